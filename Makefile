@@ -1,0 +1,73 @@
+# sdimg: one plain Makefile. `make` builds build/sdimg; `make check` runs every test.
+# Flags live in config.mk; objects depend on their headers through -MMD.
+include config.mk
+
+BUILD   ?= build
+
+common_SRC  := $(wildcard common/*.c)
+layouts_SRC := $(wildcard layouts/*.c)
+fat_SRC     := $(wildcard fat/*.c)
+mkimage_SRC := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+LIBS := $(BUILD)/libmkimage.a $(BUILD)/libfat.a $(BUILD)/liblayouts.a $(BUILD)/libcommon.a
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all deps demo check unit unit-san e2e examples bench install clean
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/sdimg
+
+$(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
+$(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
+$(BUILD)/libfat.a:     $(call obj,$(fat_SRC))
+$(BUILD)/libmkimage.a: $(call obj,$(mkimage_SRC))
+$(BUILD)/lib%.a:
+	@mkdir -p $(dir $@)
+	@rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LDLIBS)
+
+# Debian packages the build and the tests need; a no-op when all are present.
+deps:
+	@DEB_PACKAGES="$(DEB_PACKAGES)" tests/install-deps
+
+examples: all
+	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg)
+
+demo: deps
+	@$(MAKE) -s all
+	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg) demo
+
+unit: $(UNIT_TESTS)
+	@tests/run-unit $(UNIT_TESTS)
+
+# The unit tests again, under AddressSanitizer and UndefinedBehaviorSanitizer.
+unit-san:
+	@$(MAKE) -s BUILD=build/san SANITIZE=1 unit
+
+e2e: all
+	@tests/run-e2e $(abspath $(BUILD)/sdimg)
+
+check: deps
+	@$(MAKE) -s all
+	@$(MAKE) -s unit
+	@$(MAKE) -s unit-san
+	@$(MAKE) -s e2e
+
+install: all
+	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(PREFIX)/bin/sdimg
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,92 @@
+/* diag: collected user-facing messages (see diag.h). */
+#include "common/diag.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diag_init(struct diag *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void diag_release(struct diag *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		free(d->msgs[i].text);
+	free(d->msgs);
+	diag_init(d);
+}
+
+static void diag_add(struct diag *d, enum diag_level level, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = strdup("out of memory while reporting an error");
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		struct diag_msg *msgs = realloc(d->msgs, cap * sizeof(*msgs));
+		if (!msgs) {
+			free(text);
+			/* keep at least the count right: the caller still sees a failure */
+			if (level == DIAG_ERROR)
+				d->errors++;
+			return;
+		}
+		d->msgs = msgs;
+		d->cap = cap;
+	}
+	d->msgs[d->n].level = level;
+	d->msgs[d->n].text = text;
+	d->n++;
+	if (level == DIAG_ERROR)
+		d->errors++;
+}
+
+int diag_verror(struct diag *d, const char *fmt, va_list ap)
+{
+	diag_add(d, DIAG_ERROR, fmt, ap);
+	return -EINVAL;
+}
+
+int diag_error(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(d, DIAG_ERROR, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void diag_warning(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(d, DIAG_WARNING, fmt, ap);
+	va_end(ap);
+}
+
+void diag_print(const struct diag *d, FILE *out, const char *prog)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_msg *m = &d->msgs[i];
+		if (!m->text)
+			continue;
+		fprintf(out, "%s: %s%s\n", prog, m->level == DIAG_WARNING ? "warning: " : "",
+			m->text);
+	}
+}
+
+int diag_has(const struct diag *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->msgs[i].level == DIAG_ERROR && d->msgs[i].text &&
+		    strstr(d->msgs[i].text, needle))
+			return 1;
+	return 0;
+}

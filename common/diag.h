@@ -1,0 +1,56 @@
+/*
+ * diag: the messages a piece of work produces for the user.
+ *
+ * Every module reports problems into a struct diag owned by its caller; the CLI prints the
+ * collected lines once, on stderr. A message already names where it comes from
+ * ("card.layout:12: partition 'boot': ..." or a source path); diag adds nothing to it.
+ *
+ * Ownership: diag_release() frees every message; the struct itself belongs to the caller.
+ */
+#ifndef SDIMG_DIAG_H
+#define SDIMG_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum diag_level {
+	DIAG_ERROR,
+	DIAG_WARNING,
+};
+
+struct diag_msg {
+	enum diag_level level;
+	char *text; /* owned */
+};
+
+struct diag {
+	struct diag_msg *msgs; /* owned array of n messages */
+	size_t n;
+	size_t cap;
+	size_t errors; /* how many of them are errors */
+};
+
+/* A diag with no messages; equivalent to zero-initialising it. */
+void diag_init(struct diag *d);
+
+/* Frees every message and leaves @d empty and reusable. Accepts NULL. */
+void diag_release(struct diag *d);
+
+/*
+ * Adds an error line formatted like printf. Returns -EINVAL, so that a function can
+ * `return diag_error(d, ...)`. When memory runs out the line is replaced by a fixed one.
+ */
+int diag_error(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int diag_verror(struct diag *d, const char *fmt, va_list ap);
+
+/* Adds a warning line: something the user asked for that works but deserves a look. */
+void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints every message, one per line, errors as "PROG: MSG", warnings as "PROG: warning: MSG". */
+void diag_print(const struct diag *d, FILE *out, const char *prog);
+
+/* Returns 1 when @d holds an error line containing @needle (for tests), else 0. */
+int diag_has(const struct diag *d, const char *needle);
+
+#endif

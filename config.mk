@@ -1,0 +1,20 @@
+# Compiler and library flags for sdimg (read by the Makefile).
+PREFIX  ?= /usr/local
+CC      ?= cc
+PKGS    := libconfuse fdisk libarchive libcrypto jansson
+
+CPPFLAGS += -D_GNU_SOURCE -I.
+CFLAGS   += -std=c11 -Wall -Wextra -Werror -O2 -g -MMD -MP
+CFLAGS   += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LDLIBS := -lcmocka
+
+ifeq ($(SANITIZE),1)
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Everything `make deps` installs: the build, the unit tests and the end-to-end oracles.
+DEB_PACKAGES := gcc make pkg-config libconfuse-dev libfdisk-dev libarchive-dev libssl-dev \
+                libjansson-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
+                p7zip-full libarchive-tools e2fsprogs jq
