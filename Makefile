@@ -13,6 +13,8 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 LIBS := $(BUILD)/libmkimage.a $(BUILD)/libfat.a $(BUILD)/liblayouts.a $(BUILD)/libcommon.a
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+# Small programs the end-to-end tests drive (tests/tools/NAME.c -> build/tests/tools/NAME).
+TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 
 .PHONY: all deps demo check unit unit-san e2e examples bench install clean
 .DEFAULT_GOAL := all
@@ -37,6 +39,9 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LDLIBS)
 
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # Debian packages the build and the tests need; a no-op when all are present.
 deps:
 	@DEB_PACKAGES="$(DEB_PACKAGES)" tests/install-deps
@@ -55,7 +60,7 @@ unit: $(UNIT_TESTS)
 unit-san:
 	@$(MAKE) -s BUILD=build/san SANITIZE=1 unit
 
-e2e: all
+e2e: all $(TEST_TOOLS)
 	@tests/run-e2e $(abspath $(BUILD)/sdimg)
 
 check: deps
