@@ -1,9 +1,10 @@
 # Compiler and library flags for sdimg (read by the Makefile).
 PREFIX  ?= /usr/local
+VERSION ?= 0.1.0
 CC      ?= cc
 PKGS    := libconfuse fdisk libarchive libcrypto jansson
 
-CPPFLAGS += -D_GNU_SOURCE -I.
+CPPFLAGS += -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -O2 -g -MMD -MP
 CFLAGS   += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)

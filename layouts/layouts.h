@@ -1,0 +1,247 @@
+/*
+ * layouts: the layout language of sdimg (see LAYOUT.md in the documentation) and the plan.
+ *
+ *   layout text --layout_load()--> struct layout --plan_build()--> struct plan
+ *
+ * layout_load() parses a layout file (libconfuse syntax, with includes and ${VAR}s) and
+ * validates every key; it reads the layout files and nothing else. plan_build() resolves
+ * every byte range of the image and does no I/O at all.
+ *
+ * Ownership: a struct layout owns all its strings and arrays and is freed with
+ * layout_free(); a struct plan owns its regions and is freed with plan_free(). A plan
+ * borrows names from the layout it was built from: free the plan first.
+ * Errors: both return 0 or a negative errno; every problem is one line in the struct diag
+ * the caller passes, naming "FILE:LINE: ...".
+ */
+#ifndef SDIMG_LAYOUTS_H
+#define SDIMG_LAYOUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+
+#define LAYOUT_SECTOR 512u
+#define LAYOUT_DEFAULT_ALIGN (4u << 20)      /* the SDHC boundary unit */
+#define LAYOUT_DEFAULT_TIMESTAMP 315532800   /* 1980-01-01 00:00:00 UTC */
+#define LAYOUT_GPT_MAX_PARTITIONS 128
+
+/* Where a value was written: the file (owned by the layout) and its 1-based line. */
+struct layout_loc {
+	const char *file;
+	int line;
+};
+
+enum layout_table { LAYOUT_TABLE_MBR, LAYOUT_TABLE_GPT, LAYOUT_TABLE_NONE };
+
+enum layout_mtime { LAYOUT_MTIME_FIXED, LAYOUT_MTIME_SOURCE };
+
+enum layout_part_type {
+	LAYOUT_PART_RAW,
+	LAYOUT_PART_FAT,   /* FAT12/16/32 chosen by size */
+	LAYOUT_PART_FAT12,
+	LAYOUT_PART_FAT16,
+	LAYOUT_PART_FAT32,
+};
+
+enum layout_size_kind { LAYOUT_SIZE_FIXED, LAYOUT_SIZE_AUTO, LAYOUT_SIZE_GROW };
+
+enum layout_entry_kind { LAYOUT_ENTRY_TREE, LAYOUT_ENTRY_FILE, LAYOUT_ENTRY_DIR };
+
+/* FAT attribute bits as the directory entry stores them (fatgen103, DIR_Attr). */
+enum layout_attr {
+	LAYOUT_ATTR_READONLY = 0x01,
+	LAYOUT_ATTR_HIDDEN = 0x02,
+	LAYOUT_ATTR_SYSTEM = 0x04,
+	LAYOUT_ATTR_ARCHIVE = 0x20,
+};
+
+/* A GUID in its text order (the bytes of "00112233-4455-..." left to right). */
+struct layout_guid {
+	uint8_t b[16];
+};
+
+struct layout_image {
+	uint64_t size;          /* 0 when not set: derived by the plan */
+	enum layout_table table;
+	uint64_t align;
+	bool disk_id_set;
+	uint32_t mbr_id;        /* with table = mbr */
+	struct layout_guid gpt_id; /* with table = gpt */
+	char *seed;             /* never NULL: the layout's own or the hex SHA-256 of its bytes */
+	int64_t timestamp;
+	bool timestamp_from_env; /* SOURCE_DATE_EPOCH gave it: mtime = source clamps to it */
+	enum layout_mtime mtime;
+	uint64_t gpt_entries;   /* byte offset of the GPT entry array */
+	struct layout_loc loc, size_loc, gpt_entries_loc;
+};
+
+struct layout_raw {
+	char *name;
+	uint64_t offset;
+	char *from;
+	uint64_t size;          /* 0 when not set: the file's size, known at build time */
+	struct layout_loc loc;
+};
+
+struct layout_fat {
+	char *label;            /* NULL: "NO NAME" */
+	uint32_t cluster_size;  /* 0: the SD specification's choice */
+	unsigned fats;
+	uint64_t data_align;
+	bool data_align_set;    /* written in the layout (not the image's align) */
+	bool sd_format;
+	unsigned root_entries;
+	unsigned reserved;      /* 0: computed */
+	bool volume_id_set;
+	uint32_t volume_id;
+	char *oem_name;         /* never NULL */
+	struct layout_loc loc;
+};
+
+struct layout_entry {
+	enum layout_entry_kind kind;
+	char *path;             /* absolute path inside the partition, as written */
+	char *from;             /* tree, file: host path as written (NULL for content) */
+	char *content;          /* file: literal content, or NULL */
+	unsigned strip;         /* tree */
+	bool first;             /* file */
+	unsigned attrs;         /* file: enum layout_attr bits */
+	struct layout_loc loc;
+};
+
+struct layout_partition {
+	char *name;
+	enum layout_part_type type;
+	bool start_set;
+	uint64_t start;
+	enum layout_size_kind size_kind;
+	uint64_t size;          /* with LAYOUT_SIZE_FIXED */
+	uint64_t extra;
+	char *from;
+	bool bootable;
+	uint8_t mbr_type;
+	struct layout_guid gpt_type;
+	bool uuid_set;
+	struct layout_guid uuid;
+	char *label;            /* GPT partition name, never NULL */
+	bool in_table;
+	struct layout_fat fat;  /* meaningful for FAT types */
+	struct layout_entry *entries;
+	size_t n_entries;
+	struct layout_loc loc, start_loc, size_loc;
+};
+
+struct layout {
+	char *path;             /* the layout file as given */
+	char *input_dir;        /* where relative `from` paths are resolved */
+	struct layout_image image;
+	struct layout_raw *raws;
+	size_t n_raws;
+	struct layout_partition *parts;
+	size_t n_parts;
+	char **files;           /* every file read (the layout and its includes), owned */
+	size_t n_files;
+};
+
+/* One VAR=VALUE given on the command line; it wins over the environment. */
+struct layout_var {
+	const char *name;
+	const char *value;
+};
+
+struct layout_options {
+	const char *input_dir;        /* -I DIR; NULL: the directory of the layout file */
+	const struct layout_var *vars; /* --set VAR=VALUE, n_vars of them */
+	size_t n_vars;
+	bool use_environment;         /* ${VAR} may come from the process environment */
+	const char *source_date_epoch; /* $SOURCE_DATE_EPOCH as the caller found it, or NULL */
+};
+
+/*
+ * Parses and validates the layout file @path.
+ * @opts may be NULL (environment on, no --set variables, input dir = the layout's folder).
+ * On success *@ret_layout is a new layout the caller frees with layout_free().
+ * Returns 0, or a negative errno with one line per problem in @d.
+ */
+int layout_load(const char *path, const struct layout_options *opts, struct diag *d,
+		struct layout **ret_layout);
+
+/* Same, from text already in memory; @name is used in messages and for includes. */
+int layout_load_text(const char *name, const char *text, const struct layout_options *opts,
+		     struct diag *d, struct layout **ret_layout);
+
+/* Frees a layout and everything it owns. Accepts NULL. */
+void layout_free(struct layout *l);
+
+/* "raw", "fat", "fat12", ...; "mbr", "gpt", "none". */
+const char *layout_part_type_name(enum layout_part_type t);
+const char *layout_table_name(enum layout_table t);
+bool layout_part_is_fat(const struct layout_partition *p);
+
+/* ---------------------------------------------------------------- the plan */
+
+enum plan_kind {
+	PLAN_PARTITION,
+	PLAN_RAW,
+	PLAN_MBR,
+	PLAN_EBR,
+	PLAN_GPT_HEADER,
+	PLAN_GPT_ENTRIES,
+	PLAN_GPT_BACKUP,
+};
+
+/* One byte range of the image. */
+struct plan_region {
+	enum plan_kind kind;
+	const char *name;       /* borrowed from the layout, or a fixed string for tables */
+	unsigned number;        /* partition number in the table (MBR logical: 5, 6, ...); 0 if none */
+	uint64_t start;
+	uint64_t size;
+	bool start_pending;     /* follows a size that waits for the contents */
+	bool size_pending;      /* size = auto (or a raw file's size) waits for the contents */
+	bool logical;           /* an MBR logical partition */
+	const struct layout_partition *part; /* PLAN_PARTITION */
+	const struct layout_raw *raw;        /* PLAN_RAW */
+	struct layout_loc loc;  /* where the layout declares it (tables: the image section) */
+};
+
+struct plan {
+	uint64_t image_size;
+	bool image_size_pending;
+	enum layout_table table;
+	uint64_t align;
+	uint64_t first_usable;  /* GPT: first byte a partition may use */
+	uint64_t last_usable;   /* GPT: one past the last byte a partition may use */
+	struct plan_region *regions; /* in disk order (pending ones after the known) */
+	size_t n_regions;
+	bool has_extended;      /* MBR: partitions 5.. live in an extended partition */
+	uint64_t extended_start, extended_size;
+};
+
+/* What the builder has measured: sizes that `auto` (and a raw region without size) wait
+ * for, in bytes; NULL arrays or 0 entries mean "not known yet". */
+struct plan_inputs {
+	const uint64_t *part_sizes; /* one per layout partition */
+	const uint64_t *raw_sizes;  /* one per raw region */
+};
+
+/*
+ * Resolves every byte range of @l. @in may be NULL (`sdimg plan`: pending sizes stay
+ * pending). Problems (overlaps, a region past the end, too many GPT partitions, an MBR
+ * partition beyond 2 TiB) are errors in @d; a start off the alignment grid is a warning.
+ * Returns 0 and a new plan in *@ret_plan (free with plan_free()), or a negative errno.
+ */
+int plan_build(const struct layout *l, const struct plan_inputs *in, struct diag *d,
+	       struct plan **ret_plan);
+
+void plan_free(struct plan *p);
+
+/* "partition", "raw", "mbr", "ebr", "gpt-header", "gpt-entries", "gpt-backup". */
+const char *plan_kind_name(enum plan_kind k);
+
+/* The largest power of two (up to 1 TiB) that divides @offset; 0 divides by anything. */
+uint64_t plan_alignment_of(uint64_t offset);
+
+#endif

@@ -1,0 +1,338 @@
+/* lex: the libconfuse token syntax, read exactly and with real line numbers (see lex.h). */
+#include "layouts/lex.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lexer {
+	const char *file;
+	const char *p;
+	int line;
+	lex_lookup_fn lookup;
+	void *ctx;
+	struct diag *d;
+	struct tok_list *out;
+	/* growing buffer for the current string value */
+	char *buf;
+	size_t len, cap;
+};
+
+static int buf_put(struct lexer *lx, char c)
+{
+	if (lx->len + 1 >= lx->cap) {
+		size_t cap = lx->cap ? lx->cap * 2 : 64;
+		char *b = realloc(lx->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		lx->buf = b;
+		lx->cap = cap;
+	}
+	lx->buf[lx->len++] = c;
+	lx->buf[lx->len] = '\0';
+	return 0;
+}
+
+static int buf_puts(struct lexer *lx, const char *s)
+{
+	for (; *s; s++)
+		if (buf_put(lx, *s) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static int emit(struct lexer *lx, enum tok_type type, const char *text, size_t n, int line)
+{
+	struct tok_list *l = lx->out;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct tok *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	char *copy = strndup(text, n);
+	if (!copy)
+		return -ENOMEM;
+	l->v[l->n++] = (struct tok){ .type = type, .text = copy, .line = line };
+	return 0;
+}
+
+/* The characters that end an unquoted string (libconfuse lexer.l). */
+static bool ends_word(const char *p)
+{
+	if (*p == '\0' || strchr(" #\"'\t\n\r={}()+,*", *p))
+		return true;
+	return p[0] == '/' && (p[1] == '/' || p[1] == '*');
+}
+
+/* Expands the ${...} at lx->p (which points at '$') into the string buffer. */
+static int expand_var(struct lexer *lx)
+{
+	const char *start = lx->p + 2;
+	const char *end = strchr(start, '}');
+
+	if (!end || memchr(start, '\n', (size_t)(end - start)))
+		return diag_error(lx->d, "%s:%d: '${' without a closing '}'", lx->file, lx->line);
+	char *expr = strndup(start, (size_t)(end - start));
+	if (!expr)
+		return -ENOMEM;
+	char *dflt = strstr(expr, ":-");
+	if (dflt) {
+		*dflt = '\0';
+		dflt += 2;
+	}
+	int rc = 0;
+	const char *value = *expr ? lx->lookup(lx->ctx, expr) : NULL;
+	if (!value)
+		value = dflt;
+	if (!*expr)
+		rc = diag_error(lx->d, "%s:%d: empty variable name in '${}'", lx->file, lx->line);
+	else if (!value)
+		rc = diag_error(lx->d,
+				"%s:%d: variable ${%s} is not set (set it in the environment or "
+				"with --set %s=VALUE, or write ${%s:-DEFAULT})",
+				lx->file, lx->line, expr, expr, expr);
+	else
+		rc = buf_puts(lx, value);
+	free(expr);
+	lx->p = end + 1;
+	return rc;
+}
+
+static int octal_escape(struct lexer *lx)
+{
+	unsigned v = 0;
+	int n = 0;
+
+	while (n < 3 && lx->p[n] >= '0' && lx->p[n] <= '7')
+		v = v * 8 + (unsigned)(lx->p[n++] - '0');
+	if (v > 0xff)
+		return diag_error(lx->d, "%s:%d: invalid octal escape '\\%.*s'", lx->file,
+				  lx->line, n, lx->p);
+	lx->p += n;
+	return buf_put(lx, (char)v);
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One escape in a double-quoted string; lx->p points after the backslash. */
+static int dq_escape(struct lexer *lx)
+{
+	static const char from[] = "nrbfaetv";
+	static const char to[] = "\n\r\b\f\a\033\t\v";
+	char c = *lx->p;
+	const char *k;
+
+	if (c == '\0')
+		return 0;
+	if (c == '\n') { /* line continuation */
+		lx->line++;
+		lx->p++;
+		return 0;
+	}
+	if (c >= '0' && c <= '7')
+		return octal_escape(lx);
+	if (c >= '8' && c <= '9')
+		return diag_error(lx->d, "%s:%d: bad escape sequence '\\%c'", lx->file, lx->line, c);
+	if (c == 'x' && hex_value(lx->p[1]) >= 0) {
+		int v = hex_value(lx->p[1]);
+		lx->p += 2;
+		if (hex_value(*lx->p) >= 0)
+			v = v * 16 + hex_value(*lx->p++);
+		return buf_put(lx, (char)v);
+	}
+	lx->p++;
+	k = strchr(from, c);
+	return buf_put(lx, k ? to[k - from] : c);
+}
+
+static int lex_dq_string(struct lexer *lx)
+{
+	int line = lx->line;
+	int rc = 0;
+
+	lx->p++;
+	lx->len = 0;
+	if (buf_put(lx, '\0') < 0) /* make buf non-NULL */
+		return -ENOMEM;
+	lx->len = 0;
+	while (rc == 0 && *lx->p != '"') {
+		if (*lx->p == '\0')
+			return diag_error(lx->d, "%s:%d: string not closed (a '\"' is missing)",
+					  lx->file, line);
+		if (*lx->p == '\\') {
+			lx->p++;
+			rc = dq_escape(lx);
+		} else if (lx->p[0] == '$' && lx->p[1] == '{') {
+			rc = expand_var(lx);
+		} else {
+			if (*lx->p == '\n')
+				lx->line++;
+			rc = buf_put(lx, *lx->p++);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	lx->p++;
+	return emit(lx, TOK_STRING, lx->buf, lx->len, line);
+}
+
+static int lex_sq_string(struct lexer *lx)
+{
+	int line = lx->line;
+	int rc = 0;
+
+	lx->p++;
+	lx->len = 0;
+	if (buf_put(lx, '\0') < 0)
+		return -ENOMEM;
+	lx->len = 0;
+	while (rc == 0 && *lx->p != '\'') {
+		if (*lx->p == '\0')
+			return diag_error(lx->d, "%s:%d: string not closed (a \"'\" is missing)",
+					  lx->file, line);
+		if (lx->p[0] == '\\' && lx->p[1] == '\n') {
+			lx->line++;
+			lx->p += 2;
+		} else if (lx->p[0] == '\\' && (lx->p[1] == '\\' || lx->p[1] == '\'')) {
+			rc = buf_put(lx, lx->p[1]);
+			lx->p += 2;
+		} else {
+			if (*lx->p == '\n')
+				lx->line++;
+			rc = buf_put(lx, *lx->p++);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	lx->p++;
+	return emit(lx, TOK_STRING, lx->buf, lx->len, line);
+}
+
+static int lex_bare_var(struct lexer *lx)
+{
+	int line = lx->line;
+
+	lx->len = 0;
+	if (buf_put(lx, '\0') < 0)
+		return -ENOMEM;
+	lx->len = 0;
+	int rc = expand_var(lx);
+	if (rc < 0)
+		return rc;
+	return emit(lx, TOK_STRING, lx->buf, lx->len, line);
+}
+
+static void skip_line_comment(struct lexer *lx)
+{
+	while (*lx->p && *lx->p != '\n')
+		lx->p++;
+}
+
+static int skip_block_comment(struct lexer *lx)
+{
+	int line = lx->line;
+	const char *end = strstr(lx->p + 2, "*/");
+
+	if (!end)
+		return diag_error(lx->d, "%s:%d: comment not closed (a '*/' is missing)", lx->file,
+				  line);
+	for (const char *q = lx->p; q < end; q++)
+		if (*q == '\n')
+			lx->line++;
+	lx->p = end + 2;
+	return 0;
+}
+
+static int lex_symbol(struct lexer *lx)
+{
+	static const struct {
+		const char *sym;
+		enum tok_type type;
+	} symbols[] = {
+		{ "+=", TOK_PLUSEQ }, { "{", TOK_LBRACE }, { "}", TOK_RBRACE }, { "(", TOK_LPAREN },
+		{ ")", TOK_RPAREN },  { "=", TOK_EQ },     { ",", TOK_COMMA },
+	};
+
+	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+		size_t n = strlen(symbols[i].sym);
+		if (strncmp(lx->p, symbols[i].sym, n) == 0) {
+			lx->p += n;
+			return emit(lx, symbols[i].type, symbols[i].sym, n, lx->line);
+		}
+	}
+	return 1;
+}
+
+static int lex_one(struct lexer *lx)
+{
+	const char *p = lx->p;
+
+	if (*p == ' ' || *p == '\t' || *p == '\r') {
+		lx->p++;
+		return 0;
+	}
+	if (*p == '\n') {
+		lx->line++;
+		lx->p++;
+		return 0;
+	}
+	if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+		skip_line_comment(lx);
+		return 0;
+	}
+	if (p[0] == '/' && p[1] == '*')
+		return skip_block_comment(lx);
+	if (*p == '"')
+		return lex_dq_string(lx);
+	if (*p == '\'')
+		return lex_sq_string(lx);
+	if (p[0] == '$' && p[1] == '{')
+		return lex_bare_var(lx);
+	int rc = lex_symbol(lx);
+	if (rc <= 0)
+		return rc;
+	if (ends_word(p))
+		return diag_error(lx->d, "%s:%d: unexpected character '%c'", lx->file, lx->line,
+				  *p);
+	while (!ends_word(lx->p))
+		lx->p++;
+	return emit(lx, TOK_WORD, p, (size_t)(lx->p - p), lx->line);
+}
+
+int lex_text(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
+	     struct diag *d, struct tok_list *out)
+{
+	struct lexer lx = {
+		.file = file, .p = text, .line = 1, .lookup = lookup, .ctx = ctx, .d = d, .out = out,
+	};
+	int rc = 0;
+
+	while (rc == 0 && *lx.p)
+		rc = lex_one(&lx);
+	free(lx.buf);
+	if (rc == -ENOMEM)
+		diag_error(d, "%s: out of memory", file);
+	return rc;
+}
+
+void tok_list_release(struct tok_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].text);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

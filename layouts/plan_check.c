@@ -1,0 +1,134 @@
+/* plan_check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
+#include <errno.h>
+#include <stdio.h>
+
+#include "layouts/plan_priv.h"
+
+static bool known(const struct plan_region *r)
+{
+	return !r->start_pending && !r->size_pending;
+}
+
+/* "partition 'boot' (4194304-272629759)" */
+static const char *describe(const struct plan_region *r, char *buf, size_t n)
+{
+	if (r->kind == PLAN_PARTITION || r->kind == PLAN_RAW)
+		snprintf(buf, n, "%s '%s' (bytes %llu-%llu)", plan_kind_name(r->kind), r->name,
+			 (unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1));
+	else if (r->kind == PLAN_EBR)
+		snprintf(buf, n, "the EBR of logical partition %u (bytes %llu-%llu)", r->number,
+			 (unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1));
+	else
+		snprintf(buf, n, "the %s (bytes %llu-%llu)", plan_kind_name(r->kind),
+			 (unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1));
+	return buf;
+}
+
+/* The layout place to blame for a pair: the region the user wrote, the later one first. */
+static struct layout_loc blame(const struct plan_region *a, const struct plan_region *b)
+{
+	bool a_user = a->kind == PLAN_PARTITION || a->kind == PLAN_RAW || a->kind == PLAN_EBR;
+	bool b_user = b->kind == PLAN_PARTITION || b->kind == PLAN_RAW || b->kind == PLAN_EBR;
+
+	if (b_user || !a_user)
+		return b->loc;
+	return a->loc;
+}
+
+static int check_overlaps(struct planner *pl)
+{
+	const struct plan *p = pl->p;
+	char da[160], db[160];
+	int bad = 0;
+
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *b = &p->regions[i];
+		if (!known(b))
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			const struct plan_region *a = &p->regions[j];
+			if (!known(a) || a->start + a->size <= b->start || b->start + b->size <= a->start)
+				continue;
+			struct layout_loc loc = blame(a, b);
+			bad |= diag_error(pl->d, "%s:%d: %s overlaps %s", loc.file, loc.line,
+					  describe(b, db, sizeof(db)), describe(a, da, sizeof(da))) < 0;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static int check_ends(struct planner *pl)
+{
+	const struct plan *p = pl->p;
+	char desc[160];
+	int bad = 0;
+
+	if (p->image_size_pending)
+		return 0;
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		if (!known(r) || r->start + r->size <= p->image_size)
+			continue;
+		bad |= diag_error(pl->d, "%s:%d: %s runs past the end of the image (%llu bytes)",
+				  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)),
+				  (unsigned long long)p->image_size) < 0;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static int check_table_limits(struct planner *pl, const struct plan_region *r)
+{
+	const struct plan *p = pl->p;
+	char desc[160];
+
+	if (p->table == LAYOUT_TABLE_GPT && !r->start_pending && r->number &&
+	    r->start < p->first_usable)
+		return diag_error(pl->d, "%s:%d: %s starts before byte %llu, the first a GPT "
+					 "partition may use (after the entry array at gpt-entries)",
+				  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)),
+				  (unsigned long long)p->first_usable);
+	if (p->table == LAYOUT_TABLE_MBR && r->number && known(r) &&
+	    (r->start + r->size) / LAYOUT_SECTOR > MBR_MAX_SECTORS)
+		return diag_error(pl->d, "%s:%d: %s ends beyond 2 TiB, which an MBR cannot "
+					 "describe (use table = gpt)",
+				  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)));
+	return 0;
+}
+
+static void warn_off_grid(struct planner *pl, const struct plan_region *r)
+{
+	const struct layout_partition *part = r->part;
+	uint64_t a = pl->p->align;
+
+	if (!part->start_set || part->start % a == 0)
+		return;
+	diag_warning(pl->d, "%s:%d: partition '%s': start %llu is off the %llu-byte alignment "
+			    "grid (it is aligned to %llu bytes); writes across erase blocks are slower",
+		     part->start_loc.file, part->start_loc.line, part->name,
+		     (unsigned long long)part->start, (unsigned long long)a,
+		     (unsigned long long)plan_alignment_of(part->start));
+}
+
+int check_plan(struct planner *pl)
+{
+	const struct plan *p = pl->p;
+	size_t in_table = 0;
+	int bad = 0;
+
+	bad |= check_overlaps(pl) < 0;
+	bad |= check_ends(pl) < 0;
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		if (r->kind != PLAN_PARTITION)
+			continue;
+		in_table += r->number != 0;
+		bad |= check_table_limits(pl, r) < 0;
+		warn_off_grid(pl, r);
+	}
+	if (p->table == LAYOUT_TABLE_GPT && in_table > LAYOUT_GPT_MAX_PARTITIONS) {
+		const struct layout_loc *loc = &pl->l->parts[LAYOUT_GPT_MAX_PARTITIONS].loc;
+		bad |= diag_error(pl->d, "%s:%d: %zu partitions: a GPT holds %d at most", loc->file,
+				  loc->line, in_table, LAYOUT_GPT_MAX_PARTITIONS) < 0;
+	}
+	return bad ? -EINVAL : 0;
+}

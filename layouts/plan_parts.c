@@ -1,0 +1,138 @@
+/* plan_parts: where each partition starts and how large it is (LAYOUT.md, "partition"). */
+#include <errno.h>
+
+#include "layouts/plan_priv.h"
+
+/* Whether a known region holds a byte of [from, to). */
+static const struct plan_region *occupied(const struct plan *p, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		if (r->start_pending || r->kind == PLAN_PARTITION)
+			continue;
+		uint64_t size = r->size_pending ? 1 : r->size;
+		if (r->start < to && r->start + size > from)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * The next multiple of the alignment at or after @cursor whose @before bytes ahead (an
+ * EBR) and first byte are free of tables and raw regions.
+ */
+static uint64_t default_start(const struct planner *pl, uint64_t cursor, uint64_t before)
+{
+	uint64_t a = pl->p->align;
+	uint64_t start = align_up(cursor + before, a);
+	const struct plan_region *r;
+
+	while ((r = occupied(pl->p, start - before, start + 1)))
+		start = align_up(r->start + (r->size_pending ? 1 : r->size) + before, a);
+	return start;
+}
+
+static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending)
+{
+	const struct layout_partition *p = &pl->l->parts[i];
+	uint64_t measured = pl->in && pl->in->part_sizes ? pl->in->part_sizes[i] : 0;
+
+	*ret_pending = false;
+	switch (p->size_kind) {
+	case LAYOUT_SIZE_FIXED:
+		return p->size;
+	case LAYOUT_SIZE_GROW:
+		return 0; /* resolve_grow() */
+	case LAYOUT_SIZE_AUTO:
+		break;
+	}
+	if (!measured) {
+		*ret_pending = true;
+		return 0;
+	}
+	return align_up(measured + p->extra, pl->p->align);
+}
+
+static size_t count_in_table(const struct layout *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n_parts; i++)
+		n += l->parts[i].in_table;
+	return n;
+}
+
+static int add_ebr(struct planner *pl, const struct plan_region *part)
+{
+	struct plan_region ebr = {
+		.kind = PLAN_EBR, .name = "ebr", .start = part->start - LAYOUT_SECTOR,
+		.size = LAYOUT_SECTOR, .number = part->number, .loc = part->loc,
+	};
+	struct plan *p = pl->p;
+
+	if (!p->extended_start || ebr.start < p->extended_start)
+		p->extended_start = ebr.start;
+	return planner_add(pl, &ebr);
+}
+
+int place_partitions(struct planner *pl)
+{
+	const struct layout *l = pl->l;
+	struct plan *p = pl->p;
+	bool extended = l->image.table == LAYOUT_TABLE_MBR && count_in_table(l) > 4;
+	uint64_t cursor = l->image.table == LAYOUT_TABLE_NONE ? 0
+			  : l->image.table == LAYOUT_TABLE_GPT ? p->first_usable
+							       : LAYOUT_SECTOR;
+	unsigned primary = 0, logical = 4, in_table = 0;
+	bool after_pending = false;
+
+	p->has_extended = extended;
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *part = &l->parts[i];
+		struct plan_region r = { .kind = PLAN_PARTITION, .name = part->name, .part = part,
+					 .loc = part->loc };
+		r.logical = extended && part->in_table && in_table >= 3;
+		if (part->in_table)
+			r.number = r.logical ? ++logical : ++primary;
+		in_table += part->in_table;
+		if (part->start_set)
+			r.start = part->start;
+		else if (after_pending)
+			r.start_pending = true;
+		else
+			r.start = default_start(pl, cursor, r.logical ? LAYOUT_SECTOR : 0);
+		r.size = known_size(pl, i, &r.size_pending);
+		r.size_pending |= r.start_pending && part->size_kind == LAYOUT_SIZE_GROW;
+		if (planner_add(pl, &r) < 0 || (r.logical && !r.start_pending && add_ebr(pl, &r) < 0))
+			return -ENOMEM;
+		after_pending = r.start_pending || r.size_pending;
+		cursor = r.start + r.size;
+	}
+	return 0;
+}
+
+int resolve_grow(struct planner *pl)
+{
+	struct plan *p = pl->p;
+
+	for (size_t i = 0; i < p->n_regions; i++) {
+		struct plan_region *r = &p->regions[i];
+		if (r->kind != PLAN_PARTITION || r->part->size_kind != LAYOUT_SIZE_GROW ||
+		    r->start_pending)
+			continue;
+		if (r->start >= p->last_usable)
+			return diag_error(pl->d, "%s:%d: partition '%s': size = grow leaves it no "
+						 "room: it starts at %llu, the usable space ends at %llu",
+					  r->part->size_loc.file, r->part->size_loc.line, r->name,
+					  (unsigned long long)r->start,
+					  (unsigned long long)p->last_usable);
+		r->size = p->last_usable - r->start;
+	}
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		if (r->logical && !r->start_pending && !r->size_pending &&
+		    r->start + r->size > p->extended_start + p->extended_size)
+			p->extended_size = r->start + r->size - p->extended_start;
+	}
+	return 0;
+}

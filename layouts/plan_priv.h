@@ -1,0 +1,30 @@
+/* plan internals, shared by plan.c, plan_parts.c and plan_check.c (private to layouts/). */
+#ifndef SDIMG_LAYOUTS_PLAN_PRIV_H
+#define SDIMG_LAYOUTS_PLAN_PRIV_H
+
+#include "layouts/layouts.h"
+
+#define MBR_TABLE_START 440u                 /* disk signature at 440, entries at 446 */
+#define GPT_ENTRIES_BYTES (128u * 128u)      /* 128 entries of 128 bytes */
+#define GPT_BACKUP_BYTES (GPT_ENTRIES_BYTES + LAYOUT_SECTOR) /* backup entries + header */
+#define MBR_MAX_SECTORS (1ull << 32)         /* 32-bit LBA fields of an MBR entry */
+
+struct planner {
+	const struct layout *l;
+	const struct plan_inputs *in;
+	struct diag *d;
+	struct plan *p;
+	size_t cap;
+};
+
+uint64_t align_up(uint64_t v, uint64_t a);
+int planner_add(struct planner *pl, const struct plan_region *r);
+
+/* Places every partition (and the EBRs of logical ones); plan_parts.c. */
+int place_partitions(struct planner *pl);
+/* Sizes a `grow` partition once the image size is known, then the extended partition. */
+int resolve_grow(struct planner *pl);
+/* Overlaps, regions past the end, table limits; plan_check.c. */
+int check_plan(struct planner *pl);
+
+#endif

@@ -1,0 +1,185 @@
+/* cmd_plan: `sdimg plan LAYOUT [--json]`, the resolved geometry as a table or JSON. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mkimage/mkimage.h"
+
+static void plan_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...\n\n"
+		"Prints every byte range the layout resolves to, in disk order: partition-table\n"
+		"structures, raw regions and partitions, with the alignment each start satisfies.\n"
+		"Sizes that wait for the contents (size = auto) are shown as pending.\n\n"
+		"  --json             print a JSON document instead of a table\n"
+		"  -I, --input DIR    resolve relative 'from' paths against DIR\n"
+		"  --set VAR=VALUE    define ${VAR} for the layout (wins over the environment)\n"
+		"  -h, --help         show this help\n",
+		SDIMG_PROG);
+}
+
+static const char *region_type(const struct plan_region *r)
+{
+	if (r->kind == PLAN_PARTITION)
+		return layout_part_type_name(r->part->type);
+	return "-";
+}
+
+static void format_align(uint64_t offset, char *buf, size_t n)
+{
+	uint64_t a = plan_alignment_of(offset);
+
+	if (a == 0)
+		snprintf(buf, n, "any");
+	else
+		human_size(a, buf, n);
+}
+
+static void print_region(const struct plan_region *r)
+{
+	char start[24] = "pending", end[24] = "pending", size[64] = "auto (pending)";
+	char human[32], align[32] = "-", number[16] = "-";
+
+	if (!r->start_pending) {
+		snprintf(start, sizeof(start), "%llu", (unsigned long long)r->start);
+		format_align(r->start, align, sizeof(align));
+	}
+	if (!r->start_pending && !r->size_pending)
+		snprintf(end, sizeof(end), "%llu", (unsigned long long)(r->start + r->size - 1));
+	if (!r->size_pending) {
+		human_size(r->size, human, sizeof(human));
+		snprintf(size, sizeof(size), "%llu (%s)", (unsigned long long)r->size, human);
+	}
+	if (r->number)
+		snprintf(number, sizeof(number), "%u%s", r->number, r->logical ? "L" : "");
+	printf("%-16s %-11s %4s %12s %12s  %-24s %-9s %s\n", r->name, plan_kind_name(r->kind),
+	       number, start, end, size, align, region_type(r));
+}
+
+static void print_table(const struct layout *l, const struct plan *p)
+{
+	char size[32], align[32];
+
+	human_size(p->align, align, sizeof(align));
+	if (p->image_size_pending)
+		snprintf(size, sizeof(size), "pending (follows size = auto)");
+	else
+		human_size(p->image_size, size, sizeof(size));
+	printf("image %s: table %s, size %s", l->path, layout_table_name(p->table), size);
+	if (!p->image_size_pending)
+		printf(" (%llu bytes)", (unsigned long long)p->image_size);
+	printf(", align %s\n\n", align);
+	printf("%-16s %-11s %4s %12s %12s  %-24s %-9s %s\n", "NAME", "KIND", "NO", "START", "END",
+	       "SIZE", "ALIGNED", "TYPE");
+	for (size_t i = 0; i < p->n_regions; i++)
+		print_region(&p->regions[i]);
+	if (p->has_extended && p->extended_size)
+		printf("\nlogical partitions (L) live in extended partition 4: bytes %llu-%llu\n",
+		       (unsigned long long)p->extended_start,
+		       (unsigned long long)(p->extended_start + p->extended_size - 1));
+}
+
+static json_t *json_region(const struct plan_region *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_string(r->name));
+	json_object_set_new(o, "kind", json_string(plan_kind_name(r->kind)));
+	if (r->kind == PLAN_PARTITION || r->kind == PLAN_EBR)
+		json_object_set_new(o, "number", r->number ? json_integer(r->number) : json_null());
+	json_object_set_new(o, "start", r->start_pending ? json_null() : json_integer((json_int_t)r->start));
+	json_object_set_new(o, "size", r->size_pending ? json_null() : json_integer((json_int_t)r->size));
+	if (!r->start_pending)
+		json_object_set_new(o, "alignment", json_integer((json_int_t)plan_alignment_of(r->start)));
+	if (r->start_pending || r->size_pending)
+		json_object_set_new(o, "pending", json_string("auto"));
+	if (r->kind == PLAN_PARTITION) {
+		json_object_set_new(o, "type", json_string(layout_part_type_name(r->part->type)));
+		json_object_set_new(o, "logical", json_boolean(r->logical));
+		json_object_set_new(o, "bootable", json_boolean(r->part->bootable));
+	}
+	return o;
+}
+
+static int print_json(const struct plan *p)
+{
+	json_t *root = json_object(), *image = json_object(), *regions = json_array();
+
+	json_object_set_new(image, "size", p->image_size_pending ? json_null()
+								  : json_integer((json_int_t)p->image_size));
+	json_object_set_new(image, "table", json_string(layout_table_name(p->table)));
+	json_object_set_new(image, "align", json_integer((json_int_t)p->align));
+	if (p->image_size_pending)
+		json_object_set_new(image, "pending", json_string("auto"));
+	if (p->has_extended && p->extended_size) {
+		json_t *ext = json_object();
+		json_object_set_new(ext, "start", json_integer((json_int_t)p->extended_start));
+		json_object_set_new(ext, "size", json_integer((json_int_t)p->extended_size));
+		json_object_set_new(image, "extended", ext);
+	}
+	for (size_t i = 0; i < p->n_regions; i++)
+		json_array_append_new(regions, json_region(&p->regions[i]));
+	json_object_set_new(root, "image", image);
+	json_object_set_new(root, "regions", regions);
+	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(root);
+	return rc == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+static int run_plan(const struct layout_args *args, const char *path, bool json)
+{
+	struct diag d;
+	struct layout *l = NULL;
+	struct plan *p = NULL;
+	int status = EXIT_FAILED;
+
+	diag_init(&d);
+	if (layout_args_load(args, path, &d, &l) == 0 && plan_build(l, NULL, &d, &p) == 0)
+		status = json ? print_json(p) : (print_table(l, p), EXIT_OK);
+	diag_print(&d, stderr, SDIMG_PROG);
+	plan_free(p);
+	layout_free(l);
+	diag_release(&d);
+	return status;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_SET };
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, OPT_JSON }, { "input", required_argument, NULL, 'I' },
+		{ "set", required_argument, NULL, OPT_SET }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct layout_args args = { 0 };
+	bool json = false;
+	int c, status = EXIT_OK;
+
+	opterr = 0;
+	while (status == EXIT_OK && (c = getopt_long(argc, argv, "I:h", options, NULL)) != -1) {
+		if (c == 'h') {
+			plan_usage(stdout);
+			layout_args_release(&args);
+			return EXIT_OK;
+		} else if (c == OPT_JSON) {
+			json = true;
+		} else if (c == 'I') {
+			args.input_dir = optarg;
+		} else if (c == OPT_SET) {
+			status = layout_args_set(&args, "plan", optarg);
+		} else {
+			status = usage_error("plan", "unknown or incomplete option '%s'",
+					     argv[optind - 1]);
+		}
+	}
+	if (status == EXIT_OK && optind + 1 != argc)
+		status = usage_error("plan", optind == argc ? "no layout file given"
+							    : "one layout file, please");
+	if (status == EXIT_OK)
+		status = run_plan(&args, argv[optind], json);
+	layout_args_release(&args);
+	return status;
+}

@@ -1,0 +1,49 @@
+/* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mkimage/mkimage.h"
+
+#ifndef SDIMG_VERSION
+#define SDIMG_VERSION "unknown"
+#endif
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "plan", cmd_plan, "print the resolved geometry of a layout; writes nothing" },
+};
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "Usage: %s COMMAND [OPTIONS] ...\n\n"
+		     "Builds the disk image of an SD card from a layout file.\n\nCommands:\n",
+		SDIMG_PROG);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nOptions:\n"
+		     "  -h, --help     show this help ('%s COMMAND --help' for a command's)\n"
+		     "  -V, --version  show the version\n\n"
+		     "Exit status: 0 success, 1 the work failed, 2 bad usage.\n",
+		SDIMG_PROG);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error(NULL, "no command given");
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		print_usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("%s %s\n", SDIMG_PROG, SDIMG_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return usage_error(NULL, "unknown command '%s'", argv[1]);
+}
