@@ -32,6 +32,7 @@ $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@ && $(AR) rcs $@ $^
 
+$(BUILD)/tests/unit/%.o: CPPFLAGS += -Itests/unit
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -54,7 +55,7 @@ demo: deps
 	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg) demo
 
 unit: $(UNIT_TESTS)
-	@tests/run-unit $(UNIT_TESTS)
+	@tests/run-unit $(abspath $(UNIT_TESTS))
 
 # The unit tests again, under AddressSanitizer and UndefinedBehaviorSanitizer.
 unit-san:

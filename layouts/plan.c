@@ -115,8 +115,6 @@ static int set_image_size(struct planner *pl)
 	} else {
 		for (size_t i = 0; i < p->n_regions; i++) {
 			const struct plan_region *r = &p->regions[i];
-			if (r->kind != PLAN_PARTITION && r->kind != PLAN_RAW)
-				continue;
 			if (r->start_pending || r->size_pending)
 				p->image_size_pending = true;
 			else if (r->start + r->size > end)
@@ -131,10 +129,14 @@ static int set_image_size(struct planner *pl)
 	p->last_usable = image_end_limit(pl);
 	if (p->table != LAYOUT_TABLE_GPT || p->image_size_pending)
 		return 0;
-	if (p->image_size < GPT_BACKUP_BYTES + p->first_usable)
-		return diag_error(pl->d, "%s:%d: image: size %llu is too small for a GPT",
-				  pl->l->image.size_loc.file, pl->l->image.size_loc.line,
-				  (unsigned long long)p->image_size);
+	if (p->image_size < GPT_BACKUP_BYTES + p->first_usable) {
+		const struct layout_image *im = &pl->l->image;
+		struct layout_loc loc = im->size_loc.file ? im->size_loc : im->loc;
+		return diag_error(pl->d, "%s:%d: image: size %llu is too small for a GPT with its "
+					 "entries at %llu", loc.file, loc.line,
+				  (unsigned long long)p->image_size,
+				  (unsigned long long)im->gpt_entries);
+	}
 	p->last_usable = p->image_size - GPT_BACKUP_BYTES;
 	struct plan_region r = { .kind = PLAN_GPT_BACKUP, .name = "gpt-backup",
 				 .start = p->last_usable, .size = GPT_BACKUP_BYTES,

@@ -24,21 +24,30 @@ static const char *describe(const struct plan_region *r, char *buf, size_t n)
 	return buf;
 }
 
-/* The layout place to blame for a pair: the region the user wrote, the later one first. */
-static struct layout_loc blame(const struct plan_region *a, const struct plan_region *b)
+/* Whether the layout declares the region (rather than the partition table). */
+static bool user_region(const struct plan_region *r)
 {
-	bool a_user = a->kind == PLAN_PARTITION || a->kind == PLAN_RAW || a->kind == PLAN_EBR;
-	bool b_user = b->kind == PLAN_PARTITION || b->kind == PLAN_RAW || b->kind == PLAN_EBR;
+	return r->kind == PLAN_PARTITION || r->kind == PLAN_RAW || r->kind == PLAN_EBR;
+}
 
-	if (b_user || !a_user)
-		return b->loc;
-	return a->loc;
+/* Reports that @b overlaps @a (a before b on disk), naming the user's region first. */
+static int report_overlap(struct planner *pl, const struct plan_region *a,
+			  const struct plan_region *b)
+{
+	char da[160], db[160];
+
+	if (!user_region(b) && user_region(a)) {
+		const struct plan_region *t = a;
+		a = b;
+		b = t;
+	}
+	return diag_error(pl->d, "%s:%d: %s overlaps %s", b->loc.file, b->loc.line,
+			  describe(b, db, sizeof(db)), describe(a, da, sizeof(da)));
 }
 
 static int check_overlaps(struct planner *pl)
 {
 	const struct plan *p = pl->p;
-	char da[160], db[160];
 	int bad = 0;
 
 	for (size_t i = 0; i < p->n_regions; i++) {
@@ -49,9 +58,7 @@ static int check_overlaps(struct planner *pl)
 			const struct plan_region *a = &p->regions[j];
 			if (!known(a) || a->start + a->size <= b->start || b->start + b->size <= a->start)
 				continue;
-			struct layout_loc loc = blame(a, b);
-			bad |= diag_error(pl->d, "%s:%d: %s overlaps %s", loc.file, loc.line,
-					  describe(b, db, sizeof(db)), describe(a, da, sizeof(da))) < 0;
+			bad |= report_overlap(pl, a, b) < 0;
 		}
 	}
 	return bad ? -EINVAL : 0;

@@ -320,6 +320,7 @@ static int walk_section_head(struct scanner *sc, unsigned file, const struct tok
 	}
 	if (rc == 0)
 		rc = out_token(sc, file, &v[*i + (titled ? 2 : 1)]);
+	sc->s->sections[sc->s->n_sections - 1].text_first = (int)sc->s->n_lines;
 	*i += titled ? 3 : 2;
 	return rc;
 }
@@ -329,8 +330,9 @@ static int walk_close(struct scanner *sc, unsigned file, const struct tok *t, si
 	if (sc->depth <= floor)
 		return diag_error(sc->d, "%s:%d: unexpected '}' (no section is open here)",
 				  sc->s->files[file], t->line);
-	sc->depth--;
-	return out_token(sc, file, t);
+	int rc = out_token(sc, file, t);
+	sc->s->sections[sc->stack[--sc->depth]].text_last = (int)sc->s->n_lines;
+	return rc;
 }
 
 static int walk_statement(struct scanner *sc, unsigned file, const struct tok *v, size_t n,
@@ -416,8 +418,8 @@ int scan_layout(const char *name, const char *text, const struct layout_options 
 		text = owned;
 	}
 	rc = scan_file(&sc, name, text);
-	if (rc == 0 && !sc.out)
-		rc = out_puts(&sc, "");
+	if (rc == 0) /* never empty: fmemopen() wants at least one byte */
+		rc = out_putc(&sc, '\n');
 	s->text = sc.out;
 	free(sc.stack);
 	free(owned);
@@ -451,6 +453,19 @@ struct layout_loc scan_loc(const struct scan *s, int line)
 	}
 	const struct scan_line *l = &s->lines[line - 1];
 	return (struct layout_loc){ s->files[l->file], l->line };
+}
+
+size_t scan_section_at(const struct scan *s, const char *name, int line)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < s->n_sections; i++) {
+		const struct scan_section *sec = &s->sections[i];
+		if (strcmp(sec->name, name) == 0 && sec->text_first <= line &&
+		    (line <= sec->text_last || sec->text_last == 0))
+			best = i; /* later sections are nested deeper */
+	}
+	return best;
 }
 
 size_t scan_find_section(const struct scan *s, size_t parent, const char *name)

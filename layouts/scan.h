@@ -33,6 +33,7 @@ struct scan_section {
 	char *title;    /* NULL for untitled sections */
 	size_t parent;  /* section number of the enclosing section; 0 is the top level */
 	struct scan_line where;
+	int text_first, text_last; /* its lines in the clean text, head to closing brace */
 };
 
 struct scan_key {
@@ -68,6 +69,9 @@ struct layout_loc scan_loc(const struct scan *s, int line);
 
 /* The number of the untitled section @name directly inside section @parent, or 0. */
 size_t scan_find_section(const struct scan *s, size_t parent, const char *name);
+
+/* The innermost section @name whose clean-text lines hold @line, or 0. */
+size_t scan_section_at(const struct scan *s, const char *name, int line);
 
 /* The line where key @name of section @section was set, or the section's own line. */
 struct layout_loc scan_key_loc(const struct scan *s, size_t section, const char *name);

@@ -42,17 +42,31 @@ static const char *nearest_option(cfg_t *cfg, const char *name)
 	return best_d <= (len > 6 ? len / 3 : 2) ? best : NULL;
 }
 
-static void describe_section(const struct schema_ctx *ctx, cfg_t *cfg, char *buf, size_t n)
+/* "partition 'boot'", "partition 'boot': fat", "image", or "" for the top level. */
+static void describe_section(const struct scan *s, size_t no, char *buf, size_t n)
 {
-	if (!cfg->title) {
-		snprintf(buf, n, "%s", strcmp(cfg->name, "root") == 0 ? "" : cfg->name);
+	const struct scan_section *sec = &s->sections[no];
+	char parent[200] = "";
+
+	if (no == 0) {
+		snprintf(buf, n, "%s", "");
 		return;
 	}
-	size_t no = schema_section_number(cfg);
-	const char *title = no < ctx->scan->n_sections && ctx->scan->sections[no].title
-				    ? ctx->scan->sections[no].title
-				    : cfg->title;
-	snprintf(buf, n, "%s '%s'", cfg->name, title);
+	if (!sec->title && sec->parent)
+		describe_section(s, sec->parent, parent, sizeof(parent));
+	if (sec->title)
+		snprintf(buf, n, "%s '%.180s'", sec->name, sec->title);
+	else
+		snprintf(buf, n, "%s%s%s", parent, *parent ? ": " : "", sec->name);
+}
+
+static size_t section_of(const struct scan *s, cfg_t *cfg)
+{
+	if (cfg->title)
+		return schema_section_number(cfg) < s->n_sections ? schema_section_number(cfg) : 0;
+	if (strcmp(cfg->name, "root") == 0)
+		return 0;
+	return scan_section_at(s, cfg->name, cfg->line);
 }
 
 static void on_error(cfg_t *cfg, const char *fmt, va_list ap)
@@ -65,7 +79,7 @@ static void on_error(cfg_t *cfg, const char *fmt, va_list ap)
 	if (!ctx)
 		return;
 	struct layout_loc loc = scan_loc(ctx->scan, cfg->line);
-	describe_section(ctx, cfg, where, sizeof(where));
+	describe_section(ctx->scan, section_of(ctx->scan, cfg), where, sizeof(where));
 	if (sscanf(msg, "no such option '%127[^']'", name) == 1) {
 		const char *near = nearest_option(cfg, name);
 		diag_error(ctx->d, "%s:%d: unknown %s '%s'%s%s%s%s%s", loc.file, loc.line,

@@ -1,0 +1,394 @@
+/* Unit tests of layouts/: the layout language, its values, defaults and errors. */
+#include "layout_test_util.h"
+
+#include <stdlib.h>
+
+#include "layouts/values.h"
+
+/* ------------------------------------------------------------------ sizes and values */
+
+static void test_size_units(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+	} ok[] = {
+		{ "0", 0 },		{ "512", 512 },		  { "8K", 8192 },
+		{ "4M", 4u << 20 },	{ "2G", 2ull << 30 },	  { "1T", 1ull << 40 },
+		{ "4KiB", 4096 },	{ "4MiB", 4u << 20 },	  { "2GiB", 2ull << 30 },
+		{ "1TiB", 1ull << 40 }, { "8192s", 8192ull * 512 }, { "1000K", 1024000 },
+	};
+	struct why why;
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(value_size(ok[i].text, &v, &why), 0);
+		assert_int_equal(v, ok[i].bytes);
+	}
+	static const char *const bad[] = { "64X", "", "K", "4 M", "4m", "4KB", "-1", "1.5G",
+					   "99999999999999999999", "20000000T", "0x10" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_not_equal(value_size(bad[i], &v, &why), 0);
+	value_size("64X", &v, &why);
+	assert_non_null(strstr(why.text, "unknown unit"));
+}
+
+static void test_numbers_bools_guids(void **state)
+{
+	struct why why;
+	uint64_t v;
+	bool b;
+	struct layout_guid g;
+	char text[37];
+
+	(void)state;
+	assert_int_equal(value_uint("0x1234abcd", 0, UINT32_MAX, &v, &why), 0);
+	assert_int_equal(v, 0x1234abcd);
+	assert_int_equal(value_uint("42", 0, 100, &v, &why), 0);
+	assert_int_not_equal(value_uint("0x100000000", 0, UINT32_MAX, &v, &why), 0);
+	assert_int_not_equal(value_uint("12a", 0, 100, &v, &why), 0);
+	assert_int_equal(value_bool("Yes", &b, &why), 0);
+	assert_true(b);
+	assert_int_equal(value_bool("off", &b, &why), 0);
+	assert_false(b);
+	assert_int_not_equal(value_bool("maybe", &b, &why), 0);
+	assert_int_equal(value_guid("0fc63daf-8483-4772-8e79-3d69d8477de4", &g, &why), 0);
+	guid_format(&g, text);
+	assert_string_equal(text, "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
+	assert_int_not_equal(value_guid("0fc63daf-8483-4772-8e79-3d69d8477de", &g, &why), 0);
+	assert_int_not_equal(value_guid("0fc63daf+8483-4772-8e79-3d69d8477de4", &g, &why), 0);
+	assert_int_equal(value_gpt_type("linux-root-arm64", &g, &why), 0);
+	assert_string_equal(gpt_type_alias(&g), "linux-root-arm64");
+	assert_int_not_equal(value_gpt_type("linux-root-m68k", &g, &why), 0);
+	unsigned attrs;
+	assert_int_equal(value_attrs("readonly, hidden,system", &attrs, &why), 0);
+	assert_int_equal(attrs, LAYOUT_ATTR_READONLY | LAYOUT_ATTR_HIDDEN | LAYOUT_ATTR_SYSTEM);
+	assert_int_not_equal(value_attrs("readonly,secret", &attrs, &why), 0);
+	assert_int_equal(edit_distance("bootabel", "bootable"), 2);
+}
+
+/* ------------------------------------------------------------------ defaults */
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok("partition boot { type = fat\n file \"/a\" { content = \"x\" } }\n"
+				   "partition data { from = \"d.img\" }\n");
+	assert_int_equal(l->image.size, 0);
+	assert_int_equal(l->image.table, LAYOUT_TABLE_MBR);
+	assert_int_equal(l->image.align, 4u << 20);
+	assert_false(l->image.disk_id_set);
+	assert_int_equal(strlen(l->image.seed), 64); /* SHA-256 of the file, in hex */
+	assert_int_equal(l->image.timestamp, 315532800);
+	assert_false(l->image.timestamp_from_env);
+	assert_int_equal(l->image.mtime, LAYOUT_MTIME_FIXED);
+	assert_int_equal(l->image.gpt_entries, 1024);
+	assert_int_equal(l->n_parts, 2);
+	const struct layout_partition *p = &l->parts[0];
+	assert_int_equal(p->type, LAYOUT_PART_FAT);
+	assert_false(p->start_set);
+	assert_int_equal(p->size_kind, LAYOUT_SIZE_AUTO);
+	assert_int_equal(p->extra, 0);
+	assert_false(p->bootable);
+	assert_int_equal(p->mbr_type, 0); /* follows the FAT type chosen for the size */
+	assert_string_equal(gpt_type_alias(&p->gpt_type), "msdata");
+	assert_false(p->uuid_set);
+	assert_string_equal(p->label, "boot");
+	assert_true(p->in_table);
+	assert_null(p->fat.label);
+	assert_int_equal(p->fat.cluster_size, 0);
+	assert_int_equal(p->fat.fats, 2);
+	assert_int_equal(p->fat.data_align, 4u << 20);
+	assert_false(p->fat.sd_format);
+	assert_int_equal(p->fat.root_entries, 512);
+	assert_int_equal(p->fat.reserved, 0);
+	assert_false(p->fat.volume_id_set);
+	assert_string_equal(p->fat.oem_name, "MSWIN4.1");
+	assert_int_equal(p->entries[0].attrs, 0);
+	assert_false(p->entries[0].first);
+	const struct layout_partition *r = &l->parts[1];
+	assert_int_equal(r->type, LAYOUT_PART_RAW);
+	assert_int_equal(r->mbr_type, 0x83);
+	assert_string_equal(gpt_type_alias(&r->gpt_type), "linux");
+	layout_free(l);
+}
+
+static void test_type_defaults_and_settings(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok(
+		"image { size = 1G table = gpt align = 1M disk-id = \"01234567-89ab-cdef-0123-456789abcdef\"\n"
+		"  seed = \"s1\" timestamp = 1700000000 mtime = source gpt-entries = 1M }\n"
+		"partition a { type = fat12 size = 8M fat { label = \"A B\" cluster-size = 2K fats = 1\n"
+		"  data-align = 1M root-entries = 256 reserved = 4 volume-id = 0xdeadbeef oem-name = \"SDIMG\" } }\n"
+		"partition b { type = fat16 size = 64M bootable = true uuid = \"11111111-2222-3333-4444-555555555555\"\n"
+		"  label = \"Bé\" gpt-type = esp }\n"
+		"partition c { type = fat32 size = 300M in-table = false }\n"
+		"partition d { size = grow }\n");
+	assert_int_equal(l->image.size, 1ull << 30);
+	assert_int_equal(l->image.table, LAYOUT_TABLE_GPT);
+	assert_true(l->image.disk_id_set);
+	assert_int_equal(l->image.gpt_id.b[0], 0x01);
+	assert_string_equal(l->image.seed, "s1");
+	assert_int_equal(l->image.timestamp, 1700000000);
+	assert_int_equal(l->image.mtime, LAYOUT_MTIME_SOURCE);
+	assert_int_equal(l->image.gpt_entries, 1u << 20);
+	assert_int_equal(l->parts[0].mbr_type, 0x01);
+	assert_string_equal(l->parts[0].fat.label, "A B");
+	assert_int_equal(l->parts[0].fat.cluster_size, 2048);
+	assert_int_equal(l->parts[0].fat.fats, 1);
+	assert_int_equal(l->parts[0].fat.root_entries, 256);
+	assert_int_equal(l->parts[0].fat.reserved, 4);
+	assert_int_equal(l->parts[0].fat.volume_id, 0xdeadbeef);
+	assert_string_equal(l->parts[0].fat.oem_name, "SDIMG");
+	assert_int_equal(l->parts[1].mbr_type, 0x0e);
+	assert_true(l->parts[1].bootable);
+	assert_true(l->parts[1].uuid_set);
+	assert_string_equal(l->parts[1].label, "Bé");
+	assert_string_equal(gpt_type_alias(&l->parts[1].gpt_type), "esp");
+	assert_int_equal(l->parts[2].mbr_type, 0x0c);
+	assert_false(l->parts[2].in_table);
+	assert_int_equal(l->parts[3].size_kind, LAYOUT_SIZE_GROW);
+	layout_free(l);
+}
+
+static void test_source_date_epoch(void **state)
+{
+	struct layout_options o = test_opts;
+	struct diag d;
+	struct layout *l = NULL;
+
+	(void)state;
+	diag_init(&d);
+	o.source_date_epoch = "1600000000";
+	assert_int_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_int_equal(l->image.timestamp, 1600000000);
+	assert_true(l->image.timestamp_from_env);
+	layout_free(l);
+	l = NULL;
+	/* an explicit timestamp wins, but mtime = source still clamps to the variable */
+	assert_int_equal(layout_load_text("t.layout", "image { timestamp = 5 }", &o, &d, &l), 0);
+	assert_int_equal(l->image.timestamp, 5);
+	layout_free(l);
+	l = NULL;
+	o.source_date_epoch = "yesterday";
+	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: 'yesterday' is not a whole number"));
+	diag_release(&d);
+}
+
+static void test_entries_keep_file_order(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok("partition boot { type = fat32 size = 64M\n"
+				   "  file \"/z\" { content = \"1\" }\n"
+				   "  tree \"/\" { from = \"a\" }\n"
+				   "  dir \"/logs\" {}\n"
+				   "  tree \"/\" { from = \"b.tar.gz\" strip = 1 }\n"
+				   "  file \"/MLO\" { from = \"MLO\" first = true attrs = \"readonly,system\" }\n"
+				   "}\n");
+	const struct layout_partition *p = &l->parts[0];
+	assert_int_equal(p->n_entries, 5);
+	assert_int_equal(p->entries[0].kind, LAYOUT_ENTRY_FILE);
+	assert_string_equal(p->entries[0].content, "1");
+	assert_int_equal(p->entries[1].kind, LAYOUT_ENTRY_TREE);
+	assert_string_equal(p->entries[1].from, "a");
+	assert_int_equal(p->entries[2].kind, LAYOUT_ENTRY_DIR);
+	assert_string_equal(p->entries[3].from, "b.tar.gz");
+	assert_int_equal(p->entries[3].strip, 1);
+	assert_true(p->entries[4].first);
+	assert_int_equal(p->entries[4].attrs, LAYOUT_ATTR_READONLY | LAYOUT_ATTR_SYSTEM);
+	assert_int_equal(p->entries[4].loc.line, 6);
+	layout_free(l);
+}
+
+static void test_variables(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok("partition \"${BOARD}-boot\" { type = fat\n"
+				   "  file \"/a\" { from = ${BOARD} }\n"
+				   "  file \"/b\" { content = \"${NOPE:-dflt}/${EMPTY}x\\${BOARD}\" }\n"
+				   "  file \"/c\" { content = '${BOARD}' } }\n");
+	assert_string_equal(l->parts[0].name, "rpi4-boot");
+	assert_string_equal(l->parts[0].entries[0].from, "rpi4");
+	assert_string_equal(l->parts[0].entries[1].content, "dflt/x${BOARD}");
+	assert_string_equal(l->parts[0].entries[2].content, "${BOARD}");
+	layout_free(l);
+	expect_error("\n\npartition p { from = \"${NOPE}\" }", "t.layout:3: variable ${NOPE} is not set");
+	expect_error("partition p { from = ${NOPE} }", "t.layout:1: variable ${NOPE} is not set");
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_includes(void **state)
+{
+	struct diag d;
+	struct layout *l = NULL;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p inc/sub"), 0);
+	write_file("inc/main.layout", "# main\nimage { size = 1G }\ninclude(\"sub/parts.layout\")\n"
+				      "partition last { size = grow }\n");
+	write_file("inc/sub/parts.layout", "# parts\n/* two\n lines */\npartition boot { type = fat\n"
+					  "  size = 64M }\ninclude(\"more.layout\")\n");
+	write_file("inc/sub/more.layout", "partition more { size = 8M }\n");
+	diag_init(&d);
+	assert_int_equal(layout_load("inc/main.layout", &test_opts, &d, &l), 0);
+	assert_int_equal(l->n_parts, 3);
+	assert_string_equal(l->parts[0].name, "boot");
+	assert_string_equal(l->parts[0].loc.file, "inc/sub/parts.layout");
+	assert_int_equal(l->parts[0].loc.line, 4);
+	assert_string_equal(l->parts[1].name, "more");
+	assert_string_equal(l->parts[2].name, "last");
+	assert_int_equal(l->parts[2].loc.line, 4);
+	assert_string_equal(l->input_dir, "inc");
+	layout_free(l);
+	l = NULL;
+	/* an error in an included file names that file and its real line */
+	write_file("inc/sub/more.layout", "# c\n# c\n\npartition more {\n  sise = 8M }\n");
+	assert_int_not_equal(layout_load("inc/main.layout", &test_opts, &d, &l), 0);
+	assert_true(diag_has(&d, "inc/sub/more.layout:5: unknown key 'sise' in partition 'more' "
+				 "(did you mean 'size'?)"));
+	diag_release(&d);
+	write_file("inc/loop.layout", "include(\"loop.layout\")\n");
+	assert_int_not_equal(layout_load("inc/loop.layout", &test_opts, &d, &l), 0);
+	assert_true(diag_has(&d, "inc/loop.layout:1: include(\"loop.layout\") includes itself"));
+	diag_release(&d);
+	expect_error("\ninclude(\"nonexistent.layout\")", "t.layout:2: include(\"nonexistent.layout\"): "
+							    "nonexistent.layout: No such file");
+	assert_int_not_equal(layout_load("inc/none.layout", &test_opts, &d, &l), 0);
+	assert_true(diag_has(&d, "inc/none.layout: No such file or directory"));
+	diag_release(&d);
+}
+
+/* ------------------------------------------------------------------ errors, with lines */
+
+static void test_errors_syntax(void **state)
+{
+	(void)state;
+	/* libconfuse 3.3 alone would say line 8 here: two extra lines per comment */
+	expect_error("# a\n# b\n// c\npartition boot {\n  bootabel = true\n}",
+		     "t.layout:5: unknown key 'bootabel' in partition 'boot' (did you mean 'bootable'?)");
+	expect_error("/* one\n two */\npartition boot { type = fat\n  fat { lable = \"X\" } }",
+		     "t.layout:4: unknown key 'lable' in partition 'boot': fat (did you mean 'label'?)");
+	expect_error("\npartiton boot {}", "t.layout:2: unknown section 'partiton' (did you mean 'partition'?)");
+	expect_error("image { size = 1G }\nimage { size = 2G }",
+		     "t.layout:2: section 'image' appears twice in the top level (first on t.layout:1)");
+	expect_error("partition boot {\n  size = 4M\n  size = 8M\n}",
+		     "t.layout:3: key 'size' appears twice in partition 'boot' (first on t.layout:2)");
+	expect_error("partition boot {\n  size = 4M\n\n", "t.layout:1: '{' of partition 'boot' is never closed");
+	expect_error("partition boot {\n}\n}", "t.layout:3: unexpected '}'");
+	expect_error("partition boot {\n from = \"abc\n}", "t.layout:2: string not closed");
+	expect_error("partition boot { type = fat\n fat = 3\n}", "t.layout:2: partition 'boot': missing opening brace");
+	expect_error("partition {\n}", "t.layout:1: missing title for section 'partition'");
+	expect_error("partition a {\n size = 4M 8M\n}", "t.layout:2: unknown key '8M' in partition 'a'");
+	expect_error("/* never closed\n", "t.layout:1: comment not closed");
+}
+
+static void test_errors_values(void **state)
+{
+	(void)state;
+	expect_error("partition boot {\n bootable = maybe\n}",
+		     "t.layout:2: partition 'boot': bootable: 'maybe' is not a boolean");
+	expect_error("\nimage {\n size = 64X\n}", "t.layout:3: image: size: unknown unit in '64X'");
+	expect_error("partition boot { type = fat\n fat {\n  fats = 3 } }",
+		     "t.layout:3: partition 'boot': fat: fats: 3 is out of range (1 to 2)");
+	expect_error("partition boot { type = fat\n fat { label = \"TWELVE CHARS\" } }",
+		     "t.layout:2: partition 'boot': fat: label: 'TWELVE CHARS' is longer than 11");
+	expect_error("partition boot { type = fat\n fat { label = \"boot\" } }", "FAT labels are upper case");
+	expect_error("partition boot { type = fat\n fat { label = \"A/B\" } }", "'/' cannot stand in a FAT volume label");
+	expect_error("partition boot { type = fat\n fat { cluster-size = 3K } }",
+		     "t.layout:2: partition 'boot': fat: cluster-size: 3072 is not a power of two from 512 to 64K");
+	expect_error("partition boot { type = fat\n fat { cluster-size = 128K } }", "131072 is not a power of two");
+	expect_error("partition boot { type = fat\n fat { root-entries = 100 } }", "100 is not a multiple of 16");
+	expect_error("partition boot { type = fat32\n fat { root-entries = 256 } }", "FAT32 has no fixed root directory");
+	expect_error("partition boot { type = fat\n fat { oem-name = \"NINECHARS\" } }", "longer than 8 characters");
+	expect_error("partition boot {\n size = 1000\n}",
+		     "t.layout:2: partition 'boot': size: 1000 is not a multiple of 512 bytes");
+	expect_error("partition boot {\n start = 4097\n}", "t.layout:2: partition 'boot': start: 4097 is not a multiple of 512");
+	expect_error("partition boot {\n type = ext4\n}",
+		     "t.layout:2: partition 'boot': type: 'ext4' is not one of raw, fat, fat12, fat16 or fat32");
+	expect_error("image {\n table = dos\n}", "t.layout:2: image: table: 'dos' is not one of mbr, gpt or none");
+	expect_error("image {\n mtime = now\n}", "'now' is not one of fixed or source");
+	expect_error("image {\n disk-id = 0x123456789\n}", "t.layout:2: image: disk-id: 0x123456789 is out of range");
+	expect_error("image { table = gpt\n disk-id = 0x1234\n}", "t.layout:2: image: disk-id: '0x1234' is not a GUID");
+	expect_error("image {\n gpt-entries = 1M\n}", "t.layout:2: image: gpt-entries: only a gpt table");
+	expect_error("image { table = gpt\n gpt-entries = 512\n}", "cannot start before byte 1024");
+	expect_error("image {\n timestamp = -5\n}", "t.layout:2: image: timestamp: '-5' is not a whole number");
+	expect_error("image {\n seed = \"\"\n}", "t.layout:2: image: seed: must not be empty");
+	expect_error("image {\n align = 0\n}", "t.layout:2: image: align: must not be 0");
+	expect_error("partition p {\n mbr-type = 0x05\n}", "0x05 is an extended partition type");
+	expect_error("partition p {\n mbr-type = 256\n}", "t.layout:2: partition 'p': mbr-type: 256 is out of range");
+	expect_error("image { table = gpt }\npartition p {\n mbr-type = 0x83\n}", "t.layout:3: partition 'p': mbr-type: only an mbr table");
+	expect_error("partition p {\n uuid = \"11111111-2222-3333-4444-555555555555\"\n}", "t.layout:2: partition 'p': uuid: only a gpt table has it");
+	expect_error("image { table = gpt }\npartition p {\n gpt-type = linux-root-m68k\n}", "t.layout:3: partition 'p': gpt-type: 'linux-root-m68k' is neither a GUID");
+	expect_error("image { table = gpt }\npartition p {\n label = \"0123456789012345678901234567890123456\"\n}",
+		     "t.layout:3: partition 'p': label: '0123456789012345678901234567890123456' is longer than the 36 UTF-16 units");
+	expect_error("partition p { type = fat\n file \"/a\" { content = \"x\"\n  attrs = \"readonly,secret\" } }",
+		     "t.layout:3: partition 'p': file '/a': attrs: 'secret' is not an attribute");
+	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n strip = many } }", "t.layout:3: partition 'p': tree '/': strip: 'many'");
+	expect_error("partition p {\n size = 4M\n extra = 1M\n}", "t.layout:3: partition 'p': extra: only adds to size = auto");
+}
+
+static void test_errors_rules(void **state)
+{
+	(void)state;
+	expect_error("partition boot { size = 4M }\n\npartition boot { size = 8M }",
+		     "t.layout:3: the name 'boot' is taken (by t.layout:1)");
+	expect_error("raw boot { offset = 0 from = \"x\" }\npartition boot { size = 8M }",
+		     "t.layout:2: the name 'boot' is taken (by t.layout:1)");
+	expect_error("partition data {\n size = 8M\n tree \"/\" { from = \"x\" } }",
+		     "t.layout:3: partition 'data': tree, file and dir need a FAT partition");
+	expect_error("partition data {\n fat { fats = 1 } }",
+		     "t.layout:2: partition 'data': fat: a fat { } section needs type = fat");
+	expect_error("partition boot { type = fat\n file \"/a\" {\n from = \"x\"\n content = \"y\" } }",
+		     "t.layout:4: partition 'boot': file '/a': content: 'from' and 'content' are both set");
+	expect_error("partition boot { type = fat\n file \"/a\" { first = true } }",
+		     "t.layout:2: partition 'boot': file '/a': needs 'from' (a host file) or 'content'");
+	expect_error("partition boot { type = fat\n tree \"/\" { strip = 1 } }", "t.layout:2: partition 'boot': tree '/': 'from' is required");
+	expect_error("partition boot { type = fat\n file \"config.txt\" { from = \"c\" } }",
+		     "t.layout:2: partition 'boot': file 'config.txt': the path must be absolute");
+	expect_error("partition boot { type = fat\n dir \"/a/../b\" {} }", "has an empty, '.' or '..' component");
+	expect_error("partition boot { type = fat\n dir \"/\" {} }", "'/' is the root directory itself");
+	expect_error("partition boot { type = fat\n file \"/a\" { content = \"1\" first = true }\n"
+		     " file \"/b\" { content = \"2\" first = true } }",
+		     "t.layout:3: partition 'boot': '/b' and '/a' (line 2) both ask to be first");
+	expect_error("image { size = 1G }\npartition a {\n size = grow }\npartition b { size = 8M }",
+		     "t.layout:3: partition 'a': size = grow is only for the last partition ('b' comes after it)");
+	expect_error("partition a {\n size = grow }", "t.layout:2: partition 'a': size = grow needs the image size");
+	expect_error("partition a {\n size = auto }", "t.layout:2: partition 'a': size = auto on a raw partition needs 'from'");
+	expect_error("partition a { type = fat\n from = \"x.img\" }", "t.layout:2: partition 'a': from: a FAT partition is filled");
+	expect_error("raw spl {\n from = \"x\" }", "t.layout:1: raw 'spl': 'offset' is required");
+	expect_error("raw spl {\n offset = 8K }", "t.layout:1: raw 'spl': 'from' is required");
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true } }\n"
+		     "partition b { size = 8M }", "t.layout:3: partition 'a': sd-format = true: it formats a whole card");
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true fats = 1 } }",
+		     "sd-format = true: it chooses cluster-size, fats");
+	expect_error("image { table = none }\npartition a { size = 8M }\npartition b { size = 8M }",
+		     "t.layout:3: partition 'b': table = none holds one partition at most");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_units),
+		cmocka_unit_test(test_numbers_bools_guids),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_type_defaults_and_settings),
+		cmocka_unit_test(test_source_date_epoch),
+		cmocka_unit_test(test_entries_keep_file_order),
+		cmocka_unit_test(test_variables),
+		cmocka_unit_test(test_includes),
+		cmocka_unit_test(test_errors_syntax),
+		cmocka_unit_test(test_errors_values),
+		cmocka_unit_test(test_errors_rules),
+	};
+	return cmocka_run_group_tests_name("layouts", tests, NULL, NULL);
+}

@@ -1,0 +1,306 @@
+/* Unit tests of the plan: every byte range a layout resolves to. */
+#include "layout_test_util.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#define MiB (1ull << 20)
+
+static struct plan *plan_ok(struct layout *l, const struct plan_inputs *in, struct diag *d)
+{
+	struct plan *p = NULL;
+
+	diag_init(d);
+	if (plan_build(l, in, d, &p) != 0)
+		dump_diag(d);
+	assert_non_null(p);
+	return p;
+}
+
+static void expect_plan_error(const char *text, const char *needle)
+{
+	struct layout *l = load_ok(text);
+	struct plan *p = NULL;
+	struct diag d;
+
+	diag_init(&d);
+	int rc = plan_build(l, NULL, &d, &p);
+	if (rc == 0 || !diag_has(&d, needle)) {
+		fprintf(stderr, "  expected a plan error containing: %s\n  got:\n", needle);
+		dump_diag(&d);
+	}
+	assert_int_not_equal(rc, 0);
+	assert_null(p);
+	assert_true(diag_has(&d, needle));
+	diag_release(&d);
+	layout_free(l);
+}
+
+static const struct plan_region *find(const struct plan *p, enum plan_kind kind, const char *name)
+{
+	for (size_t i = 0; i < p->n_regions; i++)
+		if (p->regions[i].kind == kind && (!name || strcmp(p->regions[i].name, name) == 0))
+			return &p->regions[i];
+	fail_msg("no region %s '%s'", plan_kind_name(kind), name ? name : "");
+	return NULL;
+}
+
+static void assert_disk_order(const struct plan *p)
+{
+	for (size_t i = 1; i < p->n_regions; i++)
+		if (!p->regions[i].start_pending)
+			assert_true(p->regions[i - 1].start <= p->regions[i].start);
+}
+
+static void test_two_partition_mbr(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 2G }\n"
+				   "raw spl { offset = 8K from = \"spl.bin\" size = 1000K }\n"
+				   "partition boot { type = fat32 size = 256M bootable = true }\n"
+				   "partition rootfs { from = \"rootfs.ext4\" size = grow }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->image_size, 2ull << 30);
+	assert_int_equal(p->n_regions, 4);
+	assert_disk_order(p);
+	const struct plan_region *mbr = find(p, PLAN_MBR, NULL);
+	assert_int_equal(mbr->start, 440);
+	assert_int_equal(mbr->size, 72);
+	const struct plan_region *spl = find(p, PLAN_RAW, "spl");
+	assert_int_equal(spl->start, 8192);
+	assert_int_equal(spl->size, 1000 * 1024);
+	const struct plan_region *boot = find(p, PLAN_PARTITION, "boot");
+	assert_int_equal(boot->number, 1);
+	assert_int_equal(boot->start, 4 * MiB);
+	assert_int_equal(boot->size, 256 * MiB);
+	const struct plan_region *root = find(p, PLAN_PARTITION, "rootfs");
+	assert_int_equal(root->number, 2);
+	assert_int_equal(root->start, 260 * MiB);
+	assert_int_equal(root->size, (2ull << 30) - 260 * MiB);
+	assert_int_equal(d.n, 0);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_six_partition_mbr_logicals(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 1G }\n"
+				   "partition p1 { size = 16M }\npartition p2 { size = 16M }\n"
+				   "partition p3 { size = 16M }\npartition p4 { size = 16M }\n"
+				   "partition p5 { size = 16M }\npartition p6 { size = grow }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_true(p->has_extended);
+	assert_int_equal(find(p, PLAN_PARTITION, "p3")->number, 3);
+	const struct plan_region *p4 = find(p, PLAN_PARTITION, "p4");
+	const struct plan_region *p5 = find(p, PLAN_PARTITION, "p5");
+	const struct plan_region *p6 = find(p, PLAN_PARTITION, "p6");
+	assert_true(p4->logical && p5->logical && p6->logical);
+	assert_int_equal(p4->number, 5);
+	assert_int_equal(p5->number, 6);
+	assert_int_equal(p6->number, 7);
+	/* p3 ends at 52M; p4 needs its EBR before it, so it starts at the next grid line */
+	assert_int_equal(p4->start, 56 * MiB);
+	assert_int_equal(p5->start, 76 * MiB);
+	assert_int_equal(p6->start, 96 * MiB);
+	assert_int_equal(p6->size, 1024 * MiB - 96 * MiB);
+	size_t ebrs = 0;
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		if (r->kind != PLAN_EBR)
+			continue;
+		ebrs++;
+		assert_int_equal(r->size, 512);
+	}
+	assert_int_equal(ebrs, 3);
+	assert_int_equal(p->extended_start, 56 * MiB - 512);
+	assert_int_equal(p->extended_start + p->extended_size, 1024 * MiB);
+	assert_disk_order(p);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_gpt_moved_entries_and_raw(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 64M table = gpt gpt-entries = 1M }\n"
+				   "raw spl { offset = 8K from = \"u-boot-sunxi-with-spl.bin\" size = 900K }\n"
+				   "partition boot { type = fat size = 16M }\n"
+				   "partition root { size = grow }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(find(p, PLAN_MBR, NULL)->start, 440);
+	assert_int_equal(find(p, PLAN_GPT_HEADER, NULL)->start, 512);
+	const struct plan_region *e = find(p, PLAN_GPT_ENTRIES, NULL);
+	assert_int_equal(e->start, 1 * MiB);
+	assert_int_equal(e->size, 16384);
+	assert_int_equal(p->first_usable, MiB + 16384);
+	assert_int_equal(find(p, PLAN_RAW, "spl")->start, 8192);
+	assert_int_equal(find(p, PLAN_PARTITION, "boot")->start, 4 * MiB);
+	const struct plan_region *b = find(p, PLAN_GPT_BACKUP, NULL);
+	assert_int_equal(b->start, 64 * MiB - 33 * 512);
+	assert_int_equal(b->size, 33 * 512);
+	const struct plan_region *root = find(p, PLAN_PARTITION, "root");
+	assert_int_equal(root->start + root->size, 64 * MiB - 33 * 512);
+	assert_disk_order(p);
+	plan_free(p);
+	layout_free(l);
+	/* without a size the image ends at the last partition, rounded, plus the backup */
+	l = load_ok("image { table = gpt }\npartition a { size = 6M }\n");
+	p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->image_size, 12 * MiB + 33 * 512);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_table_none(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { table = none size = 32M }\npartition vol { type = fat size = grow }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->n_regions, 1);
+	assert_int_equal(p->regions[0].start, 0);
+	assert_int_equal(p->regions[0].size, 32 * MiB);
+	assert_int_equal(p->regions[0].number, 1);
+	plan_free(p);
+	layout_free(l);
+	l = load_ok("image { table = none }\nraw a { offset = 0 from = \"a\" size = 1K }\n");
+	p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->image_size, 4 * MiB);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_pending_auto(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("partition boot { type = fat extra = 1M }\n"
+				   "partition root { from = \"r.img\" }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	const struct plan_region *boot = find(p, PLAN_PARTITION, "boot");
+	assert_true(boot->size_pending);
+	assert_false(boot->start_pending);
+	assert_true(find(p, PLAN_PARTITION, "root")->start_pending);
+	assert_true(p->image_size_pending);
+	plan_free(p);
+	/* once the builder has measured the contents, everything resolves */
+	const uint64_t sizes[] = { 5 * MiB, 9 * MiB };
+	const struct plan_inputs in = { .part_sizes = sizes };
+	p = plan_ok(l, &in, &d);
+	boot = find(p, PLAN_PARTITION, "boot");
+	assert_int_equal(boot->size, 8 * MiB); /* 5M + extra 1M, rounded up to 4M */
+	assert_int_equal(find(p, PLAN_PARTITION, "root")->start, 12 * MiB);
+	assert_int_equal(find(p, PLAN_PARTITION, "root")->size, 12 * MiB);
+	assert_int_equal(p->image_size, 24 * MiB);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_raw_in_boot_code_and_default_start_skips_raws(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("raw code { offset = 0 from = \"mbr.bin\" size = 440 }\n"
+				   "raw loader { offset = 4M from = \"l.bin\" size = 3M }\n"
+				   "partition a { size = 8M }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(find(p, PLAN_PARTITION, "a")->start, 8 * MiB);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_plan_errors(void **state)
+{
+	(void)state;
+	expect_plan_error("raw spl { offset = 400 from = \"x\" size = 100 }",
+			  "t.layout:1: raw 'spl' (bytes 400-499) overlaps the mbr (bytes 440-511)");
+	expect_plan_error("image { size = 64M }\nraw spl { offset = 5M from = \"x\" size = 1M }\n"
+			  "partition a {\n start = 4M\n size = 8M }",
+			  "t.layout:2: raw 'spl' (bytes 5242880-6291455) overlaps partition 'a' (bytes 4194304-12582911)");
+	expect_plan_error("raw a { offset = 64K from = \"x\" size = 8K }\nraw b { offset = 68K from = \"y\" size = 8K }",
+			  "t.layout:2: raw 'b' (bytes 69632-77823) overlaps raw 'a' (bytes 65536-73727)");
+	expect_plan_error("partition a { size = 8M }\npartition b { start = 8M size = 8M }",
+			  "t.layout:2: partition 'b' (bytes 8388608-16777215) overlaps partition 'a' (bytes 4194304-12582911)");
+	expect_plan_error("image { table = gpt }\nraw spl { offset = 8K from = \"x\" size = 100K }",
+			  "raw 'spl' (bytes 8192-110591) overlaps the gpt-entries (bytes 1024-17407)");
+	expect_plan_error("image { size = 32M }\npartition a { size = 64M }",
+			  "t.layout:2: partition 'a' (bytes 4194304-71303167) runs past the end of the image (33554432 bytes)");
+	expect_plan_error("image { size = 32M table = gpt }\npartition a { size = 28M }",
+			  "partition 'a' (bytes 4194304-33554431) overlaps the gpt-backup");
+	expect_plan_error("image { table = gpt gpt-entries = 8M }\npartition a { start = 4M size = 4M }",
+			  "t.layout:2: partition 'a' (bytes 4194304-8388607) starts before byte 8404992");
+	expect_plan_error("image { size = 4T }\npartition a { size = 3T }",
+			  "t.layout:2: partition 'a' (bytes 4194304-3298539077631) ends beyond 2 TiB, which an MBR cannot describe");
+	expect_plan_error("image { size = 8M }\npartition a { start = 8M size = grow }\n",
+			  "t.layout:2: partition 'a': size = grow leaves it no room");
+	expect_plan_error("image { size = 4M }\npartition a { size = grow }\n", "size = grow leaves it no room");
+}
+
+static char *many_partitions(unsigned n)
+{
+	size_t cap = 64 + n * 64;
+	char *text = malloc(cap);
+	size_t len = (size_t)snprintf(text, cap, "image { table = gpt align = 1M }\n");
+
+	for (unsigned i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "partition p%u { size = 1M }\n", i);
+	return text;
+}
+
+static void test_gpt_limits_and_speed(void **state)
+{
+	struct diag d;
+	struct timespec t0, t1;
+	(void)state;
+	char *text = many_partitions(129);
+	expect_plan_error(text, "129 partitions: a GPT holds 128 at most");
+	free(text);
+	/* parsing and planning 100 partitions: measured, and far below 10 ms unsanitised */
+	text = many_partitions(100);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct layout *l = load_ok(text);
+	struct plan *p = plan_ok(l, NULL, &d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("  100-partition GPT layout: parsed and planned in %.2f ms\n", ms);
+	assert_true(ms < 250); /* generous: sanitizers and busy CI machines are slower */
+	assert_int_equal(find(p, PLAN_PARTITION, "p99")->number, 100);
+	plan_free(p);
+	layout_free(l);
+	free(text);
+}
+
+static void test_off_grid_start_warns(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 64M }\npartition a {\n start = 63s\n size = 8M }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(d.errors, 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.msgs[0].level, DIAG_WARNING);
+	assert_non_null(strstr(d.msgs[0].text, "t.layout:3: partition 'a': start 32256 is off the 4194304-byte"));
+	diag_release(&d);
+	plan_free(p);
+	layout_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_partition_mbr),
+		cmocka_unit_test(test_six_partition_mbr_logicals),
+		cmocka_unit_test(test_gpt_moved_entries_and_raw),
+		cmocka_unit_test(test_table_none),
+		cmocka_unit_test(test_pending_auto),
+		cmocka_unit_test(test_raw_in_boot_code_and_default_start_skips_raws),
+		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_gpt_limits_and_speed),
+		cmocka_unit_test(test_off_grid_start_warns),
+	};
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
