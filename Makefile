@@ -13,10 +13,15 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 LIBS := $(BUILD)/libmkimage.a $(BUILD)/libfat.a $(BUILD)/liblayouts.a $(BUILD)/libcommon.a
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+# Fuzz targets (tests/fuzz/fuzz_NAME.c): `make fuzz` runs them under libFuzzer; `make unit`
+# replays their saved corpus (tests/fuzz/corpus/NAME/) through a plain main().
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
+FUZZ_SECONDS ?= 60
 # Small programs the end-to-end tests drive (tests/tools/NAME.c -> build/tests/tools/NAME).
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps demo check unit unit-san e2e examples bench install clean
+.PHONY: all deps demo check unit unit-san e2e examples fuzz install clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -43,6 +48,25 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBS)
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# libFuzzer needs clang; the sources are compiled straight into each target.
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(fat_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz:
+	@DEB_PACKAGES="clang" tests/install-deps
+	@$(MAKE) -s $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_NAMES))
+	@for n in $(FUZZ_NAMES); do \
+	    mkdir -p build/fuzz/corpus-$$n && \
+	    build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/$$n.dict \
+	        build/fuzz/corpus-$$n tests/fuzz/corpus/$$n >build/fuzz/$$n.log 2>&1; \
+	    rc=$$?; tail -3 build/fuzz/$$n.log; [ $$rc -eq 0 ] || exit 1; \
+	done
+
 # Debian packages the build and the tests need; a no-op when all are present.
 deps:
 	@DEB_PACKAGES="$(DEB_PACKAGES)" tests/install-deps
@@ -54,8 +78,9 @@ demo: deps
 	@$(MAKE) -s all
 	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg) demo
 
-unit: $(UNIT_TESTS)
+unit: $(UNIT_TESTS) $(FUZZ_REPLAYS)
 	@tests/run-unit $(abspath $(UNIT_TESTS))
+	@for n in $(FUZZ_NAMES); do $(BUILD)/tests/replay_$$n tests/fuzz/corpus/$$n/* || exit 1; done
 
 # The unit tests again, under AddressSanitizer and UndefinedBehaviorSanitizer.
 unit-san:
