@@ -97,6 +97,7 @@ check: deps
 
 install: all
 	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(PREFIX)/bin/sdimg
+	install -D -m 0644 docs/sdimg.1 $(DESTDIR)$(PREFIX)/share/man/man1/sdimg.1
 
 clean:
 	rm -rf build
