@@ -1,6 +1,8 @@
 /* diag: collected user-facing messages (see diag.h). */
 #include "common/diag.h"
 
+#include "common/array.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +28,12 @@ static void diag_add(struct diag *d, enum diag_level level, const char *fmt, va_
 
 	if (vasprintf(&text, fmt, ap) < 0)
 		text = strdup("out of memory while reporting an error");
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 8;
-		struct diag_msg *msgs = realloc(d->msgs, cap * sizeof(*msgs));
-		if (!msgs) {
-			free(text);
-			/* keep at least the count right: the caller still sees a failure */
-			if (level == DIAG_ERROR)
-				d->errors++;
-			return;
-		}
-		d->msgs = msgs;
-		d->cap = cap;
+	if (array_grow((void **)&d->msgs, &d->cap, d->n + 1, sizeof(*d->msgs)) < 0) {
+		free(text);
+		/* keep at least the count right: the caller still sees a failure */
+		if (level == DIAG_ERROR)
+			d->errors++;
+		return;
 	}
 	d->msgs[d->n].level = level;
 	d->msgs[d->n].text = text;

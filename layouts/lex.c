@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+#include "common/strbuf.h"
+
 struct lexer {
 	const char *file;
 	const char *p;
@@ -14,46 +17,15 @@ struct lexer {
 	void *ctx;
 	struct diag *d;
 	struct tok_list *out;
-	/* growing buffer for the current string value */
-	char *buf;
-	size_t len, cap;
+	struct strbuf buf; /* the current string value */
 };
-
-static int buf_put(struct lexer *lx, char c)
-{
-	if (lx->len + 1 >= lx->cap) {
-		size_t cap = lx->cap ? lx->cap * 2 : 64;
-		char *b = realloc(lx->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		lx->buf = b;
-		lx->cap = cap;
-	}
-	lx->buf[lx->len++] = c;
-	lx->buf[lx->len] = '\0';
-	return 0;
-}
-
-static int buf_puts(struct lexer *lx, const char *s)
-{
-	for (; *s; s++)
-		if (buf_put(lx, *s) < 0)
-			return -ENOMEM;
-	return 0;
-}
 
 static int emit(struct lexer *lx, enum tok_type type, const char *text, size_t n, int line)
 {
 	struct tok_list *l = lx->out;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct tok *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (array_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
+		return -ENOMEM;
 	char *copy = strndup(text, n);
 	if (!copy)
 		return -ENOMEM;
@@ -97,7 +69,7 @@ static int expand_var(struct lexer *lx)
 				"with --set %s=VALUE, or write ${%s:-DEFAULT})",
 				lx->file, lx->line, expr, expr, expr);
 	else
-		rc = buf_puts(lx, value);
+		rc = strbuf_puts(&lx->buf, value);
 	free(expr);
 	lx->p = end + 1;
 	return rc;
@@ -114,7 +86,7 @@ static int octal_escape(struct lexer *lx)
 		return diag_error(lx->d, "%s:%d: invalid octal escape '\\%.*s'", lx->file,
 				  lx->line, n, lx->p);
 	lx->p += n;
-	return buf_put(lx, (char)v);
+	return strbuf_putc(&lx->buf, (char)v);
 }
 
 static int hex_value(char c)
@@ -152,88 +124,76 @@ static int dq_escape(struct lexer *lx)
 		lx->p += 2;
 		if (hex_value(*lx->p) >= 0)
 			v = v * 16 + hex_value(*lx->p++);
-		return buf_put(lx, (char)v);
+		return strbuf_putc(&lx->buf, (char)v);
 	}
 	lx->p++;
 	k = strchr(from, c);
-	return buf_put(lx, k ? to[k - from] : c);
+	return strbuf_putc(&lx->buf, k ? to[k - from] : c);
 }
 
-static int lex_dq_string(struct lexer *lx)
+/* A character taken as it is (a newline in a string counts as a line). */
+static int plain_char(struct lexer *lx)
+{
+	if (*lx->p == '\n')
+		lx->line++;
+	return strbuf_putc(&lx->buf, *lx->p++);
+}
+
+/* One piece of a double-quoted string: an escape, a ${VAR}, or a character. */
+static int dq_piece(struct lexer *lx)
+{
+	if (*lx->p == '\\') {
+		lx->p++;
+		return dq_escape(lx);
+	}
+	if (lx->p[0] == '$' && lx->p[1] == '{')
+		return expand_var(lx);
+	return plain_char(lx);
+}
+
+/* One piece of a single-quoted string: only \' and \\ are escapes, and \ newline. */
+static int sq_piece(struct lexer *lx)
+{
+	if (lx->p[0] == '\\' && lx->p[1] == '\n') {
+		lx->line++;
+		lx->p += 2;
+		return 0;
+	}
+	if (lx->p[0] == '\\' && (lx->p[1] == '\\' || lx->p[1] == '\'')) {
+		lx->p += 2;
+		return strbuf_putc(&lx->buf, lx->p[-1]);
+	}
+	return plain_char(lx);
+}
+
+static int lex_quoted(struct lexer *lx, char quote, int (*piece)(struct lexer *))
 {
 	int line = lx->line;
-	int rc = 0;
+	int rc = strbuf_reset(&lx->buf);
 
 	lx->p++;
-	lx->len = 0;
-	if (buf_put(lx, '\0') < 0) /* make buf non-NULL */
-		return -ENOMEM;
-	lx->len = 0;
-	while (rc == 0 && *lx->p != '"') {
+	while (rc == 0 && *lx->p != quote) {
 		if (*lx->p == '\0')
-			return diag_error(lx->d, "%s:%d: string not closed (a '\"' is missing)",
-					  lx->file, line);
-		if (*lx->p == '\\') {
-			lx->p++;
-			rc = dq_escape(lx);
-		} else if (lx->p[0] == '$' && lx->p[1] == '{') {
-			rc = expand_var(lx);
-		} else {
-			if (*lx->p == '\n')
-				lx->line++;
-			rc = buf_put(lx, *lx->p++);
-		}
+			return diag_error(lx->d, "%s:%d: string not closed (a %c is missing)",
+					  lx->file, line, quote);
+		rc = piece(lx);
 	}
 	if (rc < 0)
 		return rc;
 	lx->p++;
-	return emit(lx, TOK_STRING, lx->buf, lx->len, line);
-}
-
-static int lex_sq_string(struct lexer *lx)
-{
-	int line = lx->line;
-	int rc = 0;
-
-	lx->p++;
-	lx->len = 0;
-	if (buf_put(lx, '\0') < 0)
-		return -ENOMEM;
-	lx->len = 0;
-	while (rc == 0 && *lx->p != '\'') {
-		if (*lx->p == '\0')
-			return diag_error(lx->d, "%s:%d: string not closed (a \"'\" is missing)",
-					  lx->file, line);
-		if (lx->p[0] == '\\' && lx->p[1] == '\n') {
-			lx->line++;
-			lx->p += 2;
-		} else if (lx->p[0] == '\\' && (lx->p[1] == '\\' || lx->p[1] == '\'')) {
-			rc = buf_put(lx, lx->p[1]);
-			lx->p += 2;
-		} else {
-			if (*lx->p == '\n')
-				lx->line++;
-			rc = buf_put(lx, *lx->p++);
-		}
-	}
-	if (rc < 0)
-		return rc;
-	lx->p++;
-	return emit(lx, TOK_STRING, lx->buf, lx->len, line);
+	return emit(lx, TOK_STRING, lx->buf.s, lx->buf.len, line);
 }
 
 static int lex_bare_var(struct lexer *lx)
 {
 	int line = lx->line;
+	int rc = strbuf_reset(&lx->buf);
 
-	lx->len = 0;
-	if (buf_put(lx, '\0') < 0)
-		return -ENOMEM;
-	lx->len = 0;
-	int rc = expand_var(lx);
+	if (rc == 0)
+		rc = expand_var(lx);
 	if (rc < 0)
 		return rc;
-	return emit(lx, TOK_STRING, lx->buf, lx->len, line);
+	return emit(lx, TOK_STRING, lx->buf.s, lx->buf.len, line);
 }
 
 static void skip_line_comment(struct lexer *lx)
@@ -297,9 +257,9 @@ static int lex_one(struct lexer *lx)
 	if (p[0] == '/' && p[1] == '*')
 		return skip_block_comment(lx);
 	if (*p == '"')
-		return lex_dq_string(lx);
+		return lex_quoted(lx, '"', dq_piece);
 	if (*p == '\'')
-		return lex_sq_string(lx);
+		return lex_quoted(lx, '\'', sq_piece);
 	if (p[0] == '$' && p[1] == '{')
 		return lex_bare_var(lx);
 	int rc = lex_symbol(lx);
@@ -323,7 +283,7 @@ int lex_text(const char *file, const char *text, lex_lookup_fn lookup, void *ctx
 
 	while (rc == 0 && *lx.p)
 		rc = lex_one(&lx);
-	free(lx.buf);
+	strbuf_release(&lx.buf);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", file);
 	return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "layouts/layouts.h"
 #include "layouts/plan_priv.h"
 
@@ -40,14 +41,8 @@ int planner_add(struct planner *pl, const struct plan_region *r)
 {
 	struct plan *p = pl->p;
 
-	if (p->n_regions == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 16;
-		struct plan_region *v = realloc(p->regions, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		p->regions = v;
-		pl->cap = cap;
-	}
+	if (array_grow((void **)&p->regions, &pl->cap, p->n_regions + 1, sizeof(*p->regions)) < 0)
+		return -ENOMEM;
 	p->regions[p->n_regions++] = *r;
 	return 0;
 }

@@ -8,12 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int read_all(int fd, char *buf, size_t size, size_t *ret_len)
+#include "common/array.h"
+
+/* Reads all of @fd into *@buf (capacity *@cap), at most READFILE_MAX + 1 bytes. */
+static int read_all(int fd, char **buf, size_t *cap, size_t *ret_len)
 {
 	size_t len = 0;
 
-	while (len < size) {
-		ssize_t n = read(fd, buf + len, size - len);
+	for (;;) {
+		if (array_grow((void **)buf, cap, len + 4096 + 1, 1) < 0)
+			return -ENOMEM;
+		ssize_t n = read(fd, *buf + len, *cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -21,7 +26,10 @@ static int read_all(int fd, char *buf, size_t size, size_t *ret_len)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len > READFILE_MAX)
+			return -EFBIG;
 	}
+	(*buf)[len] = '\0';
 	*ret_len = len;
 	return 0;
 }
@@ -30,38 +38,24 @@ int read_text_file(const char *path, char **ret_text)
 {
 	struct stat st;
 	char *buf = NULL;
-	size_t len = 0;
+	size_t cap = 0, len = 0;
 	int rc = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
+	if (fstat(fd, &st) < 0)
 		rc = -errno;
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	else if (S_ISDIR(st.st_mode))
 		rc = -EISDIR;
-		goto out;
-	}
-	/* one byte more than the limit tells a too large file (or a growing pipe) apart */
-	buf = malloc(READFILE_MAX + 2);
-	if (!buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = read_all(fd, buf, READFILE_MAX + 1, &len);
-	if (rc == 0 && len > READFILE_MAX)
-		rc = -EFBIG;
+	else
+		rc = read_all(fd, &buf, &cap, &len);
 	if (rc == 0 && memchr(buf, '\0', len))
 		rc = -EILSEQ;
 	if (rc == 0) {
-		buf[len] = '\0';
-		char *shrunk = realloc(buf, len + 1);
-		*ret_text = shrunk ? shrunk : buf;
+		*ret_text = buf;
 		buf = NULL;
 	}
-out:
 	free(buf);
 	close(fd);
 	return rc;

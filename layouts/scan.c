@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+#include "common/strbuf.h"
 #include "layouts/lex.h"
 #include "layouts/readfile.h"
 
@@ -21,9 +23,7 @@ struct scanner {
 	struct scan *s;
 	struct diag *d;
 	const struct layout_options *opts;
-	/* the clean text being written */
-	char *out;
-	size_t len, cap;
+	struct strbuf out; /* the clean text being written */
 	unsigned cur_file;
 	int cur_line;
 	size_t lines_cap;
@@ -34,21 +34,6 @@ struct scanner {
 	const char *include_chain[MAX_INCLUDE_DEPTH];
 	size_t n_chain;
 };
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t cap2 = *cap ? *cap * 2 : 16;
-	while (cap2 < need)
-		cap2 *= 2;
-	void *p = realloc(*v, cap2 * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = cap2;
-	return 0;
-}
 
 static const char *lookup_var(void *ctx, const char *name)
 {
@@ -66,25 +51,12 @@ static const char *lookup_var(void *ctx, const char *name)
 
 static int out_putc(struct scanner *sc, char c)
 {
-	if (sc->len + 2 > sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 4096;
-		char *o = realloc(sc->out, cap);
-		if (!o)
-			return -ENOMEM;
-		sc->out = o;
-		sc->cap = cap;
-	}
-	sc->out[sc->len++] = c;
-	sc->out[sc->len] = '\0';
-	return 0;
+	return strbuf_putc(&sc->out, c);
 }
 
 static int out_puts(struct scanner *sc, const char *str)
 {
-	for (; *str; str++)
-		if (out_putc(sc, *str) < 0)
-			return -ENOMEM;
-	return 0;
+	return strbuf_puts(&sc->out, str);
 }
 
 /* Starts a new line of clean text for a token of (file, line) when it is not the current. */
@@ -96,7 +68,7 @@ static int out_position(struct scanner *sc, unsigned file, int line)
 		return out_putc(sc, ' ');
 	if (s->n_lines && out_putc(sc, '\n') < 0)
 		return -ENOMEM;
-	if (grow((void **)&s->lines, &sc->lines_cap, s->n_lines + 1, sizeof(*s->lines)) < 0)
+	if (array_grow((void **)&s->lines, &sc->lines_cap, s->n_lines + 1, sizeof(*s->lines)) < 0)
 		return -ENOMEM;
 	s->lines[s->n_lines++] = (struct scan_line){ .file = file, .line = line };
 	sc->cur_file = file;
@@ -139,10 +111,8 @@ static int out_token(struct scanner *sc, unsigned file, const struct tok *t)
 
 static int add_file(struct scan *s, const char *name, unsigned *ret_index)
 {
-	char **v = realloc(s->files, (s->n_files + 1) * sizeof(*v));
-	if (!v)
+	if (array_grow((void **)&s->files, &s->files_cap, s->n_files + 1, sizeof(*s->files)) < 0)
 		return -ENOMEM;
-	s->files = v;
 	if (!(s->files[s->n_files] = strdup(name)))
 		return -ENOMEM;
 	*ret_index = (unsigned)s->n_files++;
@@ -153,11 +123,10 @@ static int add_section(struct scanner *sc, const char *name, const char *title, 
 		       int line)
 {
 	struct scan *s = sc->s;
-	struct scan_section *v = realloc(s->sections, (s->n_sections + 1) * sizeof(*v));
-
-	if (!v)
+	if (array_grow((void **)&s->sections, &s->sections_cap, s->n_sections + 1,
+		       sizeof(*s->sections)) < 0)
 		return -ENOMEM;
-	s->sections = v;
+	struct scan_section *v = s->sections;
 	v[s->n_sections] = (struct scan_section){
 		.name = strdup(name),
 		.title = title ? strdup(title) : NULL,
@@ -167,7 +136,7 @@ static int add_section(struct scanner *sc, const char *name, const char *title, 
 	if (!v[s->n_sections].name || (title && !v[s->n_sections].title))
 		return -ENOMEM;
 	s->n_sections++;
-	if (grow((void **)&sc->stack, &sc->stack_cap, sc->depth + 1, sizeof(*sc->stack)) < 0)
+	if (array_grow((void **)&sc->stack, &sc->stack_cap, sc->depth + 1, sizeof(*sc->stack)) < 0)
 		return -ENOMEM;
 	sc->stack[sc->depth++] = s->n_sections - 1;
 	return 0;
@@ -207,10 +176,9 @@ static int add_key(struct scanner *sc, const char *name, unsigned file, int line
 				  section_label(s, sec, label, sizeof(label)),
 				  s->files[k->where.file], k->where.line);
 	}
-	struct scan_key *v = realloc(s->keys, (s->n_keys + 1) * sizeof(*v));
-	if (!v)
+	if (array_grow((void **)&s->keys, &s->keys_cap, s->n_keys + 1, sizeof(*s->keys)) < 0)
 		return -ENOMEM;
-	s->keys = v;
+	struct scan_key *v = s->keys;
 	v[s->n_keys] = (struct scan_key){ .section = sec, .name = strdup(name), .where = { file, line } };
 	if (!v[s->n_keys].name)
 		return -ENOMEM;
@@ -405,8 +373,8 @@ int scan_layout(const char *name, const char *text, const struct layout_options 
 
 	memset(s, 0, sizeof(*s));
 	/* section 0: the top level */
-	s->sections = calloc(1, sizeof(*s->sections));
-	if (!s->sections || !(s->sections[0].name = strdup("")))
+	if (array_grow((void **)&s->sections, &s->sections_cap, 1, sizeof(*s->sections)) < 0 ||
+	    !(s->sections[0] = (struct scan_section){ .name = strdup("") }).name)
 		return diag_error(d, "%s: out of memory", name);
 	s->n_sections = 1;
 	if (!text) {
@@ -420,7 +388,7 @@ int scan_layout(const char *name, const char *text, const struct layout_options 
 	rc = scan_file(&sc, name, text);
 	if (rc == 0) /* never empty: fmemopen() wants at least one byte */
 		rc = out_putc(&sc, '\n');
-	s->text = sc.out;
+	s->text = sc.out.s;
 	free(sc.stack);
 	free(owned);
 	return rc;

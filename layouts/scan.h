@@ -52,6 +52,7 @@ struct scan {
 	size_t n_sections;
 	struct scan_key *keys;
 	size_t n_keys;
+	size_t files_cap, sections_cap, keys_cap; /* allocated lengths of the arrays */
 };
 
 /*
