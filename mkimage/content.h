@@ -1,0 +1,51 @@
+/*
+ * content: what goes into one FAT partition, gathered from the layout's tree, file and dir
+ * entries in file order, with LAYOUT.md's overlay rule: a later entry replaces an earlier
+ * one at the same FAT path (compared as FAT compares: case-insensitively); two directories
+ * at one path merge. Two names that FAT sees as equal from one source are an error.
+ * Private to mkimage/.
+ */
+#ifndef SDIMG_MKIMAGE_CONTENT_H
+#define SDIMG_MKIMAGE_CONTENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+#include "layouts/layouts.h"
+
+struct content_node {
+	char *path;      /* FAT path as it will be written: "/a/b" (owned) */
+	char *key;       /* the path folded as FAT compares names (owned) */
+	bool is_dir;
+	char *host_path; /* a file's bytes come from this host file (owned), or ... */
+	const char *text;/* ... are this text (borrowed from the layout) */
+	uint64_t size;
+	int64_t mtime;
+	uint32_t mtime_ns;
+	unsigned attrs;
+	bool first;
+	size_t source;   /* index of the layout entry that put it here */
+	char *origin;    /* where it comes from, for messages (owned) */
+	bool removed;    /* replaced by a later entry */
+};
+
+struct content {
+	struct content_node *nodes;
+	size_t n, cap;
+	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
+	size_t index_cap;
+};
+
+/*
+ * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
+ * Host paths are resolved against l->input_dir. Timestamps follow image.mtime.
+ * Returns 0 or a negative errno with one message per problem in @d.
+ */
+int content_gather(const struct layout *l, const struct layout_partition *p,
+		   struct content *c, struct diag *d);
+
+void content_release(struct content *c);
+
+#endif

@@ -1,0 +1,185 @@
+/* Unit tests of mkimage/ parts: derived ids, the GPT CRC, gathering a FAT partition's files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "layouts/values.h"
+#include "mkimage/build_priv.h"
+#include "mkimage/content.h"
+#include "mkimage/gpt_move.h"
+
+/* Expected values computed outside: printf '%s\n%s' SEED PURPOSE | sha256sum */
+static void test_ids_follow_the_documented_rule(void **state)
+{
+	struct layout_guid g;
+	char text[37];
+
+	(void)state;
+	assert_int_equal(id_mbr_disk("rpi4-v1"), 0x93cc8d25);
+	id_gpt_disk("rpi4-v1", &g);
+	guid_format(&g, text);
+	assert_string_equal(text, "AE4F6180-B6B7-4B2F-9D6F-20A26B8F5B62");
+	assert_int_equal(id_volume("rpi4-v1", "boot"), 0x1fb8be9b);
+	id_partition_uuid("rpi4-v1", "rootfs", &g);
+	guid_format(&g, text);
+	assert_string_equal(text, "B2CD68AD-ED7B-454D-AF25-816AC409EA81");
+}
+
+static void test_gpt_crc32(void **state)
+{
+	(void)state;
+	assert_int_equal(gpt_crc32("123456789", 9), 0xcbf43926); /* the CRC-32 check value */
+	assert_int_equal(gpt_crc32("", 0), 0);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static struct layout *load(const char *text)
+{
+	struct layout_options o = { .input_dir = "in" };
+	struct layout *l = NULL;
+	struct diag d;
+
+	diag_init(&d);
+	if (layout_load_text("t.layout", text, &o, &d, &l) != 0)
+		diag_print(&d, stderr, "  diag");
+	diag_release(&d);
+	assert_non_null(l);
+	return l;
+}
+
+static const struct content_node *live(const struct content *c, const char *path)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->nodes[i].removed && strcmp(c->nodes[i].path, path) == 0)
+			return &c->nodes[i];
+	return NULL;
+}
+
+static size_t live_count(const struct content *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += !c->nodes[i].removed;
+	return n;
+}
+
+static void test_gather_overlay(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p in/a/sub in/b/Sub && ln -sf ../a/x in/b/link"), 0);
+	write_text("in/a/x", "ax");
+	write_text("in/a/sub/y", "ay");
+	write_text("in/b/X", "bX!"); /* replaces /x: FAT sees X and x as one name */
+	write_text("in/b/Sub/z", "bz");
+	write_text("in/cfg", "config");
+	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"a\" }\n"
+				"tree \"/\" { from = \"b\" }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
+				"file \"/n.txt\" { content = \"hello\" attrs = \"hidden\" }\n dir \"/logs\" {} }\n");
+	diag_init(&d);
+	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	assert_null(live(&c, "/x"));
+	assert_int_equal(live(&c, "/X")->size, 3);
+	assert_non_null(live(&c, "/sub")); /* /Sub merged into /sub: directories merge */
+	assert_non_null(live(&c, "/Sub/z"));
+	assert_string_equal(live(&c, "/sub/y")->host_path, "in/cfg");
+	assert_true(live(&c, "/sub/y")->first);
+	assert_int_equal(live(&c, "/link")->size, 2); /* a link that resolves is followed */
+	assert_string_equal(live(&c, "/n.txt")->text, "hello");
+	assert_int_equal(live(&c, "/n.txt")->attrs, LAYOUT_ATTR_HIDDEN);
+	assert_true(live(&c, "/logs")->is_dir);
+	assert_int_equal(live_count(&c), 7);
+	assert_int_equal(live(&c, "/X")->mtime, 315532800);
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
+}
+
+static void expect_gather_error(const char *layout, const char *needle)
+{
+	struct content c = { 0 };
+	struct diag d;
+	struct layout *l = load(layout);
+
+	diag_init(&d);
+	assert_int_not_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	if (!diag_has(&d, needle)) {
+		fprintf(stderr, "  expected: %s\n", needle);
+		diag_print(&d, stderr, "  diag");
+	}
+	assert_true(diag_has(&d, needle));
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
+}
+
+static void test_gather_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(system("mkdir -p in/clash in/dang in/fifo in/loop/d && touch in/clash/README in/clash/readme"
+				" && ln -sf nowhere in/dang/l && mkfifo in/fifo/f && ln -sf .. in/loop/d/up"), 0);
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"clash\" } }",
+			    "in/clash/README and in/clash/readme: FAT sees the two names as equal");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"dang\" } }",
+			    "in/dang/l: dangling symbolic link");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"fifo\" } }",
+			    "in/fifo/f: a fifo cannot go on a FAT file system");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"loop\" } }",
+			    "in/loop/d/up: symbolic link loop");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"missing\" } }",
+			    "in/missing: No such file or directory");
+	expect_gather_error("partition p { type = fat\n\n tree \"/\" { from = \"cfg\" } }",
+			    "t.layout:3: tree '/': in/cfg is not a folder");
+	expect_gather_error("partition p { type = fat\n file \"/f\" { from = \"clash\" } }",
+			    "t.layout:2: file '/f': in/clash is a folder (use tree)");
+}
+
+static void test_gather_mtime_source(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p in/m && touch -d @1000000000 in/m/old && touch -d @2000000000 in/m/new"), 0);
+	struct layout_options o = { .input_dir = "in", .source_date_epoch = "1500000000" };
+	struct layout *l = NULL;
+	diag_init(&d);
+	assert_int_equal(layout_load_text("t.layout", "image { mtime = source }\npartition p { type = fat\n"
+				     " tree \"/\" { from = \"m\" } }", &o, &d, &l), 0);
+	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	assert_int_equal(live(&c, "/old")->mtime, 1000000000);
+	assert_int_equal(live(&c, "/new")->mtime, 1500000000); /* clamped to SOURCE_DATE_EPOCH */
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ids_follow_the_documented_rule),
+		cmocka_unit_test(test_gpt_crc32),
+		cmocka_unit_test(test_gather_overlay),
+		cmocka_unit_test(test_gather_errors),
+		cmocka_unit_test(test_gather_mtime_source),
+	};
+	return cmocka_run_group_tests_name("mkimage", tests, NULL, NULL);
+}
