@@ -3,10 +3,11 @@
  *
  *   fatwrite [-t 12|16|32] [-c CLUSTER] [-f FATS] [-e ROOT_ENTRIES] [-r RESERVED]
  *            [-a DATA_ALIGN] [-o OFFSET] [-l LABEL] [-i VOLID] [-n OEM] [-T TIME] [-F NFD]
- *            [-s] OUT SIZE|auto DIR
+ *            [-1 FATPATH] [-s] OUT SIZE|auto DIR
  *
  * OUT is created (or truncated) with OFFSET + SIZE bytes and the volume is written at OFFSET.
- * SIZE "auto" uses fat_min_size(). -s prints the geometry. Files get their own mtime unless
+ * SIZE "auto" uses fat_min_size(). -1 marks one FAT path ("/MLO") `first` in its folder.
+ * -s prints the geometry. Files get their own mtime unless
  * -T fixes one. At most NFD files (default 256) are read through their fd (copy_file_range);
  * the rest through the read callback, which opens the file on each call.
  */
@@ -28,6 +29,7 @@ struct run {
 	int fixed_time;
 	int64_t time;
 	int fd_budget;
+	const char *first; /* FAT path given the first flag */
 	char **paths; /* host paths handed to the callback, freed at the end */
 	size_t n_paths;
 };
@@ -94,7 +96,8 @@ static int add_entry(struct run *run, const char *host, const char *fat, const s
 	struct fat_meta m = { .mtime = run->fixed_time ? run->time : st->st_mtim.tv_sec,
 			      .mtime_ns = run->fixed_time ? 0 : (uint32_t)st->st_mtim.tv_nsec,
 			      .attrs = S_ISDIR(st->st_mode) ? 0 : FAT_ATTR_ARCHIVE,
-			      .origin = host };
+			      .origin = host,
+			      .first = run->first && !strcmp(run->first, fat) };
 	struct fat_source src = { .fd = -1 };
 
 	if (S_ISDIR(st->st_mode))
@@ -123,7 +126,7 @@ static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:s")) != -1) {
+	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:1:s")) != -1) {
 		switch (c) {
 		case 't': o->type = (enum fat_type)atoi(optarg); break;
 		case 'c': o->cluster_size = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -137,6 +140,7 @@ static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run
 		case 'n': o->oem_name = optarg; break;
 		case 'T': run->fixed_time = 1; run->time = strtoll(optarg, NULL, 0); break;
 		case 'F': run->fd_budget = atoi(optarg); break;
+		case '1': run->first = optarg; break;
 		case 's': *show = 1; break;
 		default: return -1;
 		}

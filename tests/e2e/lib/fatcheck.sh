@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # le IMG OFFSET LEN: the little-endian unsigned number at byte OFFSET of IMG.
 le() {
-    od -An -tu1 -j "$2" -N "$3" "$1" | awk '{ for (i = NF; i >= 1; i--) v = v * 256 + $i } END { printf "%d\n", v }'
+    od -An -tu1 -j "$2" -N "$3" "$1" | awk '{ for (i = NF; i >= 1; i--) v = v * 256 + $i } END { printf "%.0f\n", v }'
 }
 
 # data_start IMG VOLOFF: byte offset (from the image start) of cluster 2, from the boot sector.
@@ -39,7 +39,7 @@ mtools_same() {
         mcopy -s -p -Q -i "$1" '::/*' mt.out/ 2>mt.err || fail "mcopy -i $1: $(cat mt.err)"
     fi
     diff -r "$2" mt.out >diff.out 2>&1 || fail "mcopy tree differs from $2: $(head -20 diff.out)"
-    mdir -/ -i "$1" ::/ >/dev/null || fail "mdir -i $1"
+    mdir -i "$1" ::/ >/dev/null || fail "mdir -i $1"
 }
 
 # sevenz_same IMG SRC: 7z lists the volume and extracts a tree identical to SRC.
