@@ -156,8 +156,8 @@ static int prepare_dir(struct fat_node *dir, struct diag *d)
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		r = prepare_name(dir->kids[i], d);
-	if (r)
-		return r;
+	if (r || !dir->n_kids)
+		goto out;
 	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), cmp_entry_order);
 	r = check_equal_names(dir, d);
 	if (!r)
@@ -171,6 +171,7 @@ static int prepare_dir(struct fat_node *dir, struct diag *d)
 		r = diag_error(d, "%s: %" PRIu64 " directory entries (long names included); a FAT "
 				  "directory holds at most 65536", fat_node_where(dir, where,
 				  sizeof(where)), entries);
+out:
 	dir->n_entries = (uint32_t)entries;
 	return r;
 }
