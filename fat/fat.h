@@ -1,0 +1,318 @@
+/*
+ * fat: write FAT12/16/32 volumes in-process, and read them back.
+ *
+ * The module knows nothing of layouts or partition tables. A caller
+ *   1. resolves a geometry with fat_params() (or fat_sd_format() for a whole SD card),
+ *   2. builds a tree with fat_tree_new(), fat_tree_add_dir() and fat_tree_add_file(),
+ *   3. writes it with fat_write() into a pre-sized, zero (sparse) output file at the volume's
+ *      byte offset; fat_min_size() tells how small the volume may be for a tree.
+ * The reader (fat_vol_open() ...) validates a volume and lists and reads its files.
+ *
+ * Facts and sources: shared/REFERENCE-sd-fat.md (fatgen103, SD Part 2 as rebuilt there).
+ * Every function reports user-facing problems into a struct diag and returns 0 on success or
+ * a negative errno value.
+ *
+ * Timestamps: FAT stores local-less DOS date/time; sdimg always encodes UTC. DOS dates cannot
+ * hold times before 1980-01-01 00:00:00 or after 2107-12-31 23:59:59: such times are clamped
+ * to those limits (no message).
+ */
+#ifndef SDIMG_FAT_H
+#define SDIMG_FAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/diag.h"
+
+#define FAT_SECTOR 512u
+
+/* Requested FAT type. FAT_AUTO lets the SD table and the cluster count decide. */
+enum fat_type {
+	FAT_AUTO = 0,
+	FAT_12 = 12,
+	FAT_16 = 16,
+	FAT_32 = 32,
+};
+
+/* Directory entry attribute bits (fatgen103 DIR_Attr). */
+#define FAT_ATTR_READONLY 0x01
+#define FAT_ATTR_HIDDEN 0x02
+#define FAT_ATTR_SYSTEM 0x04
+#define FAT_ATTR_VOLUME 0x08
+#define FAT_ATTR_DIR 0x10
+#define FAT_ATTR_ARCHIVE 0x20
+
+/*
+ * The settings of a volume, as LAYOUT.md's `fat { }` exposes them. Zero/NULL means "default".
+ * Strings are borrowed for the duration of the call that takes the struct.
+ */
+struct fat_opts {
+	enum fat_type type;	/* FAT_AUTO, FAT_12, FAT_16 or FAT_32 */
+	uint32_t cluster_size;	/* bytes, 512..64K power of two; 0: from the SD table */
+	unsigned fats;		/* 1 or 2; 0: 2 */
+	unsigned root_entries;	/* FAT12/16 root entries, multiple of 16; 0: 512 */
+	unsigned reserved;	/* reserved sectors fixed by hand; 0: computed */
+	uint64_t data_align;	/* bytes from the DISK start; cluster 2 lands on a multiple; 0: none */
+	const char *label;	/* volume label, up to 11 characters; NULL: none ("NO NAME") */
+	uint32_t volume_id;	/* volume serial (the caller derives it, e.g. from a seed) */
+	const char *oem_name;	/* up to 8 characters; NULL: "MSWIN4.1" */
+};
+
+/* A resolved volume geometry: everything fat_write() needs to lay out the volume. */
+struct fat_geom {
+	enum fat_type type;	 /* FAT_12, FAT_16 or FAT_32 */
+	uint32_t sec_per_clus;	 /* sectors per cluster */
+	uint32_t cluster_size;	 /* bytes per cluster */
+	uint32_t reserved;	 /* reserved sectors (boot sector included) */
+	uint32_t fats;		 /* number of FAT copies */
+	uint32_t fat_sectors;	 /* sectors per FAT copy */
+	uint32_t root_entries;	 /* FAT12/16 root directory entries; 0 on FAT32 */
+	uint32_t root_sectors;	 /* sectors of the FAT12/16 root directory; 0 on FAT32 */
+	uint32_t clusters;	 /* count of data clusters (cluster numbers 2..clusters+1) */
+	uint32_t total_sectors;	 /* sectors in the volume = BPB total sectors */
+	uint32_t hidden_sectors; /* volume start on the disk in sectors = BPB_HiddSec */
+	uint64_t data_offset;	 /* byte offset of cluster 2 from the start of the VOLUME */
+	uint16_t sec_per_track;	 /* CHS geometry written to the BPB */
+	uint16_t heads;
+	uint32_t volume_id;
+	uint8_t label[11];	 /* space padded; "NO NAME    " when none */
+	bool has_label;		 /* a volume-label entry goes into the root directory */
+	uint8_t oem_name[8];	 /* space padded */
+};
+
+/*
+ * fat_params - choose the geometry of a volume.
+ * @o:          the settings (NULL: all defaults)
+ * @vol_bytes:  size of the volume in bytes (a multiple of 512, at most 2 TiB - 512)
+ * @vol_offset: byte offset of the volume on the disk (a multiple of 512): hidden sectors and
+ *              the data-align reference point
+ * @ret:        the resolved geometry
+ * @d:          messages
+ *
+ * Defaults come from the SD Association's table by volume size (FAT12 16 sectors/cluster up to
+ * 8 MiB, FAT12 32 up to 64 MiB, FAT16 32 up to 1 GiB, FAT16 64 up to 2 GiB, FAT32 64 above).
+ * The cluster count then decides, keeping at least 16 clusters away from 4085 and 65525.
+ * Fallback when the table's choice fails (all defaults): (1) the FAT type follows the count
+ * with the table's cluster size; (2) when the count sits within 16 of an edge, the cluster size
+ * is halved (the count doubles, clear into the next type). With a forced type and a default
+ * cluster size, the working cluster size nearest the table's is taken (ties: the larger).
+ * Explicit settings are never changed: an impossible combination is an error that lists what
+ * would work. data-align pads the reserved sectors (unless @o->reserved is set, in which case
+ * a misaligned result is an error).
+ *
+ * Returns: 0, or -EINVAL with a message in @d.
+ */
+int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+	       struct fat_geom *ret, struct diag *d);
+
+/* Where the SD formatter puts the single FAT partition of a card, and its geometry. */
+struct fat_sd_layout {
+	uint32_t part_start;   /* partition start sector (= geom.hidden_sectors) */
+	uint32_t part_sectors; /* partition size in sectors: to the end of the card */
+	uint32_t boundary;     /* the boundary unit BU in sectors */
+	uint8_t mbr_type;      /* MBR system id the SD formatter uses (0x01/04/06/0B/0C) */
+	struct fat_geom geom;
+};
+
+/*
+ * fat_sd_format - lay a whole card out exactly as the SD Association's formatter does.
+ * @o:            settings; label, volume_id and oem_name are honoured; type, cluster_size,
+ *                fats, root_entries and reserved must be 0 or equal to the SD values
+ * @card_sectors: size of the card in 512-byte sectors
+ * @ret:          partition start and size and the volume geometry
+ * @d:            messages
+ *
+ * FAT12/16: the partition start absorbs the misalignment; FAT32: the reserved sectors do.
+ * When the table's FAT12 gives too many clusters for FAT12 (a 2^17-sector card), FAT16 is
+ * used; a legal count within 16 of an edge is kept (as the formatter does) with a warning.
+ * Cards over 32 GiB are SDXC, which the formatter writes as exFAT: an error.
+ *
+ * Returns: 0, or -EINVAL with a message in @d.
+ */
+int fat_sd_format(const struct fat_opts *o, uint64_t card_sectors, struct fat_sd_layout *ret,
+		  struct diag *d);
+
+/* ---- The tree of directories and files ---- */
+
+/* An opaque tree of directories and files; all paths are absolute FAT paths in UTF-8. */
+struct fat_tree;
+
+/*
+ * Where a file's bytes come from. Either a host fd (read from @offset, @fd stays the caller's
+ * and must stay open until fat_write() returns) or, when @read is set, a callback that fills
+ * @buf with @len bytes at @off of the file and returns 0 or a negative errno.
+ */
+struct fat_source {
+	int fd;
+	uint64_t offset;
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+	void *ctx;
+};
+
+/* Metadata of a node. */
+struct fat_meta {
+	int64_t mtime;	    /* seconds since the epoch, UTC */
+	uint32_t mtime_ns;  /* nanoseconds (the 10 ms creation field keeps part of it) */
+	uint8_t attrs;	    /* FAT_ATTR_READONLY/HIDDEN/SYSTEM/ARCHIVE */
+	bool first;	    /* place this entry first in its directory */
+	const char *origin; /* where it comes from, for messages (NULL: the FAT path); copied */
+};
+
+/*
+ * fat_tree_new - an empty tree (the root directory only).
+ * @timestamp: seconds since the epoch given to directories created implicitly as parents and
+ *             to the volume-label entry
+ *
+ * Returns: the tree, or NULL when out of memory. Free with fat_tree_free().
+ */
+struct fat_tree *fat_tree_new(int64_t timestamp);
+
+/* fat_tree_free - frees @t and every node. Accepts NULL. */
+void fat_tree_free(struct fat_tree *t);
+
+/*
+ * fat_tree_add_dir - adds a directory (and any missing parents).
+ * @t:    the tree
+ * @path: "/a/b"; adding an existing directory again updates its metadata
+ * @m:    metadata (NULL: timestamp of the tree, no attributes)
+ * @d:    messages
+ *
+ * Names are checked when the tree is laid out (fat_write(), fat_min_size()).
+ * Returns: 0, -EEXIST/-EINVAL with a message (a file is in the way), -ENOMEM.
+ */
+int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta *m,
+		     struct diag *d);
+
+/*
+ * fat_tree_add_file - adds a file (and any missing parent directories).
+ * @t:    the tree
+ * @path: "/a/b.txt"; must not exist yet
+ * @size: file size in bytes (less than 4 GiB)
+ * @src:  where its bytes come from (copied; unused when @size is 0)
+ * @m:    metadata (NULL: timestamp of the tree, no attributes)
+ * @d:    messages
+ *
+ * Returns: 0, -EEXIST/-EINVAL/-EFBIG with a message naming the path, or -ENOMEM.
+ */
+int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
+		      const struct fat_source *src, const struct fat_meta *m, struct diag *d);
+
+/*
+ * fat_min_size - the smallest volume that holds @t with the settings @o.
+ * @t:          the tree
+ * @o:          settings (as for fat_params())
+ * @vol_offset: the volume's byte offset on the disk (matters with data-align)
+ * @ret_bytes:  smallest volume size in bytes (a multiple of 512) for which fat_params()
+ *              succeeds and fat_write() has room
+ * @d:          messages
+ *
+ * Returns: 0, or -EINVAL with a message in @d (bad names, no size works).
+ */
+int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
+		 uint64_t *ret_bytes, struct diag *d);
+
+/*
+ * fat_write - writes the volume.
+ * @t:          the tree (its names are checked and short names assigned here)
+ * @g:          the geometry from fat_params() or fat_sd_format()
+ * @fd:         the output, already sized and zero where nothing is written (a sparse file)
+ * @vol_offset: byte offset of the volume in @fd
+ * @d:          messages
+ *
+ * Writes only what is not zero, each byte once, with pwrite; file data goes straight from
+ * its source (copy_file_range when the source is an fd, else read/pwrite). Directories are
+ * sorted by the UTF-8 bytes of their names, `first` nodes first; files are contiguous.
+ *
+ * Returns: 0, or a negative errno with a message in @d.
+ */
+int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
+	      struct diag *d);
+
+/* ---- Reader ---- */
+
+/* An opaque, opened FAT volume. */
+struct fat_vol;
+
+/* What the boot sector says, after validation. */
+struct fat_info {
+	enum fat_type type;
+	uint32_t bytes_per_sector;
+	uint32_t cluster_size;	  /* bytes */
+	uint32_t fats;
+	uint32_t reserved;	  /* sectors */
+	uint32_t root_entries;	  /* 0 on FAT32 */
+	uint32_t fat_sectors;
+	uint32_t clusters;
+	uint64_t data_offset;	  /* byte offset of cluster 2 from the volume start */
+	uint32_t hidden_sectors;
+	uint32_t total_sectors;
+	uint32_t volume_id;
+	char label[12];		  /* boot sector label, trailing spaces removed */
+	char oem_name[9];
+};
+
+/* One directory entry as the reader reports it. */
+struct fat_dirent {
+	char name[1024];     /* long name in UTF-8 (or the short name when there is none) */
+	char short_name[13]; /* "NAME.EXT" */
+	uint8_t attrs;
+	uint32_t size;
+	uint32_t first_cluster;
+	int64_t mtime;	     /* seconds since the epoch (DOS time read as UTC) */
+};
+
+/*
+ * fat_vol_open - opens the FAT volume at @offset of @fd and validates its boot sector.
+ * @fd:     file or block device (borrowed; must outlive the volume)
+ * @offset: byte offset of the volume
+ * @size:   bytes available from @offset (0: unknown; else the volume must fit)
+ * @ret:    the opened volume, freed with fat_vol_close()
+ * @d:      messages
+ *
+ * Returns: 0, -EINVAL with a message for a bad boot sector, -EIO/-errno for read errors.
+ */
+int fat_vol_open(int fd, uint64_t offset, uint64_t size, struct fat_vol **ret, struct diag *d);
+
+/* fat_vol_close - frees @v. Accepts NULL. */
+void fat_vol_close(struct fat_vol *v);
+
+/* fat_vol_info - the validated parameters of @v (borrowed, valid until fat_vol_close()). */
+const struct fat_info *fat_vol_info(const struct fat_vol *v);
+
+/*
+ * fat_vol_list - calls @fn for each entry of the directory @path ("/" for the root), in
+ * on-disk order, skipping ".", "..", deleted entries and the volume label. Long names are
+ * reassembled (checksum and ordinals checked; a broken LFN falls back to the short name).
+ * @fn returns 0 to go on, anything else stops the walk and is returned.
+ *
+ * Returns: 0, what @fn returned, -ENOENT/-ENOTDIR/-EINVAL with a message, or -EIO.
+ */
+int fat_vol_list(struct fat_vol *v, const char *path,
+		 int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d);
+
+/*
+ * fat_vol_read - calls @fn with the bytes of the file @path, in order, in pieces of at most a
+ * cluster. Path components are matched case-insensitively against long and short names.
+ *
+ * Returns: 0, what @fn returned when not 0, -ENOENT/-EISDIR/-EINVAL with a message
+ * (a cluster chain that is short, loops or leaves the volume), or -EIO.
+ */
+int fat_vol_read(struct fat_vol *v, const char *path,
+		 int (*fn)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d);
+
+/* ---- Encoding helpers (exposed for tests and for `sdimg inspect`) ---- */
+
+/*
+ * fat_dos_time - encodes @t (+@ns) as DOS date, time (2 s) and tenths (0..199, 10 ms units),
+ * in UTC, clamped to 1980-01-01 00:00:00 .. 2107-12-31 23:59:59.
+ * Returns: 1 when the time was clamped, else 0.
+ */
+int fat_dos_time(int64_t t, uint32_t ns, uint16_t *ret_date, uint16_t *ret_time,
+		 uint8_t *ret_tenth);
+
+/* fat_dos_time_decode - seconds since the epoch of a DOS date and time read as UTC. */
+int64_t fat_dos_time_decode(uint16_t date, uint16_t time);
+
+#endif

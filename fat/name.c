@@ -1,0 +1,267 @@
+/* fat/name: long and short names (see name_priv.h). */
+#include "fat/name_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Length of the UTF-8 sequence led by @c, and the smallest code point it may encode. */
+static int utf8_lead(unsigned char c, uint32_t *cp, uint32_t *min)
+{
+	if (c < 0x80) {
+		*cp = c;
+		*min = 0;
+		return 1;
+	}
+	if ((c & 0xE0) == 0xC0) {
+		*cp = c & 0x1F;
+		*min = 0x80;
+		return 2;
+	}
+	if ((c & 0xF0) == 0xE0) {
+		*cp = c & 0x0F;
+		*min = 0x800;
+		return 3;
+	}
+	if ((c & 0xF8) == 0xF0) {
+		*cp = c & 0x07;
+		*min = 0x10000;
+		return 4;
+	}
+	return -1;
+}
+
+int fat_utf8_to_utf16(const char *s, uint16_t *out, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (*p) {
+		uint32_t cp, min;
+		int len = utf8_lead(*p, &cp, &min);
+		if (len < 0)
+			return -EILSEQ;
+		for (int i = 1; i < len; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return -EILSEQ;
+			cp = (cp << 6) | (p[i] & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return -EILSEQ;
+		p += len;
+		if (n + (cp > 0xFFFF ? 2 : 1) > cap)
+			return -ENAMETOOLONG;
+		if (cp > 0xFFFF) {
+			cp -= 0x10000;
+			out[n++] = (uint16_t)(0xD800 | (cp >> 10));
+			out[n++] = (uint16_t)(0xDC00 | (cp & 0x3FF));
+		} else {
+			out[n++] = (uint16_t)cp;
+		}
+	}
+	return (int)n;
+}
+
+/* The code point at @in[*i] (advancing *i past it); lone surrogates give U+FFFD. */
+static uint32_t utf16_next(const uint16_t *in, size_t n, size_t *i)
+{
+	uint32_t c = in[(*i)++];
+
+	if (c >= 0xD800 && c <= 0xDBFF && *i < n && in[*i] >= 0xDC00 && in[*i] <= 0xDFFF)
+		return 0x10000 + ((c - 0xD800) << 10) + (in[(*i)++] - 0xDC00);
+	if (c >= 0xD800 && c <= 0xDFFF)
+		return 0xFFFD;
+	return c;
+}
+
+int fat_utf16_to_utf8(const uint16_t *in, size_t n, char *out, size_t cap)
+{
+	size_t o = 0, i = 0;
+
+	while (i < n) {
+		uint32_t cp = utf16_next(in, n, &i);
+		int len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		static const uint8_t lead[] = { 0, 0, 0xC0, 0xE0, 0xF0 };
+		if (o + len + 1 > cap)
+			return -ENAMETOOLONG;
+		for (int k = len - 1; k > 0; k--, cp >>= 6)
+			out[o + k] = (char)(0x80 | (cp & 0x3F));
+		out[o] = (char)(len == 1 ? cp : (lead[len] | cp));
+		o += len;
+	}
+	out[o] = 0;
+	return (int)o;
+}
+
+const char *fat_name_problem(const uint16_t *u, size_t n)
+{
+	static const char bad[] = "\"*/:<>?\\|";
+
+	if (n == 0)
+		return "is empty";
+	if ((n == 1 && u[0] == '.') || (n == 2 && u[0] == '.' && u[1] == '.'))
+		return "is a dot name";
+	if (n > FAT_LFN_MAX)
+		return "is longer than 255 UTF-16 units";
+	for (size_t i = 0; i < n; i++) {
+		if (u[i] < 0x20)
+			return "contains a control character";
+		if (u[i] < 0x80 && strchr(bad, u[i]))
+			return "contains one of \" * / : < > ? \\ |";
+	}
+	if (u[n - 1] == '.')
+		return "ends with a dot (FAT drivers strip it)";
+	if (u[n - 1] == ' ')
+		return "ends with a space (FAT drivers strip it)";
+	return NULL;
+}
+
+uint16_t fat_upcase(uint16_t c)
+{
+	if (c >= 'a' && c <= 'z')
+		return c - 32;
+	if (c < 0xE0)
+		return c;
+	if (c <= 0xFE)
+		return c == 0xF7 ? c : c - 32;	   /* Latin-1 */
+	if (c == 0xFF)
+		return 0x178;
+	if (c >= 0x100 && c <= 0x17F) {	   /* Latin Extended-A: pairs */
+		if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
+			return (c & 1) ? c : c - 1;
+		return (c == 0x131 || c == 0x138 || c == 0x149 || c == 0x17F || !(c & 1)) ? c : c - 1;
+	}
+	if (c >= 0x3B1 && c <= 0x3CB && c != 0x3C2) /* Greek */
+		return c - 32;
+	if (c >= 0x430 && c <= 0x44F)		     /* Cyrillic */
+		return c - 32;
+	if (c >= 0x450 && c <= 0x45F)
+		return c - 80;
+	return c;
+}
+
+/* Characters a short name may hold besides A-Z and 0-9 (fatgen103, REFERENCE §4.4). */
+static int sfn_char_ok(uint16_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c < 0x80 && c && strchr("$%'-_@~`!(){}^#&", c));
+}
+
+/* Whether @u/@n is an 8.3 name as it is, with single-case parts; sets b->ntres. */
+static bool name_fits(const uint16_t *u, size_t n, struct fat_basis *b)
+{
+	size_t dot = n, lower[2] = { 0, 0 }, upper[2] = { 0, 0 };
+
+	for (size_t i = 0; i < n; i++)
+		if (u[i] == '.') {
+			if (dot != n)
+				return false;
+			dot = i;
+		}
+	if (dot == 0 || dot > 8 || (dot < n && (n - dot - 1 < 1 || n - dot - 1 > 3)))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int part = i > dot;
+		if (i == dot)
+			continue;
+		if (!sfn_char_ok(fat_upcase(u[i])) || u[i] >= 0x80)
+			return false;
+		lower[part] += u[i] >= 'a' && u[i] <= 'z';
+		upper[part] += u[i] >= 'A' && u[i] <= 'Z';
+	}
+	b->case_ok = !(lower[0] && upper[0]) && !(lower[1] && upper[1]);
+	b->ntres = (lower[0] ? FAT_NTRES_LOWER_BASE : 0) | (lower[1] ? FAT_NTRES_LOWER_EXT : 0);
+	return true;
+}
+
+/* One basis character for @c: upper case, '_' for what 8.3 cannot hold (sets lossy). */
+static uint8_t basis_char(uint16_t c, bool *lossy)
+{
+	c = fat_upcase(c);
+	if (sfn_char_ok(c))
+		return (uint8_t)c;
+	*lossy = true;
+	return '_';
+}
+
+void fat_basis(const uint16_t *u, size_t n, struct fat_basis *b)
+{
+	size_t start = 0, last_dot = n;
+
+	memset(b, 0, sizeof(*b));
+	b->fits = name_fits(u, n, b);
+	while (start < n && (u[start] == '.' || u[start] == ' '))
+		start++;
+	for (size_t i = start; i < n; i++)
+		if (u[i] == '.')
+			last_dot = i;
+	for (size_t i = start; i < n; i++) {
+		bool ext = last_dot < n && i > last_dot;
+		if (u[i] == ' ' || (u[i] == '.' && !ext))
+			continue; /* spaces and embedded periods are dropped */
+		if (u[i] >= 0xDC00 && u[i] <= 0xDFFF)
+			continue; /* second half of a pair: one '_' per code point */
+		if (ext && b->ext_len < 3)
+			b->ext[b->ext_len++] = basis_char(u[i], &b->lossy);
+		else if (!ext && b->base_len < 8)
+			b->base[b->base_len++] = basis_char(u[i], &b->lossy);
+	}
+	if (!b->base_len) {
+		b->base[b->base_len++] = '_';
+		b->lossy = true;
+	}
+}
+
+uint16_t fat_sfn_hash(const uint16_t *u, size_t n)
+{
+	uint16_t h = 0;
+	int64_t t;
+
+	for (size_t i = 0; i < n; i++)
+		h = (uint16_t)(h * 37u + u[i]);
+	t = (int32_t)(uint32_t)((uint64_t)h * 314159269u);
+	if (t < 0)
+		t = -t;
+	t %= 1000000007;
+	h = (uint16_t)t;
+	/* the four hex digits come out in reverse order */
+	return (uint16_t)(((h & 0xF) << 12) | ((h & 0xF0) << 4) | ((h >> 4) & 0xF0) | (h >> 12));
+}
+
+int fat_sfn_candidate(const struct fat_basis *b, const uint16_t *u, size_t n, unsigned k,
+		      uint8_t out[11])
+{
+	char tail[16];
+	size_t keep = b->base_len;
+
+	memset(out, ' ', 11);
+	memcpy(out + 8, b->ext, b->ext_len);
+	if (k == 0) {
+		memcpy(out, b->base, b->base_len);
+		return 0;
+	}
+	if (k >= 5 && k <= 13) {
+		keep = keep < 2 ? keep : 2;
+		snprintf(tail, sizeof(tail), "%04X~%u", fat_sfn_hash(u, n), k - 4);
+	} else if (k <= 4) {
+		snprintf(tail, sizeof(tail), "~%u", k);
+	} else {
+		if (k - 4 > 999999)
+			return -ERANGE;
+		snprintf(tail, sizeof(tail), "~%u", k - 4);
+	}
+	if (keep > 8 - strlen(tail))
+		keep = 8 - strlen(tail);
+	memcpy(out, b->base, keep);
+	memcpy(out + keep, tail, strlen(tail));
+	return 0;
+}
+
+uint8_t fat_lfn_checksum(const uint8_t sfn[11])
+{
+	uint8_t sum = 0;
+
+	for (int i = 0; i < 11; i++)
+		sum = (uint8_t)(((sum & 1) << 7) + (sum >> 1) + sfn[i]);
+	return sum;
+}

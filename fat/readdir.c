@@ -1,0 +1,276 @@
+/*
+ * fat/readdir: directories of an opened volume: walking entries (bounded: a directory holds
+ * at most 65,536 entries), reassembling long names (ordinals and checksum checked), path
+ * lookup and reading files along their cluster chains.
+ */
+#include "fat/read_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/bytes.h"
+
+#define DIR_BYTES_MAX (65536u * 32)
+#define LFN_ENTRIES_MAX 20
+
+/* Calls @fn for each raw 32-byte entry up to the end marker; @fn returns 0 to go on. */
+typedef int (*raw_fn)(void *ctx, const uint8_t *e);
+
+/* Walks the entries in @len bytes at volume byte @off (one cluster or root sector). */
+static int walk_block(struct fat_vol *v, uint64_t off, size_t len, raw_fn fn, void *ctx,
+		      bool *end, struct diag *d)
+{
+	int r = fat_rd_pread(v, v->cbuf, len, off, d);
+
+	for (size_t i = 0; !r && i < len; i += 32) {
+		if (v->cbuf[i] == 0) {
+			*end = true;
+			return 0;
+		}
+		r = fn(ctx, v->cbuf + i);
+	}
+	return r;
+}
+
+static int walk_dir(struct fat_vol *v, uint32_t first, raw_fn fn, void *ctx, struct diag *d)
+{
+	uint32_t steps = DIR_BYTES_MAX / v->info.cluster_size + 1, c = first;
+	bool end = false;
+	int r = 0;
+
+	if (!first && v->info.type != FAT_32) { /* the fixed FAT12/16 root directory */
+		uint64_t len = (uint64_t)v->info.root_entries * 32;
+		for (uint64_t o = 0; o < len && !r && !end; o += FAT_SECTOR)
+			r = walk_block(v, v->root_off + o, len - o < FAT_SECTOR ? len - o : FAT_SECTOR,
+				       fn, ctx, &end, d);
+		return r;
+	}
+	if (!first)
+		c = v->root_cluster;
+	while (!r && !end) {
+		if (!fat_rd_valid_cluster(v, c))
+			return diag_error(d, "a directory's cluster chain leads to cluster %" PRIu32
+					     ", outside 2..%" PRIu32, c, v->info.clusters + 1);
+		if (!steps--)
+			return diag_error(d, "a directory is longer than 65536 entries (its cluster "
+					     "chain loops?)");
+		r = walk_block(v, fat_rd_cluster_off(v, c), v->info.cluster_size, fn, ctx, &end, d);
+		if (!r && !end)
+			r = fat_rd_next(v, c, &c, d);
+		if (!r && fat_rd_end(v, c))
+			break;
+	}
+	return r;
+}
+
+/* Long-name reassembly state between the LFN entries and their short entry. */
+struct lfn_state {
+	uint16_t u[LFN_ENTRIES_MAX * 13];
+	int count, expect; /* expect: the ordinal still missing (0: complete) */
+	uint8_t sum;
+	bool on;
+};
+
+static void lfn_add(struct lfn_state *l, const uint8_t *e)
+{
+	static const uint8_t pos[13] = { 1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30 };
+	int ord = e[0] & 0x3F;
+
+	if (e[0] & 0x40) {
+		l->on = ord >= 1 && ord <= LFN_ENTRIES_MAX;
+		l->count = l->expect = ord;
+		l->sum = e[13];
+	} else if (!l->on || ord != l->expect || e[13] != l->sum) {
+		l->on = false;
+	}
+	if (!l->on)
+		return;
+	for (int j = 0; j < 13; j++)
+		l->u[(ord - 1) * 13 + j] = get_le16(e + pos[j]);
+	l->expect = ord - 1;
+}
+
+/* "NAME.EXT" of a short entry; @display applies the NT lower-case flags. */
+static void short_name(const uint8_t *e, char *out, bool display)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < 11; i++) {
+		uint8_t c = i == 0 && e[0] == 0x05 ? 0xE5 : e[i];
+		bool lower = display && (e[12] & (i < 8 ? FAT_NTRES_LOWER_BASE : FAT_NTRES_LOWER_EXT));
+		if (i == 8 && e[8] != ' ')
+			out[o++] = '.';
+		if (c == ' ')
+			continue;
+		if (c < 0x20 || c >= 0x7F)
+			c = '?';
+		out[o++] = (char)(lower && c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	out[o] = 0;
+}
+
+static void cook_entry(const struct fat_vol *v, struct lfn_state *l, const uint8_t *e,
+		       struct fat_dirent *de)
+{
+	int n = 0;
+
+	short_name(e, de->short_name, false);
+	de->attrs = e[11];
+	de->size = get_le32(e + 28);
+	de->first_cluster = get_le16(e + 26) |
+			    (v->info.type == FAT_32 ? (uint32_t)get_le16(e + 20) << 16 : 0);
+	de->mtime = fat_dos_time_decode(get_le16(e + 24), get_le16(e + 22));
+	if (l->on && l->expect == 0 && fat_lfn_checksum(e) == l->sum) {
+		while (n < l->count * 13 && l->u[n])
+			n++;
+		if (n && fat_utf16_to_utf8(l->u, (size_t)n, de->name, sizeof(de->name)) > 0)
+			return;
+	}
+	short_name(e, de->name, true);
+}
+
+struct cooked {
+	struct fat_vol *v;
+	struct lfn_state l;
+	int (*fn)(void *ctx, const struct fat_dirent *e);
+	void *ctx;
+};
+
+static int cook(void *ctx, const uint8_t *e)
+{
+	struct cooked *w = ctx;
+	struct fat_dirent de;
+
+	if (e[0] != 0xE5 && (e[11] & 0x3F) == 0x0F) {
+		lfn_add(&w->l, e);
+		return 0;
+	}
+	if (e[0] == 0xE5 || (e[11] & FAT_ATTR_VOLUME) || e[0] == '.') {
+		w->l.on = false;
+		return 0;
+	}
+	cook_entry(w->v, &w->l, e, &de);
+	w->l.on = false;
+	return w->fn(w->ctx, &de);
+}
+
+static int walk_cooked(struct fat_vol *v, uint32_t first,
+		       int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d)
+{
+	struct cooked w = { .v = v, .fn = fn, .ctx = ctx };
+
+	return walk_dir(v, first, cook, &w, d);
+}
+
+/* Upper-cased UTF-16 of a UTF-8 name, for comparisons; returns the length or < 0. */
+static int folded(const char *s, uint16_t *u)
+{
+	int n = fat_utf8_to_utf16(s, u, FAT_LFN_MAX + 1);
+
+	for (int i = 0; i < n; i++)
+		u[i] = fat_upcase(u[i]);
+	return n;
+}
+
+struct find {
+	uint16_t want[FAT_LFN_MAX + 1];
+	int n;
+	struct fat_dirent found;
+};
+
+static int match(void *ctx, const struct fat_dirent *e)
+{
+	struct find *f = ctx;
+	uint16_t u[FAT_LFN_MAX + 1];
+	int n = folded(e->name, u);
+
+	if ((n == f->n && !memcmp(u, f->want, (size_t)n * 2)) ||
+	    ((n = folded(e->short_name, u)) == f->n && !memcmp(u, f->want, (size_t)n * 2))) {
+		f->found = *e;
+		return 1;
+	}
+	return 0;
+}
+
+/* Finds @path; the root is reported as a directory with first cluster 0. */
+static int lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, struct diag *d)
+{
+	struct find f;
+	const char *p = path;
+	char comp[1024];
+
+	memset(ret, 0, sizeof(*ret));
+	ret->attrs = FAT_ATTR_DIR;
+	for (;;) {
+		size_t len;
+		int r;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return 0;
+		len = strcspn(p, "/");
+		if (!(ret->attrs & FAT_ATTR_DIR))
+			return diag_error(d, "%s: %s is not a directory", path, ret->name), -ENOTDIR;
+		if (len >= sizeof(comp) || (f.n = (memcpy(comp, p, len), comp[len] = 0,
+						   folded(comp, f.want))) <= 0)
+			return diag_error(d, "%s: no such file or directory", path), -ENOENT;
+		if (ret->first_cluster == 0 && p != path + strspn(path, "/"))
+			return diag_error(d, "%s: a directory without a cluster", path);
+		r = walk_cooked(v, ret->first_cluster, match, &f, d);
+		if (r < 0)
+			return r;
+		if (!r)
+			return diag_error(d, "%s: no such file or directory", path), -ENOENT;
+		*ret = f.found;
+		p += len;
+	}
+}
+
+int fat_vol_list(struct fat_vol *v, const char *path,
+		 int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d)
+{
+	struct fat_dirent dir;
+	int r = lookup(v, path, &dir, d);
+
+	if (r)
+		return r;
+	if (!(dir.attrs & FAT_ATTR_DIR))
+		return diag_error(d, "%s: not a directory", path), -ENOTDIR;
+	if (!dir.first_cluster && path[strspn(path, "/")])
+		return diag_error(d, "%s: a directory without a cluster", path);
+	return walk_cooked(v, dir.first_cluster, fn, ctx, d);
+}
+
+int fat_vol_read(struct fat_vol *v, const char *path,
+		 int (*fn)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d)
+{
+	struct fat_dirent f;
+	uint32_t c, left;
+	int r = lookup(v, path, &f, d);
+
+	if (r)
+		return r;
+	if (f.attrs & FAT_ATTR_DIR)
+		return diag_error(d, "%s: is a directory", path), -EISDIR;
+	/* each step consumes a cluster of the size, so the walk ends even if the chain loops */
+	for (c = f.first_cluster, left = f.size; left;) {
+		size_t len = left < v->info.cluster_size ? left : v->info.cluster_size;
+		if (!fat_rd_valid_cluster(v, c))
+			return diag_error(d, "%s: cluster chain leads to cluster %" PRIu32 " after %"
+					     PRIu32 " of %" PRIu32 " bytes", path, c, f.size - left,
+					  f.size);
+		r = fat_rd_pread(v, v->cbuf, len, fat_rd_cluster_off(v, c), d);
+		if (!r)
+			r = fn(ctx, v->cbuf, len);
+		if (r)
+			return r;
+		left -= (uint32_t)len;
+		if (left && (r = fat_rd_next(v, c, &c, d)))
+			return r;
+		if (left && fat_rd_end(v, c))
+			return diag_error(d, "%s: cluster chain ends after %" PRIu32 " of %" PRIu32
+					     " bytes", path, f.size - left, f.size);
+	}
+	return 0;
+}

@@ -1,0 +1,254 @@
+/* fat/tree: building the tree of directories and files (see fat.h, tree_priv.h). */
+#include "fat/tree_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t index_hash(const struct fat_node *parent, const char *name, size_t len)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)parent;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+	return h;
+}
+
+static struct fat_node **index_slot(struct fat_index *x, const struct fat_node *parent,
+				    const char *name, size_t len)
+{
+	size_t i = index_hash(parent, name, len) & (x->cap - 1);
+
+	for (;; i = (i + 1) & (x->cap - 1)) {
+		struct fat_node *n = x->slots[i];
+		if (!n || (n->parent == parent && strlen(n->name) == len &&
+			   !memcmp(n->name, name, len)))
+			return &x->slots[i];
+	}
+}
+
+static int index_grow(struct fat_index *x)
+{
+	struct fat_index bigger = { .cap = x->cap ? x->cap * 2 : 64 };
+
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->cap; i++) {
+		struct fat_node *n = x->slots[i];
+		if (n)
+			*index_slot(&bigger, n->parent, n->name, strlen(n->name)) = n;
+	}
+	bigger.used = x->used;
+	free(x->slots);
+	*x = bigger;
+	return 0;
+}
+
+struct fat_tree *fat_tree_new(int64_t timestamp)
+{
+	struct fat_tree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->timestamp = timestamp;
+	t->root.is_dir = true;
+	t->root.mtime = timestamp;
+	t->root.name = strdup("");
+	if (!t->root.name || index_grow(&t->index)) {
+		fat_tree_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void node_free(struct fat_node *n)
+{
+	for (size_t i = 0; i < n->n_kids; i++) {
+		node_free(n->kids[i]);
+		free(n->kids[i]);
+	}
+	free(n->kids);
+	free(n->name);
+	free(n->origin);
+	free(n->u16);
+}
+
+void fat_tree_free(struct fat_tree *t)
+{
+	if (!t)
+		return;
+	node_free(&t->root);
+	free(t->index.slots);
+	free(t);
+}
+
+const char *fat_node_path(const struct fat_node *n, char *buf, size_t len)
+{
+	size_t pos = len - 1;
+
+	buf[pos] = 0;
+	if (!n->parent)
+		return pos > 0 ? (buf[--pos] = '/', buf + pos) : buf;
+	for (; n && n->parent; n = n->parent) {
+		size_t l = strlen(n->name);
+		if (l + 1 > pos)
+			return n->name; /* too deep for the buffer: the name alone */
+		pos -= l;
+		memcpy(buf + pos, n->name, l);
+		buf[--pos] = '/';
+	}
+	return buf + pos;
+}
+
+const char *fat_node_where(const struct fat_node *n, char *buf, size_t len)
+{
+	return n->origin ? n->origin : fat_node_path(n, buf, len);
+}
+
+static void set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_meta *m)
+{
+	n->mtime = m ? m->mtime : t->timestamp;
+	n->mtime_ns = m ? m->mtime_ns : 0;
+	n->attrs = m ? m->attrs & (FAT_ATTR_READONLY | FAT_ATTR_HIDDEN | FAT_ATTR_SYSTEM |
+				   FAT_ATTR_ARCHIVE)
+		     : 0;
+	n->first = m && m->first;
+}
+
+/* Creates the child @name (@len bytes) of @parent. */
+static int node_add(struct fat_tree *t, struct fat_node *parent, const char *name, size_t len,
+		    struct fat_node **ret)
+{
+	struct fat_node *n;
+
+	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index))
+		return -ENOMEM;
+	if (parent->n_kids == parent->cap_kids) {
+		size_t cap = parent->cap_kids ? parent->cap_kids * 2 : 8;
+		struct fat_node **kids = realloc(parent->kids, cap * sizeof(*kids));
+		if (!kids)
+			return -ENOMEM;
+		parent->kids = kids;
+		parent->cap_kids = cap;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->name = strndup(name, len))) {
+		free(n);
+		return -ENOMEM;
+	}
+	n->parent = parent;
+	parent->kids[parent->n_kids++] = n;
+	*index_slot(&t->index, parent, name, len) = n;
+	t->index.used++;
+	t->prepared = false;
+	*ret = n;
+	return 0;
+}
+
+/*
+ * Walks @path, creating missing directories; *ret is the node of the last component (NULL
+ * when it does not exist yet) and *ret_parent its directory, *ret_name its name.
+ */
+static int walk(struct fat_tree *t, const char *path, struct fat_node **ret_parent,
+		struct fat_node **ret, const char **ret_name, size_t *ret_len, struct diag *d)
+{
+	struct fat_node *dir = &t->root, *n = NULL;
+	const char *p = path;
+
+	for (;;) {
+		size_t len;
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (!len)
+			return diag_error(d, "%s: not a file or directory path", path);
+		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+			return diag_error(d, "%s: \".\" and \"..\" are not names", path);
+		n = *index_slot(&t->index, dir, p, len);
+		if (!p[len + strspn(p + len, "/")]) {
+			*ret_parent = dir;
+			*ret = n;
+			*ret_name = p;
+			*ret_len = len;
+			return 0;
+		}
+		if (n && !n->is_dir)
+			return diag_error(d, "%s: %s is a file, not a directory", path, n->name);
+		if (!n) {
+			int r = node_add(t, dir, p, len, &n);
+			if (r)
+				return r;
+			n->is_dir = true;
+			set_meta(t, n, NULL);
+		}
+		dir = n;
+		p += len;
+	}
+}
+
+static int set_origin(struct fat_node *n, const struct fat_meta *m)
+{
+	if (!m || !m->origin)
+		return 0;
+	free(n->origin);
+	n->origin = strdup(m->origin);
+	return n->origin ? 0 : -ENOMEM;
+}
+
+int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta *m,
+		     struct diag *d)
+{
+	struct fat_node *parent, *n;
+	const char *name;
+	size_t len;
+	int r = walk(t, path, &parent, &n, &name, &len, d);
+
+	if (r)
+		return r;
+	if (n && !n->is_dir)
+		return diag_error(d, "%s: already a file", m && m->origin ? m->origin : path);
+	if (!n) {
+		r = node_add(t, parent, name, len, &n);
+		if (r)
+			return r;
+		n->is_dir = true;
+	}
+	set_meta(t, n, m);
+	t->prepared = false;
+	return set_origin(n, m);
+}
+
+int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
+		      const struct fat_source *src, const struct fat_meta *m, struct diag *d)
+{
+	const char *where = m && m->origin ? m->origin : path;
+	struct fat_node *parent, *n;
+	const char *name;
+	size_t len;
+	int r;
+
+	if (size > UINT32_MAX) {
+		diag_error(d, "%s: %" PRIu64 " bytes; a FAT file must be smaller than 4 GiB", where,
+			   size);
+		return -EFBIG;
+	}
+	if (size && !src)
+		return diag_error(d, "%s: no source for its bytes", where);
+	r = walk(t, path, &parent, &n, &name, &len, d);
+	if (r)
+		return r;
+	if (n) {
+		diag_error(d, "%s: %s already exists", where, path);
+		return -EEXIST;
+	}
+	r = node_add(t, parent, name, len, &n);
+	if (r)
+		return r;
+	n->size = size;
+	if (src)
+		n->src = *src;
+	set_meta(t, n, m);
+	return set_origin(n, m);
+}

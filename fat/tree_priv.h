@@ -1,0 +1,70 @@
+/* fat/tree: the in-memory tree (private to fat/). */
+#ifndef SDIMG_FAT_TREE_PRIV_H
+#define SDIMG_FAT_TREE_PRIV_H
+
+#include "fat/fat.h"
+
+struct fat_node {
+	char *name;		 /* UTF-8 long name; "" for the root (owned) */
+	char *origin;		 /* source path for messages, or NULL (owned) */
+	struct fat_node *parent; /* NULL for the root */
+	struct fat_node **kids;	 /* directories: children, sorted by fat_tree_prepare() */
+	size_t n_kids, cap_kids;
+	bool is_dir, first;
+	uint8_t attrs;
+	uint64_t size;
+	struct fat_source src;
+	int64_t mtime;
+	uint32_t mtime_ns;
+
+	/* set by fat_tree_prepare() */
+	uint16_t *u16;	   /* UTF-16 long name (owned) */
+	uint16_t n16;
+	uint8_t sfn[11];   /* short name */
+	uint8_t ntres;	   /* lower-case flags */
+	uint8_t n_lfn;	   /* LFN entries before the short entry (0: none) */
+	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
+
+	/* set by fat_tree_alloc() */
+	uint32_t cluster;   /* first cluster, 0 for empty files */
+	uint32_t n_clusters;
+};
+
+/* Open-addressing index from (parent, name) to node, so adding N files costs O(N). */
+struct fat_index {
+	struct fat_node **slots;
+	size_t cap, used;
+};
+
+struct fat_tree {
+	struct fat_node root;
+	struct fat_index index;
+	int64_t timestamp;
+	bool prepared; /* names checked, sorted and short names assigned */
+};
+
+/* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */
+const char *fat_node_path(const struct fat_node *n, char *buf, size_t len);
+
+/* Where messages about @n point: its origin, else its FAT path. */
+const char *fat_node_where(const struct fat_node *n, char *buf, size_t len);
+
+/*
+ * Checks every name, sorts each directory, detects names FAT sees as equal, assigns short
+ * names and LFN counts. Idempotent. Returns 0 or -EINVAL/-ENOMEM with a message.
+ */
+int fat_tree_prepare(struct fat_tree *t, struct diag *d);
+
+/*
+ * Assigns clusters for geometry @g (root first on FAT32, then each directory's children in
+ * entry order, depth first). Returns 0, or -ENOSPC with a message when the volume is too small
+ * (also for a FAT12/16 root over root-entries: -EINVAL). @ret_next: first free cluster.
+ */
+int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_next,
+		   struct diag *d);
+
+/* 32-byte entries of directory @n on a volume with geometry @g (label and dots included). */
+uint32_t fat_dir_entries(const struct fat_tree *t, const struct fat_node *n,
+			 const struct fat_geom *g);
+
+#endif

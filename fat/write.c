@@ -1,0 +1,251 @@
+/*
+ * fat/write: writes a laid-out tree as a FAT volume. Only non-zero bytes are written (the
+ * output is a zero, sparse file), each once; memory holds the used part of one FAT and one
+ * directory at a time, plus a bounded copy buffer.
+ */
+#include "fat/tree_priv.h"
+#include "fat/write_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define COPY_BUF (1u << 20)
+
+struct wctx {
+	struct fat_tree *t;
+	const struct fat_geom *g;
+	int fd;
+	uint64_t vol;	     /* volume offset in fd */
+	uint32_t next;	     /* first free cluster */
+	uint8_t *buf;	     /* COPY_BUF bytes for read/pwrite copies */
+	struct diag *d;
+};
+
+/* pwrite()s all of @buf at volume byte @off. */
+static int put(struct wctx *w, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(w->fd, p, len, (off_t)(w->vol + off));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			diag_error(w->d, "writing the FAT volume at byte %" PRIu64 ": %s",
+				   w->vol + off, strerror(e));
+			return -e;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static uint64_t cluster_off(const struct fat_geom *g, uint32_t c)
+{
+	return g->data_offset + (uint64_t)(c - 2) * g->cluster_size;
+}
+
+/* Boot sector; on FAT32 also FSInfo, the third boot sector and their backups at 6..8. */
+static int write_boot(struct wctx *w)
+{
+	uint8_t s[3][FAT_SECTOR];
+	uint32_t free_count = w->g->clusters - (w->next - 2);
+	int r;
+
+	fat_put_boot_sector(s[0], w->g);
+	if (w->g->type != FAT_32)
+		return put(w, s[0], FAT_SECTOR, 0);
+	fat_put_fsinfo(s[1], free_count, w->next <= w->g->clusters + 1 ? w->next : 0xFFFFFFFF);
+	memset(s[2], 0, FAT_SECTOR);
+	s[2][510] = 0x55; /* a third boot sector holding only the signature */
+	s[2][511] = 0xAA;
+	r = put(w, s, sizeof(s), 0);
+	if (!r)
+		r = put(w, s, sizeof(s), 6 * FAT_SECTOR);
+	return r;
+}
+
+static void chain(uint8_t *fat, const struct fat_ent_ops *ops, uint32_t first, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ops->set(fat, first + i, i + 1 < n ? first + i + 1 : ops->eoc);
+}
+
+static void chain_dir(uint8_t *fat, const struct fat_ent_ops *ops, const struct fat_node *dir)
+{
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		const struct fat_node *n = dir->kids[i];
+		chain(fat, ops, n->cluster, n->n_clusters);
+		if (n->is_dir)
+			chain_dir(fat, ops, n);
+	}
+}
+
+/* The used part of the FAT (entries 0..next-1), written to every FAT copy. */
+static int write_fats(struct wctx *w)
+{
+	const struct fat_ent_ops *ops = fat_ent_ops(w->g->type);
+	uint64_t len = fat_ent_bytes(w->g->type, w->next);
+	uint8_t *fat = calloc(1, len + 4);
+	int r = 0;
+
+	if (!fat)
+		return -ENOMEM;
+	/* FAT[0]: the media byte with all other bits set; FAT[1]: end of chain, clean */
+	ops->set(fat, 0, (ops->eoc & ~0xFFu) | FAT_MEDIA);
+	ops->set(fat, 1, ops->eoc);
+	chain(fat, ops, w->t->root.cluster, w->t->root.n_clusters);
+	chain_dir(fat, ops, &w->t->root);
+	for (uint32_t i = 0; i < w->g->fats && !r; i++)
+		r = put(w, fat, len,
+			((uint64_t)w->g->reserved + (uint64_t)i * w->g->fat_sectors) * FAT_SECTOR);
+	free(fat);
+	return r;
+}
+
+static void put_dot(uint8_t *e, const char *name, const struct fat_node *dir, uint32_t cluster)
+{
+	uint8_t sfn[11];
+
+	memset(sfn, ' ', 11);
+	memcpy(sfn, name, strlen(name));
+	fat_put_sfn_entry(e, sfn, FAT_ATTR_DIR, 0, cluster, 0, dir->mtime, dir->mtime_ns);
+}
+
+/* Fills the entries of @dir into @e (fat_dir_entries() * 32 bytes). */
+static void fill_dir(struct wctx *w, const struct fat_node *dir, uint8_t *e)
+{
+	if (!dir->parent && w->g->has_label) {
+		fat_put_sfn_entry(e, w->g->label, FAT_ATTR_VOLUME, 0, 0, 0, w->t->timestamp, 0);
+		e += 32;
+	}
+	if (dir->parent) {
+		put_dot(e, ".", dir, dir->cluster);
+		/* ".." of a first-level directory is 0, even on FAT32 (fatgen103) */
+		put_dot(e + 32, "..", dir, dir->parent->parent ? dir->parent->cluster : 0);
+		e += 64;
+	}
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		const struct fat_node *n = dir->kids[i];
+		if (n->n_lfn) {
+			fat_put_lfn_entries(e, n->u16, n->n16, n->sfn);
+			e += 32 * n->n_lfn;
+		}
+		fat_put_sfn_entry(e, n->sfn, (uint8_t)(n->attrs | (n->is_dir ? FAT_ATTR_DIR : 0)),
+				  n->ntres, n->cluster, (uint32_t)n->size, n->mtime, n->mtime_ns);
+		e += 32;
+	}
+}
+
+static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
+{
+	size_t len = (size_t)fat_dir_entries(w->t, dir, w->g) * 32;
+	uint64_t off = dir->cluster ? cluster_off(w->g, dir->cluster)
+				    : ((uint64_t)w->g->reserved +
+				       (uint64_t)w->g->fats * w->g->fat_sectors) * FAT_SECTOR;
+	uint8_t *e;
+	int r;
+
+	if (!len)
+		return 0;
+	e = calloc(1, len);
+	if (!e)
+		return -ENOMEM;
+	fill_dir(w, dir, e);
+	r = put(w, e, len, off);
+	free(e);
+	return r;
+}
+
+/* Copies with read()/pwrite() (or the callback) from @done on. */
+static int copy_slow(struct wctx *w, const struct fat_node *n, uint64_t done, uint64_t dst)
+{
+	char where[4096];
+
+	while (done < n->size) {
+		size_t len = n->size - done < COPY_BUF ? (size_t)(n->size - done) : COPY_BUF;
+		ssize_t got;
+		int r;
+		if (n->src.read) {
+			r = n->src.read(n->src.ctx, done, w->buf, len);
+			got = r ? -1 : (ssize_t)len;
+			errno = -r;
+		} else {
+			got = pread(n->src.fd, w->buf, len, (off_t)(n->src.offset + done));
+		}
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			int e = got < 0 ? errno : 0;
+			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
+					  e ? strerror(e) : "shorter than its size (changed?)");
+		}
+		r = put(w, w->buf, (size_t)got, dst + done);
+		if (r)
+			return r;
+		done += (uint64_t)got;
+	}
+	return 0;
+}
+
+/* File data straight from its source fd to its clusters where the kernel can. */
+static int write_file(struct wctx *w, const struct fat_node *n)
+{
+	uint64_t dst = cluster_off(w->g, n->cluster), done = 0;
+
+	if (!n->size)
+		return 0;
+	while (!n->src.read && done < n->size) {
+		loff_t in = (loff_t)(n->src.offset + done), out = (loff_t)(w->vol + dst + done);
+		ssize_t c = copy_file_range(n->src.fd, &in, w->fd, &out, n->size - done, 0);
+		if (c < 0 && errno == EINTR)
+			continue;
+		if (c <= 0)
+			break; /* not supported here (or end of the source): the slow path decides */
+		done += (uint64_t)c;
+	}
+	return copy_slow(w, n, done, dst);
+}
+
+static int write_dir(struct wctx *w, const struct fat_node *dir)
+{
+	int r = write_dir_entries(w, dir);
+
+	for (size_t i = 0; i < dir->n_kids && !r; i++)
+		if (!dir->kids[i]->is_dir)
+			r = write_file(w, dir->kids[i]);
+	for (size_t i = 0; i < dir->n_kids && !r; i++)
+		if (dir->kids[i]->is_dir)
+			r = write_dir(w, dir->kids[i]);
+	return r;
+}
+
+int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
+	      struct diag *d)
+{
+	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .d = d };
+	uint64_t end = g->data_offset + (uint64_t)g->clusters * g->cluster_size;
+	int r;
+
+	if (!g->cluster_size || end > (uint64_t)g->total_sectors * FAT_SECTOR)
+		return diag_error(d, "FAT geometry is inconsistent (use fat_params())");
+	r = fat_tree_alloc(t, g, &w.next, d);
+	if (r)
+		return r;
+	w.buf = malloc(COPY_BUF);
+	if (!w.buf)
+		return -ENOMEM;
+	r = write_boot(&w);
+	if (!r)
+		r = write_fats(&w);
+	if (!r)
+		r = write_dir(&w, &t->root);
+	free(w.buf);
+	return r;
+}

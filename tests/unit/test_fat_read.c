@@ -1,0 +1,391 @@
+/*
+ * Unit tests: the reader on volumes fat_write() makes (parameters, listing, long names, file
+ * contents) and on corrupt ones (boot-sector fields, looping chains, random damage).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/bytes.h"
+#include "fat/fat.h"
+
+#define BIG 5000 /* bytes of /dir/big.bin: several 512-byte clusters */
+
+static int fill(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	(void)ctx;
+	for (size_t i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = (uint8_t)((off + i) * 7 + 3);
+	return 0;
+}
+
+/* Writes a small volume of @type to vol.img; returns its fd (read-write). */
+static int make_volume(enum fat_type type, uint64_t size, uint32_t cs, struct fat_geom *g)
+{
+	struct fat_opts o = { .type = type, .cluster_size = cs, .label = "Reader",
+			      .volume_id = 0xCAFE1234, .oem_name = "SDIMG" };
+	struct fat_source src = { .fd = -1, .read = fill };
+	struct fat_tree *t = fat_tree_new(1700000000);
+	struct fat_meta m = { .mtime = 1700000000 };
+	struct diag d;
+	int fd = open("vol.img", O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(fat_params(&o, size, 0, g, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/readme.txt", 10, &src, &m, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/A long name \xf0\x9f\x98\x80.txt", 3, &src, &m, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/dir/big.bin", BIG, &src, &m, &d), 0);
+	assert_int_equal(fat_tree_add_dir(t, "/dir/empty", &m, &d), 0);
+	assert_int_equal(fat_write(t, g, fd, 0, &d), 0);
+	fat_tree_free(t);
+	diag_release(&d);
+	return fd;
+}
+
+struct names {
+	char list[8][1024];
+	int n;
+};
+
+static int collect(void *ctx, const struct fat_dirent *e)
+{
+	struct names *n = ctx;
+
+	if (n->n < 8)
+		strcpy(n->list[n->n++], e->name);
+	return 0;
+}
+
+struct check {
+	uint64_t off;
+	int bad;
+};
+
+static int compare(void *ctx, const void *buf, size_t len)
+{
+	struct check *c = ctx;
+	uint8_t want[65536];
+
+	fill(NULL, c->off, want, len);
+	c->bad |= memcmp(buf, want, len) != 0;
+	c->off += len;
+	return 0;
+}
+
+static void read_back(enum fat_type type, uint64_t size, uint32_t cs)
+{
+	struct fat_geom g;
+	struct fat_vol *v;
+	struct names n = { .n = 0 };
+	struct check c = { 0, 0 };
+	struct diag d;
+	int fd = make_volume(type, size, cs, &g);
+	const struct fat_info *i;
+
+	diag_init(&d);
+	assert_int_equal(fat_vol_open(fd, 0, size, &v, &d), 0);
+	i = fat_vol_info(v);
+	assert_int_equal(i->type, type);
+	assert_int_equal(i->cluster_size, g.cluster_size);
+	assert_int_equal(i->reserved, g.reserved);
+	assert_int_equal(i->fats, g.fats);
+	assert_int_equal(i->clusters, g.clusters);
+	assert_int_equal(i->data_offset, g.data_offset);
+	assert_int_equal(i->total_sectors, size / 512);
+	assert_int_equal(i->volume_id, 0xCAFE1234);
+	assert_string_equal(i->label, "READER");
+	assert_string_equal(i->oem_name, "SDIMG");
+	assert_int_equal(fat_vol_list(v, "/", collect, &n, &d), 0);
+	assert_int_equal(n.n, 3);
+	assert_string_equal(n.list[0], "A long name \xf0\x9f\x98\x80.txt");
+	assert_string_equal(n.list[1], "dir");
+	assert_string_equal(n.list[2], "readme.txt");
+	n.n = 0;
+	assert_int_equal(fat_vol_list(v, "/DIR", collect, &n, &d), 0);
+	assert_int_equal(n.n, 2);
+	assert_int_equal(fat_vol_read(v, "/Dir/BIG.BIN", compare, &c, &d), 0);
+	assert_int_equal(c.off, BIG);
+	assert_false(c.bad);
+	assert_int_equal(fat_vol_read(v, "/dir/nothing", compare, &c, &d), -ENOENT);
+	assert_int_equal(fat_vol_read(v, "/dir", compare, &c, &d), -EISDIR);
+	assert_int_equal(fat_vol_list(v, "/readme.txt/x", collect, &n, &d), -ENOTDIR);
+	fat_vol_close(v);
+	diag_release(&d);
+	close(fd);
+}
+
+static void test_read_back(void **state)
+{
+	(void)state;
+	read_back(FAT_12, 2 * 1024 * 1024, 512);
+	read_back(FAT_16, 8 * 1024 * 1024, 512);
+	read_back(FAT_32, 40 * 1024 * 1024, 512);
+}
+
+/* Opens vol.img after @mutate changed its boot sector; expects an error with @needle. */
+static void expect_open_error(int fd, uint64_t size, const uint8_t *pristine,
+			      void (*mutate)(uint8_t *s), const char *needle)
+{
+	uint8_t s[512];
+	struct fat_vol *v = NULL;
+	struct diag d;
+
+	memcpy(s, pristine, 512);
+	mutate(s);
+	assert_int_equal(pwrite(fd, s, 512, 0), 512);
+	diag_init(&d);
+	assert_true(fat_vol_open(fd, 0, size, &v, &d) < 0);
+	assert_null(v);
+	if (!diag_has(&d, needle)) {
+		diag_print(&d, stderr, "test");
+		fail_msg("no error containing \"%s\"", needle);
+	}
+	diag_release(&d);
+}
+
+static void no_sig(uint8_t *s) { s[510] = 0; }
+static void no_jump(uint8_t *s) { s[0] = 0; }
+static void bps_300(uint8_t *s) { put_le16(s + 11, 300); }
+static void spc_3(uint8_t *s) { s[13] = 3; }
+static void spc_0(uint8_t *s) { s[13] = 0; }
+static void rsv_0(uint8_t *s) { put_le16(s + 14, 0); }
+static void fats_0(uint8_t *s) { s[16] = 0; }
+static void tot_0(uint8_t *s) { put_le16(s + 19, 0); put_le32(s + 32, 0); }
+static void fatsz_0(uint8_t *s) { put_le16(s + 22, 0); put_le32(s + 36, 0); }
+static void fatsz_1(uint8_t *s) { put_le16(s + 22, 1); }
+static void media(uint8_t *s) { s[21] = 0x12; }
+static void huge_rsv(uint8_t *s) { put_le16(s + 14, 0xFFFF); }
+static void tot_big(uint8_t *s) { put_le16(s + 19, 0); put_le32(s + 32, 0xFFFFFFFF); }
+static void fat32_bpb(uint8_t *s) { put_le16(s + 22, 0); put_le32(s + 36, 64); }
+static void rde_0(uint8_t *s) { put_le16(s + 17, 0); }
+
+static void test_corrupt_fat16_boot(void **state)
+{
+	struct fat_geom g;
+	uint64_t size = 8 * 1024 * 1024;
+	int fd = make_volume(FAT_16, size, 512, &g);
+	uint8_t s[512];
+
+	(void)state;
+	assert_int_equal(pread(fd, s, 512, 0), 512);
+	expect_open_error(fd, size, s, no_sig, "signature");
+	expect_open_error(fd, size, s, no_jump, "jump");
+	expect_open_error(fd, size, s, bps_300, "bytes per sector 300");
+	expect_open_error(fd, size, s, spc_3, "sectors per cluster 3");
+	expect_open_error(fd, size, s, spc_0, "sectors per cluster 0");
+	expect_open_error(fd, size, s, rsv_0, "reserved sector count is 0");
+	expect_open_error(fd, size, s, fats_0, "number of FATs 0");
+	expect_open_error(fd, size, s, tot_0, "total sector count is 0");
+	expect_open_error(fd, size, s, fatsz_0, "FAT size is 0");
+	expect_open_error(fd, size, s, fatsz_1, "too small");
+	expect_open_error(fd, size, s, media, "media byte");
+	expect_open_error(fd, size, s, huge_rsv, "does not leave room");
+	expect_open_error(fd, size, s, tot_big, "only 8388608 are there");
+	expect_open_error(fd, size, s, fat32_bpb, "laid out for FAT32");
+	expect_open_error(fd, size, s, rde_0, "root entry count 0");
+	close(fd);
+}
+
+static void root_clus_0(uint8_t *s) { put_le32(s + 44, 0); }
+static void root_clus_far(uint8_t *s) { put_le32(s + 44, 0x0FFFFFF0); }
+static void fsver(uint8_t *s) { s[42] = 1; }
+static void fat16_bpb(uint8_t *s) { put_le16(s + 22, 100); }
+
+static void test_corrupt_fat32_boot(void **state)
+{
+	struct fat_geom g;
+	uint64_t size = 40 * 1024 * 1024;
+	int fd = make_volume(FAT_32, size, 512, &g);
+	uint8_t s[512];
+
+	(void)state;
+	assert_int_equal(pread(fd, s, 512, 0), 512);
+	expect_open_error(fd, size, s, root_clus_0, "root cluster 0");
+	expect_open_error(fd, size, s, root_clus_far, "outside clusters");
+	expect_open_error(fd, size, s, fsver, "version");
+	expect_open_error(fd, size, s, fat16_bpb, "laid out for FAT12/16");
+	expect_open_error(fd, size - 512, s, no_jump, "jump");
+	close(fd);
+}
+
+static int count_bytes(void *ctx, const void *buf, size_t len)
+{
+	(void)buf;
+	*(uint64_t *)ctx += len;
+	return 0;
+}
+
+/* Cluster chains that loop or leave the volume end in errors, not hangs. */
+static void test_bad_chains(void **state)
+{
+	struct fat_geom g;
+	struct fat_vol *v;
+	struct diag d;
+	uint64_t got = 0, fat;
+	int fd = make_volume(FAT_16, 8 * 1024 * 1024, 512, &g);
+	/* clusters go in entry order: the long name (2), dir (3), readme.txt (4), then the
+	 * children of /dir: big.bin (5..14), empty (15) */
+	const uint32_t big = 5;
+	uint8_t e[2];
+
+	(void)state;
+	diag_init(&d);
+	fat = (uint64_t)g.reserved * 512;
+	/* big.bin's second cluster points outside the volume */
+	put_le16(e, 0xFFF0);
+	assert_int_equal(pwrite(fd, e, 2, (off_t)(fat + 2 * (big + 1))), 2);
+	assert_int_equal(fat_vol_open(fd, 0, 0, &v, &d), 0);
+	assert_int_equal(fat_vol_read(v, "/dir/big.bin", count_bytes, &got, &d), -EINVAL);
+	assert_true(diag_has(&d, "leads to cluster 65520"));
+	fat_vol_close(v);
+	/* a chain that loops onto itself: the read stops after the file's size */
+	put_le16(e, (uint16_t)(big + 1));
+	assert_int_equal(pwrite(fd, e, 2, (off_t)(fat + 2 * (big + 1))), 2);
+	assert_int_equal(fat_vol_open(fd, 0, 0, &v, &d), 0);
+	got = 0;
+	assert_int_equal(fat_vol_read(v, "/dir/big.bin", count_bytes, &got, &d), 0);
+	assert_int_equal(got, BIG);
+	/* a chain ending early (reopened: the reader caches a FAT sector) */
+	fat_vol_close(v);
+	put_le16(e, 0xFFFF);
+	assert_int_equal(pwrite(fd, e, 2, (off_t)(fat + 2 * big)), 2);
+	assert_int_equal(fat_vol_open(fd, 0, 0, &v, &d), 0);
+	assert_int_equal(fat_vol_read(v, "/dir/big.bin", count_bytes, &got, &d), -EINVAL);
+	assert_true(diag_has(&d, "ends after 512 of 5000 bytes"));
+	fat_vol_close(v);
+	diag_release(&d);
+	close(fd);
+}
+
+static int ignore(void *ctx, const struct fat_dirent *e)
+{
+	(void)ctx;
+	(void)e;
+	return 0;
+}
+
+/* A directory cluster full of entries (no end marker) whose chain loops onto itself. */
+static void test_dir_loop(void **state)
+{
+	struct fat_opts o = { .type = FAT_16, .cluster_size = 512 };
+	struct fat_tree *t = fat_tree_new(0);
+	uint64_t size = 8 * 1024 * 1024;
+	struct fat_geom g;
+	struct fat_vol *v;
+	struct diag d;
+	char path[32];
+	uint8_t e[2];
+	int fd = open("loop.img", O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(fat_params(&o, size, 0, &g, &d), 0);
+	for (int i = 0; i < 14; i++) { /* "." + ".." + 14 = 16 entries = one 512-byte cluster */
+		snprintf(path, sizeof(path), "/D/F%02d", i);
+		assert_int_equal(fat_tree_add_file(t, path, 0, NULL, NULL, &d), 0);
+	}
+	assert_int_equal(fat_write(t, &g, fd, 0, &d), 0);
+	put_le16(e, 2); /* /D is cluster 2: make it its own successor */
+	assert_int_equal(pwrite(fd, e, 2, (off_t)(g.reserved * 512 + 4)), 2);
+	assert_int_equal(fat_vol_open(fd, 0, size, &v, &d), 0);
+	assert_int_equal(fat_vol_list(v, "/D", ignore, NULL, &d), -EINVAL);
+	assert_true(diag_has(&d, "longer than 65536 entries"));
+	assert_int_equal(fat_vol_read(v, "/D/nothing", NULL, NULL, &d), -EINVAL);
+	fat_vol_close(v);
+	fat_tree_free(t);
+	diag_release(&d);
+	close(fd);
+}
+
+static int walk_all(struct fat_vol *v, const char *dir, int depth, struct diag *d);
+
+struct walker {
+	struct fat_vol *v;
+	const char *dir;
+	int depth;
+	struct diag *d;
+};
+
+static int visit(void *ctx, const struct fat_dirent *e)
+{
+	struct walker *w = ctx;
+	char path[2200];
+	uint64_t got = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", w->dir, e->name);
+	if (e->attrs & FAT_ATTR_DIR)
+		walk_all(w->v, path, w->depth + 1, w->d);
+	else
+		fat_vol_read(w->v, path, count_bytes, &got, w->d);
+	return 0;
+}
+
+static int walk_all(struct fat_vol *v, const char *dir, int depth, struct diag *d)
+{
+	struct walker w = { v, dir, depth, d };
+
+	return depth > 4 ? 0 : fat_vol_list(v, dir[0] ? dir : "/", visit, &w, d);
+}
+
+/* Random damage to the boot sector, FATs and directories: errors, never crashes or hangs
+ * (run under ASan/UBSan by `make unit-san`). Seeded, so every run is the same. */
+static void test_random_damage(void **state)
+{
+	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
+	static const uint64_t sizes[] = { 2 << 20, 8 << 20, 40 << 20 };
+	uint8_t pristine[16384], buf[16384];
+	unsigned seed = 12345, opened = 0;
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fat_geom g;
+		int fd = make_volume(types[k], sizes[k], 512, &g);
+		assert_int_equal(pread(fd, pristine, sizeof(pristine), 0), (ssize_t)sizeof(pristine));
+		for (int round = 0; round < 400; round++) {
+			struct fat_vol *v;
+			struct diag d;
+			memcpy(buf, pristine, sizeof(buf));
+			for (int flips = 1 + rand_r(&seed) % 8; flips; flips--) {
+				size_t at = rand_r(&seed) % (round % 2 ? 512 : sizeof(buf));
+				buf[at] = (uint8_t)rand_r(&seed);
+			}
+			assert_int_equal(pwrite(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+			diag_init(&d);
+			if (!fat_vol_open(fd, 0, sizes[k], &v, &d)) {
+				opened++;
+				walk_all(v, "", 0, &d);
+				fat_vol_close(v);
+			} else {
+				assert_true(d.errors > 0);
+			}
+			diag_release(&d);
+		}
+		close(fd);
+	}
+	assert_true(opened > 100); /* the damage reached directories and FATs, not just the BPB */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_back),
+		cmocka_unit_test(test_corrupt_fat16_boot),
+		cmocka_unit_test(test_corrupt_fat32_boot),
+		cmocka_unit_test(test_bad_chains),
+		cmocka_unit_test(test_dir_loop),
+		cmocka_unit_test(test_random_damage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
