@@ -140,11 +140,16 @@ int fat_sd_format(const struct fat_opts *o, uint64_t card_sectors, struct fat_sd
 struct fat_tree;
 
 /*
- * Where a file's bytes come from. Either a host fd (read from @offset, @fd stays the caller's
- * and must stay open until fat_write() returns) or, when @read is set, a callback that fills
- * @buf with @len bytes at @off of the file and returns 0 or a negative errno.
+ * Where a file's bytes come from, one of three ways:
+ *   - @path set: the host file at @path, opened only while fat_write() copies it (so a tree
+ *     of many files holds no descriptors; the path is copied);
+ *   - @read set: a callback that fills @buf with @len bytes at @off of the file and returns 0
+ *     or a negative errno;
+ *   - else the host fd @fd from @offset (the caller's; it must stay open until fat_write()
+ *     returns).
  */
 struct fat_source {
+	const char *path;
 	int fd;
 	uint64_t offset;
 	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);

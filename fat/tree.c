@@ -72,6 +72,7 @@ static void node_free(struct fat_node *n)
 	free(n->kids);
 	free(n->name);
 	free(n->origin);
+	free(n->path_owned);
 	free(n->u16);
 }
 
@@ -249,6 +250,8 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 	n->size = size;
 	if (src)
 		n->src = *src;
+	if (src && src->path && !(n->src.path = n->path_owned = strdup(src->path)))
+		return -ENOMEM;
 	set_meta(t, n, m);
 	return set_origin(n, m);
 }

@@ -13,7 +13,8 @@ struct fat_node {
 	bool is_dir, first;
 	uint8_t attrs;
 	uint64_t size;
-	struct fat_source src;
+	struct fat_source src;	 /* src.path points to path_owned */
+	char *path_owned;
 	int64_t mtime;
 	uint32_t mtime_ns;
 

@@ -7,6 +7,7 @@
 #include "fat/write_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,8 +164,8 @@ static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 	return r;
 }
 
-/* Copies with read()/pwrite() (or the callback) from @done on. */
-static int copy_slow(struct wctx *w, const struct fat_node *n, uint64_t done, uint64_t dst)
+/* Copies with read()/pwrite() (or the callback) from @done on; @fd is the source's. */
+static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t done, uint64_t dst)
 {
 	char where[4096];
 
@@ -177,7 +178,7 @@ static int copy_slow(struct wctx *w, const struct fat_node *n, uint64_t done, ui
 			got = r ? -1 : (ssize_t)len;
 			errno = -r;
 		} else {
-			got = pread(n->src.fd, w->buf, len, (off_t)(n->src.offset + done));
+			got = pread(fd, w->buf, len, (off_t)(n->src.offset + done));
 		}
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -199,18 +200,27 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 {
 	uint64_t dst = cluster_off(w->g, n->cluster), done = 0;
 
+	int fd = n->src.fd, r;
+	char where[4096];
+
 	if (!n->size)
 		return 0;
+	if (n->src.path && (fd = open(n->src.path, O_RDONLY | O_CLOEXEC)) < 0)
+		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
+				  strerror(errno));
 	while (!n->src.read && done < n->size) {
 		loff_t in = (loff_t)(n->src.offset + done), out = (loff_t)(w->vol + dst + done);
-		ssize_t c = copy_file_range(n->src.fd, &in, w->fd, &out, n->size - done, 0);
+		ssize_t c = copy_file_range(fd, &in, w->fd, &out, n->size - done, 0);
 		if (c < 0 && errno == EINTR)
 			continue;
 		if (c <= 0)
 			break; /* not supported here (or end of the source): the slow path decides */
 		done += (uint64_t)c;
 	}
-	return copy_slow(w, n, done, dst);
+	r = copy_slow(w, n, fd, done, dst);
+	if (n->src.path)
+		close(fd);
+	return r;
 }
 
 static int write_dir(struct wctx *w, const struct fat_node *dir)

@@ -225,6 +225,7 @@ struct plan {
 struct plan_inputs {
 	const uint64_t *part_sizes; /* one per layout partition */
 	const uint64_t *raw_sizes;  /* one per raw region */
+	const uint64_t *part_starts; /* starts the contents dictate (sd-format); 0 = none */
 };
 
 /*

@@ -95,7 +95,10 @@ int place_partitions(struct planner *pl)
 		if (part->in_table)
 			r.number = r.logical ? ++logical : ++primary;
 		in_table += part->in_table;
-		if (part->start_set)
+		uint64_t dictated = pl->in && pl->in->part_starts ? pl->in->part_starts[i] : 0;
+		if (dictated)
+			r.start = dictated;
+		else if (part->start_set)
 			r.start = part->start;
 		else if (after_pending)
 			r.start_pending = true;
