@@ -1,4 +1,5 @@
 /* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "build", cmd_build, "write the image a layout describes" },
 	{ "plan", cmd_plan, "print the resolved geometry of a layout; writes nothing" },
 };
 
@@ -32,6 +34,8 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* past a file size limit (ulimit -f), write() must fail with EFBIG, not kill us */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		return usage_error(NULL, "no command given");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

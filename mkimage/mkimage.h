@@ -19,6 +19,9 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 /* `sdimg plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...` */
 int cmd_plan(int argc, char **argv);
 
+/* `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]` */
+int cmd_build(int argc, char **argv);
+
 /* Prints "sdimg: MSG" and the --help hint on stderr; returns EXIT_USAGE. */
 int usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
