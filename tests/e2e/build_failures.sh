@@ -1,0 +1,105 @@
+# A failed build prints one clear line, exits 1 and leaves nothing behind: no image, no
+# temporary file, and an older image at the same name untouched.
+. "$TOP/tests/e2e-lib.sh"
+
+M=1048576
+mkdir -p out tree
+echo hello >tree/hello.txt
+echo "an older image" >out/card.img
+old=$(sha256sum <out/card.img)
+
+# nothing but the expected files in out/ (no temporary name left)
+only_old_image() {
+    [ "$(ls -A out)" = card.img ] || fail "left in out/: $(ls -A out | tr '\n' ' ')"
+    [ "$(sha256sum <out/card.img)" = "$old" ] || fail "the older image was touched"
+}
+
+# a problem found only while reading the tree: a dangling symbolic link
+ln -s nowhere tree/broken
+cat >card.layout <<'LAYOUT'
+image { size = 64M }
+partition boot { type = fat size = 32M tree "/" { from = "tree" } }
+LAYOUT
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "tree/broken: dangling symbolic link"
+only_old_image
+rm tree/broken
+
+# contents that do not fit a fixed size
+head -c $((40 * M)) /dev/zero | tr '\0' 'x' >tree/big.bin
+printf 'image { size = 64M }\npartition boot {\n type = fat\n size = 16M\n tree "/" { from = "tree" }\n}\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:4: partition 'boot': its contents need 44"
+grep -q "the partition has 16 MiB" err.txt || fail "no word about the partition's size"
+only_old_image
+rm tree/big.bin
+
+# a raw region whose file is larger than the space reserved for it
+head -c 5000 /dev/urandom >spl.bin
+printf 'raw spl {\n offset = 8K\n from = "spl.bin"\n size = 4K\n}\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:1: raw 'spl': ./spl.bin is 5000 bytes, the region has 4096"
+only_old_image
+
+# a raw partition image larger than the partition
+head -c $((5 * M)) /dev/zero >root.img
+printf 'image { size = 64M }\npartition root {\n from = "root.img"\n size = 4M\n}\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:4: partition 'root': its image needs 5 MiB, the partition has 4 MiB"
+only_old_image
+
+# a missing input, named with the layout line that wants it
+printf 'image { size = 64M }\npartition root {\n from = "nothere.img"\n size = 4M\n}\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "partition 'root': ./nothere.img: No such file or directory"
+only_old_image
+
+# a file size limit (ulimit -f): the image cannot be made
+printf 'image { size = 64M }\npartition boot { type = fat size = 32M tree "/" { from = "tree" } }\n' >card.layout
+(ulimit -f 1024 && "$SDIMG" build -o out/card.img card.layout) >out.txt 2>err.txt && fail "built past ulimit -f"
+expect_stderr "out/card.img: cannot make a 67108864-byte image: File too large"
+only_old_image
+
+# an output folder that does not exist
+expect_status 1 "$SDIMG" build -o nosuchdir/card.img card.layout
+expect_stderr "nosuchdir/card.img: cannot create the image: No such file or directory"
+
+# a full file system (where this machine lets the test mount a small tmpfs)
+mkdir small
+if mount -t tmpfs -o size=2m tmpfs small 2>/dev/null; then
+    head -c $((4 * M)) /dev/urandom >tree/random.bin
+    set +e
+    "$SDIMG" build -o small/card.img card.layout >out.txt 2>err.txt
+    rc=$?
+    set -e
+    leftover=$(ls -A small)
+    umount small
+    [ "$rc" -eq 1 ] || fail "ENOSPC: exit $rc"
+    expect_stderr "No space left on device"
+    [ -z "$leftover" ] || fail "left on the full file system: $leftover"
+    rm tree/random.bin
+else
+    echo "(no tmpfs mount here: the full-disk case is not run)"
+fi
+
+# SIGTERM and SIGINT in the middle of a build
+head -c $((300 * M)) /dev/urandom >tree/large.bin
+printf 'image { size = 1G }\npartition boot { type = fat32 size = 600M tree "/" { from = "tree" } }\n' >card.layout
+for sig in TERM INT; do
+    "$SDIMG" build -o out/card.img card.layout >out.txt 2>err.txt &
+    pid=$!
+    sleep 0.2
+    kill -"$sig" $pid 2>/dev/null || true
+    set +e
+    wait $pid
+    rc=$?
+    set -e
+    if [ "$rc" -eq 0 ]; then
+        echo "(the build finished before SIG$sig arrived)"
+        mv out/card.img built.img
+        echo "an older image" >out/card.img
+    else
+        [ "$rc" -gt 128 ] || fail "SIG$sig: exit $rc, not killed by the signal"
+    fi
+    only_old_image
+done
