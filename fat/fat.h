@@ -98,9 +98,12 @@ struct fat_geom {
  * with the table's cluster size; (2) when the count sits within 16 of an edge, the cluster size
  * is halved (the count doubles, clear into the next type). With a forced type and a default
  * cluster size, the working cluster size nearest the table's is taken (ties: the larger).
- * Explicit settings are never changed: an impossible combination is an error that lists what
- * would work. data-align pads the reserved sectors (unless @o->reserved is set, in which case
- * a misaligned result is an error).
+ * Default cluster sizes stay at or below 32K (64K only when asked for). Explicit settings are
+ * never changed: an impossible combination (also root-entries on a volume that comes out
+ * FAT32) is an error that lists what would work. data-align pads the reserved sectors (FAT12/16:
+ * the root directory between the FATs and the data area counts; unless @o->reserved is set, in
+ * which case a misaligned result is an error). Minimum reserved sectors: 1 (FAT12/16), 32
+ * (FAT32). The FAT size is the smallest that covers the clusters, computed before the padding.
  *
  * Returns: 0, or -EINVAL with a message in @d.
  */
@@ -180,7 +183,7 @@ void fat_tree_free(struct fat_tree *t);
 /*
  * fat_tree_add_dir - adds a directory (and any missing parents).
  * @t:    the tree
- * @path: "/a/b"; adding an existing directory again updates its metadata
+ * @path: "/a/b"; adding an existing directory again updates its metadata; "/" is a no-op
  * @m:    metadata (NULL: timestamp of the tree, no attributes)
  * @d:    messages
  *
@@ -227,8 +230,14 @@ int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offs
  * @d:          messages
  *
  * Writes only what is not zero, each byte once, with pwrite; file data goes straight from
- * its source (copy_file_range when the source is an fd, else read/pwrite). Directories are
- * sorted by the UTF-8 bytes of their names, `first` nodes first; files are contiguous.
+ * its source (copy_file_range when the source is an fd, else read/pwrite, leaving all-zero
+ * blocks as holes). Directories are sorted by the UTF-8 bytes of their names, `first` nodes
+ * first; clusters are given in that order, depth first, so every file is contiguous.
+ * Names: a long-name (LFN) entry only when the name is not a plain 8.3 name (all-lower-case
+ * base or extension use the NT case flags instead); short names follow Windows NT (basis,
+ * ~1..~4, then 2 characters + 4 hex digits of Windows' hash + ~1); characters outside ASCII
+ * become '_' in short names (no OEM code page). Names are compared as FAT does with a fixed
+ * upper-case table (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic).
  *
  * Returns: 0, or a negative errno with a message in @d.
  */
@@ -254,7 +263,8 @@ struct fat_info {
 	uint32_t hidden_sectors;
 	uint32_t total_sectors;
 	uint32_t volume_id;
-	char label[12];		  /* boot sector label, trailing spaces removed */
+	char label[12];		  /* boot sector label (not the root's label entry), trailing
+				   * spaces removed; empty without the 0x29 extended signature */
 	char oem_name[9];
 };
 

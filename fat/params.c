@@ -186,6 +186,10 @@ static int impossible(const struct fat_opts *o, enum fat_type type, uint32_t spc
 	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
 	for (int i = 0; i < 3; i++)
 		list_spcs(alt[i], sizeof(alt[i]), o, types[i], ts, off);
+	if (!c.room && c.reserved == 0xFFFF && o->data_align && !o->reserved)
+		return diag_error(d, "data-align %s would need more than 65535 reserved sectors "
+				     "on this volume; use a smaller data-align",
+				  fat_fmt_size(cs, sizeof(cs), o->data_align));
 	if (!c.room)
 		return diag_error(d, "a %s volume is too small for FAT%d with cluster-size %s and "
 				     "%u reserved sectors (%s; %s; %s)", size, type, cs, c.reserved,
@@ -283,8 +287,9 @@ static int check_opts(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol
 	return 0;
 }
 
-/* A hand-set reserved count that clashes with data-align, or too small for FAT32. */
-static int check_reserved(const struct fat_opts *o, const struct fat_geom *g, uint64_t off,
+/* Settings that the chosen type cannot honour: a hand-set reserved count that clashes with
+ * data-align or is too small for FAT32, root-entries on FAT32. */
+static int check_resolved(const struct fat_opts *o, const struct fat_geom *g, uint64_t off,
 			  struct diag *d)
 {
 	uint64_t align = o->data_align / FAT_SECTOR;
@@ -293,6 +298,10 @@ static int check_reserved(const struct fat_opts *o, const struct fat_geom *g, ui
 	if (g->type == FAT_32 && g->reserved < 9)
 		return diag_error(d, "reserved = %u: FAT32 needs at least 9 (boot sectors 0-2 and "
 				     "their backups at 6-8)", g->reserved);
+	if (g->type == FAT_32 && o->root_entries)
+		return diag_error(d, "root-entries = %u: this volume is FAT32, which has no fixed "
+				     "root directory; drop root-entries or choose fat12/fat16",
+				  o->root_entries);
 	if (o->reserved && align > 1 && start % align) {
 		char a[16];
 		return diag_error(d, "reserved = %u puts the data area at disk sector %" PRIu64
@@ -336,7 +345,7 @@ int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset
 	ret->hidden_sectors = (uint32_t)off;
 	ret->data_offset = (uint64_t)(c.reserved + ret->fats * c.fat_sectors + c.root_sectors) *
 			   FAT_SECTOR;
-	r = check_reserved(o, ret, off, d);
+	r = check_resolved(o, ret, off, d);
 	if (!r)
 		r = fat_geom_names(ret, o, vol_bytes, d);
 	return r;

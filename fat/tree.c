@@ -204,8 +204,11 @@ int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta
 	struct fat_node *parent, *n;
 	const char *name;
 	size_t len;
-	int r = walk(t, path, &parent, &n, &name, &len, d);
+	int r;
 
+	if (!path[strspn(path, "/")])
+		return 0; /* the root: always there, and FAT stores nothing about it */
+	r = walk(t, path, &parent, &n, &name, &len, d);
 	if (r)
 		return r;
 	if (n && !n->is_dir)

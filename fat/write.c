@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -164,7 +165,13 @@ static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 	return r;
 }
 
-/* Copies with read()/pwrite() (or the callback) from @done on; @fd is the source's. */
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
+/* Copies with read()/pwrite() (or the callback) from @done on; zero blocks stay holes;
+ * @fd is the source's. */
 static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t done, uint64_t dst)
 {
 	char where[4096];
@@ -187,7 +194,7 @@ static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t 
 			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
 					  e ? strerror(e) : "shorter than its size (changed?)");
 		}
-		r = put(w, w->buf, (size_t)got, dst + done);
+		r = all_zero(w->buf, (size_t)got) ? 0 : put(w, w->buf, (size_t)got, dst + done);
 		if (r)
 			return r;
 		done += (uint64_t)got;

@@ -21,7 +21,7 @@ while read -r type off size align cs; do
     [ "$tot" -eq $((size / 512)) ] || fail "FAT$type: total sectors $tot, want $((size / 512))"
     [ "$(le "$img" $((off + 510)) 2)" -eq 43605 ] || fail "FAT$type: no 55AA signature"
     mtools_same "$img@@$off" src
-    dd if="$img" of=vol.img bs=512 skip=$((off / 512)) conv=sparse status=none
+    dd if="$img" of=vol.img bs=1M iflag=skip_bytes skip="$off" conv=sparse status=none
     fsck_clean vol.img
     echo "FAT$type offset $off align $align: cluster 2 at byte $start"
     rm -f "$img" vol.img

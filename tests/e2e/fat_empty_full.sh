@@ -14,6 +14,13 @@ for type in 12 16 32; do
     mdir -i e.img ::/ | grep -q "Volume in drive : is EMPTY" || fail "FAT$type: label entry"
 done
 
+# only what is not zero is written: an empty 1 GiB FAT32 volume stays a sparse file
+"$FATWRITE" -t 32 -c 4096 s.img 1073741824 empty || fail "empty 1 GiB FAT32"
+used=$(du -k s.img | cut -f1)
+[ "$used" -le 256 ] || fail "an empty 1 GiB volume takes $used KiB on disk"
+fsck_clean s.img
+rm -f s.img
+
 # full: find the cluster count, then one file that takes every cluster left
 for type in 12 16 32; do
     size=$((type == 32 ? 40 * 1048576 : 8 * 1048576)) cs=$((type == 12 ? 4096 : 512))

@@ -3,11 +3,12 @@
  *
  *   fatwrite [-t 12|16|32] [-c CLUSTER] [-f FATS] [-e ROOT_ENTRIES] [-r RESERVED]
  *            [-a DATA_ALIGN] [-o OFFSET] [-l LABEL] [-i VOLID] [-n OEM] [-T TIME] [-F NFD]
- *            [-1 FATPATH] [-s] OUT SIZE|auto DIR
+ *            [-1 FATPATH] [-S] [-s] OUT SIZE|auto DIR
  *
  * OUT is created (or truncated) with OFFSET + SIZE bytes and the volume is written at OFFSET.
  * SIZE "auto" uses fat_min_size(). -1 marks one FAT path ("/MLO") `first` in its folder.
- * -s prints the geometry. Files get their own mtime unless
+ * -S lays SIZE out as a whole SD card (fat_sd_format()): the volume goes at the partition
+ * start the SD formatter uses, to the end of the card; -o is then ignored. -s prints the geometry. Files get their own mtime unless
  * -T fixes one. At most NFD files (default 256) are read through their fd (copy_file_range);
  * the rest through the read callback, which opens the file on each call.
  */
@@ -30,6 +31,7 @@ struct run {
 	int64_t time;
 	int fd_budget;
 	const char *first; /* FAT path given the first flag */
+	int sd;		   /* -S: SIZE is a whole SD card */
 	char **paths; /* host paths handed to the callback, freed at the end */
 	size_t n_paths;
 };
@@ -126,7 +128,7 @@ static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:1:s")) != -1) {
+	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:1:Ss")) != -1) {
 		switch (c) {
 		case 't': o->type = (enum fat_type)atoi(optarg); break;
 		case 'c': o->cluster_size = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -141,6 +143,7 @@ static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run
 		case 'T': run->fixed_time = 1; run->time = strtoll(optarg, NULL, 0); break;
 		case 'F': run->fd_budget = atoi(optarg); break;
 		case '1': run->first = optarg; break;
+		case 'S': run->sd = 1; break;
 		case 's': *show = 1; break;
 		default: return -1;
 		}
@@ -161,8 +164,16 @@ static int build(struct run *run, const struct fat_opts *o, const char *out, con
 	} else {
 		size = strtoull(size_arg, NULL, 0);
 	}
-	if (fat_params(o, size, offset, &g, &run->d))
+	if (run->sd) {
+		struct fat_sd_layout l;
+		if (fat_sd_format(o, size / 512, &l, &run->d))
+			return -1;
+		g = l.geom;
+		offset = (uint64_t)l.part_start * 512;
+		size -= offset;
+	} else if (fat_params(o, size, offset, &g, &run->d)) {
 		return -1;
+	}
 	if (show)
 		print_geom(&g, size);
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -192,6 +192,10 @@ static void test_impossible(void **state)
 	params_fail(100000, 0, &o, "multiple of 16");
 	o = (struct fat_opts){ .type = FAT_32, .root_entries = 512 };
 	params_fail(4194304, 0, &o, "no fixed root");
+	o = (struct fat_opts){ .root_entries = 1024 }; /* auto chooses FAT32 for 2 GiB */
+	params_fail(4194304, 0, &o, "drop root-entries or choose fat12/fat16");
+	o = (struct fat_opts){ .type = FAT_12, .data_align = 64 * MIB };
+	params_fail(8192, 0, &o, "more than 65535 reserved sectors");
 	o = (struct fat_opts){ .data_align = 1000 };
 	params_fail(100000, 0, &o, "not a multiple of 512");
 	o = (struct fat_opts){ .type = FAT_32, .reserved = 8 };
