@@ -57,7 +57,7 @@ fat_data_offset() {
 check_fat() {
     img=$1 off=$2 size=$3 want=$4 align=${5:-}
     rm -rf fat.vol fat.out
-    dd if="$img" of=fat.vol bs=512 skip=$((off / 512)) count=$((size / 512)) conv=sparse status=none
+    dd if="$img" of=fat.vol bs=4M iflag=skip_bytes,count_bytes skip="$off" count="$size" conv=sparse status=none
     fsck.fat -n fat.vol >fsck.txt 2>&1 || { cat fsck.txt >&2; fail "fsck.fat -n: volume at $off of $img"; }
     mkdir fat.out
     MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "$img@@$off" '::/*' fat.out/ 2>/dev/null || true
