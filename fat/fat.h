@@ -295,7 +295,9 @@ const struct fat_info *fat_vol_info(const struct fat_vol *v);
  * fat_vol_list - calls @fn for each entry of the directory @path ("/" for the root), in
  * on-disk order, skipping ".", "..", deleted entries and the volume label. Long names are
  * reassembled (checksum and ordinals checked; a broken LFN falls back to the short name).
- * @fn returns 0 to go on, anything else stops the walk and is returned.
+ * @fn returns 0 to go on, anything else stops the walk and is returned; it may itself call
+ * fat_vol_list() and fat_vol_read() on @v (to walk a tree). Each nested walk holds one
+ * cluster-sized buffer.
  *
  * Returns: 0, what @fn returned, -ENOENT/-ENOTDIR/-EINVAL with a message, or -EIO.
  */
