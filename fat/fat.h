@@ -208,6 +208,17 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 		      const struct fat_source *src, const struct fat_meta *m, struct diag *d);
 
 /*
+ * fat_tree_remove - removes the node at @path (and everything below it), where each component
+ * is compared as FAT compares names (case-insensitively), so that a later layout entry can
+ * replace an earlier one: fat_tree_remove() then fat_tree_add_file().
+ * Costs O(number of nodes).
+ *
+ * Returns: 0, -ENOENT when nothing is there, -EINVAL for the root, -ENOMEM (then the tree
+ * can only be freed).
+ */
+int fat_tree_remove(struct fat_tree *t, const char *path);
+
+/*
  * fat_min_size - the smallest volume that holds @t with the settings @o.
  * @t:          the tree
  * @o:          settings (as for fat_params())
@@ -300,7 +311,9 @@ const struct fat_info *fat_vol_info(const struct fat_vol *v);
  * fat_vol_list - calls @fn for each entry of the directory @path ("/" for the root), in
  * on-disk order, skipping ".", "..", deleted entries and the volume label. Long names are
  * reassembled (checksum and ordinals checked; a broken LFN falls back to the short name).
- * @fn returns 0 to go on, anything else stops the walk and is returned.
+ * @fn returns 0 to go on, anything else stops the walk and is returned; it may itself call
+ * fat_vol_list() and fat_vol_read() on @v (to walk a tree). Each nested walk holds one
+ * cluster-sized buffer.
  *
  * Returns: 0, what @fn returned, -ENOENT/-ENOTDIR/-EINVAL with a message, or -EIO.
  */

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/bytes.h"
@@ -17,18 +18,19 @@
 /* Calls @fn for each raw 32-byte entry up to the end marker; @fn returns 0 to go on. */
 typedef int (*raw_fn)(void *ctx, const uint8_t *e);
 
-/* Walks the entries in @len bytes at volume byte @off (one cluster or root sector). */
-static int walk_block(struct fat_vol *v, uint64_t off, size_t len, raw_fn fn, void *ctx,
-		      bool *end, struct diag *d)
+/* Walks the entries in @len bytes at volume byte @off (one cluster or root sector), read into
+ * @blk: a buffer of this walk's own, so that @fn may list or read the volume again. */
+static int walk_block(struct fat_vol *v, uint8_t *blk, uint64_t off, size_t len, raw_fn fn,
+		      void *ctx, bool *end, struct diag *d)
 {
-	int r = fat_rd_pread(v, v->cbuf, len, off, d);
+	int r = fat_rd_pread(v, blk, len, off, d);
 
 	for (size_t i = 0; !r && i < len; i += 32) {
-		if (v->cbuf[i] == 0) {
+		if (blk[i] == 0) {
 			*end = true;
 			return 0;
 		}
-		r = fn(ctx, v->cbuf + i);
+		r = fn(ctx, blk + i);
 	}
 	return r;
 }
@@ -36,31 +38,39 @@ static int walk_block(struct fat_vol *v, uint64_t off, size_t len, raw_fn fn, vo
 static int walk_dir(struct fat_vol *v, uint32_t first, raw_fn fn, void *ctx, struct diag *d)
 {
 	uint32_t steps = DIR_BYTES_MAX / v->info.cluster_size + 1, c = first;
+	uint8_t *blk = malloc(v->info.cluster_size);
 	bool end = false;
-	int r = 0;
+	int r = blk ? 0 : -ENOMEM;
 
 	if (!first && v->info.type != FAT_32) { /* the fixed FAT12/16 root directory */
 		uint64_t len = (uint64_t)v->info.root_entries * 32;
 		for (uint64_t o = 0; o < len && !r && !end; o += FAT_SECTOR)
-			r = walk_block(v, v->root_off + o, len - o < FAT_SECTOR ? len - o : FAT_SECTOR,
-				       fn, ctx, &end, d);
-		return r;
+			r = walk_block(v, blk, v->root_off + o,
+				       len - o < FAT_SECTOR ? len - o : FAT_SECTOR, fn, ctx, &end, d);
+		goto out;
 	}
 	if (!first)
 		c = v->root_cluster;
 	while (!r && !end) {
-		if (!fat_rd_valid_cluster(v, c))
-			return diag_error(d, "a directory's cluster chain leads to cluster %" PRIu32
-					     ", outside 2..%" PRIu32, c, v->info.clusters + 1);
-		if (!steps--)
-			return diag_error(d, "a directory is longer than 65536 entries (its cluster "
-					     "chain loops?)");
-		r = walk_block(v, fat_rd_cluster_off(v, c), v->info.cluster_size, fn, ctx, &end, d);
+		if (!fat_rd_valid_cluster(v, c)) {
+			r = diag_error(d, "a directory's cluster chain leads to cluster %" PRIu32
+					  ", outside 2..%" PRIu32, c, v->info.clusters + 1);
+			break;
+		}
+		if (!steps--) {
+			r = diag_error(d, "a directory is longer than 65536 entries (its cluster "
+					  "chain loops?)");
+			break;
+		}
+		r = walk_block(v, blk, fat_rd_cluster_off(v, c), v->info.cluster_size, fn, ctx,
+			       &end, d);
 		if (!r && !end)
 			r = fat_rd_next(v, c, &c, d);
 		if (!r && fat_rd_end(v, c))
 			break;
 	}
+out:
+	free(blk);
 	return r;
 }
 

@@ -1,4 +1,5 @@
 /* fat/tree: building the tree of directories and files (see fat.h, tree_priv.h). */
+#include "fat/name_priv.h"
 #include "fat/tree_priv.h"
 
 #include <errno.h>
@@ -257,4 +258,79 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 		return -ENOMEM;
 	set_meta(t, n, m);
 	return set_origin(n, m);
+}
+
+/* Whether path component @comp (@len bytes) names @n as FAT compares names. */
+static bool same_fat_name(const char *comp, size_t len, const struct fat_node *n)
+{
+	uint16_t a[FAT_LFN_MAX + 1], b[FAT_LFN_MAX + 1];
+	char buf[4 * FAT_LFN_MAX + 1];
+	int na, nb;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, comp, len);
+	buf[len] = 0;
+	na = fat_utf8_to_utf16(buf, a, FAT_LFN_MAX + 1);
+	nb = fat_utf8_to_utf16(n->name, b, FAT_LFN_MAX + 1);
+	if (na < 0 || na != nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (fat_upcase(a[i]) != fat_upcase(b[i]))
+			return false;
+	return true;
+}
+
+static int index_add_all(struct fat_index *x, struct fat_node *dir)
+{
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		struct fat_node *n = dir->kids[i];
+		if (x->used * 2 >= x->cap && index_grow(x))
+			return -ENOMEM;
+		*index_slot(x, dir, n->name, strlen(n->name)) = n;
+		x->used++;
+		if (n->is_dir && index_add_all(x, n))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int fat_tree_remove(struct fat_tree *t, const char *path)
+{
+	struct fat_node *dir = &t->root, *n = NULL;
+	struct fat_index fresh = { 0 };
+	const char *p = path;
+	size_t i;
+
+	for (;;) {
+		size_t len;
+		p += strspn(p, "/");
+		len = strcspn(p, "/");
+		if (!len)
+			break;
+		if (n && !n->is_dir)
+			return -ENOENT;
+		for (i = 0, n = NULL; i < dir->n_kids && !n; i++)
+			if (same_fat_name(p, len, dir->kids[i]))
+				n = dir->kids[i];
+		if (!n)
+			return -ENOENT;
+		dir = n;
+		p += len;
+	}
+	if (!n)
+		return -EINVAL; /* the root cannot go */
+	if (index_grow(&fresh))
+		return -ENOMEM;
+	for (i = 0; n->parent->kids[i] != n; i++)
+		;
+	memmove(n->parent->kids + i, n->parent->kids + i + 1,
+		(n->parent->n_kids - i - 1) * sizeof(*n->parent->kids));
+	n->parent->n_kids--;
+	node_free(n);
+	free(n);
+	free(t->index.slots);
+	t->index = fresh;
+	t->prepared = false;
+	return index_add_all(&t->index, &t->root);
 }

@@ -1,0 +1,108 @@
+/* Unit tests: building the tree (implicit parents, replacing by FAT name, removal). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fat/tree_priv.h"
+
+static int collect(void *ctx, const struct fat_dirent *e)
+{
+	char *all = ctx;
+
+	strcat(all, e->name);
+	strcat(all, ";");
+	return 0;
+}
+
+/* Writes @t to a small FAT16 volume and returns the listing of @dir ("a;b;"). */
+static void listing(struct fat_tree *t, const char *dir, char *out)
+{
+	struct fat_opts o = { .type = FAT_16 };
+	struct fat_geom g;
+	struct fat_vol *v;
+	struct diag d;
+	int fd = open("t.img", O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	diag_init(&d);
+	out[0] = 0;
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	assert_int_equal(fat_params(&o, 8 << 20, 0, &g, &d), 0);
+	assert_int_equal(fat_write(t, &g, fd, 0, &d), 0);
+	assert_int_equal(fat_vol_open(fd, 0, 0, &v, &d), 0);
+	assert_int_equal(fat_vol_list(v, dir, collect, out, &d), 0);
+	fat_vol_close(v);
+	diag_release(&d);
+	close(fd);
+}
+
+static void test_implicit_parents_and_first(void **state)
+{
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_meta first = { .first = true };
+	struct diag d;
+	char out[4096];
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fat_tree_add_file(t, "/a/b/c.txt", 0, NULL, NULL, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "//a//b/Z.txt", 0, NULL, NULL, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/a/b/zz-mlo", 0, NULL, &first, &d), 0);
+	assert_int_equal(fat_tree_add_dir(t, "/a/b", NULL, &d), 0); /* already there: fine */
+	assert_int_equal(fat_tree_add_dir(t, "/", NULL, &d), 0);
+	listing(t, "/a/b", out);
+	assert_string_equal(out, "zz-mlo;Z.txt;c.txt;"); /* first, then UTF-8 byte order */
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
+static void test_replace_by_fat_name(void **state)
+{
+	struct fat_tree *t = fat_tree_new(0);
+	struct diag d;
+	char out[4096], path[32];
+
+	(void)state;
+	diag_init(&d);
+	for (int i = 0; i < 100; i++) { /* enough nodes for the index to grow */
+		snprintf(path, sizeof(path), "/dir/f%03d", i);
+		assert_int_equal(fat_tree_add_file(t, path, 0, NULL, NULL, &d), 0);
+	}
+	assert_int_equal(fat_tree_add_file(t, "/dir/README.txt", 0, NULL, NULL, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/sub/x/y", 0, NULL, NULL, &d), 0);
+	assert_int_equal(fat_tree_remove(t, "/DIR/readme.TXT"), 0);
+	assert_int_equal(fat_tree_add_file(t, "/dir/readme.txt", 0, NULL, NULL, &d), 0);
+	assert_int_equal(fat_tree_remove(t, "/Sub"), 0); /* a whole subtree */
+	assert_int_equal(fat_tree_remove(t, "/sub/x/y"), -ENOENT);
+	assert_int_equal(fat_tree_remove(t, "/dir/f000/x"), -ENOENT);
+	assert_int_equal(fat_tree_remove(t, "/"), -EINVAL);
+	for (int i = 1; i < 100; i++) {
+		snprintf(path, sizeof(path), "/DIR/F%03d", i);
+		assert_int_equal(fat_tree_remove(t, path), 0);
+	}
+	/* the index still finds what is left */
+	assert_int_equal(fat_tree_add_file(t, "/dir/f000", 0, NULL, NULL, &d), -EEXIST);
+	assert_int_equal(fat_tree_add_file(t, "/sub/new", 0, NULL, NULL, &d), 0);
+	listing(t, "/", out);
+	assert_string_equal(out, "dir;sub;");
+	listing(t, "/dir", out);
+	assert_string_equal(out, "f000;readme.txt;");
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_implicit_parents_and_first),
+		cmocka_unit_test(test_replace_by_fat_name),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
