@@ -21,7 +21,7 @@ FUZZ_SECONDS ?= 60
 # Small programs the end-to-end tests drive (tests/tools/NAME.c -> build/tests/tools/NAME).
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps demo check unit unit-san e2e examples fuzz install clean
+.PHONY: all deps demo check unit unit-san e2e examples fuzz bench install clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -94,6 +94,11 @@ check: deps
 	@$(MAKE) -s unit
 	@$(MAKE) -s unit-san
 	@$(MAKE) -s e2e
+
+# A measurement against mkfs.fat + mcopy and genimage, not a test.
+bench: all $(BUILD)/tests/tools/mktree
+	@DEB_PACKAGES="genimage time dosfstools mtools" tests/install-deps
+	@tests/bench/run $(abspath $(BUILD)/sdimg) $(abspath $(BUILD)/tests/tools/mktree)
 
 install: all
 	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(PREFIX)/bin/sdimg
