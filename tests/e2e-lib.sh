@@ -1,5 +1,7 @@
-# Shared helpers for the end-to-end test scripts (sourced; POSIX sh).
+# Shared helpers for the end-to-end test scripts (sourced; POSIX sh). Every check prints
+# what failed and exits 1; a missing tool makes the test a skip (exit 77).
 set -eu
+export MTOOLS_SKIP_CHECK=1
 
 fail() {
     echo "FAIL: $*" >&2
@@ -33,46 +35,70 @@ need() {
     done
 }
 
-# le16 FILE OFFSET / le32 FILE OFFSET / u8 FILE OFFSET: a little-endian field of FILE
-u8() { od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' '; }
-le16() { od -An -tu2 --endian=little -j "$2" -N 2 "$1" | tr -d ' '; }
-le32() { od -An -tu4 --endian=little -j "$2" -N 4 "$1" | tr -d ' '; }
+# le IMG OFFSET LEN: the little-endian unsigned number at byte OFFSET of IMG.
+le() {
+    od -An -tu1 -j "$2" -N "$3" "$1" | awk '{ for (i = NF; i >= 1; i--) v = v * 256 + $i } END { printf "%.0f\n", v }'
+}
 
-# fat_data_offset IMG VOLUME_OFFSET: the byte offset of cluster 2 on the disk, computed from
-# the boot sector's own bytes (fatgen103: reserved + FATs x FAT size + root directory).
-fat_data_offset() {
-    img=$1 vol=$2
-    res=$(le16 "$img" $((vol + 14)))
-    nfats=$(u8 "$img" $((vol + 16)))
-    rootents=$(le16 "$img" $((vol + 17)))
-    fatsz=$(le16 "$img" $((vol + 22)))
-    [ "$fatsz" -ne 0 ] || fatsz=$(le32 "$img" $((vol + 36)))
-    echo $((vol + (res + nfats * fatsz + (rootents * 32 + 511) / 512) * 512))
+# data_start IMG VOLOFF: byte offset (from the image start) of cluster 2, from the boot sector.
+data_start() {
+    bps=$(le "$1" $(($2 + 11)) 2); rsv=$(le "$1" $(($2 + 14)) 2); nf=$(le "$1" $(($2 + 16)) 1)
+    rde=$(le "$1" $(($2 + 17)) 2); fsz=$(le "$1" $(($2 + 22)) 2)
+    [ "$fsz" -ne 0 ] || fsz=$(le "$1" $(($2 + 36)) 4)
+    echo $(($2 + (rsv + nf * fsz) * bps + (rde * 32 + bps - 1) / bps * bps))
+}
+
+# fsck_clean IMG: fsck.fat -n finds nothing to fix.
+fsck_clean() {
+    out=$(fsck.fat -n "$1" 2>&1) || fail "fsck.fat -n $1 (exit $?): $out"
+    case $out in *"Free cluster summary"*|*"differ"*|*"Dirty"*|*"dirty"*) fail "fsck.fat -n $1: $out" ;; esac
+}
+
+# mtools_same IMG[@@OFF] SRC: every file back out through mcopy, identical to SRC.
+mtools_same() {
+    rm -rf mt.out && mkdir mt.out
+    if [ -n "$(ls -A "$2")" ]; then
+        mcopy -s -p -Q -i "$1" '::/*' mt.out/ 2>mt.err || fail "mcopy -i $1: $(cat mt.err)"
+    fi
+    diff -r "$2" mt.out >diff.out 2>&1 || fail "mcopy tree differs from $2: $(head -20 diff.out)"
+    mdir -i "$1" ::/ >/dev/null || fail "mdir -i $1"
+}
+
+# sevenz_same IMG SRC: 7z lists the volume and extracts a tree identical to SRC.
+sevenz_same() {
+    7z l "$1" >7z.list || fail "7z l $1"
+    grep -q "Type = FAT" 7z.list || fail "7z l $1 does not see FAT: $(tail -5 7z.list)"
+    rm -rf 7z.out && mkdir 7z.out
+    7z x -o7z.out "$1" >/dev/null || fail "7z x $1"
+    diff -r "$2" 7z.out >diff.out 2>&1 || fail "7z tree differs from $2: $(head -20 diff.out)"
+}
+
+# check_all IMG SRC: fsck.fat, mtools and 7z.
+check_all() {
+    fsck_clean "$1"
+    mtools_same "$1" "$2"
+    sevenz_same "$1" "$2"
 }
 
 # check_fat IMG OFFSET SIZE EXPECTED_DIR [ALIGN]: the FAT volume at bytes [OFFSET,
-# OFFSET+SIZE) of IMG passes fsck.fat -n, mtools copies every file back out identical to
-# EXPECTED_DIR (names and tree too), 7z lists it, its boot sector counts exactly SIZE bytes
-# and its start as hidden sectors, and (with ALIGN) its data area sits on a multiple of ALIGN.
+# OFFSET+SIZE) of IMG passes fsck.fat -n, mtools and 7z give back EXPECTED_DIR exactly (names
+# and tree too), its boot sector counts exactly SIZE bytes and its start as hidden sectors,
+# and (with ALIGN) its data area sits on a multiple of ALIGN from the start of IMG.
 check_fat() {
     img=$1 off=$2 size=$3 want=$4 align=${5:-}
-    rm -rf fat.vol fat.out
     dd if="$img" of=fat.vol bs=4M iflag=skip_bytes,count_bytes skip="$off" count="$size" conv=sparse status=none
-    fsck.fat -n fat.vol >fsck.txt 2>&1 || { cat fsck.txt >&2; fail "fsck.fat -n: volume at $off of $img"; }
-    mkdir fat.out
-    MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "$img@@$off" '::/*' fat.out/ 2>/dev/null || true
-    diff -r "$want" fat.out >diff.txt 2>&1 || { cat diff.txt >&2; fail "mcopy readback differs from $want"; }
-    7z l fat.vol >7z.txt 2>&1 || { cat 7z.txt >&2; fail "7z cannot list the volume at $off"; }
-    total=$(le16 "$img" $((off + 19)))
-    [ "$total" -ne 0 ] || total=$(le32 "$img" $((off + 32)))
+    check_all fat.vol "$want"
+    mtools_same "$img@@$off" "$want"
+    total=$(le "$img" $((off + 19)) 2)
+    [ "$total" -ne 0 ] || total=$(le "$img" $((off + 32)) 4)
     [ "$total" -eq $((size / 512)) ] || fail "total sectors $total, the partition has $((size / 512))"
-    hidden=$(le32 "$img" $((off + 28)))
+    hidden=$(le "$img" $((off + 28)) 4)
     [ "$hidden" -eq $((off / 512)) ] || fail "hidden sectors $hidden, the partition starts at $((off / 512))"
     if [ -n "$align" ]; then
-        data=$(fat_data_offset "$img" "$off")
+        data=$(data_start "$img" "$off")
         [ $((data % align)) -eq 0 ] || fail "data area at byte $data is not on a multiple of $align"
     fi
-    rm -rf fat.vol fat.out
+    rm -f fat.vol
 }
 
 # part_json IMG N FIELD: a field of partition N (1-based) from sfdisk --json

@@ -65,7 +65,7 @@ check_fat gpt.img $((4 * M)) $((64 * M)) files $((4 * M))
 printf 'image { table = none size = 40M }\npartition vol { type = fat size = grow\n fat { label = "BARE" }\n tree "/" { from = "files" } }\n' >bare.layout
 expect_status 0 "$SDIMG" build -q -o bare.img bare.layout
 check_fat bare.img 0 $((40 * M)) files $((4 * M))
-[ "$(le16 bare.img 510)" -eq 43605 ] || fail "no boot signature at the start"
+[ "$(le bare.img 510 2)" -eq 43605 ] || fail "no boot signature at the start"
 
 # in-table = false keeps the space but leaves the partition out of the table
 printf 'image { size = 64M }\npartition hidden { size = 8M in-table = false }\npartition data { type = fat size = 16M tree "/" { from = "files" } }\n' >hidden.layout

@@ -23,7 +23,7 @@ mkdir want-rpi && cp -r in-raspberrypi4/firmware/. want-rpi/ && cp -r in-raspber
 printf '%s' "console=serial0,115200 console=tty1 root=/dev/mmcblk0p2 rootfstype=ext4 rootwait" >want-rpi/cmdline.txt
 check_fat $img $((4 * M)) $((256 * M)) want-rpi $((4 * M))
 same_bytes $img $((260 * M)) in-raspberrypi4/rootfs.ext4
-[ "$(le16 $img $((4 * M + 22)))" -eq 0 ] || fail "rpi4 boot is not FAT32"
+[ "$(le $img $((4 * M + 22)) 2)" -eq 0 ] || fail "rpi4 boot is not FAT32"
 [ "$(sfdisk --json $img | jq -r .partitiontable.id)" != 0x00000000 ] || fail "no disk id"
 
 # BeagleBone Black: active FAT16 with MLO first in the root directory, two FATs
@@ -32,7 +32,7 @@ img=beaglebone-black.img
 mkdir want-bbb && cp in-beaglebone-black/MLO in-beaglebone-black/u-boot.img want-bbb/
 printf 'bootpart=0:2\nbootdir=/boot\nuenvcmd=run loadimage; run loadfdt; run mmcargs; bootz ${loadaddr} - ${fdtaddr}\n' >want-bbb/uEnv.txt
 check_fat $img $((4 * M)) $((64 * M)) want-bbb $((4 * M))
-[ "$(u8 $img $((4 * M + 16)))" -eq 2 ] || fail "bbb: not two FATs"
+[ "$(le $img $((4 * M + 16)) 1)" -eq 2 ] || fail "bbb: not two FATs"
 first=$(MTOOLS_SKIP_CHECK=1 mdir -b -i $img@@$((4 * M)) ::/ | head -1)
 [ "$first" = "::/MLO" ] || fail "MLO is not the first root entry ($first)"
 same_bytes $img $((68 * M)) in-beaglebone-black/rootfs.ext4
@@ -60,7 +60,7 @@ img=sd16g.img
 [ "$(stat -c %s $img)" -eq $((31116288 * 512)) ] || fail "sd16g size"
 [ "$(part_json $img 1 start)" = 8192 ] && [ "$(part_json $img 1 size)" = $((31116288 - 8192)) ] || fail "sd16g placement"
 [ "$(part_json $img 1 type)" = c ] || fail "sd16g type"
-[ "$(le16 $img $((4 * M + 14)))" -eq 598 ] || fail "sd16g reserved sectors"
-[ "$(le32 $img $((4 * M + 36)))" -eq 3797 ] || fail "sd16g FAT size"
-[ "$(fat_data_offset $img $((4 * M)))" -eq $((16384 * 512)) ] || fail "sd16g data area"
+[ "$(le $img $((4 * M + 14)) 2)" -eq 598 ] || fail "sd16g reserved sectors"
+[ "$(le $img $((4 * M + 36)) 4)" -eq 3797 ] || fail "sd16g FAT size"
+[ "$(data_start $img $((4 * M)))" -eq $((16384 * 512)) ] || fail "sd16g data area"
 check_fat $img $((4 * M)) $(((31116288 - 8192) * 512)) in-sd16g/data $((4 * M))

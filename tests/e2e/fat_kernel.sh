@@ -1,11 +1,11 @@
 #!/bin/sh
-# The real Linux vfat driver (in qemu, through /work/shared/tools/kernel-fat-list) reads our
+# The real Linux vfat driver (in qemu, through ../shared/tools/kernel-fat-list) reads our
 # FAT12, FAT16 and FAT32 volumes, placed at an offset in a larger file, without a warning and
 # sees every file with its name (emoji included), size and SHA-256. Skipped when the oracle
 # cannot run here.
 . "$TOP/tests/e2e/lib/fatcheck.sh"
 need_tools sha256sum awk sort
-KFL=${KFL:-/work/shared/tools/kernel-fat-list}
+KFL=${KFL:-$TOP/../shared/tools/kernel-fat-list}
 [ -x "$KFL" ] || { echo "no kernel-fat-list oracle"; exit 77; }
 
 mkdir -p src/names "src/emoji/🎉" src/sub/deeper
