@@ -255,6 +255,13 @@ int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offs
 int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 	      struct diag *d);
 
+/*
+ * fat_path_key - @path folded the way FAT compares names (upper case by FAT's own fixed
+ * table, the same on every machine and locale), so that two paths FAT sees as equal have
+ * equal keys. Returns a new string (free() it), or NULL when out of memory.
+ */
+char *fat_path_key(const char *path);
+
 /* ---- Reader ---- */
 
 /* An opaque, opened FAT volume. */

@@ -3,7 +3,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "fat/fat.h"
 
 /* Length of the UTF-8 sequence led by @c, and the smallest code point it may encode. */
 static int utf8_lead(unsigned char c, uint32_t *cp, uint32_t *min)
@@ -264,4 +267,39 @@ uint8_t fat_lfn_checksum(const uint8_t sfn[11])
 	for (int i = 0; i < 11; i++)
 		sum = (uint8_t)(((sum & 1) << 7) + (sum >> 1) + sfn[i]);
 	return sum;
+}
+
+char *fat_path_key(const char *path)
+{
+	size_t len = strlen(path), cap = 3 * len + 1; /* a UTF-16 unit is at most 3 UTF-8 bytes */
+	char *key = malloc(cap);
+	size_t o = 0;
+
+	if (!key)
+		return NULL;
+	/* component by component, so that invalid UTF-8 in one does not spoil the others */
+	for (size_t i = 0; i <= len;) {
+		size_t n = strcspn(path + i, "/");
+		uint16_t u[FAT_LFN_MAX * 2];
+		char *comp = strndup(path + i, n);
+		int units = comp ? fat_utf8_to_utf16(comp, u, sizeof(u) / sizeof(u[0])) : -ENOMEM;
+		free(comp);
+		if (units == -ENOMEM) {
+			free(key);
+			return NULL;
+		}
+		for (int k = 0; k < units; k++)
+			u[k] = fat_upcase(u[k]);
+		int w = units < 0 ? -1 : fat_utf16_to_utf8(u, (size_t)units, key + o, cap - o);
+		if (w < 0) { /* not UTF-8 (or too long): the bytes as they are */
+			memcpy(key + o, path + i, n);
+			w = (int)n;
+		}
+		o += (size_t)w;
+		if (i + n < len)
+			key[o++] = '/';
+		i += n + 1;
+	}
+	key[o] = '\0';
+	return key;
 }

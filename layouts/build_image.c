@@ -95,7 +95,11 @@ static int read_image_keys(struct builder *b, struct sect *s, struct layout_imag
 		im->mtime = (enum layout_mtime)choice;
 	bad |= rc < 0;
 	bad |= get_size(b, s, "size", SIZE_SECTORS | SIZE_NONZERO, &im->size) < 0;
-	bad |= get_size(b, s, "align", SIZE_SECTORS | SIZE_NONZERO, &im->align) < 0;
+	if ((rc = get_size(b, s, "align", SIZE_SECTORS | SIZE_NONZERO, &im->align)) > 0 &&
+	    im->align > LAYOUT_MAX_ALIGN)
+		rc = key_error(b, s, "align", "%llu is larger than 1 TiB",
+			       (unsigned long long)im->align);
+	bad |= rc < 0;
 	rc = get_size(b, s, "gpt-entries", SIZE_SECTORS, &im->gpt_entries);
 	bad |= rc < 0;
 	if (rc > 0 && im->table != LAYOUT_TABLE_GPT)

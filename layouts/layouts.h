@@ -26,6 +26,8 @@
 #define LAYOUT_DEFAULT_ALIGN (4u << 20)      /* the SDHC boundary unit */
 #define LAYOUT_DEFAULT_TIMESTAMP 315532800   /* 1980-01-01 00:00:00 UTC */
 #define LAYOUT_GPT_MAX_PARTITIONS 128
+#define LAYOUT_MAX_BYTES (1ull << 60)         /* no size or offset is larger (1 EiB) */
+#define LAYOUT_MAX_ALIGN (1ull << 40)         /* nor an alignment (1 TiB) */
 
 /* Where a value was written: the file (owned by the layout) and its 1-based line. */
 struct layout_loc {

@@ -102,6 +102,22 @@ static int check_table_limits(struct planner *pl, const struct plan_region *r)
 	return 0;
 }
 
+/* A primary partition inside the extended partition would break the EBR chain. */
+static int check_extended(struct planner *pl, const struct plan_region *r)
+{
+	const struct plan *p = pl->p;
+	char desc[160];
+
+	if (!p->has_extended || !p->extended_size || r->logical || !r->number || !known(r) ||
+	    r->start + r->size <= p->extended_start || r->start >= p->extended_start + p->extended_size)
+		return 0;
+	return diag_error(pl->d, "%s:%d: %s lies inside the extended partition (bytes %llu-%llu) "
+				 "that holds the logical partitions",
+			  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)),
+			  (unsigned long long)p->extended_start,
+			  (unsigned long long)(p->extended_start + p->extended_size - 1));
+}
+
 static void warn_off_grid(struct planner *pl, const struct plan_region *r)
 {
 	const struct layout_partition *part = r->part;
@@ -130,6 +146,7 @@ int check_plan(struct planner *pl)
 			continue;
 		in_table += r->number != 0;
 		bad |= check_table_limits(pl, r) < 0;
+		bad |= check_extended(pl, r) < 0;
 		warn_off_grid(pl, r);
 	}
 	if (p->table == LAYOUT_TABLE_GPT && in_table > LAYOUT_GPT_MAX_PARTITIONS) {

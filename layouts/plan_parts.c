@@ -75,6 +75,32 @@ static int add_ebr(struct planner *pl, const struct plan_region *part)
 	return planner_add(pl, &ebr);
 }
 
+/* A region must end before PLAN_MAX_END, so that no sum of positions can wrap. */
+static int check_end(struct planner *pl, const struct plan_region *r)
+{
+	if (r->start_pending || (r->start <= PLAN_MAX_END && r->size <= PLAN_MAX_END - r->start))
+		return 0;
+	return diag_error(pl->d, "%s:%d: partition '%s' would end beyond 4 EiB", r->loc.file,
+			  r->loc.line, r->name);
+}
+
+/* Logical partitions are chained by their EBRs in disk order: the layout must list them so. */
+static int check_logical_order(struct planner *pl, const struct plan_region *r)
+{
+	const char *prev = pl->last_logical;
+	uint64_t prev_end = pl->last_logical_end;
+
+	if (!r->logical || r->start_pending)
+		return 0;
+	pl->last_logical = r->name;
+	pl->last_logical_end = r->size_pending ? 0 : r->start + r->size;
+	if (!prev || !prev_end || r->start >= prev_end)
+		return 0;
+	return diag_error(pl->d, "%s:%d: logical partition '%s' starts at byte %llu, before '%s' "
+				 "(listed before it) ends: list logical partitions in disk order",
+			  r->loc.file, r->loc.line, r->name, (unsigned long long)r->start, prev);
+}
+
 int place_partitions(struct planner *pl)
 {
 	const struct layout *l = pl->l;
@@ -106,6 +132,8 @@ int place_partitions(struct planner *pl)
 			r.start = default_start(pl, cursor, r.logical ? LAYOUT_SECTOR : 0);
 		r.size = known_size(pl, i, &r.size_pending);
 		r.size_pending |= r.start_pending && part->size_kind == LAYOUT_SIZE_GROW;
+		if (check_end(pl, &r) < 0 || check_logical_order(pl, &r) < 0)
+			return -EINVAL;
 		if (planner_add(pl, &r) < 0 || (r.logical && !r.start_pending && add_ebr(pl, &r) < 0))
 			return -ENOMEM;
 		after_pending = r.start_pending || r.size_pending;

@@ -8,6 +8,7 @@
 #define GPT_ENTRIES_BYTES (128u * 128u)      /* 128 entries of 128 bytes */
 #define GPT_BACKUP_BYTES (GPT_ENTRIES_BYTES + LAYOUT_SECTOR) /* backup entries + header */
 #define MBR_MAX_SECTORS (1ull << 32)         /* 32-bit LBA fields of an MBR entry */
+#define PLAN_MAX_END (1ull << 62)            /* no region ends later: sums cannot wrap */
 
 struct planner {
 	const struct layout *l;
@@ -15,6 +16,8 @@ struct planner {
 	struct diag *d;
 	struct plan *p;
 	size_t cap;
+	const char *last_logical;   /* the logical partition placed last (NULL: none yet) ... */
+	uint64_t last_logical_end;  /* ... and where it ends (0: unknown) */
 };
 
 uint64_t align_up(uint64_t v, uint64_t a);

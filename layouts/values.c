@@ -50,8 +50,8 @@ int value_size(const char *s, uint64_t *ret, struct why *why)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(p, units[i].unit) != 0)
 			continue;
-		if (units[i].shift && v > (UINT64_MAX >> units[i].shift))
-			return fail(why, "'%s' is too large", s);
+		if (v > (LAYOUT_MAX_BYTES >> units[i].shift))
+			return fail(why, "'%s' is too large (sdimg handles up to 1 EiB)", s);
 		*ret = v << units[i].shift;
 		return 0;
 	}

@@ -96,7 +96,14 @@ int plan_with_contents(struct build *b)
 	}
 	if (bad)
 		return -EINVAL;
-	return plan_build(b->l, &in, b->d, &b->plan);
+	int rc = plan_build(b->l, &in, b->d, &b->plan);
+	for (size_t k = 0; rc == 0 && k < b->plan->n_regions; k++) {
+		const struct plan_region *r = &b->plan->regions[k];
+		if (r->start_pending || r->size_pending) /* measured above: never expected */
+			rc = diag_error(b->d, "%s:%d: %s '%s': its place on the card is unknown",
+					r->loc.file, r->loc.line, plan_kind_name(r->kind), r->name);
+	}
+	return rc;
 }
 
 static int check_fits(struct build *b, size_t i, const struct plan_region *r, uint64_t need,

@@ -65,7 +65,7 @@ static int stat_input(struct build *b, const char *from, const struct layout_loc
 	if (stat(path, &st) < 0)
 		return diag_error(b->d, "%s:%d: %s: %s: %s", loc->file, loc->line, what, path,
 				  strerror(errno));
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+	if (!S_ISREG(st.st_mode))
 		return diag_error(b->d, "%s:%d: %s: %s is not a regular file", loc->file, loc->line,
 				  what, path);
 	*ret_size = (uint64_t)st.st_size;
@@ -175,6 +175,9 @@ static int prepare_partition(struct build *b, size_t i)
 		if (!p->from)
 			return 0;
 		rc = stat_input(b, p->from, &p->loc, what, &ps->from, &ps->from_size);
+		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO && !ps->from_size)
+			rc = diag_error(b->d, "%s:%d: %s: %s is empty (give the partition a size)",
+					p->loc.file, p->loc.line, what, ps->from);
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			b->part_sizes[i] = ps->from_size;
 		return rc;

@@ -7,17 +7,13 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "fat/fat.h"
 #include "mkimage/content_priv.h"
 
-/* FAT compares names without regard to case; sdimg folds ASCII letters (names are UTF-8). */
+/* FAT compares names without regard to case, by its own table. */
 static char *fold(const char *path)
 {
-	char *k = strdup(path);
-
-	for (char *p = k; p && *p; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p = (char)(*p - 'a' + 'A');
-	return k;
+	return fat_path_key(path);
 }
 
 static size_t hash(const char *s)
@@ -82,44 +78,105 @@ static void node_release(struct content_node *n)
 	free(n->origin);
 }
 
+/* Appends a copy of @in (path and key already decided) and indexes it. */
+static int append(struct content *c, const struct content_node *in, char *key, char *path)
+{
+	if (array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0) {
+		free(key);
+		free(path);
+		return -ENOMEM;
+	}
+	struct content_node *n = &c->nodes[c->n++];
+	*n = *in;
+	n->key = key;
+	n->path = path;
+	n->origin = strdup(in->origin);
+	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
+	if (!n->origin || (in->host_path && !n->host_path))
+		return -ENOMEM;
+	if (c->n * 2 > c->index_cap)
+		return index_rebuild(c, c->index_cap ? c->index_cap * 2 : 1024);
+	return index_rebuild_one(c, c->n - 1);
+}
+
+/*
+ * Rewrites the folders of @path (all but its last component) in the case under which they
+ * already exist, creating those that do not as implicit folders of @in's source.
+ * Returns the new path in *@ret_path, or a negative errno (a message when a file is in the way).
+ */
+static int resolve_parents(struct content *c, const struct content_node *in, char **ret_path,
+			   struct diag *d)
+{
+	char *path = strdup(in->path);
+	size_t at = 1; /* the folder being resolved is path[0..end of the component at @at) */
+	int rc = path ? 0 : -ENOMEM;
+
+	while (rc == 0 && strchr(path + at, '/')) {
+		char *slash = strchr(path + at, '/');
+		*slash = '\0';
+		char *key = fold(path);
+		struct content_node *dir = key ? content_find(c, key) : NULL;
+		char *rest = strdup(slash + 1), *joined = NULL;
+		if (!key || !rest) {
+			rc = -ENOMEM;
+		} else if (dir && !dir->is_dir) {
+			rc = diag_error(d, "%s: %s needs %s to be a folder, but %s put a file there",
+					in->origin, in->path, dir->path, dir->origin);
+		} else if (!dir) {
+			struct content_node implicit = { .is_dir = true, .mtime = c->implicit_mtime,
+							 .source = in->source, .origin = in->origin };
+			char *copy = strdup(path);
+			rc = copy ? append(c, &implicit, key, copy) : -ENOMEM;
+			key = NULL;
+		}
+		/* continue in the case the folder already has */
+		if (rc == 0 && asprintf(&joined, "%s/%s", dir ? dir->path : path, rest) < 0)
+			rc = -ENOMEM;
+		if (rc == 0) {
+			at = strlen(dir ? dir->path : path) + 1;
+			free(path);
+			path = joined;
+		}
+		free(key);
+		free(rest);
+	}
+	if (rc < 0) {
+		free(path);
+		return rc;
+	}
+	*ret_path = path;
+	return 0;
+}
+
 /*
  * Adds @in (its strings are copied, except text) at in->path: replaces what an earlier
  * entry put there, merges with an existing directory, and refuses a clash within one source.
  */
 int content_add(struct content *c, const struct content_node *in, struct diag *d)
 {
-	char *key = fold(in->path);
-	struct content_node *old = key ? content_find(c, key) : NULL;
+	char *path = NULL, *key = NULL;
+	int rc = resolve_parents(c, in, &path, d);
 
-	if (!key)
-		return -ENOMEM;
-	if (old && old->source == in->source && strcmp(old->path, in->path) != 0) {
-		free(key);
-		return diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
-				  old->origin, in->origin);
-	}
-	if (old && old->is_dir && in->is_dir) { /* two directories merge */
-		free(key);
-		return 0;
-	}
-	if (old)
-		remove_subtree(c, old);
-	if (array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0) {
-		free(key);
+	if (rc < 0)
+		return rc;
+	if (!(key = fold(path))) {
+		free(path);
 		return -ENOMEM;
 	}
-	struct content_node *n = &c->nodes[c->n];
-	*n = *in;
-	n->key = key;
-	n->path = strdup(in->path);
-	n->origin = strdup(in->origin);
-	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
-	c->n++;
-	if (!n->path || !n->origin || (in->host_path && !n->host_path))
-		return -ENOMEM;
-	if (c->n * 2 > c->index_cap)
-		return index_rebuild(c, c->index_cap ? c->index_cap * 2 : 1024);
-	return index_rebuild_one(c, c->n - 1);
+	struct content_node *old = content_find(c, key);
+	if (old && old->source == in->source && strcmp(old->path, path) != 0) {
+		rc = diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
+				old->origin, in->origin);
+	} else if (old && old->is_dir && in->is_dir) { /* two directories merge */
+		rc = 0;
+	} else {
+		if (old)
+			remove_subtree(c, old);
+		return append(c, in, key, path);
+	}
+	free(key);
+	free(path);
+	return rc;
 }
 
 int index_rebuild_one(struct content *c, size_t i)

@@ -36,6 +36,7 @@ struct content {
 	size_t n, cap;
 	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
 	size_t index_cap;
+	int64_t implicit_mtime; /* time of folders created because a path needs them */
 };
 
 /*

@@ -244,6 +244,7 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 	struct gatherer g = { .l = l, .c = c, .d = d };
 	int bad = 0;
 
+	c->implicit_mtime = l->image.timestamp;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct layout_entry *e = &p->entries[i];
 		char origin[512];

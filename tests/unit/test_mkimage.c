@@ -99,7 +99,7 @@ static void test_gather_overlay(void **state)
 	assert_null(live(&c, "/x"));
 	assert_int_equal(live(&c, "/X")->size, 3);
 	assert_non_null(live(&c, "/sub")); /* /Sub merged into /sub: directories merge */
-	assert_non_null(live(&c, "/Sub/z"));
+	assert_non_null(live(&c, "/sub/z")); /* ... and keep the case they had first */
 	assert_string_equal(live(&c, "/sub/y")->host_path, "in/cfg");
 	assert_true(live(&c, "/sub/y")->first);
 	assert_int_equal(live(&c, "/link")->size, 2); /* a link that resolves is followed */
@@ -108,6 +108,32 @@ static void test_gather_overlay(void **state)
 	assert_true(live(&c, "/logs")->is_dir);
 	assert_int_equal(live_count(&c), 7);
 	assert_int_equal(live(&c, "/X")->mtime, 315532800);
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
+}
+
+static void test_gather_case_of_folders(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p in/esp/EFI/BOOT && echo x > in/esp/EFI/BOOT/BOOTX64.EFI"), 0);
+	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"esp\" }\n"
+				"file \"/efi/boot/grub.cfg\" { content = \"set timeout=0\" }\n"
+				"dir \"/a\" {}\n file \"/A/b\" { content = \"b\" }\n"
+				"file \"/x/y\" { content = \"y\" }\n file \"/X\" { content = \"x\" } }\n");
+	diag_init(&d);
+	if (content_gather(l, &l->parts[0], &c, &d) != 0)
+		diag_print(&d, stderr, "  diag");
+	assert_int_equal(d.errors, 0);
+	assert_non_null(live(&c, "/EFI/BOOT/grub.cfg")); /* in the folders' own case */
+	assert_non_null(live(&c, "/EFI/BOOT/BOOTX64.EFI"));
+	assert_non_null(live(&c, "/a/b"));
+	assert_false(live(&c, "/X")->is_dir); /* the later file replaced the folder /x ... */
+	assert_null(live(&c, "/x/y"));	      /* ... and what was in it */
+	assert_null(live(&c, "/x"));
 	content_release(&c);
 	diag_release(&d);
 	layout_free(l);
@@ -150,6 +176,9 @@ static void test_gather_errors(void **state)
 			    "t.layout:3: tree '/': in/cfg is not a folder");
 	expect_gather_error("partition p { type = fat\n file \"/f\" { from = \"clash\" } }",
 			    "t.layout:2: file '/f': in/clash is a folder (use tree)");
+	expect_gather_error("partition p { type = fat\n file \"/a\" { content = \"1\" }\n"
+			    " file \"/A/b\" { content = \"2\" } }",
+			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file there");
 }
 
 static void test_gather_mtime_source(void **state)
@@ -178,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_ids_follow_the_documented_rule),
 		cmocka_unit_test(test_gpt_crc32),
 		cmocka_unit_test(test_gather_overlay),
+		cmocka_unit_test(test_gather_case_of_folders),
 		cmocka_unit_test(test_gather_errors),
 		cmocka_unit_test(test_gather_mtime_source),
 	};
