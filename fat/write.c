@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define COPY_BUF (1u << 20)
@@ -215,6 +216,13 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 	if (n->src.path && (fd = open(n->src.path, O_RDONLY | O_CLOEXEC)) < 0)
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
 				  strerror(errno));
+	struct stat st;
+	if (n->src.path && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size)) {
+		close(fd);
+		return diag_error(w->d, "%s: changed while the image was built (%" PRIu64
+					" bytes when it was listed)",
+				  fat_node_where(n, where, sizeof(where)), n->size);
+	}
 	while (!n->src.read && done < n->size) {
 		loff_t in = (loff_t)(n->src.offset + done), out = (loff_t)(w->vol + dst + done);
 		ssize_t c = copy_file_range(fd, &in, w->fd, &out, n->size - done, 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layouts/readfile.h"
 #include "layouts/schema.h"
 #include "layouts/values.h"
 
@@ -16,22 +17,36 @@
 static const char *const table_names[] = { "mbr", "gpt", "none", NULL };
 static const char *const mtime_names[] = { "fixed", "source", NULL };
 
-/* The default seed: the SHA-256 of the layout file's bytes, in hex. */
-static int default_seed(const char *text, char **ret)
+/* The default seed: the SHA-256 of the layout file's bytes followed by those of every file
+ * it includes (in the order they were read), in hex. */
+static int default_seed(const struct scan *scan, const char *text, char **ret)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
-	char *hex;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int rc = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+			 EVP_DigestUpdate(ctx, text, strlen(text))
+		 ? 0
+		 : -EIO;
 
-	if (!EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL))
-		return -EIO;
-	hex = malloc(2 * n + 1);
-	if (!hex)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++)
+	for (size_t i = 1; rc == 0 && i < scan->n_files; i++) {
+		char *inc = NULL;
+		rc = read_text_file(scan->files[i], &inc);
+		if (rc == 0 && !EVP_DigestUpdate(ctx, inc, strlen(inc)))
+			rc = -EIO;
+		free(inc);
+	}
+	if (rc == 0 && !EVP_DigestFinal_ex(ctx, md, &n))
+		rc = -EIO;
+	EVP_MD_CTX_free(ctx);
+	char *hex = rc == 0 ? malloc(2 * n + 1) : NULL;
+	if (rc == 0 && !hex)
+		rc = -ENOMEM;
+	for (unsigned i = 0; rc == 0 && i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	*ret = hex;
-	return 0;
+	if (rc == 0)
+		*ret = hex;
+	return rc;
 }
 
 static int read_timestamp(struct builder *b, struct sect *s, struct layout_image *im)
@@ -139,8 +154,9 @@ int build_image(struct builder *b, cfg_t *top, const char *layout_text)
 		rc = read_timestamp(b, &s, im);
 	}
 	if (rc == 0 && !im->seed)
-		rc = default_seed(layout_text, &im->seed);
-	if (rc == -ENOMEM || rc == -EIO)
-		return diag_error(b->d, "%s: cannot compute the default seed", b->l->path);
+		rc = default_seed(b->scan, layout_text, &im->seed);
+	if (rc == -ENOMEM || rc == -EIO || (rc < 0 && rc != -EINVAL))
+		return diag_error(b->d, "%s: cannot compute the default seed: %s", b->l->path,
+				  strerror(-rc));
 	return rc;
 }

@@ -52,6 +52,8 @@ static int build_raw(struct builder *b, cfg_t *cfg, struct layout_raw *r)
 	r->loc = scan_section_loc(b->scan, s.no);
 	if (!(r->name = strdup(b->scan->sections[s.no].title)))
 		return -ENOMEM;
+	if (!*r->name)
+		bad |= sect_error(b, &s, "a raw region needs a name") < 0;
 	rc = get_size(b, &s, "offset", SIZE_ANY, &r->offset);
 	if (rc == 0)
 		rc = sect_error(b, &s, "'offset' is required (the byte offset in the image)");
@@ -95,11 +97,14 @@ static int check_label(struct builder *b, struct sect *s, const char *label)
 					 "'%s': '%c' cannot stand in a FAT volume label (use A-Z, "
 					 "0-9, space and !#$%%&'()-@^_`{}~)",
 					 label, c >= 0x20 && c < 0x7f ? c : '?');
-		if (c >= 'a' && c <= 'z')
-			return key_error(b, s, "label",
-					 "'%s': FAT labels are upper case (DOS and Windows show "
-					 "lower case wrongly); write it in capitals", label);
 	}
+	for (const char *p = label; *p; p++)
+		if (*p >= 'a' && *p <= 'z') {
+			struct layout_loc loc = key_loc(b, s, "label");
+			diag_warning(b->d, "%s:%d: %s: label: '%s' has lower-case letters, which DOS "
+					   "and Windows show in upper case", loc.file, loc.line, s->what, label);
+			break;
+		}
 	return 0;
 }
 
@@ -436,9 +441,15 @@ static int build_partition(struct builder *b, cfg_t *cfg, struct layout_partitio
 	p->in_table = true;
 	if (!(p->name = strdup(b->scan->sections[s.no].title)))
 		return -ENOMEM;
+	if (!*p->name)
+		bad |= sect_error(b, &s, "a partition needs a name") < 0;
 	bad |= read_part_keys(b, &s, p) < 0;
 	if (!p->label && !(p->label = strdup(p->name)))
 		return -ENOMEM;
+	if (b->l->image.table == LAYOUT_TABLE_GPT && !schema_get(s.cfg, "label") &&
+	    utf16_units(p->label) > GPT_NAME_UNITS)
+		bad |= sect_error(b, &s, "the name is longer than the %d UTF-16 units of a GPT "
+					 "partition name: set a shorter 'label'", GPT_NAME_UNITS) < 0;
 	if ((rc = build_fat(b, &s, p)) == -ENOMEM)
 		return rc;
 	bad |= rc < 0;

@@ -1,6 +1,7 @@
 /* lex: the libconfuse token syntax, read exactly and with real line numbers (see lex.h). */
 #include "layouts/lex.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -58,11 +59,15 @@ static int expand_var(struct lexer *lx)
 		dflt += 2;
 	}
 	int rc = 0;
-	const char *value = *expr ? lx->lookup(lx->ctx, expr) : NULL;
+	bool named = (isalpha((unsigned char)*expr) || *expr == '_') &&
+		     strspn(expr, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+			     strlen(expr);
+	const char *value = named ? lx->lookup(lx->ctx, expr) : NULL;
 	if (!value)
 		value = dflt;
-	if (!*expr)
-		rc = diag_error(lx->d, "%s:%d: empty variable name in '${}'", lx->file, lx->line);
+	if (!named)
+		rc = diag_error(lx->d, "%s:%d: '${' must be followed by a variable name (letters, "
+				       "digits, _) and '}'", lx->file, lx->line);
 	else if (!value)
 		rc = diag_error(lx->d,
 				"%s:%d: variable ${%s} is not set (set it in the environment or "
@@ -75,6 +80,13 @@ static int expand_var(struct lexer *lx)
 	return rc;
 }
 
+/* A string is a C string all the way through sdimg: a NUL would cut it short silently. */
+static int nul_error(struct lexer *lx)
+{
+	return diag_error(lx->d, "%s:%d: a NUL character cannot stand in a string", lx->file,
+			  lx->line);
+}
+
 static int octal_escape(struct lexer *lx)
 {
 	unsigned v = 0;
@@ -85,6 +97,8 @@ static int octal_escape(struct lexer *lx)
 	if (v > 0xff)
 		return diag_error(lx->d, "%s:%d: invalid octal escape '\\%.*s'", lx->file,
 				  lx->line, n, lx->p);
+	if (v == 0)
+		return nul_error(lx);
 	lx->p += n;
 	return strbuf_putc(&lx->buf, (char)v);
 }
@@ -124,7 +138,7 @@ static int dq_escape(struct lexer *lx)
 		lx->p += 2;
 		if (hex_value(*lx->p) >= 0)
 			v = v * 16 + hex_value(*lx->p++);
-		return strbuf_putc(&lx->buf, (char)v);
+		return v ? strbuf_putc(&lx->buf, (char)v) : nul_error(lx);
 	}
 	lx->p++;
 	k = strchr(from, c);

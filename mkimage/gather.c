@@ -198,6 +198,10 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 	if (rc == 0)
 		rc = diag_error(g->d, "%s:%d: tree '%s': %s is not a folder", e->loc.file,
 				e->loc.line, e->path, host);
+	else if (rc > 0 && e->strip)
+		rc = diag_error(g->d, "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
+				      "applies to archive entries", e->loc.file, e->loc.line, e->path,
+				e->strip, host);
 	if (rc > 0 && strcmp(e->path, "/") != 0)
 		rc = add_dir(g, e->path, &st, host);
 	if (rc >= 0) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mkimage/build_priv.h"
@@ -80,23 +81,30 @@ static int open_unnamed_or_hidden(struct output *o)
 
 	if (!dir)
 		return -ENOMEM;
-	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+	/* an unnamed file gets its name through /proc/self/fd: without /proc, use a named one */
+	o->fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666)
+						    : (errno = EOPNOTSUPP, -1);
 	int saved = errno;
 	free(dir);
 	if (o->fd >= 0)
 		return 0;
-	if (saved != EOPNOTSUPP && saved != EISDIR && saved != EINVAL)
+	if (saved != EOPNOTSUPP && saved != EISDIR && saved != EINVAL && saved != ENOENT)
 		return -saved;
 	return hidden_create(o, make_file, &o->tmp_path);
 }
 
 int output_create(struct output *o, const char *path, uint64_t size, struct diag *d)
 {
+	struct stat st;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->size = size;
+	/* rename() would replace a device node, a fifo or a link with the image: refuse */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
+				     "files only", path);
 	if (!(o->path = strdup(path)))
 		return diag_error(d, "%s: out of memory", path);
 	rc = open_unnamed_or_hidden(o);
@@ -146,11 +154,9 @@ int output_commit(struct output *o, struct diag *d)
 	free(o->tmp_path);
 	o->tmp_path = NULL;
 	sync_dir(o->path); /* durability of the name; the data is already safe */
-	if (close(o->fd) < 0) {
-		rc = -errno;
-		o->fd = -1;
-		return diag_error(d, "%s: %s", o->path, strerror(-rc));
-	}
+	/* the image is in place and fsynced: a failing close() cannot undo that */
+	if (close(o->fd) < 0)
+		diag_warning(d, "%s: closing the image: %s", o->path, strerror(errno));
 	o->fd = -1;
 	free(o->path);
 	o->path = NULL;

@@ -86,3 +86,23 @@ printf 'image { align = 1M }\npartition boot { type = fat\n fat { data-align = 5
 expect_status 0 "$SDIMG" build -q -o small.img small.layout
 [ "$(part_json small.img 1 size)" -eq $((M / 512)) ] || fail "auto size without the grid: $(part_json small.img 1 size) sectors"
 check_fat small.img $M $M files
+
+# an ESP-like overlay: later entries name folders in another case; they land in the folders
+# as they already are, and a later file replaces a folder of the same name
+mkdir -p esp/EFI/BOOT
+printf 'efi\n' >esp/EFI/BOOT/BOOTAA64.EFI
+cat >esp.layout <<'LAYOUT'
+image { size = 64M }
+partition esp { type = fat size = 32M
+    tree "/" { from = "esp" }
+    file "/efi/boot/grub.cfg" { content = "set timeout=0" }
+    dir "/Logs" {}
+    file "/logs/today.txt" { content = "log" }
+}
+LAYOUT
+expect_status 0 "$SDIMG" build -q -o esp.img esp.layout
+mkdir -p want-esp/EFI/BOOT want-esp/Logs
+cp esp/EFI/BOOT/BOOTAA64.EFI want-esp/EFI/BOOT/
+printf 'set timeout=0' >want-esp/EFI/BOOT/grub.cfg
+printf 'log' >want-esp/Logs/today.txt
+check_fat esp.img $((4 * M)) $((32 * M)) want-esp $((4 * M))

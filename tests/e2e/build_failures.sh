@@ -29,8 +29,8 @@ rm tree/broken
 head -c $((40 * M)) /dev/zero | tr '\0' 'x' >tree/big.bin
 printf 'image { size = 64M }\npartition boot {\n type = fat\n size = 16M\n tree "/" { from = "tree" }\n}\n' >card.layout
 expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:4: partition 'boot': its contents need 44"
-grep -q "the partition has 16 MiB" err.txt || fail "no word about the partition's size"
+expect_stderr "card.layout:4: partition 'boot': the smallest volume with these FAT settings that holds its files is 44"
+grep -q "; the partition has 16 MiB" err.txt || fail "no word about the partition's size"
 only_old_image
 rm tree/big.bin
 
@@ -45,7 +45,7 @@ only_old_image
 head -c $((5 * M)) /dev/zero >root.img
 printf 'image { size = 64M }\npartition root {\n from = "root.img"\n size = 4M\n}\n' >card.layout
 expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:4: partition 'root': its image needs 5 MiB, the partition has 4 MiB"
+expect_stderr "card.layout:4: partition 'root': its image needs 5 MiB; the partition has 4 MiB"
 only_old_image
 
 # a missing input, named with the layout line that wants it
@@ -54,8 +54,29 @@ expect_status 1 "$SDIMG" build -o out/card.img card.layout
 expect_stderr "partition 'root': ./nothere.img: No such file or directory"
 only_old_image
 
-# a file size limit (ulimit -f): the image cannot be made
+# an empty image file with size = auto, and strip on a folder
+: >empty.img
+printf 'image { size = 64M }\npartition root {\n from = "empty.img"\n}\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:2: partition 'root': ./empty.img is empty (give the partition a size)"
+only_old_image
+printf 'image { size = 64M }\npartition boot { type = fat size = 32M\n tree "/" { from = "tree" strip = 1 } }\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:3: tree '/': strip = 1: ./tree is a folder, and strip applies to archive entries"
+only_old_image
+
+# the output name taken by something that is not an image file: refused, left alone
 printf 'image { size = 64M }\npartition boot { type = fat size = 32M tree "/" { from = "tree" } }\n' >card.layout
+mkfifo fifo.img
+ln -s out/card.img link.img
+for target in fifo.img link.img; do
+    expect_status 1 "$SDIMG" build -o $target card.layout
+    expect_stderr "$target: exists and is not a regular file"
+done
+[ -p fifo.img ] && [ -L link.img ] || fail "the fifo or the link was replaced"
+only_old_image
+
+# a file size limit (ulimit -f): the image cannot be made
 (ulimit -f 1024 && "$SDIMG" build -o out/card.img card.layout) >out.txt 2>err.txt && fail "built past ulimit -f"
 expect_stderr "out/card.img: cannot make a 67108864-byte image: File too large"
 only_old_image
@@ -86,7 +107,8 @@ fi
 head -c $((300 * M)) /dev/urandom >tree/large.bin
 printf 'image { size = 1G }\npartition boot { type = fat32 size = 600M tree "/" { from = "tree" } }\n' >card.layout
 for sig in TERM INT; do
-    "$SDIMG" build -o out/card.img card.layout >out.txt 2>err.txt &
+    # a background job starts with SIGINT ignored: give the build the default action back
+    env --default-signal=INT "$SDIMG" build -o out/card.img card.layout >out.txt 2>err.txt &
     pid=$!
     sleep 0.2
     kill -"$sig" $pid 2>/dev/null || true

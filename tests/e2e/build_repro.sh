@@ -39,8 +39,18 @@ make_tree() {
     head -c 100000 /dev/zero | tr '\0' 'q' >"$dir/sub/x.bin"
 }
 make_tree tree1 forward
-make_tree tree2 backward
+# the second copy on tmpfs where there is one: its folders list in another order (tmpfs
+# lists newest first, ext4 by name hash), which is what the test is about
+shm=$(mktemp -d /dev/shm/sdimg-repro.XXXXXX 2>/dev/null || mktemp -d "$PWD/tree2.XXXXXX")
+trap 'rm -rf "$shm"' EXIT
+make_tree "$shm/t" backward
+ln -s "$shm/t" tree2
 chmod 0700 tree2/sub
+if [ "$(ls -f tree1 | tr '\n' ' ')" = "$(ls -f tree2/ | tr '\n' ' ')" ]; then
+    echo "(both copies list in the same order on this machine)"
+else
+    echo "the two copies list their files in different orders"
+fi
 
 build() { # build OUTPUT TREE TZ LANG UMASK
     (umask "$5" && TREE=$2 TZ=$3 LANG=$4 LC_ALL=$4 "$SDIMG" build -q -o "$1" card.layout) ||
@@ -58,3 +68,19 @@ echo "three builds: $(echo "$a" | cut -c1-16)..."
 sed 's/seed = "repro"/seed = "other"/' card.layout >other.layout
 TREE=tree1 "$SDIMG" build -q -o other.img other.layout || fail "build with another seed"
 [ "$(sha256sum <other.img)" != "$a" ] || fail "the seed changes nothing"
+
+# a golden image: these bytes are what this layout and these inputs make. When a change to
+# sdimg changes them on purpose, the new hash goes here (and the change says why).
+"$BUILD/tests/tools/mktree" golden 300 60 7
+printf 'spl\n' >golden-spl.bin
+cat >golden.layout <<'LAYOUT'
+image { size = 96M seed = "golden" timestamp = 1700000000 }
+raw spl { offset = 8K from = "golden-spl.bin" }
+partition boot { type = fat16 size = 32M bootable = true fat { label = "GOLDEN" }
+    tree "/" { from = "golden" } file "/MLO" { content = "mlo" first = true } }
+partition data { type = fat32 size = grow tree "/" { from = "golden" } }
+LAYOUT
+"$SDIMG" build -q -o golden.img golden.layout || fail "golden build"
+got=$(sha256sum <golden.img | cut -d' ' -f1)
+want=ea52fd269f6a51b658b471072b2f842dde9c18b4b3f5095bebb930783d2ca186
+[ "$got" = "$want" ] || fail "golden image: sha256 $got, expected $want"

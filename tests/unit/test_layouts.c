@@ -178,6 +178,23 @@ static void test_source_date_epoch(void **state)
 	diag_release(&d);
 }
 
+static void test_lower_case_label_warns(void **state)
+{
+	struct diag d;
+	struct layout *l = NULL;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(layout_load_text("t.layout", "partition boot { type = fat\n fat {\n label = \"boot\" } }",
+					  &test_opts, &d, &l), 0);
+	assert_string_equal(l->parts[0].fat.label, "boot"); /* written as given */
+	assert_int_equal(d.errors, 0);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0].text, "t.layout:3: partition 'boot': fat: label: 'boot' has lower-case"));
+	layout_free(l);
+	diag_release(&d);
+}
+
 static void test_entries_keep_file_order(void **state)
 {
 	(void)state;
@@ -302,7 +319,15 @@ static void test_errors_values(void **state)
 		     "t.layout:3: partition 'boot': fat: fats: 3 is out of range (1 to 2)");
 	expect_error("partition boot { type = fat\n fat { label = \"TWELVE CHARS\" } }",
 		     "t.layout:2: partition 'boot': fat: label: 'TWELVE CHARS' is longer than 11");
-	expect_error("partition boot { type = fat\n fat { label = \"boot\" } }", "FAT labels are upper case");
+	expect_error("partition \"\" { size = 4M }", "t.layout:1: partition '': a partition needs a name");
+	expect_error("image { table = gpt }\npartition \"a-name-much-longer-than-thirty-six-characters\" { size = 4M }",
+		     "t.layout:2: partition 'a-name-much-longer-than-thirty-six-characters': the name is longer than the 36");
+	expect_error("partition p { type = fat\n file \"/a\" { content = \"a\\x00b\" } }",
+		     "t.layout:2: a NUL character cannot stand in a string");
+	expect_error("partition p { type = fat\n file \"/a\" { content = \"${\" } }",
+		     "t.layout:2: '${' must be followed by a variable name");
+	expect_error("partition p { size = 2000000T }", "t.layout:1: partition 'p': size: '2000000T' is too large");
+	expect_error("image {\n align = 2T\n}", "t.layout:2: image: align: 2199023255552 is larger than 1 TiB");
 	expect_error("partition boot { type = fat\n fat { label = \"A/B\" } }", "'/' cannot stand in a FAT volume label");
 	expect_error("partition boot { type = fat\n fat { cluster-size = 3K } }",
 		     "t.layout:2: partition 'boot': fat: cluster-size: 3072 is not a power of two from 512 to 64K");
@@ -383,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_type_defaults_and_settings),
 		cmocka_unit_test(test_source_date_epoch),
+		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),
 		cmocka_unit_test(test_variables),
 		cmocka_unit_test(test_includes),

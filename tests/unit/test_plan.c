@@ -238,6 +238,18 @@ static void test_plan_errors(void **state)
 	expect_plan_error("image { size = 8M }\npartition a { start = 8M size = grow }\n",
 			  "t.layout:2: partition 'a': size = grow leaves it no room");
 	expect_plan_error("image { size = 4M }\npartition a { size = grow }\n", "size = grow leaves it no room");
+	expect_plan_error("image { size = 256M }\npartition p1 { size = 8M }\npartition p2 { size = 8M }\n"
+			  "partition p3 { size = 8M }\npartition l1 { start = 40M size = 8M }\n"
+			  "partition l2 { start = 20M size = 8M }\n",
+			  "t.layout:6: logical partition 'l2' starts at byte 20971520, before 'l1' (listed before it) ends");
+	expect_plan_error("image { size = 256M }\npartition p1 { size = 8M }\npartition p2 { size = 8M }\n"
+			  "partition p3 { start = 60M size = 8M }\npartition l1 { start = 40M size = 8M }\n"
+			  "partition l2 { start = 80M size = 8M }\n",
+			  "t.layout:4: partition 'p3' (bytes 62914560-71303167) lies inside the extended partition");
+	expect_plan_error("image { table = gpt }\npartition a { size = 1000000T }\n"
+			  "partition b { size = 1000000T }\npartition c { size = 1000000T }\n"
+			  "partition d { size = 1000000T }\npartition e { size = 1000000T }\n",
+			  "t.layout:6: partition 'e' would end beyond 4 EiB");
 }
 
 static char *many_partitions(unsigned n)
