@@ -208,17 +208,6 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 		      const struct fat_source *src, const struct fat_meta *m, struct diag *d);
 
 /*
- * fat_tree_remove - removes the node at @path (and everything below it), where each component
- * is compared as FAT compares names (case-insensitively), so that a later layout entry can
- * replace an earlier one: fat_tree_remove() then fat_tree_add_file().
- * Costs O(number of nodes).
- *
- * Returns: 0, -ENOENT when nothing is there, -EINVAL for the root, -ENOMEM (then the tree
- * can only be freed).
- */
-int fat_tree_remove(struct fat_tree *t, const char *path);
-
-/*
  * fat_min_size - the smallest volume that holds @t with the settings @o.
  * @t:          the tree
  * @o:          settings (as for fat_params())

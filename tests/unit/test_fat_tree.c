@@ -63,46 +63,10 @@ static void test_implicit_parents_and_first(void **state)
 	diag_release(&d);
 }
 
-static void test_replace_by_fat_name(void **state)
-{
-	struct fat_tree *t = fat_tree_new(0);
-	struct diag d;
-	char out[4096], path[32];
-
-	(void)state;
-	diag_init(&d);
-	for (int i = 0; i < 100; i++) { /* enough nodes for the index to grow */
-		snprintf(path, sizeof(path), "/dir/f%03d", i);
-		assert_int_equal(fat_tree_add_file(t, path, 0, NULL, NULL, &d), 0);
-	}
-	assert_int_equal(fat_tree_add_file(t, "/dir/README.txt", 0, NULL, NULL, &d), 0);
-	assert_int_equal(fat_tree_add_file(t, "/sub/x/y", 0, NULL, NULL, &d), 0);
-	assert_int_equal(fat_tree_remove(t, "/DIR/readme.TXT"), 0);
-	assert_int_equal(fat_tree_add_file(t, "/dir/readme.txt", 0, NULL, NULL, &d), 0);
-	assert_int_equal(fat_tree_remove(t, "/Sub"), 0); /* a whole subtree */
-	assert_int_equal(fat_tree_remove(t, "/sub/x/y"), -ENOENT);
-	assert_int_equal(fat_tree_remove(t, "/dir/f000/x"), -ENOENT);
-	assert_int_equal(fat_tree_remove(t, "/"), -EINVAL);
-	for (int i = 1; i < 100; i++) {
-		snprintf(path, sizeof(path), "/DIR/F%03d", i);
-		assert_int_equal(fat_tree_remove(t, path), 0);
-	}
-	/* the index still finds what is left */
-	assert_int_equal(fat_tree_add_file(t, "/dir/f000", 0, NULL, NULL, &d), -EEXIST);
-	assert_int_equal(fat_tree_add_file(t, "/sub/new", 0, NULL, NULL, &d), 0);
-	listing(t, "/", out);
-	assert_string_equal(out, "dir;sub;");
-	listing(t, "/dir", out);
-	assert_string_equal(out, "f000;readme.txt;");
-	fat_tree_free(t);
-	diag_release(&d);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_implicit_parents_and_first),
-		cmocka_unit_test(test_replace_by_fat_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
