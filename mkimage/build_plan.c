@@ -116,7 +116,7 @@ static int check_fits(struct build *b, size_t i, const struct plan_region *r, ui
 		return 0;
 	human_size(need, needs, sizeof(needs));
 	human_size(r->size, has, sizeof(has));
-	return diag_error(b->d, "%s:%d: partition '%s': %s %s; the partition has %s",
+	return diag_error(b->d, "%s:%d: partition '%s': %s %s, the partition has %s",
 			  p->size_loc.file ? p->size_loc.file : p->loc.file,
 			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs, has);
 }
@@ -145,8 +145,7 @@ static int choose_fat(struct build *b, size_t i, const struct plan_region *r)
 	} else {
 		rc = relay(b, p, &scratch, fat_min_size(ps->tree, &ps->opts, r->start, &need, &scratch));
 		if (rc == 0)
-			rc = check_fits(b, i, r, need, "the smallest volume with these FAT settings "
-						       "that holds its files is");
+			rc = check_fits(b, i, r, need, "its contents need (with these FAT settings)");
 		if (rc == 0)
 			rc = relay(b, p, &scratch,
 				   fat_params(&ps->opts, r->size, r->start, &ps->geom, &scratch));

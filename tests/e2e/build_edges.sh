@@ -106,3 +106,18 @@ cp esp/EFI/BOOT/BOOTAA64.EFI want-esp/EFI/BOOT/
 printf 'set timeout=0' >want-esp/EFI/BOOT/grub.cfg
 printf 'log' >want-esp/Logs/today.txt
 check_fat esp.img $((4 * M)) $((32 * M)) want-esp $((4 * M))
+
+# attrs and first: DIR_Attr bits as mtools reads them, the first entry of the root
+cat >attrs.layout <<'LAYOUT'
+image { size = 64M }
+partition boot { type = fat size = 16M
+    file "/plain.txt" { content = "p" }
+    file "/locked.txt" { content = "l" attrs = "readonly,hidden,system,archive" }
+    file "/zz-first.bin" { content = "f" first = true }
+}
+LAYOUT
+expect_status 0 "$SDIMG" build -q -o attrs.img attrs.layout
+mattrib -i attrs.img@@$((4 * M)) ::/locked.txt >attr.txt
+grep -q 'A  SHR *::/locked.txt' attr.txt || fail "attributes of locked.txt: $(cat attr.txt)"
+mattrib -i attrs.img@@$((4 * M)) ::/plain.txt | grep -q '^ *::/plain.txt' || fail "plain.txt has attributes"
+[ "$(mdir -b -i attrs.img@@$((4 * M)) ::/ | head -1)" = "::/zz-first.bin" ] || fail "first = true"
