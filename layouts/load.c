@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
 #include "layouts/build_priv.h"
 #include "layouts/readfile.h"
 #include "layouts/schema.h"
@@ -25,17 +26,6 @@ static int build_layout(struct builder *b, cfg_t *cfg, const char *text)
 	return validate_layout(b);
 }
 
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
 int layout_load_text(const char *name, const char *text, const struct layout_options *opts,
 		     struct diag *d, struct layout **ret_layout)
 {
@@ -53,7 +43,7 @@ int layout_load_text(const char *name, const char *text, const struct layout_opt
 	if (rc == 0) {
 		struct builder b = { .scan = &scan, .d = d, .l = l, .opts = opts };
 		l->path = strdup(name);
-		l->input_dir = opts && opts->input_dir ? strdup(opts->input_dir) : dir_of(name);
+		l->input_dir = opts && opts->input_dir ? strdup(opts->input_dir) : path_dir(name);
 		rc = l->path && l->input_dir ? build_layout(&b, cfg, text) : -ENOMEM;
 		if (rc == -ENOMEM)
 			diag_error(d, "%s: out of memory", name);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/path.h"
 #include "common/strbuf.h"
 #include "layouts/lex.h"
 #include "layouts/readfile.h"
@@ -201,14 +202,9 @@ static int include_file(struct scanner *sc, unsigned file, const struct tok *t, 
 	char *path = NULL, *text = NULL;
 	int rc;
 
-	if (arg[0] == '/') {
-		path = strdup(arg);
-	} else {
-		const char *slash = strrchr(from, '/');
-		int dirlen = slash ? (int)(slash - from) + 1 : 0;
-		if (asprintf(&path, "%.*s%s", dirlen, from, arg) < 0)
-			path = NULL;
-	}
+	char *dir = path_dir(from);
+	path = dir ? path_join(dir, arg) : NULL;
+	free(dir);
 	if (!path)
 		return -ENOMEM;
 	for (size_t i = 0; i < sc->n_chain; i++)

@@ -5,17 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/path.h"
 #include "mkimage/build_state.h"
 #include "mkimage/content.h"
-
-static char *input_path(const struct layout *l, const char *from)
-{
-	char *p = NULL;
-
-	if (from[0] == '/')
-		return strdup(from);
-	return asprintf(&p, "%s/%s", l->input_dir, from) < 0 ? NULL : p;
-}
 
 int build_state_init(struct build *b)
 {
@@ -57,7 +49,7 @@ static int stat_input(struct build *b, const char *from, const struct layout_loc
 		      const char *what, char **ret_path, uint64_t *ret_size)
 {
 	struct stat st;
-	char *path = input_path(b->l, from);
+	char *path = path_join(b->l->input_dir, from);
 
 	if (!path)
 		return -ENOMEM;

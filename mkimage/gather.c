@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/path.h"
 #include "mkimage/content_priv.h"
 
 struct gatherer {
@@ -25,17 +26,6 @@ struct gatherer {
 	struct { dev_t dev; ino_t ino; } chain[64];
 	size_t depth;
 };
-
-static char *host_path(const struct layout *l, const char *from)
-{
-	char *p = NULL;
-
-	if (from[0] == '/')
-		return strdup(from);
-	if (asprintf(&p, "%s/%s", l->input_dir, from) < 0)
-		return NULL;
-	return p;
-}
 
 static int64_t node_mtime(const struct gatherer *g, const struct stat *st, uint32_t *ret_ns)
 {
@@ -188,7 +178,7 @@ static int walk(struct gatherer *g, const char *host, const char *path)
 
 static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 {
-	char *host = host_path(g->l, e->from);
+	char *host = path_join(g->l->input_dir, e->from);
 	struct stat st;
 	int rc;
 
@@ -229,7 +219,7 @@ static int gather_file(struct gatherer *g, const struct layout_entry *e)
 		n.mtime = node_mtime(g, NULL, &n.mtime_ns);
 		return content_add(g->c, &n, g->d);
 	}
-	char *host = host_path(g->l, e->from);
+	char *host = path_join(g->l->input_dir, e->from);
 	if (!host)
 		return -ENOMEM;
 	rc = check_file(g, host, &st);

@@ -12,18 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "mkimage/build_priv.h"
-
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
 
 /* ".NAME.SUFFIX" in the folder of @path. */
 static char *hidden_name(const char *path, const char *suffix)
@@ -77,7 +67,7 @@ static int make_link(struct output *o, const char *name)
 
 static int open_unnamed_or_hidden(struct output *o)
 {
-	char *dir = dir_of(o->path);
+	char *dir = path_dir(o->path);
 
 	if (!dir)
 		return -ENOMEM;
@@ -125,7 +115,7 @@ int output_create(struct output *o, const char *path, uint64_t size, struct diag
 
 static int sync_dir(const char *path)
 {
-	char *dir = dir_of(path);
+	char *dir = path_dir(path);
 	int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
 	free(dir);

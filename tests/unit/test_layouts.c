@@ -279,7 +279,7 @@ static void test_includes(void **state)
 	assert_true(diag_has(&d, "inc/loop.layout:1: include(\"loop.layout\") includes itself"));
 	diag_release(&d);
 	expect_error("\ninclude(\"nonexistent.layout\")", "t.layout:2: include(\"nonexistent.layout\"): "
-							    "nonexistent.layout: No such file");
+							    "./nonexistent.layout: No such file");
 	assert_int_not_equal(layout_load("inc/none.layout", &test_opts, &d, &l), 0);
 	assert_true(diag_has(&d, "inc/none.layout: No such file or directory"));
 	diag_release(&d);
