@@ -304,6 +304,12 @@ void fat_vol_close(struct fat_vol *v);
 const struct fat_info *fat_vol_info(const struct fat_vol *v);
 
 /*
+ * fat_vol_free_clusters - counts the free clusters in the first FAT of @v (entries that are 0).
+ * Returns: 0, or -EIO/-errno with a message.
+ */
+int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d);
+
+/*
  * fat_vol_list - calls @fn for each entry of the directory @path ("/" for the root), in
  * on-disk order, skipping ".", "..", deleted entries and the volume label. Long names are
  * reassembled (checksum and ordinals checked; a broken LFN falls back to the short name).

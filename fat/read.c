@@ -239,3 +239,17 @@ uint64_t fat_rd_cluster_off(const struct fat_vol *v, uint32_t c)
 {
 	return v->info.data_offset + (uint64_t)(c - 2) * v->info.cluster_size;
 }
+
+int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
+{
+	uint32_t free_count = 0, next;
+
+	for (uint32_t c = 2; c < v->info.clusters + 2; c++) {
+		int r = fat_rd_next(v, c, &next, d);
+		if (r)
+			return r;
+		free_count += next == 0;
+	}
+	*ret_free = free_count;
+	return 0;
+}

@@ -177,6 +177,15 @@ int layout_load_text(const char *name, const char *text, const struct layout_opt
 /* Frees a layout and everything it owns. Accepts NULL. */
 void layout_free(struct layout *l);
 
+/* @g as upper-case GUID text ("0FC63DAF-8483-4772-8E79-3D69D8477DE4"). */
+void layout_guid_text(const struct layout_guid *g, char out[37]);
+
+/*
+ * Parses a size as the layout language writes it ("512", "8K", "4M", "8192s", ...).
+ * Returns 0, or -EINVAL with the reason in @why (@n bytes).
+ */
+int layout_parse_size(const char *text, uint64_t *ret, char *why, size_t n);
+
 /* "raw", "fat", "fat12", ...; "mbr", "gpt", "none". */
 const char *layout_part_type_name(enum layout_part_type t);
 const char *layout_table_name(enum layout_table t);

@@ -245,3 +245,18 @@ unsigned edit_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+
+void layout_guid_text(const struct layout_guid *g, char out[37])
+{
+	guid_format(g, out);
+}
+
+int layout_parse_size(const char *text, uint64_t *ret, char *why, size_t n)
+{
+	struct why w;
+	int rc = value_size(text, ret, &w);
+
+	if (rc < 0)
+		snprintf(why, n, "%s", w.text);
+	return rc;
+}

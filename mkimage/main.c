@@ -15,6 +15,9 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "build", cmd_build, "write the image a layout describes" },
+	{ "inspect", cmd_inspect, "read an image or card: table, file systems, SD alignment" },
+	{ "ls", cmd_ls, "list a folder of a FAT partition of an image or card" },
+	{ "cat", cmd_cat, "write a file of a FAT partition to the standard output" },
 	{ "plan", cmd_plan, "print the resolved geometry of a layout; writes nothing" },
 };
 

@@ -22,6 +22,13 @@ int cmd_plan(int argc, char **argv);
 /* `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]` */
 int cmd_build(int argc, char **argv);
 
+/* `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]` */
+int cmd_inspect(int argc, char **argv);
+
+/* `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH` */
+int cmd_ls(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+
 /* Prints "sdimg: MSG" and the --help hint on stderr; returns EXIT_USAGE. */
 int usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "layouts/values.h"
 #include "mkimage/build_priv.h"
 #include "mkimage/gpt_move.h"
 
@@ -53,7 +52,7 @@ static int add_partition(struct table_ctx *t, size_t partno, uint64_t start, uin
 		struct layout_guid g = r->part->uuid;
 		if (!r->part->uuid_set)
 			id_partition_uuid(t->l->image.seed, r->part->name, &g);
-		guid_format(&g, uuid);
+		layout_guid_text(&g, uuid);
 		rc = fdisk_partition_set_uuid(pa, uuid);
 		if (rc == 0)
 			rc = fdisk_partition_set_name(pa, r->part->label);
@@ -80,7 +79,7 @@ static struct fdisk_parttype *gpt_type(const struct layout_guid *g)
 	struct fdisk_parttype *type = fdisk_new_parttype();
 	char text[37];
 
-	guid_format(g, text);
+	layout_guid_text(g, text);
 	if (type && fdisk_parttype_set_typestr(type, text) < 0) {
 		fdisk_unref_parttype(type);
 		return NULL;
@@ -169,7 +168,7 @@ static int create_gpt(struct table_ctx *t)
 		return -ENOMEM;
 	if (!t->l->image.disk_id_set)
 		id_gpt_disk(t->l->image.seed, &g);
-	guid_format(&g, id);
+	layout_guid_text(&g, id);
 	snprintf(first, sizeof(first), "%llu",
 		 (unsigned long long)((t->p->first_usable + LAYOUT_SECTOR - 1) / LAYOUT_SECTOR));
 	snprintf(last, sizeof(last), "%llu", (unsigned long long)(t->p->last_usable / LAYOUT_SECTOR - 1));

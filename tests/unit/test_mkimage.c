@@ -11,7 +11,6 @@
 
 #include <cmocka.h>
 
-#include "layouts/values.h"
 #include "mkimage/build_priv.h"
 #include "mkimage/content.h"
 #include "mkimage/gpt_move.h"
@@ -25,11 +24,11 @@ static void test_ids_follow_the_documented_rule(void **state)
 	(void)state;
 	assert_int_equal(id_mbr_disk("rpi4-v1"), 0x93cc8d25);
 	id_gpt_disk("rpi4-v1", &g);
-	guid_format(&g, text);
+	layout_guid_text(&g, text);
 	assert_string_equal(text, "AE4F6180-B6B7-4B2F-9D6F-20A26B8F5B62");
 	assert_int_equal(id_volume("rpi4-v1", "boot"), 0x1fb8be9b);
 	id_partition_uuid("rpi4-v1", "rootfs", &g);
-	guid_format(&g, text);
+	layout_guid_text(&g, text);
 	assert_string_equal(text, "B2CD68AD-ED7B-454D-AF25-816AC409EA81");
 }
 

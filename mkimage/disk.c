@@ -1,0 +1,162 @@
+/* disk: the partition table and each partition's content, read only (see disk.h). */
+#include "mkimage/disk.h"
+
+#include <errno.h>
+#include <libfdisk.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "common/array.h"
+#include "mkimage/disk_priv.h"
+
+int disk_size_of(int fd, uint64_t *ret)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fd, BLKGETSIZE64, ret) < 0 ? -errno : 0;
+	if (!S_ISREG(st.st_mode))
+		return -ENOTBLK;
+	*ret = (uint64_t)st.st_size;
+	return 0;
+}
+
+static void part_from_fdisk(struct fdisk_context *cxt, struct fdisk_partition *pa,
+			    struct disk_part *p)
+{
+	struct fdisk_parttype *t = fdisk_partition_get_type(pa);
+	const char *name = fdisk_partition_get_name(pa), *uuid = fdisk_partition_get_uuid(pa);
+	uint64_t attrs = 0;
+
+	p->number = (unsigned)fdisk_partition_get_partno(pa) + 1;
+	p->start = (uint64_t)fdisk_partition_get_start(pa) * 512;
+	p->size = (uint64_t)fdisk_partition_get_size(pa) * 512;
+	p->bootable = fdisk_partition_is_bootable(pa) == 1;
+	if (fdisk_is_label(cxt, GPT) && fdisk_gpt_get_partition_attrs(cxt, p->number - 1, &attrs) == 0)
+		p->bootable = (attrs >> 2) & 1; /* LegacyBIOSBootable (UEFI 2.10, table 5.8) */
+	if (t && fdisk_parttype_get_string(t))
+		snprintf(p->type, sizeof(p->type), "%s", fdisk_parttype_get_string(t));
+	else if (t)
+		snprintf(p->type, sizeof(p->type), "0x%02x", fdisk_parttype_get_code(t));
+	if (t && fdisk_parttype_get_name(t))
+		snprintf(p->type_name, sizeof(p->type_name), "%s", fdisk_parttype_get_name(t));
+	snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
+	snprintf(p->uuid, sizeof(p->uuid), "%s", uuid ? uuid : "");
+	if (fdisk_partition_is_container(pa))
+		p->content = CONTENT_CONTAINER;
+}
+
+static int add_part(struct disk *k, size_t *cap, const struct disk_part *p)
+{
+	if (array_grow((void **)&k->parts, cap, k->n_parts + 1, sizeof(*k->parts)) < 0)
+		return -ENOMEM;
+	k->parts[k->n_parts++] = *p;
+	return 0;
+}
+
+static int read_partitions(struct disk *k, struct fdisk_context *cxt)
+{
+	struct fdisk_table *tb = NULL;
+	struct fdisk_iter *it = fdisk_new_iter(FDISK_ITER_FORWARD);
+	struct fdisk_partition *pa = NULL;
+	size_t cap = 0;
+	int rc = it ? fdisk_get_partitions(cxt, &tb) : -ENOMEM;
+
+	while (rc == 0 && fdisk_table_next_partition(tb, it, &pa) == 0) {
+		struct disk_part p = { 0 };
+		part_from_fdisk(cxt, pa, &p);
+		rc = add_part(k, &cap, &p);
+	}
+	fdisk_free_iter(it);
+	fdisk_unref_table(tb);
+	return rc;
+}
+
+static int read_gaps(struct disk *k, struct fdisk_context *cxt)
+{
+	struct fdisk_table *tb = NULL;
+	struct fdisk_iter *it = fdisk_new_iter(FDISK_ITER_FORWARD);
+	struct fdisk_partition *pa = NULL;
+	size_t cap = 0;
+	int rc = it ? 0 : -ENOMEM;
+
+	if (rc == 0 && fdisk_get_freespaces(cxt, &tb) < 0)
+		tb = NULL; /* no free space list is no error */
+	while (rc == 0 && tb && fdisk_table_next_partition(tb, it, &pa) == 0) {
+		if (array_grow((void **)&k->gaps, &cap, k->n_gaps + 1, sizeof(*k->gaps)) < 0)
+			rc = -ENOMEM;
+		else
+			k->gaps[k->n_gaps++] = (struct disk_gap){
+				(uint64_t)fdisk_partition_get_start(pa) * 512,
+				(uint64_t)fdisk_partition_get_size(pa) * 512 };
+	}
+	fdisk_free_iter(it);
+	fdisk_unref_table(tb);
+	return rc;
+}
+
+static int read_table(struct disk *k, struct diag *d)
+{
+	struct fdisk_context *cxt = fdisk_new_context();
+	char *id = NULL;
+	int rc;
+
+	if (!cxt)
+		return -ENOMEM;
+	rc = fdisk_assign_device_by_fd(cxt, k->fd, k->path, 1);
+	if (rc < 0) {
+		fdisk_unref_context(cxt);
+		return diag_error(d, "%s: cannot read it as a disk: %s", k->path, strerror(-rc));
+	}
+	if (!fdisk_has_label(cxt)) {
+		snprintf(k->table, sizeof(k->table), "none");
+	} else {
+		snprintf(k->table, sizeof(k->table), "%s", fdisk_is_label(cxt, GPT) ? "gpt" : "mbr");
+		if (fdisk_get_disklabel_id(cxt, &id) == 0 && id)
+			snprintf(k->id, sizeof(k->id), "%s", id);
+		free(id);
+		rc = read_partitions(k, cxt);
+		if (rc == 0)
+			rc = read_gaps(k, cxt);
+	}
+	fdisk_deassign_device(cxt, 1);
+	fdisk_unref_context(cxt);
+	return rc;
+}
+
+int disk_read(struct disk *k, const char *path, int fd, struct diag *d)
+{
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	k->path = path;
+	k->fd = fd;
+	rc = disk_size_of(fd, &k->size);
+	if (rc < 0)
+		return diag_error(d, "%s: %s", path,
+				  rc == -ENOTBLK ? "not an image file or a block device" : strerror(-rc));
+	if (k->size < 512)
+		return diag_error(d, "%s: %llu bytes: too small for a disk image", path,
+				  (unsigned long long)k->size);
+	rc = read_table(k, d);
+	if (rc == 0 && !strcmp(k->table, "gpt"))
+		gpt_check_headers(k);
+	if (rc == 0)
+		rc = probe_all(k, d);
+	if (rc == -ENOMEM)
+		diag_error(d, "%s: out of memory", path);
+	return rc;
+}
+
+void disk_release(struct disk *k)
+{
+	free(k->parts);
+	free(k->gaps);
+	memset(k, 0, sizeof(*k));
+}
