@@ -115,7 +115,9 @@ static int read_table(struct disk *k, struct diag *d)
 		return diag_error(d, "%s: cannot read it as a disk: %s", k->path, strerror(-rc));
 	}
 	if (!fdisk_has_label(cxt)) {
-		snprintf(k->table, sizeof(k->table), "none");
+		/* libfdisk refuses a GPT with a broken header; the report still says so */
+		snprintf(k->table, sizeof(k->table), "%s", gpt_signature_present(k) ? "gpt" : "none");
+		k->table_unreadable = !strcmp(k->table, "gpt");
 	} else {
 		snprintf(k->table, sizeof(k->table), "%s", fdisk_is_label(cxt, GPT) ? "gpt" : "mbr");
 		if (fdisk_get_disklabel_id(cxt, &id) == 0 && id)

@@ -55,6 +55,7 @@ struct disk {
 	char table[8];        /* "mbr", "gpt", "none" */
 	char id[40];          /* MBR signature "0x1234abcd" or GPT disk GUID */
 	bool gpt_primary_ok, gpt_backup_ok;
+	bool table_unreadable; /* a GPT signature is there, but libfdisk cannot read the table */
 	struct disk_part *parts;
 	size_t n_parts;
 	struct disk_gap *gaps;

@@ -46,3 +46,12 @@ void gpt_check_headers(struct disk *k)
 		backup = get_le64(h + 32);
 	k->gpt_backup_ok = header_ok(k, backup);
 }
+
+bool gpt_signature_present(const struct disk *k)
+{
+	uint8_t h[8];
+
+	return (pread(k->fd, h, sizeof(h), 512) == 8 && memcmp(h, "EFI PART", 8) == 0) ||
+	       (pread(k->fd, h, sizeof(h), (off_t)((k->size / 512 - 1) * 512)) == 8 &&
+		memcmp(h, "EFI PART", 8) == 0);
+}

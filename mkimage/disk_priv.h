@@ -4,6 +4,9 @@
 
 #include "mkimage/disk.h"
 
+/* Whether the disk shows a GPT: "EFI PART" at LBA 1 or in its last sector. */
+bool gpt_signature_present(const struct disk *k);
+
 /* Sets k->gpt_primary_ok / gpt_backup_ok from the headers' signatures and CRCs. */
 void gpt_check_headers(struct disk *k);
 

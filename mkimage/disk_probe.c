@@ -124,6 +124,8 @@ static void probe(struct disk *k, struct disk_part *p)
 
 int probe_all(struct disk *k, struct diag *d)
 {
+	if (k->table_unreadable)
+		return 0; /* the findings say why nothing is listed */
 	if (strcmp(k->table, "none") == 0) {
 		/* no table: the whole disk may be one file system */
 		struct disk_part whole = { .number = 0, .start = 0, .size = k->size };

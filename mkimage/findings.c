@@ -130,6 +130,10 @@ int findings_compute(const struct disk *k, uint64_t eb, struct findings *f)
 {
 	int rc = 0;
 
+	if (k->table_unreadable)
+		rc |= add(f, "error", "table-unreadable", 0,
+			  "the disk has a GPT signature, but the table cannot be read (libfdisk refuses "
+			  "it); its partitions are not listed");
 	if (!strcmp(k->table, "gpt") && !k->gpt_primary_ok)
 		rc |= add(f, "error", "gpt-primary-invalid", 0,
 			  "the primary GPT header or its entry array fails its signature or CRC check");

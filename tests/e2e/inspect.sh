@@ -1,0 +1,107 @@
+# sdimg inspect, ls and cat on images sdimg built, on images other tools made, and on
+# hostile ones: findings as text and JSON, files byte for byte, no crash on bad input.
+. "$TOP/tests/e2e-lib.sh"
+need jq sfdisk sgdisk mkfs.fat mcopy
+
+M=1048576
+"$BUILD/tests/tools/mktree" tree 300 50 3
+mkdir -p "tree/Ünïcödé folder" && printf 'odd\n' >"tree/Ünïcödé folder/naïve café.txt"
+cat >card.layout <<'LAYOUT'
+image { size = 128M }
+partition boot { type = fat size = 32M fat { label = "BOOT" fats = 1 } tree "/" { from = "tree" } }
+partition data { size = grow }
+LAYOUT
+expect_status 0 "$SDIMG" build -q -o card.img card.layout
+
+# an image sdimg built: no problems, in text and in JSON
+expect_status 0 "$SDIMG" inspect card.img
+grep -q "SD alignment (4 MiB grid): no problems" out.txt || { cat out.txt; fail "sdimg's image has problems"; }
+expect_status 0 "$SDIMG" inspect --json card.img
+jq -e '[.findings[] | select(.severity != "info")] | length == 0' out.txt >/dev/null || fail "JSON findings"
+jq -e '.image.table == "mbr" and .image.size == 134217728' out.txt >/dev/null || fail "JSON image"
+jq -e '.partitions[0] | .number == 1 and .start == 4194304 and .content == "fat" and
+    .fat.fats == 1 and .fat.label == "BOOT" and .fat.files == 301 and .fat.data_offset % 4194304 == 0' \
+    out.txt >/dev/null || fail "JSON partition 1: $(jq -c '.partitions[0]' out.txt)"
+
+# ls and cat: every file back, byte for byte
+expect_status 0 "$SDIMG" ls -R card.img:1
+[ "$(grep -vc '[/:]$' out.txt)" -ge 301 ] || fail "ls -R lists too little"
+(cd tree && find . -type f) | while IFS= read -r f; do
+    "$SDIMG" cat "card.img:1/${f#./}" | cmp -s - "tree/$f" || fail "cat $f differs"
+done
+expect_status 0 "$SDIMG" ls -l "card.img:1/Ünïcödé folder"
+grep -q "naïve café.txt" out.txt || fail "ls -l lacks the long name"
+grep -q "~1" out.txt || fail "ls -l lacks the 8.3 name"
+expect_status 1 "$SDIMG" cat card.img:1/missing.txt
+expect_stderr "card.img:1/missing.txt: no such file or directory"
+expect_status 1 "$SDIMG" ls card.img
+expect_stderr "which partition?"
+expect_status 1 "$SDIMG" ls card.img:2
+expect_stderr "partition 2 holds no FAT file system"
+
+# images made by sfdisk + mkfs.fat: their misalignment shows, with codes for scripts
+for opts in "-a" "-R 7" "-s 1 -F 32" "-f 1" ""; do
+    rm -f m.img p.img
+    truncate -s 64M m.img
+    echo 'start=2048, size=100000, type=c' | sfdisk -q m.img
+    mkfs.fat -C $opts p.img 50000 >/dev/null
+    dd if=p.img of=m.img bs=512 seek=2048 conv=notrunc,sparse status=none
+    expect_status 0 "$SDIMG" inspect --json m.img
+    codes=$(jq -r '[.findings[].code] | join(" ")' out.txt)
+    case " $codes " in *" start-misaligned "*) ;; *) fail "mkfs.fat $opts: no start-misaligned ($codes)" ;; esac
+    case " $codes " in *" data-misaligned "*) ;; *) fail "mkfs.fat $opts: no data-misaligned ($codes)" ;; esac
+    case " $codes " in *" hidden-sectors "*) ;; *) fail "mkfs.fat $opts: hidden sectors 0 not seen ($codes)" ;; esac
+    [ "$(jq '.partitions[0].fat.reserved' out.txt)" -ge 1 ] || fail "reserved"
+    [ "$(jq -r '.findings[0] | keys_unsorted | join(",")' out.txt)" = "severity,code,partition,message" ] ||
+        fail "finding keys: $(jq -c '.findings[0]' out.txt)"
+done
+
+# a GPT made by sgdisk; then its backup header broken
+truncate -s 64M g.img
+sgdisk -o -n 1:2048:+16M -t 1:0700 -n 2:0:0 g.img >/dev/null
+expect_status 0 "$SDIMG" inspect --json g.img
+jq -e '.image.gpt.primary_valid and .image.gpt.backup_valid and (.partitions | length) == 2' out.txt >/dev/null ||
+    fail "sgdisk GPT"
+printf 'X' | dd of=g.img bs=1 seek=$((64 * M - 512 + 16)) conv=notrunc status=none
+expect_status 0 "$SDIMG" inspect --json g.img
+jq -e '[.findings[].code] | index("gpt-backup-invalid")' out.txt >/dev/null || fail "broken backup GPT not seen"
+
+# hostile images: a finding or one error line, never a crash or a hang
+cp card.img h.img
+printf '\000' | dd of=h.img bs=1 seek=$((4 * M + 13)) conv=notrunc status=none   # 0 sectors per cluster
+expect_status 0 "$SDIMG" inspect h.img
+grep -q "fat-unreadable" out.txt || fail "zero cluster size not reported"
+cp card.img h.img
+dd if=/dev/urandom of=h.img bs=512 seek=$((4 * M / 512 + 1)) count=64 conv=notrunc status=none  # FATs garbled
+set +e
+timeout 60 "$SDIMG" inspect h.img >/dev/null 2>&1; rc=$?
+timeout 60 "$SDIMG" ls -R h.img:1 >/dev/null 2>&1; rc2=$?
+set -e
+[ $rc -le 1 ] && [ $rc2 -le 1 ] || fail "garbled FAT: exit $rc/$rc2"
+cp g.img h.img
+printf '\377\377\377\377' | dd of=h.img bs=1 seek=$((512 + 80)) conv=notrunc status=none  # 2^32 entries
+set +e
+timeout 60 "$SDIMG" inspect h.img >/dev/null 2>&1; rc=$?
+set -e
+[ $rc -le 1 ] || fail "GPT with 2^32 entries: exit $rc"
+truncate -s 16M o.img
+printf 'start=2048, size=20000, type=c\nstart=4096, size=20000, type=83\n' | sfdisk -q --no-reread o.img 2>/dev/null || true
+set +e
+timeout 60 "$SDIMG" inspect o.img >/dev/null 2>&1; rc=$?
+set -e
+[ $rc -le 1 ] || fail "overlapping MBR partitions: exit $rc"
+head -c 100000 /dev/urandom >noise.img
+expect_status 1 "$SDIMG" inspect noise.img
+expect_stderr "noise.img: not a disk image"
+
+# a loop device, where this machine lets the test make one
+if dev=$(losetup -f --show -r card.img 2>/dev/null); then
+    set +e
+    "$SDIMG" inspect --json "$dev" >out.txt 2>err.txt; rc=$?
+    set -e
+    losetup -d "$dev"
+    [ $rc -eq 0 ] || fail "inspect $dev: $(cat err.txt)"
+    jq -e '.partitions[0].fat.label == "BOOT"' out.txt >/dev/null || fail "loop device content"
+else
+    echo "(no loop device here: the block-device case is not run)"
+fi
