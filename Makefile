@@ -52,7 +52,7 @@ $(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # libFuzzer needs clang; the sources are compiled straight into each target.
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS)
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS) $(PKG_CFLAGS)
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(fat_SRC) $(mkimage_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)

@@ -6,7 +6,8 @@ PKGS    := libconfuse fdisk libarchive libcrypto jansson
 
 CPPFLAGS += -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -O2 -g -MMD -MP
-CFLAGS   += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   += $(PKG_CFLAGS)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_LDLIBS := -lcmocka
 

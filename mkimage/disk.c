@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/array.h"
+#include "common/bytes.h"
 #include "mkimage/disk_priv.h"
 
 int disk_size_of(int fd, uint64_t *ret)
@@ -78,27 +80,47 @@ static int read_partitions(struct disk *k, struct fdisk_context *cxt)
 	return rc;
 }
 
-static int read_gaps(struct disk *k, struct fdisk_context *cxt)
+static int by_start(const void *a, const void *b)
 {
-	struct fdisk_table *tb = NULL;
-	struct fdisk_iter *it = fdisk_new_iter(FDISK_ITER_FORWARD);
-	struct fdisk_partition *pa = NULL;
-	size_t cap = 0;
-	int rc = it ? 0 : -ENOMEM;
+	const struct disk_part *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
 
-	if (rc == 0 && fdisk_get_freespaces(cxt, &tb) < 0)
-		tb = NULL; /* no free space list is no error */
-	while (rc == 0 && tb && fdisk_table_next_partition(tb, it, &pa) == 0) {
-		if (array_grow((void **)&k->gaps, &cap, k->n_gaps + 1, sizeof(*k->gaps)) < 0)
-			rc = -ENOMEM;
-		else
-			k->gaps[k->n_gaps++] = (struct disk_gap){
-				(uint64_t)fdisk_partition_get_start(pa) * 512,
-				(uint64_t)fdisk_partition_get_size(pa) * 512 };
+/*
+ * The free stretches between the table's own structures, the partitions and the end.
+ * Computed here: libfdisk's free-space list asserts (aborts) on some broken tables.
+ */
+static int find_gaps(struct disk *k)
+{
+	uint64_t pos = 512, end = k->size, first = 0, last = 0;
+	size_t cap = 0;
+	uint8_t h[512];
+
+	if (!strcmp(k->table, "gpt") && pread(k->fd, h, sizeof(h), 512) == 512) {
+		first = get_le64(h + 40) * 512; /* FirstUsableLBA, LastUsableLBA (UEFI 5.3.2) */
+		last = (get_le64(h + 48) + 1) * 512;
+		pos = first > pos && first < k->size ? first : 34 * 512;
+		end = last > pos && last <= k->size ? last : k->size;
 	}
-	fdisk_free_iter(it);
-	fdisk_unref_table(tb);
-	return rc;
+	struct disk_part *sorted = malloc((k->n_parts ? k->n_parts : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, k->parts, k->n_parts * sizeof(*sorted));
+	qsort(sorted, k->n_parts, sizeof(*sorted), by_start);
+	for (size_t i = 0; i <= k->n_parts; i++) {
+		bool container = i < k->n_parts && sorted[i].content == CONTENT_CONTAINER;
+		uint64_t next = i < k->n_parts ? sorted[i].start : end;
+		if (container)
+			continue;
+		/* an EBR's sector before a logical partition is not free space */
+		if (next > pos + 512 && next <= end &&
+		    array_grow((void **)&k->gaps, &cap, k->n_gaps + 1, sizeof(*k->gaps)) == 0)
+			k->gaps[k->n_gaps++] = (struct disk_gap){ pos, next - pos };
+		if (i < k->n_parts && sorted[i].start + sorted[i].size > pos)
+			pos = sorted[i].start + sorted[i].size;
+	}
+	free(sorted);
+	return 0;
 }
 
 static int read_table(struct disk *k, struct diag *d)
@@ -125,7 +147,7 @@ static int read_table(struct disk *k, struct diag *d)
 		free(id);
 		rc = read_partitions(k, cxt);
 		if (rc == 0)
-			rc = read_gaps(k, cxt);
+			rc = find_gaps(k);
 	}
 	fdisk_deassign_device(cxt, 1);
 	fdisk_unref_context(cxt);
