@@ -1,7 +1,7 @@
 /*
  * output: the image is built in a file nobody else sees and appears at its name only when
  * complete. Where the file system offers O_TMPFILE the file has no name at all until the
- * end, so even a killed process leaves nothing; elsewhere a hidden ".NAME.XXXXXX" beside
+ * end, so even a killed process leaves nothing; elsewhere a hidden ".NAME.PID-N" beside
  * the target is used and removed on every failure the process survives.
  */
 #include <errno.h>
