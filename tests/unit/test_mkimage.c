@@ -173,12 +173,83 @@ static void test_gather_errors(void **state)
 	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"missing\" } }",
 			    "in/missing: No such file or directory");
 	expect_gather_error("partition p { type = fat\n\n tree \"/\" { from = \"cfg\" } }",
-			    "t.layout:3: tree '/': in/cfg is not a folder");
+			    "in/cfg: cannot be read as an archive: Unrecognized archive format");
 	expect_gather_error("partition p { type = fat\n file \"/f\" { from = \"clash\" } }",
 			    "t.layout:2: file '/f': in/clash is a folder (use tree)");
 	expect_gather_error("partition p { type = fat\n file \"/a\" { content = \"1\" }\n"
 			    " file \"/A/b\" { content = \"2\" } }",
 			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file there");
+}
+
+/* Builds in/NAME with bsdtar from the shell commands @make run in a fresh folder. */
+static void make_tar(const char *name, const char *make, const char *opts)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf in/t && mkdir -p in/t && cd in/t && %s && "
+		 "bsdtar %s -cf ../%s * && cd .. && rm -rf t", make, opts, name);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_gather_archive(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	make_tar("a.tar", "mkdir -p top/sub && echo 12345 > top/sub/f && ln top/sub/f top/h && "
+		 "ln -s sub/f top/s && ln -s s top/s2", "");
+	struct layout *l = load("partition p { type = fat\n tree \"/x\" { from = \"a.tar\" strip = 1 } }");
+	diag_init(&d);
+	if (content_gather(l, &l->parts[0], &c, &d) != 0)
+		diag_print(&d, stderr, "  diag");
+	assert_int_equal(d.errors, 0);
+	assert_true(live(&c, "/x/sub")->is_dir);
+	const struct content_node *f = live(&c, "/x/sub/f");
+	assert_int_equal(f->size, 6);
+	assert_int_not_equal(f->archive, 0);
+	assert_null(live(&c, "/x/top"));
+	for (size_t i = 0; i < 3; i++) { /* hard link, link, link to a link: the same entry */
+		const struct content_node *n = live(&c, (const char *[]){ "/x/h", "/x/s", "/x/s2" }[i]);
+		assert_int_equal(n->entry, f->entry);
+		assert_int_equal(n->size, 6);
+		assert_null(n->link);
+	}
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
+}
+
+static void test_gather_archive_errors(void **state)
+{
+	(void)state;
+	make_tar("esc.tar", "echo x > f", "-s ',f,../../etc/passwd,'");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"esc.tar\" } }",
+			    "in/esc.tar: ../../etc/passwd: the entry's path leaves the partition");
+	make_tar("abs.tar", "ln -s /etc/shadow s", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"abs.tar\" } }",
+			    "in/abs.tar: s: a symbolic link to /etc/shadow, outside the archive");
+	make_tar("dang.tar", "ln -s nowhere s", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"dang.tar\" } }",
+			    "in/dang.tar: s: a dangling symbolic link (to nowhere");
+	make_tar("loop.tar", "ln -s b a && ln -s a b", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"loop.tar\" } }",
+			    ": a symbolic link loop");
+	make_tar("up.tar", "mkdir d && ln -s ../../x d/up", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"up.tar\" } }",
+			    "in/up.tar: d/up: a symbolic link to ../../x, outside the tree");
+	make_tar("dirl.tar", "mkdir d && ln -s d l", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"dirl.tar\" } }",
+			    "in/dirl.tar: l: a symbolic link to the folder d");
+	make_tar("fifo.tar", "mkfifo f", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"fifo.tar\" } }",
+			    "in/fifo.tar: f: a fifo cannot go on a FAT file system");
+	make_tar("case.tar", "touch A a", "");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"case.tar\" } }",
+			    "in/case.tar: A and in/case.tar: a: FAT sees the two names as equal");
+	assert_int_equal(system("bsdtar -cf in/empty.tar --files-from /dev/null"), 0);
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"empty.tar\" } }",
+			    "in/empty.tar: an empty archive");
 }
 
 static void test_gather_mtime_source(void **state)
@@ -209,6 +280,8 @@ int main(void)
 		cmocka_unit_test(test_gather_overlay),
 		cmocka_unit_test(test_gather_case_of_folders),
 		cmocka_unit_test(test_gather_errors),
+		cmocka_unit_test(test_gather_archive),
+		cmocka_unit_test(test_gather_archive_errors),
 		cmocka_unit_test(test_gather_mtime_source),
 	};
 	return cmocka_run_group_tests_name("mkimage", tests, NULL, NULL);

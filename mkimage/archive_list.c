@@ -1,0 +1,350 @@
+/*
+ * archive_list: the listing pass over an archive given as a `tree` source. It reads only
+ * headers (libarchive skips or decompresses past the data, which is never held), puts
+ * directories, files and hard links into the content model with their entry numbers, and
+ * then resolves symbolic links inside the archive. The bytes are written later by a second
+ * pass over the archive (archive_data.c), once fat/ has placed every file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/array.h"
+#include "fat/fat.h"
+#include "mkimage/archive_priv.h"
+#include "mkimage/content_priv.h"
+
+#define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
+
+struct lister {
+	const struct layout *l;
+	const struct layout_entry *e;
+	const char *host;
+	size_t source;
+	struct content *c;
+	struct diag *d;
+	uint32_t id;	   /* 1 + index of the archive in c->archives */
+	uint64_t ordinal;  /* number of the entry being listed */
+	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
+};
+
+struct archive *arc_open(const char *host, struct diag *d)
+{
+	struct archive *a = archive_read_new();
+
+	if (!a) {
+		diag_error(d, "%s: out of memory", host);
+		return NULL;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
+		diag_error(d, "%s: cannot be read as an archive: %s", host, archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+const char *arc_entry_name(struct archive_entry *ae)
+{
+	const char *name = archive_entry_pathname_utf8(ae);
+
+	if (!name)
+		name = archive_entry_pathname(ae);
+	return name ? name : "";
+}
+
+/*
+ * @raw with "." and empty components dropped and ".." applied ("./a/", "/a" and "a//b/.."
+ * all give "a"), then @strip leading components removed. Returns 0 with the malloc'd result
+ * in *@ret ("" for the top itself), 1 when stripping leaves nothing, -EINVAL when ".."
+ * climbs out of the top, or -ENOMEM.
+ */
+static int norm_path(const char *raw, unsigned strip, char **ret)
+{
+	char *out = malloc(strlen(raw) + 1);
+	size_t w = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (const char *p = raw; *p;) {
+		size_t len = strcspn(p, "/");
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (!w) {
+				free(out);
+				return -EINVAL;
+			}
+			while (w && out[w - 1] != '/')
+				w--;
+			w -= w ? 1 : 0;
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			if (w)
+				out[w++] = '/';
+			memcpy(out + w, p, len);
+			w += len;
+		}
+		p += len + strspn(p + len, "/");
+	}
+	out[w] = '\0';
+	char *rest = out;
+	for (unsigned i = 0; i < strip && *rest; i++)
+		rest = strchr(rest, '/') ? strchr(rest, '/') + 1 : rest + strlen(rest);
+	if (strip && !*rest) {
+		free(out);
+		return 1;
+	}
+	memmove(out, rest, strlen(rest) + 1);
+	*ret = out;
+	return 0;
+}
+
+/* The FAT path of @rel (relative to the tree's top), malloc'd. */
+static char *fat_path_of(const struct lister *ls, const char *rel)
+{
+	const char *top = strcmp(ls->e->path, "/") ? ls->e->path : "";
+	char *path = NULL;
+
+	if (!*rel)
+		return strdup(*top ? top : "/");
+	return asprintf(&path, "%s/%s", top, rel) < 0 ? NULL : path;
+}
+
+static int add_node(struct lister *ls, struct content_node *n, const char *rel,
+		    struct archive_entry *ae)
+{
+	char *origin = NULL;
+	struct timespec ts = { archive_entry_mtime(ae), archive_entry_mtime_nsec(ae) };
+	int rc;
+
+	n->mtime = content_mtime(&ls->l->image, archive_entry_mtime_is_set(ae) ? &ts : NULL,
+				 &n->mtime_ns);
+	n->source = ls->source;
+	n->path = fat_path_of(ls, rel);
+	if (!n->path || asprintf(&origin, "%s: %s", ls->host, arc_entry_name(ae)) < 0) {
+		free(n->path);
+		return -ENOMEM;
+	}
+	n->origin = origin;
+	rc = content_add(ls->c, n, ls->d);
+	free(n->path);
+	free(origin);
+	return rc;
+}
+
+/* A hard link without data of its own: the same bytes as the file it names. */
+static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry *ae)
+{
+	const char *target = archive_entry_hardlink(ae);
+	char *trel = NULL, *tpath = NULL, *key = NULL;
+	struct content_node n = { 0 }, *t = NULL;
+	int rc = norm_path(target, ls->e->strip, &trel);
+
+	if (rc == 0 && (tpath = fat_path_of(ls, trel)) && (key = fat_path_key(tpath)))
+		t = content_find(ls->c, key);
+	else if (rc == 0)
+		rc = -ENOMEM;
+	if (rc == 0 && (!t || t->source != ls->source || t->is_dir || (!t->archive && !t->link)))
+		rc = diag_error(ls->d, "%s: %s: a hard link to %s, which is not a file listed "
+				       "before it in the archive", ls->host, arc_entry_name(ae), target);
+	else if (rc != 0 && rc != -ENOMEM)
+		rc = diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
+				ls->host, arc_entry_name(ae), target);
+	if (rc == 0) {
+		n = (struct content_node){ .archive = t->archive, .entry = t->entry,
+					   .size = t->size, .link = t->link };
+		rc = add_node(ls, &n, rel, ae);
+	}
+	free(trel);
+	free(tpath);
+	free(key);
+	return rc;
+}
+
+/* A symbolic link: its target, relative to the tree's top, resolved once all is listed. */
+static int add_symlink(struct lister *ls, const char *rel, struct archive_entry *ae)
+{
+	const char *target = archive_entry_symlink(ae);
+	const char *slash = strrchr(rel, '/');
+	char *joined = NULL, *trel = NULL;
+	int rc;
+
+	if (!target || target[0] == '/' || !*target)
+		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
+				  ls->host, arc_entry_name(ae), target ? target : "nothing");
+	if (asprintf(&joined, "%.*s/%s", slash ? (int)(slash - rel) : 0, rel, target) < 0)
+		return -ENOMEM;
+	rc = norm_path(joined, 0, &trel);
+	free(joined);
+	if (rc == -EINVAL)
+		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the tree",
+				  ls->host, arc_entry_name(ae), target);
+	if (rc < 0)
+		return rc;
+	struct content_node n = { .link = trel };
+	rc = add_node(ls, &n, rel, ae);
+	free(trel);
+	return rc;
+}
+
+static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae)
+{
+	struct content_node n = { .archive = ls->id, .entry = ls->ordinal };
+
+	if (!archive_entry_size_is_set(ae))
+		return diag_error(ls->d, "%s: %s: the archive does not say how large it is",
+				  ls->host, arc_entry_name(ae));
+	n.size = (uint64_t)archive_entry_size(ae);
+	if (n.size > UINT32_MAX)
+		return diag_error(ls->d, "%s: %s: %llu bytes; a FAT file must be smaller than "
+				  "4 GiB", ls->host, arc_entry_name(ae), (unsigned long long)n.size);
+	return add_node(ls, &n, rel, ae);
+}
+
+static const char *special_kind(mode_t type)
+{
+	switch (type) {
+	case AE_IFIFO:
+		return "fifo";
+	case AE_IFSOCK:
+		return "socket";
+	case AE_IFCHR:
+	case AE_IFBLK:
+		return "device node";
+	default:
+		return "special file";
+	}
+}
+
+static int list_entry(struct lister *ls, struct archive_entry *ae)
+{
+	const char *name = arc_entry_name(ae);
+	mode_t type = archive_entry_filetype(ae);
+	char *rel = NULL;
+	int rc = norm_path(name, ls->e->strip, &rel);
+
+	if (rc == -EINVAL)
+		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",
+				  ls->host, name);
+	if (rc)
+		return rc < 0 ? rc : 0; /* stripped away */
+	/* a hard link first: tar gives it no file type */
+	if (archive_entry_hardlink(ae) && archive_entry_size(ae) <= 0)
+		rc = add_hardlink(ls, rel, ae);
+	else if (type == AE_IFDIR && !*rel && !strcmp(ls->e->path, "/"))
+		rc = 0; /* the root, which FAT stores nothing about */
+	else if (type == AE_IFDIR)
+		rc = add_node(ls, &(struct content_node){ .is_dir = true }, rel, ae);
+	else if (type == AE_IFREG || archive_entry_hardlink(ae))
+		rc = *rel ? add_file(ls, rel, ae)
+			  : diag_error(ls->d, "%s: %s: a file where the tree's folder goes", ls->host,
+				       name);
+	else if (type == AE_IFLNK)
+		rc = add_symlink(ls, rel, ae);
+	else
+		rc = diag_error(ls->d, "%s: %s: a %s cannot go on a FAT file system", ls->host, name,
+				special_kind(type));
+	free(rel);
+	return rc;
+}
+
+/* Follows the link of node @i to a file of the archive and gives @i that file's bytes. */
+static int resolve_link(struct lister *ls, size_t i)
+{
+	const char *target = ls->c->nodes[i].link;
+
+	for (unsigned hops = 0; hops < LINK_HOPS; hops++) {
+		char *path = fat_path_of(ls, target), *key = path ? fat_path_key(path) : NULL;
+		struct content_node *t = key ? content_find(ls->c, key) : NULL;
+		free(path);
+		free(key);
+		if (!key)
+			return -ENOMEM;
+		struct content_node *n = &ls->c->nodes[i];
+		if (!t || t->source != ls->source)
+			return diag_error(ls->d, "%s: a dangling symbolic link (to %s, which the "
+					  "archive does not hold)", n->origin, target);
+		if (t->is_dir)
+			return diag_error(ls->d, "%s: a symbolic link to the folder %s (only links to "
+					  "files are followed in archives)", n->origin, target);
+		if (!t->link) {
+			n->archive = t->archive;
+			n->entry = t->entry;
+			n->size = t->size;
+			free(n->link);
+			n->link = NULL;
+			return 0;
+		}
+		target = t->link;
+	}
+	return diag_error(ls->d, "%s: a symbolic link loop", ls->c->nodes[i].origin);
+}
+
+static int resolve_links(struct lister *ls)
+{
+	for (size_t i = ls->first_node; i < ls->c->n; i++) {
+		int rc = 0;
+		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link)
+			rc = resolve_link(ls, i);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int list_all(struct lister *ls, struct archive *a)
+{
+	struct archive_entry *ae;
+	char last[512] = "";
+	int r, rc = 0;
+
+	while (rc == 0 && arc_ok(r = archive_read_next_header(a, &ae))) {
+		rc = list_entry(ls, ae);
+		snprintf(last, sizeof(last), "%s", arc_entry_name(ae));
+		ls->ordinal++;
+	}
+	if (rc < 0)
+		return rc;
+	if (r != ARCHIVE_EOF && !ls->ordinal)
+		return diag_error(ls->d, "%s: cannot be read as an archive: %s", ls->host,
+				  archive_error_string(a));
+	if (r != ARCHIVE_EOF)
+		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, archive_error_string(a),
+				  *last ? " (after the entry " : "", last, *last ? ")" : "");
+	if (!ls->ordinal)
+		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
+	return 0;
+}
+
+/* Remembers @host as the source of archive number ls->id. */
+static int register_archive(struct lister *ls)
+{
+	struct content *c = ls->c;
+
+	if (array_grow((void **)&c->archives, &c->cap_archives, c->n_archives + 1,
+		       sizeof(*c->archives)) < 0 ||
+	    !(c->archives[c->n_archives] = strdup(ls->host)))
+		return -ENOMEM;
+	ls->id = (uint32_t)++c->n_archives;
+	return 0;
+}
+
+int gather_archive(const struct layout *l, const struct layout_entry *e, const char *host,
+		   size_t source, struct content *c, struct diag *d)
+{
+	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
+			     .first_node = c->n };
+	struct archive *a = arc_open(host, d);
+	int rc;
+
+	if (!a)
+		return -EINVAL;
+	rc = register_archive(&ls);
+	if (rc == 0)
+		rc = list_all(&ls, a);
+	archive_read_free(a);
+	if (rc == 0)
+		rc = resolve_links(&ls);
+	return rc;
+}
