@@ -133,33 +133,49 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 	return rc;
 }
 
-/* A hard link without data of its own: the same bytes as the file it names. */
+/*
+ * A hard link: the same bytes as the file it names, taken once everything is listed (as for
+ * symbolic links). Its target is a path from the archive's top, stripped like every entry.
+ */
 static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry *ae)
 {
 	const char *target = archive_entry_hardlink(ae);
-	char *trel = NULL, *tpath = NULL, *key = NULL;
-	struct content_node n = { 0 }, *t = NULL;
+	char *trel = NULL;
 	int rc = norm_path(target, ls->e->strip, &trel);
 
-	if (rc == 0 && (tpath = fat_path_of(ls, trel)) && (key = fat_path_key(tpath)))
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
+				  ls->host, arc_entry_name(ae), target);
+	struct content_node n = { .link = trel };
+	rc = add_node(ls, &n, rel, ae);
+	free(trel);
+	return rc;
+}
+
+/*
+ * cpio (newc) puts the bytes of a group of hard links on its last name only, and lists the
+ * earlier ones empty: the file named by @ae's link gets the bytes that @ae carries.
+ */
+static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
+{
+	char *trel = NULL, *path = NULL, *key = NULL;
+	struct content_node *t = NULL;
+	int rc = norm_path(archive_entry_hardlink(ae), ls->e->strip, &trel);
+
+	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = fat_path_key(path)))
 		t = content_find(ls->c, key);
 	else if (rc == 0)
 		rc = -ENOMEM;
-	if (rc == 0 && (!t || t->source != ls->source || t->is_dir || (!t->archive && !t->link)))
-		rc = diag_error(ls->d, "%s: %s: a hard link to %s, which is not a file listed "
-				       "before it in the archive", ls->host, arc_entry_name(ae), target);
-	else if (rc != 0 && rc != -ENOMEM)
-		rc = diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
-				ls->host, arc_entry_name(ae), target);
-	if (rc == 0) {
-		n = (struct content_node){ .archive = t->archive, .entry = t->entry,
-					   .size = t->size, .link = t->link };
-		rc = add_node(ls, &n, rel, ae);
+	if (t && t->source == ls->source && t->archive == ls->id && !t->size && !t->is_dir) {
+		t->entry = ls->ordinal;
+		t->size = (uint64_t)archive_entry_size(ae);
 	}
 	free(trel);
-	free(tpath);
+	free(path);
 	free(key);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* A symbolic link: its target, relative to the tree's top, resolved once all is listed. */
@@ -245,6 +261,8 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	else
 		rc = diag_error(ls->d, "%s: %s: a %s cannot go on a FAT file system", ls->host, name,
 				special_kind(type));
+	if (rc == 0 && archive_entry_hardlink(ae) && archive_entry_size(ae) > 0)
+		rc = give_bytes_to_target(ls, ae);
 	free(rel);
 	return rc;
 }
@@ -263,22 +281,24 @@ static int resolve_link(struct lister *ls, size_t i)
 			return -ENOMEM;
 		struct content_node *n = &ls->c->nodes[i];
 		if (!t || t->source != ls->source)
-			return diag_error(ls->d, "%s: a dangling symbolic link (to %s, which the "
-					  "archive does not hold)", n->origin, target);
+			return diag_error(ls->d, "%s: a dangling link (to %s, which the archive "
+					  "does not hold)", n->origin, target);
 		if (t->is_dir)
-			return diag_error(ls->d, "%s: a symbolic link to the folder %s (only links to "
-					  "files are followed in archives)", n->origin, target);
+			return diag_error(ls->d, "%s: a link to the folder %s (only links to files "
+					  "are followed in archives)", n->origin, target);
 		if (!t->link) {
 			n->archive = t->archive;
 			n->entry = t->entry;
 			n->size = t->size;
+			n->mtime = t->mtime; /* a followed link is that file, as in folders */
+			n->mtime_ns = t->mtime_ns;
 			free(n->link);
 			n->link = NULL;
 			return 0;
 		}
 		target = t->link;
 	}
-	return diag_error(ls->d, "%s: a symbolic link loop", ls->c->nodes[i].origin);
+	return diag_error(ls->d, "%s: a loop of symbolic links", ls->c->nodes[i].origin);
 }
 
 static int resolve_links(struct lister *ls)
