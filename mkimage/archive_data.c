@@ -132,6 +132,8 @@ static int stream(struct build *b, const char *host, struct archive *a, const st
 
 	while (j < n && arc_ok(r = archive_read_next_header(a, &ae))) {
 		size_t end = j;
+		if (build_interrupted(b))
+			return -EINTR;
 		while (end < n && v[end].entry == k)
 			end++;
 		if (end > j) {

@@ -331,7 +331,7 @@ static int list_all(struct lister *ls, struct archive *a)
 				  archive_error_string(a));
 	if (r != ARCHIVE_EOF)
 		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, archive_error_string(a),
-				  *last ? " (after the entry " : "", last, *last ? ")" : "");
+				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
 	if (!ls->ordinal)
 		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
 	return 0;
