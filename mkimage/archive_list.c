@@ -267,25 +267,81 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	return rc;
 }
 
-/* Follows the link of node @i to a file of the archive and gives @i that file's bytes. */
+/* Copies the archive's nodes below folder @from (a path and its key) to below @to. */
+static int copy_below(struct lister *ls, const char *from, const char *from_key,
+		      const char *to)
+{
+	size_t len = strlen(from_key), plen = strlen(from), n = ls->c->n;
+
+	for (size_t j = ls->first_node; j < n; j++) {
+		const struct content_node *m = &ls->c->nodes[j];
+		if (m->removed || m->source != ls->source || strncmp(m->key, from_key, len) ||
+		    m->key[len] != '/')
+			continue;
+		struct content_node copy = { .is_dir = m->is_dir, .archive = m->archive,
+					     .entry = m->entry, .size = m->size, .link = m->link,
+					     .mtime = m->mtime, .mtime_ns = m->mtime_ns,
+					     .source = m->source, .origin = m->origin };
+		if (asprintf(&copy.path, "%s%s", to, m->path + plen) < 0)
+			return -ENOMEM;
+		int rc = content_add(ls->c, &copy, ls->d); /* may move ls->c->nodes */
+		free(copy.path);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Node @i, a link to the folder @t: it becomes a copy of that folder (as a folder walk that
+ * follows the link sees it); a link inside the folder it names is a loop.
+ */
+static int follow_to_folder(struct lister *ls, size_t i, const struct content_node *t)
+{
+	struct content_node *n = &ls->c->nodes[i];
+	size_t len = strlen(t->key);
+	char *from = strdup(t->path), *from_key = strdup(t->key), *to = strdup(n->path);
+	int rc = from && from_key && to ? 0 : -ENOMEM;
+
+	if (rc == 0 && !strncmp(n->key, t->key, len) && (!n->key[len] || n->key[len] == '/'))
+		rc = diag_error(ls->d, "%s: a symbolic link loop (it leads to %s, which holds it)",
+				n->origin, t->path);
+	if (rc == 0) {
+		n->is_dir = true;
+		n->mtime = t->mtime;
+		n->mtime_ns = t->mtime_ns;
+		free(n->link);
+		n->link = NULL;
+		rc = copy_below(ls, from, from_key, to);
+	}
+	free(from);
+	free(from_key);
+	free(to);
+	return rc;
+}
+
+/* Follows the link of node @i and gives @i the bytes of the file (or the folder) it names. */
 static int resolve_link(struct lister *ls, size_t i)
 {
 	const char *target = ls->c->nodes[i].link;
 
 	for (unsigned hops = 0; hops < LINK_HOPS; hops++) {
+		if (!*target)
+			return diag_error(ls->d, "%s: a symbolic link loop (it leads to the top of "
+					  "the tree, which holds it)", ls->c->nodes[i].origin);
 		char *path = fat_path_of(ls, target), *key = path ? fat_path_key(path) : NULL;
 		struct content_node *t = key ? content_find(ls->c, key) : NULL;
+		bool no_memory = !key;
 		free(path);
 		free(key);
-		if (!key)
+		if (no_memory)
 			return -ENOMEM;
 		struct content_node *n = &ls->c->nodes[i];
 		if (!t || t->source != ls->source)
 			return diag_error(ls->d, "%s: a dangling link (to %s, which the archive "
 					  "does not hold)", n->origin, target);
 		if (t->is_dir)
-			return diag_error(ls->d, "%s: a link to the folder %s (only links to files "
-					  "are followed in archives)", n->origin, target);
+			return follow_to_folder(ls, i, t);
 		if (!t->link) {
 			n->archive = t->archive;
 			n->entry = t->entry;
