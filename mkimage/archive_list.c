@@ -26,6 +26,7 @@ struct lister {
 	struct diag *d;
 	uint32_t id;	   /* 1 + index of the archive in c->archives */
 	uint64_t ordinal;  /* number of the entry being listed */
+	uint64_t kept;	   /* entries that strip left */
 	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
 };
 
@@ -245,17 +246,19 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 				  ls->host, name);
 	if (rc)
 		return rc < 0 ? rc : 0; /* stripped away */
+	ls->kept++;
+	if (!*rel && (type != AE_IFDIR || archive_entry_hardlink(ae)))
+		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
+				ls->host, name);
 	/* a hard link first: tar gives it no file type */
-	if (archive_entry_hardlink(ae) && archive_entry_size(ae) <= 0)
+	else if (archive_entry_hardlink(ae) && archive_entry_size(ae) <= 0)
 		rc = add_hardlink(ls, rel, ae);
 	else if (type == AE_IFDIR && !*rel && !strcmp(ls->e->path, "/"))
 		rc = 0; /* the root, which FAT stores nothing about */
 	else if (type == AE_IFDIR)
 		rc = add_node(ls, &(struct content_node){ .is_dir = true }, rel, ae);
 	else if (type == AE_IFREG || archive_entry_hardlink(ae))
-		rc = *rel ? add_file(ls, rel, ae)
-			  : diag_error(ls->d, "%s: %s: a file where the tree's folder goes", ls->host,
-				       name);
+		rc = add_file(ls, rel, ae);
 	else if (type == AE_IFLNK)
 		rc = add_symlink(ls, rel, ae);
 	else
@@ -390,6 +393,9 @@ static int list_all(struct lister *ls, struct archive *a)
 				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
 	if (!ls->ordinal)
 		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
+	if (!ls->kept)
+		diag_warning(ls->d, "%s: strip = %u leaves nothing of its %llu entries", ls->host,
+			     ls->e->strip, (unsigned long long)ls->ordinal);
 	return 0;
 }
 

@@ -88,6 +88,11 @@ build strip2 pkg2.tar.zst fixed /boot 2
 mdir -i strip2.img ::/boot/deeper >/dev/null || fail "strip = 2 does not give /boot/deeper"
 mdir -i strip2.img ::/boot/a.txt >/dev/null 2>&1 && fail "strip = 2 kept a.txt (one level up)"
 
+# a strip that leaves nothing builds, with a warning
+printf 'image { table = none }\npartition p { type = fat\n dir "/d" {}\n tree "/" { from = "pkg2.tar.zst" strip = 9 } }\n' >s9.layout
+expect_status 0 "$SDIMG" build -q -o s9.img s9.layout
+expect_stderr "pkg2.tar.zst: strip = 9 leaves nothing of its"
+
 # mtime = source: each file's own time, from a tar that keeps times (as for folders)
 touch -d @1500000000 src/a.txt src/Sub/hard.txt
 touch -d @1400000000 src/Sub/deeper

@@ -239,6 +239,8 @@ static void test_gather_archive_errors(void **state)
 		{ "case.tar", "touch A a", "",
 		  "in/case.tar: A and in/case.tar: a: FAT sees the two names as equal" },
 		{ "empty.tar", "touch x", "--exclude x", "in/empty.tar: an empty archive" },
+		{ "top.tar", "ln -s x l", "-s ',^l$,.,'",
+		  "in/top.tar: .: not a folder, where the tree's top folder goes" },
 	};
 	char layout[256];
 
