@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mkimage/archive_priv.h"
@@ -151,13 +152,28 @@ static int stream(struct build *b, const char *host, struct archive *a, const st
 	return 0;
 }
 
+/* The archive must be the file that was listed: same file, size and time. */
+static int unchanged(struct build *b, const struct content_archive *ca)
+{
+	struct stat st;
+
+	if (stat(ca->path, &st) < 0)
+		return diag_error(b->d, "%s: %s", ca->path, strerror(errno));
+	if (st.st_dev != ca->dev || st.st_ino != ca->ino || st.st_size != ca->size ||
+	    st.st_mtim.tv_sec != ca->mtime.tv_sec || st.st_mtim.tv_nsec != ca->mtime.tv_nsec)
+		return diag_error(b->d, "%s: changed while the image was built", ca->path);
+	return 0;
+}
+
 int arc_write_files(struct build *b, struct part_state *ps, uint64_t vol_offset)
 {
 	for (uint32_t id = 1; id <= ps->content.n_archives; id++) {
-		const char *host = ps->content.archives[id - 1];
+		const char *host = ps->content.archives[id - 1].path;
 		struct dest *v = NULL;
 		size_t n = 0;
-		int rc = collect(ps, id, vol_offset, &v, &n);
+		int rc = unchanged(b, &ps->content.archives[id - 1]);
+		if (rc == 0)
+			rc = collect(ps, id, vol_offset, &v, &n);
 		if (rc == 0 && n) {
 			struct archive *a = arc_open(host, b->d);
 			rc = a ? stream(b, host, a, v, n) : -EINVAL;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/array.h"
 #include "fat/fat.h"
@@ -399,14 +400,22 @@ static int list_all(struct lister *ls, struct archive *a)
 	return 0;
 }
 
-/* Remembers @host as the source of archive number ls->id. */
+/* Remembers @host, as it is now, as the source of archive number ls->id. */
 static int register_archive(struct lister *ls)
 {
 	struct content *c = ls->c;
+	struct content_archive *ca;
+	struct stat st;
 
+	if (stat(ls->host, &st) < 0)
+		return diag_error(ls->d, "%s: %s", ls->host, strerror(errno));
 	if (array_grow((void **)&c->archives, &c->cap_archives, c->n_archives + 1,
-		       sizeof(*c->archives)) < 0 ||
-	    !(c->archives[c->n_archives] = strdup(ls->host)))
+		       sizeof(*c->archives)) < 0)
+		return -ENOMEM;
+	ca = &c->archives[c->n_archives];
+	*ca = (struct content_archive){ .path = strdup(ls->host), .dev = st.st_dev,
+					.ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim };
+	if (!ca->path)
 		return -ENOMEM;
 	ls->id = (uint32_t)++c->n_archives;
 	return 0;
@@ -417,10 +426,12 @@ int gather_archive(const struct layout *l, const struct layout_entry *e, const c
 {
 	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
 			     .first_node = c->n };
-	struct archive *a = arc_open(host, d);
-	int rc;
+	struct archive *a;
+	int rc = arc_verify_gzip(host, d);
 
-	if (!a)
+	if (rc < 0)
+		return rc;
+	if (!(a = arc_open(host, d)))
 		return -EINVAL;
 	rc = register_archive(&ls);
 	if (rc == 0)

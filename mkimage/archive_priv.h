@@ -16,6 +16,13 @@ struct archive *arc_open(const char *host, struct diag *d);
 /* The name of @ae as the archive spells it, for messages and paths. */
 const char *arc_entry_name(struct archive_entry *ae);
 
+/*
+ * When @host is gzip-compressed: reads it through zlib, which checks what libarchive does
+ * not (each member's CRC-32 and length). Returns 0 (also for other files), or -EINVAL with a
+ * message naming @host, -ENOMEM.
+ */
+int arc_verify_gzip(const char *host, struct diag *d);
+
 /* Whether @r, a libarchive status, lets reading go on (ARCHIVE_OK or ARCHIVE_WARN). */
 static inline int arc_ok(int r)
 {

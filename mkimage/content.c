@@ -202,7 +202,7 @@ void content_release(struct content *c)
 	for (size_t i = 0; i < c->n; i++)
 		node_release(&c->nodes[i]);
 	for (size_t i = 0; i < c->n_archives; i++)
-		free(c->archives[i]);
+		free(c->archives[i].path);
 	free(c->archives);
 	free(c->nodes);
 	free(c->index);

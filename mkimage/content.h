@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "common/diag.h"
 #include "layouts/layouts.h"
@@ -35,13 +37,22 @@ struct content_node {
 	bool implicit;   /* a folder created because a path needs it */
 };
 
+/* An archive files come from, as it was when it was listed. */
+struct content_archive {
+	char *path;	/* host path (owned) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
 struct content {
 	struct content_node *nodes;
 	size_t n, cap;
 	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
 	size_t index_cap;
 	int64_t implicit_mtime; /* time of folders created because a path needs them */
-	char **archives; /* host paths of the archives files come from (owned) */
+	struct content_archive *archives; /* the archives files come from */
 	size_t n_archives, cap_archives;
 };
 

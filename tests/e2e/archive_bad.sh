@@ -22,8 +22,15 @@ head -c 30000 ok.tar.zst >trunc.tar.zst
 bad trunc.tar.zst "trunc.tar.zst: cannot be read as an archive: Truncated zstd input"
 cp ok.tar.xz corrupt.tar.xz && printf XXXXXXXX | dd of=corrupt.tar.xz bs=1 seek=5000 conv=notrunc status=none
 bad corrupt.tar.xz "corrupt.tar.xz: cannot be read as an archive: Lzma library error: Corrupted input data"
-cp ok.tgz corrupt.tgz && printf XXXXXXXX | dd of=corrupt.tgz bs=1 seek=30 conv=notrunc status=none
-bad corrupt.tgz "corrupt.tgz: cannot be read as an archive: gzip decompression failed"
+# libarchive does not check gzip's CRC-32: damage inside stored (random) bytes is found anyway
+cp ok.tgz corrupt.tgz && printf XXXXXXXX | dd of=corrupt.tgz bs=1 seek=5000 conv=notrunc status=none
+bad corrupt.tgz "corrupt.tgz: a damaged gzip stream: incorrect data check"
+head -c 50000 ok.tgz >trunc.tgz
+bad trunc.tgz "trunc.tgz: a damaged gzip stream: the gzip stream is truncated"
+# two members, and zeros after the last (as tape blocking leaves them): both fine
+cat ok.tgz ok.tgz >two.tgz && head -c 4096 /dev/zero >>two.tgz
+printf 'image { table = none }\npartition p { type = fat tree "/" { from = "two.tgz" } }\n' >two.layout
+"$SDIMG" build -q -o two.img two.layout || fail "two gzip members and padding"
 
 # a 4 GiB entry (sparse, so cheap to make and to list)
 mkdir big && truncate -s 4G big/huge && (cd big && tar --sparse -cf ../big.tar huge)
