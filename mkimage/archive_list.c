@@ -18,6 +18,18 @@
 
 #define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
 
+/* A regular file that strip removed, which hard links may still name. */
+struct gone {
+	char *path;	/* its path, normalised but not stripped (owned) */
+	uint64_t entry; /* the entry with its bytes */
+	uint64_t size;
+};
+
+/* A hard link to a file strip removed: node @node gets the bytes of gone[@gone] at the end. */
+struct gone_link {
+	size_t node, gone;
+};
+
 struct lister {
 	const struct layout *l;
 	const struct layout_entry *e;
@@ -29,6 +41,10 @@ struct lister {
 	uint64_t ordinal;  /* number of the entry being listed */
 	uint64_t kept;	   /* entries that strip left */
 	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
+	struct gone *gone;
+	size_t n_gone, cap_gone;
+	struct gone_link *links;
+	size_t n_links, cap_links;
 };
 
 struct archive *arc_open(const char *host, struct diag *d)
@@ -135,6 +151,69 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 	return rc;
 }
 
+/* Remembers the regular file @ae, which strip removed, for hard links to it. */
+static int remember_gone(struct lister *ls, struct archive_entry *ae)
+{
+	char *path = NULL;
+	int rc = norm_path(arc_entry_name(ae), 0, &path);
+
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (array_grow((void **)&ls->gone, &ls->cap_gone, ls->n_gone + 1, sizeof(*ls->gone)) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	ls->gone[ls->n_gone++] = (struct gone){ .path = path, .entry = ls->ordinal,
+						.size = (uint64_t)archive_entry_size(ae) };
+	return 0;
+}
+
+/* The stripped-away file that @target names, in *@ret; -ENOENT when there is none. */
+static int find_gone(const struct lister *ls, const char *target, size_t *ret)
+{
+	char *path = NULL;
+	int rc = norm_path(target, 0, &path);
+
+	if (rc)
+		return rc < 0 ? rc : -ENOENT;
+	rc = -ENOENT;
+	for (size_t i = ls->n_gone; rc && i-- > 0;)
+		if (!strcmp(ls->gone[i].path, path)) {
+			*ret = i;
+			rc = 0;
+		}
+	free(path);
+	return rc;
+}
+
+/* A hard link to stripped-away file @g: its bytes are decided once all is listed. */
+static int link_to_gone(struct lister *ls, const char *rel, struct archive_entry *ae, size_t g)
+{
+	int rc = add_node(ls, &(struct content_node){ .size = 0 }, rel, ae);
+
+	if (rc < 0)
+		return rc;
+	if (array_grow((void **)&ls->links, &ls->cap_links, ls->n_links + 1,
+		       sizeof(*ls->links)) < 0)
+		return -ENOMEM;
+	ls->links[ls->n_links++] = (struct gone_link){ .node = ls->c->n - 1, .gone = g };
+	return 0;
+}
+
+/* The hard links to stripped-away files get those files' bytes. */
+static void fill_gone_links(struct lister *ls)
+{
+	for (size_t i = 0; i < ls->n_links; i++) {
+		struct content_node *n = &ls->c->nodes[ls->links[i].node];
+		const struct gone *g = &ls->gone[ls->links[i].gone];
+		if (n->removed)
+			continue;
+		n->archive = ls->id;
+		n->entry = g->entry;
+		n->size = g->size;
+	}
+}
+
 /*
  * A hard link: the same bytes as the file it names, taken once everything is listed (as for
  * symbolic links). Its target is a path from the archive's top, stripped like every entry.
@@ -143,8 +222,11 @@ static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry
 {
 	const char *target = archive_entry_hardlink(ae);
 	char *trel = NULL;
+	size_t g = 0;
 	int rc = norm_path(target, ls->e->strip, &trel);
 
+	if (rc == 1 && (rc = find_gone(ls, target, &g)) == 0)
+		return link_to_gone(ls, rel, ae, g);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
@@ -164,8 +246,13 @@ static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
 {
 	char *trel = NULL, *path = NULL, *key = NULL;
 	struct content_node *t = NULL;
+	size_t g;
 	int rc = norm_path(archive_entry_hardlink(ae), ls->e->strip, &trel);
 
+	if (rc == 1 && find_gone(ls, archive_entry_hardlink(ae), &g) == 0 && !ls->gone[g].size) {
+		ls->gone[g].entry = ls->ordinal;
+		ls->gone[g].size = (uint64_t)archive_entry_size(ae);
+	}
 	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = fat_path_key(path)))
 		t = content_find(ls->c, key);
 	else if (rc == 0)
@@ -245,8 +332,12 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",
 				  ls->host, name);
+	if (rc == 1 && archive_entry_hardlink(ae) && archive_entry_size(ae) > 0)
+		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
+	if (rc == 1 && type == AE_IFREG)
+		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
 	if (rc)
-		return rc < 0 ? rc : 0; /* stripped away */
+		return rc < 0 ? rc : 0;
 	ls->kept++;
 	if (!*rel && (type != AE_IFDIR || archive_entry_hardlink(ae)))
 		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
@@ -437,7 +528,13 @@ int gather_archive(const struct layout *l, const struct layout_entry *e, const c
 	if (rc == 0)
 		rc = list_all(&ls, a);
 	archive_read_free(a);
-	if (rc == 0)
+	if (rc == 0) {
+		fill_gone_links(&ls);
 		rc = resolve_links(&ls);
+	}
+	for (size_t i = 0; i < ls.n_gone; i++)
+		free(ls.gone[i].path);
+	free(ls.gone);
+	free(ls.links);
 	return rc;
 }

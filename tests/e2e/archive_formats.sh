@@ -4,7 +4,7 @@
 # archive; strip, hard links, symbolic links inside the archive, sparse entries and
 # mtime = source work as they do for folders.
 . "$TOP/tests/e2e-lib.sh"
-need bsdtar tar zip 7z fsck.fat mcopy mdir sha256sum
+need bsdtar tar zip 7z fsck.fat mcopy mdir mtype sha256sum
 export LC_ALL=C.UTF-8 TZ=UTC
 
 # the tree: nested and empty folders, an empty file, long and mixed-case names, random bytes,
@@ -78,15 +78,17 @@ mkdir -p pkg && cp -a src pkg/firmware-1.0 && stamp pkg
 build strip pkg.tar.zst fixed /boot 1
 build bootdir src fixed /boot
 cmp -s strip.img bootdir.img || fail "strip = 1 under /boot differs from the folder"
-# strip = 2 drops a.txt, which Sub/hard.txt is a hard link to: an error naming both
+# strip = 2 drops a.txt: the hard link Sub/hard.txt still has its bytes, but the symbolic
+# link Sub/sym.txt (to ../a.txt) now leaves the tree: an error naming it
 printf 'image { table = none }\npartition p { type = fat tree "/" { from = "pkg.tar.zst" strip = 2 } }\n' >s2.layout
 expect_status 1 "$SDIMG" build -o s2.img s2.layout
-expect_stderr "pkg.tar.zst: firmware-1.0/Sub/hard.txt: a hard link to firmware-1.0/a.txt, which is outside the tree"
+expect_stderr "pkg.tar.zst: firmware-1.0/Sub/sym.txt: a symbolic link to ../a.txt, outside the tree"
 [ ! -e s2.img ] || fail "a failed build left s2.img"
-rm pkg/firmware-1.0/Sub/hard.txt pkg/firmware-1.0/Sub/sym.txt && (cd pkg && bsdtar --zstd -cf ../pkg2.tar.zst firmware-1.0)
+rm pkg/firmware-1.0/Sub/sym.txt && (cd pkg && bsdtar --zstd -cf ../pkg2.tar.zst firmware-1.0)
 build strip2 pkg2.tar.zst fixed /boot 2
 mdir -i strip2.img ::/boot/deeper >/dev/null || fail "strip = 2 does not give /boot/deeper"
 mdir -i strip2.img ::/boot/a.txt >/dev/null 2>&1 && fail "strip = 2 kept a.txt (one level up)"
+[ "$(mtype -i strip2.img ::/boot/hard.txt)" = hello ] || fail "strip = 2: hard.txt lost a.txt's bytes"
 
 # a strip that leaves nothing builds, with a warning
 printf 'image { table = none }\npartition p { type = fat\n dir "/d" {}\n tree "/" { from = "pkg2.tar.zst" strip = 9 } }\n' >s9.layout

@@ -220,6 +220,32 @@ static void test_gather_archive(void **state)
 	layout_free(l);
 }
 
+/* A hard link whose target strip removed still gets its bytes, from tar and from cpio. */
+static void test_gather_hardlink_to_stripped(void **state)
+{
+	static const char *const opts[] = { "--format ustar", "--format newc" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct content c = { 0 };
+		struct diag d;
+		make_tar("h.a", "mkdir sub && echo 12345 > a && ln a sub/h && ln a sub/i", opts[i]);
+		struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"h.a\" strip = 1 } }");
+		diag_init(&d);
+		if (content_gather(l, &l->parts[0], &c, &d) != 0)
+			diag_print(&d, stderr, "  diag");
+		assert_int_equal(d.errors, 0);
+		assert_null(live(&c, "/a"));
+		assert_int_equal(live(&c, "/h")->size, 6);
+		assert_int_equal(live(&c, "/i")->size, 6);
+		assert_int_equal(live(&c, "/h")->entry, live(&c, "/i")->entry);
+		assert_int_not_equal(live(&c, "/h")->archive, 0);
+		content_release(&c);
+		diag_release(&d);
+		layout_free(l);
+	}
+}
+
 static void test_gather_archive_errors(void **state)
 {
 	static const struct { const char *name, *make, *opts, *needle; } cases[] = {
@@ -283,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_gather_errors),
 		cmocka_unit_test(test_gather_archive),
 		cmocka_unit_test(test_gather_archive_errors),
+		cmocka_unit_test(test_gather_hardlink_to_stripped),
 		cmocka_unit_test(test_gather_mtime_source),
 	};
 	return cmocka_run_group_tests_name("mkimage", tests, NULL, NULL);
