@@ -415,8 +415,12 @@ static int follow_to_folder(struct lister *ls, size_t i, const struct content_no
 	return rc;
 }
 
-/* Follows the link of node @i and gives @i the bytes of the file (or the folder) it names. */
-static int resolve_link(struct lister *ls, size_t i)
+/*
+ * Follows the link of node @i and gives @i the bytes of the file (or the folder) it names.
+ * A link that names nothing (yet: a path through a link to a folder that is not copied yet)
+ * is an error when @report is set, else it returns 1.
+ */
+static int resolve_link(struct lister *ls, size_t i, bool report)
 {
 	const char *target = ls->c->nodes[i].link;
 
@@ -432,6 +436,8 @@ static int resolve_link(struct lister *ls, size_t i)
 		if (no_memory)
 			return -ENOMEM;
 		struct content_node *n = &ls->c->nodes[i];
+		if ((!t || t->source != ls->source) && !report)
+			return 1;
 		if (!t || t->source != ls->source)
 			return diag_error(ls->d, "%s: a dangling link (to %s, which the archive "
 					  "does not hold)", n->origin, target);
@@ -452,15 +458,28 @@ static int resolve_link(struct lister *ls, size_t i)
 	return diag_error(ls->d, "%s: a loop of symbolic links", ls->c->nodes[i].origin);
 }
 
+/* Resolves every link, again while that makes progress; then reports those left dangling. */
 static int resolve_links(struct lister *ls)
 {
-	for (size_t i = ls->first_node; i < ls->c->n; i++) {
-		int rc = 0;
-		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link)
-			rc = resolve_link(ls, i);
-		if (rc < 0)
-			return rc;
+	bool progress = true;
+	size_t pending = 1;
+
+	while (pending && progress) {
+		progress = false;
+		pending = 0;
+		for (size_t i = ls->first_node; i < ls->c->n; i++) {
+			if (ls->c->nodes[i].removed || !ls->c->nodes[i].link)
+				continue;
+			int rc = resolve_link(ls, i, false);
+			if (rc < 0)
+				return rc;
+			pending += rc == 1;
+			progress |= rc == 0;
+		}
 	}
+	for (size_t i = ls->first_node; pending && i < ls->c->n; i++)
+		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link)
+			return resolve_link(ls, i, true);
 	return 0;
 }
 

@@ -8,7 +8,7 @@ need bsdtar tar zip 7z fsck.fat mcopy mdir mtype sha256sum
 export LC_ALL=C.UTF-8 TZ=UTC
 
 # the tree: nested and empty folders, an empty file, long and mixed-case names, random bytes,
-# a hard link, symbolic links to a file and to a folder, and a sparse file
+# a hard link, symbolic links to a file, to a folder and through it, and a sparse file
 mkdir -p src/Sub/deeper src/empty
 echo hello >src/a.txt
 echo world >src/Sub/b.TXT
@@ -18,6 +18,7 @@ echo "long name" >"src/A long file name.text"
 ln src/a.txt src/Sub/hard.txt
 ln -s ../a.txt src/Sub/sym.txt
 ln -s Sub/deeper src/deeplink
+ln -s deeplink/random.bin src/through.bin
 truncate -s 8M src/sparse.bin
 echo tail >>src/sparse.bin
 stamp() { find "$1" -exec touch -h -d @1600000000 {} +; }
