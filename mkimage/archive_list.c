@@ -490,7 +490,12 @@ static int list_all(struct lister *ls, struct archive *a)
 	int r, rc = 0;
 
 	while (rc == 0 && arc_ok(r = archive_read_next_header(a, &ae))) {
-		rc = list_entry(ls, ae);
+		if (!*arc_entry_name(ae))
+			rc = diag_error(ls->d, "%s: the name of entry %llu cannot be read: %s",
+					ls->host, (unsigned long long)ls->ordinal + 1,
+					archive_error_string(a) ? archive_error_string(a) : "it is empty");
+		else
+			rc = list_entry(ls, ae);
 		snprintf(last, sizeof(last), "%s", arc_entry_name(ae));
 		ls->ordinal++;
 	}

@@ -62,6 +62,15 @@ build flat flat
 build ar flat.a
 [ "$(sha256sum <ar.img)" = "$same2" ] || fail "flat.a: the image differs from the folder's"
 
+# names outside ASCII, also when the caller's locale is "C" (zip and 7z store UTF-8)
+mkdir utf && echo x >"utf/café.txt" && echo y >"utf/Ωmega.TXT" && stamp utf
+(cd utf && bsdtar -cf ../utf.tar . && bsdtar --format zip -cf ../utf.zip . && 7z a ../utf.7z . >/dev/null)
+build utfdir utf
+for a in utf.tar utf.zip utf.7z; do
+    LC_ALL=C build utfa "$a"
+    cmp -s utfdir.img utfa.img || fail "$a: names outside ASCII differ from the folder's"
+done
+
 # read back against the extracted archive (not the source folder)
 for a in tar.zstd fmt.zip seven.7z flat.a; do
     rm -rf x && mkdir x && bsdtar -xf "$a" -C x || fail "bsdtar -xf $a"
