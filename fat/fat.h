@@ -143,13 +143,16 @@ int fat_sd_format(const struct fat_opts *o, uint64_t card_sectors, struct fat_sd
 struct fat_tree;
 
 /*
- * Where a file's bytes come from, one of three ways:
+ * Where a file's bytes come from, one of four ways:
  *   - @path set: the host file at @path, opened only while fat_write() copies it (so a tree
  *     of many files holds no descriptors; the path is copied);
  *   - @read set: a callback that fills @buf with @len bytes at @off of the file and returns 0
  *     or a negative errno;
  *   - else the host fd @fd from @offset (the caller's; it must stay open until fat_write()
- *     returns).
+ *     returns);
+ *   - @deferred set: fat_write() writes everything but this file's bytes (its clusters stay
+ *     zero), and the caller pwrite()s them afterwards at fat_tree_file_offset() (a stream,
+ *     such as an archive, that delivers files in its own order).
  */
 struct fat_source {
 	const char *path;
@@ -157,6 +160,7 @@ struct fat_source {
 	uint64_t offset;
 	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *ctx;
+	bool deferred;
 };
 
 /* Metadata of a node. */
@@ -243,6 +247,17 @@ int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offs
  */
 int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 	      struct diag *d);
+
+/*
+ * fat_tree_file_offset - where the bytes of file @path go (after fat_write()).
+ * @t:          the tree, written by fat_write()
+ * @path:       the file's FAT path exactly as it was added
+ * @ret_offset: byte offset of its first byte from the start of the volume (its clusters are
+ *              contiguous); for an empty file, 0
+ *
+ * Returns: 0, -ENOENT (no such file) or -EINVAL (@t not written yet).
+ */
+int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *ret_offset);
 
 /*
  * fat_path_key - @path folded the way FAT compares names (upper case by FAT's own fixed

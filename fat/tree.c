@@ -259,3 +259,23 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 	set_meta(t, n, m);
 	return set_origin(n, m);
 }
+
+int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *ret_offset)
+{
+	const struct fat_node *n = &t->root;
+	const char *p = path;
+
+	if (!t->cluster_size)
+		return -EINVAL;
+	while (n && *(p += strspn(p, "/"))) {
+		size_t len = strcspn(p, "/");
+		if (!n->is_dir || !t->index.cap)
+			return -ENOENT;
+		n = *index_slot((struct fat_index *)&t->index, n, p, len);
+		p += len;
+	}
+	if (!n || n->is_dir)
+		return -ENOENT;
+	*ret_offset = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size : 0;
+	return 0;
+}

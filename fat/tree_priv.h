@@ -42,6 +42,9 @@ struct fat_tree {
 	struct fat_index index;
 	int64_t timestamp;
 	bool prepared; /* names checked, sorted and short names assigned */
+	/* set by fat_write(): where cluster 2 is and how large clusters are (0: not written) */
+	uint64_t data_offset;
+	uint32_t cluster_size;
 };
 
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */

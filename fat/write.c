@@ -211,7 +211,7 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 	int fd = n->src.fd, r;
 	char where[4096];
 
-	if (!n->size)
+	if (!n->size || n->src.deferred)
 		return 0;
 	if (n->src.path && (fd = open(n->src.path, O_RDONLY | O_CLOEXEC)) < 0)
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
@@ -260,9 +260,12 @@ int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol
 
 	if (!g->cluster_size || end > (uint64_t)g->total_sectors * FAT_SECTOR)
 		return diag_error(d, "FAT geometry is inconsistent (use fat_params())");
+	t->cluster_size = 0;
 	r = fat_tree_alloc(t, g, &w.next, d);
 	if (r)
 		return r;
+	t->data_offset = g->data_offset;
+	t->cluster_size = g->cluster_size;
 	w.buf = malloc(COPY_BUF);
 	if (!w.buf)
 		return -ENOMEM;

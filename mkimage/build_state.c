@@ -144,7 +144,8 @@ static int fill_tree(struct build *b, struct part_state *ps)
 				      .attrs = (uint8_t)n->attrs, .first = n->first,
 				      .origin = n->origin };
 		struct fat_source src = { .path = n->host_path, .fd = -1,
-					  .read = n->text ? read_text : NULL, .ctx = (void *)n->text };
+					  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
+					  .deferred = n->archive != 0 };
 		int rc = n->is_dir ? fat_tree_add_dir(ps->tree, n->path, &m, b->d)
 				   : fat_tree_add_file(ps->tree, n->path, n->size, &src, &m, b->d);
 		if (rc == -ENOMEM)

@@ -53,6 +53,9 @@ int write_raw_regions(struct build *b);
 int write_partitions(struct build *b);
 void report_partitions(struct build *b);
 
+/* archive_data.c: after fat_write(), the bytes of the files that come from archives. */
+int arc_write_files(struct build *b, struct part_state *ps, uint64_t vol_offset);
+
 /* build.c */
 void build_progress(struct build *b, const char *what, const char *name);
 bool build_interrupted(struct build *b);

@@ -49,8 +49,10 @@ static int write_partition(struct build *b, size_t i)
 	struct part_state *ps = &b->parts[i];
 
 	build_progress(b, "writing partition", p->name);
-	if (layout_part_is_fat(p))
-		return fat_write(ps->tree, &ps->geom, b->out.fd, r->start, b->d);
+	if (layout_part_is_fat(p)) {
+		int rc = fat_write(ps->tree, &ps->geom, b->out.fd, r->start, b->d);
+		return rc < 0 ? rc : arc_write_files(b, ps, r->start);
+	}
 	if (ps->from)
 		return copy_input(b, ps->from, r->start, r->size);
 	return 0;

@@ -76,6 +76,7 @@ static void node_release(struct content_node *n)
 	free(n->key);
 	free(n->host_path);
 	free(n->origin);
+	free(n->link);
 }
 
 /* Appends a copy of @in (path and key already decided) and indexes it. */
@@ -92,7 +93,8 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 	n->path = path;
 	n->origin = strdup(in->origin);
 	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
-	if (!n->origin || (in->host_path && !n->host_path))
+	n->link = in->link ? strdup(in->link) : NULL;
+	if (!n->origin || (in->host_path && !n->host_path) || (in->link && !n->link))
 		return -ENOMEM;
 	if (c->n * 2 > c->index_cap)
 		return index_rebuild(c, c->index_cap ? c->index_cap * 2 : 1024);
@@ -123,7 +125,8 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 			rc = diag_error(d, "%s: %s needs %s to be a folder, but %s put a file there",
 					in->origin, in->path, dir->path, dir->origin);
 		} else if (!dir) {
-			struct content_node implicit = { .is_dir = true, .mtime = c->implicit_mtime,
+			struct content_node implicit = { .is_dir = true, .implicit = true,
+							 .mtime = c->implicit_mtime,
 							 .source = in->source, .origin = in->origin };
 			char *copy = strdup(path);
 			rc = copy ? append(c, &implicit, key, copy) : -ENOMEM;
@@ -168,6 +171,11 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 		rc = diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
 				old->origin, in->origin);
 	} else if (old && old->is_dir && in->is_dir) { /* two directories merge */
+		if (old->implicit && old->source == in->source) { /* an archive lists it late */
+			old->mtime = in->mtime;
+			old->mtime_ns = in->mtime_ns;
+			old->implicit = false;
+		}
 		rc = 0;
 	} else {
 		if (old)
@@ -193,6 +201,9 @@ void content_release(struct content *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		node_release(&c->nodes[i]);
+	for (size_t i = 0; i < c->n_archives; i++)
+		free(c->archives[i].path);
+	free(c->archives);
 	free(c->nodes);
 	free(c->index);
 	memset(c, 0, sizeof(*c));

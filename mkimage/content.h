@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "common/diag.h"
 #include "layouts/layouts.h"
@@ -20,7 +22,10 @@ struct content_node {
 	char *key;       /* the path folded as FAT compares names (owned) */
 	bool is_dir;
 	char *host_path; /* a file's bytes come from this host file (owned), or ... */
-	const char *text;/* ... are this text (borrowed from the layout) */
+	const char *text;/* ... are this text (borrowed from the layout), or ... */
+	uint32_t archive;/* ... come from archive content.archives[archive - 1] (0: none), */
+	uint64_t entry;  /*     from its entry number @entry (counted from 0) */
+	char *link;      /* an archive's symbolic link, until it is resolved (owned) */
 	uint64_t size;
 	int64_t mtime;
 	uint32_t mtime_ns;
@@ -29,6 +34,16 @@ struct content_node {
 	size_t source;   /* index of the layout entry that put it here */
 	char *origin;    /* where it comes from, for messages (owned) */
 	bool removed;    /* replaced by a later entry */
+	bool implicit;   /* a folder created because a path needs it */
+};
+
+/* An archive files come from, as it was when it was listed. */
+struct content_archive {
+	char *path;	/* host path (owned) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
 };
 
 struct content {
@@ -37,6 +52,8 @@ struct content {
 	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
 	size_t index_cap;
 	int64_t implicit_mtime; /* time of folders created because a path needs them */
+	struct content_archive *archives; /* the archives files come from */
+	size_t n_archives, cap_archives;
 };
 
 /*

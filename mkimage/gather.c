@@ -27,17 +27,20 @@ struct gatherer {
 	size_t depth;
 };
 
+int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns)
+{
+	*ret_ns = 0;
+	if (im->mtime == LAYOUT_MTIME_FIXED || !ts)
+		return im->timestamp;
+	if (im->timestamp_from_env && ts->tv_sec >= im->timestamp)
+		return im->timestamp; /* clamped to SOURCE_DATE_EPOCH */
+	*ret_ns = (uint32_t)ts->tv_nsec;
+	return ts->tv_sec;
+}
+
 static int64_t node_mtime(const struct gatherer *g, const struct stat *st, uint32_t *ret_ns)
 {
-	const struct layout_image *im = &g->l->image;
-
-	*ret_ns = 0;
-	if (im->mtime == LAYOUT_MTIME_FIXED || !st)
-		return im->timestamp;
-	if (im->timestamp_from_env && st->st_mtim.tv_sec >= im->timestamp)
-		return im->timestamp; /* clamped to SOURCE_DATE_EPOCH */
-	*ret_ns = (uint32_t)st->st_mtim.tv_nsec;
-	return st->st_mtim.tv_sec;
+	return content_mtime(&g->l->image, st ? &st->st_mtim : NULL, ret_ns);
 }
 
 static int add_dir(struct gatherer *g, const char *path, const struct stat *st, const char *origin)
@@ -185,10 +188,12 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 	if (!host)
 		return -ENOMEM;
 	rc = check_file(g, host, &st);
-	if (rc == 0)
-		rc = diag_error(g->d, "%s:%d: tree '%s': %s is not a folder", e->loc.file,
-				e->loc.line, e->path, host);
-	else if (rc > 0 && e->strip)
+	if (rc == 0) {
+		rc = gather_archive(g->l, e, host, g->source, g->c, g->d);
+		free(host);
+		return rc;
+	}
+	if (rc > 0 && e->strip)
 		rc = diag_error(g->d, "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
 				      "applies to archive entries", e->loc.file, e->loc.line, e->path,
 				e->strip, host);

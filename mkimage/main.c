@@ -1,4 +1,5 @@
 /* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,13 @@ int main(int argc, char **argv)
 {
 	/* past a file size limit (ulimit -f), write() must fail with EFBIG, not kill us */
 	signal(SIGXFSZ, SIG_IGN);
+	/*
+	 * libarchive converts entry names to the locale's character set; in the "C" locale the
+	 * UTF-8 names of zip and 7z archives fail to convert (and come back empty). FAT names
+	 * are UTF-8 throughout sdimg, and nothing else here depends on LC_CTYPE.
+	 */
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "");
 	if (argc < 2)
 		return usage_error(NULL, "no command given");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

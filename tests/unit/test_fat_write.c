@@ -2,6 +2,7 @@
  * Unit tests: the bytes fat_write() puts on disk, checked field by field against fatgen103
  * (boot sector, FSInfo, backups, FAT[0]/FAT[1], chains, label entry, dot entries, times).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,11 +189,52 @@ static void test_fat32_bytes(void **state)
 	release(&v);
 }
 
+/* A deferred file: fat_write() leaves its clusters zero and tells where they are. */
+static void test_deferred_file_offset(void **state)
+{
+	struct fat_opts o = { .type = FAT_16, .cluster_size = 512 };
+	struct fat_source src = { .fd = -1, .read = fill }, later = { .fd = -1, .deferred = true };
+	struct fat_tree *t = fat_tree_new(T0);
+	struct fat_geom g;
+	struct diag d;
+	uint64_t a, b, size = 16 * 1024 * 1024;
+	uint8_t buf[1500];
+
+	(void)state;
+	diag_init(&d);
+	int fd = open("w.img", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, OFF + (off_t)size), 0);
+	assert_int_equal(fat_params(&o, size, OFF, &g, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/A.BIN", 1500, &src, NULL, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/d/B.BIN", 1500, &later, NULL, &d), 0);
+	assert_int_equal(fat_tree_file_offset(t, "/A.BIN", &a), -EINVAL); /* not written yet */
+	assert_int_equal(fat_write(t, &g, fd, OFF, &d), 0);
+	assert_int_equal(fat_tree_file_offset(t, "/A.BIN", &a), 0);
+	assert_int_equal(fat_tree_file_offset(t, "/d/B.BIN", &b), 0);
+	assert_int_equal(fat_tree_file_offset(t, "/d/C.BIN", &b), -ENOENT);
+	assert_int_equal(fat_tree_file_offset(t, "/d", &b), -ENOENT);
+	assert_int_equal(fat_tree_file_offset(t, "/d/B.BIN", &b), 0);
+	assert_int_equal(a, g.data_offset);	    /* cluster 2: the root's first child */
+	assert_int_equal(b, g.data_offset + 4 * 512); /* after A's 3 clusters and /d's one */
+	fat_tree_free(t);
+	/* A's bytes are there, B's clusters are still zero */
+	assert_int_equal(pread(fd, buf, sizeof(buf), (off_t)(OFF + a)), (ssize_t)sizeof(buf));
+	assert_int_equal(buf[0], 1);
+	assert_int_equal(buf[1499], (uint8_t)(1499 % 251 + 1));
+	assert_int_equal(pread(fd, buf, sizeof(buf), (off_t)(OFF + b)), (ssize_t)sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	close(fd);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fat16_bytes),
 		cmocka_unit_test(test_fat32_bytes),
+		cmocka_unit_test(test_deferred_file_offset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -172,12 +172,110 @@ static void test_gather_errors(void **state)
 	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"missing\" } }",
 			    "in/missing: No such file or directory");
 	expect_gather_error("partition p { type = fat\n\n tree \"/\" { from = \"cfg\" } }",
-			    "t.layout:3: tree '/': in/cfg is not a folder");
+			    "in/cfg: cannot be read as an archive: Unrecognized archive format");
 	expect_gather_error("partition p { type = fat\n file \"/f\" { from = \"clash\" } }",
 			    "t.layout:2: file '/f': in/clash is a folder (use tree)");
 	expect_gather_error("partition p { type = fat\n file \"/a\" { content = \"1\" }\n"
 			    " file \"/A/b\" { content = \"2\" } }",
 			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file there");
+}
+
+/* Builds in/NAME with bsdtar from the shell commands @make run in a fresh folder. */
+static void make_tar(const char *name, const char *make, const char *opts)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf in/t && mkdir -p in/t && cd in/t && %s && "
+		 "bsdtar %s -cf ../%s * && cd .. && rm -rf t", make, opts, name);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_gather_archive(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	make_tar("a.tar", "mkdir -p top/sub && echo 12345 > top/sub/f && ln top/sub/f top/h && "
+		 "ln -s sub/f top/s && ln -s s top/s2", "");
+	struct layout *l = load("partition p { type = fat\n tree \"/x\" { from = \"a.tar\" strip = 1 } }");
+	diag_init(&d);
+	if (content_gather(l, &l->parts[0], &c, &d) != 0)
+		diag_print(&d, stderr, "  diag");
+	assert_int_equal(d.errors, 0);
+	assert_true(live(&c, "/x/sub")->is_dir);
+	const struct content_node *f = live(&c, "/x/sub/f");
+	assert_int_equal(f->size, 6);
+	assert_int_not_equal(f->archive, 0);
+	assert_null(live(&c, "/x/top"));
+	for (size_t i = 0; i < 3; i++) { /* hard link, link, link to a link: the same entry */
+		const struct content_node *n = live(&c, (const char *[]){ "/x/h", "/x/s", "/x/s2" }[i]);
+		assert_int_equal(n->entry, f->entry);
+		assert_int_equal(n->size, 6);
+		assert_null(n->link);
+	}
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
+}
+
+/* A hard link whose target strip removed still gets its bytes, from tar and from cpio. */
+static void test_gather_hardlink_to_stripped(void **state)
+{
+	static const char *const opts[] = { "--format ustar", "--format newc" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct content c = { 0 };
+		struct diag d;
+		make_tar("h.a", "mkdir sub && echo 12345 > a && ln a sub/h && ln a sub/i", opts[i]);
+		struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"h.a\" strip = 1 } }");
+		diag_init(&d);
+		if (content_gather(l, &l->parts[0], &c, &d) != 0)
+			diag_print(&d, stderr, "  diag");
+		assert_int_equal(d.errors, 0);
+		assert_null(live(&c, "/a"));
+		assert_int_equal(live(&c, "/h")->size, 6);
+		assert_int_equal(live(&c, "/i")->size, 6);
+		assert_int_equal(live(&c, "/h")->entry, live(&c, "/i")->entry);
+		assert_int_not_equal(live(&c, "/h")->archive, 0);
+		content_release(&c);
+		diag_release(&d);
+		layout_free(l);
+	}
+}
+
+static void test_gather_archive_errors(void **state)
+{
+	static const struct { const char *name, *make, *opts, *needle; } cases[] = {
+		{ "esc.tar", "echo x > f", "-s ',f,../../etc/passwd,'",
+		  "in/esc.tar: ../../etc/passwd: the entry's path leaves the partition" },
+		{ "abs.tar", "ln -s /etc/shadow s", "",
+		  "in/abs.tar: s: a symbolic link to /etc/shadow, outside the archive" },
+		{ "dang.tar", "ln -s nowhere s", "", "in/dang.tar: s: a dangling link (to nowhere" },
+		{ "loop.tar", "ln -s b a && ln -s a b", "", ": a loop of symbolic links" },
+		{ "up.tar", "mkdir d && ln -s ../../x d/up", "",
+		  "in/up.tar: d/up: a symbolic link to ../../x, outside the tree" },
+		{ "dirl.tar", "mkdir d && ln -s .. d/up", "",
+		  "in/dirl.tar: d/up: a symbolic link loop (it leads to the top of the tree" },
+		{ "dloop.tar", "mkdir -p d/e && ln -s .. d/e/up", "",
+		  "in/dloop.tar: d/e/up: a symbolic link loop (it leads to /d, which holds it)" },
+		{ "fifo.tar", "mkfifo f", "", "in/fifo.tar: f: a fifo cannot go on a FAT file system" },
+		{ "case.tar", "touch A a", "",
+		  "in/case.tar: A and in/case.tar: a: FAT sees the two names as equal" },
+		{ "empty.tar", "touch x", "--exclude x", "in/empty.tar: an empty archive" },
+		{ "top.tar", "ln -s x l", "-s ',^l$,.,'",
+		  "in/top.tar: .: not a folder, where the tree's top folder goes" },
+	};
+	char layout[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_tar(cases[i].name, cases[i].make, cases[i].opts);
+		snprintf(layout, sizeof(layout),
+			 "partition p { type = fat\n tree \"/\" { from = \"%s\" } }", cases[i].name);
+		expect_gather_error(layout, cases[i].needle);
+	}
 }
 
 static void test_gather_mtime_source(void **state)
@@ -208,6 +306,9 @@ int main(void)
 		cmocka_unit_test(test_gather_overlay),
 		cmocka_unit_test(test_gather_case_of_folders),
 		cmocka_unit_test(test_gather_errors),
+		cmocka_unit_test(test_gather_archive),
+		cmocka_unit_test(test_gather_archive_errors),
+		cmocka_unit_test(test_gather_hardlink_to_stripped),
 		cmocka_unit_test(test_gather_mtime_source),
 	};
 	return cmocka_run_group_tests_name("mkimage", tests, NULL, NULL);

@@ -1,0 +1,64 @@
+# Bad archives as `tree` sources: each gives one clear line naming the archive (and the
+# entry), exit 1 and no image; none crashes or takes much memory.
+. "$TOP/tests/e2e-lib.sh"
+need bsdtar tar /usr/bin/time
+export LC_ALL=C.UTF-8 TZ=UTC
+
+mkdir t && echo hi >t/a && head -c 100000 /dev/urandom >t/r
+(cd t && bsdtar -cf ../ok.tar . && bsdtar --zstd -cf ../ok.tar.zst . && bsdtar --xz -cf ../ok.tar.xz . &&
+    bsdtar --gzip -cf ../ok.tgz .)
+
+# bad ARCHIVE TEXT: building a partition from ARCHIVE fails with one line holding TEXT
+bad() {
+    printf 'image { table = none }\npartition p { type = fat tree "/" { from = "%s" } }\n' "$1" >bad.layout
+    expect_status 1 "$SDIMG" build -o bad.img bad.layout
+    expect_stderr "$2"
+    [ ! -e bad.img ] || fail "$1: a failed build left bad.img"
+}
+
+head -c 50000 ok.tar >trunc.tar
+bad trunc.tar "trunc.tar: Truncated input file"
+head -c 30000 ok.tar.zst >trunc.tar.zst
+bad trunc.tar.zst "trunc.tar.zst: cannot be read as an archive: Truncated zstd input"
+cp ok.tar.xz corrupt.tar.xz && printf XXXXXXXX | dd of=corrupt.tar.xz bs=1 seek=5000 conv=notrunc status=none
+bad corrupt.tar.xz "corrupt.tar.xz: cannot be read as an archive: Lzma library error: Corrupted input data"
+# libarchive does not check gzip's CRC-32: damage inside stored (random) bytes is found anyway
+cp ok.tgz corrupt.tgz && printf XXXXXXXX | dd of=corrupt.tgz bs=1 seek=5000 conv=notrunc status=none
+bad corrupt.tgz "corrupt.tgz: a damaged gzip stream: incorrect data check"
+head -c 50000 ok.tgz >trunc.tgz
+bad trunc.tgz "trunc.tgz: a damaged gzip stream: the gzip stream is truncated"
+# two members, and zeros after the last (as tape blocking leaves them): both fine
+cat ok.tgz ok.tgz >two.tgz && head -c 4096 /dev/zero >>two.tgz
+printf 'image { table = none }\npartition p { type = fat tree "/" { from = "two.tgz" } }\n' >two.layout
+"$SDIMG" build -q -o two.img two.layout || fail "two gzip members and padding"
+
+# a 4 GiB entry (sparse, so cheap to make and to list)
+mkdir big && truncate -s 4G big/huge && (cd big && tar --sparse -cf ../big.tar huge)
+bad big.tar "big.tar: huge: 4294967296 bytes; a FAT file must be smaller than 4 GiB"
+
+mkdir names && echo x >'names/a:b' && (cd names && bsdtar -cf ../names.tar .)
+bad names.tar 'names.tar: ./a:b: the name contains one of'
+mkdir dots && echo x >dots/end. && (cd dots && bsdtar -cf ../dots.zip --format zip .)
+bad dots.zip 'dots.zip: ./end.: '
+
+(cd t && bsdtar -s ',^a$,../../etc/passwd,' -cf ../escape.tar a)
+bad escape.tar "escape.tar: ../../etc/passwd: the entry's path leaves the partition"
+ln -s /etc/shadow shadow && bsdtar -cf shadow.tar shadow
+bad shadow.tar "shadow.tar: shadow: a symbolic link to /etc/shadow, outside the archive"
+mkfifo fifo && bsdtar -cf fifo.tar fifo
+bad fifo.tar "fifo.tar: fifo: a fifo cannot go on a FAT file system"
+
+bsdtar -cf empty.tar --files-from /dev/null
+bad empty.tar "empty.tar: an empty archive (no entries)"
+echo "just some text" >notes.txt
+bad notes.txt "notes.txt: cannot be read as an archive: Unrecognized archive format"
+
+# 100,000 empty files in one folder: more than a FAT directory holds; memory stays modest
+mkdir -p many/d && (cd many/d && seq -f 'f%06g' 100000 | xargs touch) && bsdtar -C many -czf many.tgz .
+printf 'image { table = none }\npartition p { type = fat tree "/" { from = "many.tgz" } }\n' >bad.layout
+expect_status 1 /usr/bin/time -o rss.txt -f %M "$SDIMG" build -o bad.img bad.layout
+expect_stderr "many.tgz: ./d/: 100002 directory entries (long names included); a FAT directory holds at most 65536"
+[ ! -e bad.img ] || fail "many.tgz: a failed build left bad.img"
+rss=$(tail -1 rss.txt)
+[ "$rss" -lt 204800 ] || fail "100,000 entries took $rss KiB"
+echo "100,000 entries: $rss KiB peak"
