@@ -105,7 +105,8 @@ static int find_gaps(struct disk *k)
 	struct disk_part *sorted = malloc((k->n_parts ? k->n_parts : 1) * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	memcpy(sorted, k->parts, k->n_parts * sizeof(*sorted));
+	if (k->n_parts)
+		memcpy(sorted, k->parts, k->n_parts * sizeof(*sorted));
 	qsort(sorted, k->n_parts, sizeof(*sorted), by_start);
 	for (size_t i = 0; i <= k->n_parts; i++) {
 		bool container = i < k->n_parts && sorted[i].content == CONTENT_CONTAINER;
