@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "mkimage/archive_priv.h"
 #include "mkimage/build_state.h"
 
@@ -41,13 +42,9 @@ static int collect(struct part_state *ps, uint32_t id, uint64_t vol, struct dest
 		const struct content_node *c = &ps->content.nodes[i];
 		if (c->removed || c->archive != id || !c->size)
 			continue;
-		if (n == cap) {
-			struct dest *bigger = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
-			if (!bigger) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = bigger;
+		if (array_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[n] = (struct dest){ .entry = c->entry, .size = c->size };
 		if (fat_tree_file_offset(ps->tree, c->path, &v[n].off) < 0) {
