@@ -66,22 +66,40 @@ static int build_raw(struct builder *b, cfg_t *cfg, struct layout_raw *r)
 	return bad ? -EINVAL : 0;
 }
 
-int build_raws(struct builder *b, cfg_t *top)
+/*
+ * Builds every section @name of @top into a new array of @elem-byte items (*@ret_array,
+ * *@ret_n counting those built so far, so that freeing works after a failure) with @build.
+ * Returns 0, -ENOMEM, or -EINVAL when any section was wrong (each one reported).
+ */
+static int build_each(struct builder *b, cfg_t *top, const char *name, size_t elem,
+		      int (*build)(struct builder *, cfg_t *, void *), void **ret_array,
+		      size_t *ret_n)
 {
-	unsigned n = cfg_size(top, "raw");
+	unsigned n = cfg_size(top, name);
 	int bad = 0;
 
-	b->l->raws = calloc(n ? n : 1, sizeof(*b->l->raws));
-	if (!b->l->raws)
+	*ret_array = calloc(n ? n : 1, elem);
+	if (!*ret_array)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
-		int rc = build_raw(b, cfg_getnsec(top, "raw", i), &b->l->raws[i]);
-		b->l->n_raws++;
+		int rc = build(b, cfg_getnsec(top, name, i), (char *)*ret_array + i * elem);
+		(*ret_n)++;
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
 	}
 	return bad ? -EINVAL : 0;
+}
+
+static int build_raw_item(struct builder *b, cfg_t *cfg, void *item)
+{
+	return build_raw(b, cfg, item);
+}
+
+int build_raws(struct builder *b, cfg_t *top)
+{
+	return build_each(b, top, "raw", sizeof(*b->l->raws), build_raw_item,
+			  (void **)&b->l->raws, &b->l->n_raws);
 }
 
 /* ------------------------------------------------------------------ fat { } */
@@ -459,20 +477,13 @@ static int build_partition(struct builder *b, cfg_t *cfg, struct layout_partitio
 	return bad ? -EINVAL : 0;
 }
 
+static int build_partition_item(struct builder *b, cfg_t *cfg, void *item)
+{
+	return build_partition(b, cfg, item);
+}
+
 int build_partitions(struct builder *b, cfg_t *top)
 {
-	unsigned n = cfg_size(top, "partition");
-	int bad = 0;
-
-	b->l->parts = calloc(n ? n : 1, sizeof(*b->l->parts));
-	if (!b->l->parts)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
-		int rc = build_partition(b, cfg_getnsec(top, "partition", i), &b->l->parts[i]);
-		b->l->n_parts++;
-		if (rc == -ENOMEM)
-			return rc;
-		bad |= rc < 0;
-	}
-	return bad ? -EINVAL : 0;
+	return build_each(b, top, "partition", sizeof(*b->l->parts), build_partition_item,
+			  (void **)&b->l->parts, &b->l->n_parts);
 }
