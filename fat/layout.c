@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
+
 #define DIR_ENTRIES_MAX 65536u /* fatgen103: a directory holds at most 65,536 entries */
 
 /* A set of 11-byte short names (open addressing; the table never fills past half). */
@@ -81,7 +83,7 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 	uint16_t buf[FAT_LFN_MAX + 1];
 	char where[4096];
 	const char *why;
-	int len = fat_utf8_to_utf16(n->name, buf, FAT_LFN_MAX + 1);
+	int len = utf8_to_utf16(n->name, buf, FAT_LFN_MAX + 1);
 
 	if (len == -EILSEQ)
 		return diag_error(d, "%s: the name is not valid UTF-8",

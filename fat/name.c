@@ -6,95 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "fat/fat.h"
-
-/* Length of the UTF-8 sequence led by @c, and the smallest code point it may encode. */
-static int utf8_lead(unsigned char c, uint32_t *cp, uint32_t *min)
-{
-	if (c < 0x80) {
-		*cp = c;
-		*min = 0;
-		return 1;
-	}
-	if ((c & 0xE0) == 0xC0) {
-		*cp = c & 0x1F;
-		*min = 0x80;
-		return 2;
-	}
-	if ((c & 0xF0) == 0xE0) {
-		*cp = c & 0x0F;
-		*min = 0x800;
-		return 3;
-	}
-	if ((c & 0xF8) == 0xF0) {
-		*cp = c & 0x07;
-		*min = 0x10000;
-		return 4;
-	}
-	return -1;
-}
-
-int fat_utf8_to_utf16(const char *s, uint16_t *out, size_t cap)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-
-	while (*p) {
-		uint32_t cp, min;
-		int len = utf8_lead(*p, &cp, &min);
-		if (len < 0)
-			return -EILSEQ;
-		for (int i = 1; i < len; i++) {
-			if ((p[i] & 0xC0) != 0x80)
-				return -EILSEQ;
-			cp = (cp << 6) | (p[i] & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return -EILSEQ;
-		p += len;
-		if (n + (cp > 0xFFFF ? 2 : 1) > cap)
-			return -ENAMETOOLONG;
-		if (cp > 0xFFFF) {
-			cp -= 0x10000;
-			out[n++] = (uint16_t)(0xD800 | (cp >> 10));
-			out[n++] = (uint16_t)(0xDC00 | (cp & 0x3FF));
-		} else {
-			out[n++] = (uint16_t)cp;
-		}
-	}
-	return (int)n;
-}
-
-/* The code point at @in[*i] (advancing *i past it); lone surrogates give U+FFFD. */
-static uint32_t utf16_next(const uint16_t *in, size_t n, size_t *i)
-{
-	uint32_t c = in[(*i)++];
-
-	if (c >= 0xD800 && c <= 0xDBFF && *i < n && in[*i] >= 0xDC00 && in[*i] <= 0xDFFF)
-		return 0x10000 + ((c - 0xD800) << 10) + (in[(*i)++] - 0xDC00);
-	if (c >= 0xD800 && c <= 0xDFFF)
-		return 0xFFFD;
-	return c;
-}
-
-int fat_utf16_to_utf8(const uint16_t *in, size_t n, char *out, size_t cap)
-{
-	size_t o = 0, i = 0;
-
-	while (i < n) {
-		uint32_t cp = utf16_next(in, n, &i);
-		int len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-		static const uint8_t lead[] = { 0, 0, 0xC0, 0xE0, 0xF0 };
-		if (o + len + 1 > cap)
-			return -ENAMETOOLONG;
-		for (int k = len - 1; k > 0; k--, cp >>= 6)
-			out[o + k] = (char)(0x80 | (cp & 0x3F));
-		out[o] = (char)(len == 1 ? cp : (lead[len] | cp));
-		o += len;
-	}
-	out[o] = 0;
-	return (int)o;
-}
 
 const char *fat_name_problem(const uint16_t *u, size_t n)
 {
@@ -282,7 +195,7 @@ char *fat_path_key(const char *path)
 		size_t n = strcspn(path + i, "/");
 		uint16_t u[FAT_LFN_MAX * 2];
 		char *comp = strndup(path + i, n);
-		int units = comp ? fat_utf8_to_utf16(comp, u, sizeof(u) / sizeof(u[0])) : -ENOMEM;
+		int units = comp ? utf8_to_utf16(comp, u, sizeof(u) / sizeof(u[0])) : -ENOMEM;
 		free(comp);
 		if (units == -ENOMEM) {
 			free(key);
@@ -290,7 +203,7 @@ char *fat_path_key(const char *path)
 		}
 		for (int k = 0; k < units; k++)
 			u[k] = fat_upcase(u[k]);
-		int w = units < 0 ? -1 : fat_utf16_to_utf8(u, (size_t)units, key + o, cap - o);
+		int w = units < 0 ? -1 : utf8_from_utf16(u, (size_t)units, key + o, cap - o);
 		if (w < 0) { /* not UTF-8 (or too long): the bytes as they are */
 			memcpy(key + o, path + i, n);
 			w = (int)n;

@@ -14,19 +14,6 @@
 #define FAT_NTRES_LOWER_EXT 0x10
 
 /*
- * Decodes UTF-8 @s into UTF-16 @out (room for @cap units; code points above U+FFFF become
- * surrogate pairs). Returns the number of units, -EILSEQ for invalid UTF-8 (overlong forms,
- * encoded surrogates, above U+10FFFF, truncated), or -ENAMETOOLONG when over @cap.
- */
-int fat_utf8_to_utf16(const char *s, uint16_t *out, size_t cap);
-
-/*
- * Encodes @n UTF-16 units as NUL-terminated UTF-8 into @out (@cap bytes). Unpaired surrogates
- * become U+FFFD. Returns the length, or -ENAMETOOLONG when @out is too small.
- */
-int fat_utf16_to_utf8(const uint16_t *in, size_t n, char *out, size_t cap);
-
-/*
  * Checks a long name. Returns NULL when FAT can hold it, else why not ("ends with a dot",
  * "contains the character '*'", ...). @u/@n is its UTF-16 form.
  */

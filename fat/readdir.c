@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/utf8.h"
 
 #define DIR_BYTES_MAX (65536u * 32)
 #define LFN_ENTRIES_MAX 20
@@ -134,7 +135,7 @@ static void cook_entry(const struct fat_vol *v, struct lfn_state *l, const uint8
 	if (l->on && l->expect == 0 && fat_lfn_checksum(e) == l->sum) {
 		while (n < l->count * 13 && l->u[n])
 			n++;
-		if (n && fat_utf16_to_utf8(l->u, (size_t)n, de->name, sizeof(de->name)) > 0)
+		if (n && utf8_from_utf16(l->u, (size_t)n, de->name, sizeof(de->name)) > 0)
 			return;
 	}
 	short_name(e, de->name, true);
@@ -176,7 +177,7 @@ static int walk_cooked(struct fat_vol *v, uint32_t first,
 /* Upper-cased UTF-16 of a UTF-8 name, for comparisons; returns the length or < 0. */
 static int folded(const char *s, uint16_t *u)
 {
-	int n = fat_utf8_to_utf16(s, u, FAT_LFN_MAX + 1);
+	int n = utf8_to_utf16(s, u, FAT_LFN_MAX + 1);
 
 	for (int i = 0; i < n; i++)
 		u[i] = fat_upcase(u[i]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "layouts/schema.h"
 #include "layouts/values.h"
 
@@ -20,25 +21,6 @@ static void sect_init(struct builder *b, struct sect *s, cfg_t *cfg, const char 
 	const char *title = b->scan->sections[s->no].title;
 	snprintf(s->what, sizeof(s->what), "%.100s%s%s '%.180s'", parent ? parent : "",
 		 parent ? ": " : "", cfg_name(cfg), title ? title : "");
-}
-
-/* Number of UTF-16 code units of a UTF-8 string, or -1 when it is not valid UTF-8. */
-static long utf16_units(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	long units = 0;
-
-	while (*p) {
-		int len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 0;
-		if (!len)
-			return -1;
-		for (int i = 1; i < len; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				return -1;
-		units += len == 4 ? 2 : 1;
-		p += len;
-	}
-	return units;
 }
 
 /* ------------------------------------------------------------------ raw */
@@ -387,7 +369,7 @@ static int read_table_keys(struct builder *b, struct sect *s, struct layout_part
 		bad |= key_error(b, s, "uuid", "%s", why.text) < 0;
 	p->uuid_set = u != NULL;
 	if ((rc = get_string(b, s, "label", &p->label)) > 0) {
-		long units = utf16_units(p->label);
+		long units = utf8_utf16_units(p->label);
 		if (units < 0)
 			rc = key_error(b, s, "label", "is not valid UTF-8");
 		else if (units > GPT_NAME_UNITS)
@@ -464,8 +446,11 @@ static int build_partition(struct builder *b, cfg_t *cfg, struct layout_partitio
 	bad |= read_part_keys(b, &s, p) < 0;
 	if (!p->label && !(p->label = strdup(p->name)))
 		return -ENOMEM;
-	if (b->l->image.table == LAYOUT_TABLE_GPT && !schema_get(s.cfg, "label") &&
-	    utf16_units(p->label) > GPT_NAME_UNITS)
+	long units = utf8_utf16_units(p->label);
+	if (b->l->image.table == LAYOUT_TABLE_GPT && !schema_get(s.cfg, "label") && units < 0)
+		bad |= sect_error(b, &s, "the name is not valid UTF-8: set a 'label' that is") < 0;
+	else if (b->l->image.table == LAYOUT_TABLE_GPT && !schema_get(s.cfg, "label") &&
+		 units > GPT_NAME_UNITS)
 		bad |= sect_error(b, &s, "the name is longer than the %d UTF-16 units of a GPT "
 					 "partition name: set a shorter 'label'", GPT_NAME_UNITS) < 0;
 	if ((rc = build_fat(b, &s, p)) == -ENOMEM)

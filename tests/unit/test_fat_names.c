@@ -10,38 +10,14 @@
 
 #include <cmocka.h>
 
+#include "common/utf8.h"
 #include "fat/name_priv.h"
 #include "fat/tree_priv.h"
 #include "fat/write_priv.h"
 
 static int u16(const char *s, uint16_t *out)
 {
-	return fat_utf8_to_utf16(s, out, FAT_LFN_MAX + 1);
-}
-
-static void test_utf8_to_utf16(void **state)
-{
-	uint16_t u[FAT_LFN_MAX + 1];
-	char back[1024];
-
-	(void)state;
-	assert_int_equal(u16("a\xc3\xa9\xe2\x82\xac", u), 3); /* a, e-acute, euro */
-	assert_int_equal(u[1], 0xE9);
-	assert_int_equal(u[2], 0x20AC);
-	assert_int_equal(u16("\xf0\x9f\x98\x80", u), 2); /* U+1F600: a surrogate pair */
-	assert_int_equal(u[0], 0xD83D);
-	assert_int_equal(u[1], 0xDE00);
-	assert_int_equal(fat_utf16_to_utf8(u, 2, back, sizeof(back)), 4);
-	assert_string_equal(back, "\xf0\x9f\x98\x80");
-	assert_int_equal(u16("\xc0\xaf", u), -EILSEQ);	       /* overlong '/' */
-	assert_int_equal(u16("\xed\xa0\x80", u), -EILSEQ);     /* encoded surrogate */
-	assert_int_equal(u16("\xe2\x82", u), -EILSEQ);	       /* truncated */
-	assert_int_equal(u16("\xf4\x90\x80\x80", u), -EILSEQ); /* above U+10FFFF */
-	assert_int_equal(u16("\xff", u), -EILSEQ);
-	assert_int_equal(fat_utf8_to_utf16("abc", u, 2), -ENAMETOOLONG);
-	u[0] = 0xD800; /* a lone surrogate reads back as U+FFFD */
-	assert_int_equal(fat_utf16_to_utf8(u, 1, back, sizeof(back)), 3);
-	assert_string_equal(back, "\xef\xbf\xbd");
+	return utf8_to_utf16(s, out, FAT_LFN_MAX + 1);
 }
 
 static void test_name_problems(void **state)
@@ -310,7 +286,7 @@ static void test_lfn_entries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_utf8_to_utf16),	   cmocka_unit_test(test_name_problems),
+			   cmocka_unit_test(test_name_problems),
 		cmocka_unit_test(test_basis_and_case),	   cmocka_unit_test(test_tails_and_hash),
 		cmocka_unit_test(test_collisions_in_tree), cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_too_many_entries),   cmocka_unit_test(test_root_entries_limit),

@@ -356,6 +356,13 @@ static void test_errors_values(void **state)
 	expect_error("image { table = gpt }\npartition p {\n gpt-type = linux-root-m68k\n}", "t.layout:3: partition 'p': gpt-type: 'linux-root-m68k' is neither a GUID");
 	expect_error("image { table = gpt }\npartition p {\n label = \"0123456789012345678901234567890123456\"\n}",
 		     "t.layout:3: partition 'p': label: '0123456789012345678901234567890123456' is longer than the 36 UTF-16 units");
+	/* an encoded surrogate (U+D800) and an overlong '/' are not UTF-8, in a label or a name */
+	expect_error("image { table = gpt }\npartition p {\n label = \"x\\xED\\xA0\\x80y\"\n}",
+		     "t.layout:3: partition 'p': label: is not valid UTF-8");
+	expect_error("image { table = gpt }\npartition p {\n label = \"x\\xC0\\xAFy\"\n}",
+		     "t.layout:3: partition 'p': label: is not valid UTF-8");
+	expect_error("image { table = gpt }\npartition \"x\\xED\\xA0\\x80y\" {\n size = 4M\n}",
+		     "the name is not valid UTF-8: set a 'label' that is");
 	expect_error("partition p { type = fat\n file \"/a\" { content = \"x\"\n  attrs = \"readonly,secret\" } }",
 		     "t.layout:3: partition 'p': file '/a': attrs: 'secret' is not an attribute");
 	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n strip = many } }", "t.layout:3: partition 'p': tree '/': strip: 'many'");

@@ -1,0 +1,114 @@
+/* utf8: the UTF-8 codec (see utf8.h). */
+#include "common/utf8.h"
+
+#include <errno.h>
+
+/* Length of the UTF-8 sequence led by @c and the smallest code point it may encode
+ * (RFC 3629 §3), or 0 when @c cannot lead a sequence. */
+static int lead_length(unsigned char c, uint32_t *cp, uint32_t *min)
+{
+	static const struct {
+		unsigned char mask, value, bits;
+		uint32_t min;
+	} leads[] = {
+		{ 0x80, 0x00, 0x7F, 0 },
+		{ 0xE0, 0xC0, 0x1F, 0x80 },
+		{ 0xF0, 0xE0, 0x0F, 0x800 },
+		{ 0xF8, 0xF0, 0x07, 0x10000 },
+	};
+
+	for (int i = 0; i < 4; i++)
+		if ((c & leads[i].mask) == leads[i].value) {
+			*cp = c & leads[i].bits;
+			*min = leads[i].min;
+			return i + 1;
+		}
+	return 0;
+}
+
+int utf8_decode(const char **s, uint32_t *ret_cp)
+{
+	const unsigned char *p = (const unsigned char *)*s;
+	uint32_t cp, min;
+	int len = lead_length(*p, &cp, &min);
+
+	if (!len)
+		return -EILSEQ;
+	for (int i = 1; i < len; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return -EILSEQ;
+		cp = (cp << 6) | (p[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return -EILSEQ;
+	*s += len;
+	*ret_cp = cp;
+	return 0;
+}
+
+int utf8_to_utf16(const char *s, uint16_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	while (*s) {
+		uint32_t cp;
+		if (utf8_decode(&s, &cp) < 0)
+			return -EILSEQ;
+		if (n + (cp > 0xFFFF ? 2 : 1) > cap)
+			return -ENAMETOOLONG;
+		if (cp > 0xFFFF) {
+			cp -= 0x10000;
+			out[n++] = (uint16_t)(0xD800 | (cp >> 10));
+			out[n++] = (uint16_t)(0xDC00 | (cp & 0x3FF));
+		} else {
+			out[n++] = (uint16_t)cp;
+		}
+	}
+	return (int)n;
+}
+
+long utf8_utf16_units(const char *s)
+{
+	long units = 0;
+
+	while (*s) {
+		uint32_t cp;
+		if (utf8_decode(&s, &cp) < 0)
+			return -EILSEQ;
+		units += cp > 0xFFFF ? 2 : 1;
+	}
+	return units;
+}
+
+/* The code point at @in[*i] (advancing *i past it); a lone surrogate gives U+FFFD. */
+static uint32_t utf16_next(const uint16_t *in, size_t n, size_t *i)
+{
+	uint32_t c = in[(*i)++];
+
+	if (c >= 0xD800 && c <= 0xDBFF && *i < n && in[*i] >= 0xDC00 && in[*i] <= 0xDFFF)
+		return 0x10000 + ((c - 0xD800) << 10) + (in[(*i)++] - 0xDC00);
+	if (c >= 0xD800 && c <= 0xDFFF)
+		return 0xFFFD;
+	return c;
+}
+
+int utf8_from_utf16(const uint16_t *in, size_t n, char *out, size_t cap)
+{
+	static const uint8_t lead[] = { 0, 0, 0xC0, 0xE0, 0xF0 };
+	size_t o = 0, i = 0;
+
+	while (i < n) {
+		uint32_t cp = utf16_next(in, n, &i);
+		int len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		if (o + len + 1 > cap)
+			return -ENAMETOOLONG;
+		for (int k = len - 1; k > 0; k--, cp >>= 6)
+			out[o + k] = (char)(0x80 | (cp & 0x3F));
+		out[o] = (char)(len == 1 ? cp : (lead[len] | cp));
+		o += len;
+	}
+	if (cap == 0)
+		return -ENAMETOOLONG;
+	out[o] = 0;
+	return (int)o;
+}

@@ -1,0 +1,38 @@
+/*
+ * utf8: the one UTF-8 codec of sdimg (RFC 3629) and its UTF-16 form (RFC 2781), as FAT long
+ * names and GPT partition names store text. Every module that reads or checks UTF-8 uses it,
+ * so that one string is valid everywhere or nowhere.
+ *
+ * Valid UTF-8 here is RFC 3629's: the shortest form only (no overlong sequences), no
+ * surrogate code points (U+D800..U+DFFF), nothing above U+10FFFF.
+ */
+#ifndef SDIMG_UTF8_H
+#define SDIMG_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Decodes the code point at *@s and advances *@s past it.
+ * Returns 0 and the code point in *@ret_cp, or -EILSEQ (*@s is then unchanged).
+ */
+int utf8_decode(const char **s, uint32_t *ret_cp);
+
+/*
+ * Decodes the NUL-terminated UTF-8 @s into UTF-16 @out (room for @cap units; code points
+ * above U+FFFF become surrogate pairs). Returns the number of units, -EILSEQ when @s is not
+ * valid UTF-8, or -ENAMETOOLONG when it needs more than @cap units.
+ */
+int utf8_to_utf16(const char *s, uint16_t *out, size_t cap);
+
+/* The number of UTF-16 units @s needs, or -EILSEQ when it is not valid UTF-8. */
+long utf8_utf16_units(const char *s);
+
+/*
+ * Encodes @n UTF-16 units as NUL-terminated UTF-8 into @out (@cap bytes). An unpaired
+ * surrogate becomes U+FFFD. Returns the number of bytes written (without the NUL), or
+ * -ENAMETOOLONG when @out is too small.
+ */
+int utf8_from_utf16(const uint16_t *in, size_t n, char *out, size_t cap);
+
+#endif
