@@ -4,13 +4,22 @@ include config.mk
 
 BUILD   ?= build
 
-common_SRC  := $(wildcard common/*.c)
-layouts_SRC := $(wildcard layouts/*.c)
-fat_SRC     := $(wildcard fat/*.c)
-mkimage_SRC := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
+# One static library per module, each exporting only names with its own prefix (checked by
+# tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms builder/ (build_),
+# contents/ (content_) and reader/ (reader_), over fat/ (fat_), layouts/ (layout_, plan_)
+# and common/ (each file's own name).
+common_SRC   := $(wildcard common/*.c)
+layouts_SRC  := $(wildcard layouts/*.c)
+fat_SRC      := $(wildcard fat/*.c)
+contents_SRC := $(wildcard mkimage/contents/*.c)
+builder_SRC  := $(wildcard mkimage/builder/*.c)
+reader_SRC   := $(wildcard mkimage/reader/*.c)
+cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
+mkimage_SRC  := $(cli_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-LIBS := $(BUILD)/libmkimage.a $(BUILD)/libfat.a $(BUILD)/liblayouts.a $(BUILD)/libcommon.a
+MODULES := cli builder contents reader fat layouts common
+LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # Fuzz targets (tests/fuzz/fuzz_NAME.c): `make fuzz` runs them under libFuzzer; `make unit`
@@ -21,7 +30,7 @@ FUZZ_SECONDS ?= 60
 # Small programs the end-to-end tests drive (tests/tools/NAME.c -> build/tests/tools/NAME).
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps demo check unit unit-san e2e examples fuzz bench install clean
+.PHONY: all deps demo check exports unit unit-san e2e examples fuzz bench install clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -32,7 +41,10 @@ $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS)
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
 $(BUILD)/libfat.a:     $(call obj,$(fat_SRC))
-$(BUILD)/libmkimage.a: $(call obj,$(mkimage_SRC))
+$(BUILD)/libcontents.a: $(call obj,$(contents_SRC))
+$(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
+$(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
+$(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@ && $(AR) rcs $@ $^
@@ -88,6 +100,10 @@ unit-san:
 
 e2e: all $(TEST_TOOLS)
 	@tests/run-e2e $(abspath $(BUILD)/sdimg)
+
+# Each library exports only names with its own prefix.
+exports: $(LIBS)
+	@tests/check-exports $(BUILD)
 
 check: deps
 	@$(MAKE) -s all

@@ -8,7 +8,8 @@
  *      byte offset; fat_min_size() tells how small the volume may be for a tree.
  * The reader (fat_vol_open() ...) validates a volume and lists and reads its files.
  *
- * Facts and sources: shared/REFERENCE-sd-fat.md (fatgen103, SD Part 2 as rebuilt there).
+ * Sources: Microsoft's FAT specification (fatgen103, v1.03) and the SD Association's SD
+ * Specifications Part 2 File System Specification (format parameters and algorithms).
  * Every function reports user-facing problems into a struct diag and returns 0 on success or
  * a negative errno value.
  *

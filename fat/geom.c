@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-/* CHS geometry by capacity (SD Part 2 as in REFERENCE §1.3): up to @max_mib MiB. */
+/* CHS geometry by capacity (SD Specifications Part 2 File System Specification, Appendix C): up to @max_mib MiB. */
 static const struct {
 	uint32_t max_mib;
 	uint16_t heads, sec_per_track;
@@ -13,7 +13,7 @@ static const struct {
 	{ 4032, 128, 63 }, { UINT32_MAX, 255, 63 },
 };
 
-/* Characters a short name (and so a volume label) cannot hold (fatgen103, REFERENCE §4.4). */
+/* Characters a short name (and so a volume label) cannot hold (fatgen103 "FAT Directory Structure", DIR_Name). */
 static int label_char_ok(unsigned char c)
 {
 	return c >= 0x20 && c < 0x7F && !strchr("\"*+,./:;<=>?[\\]|", c);

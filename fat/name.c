@@ -56,7 +56,7 @@ uint16_t fat_upcase(uint16_t c)
 	return c;
 }
 
-/* Characters a short name may hold besides A-Z and 0-9 (fatgen103, REFERENCE §4.4). */
+/* Characters a short name may hold besides A-Z and 0-9 (fatgen103 "FAT Directory Structure", DIR_Name). */
 static int sfn_char_ok(uint16_t c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -1,6 +1,7 @@
 /*
  * fat/name: long and short names (VFAT). UTF-8 <-> UTF-16, name checks, the 8.3 basis name,
- * Windows-style numeric and hash tails, LFN checksum. REFERENCE-sd-fat.md §4.
+ * Windows-style numeric and hash tails, LFN checksum (fatgen103 "FAT Long Directory Entries"
+ * and "Basis-Name Generation Algorithm"; the hash tails as Windows NT and later write them).
  */
 #ifndef SDIMG_FAT_NAME_PRIV_H
 #define SDIMG_FAT_NAME_PRIV_H
@@ -34,7 +35,7 @@ struct fat_basis {
 	uint8_t ntres; /* DIR_NTRes lower-case flags for a name that fits with case_ok */
 };
 
-/* Computes the basis name of @u/@n (fatgen103 basis-name algorithm, REFERENCE §4.3). */
+/* Computes the basis name of @u/@n (fatgen103 "Basis-Name Generation Algorithm"). */
 void fat_basis(const uint16_t *u, size_t n, struct fat_basis *b);
 
 /*
@@ -47,7 +48,8 @@ void fat_basis(const uint16_t *u, size_t n, struct fat_basis *b);
 int fat_sfn_candidate(const struct fat_basis *b, const uint16_t *u, size_t n, unsigned k,
 		      uint8_t out[11]);
 
-/* Windows' 16-bit short-name hash of the long name (REFERENCE §4.3), e.g. 0xBC84. */
+/* Windows' 16-bit short-name hash of the long name (as Windows NT and later compute it for
+ * "~" tails past the fourth), e.g. 0xBC84. */
 uint16_t fat_sfn_hash(const uint16_t *u, size_t n);
 
 /* The LFN checksum of an 11-byte short name (fatgen103 ChkSum). */

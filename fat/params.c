@@ -1,6 +1,7 @@
 /*
  * fat/params: choose FAT type, cluster size, reserved sectors and FAT size for a volume.
- * Rules and sources: fat.h (fat_params) and REFERENCE-sd-fat.md §1.2, §2.1, §2.2.
+ * Rules and sources: fat.h (fat_params); SD Part 2 format parameters; fatgen103 "FAT Type
+ * Determination" and "FAT Volume Initialization".
  */
 #include "fat/params_priv.h"
 
@@ -9,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* SD Association format table (REFERENCE §1.2): capacity in sectors -> FAT type, SC. */
+/* SD Association format table (SD Part 2 format parameters): capacity in sectors -> FAT type, SC. */
 struct sd_row {
 	uint32_t max_sectors;
 	enum fat_type type;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "fat/ondisk.h"
 
 int fat_rd_pread(struct fat_vol *v, void *buf, size_t len, uint64_t off, struct diag *d)
 {
@@ -40,30 +41,32 @@ static int is_pow2(uint32_t x)
 	return x && !(x & (x - 1));
 }
 
-/* Basic BPB fields (fatgen103 §3.1); fills v->info partly. */
+/* Basic BPB fields (fatgen103 §3.1, ondisk.h); fills v->info partly. */
 static int check_bpb(struct fat_vol *v, const uint8_t *s, struct diag *d)
 {
 	struct fat_info *i = &v->info;
 
-	if (s[510] != 0x55 || s[511] != 0xAA)
+	if (s[FAT_SIGNATURE_OFFSET] != 0x55 || s[FAT_SIGNATURE_OFFSET + 1] != 0xAA)
 		return diag_error(d, "no boot sector signature 55 AA: not a FAT volume");
-	if (!((s[0] == 0xEB && s[2] == 0x90) || s[0] == 0xE9))
+	if (!((s[BS_JMPBOOT] == 0xEB && s[BS_JMPBOOT + 2] == 0x90) || s[BS_JMPBOOT] == 0xE9))
 		return diag_error(d, "no jump instruction at byte 0: not a FAT boot sector");
-	i->bytes_per_sector = get_le16(s + 11);
+	i->bytes_per_sector = get_le16(s + BPB_BYTSPERSEC);
 	if (i->bytes_per_sector < 512 || i->bytes_per_sector > 4096 ||
 	    !is_pow2(i->bytes_per_sector))
 		return diag_error(d, "bytes per sector %u: must be 512, 1024, 2048 or 4096",
 				  i->bytes_per_sector);
-	if (!is_pow2(s[13]))
+	if (!is_pow2(s[BPB_SECPERCLUS]))
 		return diag_error(d, "sectors per cluster %u: must be a power of two up to 128",
-				  s[13]);
-	i->cluster_size = s[13] * i->bytes_per_sector;
-	i->reserved = get_le16(s + 14);
-	i->fats = s[16];
-	i->root_entries = get_le16(s + 17);
-	i->total_sectors = get_le16(s + 19) ? get_le16(s + 19) : get_le32(s + 32);
-	i->fat_sectors = get_le16(s + 22) ? get_le16(s + 22) : get_le32(s + 36);
-	i->hidden_sectors = get_le32(s + 28);
+				  s[BPB_SECPERCLUS]);
+	i->cluster_size = s[BPB_SECPERCLUS] * i->bytes_per_sector;
+	i->reserved = get_le16(s + BPB_RSVDSECCNT);
+	i->fats = s[BPB_NUMFATS];
+	i->root_entries = get_le16(s + BPB_ROOTENTCNT);
+	i->total_sectors = get_le16(s + BPB_TOTSEC16) ? get_le16(s + BPB_TOTSEC16)
+						       : get_le32(s + BPB_TOTSEC32);
+	i->fat_sectors = get_le16(s + BPB_FATSZ16) ? get_le16(s + BPB_FATSZ16)
+						   : get_le32(s + BPB_FATSZ32);
+	i->hidden_sectors = get_le32(s + BPB_HIDDSEC);
 	if (!i->reserved)
 		return diag_error(d, "reserved sector count is 0");
 	if (i->fats < 1 || i->fats > 4)
@@ -72,8 +75,8 @@ static int check_bpb(struct fat_vol *v, const uint8_t *s, struct diag *d)
 		return diag_error(d, "total sector count is 0");
 	if (!i->fat_sectors)
 		return diag_error(d, "FAT size is 0");
-	if (s[21] != 0xF0 && s[21] < 0xF8)
-		return diag_error(d, "media byte 0x%02X is not a FAT media descriptor", s[21]);
+	if (s[BPB_MEDIA] != 0xF0 && s[BPB_MEDIA] < 0xF8)
+		return diag_error(d, "media byte 0x%02X is not a FAT media descriptor", s[BPB_MEDIA]);
 	return 0;
 }
 
@@ -81,10 +84,10 @@ static int check_bpb(struct fat_vol *v, const uint8_t *s, struct diag *d)
 static int check_layout(struct fat_vol *v, const uint8_t *s, uint64_t size, struct diag *d)
 {
 	struct fat_info *i = &v->info;
-	uint64_t bps = i->bytes_per_sector, spc = s[13];
-	uint64_t rds = ((uint64_t)i->root_entries * 32 + bps - 1) / bps;
+	uint64_t bps = i->bytes_per_sector, spc = s[BPB_SECPERCLUS];
+	uint64_t rds = ((uint64_t)i->root_entries * FAT_DIRENT_SIZE + bps - 1) / bps;
 	uint64_t sys = i->reserved + (uint64_t)i->fats * i->fat_sectors + rds;
-	bool fat32_bpb = get_le16(s + 22) == 0;
+	bool fat32_bpb = get_le16(s + BPB_FATSZ16) == 0;
 
 	if (sys >= i->total_sectors)
 		return diag_error(d, "the system area (%" PRIu64 " sectors) does not leave room for "
@@ -116,21 +119,22 @@ static int check_layout(struct fat_vol *v, const uint8_t *s, uint64_t size, stru
 static int check_ext(struct fat_vol *v, const uint8_t *s, struct diag *d)
 {
 	struct fat_info *i = &v->info;
-	const uint8_t *e = s + (i->type == FAT_32 ? 64 : 36);
+	const uint8_t *e = s + (i->type == FAT_32 ? FAT_EBPB_32 : FAT_EBPB_12_16);
 	int n;
 
-	memcpy(i->oem_name, s + 3, 8);
+	memcpy(i->oem_name, s + BS_OEMNAME, 8);
 	if (i->type == FAT_32) {
-		v->root_cluster = get_le32(s + 44);
-		if (get_le16(s + 42))
-			return diag_error(d, "FAT32 version %u.%u is unknown", s[43], s[42]);
+		v->root_cluster = get_le32(s + BPB_ROOTCLUS);
+		if (get_le16(s + BPB_FSVER))
+			return diag_error(d, "FAT32 version %u.%u is unknown", s[BPB_FSVER + 1],
+					  s[BPB_FSVER]);
 		if (v->root_cluster < 2 || v->root_cluster > i->clusters + 1)
 			return diag_error(d, "root cluster %u is outside clusters 2..%u",
 					  v->root_cluster, i->clusters + 1);
 	}
-	if (e[2] == 0x29) {
-		i->volume_id = get_le32(e + 3);
-		memcpy(i->label, e + 7, 11);
+	if (e[BS_BOOTSIG] == FAT_BOOTSIG) {
+		i->volume_id = get_le32(e + BS_VOLID);
+		memcpy(i->label, e + BS_VOLLAB, 11);
 	}
 	for (n = 11; n > 0 && (i->label[n - 1] == ' ' || !i->label[n - 1]); n--)
 		i->label[n - 1] = 0;

@@ -12,8 +12,9 @@
 
 #include "common/bytes.h"
 #include "common/utf8.h"
+#include "fat/ondisk.h"
 
-#define DIR_BYTES_MAX (65536u * 32)
+#define DIR_BYTES_MAX (65536u * FAT_DIRENT_SIZE)
 #define LFN_ENTRIES_MAX 20
 
 /* Calls @fn for each raw 32-byte entry up to the end marker; @fn returns 0 to go on. */
@@ -26,8 +27,8 @@ static int walk_block(struct fat_vol *v, uint8_t *blk, uint64_t off, size_t len,
 {
 	int r = fat_rd_pread(v, blk, len, off, d);
 
-	for (size_t i = 0; !r && i < len; i += 32) {
-		if (blk[i] == 0) {
+	for (size_t i = 0; !r && i < len; i += FAT_DIRENT_SIZE) {
+		if (blk[i + DIR_NAME] == DIR_NAME_END) {
 			*end = true;
 			return 0;
 		}
@@ -44,7 +45,7 @@ static int walk_dir(struct fat_vol *v, uint32_t first, raw_fn fn, void *ctx, str
 	int r = blk ? 0 : -ENOMEM;
 
 	if (!first && v->info.type != FAT_32) { /* the fixed FAT12/16 root directory */
-		uint64_t len = (uint64_t)v->info.root_entries * 32;
+		uint64_t len = (uint64_t)v->info.root_entries * FAT_DIRENT_SIZE;
 		for (uint64_t o = 0; o < len && !r && !end; o += FAT_SECTOR)
 			r = walk_block(v, blk, v->root_off + o,
 				       len - o < FAT_SECTOR ? len - o : FAT_SECTOR, fn, ctx, &end, d);
@@ -77,7 +78,7 @@ out:
 
 /* Long-name reassembly state between the LFN entries and their short entry. */
 struct lfn_state {
-	uint16_t u[LFN_ENTRIES_MAX * 13];
+	uint16_t u[LFN_ENTRIES_MAX * FAT_LFN_UNITS];
 	int count, expect; /* expect: the ordinal still missing (0: complete) */
 	uint8_t sum;
 	bool on;
@@ -85,20 +86,19 @@ struct lfn_state {
 
 static void lfn_add(struct lfn_state *l, const uint8_t *e)
 {
-	static const uint8_t pos[13] = { 1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30 };
-	int ord = e[0] & 0x3F;
+	int ord = e[LDIR_ORD] & FAT_LFN_ORD_MASK;
 
-	if (e[0] & 0x40) {
+	if (e[LDIR_ORD] & FAT_LFN_LAST) {
 		l->on = ord >= 1 && ord <= LFN_ENTRIES_MAX;
 		l->count = l->expect = ord;
-		l->sum = e[13];
-	} else if (!l->on || ord != l->expect || e[13] != l->sum) {
+		l->sum = e[LDIR_CHKSUM];
+	} else if (!l->on || ord != l->expect || e[LDIR_CHKSUM] != l->sum) {
 		l->on = false;
 	}
 	if (!l->on)
 		return;
-	for (int j = 0; j < 13; j++)
-		l->u[(ord - 1) * 13 + j] = get_le16(e + pos[j]);
+	for (unsigned j = 0; j < FAT_LFN_UNITS; j++)
+		l->u[(ord - 1) * FAT_LFN_UNITS + j] = get_le16(e + fat_lfn_unit_offset(j));
 	l->expect = ord - 1;
 }
 
@@ -107,10 +107,11 @@ static void short_name(const uint8_t *e, char *out, bool display)
 {
 	size_t o = 0;
 
-	for (int i = 0; i < 11; i++) {
-		uint8_t c = i == 0 && e[0] == 0x05 ? 0xE5 : e[i];
-		bool lower = display && (e[12] & (i < 8 ? FAT_NTRES_LOWER_BASE : FAT_NTRES_LOWER_EXT));
-		if (i == 8 && e[8] != ' ')
+	for (int i = 0; i < DIR_NAME_LEN; i++) {
+		uint8_t c = i == 0 && e[DIR_NAME] == DIR_NAME_KANJI ? DIR_NAME_FREE : e[DIR_NAME + i];
+		bool lower = display &&
+			     (e[DIR_NTRES] & (i < 8 ? FAT_NTRES_LOWER_BASE : FAT_NTRES_LOWER_EXT));
+		if (i == 8 && e[DIR_NAME + 8] != ' ')
 			out[o++] = '.';
 		if (c == ' ')
 			continue;
@@ -127,13 +128,13 @@ static void cook_entry(const struct fat_vol *v, struct lfn_state *l, const uint8
 	int n = 0;
 
 	short_name(e, de->short_name, false);
-	de->attrs = e[11];
-	de->size = get_le32(e + 28);
-	de->first_cluster = get_le16(e + 26) |
-			    (v->info.type == FAT_32 ? (uint32_t)get_le16(e + 20) << 16 : 0);
-	de->mtime = fat_dos_time_decode(get_le16(e + 24), get_le16(e + 22));
+	de->attrs = e[DIR_ATTR];
+	de->size = get_le32(e + DIR_FILESIZE);
+	de->first_cluster = get_le16(e + DIR_FSTCLUSLO) |
+			    (v->info.type == FAT_32 ? (uint32_t)get_le16(e + DIR_FSTCLUSHI) << 16 : 0);
+	de->mtime = fat_dos_time_decode(get_le16(e + DIR_WRTDATE), get_le16(e + DIR_WRTTIME));
 	if (l->on && l->expect == 0 && fat_lfn_checksum(e) == l->sum) {
-		while (n < l->count * 13 && l->u[n])
+		while (n < l->count * FAT_LFN_UNITS && l->u[n])
 			n++;
 		if (n && utf8_from_utf16(l->u, (size_t)n, de->name, sizeof(de->name)) > 0)
 			return;
@@ -153,11 +154,12 @@ static int cook(void *ctx, const uint8_t *e)
 	struct cooked *w = ctx;
 	struct fat_dirent de;
 
-	if (e[0] != 0xE5 && (e[11] & 0x3F) == 0x0F) {
+	if (e[DIR_NAME] != DIR_NAME_FREE &&
+	    (e[DIR_ATTR] & FAT_ATTR_LONG_NAME_MASK) == FAT_ATTR_LONG_NAME) {
 		lfn_add(&w->l, e);
 		return 0;
 	}
-	if (e[0] == 0xE5 || (e[11] & FAT_ATTR_VOLUME) || e[0] == '.') {
+	if (e[DIR_NAME] == DIR_NAME_FREE || (e[DIR_ATTR] & FAT_ATTR_VOLUME) || e[DIR_NAME] == '.') {
 		w->l.on = false;
 		return 0;
 	}

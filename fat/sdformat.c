@@ -1,5 +1,6 @@
 /*
- * fat/sdformat: the SD Association formatter's layout of a whole card (REFERENCE §1.2-1.6):
+ * fat/sdformat: the SD Association formatter's layout of a whole card (SD Specifications Part 2
+ * File System Specification: format parameters, FAT12/16 and FAT32 layout algorithms):
  * FAT12/16 move the partition start so that the data area lands on a boundary unit (BU);
  * FAT32 starts the partition at one BU and pads the reserved sectors instead.
  */
@@ -15,7 +16,7 @@ struct sd_class {
 	uint32_t spc, bu;
 };
 
-/* REFERENCE §1.2: capacity (sectors, inclusive) -> FS, SC, BU; SDXC (exFAT) is not here. */
+/* SD Part 2 format parameters: capacity (sectors, inclusive) -> FS, SC, BU; SDXC (exFAT) is not here. */
 static const struct sd_class sd_classes[] = {
 	{ 1u << 14, FAT_12, 16, 16 },	{ 1u << 17, FAT_12, 32, 32 },
 	{ 1u << 19, FAT_16, 32, 64 },	{ 1u << 21, FAT_16, 32, 128 },

@@ -5,6 +5,7 @@
  */
 #include "fat/tree_priv.h"
 #include "fat/write_priv.h"
+#include "fat/ondisk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -121,34 +122,34 @@ static void put_dot(uint8_t *e, const char *name, const struct fat_node *dir, ui
 	fat_put_sfn_entry(e, sfn, FAT_ATTR_DIR, 0, cluster, 0, dir->mtime, dir->mtime_ns);
 }
 
-/* Fills the entries of @dir into @e (fat_dir_entries() * 32 bytes). */
+/* Fills the entries of @dir into @e (fat_dir_entries() * FAT_DIRENT_SIZE bytes). */
 static void fill_dir(struct wctx *w, const struct fat_node *dir, uint8_t *e)
 {
 	if (!dir->parent && w->g->has_label) {
 		fat_put_sfn_entry(e, w->g->label, FAT_ATTR_VOLUME, 0, 0, 0, w->t->timestamp, 0);
-		e += 32;
+		e += FAT_DIRENT_SIZE;
 	}
 	if (dir->parent) {
 		put_dot(e, ".", dir, dir->cluster);
 		/* ".." of a first-level directory is 0, even on FAT32 (fatgen103) */
-		put_dot(e + 32, "..", dir, dir->parent->parent ? dir->parent->cluster : 0);
+		put_dot(e + FAT_DIRENT_SIZE, "..", dir, dir->parent->parent ? dir->parent->cluster : 0);
 		e += 64;
 	}
 	for (size_t i = 0; i < dir->n_kids; i++) {
 		const struct fat_node *n = dir->kids[i];
 		if (n->n_lfn) {
 			fat_put_lfn_entries(e, n->u16, n->n16, n->sfn);
-			e += 32 * n->n_lfn;
+			e += FAT_DIRENT_SIZE * n->n_lfn;
 		}
 		fat_put_sfn_entry(e, n->sfn, (uint8_t)(n->attrs | (n->is_dir ? FAT_ATTR_DIR : 0)),
 				  n->ntres, n->cluster, (uint32_t)n->size, n->mtime, n->mtime_ns);
-		e += 32;
+		e += FAT_DIRENT_SIZE;
 	}
 }
 
 static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 {
-	size_t len = (size_t)fat_dir_entries(w->t, dir, w->g) * 32;
+	size_t len = (size_t)fat_dir_entries(w->t, dir, w->g) * FAT_DIRENT_SIZE;
 	uint64_t off = dir->cluster ? cluster_off(w->g, dir->cluster)
 				    : ((uint64_t)w->g->reserved +
 				       (uint64_t)w->g->fats * w->g->fat_sectors) * FAT_SECTOR;

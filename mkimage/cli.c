@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mkimage/mkimage.h"
+#include "mkimage/cli.h"
 
-int usage_error(const char *command, const char *fmt, ...)
+int cli_usage_error(const char *command, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -19,29 +19,13 @@ int usage_error(const char *command, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-void human_size(uint64_t bytes, char *buf, size_t n)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	unsigned u = 0;
-	uint64_t scale = 1;
-
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && bytes / scale >= 1024) {
-		scale *= 1024;
-		u++;
-	}
-	if (bytes % scale == 0)
-		snprintf(buf, n, "%llu %s", (unsigned long long)(bytes / scale), units[u]);
-	else
-		snprintf(buf, n, "%.2f %s", (double)bytes / (double)scale, units[u]);
-}
-
-int layout_args_set(struct layout_args *a, const char *command, const char *assignment)
+int cli_layout_args_set(struct cli_layout_args *a, const char *command, const char *assignment)
 {
 	const char *eq = strchr(assignment, '=');
 	struct layout_var *v;
 
 	if (!eq || eq == assignment)
-		return usage_error(command, "--set wants VAR=VALUE, not '%s'", assignment);
+		return cli_usage_error(command, "--set wants VAR=VALUE, not '%s'", assignment);
 	v = realloc(a->vars, (a->n_vars + 1) * sizeof(*v));
 	if (!v) {
 		fprintf(stderr, "%s: out of memory\n", SDIMG_PROG);
@@ -58,7 +42,7 @@ int layout_args_set(struct layout_args *a, const char *command, const char *assi
 	return EXIT_OK;
 }
 
-void layout_args_release(struct layout_args *a)
+void cli_layout_args_release(struct cli_layout_args *a)
 {
 	for (size_t i = 0; i < a->n_vars; i++)
 		free((char *)a->vars[i].name);
@@ -67,7 +51,7 @@ void layout_args_release(struct layout_args *a)
 	a->n_vars = 0;
 }
 
-int layout_args_load(const struct layout_args *a, const char *path, struct diag *d,
+int cli_layout_args_load(const struct cli_layout_args *a, const char *path, struct diag *d,
 		     struct layout **ret_layout)
 {
 	struct layout_options opts = {

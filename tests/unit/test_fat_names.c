@@ -120,7 +120,7 @@ static void test_tails_and_hash(void **state)
 
 	(void)state;
 	n = u16("SomeStuff.aspx", u);
-	/* REFERENCE §4.3: Windows names it SOBC84~1.ASP */
+	/* Windows names it SOBC84~1.ASP */
 	assert_int_equal(fat_sfn_hash(u, (size_t)n), 0xBC84);
 	candidate("SomeStuff.aspx", 5, "SOBC84~1ASP");
 	candidate("SomeStuff.aspx", 6, "SOBC84~2ASP");

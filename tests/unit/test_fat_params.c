@@ -1,4 +1,5 @@
-/* Unit tests: fat_params() and fat_sd_format() (REFERENCE-sd-fat.md §1.2-1.6, §2.1). */
+/* Unit tests: fat_params() and fat_sd_format() (SD Part 2 File System Specification format
+ * parameters and algorithms; fatgen103 "FAT Type Determination"). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -273,7 +274,7 @@ static void sd_ok(uint64_t ts, enum fat_type type, uint32_t start, uint32_t rsc,
 	diag_release(&d);
 }
 
-/* REFERENCE §1.6 worked numbers. */
+/* The SD formatter's numbers for three card sizes, worked by hand from its algorithms. */
 static void test_sd_format_worked(void **state)
 {
 	(void)state;

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "mkimage/build_priv.h"
-#include "mkimage/content.h"
-#include "mkimage/gpt_move.h"
+#include "common/gpt.h"
+#include "mkimage/builder/builder_priv.h"
+#include "mkimage/contents/contents.h"
 
 /* Expected values computed outside: printf '%s\n%s' SEED PURPOSE | sha256sum */
 static void test_ids_follow_the_documented_rule(void **state)
@@ -22,12 +22,12 @@ static void test_ids_follow_the_documented_rule(void **state)
 	char text[37];
 
 	(void)state;
-	assert_int_equal(id_mbr_disk("rpi4-v1"), 0x93cc8d25);
-	id_gpt_disk("rpi4-v1", &g);
+	assert_int_equal(build_id_mbr_disk("rpi4-v1"), 0x93cc8d25);
+	build_id_gpt_disk("rpi4-v1", &g);
 	layout_guid_text(&g, text);
 	assert_string_equal(text, "AE4F6180-B6B7-4B2F-9D6F-20A26B8F5B62");
-	assert_int_equal(id_volume("rpi4-v1", "boot"), 0x1fb8be9b);
-	id_partition_uuid("rpi4-v1", "rootfs", &g);
+	assert_int_equal(build_id_volume("rpi4-v1", "boot"), 0x1fb8be9b);
+	build_id_partition_uuid("rpi4-v1", "rootfs", &g);
 	layout_guid_text(&g, text);
 	assert_string_equal(text, "B2CD68AD-ED7B-454D-AF25-816AC409EA81");
 }
@@ -37,6 +37,16 @@ static void test_gpt_crc32(void **state)
 	(void)state;
 	assert_int_equal(gpt_crc32("123456789", 9), 0xcbf43926); /* the CRC-32 check value */
 	assert_int_equal(gpt_crc32("", 0), 0);
+
+	/* the header CRC takes its own field as zero, whatever it holds */
+	uint8_t hdr[92] = "EFI PART";
+	for (size_t i = 8; i < sizeof(hdr); i++)
+		hdr[i] = (uint8_t)(i * 7);
+	uint8_t zeroed[92];
+	memcpy(zeroed, hdr, sizeof(hdr));
+	memset(zeroed + GPT_HDR_CRC, 0, 4);
+	assert_int_equal(gpt_header_crc(hdr, sizeof(hdr)), gpt_crc32(zeroed, sizeof(zeroed)));
+	assert_int_equal(hdr[GPT_HDR_CRC], 16 * 7);
 }
 
 static void write_text(const char *path, const char *text)

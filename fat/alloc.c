@@ -1,0 +1,313 @@
+/*
+ * fat/alloc: turns the tree into directory entries and clusters: name checks, sorting,
+ * short names, entry counts, cluster allocation and the minimum volume size.
+ */
+#include "fat/name_priv.h"
+#include "fat/ondisk.h"
+#include "fat/params_priv.h"
+#include "fat/tree_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/utf8.h"
+
+#define DIR_ENTRIES_MAX 65536u /* fatgen103: a directory holds at most 65,536 entries */
+
+/* A set of 11-byte short names (open addressing; the table never fills past half). */
+struct sfn_set {
+	uint8_t (*keys)[11];
+	bool *used;
+	size_t cap;
+};
+
+static int sfn_set_init(struct sfn_set *s, size_t n)
+{
+	s->cap = 16;
+	while (s->cap < 2 * n + 2)
+		s->cap *= 2;
+	s->keys = calloc(s->cap, sizeof(*s->keys));
+	s->used = calloc(s->cap, sizeof(*s->used));
+	return s->keys && s->used ? 0 : -ENOMEM;
+}
+
+static void sfn_set_release(struct sfn_set *s)
+{
+	free(s->keys);
+	free(s->used);
+}
+
+/* Adds @k; returns 1 when it was new, 0 when already present. */
+static int sfn_set_add(struct sfn_set *s, const uint8_t k[11])
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (int j = 0; j < 11; j++)
+		h = (h ^ k[j]) * 16777619u;
+	for (i = h & (s->cap - 1); s->used[i]; i = (i + 1) & (s->cap - 1))
+		if (!memcmp(s->keys[i], k, 11))
+			return 0;
+	s->used[i] = true;
+	memcpy(s->keys[i], k, 11);
+	return 1;
+}
+
+static int cmp_entry_order(const void *a, const void *b)
+{
+	const struct fat_node *x = *(const struct fat_node *const *)a;
+	const struct fat_node *y = *(const struct fat_node *const *)b;
+
+	if (x->first != y->first)
+		return x->first ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_fat_equal(const void *a, const void *b)
+{
+	const struct fat_node *x = *(const struct fat_node *const *)a;
+	const struct fat_node *y = *(const struct fat_node *const *)b;
+
+	for (size_t i = 0; i < x->n16 && i < y->n16; i++) {
+		uint16_t cx = fat_upcase(x->u16[i]), cy = fat_upcase(y->u16[i]);
+		if (cx != cy)
+			return cx < cy ? -1 : 1;
+	}
+	return (x->n16 > y->n16) - (x->n16 < y->n16);
+}
+
+/* Converts and checks the name of @n. */
+static int prepare_name(struct fat_node *n, struct diag *d)
+{
+	uint16_t buf[FAT_LFN_MAX + 1];
+	char where[4096];
+	const char *why;
+	int len = utf8_to_utf16(n->name, buf, FAT_LFN_MAX + 1);
+
+	if (len == -EILSEQ)
+		return diag_error(d, "%s: the name is not valid UTF-8",
+				  fat_node_where(n, where, sizeof(where)));
+	why = len < 0 ? "is longer than 255 UTF-16 units" : fat_name_problem(buf, (size_t)len);
+	if (why)
+		return diag_error(d, "%s: the name %s", fat_node_where(n, where, sizeof(where)), why);
+	free(n->u16);
+	n->u16 = malloc((size_t)len * sizeof(uint16_t));
+	if (!n->u16)
+		return -ENOMEM;
+	memcpy(n->u16, buf, (size_t)len * sizeof(uint16_t));
+	n->n16 = (uint16_t)len;
+	return 0;
+}
+
+static int check_equal_names(struct fat_node *dir, struct diag *d)
+{
+	struct fat_node **v = malloc(dir->n_kids * sizeof(*v));
+	char a[4096], b[4096];
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, dir->kids, dir->n_kids * sizeof(*v));
+	qsort(v, dir->n_kids, sizeof(*v), cmp_fat_equal);
+	for (size_t i = 1; i < dir->n_kids && !r; i++)
+		if (!cmp_fat_equal(&v[i - 1], &v[i]))
+			r = diag_error(d, "%s and %s: FAT sees these names as equal",
+				       fat_node_where(v[i - 1], a, sizeof(a)),
+				       fat_node_where(v[i], b, sizeof(b)));
+	free(v);
+	return r;
+}
+
+/* Plain 8.3 names keep their own short name; all others get the first free candidate. */
+static int assign_short_names(struct fat_node *dir, struct diag *d)
+{
+	struct sfn_set set;
+	struct fat_basis b;
+	char where[4096];
+	int r = sfn_set_init(&set, dir->n_kids);
+
+	for (int pass = 0; pass < 2 && !r; pass++)
+		for (size_t i = 0; i < dir->n_kids && !r; i++) {
+			struct fat_node *n = dir->kids[i];
+			unsigned k = 0;
+			fat_basis(n->u16, n->n16, &b);
+			if ((b.fits && b.case_ok) != (pass == 0))
+				continue;
+			n->ntres = b.fits && b.case_ok ? b.ntres : 0;
+			n->n_lfn = b.fits && b.case_ok ? 0 : (uint8_t)((n->n16 + FAT_LFN_UNITS - 1) / FAT_LFN_UNITS);
+			for (k = b.fits ? 0 : 1;; k++) {
+				if (fat_sfn_candidate(&b, n->u16, n->n16, k, n->sfn)) {
+					r = diag_error(d, "%s: no free short name",
+						       fat_node_where(n, where, sizeof(where)));
+					break;
+				}
+				if (sfn_set_add(&set, n->sfn))
+					break;
+			}
+		}
+	sfn_set_release(&set);
+	return r;
+}
+
+static int prepare_dir(struct fat_node *dir, struct diag *d)
+{
+	char where[4096];
+	uint64_t entries = dir->parent ? 2 : 0;
+	int r = 0;
+
+	for (size_t i = 0; i < dir->n_kids && !r; i++)
+		r = prepare_name(dir->kids[i], d);
+	if (r || !dir->n_kids)
+		goto out;
+	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), cmp_entry_order);
+	r = check_equal_names(dir, d);
+	if (!r)
+		r = assign_short_names(dir, d);
+	for (size_t i = 0; i < dir->n_kids && !r; i++) {
+		entries += 1 + dir->kids[i]->n_lfn;
+		if (dir->kids[i]->is_dir)
+			r = prepare_dir(dir->kids[i], d);
+	}
+	if (!r && entries + (dir->parent ? 0 : 1) > DIR_ENTRIES_MAX)
+		r = diag_error(d, "%s: %" PRIu64 " directory entries (long names included); a FAT "
+				  "directory holds at most 65536", fat_node_where(dir, where,
+				  sizeof(where)), entries);
+out:
+	dir->n_entries = (uint32_t)entries;
+	return r;
+}
+
+int fat_tree_prepare(struct fat_tree *t, struct diag *d)
+{
+	int r;
+
+	if (t->prepared)
+		return 0;
+	r = prepare_dir(&t->root, d);
+	t->prepared = r == 0;
+	return r;
+}
+
+uint32_t fat_dir_entries(const struct fat_tree *t, const struct fat_node *n,
+			 const struct fat_geom *g)
+{
+	return n->n_entries + (n == &t->root && g->has_label ? 1 : 0);
+}
+
+static uint32_t dir_clusters(const struct fat_tree *t, const struct fat_node *n,
+			     const struct fat_geom *g)
+{
+	uint64_t bytes = (uint64_t)fat_dir_entries(t, n, g) * FAT_DIRENT_SIZE;
+	uint64_t c = (bytes + g->cluster_size - 1) / g->cluster_size;
+
+	return c ? (uint32_t)c : 1;
+}
+
+/* Gives each child of @dir its clusters in entry order, then recurses. */
+static void alloc_dir(const struct fat_tree *t, struct fat_node *dir, const struct fat_geom *g,
+		      uint64_t *next)
+{
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		struct fat_node *n = dir->kids[i];
+		uint64_t c = n->is_dir ? dir_clusters(t, n, g)
+				       : (n->size + g->cluster_size - 1) / g->cluster_size;
+		n->n_clusters = (uint32_t)c;
+		n->cluster = c && *next <= UINT32_MAX ? (uint32_t)*next : 0;
+		*next += c;
+	}
+	for (size_t i = 0; i < dir->n_kids; i++)
+		if (dir->kids[i]->is_dir)
+			alloc_dir(t, dir->kids[i], g, next);
+}
+
+/* Clusters @t needs on @g, and whether a FAT12/16 root fits its fixed size. */
+static uint64_t tree_clusters(struct fat_tree *t, const struct fat_geom *g)
+{
+	uint64_t next = 2;
+
+	t->root.cluster = 0;
+	t->root.n_clusters = 0;
+	if (g->type == FAT_32) {
+		t->root.cluster = 2;
+		t->root.n_clusters = dir_clusters(t, &t->root, g);
+		next += t->root.n_clusters;
+	}
+	alloc_dir(t, &t->root, g, &next);
+	return next - 2;
+}
+
+static int root_fits(const struct fat_tree *t, const struct fat_geom *g)
+{
+	return g->type == FAT_32 || fat_dir_entries(t, &t->root, g) <= g->root_entries;
+}
+
+int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_next,
+		   struct diag *d)
+{
+	uint64_t need;
+	int r = fat_tree_prepare(t, d);
+
+	if (r)
+		return r;
+	if (!root_fits(t, g))
+		return diag_error(d, "/: the root directory needs %u entries (long names "
+				     "included) but root-entries is %u; raise root-entries to %u "
+				     "or use FAT32", fat_dir_entries(t, &t->root, g), g->root_entries,
+				  (fat_dir_entries(t, &t->root, g) + 15) / 16 * 16);
+	need = tree_clusters(t, g);
+	if (need > g->clusters) {
+		char cs[16];
+		diag_error(d, "the files need %" PRIu64 " clusters of %s but the volume has %" PRIu32,
+			   need, fat_fmt_size(cs, sizeof(cs), g->cluster_size), g->clusters);
+		return -ENOSPC;
+	}
+	*ret_next = (uint32_t)(need + 2);
+	return 0;
+}
+
+/* Whether a volume of @sectors holds @t with @o (fat_params() quietly, then the tree). */
+static int size_fits(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
+		     uint64_t vol_offset)
+{
+	struct fat_geom g;
+	struct diag quiet;
+	int ok;
+
+	diag_init(&quiet);
+	ok = !fat_params(o, sectors * FAT_SECTOR, vol_offset, &g, &quiet) && root_fits(t, &g) &&
+	     tree_clusters(t, &g) <= g.clusters;
+	diag_release(&quiet);
+	return ok;
+}
+
+int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
+		 uint64_t *ret_bytes, struct diag *d)
+{
+	uint64_t lo = 0, hi = 16; /* size_fits(lo) is false, size_fits(hi) is being searched */
+	int r = fat_tree_prepare(t, d);
+
+	if (r)
+		return r;
+	while (!size_fits(t, o, hi, vol_offset)) {
+		lo = hi;
+		if (hi > UINT32_MAX)
+			return diag_error(d, "no FAT volume up to 2T holds these files with these "
+					     "settings");
+		hi = hi * 2 > UINT32_MAX ? UINT32_MAX : hi * 2;
+		if (hi == lo)
+			return diag_error(d, "no FAT volume up to 2T holds these files with these "
+					     "settings");
+	}
+	/* bisection; for a fixed type and cluster size "fits" grows with the size */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (size_fits(t, o, mid, vol_offset))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*ret_bytes = hi * FAT_SECTOR;
+	return 0;
+}

@@ -1,0 +1,174 @@
+/* plan: sizes from the contents, the final plan, and each FAT volume's geometry. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/units.h"
+#include "mkimage/builder/builder_priv.h"
+
+const struct plan_region *build_region_of(const struct build *b, size_t i)
+{
+	for (size_t k = 0; b->plan && k < b->plan->n_regions; k++)
+		if (b->plan->regions[k].kind == PLAN_PARTITION &&
+		    b->plan->regions[k].part == &b->l->parts[i])
+			return &b->plan->regions[k];
+	return NULL;
+}
+
+/* Passes fat/'s messages on, each placed at the partition that caused it. */
+static int relay(struct build *b, const struct layout_partition *p, struct diag *scratch, int rc)
+{
+	for (size_t k = 0; k < scratch->n; k++) {
+		const struct diag_msg *m = &scratch->msgs[k];
+		if (m->level == DIAG_ERROR)
+			diag_error(b->d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line, p->name,
+				   m->text);
+		else
+			diag_warning(b->d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line,
+				     p->name, m->text);
+	}
+	diag_release(scratch);
+	return rc;
+}
+
+static int sd_format_layout(struct build *b, size_t i)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	struct part_state *ps = &b->parts[i];
+	struct diag scratch;
+
+	diag_init(&scratch);
+	int rc = fat_sd_format(&ps->opts, b->l->image.size / FAT_SECTOR, &ps->sd, &scratch);
+	if (rc == 0)
+		b->part_starts[i] = (uint64_t)ps->sd.part_start * FAT_SECTOR;
+	return relay(b, p, &scratch, rc);
+}
+
+/* The plan as far as the sizes are known; NULL when it cannot be made. */
+static struct plan *plan_so_far(struct build *b)
+{
+	const struct plan_inputs in = { .part_sizes = b->part_sizes, .raw_sizes = b->raw_sizes,
+					.part_starts = b->part_starts };
+	struct plan *p = NULL;
+	struct diag scratch;
+
+	diag_init(&scratch);
+	plan_build(b->l, &in, &scratch, &p);
+	diag_release(&scratch);
+	return p;
+}
+
+/* size = auto: the smallest volume that holds the files where the partition starts. */
+static int measure_fat(struct build *b, size_t i)
+{
+	struct plan *p = plan_so_far(b);
+	const struct plan_region *r = NULL;
+	struct diag scratch;
+	int rc = 0;
+
+	b->plan = p;
+	r = build_region_of(b, i);
+	b->plan = NULL;
+	diag_init(&scratch);
+	if (r && !r->start_pending)
+		rc = fat_min_size(b->parts[i].tree, &b->parts[i].opts, r->start, &b->part_sizes[i],
+				  &scratch);
+	plan_free(p);
+	return relay(b, &b->l->parts[i], &scratch, rc);
+}
+
+int build_plan_with_contents(struct build *b)
+{
+	const struct plan_inputs in = { .part_sizes = b->part_sizes, .raw_sizes = b->raw_sizes,
+					.part_starts = b->part_starts };
+	int bad = 0;
+
+	for (size_t i = 0; i < b->l->n_parts; i++) {
+		const struct layout_partition *p = &b->l->parts[i];
+		int rc = 0;
+		if (layout_part_is_fat(p) && p->fat.sd_format)
+			rc = sd_format_layout(b, i);
+		else if (layout_part_is_fat(p) && p->size_kind == LAYOUT_SIZE_AUTO)
+			rc = measure_fat(b, i);
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0;
+	}
+	if (bad)
+		return -EINVAL;
+	int rc = plan_build(b->l, &in, b->d, &b->plan);
+	for (size_t k = 0; rc == 0 && k < b->plan->n_regions; k++) {
+		const struct plan_region *r = &b->plan->regions[k];
+		if (r->start_pending || r->size_pending) /* measured above: never expected */
+			rc = diag_error(b->d, "%s:%d: %s '%s': its place on the card is unknown",
+					r->loc.file, r->loc.line, plan_kind_name(r->kind), r->name);
+	}
+	return rc;
+}
+
+static int check_fits(struct build *b, size_t i, const struct plan_region *r, uint64_t need,
+		      const char *what)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	char has[32], needs[32];
+
+	if (need <= r->size)
+		return 0;
+	units_human(need, needs, sizeof(needs));
+	units_human(r->size, has, sizeof(has));
+	return diag_error(b->d, "%s:%d: partition '%s': %s %s, the partition has %s",
+			  p->size_loc.file ? p->size_loc.file : p->loc.file,
+			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs, has);
+}
+
+static uint8_t mbr_type_for(const struct part_state *ps, const struct layout_partition *p)
+{
+	if (p->mbr_type)
+		return p->mbr_type;
+	if (p->fat.sd_format)
+		return ps->sd.mbr_type;
+	/* LAYOUT.md: 0x01 FAT12, 0x0e FAT16 (LBA), 0x0c FAT32 (LBA) */
+	return ps->geom.type == FAT_12 ? 0x01 : ps->geom.type == FAT_16 ? 0x0e : 0x0c;
+}
+
+static int choose_fat(struct build *b, size_t i, const struct plan_region *r)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	struct part_state *ps = &b->parts[i];
+	struct diag scratch;
+	uint64_t need = 0;
+	int rc = 0;
+
+	diag_init(&scratch);
+	if (p->fat.sd_format) {
+		ps->geom = ps->sd.geom;
+	} else {
+		rc = relay(b, p, &scratch, fat_min_size(ps->tree, &ps->opts, r->start, &need, &scratch));
+		if (rc == 0)
+			rc = check_fits(b, i, r, need, "its contents need (with these FAT settings)");
+		if (rc == 0)
+			rc = relay(b, p, &scratch,
+				   fat_params(&ps->opts, r->size, r->start, &ps->geom, &scratch));
+	}
+	b->mbr_types[i] = mbr_type_for(ps, p);
+	return rc;
+}
+
+int build_choose_geometries(struct build *b)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < b->l->n_parts; i++) {
+		const struct layout_partition *p = &b->l->parts[i];
+		const struct plan_region *r = build_region_of(b, i);
+		int rc = 0;
+		if (layout_part_is_fat(p))
+			rc = choose_fat(b, i, r);
+		else if (p->from)
+			rc = check_fits(b, i, r, b->parts[i].from_size, "its image needs");
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0;
+	}
+	return bad ? -EINVAL : 0;
+}

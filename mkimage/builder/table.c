@@ -1,0 +1,230 @@
+/*
+ * table: the partition table (MBR with its EBRs, or GPT) through libfdisk, exactly as
+ * planned (see builder_priv.h).
+ * libfdisk (as util-linux 2.38 ships it) on an image file: the grain is set to one sector
+ * before the device is assigned and every size is explicit, so nothing is rounded; the
+ * first LBA is lowered to 1 on MBR so that an EBR sits in the sector before its logical
+ * partition; every id is given, so nothing random is written.
+ */
+#include <errno.h>
+#include <libfdisk.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mkimage/builder/builder_priv.h"
+
+#define GPT_ATTR_LEGACY_BIOS_BOOTABLE (1ull << 2) /* UEFI 2.10, table 5.8 */
+#define MBR_TYPE_EXTENDED_LBA 0x0f
+
+struct table_ctx {
+	struct fdisk_context *cxt;
+	const struct layout *l;
+	const struct plan *p;
+	const char *path;
+	struct diag *d;
+};
+
+static int fdisk_fail(struct table_ctx *t, int rc, const char *what)
+{
+	return diag_error(t->d, "%s: partition table: %s: %s", t->path, what, strerror(rc < 0 ? -rc : EIO));
+}
+
+static size_t part_index(const struct layout *l, const struct layout_partition *part)
+{
+	return (size_t)(part - l->parts);
+}
+
+static int add_partition(struct table_ctx *t, size_t partno, uint64_t start, uint64_t size,
+			 struct fdisk_parttype *type, const struct plan_region *r)
+{
+	struct fdisk_partition *pa = fdisk_new_partition();
+	char uuid[37];
+	int rc;
+
+	if (!pa)
+		return -ENOMEM;
+	fdisk_partition_set_partno(pa, partno);
+	fdisk_partition_set_start(pa, start / LAYOUT_SECTOR);
+	fdisk_partition_set_size(pa, size / LAYOUT_SECTOR);
+	fdisk_partition_size_explicit(pa, 1);
+	rc = fdisk_partition_set_type(pa, type);
+	if (rc == 0 && r && t->l->image.table == LAYOUT_TABLE_GPT) {
+		struct layout_guid g = r->part->uuid;
+		if (!r->part->uuid_set)
+			build_id_partition_uuid(t->l->image.seed, r->part->name, &g);
+		layout_guid_text(&g, uuid);
+		rc = fdisk_partition_set_uuid(pa, uuid);
+		if (rc == 0)
+			rc = fdisk_partition_set_name(pa, r->part->label);
+	}
+	if (rc == 0)
+		rc = fdisk_add_partition(t->cxt, pa, NULL);
+	fdisk_unref_partition(pa);
+	return rc;
+}
+
+static struct fdisk_parttype *mbr_type(int code)
+{
+	struct fdisk_parttype *type = fdisk_new_parttype();
+
+	if (type && fdisk_parttype_set_code(type, code) < 0) {
+		fdisk_unref_parttype(type);
+		return NULL;
+	}
+	return type;
+}
+
+static struct fdisk_parttype *gpt_type(const struct layout_guid *g)
+{
+	struct fdisk_parttype *type = fdisk_new_parttype();
+	char text[37];
+
+	layout_guid_text(g, text);
+	if (type && fdisk_parttype_set_typestr(type, text) < 0) {
+		fdisk_unref_parttype(type);
+		return NULL;
+	}
+	return type;
+}
+
+static int add_region(struct table_ctx *t, const struct plan_region *r, const uint8_t *mbr_types)
+{
+	bool gpt = t->l->image.table == LAYOUT_TABLE_GPT;
+	struct fdisk_parttype *type = gpt ? gpt_type(&r->part->gpt_type)
+					  : mbr_type(mbr_types[part_index(t->l, r->part)]);
+	int rc;
+
+	if (!type)
+		return -ENOMEM;
+	rc = add_partition(t, r->number - 1, r->start, r->size, type, r);
+	fdisk_unref_parttype(type);
+	if (rc == 0 && r->part->bootable && gpt)
+		rc = fdisk_gpt_set_partition_attrs(t->cxt, r->number - 1, GPT_ATTR_LEGACY_BIOS_BOOTABLE);
+	else if (rc == 0 && r->part->bootable)
+		rc = fdisk_toggle_partition_flag(t->cxt, r->number - 1, DOS_FLAG_ACTIVE);
+	if (rc < 0) {
+		char what[300];
+		snprintf(what, sizeof(what), "partition '%.200s'", r->name);
+		return fdisk_fail(t, rc, what);
+	}
+	return 0;
+}
+
+static int add_extended(struct table_ctx *t)
+{
+	struct fdisk_parttype *type = mbr_type(MBR_TYPE_EXTENDED_LBA);
+	int rc;
+
+	if (!type)
+		return -ENOMEM;
+	rc = add_partition(t, 3, t->p->extended_start, t->p->extended_size, type, NULL);
+	fdisk_unref_parttype(type);
+	return rc < 0 ? fdisk_fail(t, rc, "the extended partition") : 0;
+}
+
+static int add_all(struct table_ctx *t, const uint8_t *mbr_types)
+{
+	bool extended_done = false;
+
+	for (size_t i = 0; i < t->p->n_regions; i++) {
+		const struct plan_region *r = &t->p->regions[i];
+		if (r->kind != PLAN_PARTITION || !r->number)
+			continue;
+		if (r->logical && !extended_done) {
+			int rc = add_extended(t);
+			if (rc < 0)
+				return rc;
+			extended_done = true;
+		}
+		int rc = add_region(t, r, mbr_types);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int create_mbr(struct table_ctx *t)
+{
+	char id[16];
+	uint32_t disk_id = t->l->image.disk_id_set ? t->l->image.mbr_id : build_id_mbr_disk(t->l->image.seed);
+	int rc = fdisk_create_disklabel(t->cxt, "dos");
+
+	snprintf(id, sizeof(id), "0x%08x", disk_id);
+	if (rc == 0)
+		fdisk_set_first_lba(t->cxt, 1); /* EBRs right before their logical partitions */
+	if (rc == 0)
+		rc = fdisk_set_disklabel_id_from_string(t->cxt, id);
+	return rc < 0 ? fdisk_fail(t, rc, "creating the MBR") : 0;
+}
+
+static int create_gpt(struct table_ctx *t)
+{
+	struct fdisk_script *s = fdisk_new_script(t->cxt);
+	struct layout_guid g = t->l->image.gpt_id;
+	char id[37], first[24], last[24];
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	if (!t->l->image.disk_id_set)
+		build_id_gpt_disk(t->l->image.seed, &g);
+	layout_guid_text(&g, id);
+	snprintf(first, sizeof(first), "%llu",
+		 (unsigned long long)((t->p->first_usable + LAYOUT_SECTOR - 1) / LAYOUT_SECTOR));
+	snprintf(last, sizeof(last), "%llu", (unsigned long long)(t->p->last_usable / LAYOUT_SECTOR - 1));
+	rc = fdisk_script_set_header(s, "label", "gpt");
+	if (rc == 0)
+		rc = fdisk_script_set_header(s, "label-id", id);
+	if (rc == 0)
+		rc = fdisk_script_set_header(s, "first-lba", first);
+	if (rc == 0)
+		rc = fdisk_script_set_header(s, "last-lba", last);
+	if (rc == 0)
+		rc = fdisk_script_set_header(s, "table-length", "128");
+	if (rc == 0)
+		rc = fdisk_set_script(t->cxt, s);
+	if (rc == 0)
+		rc = fdisk_create_disklabel(t->cxt, "gpt");
+	fdisk_set_script(t->cxt, NULL);
+	fdisk_unref_script(s);
+	return rc < 0 ? fdisk_fail(t, rc, "creating the GPT") : 0;
+}
+
+static int write_table(struct table_ctx *t, int fd, const uint8_t *mbr_types)
+{
+	bool gpt = t->l->image.table == LAYOUT_TABLE_GPT;
+	int rc;
+
+	fdisk_save_user_grain(t->cxt, LAYOUT_SECTOR); /* before the device: no rounding */
+	rc = fdisk_assign_device_by_fd(t->cxt, fd, t->path, 0);
+	if (rc < 0)
+		return fdisk_fail(t, rc, "opening the image");
+	fdisk_disable_dialogs(t->cxt, 1);
+	rc = gpt ? create_gpt(t) : create_mbr(t);
+	if (rc == 0)
+		rc = add_all(t, mbr_types);
+	if (rc == 0 && (rc = fdisk_write_disklabel(t->cxt)) < 0)
+		rc = fdisk_fail(t, rc, "writing");
+	fdisk_deassign_device(t->cxt, 1);
+	return rc;
+}
+
+int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types, int fd,
+		 const char *path, struct diag *d)
+{
+	struct table_ctx t = { .l = l, .p = p, .path = path, .d = d };
+	int rc;
+
+	if (l->image.table == LAYOUT_TABLE_NONE)
+		return 0;
+	t.cxt = fdisk_new_context();
+	if (!t.cxt)
+		return diag_error(d, "%s: out of memory", path);
+	rc = write_table(&t, fd, mbr_types);
+	fdisk_unref_context(t.cxt);
+	if (rc == 0 && l->image.table == LAYOUT_TABLE_GPT && l->image.gpt_entries != 2 * LAYOUT_SECTOR)
+		rc = build_move_gpt_entries(fd, l->image.gpt_entries / LAYOUT_SECTOR, path, d);
+	if (rc == -ENOMEM)
+		diag_error(d, "%s: out of memory", path);
+	return rc;
+}

@@ -1,0 +1,103 @@
+/* write: raw regions, raw partitions and FAT volumes into the image. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/units.h"
+#include "mkimage/builder/builder_priv.h"
+
+/* Copies the host file @path to @offset; it may not have grown past @room meanwhile. */
+static int copy_input(struct build *b, const char *path, uint64_t offset, uint64_t room)
+{
+	struct stat st;
+	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return diag_error(b->d, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		rc = diag_error(b->d, "%s: %s", path, strerror(errno));
+	else if ((uint64_t)st.st_size > room)
+		rc = diag_error(b->d, "%s: grew to %llu bytes while the image was built", path,
+				(unsigned long long)st.st_size);
+	else
+		rc = build_copy_file(fd, (uint64_t)st.st_size, b->out.fd, offset, path, b->d);
+	close(fd);
+	return rc;
+}
+
+int build_write_raw_regions(struct build *b)
+{
+	for (size_t i = 0; i < b->l->n_raws; i++) {
+		const struct layout_raw *r = &b->l->raws[i];
+		build_progress(b, "writing raw region", r->name);
+		int rc = copy_input(b, b->raw_from[i], r->offset, b->raw_sizes[i]);
+		if (rc == 0 && build_interrupted(b))
+			rc = -EINTR;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool stop_requested(void *build)
+{
+	return build_interrupted(build);
+}
+
+static int write_partition(struct build *b, size_t i)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct plan_region *r = build_region_of(b, i);
+	struct part_state *ps = &b->parts[i];
+
+	build_progress(b, "writing partition", p->name);
+	if (layout_part_is_fat(p)) {
+		int rc = fat_write(ps->tree, &ps->geom, b->out.fd, r->start, b->d);
+		return rc < 0 ? rc
+			      : content_write_archive_data(&ps->content, ps->tree, b->out.fd, r->start,
+							   b->out.path, stop_requested, b, b->d);
+	}
+	if (ps->from)
+		return copy_input(b, ps->from, r->start, r->size);
+	return 0;
+}
+
+int build_write_partitions(struct build *b)
+{
+	for (size_t i = 0; i < b->l->n_parts; i++) {
+		int rc = write_partition(b, i);
+		if (rc == 0 && build_interrupted(b))
+			rc = -EINTR;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void build_report_partitions(struct build *b)
+{
+	FILE *out = b->o->report;
+
+	for (size_t i = 0; i < b->l->n_parts; i++) {
+		const struct layout_partition *p = &b->l->parts[i];
+		const struct plan_region *r = build_region_of(b, i);
+		const struct fat_geom *g = &b->parts[i].geom;
+		char size[32], cluster[32];
+		units_human(r->size, size, sizeof(size));
+		fprintf(out, "  %-12s start %llu, %s", p->name, (unsigned long long)r->start, size);
+		if (r->number)
+			fprintf(out, ", partition %u, type 0x%02x", r->number, b->mbr_types[i]);
+		if (layout_part_is_fat(p)) {
+			units_human(g->cluster_size, cluster, sizeof(cluster));
+			fprintf(out, ", FAT%d, %s clusters x %u, %u FAT%s, data area at byte %llu",
+				(int)g->type, cluster, g->clusters, g->fats, g->fats == 1 ? "" : "s",
+				(unsigned long long)(r->start + g->data_offset));
+		} else if (b->parts[i].from) {
+			fprintf(out, ", from %s", b->parts[i].from);
+		}
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,51 @@
+/*
+ * mkimage: the sdimg commands over layouts/ and fat/. main.c parses the command line and
+ * dispatches to one cmd_* function per subcommand; each returns the process exit status
+ * (0 success, 1 the work failed, 2 bad usage) and prints its own messages once.
+ */
+#ifndef SDIMG_MKIMAGE_H
+#define SDIMG_MKIMAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "layouts/layouts.h"
+
+#define SDIMG_PROG "sdimg"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+/* `sdimg plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...` */
+int cmd_plan(int argc, char **argv);
+
+/* `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]` */
+int cmd_build(int argc, char **argv);
+
+/* `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]` */
+int cmd_inspect(int argc, char **argv);
+
+/* `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH` */
+int cmd_ls(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
+
+/* Prints "sdimg: MSG" and the --help hint on stderr; returns EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The options every layout-reading command shares: -I DIR and --set VAR=VALUE.
+ * layout_args_add() takes one --set argument; the strings are borrowed from argv.
+ */
+struct cli_layout_args {
+	struct layout_var *vars; /* owned array */
+	size_t n_vars;
+	const char *input_dir;
+};
+
+int cli_layout_args_set(struct cli_layout_args *a, const char *command, const char *assignment);
+void cli_layout_args_release(struct cli_layout_args *a);
+/* Loads the layout with these arguments, the environment and $SOURCE_DATE_EPOCH. */
+int cli_layout_args_load(const struct cli_layout_args *a, const char *path, struct diag *d,
+		     struct layout **ret_layout);
+
+#endif

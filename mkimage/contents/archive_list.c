@@ -1,0 +1,563 @@
+/*
+ * archive_list: the listing pass over an archive given as a `tree` source. It reads only
+ * headers (libarchive skips or decompresses past the data, which is never held), puts
+ * directories, files and hard links into the content model with their entry numbers, and
+ * then resolves symbolic links inside the archive. The bytes are written later by a second
+ * pass over the archive (archive_data.c), once fat/ has placed every file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/array.h"
+#include "fat/fat.h"
+#include "mkimage/contents/contents_priv.h"
+
+#define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
+
+/* A regular file that strip removed, which hard links may still name. */
+struct gone {
+	char *path;	/* its path, normalised but not stripped (owned) */
+	uint64_t entry; /* the entry with its bytes */
+	uint64_t size;
+};
+
+/* A hard link to a file strip removed: node @node gets the bytes of gone[@gone] at the end. */
+struct gone_link {
+	size_t node, gone;
+};
+
+struct lister {
+	const struct layout *l;
+	const struct layout_entry *e;
+	const char *host;
+	size_t source;
+	struct content *c;
+	struct diag *d;
+	uint32_t id;	   /* 1 + index of the archive in c->archives */
+	uint64_t ordinal;  /* number of the entry being listed */
+	uint64_t kept;	   /* entries that strip left */
+	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
+	struct gone *gone;
+	size_t n_gone, cap_gone;
+	struct gone_link *links;
+	size_t n_links, cap_links;
+};
+
+struct archive *content_archive_open(const char *host, struct diag *d)
+{
+	struct archive *a = archive_read_new();
+
+	if (!a) {
+		diag_error(d, "%s: out of memory", host);
+		return NULL;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
+		diag_error(d, "%s: cannot be read as an archive: %s", host, archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+const char *content_archive_entry_name(struct archive_entry *ae)
+{
+	const char *name = archive_entry_pathname_utf8(ae);
+
+	if (!name)
+		name = archive_entry_pathname(ae);
+	return name ? name : "";
+}
+
+/*
+ * @raw with "." and empty components dropped and ".." applied ("./a/", "/a" and "a//b/.."
+ * all give "a"), then @strip leading components removed. Returns 0 with the malloc'd result
+ * in *@ret ("" for the top itself), 1 when stripping leaves nothing, -EINVAL when ".."
+ * climbs out of the top, or -ENOMEM.
+ */
+static int norm_path(const char *raw, unsigned strip, char **ret)
+{
+	char *out = malloc(strlen(raw) + 1);
+	size_t w = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (const char *p = raw; *p;) {
+		size_t len = strcspn(p, "/");
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (!w) {
+				free(out);
+				return -EINVAL;
+			}
+			while (w && out[w - 1] != '/')
+				w--;
+			w -= w ? 1 : 0;
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			if (w)
+				out[w++] = '/';
+			memcpy(out + w, p, len);
+			w += len;
+		}
+		p += len + strspn(p + len, "/");
+	}
+	out[w] = '\0';
+	char *rest = out;
+	for (unsigned i = 0; i < strip && *rest; i++)
+		rest = strchr(rest, '/') ? strchr(rest, '/') + 1 : rest + strlen(rest);
+	if (strip && !*rest) {
+		free(out);
+		return 1;
+	}
+	memmove(out, rest, strlen(rest) + 1);
+	*ret = out;
+	return 0;
+}
+
+/* The FAT path of @rel (relative to the tree's top), malloc'd. */
+static char *fat_path_of(const struct lister *ls, const char *rel)
+{
+	const char *top = strcmp(ls->e->path, "/") ? ls->e->path : "";
+	char *path = NULL;
+
+	if (!*rel)
+		return strdup(*top ? top : "/");
+	return asprintf(&path, "%s/%s", top, rel) < 0 ? NULL : path;
+}
+
+static int add_node(struct lister *ls, struct content_node *n, const char *rel,
+		    struct archive_entry *ae)
+{
+	char *origin = NULL;
+	struct timespec ts = { archive_entry_mtime(ae), archive_entry_mtime_nsec(ae) };
+	int rc;
+
+	n->mtime = content_mtime(&ls->l->image, archive_entry_mtime_is_set(ae) ? &ts : NULL,
+				 &n->mtime_ns);
+	n->source = ls->source;
+	n->path = fat_path_of(ls, rel);
+	if (!n->path || asprintf(&origin, "%s: %s", ls->host, content_archive_entry_name(ae)) < 0) {
+		free(n->path);
+		return -ENOMEM;
+	}
+	n->origin = origin;
+	rc = content_add(ls->c, n, ls->d);
+	free(n->path);
+	free(origin);
+	return rc;
+}
+
+/* Remembers the regular file @ae, which strip removed, for hard links to it. */
+static int remember_gone(struct lister *ls, struct archive_entry *ae)
+{
+	char *path = NULL;
+	int rc = norm_path(content_archive_entry_name(ae), 0, &path);
+
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (array_grow((void **)&ls->gone, &ls->cap_gone, ls->n_gone + 1, sizeof(*ls->gone)) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	ls->gone[ls->n_gone++] = (struct gone){ .path = path, .entry = ls->ordinal,
+						.size = (uint64_t)archive_entry_size(ae) };
+	return 0;
+}
+
+/* The stripped-away file that @target names, in *@ret; -ENOENT when there is none. */
+static int find_gone(const struct lister *ls, const char *target, size_t *ret)
+{
+	char *path = NULL;
+	int rc = norm_path(target, 0, &path);
+
+	if (rc)
+		return rc < 0 ? rc : -ENOENT;
+	rc = -ENOENT;
+	for (size_t i = ls->n_gone; rc && i-- > 0;)
+		if (!strcmp(ls->gone[i].path, path)) {
+			*ret = i;
+			rc = 0;
+		}
+	free(path);
+	return rc;
+}
+
+/* A hard link to stripped-away file @g: its bytes are decided once all is listed. */
+static int link_to_gone(struct lister *ls, const char *rel, struct archive_entry *ae, size_t g)
+{
+	int rc = add_node(ls, &(struct content_node){ .size = 0 }, rel, ae);
+
+	if (rc < 0)
+		return rc;
+	if (array_grow((void **)&ls->links, &ls->cap_links, ls->n_links + 1,
+		       sizeof(*ls->links)) < 0)
+		return -ENOMEM;
+	ls->links[ls->n_links++] = (struct gone_link){ .node = ls->c->n - 1, .gone = g };
+	return 0;
+}
+
+/* The hard links to stripped-away files get those files' bytes. */
+static void fill_gone_links(struct lister *ls)
+{
+	for (size_t i = 0; i < ls->n_links; i++) {
+		struct content_node *n = &ls->c->nodes[ls->links[i].node];
+		const struct gone *g = &ls->gone[ls->links[i].gone];
+		if (n->removed)
+			continue;
+		n->archive = ls->id;
+		n->entry = g->entry;
+		n->size = g->size;
+	}
+}
+
+/*
+ * A hard link: the same bytes as the file it names, taken once everything is listed (as for
+ * symbolic links). Its target is a path from the archive's top, stripped like every entry.
+ */
+static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry *ae)
+{
+	const char *target = archive_entry_hardlink(ae);
+	char *trel = NULL;
+	size_t g = 0;
+	int rc = norm_path(target, ls->e->strip, &trel);
+
+	if (rc == 1 && (rc = find_gone(ls, target, &g)) == 0)
+		return link_to_gone(ls, rel, ae, g);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
+				  ls->host, content_archive_entry_name(ae), target);
+	struct content_node n = { .link = trel };
+	rc = add_node(ls, &n, rel, ae);
+	free(trel);
+	return rc;
+}
+
+/*
+ * cpio (newc) puts the bytes of a group of hard links on its last name only, and lists the
+ * earlier ones empty: the file named by @ae's link gets the bytes that @ae carries.
+ */
+static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
+{
+	char *trel = NULL, *path = NULL, *key = NULL;
+	struct content_node *t = NULL;
+	size_t g;
+	int rc = norm_path(archive_entry_hardlink(ae), ls->e->strip, &trel);
+
+	if (rc == 1 && find_gone(ls, archive_entry_hardlink(ae), &g) == 0 && !ls->gone[g].size) {
+		ls->gone[g].entry = ls->ordinal;
+		ls->gone[g].size = (uint64_t)archive_entry_size(ae);
+	}
+	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = fat_path_key(path)))
+		t = content_find(ls->c, key);
+	else if (rc == 0)
+		rc = -ENOMEM;
+	if (t && t->source == ls->source && t->archive == ls->id && !t->size && !t->is_dir) {
+		t->entry = ls->ordinal;
+		t->size = (uint64_t)archive_entry_size(ae);
+	}
+	free(trel);
+	free(path);
+	free(key);
+	return rc < 0 ? rc : 0;
+}
+
+/* A symbolic link: its target, relative to the tree's top, resolved once all is listed. */
+static int add_symlink(struct lister *ls, const char *rel, struct archive_entry *ae)
+{
+	const char *target = archive_entry_symlink(ae);
+	const char *slash = strrchr(rel, '/');
+	char *joined = NULL, *trel = NULL;
+	int rc;
+
+	if (!target || target[0] == '/' || !*target)
+		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
+				  ls->host, content_archive_entry_name(ae), target ? target : "nothing");
+	if (asprintf(&joined, "%.*s/%s", slash ? (int)(slash - rel) : 0, rel, target) < 0)
+		return -ENOMEM;
+	rc = norm_path(joined, 0, &trel);
+	free(joined);
+	if (rc == -EINVAL)
+		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the tree",
+				  ls->host, content_archive_entry_name(ae), target);
+	if (rc < 0)
+		return rc;
+	struct content_node n = { .link = trel };
+	rc = add_node(ls, &n, rel, ae);
+	free(trel);
+	return rc;
+}
+
+static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae)
+{
+	struct content_node n = { .archive = ls->id, .entry = ls->ordinal };
+
+	if (!archive_entry_size_is_set(ae))
+		return diag_error(ls->d, "%s: %s: the archive does not say how large it is",
+				  ls->host, content_archive_entry_name(ae));
+	n.size = (uint64_t)archive_entry_size(ae);
+	if (n.size > UINT32_MAX)
+		return diag_error(ls->d, "%s: %s: %llu bytes; a FAT file must be smaller than "
+				  "4 GiB", ls->host, content_archive_entry_name(ae), (unsigned long long)n.size);
+	return add_node(ls, &n, rel, ae);
+}
+
+static const char *special_kind(mode_t type)
+{
+	switch (type) {
+	case AE_IFIFO:
+		return "fifo";
+	case AE_IFSOCK:
+		return "socket";
+	case AE_IFCHR:
+	case AE_IFBLK:
+		return "device node";
+	default:
+		return "special file";
+	}
+}
+
+static int list_entry(struct lister *ls, struct archive_entry *ae)
+{
+	const char *name = content_archive_entry_name(ae);
+	mode_t type = archive_entry_filetype(ae);
+	char *rel = NULL;
+	int rc = norm_path(name, ls->e->strip, &rel);
+
+	if (rc == -EINVAL)
+		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",
+				  ls->host, name);
+	if (rc == 1 && archive_entry_hardlink(ae) && archive_entry_size(ae) > 0)
+		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
+	if (rc == 1 && type == AE_IFREG)
+		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
+	if (rc)
+		return rc < 0 ? rc : 0;
+	ls->kept++;
+	if (!*rel && (type != AE_IFDIR || archive_entry_hardlink(ae)))
+		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
+				ls->host, name);
+	/* a hard link first: tar gives it no file type */
+	else if (archive_entry_hardlink(ae) && archive_entry_size(ae) <= 0)
+		rc = add_hardlink(ls, rel, ae);
+	else if (type == AE_IFDIR && !*rel && !strcmp(ls->e->path, "/"))
+		rc = 0; /* the root, which FAT stores nothing about */
+	else if (type == AE_IFDIR)
+		rc = add_node(ls, &(struct content_node){ .is_dir = true }, rel, ae);
+	else if (type == AE_IFREG || archive_entry_hardlink(ae))
+		rc = add_file(ls, rel, ae);
+	else if (type == AE_IFLNK)
+		rc = add_symlink(ls, rel, ae);
+	else
+		rc = diag_error(ls->d, "%s: %s: a %s cannot go on a FAT file system", ls->host, name,
+				special_kind(type));
+	if (rc == 0 && archive_entry_hardlink(ae) && archive_entry_size(ae) > 0)
+		rc = give_bytes_to_target(ls, ae);
+	free(rel);
+	return rc;
+}
+
+/* Copies the archive's nodes below folder @from (a path and its key) to below @to. */
+static int copy_below(struct lister *ls, const char *from, const char *from_key,
+		      const char *to)
+{
+	size_t len = strlen(from_key), plen = strlen(from), n = ls->c->n;
+
+	for (size_t j = ls->first_node; j < n; j++) {
+		const struct content_node *m = &ls->c->nodes[j];
+		if (m->removed || m->source != ls->source || strncmp(m->key, from_key, len) ||
+		    m->key[len] != '/')
+			continue;
+		struct content_node copy = { .is_dir = m->is_dir, .archive = m->archive,
+					     .entry = m->entry, .size = m->size, .link = m->link,
+					     .mtime = m->mtime, .mtime_ns = m->mtime_ns,
+					     .source = m->source, .origin = m->origin };
+		if (asprintf(&copy.path, "%s%s", to, m->path + plen) < 0)
+			return -ENOMEM;
+		int rc = content_add(ls->c, &copy, ls->d); /* may move ls->c->nodes */
+		free(copy.path);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Node @i, a link to the folder @t: it becomes a copy of that folder (as a folder walk that
+ * follows the link sees it); a link inside the folder it names is a loop.
+ */
+static int follow_to_folder(struct lister *ls, size_t i, const struct content_node *t)
+{
+	struct content_node *n = &ls->c->nodes[i];
+	size_t len = strlen(t->key);
+	char *from = strdup(t->path), *from_key = strdup(t->key), *to = strdup(n->path);
+	int rc = from && from_key && to ? 0 : -ENOMEM;
+
+	if (rc == 0 && !strncmp(n->key, t->key, len) && (!n->key[len] || n->key[len] == '/'))
+		rc = diag_error(ls->d, "%s: a symbolic link loop (it leads to %s, which holds it)",
+				n->origin, t->path);
+	if (rc == 0) {
+		n->is_dir = true;
+		n->mtime = t->mtime;
+		n->mtime_ns = t->mtime_ns;
+		free(n->link);
+		n->link = NULL;
+		rc = copy_below(ls, from, from_key, to);
+	}
+	free(from);
+	free(from_key);
+	free(to);
+	return rc;
+}
+
+/*
+ * Follows the link of node @i and gives @i the bytes of the file (or the folder) it names.
+ * A link that names nothing (yet: a path through a link to a folder that is not copied yet)
+ * is an error when @report is set, else it returns 1.
+ */
+static int resolve_link(struct lister *ls, size_t i, bool report)
+{
+	const char *target = ls->c->nodes[i].link;
+
+	for (unsigned hops = 0; hops < LINK_HOPS; hops++) {
+		if (!*target)
+			return diag_error(ls->d, "%s: a symbolic link loop (it leads to the top of "
+					  "the tree, which holds it)", ls->c->nodes[i].origin);
+		char *path = fat_path_of(ls, target), *key = path ? fat_path_key(path) : NULL;
+		struct content_node *t = key ? content_find(ls->c, key) : NULL;
+		bool no_memory = !key;
+		free(path);
+		free(key);
+		if (no_memory)
+			return -ENOMEM;
+		struct content_node *n = &ls->c->nodes[i];
+		if ((!t || t->source != ls->source) && !report)
+			return 1;
+		if (!t || t->source != ls->source)
+			return diag_error(ls->d, "%s: a dangling link (to %s, which the archive "
+					  "does not hold)", n->origin, target);
+		if (t->is_dir)
+			return follow_to_folder(ls, i, t);
+		if (!t->link) {
+			n->archive = t->archive;
+			n->entry = t->entry;
+			n->size = t->size;
+			n->mtime = t->mtime; /* a followed link is that file, as in folders */
+			n->mtime_ns = t->mtime_ns;
+			free(n->link);
+			n->link = NULL;
+			return 0;
+		}
+		target = t->link;
+	}
+	return diag_error(ls->d, "%s: a loop of symbolic links", ls->c->nodes[i].origin);
+}
+
+/* Resolves every link, again while that makes progress; then reports those left dangling. */
+static int resolve_links(struct lister *ls)
+{
+	bool progress = true;
+	size_t pending = 1;
+
+	while (pending && progress) {
+		progress = false;
+		pending = 0;
+		for (size_t i = ls->first_node; i < ls->c->n; i++) {
+			if (ls->c->nodes[i].removed || !ls->c->nodes[i].link)
+				continue;
+			int rc = resolve_link(ls, i, false);
+			if (rc < 0)
+				return rc;
+			pending += rc == 1;
+			progress |= rc == 0;
+		}
+	}
+	for (size_t i = ls->first_node; pending && i < ls->c->n; i++)
+		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link)
+			return resolve_link(ls, i, true);
+	return 0;
+}
+
+static int list_all(struct lister *ls, struct archive *a)
+{
+	struct archive_entry *ae;
+	char last[512] = "";
+	int r, rc = 0;
+
+	while (rc == 0 && content_archive_ok(r = archive_read_next_header(a, &ae))) {
+		if (!*content_archive_entry_name(ae))
+			rc = diag_error(ls->d, "%s: the name of entry %llu cannot be read: %s",
+					ls->host, (unsigned long long)ls->ordinal + 1,
+					archive_error_string(a) ? archive_error_string(a) : "it is empty");
+		else
+			rc = list_entry(ls, ae);
+		snprintf(last, sizeof(last), "%s", content_archive_entry_name(ae));
+		ls->ordinal++;
+	}
+	if (rc < 0)
+		return rc;
+	if (r != ARCHIVE_EOF && !ls->ordinal)
+		return diag_error(ls->d, "%s: cannot be read as an archive: %s", ls->host,
+				  archive_error_string(a));
+	if (r != ARCHIVE_EOF)
+		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, archive_error_string(a),
+				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
+	if (!ls->ordinal)
+		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
+	if (!ls->kept)
+		diag_warning(ls->d, "%s: strip = %u leaves nothing of its %llu entries", ls->host,
+			     ls->e->strip, (unsigned long long)ls->ordinal);
+	return 0;
+}
+
+/* Remembers @host, as it is now, as the source of archive number ls->id. */
+static int register_archive(struct lister *ls)
+{
+	struct content *c = ls->c;
+	struct content_archive *ca;
+	struct stat st;
+
+	if (stat(ls->host, &st) < 0)
+		return diag_error(ls->d, "%s: %s", ls->host, strerror(errno));
+	if (array_grow((void **)&c->archives, &c->cap_archives, c->n_archives + 1,
+		       sizeof(*c->archives)) < 0)
+		return -ENOMEM;
+	ca = &c->archives[c->n_archives];
+	*ca = (struct content_archive){ .path = strdup(ls->host), .dev = st.st_dev,
+					.ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim };
+	if (!ca->path)
+		return -ENOMEM;
+	ls->id = (uint32_t)++c->n_archives;
+	return 0;
+}
+
+int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
+		   size_t source, struct content *c, struct diag *d)
+{
+	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
+			     .first_node = c->n };
+	struct archive *a;
+	int rc = content_verify_gzip(host, d);
+
+	if (rc < 0)
+		return rc;
+	if (!(a = content_archive_open(host, d)))
+		return -EINVAL;
+	rc = register_archive(&ls);
+	if (rc == 0)
+		rc = list_all(&ls, a);
+	archive_read_free(a);
+	if (rc == 0) {
+		fill_gone_links(&ls);
+		rc = resolve_links(&ls);
+	}
+	for (size_t i = 0; i < ls.n_gone; i++)
+		free(ls.gone[i].path);
+	free(ls.gone);
+	free(ls.links);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/*
+ * archive_stream: the data pass (contents.h). fat_write() has placed every file and written everything but
+ * the bytes of files that come from archives; this reads each archive a second time, in its
+ * own order, and pwrite()s every entry's bytes where fat/ put them (once for each name the
+ * entry has: hard and symbolic links get the same bytes again). Holes stay holes: only
+ * blocks that are not all zero are written into the zero, sparse output.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/array.h"
+#include "mkimage/contents/contents_priv.h"
+
+#define ZERO_CHECK 65536u /* granularity of the holes left in the output */
+
+/* Where the data pass writes, and who may stop it. */
+struct sink {
+	int fd;
+	const char *image;     /* the image's name, for messages */
+	content_stop_fn stop;
+	void *stop_ctx;
+	struct diag *d;
+};
+
+/* One file the data pass writes: entry @entry of the archive goes to byte @off. */
+struct dest {
+	uint64_t entry;
+	uint64_t off;
+	uint64_t size;
+};
+
+static int compare_dest(const void *a, const void *b)
+{
+	const struct dest *x = a, *y = b;
+
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* The files of archive @id with bytes, sorted by entry number, in *@ret (free() it). */
+static int collect(const struct content *c, const struct fat_tree *vol, uint32_t id,
+		   uint64_t vol_offset, struct dest **ret, size_t *ret_n)
+{
+	struct dest *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct content_node *node = &c->nodes[i];
+		if (node->removed || node->archive != id || !node->size)
+			continue;
+		if (array_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[n] = (struct dest){ .entry = node->entry, .size = node->size };
+		if (fat_tree_file_offset(vol, node->path, &v[n].off) < 0) {
+			free(v);
+			return -EINVAL;
+		}
+		v[n++].off += vol_offset;
+	}
+	qsort(v, n, sizeof(*v), compare_dest);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int put(int fd, const char *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Writes @len bytes at @off, leaving out the pieces that are all zero. */
+static int put_nonzero(int fd, const char *p, size_t len, uint64_t off)
+{
+	while (len) {
+		size_t piece = len < ZERO_CHECK ? len : ZERO_CHECK;
+		int rc = 0;
+		if (p[0] || memcmp(p, p + 1, piece - 1))
+			rc = put(fd, p, piece, off);
+		if (rc < 0)
+			return rc;
+		p += piece;
+		len -= piece;
+		off += piece;
+	}
+	return 0;
+}
+
+/* Copies the current entry's data to the @n destinations @v. */
+static int copy_entry(const struct sink *out, const char *host, struct archive *a,
+		      struct archive_entry *ae, const struct dest *v, size_t n)
+{
+	const void *buf;
+	size_t len;
+	la_int64_t at;
+	int r;
+
+	if ((uint64_t)archive_entry_size(ae) != v->size)
+		return diag_error(out->d, "%s: %s: changed while the image was built", host,
+				  content_archive_entry_name(ae));
+	while (content_archive_ok(r = archive_read_data_block(a, &buf, &len, &at))) {
+		if (at < 0 || (uint64_t)at + len > v->size)
+			return diag_error(out->d, "%s: %s: holds more data than its size", host,
+					  content_archive_entry_name(ae));
+		for (size_t i = 0; i < n; i++) {
+			int rc = put_nonzero(out->fd, buf, len, v[i].off + (uint64_t)at);
+			if (rc < 0)
+				return diag_error(out->d, "%s: writing the image: %s", out->image,
+						  strerror(-rc));
+		}
+	}
+	if (r != ARCHIVE_EOF)
+		return diag_error(out->d, "%s: %s: %s", host, content_archive_entry_name(ae),
+				  archive_error_string(a));
+	return 0;
+}
+
+static int stream(const struct sink *out, const char *host, struct archive *a, const struct dest *v,
+		  size_t n)
+{
+	struct archive_entry *ae;
+	uint64_t k = 0;
+	size_t j = 0;
+	int r = ARCHIVE_OK;
+
+	while (j < n && content_archive_ok(r = archive_read_next_header(a, &ae))) {
+		size_t end = j;
+		if (out->stop && out->stop(out->stop_ctx))
+			return -EINTR;
+		while (end < n && v[end].entry == k)
+			end++;
+		if (end > j) {
+			int rc = copy_entry(out, host, a, ae, v + j, end - j);
+			if (rc < 0)
+				return rc;
+			j = end;
+		}
+		k++;
+	}
+	if (j < n)
+		return diag_error(out->d, "%s: %s", host,
+				  r == ARCHIVE_EOF ? "changed while the image was built"
+						   : archive_error_string(a));
+	return 0;
+}
+
+/* The archive must be the file that was listed: same file, size and time. */
+static int unchanged(const struct sink *out, const struct content_archive *ca)
+{
+	struct stat st;
+
+	if (stat(ca->path, &st) < 0)
+		return diag_error(out->d, "%s: %s", ca->path, strerror(errno));
+	if (st.st_dev != ca->dev || st.st_ino != ca->ino || st.st_size != ca->size ||
+	    st.st_mtim.tv_sec != ca->mtime.tv_sec || st.st_mtim.tv_nsec != ca->mtime.tv_nsec)
+		return diag_error(out->d, "%s: changed while the image was built", ca->path);
+	return 0;
+}
+
+int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
+			       uint64_t vol_offset, const char *image, content_stop_fn stop,
+			       void *stop_ctx, struct diag *d)
+{
+	const struct sink out = { .fd = fd, .image = image, .stop = stop, .stop_ctx = stop_ctx, .d = d };
+
+	for (uint32_t id = 1; id <= c->n_archives; id++) {
+		const char *host = c->archives[id - 1].path;
+		struct dest *v = NULL;
+		size_t n = 0;
+		int rc = unchanged(&out, &c->archives[id - 1]);
+		if (rc == 0)
+			rc = collect(c, vol, id, vol_offset, &v, &n);
+		if (rc == 0 && n) {
+			struct archive *a = content_archive_open(host, d);
+			rc = a ? stream(&out, host, a, v, n) : -EINVAL;
+			if (a)
+				archive_read_free(a);
+		}
+		free(v);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * contents: what goes into one FAT partition (the interface of mkimage/contents/), gathered
+ * from the layout's tree, file and dir entries in file order, with LAYOUT.md's overlay rule:
+ * a later entry replaces an earlier one at the same FAT path (compared as FAT compares:
+ * case-insensitively); two directories at one path merge. Two names that FAT sees as equal
+ * from one source are an error.
+ *   model.c           the content model: nodes, the overlay rule, the path index
+ *   host_tree.c       tree/file/dir entries read from host folders and files
+ *   archive_list.c    the listing pass over an archive (headers only) into the model
+ *   archive_stream.c  the data pass: archive entries streamed to their clusters
+ *   archive_gzip.c    gzip's CRC-32 checked through zlib (libarchive does not)
+ * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
+ * an offset and a stop callback.
+ */
+#ifndef SDIMG_MKIMAGE_CONTENTS_H
+#define SDIMG_MKIMAGE_CONTENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "common/diag.h"
+#include "fat/fat.h"
+#include "layouts/layouts.h"
+
+struct content_node {
+	char *path;      /* FAT path as it will be written: "/a/b" (owned) */
+	char *key;       /* the path folded as FAT compares names (owned) */
+	bool is_dir;
+	char *host_path; /* a file's bytes come from this host file (owned), or ... */
+	const char *text;/* ... are this text (borrowed from the layout), or ... */
+	uint32_t archive;/* ... come from archive content.archives[archive - 1] (0: none), */
+	uint64_t entry;  /*     from its entry number @entry (counted from 0) */
+	char *link;      /* an archive's symbolic link, until it is resolved (owned) */
+	uint64_t size;
+	int64_t mtime;
+	uint32_t mtime_ns;
+	unsigned attrs;
+	bool first;
+	size_t source;   /* index of the layout entry that put it here */
+	char *origin;    /* where it comes from, for messages (owned) */
+	bool removed;    /* replaced by a later entry */
+	bool implicit;   /* a folder created because a path needs it */
+};
+
+/* An archive files come from, as it was when it was listed. */
+struct content_archive {
+	char *path;	/* host path (owned) */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+struct content {
+	struct content_node *nodes;
+	size_t n, cap;
+	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
+	size_t index_cap;
+	int64_t implicit_mtime; /* time of folders created because a path needs them */
+	struct content_archive *archives; /* the archives files come from */
+	size_t n_archives, cap_archives;
+};
+
+/*
+ * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
+ * Host paths are resolved against l->input_dir. Timestamps follow image.mtime.
+ * Returns 0 or a negative errno with one message per problem in @d.
+ */
+int content_gather(const struct layout *l, const struct layout_partition *p,
+		   struct content *c, struct diag *d);
+
+void content_release(struct content *c);
+
+/* Asked between archive entries during the data pass: true stops it (-EINTR). */
+typedef bool (*content_stop_fn)(void *ctx);
+
+/*
+ * The data pass: fat_write() has placed every file of @c in the volume @vol, written at byte
+ * @vol_offset of the image @fd (named @image in messages), and written everything but the
+ * bytes of the files that come from archives. This reads each archive once more, in its own
+ * order, and writes every entry's bytes where @vol put them; all-zero blocks stay holes.
+ * @stop (may be NULL) is asked between entries. An archive that changed since it was listed
+ * is an error. Returns 0 or a negative errno with a message in @d.
+ */
+int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
+			       uint64_t vol_offset, const char *image, content_stop_fn stop,
+			       void *stop_ctx, struct diag *d);
+
+#endif

@@ -1,0 +1,55 @@
+/* Internals shared by the files of mkimage/contents/: the content model's index and the
+ * two archive passes (listing, data). */
+#ifndef SDIMG_MKIMAGE_CONTENTS_PRIV_H
+#define SDIMG_MKIMAGE_CONTENTS_PRIV_H
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <time.h>
+
+#include "common/diag.h"
+#include "mkimage/contents/contents.h"
+
+/* The live node at folded path @key, or NULL. */
+struct content_node *content_find(struct content *c, const char *key);
+
+/* Adds a node (see model.c); returns 0 or a negative errno (message in @d). */
+int content_add(struct content *c, const struct content_node *in, struct diag *d);
+
+/* Puts node @i into the hash index (which has room). */
+int content_index_one(struct content *c, size_t i);
+
+/* The time image.mtime @im gives a node whose own mtime is @ts (NULL: none). */
+int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
+
+/*
+ * Adds the entries of archive @host (the `from` of tree entry @e, layout entry number
+ * @source) to @c: files refer to their archive entry, whose bytes are written later by
+ * content_write_archive_data(). Returns 0 or a negative errno (messages in @d).
+ */
+int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
+			 size_t source, struct content *c, struct diag *d);
+
+/*
+ * Opens @host for reading with every filter and format libarchive has (chosen by content,
+ * not by name). Returns the handle (archive_read_free() it), or NULL with a message in @d.
+ */
+struct archive *content_archive_open(const char *host, struct diag *d);
+
+/* The name of @ae as the archive spells it, for messages and paths. */
+const char *content_archive_entry_name(struct archive_entry *ae);
+
+/*
+ * When @host is gzip-compressed: reads it through zlib, which checks what libarchive does
+ * not (each member's CRC-32 and length). Returns 0 (also for other files), or -EINVAL with a
+ * message naming @host, -ENOMEM.
+ */
+int content_verify_gzip(const char *host, struct diag *d);
+
+/* Whether @r, a libarchive status, lets reading go on (ARCHIVE_OK or ARCHIVE_WARN). */
+static inline int content_archive_ok(int r)
+{
+	return r == ARCHIVE_OK || r == ARCHIVE_WARN;
+}
+
+#endif

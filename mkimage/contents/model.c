@@ -1,0 +1,210 @@
+/* model: the files of a FAT partition, overlaid in layout order (see contents.h). */
+#include "mkimage/contents/contents.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/array.h"
+#include "fat/fat.h"
+#include "mkimage/contents/contents_priv.h"
+
+/* FAT compares names without regard to case, by its own table. */
+static char *fold(const char *path)
+{
+	return fat_path_key(path);
+}
+
+static size_t hash(const char *s)
+{
+	size_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int index_rebuild(struct content *c, size_t cap)
+{
+	size_t *index = calloc(cap, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->nodes[i].removed)
+			continue;
+		size_t h = hash(c->nodes[i].key) & (cap - 1);
+		while (index[h])
+			h = (h + 1) & (cap - 1);
+		index[h] = i + 1;
+	}
+	free(c->index);
+	c->index = index;
+	c->index_cap = cap;
+	return 0;
+}
+
+struct content_node *content_find(struct content *c, const char *key)
+{
+	if (!c->index_cap)
+		return NULL;
+	for (size_t h = hash(key) & (c->index_cap - 1); c->index[h]; h = (h + 1) & (c->index_cap - 1)) {
+		struct content_node *n = &c->nodes[c->index[h] - 1];
+		if (!n->removed && strcmp(n->key, key) == 0)
+			return n;
+	}
+	return NULL;
+}
+
+/* Marks @n and, for a directory, everything below it as replaced. */
+static void remove_subtree(struct content *c, struct content_node *n)
+{
+	size_t len = strlen(n->key);
+
+	if (n->is_dir)
+		for (size_t i = 0; i < c->n; i++)
+			if (!c->nodes[i].removed && strncmp(c->nodes[i].key, n->key, len) == 0 &&
+			    c->nodes[i].key[len] == '/')
+				c->nodes[i].removed = true;
+	n->removed = true;
+}
+
+static void node_release(struct content_node *n)
+{
+	free(n->path);
+	free(n->key);
+	free(n->host_path);
+	free(n->origin);
+	free(n->link);
+}
+
+/* Appends a copy of @in (path and key already decided) and indexes it. */
+static int append(struct content *c, const struct content_node *in, char *key, char *path)
+{
+	if (array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0) {
+		free(key);
+		free(path);
+		return -ENOMEM;
+	}
+	struct content_node *n = &c->nodes[c->n++];
+	*n = *in;
+	n->key = key;
+	n->path = path;
+	n->origin = strdup(in->origin);
+	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
+	n->link = in->link ? strdup(in->link) : NULL;
+	if (!n->origin || (in->host_path && !n->host_path) || (in->link && !n->link))
+		return -ENOMEM;
+	if (c->n * 2 > c->index_cap)
+		return index_rebuild(c, c->index_cap ? c->index_cap * 2 : 1024);
+	return content_index_one(c, c->n - 1);
+}
+
+/*
+ * Rewrites the folders of @path (all but its last component) in the case under which they
+ * already exist, creating those that do not as implicit folders of @in's source.
+ * Returns the new path in *@ret_path, or a negative errno (a message when a file is in the way).
+ */
+static int resolve_parents(struct content *c, const struct content_node *in, char **ret_path,
+			   struct diag *d)
+{
+	char *path = strdup(in->path);
+	size_t at = 1; /* the folder being resolved is path[0..end of the component at @at) */
+	int rc = path ? 0 : -ENOMEM;
+
+	while (rc == 0 && strchr(path + at, '/')) {
+		char *slash = strchr(path + at, '/');
+		*slash = '\0';
+		char *key = fold(path);
+		struct content_node *dir = key ? content_find(c, key) : NULL;
+		char *rest = strdup(slash + 1), *joined = NULL;
+		if (!key || !rest) {
+			rc = -ENOMEM;
+		} else if (dir && !dir->is_dir) {
+			rc = diag_error(d, "%s: %s needs %s to be a folder, but %s put a file there",
+					in->origin, in->path, dir->path, dir->origin);
+		} else if (!dir) {
+			struct content_node implicit = { .is_dir = true, .implicit = true,
+							 .mtime = c->implicit_mtime,
+							 .source = in->source, .origin = in->origin };
+			char *copy = strdup(path);
+			rc = copy ? append(c, &implicit, key, copy) : -ENOMEM;
+			key = NULL;
+		}
+		/* continue in the case the folder already has */
+		if (rc == 0 && asprintf(&joined, "%s/%s", dir ? dir->path : path, rest) < 0)
+			rc = -ENOMEM;
+		if (rc == 0) {
+			at = strlen(dir ? dir->path : path) + 1;
+			free(path);
+			path = joined;
+		}
+		free(key);
+		free(rest);
+	}
+	if (rc < 0) {
+		free(path);
+		return rc;
+	}
+	*ret_path = path;
+	return 0;
+}
+
+/*
+ * Adds @in (its strings are copied, except text) at in->path: replaces what an earlier
+ * entry put there, merges with an existing directory, and refuses a clash within one source.
+ */
+int content_add(struct content *c, const struct content_node *in, struct diag *d)
+{
+	char *path = NULL, *key = NULL;
+	int rc = resolve_parents(c, in, &path, d);
+
+	if (rc < 0)
+		return rc;
+	if (!(key = fold(path))) {
+		free(path);
+		return -ENOMEM;
+	}
+	struct content_node *old = content_find(c, key);
+	if (old && old->source == in->source && strcmp(old->path, path) != 0) {
+		rc = diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
+				old->origin, in->origin);
+	} else if (old && old->is_dir && in->is_dir) { /* two directories merge */
+		if (old->implicit && old->source == in->source) { /* an archive lists it late */
+			old->mtime = in->mtime;
+			old->mtime_ns = in->mtime_ns;
+			old->implicit = false;
+		}
+		rc = 0;
+	} else {
+		if (old)
+			remove_subtree(c, old);
+		return append(c, in, key, path);
+	}
+	free(key);
+	free(path);
+	return rc;
+}
+
+int content_index_one(struct content *c, size_t i)
+{
+	size_t h = hash(c->nodes[i].key) & (c->index_cap - 1);
+
+	while (c->index[h])
+		h = (h + 1) & (c->index_cap - 1);
+	c->index[h] = i + 1;
+	return 0;
+}
+
+void content_release(struct content *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		node_release(&c->nodes[i]);
+	for (size_t i = 0; i < c->n_archives; i++)
+		free(c->archives[i].path);
+	free(c->archives);
+	free(c->nodes);
+	free(c->index);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,145 @@
+/* probe: what a partition holds: FAT (fat/'s reader), ext2/3/4 (superblock), unknown. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/array.h"
+#include "common/bytes.h"
+#include "mkimage/reader/reader_priv.h"
+
+#define EXT_SUPER 1024u             /* the ext2/3/4 superblock: 1 KiB into the volume */
+#define EXT_MAGIC 0xEF53u
+#define WALK_MAX_DEPTH 64u          /* a hostile volume cannot make the count run away */
+#define WALK_MAX_ENTRIES 10000000u
+
+struct walk {
+	struct fat_vol *v;
+	struct disk_fat *f;
+	char path[4096];
+	unsigned depth;
+	int rc;
+};
+
+static int count_entry(void *ctx, const struct fat_dirent *e);
+
+static int walk_dir(struct walk *w)
+{
+	struct diag scratch;
+
+	diag_init(&scratch);
+	int rc = fat_vol_list(w->v, w->path[0] ? w->path : "/", count_entry, w, &scratch);
+	diag_release(&scratch);
+	return rc;
+}
+
+static int count_entry(void *ctx, const struct fat_dirent *e)
+{
+	struct walk *w = ctx;
+	size_t len = strlen(w->path);
+
+	if (w->f->files + w->f->dirs >= WALK_MAX_ENTRIES)
+		return -E2BIG;
+	if (!(e->attrs & FAT_ATTR_DIR)) {
+		w->f->files++;
+		return 0;
+	}
+	w->f->dirs++;
+	if (w->depth >= WALK_MAX_DEPTH || len + strlen(e->name) + 2 > sizeof(w->path))
+		return -ELOOP;
+	snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->name);
+	w->depth++;
+	int rc = walk_dir(w);
+	w->depth--;
+	w->path[len] = '\0';
+	return rc;
+}
+
+static bool looks_like_fat(const uint8_t *s)
+{
+	return s[510] == 0x55 && s[511] == 0xAA && (s[0] == 0xEB || s[0] == 0xE9) &&
+	       (memcmp(s + 54, "FAT", 3) == 0 || memcmp(s + 82, "FAT", 3) == 0);
+}
+
+static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
+{
+	struct fat_vol *v = NULL;
+	struct diag scratch;
+
+	diag_init(&scratch);
+	uint64_t room = p->start + p->size > k->size ? k->size - p->start : p->size;
+
+	if (fat_vol_open(k->fd, p->start, room, &v, &scratch) == 0) {
+		p->content = CONTENT_FAT;
+		p->fat.info = *fat_vol_info(v);
+		if (fat_vol_free_clusters(v, &p->fat.free_clusters, &scratch) == 0) {
+			struct walk w = { .v = v, .f = &p->fat };
+			p->fat.walked = walk_dir(&w) == 0;
+		}
+	} else if (looks_like_fat(boot)) {
+		p->content = CONTENT_FAT;
+		snprintf(p->content_error, sizeof(p->content_error), "%s",
+			 scratch.n ? scratch.msgs[0].text : "unreadable FAT volume");
+	}
+	fat_vol_close(v);
+	diag_release(&scratch);
+}
+
+static void probe_ext(struct disk_part *p, const uint8_t *sb)
+{
+	uint32_t compat = get_le32(sb + 92), incompat = get_le32(sb + 96);
+	uint32_t log = get_le32(sb + 24);
+	uint64_t blocks = get_le32(sb + 4);
+	const uint8_t *u = sb + 104;
+
+	if (get_le16(sb + 56) != EXT_MAGIC || log > 6)
+		return;
+	p->content = CONTENT_EXT;
+	if (incompat & 0x80) /* INCOMPAT_64BIT: s_blocks_count_hi */
+		blocks |= (uint64_t)get_le32(sb + 0x150) << 32;
+	p->ext.block_size = 1024u << log;
+	p->ext.size = blocks * p->ext.block_size;
+	snprintf(p->ext.kind, sizeof(p->ext.kind), "%s",
+		 incompat & 0x2C0 ? "ext4" : compat & 0x4 ? "ext3" : "ext2"); /* extents/flex/64bit; journal */
+	memcpy(p->ext.label, sb + 120, 16);
+	p->ext.label[16] = '\0';
+	snprintf(p->ext.uuid, sizeof(p->ext.uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+static void probe(struct disk *k, struct disk_part *p)
+{
+	uint8_t boot[512] = { 0 }, sb[1024] = { 0 };
+
+	if (p->content == CONTENT_CONTAINER || p->start >= k->size)
+		return;
+	if (pread(k->fd, boot, sizeof(boot), (off_t)p->start) != (ssize_t)sizeof(boot))
+		return;
+	probe_fat(k, p, boot);
+	if (p->content == CONTENT_UNKNOWN && p->size >= EXT_SUPER + sizeof(sb) &&
+	    pread(k->fd, sb, sizeof(sb), (off_t)(p->start + EXT_SUPER)) == (ssize_t)sizeof(sb))
+		probe_ext(p, sb);
+}
+
+int reader_probe_all(struct disk *k, struct diag *d)
+{
+	if (k->table_unreadable)
+		return 0; /* the findings say why nothing is listed */
+	if (strcmp(k->table, "none") == 0) {
+		/* no table: the whole disk may be one file system */
+		struct disk_part whole = { .number = 0, .start = 0, .size = k->size };
+		size_t cap = 0;
+		probe(k, &whole);
+		if (whole.content == CONTENT_UNKNOWN)
+			return diag_error(d, "%s: not a disk image: no partition table and no file "
+					     "system at its start", k->path);
+		if (array_grow((void **)&k->parts, &cap, 1, sizeof(*k->parts)) < 0)
+			return -ENOMEM;
+		k->parts[k->n_parts++] = whole;
+		return 0;
+	}
+	for (size_t i = 0; i < k->n_parts; i++)
+		probe(k, &k->parts[i]);
+	return 0;
+}

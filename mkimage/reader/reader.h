@@ -1,0 +1,117 @@
+/*
+ * reader: what an image file or a block device holds, read without writing, and the report
+ * `sdimg inspect` makes of it (the interface of mkimage/reader/, used by `inspect`, `ls`
+ * and `cat`):
+ *   table.c      the partition table (through libfdisk) and the free stretches
+ *   gpt_check.c  are the primary and backup GPT headers and arrays intact?
+ *   probe.c      what each partition holds: FAT (fat/'s reader), ext2/3/4 (superblock)
+ *   findings.c   the SD alignment report: what is off the erase-block grid, and the fix
+ *   report.c     the report as text or JSON
+ * Nothing in the image is trusted. Errors are 0 or a negative errno, with the message in
+ * the caller's struct diag.
+ */
+#ifndef SDIMG_MKIMAGE_READER_H
+#define SDIMG_MKIMAGE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+#include "fat/fat.h"
+
+enum disk_content { CONTENT_UNKNOWN, CONTENT_FAT, CONTENT_EXT, CONTENT_CONTAINER };
+
+struct disk_ext {
+	char kind[5];         /* "ext2", "ext3", "ext4" */
+	char label[17];
+	char uuid[37];
+	uint32_t block_size;
+	uint64_t size;        /* bytes the file system counts */
+};
+
+struct disk_fat {
+	struct fat_info info;
+	uint32_t free_clusters;
+	uint64_t files, dirs;
+	bool walked;          /* the tree could be walked (files, dirs are counted) */
+};
+
+struct disk_part {
+	unsigned number;      /* as the kernel numbers it: 1.., logical from 5 */
+	uint64_t start, size; /* bytes */
+	char type[40];        /* "0x0c" or a GUID */
+	char type_name[64];   /* a readable name, or "" */
+	char name[80];        /* GPT partition name */
+	char uuid[40];        /* GPT partition GUID */
+	bool bootable;        /* MBR active flag / GPT legacy-BIOS-bootable attribute */
+	enum disk_content content;
+	struct disk_fat fat;
+	struct disk_ext ext;
+	char content_error[200]; /* why a FAT-looking volume could not be read */
+};
+
+struct disk_gap {
+	uint64_t start, size;
+};
+
+struct disk {
+	const char *path;
+	int fd;
+	uint64_t size;
+	char table[8];        /* "mbr", "gpt", "none" */
+	char id[40];          /* MBR signature "0x1234abcd" or GPT disk GUID */
+	bool gpt_primary_ok, gpt_backup_ok;
+	bool table_unreadable; /* a GPT signature is there, but libfdisk cannot read the table */
+	struct disk_part *parts;
+	size_t n_parts;
+	struct disk_gap *gaps;
+	size_t n_gaps;
+};
+
+/*
+ * Reads the table and probes each partition of the open image or device @fd named @path.
+ * Returns 0, or a negative errno with a message (the input is not readable, or it is no
+ * disk image: neither a table nor a file system at its start).
+ */
+int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d);
+
+void reader_release_disk(struct disk *k);
+
+/* The size of a regular file or block device in bytes. Returns 0 or a negative errno. */
+int reader_size_of(int fd, uint64_t *ret);
+
+/* ---- findings.c: the SD alignment report. One finding per problem, each with a
+ * severity, a stable code for scripts, the partition (0: the disk) and a message with the
+ * numbers behind it and what to change in the layout. */
+
+struct finding {
+	const char *severity; /* "error", "warning", "info" */
+	const char *code;     /* "start-misaligned", "data-misaligned", ... */
+	unsigned partition;
+	char message[480];
+};
+
+struct findings {
+	struct finding *v;
+	size_t n, cap;
+};
+
+/* Checks @k against the erase-block grid @erase_block (bytes). Returns 0 or -ENOMEM. */
+int reader_compute_findings(const struct disk *k, uint64_t erase_block, struct findings *f);
+
+/* The number of findings that are errors or warnings. */
+size_t reader_count_problems(const struct findings *f);
+
+void reader_release_findings(struct findings *f);
+
+/* ---- report.c: `sdimg inspect` as text or as JSON */
+
+/* Both print on stdout. Return 0, or a negative errno (with a message in @d) when the
+ * output cannot be written. */
+int reader_print_text(const struct disk *k, const struct findings *f, uint64_t erase_block,
+		      struct diag *d);
+int reader_print_json(const struct disk *k, const struct findings *f, uint64_t erase_block,
+		      struct diag *d);
+
+#endif

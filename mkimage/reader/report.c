@@ -1,0 +1,191 @@
+/* report: the report of `sdimg inspect`, for people and for scripts (reader.h). */
+#include "mkimage/reader/reader.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/units.h"
+
+/* 0 when everything printed reached stdout's buffer, else -EIO with a message. */
+static int stdout_status(struct diag *d)
+{
+	if (!ferror(stdout))
+		return 0;
+	diag_error(d, "standard output: write error");
+	return -EIO;
+}
+
+static const char *content_name(const struct disk_part *p)
+{
+	static const char *const names[] = { "unknown", "fat", "ext", "extended" };
+	return names[p->content];
+}
+
+static void print_content(const struct disk_part *p)
+{
+	const struct fat_info *i = &p->fat.info;
+	char cl[32], used[32], size[32];
+
+	if (p->content == CONTENT_FAT && p->content_error[0]) {
+		printf("      FAT, unreadable: %s\n", p->content_error);
+	} else if (p->content == CONTENT_FAT) {
+		units_human(i->cluster_size, cl, sizeof(cl));
+		units_human((uint64_t)(i->clusters - p->fat.free_clusters) * i->cluster_size, used,
+			   sizeof(used));
+		printf("      FAT%d \"%s\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors, "
+		       "%u reserved, %u root entries\n",
+		       (int)i->type, i->label, i->volume_id >> 16, i->volume_id & 0xffff, cl,
+		       i->clusters, i->fats, i->fats == 1 ? "" : "s", i->fat_sectors, i->reserved,
+		       i->root_entries);
+		printf("      data area at byte %llu, hidden sectors %u, total sectors %u, %s used",
+		       (unsigned long long)(p->start + i->data_offset), i->hidden_sectors,
+		       i->total_sectors, used);
+		if (p->fat.walked)
+			printf(", %llu files in %llu folders", (unsigned long long)p->fat.files,
+			       (unsigned long long)p->fat.dirs);
+		printf("\n");
+	} else if (p->content == CONTENT_EXT) {
+		units_human(p->ext.size, size, sizeof(size));
+		printf("      %s \"%s\" UUID %s, %u-byte blocks, %s\n", p->ext.kind, p->ext.label,
+		       p->ext.uuid, p->ext.block_size, size);
+	}
+}
+
+int reader_print_text(const struct disk *k, const struct findings *f, uint64_t eb,
+		      struct diag *d)
+{
+	char size[32], grid[32];
+
+	units_human(k->size, size, sizeof(size));
+	units_human(eb, grid, sizeof(grid));
+	printf("%s: %s (%llu bytes), table %s", k->path, size, (unsigned long long)k->size, k->table);
+	if (k->id[0])
+		printf(", disk id %s", k->id);
+	if (!strcmp(k->table, "gpt"))
+		printf(", primary GPT %s, backup GPT %s", k->gpt_primary_ok ? "valid" : "INVALID",
+		       k->gpt_backup_ok ? "valid" : "INVALID");
+	printf("\n\n%-3s %12s %12s  %-10s %-38s %s\n", "NO", "START", "END", "SIZE", "TYPE", "CONTENT");
+	for (size_t n = 0; n < k->n_parts; n++) {
+		const struct disk_part *p = &k->parts[n];
+		char type[160];
+		units_human(p->size, size, sizeof(size));
+		snprintf(type, sizeof(type), "%s%s%s%s", p->type[0] ? p->type : "-",
+			 p->type_name[0] ? " (" : "", p->type_name, p->type_name[0] ? ")" : "");
+		printf("%-3u %12llu %12llu  %-10s %-38s %s%s%s%s\n", p->number,
+		       (unsigned long long)p->start, (unsigned long long)(p->start + p->size - 1), size,
+		       type, content_name(p), p->bootable ? ", bootable" : "",
+		       p->name[0] ? ", name " : "", p->name);
+		print_content(p);
+	}
+	for (size_t n = 0; n < k->n_gaps; n++) {
+		units_human(k->gaps[n].size, size, sizeof(size));
+		printf("free: bytes %llu-%llu (%s)\n", (unsigned long long)k->gaps[n].start,
+		       (unsigned long long)(k->gaps[n].start + k->gaps[n].size - 1), size);
+	}
+	printf("\nSD alignment (%s grid): ", grid);
+	printf(reader_count_problems(f) ? "%zu problem(s)\n" : "no problems\n", reader_count_problems(f));
+	for (size_t n = 0; n < f->n; n++)
+		printf("  %-7s %-19s %s\n", f->v[n].severity, f->v[n].code, f->v[n].message);
+	return stdout_status(d);
+}
+
+static json_t *json_fat(const struct disk_part *p)
+{
+	const struct fat_info *i = &p->fat.info;
+	json_t *o = json_object();
+
+	if (p->content_error[0]) {
+		json_object_set_new(o, "error", json_string(p->content_error));
+		return o;
+	}
+	json_object_set_new(o, "type", json_integer(i->type));
+	json_object_set_new(o, "cluster_size", json_integer(i->cluster_size));
+	json_object_set_new(o, "clusters", json_integer(i->clusters));
+	json_object_set_new(o, "fats", json_integer(i->fats));
+	json_object_set_new(o, "fat_sectors", json_integer(i->fat_sectors));
+	json_object_set_new(o, "reserved", json_integer(i->reserved));
+	json_object_set_new(o, "root_entries", json_integer(i->root_entries));
+	json_object_set_new(o, "data_offset", json_integer((json_int_t)(p->start + i->data_offset)));
+	json_object_set_new(o, "hidden_sectors", json_integer(i->hidden_sectors));
+	json_object_set_new(o, "total_sectors", json_integer(i->total_sectors));
+	json_object_set_new(o, "label", json_string(i->label));
+	json_object_set_new(o, "serial", json_integer(i->volume_id));
+	json_object_set_new(o, "used_bytes", json_integer((json_int_t)(i->clusters - p->fat.free_clusters) * i->cluster_size));
+	json_object_set_new(o, "free_bytes", json_integer((json_int_t)p->fat.free_clusters * i->cluster_size));
+	json_object_set_new(o, "files", p->fat.walked ? json_integer((json_int_t)p->fat.files) : json_null());
+	json_object_set_new(o, "dirs", p->fat.walked ? json_integer((json_int_t)p->fat.dirs) : json_null());
+	return o;
+}
+
+static json_t *json_part(const struct disk_part *p)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "number", json_integer(p->number));
+	json_object_set_new(o, "start", json_integer((json_int_t)p->start));
+	json_object_set_new(o, "end", json_integer((json_int_t)(p->start + p->size - 1)));
+	json_object_set_new(o, "size", json_integer((json_int_t)p->size));
+	json_object_set_new(o, "type", json_string(p->type));
+	json_object_set_new(o, "type_name", json_string(p->type_name));
+	json_object_set_new(o, "name", json_string(p->name));
+	json_object_set_new(o, "uuid", json_string(p->uuid));
+	json_object_set_new(o, "bootable", json_boolean(p->bootable));
+	json_object_set_new(o, "content", json_string(content_name(p)));
+	if (p->content == CONTENT_FAT)
+		json_object_set_new(o, "fat", json_fat(p));
+	if (p->content == CONTENT_EXT) {
+		json_t *e = json_object();
+		json_object_set_new(e, "kind", json_string(p->ext.kind));
+		json_object_set_new(e, "label", json_string(p->ext.label));
+		json_object_set_new(e, "uuid", json_string(p->ext.uuid));
+		json_object_set_new(e, "block_size", json_integer(p->ext.block_size));
+		json_object_set_new(e, "size", json_integer((json_int_t)p->ext.size));
+		json_object_set_new(o, "ext", e);
+	}
+	return o;
+}
+
+int reader_print_json(const struct disk *k, const struct findings *f, uint64_t eb,
+		      struct diag *d)
+{
+	json_t *root = json_object(), *image = json_object(), *parts = json_array(),
+	       *gaps = json_array(), *finds = json_array();
+
+	json_object_set_new(image, "path", json_string(k->path));
+	json_object_set_new(image, "size", json_integer((json_int_t)k->size));
+	json_object_set_new(image, "table", json_string(k->table));
+	json_object_set_new(image, "id", k->id[0] ? json_string(k->id) : json_null());
+	json_object_set_new(image, "erase_block", json_integer((json_int_t)eb));
+	if (!strcmp(k->table, "gpt")) {
+		json_t *g = json_object();
+		json_object_set_new(g, "primary_valid", json_boolean(k->gpt_primary_ok));
+		json_object_set_new(g, "backup_valid", json_boolean(k->gpt_backup_ok));
+		json_object_set_new(image, "gpt", g);
+	}
+	for (size_t n = 0; n < k->n_parts; n++)
+		json_array_append_new(parts, json_part(&k->parts[n]));
+	for (size_t n = 0; n < k->n_gaps; n++) {
+		json_t *g = json_object();
+		json_object_set_new(g, "start", json_integer((json_int_t)k->gaps[n].start));
+		json_object_set_new(g, "size", json_integer((json_int_t)k->gaps[n].size));
+		json_array_append_new(gaps, g);
+	}
+	for (size_t n = 0; n < f->n; n++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "severity", json_string(f->v[n].severity));
+		json_object_set_new(x, "code", json_string(f->v[n].code));
+		json_object_set_new(x, "partition", json_integer(f->v[n].partition));
+		json_object_set_new(x, "message", json_string(f->v[n].message));
+		json_array_append_new(finds, x);
+	}
+	json_object_set_new(root, "image", image);
+	json_object_set_new(root, "partitions", parts);
+	json_object_set_new(root, "free", gaps);
+	json_object_set_new(root, "findings", finds);
+	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(root);
+	return rc == 0 ? stdout_status(d) : diag_error(d, "standard output: the report could not be written");
+}
