@@ -261,6 +261,15 @@ int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol
 int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *ret_offset);
 
 /*
+ * fat_tree_used_bytes - how much of the volume fat_write() gave meaning to: from its start
+ * through the reserved sectors, every FAT (whole), the FAT12/16 root directory and the
+ * last cluster a file or folder uses (clusters are given from 2 upwards, without gaps).
+ * What follows is free space, which may hold anything.
+ * Returns: that byte count, or 0 when @t has not been written.
+ */
+uint64_t fat_tree_used_bytes(const struct fat_tree *t);
+
+/*
  * fat_path_key - @path folded the way FAT compares names (upper case by FAT's own fixed
  * table, the same on every machine and locale), so that two paths FAT sees as equal have
  * equal keys. Returns a new string (free() it), or NULL when out of memory.

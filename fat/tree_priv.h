@@ -45,6 +45,7 @@ struct fat_tree {
 	/* set by fat_write(): where cluster 2 is and how large clusters are (0: not written) */
 	uint64_t data_offset;
 	uint32_t cluster_size;
+	uint32_t next_free;  /* the first cluster no file or folder uses */
 };
 
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */

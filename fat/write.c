@@ -267,6 +267,7 @@ int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol
 		return r;
 	t->data_offset = g->data_offset;
 	t->cluster_size = g->cluster_size;
+	t->next_free = w.next;
 	w.buf = malloc(COPY_BUF);
 	if (!w.buf)
 		return -ENOMEM;
@@ -277,4 +278,11 @@ int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol
 		r = write_dir(&w, &t->root);
 	free(w.buf);
 	return r;
+}
+
+uint64_t fat_tree_used_bytes(const struct fat_tree *t)
+{
+	if (!t->cluster_size)
+		return 0;
+	return t->data_offset + (uint64_t)(t->next_free - 2) * t->cluster_size;
 }

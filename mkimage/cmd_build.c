@@ -1,5 +1,9 @@
-/* cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]`. */
+/*
+ * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
+ * [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]`.
+ */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,12 +13,23 @@
 static void build_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]\n\n"
+		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]...\n"
+		"                        [--compress KIND[:LEVEL]] [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]\n\n"
 		"Writes the disk image the layout describes: partition table, raw regions and each\n"
-		"partition's contents, byte-exact and sparse. The image appears only when it is\n"
-		"complete; on any failure nothing is left at IMAGE (an older file there stays).\n\n"
+		"partition's contents, byte-exact and sparse. The outputs appear only when all are\n"
+		"complete; on any failure none is left at its name (older files there stay).\n\n"
 		"  -o, --output IMAGE  the image to write (default: the layout's name with .img,\n"
-		"                      in the current folder)\n"
+		"                      in the current folder). A name ending in .zst, .xz or .gz\n"
+		"                      writes only the compressed image\n"
+		"  --compress KIND[:LEVEL]\n"
+		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; levels\n"
+		"                      zst 1-19 (3), xz 0-9 (6), gz 1-9 (6)); the same bytes on\n"
+		"                      every machine, whatever its number of processors\n"
+		"  --bmap[=FILE]       write the block map for bmaptool (default IMAGE.bmap, IMAGE\n"
+		"                      without the compression suffix): every range that must read\n"
+		"                      back as written, with its SHA-256\n"
+		"  --sha256[=FILE]     write the SHA-256 of every image file written, as sha256sum\n"
+		"                      does (default IMAGE.sha256, without the compression suffix)\n"
 		"  -I, --input DIR     resolve relative 'from' paths against DIR (default: the\n"
 		"                      layout file's folder)\n"
 		"  --set VAR=VALUE     define ${VAR} for the layout (wins over the environment)\n"
@@ -36,40 +51,152 @@ static char *default_output(const char *layout)
 	return asprintf(&out, "%.*s.img", len, base) < 0 ? NULL : out;
 }
 
-static int run_build(const struct cli_layout_args *args, const char *path, const char *output,
-		     enum build_verbosity verbosity)
+/* What the command line asks for besides the layout. */
+struct build_request {
+	const char *output;       /* -o as given, or NULL */
+	const char *compress;     /* --compress as given, or NULL */
+	bool bmap, sha256;
+	const char *bmap_file, *sha256_file; /* their =FILE, or NULL */
+	enum build_verbosity verbosity;
+};
+
+/* The compression a name's suffix asks for: ".zst", ".xz", ".gz", or none. */
+static enum build_compression compression_of_name(const char *name)
 {
-	struct build_options o = { .output = output, .verbosity = verbosity, .report = stdout };
-	char *owned = NULL;
+	size_t len = strlen(name);
+
+	for (int k = BUILD_COMPRESS_ZSTD; k <= BUILD_COMPRESS_GZIP; k++) {
+		const char *sfx = build_compression_suffix(k);
+		size_t n = strlen(sfx);
+		if (len > n && strcmp(name + len - n, sfx) == 0)
+			return k;
+	}
+	return BUILD_COMPRESS_NONE;
+}
+
+/* --compress KIND[:LEVEL] into @o; returns EXIT_OK or a usage error. */
+static int parse_compress(const char *arg, struct build_options *o)
+{
+	static const struct {
+		const char *name;
+		enum build_compression kind;
+		int min, max, level;
+	} kinds[] = {
+		{ "zst", BUILD_COMPRESS_ZSTD, 1, 19, BUILD_ZSTD_LEVEL },
+		{ "xz", BUILD_COMPRESS_XZ, 0, 9, BUILD_XZ_LEVEL },
+		{ "gz", BUILD_COMPRESS_GZIP, 1, 9, BUILD_GZIP_LEVEL },
+	};
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strlen(kinds[i].name) != len || strncmp(arg, kinds[i].name, len) != 0)
+			continue;
+		o->compress = kinds[i].kind;
+		o->level = kinds[i].level;
+		if (!colon)
+			return EXIT_OK;
+		char *end;
+		long level = strtol(colon + 1, &end, 10);
+		if (!colon[1] || *end || level < kinds[i].min || level > kinds[i].max)
+			return cli_usage_error("build", "--compress %s: the level is a number from %d "
+					       "to %d", kinds[i].name, kinds[i].min, kinds[i].max);
+		o->level = (int)level;
+		return EXIT_OK;
+	}
+	return cli_usage_error("build", "--compress: '%.*s' is not zst, xz or gz", (int)len, arg);
+}
+
+/* @base + @suffix, owned by the caller through *@owned (one of a small array). */
+static const char *with_suffix(const char *base, const char *suffix, char **owned)
+{
+	return asprintf(owned, "%s%s", base, suffix) < 0 ? (*owned = NULL) : *owned;
+}
+
+/* The outputs' names from the request; the strings live in @owned (free them). */
+static int name_outputs(const struct build_request *r, const char *layout,
+			struct build_options *o, char *owned[5])
+{
+	const char *given = r->output ? r->output : (owned[0] = default_output(layout));
+	enum build_compression by_name;
+
+	if (!given)
+		return EXIT_FAILED;
+	by_name = compression_of_name(given);
+	o->write_raw = by_name == BUILD_COMPRESS_NONE || r->compress;
+	if (r->compress && parse_compress(r->compress, o) != EXIT_OK)
+		return EXIT_USAGE;
+	if (by_name && r->compress && by_name != o->compress)
+		return cli_usage_error("build", "-o %s ends in %s but --compress asks for %s", given,
+				       build_compression_suffix(by_name),
+				       build_compression_suffix(o->compress) + 1);
+	if (by_name && !r->compress) {
+		o->compress = by_name;
+		o->level = by_name == BUILD_COMPRESS_ZSTD ? BUILD_ZSTD_LEVEL
+			 : by_name == BUILD_COMPRESS_XZ	  ? BUILD_XZ_LEVEL
+							  : BUILD_GZIP_LEVEL;
+	}
+	if (by_name) {
+		size_t n = strlen(given) - strlen(build_compression_suffix(by_name));
+		o->output = owned[1] = strndup(given, n);
+		o->compressed = given;
+	} else {
+		o->output = given;
+		if (o->compress)
+			o->compressed = with_suffix(given, build_compression_suffix(o->compress),
+						    &owned[2]);
+	}
+	if (r->bmap)
+		o->bmap = r->bmap_file ? r->bmap_file : with_suffix(o->output, ".bmap", &owned[3]);
+	if (r->sha256)
+		o->sha256 = r->sha256_file ? r->sha256_file
+					   : with_suffix(o->output, ".sha256", &owned[4]);
+	if (!o->output || (o->compress && !o->compressed) || (r->bmap && !o->bmap) ||
+	    (r->sha256 && !o->sha256))
+		return EXIT_FAILED;
+	return EXIT_OK;
+}
+
+static int run_build(const struct cli_layout_args *args, const char *path,
+		     const struct build_request *r)
+{
+	struct build_options o = { .verbosity = r->verbosity, .report = stdout };
+	char *owned[5] = { NULL };
 	struct layout *l = NULL;
 	struct diag d;
-	int status = EXIT_FAILED;
+	int status = name_outputs(r, path, &o, owned);
 
 	diag_init(&d);
-	if (!o.output)
-		o.output = owned = default_output(path);
-	if (o.output && cli_layout_args_load(args, path, &d, &l) == 0 &&
-	    build_image_file(l, &o, &d) == 0)
-		status = EXIT_OK;
+	if (status == EXIT_FAILED)
+		diag_error(&d, "%s: out of memory", path);
+	if (status == EXIT_OK)
+		status = cli_layout_args_load(args, path, &d, &l) == 0 &&
+				 build_image_file(l, &o, &d) == 0 ? EXIT_OK : EXIT_FAILED;
 	diag_print(&d, stderr, SDIMG_PROG);
 	layout_free(l);
 	diag_release(&d);
-	free(owned);
+	for (int i = 0; i < 5; i++)
+		free(owned[i]);
 	return status;
 }
 
 int cmd_build(int argc, char **argv)
 {
-	enum { OPT_SET = 256 };
+	enum { OPT_SET = 256, OPT_COMPRESS, OPT_BMAP, OPT_SHA256 };
 	static const struct option options[] = {
-		{ "output", required_argument, NULL, 'o' }, { "input", required_argument, NULL, 'I' },
-		{ "set", required_argument, NULL, OPT_SET }, { "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },	    { "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'I' },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "compress", required_argument, NULL, OPT_COMPRESS },
+		{ "bmap", optional_argument, NULL, OPT_BMAP },
+		{ "sha256", optional_argument, NULL, OPT_SHA256 },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_layout_args args = { 0 };
-	enum build_verbosity verbosity = BUILD_NORMAL;
-	const char *output = NULL;
+	struct build_request r = { .verbosity = BUILD_NORMAL };
 	int c, status = EXIT_OK;
 
 	opterr = 0;
@@ -79,15 +206,23 @@ int cmd_build(int argc, char **argv)
 			cli_layout_args_release(&args);
 			return EXIT_OK;
 		} else if (c == 'o') {
-			output = optarg;
+			r.output = optarg;
+		} else if (c == OPT_COMPRESS) {
+			r.compress = optarg;
+		} else if (c == OPT_BMAP) {
+			r.bmap = true;
+			r.bmap_file = optarg;
+		} else if (c == OPT_SHA256) {
+			r.sha256 = true;
+			r.sha256_file = optarg;
 		} else if (c == 'I') {
 			args.input_dir = optarg;
 		} else if (c == OPT_SET) {
 			status = cli_layout_args_set(&args, "build", optarg);
 		} else if (c == 'q') {
-			verbosity = BUILD_QUIET;
+			r.verbosity = BUILD_QUIET;
 		} else if (c == 'v') {
-			verbosity = BUILD_VERBOSE;
+			r.verbosity = BUILD_VERBOSE;
 		} else {
 			status = cli_usage_error("build", "unknown or incomplete option '%s'",
 					     argv[optind - 1]);
@@ -97,7 +232,7 @@ int cmd_build(int argc, char **argv)
 		status = cli_usage_error("build", optind == argc ? "no layout file given"
 							     : "one layout file, please");
 	if (status == EXIT_OK)
-		status = run_build(&args, argv[optind], output, verbosity);
+		status = run_build(&args, argv[optind], &r);
 	cli_layout_args_release(&args);
 	return status;
 }

@@ -65,15 +65,39 @@ bool build_interrupted(struct build *b)
 	return false;
 }
 
+/* Puts every output in place together: the image (unless only its compressed copy is
+ * wanted), the compressed copy, the bmap, the checksums. */
+static int commit(struct build *b)
+{
+	struct build_file *files[BUILD_MAX_FILES];
+	size_t n = 0;
+
+	if (b->o->write_raw)
+		files[n++] = &b->image;
+	if (b->o->compress)
+		files[n++] = &b->compressed;
+	if (b->o->bmap)
+		files[n++] = &b->bmap;
+	if (b->o->sha256)
+		files[n++] = &b->sha256;
+	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
+		block_signals(b);
+	int rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, b->d);
+	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
+	return rc;
+}
+
 static int write_everything(struct build *b)
 {
-	int rc = build_output_create(&b->out, b->o->output, b->plan->image_size, b->d);
+	int rc = build_file_create(&b->image, b->o->output, b->plan->image_size, b->d);
 
 	if (rc < 0)
 		return rc;
-	if (b->out.tmp_path)
+	if (b->image.tmp_path)
 		block_signals(b);
-	rc = build_write_table(b->l, b->plan, b->mbr_types, b->out.fd, b->o->output, b->d);
+	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->d);
+	if (rc == 0)
+		rc = build_map_add_tables(&b->map, b->plan);
 	if (rc == 0)
 		rc = build_write_raw_regions(b);
 	if (rc == 0)
@@ -81,33 +105,57 @@ static int write_everything(struct build *b)
 	if (rc == 0 && build_interrupted(b))
 		rc = -EINTR;
 	if (rc == 0)
-		rc = build_output_commit(&b->out, b->d);
-	if (rc < 0)
-		build_output_abort(&b->out);
+		rc = build_finish(b);
+	if (rc == 0)
+		rc = commit(b);
 	return rc;
+}
+
+/* What is on disk at @path, for people: its size ("12.5 MiB"), or "?". */
+static void size_on_disk(const char *path, bool allocated, char *buf, size_t n)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		snprintf(buf, n, "?");
+	else
+		units_human(allocated ? (uint64_t)st.st_blocks * 512 : (uint64_t)st.st_size, buf, n);
 }
 
 static void report(struct build *b, double secs)
 {
-	struct stat st;
-	char size[32], written[32];
+	const struct build_options *o = b->o;
+	char size[32], written[32], mapped[32];
 	size_t parts = 0;
 
 	for (size_t i = 0; i < b->plan->n_regions; i++)
 		parts += b->plan->regions[i].kind == PLAN_PARTITION;
 	units_human(b->plan->image_size, size, sizeof(size));
 	/* what the file holds on disk: the bytes that are not zero */
-	if (stat(b->o->output, &st) == 0)
-		units_human((uint64_t)st.st_blocks * 512, written, sizeof(written));
-	else
-		snprintf(written, sizeof(written), "?");
-	fprintf(b->o->report, "%s: %s image, %zu partition%s, %s written in %.2f s\n",
-		b->o->output, size, parts, parts == 1 ? "" : "s", written, secs);
+	size_on_disk(o->write_raw ? o->output : o->compressed, o->write_raw, written,
+		     sizeof(written));
+	fprintf(o->report, "%s: %s image, %zu partition%s, %s written in %.2f s\n",
+		o->write_raw ? o->output : o->compressed, size, parts, parts == 1 ? "" : "s",
+		written, secs);
+	if (o->compress && o->write_raw) {
+		size_on_disk(o->compressed, false, written, sizeof(written));
+		fprintf(o->report, "%s: %s compressed\n", o->compressed, written);
+	}
+	if (o->bmap) {
+		units_human(build_map_bytes(&b->map, b->plan->image_size), mapped, sizeof(mapped));
+		fprintf(o->report, "%s: %s mapped in %zu range%s\n", o->bmap, mapped, b->map.n,
+			b->map.n == 1 ? "" : "s");
+	}
+	if (o->sha256)
+		fprintf(o->report, "%s: SHA-256 of the image file%s\n", o->sha256,
+			o->write_raw && o->compress ? "s" : "");
 }
 
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
 {
-	struct build b = { .l = l, .o = o, .d = d, .out = BUILD_OUTPUT_INIT };
+	struct build b = { .l = l, .o = o, .d = d, .image = BUILD_FILE_INIT,
+			   .compressed = BUILD_FILE_INIT, .bmap = BUILD_FILE_INIT,
+			   .sha256 = BUILD_FILE_INIT };
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);

@@ -1,9 +1,24 @@
 /*
- * build: the whole card image a layout describes (private to mkimage/; `sdimg build`).
+ * builder: the whole card image a layout describes, and what ships with it (the interface
+ * of mkimage/builder/; `sdimg build`):
+ *   build.c        the steps in order: inputs, plan, tables, regions, volumes, finish
+ *   inputs.c       contents gathered and checked before anything is written
+ *   plan.c         sizes from the measured contents, the final plan, FAT geometries
+ *   table.c        the partition table: MBR (and its EBRs) or GPT, through libfdisk
+ *   gpt_entries.c  the primary GPT entry array moved where the layout puts it
+ *   write.c        raw regions, raw partitions and FAT volumes into the image
+ *   copy.c         a host file into the image, holes kept
+ *   ids.c          every id the layout leaves unset, derived from its seed
+ *   map.c          what must read back as written (the bmap's ranges)
+ *   finish.c       the one pass after writing: compressed copy, bmap, checksums
+ *   compress.c     zstd, xz and gzip streams
+ *   bmap.c         the block map in bmaptool's format
+ *   output.c       every output file appears at its name together with the others, or none
  */
-#ifndef SDIMG_MKIMAGE_BUILD_H
-#define SDIMG_MKIMAGE_BUILD_H
+#ifndef SDIMG_MKIMAGE_BUILDER_H
+#define SDIMG_MKIMAGE_BUILDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "common/diag.h"
@@ -11,18 +26,35 @@
 
 enum build_verbosity { BUILD_QUIET, BUILD_NORMAL, BUILD_VERBOSE };
 
+enum build_compression { BUILD_COMPRESS_NONE, BUILD_COMPRESS_ZSTD, BUILD_COMPRESS_XZ, BUILD_COMPRESS_GZIP };
+
+/* The levels used when none is given: those of the zstd, xz and gzip programs. */
+#define BUILD_ZSTD_LEVEL 3
+#define BUILD_XZ_LEVEL 6
+#define BUILD_GZIP_LEVEL 6
+
 struct build_options {
-	const char *output;            /* the image to write */
+	const char *output;            /* the raw image's name (also when it is not written) */
+	bool write_raw;                /* false: only the compressed image is written */
+	enum build_compression compress;
+	int level;                     /* the compressor's level */
+	const char *compressed;        /* the compressed image's name, with compress */
+	const char *bmap;              /* the block map to write, or NULL */
+	const char *sha256;            /* the checksum file to write, or NULL */
 	enum build_verbosity verbosity;
 	FILE *report;                  /* where the summary goes (stdout) */
 };
 
 /*
- * Builds the image of @l at o->output: the partition table, raw regions and each
- * partition's contents, in one sparse file that appears only when complete.
- * Returns 0, or a negative errno with the problems in @d (nothing is left at o->output,
- * and an older file there is untouched).
+ * Builds the image of @l: the partition table, raw regions and each partition's contents,
+ * in one sparse file, and what o asks beside it (a compressed copy, a bmap, a checksum
+ * file). Every output appears only when all are complete.
+ * Returns 0, or a negative errno with the problems in @d (no output is left at its name,
+ * and older files there are untouched).
  */
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d);
+
+/* ".zst", ".xz", ".gz"; "" for none. */
+const char *build_compression_suffix(enum build_compression kind);
 
 #endif

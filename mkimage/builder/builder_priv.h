@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <openssl/evp.h>
+
 #include "common/diag.h"
 #include "layouts/layouts.h"
 
@@ -24,30 +26,62 @@ void build_id_gpt_disk(const char *seed, struct layout_guid *ret);
 void build_id_partition_uuid(const char *seed, const char *name, struct layout_guid *ret);
 uint32_t build_id_volume(const char *seed, const char *name);
 
-/* ---- output.c: the image file, created whole or not at all ----------------------------- */
-struct build_output {
-	int fd;          /* -1 when closed: start from BUILD_OUTPUT_INIT */
+/* ---- output.c: the files of a build, all put in place together or none -------------- */
+struct build_file {
+	int fd;          /* -1 when closed: start from BUILD_FILE_INIT */
 	char *path;      /* the final name, owned */
 	char *tmp_path;  /* a named temporary file (when the file system has no O_TMPFILE) */
-	uint64_t size;
 };
 
-#define BUILD_OUTPUT_INIT { .fd = -1 }
+#define BUILD_FILE_INIT { .fd = -1 }
+#define BUILD_MAX_FILES 4 /* the image, a compressed image, the bmap, the checksums */
 
 /*
- * Creates the output for @path as an empty (sparse) file of @size bytes: an unnamed file in
- * @path's folder where the file system allows it (nothing is left behind whatever happens),
- * else a hidden temporary name there. Nothing exists at @path until build_output_commit().
+ * Creates the file for @path, empty, or sparse of @size bytes: an unnamed file in @path's
+ * folder where the file system allows it (nothing is left behind whatever happens), else a
+ * hidden temporary name there. Nothing exists at @path until build_files_commit().
  * Returns 0 or a negative errno with a message naming @path in @d.
  */
-int build_output_create(struct build_output *o, const char *path, uint64_t size, struct diag *d);
+int build_file_create(struct build_file *f, const char *path, uint64_t size, struct diag *d);
 
-/* fsyncs the data and puts the file at its final name (replacing an old one atomically). */
-int build_output_commit(struct build_output *o, struct diag *d);
+/*
+ * fsyncs the @n files and puts each at its name, replacing older files there; when any
+ * step fails every older file is back at its name and none of the new ones is left.
+ * Returns 0 or a negative errno with a message in @d (the files are then aborted).
+ */
+int build_files_commit(struct build_file **files, size_t n, struct diag *d);
 
-/* Removes whatever build_output_create() made; the old file at the final name stays untouched.
- * Safe after build_output_commit() and on BUILD_OUTPUT_INIT. */
-void build_output_abort(struct build_output *o);
+/* Removes whatever build_file_create() made; the older file at the name stays untouched.
+ * Safe after build_files_commit() and on BUILD_FILE_INIT. */
+void build_file_abort(struct build_file *f);
+
+/* ---- map.c: what must read back as written ------------------------------------------- */
+
+struct build_range {
+	uint64_t start, end;   /* bytes, end excluded */
+	uint8_t sha256[32];    /* of the range's bytes (finish.c) */
+};
+
+struct build_map {
+	struct build_range *v;
+	size_t n, cap;
+};
+
+/* Records [@start, @start + @len). Returns 0 or -ENOMEM. */
+int build_map_add(struct build_map *m, uint64_t start, uint64_t len);
+
+/* Records the partition table's sectors of @p: sector 0, the EBRs, both GPT headers and
+ * arrays. Returns 0 or -ENOMEM. */
+int build_map_add_tables(struct build_map *m, const struct plan *p);
+
+/* Turns the records into whole blocks of @block bytes within @image_size (the last block
+ * may be partial: its range still ends on the block grid), sorted and merged. */
+void build_map_to_blocks(struct build_map *m, uint64_t block, uint64_t image_size);
+
+/* The bytes the ranges cover inside the image. */
+uint64_t build_map_bytes(const struct build_map *m, uint64_t image_size);
+
+void build_map_release(struct build_map *m);
 
 /* ---- copy.c: bytes of a host file into the image ---------------------------------------- */
 
@@ -55,10 +89,12 @@ void build_output_abort(struct build_output *o);
  * Copies the whole of the host file @src_fd (of @size bytes) to @dst_fd at @dst_offset,
  * leaving its holes as holes (SEEK_DATA/SEEK_HOLE) and moving data with copy_file_range
  * where the kernel allows (read/pwrite otherwise). @what names the source in messages.
+ * Each data extent of the source is recorded in @map (when not NULL): an allocated extent of
+ * a file system image may hold zeros that matter.
  * Returns 0 or a negative errno with a message in @d.
  */
 int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, const char *what,
-		 struct diag *d);
+		    struct build_map *map, struct diag *d);
 
 
 /* ---- table.c: the partition table (MBR, EBRs, GPT), through libfdisk ------------------  */
@@ -116,22 +152,49 @@ struct build {
 	uint64_t *raw_sizes;
 	uint8_t *mbr_types;        /* resolved MBR type of each partition */
 	struct plan *plan;
-	struct build_output out;
+	struct build_file image;   /* the raw image, written in place */
+	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
+	struct build_map map;
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
 	sigset_t old_mask;
 };
 
-/* build_state.c */
+/* inputs.c */
 int build_state_init(struct build *b);
 void build_state_release(struct build *b);
 int build_read_inputs(struct build *b);
 
-/* build_plan.c */
+/* finish.c: one pass over the written image for the compressed copy, the bmap's range
+ * checksums and the image's SHA-256; then the bmap and the checksum file. */
+int build_finish(struct build *b);
+
+/* bmap.c: the block map text of the ranges of @m (in whole BUILD_BMAP_BLOCK blocks, with
+ * their checksums) for an image of @image_size bytes named @name, appended to @s.
+ * Returns 0 or a negative errno. */
+#define BUILD_BMAP_BLOCK 4096u
+struct strbuf;
+int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *name,
+		    struct strbuf *s);
+
+/* compress.c: a compressed copy, streamed */
+struct build_compressor;
+
+/* Starts compressing @size bytes into @fd (named @path in messages); the compressed bytes
+ * also go through @sha when it is not NULL. Returns 0 or a negative errno. */
+int build_compressor_new(enum build_compression kind, int level, uint64_t size, int fd,
+			 const char *path, EVP_MD_CTX *sha, struct diag *d,
+			 struct build_compressor **ret);
+int build_compressor_write(struct build_compressor *z, const void *buf, size_t len,
+			   struct diag *d);
+int build_compressor_finish(struct build_compressor *z, struct diag *d);
+void build_compressor_free(struct build_compressor *z);
+
+/* plan.c */
 int build_plan_with_contents(struct build *b);
 int build_choose_geometries(struct build *b);
 
-/* build_write.c */
+/* write.c */
 int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);

@@ -50,7 +50,7 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 }
 
 int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, const char *what,
-		 struct diag *d)
+		    struct build_map *map, struct diag *d)
 {
 	uint64_t pos = 0;
 
@@ -63,8 +63,11 @@ int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, 
 		off_t hole = lseek(src_fd, data, SEEK_HOLE);
 		if (hole < 0 || (uint64_t)hole > size)
 			hole = (off_t)size;
-		int rc = copy_range(src_fd, (uint64_t)data, (uint64_t)(hole - data), dst_fd,
-				    dst_offset);
+		int rc = map ? build_map_add(map, dst_offset + (uint64_t)data, (uint64_t)(hole - data))
+			     : 0;
+		if (rc == 0)
+			rc = copy_range(src_fd, (uint64_t)data, (uint64_t)(hole - data), dst_fd,
+					dst_offset);
 		if (rc < 0)
 			return diag_error(d, "%s: %s", what,
 					  rc == -ENODATA ? "the file shrank while it was copied"

@@ -45,7 +45,11 @@ void build_state_release(struct build *b)
 	free(b->raw_from);
 	free(b->raw_sizes);
 	plan_free(b->plan);
-	build_output_abort(&b->out);
+	build_file_abort(&b->image);
+	build_file_abort(&b->compressed);
+	build_file_abort(&b->bmap);
+	build_file_abort(&b->sha256);
+	build_map_release(&b->map);
 }
 
 /* A host image file: its resolved path and size; it must be a readable regular file. */

@@ -1,8 +1,11 @@
 /*
- * output: the image is built in a file nobody else sees and appears at its name only when
- * complete. Where the file system offers O_TMPFILE the file has no name at all until the
- * end, so even a killed process leaves nothing; elsewhere a hidden ".NAME.PID-N" beside
- * the target is used and removed on every failure the process survives.
+ * output: every file a build writes (the image, a compressed image, the bmap, the checksums)
+ * is made where nobody else sees it and all appear at their names together, only when all
+ * are complete. Where the file system offers O_TMPFILE a file has no name at all until the
+ * end, so even a killed process leaves nothing; elsewhere a hidden ".NAME.PID-N" beside the
+ * target is used and removed on every failure the process survives. An older file at a
+ * name is swapped out (RENAME_EXCHANGE), so that a failure while the set is put in place
+ * swaps the older ones back: they are untouched whatever happens.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,16 +33,16 @@ static char *hidden_name(const char *path, const char *suffix)
 
 /* Creates a new hidden ".NAME.PID-N" (for the O_TMPFILE-less file systems, and to give an
  * unnamed file a name) by @make(name); returns the name in *@ret_name. */
-static int hidden_create(struct build_output *o, int (*make)(struct build_output *, const char *),
+static int hidden_create(struct build_file *f, int (*make)(struct build_file *, const char *),
 			 char **ret_name)
 {
 	for (int attempt = 0; attempt < 1000; attempt++) {
 		char suffix[32];
 		snprintf(suffix, sizeof(suffix), "%d-%d", (int)getpid(), attempt);
-		char *name = hidden_name(o->path, suffix);
+		char *name = hidden_name(f->path, suffix);
 		if (!name)
 			return -ENOMEM;
-		int rc = make(o, name);
+		int rc = make(f, name);
 		if (rc == 0) {
 			*ret_name = name;
 			return 0;
@@ -51,63 +54,61 @@ static int hidden_create(struct build_output *o, int (*make)(struct build_output
 	return -EEXIST;
 }
 
-static int make_file(struct build_output *o, const char *name)
+static int make_file(struct build_file *f, const char *name)
 {
-	o->fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0666);
-	return o->fd < 0 ? -errno : 0;
+	f->fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0666);
+	return f->fd < 0 ? -errno : 0;
 }
 
-static int make_link(struct build_output *o, const char *name)
+static int make_link(struct build_file *f, const char *name)
 {
 	char proc[64];
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
 	return linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
-static int open_unnamed_or_hidden(struct build_output *o)
+static int open_unnamed_or_hidden(struct build_file *f)
 {
-	char *dir = path_dir(o->path);
+	char *dir = path_dir(f->path);
 
 	if (!dir)
 		return -ENOMEM;
 	/* an unnamed file gets its name through /proc/self/fd: without /proc, use a named one */
-	o->fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666)
+	f->fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666)
 						    : (errno = EOPNOTSUPP, -1);
 	int saved = errno;
 	free(dir);
-	if (o->fd >= 0)
+	if (f->fd >= 0)
 		return 0;
 	if (saved != EOPNOTSUPP && saved != EISDIR && saved != EINVAL && saved != ENOENT)
 		return -saved;
-	return hidden_create(o, make_file, &o->tmp_path);
+	return hidden_create(f, make_file, &f->tmp_path);
 }
 
-int build_output_create(struct build_output *o, const char *path, uint64_t size, struct diag *d)
+int build_file_create(struct build_file *f, const char *path, uint64_t size, struct diag *d)
 {
 	struct stat st;
 	int rc;
 
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
-	o->size = size;
-	/* rename() would replace a device node, a fifo or a link with the image: refuse */
+	*f = (struct build_file)BUILD_FILE_INIT;
+	/* rename() would replace a device node, a fifo or a link with the file: refuse */
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
 				     "files only", path);
-	if (!(o->path = strdup(path)))
+	if (!(f->path = strdup(path)))
 		return diag_error(d, "%s: out of memory", path);
-	rc = open_unnamed_or_hidden(o);
+	rc = open_unnamed_or_hidden(f);
 	if (rc < 0) {
-		diag_error(d, "%s: cannot create the image: %s", path, strerror(-rc));
-		build_output_abort(o);
+		diag_error(d, "%s: cannot create it: %s", path, strerror(-rc));
+		build_file_abort(f);
 		return rc;
 	}
-	if (ftruncate(o->fd, (off_t)size) < 0) {
+	if (size && ftruncate(f->fd, (off_t)size) < 0) {
 		rc = -errno;
 		diag_error(d, "%s: cannot make a %llu-byte image: %s", path,
 			   (unsigned long long)size, strerror(-rc));
-		build_output_abort(o);
+		build_file_abort(f);
 		return rc;
 	}
 	return 0;
@@ -126,41 +127,87 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
-int build_output_commit(struct build_output *o, struct diag *d)
+/* Puts @f's temporary name at its path. *@swapped tells whether an older file was there
+ * and now has the temporary name (to swap back, or to remove once all are in place). */
+static int put_in_place(struct build_file *f, bool *swapped)
 {
-	int rc = 0;
-
-	if (fsync(o->fd) < 0)
-		rc = -errno;
-	if (rc == 0 && !o->tmp_path) /* a name, so that rename() can replace the target */
-		rc = hidden_create(o, make_link, &o->tmp_path);
-	if (rc == 0 && rename(o->tmp_path, o->path) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		diag_error(d, "%s: cannot write the image: %s", o->path, strerror(-rc));
-		build_output_abort(o);
-		return rc;
+	*swapped = false;
+	if (renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST &&
+	    renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_EXCHANGE) == 0) {
+		*swapped = true;
+		return 0;
 	}
-	free(o->tmp_path);
-	o->tmp_path = NULL;
-	sync_dir(o->path); /* durability of the name; the data is already safe */
-	/* the image is in place and fsynced: a failing close() cannot undo that */
-	if (close(o->fd) < 0)
-		diag_warning(d, "%s: closing the image: %s", o->path, strerror(errno));
-	o->fd = -1;
-	free(o->path);
-	o->path = NULL;
+	if (errno != EINVAL && errno != ENOSYS && errno != EEXIST)
+		return -errno;
+	/* a file system without these flags: a plain rename (the older file goes at once) */
+	return rename(f->tmp_path, f->path) < 0 ? -errno : 0;
+}
+
+/* Undoes put_in_place(): the older file back at the name, or the new one removed. */
+static void take_back(struct build_file *f, bool swapped)
+{
+	if (swapped)
+		renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_EXCHANGE);
+	else
+		unlink(f->path);
+}
+
+/* fsyncs @f and gives it a temporary name if it has none. */
+static int prepare(struct build_file *f)
+{
+	if (fsync(f->fd) < 0)
+		return -errno;
+	if (!f->tmp_path) /* a name, so that rename() can put it in place */
+		return hidden_create(f, make_link, &f->tmp_path);
 	return 0;
 }
 
-void build_output_abort(struct build_output *o)
+int build_files_commit(struct build_file **files, size_t n, struct diag *d)
 {
-	if (o->tmp_path)
-		unlink(o->tmp_path);
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o->tmp_path);
-	free(o->path);
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
+	bool swapped[BUILD_MAX_FILES];
+	size_t placed = 0;
+	int rc = n <= BUILD_MAX_FILES ? 0 : -E2BIG;
+
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if ((rc = prepare(files[i])) < 0)
+			diag_error(d, "%s: cannot write it: %s", files[i]->path, strerror(-rc));
+	for (; rc == 0 && placed < n; placed++)
+		if ((rc = put_in_place(files[placed], &swapped[placed])) < 0)
+			diag_error(d, "%s: cannot put it in place: %s", files[placed]->path,
+				   strerror(-rc));
+	if (rc < 0) {
+		while (placed-- > 0)
+			take_back(files[placed], swapped[placed]);
+		for (size_t i = 0; i < n; i++)
+			build_file_abort(files[i]);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct build_file *f = files[i];
+		if (swapped[i]) /* the temporary name now holds the older file */
+			unlink(f->tmp_path);
+		free(f->tmp_path);
+		f->tmp_path = NULL;
+		sync_dir(f->path); /* durability of the name; the data is already safe */
+		/* the file is in place and fsynced: a failing close() cannot undo that */
+		if (close(f->fd) < 0)
+			diag_warning(d, "%s: closing it: %s", f->path, strerror(errno));
+		f->fd = -1;
+		free(f->path);
+		f->path = NULL;
+	}
+	return 0;
+}
+
+void build_file_abort(struct build_file *f)
+{
+	if (f->tmp_path)
+		unlink(f->tmp_path);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->tmp_path);
+	free(f->path);
+	*f = (struct build_file)BUILD_FILE_INIT;
 }

@@ -23,7 +23,8 @@ static int copy_input(struct build *b, const char *path, uint64_t offset, uint64
 		rc = diag_error(b->d, "%s: grew to %llu bytes while the image was built", path,
 				(unsigned long long)st.st_size);
 	else
-		rc = build_copy_file(fd, (uint64_t)st.st_size, b->out.fd, offset, path, b->d);
+		rc = build_copy_file(fd, (uint64_t)st.st_size, b->image.fd, offset, path, &b->map,
+				     b->d);
 	close(fd);
 	return rc;
 }
@@ -33,7 +34,10 @@ int build_write_raw_regions(struct build *b)
 	for (size_t i = 0; i < b->l->n_raws; i++) {
 		const struct layout_raw *r = &b->l->raws[i];
 		build_progress(b, "writing raw region", r->name);
-		int rc = copy_input(b, b->raw_from[i], r->offset, b->raw_sizes[i]);
+		/* a raw region is boot code or data read by offset: all of it matters */
+		int rc = build_map_add(&b->map, r->offset, b->raw_sizes[i]);
+		if (rc == 0)
+			rc = copy_input(b, b->raw_from[i], r->offset, b->raw_sizes[i]);
 		if (rc == 0 && build_interrupted(b))
 			rc = -EINTR;
 		if (rc < 0)
@@ -55,10 +59,13 @@ static int write_partition(struct build *b, size_t i)
 
 	build_progress(b, "writing partition", p->name);
 	if (layout_part_is_fat(p)) {
-		int rc = fat_write(ps->tree, &ps->geom, b->out.fd, r->start, b->d);
+		int rc = fat_write(ps->tree, &ps->geom, b->image.fd, r->start, b->d);
+		if (rc == 0)
+			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc
-			      : content_write_archive_data(&ps->content, ps->tree, b->out.fd, r->start,
-							   b->out.path, stop_requested, b, b->d);
+			      : content_write_archive_data(&ps->content, ps->tree, b->image.fd,
+							   r->start, b->o->output, stop_requested, b,
+							   b->d);
 	}
 	if (ps->from)
 		return copy_input(b, ps->from, r->start, r->size);

@@ -1,0 +1,291 @@
+/*
+ * finish: what ships beside the image, from one pass over it once it is written
+ * (builder_priv.h). The pass reads only the image's data extents, from the page cache the
+ * writers just filled; its holes are fed from a buffer of zeros, never read. It feeds the
+ * compressor, the image's SHA-256 and the SHA-256 of each bmap range. With only a bmap
+ * asked for, it reads the mapped ranges alone.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/strbuf.h"
+#include "mkimage/builder/builder_priv.h"
+
+#define CHUNK (1u << 20)
+
+struct feed {
+	struct build *b;
+	uint64_t size;                /* the image's */
+	EVP_MD_CTX *image_sha;        /* the image's SHA-256, with a checksum file */
+	struct build_compressor *z;   /* with a compressed copy */
+	EVP_MD_CTX *range_sha;        /* with a bmap: the range being hashed */
+	size_t range;
+	bool in_range;
+	uint8_t *buf;                 /* CHUNK bytes read */
+	uint8_t *zeros;               /* CHUNK zero bytes */
+	unsigned chunks;
+};
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The part of [@pos, @pos + @len) that falls into bmap ranges goes into their hashes. */
+static int feed_ranges(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
+{
+	struct build_map *m = &f->b->map;
+
+	while (len && f->range < m->n) {
+		struct build_range *r = &m->v[f->range];
+		uint64_t end = min64(r->end, f->size);
+		if (pos < r->start) {
+			size_t skip = (size_t)min64(len, r->start - pos);
+			pos += skip, p += skip, len -= skip;
+			continue;
+		}
+		size_t take = (size_t)min64(len, end - pos);
+		if (!f->in_range && EVP_DigestInit_ex(f->range_sha, EVP_sha256(), NULL) != 1)
+			return -EIO;
+		f->in_range = true;
+		if (EVP_DigestUpdate(f->range_sha, p, take) != 1)
+			return -EIO;
+		pos += take, p += take, len -= take;
+		if (pos == end) {
+			if (EVP_DigestFinal_ex(f->range_sha, r->sha256, NULL) != 1)
+				return -EIO;
+			f->in_range = false;
+			f->range++;
+		}
+	}
+	return 0;
+}
+
+static int feed(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
+{
+	struct diag *d = f->b->d;
+	int rc = 0;
+
+	if (f->image_sha && EVP_DigestUpdate(f->image_sha, p, len) != 1)
+		rc = -EIO;
+	if (rc == 0 && f->z)
+		rc = build_compressor_write(f->z, p, len, d);
+	if (rc == 0 && f->range_sha)
+		rc = feed_ranges(f, pos, p, len);
+	if (rc == -EIO)
+		diag_error(d, "%s: SHA-256 failed", f->b->o->output);
+	if (rc == 0 && ++f->chunks % 64 == 0 && build_interrupted(f->b))
+		rc = -EINTR;
+	return rc;
+}
+
+static int feed_zeros(struct feed *f, uint64_t pos, uint64_t len)
+{
+	int rc = 0;
+
+	while (rc == 0 && len) {
+		size_t n = (size_t)min64(len, CHUNK);
+		rc = feed(f, pos, f->zeros, n);
+		pos += n;
+		len -= n;
+	}
+	return rc;
+}
+
+static int feed_data(struct feed *f, uint64_t pos, uint64_t len)
+{
+	int fd = f->b->image.fd;
+	int rc = 0;
+
+	while (rc == 0 && len) {
+		ssize_t n = pread(fd, f->buf, (size_t)min64(len, CHUNK), (off_t)pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return diag_error(f->b->d, "%s: reading the image back: %s", f->b->o->output,
+					  n < 0 ? strerror(errno) : "it is shorter than planned");
+		rc = feed(f, pos, f->buf, (size_t)n);
+		pos += (uint64_t)n;
+		len -= (uint64_t)n;
+	}
+	return rc;
+}
+
+/* Feeds [@from, @to) of the image: its data extents read, its holes as zeros. */
+static int walk(struct feed *f, uint64_t from, uint64_t to)
+{
+	int fd = f->b->image.fd;
+	uint64_t pos = from;
+	int rc = 0;
+
+	while (rc == 0 && pos < to) {
+		off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
+		uint64_t start = data >= 0 ? min64((uint64_t)data, to) : errno == ENXIO ? to : pos;
+		rc = feed_zeros(f, pos, start - pos);
+		pos = start;
+		if (rc < 0 || pos >= to)
+			break;
+		off_t hole = lseek(fd, (off_t)pos, SEEK_HOLE);
+		uint64_t end = hole >= 0 ? min64((uint64_t)hole, to) : to;
+		rc = feed_data(f, pos, end - pos);
+		pos = end;
+	}
+	return rc;
+}
+
+static int pass(struct feed *f)
+{
+	const struct build_options *o = f->b->o;
+	struct build_map *m = &f->b->map;
+
+	if (f->z || f->image_sha) {
+		build_progress(f->b, o->compress ? "compressing into" : "checking", o->compress
+			       ? o->compressed : o->output);
+		return walk(f, 0, f->size);
+	}
+	build_progress(f->b, "mapping", o->bmap);
+	for (size_t i = 0; i < m->n; i++) {
+		int rc = walk(f, m->v[i].start, min64(m->v[i].end, f->size));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int write_all(struct build_file *out, const char *text, size_t len, struct diag *d)
+{
+	while (len) {
+		ssize_t w = write(out->fd, text, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return diag_error(d, "%s: %s", out->path, w < 0 ? strerror(errno) : "write failed");
+		text += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* One `sha256sum` line: "HEX  NAME". */
+static int checksum_line(struct strbuf *s, EVP_MD_CTX *sha, const char *path)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t digest[32];
+	char line[70];
+
+	if (EVP_DigestFinal_ex(sha, digest, NULL) != 1)
+		return -EIO;
+	for (int i = 0; i < 32; i++) {
+		line[2 * i] = digits[digest[i] >> 4];
+		line[2 * i + 1] = digits[digest[i] & 15];
+	}
+	memcpy(line + 64, "  ", 3);
+	int rc = strbuf_puts(s, line);
+	if (rc == 0)
+		rc = strbuf_puts(s, base_name(path));
+	return rc ? rc : strbuf_putc(s, '\n');
+}
+
+static int write_bmap(struct build *b)
+{
+	struct strbuf s = { 0 };
+	int rc = build_bmap_text(&b->map, b->plan->image_size, base_name(b->o->output), &s);
+
+	if (rc == 0)
+		rc = write_all(&b->bmap, s.s, s.len, b->d);
+	else
+		diag_error(b->d, "%s: %s", b->o->bmap, strerror(-rc));
+	strbuf_release(&s);
+	return rc;
+}
+
+static int write_checksums(struct build *b, EVP_MD_CTX *image_sha, EVP_MD_CTX *compressed_sha)
+{
+	struct strbuf s = { 0 };
+	int rc = 0;
+
+	if (b->o->write_raw)
+		rc = checksum_line(&s, image_sha, b->o->output);
+	if (rc == 0 && b->o->compress)
+		rc = checksum_line(&s, compressed_sha, b->o->compressed);
+	if (rc == 0)
+		rc = write_all(&b->sha256, s.s, s.len, b->d);
+	else
+		diag_error(b->d, "%s: %s", b->o->sha256, strerror(-rc));
+	strbuf_release(&s);
+	return rc;
+}
+
+static int create_outputs(struct build *b)
+{
+	const struct build_options *o = b->o;
+	int rc = 0;
+
+	if (o->compress)
+		rc = build_file_create(&b->compressed, o->compressed, 0, b->d);
+	if (rc == 0 && o->bmap)
+		rc = build_file_create(&b->bmap, o->bmap, 0, b->d);
+	if (rc == 0 && o->sha256)
+		rc = build_file_create(&b->sha256, o->sha256, 0, b->d);
+	return rc;
+}
+
+static int digest_new(EVP_MD_CTX **ret, bool wanted)
+{
+	*ret = NULL;
+	if (!wanted)
+		return 0;
+	*ret = EVP_MD_CTX_new();
+	return *ret && EVP_DigestInit_ex(*ret, EVP_sha256(), NULL) == 1 ? 0 : -ENOMEM;
+}
+
+int build_finish(struct build *b)
+{
+	const struct build_options *o = b->o;
+	struct feed f = { .b = b, .size = b->plan->image_size };
+	EVP_MD_CTX *compressed_sha = NULL;
+	int rc;
+
+	if (!o->compress && !o->bmap && !o->sha256)
+		return 0;
+	build_map_to_blocks(&b->map, BUILD_BMAP_BLOCK, f.size);
+	rc = create_outputs(b);
+	if (rc == 0) {
+		f.buf = malloc(CHUNK);
+		f.zeros = calloc(1, CHUNK);
+		rc = f.buf && f.zeros ? 0 : -ENOMEM;
+	}
+	if (rc == 0)
+		rc = digest_new(&f.image_sha, o->sha256 && o->write_raw);
+	if (rc == 0)
+		rc = digest_new(&compressed_sha, o->sha256 && o->compress);
+	if (rc == 0)
+		rc = digest_new(&f.range_sha, o->bmap);
+	if (rc == 0 && o->compress)
+		rc = build_compressor_new(o->compress, o->level, f.size, b->compressed.fd,
+					  o->compressed, compressed_sha, b->d, &f.z);
+	if (rc == 0)
+		rc = pass(&f);
+	if (rc == 0 && f.z)
+		rc = build_compressor_finish(f.z, b->d);
+	if (rc == 0 && o->bmap)
+		rc = write_bmap(b);
+	if (rc == 0 && o->sha256)
+		rc = write_checksums(b, f.image_sha, compressed_sha);
+	build_compressor_free(f.z);
+	EVP_MD_CTX_free(f.image_sha);
+	EVP_MD_CTX_free(compressed_sha);
+	EVP_MD_CTX_free(f.range_sha);
+	free(f.buf);
+	free(f.zeros);
+	return rc;
+}
