@@ -209,6 +209,9 @@ int cmd_build(int argc, char **argv)
 			r.output = optarg;
 		} else if (c == OPT_COMPRESS) {
 			r.compress = optarg;
+		} else if ((c == OPT_BMAP || c == OPT_SHA256) && optarg && !*optarg) {
+			status = cli_usage_error("build", "%s= needs a file name",
+						 c == OPT_BMAP ? "--bmap" : "--sha256");
 		} else if (c == OPT_BMAP) {
 			r.bmap = true;
 			r.bmap_file = optarg;

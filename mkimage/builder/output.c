@@ -131,7 +131,12 @@ static int sync_dir(const char *path)
  * and now has the temporary name (to swap back, or to remove once all are in place). */
 static int put_in_place(struct build_file *f, bool *swapped)
 {
+	struct stat st;
+
 	*swapped = false;
+	/* something else appeared at the name since the build began: leave it alone */
+	if (lstat(f->path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
 	if (renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno == EEXIST &&

@@ -1,0 +1,145 @@
+/* Unit tests: the bmap's ranges and text, and the set of outputs put in place together. */
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/strbuf.h"
+#include "mkimage/builder/builder_priv.h"
+
+static void test_map_to_blocks(void **state)
+{
+	struct build_map m = { 0 };
+
+	(void)state;
+	assert_int_equal(build_map_add(&m, 440, 72), 0);          /* the MBR's table */
+	assert_int_equal(build_map_add(&m, 8192, 100000), 0);     /* a raw region */
+	assert_int_equal(build_map_add(&m, 4096 * 27, 1), 0);     /* the block after the region's */
+	assert_int_equal(build_map_add(&m, 1 << 20, 0), 0);       /* nothing */
+	assert_int_equal(build_map_add(&m, 9000, 10), 0);         /* inside the region */
+	assert_int_equal(build_map_add(&m, 10000000, 5000), 0);   /* past the image */
+	assert_int_equal(build_map_add(&m, 999000, 2000), 0);     /* across the image's end */
+	build_map_to_blocks(&m, 4096, 1000000);
+	assert_int_equal(m.n, 3);
+	assert_int_equal(m.v[0].start, 0);
+	assert_int_equal(m.v[0].end, 4096);
+	assert_int_equal(m.v[1].start, 8192);
+	assert_int_equal(m.v[1].end, 4096 * 28); /* 108192 rounds up to 27 blocks, then block 27 */
+	assert_int_equal(m.v[2].start, 999000 / 4096 * 4096);
+	assert_int_equal(m.v[2].end, 1003520); /* the partial last block's grid end */
+	assert_int_equal(build_map_bytes(&m, 1000000), 4096 + 4096 * 26 + (1000000 - 995328));
+	build_map_release(&m);
+}
+
+/* The bmap's own checksum: the SHA-256 of the text with that field as 64 zeros. */
+static void test_bmap_checksum(void **state)
+{
+	struct build_map m = { 0 };
+	struct strbuf s = { 0 };
+	uint8_t digest[32];
+	char hex[65], *field;
+
+	(void)state;
+	assert_int_equal(build_map_add(&m, 0, 4096), 0);
+	assert_int_equal(build_map_add(&m, 8192, 3 * 4096), 0);
+	build_map_to_blocks(&m, 4096, 5 * 4096 + 100);
+	assert_int_equal(build_bmap_text(&m, 5 * 4096 + 100, "x.img", &s), 0);
+	assert_non_null(strstr(s.s, "<ImageSize> 20580 </ImageSize>"));
+	assert_non_null(strstr(s.s, "<BlocksCount> 6 </BlocksCount>"));
+	assert_non_null(strstr(s.s, "<MappedBlocksCount> 4 </MappedBlocksCount>"));
+	assert_non_null(strstr(s.s, "> 0 </Range>"));
+	assert_non_null(strstr(s.s, "> 2-4 </Range>"));
+	field = strstr(s.s, "<BmapFileChecksum> ") + strlen("<BmapFileChecksum> ");
+	memcpy(hex, field, 64);
+	hex[64] = 0;
+	memset(field, '0', 64);
+	assert_int_equal(EVP_Digest(s.s, s.len, digest, NULL, EVP_sha256(), NULL), 1);
+	for (int i = 0; i < 32; i++) {
+		char two[3];
+		snprintf(two, sizeof(two), "%02x", digest[i]);
+		assert_memory_equal(hex + 2 * i, two, 2);
+	}
+	strbuf_release(&s);
+	build_map_release(&m);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	assert_string_equal(buf, text);
+}
+
+/* A set whose last member cannot be put in place leaves every older file as it was. */
+static void test_commit_all_or_none(void **state)
+{
+	struct build_file a, b, c;
+	struct build_file *set[3] = { &a, &b, &c };
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	write_text("a.img", "old a");
+	assert_int_equal(build_file_create(&a, "a.img", 0, &d), 0);
+	assert_int_equal(build_file_create(&b, "b.bmap", 0, &d), 0);
+	assert_int_equal(mkdir("c.sha256", 0755), 0); /* a folder: nothing can replace it */
+	assert_int_equal(build_file_create(&c, "c.sha256", 0, &d), -EINVAL); /* refused at once */
+	assert_int_equal(rmdir("c.sha256"), 0);
+	assert_int_equal(build_file_create(&c, "c.sha256", 0, &d), 0);
+	assert_int_equal(write(a.fd, "new a", 5), 5);
+	assert_int_equal(write(b.fd, "new b", 5), 5);
+	/* a folder appears at c's name during the build: a and b are in place when c fails */
+	assert_int_equal(mkdir("c.sha256", 0755), 0);
+	diag_release(&d);
+	diag_init(&d);
+	assert_int_not_equal(build_files_commit(set, 3, &d), 0);
+	assert_true(diag_has(&d, "c.sha256: cannot put it in place"));
+	assert_file_is("a.img", "old a");
+	assert_int_equal(access("b.bmap", F_OK), -1);
+	assert_int_equal(rmdir("c.sha256"), 0);
+	diag_release(&d);
+
+	/* and a set that can be put in place replaces the older file */
+	diag_init(&d);
+	assert_int_equal(build_file_create(&a, "a.img", 0, &d), 0);
+	assert_int_equal(build_file_create(&b, "b.bmap", 0, &d), 0);
+	assert_int_equal(write(a.fd, "new a", 5), 5);
+	assert_int_equal(write(b.fd, "new b", 5), 5);
+	struct build_file *two[2] = { &a, &b };
+	assert_int_equal(build_files_commit(two, 2, &d), 0);
+	assert_file_is("a.img", "new a");
+	assert_file_is("b.bmap", "new b");
+	diag_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_map_to_blocks),
+		cmocka_unit_test(test_bmap_checksum),
+		cmocka_unit_test(test_commit_all_or_none),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
