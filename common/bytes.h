@@ -5,6 +5,7 @@
 #ifndef SDIMG_BYTES_H
 #define SDIMG_BYTES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline void put_le16(uint8_t *p, uint16_t v)
@@ -38,6 +39,18 @@ static inline uint32_t get_le32(const uint8_t *p)
 static inline uint64_t get_le64(const uint8_t *p)
 {
 	return (uint64_t)get_le32(p) | ((uint64_t)get_le32(p + 4) << 32);
+}
+
+/* @n bytes as lower-case hex into @out (2 * @n + 1 bytes, NUL-terminated). */
+static inline void bytes_hex(const uint8_t *bytes, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	out[2 * n] = 0;
 }
 
 #endif

@@ -6,26 +6,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/bmap.h"
+#include "common/bytes.h"
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
 
 #define NO_CHECKSUM "0000000000000000000000000000000000000000000000000000000000000000"
-
-static void hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = 0;
-}
 
 static int putf(struct strbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int putf(struct strbuf *s, const char *fmt, ...)
@@ -44,10 +34,10 @@ static int put_ranges(struct strbuf *s, const struct build_map *m)
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < m->n; i++) {
-		uint64_t first = m->v[i].start / BUILD_BMAP_BLOCK;
-		uint64_t last = m->v[i].end / BUILD_BMAP_BLOCK - 1;
+		uint64_t first = m->v[i].start / BMAP_BLOCK_SIZE;
+		uint64_t last = m->v[i].end / BMAP_BLOCK_SIZE - 1;
 		char sum[65];
-		hex(m->v[i].sha256, 32, sum);
+		bytes_hex(m->v[i].sha256, 32, sum);
 		if (first == last)
 			rc = putf(s, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n", sum, first);
 		else
@@ -60,24 +50,24 @@ static int put_ranges(struct strbuf *s, const struct build_map *m)
 int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *name,
 		    struct strbuf *s)
 {
-	uint64_t blocks = (image_size + BUILD_BMAP_BLOCK - 1) / BUILD_BMAP_BLOCK, mapped = 0;
+	uint64_t blocks = (image_size + BMAP_BLOCK_SIZE - 1) / BMAP_BLOCK_SIZE, mapped = 0;
 	uint8_t digest[32];
 	size_t at = 0; /* where the file's checksum goes */
 	char sum[65];
 
 	for (size_t i = 0; i < m->n; i++)
-		mapped += (m->v[i].end - m->v[i].start) / BUILD_BMAP_BLOCK;
+		mapped += (m->v[i].end - m->v[i].start) / BMAP_BLOCK_SIZE;
 	int rc = putf(s, "<?xml version=\"1.0\" ?>\n"
 			 "<!-- The block map of %.150s, made by sdimg: the ranges that must read back\n"
 			 "     as written (tables, boot code, file system structures, files). -->\n"
-			 "<bmap version=\"2.0\">\n", name);
+			 "<bmap version=\"" BMAP_VERSION "\">\n", name);
 	if (rc == 0)
 		rc = putf(s, "    <ImageSize> %" PRIu64 " </ImageSize>\n"
 			     "    <BlockSize> %u </BlockSize>\n"
 			     "    <BlocksCount> %" PRIu64 " </BlocksCount>\n"
 			     "    <MappedBlocksCount> %" PRIu64 " </MappedBlocksCount>\n"
 			     "    <ChecksumType> sha256 </ChecksumType>\n",
-			  image_size, BUILD_BMAP_BLOCK, blocks, mapped);
+			  image_size, BMAP_BLOCK_SIZE, blocks, mapped);
 	if (rc == 0) {
 		at = s->len + strlen("    <BmapFileChecksum> ");
 		rc = putf(s, "    <BmapFileChecksum> %s </BmapFileChecksum>\n    <BlockMap>\n",
@@ -90,9 +80,9 @@ int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *
 	if (rc < 0)
 		return rc;
 	/* the file's own checksum, over the text with the zeros in its place */
-	if (EVP_Digest(s->s, s->len, digest, NULL, EVP_sha256(), NULL) != 1)
+	if (bmap_file_checksum(s->s, s->len, at, digest) < 0)
 		return -EIO;
-	hex(digest, sizeof(digest), sum);
+	bytes_hex(digest, sizeof(digest), sum);
 	memcpy(s->s + at, sum, 64);
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "common/bmap.h"
 #include "common/diag.h"
 #include "layouts/layouts.h"
 
@@ -169,10 +170,9 @@ int build_read_inputs(struct build *b);
  * checksums and the image's SHA-256; then the bmap and the checksum file. */
 int build_finish(struct build *b);
 
-/* bmap.c: the block map text of the ranges of @m (in whole BUILD_BMAP_BLOCK blocks, with
+/* bmap.c: the block map text of the ranges of @m (in whole BMAP_BLOCK_SIZE blocks, with
  * their checksums) for an image of @image_size bytes named @name, appended to @s.
  * Returns 0 or a negative errno. */
-#define BUILD_BMAP_BLOCK 4096u
 struct strbuf;
 int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *name,
 		    struct strbuf *s);

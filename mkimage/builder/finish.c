@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
 
@@ -178,16 +179,12 @@ static const char *base_name(const char *path)
 /* One `sha256sum` line: "HEX  NAME". */
 static int checksum_line(struct strbuf *s, EVP_MD_CTX *sha, const char *path)
 {
-	static const char digits[] = "0123456789abcdef";
 	uint8_t digest[32];
 	char line[70];
 
 	if (EVP_DigestFinal_ex(sha, digest, NULL) != 1)
 		return -EIO;
-	for (int i = 0; i < 32; i++) {
-		line[2 * i] = digits[digest[i] >> 4];
-		line[2 * i + 1] = digits[digest[i] & 15];
-	}
+	bytes_hex(digest, sizeof(digest), line);
 	memcpy(line + 64, "  ", 3);
 	int rc = strbuf_puts(s, line);
 	if (rc == 0)
@@ -257,7 +254,7 @@ int build_finish(struct build *b)
 
 	if (!o->compress && !o->bmap && !o->sha256)
 		return 0;
-	build_map_to_blocks(&b->map, BUILD_BMAP_BLOCK, f.size);
+	build_map_to_blocks(&b->map, BMAP_BLOCK_SIZE, f.size);
 	rc = create_outputs(b);
 	if (rc == 0) {
 		f.buf = malloc(CHUNK);
