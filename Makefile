@@ -5,20 +5,21 @@ include config.mk
 BUILD   ?= build
 
 # One static library per module, each exporting only names with its own prefix (checked by
-# tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms builder/ (build_),
-# contents/ (content_) and reader/ (reader_), over fat/ (fat_), layouts/ (layout_, plan_)
-# and common/ (each file's own name).
+# tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms flash/ (flash_),
+# builder/ (build_), contents/ (content_) and reader/ (reader_), over fat/ (fat_), layouts/
+# (layout_, plan_) and common/ (each file's own name).
 common_SRC   := $(wildcard common/*.c)
 layouts_SRC  := $(wildcard layouts/*.c)
 fat_SRC      := $(wildcard fat/*.c)
 contents_SRC := $(wildcard mkimage/contents/*.c)
 builder_SRC  := $(wildcard mkimage/builder/*.c)
 reader_SRC   := $(wildcard mkimage/reader/*.c)
+flash_SRC    := $(wildcard mkimage/flash/*.c)
 cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
-mkimage_SRC  := $(cli_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
+mkimage_SRC  := $(cli_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-MODULES := cli builder contents reader fat layouts common
+MODULES := cli flash builder contents reader fat layouts common
 LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -44,6 +45,7 @@ $(BUILD)/libfat.a:     $(call obj,$(fat_SRC))
 $(BUILD)/libcontents.a: $(call obj,$(contents_SRC))
 $(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
 $(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
+$(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
