@@ -14,11 +14,12 @@ fat_SRC      := $(wildcard fat/*.c)
 contents_SRC := $(wildcard mkimage/contents/*.c)
 builder_SRC  := $(wildcard mkimage/builder/*.c)
 reader_SRC   := $(wildcard mkimage/reader/*.c)
+flash_SRC    := $(wildcard mkimage/flash/*.c)
 cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
-mkimage_SRC  := $(cli_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
+mkimage_SRC  := $(cli_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-MODULES := cli builder contents reader fat layouts common
+MODULES := cli flash builder contents reader fat layouts common
 LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -45,6 +46,7 @@ $(BUILD)/libcontents.a: $(call obj,$(contents_SRC))
 $(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
 $(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
 $(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
+$(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@ && $(AR) rcs $@ $^
