@@ -47,6 +47,7 @@ $(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
 $(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
 $(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
+$(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@ && $(AR) rcs $@ $^

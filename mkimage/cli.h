@@ -22,6 +22,10 @@ int cmd_plan(int argc, char **argv);
 /* `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]` */
 int cmd_build(int argc, char **argv);
 
+/* `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify] [--gaps keep|discard|zero]
+ * [--allow-fixed] [--json|--report FILE] [--timeout SECONDS] [--dry-run] [-q|-v]` */
+int cmd_flash(int argc, char **argv);
+
 /* `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]` */
 int cmd_inspect(int argc, char **argv);
 

@@ -16,6 +16,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "build", cmd_build, "write the image a layout describes" },
+	{ "flash", cmd_flash, "write an image onto cards at once, each read back" },
 	{ "inspect", cmd_inspect, "read an image or card: table, file systems, SD alignment" },
 	{ "ls", cmd_ls, "list a folder of a FAT partition of an image or card" },
 	{ "cat", cmd_cat, "write a file of a FAT partition to the standard output" },
@@ -25,7 +26,7 @@ static const struct command {
 static void print_usage(FILE *out)
 {
 	fprintf(out, "Usage: %s COMMAND [OPTIONS] ...\n\n"
-		     "Builds the disk image of an SD card from a layout file.\n\nCommands:\n",
+		     "Builds the disk image of an SD card from a layout file, and writes it onto cards.\n\nCommands:\n",
 		SDIMG_PROG);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);

@@ -1,20 +1,26 @@
 /*
- * flash: writing images onto cards (the interface of mkimage/flash/, used by `flash`).
- *   target.c    what a target is and whether it may be written: the verdict and its reason
- *   sysfs.c     where the kernel places the device: its size, read-only flag, partitions
- *   hardware.c  what it says of the hardware: removable, hot-pluggable, USB, SD or eMMC,
- *               model, serial, USB port
- *   usage.c     whether the disk is in use: it holds /, a partition is mounted, is swap,
- *               or something (device-mapper, md, btrfs) is built on it
- * Nothing is written here. Everything is read below the roots given (struct flash_roots):
- * "/sys" and "/proc" in the program, a fake tree in the tests. Errors are 0 or a negative
- * errno, with the message in the caller's struct diag.
+ * flash: writing an image onto cards, each proven by reading it back (the interface of
+ * mkimage/flash/; `sdimg flash`):
+ *   target.c        what a target is and whether it may be written: the verdict and its reason
+ *   sysfs.c         where the kernel places the device: its size, read-only flag, partitions
+ *   hardware.c      what it says of the hardware: removable, hot-pluggable, USB, SD or eMMC,
+ *                   model, serial, USB port
+ *   usage.c         whether the disk is in use: it holds /, a partition is mounted, is swap,
+ *                   or something (device-mapper, md, btrfs) is built on it
+ *   image.c         the image, its bmap, and every mapped range checked before any write
+ *   target_write.c  one target: O_DIRECT writes, gaps, O_DIRECT read-back, table re-read
+ *   run.c           every target at once, each in its own thread; a hung one is given up
+ *   report.c        progress, the summary table and the JSON report
+ * sysfs and procfs are read below the roots given (struct flash_roots): "/sys" and "/proc"
+ * in the program, a fake tree in the tests. Errors are 0 or a negative errno, with the
+ * message in the caller's struct diag.
  */
 #ifndef SDIMG_MKIMAGE_FLASH_H
 #define SDIMG_MKIMAGE_FLASH_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "common/diag.h"
@@ -63,5 +69,32 @@ int flash_classify(const struct flash_roots *r, unsigned major, unsigned minor, 
 
 /* "accept", "needs --allow-fixed", "refuse". */
 const char *flash_verdict_name(enum flash_verdict v);
+
+/* ---- run.c: the command -------------------------------------------------------------- */
+
+enum flash_gaps { FLASH_GAPS_KEEP, FLASH_GAPS_DISCARD, FLASH_GAPS_ZERO };
+
+struct flash_options {
+	const char *image;
+	const char *const *targets;
+	size_t n_targets;
+	const char *bmap;          /* NULL: found beside the image */
+	bool verify;               /* false with --no-verify */
+	enum flash_gaps gaps;
+	bool allow_fixed;
+	bool dry_run;
+	bool json;                 /* the JSON report on stdout */
+	const char *report;        /* the JSON report into this file, or NULL */
+	int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
+	unsigned timeout;          /* seconds without progress before a target is given up */
+	struct flash_roots roots;
+};
+
+/*
+ * Writes o->image onto every target at once and reads each back. Returns 0 when every
+ * target passed, 1 when any failed or was refused, and a negative errno (with the message
+ * in @d) when nothing could be started (the image or its bmap is unusable).
+ */
+int flash_run(const struct flash_options *o, struct diag *d);
 
 #endif

@@ -1,9 +1,18 @@
-/* Internals shared by the files of mkimage/flash/ (private to it). */
+/*
+ * Internals shared by the files of mkimage/flash/ (private to it): the classifier's device
+ * (sysfs.c, hardware.c, usage.c), the image being written (image.c), the work on one
+ * target (target_write.c) and the run over all of them (run.c, report.c).
+ */
 #ifndef SDIMG_MKIMAGE_FLASH_PRIV_H
 #define SDIMG_MKIMAGE_FLASH_PRIV_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "mkimage/flash/flash.h"
 
@@ -60,5 +69,97 @@ int flash_in_use(const struct flash_roots *r, const struct flash_disk *k,
 		 struct diag *d);
 
 void flash_disk_release(struct flash_disk *k);
+
+/* ---- image.c: the image and what of it must reach a card ------------------------------ */
+
+/* A byte range every target gets, with the SHA-256 its bytes must have. */
+struct flash_range {
+	uint64_t start, end;
+	uint8_t sha256[32];
+};
+
+struct flash_image {
+	const char *path;           /* as given */
+	int fd;                     /* the raw image (a decompressed copy for a compressed one) */
+	uint64_t size;
+	struct flash_range *ranges; /* ascending, apart; each starts on a 4 KiB boundary */
+	size_t n_ranges;
+	uint64_t mapped_bytes;
+	char *bmap_path;            /* the bmap used, or NULL (owned) */
+	uint8_t mapped_sha256[32];  /* over the mapped bytes, in order */
+	const char *compression;    /* "zst", "xz", "gz" or NULL */
+};
+
+/*
+ * Opens @path (raw, sparse or not, or compressed: then decompressed once into an unnamed
+ * file under $TMPDIR or /var/tmp), finds its bmap (@bmap_path, or IMAGE.bmap, or the name
+ * without the compression suffix + .bmap) and checks the bmap's own checksum and every
+ * mapped range of the image against its checksum: all before any card is touched.
+ * Without a bmap the raw image's data extents are the ranges (a warning in @d says so).
+ * Returns 0 or a negative errno with one message in @d.
+ */
+int flash_image_open(struct flash_image *im, const char *path, const char *bmap_path,
+		     struct diag *d);
+void flash_image_close(struct flash_image *im);
+
+/* ---- target_write.c: one target, from open to the re-read partition table -------------- */
+
+enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS, FLASH_STAGE_VERIFY,
+		   FLASH_STAGE_DONE };
+
+enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
+
+/* What a run shows of one target while it works and at the end; the worker writes it under
+ * @lock, the reporter reads it. */
+struct flash_job {
+	const char *path;               /* the target as given */
+	struct flash_target info;       /* from the classifier */
+	const struct flash_image *im;
+	const struct flash_options *o;
+	pthread_mutex_t lock;
+	pthread_t thread;
+	bool started, finished, abandoned;
+	enum flash_stage stage;
+	enum flash_result result;
+	char error[300];
+	int error_errno;
+	char warning[160];
+	uint64_t bytes_written, bytes_verified, gap_bytes;
+	uint64_t first_bad_start, first_bad_end; /* the first range that read back wrong */
+	bool has_bad_range;
+	struct timespec t_start, t_write_end, t_end, t_progress;
+};
+
+/* The worker thread's body: writes, handles gaps, verifies, re-reads the table. */
+void *flash_job_run(void *job);
+
+/* Records the job's failure (the first one only) at its current stage. */
+void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+double flash_seconds(const struct timespec *from, const struct timespec *to);
+
+/* ---- report.c ------------------------------------------------------------------------- */
+
+const char *flash_stage_name(enum flash_stage s);
+const char *flash_result_name(enum flash_result r);
+
+/* The progress display: on a terminal one line per target redrawn at most once a second,
+ * else a plain line whenever a target changes stage. */
+struct flash_progress {
+	bool tty;
+	int lines_drawn;
+	struct timespec last_draw;
+	enum flash_stage *last_stage; /* per job, for plain lines */
+	bool *last_finished;
+};
+
+void flash_progress_update(struct flash_progress *p, struct flash_job *jobs, size_t n,
+			   bool force);
+
+/* The table at the end, and the JSON report. Return 0 or a negative errno. */
+void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n);
+int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n,
+		     struct diag *d);
 
 #endif

@@ -1,0 +1,141 @@
+/*
+ * cmd_flash: `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]
+ * [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE] [--dry-run] [-q|-v]`.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mkimage/cli.h"
+#include "mkimage/flash/flash.h"
+
+#define DEFAULT_TIMEOUT 120
+
+static void flash_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]\n"
+		"                   [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE]\n"
+		"                   [--timeout SECONDS] [--dry-run] [-q|-v]\n\n"
+		"Writes IMAGE onto every TARGET at once and reads each back with O_DIRECT: a card\n"
+		"passes only when every mapped byte reads back as the image holds it. IMAGE is raw\n"
+		"(sparse or not) or compressed (.zst, .xz, .gz: decompressed once, for all targets).\n"
+		"Its bmap (IMAGE.bmap, or the name without the compression suffix + .bmap) says what\n"
+		"to write; the bmap and every mapped range are checked before any card is touched.\n\n"
+		"A target must be a whole removable, USB or SD disk that nothing uses: the disk of /,\n"
+		"a mounted or swap disk, one with holders and one smaller than the image are refused.\n\n"
+		"  --bmap FILE         the block map to use\n"
+		"  --no-verify         do not read the cards back\n"
+		"  --gaps MODE         what unmapped stretches get: keep (what they held; default),\n"
+		"                      discard (BLKDISCARD where the card can), zero (written zeros)\n"
+		"  --allow-fixed       also write partitions, eMMC and disks that are not removable\n"
+		"  --json              the report as JSON on the standard output\n"
+		"  --report FILE       the JSON report into FILE\n"
+		"  --timeout SECONDS   give up a target that makes no progress for so long (%d)\n"
+		"  --dry-run           say what would be done to each target, and why; write nothing\n"
+		"  -q, --quiet         print nothing but errors\n"
+		"  -v, --verbose       more detail\n"
+		"  -h, --help          show this help\n\n"
+		"Exit status: 0 every target passed, 1 any failed or was refused, 2 bad usage.\n",
+		SDIMG_PROG, DEFAULT_TIMEOUT);
+}
+
+static int parse_gaps(const char *arg, enum flash_gaps *ret)
+{
+	static const char *const names[] = { "keep", "discard", "zero" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*ret = (enum flash_gaps)i;
+			return EXIT_OK;
+		}
+	return cli_usage_error("flash", "--gaps: '%s' is not keep, discard or zero", arg);
+}
+
+static int parse_timeout(const char *arg, unsigned *ret)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || v < 1 || v > 86400)
+		return cli_usage_error("flash", "--timeout: a number of seconds from 1 to 86400");
+	*ret = (unsigned)v;
+	return EXIT_OK;
+}
+
+static int run_flash(const struct flash_options *o)
+{
+	struct diag d;
+	int rc;
+
+	diag_init(&d);
+	rc = flash_run(o, &d);
+	diag_print(&d, stderr, SDIMG_PROG);
+	diag_release(&d);
+	return rc == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+int cmd_flash(int argc, char **argv)
+{
+	enum { OPT_BMAP = 256, OPT_NO_VERIFY, OPT_GAPS, OPT_ALLOW_FIXED, OPT_JSON, OPT_REPORT,
+	       OPT_TIMEOUT, OPT_DRY_RUN };
+	static const struct option options[] = {
+		{ "bmap", required_argument, NULL, OPT_BMAP },
+		{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+		{ "gaps", required_argument, NULL, OPT_GAPS },
+		{ "allow-fixed", no_argument, NULL, OPT_ALLOW_FIXED },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct flash_options o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,
+				   .roots = { "/sys", "/proc" } };
+	int c, status = EXIT_OK;
+
+	opterr = 0;
+	while (status == EXIT_OK && (c = getopt_long(argc, argv, "qvh", options, NULL)) != -1) {
+		if (c == 'h') {
+			flash_usage(stdout);
+			return EXIT_OK;
+		} else if (c == OPT_BMAP) {
+			o.bmap = optarg;
+		} else if (c == OPT_NO_VERIFY) {
+			o.verify = false;
+		} else if (c == OPT_GAPS) {
+			status = parse_gaps(optarg, &o.gaps);
+		} else if (c == OPT_ALLOW_FIXED) {
+			o.allow_fixed = true;
+		} else if (c == OPT_JSON) {
+			o.json = true;
+		} else if (c == OPT_REPORT) {
+			o.report = optarg;
+		} else if (c == OPT_TIMEOUT) {
+			status = parse_timeout(optarg, &o.timeout);
+		} else if (c == OPT_DRY_RUN) {
+			o.dry_run = true;
+		} else if (c == 'q') {
+			o.verbosity = 0;
+		} else if (c == 'v') {
+			o.verbosity = 2;
+		} else {
+			status = cli_usage_error("flash", "unknown or incomplete option '%s'",
+						 argv[optind - 1]);
+		}
+	}
+	if (status != EXIT_OK)
+		return status;
+	if (o.json && o.report)
+		return cli_usage_error("flash", "--json and --report: one of them, please");
+	if (argc - optind < 2)
+		return cli_usage_error("flash", optind == argc ? "no image given"
+							       : "no target given");
+	o.image = argv[optind];
+	o.targets = (const char *const *)argv + optind + 1;
+	o.n_targets = (size_t)(argc - optind - 1);
+	return run_flash(&o);
+}

@@ -1,0 +1,213 @@
+/*
+ * run: every target at once (flash.h). Each accepted target gets its own thread that reads
+ * the image from the page cache by itself, so a slow or dead card never holds up the
+ * others; the main thread draws the progress and gives up a target that makes no progress
+ * for o->timeout seconds (its thread is left blocked in the kernel, its result is fail).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "mkimage/flash/flash_priv.h"
+
+#define TICK_NS 200000000L /* how often the main thread looks */
+
+/* Classifies @j: a block device that the classifier accepts, not given twice. */
+static void check_target(struct flash_job *j, struct flash_job *jobs, size_t index,
+			 dev_t root_dev, struct diag *d)
+{
+	const struct flash_options *o = j->o;
+	struct stat st;
+
+	j->result = FLASH_REFUSED;
+	j->stage = FLASH_STAGE_CHECK;
+	if (stat(j->path, &st) < 0) {
+		snprintf(j->error, sizeof(j->error), "%s (nothing is created there)", strerror(errno));
+		j->error_errno = errno;
+		return;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		snprintf(j->error, sizeof(j->error), "not a block device");
+		return;
+	}
+	for (size_t i = 0; i < index; i++)
+		if (jobs[i].info.major == major(st.st_rdev) && jobs[i].info.minor == minor(st.st_rdev) &&
+		    jobs[i].info.name[0]) {
+			snprintf(j->error, sizeof(j->error), "the same device as %s", jobs[i].path);
+			return;
+		}
+	if (flash_classify(&o->roots, major(st.st_rdev), minor(st.st_rdev), root_dev, j->im->size,
+			   o->allow_fixed, &j->info, d) < 0) {
+		snprintf(j->error, sizeof(j->error), "its kind cannot be read from sysfs");
+		return;
+	}
+	if (j->info.verdict != FLASH_ACCEPT) {
+		snprintf(j->error, sizeof(j->error), "%s%s", j->info.why,
+			 j->info.verdict == FLASH_NEEDS_ALLOW_FIXED ? " (--allow-fixed writes it anyway)"
+								    : "");
+		return;
+	}
+	j->result = FLASH_PASS;
+	j->error[0] = 0;
+}
+
+/* Gives up the jobs that have made no progress for o->timeout seconds. */
+static void watch(struct flash_job *jobs, size_t n, unsigned timeout)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	for (size_t i = 0; i < n; i++) {
+		struct flash_job *j = &jobs[i];
+		if (!j->started)
+			continue;
+		pthread_mutex_lock(&j->lock);
+		if (!j->finished && !j->abandoned && flash_seconds(&j->t_progress, &t) > timeout) {
+			snprintf(j->error, sizeof(j->error), "no progress for %u s: the card hangs",
+				 timeout);
+			j->error_errno = ETIMEDOUT;
+			j->result = FLASH_FAIL;
+			j->abandoned = true;
+			j->t_end = t;
+		}
+		pthread_mutex_unlock(&j->lock);
+	}
+}
+
+static bool all_done(struct flash_job *jobs, size_t n)
+{
+	bool done = true;
+
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&jobs[i].lock);
+		done &= !jobs[i].started || jobs[i].finished || jobs[i].abandoned;
+		pthread_mutex_unlock(&jobs[i].lock);
+	}
+	return done;
+}
+
+static void start(struct flash_job *j)
+{
+	clock_gettime(CLOCK_MONOTONIC, &j->t_start);
+	j->t_progress = j->t_start;
+	j->stage = FLASH_STAGE_WRITE;
+	j->started = pthread_create(&j->thread, NULL, flash_job_run, j) == 0;
+	if (!j->started) {
+		j->result = FLASH_FAIL;
+		snprintf(j->error, sizeof(j->error), "no thread could be started for it");
+	}
+}
+
+static void dry_run(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n)
+{
+	fprintf(out, "%s: %llu bytes, %llu mapped in %zu range%s%s%s\n", im->path,
+		(unsigned long long)im->size, (unsigned long long)im->mapped_bytes, im->n_ranges,
+		im->n_ranges == 1 ? "" : "s", im->bmap_path ? ", bmap " : ", no bmap",
+		im->bmap_path ? im->bmap_path : "");
+	for (size_t i = 0; i < n; i++) {
+		const struct flash_job *j = &jobs[i];
+		if (j->result == FLASH_REFUSED)
+			fprintf(out, "%s: refused: %s\n", j->path, j->error);
+		else
+			fprintf(out, "%s: would write %llu bytes%s: %s\n", j->path,
+				(unsigned long long)im->mapped_bytes,
+				j->o->verify ? " and read them back" : "", j->info.why);
+	}
+}
+
+static int finish_report(const struct flash_options *o, const struct flash_image *im,
+			 struct flash_job *jobs, size_t n, struct diag *d)
+{
+	FILE *out = o->json ? stdout : NULL;
+	int rc = 0;
+
+	if (o->report && !(out = fopen(o->report, "w")))
+		return diag_error(d, "%s: %s", o->report, strerror(errno));
+	if (out)
+		rc = flash_write_json(out, im, jobs, n, d);
+	if (o->report && fclose(out) != 0 && rc == 0)
+		rc = diag_error(d, "%s: %s", o->report, strerror(errno));
+	return rc;
+}
+
+static int run_jobs(const struct flash_options *o, struct flash_image *im, struct flash_job *jobs,
+		    size_t n, struct diag *d)
+{
+	struct flash_progress p = { .tty = isatty(STDERR_FILENO) && o->verbosity > 0 };
+	int status = 0;
+
+	p.last_stage = calloc(n, sizeof(*p.last_stage));
+	p.last_finished = calloc(n, sizeof(*p.last_finished));
+	if (!p.last_stage || !p.last_finished) {
+		free(p.last_stage);
+		free(p.last_finished);
+		return diag_error(d, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].result == FLASH_PASS)
+			start(&jobs[i]);
+	while (!all_done(jobs, n)) {
+		nanosleep(&(struct timespec){ 0, TICK_NS }, NULL);
+		watch(jobs, n, o->timeout);
+		if (o->verbosity > 0)
+			flash_progress_update(&p, jobs, n, false);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].started && !jobs[i].abandoned)
+			pthread_join(jobs[i].thread, NULL);
+		status |= jobs[i].result != FLASH_PASS;
+	}
+	if (o->verbosity > 0) {
+		flash_progress_update(&p, jobs, n, true);
+		flash_print_summary(o->json ? stderr : stdout, jobs, n);
+	}
+	free(p.last_stage);
+	free(p.last_finished);
+	if (finish_report(o, im, jobs, n, d) < 0)
+		status = 1;
+	return status;
+}
+
+int flash_run(const struct flash_options *o, struct diag *d)
+{
+	struct flash_image im;
+	struct flash_job *jobs;
+	struct stat root;
+	int rc = flash_image_open(&im, o->image, o->bmap, d);
+
+	if (rc < 0)
+		return rc;
+	if (stat("/", &root) < 0)
+		root.st_dev = 0;
+	if (!(jobs = calloc(o->n_targets, sizeof(*jobs)))) {
+		flash_image_close(&im);
+		return diag_error(d, "out of memory");
+	}
+	for (size_t i = 0; i < o->n_targets; i++) {
+		jobs[i] = (struct flash_job){ .path = o->targets[i], .im = &im, .o = o };
+		pthread_mutex_init(&jobs[i].lock, NULL);
+		check_target(&jobs[i], jobs, i, root.st_dev, d);
+	}
+	if (o->dry_run) {
+		dry_run(stdout, &im, jobs, o->n_targets);
+		rc = 0;
+		for (size_t i = 0; i < o->n_targets; i++)
+			rc |= jobs[i].result != FLASH_PASS;
+	} else {
+		rc = run_jobs(o, &im, jobs, o->n_targets, d);
+	}
+	/* a thread given up may still be blocked in the kernel with these: they stay */
+	bool abandoned = false;
+	for (size_t i = 0; i < o->n_targets; i++)
+		abandoned |= jobs[i].abandoned;
+	if (!abandoned) {
+		for (size_t i = 0; i < o->n_targets; i++)
+			pthread_mutex_destroy(&jobs[i].lock);
+		free(jobs);
+		flash_image_close(&im);
+	}
+	return rc;
+}

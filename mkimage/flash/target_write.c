@@ -1,0 +1,313 @@
+/*
+ * target_write: one target, from open to the re-read partition table (flash_priv.h).
+ * The device is opened O_DIRECT and O_EXCL and held until its verify ends: nobody mounts it
+ * meanwhile, and neither the writes nor the read-back go through the page cache, which
+ * could otherwise answer the verify with what was written rather than what the card holds.
+ * Writes are whole logical blocks from aligned buffers, up to 4 MiB, in ascending order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "mkimage/flash/flash_priv.h"
+
+#define IO_SIZE (4u << 20)
+#define IO_ALIGN 4096u
+
+struct worker {
+	struct flash_job *j;
+	int fd;
+	unsigned lbs;        /* the device's logical block size */
+	uint8_t *buf;        /* IO_SIZE bytes, IO_ALIGN-aligned */
+};
+
+double flash_seconds(const struct timespec *from, const struct timespec *to)
+{
+	return (double)(to->tv_sec - from->tv_sec) + (double)(to->tv_nsec - from->tv_nsec) / 1e9;
+}
+
+static void now(struct timespec *t)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+}
+
+void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&j->lock);
+	if (j->result == FLASH_PASS && !j->abandoned) {
+		va_start(ap, fmt);
+		vsnprintf(j->error, sizeof(j->error), fmt, ap);
+		va_end(ap);
+		j->error_errno = err;
+		j->result = FLASH_FAIL;
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void set_stage(struct flash_job *j, enum flash_stage s)
+{
+	pthread_mutex_lock(&j->lock);
+	j->stage = s;
+	now(&j->t_progress);
+	if (s == FLASH_STAGE_GAPS || s == FLASH_STAGE_VERIFY)
+		j->t_write_end = j->t_progress;
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void count(struct flash_job *j, uint64_t *field, uint64_t n)
+{
+	pthread_mutex_lock(&j->lock);
+	*field += n;
+	now(&j->t_progress);
+	pthread_mutex_unlock(&j->lock);
+}
+
+static bool failed(struct flash_job *j)
+{
+	pthread_mutex_lock(&j->lock);
+	bool f = j->result != FLASH_PASS || j->abandoned;
+	pthread_mutex_unlock(&j->lock);
+	return f;
+}
+
+/* [@off, @off + @len) of the image into w->buf, padded with zeros to whole blocks. */
+static int read_image(struct worker *w, uint64_t off, size_t len, size_t *ret_padded)
+{
+	const struct flash_image *im = w->j->im;
+	size_t padded = (len + w->lbs - 1) / w->lbs * w->lbs;
+	ssize_t got;
+
+	do
+		got = pread(im->fd, w->buf, len, (off_t)off);
+	while (got < 0 && errno == EINTR);
+	if (got != (ssize_t)len) {
+		flash_job_fail(w->j, got < 0 ? errno : EIO, "reading the image: %s",
+			       got < 0 ? strerror(errno) : "it became shorter");
+		return -EIO;
+	}
+	memset(w->buf + len, 0, padded - len);
+	*ret_padded = padded;
+	return 0;
+}
+
+static int put(struct worker *w, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(w->fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : ENOSPC;
+			flash_job_fail(w->j, e, "writing bytes %llu-%llu: %s", (unsigned long long)off,
+				       (unsigned long long)(off + len - 1), strerror(e));
+			return -e;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_ranges(struct worker *w)
+{
+	const struct flash_image *im = w->j->im;
+
+	set_stage(w->j, FLASH_STAGE_WRITE);
+	for (size_t i = 0; i < im->n_ranges; i++) {
+		const struct flash_range *r = &im->ranges[i];
+		for (uint64_t pos = r->start; pos < r->end;) {
+			size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE, padded;
+			if (failed(w->j) || read_image(w, pos, n, &padded) < 0 ||
+			    put(w, w->buf, padded, pos) < 0)
+				return -EIO;
+			count(w->j, &w->j->bytes_written, n);
+			pos += n;
+		}
+	}
+	if (fsync(w->fd) < 0) {
+		flash_job_fail(w->j, errno, "flushing the writes: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ gaps */
+
+/* The stretch [@start, @end) between ranges, on the device's block grid. */
+static int fill_gap(struct worker *w, uint64_t start, uint64_t end, bool *discard_ok)
+{
+	start = (start + w->lbs - 1) / w->lbs * w->lbs;
+	end = end / w->lbs * w->lbs;
+	if (start >= end)
+		return 0;
+	if (w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok) {
+		uint64_t range[2] = { start, end - start };
+		if (ioctl(w->fd, BLKDISCARD, range) == 0) {
+			count(w->j, &w->j->gap_bytes, end - start);
+			return 0;
+		}
+		*discard_ok = false; /* unsupported here: the gaps keep what they hold */
+		return 0;
+	}
+	if (w->j->o->gaps != FLASH_GAPS_ZERO)
+		return 0;
+	memset(w->buf, 0, IO_SIZE);
+	for (uint64_t pos = start; pos < end;) {
+		size_t n = end - pos < IO_SIZE ? (size_t)(end - pos) : IO_SIZE;
+		if (failed(w->j) || put(w, w->buf, n, pos) < 0)
+			return -EIO;
+		count(w->j, &w->j->gap_bytes, n);
+		pos += n;
+	}
+	return 0;
+}
+
+static int fill_gaps(struct worker *w)
+{
+	const struct flash_image *im = w->j->im;
+	bool discard_ok = true;
+	uint64_t pos = 0;
+	int rc = 0;
+
+	if (w->j->o->gaps == FLASH_GAPS_KEEP)
+		return 0;
+	set_stage(w->j, FLASH_STAGE_GAPS);
+	for (size_t i = 0; rc == 0 && i <= im->n_ranges; i++) {
+		uint64_t next = i < im->n_ranges ? im->ranges[i].start : im->size;
+		rc = fill_gap(w, pos, next, &discard_ok);
+		pos = i < im->n_ranges ? im->ranges[i].end : pos;
+	}
+	if (rc == 0 && !discard_ok) {
+		pthread_mutex_lock(&w->j->lock);
+		snprintf(w->j->warning, sizeof(w->j->warning),
+			 "the device cannot discard: the gaps keep what they held");
+		pthread_mutex_unlock(&w->j->lock);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------ verify */
+
+static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CTX *sha)
+{
+	uint8_t sum[32];
+
+	EVP_DigestInit_ex(sha, EVP_sha256(), NULL);
+	for (uint64_t pos = r->start; pos < r->end;) {
+		size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE;
+		size_t padded = (n + w->lbs - 1) / w->lbs * w->lbs;
+		ssize_t got;
+		if (failed(w->j))
+			return -EIO;
+		do
+			got = pread(w->fd, w->buf, padded, (off_t)pos);
+		while (got < 0 && errno == EINTR);
+		if (got < (ssize_t)n) {
+			int e = got < 0 ? errno : EIO;
+			flash_job_fail(w->j, e, "reading bytes %llu-%llu back: %s",
+				       (unsigned long long)pos, (unsigned long long)(pos + n - 1),
+				       got < 0 ? strerror(e) : "the card ends there");
+			return -EIO;
+		}
+		EVP_DigestUpdate(sha, w->buf, n);
+		count(w->j, &w->j->bytes_verified, n);
+		pos += n;
+	}
+	EVP_DigestFinal_ex(sha, sum, NULL);
+	if (memcmp(sum, r->sha256, 32) == 0)
+		return 0;
+	pthread_mutex_lock(&w->j->lock);
+	w->j->has_bad_range = true;
+	w->j->first_bad_start = r->start;
+	w->j->first_bad_end = r->end;
+	pthread_mutex_unlock(&w->j->lock);
+	flash_job_fail(w->j, 0, "bytes %llu-%llu read back differ from the image",
+		       (unsigned long long)r->start, (unsigned long long)r->end - 1);
+	return -EIO;
+}
+
+static int verify_ranges(struct worker *w)
+{
+	const struct flash_image *im = w->j->im;
+	EVP_MD_CTX *sha = EVP_MD_CTX_new();
+	int rc = sha ? 0 : -ENOMEM;
+
+	set_stage(w->j, FLASH_STAGE_VERIFY);
+	if (rc < 0)
+		flash_job_fail(w->j, ENOMEM, "out of memory");
+	/* whatever a buffer of the kernel still holds for this device goes first */
+	if (rc == 0)
+		ioctl(w->fd, BLKFLSBUF, 0);
+	for (size_t i = 0; rc == 0 && i < im->n_ranges; i++)
+		rc = verify_range(w, &im->ranges[i], sha);
+	EVP_MD_CTX_free(sha);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ the job */
+
+static int open_target(struct worker *w)
+{
+	struct flash_job *j = w->j;
+	uint64_t size = 0;
+	int lbs = 0;
+
+	w->fd = open(j->path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	if (w->fd < 0) {
+		flash_job_fail(j, errno, "cannot open it for writing: %s%s", strerror(errno),
+			       errno == EBUSY ? " (mounted, or held by another program)" : "");
+		return -EIO;
+	}
+	if (ioctl(w->fd, BLKSSZGET, &lbs) < 0 || lbs < 512 || lbs > (int)IO_ALIGN ||
+	    ioctl(w->fd, BLKGETSIZE64, &size) < 0) {
+		flash_job_fail(j, errno, "not a block device the kernel can size");
+		return -EIO;
+	}
+	if (size < j->im->size) {
+		flash_job_fail(j, ENOSPC, "the card holds %llu bytes, the image needs %llu",
+			       (unsigned long long)size, (unsigned long long)j->im->size);
+		return -EIO;
+	}
+	w->lbs = (unsigned)lbs;
+	return 0;
+}
+
+void *flash_job_run(void *arg)
+{
+	struct worker w = { .j = arg, .fd = -1 };
+	struct flash_job *j = w.j;
+	int rc = open_target(&w);
+
+	if (rc == 0 && posix_memalign((void **)&w.buf, IO_ALIGN, IO_SIZE) != 0) {
+		flash_job_fail(j, ENOMEM, "out of memory");
+		rc = -ENOMEM;
+	}
+	if (rc == 0)
+		rc = write_ranges(&w);
+	if (rc == 0)
+		rc = fill_gaps(&w);
+	if (rc == 0 && j->o->verify)
+		rc = verify_ranges(&w);
+	if (rc == 0) /* the kernel reads the new table; a device without partitions refuses */
+		ioctl(w.fd, BLKRRPART, 0);
+	if (w.fd >= 0)
+		close(w.fd);
+	free(w.buf);
+	pthread_mutex_lock(&j->lock);
+	if (rc == 0 && j->result == FLASH_PASS)
+		j->stage = FLASH_STAGE_DONE;
+	now(&j->t_end);
+	j->finished = true;
+	pthread_mutex_unlock(&j->lock);
+	return NULL;
+}
