@@ -167,7 +167,7 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	}
 	json_object_set_new(root, "image", image);
 	json_object_set_new(root, "targets", targets);
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	fputc('\n', out);
 	json_decref(root);
 	if (rc != 0 || ferror(out))

@@ -45,9 +45,7 @@ static void check_target(struct flash_job *j, struct flash_job *jobs, size_t ind
 		return;
 	}
 	if (j->info.verdict != FLASH_ACCEPT) {
-		snprintf(j->error, sizeof(j->error), "%s%s", j->info.why,
-			 j->info.verdict == FLASH_NEEDS_ALLOW_FIXED ? " (--allow-fixed writes it anyway)"
-								    : "");
+		snprintf(j->error, sizeof(j->error), "%s", j->info.why);
 		return;
 	}
 	j->result = FLASH_PASS;
