@@ -20,6 +20,7 @@
 
 #define IO_SIZE (4u << 20)
 #define IO_ALIGN 4096u
+#define DISCARD_PIECE (256ull << 20)
 
 struct worker {
 	struct flash_job *j;
@@ -150,15 +151,20 @@ static int fill_gap(struct worker *w, uint64_t start, uint64_t end, bool *discar
 	end = end / w->lbs * w->lbs;
 	if (start >= end)
 		return 0;
-	if (w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok) {
-		uint64_t range[2] = { start, end - start };
-		if (ioctl(w->fd, BLKDISCARD, range) == 0) {
-			count(w->j, &w->j->gap_bytes, end - start);
+	/* in pieces, so that a card discarding a large gap slowly still shows progress */
+	for (uint64_t pos = start; w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok && pos < end;) {
+		uint64_t range[2] = { pos, end - pos < DISCARD_PIECE ? end - pos : DISCARD_PIECE };
+		if (failed(w->j))
+			return -EIO;
+		if (ioctl(w->fd, BLKDISCARD, range) < 0) {
+			*discard_ok = false; /* unsupported here: the gaps keep what they hold */
 			return 0;
 		}
-		*discard_ok = false; /* unsupported here: the gaps keep what they hold */
-		return 0;
+		count(w->j, &w->j->gap_bytes, range[1]);
+		pos += range[1];
 	}
+	if (w->j->o->gaps == FLASH_GAPS_DISCARD)
+		return 0;
 	if (w->j->o->gaps != FLASH_GAPS_ZERO)
 		return 0;
 	memset(w->buf, 0, IO_SIZE);
