@@ -1,5 +1,7 @@
 # Byte-exact: the same layout and inputs give the same image whatever the order in which
-# the host lists directories, the inputs' mtimes (mtime = fixed), umask, TZ and LANG.
+# the host lists directories, the inputs' mtimes (mtime = fixed), umask, TZ and LANG. And a
+# golden image: its hash, and the MBR, boot sectors, FSInfo and first FAT sectors of it and of
+# a FAT12 volume as hex dumps (tests/e2e/golden/), which show a change field by field.
 . "$TOP/tests/e2e-lib.sh"
 need sha256sum
 
@@ -81,6 +83,59 @@ partition boot { type = fat16 size = 32M bootable = true fat { label = "GOLDEN" 
 partition data { type = fat32 size = grow tree "/" { from = "golden" } }
 LAYOUT
 "$SDIMG" build -q -o golden.img golden.layout || fail "golden build"
+# and a small bare FAT12 volume
+"$BUILD/tests/tools/mktree" golden12 12 4 12
+cat >golden12.layout <<'LAYOUT'
+image { table = none seed = "golden12" timestamp = 1700000000 }
+partition vol { type = fat12 size = 1M fat { label = "GOLDEN12" cluster-size = 1K data-align = 4K }
+    tree "/" { from = "golden12" } file "/README.TXT" { content = "a FAT12 golden volume" } }
+LAYOUT
+"$SDIMG" build -q -o golden12.img golden12.layout || fail "golden12 build"
+
+# Their key sectors, as xxd hex dumps kept in tests/e2e/golden/NAME.xxd (addresses from the
+# sector's start, so they are the fields' offsets): when a change moves a field, the diff
+# shows which bytes moved. GOLDEN_UPDATE=1 writes the new dumps there instead of comparing,
+# for a change that is meant (commit them with the new hash below, and say why).
+hexdump_xxd() {   # stdin as `xxd` prints it (od and awk where xxd is missing)
+    if command -v xxd >/dev/null; then
+        xxd
+    else
+        od -An -v -tu1 | awk 'BEGIN { for (i = 32; i < 127; i++) ch[i] = sprintf("%c", i) }
+            { for (i = 1; i <= NF; i++) b[n++] = $i }
+            END { for (o = 0; o < n; o += 16) {
+                      line = sprintf("%08x:", o); text = ""
+                      for (j = 0; j < 16 && o + j < n; j++) {
+                          if (j % 2 == 0) line = line " "
+                          line = line sprintf("%02x", b[o + j])
+                          text = text (b[o + j] >= 32 && b[o + j] < 127 ? ch[b[o + j]] : ".")
+                      }
+                      print line "  " text } }'
+    fi
+}
+golden_dir=$TOP/tests/e2e/golden
+golden_diff=""
+golden_sector() {   # golden_sector NAME IMG BYTE_OFFSET
+    dd if="$2" bs=512 iflag=skip_bytes skip="$3" count=1 status=none | hexdump_xxd >"$1.xxd"
+    [ "$(wc -l <"$1.xxd")" -eq 32 ] || fail "$1: no sector at byte $3 of $2"
+    if [ -n "${GOLDEN_UPDATE:-}" ]; then
+        mkdir -p "$golden_dir" && cp "$1.xxd" "$golden_dir/$1.xxd"
+        echo "wrote $golden_dir/$1.xxd"
+    elif ! diff -u -L "tests/e2e/golden/$1.xxd" -L "$1.xxd (this build)" "$golden_dir/$1.xxd" "$1.xxd" >&2; then
+        golden_diff="$golden_diff $1"
+    fi
+}
+fat_sectors() {   # fat_sectors NAME IMG VOLUME_OFFSET: boot sector, FSInfo (FAT32), first FAT
+    golden_sector "$1.bootsect" "$2" "$3"
+    [ "$(le "$2" $(($3 + 22)) 2)" -ne 0 ] || golden_sector "$1.fsinfo" "$2" $(($3 + $(le "$2" $(($3 + 48)) 2) * 512))
+    golden_sector "$1.fat" "$2" $(($3 + $(le "$2" $(($3 + 14)) 2) * 512))
+}
+golden_sector golden.mbr golden.img 0
+fat_sectors golden.boot golden.img $(($(le golden.img $((446 + 8)) 4) * 512))
+fat_sectors golden.data golden.img $(($(le golden.img $((462 + 8)) 4) * 512))
+fat_sectors golden12 golden12.img 0
+[ -z "$golden_diff" ] ||
+    fail "golden sectors differ:$golden_diff (diffs above: - expected, + got; GOLDEN_UPDATE=1 rewrites them)"
+
 got=$(sha256sum <golden.img | cut -d' ' -f1)
 want=ea52fd269f6a51b658b471072b2f842dde9c18b4b3f5095bebb930783d2ca186
 [ "$got" = "$want" ] || fail "golden image: sha256 $got, expected $want"

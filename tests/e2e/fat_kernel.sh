@@ -1,12 +1,14 @@
 #!/bin/sh
-# The real Linux vfat driver (in qemu, through ../shared/tools/kernel-fat-list) reads our
-# FAT12, FAT16 and FAT32 volumes, placed at an offset in a larger file, without a warning and
-# sees every file with its name (emoji included), size and SHA-256. Skipped when the oracle
-# cannot run here.
+# The real Linux vfat driver (a Debian kernel in qemu, through tests/oracle/kernel-fat-list)
+# reads our FAT12, FAT16 and FAT32 volumes, placed at an offset in a larger file, and the
+# FAT partitions of a card sdimg builds, mounted read-write on a throw-away snapshot: no
+# warning, every name (emoji included), size and SHA-256 as written. Then the oracle is shown
+# to see damage: a zeroed sector size, a broken cluster chain, a bad FSInfo signature and
+# a dirty flag.
+# Skipped where the oracle cannot run (no qemu and no root to install it, no apt, not amd64).
 . "$TOP/tests/e2e/lib/fatcheck.sh"
-need_tools sha256sum awk sort
-KFL=${KFL:-$TOP/../shared/tools/kernel-fat-list}
-[ -x "$KFL" ] || { echo "no kernel-fat-list oracle"; exit 77; }
+need_tools sha256sum awk sort grep jq sfdisk
+KFL=$TOP/tests/oracle/kernel-fat-list
 
 mkdir -p src/names "src/emoji/🎉" src/sub/deeper
 for n in "Ünïcödé ñame.txt" "日本語ファイル.txt" "MiXeD.TxT" "lower.txt" "UPPER.TXT" "Makefile" \
@@ -24,14 +26,92 @@ done) >want.txt
 printf 'dirs %s files %s\n' "$(cd src && find . -mindepth 1 -type d | wc -l)" \
     "$(cd src && find . -type f | wc -l)" >>want.txt
 
+# oracle WANT_RC [-w] IMAGE OFFSET SIZE: runs it (stdout got.txt, stderr err.txt), skips the
+# test when it cannot run here, fails unless it exits WANT_RC
+oracle() {
+    want_rc=$1
+    shift
+    set +e
+    "$KFL" "$@" >got.txt 2>err.txt
+    rc=$?
+    set -e
+    if [ $rc -eq 3 ]; then
+        cat err.txt
+        echo "skipped: the kernel oracle $(tail -1 err.txt | sed 's/^kernel-fat-list: //')"
+        exit 77
+    fi
+    [ $rc -eq "$want_rc" ] || fail "kernel-fat-list $*: exit $rc, expected $want_rc: $(cat got.txt err.txt)"
+}
+same_tree() {   # same_tree WHAT: the kernel saw exactly src/
+    diff want.txt got.txt >diff.txt || fail "$1: the kernel sees another tree: $(cat diff.txt)"
+}
+
+# volumes the FAT library writes, at 1 MiB into a file
 off=1048576
 for type in 12 16 32; do
-    "$FATWRITE" -s -t $type -c 1024 -o $off -a 65536 -l KERNEL k.img auto src >geom.txt || fail "fatwrite FAT$type"
-    size=$(($(stat -c %s k.img) - off))
-    "$KFL" k.img $off $size >got.txt 2>err.txt
-    rc=$?
-    [ $rc -ne 3 ] || { cat err.txt; echo "kernel-fat-list cannot run here"; exit 77; }
-    [ $rc -eq 0 ] || fail "FAT$type: kernel-fat-list exit $rc: $(cat got.txt err.txt)"
-    diff want.txt got.txt >diff.txt || fail "FAT$type: the kernel sees another tree: $(cat diff.txt)"
+    "$FATWRITE" -s -t $type -c 1024 -o $off -a 65536 -l KERNEL k$type.img auto src >geom.txt ||
+        fail "fatwrite FAT$type"
+    oracle 0 k$type.img $off $(($(stat -c %s k$type.img) - off))
+    same_tree "FAT$type"
     echo "FAT$type: the Linux vfat driver agrees"
 done
+
+# a card sdimg builds: its FAT16 and FAT32 partitions, mounted read-write (a snapshot: the
+# kernel then also checks the dirty flags and writes FSInfo back)
+cat >card.layout <<'LAYOUT'
+image { size = 96M seed = "kernel" }
+partition boot { type = fat16 size = 16M fat { label = "BOOT" } tree "/" { from = "src" } }
+partition data { type = fat32 size = grow fat { cluster-size = 512 } tree "/" { from = "src" } }
+LAYOUT
+"$SDIMG" build -q -o card.img card.layout || fail "sdimg build card.layout"
+for n in 1 2; do
+    start=$(part_json card.img $n start) size=$(part_json card.img $n size)
+    oracle 0 -w card.img $((start * 512)) $((size * 512))
+    same_tree "card partition $n"
+    echo "card partition $n: the Linux vfat driver agrees (read-write mount)"
+done
+
+# And the oracle sees damage, so that its silence above means something.
+fat_start() {   # fat_start IMG VOLOFF: byte offset of the first FAT
+    echo $(($2 + $(le "$1" $(($2 + 14)) 2) * $(le "$1" $(($2 + 11)) 2)))
+}
+# a boot sector with 0 bytes per sector: the kernel refuses the volume
+cp k16.img bad.img
+printf '\000\000' | dd of=bad.img bs=1 seek=$((off + 11)) conv=notrunc status=none
+oracle 1 bad.img $off $(($(stat -c %s bad.img) - off))
+grep -q "bogus logical sector size 0" err.txt || fail "zeroed sector size: $(cat err.txt)"
+echo "a zeroed sector size: refused"
+
+# random.bin's chain cut after its first cluster (its FAT entry marked free): a read error
+# on that file and the kernel's complaint; every other file still reads
+for type in 16 32; do
+    cp k$type.img bad.img
+    e=$(grep -abo 'RANDOM  BIN' bad.img | head -1 | cut -d: -f1)
+    [ -n "$e" ] || fail "FAT$type: no directory entry RANDOM.BIN"
+    cl=$(le bad.img $((e + 26)) 2)
+    [ $type -eq 16 ] || cl=$((cl + $(le bad.img $((e + 20)) 2) * 65536))
+    w=$((type / 8))
+    head -c $w /dev/zero | dd of=bad.img bs=1 seek=$(($(fat_start bad.img $off) + cl * w)) conv=notrunc status=none
+    oracle 2 bad.img $off $(($(stat -c %s bad.img) - off))
+    grep -q "READ-ERROR  200000  /sub/deeper/random.bin" got.txt || fail "FAT$type cut chain: $(cat got.txt)"
+    [ "$(grep -c READ-ERROR got.txt)" -eq 1 ] || fail "FAT$type cut chain: other files fail too: $(cat got.txt)"
+    grep -q "^kernel: FAT-fs (vda): error, fat_get_cluster: invalid cluster chain" err.txt ||
+        fail "FAT$type cut chain: no kernel error: $(cat err.txt)"
+    grep -v random.bin want.txt >want.rest
+    grep -v random.bin got.txt | diff want.rest - >diff.txt || fail "FAT$type cut chain: $(cat diff.txt)"
+    echo "FAT$type: a cut cluster chain: a read error and the kernel's word"
+done
+
+# FAT32's FSInfo sector without its lead signature, and the volume marked dirty in its boot
+# sector, mounted read-write: mounted, with the kernel's two warnings
+cp k32.img bad.img
+fsinfo=$(le bad.img $((off + 48)) 2)
+printf 'XXXX' | dd of=bad.img bs=1 seek=$((off + fsinfo * 512)) conv=notrunc status=none
+printf '\001' | dd of=bad.img bs=1 seek=$((off + 65)) conv=notrunc status=none
+cp bad.img bad.before
+oracle 2 -w bad.img $off $(($(stat -c %s bad.img) - off))
+same_tree "FAT32 without FSInfo signature"
+grep -q "^kernel: FAT-fs (vda): Invalid FSINFO signature" err.txt || fail "bad FSInfo: $(cat err.txt)"
+grep -q "^kernel: FAT-fs (vda): Volume was not properly unmounted" err.txt || fail "dirty flag: $(cat err.txt)"
+cmp -s bad.img bad.before || fail "a read-write run of the oracle changed its image"
+echo "FAT32: a broken FSInfo signature and the dirty flag: the kernel's warnings"

@@ -84,12 +84,52 @@ set +e
 timeout 60 "$SDIMG" inspect h.img >/dev/null 2>&1; rc=$?
 set -e
 [ $rc -le 1 ] || fail "GPT with 2^32 entries: exit $rc"
-truncate -s 16M o.img
-printf 'start=2048, size=20000, type=c\nstart=4096, size=20000, type=83\n' | sfdisk -q --no-reread o.img 2>/dev/null || true
-set +e
-timeout 60 "$SDIMG" inspect o.img >/dev/null 2>&1; rc=$?
-set -e
-[ $rc -le 1 ] || fail "overlapping MBR partitions: exit $rc"
+
+# overlapping MBR partitions, which sfdisk will not write: the table's bytes by hand.
+# mbr_entry TYPE START SECTORS: one 16-byte entry (not active, CHS fields at their LBA-only
+# maximum 0xfe 0xff 0xff, then the LBA start and the sector count, little-endian)
+le32() {
+    n=$1
+    for i in 1 2 3 4; do printf "\\$(printf %03o $((n & 255)))"; n=$((n >> 8)); done
+}
+mbr_entry() {
+    printf '\000\376\377\377'; printf "\\$(printf %03o "$1")"; printf '\376\377\377'; le32 "$2"; le32 "$3"
+}
+mbr() {   # mbr IMG ENTRIES...: a 32 MiB image whose MBR holds ENTRIES ("TYPE START SECTORS" each)
+    rm -f "$1" && truncate -s 32M "$1"
+    img=$1
+    shift
+    for e in "$@"; do mbr_entry $e; done | dd of="$img" bs=1 seek=446 conv=notrunc status=none
+    printf '\125\252' | dd of="$img" bs=1 seek=510 conv=notrunc status=none
+}
+# expect_inspect IMG PARTITIONS FREE: exit 0; the partitions ([number, start, end, size, type,
+# content] each) and the free ranges ([start, size] each) as given, and no finding. Today
+# inspect does not report overlapping partitions: when it learns to, its finding goes here.
+expect_inspect() {
+    expect_status 0 "$SDIMG" inspect --json "$1"
+    got=$(jq -c '[.partitions[] | [.number, .start, .end, .size, .type, .content]]' out.txt)
+    [ "$got" = "$2" ] || fail "$1: partitions $got, expected $2"
+    got=$(jq -c '[.free[] | [.start, .size]]' out.txt)
+    [ "$got" = "$3" ] || fail "$1: free space $got, expected $3"
+    got=$(jq -c '[.findings[].code]' out.txt)
+    [ "$got" = "[]" ] || fail "$1: findings $got"
+    expect_status 0 "$SDIMG" inspect "$1"
+    grep -q "SD alignment (4 MiB grid): no problems" out.txt || fail "$1: $(cat out.txt)"
+}
+# 4-12 MiB and 8-16 MiB: the second starts inside the first
+mbr o.img "12 8192 16384" "131 16384 16384"
+[ "$(od -An -tx1 -j 446 -N 32 o.img | tr -d ' \n')" = \
+  "00feffff0cfeffff0020000000400000""00feffff83feffff0040000000400000" ] || fail "MBR entries written wrong"
+sfdisk -d o.img | grep -q 'o.img2 : start= *16384, size= *16384, type=83' || fail "sfdisk reads another table"
+expect_inspect o.img \
+    '[[1,4194304,12582911,8388608,"0x0c","unknown"],[2,8388608,16777215,8388608,"0x83","unknown"]]' \
+    '[[512,4193792],[16777216,16777216]]'
+# 4-20 MiB holding 8-12 MiB whole, then 24-28 MiB: the free space after the first one's end
+mbr o.img "12 8192 32768" "131 16384 8192" "131 49152 8192"
+expect_inspect o.img \
+    '[[1,4194304,20971519,16777216,"0x0c","unknown"],[2,8388608,12582911,4194304,"0x83","unknown"],[3,25165824,29360127,4194304,"0x83","unknown"]]' \
+    '[[512,4193792],[20971520,4194304],[29360128,4194304]]'
+
 head -c 100000 /dev/urandom >noise.img
 expect_status 1 "$SDIMG" inspect noise.img
 expect_stderr "noise.img: not a disk image"
