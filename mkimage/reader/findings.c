@@ -127,6 +127,47 @@ static int check_cluster_size(const struct disk_part *p, struct findings *f)
 	return rc;
 }
 
+static int compare_start(const void *a, const void *b)
+{
+	const struct disk_part *x = *(const struct disk_part *const *)a;
+	const struct disk_part *y = *(const struct disk_part *const *)b;
+
+	return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->number > y->number) -
+									(x->number < y->number);
+}
+
+/* Partitions that share bytes (an extended partition holds its logical ones: not counted).
+ * In start order, each is compared with the one reaching furthest before it. */
+static int check_overlaps(const struct disk *k, struct findings *f)
+{
+	const struct disk_part **v = calloc(k->n_parts ? k->n_parts : 1, sizeof(*v));
+	const struct disk_part *reach = NULL;
+	size_t n = 0;
+	int rc = v ? 0 : -ENOMEM;
+
+	for (size_t i = 0; v && i < k->n_parts; i++)
+		if (k->parts[i].content != CONTENT_CONTAINER && k->parts[i].size)
+			v[n++] = &k->parts[i];
+	if (n)
+		qsort(v, n, sizeof(*v), compare_start);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (reach && v[i]->start < reach->start + reach->size) {
+			uint64_t end = reach->start + reach->size < v[i]->start + v[i]->size
+					       ? reach->start + reach->size
+					       : v[i]->start + v[i]->size;
+			rc = add(f, "error", "overlap", v[i]->number,
+				 "partitions %u and %u overlap: bytes %llu-%llu belong to both, so "
+				 "writing one destroys the other; give each its own range in the layout",
+				 reach->number, v[i]->number, (unsigned long long)v[i]->start,
+				 (unsigned long long)end - 1);
+		}
+		if (!reach || v[i]->start + v[i]->size > reach->start + reach->size)
+			reach = v[i];
+	}
+	free(v);
+	return rc;
+}
+
 int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *f)
 {
 	int rc = 0;
@@ -142,6 +183,7 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 		rc |= add(f, "error", "gpt-backup-invalid", 0,
 			  "the backup GPT header or its entry array (at the end of the disk) fails its "
 			  "signature or CRC check");
+	rc |= check_overlaps(k, f);
 	for (size_t n = 0; n < k->n_parts; n++) {
 		const struct disk_part *p = &k->parts[n];
 		if (p->content == CONTENT_CONTAINER)

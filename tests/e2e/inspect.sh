@@ -102,19 +102,19 @@ mbr() {   # mbr IMG ENTRIES...: a 32 MiB image whose MBR holds ENTRIES ("TYPE ST
     for e in "$@"; do mbr_entry $e; done | dd of="$img" bs=1 seek=446 conv=notrunc status=none
     printf '\125\252' | dd of="$img" bs=1 seek=510 conv=notrunc status=none
 }
-# expect_inspect IMG PARTITIONS FREE: exit 0; the partitions ([number, start, end, size, type,
-# content] each) and the free ranges ([start, size] each) as given, and no finding. Today
-# inspect does not report overlapping partitions: when it learns to, its finding goes here.
+# expect_inspect IMG PARTITIONS FREE FINDINGS: exit 0; the partitions ([number, start, end,
+# size, type, content] each), the free ranges ([start, size] each) and the findings
+# ([code, partition, message] each) as given.
 expect_inspect() {
     expect_status 0 "$SDIMG" inspect --json "$1"
     got=$(jq -c '[.partitions[] | [.number, .start, .end, .size, .type, .content]]' out.txt)
     [ "$got" = "$2" ] || fail "$1: partitions $got, expected $2"
     got=$(jq -c '[.free[] | [.start, .size]]' out.txt)
     [ "$got" = "$3" ] || fail "$1: free space $got, expected $3"
-    got=$(jq -c '[.findings[].code]' out.txt)
-    [ "$got" = "[]" ] || fail "$1: findings $got"
+    got=$(jq -c '[.findings[] | [.severity, .code, .partition, .message]]' out.txt)
+    [ "$got" = "$4" ] || fail "$1: findings $got, expected $4"
     expect_status 0 "$SDIMG" inspect "$1"
-    grep -q "SD alignment (4 MiB grid): no problems" out.txt || fail "$1: $(cat out.txt)"
+    grep -q "  error   overlap  " out.txt || fail "$1: $(cat out.txt)"
 }
 # 4-12 MiB and 8-16 MiB: the second starts inside the first
 mbr o.img "12 8192 16384" "131 16384 16384"
@@ -123,12 +123,14 @@ mbr o.img "12 8192 16384" "131 16384 16384"
 sfdisk -d o.img | grep -q 'o.img2 : start= *16384, size= *16384, type=83' || fail "sfdisk reads another table"
 expect_inspect o.img \
     '[[1,4194304,12582911,8388608,"0x0c","unknown"],[2,8388608,16777215,8388608,"0x83","unknown"]]' \
-    '[[512,4193792],[16777216,16777216]]'
+    '[[512,4193792],[16777216,16777216]]' \
+    '[["error","overlap",2,"partitions 1 and 2 overlap: bytes 8388608-12582911 belong to both, so writing one destroys the other; give each its own range in the layout"]]'
 # 4-20 MiB holding 8-12 MiB whole, then 24-28 MiB: the free space after the first one's end
 mbr o.img "12 8192 32768" "131 16384 8192" "131 49152 8192"
 expect_inspect o.img \
     '[[1,4194304,20971519,16777216,"0x0c","unknown"],[2,8388608,12582911,4194304,"0x83","unknown"],[3,25165824,29360127,4194304,"0x83","unknown"]]' \
-    '[[512,4193792],[20971520,4194304],[29360128,4194304]]'
+    '[[512,4193792],[20971520,4194304],[29360128,4194304]]' \
+    '[["error","overlap",2,"partitions 1 and 2 overlap: bytes 8388608-12582911 belong to both, so writing one destroys the other; give each its own range in the layout"]]'
 
 head -c 100000 /dev/urandom >noise.img
 expect_status 1 "$SDIMG" inspect noise.img
