@@ -110,7 +110,8 @@ static int check_equal_names(struct fat_node *dir, struct diag *d)
 	if (!v)
 		return -ENOMEM;
 	memcpy(v, dir->kids, dir->n_kids * sizeof(*v));
-	qsort(v, dir->n_kids, sizeof(*v), cmp_fat_equal);
+	if (dir->n_kids > 1)
+		qsort(v, dir->n_kids, sizeof(*v), cmp_fat_equal);
 	for (size_t i = 1; i < dir->n_kids && !r; i++)
 		if (!cmp_fat_equal(&v[i - 1], &v[i]))
 			r = diag_error(d, "%s and %s: FAT sees these names as equal",

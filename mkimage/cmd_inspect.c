@@ -29,11 +29,12 @@ static int run_inspect(const char *path, bool json, uint64_t eb)
 	struct findings f = { 0 };
 	struct diag d;
 	int status = EXIT_FAILED;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
 	diag_init(&d);
+	fd = reader_open(path, &d);
 	if (fd < 0) {
-		diag_error(&d, "%s: %s", path, strerror(errno));
+		/* the message is in d */
 	} else if (reader_read_disk(&k, path, fd, &d) == 0) {
 		if (reader_compute_findings(&k, eb, &f) < 0)
 			diag_error(&d, "%s: out of memory", path);

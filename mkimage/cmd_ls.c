@@ -177,8 +177,8 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 		diag_error(&d, "%s: no such image (write IMAGE[:PART][/PATH])", arg);
 	else if (rc < 0)
 		diag_error(&d, "%s: out of memory", arg);
-	else if ((fd = open(a.image, O_RDONLY | O_CLOEXEC)) < 0)
-		rc = diag_error(&d, "%s: %s", a.image, strerror(errno));
+	else if ((fd = reader_open(a.image, &d)) < 0)
+		rc = fd;
 	else if ((rc = open_volume(&a, fd, &k, &v, &d)) == 0) {
 		struct diag inner; /* the reader names paths in the volume: say which volume */
 		diag_init(&inner);

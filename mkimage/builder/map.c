@@ -61,7 +61,8 @@ void build_map_to_blocks(struct build_map *m, uint64_t block, uint64_t image_siz
 		m->v[n].end = end % block ? end + (block - end % block) : end;
 		n++;
 	}
-	qsort(m->v, n, sizeof(*m->v), compare_start);
+	if (n > 1)
+		qsort(m->v, n, sizeof(*m->v), compare_start);
 	m->n = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (m->n && m->v[i].start <= m->v[m->n - 1].end) {

@@ -63,7 +63,8 @@ static int collect(const struct content *c, const struct fat_tree *vol, uint32_t
 		}
 		v[n++].off += vol_offset;
 	}
-	qsort(v, n, sizeof(*v), compare_dest);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), compare_dest);
 	*ret = v;
 	*ret_n = n;
 	return 0;

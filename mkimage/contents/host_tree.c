@@ -121,7 +121,8 @@ static int list_dir(struct gatherer *g, const char *host, char ***ret, size_t *r
 	*ret_n = n;
 	if (saved)
 		return diag_error(g->d, "%s: %s", host, strerror(saved));
-	qsort(names, n, sizeof(*names), compare_names);
+	if (n > 1) /* an empty folder has no array to sort */
+		qsort(names, n, sizeof(*names), compare_names);
 	return 0;
 }
 

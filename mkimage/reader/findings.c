@@ -148,7 +148,7 @@ static int check_overlaps(const struct disk *k, struct findings *f)
 	for (size_t i = 0; v && i < k->n_parts; i++)
 		if (k->parts[i].content != CONTENT_CONTAINER && k->parts[i].size)
 			v[n++] = &k->parts[i];
-	if (n)
+	if (n > 1)
 		qsort(v, n, sizeof(*v), compare_start);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (reach && v[i]->start < reach->start + reach->size) {

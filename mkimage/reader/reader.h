@@ -78,6 +78,13 @@ int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d);
 
 void reader_release_disk(struct disk *k);
 
+/*
+ * Opens the image file or block device @path for reading, without waiting on a FIFO or a
+ * device that blocks in open(): anything but a regular file or a block device is refused.
+ * Returns the descriptor, or a negative errno with a message naming @path in @d.
+ */
+int reader_open(const char *path, struct diag *d);
+
 /* The size of a regular file or block device in bytes. Returns 0 or a negative errno. */
 int reader_size_of(int fd, uint64_t *ret);
 

@@ -2,6 +2,7 @@
 #include "mkimage/reader/reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libfdisk.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -107,7 +108,8 @@ static int find_gaps(struct disk *k)
 		return -ENOMEM;
 	if (k->n_parts)
 		memcpy(sorted, k->parts, k->n_parts * sizeof(*sorted));
-	qsort(sorted, k->n_parts, sizeof(*sorted), by_start);
+	if (k->n_parts > 1)
+		qsort(sorted, k->n_parts, sizeof(*sorted), by_start);
 	for (size_t i = 0; i <= k->n_parts; i++) {
 		bool container = i < k->n_parts && sorted[i].content == CONTENT_CONTAINER;
 		uint64_t next = i < k->n_parts ? sorted[i].start : end;
@@ -184,4 +186,28 @@ void reader_release_disk(struct disk *k)
 	free(k->parts);
 	free(k->gaps);
 	memset(k, 0, sizeof(*k));
+}
+
+int reader_open(const char *path, struct diag *d)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+		diag_error(d, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
+		close(fd);
+		return diag_error(d, "%s: neither an image file nor a block device", path);
+	}
+	/* reads wait for the data again */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		diag_error(d, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return fd;
 }

@@ -147,3 +147,11 @@ if dev=$(losetup -f --show -r card.img 2>/dev/null); then
 else
     echo "(no loop device here: the block-device case is not run)"
 fi
+
+# a FIFO is neither an image nor a device: refused at once, never waited on in open()
+mkfifo fifo.img
+expect_status 1 timeout 10 "$SDIMG" inspect fifo.img
+expect_stderr "fifo.img: neither an image file nor a block device"
+expect_status 1 timeout 10 "$SDIMG" ls fifo.img
+expect_stderr "fifo.img: neither an image file nor a block device"
+
