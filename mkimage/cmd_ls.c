@@ -1,13 +1,15 @@
 /*
  * cmd_ls: `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH`.
- * PART is a partition number (":1") or a GPT partition name; without a table the whole
- * image is the volume (IMAGE:/PATH, or IMAGE alone for its root).
+ * PART is a partition number (":1"), a GPT partition name, or a volume label (FAT or ext,
+ * any case: MBR has no names, and a layout's partition `boot` is labelled BOOT); without a
+ * table the whole image is the volume (IMAGE:/PATH, or IMAGE alone for its root).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,15 +71,32 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 	if (!strcmp(k->table, "none") && (!part || !*part))
 		return k->n_parts ? &k->parts[0] : NULL;
 	if (!part || !*part) {
-		diag_error(d, "%s: which partition? name it: %s:1/PATH (a number or a GPT name)", image,
-			   image);
+		diag_error(d, "%s: which partition? name it: %s:1/PATH (a number, a GPT name or a "
+			      "volume label)", image, image);
 		return NULL;
 	}
 	for (size_t i = 0; i < k->n_parts; i++)
 		if ((end && !*end && k->parts[i].number == no) || !strcmp(k->parts[i].name, part))
 			return &k->parts[i];
-	diag_error(d, "%s: no partition '%s'", image, part);
-	return NULL;
+	/* then the volume labels, which FAT and ext compare without case */
+	const struct disk_part *found = NULL;
+	for (size_t i = 0; i < k->n_parts; i++) {
+		const struct disk_part *p = &k->parts[i];
+		const char *label = p->content == CONTENT_FAT ? p->fat.info.label
+				  : p->content == CONTENT_EXT ? p->ext.label : "";
+		if (!*label || strcasecmp(label, part) != 0)
+			continue;
+		if (found) {
+			diag_error(d, "%s: partitions %u and %u are both labelled '%s': name one by "
+				      "its number", image, found->number, p->number, part);
+			return NULL;
+		}
+		found = p;
+	}
+	if (!found)
+		diag_error(d, "%s: no partition '%s' (a number, a GPT name or a volume label)", image,
+			   part);
+	return found;
 }
 
 /* Opens the FAT volume the address names. */

@@ -38,6 +38,12 @@ expect_status 1 "$SDIMG" ls card.img
 expect_stderr "which partition?"
 expect_status 1 "$SDIMG" ls card.img:2
 expect_stderr "partition 2 holds no FAT file system"
+# MBR has no names: the layout's `boot` is found by its volume label, in any case
+f=$(cd tree && find . -type f | head -1)
+"$SDIMG" cat "card.img:boot/${f#./}" | cmp -s - "tree/$f" || fail "cat by the label boot"
+expect_status 0 "$SDIMG" ls card.img:Boot
+expect_status 1 "$SDIMG" ls card.img:rootfs
+expect_stderr "card.img: no partition 'rootfs' (a number, a GPT name or a volume label)"
 
 # images made by sfdisk + mkfs.fat: their misalignment shows, with codes for scripts
 for opts in "-a" "-R 7" "-s 1 -F 32" "-f 1" ""; do
