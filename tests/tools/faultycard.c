@@ -13,7 +13,7 @@
  *   --flip OFF            once byte OFF has been written, it reads back inverted (~byte)
  *   --eio-write A:B       a write touching bytes [A, B) fails with EIO (nothing stored)
  *   --eio-read A:B        a read touching bytes [A, B) fails with EIO
- *   --slow-ms MS          every write sleeps MS milliseconds first
+ *   --slow-ms MS          every write waits MS milliseconds first, one write at a time
  *   --hang-at OFF         a write touching byte OFF blocks until SIGUSR1 arrives, the file
  *                         system is unmounted, or --hang-max seconds pass (default 120)
  *   --log FILE            one line per event: "write OFF LEN", "hang OFF", "released OFF"
@@ -54,11 +54,12 @@ static struct {
 	unsigned slow_ms, hang_max;
 	bool flipped;
 	FILE *log;
-	pthread_mutex_t lock, log_lock; /* the store and the flip; the log */
+	pthread_mutex_t lock, log_lock, slow_lock; /* the store and the flip; the log; slow */
 } card = {
 	.store = -1, .wrap = NONE, .drop = { NONE, NONE }, .eio_write = { NONE, NONE },
 	.eio_read = { NONE, NONE }, .flip = NONE, .hang_at = NONE, .hang_max = 120,
 	.lock = PTHREAD_MUTEX_INITIALIZER, .log_lock = PTHREAD_MUTEX_INITIALIZER,
+	.slow_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static volatile sig_atomic_t released;
@@ -220,8 +221,11 @@ static int card_write(const char *path, const char *data, size_t len, off_t off,
 	(void)fi;
 	if (o >= card.size || len > card.size - o)
 		return -ENOSPC;
-	if (card.slow_ms)
+	if (card.slow_ms) { /* one write at a time, as a card takes them */
+		pthread_mutex_lock(&card.slow_lock);
 		sleep_ms(card.slow_ms);
+		pthread_mutex_unlock(&card.slow_lock);
+	}
 	if (card.hang_at != NONE && card.hang_at >= o && card.hang_at < o + len)
 		hang(o);
 	if (touches(&card.eio_write, o, len)) {

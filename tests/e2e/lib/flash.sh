@@ -42,7 +42,13 @@ flash_cleanup() {
         rm -f swaps.txt
     fi
     if [ -f loops.txt ]; then
-        while read -r l; do losetup -d "$l" 2>/dev/null; done <loops.txt
+        # only while the device is still over the file it was made over: a device the
+        # kernel let go may already serve someone else
+        while read -r l f; do
+            case $(losetup -nO BACK-FILE "$l" 2>/dev/null) in
+                "$f"*) losetup -d "$l" 2>/dev/null ;;
+            esac
+        done <loops.txt
         rm -f loops.txt
     fi
     if [ -f cards.txt ]; then
@@ -64,8 +70,8 @@ flash_trap() {
     trap 'exit 1' INT TERM HUP
 }
 
-forget() { # forget LIST LINE: LINE is no longer in LIST.txt
-    grep -vxF "$2" "$1.txt" >"$1.tmp" || true
+forget() { # forget LIST WORD: the lines of LIST.txt that begin with WORD are gone
+    awk -v w="$2" '$1 != w' "$1.txt" >"$1.tmp"
     mv "$1.tmp" "$1.txt"
 }
 
@@ -112,7 +118,7 @@ loop_attach() {
     f=$1
     shift
     dev=$(losetup -f --show "$@" "$f" 2>loop.err) || fail "losetup $* $f: $(cat loop.err)"
-    echo "$dev" >>loops.txt
+    echo "$dev $(realpath "$f")" >>loops.txt
     echo "$dev"
 }
 
@@ -155,7 +161,7 @@ card_stop() {
     i=0
     while kill -0 "$2" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
     kill -9 "$2" 2>/dev/null || true
-    forget cards "$2 $PWD/$1.mnt"
+    forget cards "$2"
 }
 
 # card_loop NAME DIO: a loop device over NAME.mnt/card, with --direct-io=DIO (on|off)
