@@ -142,6 +142,11 @@ for dio in $DIO_MODES; do
     done
     echo "$dio: the good cards pass; drop, flip and wrap fail at verify with their range, eio-write at write, eio-read at verify"
 
+    # quiet: one error line for the failed card, nothing for the good one
+    expect_status 1 "$SDIMG" flash -q card.img "$good1" "$dev_flip" --allow-fixed
+    [ ! -s out.txt ] || fail "-q: output on stdout: $(cat out.txt)"
+    expect_stderr "sdimg: $dev_flip: failed at verify: bytes $flip_s-$((flip_e - 1)) read back differ from the image"
+
     for c in drop flip eiow eiop eior wrap; do eval "loop_detach \$dev_$c"; done
     loop_detach "$good1"
     loop_detach "$good2"

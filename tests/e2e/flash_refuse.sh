@@ -2,7 +2,8 @@
 # What sdimg flash refuses, with nothing written: every target's bytes are the same after.
 # In one run with --allow-fixed, beside a good loop device (which passes): a loop device
 # with an ext4 mounted (read-only), a loop device in use as swap, a regular file, a /dev path that does
-# not exist (nothing is created there), a loop device smaller than the image. Then a loop
+# not exist (nothing is created there), a loop device smaller than the image, a read-only
+# loop device; with -q each refusal is one line on stderr. Then a loop
 # device without --allow-fixed; a damaged bmap (its own checksum wrong), an image byte that
 # does not match its range's checksum and a range checksum changed in a resealed bmap: each
 # stops the run before any card is touched, exit 1, one line on stderr. And the disk that
@@ -32,6 +33,8 @@ sums() {
 good=$(ee_loop good "$size")
 fill_ee file.bin "$size"
 small=$(ee_loop small $((4 * MiB)))
+fill_ee ro.bin "$size"
+ro=$(loop_attach ro.bin -r)
 missing=/dev/sdimg-test-missing-$$
 [ ! -e "$missing" ] || fail "$missing exists"
 
@@ -57,7 +60,7 @@ if command -v mkswap >/dev/null && command -v swapon >/dev/null && [ -r /proc/sw
     fi
 fi
 
-targets="$good file.bin $missing $small $mounted $swap"
+targets="$good file.bin $missing $small $ro $mounted $swap"
 sums $targets >before.txt
 expect_status 1 "$SDIMG" flash card.img $targets --allow-fixed --json
 cp out.txt report.json
@@ -70,10 +73,24 @@ expect_refused report.json "$missing" "No such file or directory (nothing is cre
 expect_refused report.json "$small" "is too small: it holds 4 MiB (4194304 bytes), the image needs 16 MiB ($size bytes)"
 expect_refused report.json "$mounted" "is mounted at $PWD/mnt (unmount it first)"
 [ -z "$swap" ] || expect_refused report.json "$swap" "is in use as swap (swapoff it first)"
+expect_refused report.json "$ro" "$(basename "$ro") is read-only (a card's lock switch, or the kernel's ro flag)"
 grep -v "^$good " before.txt >b.txt
 grep -v "^$good " after.txt >a.txt
 cmp -s b.txt a.txt || fail "a refused target changed: $(diff b.txt a.txt)"
-echo "refused and untouched: a file, a missing path, a small loop, a mounted loop${swap:+, a swap loop}; the good one passed"
+echo "refused and untouched: a file, a missing path, a small loop, a read-only loop, a mounted loop${swap:+, a swap loop}; the good one passed"
+
+# quiet: nothing on stdout, one error line on stderr for each refused target
+expect_status 1 "$SDIMG" flash card.img $targets --allow-fixed -q
+sums $targets >after.txt
+grep -v "^$good " after.txt >a.txt
+cmp -s b.txt a.txt || fail "-q: a refused target changed: $(diff b.txt a.txt)"
+[ ! -s out.txt ] || fail "-q: output on stdout: $(cat out.txt)"
+set -- $targets
+[ "$(wc -l <err.txt)" -eq $(($# - 1)) ] || fail "-q: not one line for each refused target: $(cat err.txt)"
+for t in file.bin $missing $small $ro $mounted $swap; do
+    grep -q "^sdimg: $t: refused: $(tj report.json "$t" error)\$" err.txt || fail "-q: no line for $t: $(cat err.txt)"
+done
+echo "-q: one line for each refused target"
 
 # without --allow-fixed a loop device is refused, and says how to write it anyway
 fill_ee good.bin "$size"
