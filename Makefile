@@ -30,6 +30,14 @@ FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
 # Small programs the end-to-end tests drive (tests/tools/NAME.c -> build/tests/tools/NAME).
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
+# faultycard is a FUSE file system (libfuse3); without libfuse3 it is not built and the
+# tests that need it skip.
+ifeq ($(shell pkg-config --exists fuse3 2>/dev/null && echo yes),yes)
+$(BUILD)/tests/tools/faultycard.o: CFLAGS += $(shell pkg-config --cflags fuse3)
+$(BUILD)/tests/tools/faultycard: LDLIBS += $(shell pkg-config --libs fuse3)
+else
+TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
+endif
 
 .PHONY: all deps demo check exports unit unit-san e2e examples fuzz bench install clean
 .DEFAULT_GOAL := all

@@ -161,6 +161,16 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im, struc
 	if (o->verbosity > 0) {
 		flash_progress_update(&p, jobs, n, true);
 		flash_print_summary(o->json ? stderr : stdout, jobs, n);
+	} else { /* quiet: nothing but errors, one line for each target that did not pass */
+		for (size_t i = 0; i < n; i++) {
+			pthread_mutex_lock(&jobs[i].lock);
+			if (jobs[i].result == FLASH_REFUSED)
+				diag_error(d, "%s: refused: %s", jobs[i].path, jobs[i].error);
+			else if (jobs[i].result == FLASH_FAIL)
+				diag_error(d, "%s: failed at %s: %s", jobs[i].path,
+					   flash_stage_name(jobs[i].stage), jobs[i].error);
+			pthread_mutex_unlock(&jobs[i].lock);
+		}
 	}
 	free(p.last_stage);
 	free(p.last_finished);
