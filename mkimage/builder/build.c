@@ -89,7 +89,7 @@ static int commit(struct build *b)
 
 static int write_everything(struct build *b)
 {
-	int rc = build_file_create(&b->image, b->o->output, b->plan->image_size, b->d);
+	int rc = build_file_create(&b->image, b->o->output, "the image", b->plan->image_size, b->d);
 
 	if (rc < 0)
 		return rc;

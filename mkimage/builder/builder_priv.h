@@ -38,12 +38,14 @@ struct build_file {
 #define BUILD_MAX_FILES 4 /* the image, a compressed image, the bmap, the checksums */
 
 /*
- * Creates the file for @path, empty, or sparse of @size bytes: an unnamed file in @path's
+ * Creates the file for @path (@what in messages: "the image", "the bmap"), empty, or sparse
+ * of @size bytes: an unnamed file in @path's
  * folder where the file system allows it (nothing is left behind whatever happens), else a
  * hidden temporary name there. Nothing exists at @path until build_files_commit().
  * Returns 0 or a negative errno with a message naming @path in @d.
  */
-int build_file_create(struct build_file *f, const char *path, uint64_t size, struct diag *d);
+int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
+		      struct diag *d);
 
 /*
  * fsyncs the @n files and puts each at its name, replacing older files there; when any

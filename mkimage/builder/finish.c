@@ -228,11 +228,11 @@ static int create_outputs(struct build *b)
 	int rc = 0;
 
 	if (o->compress)
-		rc = build_file_create(&b->compressed, o->compressed, 0, b->d);
+		rc = build_file_create(&b->compressed, o->compressed, "the compressed image", 0, b->d);
 	if (rc == 0 && o->bmap)
-		rc = build_file_create(&b->bmap, o->bmap, 0, b->d);
+		rc = build_file_create(&b->bmap, o->bmap, "the bmap", 0, b->d);
 	if (rc == 0 && o->sha256)
-		rc = build_file_create(&b->sha256, o->sha256, 0, b->d);
+		rc = build_file_create(&b->sha256, o->sha256, "the checksum file", 0, b->d);
 	return rc;
 }
 

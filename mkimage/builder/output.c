@@ -86,7 +86,8 @@ static int open_unnamed_or_hidden(struct build_file *f)
 	return hidden_create(f, make_file, &f->tmp_path);
 }
 
-int build_file_create(struct build_file *f, const char *path, uint64_t size, struct diag *d)
+int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
+		      struct diag *d)
 {
 	struct stat st;
 	int rc;
@@ -100,7 +101,7 @@ int build_file_create(struct build_file *f, const char *path, uint64_t size, str
 		return diag_error(d, "%s: out of memory", path);
 	rc = open_unnamed_or_hidden(f);
 	if (rc < 0) {
-		diag_error(d, "%s: cannot create it: %s", path, strerror(-rc));
+		diag_error(d, "%s: cannot create %s: %s", path, what, strerror(-rc));
 		build_file_abort(f);
 		return rc;
 	}

@@ -160,6 +160,6 @@ void flash_progress_update(struct flash_progress *p, struct flash_job *jobs, siz
 /* The table at the end, and the JSON report. Return 0 or a negative errno. */
 void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n);
 int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n,
-		     struct diag *d);
+		     bool dry_run, struct diag *d);
 
 #endif

@@ -150,7 +150,7 @@ static json_t *json_job(const struct flash_job *s, const struct flash_image *im)
 }
 
 int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n,
-		     struct diag *d)
+		     bool dry_run, struct diag *d)
 {
 	json_t *root = json_object(), *image = json_object(), *targets = json_array();
 	char hex[65];
@@ -163,8 +163,12 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(image, "bmap", im->bmap_path ? json_string(im->bmap_path) : json_null());
 	for (size_t i = 0; i < n; i++) {
 		struct flash_job s = snapshot(&jobs[i]);
-		json_array_append_new(targets, json_job(&s, im));
+		json_t *t = json_job(&s, im);
+		if (dry_run && s.result == FLASH_PASS) /* nothing was written: it would be */
+			json_object_set_new(t, "result", json_string("accepted"));
+		json_array_append_new(targets, t);
 	}
+	json_object_set_new(root, "dry_run", json_boolean(dry_run));
 	json_object_set_new(root, "image", image);
 	json_object_set_new(root, "targets", targets);
 	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));

@@ -116,23 +116,19 @@ static void dry_run(FILE *out, const struct flash_image *im, struct flash_job *j
 	}
 }
 
-static int finish_report(const struct flash_options *o, const struct flash_image *im,
+/* The JSON report into @out (stdout with --json, the --report file, or NULL: none). */
+static int finish_report(const struct flash_options *o, FILE *out, const struct flash_image *im,
 			 struct flash_job *jobs, size_t n, struct diag *d)
 {
-	FILE *out = o->json ? stdout : NULL;
-	int rc = 0;
+	int rc = out ? flash_write_json(out, im, jobs, n, o->dry_run, d) : 0;
 
-	if (o->report && !(out = fopen(o->report, "w")))
-		return diag_error(d, "%s: %s", o->report, strerror(errno));
-	if (out)
-		rc = flash_write_json(out, im, jobs, n, d);
-	if (o->report && fclose(out) != 0 && rc == 0)
+	if (o->report && out && fflush(out) != 0 && rc == 0)
 		rc = diag_error(d, "%s: %s", o->report, strerror(errno));
 	return rc;
 }
 
-static int run_jobs(const struct flash_options *o, struct flash_image *im, struct flash_job *jobs,
-		    size_t n, struct diag *d)
+static int run_jobs(const struct flash_options *o, FILE *report, struct flash_image *im,
+		    struct flash_job *jobs, size_t n, struct diag *d)
 {
 	struct flash_progress p = { .tty = isatty(STDERR_FILENO) && o->verbosity > 0 };
 	int status = 0;
@@ -174,7 +170,7 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im, struc
 	}
 	free(p.last_stage);
 	free(p.last_finished);
-	if (finish_report(o, im, jobs, n, d) < 0)
+	if (finish_report(o, report, im, jobs, n, d) < 0)
 		status = 1;
 	return status;
 }
@@ -184,10 +180,19 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	struct flash_image im;
 	struct flash_job *jobs;
 	struct stat root;
-	int rc = flash_image_open(&im, o->image, o->bmap, d);
+	/* the report file first: a path that cannot be written is told before any card is */
+	FILE *report = o->report ? fopen(o->report, "w") : o->json ? stdout : NULL;
+	int rc;
 
-	if (rc < 0)
+	if (o->report && !report)
+		return diag_error(d, "%s: the report cannot be written there: %s", o->report,
+				  strerror(errno));
+	rc = flash_image_open(&im, o->image, o->bmap, d);
+	if (rc < 0) {
+		if (o->report)
+			fclose(report);
 		return rc;
+	}
 	if (stat("/", &root) < 0)
 		root.st_dev = 0;
 	if (!(jobs = calloc(o->n_targets, sizeof(*jobs)))) {
@@ -200,12 +205,19 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}
 	if (o->dry_run) {
-		dry_run(stdout, &im, jobs, o->n_targets);
+		if (!o->json)
+			dry_run(stdout, &im, jobs, o->n_targets);
 		rc = 0;
 		for (size_t i = 0; i < o->n_targets; i++)
 			rc |= jobs[i].result != FLASH_PASS;
+		if (finish_report(o, report, &im, jobs, o->n_targets, d) < 0)
+			rc = 1;
 	} else {
-		rc = run_jobs(o, &im, jobs, o->n_targets, d);
+		rc = run_jobs(o, report, &im, jobs, o->n_targets, d);
+	}
+	if (o->report && fclose(report) != 0 && rc == 0) {
+		diag_error(d, "%s: %s", o->report, strerror(errno));
+		rc = 1;
 	}
 	/* a thread given up may still be blocked in the kernel with these: they stay */
 	bool abandoned = false;

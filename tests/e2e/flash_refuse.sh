@@ -127,6 +127,11 @@ expect_stderr "card.img: bytes 0-4095 do not match their checksum in resealed.bm
 sums "$good" | cmp -s before.txt - || fail "$good was written from a damaged image or bmap"
 echo "nothing written: a damaged bmap, a damaged image, a resealed bmap with a wrong range checksum"
 
+# a report that cannot be written is told before any card is touched
+expect_status 1 "$SDIMG" flash card.img "$good" --allow-fixed --report nosuchdir/report.json
+expect_stderr "nosuchdir/report.json: the report cannot be written there: No such file or directory"
+sums "$good" | cmp -s before.txt - || fail "$good was written although the report cannot be"
+
 # the disk of /: --dry-run only, and without --allow-fixed
 majmin=$(mountpoint -d / 2>/dev/null || true)
 sysdir=$(readlink -f "/sys/dev/block/$majmin" 2>/dev/null || true)
@@ -143,6 +148,9 @@ if [ -n "${root:-}" ] && [ -b "$root" ]; then
     expect_status 0 "$SDIMG" flash --dry-run card.img "$good" --allow-fixed
     grep -qxF "$good: would write $mapped bytes and read them back: $(basename "$good") is a loop device (over $PWD/good.bin), not a card; written as --allow-fixed asks" out.txt ||
         fail "dry run: $(cat out.txt)"
+    expect_status 1 "$SDIMG" flash --dry-run --json card.img "$root" "$good" --allow-fixed
+    [ "$(jq -c '[.dry_run, [.targets[] | .result]]' out.txt)" = '[true,["refused","accepted"]]' ] ||
+        fail "dry run as JSON: $(cat out.txt)"
     sums "$good" | cmp -s before.txt - || fail "$good was written by a dry run"
     echo "dry run: the disk of / is refused, the loop device with --allow-fixed would be written; nothing written"
 else

@@ -102,12 +102,12 @@ static void test_commit_all_or_none(void **state)
 	(void)state;
 	diag_init(&d);
 	write_text("a.img", "old a");
-	assert_int_equal(build_file_create(&a, "a.img", 0, &d), 0);
-	assert_int_equal(build_file_create(&b, "b.bmap", 0, &d), 0);
+	assert_int_equal(build_file_create(&a, "a.img", "it", 0, &d), 0);
+	assert_int_equal(build_file_create(&b, "b.bmap", "it", 0, &d), 0);
 	assert_int_equal(mkdir("c.sha256", 0755), 0); /* a folder: nothing can replace it */
-	assert_int_equal(build_file_create(&c, "c.sha256", 0, &d), -EINVAL); /* refused at once */
+	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d), -EINVAL); /* refused at once */
 	assert_int_equal(rmdir("c.sha256"), 0);
-	assert_int_equal(build_file_create(&c, "c.sha256", 0, &d), 0);
+	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d), 0);
 	assert_int_equal(write(a.fd, "new a", 5), 5);
 	assert_int_equal(write(b.fd, "new b", 5), 5);
 	/* a folder appears at c's name during the build: a and b are in place when c fails */
@@ -123,8 +123,8 @@ static void test_commit_all_or_none(void **state)
 
 	/* and a set that can be put in place replaces the older file */
 	diag_init(&d);
-	assert_int_equal(build_file_create(&a, "a.img", 0, &d), 0);
-	assert_int_equal(build_file_create(&b, "b.bmap", 0, &d), 0);
+	assert_int_equal(build_file_create(&a, "a.img", "it", 0, &d), 0);
+	assert_int_equal(build_file_create(&b, "b.bmap", "it", 0, &d), 0);
 	assert_int_equal(write(a.fd, "new a", 5), 5);
 	assert_int_equal(write(b.fd, "new b", 5), 5);
 	struct build_file *two[2] = { &a, &b };
