@@ -9,7 +9,7 @@
  *                   or something (device-mapper, md, btrfs) is built on it
  *   image.c         the image, its bmap, and every mapped range checked before any write
  *   target_write.c  one target: O_DIRECT writes, gaps, O_DIRECT read-back, table re-read
- *   run.c           every target at once, each in its own thread; a hung one is given up
+ *   run.c           every target at once, each in its own process; a hung one is given up
  *   report.c        progress, the summary table and the JSON report
  * sysfs and procfs are read below the roots given (struct flash_roots): "/sys" and "/proc"
  * in the program, a fake tree in the tests. Errors are 0 or a negative errno, with the

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "mkimage/flash/flash.h"
@@ -109,15 +110,16 @@ enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS, FLASH
 
 enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
 
-/* What a run shows of one target while it works and at the end; the worker writes it under
- * @lock, the reporter reads it. */
+/* What a run shows of one target while it works and at the end. It lives in memory shared
+ * with the target's worker process, which writes it under @lock (process-shared); the
+ * reporter reads it. */
 struct flash_job {
 	const char *path;               /* the target as given */
 	struct flash_target info;       /* from the classifier */
 	const struct flash_image *im;
 	const struct flash_options *o;
 	pthread_mutex_t lock;
-	pthread_t thread;
+	pid_t worker;
 	bool started, finished, abandoned;
 	enum flash_stage stage;
 	enum flash_result result;
@@ -130,8 +132,13 @@ struct flash_job {
 	struct timespec t_start, t_write_end, t_end, t_progress;
 };
 
-/* The worker thread's body: writes, handles gaps, verifies, re-reads the table. */
-void *flash_job_run(void *job);
+/* Locks @j's fields. The lock is robust: a worker that died holding it (killed, crashed)
+ * leaves it usable, and the reaper fails its job. */
+void flash_job_lock(struct flash_job *j);
+void flash_job_unlock(struct flash_job *j);
+
+/* The worker's body: writes, handles gaps, verifies, re-reads the table. */
+void flash_job_run(struct flash_job *j);
 
 /* Records the job's failure (the first one only) at its current stage. */
 void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)

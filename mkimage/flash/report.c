@@ -24,9 +24,9 @@ static struct flash_job snapshot(struct flash_job *j)
 {
 	struct flash_job s;
 
-	pthread_mutex_lock(&j->lock);
+	flash_job_lock(j);
 	s = *j;
-	pthread_mutex_unlock(&j->lock);
+	flash_job_unlock(j);
 	return s;
 }
 

@@ -1,19 +1,37 @@
 /*
- * run: every target at once (flash.h). Each accepted target gets its own thread that reads
- * the image from the page cache by itself, so a slow or dead card never holds up the
- * others; the main thread draws the progress and gives up a target that makes no progress
- * for o->timeout seconds (its thread is left blocked in the kernel, its result is fail).
+ * run: every target at once (flash.h). Each accepted target gets its own worker process
+ * that reads the image from the page cache by itself, so a slow or dead card never holds
+ * up the others; the jobs live in shared memory. The main process draws the progress and
+ * gives up a target that makes no progress for o->timeout seconds: its result is fail, its
+ * worker is killed, and since a process blocked in the kernel on a hung card dies only
+ * when the card answers, the run ends without waiting for it (a thread could not be left
+ * behind like that: the process would not end before it).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mkimage/flash/flash_priv.h"
 
-#define TICK_NS 200000000L /* how often the main thread looks */
+#define TICK_NS 200000000L /* how often the main process looks */
+
+/* A mutex the workers' processes share with this one. */
+static void init_lock(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
 
 /* Classifies @j: a block device that the classifier accepts, not given twice. */
 static void check_target(struct flash_job *j, struct flash_job *jobs, size_t index,
@@ -62,7 +80,7 @@ static void watch(struct flash_job *jobs, size_t n, unsigned timeout)
 		struct flash_job *j = &jobs[i];
 		if (!j->started)
 			continue;
-		pthread_mutex_lock(&j->lock);
+		flash_job_lock(j);
 		if (!j->finished && !j->abandoned && flash_seconds(&j->t_progress, &t) > timeout) {
 			snprintf(j->error, sizeof(j->error), "no progress for %u s: the card hangs",
 				 timeout);
@@ -71,7 +89,7 @@ static void watch(struct flash_job *jobs, size_t n, unsigned timeout)
 			j->abandoned = true;
 			j->t_end = t;
 		}
-		pthread_mutex_unlock(&j->lock);
+		flash_job_unlock(j);
 	}
 }
 
@@ -80,9 +98,9 @@ static bool all_done(struct flash_job *jobs, size_t n)
 	bool done = true;
 
 	for (size_t i = 0; i < n; i++) {
-		pthread_mutex_lock(&jobs[i].lock);
+		flash_job_lock(&jobs[i]);
 		done &= !jobs[i].started || jobs[i].finished || jobs[i].abandoned;
-		pthread_mutex_unlock(&jobs[i].lock);
+		flash_job_unlock(&jobs[i]);
 	}
 	return done;
 }
@@ -92,10 +110,41 @@ static void start(struct flash_job *j)
 	clock_gettime(CLOCK_MONOTONIC, &j->t_start);
 	j->t_progress = j->t_start;
 	j->stage = FLASH_STAGE_WRITE;
-	j->started = pthread_create(&j->thread, NULL, flash_job_run, j) == 0;
+	fflush(NULL); /* nothing buffered is printed twice */
+	pid_t pid = fork();
+	if (pid == 0) {
+		flash_job_run(j);
+		_exit(0);
+	}
+	j->worker = pid;
+	j->started = pid > 0;
 	if (!j->started) {
 		j->result = FLASH_FAIL;
-		snprintf(j->error, sizeof(j->error), "no thread could be started for it");
+		j->error_errno = errno;
+		snprintf(j->error, sizeof(j->error), "no worker could be started for it: %s",
+			 strerror(errno));
+	}
+}
+
+/* A worker that ended without finishing its job (killed, crashed) fails it. */
+static void reap(struct flash_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct flash_job *j = &jobs[i];
+		int status;
+		if (!j->started || j->worker <= 0 || waitpid(j->worker, &status, WNOHANG) != j->worker)
+			continue;
+		j->worker = 0; /* reaped */
+		flash_job_lock(j);
+		if (!j->finished && !j->abandoned) {
+			snprintf(j->error, sizeof(j->error), "its worker ended unexpectedly (%s %d)",
+				 WIFSIGNALED(status) ? "signal" : "status",
+				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			j->result = FLASH_FAIL;
+			j->finished = true;
+			clock_gettime(CLOCK_MONOTONIC, &j->t_end);
+		}
+		flash_job_unlock(j);
 	}
 }
 
@@ -145,13 +194,16 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 			start(&jobs[i]);
 	while (!all_done(jobs, n)) {
 		nanosleep(&(struct timespec){ 0, TICK_NS }, NULL);
+		reap(jobs, n);
 		watch(jobs, n, o->timeout);
 		if (o->verbosity > 0)
 			flash_progress_update(&p, jobs, n, false);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (jobs[i].started && !jobs[i].abandoned)
-			pthread_join(jobs[i].thread, NULL);
+		if (jobs[i].worker > 0 && jobs[i].abandoned) /* it dies when the card answers */
+			kill(jobs[i].worker, SIGKILL);
+		else if (jobs[i].worker > 0)
+			waitpid(jobs[i].worker, NULL, 0);
 		status |= jobs[i].result != FLASH_PASS;
 	}
 	if (o->verbosity > 0) {
@@ -159,13 +211,13 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 		flash_print_summary(o->json ? stderr : stdout, jobs, n);
 	} else { /* quiet: nothing but errors, one line for each target that did not pass */
 		for (size_t i = 0; i < n; i++) {
-			pthread_mutex_lock(&jobs[i].lock);
+			flash_job_lock(&jobs[i]);
 			if (jobs[i].result == FLASH_REFUSED)
 				diag_error(d, "%s: refused: %s", jobs[i].path, jobs[i].error);
 			else if (jobs[i].result == FLASH_FAIL)
 				diag_error(d, "%s: failed at %s: %s", jobs[i].path,
 					   flash_stage_name(jobs[i].stage), jobs[i].error);
-			pthread_mutex_unlock(&jobs[i].lock);
+			flash_job_unlock(&jobs[i]);
 		}
 	}
 	free(p.last_stage);
@@ -195,13 +247,17 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	}
 	if (stat("/", &root) < 0)
 		root.st_dev = 0;
-	if (!(jobs = calloc(o->n_targets, sizeof(*jobs)))) {
+	jobs = mmap(NULL, o->n_targets * sizeof(*jobs), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (jobs == MAP_FAILED) {
+		if (o->report)
+			fclose(report);
 		flash_image_close(&im);
 		return diag_error(d, "out of memory");
 	}
 	for (size_t i = 0; i < o->n_targets; i++) {
 		jobs[i] = (struct flash_job){ .path = o->targets[i], .im = &im, .o = o };
-		pthread_mutex_init(&jobs[i].lock, NULL);
+		init_lock(&jobs[i].lock);
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}
 	if (o->dry_run) {
@@ -219,15 +275,9 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		diag_error(d, "%s: %s", o->report, strerror(errno));
 		rc = 1;
 	}
-	/* a thread given up may still be blocked in the kernel with these: they stay */
-	bool abandoned = false;
 	for (size_t i = 0; i < o->n_targets; i++)
-		abandoned |= jobs[i].abandoned;
-	if (!abandoned) {
-		for (size_t i = 0; i < o->n_targets; i++)
-			pthread_mutex_destroy(&jobs[i].lock);
-		free(jobs);
-		flash_image_close(&im);
-	}
+		pthread_mutex_destroy(&jobs[i].lock);
+	munmap(jobs, o->n_targets * sizeof(*jobs));
+	flash_image_close(&im);
 	return rc;
 }

@@ -39,11 +39,22 @@ static void now(struct timespec *t)
 	clock_gettime(CLOCK_MONOTONIC, t);
 }
 
+void flash_job_lock(struct flash_job *j)
+{
+	if (pthread_mutex_lock(&j->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&j->lock);
+}
+
+void flash_job_unlock(struct flash_job *j)
+{
+	pthread_mutex_unlock(&j->lock);
+}
+
 void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&j->lock);
+	flash_job_lock(j);
 	if (j->result == FLASH_PASS && !j->abandoned) {
 		va_start(ap, fmt);
 		vsnprintf(j->error, sizeof(j->error), fmt, ap);
@@ -51,32 +62,32 @@ void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
 		j->error_errno = err;
 		j->result = FLASH_FAIL;
 	}
-	pthread_mutex_unlock(&j->lock);
+	flash_job_unlock(j);
 }
 
 static void set_stage(struct flash_job *j, enum flash_stage s)
 {
-	pthread_mutex_lock(&j->lock);
+	flash_job_lock(j);
 	j->stage = s;
 	now(&j->t_progress);
 	if (s == FLASH_STAGE_GAPS || s == FLASH_STAGE_VERIFY)
 		j->t_write_end = j->t_progress;
-	pthread_mutex_unlock(&j->lock);
+	flash_job_unlock(j);
 }
 
 static void count(struct flash_job *j, uint64_t *field, uint64_t n)
 {
-	pthread_mutex_lock(&j->lock);
+	flash_job_lock(j);
 	*field += n;
 	now(&j->t_progress);
-	pthread_mutex_unlock(&j->lock);
+	flash_job_unlock(j);
 }
 
 static bool failed(struct flash_job *j)
 {
-	pthread_mutex_lock(&j->lock);
+	flash_job_lock(j);
 	bool f = j->result != FLASH_PASS || j->abandoned;
-	pthread_mutex_unlock(&j->lock);
+	flash_job_unlock(j);
 	return f;
 }
 
@@ -194,10 +205,10 @@ static int fill_gaps(struct worker *w)
 		pos = i < im->n_ranges ? im->ranges[i].end : pos;
 	}
 	if (rc == 0 && !discard_ok) {
-		pthread_mutex_lock(&w->j->lock);
+		flash_job_lock(w->j);
 		snprintf(w->j->warning, sizeof(w->j->warning),
 			 "the device cannot discard: the gaps keep what they held");
-		pthread_mutex_unlock(&w->j->lock);
+		flash_job_unlock(w->j);
 	}
 	return rc;
 }
@@ -232,11 +243,11 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 	EVP_DigestFinal_ex(sha, sum, NULL);
 	if (memcmp(sum, r->sha256, 32) == 0)
 		return 0;
-	pthread_mutex_lock(&w->j->lock);
+	flash_job_lock(w->j);
 	w->j->has_bad_range = true;
 	w->j->first_bad_start = r->start;
 	w->j->first_bad_end = r->end;
-	pthread_mutex_unlock(&w->j->lock);
+	flash_job_unlock(w->j);
 	flash_job_fail(w->j, 0, "bytes %llu-%llu read back differ from the image",
 		       (unsigned long long)r->start, (unsigned long long)r->end - 1);
 	return -EIO;
@@ -288,10 +299,9 @@ static int open_target(struct worker *w)
 	return 0;
 }
 
-void *flash_job_run(void *arg)
+void flash_job_run(struct flash_job *j)
 {
-	struct worker w = { .j = arg, .fd = -1 };
-	struct flash_job *j = w.j;
+	struct worker w = { .j = j, .fd = -1 };
 	int rc = open_target(&w);
 
 	if (rc == 0 && posix_memalign((void **)&w.buf, IO_ALIGN, IO_SIZE) != 0) {
@@ -309,11 +319,10 @@ void *flash_job_run(void *arg)
 	if (w.fd >= 0)
 		close(w.fd);
 	free(w.buf);
-	pthread_mutex_lock(&j->lock);
+	flash_job_lock(j);
 	if (rc == 0 && j->result == FLASH_PASS)
 		j->stage = FLASH_STAGE_DONE;
 	now(&j->t_end);
 	j->finished = true;
-	pthread_mutex_unlock(&j->lock);
-	return NULL;
+	flash_job_unlock(j);
 }
