@@ -51,6 +51,20 @@ static void block_signals(struct build *b)
 	b->signals_blocked = true;
 }
 
+/* Takes the pending SIGINT, SIGTERM and SIGHUP away. */
+static void forget_signals(void)
+{
+	const struct timespec now = { 0, 0 };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	while (sigtimedwait(&set, NULL, &now) > 0)
+		;
+}
+
 bool build_interrupted(struct build *b)
 {
 	sigset_t pending;
@@ -175,7 +189,11 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	if (rc == 0 && o->verbosity != BUILD_QUIET)
 		report(&b, seconds_since(&b.t0));
 	build_state_release(&b);
-	if (b.signals_blocked) /* a pending signal now ends the process, its file removed */
+	/* once every output is in place the build has succeeded: a signal that came while they
+	 * were put there must not turn that into a kill */
+	if (b.signals_blocked && rc == 0)
+		forget_signals();
+	if (b.signals_blocked) /* a pending signal now ends the process, its files removed */
 		sigprocmask(SIG_SETMASK, &b.old_mask, NULL);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", o->output);
