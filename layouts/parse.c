@@ -207,6 +207,9 @@ static int parse_body(struct parser *p, struct cursor *c, struct tree_section *s
 		int rc = parse_statement(p, c, s);
 		if (rc < 0)
 			return rc;
+		if (p->d->errors - p->errors_before >= MAX_ERRORS)
+			return diag_error(p->d, "%s:%d: stopping after %d errors",
+					  p->doc->files[c->file], t->line, MAX_ERRORS);
 	}
 	if (braced)
 		return layout_parse_never_closed(p, s->loc, s->spec->name, s->title);
@@ -233,8 +236,7 @@ static int parse_file(struct parser *p, unsigned file, struct tree_section *s)
 int layout_parse(const char *name, const char *text, const struct layout_options *opts,
 		 struct diag *d, struct doc *doc)
 {
-	struct parser p = { .doc = doc, .d = d, .opts = opts };
-	size_t errors = d->errors;
+	struct parser p = { .doc = doc, .d = d, .errors_before = d->errors, .opts = opts };
 	char *copy = strdup(text);
 	unsigned file = 0;
 	int rc;
@@ -248,7 +250,7 @@ int layout_parse(const char *name, const char *text, const struct layout_options
 	}
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", name);
-	if (rc == 0 && d->errors > errors)
+	if (rc == 0 && d->errors > p.errors_before)
 		rc = -EINVAL;
 	return rc;
 }

@@ -15,7 +15,8 @@
  * A syntax error (a stray symbol, a missing '=', value, title or brace, a '{ }' list or
  * '+=' where one value is expected, an unclosed '{' or string) stops the parse; an unknown
  * or repeated name, or a value of the wrong form, is reported and the parse goes on, so
- * that one run names them all. Every message is one line "FILE:LINE: ...".
+ * that one run names them all (up to 20: a file that is no layout stops early). Every
+ * message is one line "FILE:LINE: ...".
  *
  * ${VAR} comes from the --set variables, then (when allowed) the environment; an include
  * is resolved against the folder of the file that names it, and every '{' must be closed

@@ -9,10 +9,12 @@
 #include "layouts/parse.h"
 
 #define MAX_INCLUDE_DEPTH 16
+#define MAX_ERRORS 20 /* the parse stops after this many (a file that is no layout at all) */
 
 struct parser {
 	struct doc *doc;
 	struct diag *d;
+	size_t errors_before; /* d->errors when the parse began */
 	const struct layout_options *opts;
 	const char *chain[MAX_INCLUDE_DEPTH]; /* the files being read, outermost first */
 	size_t n_chain;

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 static int check_unique_names(struct reader *r)
 {
 	const struct layout *l = r->l;

@@ -323,6 +323,15 @@ static void test_unknown_names_all_reported(void **state)
 	assert_string_equal(d.msgs[7].text, "t.layout:11: unknown key 'contents' in partition 'c': file '/a' (did you mean 'content'?)");
 	layout_doc_release(&doc);
 	diag_release(&d);
+	/* a file that is no layout at all stops after 20 errors */
+	char words[400] = "";
+	for (int i = 0; i < 30; i++)
+		snprintf(words + strlen(words), sizeof(words) - strlen(words), "word%d\n", i);
+	assert_int_equal(parse(words, &d, &doc), -EINVAL);
+	assert_int_equal(d.errors, 21);
+	assert_string_equal(d.msgs[20].text, "t.layout:20: stopping after 20 errors");
+	layout_doc_release(&doc);
+	diag_release(&d);
 	/* a stray value reads as a key name */
 	expect_errors("partition a {\n size = 4M 8M\n}", 1, "t.layout:2: unknown key '8M' in partition 'a'");
 	expect_errors("foo = bar", 1, "t.layout:1: unknown section 'foo'");
