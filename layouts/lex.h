@@ -1,5 +1,5 @@
 /*
- * lex: the tokens of the layout language (private to layouts/; LAYOUT.md, "Syntax").
+ * lex: the tokens of the layout language (private to layouts/; LAYOUT.md, "Syntax details").
  *
  *   - words: unquoted strings, ended by white space, by one of # " ' = { } ( ) + , * and
  *     by the start of a comment;

@@ -1,7 +1,7 @@
 /*
  * parse: a layout file and the files it includes into a section tree (private to layouts/).
  *
- * The grammar (LAYOUT.md, "Syntax"), over the tokens of lex.h:
+ * The grammar (LAYOUT.md, "Syntax details"), over the tokens of lex.h:
  *
  *   file      = { statement }
  *   statement = include | key | section
