@@ -149,7 +149,8 @@ static int include_file(struct parser *p, struct layout_loc loc, const char *arg
 				loc.line, MAX_INCLUDE_DEPTH);
 	if (rc == 0 && (rc = layout_read_text_file(path, &text)) < 0 && rc != -ENOMEM)
 		rc = diag_error(p->d, "%s:%d: include(\"%s\"): %s: %s", loc.file, loc.line, arg,
-				path, strerror(-rc));
+				path, rc == -EILSEQ ? "not a text file (it holds a NUL byte)"
+						    : strerror(-rc));
 	if (rc == 0)
 		rc = add_file(p->doc, path, text, &file);
 	if (rc == 0)

@@ -277,6 +277,9 @@ static void test_include_syntax(void **state)
 	expect_errors("include(\"nope.layout\")", 1,
 		      "t.layout:1: include(\"nope.layout\"): ./nope.layout: No such file or directory");
 	expect_errors("include(\"/\")", 1, "include(\"/\"): /: Is a directory");
+	assert_int_equal(system("printf 'a\\000b' >nul.layout"), 0);
+	expect_errors("include(\"nul.layout\")", 1,
+		      "include(\"nul.layout\"): ./nul.layout: not a text file (it holds a NUL byte)");
 	/* `include` without parentheses is a name like any other */
 	expect_errors("include = 3", 1, "t.layout:1: unknown section 'include'");
 	expect_errors("partition a { include = 3 }", 1, "t.layout:1: unknown key 'include' in partition 'a'");
