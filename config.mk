@@ -2,7 +2,7 @@
 PREFIX  ?= /usr/local
 VERSION ?= 0.1.0
 CC      ?= cc
-PKGS    := libconfuse fdisk libarchive libcrypto jansson zlib libzstd liblzma
+PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma
 
 CPPFLAGS += -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -O2 -g -MMD -MP
@@ -17,6 +17,6 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # Everything `make deps` installs: the build, the unit tests and the end-to-end oracles.
-DEB_PACKAGES := gcc make pkg-config libconfuse-dev libfdisk-dev libarchive-dev libssl-dev \
+DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
                 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
                 p7zip-full libarchive-tools e2fsprogs jq zstd xz-utils xxd qemu-system-x86 fuse3 libfuse3-dev

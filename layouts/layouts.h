@@ -3,9 +3,13 @@
  *
  *   layout text --layout_load()--> struct layout --plan_build()--> struct plan
  *
- * layout_load() parses a layout file (libconfuse syntax, with includes and ${VAR}s) and
- * validates every key; it reads the layout files and nothing else. plan_build() resolves
- * every byte range of the image and does no I/O at all.
+ * layout_load() parses a layout file (with its includes and ${VAR}s) and validates every
+ * key; it reads the layout files and nothing else. plan_build() resolves every byte range
+ * of the image and does no I/O at all.
+ *
+ * Inside: lex.c turns each file into tokens, parse.c reads them into a section tree
+ * (tree.h) checked against the one key table of the language (schema.c), read_*.c turn
+ * the tree into a struct layout and validate.c checks the rules that span sections.
  *
  * Ownership: a struct layout owns all its strings and arrays and is freed with
  * layout_free(); a struct plan owns its regions and is freed with plan_free(). A plan

@@ -1,4 +1,4 @@
-/* lex: the libconfuse token syntax, read exactly and with real line numbers (see lex.h). */
+/* lex: the tokens of the layout language, with the line of each (see lex.h). */
 #include "layouts/lex.h"
 
 #include <ctype.h>
@@ -34,7 +34,7 @@ static int emit(struct lexer *lx, enum tok_type type, const char *text, size_t n
 	return 0;
 }
 
-/* The characters that end an unquoted string (libconfuse lexer.l). */
+/* The characters that end an unquoted string (a word). */
 static bool ends_word(const char *p)
 {
 	if (*p == '\0' || strchr(" #\"'\t\n\r={}()+,*", *p))
@@ -287,8 +287,8 @@ static int lex_one(struct lexer *lx)
 	return emit(lx, TOK_WORD, p, (size_t)(lx->p - p), lx->line);
 }
 
-int lex_text(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
-	     struct diag *d, struct tok_list *out)
+int layout_lex(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
+	       struct diag *d, struct tok_list *out)
 {
 	struct lexer lx = {
 		.file = file, .p = text, .line = 1, .lookup = lookup, .ctx = ctx, .d = d, .out = out,
@@ -298,12 +298,10 @@ int lex_text(const char *file, const char *text, lex_lookup_fn lookup, void *ctx
 	while (rc == 0 && *lx.p)
 		rc = lex_one(&lx);
 	strbuf_release(&lx.buf);
-	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory", file);
 	return rc;
 }
 
-void tok_list_release(struct tok_list *l)
+void layout_tokens_release(struct tok_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].text);

@@ -1,7 +1,15 @@
 /*
- * lex: tokens of the libconfuse syntax, read the way libconfuse 3.3's lexer reads them
- * (private to layouts/). Comments are dropped; quoted strings are unescaped; ${VAR} is
- * expanded through a callback, in double-quoted strings and as a bare token.
+ * lex: the tokens of the layout language (private to layouts/; LAYOUT.md, "Syntax details").
+ *
+ *   - words: unquoted strings, ended by white space, by one of # " ' = { } ( ) + , * and
+ *     by the start of a comment;
+ *   - strings: "..." with C-like escapes (\n \t \\ \" \$ \ooo \xhh ..., backslash-newline
+ *     continues the line) and ${VAR} expanded; '...' literal but for \' and \\;
+ *   - a bare ${VAR} or ${VAR:-default}: a string holding the variable's value;
+ *   - the symbols { } ( ) = += and ,;
+ *   - comments (# and // to the end of the line, and slash-star to star-slash across
+ *     lines) and white space are dropped.
+ * Every token carries the line it starts on, counted in the file it comes from.
  */
 #ifndef SDIMG_LAYOUTS_LEX_H
 #define SDIMG_LAYOUTS_LEX_H
@@ -39,12 +47,13 @@ struct tok_list {
 typedef const char *(*lex_lookup_fn)(void *ctx, const char *name);
 
 /*
- * Tokenizes @text of file @file into @out (appending). Problems are reported in @d as
- * "FILE:LINE: ...". Returns 0 or -EINVAL.
+ * Tokenizes @text of file @file into @out (appending). Returns 0, -EINVAL with the
+ * problem in @d as "FILE:LINE: ...", or -ENOMEM (for the caller to report).
  */
-int lex_text(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
-	     struct diag *d, struct tok_list *out);
+int layout_lex(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
+	       struct diag *d, struct tok_list *out);
 
-void tok_list_release(struct tok_list *l);
+/* Frees the tokens and their texts; @l is left empty. */
+void layout_tokens_release(struct tok_list *l);
 
 #endif

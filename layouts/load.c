@@ -4,57 +4,49 @@
 #include <string.h>
 
 #include "common/path.h"
-#include "layouts/build_priv.h"
+#include "layouts/read_priv.h"
 #include "layouts/readfile.h"
-#include "layouts/schema.h"
 
-static int build_layout(struct builder *b, cfg_t *cfg, const char *text)
+/* The layout from its tree: every section, then the rules that span sections. */
+static int read_layout(struct reader *r)
 {
-	int rc = build_image(b, cfg, text);
+	int rc = layout_read_image(r);
 	int rc_raws, rc_parts;
 
 	if (rc == -ENOMEM)
 		return rc;
-	rc_raws = build_raws(b, cfg);
+	rc_raws = layout_read_raws(r);
 	if (rc_raws == -ENOMEM)
 		return rc_raws;
-	rc_parts = build_partitions(b, cfg);
+	rc_parts = layout_read_partitions(r);
 	if (rc_parts == -ENOMEM)
 		return rc_parts;
 	if (rc || rc_raws || rc_parts)
 		return -EINVAL;
-	return validate_layout(b);
+	return layout_validate(r);
 }
 
 int layout_load_text(const char *name, const char *text, const struct layout_options *opts,
 		     struct diag *d, struct layout **ret_layout)
 {
-	struct scan scan;
-	struct schema_ctx ctx = { .scan = &scan, .d = d };
+	struct doc doc;
 	struct layout *l = calloc(1, sizeof(*l));
-	cfg_t *cfg = NULL;
 	int rc;
 
 	if (!l)
 		return diag_error(d, "%s: out of memory", name);
-	rc = scan_layout(name, text, opts, d, &scan);
-	if (rc == 0)
-		rc = schema_parse(&ctx, &cfg);
+	rc = layout_parse(name, text, opts, d, &doc);
 	if (rc == 0) {
-		struct builder b = { .scan = &scan, .d = d, .l = l, .opts = opts };
+		struct reader r = { .doc = &doc, .d = d, .l = l, .opts = opts };
 		l->path = strdup(name);
 		l->input_dir = opts && opts->input_dir ? strdup(opts->input_dir) : path_dir(name);
-		rc = l->path && l->input_dir ? build_layout(&b, cfg, text) : -ENOMEM;
+		rc = l->path && l->input_dir ? read_layout(&r) : -ENOMEM;
 		if (rc == -ENOMEM)
 			diag_error(d, "%s: out of memory", name);
 	}
-	cfg_free(cfg);
 	/* the file names are referenced by every loc: they move to the layout */
-	l->files = scan.files;
-	l->n_files = scan.n_files;
-	scan.files = NULL;
-	scan.n_files = 0;
-	scan_release(&scan);
+	l->files = layout_doc_take_files(&doc, &l->n_files);
+	layout_doc_release(&doc);
 	if (rc < 0) {
 		layout_free(l);
 		return rc;
@@ -67,7 +59,7 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 		struct layout **ret_layout)
 {
 	char *text = NULL;
-	int rc = read_text_file(path, &text);
+	int rc = layout_read_text_file(path, &text);
 
 	if (rc == -EILSEQ)
 		return diag_error(d, "%s: not a text file (it holds a NUL byte)", path);

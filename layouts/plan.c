@@ -31,13 +31,13 @@ uint64_t plan_alignment_of(uint64_t offset)
 	return a;
 }
 
-uint64_t align_up(uint64_t v, uint64_t a)
+uint64_t plan_align_up(uint64_t v, uint64_t a)
 {
 	uint64_t r = v % a;
 	return r ? v + (a - r) : v;
 }
 
-int planner_add(struct planner *pl, const struct plan_region *r)
+int plan_add_region(struct planner *pl, const struct plan_region *r)
 {
 	struct plan *p = pl->p;
 
@@ -59,17 +59,17 @@ static int add_front_tables(struct planner *pl)
 	r.name = im->table == LAYOUT_TABLE_GPT ? "protective-mbr" : "mbr";
 	r.start = MBR_TABLE_START;
 	r.size = LAYOUT_SECTOR - MBR_TABLE_START;
-	rc = planner_add(pl, &r);
+	rc = plan_add_region(pl, &r);
 	if (rc || im->table != LAYOUT_TABLE_GPT)
 		return rc;
 	r = (struct plan_region){ .kind = PLAN_GPT_HEADER, .name = "gpt-header",
 				  .start = LAYOUT_SECTOR, .size = LAYOUT_SECTOR, .loc = im->loc };
-	rc = planner_add(pl, &r);
+	rc = plan_add_region(pl, &r);
 	r = (struct plan_region){ .kind = PLAN_GPT_ENTRIES, .name = "gpt-entries",
 				  .start = im->gpt_entries, .size = GPT_ENTRIES_BYTES,
 				  .loc = im->gpt_entries_loc.file ? im->gpt_entries_loc : im->loc };
 	pl->p->first_usable = im->gpt_entries + GPT_ENTRIES_BYTES;
-	return rc ? rc : planner_add(pl, &r);
+	return rc ? rc : plan_add_region(pl, &r);
 }
 
 static int add_raws(struct planner *pl)
@@ -84,7 +84,7 @@ static int add_raws(struct planner *pl)
 			.size = raw->size ? raw->size : known, .loc = raw->loc,
 		};
 		r.size_pending = r.size == 0;
-		int rc = planner_add(pl, &r);
+		int rc = plan_add_region(pl, &r);
 		if (rc)
 			return rc;
 	}
@@ -115,7 +115,7 @@ static int set_image_size(struct planner *pl)
 			else if (r->start + r->size > end)
 				end = r->start + r->size;
 		}
-		p->image_size = align_up(end, p->align);
+		p->image_size = plan_align_up(end, p->align);
 		if (p->table == LAYOUT_TABLE_GPT)
 			p->image_size += GPT_BACKUP_BYTES;
 		if (p->image_size == 0)
@@ -136,7 +136,7 @@ static int set_image_size(struct planner *pl)
 	struct plan_region r = { .kind = PLAN_GPT_BACKUP, .name = "gpt-backup",
 				 .start = p->last_usable, .size = GPT_BACKUP_BYTES,
 				 .loc = pl->l->image.loc };
-	return planner_add(pl, &r);
+	return plan_add_region(pl, &r);
 }
 
 static int region_order(const void *a, const void *b)
@@ -169,15 +169,15 @@ int plan_build(const struct layout *l, const struct plan_inputs *in, struct diag
 	if (rc == 0)
 		rc = add_raws(&pl);
 	if (rc == 0)
-		rc = place_partitions(&pl);
+		rc = plan_place_partitions(&pl);
 	if (rc == 0)
 		rc = set_image_size(&pl);
 	if (rc == 0)
-		rc = resolve_grow(&pl);
+		rc = plan_resolve_grow(&pl);
 	if (rc == 0)
 		qsort(p->regions, p->n_regions, sizeof(*p->regions), region_order);
 	if (rc == 0)
-		rc = check_plan(&pl);
+		rc = plan_check(&pl);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", l->path);
 	if (rc < 0 || d->errors > errors) {

@@ -132,7 +132,7 @@ static void warn_off_grid(struct planner *pl, const struct plan_region *r)
 		     (unsigned long long)plan_alignment_of(part->start));
 }
 
-int check_plan(struct planner *pl)
+int plan_check(struct planner *pl)
 {
 	const struct plan *p = pl->p;
 	size_t in_table = 0;

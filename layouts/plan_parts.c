@@ -24,11 +24,11 @@ static const struct plan_region *occupied(const struct plan *p, uint64_t from, u
 static uint64_t default_start(const struct planner *pl, uint64_t cursor, uint64_t before)
 {
 	uint64_t a = pl->p->align;
-	uint64_t start = align_up(cursor + before, a);
+	uint64_t start = plan_align_up(cursor + before, a);
 	const struct plan_region *r;
 
 	while ((r = occupied(pl->p, start - before, start + 1)))
-		start = align_up(r->start + (r->size_pending ? 1 : r->size) + before, a);
+		start = plan_align_up(r->start + (r->size_pending ? 1 : r->size) + before, a);
 	return start;
 }
 
@@ -42,7 +42,7 @@ static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending
 	case LAYOUT_SIZE_FIXED:
 		return p->size;
 	case LAYOUT_SIZE_GROW:
-		return 0; /* resolve_grow() */
+		return 0; /* plan_resolve_grow() */
 	case LAYOUT_SIZE_AUTO:
 		break;
 	}
@@ -50,7 +50,7 @@ static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending
 		*ret_pending = true;
 		return 0;
 	}
-	return align_up(measured + p->extra, pl->p->align);
+	return plan_align_up(measured + p->extra, pl->p->align);
 }
 
 static size_t count_in_table(const struct layout *l)
@@ -72,7 +72,7 @@ static int add_ebr(struct planner *pl, const struct plan_region *part)
 
 	if (!p->extended_start || ebr.start < p->extended_start)
 		p->extended_start = ebr.start;
-	return planner_add(pl, &ebr);
+	return plan_add_region(pl, &ebr);
 }
 
 /* A region must end before PLAN_MAX_END, so that no sum of positions can wrap. */
@@ -101,7 +101,7 @@ static int check_logical_order(struct planner *pl, const struct plan_region *r)
 			  r->loc.file, r->loc.line, r->name, (unsigned long long)r->start, prev);
 }
 
-int place_partitions(struct planner *pl)
+int plan_place_partitions(struct planner *pl)
 {
 	const struct layout *l = pl->l;
 	struct plan *p = pl->p;
@@ -134,7 +134,7 @@ int place_partitions(struct planner *pl)
 		r.size_pending |= r.start_pending && part->size_kind == LAYOUT_SIZE_GROW;
 		if (check_end(pl, &r) < 0 || check_logical_order(pl, &r) < 0)
 			return -EINVAL;
-		if (planner_add(pl, &r) < 0 || (r.logical && !r.start_pending && add_ebr(pl, &r) < 0))
+		if (plan_add_region(pl, &r) < 0 || (r.logical && !r.start_pending && add_ebr(pl, &r) < 0))
 			return -ENOMEM;
 		after_pending = r.start_pending || r.size_pending;
 		cursor = r.start + r.size;
@@ -142,7 +142,7 @@ int place_partitions(struct planner *pl)
 	return 0;
 }
 
-int resolve_grow(struct planner *pl)
+int plan_resolve_grow(struct planner *pl)
 {
 	struct plan *p = pl->p;
 

@@ -20,14 +20,14 @@ struct planner {
 	uint64_t last_logical_end;  /* ... and where it ends (0: unknown) */
 };
 
-uint64_t align_up(uint64_t v, uint64_t a);
-int planner_add(struct planner *pl, const struct plan_region *r);
+uint64_t plan_align_up(uint64_t v, uint64_t a);
+int plan_add_region(struct planner *pl, const struct plan_region *r);
 
 /* Places every partition (and the EBRs of logical ones); plan_parts.c. */
-int place_partitions(struct planner *pl);
+int plan_place_partitions(struct planner *pl);
 /* Sizes a `grow` partition once the image size is known, then the extended partition. */
-int resolve_grow(struct planner *pl);
+int plan_resolve_grow(struct planner *pl);
 /* Overlaps, regions past the end, table limits; plan_check.c. */
-int check_plan(struct planner *pl);
+int plan_check(struct planner *pl);
 
 #endif

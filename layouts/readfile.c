@@ -34,7 +34,7 @@ static int read_all(int fd, char **buf, size_t *cap, size_t *ret_len)
 	return 0;
 }
 
-int read_text_file(const char *path, char **ret_text)
+int layout_read_text_file(const char *path, char **ret_text)
 {
 	struct stat st;
 	char *buf = NULL;

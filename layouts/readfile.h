@@ -12,6 +12,6 @@
  * Returns 0, or a negative errno: -EFBIG for a file over READFILE_MAX, -EILSEQ for a file
  * holding a NUL byte (not a text file), -EISDIR for a folder.
  */
-int read_text_file(const char *path, char **ret_text);
+int layout_read_text_file(const char *path, char **ret_text);
 
 #endif

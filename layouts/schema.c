@@ -1,172 +1,219 @@
-/* schema: the layout sections and keys for libconfuse (see schema.h). */
+/* schema: the key table of the layout language, and the checks it drives (see schema.h). */
 #include "layouts/schema.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "layouts/values.h"
+/* Choices, in the order of the enums they stand for (layouts.h). */
+static const char *const table_words[] = { "mbr", "gpt", "none", NULL };
+static const char *const mtime_words[] = { "fixed", "source", NULL };
+static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", NULL };
+/* A partition size may also be one of these instead of a byte count. */
+static const char *const part_size_words[] = { "auto", "grow", NULL };
 
-#define KEY(name) CFG_STR(name, NULL, CFGF_NODEFAULT)
+#define STRING(n) { .name = (n), .type = KEY_STRING }
+#define SIZE(n, f) { .name = (n), .type = KEY_SIZE, .flags = (f) }
+#define UINT(n, lo, hi) { .name = (n), .type = KEY_UINT, .min = (lo), .max = (hi) }
+#define BOOL(n) { .name = (n), .type = KEY_BOOL }
+#define CHOICE(n, w) { .name = (n), .type = KEY_CHOICE, .words = (w) }
+#define TYPED(n, t) { .name = (n), .type = (t) }
+#define END { .name = NULL }
 
-/*
- * libconfuse gives its error callback only the cfg_t, and a cfg_t has no user-data slot;
- * its one free-form field copied into every section is the file name. The parse therefore
- * names its "file" after the context, and the callback reads the context back from it.
- */
-#define CTX_PREFIX "sdimg-parse-context:"
+static const struct key_spec fat_keys[] = {
+	STRING("label"),
+	SIZE("cluster-size", KEY_NONZERO),
+	UINT("fats", 1, 2),
+	SIZE("data-align", KEY_SECTORS | KEY_NONZERO),
+	BOOL("sd-format"),
+	UINT("root-entries", 16, 65520),
+	UINT("reserved", 1, 65535),
+	UINT("volume-id", 0, UINT32_MAX),
+	STRING("oem-name"),
+	END,
+};
+static const struct key_spec tree_keys[] = { STRING("from"), UINT("strip", 0, 255), END };
+static const struct key_spec file_keys[] = {
+	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS), END,
+};
+static const struct key_spec dir_keys[] = { END };
 
-static struct schema_ctx *ctx_of(cfg_t *cfg)
+static const struct section_spec fat_section = { "fat", false, false, fat_keys, NULL };
+static const struct section_spec tree_section = { "tree", true, true, tree_keys, NULL };
+static const struct section_spec file_section = { "file", true, true, file_keys, NULL };
+static const struct section_spec dir_section = { "dir", true, true, dir_keys, NULL };
+
+static const struct key_spec partition_keys[] = {
+	CHOICE("type", part_type_words),
+	SIZE("start", KEY_SECTORS),
+	{ .name = "size", .type = KEY_SIZE, .flags = KEY_SECTORS | KEY_NONZERO,
+	  .words = part_size_words },
+	SIZE("extra", KEY_SECTORS),
+	STRING("from"),
+	BOOL("bootable"),
+	UINT("mbr-type", 1, 255),
+	TYPED("gpt-type", KEY_GPT_TYPE),
+	TYPED("uuid", KEY_GUID),
+	STRING("label"),
+	BOOL("in-table"),
+	END,
+};
+static const struct section_spec *const partition_sections[] = {
+	&fat_section, &tree_section, &file_section, &dir_section, NULL,
+};
+static const struct section_spec partition_section = {
+	"partition", true, true, partition_keys, partition_sections,
+};
+
+static const struct key_spec raw_keys[] = {
+	SIZE("offset", 0), STRING("from"), SIZE("size", KEY_NONZERO), END,
+};
+static const struct section_spec raw_section = { "raw", true, true, raw_keys, NULL };
+
+static const struct key_spec image_keys[] = {
+	SIZE("size", KEY_SECTORS | KEY_NONZERO),
+	CHOICE("table", table_words),
+	SIZE("align", KEY_SECTORS | KEY_NONZERO),
+	TYPED("disk-id", KEY_DISK_ID),
+	STRING("seed"),
+	UINT("timestamp", 0, LAYOUT_TIMESTAMP_MAX),
+	CHOICE("mtime", mtime_words),
+	SIZE("gpt-entries", KEY_SECTORS),
+	END,
+};
+static const struct section_spec image_section = { "image", false, false, image_keys, NULL };
+
+static const struct key_spec top_keys[] = { END };
+static const struct section_spec *const top_sections[] = {
+	&image_section, &raw_section, &partition_section, NULL,
+};
+static const struct section_spec top_section = { "", false, false, top_keys, top_sections };
+
+const struct section_spec *layout_schema_top(void)
 {
-	void *p = NULL;
-
-	if (!cfg->filename || sscanf(cfg->filename, CTX_PREFIX "%p", &p) != 1)
-		return NULL;
-	return p;
+	return &top_section;
 }
 
-static const char *nearest_option(cfg_t *cfg, const char *name)
+const struct key_spec *layout_schema_key(const struct section_spec *s, const char *name)
+{
+	for (const struct key_spec *k = s->keys; k->name; k++)
+		if (strcmp(k->name, name) == 0)
+			return k;
+	return NULL;
+}
+
+const struct section_spec *layout_schema_section(const struct section_spec *s, const char *name)
+{
+	for (const struct section_spec *const *c = s->sections; c && *c; c++)
+		if (strcmp((*c)->name, name) == 0)
+			return *c;
+	return NULL;
+}
+
+/* Keeps @cand in *@best when it is closer to @name than what *@best holds. */
+static void closer(const char *name, const char *cand, const char **best, unsigned *best_d)
+{
+	unsigned dist = layout_edit_distance(name, cand);
+
+	if (dist < *best_d) {
+		*best_d = dist;
+		*best = cand;
+	}
+}
+
+const char *layout_schema_suggest(const struct section_spec *s, const char *name,
+				  bool section)
 {
 	const char *best = NULL;
 	unsigned best_d = ~0u;
-
-	for (cfg_opt_t *o = cfg->opts; o && o->name; o++) {
-		unsigned dist = edit_distance(name, o->name);
-		if (dist < best_d) {
-			best_d = dist;
-			best = o->name;
-		}
-	}
 	size_t len = strlen(name);
+
+	for (const struct key_spec *k = s->keys; k->name && !section; k++)
+		closer(name, k->name, &best, &best_d);
+	for (const struct section_spec *const *c = s->sections; c && *c && section; c++)
+		closer(name, (*c)->name, &best, &best_d);
 	return best_d <= (len > 6 ? len / 3 : 2) ? best : NULL;
 }
 
-/* "partition 'boot'", "partition 'boot': fat", "image", or "" for the top level. */
-static void describe_section(const struct scan *s, size_t no, char *buf, size_t n)
+/* "raw, fat, fat12, fat16 or fat32" */
+static void list_words(const char *const *words, char *buf, size_t n)
 {
-	const struct scan_section *sec = &s->sections[no];
-	char parent[200] = "";
+	size_t len = 0;
 
-	if (no == 0) {
-		snprintf(buf, n, "%s", "");
-		return;
+	buf[0] = '\0';
+	for (unsigned i = 0; words[i] && len < n; i++) {
+		snprintf(buf + len, n - len, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+		len = strlen(buf);
 	}
-	if (!sec->title && sec->parent)
-		describe_section(s, sec->parent, parent, sizeof(parent));
-	if (sec->title)
-		snprintf(buf, n, "%s '%.180s'", sec->name, sec->title);
-	else
-		snprintf(buf, n, "%s%s%s", parent, *parent ? ": " : "", sec->name);
 }
 
-static size_t section_of(const struct scan *s, cfg_t *cfg)
+static int check_choice(const struct key_spec *k, const char *text, struct key_value *ret,
+			struct why *why)
 {
-	if (cfg->title)
-		return schema_section_number(cfg) < s->n_sections ? schema_section_number(cfg) : 0;
-	if (strcmp(cfg->name, "root") == 0)
-		return 0;
-	return scan_section_at(s, cfg->name, cfg->line);
-}
+	char list[96];
 
-static void on_error(cfg_t *cfg, const char *fmt, va_list ap)
-{
-	struct schema_ctx *ctx = ctx_of(cfg);
-	char msg[512], where[300];
-	char name[128];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (!ctx)
-		return;
-	struct layout_loc loc = scan_loc(ctx->scan, cfg->line);
-	describe_section(ctx->scan, section_of(ctx->scan, cfg), where, sizeof(where));
-	if (sscanf(msg, "no such option '%127[^']'", name) == 1) {
-		const char *near = nearest_option(cfg, name);
-		diag_error(ctx->d, "%s:%d: unknown %s '%s'%s%s%s%s%s", loc.file, loc.line,
-			   *where ? "key" : "section", name, *where ? " in " : "", where,
-			   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
-		return;
-	}
-	diag_error(ctx->d, "%s:%d: %s%s%s", loc.file, loc.line, where, *where ? ": " : "", msg);
-}
-
-static int parse_with_schema(const struct scan *s, struct schema_ctx *ctx, cfg_t **ret_cfg)
-{
-	/* local tables: cfg_init() copies them, and libconfuse takes them non-const */
-	cfg_opt_t fat_opts[] = {
-		KEY("label"),     KEY("cluster-size"), KEY("fats"),     KEY("data-align"),
-		KEY("sd-format"), KEY("root-entries"), KEY("reserved"), KEY("volume-id"),
-		KEY("oem-name"),  CFG_END(),
-	};
-	cfg_opt_t tree_opts[] = { KEY("from"), KEY("strip"), CFG_END() };
-	cfg_opt_t file_opts[] = { KEY("from"), KEY("content"), KEY("first"), KEY("attrs"), CFG_END() };
-	cfg_opt_t dir_opts[] = { CFG_END() };
-	cfg_opt_t partition_opts[] = {
-		KEY("type"),     KEY("start"),    KEY("size"),     KEY("extra"),
-		KEY("from"),     KEY("bootable"), KEY("mbr-type"), KEY("gpt-type"),
-		KEY("uuid"),     KEY("label"),    KEY("in-table"),
-		CFG_SEC("fat", fat_opts, CFGF_NODEFAULT),
-		CFG_SEC("tree", tree_opts, CFGF_MULTI | CFGF_TITLE),
-		CFG_SEC("file", file_opts, CFGF_MULTI | CFGF_TITLE),
-		CFG_SEC("dir", dir_opts, CFGF_MULTI | CFGF_TITLE),
-		CFG_END(),
-	};
-	cfg_opt_t raw_opts[] = { KEY("offset"), KEY("from"), KEY("size"), CFG_END() };
-	cfg_opt_t image_opts[] = {
-		KEY("size"),      KEY("table"), KEY("align"),       KEY("disk-id"), KEY("seed"),
-		KEY("timestamp"), KEY("mtime"), KEY("gpt-entries"), CFG_END(),
-	};
-	cfg_opt_t top_opts[] = {
-		CFG_SEC("image", image_opts, CFGF_NODEFAULT),
-		CFG_SEC("raw", raw_opts, CFGF_MULTI | CFGF_TITLE),
-		CFG_SEC("partition", partition_opts, CFGF_MULTI | CFGF_TITLE),
-		CFG_END(),
-	};
-	cfg_t *cfg = cfg_init(top_opts, CFGF_NONE);
-	FILE *fp = NULL;
-	int rc = CFG_FILE_ERROR;
-
-	if (!cfg)
-		return CFG_FILE_ERROR;
-	cfg_set_error_function(cfg, on_error);
-	free(cfg->filename);
-	if (asprintf(&cfg->filename, CTX_PREFIX "%p", (void *)ctx) < 0)
-		cfg->filename = NULL;
-	fp = fmemopen(s->text, strlen(s->text), "r");
-	if (fp && cfg->filename)
-		rc = cfg_parse_fp(cfg, fp);
-	if (fp)
-		fclose(fp);
-	if (rc == CFG_SUCCESS)
-		*ret_cfg = cfg;
-	else
-		cfg_free(cfg);
-	return rc;
-}
-
-int schema_parse(struct schema_ctx *ctx, cfg_t **ret_cfg)
-{
-	const struct scan *s = ctx->scan;
-	struct diag *d = ctx->d;
-	size_t errors = d->errors;
-	int rc = parse_with_schema(s, ctx, ret_cfg);
-
-	if (rc == CFG_SUCCESS)
-		return 0;
-	if (d->errors == errors)
-		diag_error(d, "%s: %s", s->files[0],
-			   rc == CFG_FILE_ERROR ? "out of memory" : "the layout could not be parsed");
+	for (unsigned i = 0; k->words[i]; i++)
+		if (strcmp(text, k->words[i]) == 0) {
+			ret->n = i;
+			ret->word = k->words[i];
+			return 0;
+		}
+	list_words(k->words, list, sizeof(list));
+	snprintf(why->text, sizeof(why->text), "'%.40s' is not one of %s", text, list);
 	return -EINVAL;
 }
 
-size_t schema_section_number(cfg_t *sec)
+static int check_size(const struct key_spec *k, const char *text, struct key_value *ret,
+		      struct why *why)
 {
-	const char *t = cfg_title(sec);
-
-	return t ? (size_t)strtoul(t, NULL, 10) : 0;
+	for (unsigned i = 0; k->words && k->words[i]; i++)
+		if (strcmp(text, k->words[i]) == 0) {
+			ret->word = k->words[i];
+			return 0;
+		}
+	if (layout_value_size(text, &ret->n, why) < 0)
+		return -EINVAL;
+	if ((k->flags & KEY_NONZERO) && ret->n == 0) {
+		snprintf(why->text, sizeof(why->text), "must not be 0");
+		return -EINVAL;
+	}
+	if ((k->flags & KEY_SECTORS) && ret->n % LAYOUT_SECTOR) {
+		snprintf(why->text, sizeof(why->text), "%.60s is not a multiple of 512 bytes", text);
+		return -EINVAL;
+	}
+	return 0;
 }
 
-const char *schema_get(cfg_t *sec, const char *key)
+int layout_schema_value(const struct key_spec *k, const char *text, struct key_value *ret,
+			struct why *why)
 {
-	return sec && cfg_size(sec, key) ? cfg_getstr(sec, key) : NULL;
+	bool b = false;
+	unsigned attrs = 0;
+	int rc = 0;
+
+	*ret = (struct key_value){ 0 };
+	switch (k->type) {
+	case KEY_STRING:
+	case KEY_DISK_ID:
+		return 0;
+	case KEY_SIZE:
+		return check_size(k, text, ret, why);
+	case KEY_UINT:
+		return layout_value_uint(text, k->min, k->max, &ret->n, why);
+	case KEY_BOOL:
+		rc = layout_value_bool(text, &b, why);
+		ret->n = b;
+		return rc;
+	case KEY_CHOICE:
+		return check_choice(k, text, ret, why);
+	case KEY_GUID:
+		return layout_value_guid(text, &ret->guid, why);
+	case KEY_GPT_TYPE:
+		return layout_value_gpt_type(text, &ret->guid, why);
+	case KEY_ATTRS:
+		rc = layout_value_attrs(text, &attrs, why);
+		ret->n = attrs;
+		return rc;
+	}
+	return -EINVAL;
 }

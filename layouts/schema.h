@@ -1,36 +1,82 @@
 /*
- * schema: the layout language's sections and keys, parsed by libconfuse from the scan's
- * clean text (private to layouts/). Every key is a string without a default, so that
- * "not set" is visible and every value is checked by layouts/ itself with its FILE:LINE.
+ * schema: the layout language's one key table (private to layouts/).
+ *
+ * For every section kind it lists the keys the section takes, each with its value type,
+ * and the sections that may stand inside it, titled or not, once or repeated. The parser
+ * (parse.c) looks every name up here: an unknown key or section is reported with the
+ * nearest known name, and every value is checked against its type as it is read, so the
+ * tree it builds holds only known keys with values of the right form.
  */
 #ifndef SDIMG_LAYOUTS_SCHEMA_H
 #define SDIMG_LAYOUTS_SCHEMA_H
 
-#include <confuse.h>
+#include <stdbool.h>
+#include <stdint.h>
 
-#include "common/diag.h"
-#include "layouts/scan.h"
+#include "layouts/layouts.h"
+#include "layouts/values.h"
 
-/*
- * What libconfuse's error callback needs. libconfuse reports through the callback during
- * the parse and also on any later lookup of a key it does not know, so the context must
- * live as long as the cfg_t tree: the caller owns it.
- */
-struct schema_ctx {
-	const struct scan *scan;
-	struct diag *d;
+/* DOS dates end with 2107-12-31 23:59:59 UTC; later timestamps cannot be stored. */
+#define LAYOUT_TIMESTAMP_MAX 4354819199ull
+
+enum key_type {
+	KEY_STRING,   /* any text */
+	KEY_SIZE,     /* a byte count ("4M", "8192s"), see the KEY_SECTORS and KEY_NONZERO flags */
+	KEY_UINT,     /* a whole number, decimal or 0x hex, within [min, max] */
+	KEY_BOOL,     /* true/false, yes/no, on/off */
+	KEY_CHOICE,   /* one of words[] */
+	KEY_GUID,     /* "00112233-4455-6677-8899-aabbccddeeff" */
+	KEY_GPT_TYPE, /* a GUID or a GPT type alias (esp, linux, ...) */
+	KEY_ATTRS,    /* a comma list of FAT attributes */
+	KEY_DISK_ID,  /* a 32-bit number for mbr, a GUID for gpt: checked once the table is known */
 };
 
+/* Flags of a KEY_SIZE. */
+enum { KEY_SECTORS = 1, KEY_NONZERO = 2 };
+
+struct key_spec {
+	const char *name;
+	enum key_type type;
+	unsigned flags;           /* KEY_SIZE */
+	uint64_t min, max;        /* KEY_UINT */
+	const char *const *words; /* KEY_CHOICE: the choices, in the order of their enum;
+				     KEY_SIZE: words taken instead of a size (or NULL) */
+};
+
+struct section_spec {
+	const char *name;
+	bool titled;              /* written `name TITLE { ... }` */
+	bool repeats;             /* may appear more than once in its parent */
+	const struct key_spec *keys;                /* ends with a NULL name */
+	const struct section_spec *const *sections; /* ends with NULL */
+};
+
+/* A value that passed its key's type check. */
+struct key_value {
+	uint64_t n;               /* KEY_SIZE, KEY_UINT, KEY_BOOL (0/1), KEY_ATTRS (enum
+				     layout_attr bits), KEY_CHOICE (the index in words[]) */
+	const char *word;         /* KEY_CHOICE, KEY_SIZE: the word of words[] given, or NULL */
+	struct layout_guid guid;  /* KEY_GUID, KEY_GPT_TYPE */
+};
+
+/* The top level of a layout file: the root of the table. */
+const struct section_spec *layout_schema_top(void);
+
+/* Key or section @name of section kind @s, or NULL when @s has none of that name. */
+const struct key_spec *layout_schema_key(const struct section_spec *s, const char *name);
+const struct section_spec *layout_schema_section(const struct section_spec *s,
+						 const char *name);
+
+/* The section name (@section) or key name of @s closest to the unknown @name, or NULL
+ * when none is close. */
+const char *layout_schema_suggest(const struct section_spec *s, const char *name,
+				  bool section);
+
 /*
- * Parses @ctx->scan->text. On success *@ret_cfg is a new tree (cfg_free() it before @ctx
- * goes away). Returns 0 or -EINVAL with libconfuse's complaint, reworded and placed.
+ * Checks @text against the type of key @k and stores it in *@ret. Returns 0, or -EINVAL
+ * with the reason in @why ("'maybe' is not a boolean (true or false)").
  */
-int schema_parse(struct schema_ctx *ctx, cfg_t **ret_cfg);
-
-/* The section number the scan gave to a titled section (its libconfuse title). */
-size_t schema_section_number(cfg_t *sec);
-
-/* The value of key @key of @sec, or NULL when the layout does not set it. */
-const char *schema_get(cfg_t *sec, const char *key);
+int layout_schema_value(const struct key_spec *k, const char *text, struct key_value *ret,
+			struct why *why);
 
 #endif

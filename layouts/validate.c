@@ -1,16 +1,14 @@
 /* validate: rules that involve more than one key (LAYOUT.md). */
-#include "layouts/build_priv.h"
+#include "layouts/read_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "layouts/schema.h"
-
-static int check_unique_names(struct builder *b)
+static int check_unique_names(struct reader *r)
 {
-	const struct layout *l = b->l;
+	const struct layout *l = r->l;
 	size_t n = l->n_raws + l->n_parts;
 	int bad = 0;
 
@@ -22,7 +20,7 @@ static int check_unique_names(struct builder *b)
 			struct layout_loc lc =
 				j < l->n_raws ? l->raws[j].loc : l->parts[j - l->n_raws].loc;
 			if (strcmp(a, c) == 0) {
-				bad |= diag_error(b->d, "%s:%d: the name '%s' is taken (by %s:%d); "
+				bad |= diag_error(r->d, "%s:%d: the name '%s' is taken (by %s:%d); "
 							"raw regions and partitions need unique names",
 						  la.file, la.line, a, lc.file, lc.line) < 0;
 				break;
@@ -32,33 +30,33 @@ static int check_unique_names(struct builder *b)
 	return bad ? -EINVAL : 0;
 }
 
-static int check_sizes(struct builder *b)
+static int check_sizes(struct reader *r)
 {
-	const struct layout *l = b->l;
+	const struct layout *l = r->l;
 	int bad = 0;
 
 	for (size_t i = 0; i < l->n_parts; i++) {
 		const struct layout_partition *p = &l->parts[i];
 		const struct layout_loc *s = &p->size_loc;
 		if (p->size_kind == LAYOUT_SIZE_GROW && i + 1 < l->n_parts)
-			bad |= diag_error(b->d, "%s:%d: partition '%s': size = grow is only for the "
+			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow is only for the "
 						"last partition ('%s' comes after it)",
 					  s->file, s->line, p->name, l->parts[i + 1].name) < 0;
 		else if (p->size_kind == LAYOUT_SIZE_GROW && !l->image.size)
-			bad |= diag_error(b->d, "%s:%d: partition '%s': size = grow needs the image "
+			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow needs the image "
 						"size (image { size = ... })",
 					  s->file, s->line, p->name) < 0;
 		if (p->size_kind == LAYOUT_SIZE_AUTO && p->type == LAYOUT_PART_RAW && !p->from)
-			bad |= diag_error(b->d, "%s:%d: partition '%s': size = auto on a raw "
+			bad |= diag_error(r->d, "%s:%d: partition '%s': size = auto on a raw "
 						"partition needs 'from' (or give a size)",
 					  s->file, s->line, p->name) < 0;
 	}
 	return bad ? -EINVAL : 0;
 }
 
-static int check_sd_format(struct builder *b, const struct layout_partition *p)
+static int check_sd_format(struct reader *r, const struct layout_partition *p)
 {
-	const struct layout *l = b->l;
+	const struct layout *l = r->l;
 	const struct layout_loc *f = &p->fat.loc;
 	const char *why = NULL;
 
@@ -75,24 +73,24 @@ static int check_sd_format(struct builder *b, const struct layout_partition *p)
 		why = "it chooses cluster-size, fats, root-entries, reserved and data-align itself";
 	if (!why)
 		return 0;
-	return diag_error(b->d, "%s:%d: partition '%s': sd-format = true: %s", f->file, f->line,
+	return diag_error(r->d, "%s:%d: partition '%s': sd-format = true: %s", f->file, f->line,
 			  p->name, why);
 }
 
-static int check_table_none(struct builder *b)
+static int check_table_none(struct reader *r)
 {
-	const struct layout *l = b->l;
+	const struct layout *l = r->l;
 
 	if (l->image.table != LAYOUT_TABLE_NONE)
 		return 0;
 	if (l->n_parts > 1) {
 		const struct layout_loc *s = &l->parts[1].loc;
-		return diag_error(b->d, "%s:%d: partition '%s': table = none holds one partition "
+		return diag_error(r->d, "%s:%d: partition '%s': table = none holds one partition "
 					"at most (a bare file system)", s->file, s->line, l->parts[1].name);
 	}
 	if (l->n_parts == 1 && l->parts[0].bootable) {
 		const struct layout_loc *s = &l->parts[0].loc;
-		return diag_error(b->d, "%s:%d: partition '%s': bootable needs a partition table",
+		return diag_error(r->d, "%s:%d: partition '%s': bootable needs a partition table",
 				  s->file, s->line, l->parts[0].name);
 	}
 	return 0;
@@ -105,7 +103,7 @@ static size_t dir_len(const char *path)
 	return (size_t)(slash - path);
 }
 
-static int check_first(struct builder *b, const struct layout_partition *p)
+static int check_first(struct reader *r, const struct layout_partition *p)
 {
 	int bad = 0;
 
@@ -119,7 +117,7 @@ static int check_first(struct builder *b, const struct layout_partition *p)
 			if (!o->first || dir_len(o->path) != n || strncasecmp(e->path, o->path, n) ||
 			    strcasecmp(e->path, o->path) == 0)
 				continue;
-			bad |= diag_error(b->d, "%s:%d: partition '%s': '%s' and '%s' (line %d) both "
+			bad |= diag_error(r->d, "%s:%d: partition '%s': '%s' and '%s' (line %d) both "
 						"ask to be first in their directory",
 					  e->loc.file, e->loc.line, p->name, e->path, o->path,
 					  o->loc.line) < 0;
@@ -128,16 +126,16 @@ static int check_first(struct builder *b, const struct layout_partition *p)
 	return bad ? -EINVAL : 0;
 }
 
-int validate_layout(struct builder *b)
+int layout_validate(struct reader *r)
 {
 	int bad = 0;
 
-	bad |= check_unique_names(b) < 0;
-	bad |= check_sizes(b) < 0;
-	bad |= check_table_none(b) < 0;
-	for (size_t i = 0; i < b->l->n_parts; i++) {
-		bad |= check_sd_format(b, &b->l->parts[i]) < 0;
-		bad |= check_first(b, &b->l->parts[i]) < 0;
+	bad |= check_unique_names(r) < 0;
+	bad |= check_sizes(r) < 0;
+	bad |= check_table_none(r) < 0;
+	for (size_t i = 0; i < r->l->n_parts; i++) {
+		bad |= check_sd_format(r, &r->l->parts[i]) < 0;
+		bad |= check_first(r, &r->l->parts[i]) < 0;
 	}
 	return bad ? -EINVAL : 0;
 }

@@ -29,7 +29,7 @@ static int parse_decimal(const char **s, uint64_t *ret)
 	return n;
 }
 
-int value_size(const char *s, uint64_t *ret, struct why *why)
+int layout_value_size(const char *s, uint64_t *ret, struct why *why)
 {
 	static const struct {
 		const char *unit;
@@ -58,7 +58,7 @@ int value_size(const char *s, uint64_t *ret, struct why *why)
 	return fail(why, "unknown unit in '%s' (use K, M, G, T, KiB, MiB, GiB, TiB or s)", s);
 }
 
-int value_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct why *why)
+int layout_value_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct why *why)
 {
 	const char *p = s;
 	uint64_t v = 0;
@@ -84,7 +84,7 @@ int value_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct 
 	return 0;
 }
 
-int value_bool(const char *s, bool *ret, struct why *why)
+int layout_value_bool(const char *s, bool *ret, struct why *why)
 {
 	static const char *const yes[] = { "true", "yes", "on" };
 	static const char *const no[] = { "false", "no", "off" };
@@ -102,7 +102,7 @@ int value_bool(const char *s, bool *ret, struct why *why)
 	return fail(why, "'%s' is not a boolean (true or false)", s);
 }
 
-int value_guid(const char *s, struct layout_guid *ret, struct why *why)
+int layout_value_guid(const char *s, struct layout_guid *ret, struct why *why)
 {
 	static const int dashes[] = { 8, 13, 18, 23 };
 	struct layout_guid g;
@@ -149,30 +149,30 @@ static const struct {
 	{ "linux-home", "933AC7E1-2EB4-4F13-B844-0E14E2AEF915" },
 };
 
-int value_gpt_type(const char *s, struct layout_guid *ret, struct why *why)
+int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *why)
 {
 	for (size_t i = 0; i < sizeof(gpt_aliases) / sizeof(gpt_aliases[0]); i++)
 		if (strcmp(s, gpt_aliases[i].alias) == 0)
-			return value_guid(gpt_aliases[i].guid, ret, why);
+			return layout_value_guid(gpt_aliases[i].guid, ret, why);
 	if (strlen(s) == 36)
-		return value_guid(s, ret, why);
+		return layout_value_guid(s, ret, why);
 	return fail(why, "'%s' is neither a GUID nor a type alias (esp, msdata, linux, "
 			 "linux-root-arm, linux-root-arm64, linux-root-x86-64, "
 			 "linux-root-riscv64, swap, linux-home)", s);
 }
 
-const char *gpt_type_alias(const struct layout_guid *g)
+const char *layout_gpt_type_alias(const struct layout_guid *g)
 {
 	struct layout_guid a;
 	struct why why;
 
 	for (size_t i = 0; i < sizeof(gpt_aliases) / sizeof(gpt_aliases[0]); i++)
-		if (value_guid(gpt_aliases[i].guid, &a, &why) == 0 && memcmp(&a, g, sizeof(a)) == 0)
+		if (layout_value_guid(gpt_aliases[i].guid, &a, &why) == 0 && memcmp(&a, g, sizeof(a)) == 0)
 			return gpt_aliases[i].alias;
 	return NULL;
 }
 
-void guid_format(const struct layout_guid *g, char out[37])
+void layout_guid_text(const struct layout_guid *g, char out[37])
 {
 	const uint8_t *b = g->b;
 
@@ -181,7 +181,7 @@ void guid_format(const struct layout_guid *g, char out[37])
 		 b[13], b[14], b[15]);
 }
 
-int value_attrs(const char *s, unsigned *ret, struct why *why)
+int layout_value_attrs(const char *s, unsigned *ret, struct why *why)
 {
 	static const struct {
 		const char *name;
@@ -218,7 +218,7 @@ int value_attrs(const char *s, unsigned *ret, struct why *why)
 	return 0;
 }
 
-unsigned edit_distance(const char *a, const char *b)
+unsigned layout_edit_distance(const char *a, const char *b)
 {
 	unsigned row[65];
 	size_t la = strlen(a), lb = strlen(b);
@@ -246,15 +246,10 @@ unsigned edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-void layout_guid_text(const struct layout_guid *g, char out[37])
-{
-	guid_format(g, out);
-}
-
 int layout_parse_size(const char *text, uint64_t *ret, char *why, size_t n)
 {
 	struct why w;
-	int rc = value_size(text, ret, &w);
+	int rc = layout_value_size(text, ret, &w);
 
 	if (rc < 0)
 		snprintf(why, n, "%s", w.text);

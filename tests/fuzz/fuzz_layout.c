@@ -1,5 +1,5 @@
 /*
- * Fuzz target: any bytes as a layout file, through the scan, libconfuse, validation and
+ * Fuzz target: any bytes as a layout file, through the lexer, the parser, the readers and
  * the plan. Built with libFuzzer by `make fuzz`; replay.c gives it a main() that runs the
  * saved corpus, which `make check` does under the sanitizers.
  */

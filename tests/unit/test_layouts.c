@@ -23,14 +23,14 @@ static void test_size_units(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		assert_int_equal(value_size(ok[i].text, &v, &why), 0);
+		assert_int_equal(layout_value_size(ok[i].text, &v, &why), 0);
 		assert_int_equal(v, ok[i].bytes);
 	}
 	static const char *const bad[] = { "64X", "", "K", "4 M", "4m", "4KB", "-1", "1.5G",
 					   "99999999999999999999", "20000000T", "0x10" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_not_equal(value_size(bad[i], &v, &why), 0);
-	value_size("64X", &v, &why);
+		assert_int_not_equal(layout_value_size(bad[i], &v, &why), 0);
+	layout_value_size("64X", &v, &why);
 	assert_non_null(strstr(why.text, "unknown unit"));
 }
 
@@ -43,29 +43,29 @@ static void test_numbers_bools_guids(void **state)
 	char text[37];
 
 	(void)state;
-	assert_int_equal(value_uint("0x1234abcd", 0, UINT32_MAX, &v, &why), 0);
+	assert_int_equal(layout_value_uint("0x1234abcd", 0, UINT32_MAX, &v, &why), 0);
 	assert_int_equal(v, 0x1234abcd);
-	assert_int_equal(value_uint("42", 0, 100, &v, &why), 0);
-	assert_int_not_equal(value_uint("0x100000000", 0, UINT32_MAX, &v, &why), 0);
-	assert_int_not_equal(value_uint("12a", 0, 100, &v, &why), 0);
-	assert_int_equal(value_bool("Yes", &b, &why), 0);
+	assert_int_equal(layout_value_uint("42", 0, 100, &v, &why), 0);
+	assert_int_not_equal(layout_value_uint("0x100000000", 0, UINT32_MAX, &v, &why), 0);
+	assert_int_not_equal(layout_value_uint("12a", 0, 100, &v, &why), 0);
+	assert_int_equal(layout_value_bool("Yes", &b, &why), 0);
 	assert_true(b);
-	assert_int_equal(value_bool("off", &b, &why), 0);
+	assert_int_equal(layout_value_bool("off", &b, &why), 0);
 	assert_false(b);
-	assert_int_not_equal(value_bool("maybe", &b, &why), 0);
-	assert_int_equal(value_guid("0fc63daf-8483-4772-8e79-3d69d8477de4", &g, &why), 0);
-	guid_format(&g, text);
+	assert_int_not_equal(layout_value_bool("maybe", &b, &why), 0);
+	assert_int_equal(layout_value_guid("0fc63daf-8483-4772-8e79-3d69d8477de4", &g, &why), 0);
+	layout_guid_text(&g, text);
 	assert_string_equal(text, "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
-	assert_int_not_equal(value_guid("0fc63daf-8483-4772-8e79-3d69d8477de", &g, &why), 0);
-	assert_int_not_equal(value_guid("0fc63daf+8483-4772-8e79-3d69d8477de4", &g, &why), 0);
-	assert_int_equal(value_gpt_type("linux-root-arm64", &g, &why), 0);
-	assert_string_equal(gpt_type_alias(&g), "linux-root-arm64");
-	assert_int_not_equal(value_gpt_type("linux-root-m68k", &g, &why), 0);
+	assert_int_not_equal(layout_value_guid("0fc63daf-8483-4772-8e79-3d69d8477de", &g, &why), 0);
+	assert_int_not_equal(layout_value_guid("0fc63daf+8483-4772-8e79-3d69d8477de4", &g, &why), 0);
+	assert_int_equal(layout_value_gpt_type("linux-root-arm64", &g, &why), 0);
+	assert_string_equal(layout_gpt_type_alias(&g), "linux-root-arm64");
+	assert_int_not_equal(layout_value_gpt_type("linux-root-m68k", &g, &why), 0);
 	unsigned attrs;
-	assert_int_equal(value_attrs("readonly, hidden,system", &attrs, &why), 0);
+	assert_int_equal(layout_value_attrs("readonly, hidden,system", &attrs, &why), 0);
 	assert_int_equal(attrs, LAYOUT_ATTR_READONLY | LAYOUT_ATTR_HIDDEN | LAYOUT_ATTR_SYSTEM);
-	assert_int_not_equal(value_attrs("readonly,secret", &attrs, &why), 0);
-	assert_int_equal(edit_distance("bootabel", "bootable"), 2);
+	assert_int_not_equal(layout_value_attrs("readonly,secret", &attrs, &why), 0);
+	assert_int_equal(layout_edit_distance("bootabel", "bootable"), 2);
 }
 
 /* ------------------------------------------------------------------ defaults */
@@ -92,7 +92,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p->extra, 0);
 	assert_false(p->bootable);
 	assert_int_equal(p->mbr_type, 0); /* follows the FAT type chosen for the size */
-	assert_string_equal(gpt_type_alias(&p->gpt_type), "msdata");
+	assert_string_equal(layout_gpt_type_alias(&p->gpt_type), "msdata");
 	assert_false(p->uuid_set);
 	assert_string_equal(p->label, "boot");
 	assert_true(p->in_table);
@@ -110,7 +110,7 @@ static void test_defaults(void **state)
 	const struct layout_partition *r = &l->parts[1];
 	assert_int_equal(r->type, LAYOUT_PART_RAW);
 	assert_int_equal(r->mbr_type, 0x83);
-	assert_string_equal(gpt_type_alias(&r->gpt_type), "linux");
+	assert_string_equal(layout_gpt_type_alias(&r->gpt_type), "linux");
 	layout_free(l);
 }
 
@@ -146,7 +146,7 @@ static void test_type_defaults_and_settings(void **state)
 	assert_true(l->parts[1].bootable);
 	assert_true(l->parts[1].uuid_set);
 	assert_string_equal(l->parts[1].label, "Bé");
-	assert_string_equal(gpt_type_alias(&l->parts[1].gpt_type), "esp");
+	assert_string_equal(layout_gpt_type_alias(&l->parts[1].gpt_type), "esp");
 	assert_int_equal(l->parts[2].mbr_type, 0x0c);
 	assert_false(l->parts[2].in_table);
 	assert_int_equal(l->parts[3].size_kind, LAYOUT_SIZE_GROW);
@@ -290,7 +290,7 @@ static void test_includes(void **state)
 static void test_errors_syntax(void **state)
 {
 	(void)state;
-	/* libconfuse 3.3 alone would say line 8 here: two extra lines per comment */
+	/* every message names the real line, after comments of any kind */
 	expect_error("# a\n# b\n// c\npartition boot {\n  bootabel = true\n}",
 		     "t.layout:5: unknown key 'bootabel' in partition 'boot' (did you mean 'bootable'?)");
 	expect_error("/* one\n two */\npartition boot { type = fat\n  fat { lable = \"X\" } }",

@@ -1,0 +1,147 @@
+/* read_image: the `image` section, with its defaults (LAYOUT.md, "image"). */
+#include "layouts/read_priv.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layouts/schema.h"
+#include "layouts/values.h"
+
+/* The default seed: the SHA-256 of the layout file's bytes followed by those of every file
+ * it includes (in the order they were read), in hex. */
+static int default_seed(const struct doc *doc, char **ret)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int rc = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ? 0 : -EIO;
+
+	for (size_t i = 0; rc == 0 && i < doc->n_files; i++)
+		if (!EVP_DigestUpdate(ctx, doc->texts[i], strlen(doc->texts[i])))
+			rc = -EIO;
+	if (rc == 0 && !EVP_DigestFinal_ex(ctx, md, &n))
+		rc = -EIO;
+	EVP_MD_CTX_free(ctx);
+	char *hex = rc == 0 ? malloc(2 * n + 1) : NULL;
+	if (rc == 0 && !hex)
+		rc = -ENOMEM;
+	for (unsigned i = 0; rc == 0 && i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if (rc == 0)
+		*ret = hex;
+	return rc;
+}
+
+/* timestamp, or $SOURCE_DATE_EPOCH, or the default; @s may be an absent section. */
+static int read_timestamp(struct reader *r, const struct sect *s, struct layout_image *im)
+{
+	uint64_t t = LAYOUT_DEFAULT_TIMESTAMP;
+	bool set = layout_key_u64(s, "timestamp", &t);
+	const char *env = r->opts ? r->opts->source_date_epoch : NULL;
+	struct why why;
+
+	if (env && *env) {
+		uint64_t e;
+		if (layout_value_uint(env, 0, LAYOUT_TIMESTAMP_MAX, &e, &why) < 0)
+			return diag_error(r->d, "SOURCE_DATE_EPOCH: %s", why.text);
+		im->timestamp_from_env = true;
+		if (!set)
+			t = e;
+	}
+	im->timestamp = (int64_t)t;
+	return 0;
+}
+
+/* A disk id is a 32-bit number for mbr, a GUID for gpt: its form follows the table. */
+static int read_disk_id(struct reader *r, const struct sect *s, struct layout_image *im)
+{
+	const char *v = layout_key_text(s, "disk-id");
+	struct why why;
+	uint64_t id;
+
+	if (!v)
+		return 0;
+	im->disk_id_set = true;
+	switch (im->table) {
+	case LAYOUT_TABLE_MBR:
+		if (layout_value_uint(v, 0, UINT32_MAX, &id, &why) < 0)
+			return layout_key_error(r, s, "disk-id", "%s (an MBR disk id is 32 bits: "
+					        "0x1234abcd)", why.text);
+		im->mbr_id = (uint32_t)id;
+		return 0;
+	case LAYOUT_TABLE_GPT:
+		if (layout_value_guid(v, &im->gpt_id, &why) < 0)
+			return layout_key_error(r, s, "disk-id", "%s", why.text);
+		return 0;
+	case LAYOUT_TABLE_NONE:
+		break;
+	}
+	return layout_key_error(r, s, "disk-id", "table = none has no disk id");
+}
+
+static int read_gpt_entries(struct reader *r, const struct sect *s, struct layout_image *im)
+{
+	if (!layout_key_u64(s, "gpt-entries", &im->gpt_entries))
+		return 0;
+	if (im->table != LAYOUT_TABLE_GPT)
+		return layout_key_error(r, s, "gpt-entries", "only a gpt table has an entry array");
+	if (im->gpt_entries < 2 * LAYOUT_SECTOR)
+		return layout_key_error(r, s, "gpt-entries", "the entry array cannot start before "
+					"byte 1024 (LBA 2), after the protective MBR and the GPT "
+					"header");
+	return 0;
+}
+
+static int read_image_keys(struct reader *r, const struct sect *s, struct layout_image *im)
+{
+	uint64_t v;
+	int bad = 0;
+
+	if (layout_key_u64(s, "table", &v))
+		im->table = (enum layout_table)v;
+	if (layout_key_u64(s, "mtime", &v))
+		im->mtime = (enum layout_mtime)v;
+	layout_key_u64(s, "size", &im->size);
+	if (layout_key_u64(s, "align", &im->align) && im->align > LAYOUT_MAX_ALIGN)
+		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
+					(unsigned long long)im->align) < 0;
+	bad |= read_gpt_entries(r, s, im) < 0;
+	if (layout_key_strdup(s, "seed", &im->seed) < 0)
+		return -ENOMEM;
+	if (im->seed && !*im->seed)
+		bad |= layout_key_error(r, s, "seed", "must not be empty") < 0;
+	bad |= read_disk_id(r, s, im) < 0;
+	im->size_loc = layout_key_loc(s, "size");
+	im->gpt_entries_loc = layout_key_loc(s, "gpt-entries");
+	return bad ? -EINVAL : 0;
+}
+
+int layout_read_image(struct reader *r)
+{
+	const struct tree_section *top = r->doc->top;
+	const struct tree_section *node = layout_tree_sub(top, "image");
+	struct layout_image *im = &r->l->image;
+	struct sect s = { .node = NULL, .what = "image" };
+	int rc = 0;
+
+	*im = (struct layout_image){
+		.table = LAYOUT_TABLE_MBR,
+		.align = LAYOUT_DEFAULT_ALIGN,
+		.mtime = LAYOUT_MTIME_FIXED,
+		.gpt_entries = 2 * LAYOUT_SECTOR,
+		.loc = node ? node->loc : top->loc,
+	};
+	if (node) {
+		layout_sect_init(&s, node);
+		rc = read_image_keys(r, &s, im);
+	}
+	if (rc != -ENOMEM && read_timestamp(r, &s, im) < 0)
+		rc = -EINVAL;
+	if (rc == 0 && !im->seed && (rc = default_seed(r->doc, &im->seed)) < 0)
+		return diag_error(r->d, "%s: cannot compute the default seed: %s", r->l->path,
+				  strerror(-rc));
+	return rc;
+}

@@ -1,0 +1,240 @@
+/* read_part: the `raw` and `partition` sections of the top level (LAYOUT.md). */
+#include "layouts/read_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/utf8.h"
+#include "layouts/values.h"
+
+#define GPT_NAME_UNITS 36 /* UTF-16 code units of a GPT partition name (UEFI 5.3.3) */
+
+/* ------------------------------------------------------------------ raw */
+
+static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *raw)
+{
+	int rc, bad = 0;
+
+	raw->loc = layout_sect_loc(s);
+	if (!(raw->name = strdup(s->node->title)))
+		return -ENOMEM;
+	if (!*raw->name)
+		bad |= layout_sect_error(r, s, "a raw region needs a name") < 0;
+	if (!layout_key_u64(s, "offset", &raw->offset))
+		bad |= layout_sect_error(r, s, "'offset' is required (the byte offset in the "
+					 "image)") < 0;
+	if ((rc = layout_key_strdup(s, "from", &raw->from)) < 0)
+		return rc;
+	if (rc == 0)
+		bad |= layout_sect_error(r, s, "'from' is required (the file whose bytes go "
+					 "there)") < 0;
+	layout_key_u64(s, "size", &raw->size);
+	return bad ? -EINVAL : 0;
+}
+
+static int read_raw_item(struct reader *r, const struct sect *s, void *item)
+{
+	return read_raw(r, s, item);
+}
+
+/*
+ * Reads every top-level section @name into a new array of @elem-byte items (*@ret_array,
+ * *@ret_n counting those read so far, so that freeing works after a failure) with @read.
+ * Returns 0, -ENOMEM, or -EINVAL when any section was wrong (each one reported).
+ */
+static int read_each(struct reader *r, const char *name, size_t elem,
+		     int (*read)(struct reader *, const struct sect *, void *), void **ret_array,
+		     size_t *ret_n)
+{
+	const struct tree_section *top = r->doc->top;
+	size_t n = 0;
+	int bad = 0;
+
+	for (size_t i = 0; i < top->n_subs; i++)
+		n += strcmp(top->subs[i]->spec->name, name) == 0;
+	*ret_array = calloc(n ? n : 1, elem);
+	if (!*ret_array)
+		return -ENOMEM;
+	for (size_t i = 0; i < top->n_subs; i++) {
+		struct sect s;
+		if (strcmp(top->subs[i]->spec->name, name) != 0)
+			continue;
+		layout_sect_init(&s, top->subs[i]);
+		int rc = read(r, &s, (char *)*ret_array + *ret_n * elem);
+		(*ret_n)++;
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+int layout_read_raws(struct reader *r)
+{
+	return read_each(r, "raw", sizeof(*r->l->raws), read_raw_item, (void **)&r->l->raws,
+			 &r->l->n_raws);
+}
+
+/* ------------------------------------------------------------------ partition */
+
+static void read_part_size(const struct sect *s, struct layout_partition *p)
+{
+	const struct key_value *v = layout_key_value(s, "size");
+
+	p->size_loc = layout_key_loc(s, "size");
+	if (!v || (v->word && strcmp(v->word, "auto") == 0)) {
+		p->size_kind = LAYOUT_SIZE_AUTO;
+	} else if (v->word) {
+		p->size_kind = LAYOUT_SIZE_GROW;
+	} else {
+		p->size_kind = LAYOUT_SIZE_FIXED;
+		p->size = v->n;
+	}
+}
+
+static int read_mbr_type(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	uint64_t v;
+
+	if (!layout_key_u64(s, "mbr-type", &v))
+		return 0;
+	p->mbr_type = (uint8_t)v;
+	if (v == 0x05 || v == 0x0f || v == 0x85)
+		return layout_key_error(r, s, "mbr-type", "0x%02llx is an extended partition type; "
+					"sdimg makes the extended partition itself",
+					(unsigned long long)v);
+	if (r->l->image.table != LAYOUT_TABLE_MBR)
+		return layout_key_error(r, s, "mbr-type", "only an mbr table has type bytes");
+	return 0;
+}
+
+static int read_table_keys(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	static const char *const gpt_only[] = { "gpt-type", "uuid", "label" };
+	const struct key_value *v;
+	int rc, bad = 0;
+
+	bad |= read_mbr_type(r, s, p) < 0;
+	for (size_t i = 0; i < 3; i++)
+		if (layout_key_text(s, gpt_only[i]) && r->l->image.table != LAYOUT_TABLE_GPT)
+			bad |= layout_key_error(r, s, gpt_only[i], "only a gpt table has it") < 0;
+	if ((v = layout_key_value(s, "gpt-type")))
+		p->gpt_type = v->guid;
+	if ((v = layout_key_value(s, "uuid")))
+		p->uuid = v->guid;
+	p->uuid_set = v != NULL;
+	if ((rc = layout_key_strdup(s, "label", &p->label)) < 0)
+		return rc;
+	long units = rc ? utf8_utf16_units(p->label) : 0;
+	if (units < 0)
+		bad |= layout_key_error(r, s, "label", "is not valid UTF-8") < 0;
+	else if (units > GPT_NAME_UNITS)
+		bad |= layout_key_error(r, s, "label", "'%s' is longer than the %d UTF-16 units a "
+					"GPT partition name holds", p->label, GPT_NAME_UNITS) < 0;
+	return bad ? -EINVAL : 0;
+}
+
+static void set_type_defaults(struct layout_partition *p)
+{
+	struct why why;
+
+	layout_value_gpt_type(layout_part_is_fat(p) ? "msdata" : "linux", &p->gpt_type, &why);
+	switch (p->type) {
+	case LAYOUT_PART_FAT12:
+		p->mbr_type = 0x01;
+		break;
+	case LAYOUT_PART_FAT16:
+		p->mbr_type = 0x0e;
+		break;
+	case LAYOUT_PART_FAT32:
+		p->mbr_type = 0x0c;
+		break;
+	case LAYOUT_PART_RAW:
+		p->mbr_type = 0x83;
+		break;
+	case LAYOUT_PART_FAT:
+		p->mbr_type = 0; /* follows the FAT type chosen for the size */
+		break;
+	}
+}
+
+static int read_part_keys(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	uint64_t v;
+	int rc, bad = 0;
+
+	if (layout_key_u64(s, "type", &v))
+		p->type = (enum layout_part_type)v;
+	set_type_defaults(p);
+	p->start_set = layout_key_u64(s, "start", &p->start);
+	p->start_loc = layout_key_loc(s, "start");
+	read_part_size(s, p);
+	if (layout_key_u64(s, "extra", &p->extra) && p->size_kind != LAYOUT_SIZE_AUTO)
+		bad |= layout_key_error(r, s, "extra", "only adds to size = auto") < 0;
+	if ((rc = layout_key_strdup(s, "from", &p->from)) < 0)
+		return rc;
+	if (rc > 0 && layout_part_is_fat(p))
+		bad |= layout_key_error(r, s, "from", "a FAT partition is filled with tree, file "
+					"and dir; 'from' copies an image into a raw partition") < 0;
+	layout_key_bool(s, "bootable", &p->bootable);
+	layout_key_bool(s, "in-table", &p->in_table);
+	if ((rc = read_table_keys(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
+	return bad ? -EINVAL : 0;
+}
+
+/* Without a label, a GPT names the partition after the section: that name must fit. */
+static int check_name_as_label(struct reader *r, const struct sect *s,
+			       const struct layout_partition *p)
+{
+	long units = utf8_utf16_units(p->label);
+
+	if (r->l->image.table != LAYOUT_TABLE_GPT || layout_key_text(s, "label"))
+		return 0;
+	if (units < 0)
+		return layout_sect_error(r, s, "the name is not valid UTF-8: set a 'label' that is");
+	if (units > GPT_NAME_UNITS)
+		return layout_sect_error(r, s, "the name is longer than the %d UTF-16 units of a "
+					 "GPT partition name: set a shorter 'label'",
+					 GPT_NAME_UNITS);
+	return 0;
+}
+
+static int read_partition(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	int rc, bad = 0;
+
+	p->loc = layout_sect_loc(s);
+	p->in_table = true;
+	if (!(p->name = strdup(s->node->title)))
+		return -ENOMEM;
+	if (!*p->name)
+		bad |= layout_sect_error(r, s, "a partition needs a name") < 0;
+	if ((rc = read_part_keys(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
+	if (!p->label && !(p->label = strdup(p->name)))
+		return -ENOMEM;
+	bad |= check_name_as_label(r, s, p) < 0;
+	if ((rc = layout_read_fat(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
+	if ((rc = layout_read_entries(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
+	return bad ? -EINVAL : 0;
+}
+
+static int read_partition_item(struct reader *r, const struct sect *s, void *item)
+{
+	return read_partition(r, s, item);
+}
+
+int layout_read_partitions(struct reader *r)
+{
+	return read_each(r, "partition", sizeof(*r->l->parts), read_partition_item,
+			 (void **)&r->l->parts, &r->l->n_parts);
+}
