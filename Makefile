@@ -118,6 +118,7 @@ exports: $(LIBS)
 
 check: deps
 	@$(MAKE) -s all
+	@$(MAKE) -s exports
 	@$(MAKE) -s unit
 	@$(MAKE) -s unit-san
 	@$(MAKE) -s e2e
