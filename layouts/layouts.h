@@ -68,8 +68,14 @@ struct layout_guid {
 	uint8_t b[16];
 };
 
+/*
+ * A value the layout may leave out has a `_set` flag beside it: without the flag the value
+ * means nothing, and its default is decided where it is used. No value stands for "not
+ * set".
+ */
 struct layout_image {
-	uint64_t size;          /* 0 when not set: derived by the plan */
+	bool size_set;
+	uint64_t size;          /* with size_set; else the plan derives it */
 	enum layout_table table;
 	uint64_t align;
 	bool disk_id_set;
@@ -87,19 +93,24 @@ struct layout_raw {
 	char *name;
 	uint64_t offset;
 	char *from;
-	uint64_t size;          /* 0 when not set: the file's size, known at build time */
+	bool size_set;
+	uint64_t size;          /* with size_set; else the file's size, known at build time */
 	struct layout_loc loc;
 };
 
 struct layout_fat {
 	char *label;            /* NULL: "NO NAME" */
-	uint32_t cluster_size;  /* 0: the SD specification's choice */
-	unsigned fats;
-	uint64_t data_align;
-	bool data_align_set;    /* written in the layout (not the image's align) */
+	bool cluster_size_set;
+	uint32_t cluster_size;  /* with cluster_size_set; else the SD specification's choice */
+	bool fats_set;
+	unsigned fats;          /* 2 unless set */
+	bool data_align_set;
+	uint64_t data_align;    /* the image's align unless set */
 	bool sd_format;
-	unsigned root_entries;
-	unsigned reserved;      /* 0: computed */
+	bool root_entries_set;
+	unsigned root_entries;  /* with root_entries_set; else fat/ decides (512 on FAT12/16) */
+	bool reserved_set;
+	unsigned reserved;      /* with reserved_set; else computed */
 	bool volume_id_set;
 	uint32_t volume_id;
 	char *oem_name;         /* never NULL */

@@ -81,7 +81,7 @@ static int add_raws(struct planner *pl)
 		uint64_t known = pl->in && pl->in->raw_sizes ? pl->in->raw_sizes[i] : 0;
 		struct plan_region r = {
 			.kind = PLAN_RAW, .name = raw->name, .start = raw->offset, .raw = raw,
-			.size = raw->size ? raw->size : known, .loc = raw->loc,
+			.size = raw->size_set ? raw->size : known, .loc = raw->loc,
 		};
 		r.size_pending = r.size == 0;
 		int rc = plan_add_region(pl, &r);
@@ -93,7 +93,8 @@ static int add_raws(struct planner *pl)
 
 static uint64_t image_end_limit(const struct planner *pl)
 {
-	uint64_t size = pl->l->image.size;
+	/* without a size the image ends where its last region does: nothing grows to it */
+	uint64_t size = pl->l->image.size_set ? pl->l->image.size : 0;
 
 	if (pl->l->image.table == LAYOUT_TABLE_GPT && size >= GPT_BACKUP_BYTES)
 		return size - GPT_BACKUP_BYTES;
@@ -105,7 +106,7 @@ static int set_image_size(struct planner *pl)
 	struct plan *p = pl->p;
 	uint64_t end = 0;
 
-	if (pl->l->image.size) {
+	if (pl->l->image.size_set) {
 		p->image_size = pl->l->image.size;
 	} else {
 		for (size_t i = 0; i < p->n_regions; i++) {

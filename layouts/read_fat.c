@@ -51,6 +51,7 @@ static int read_cluster_size(struct reader *r, const struct sect *s, struct layo
 		return layout_key_error(r, s, "cluster-size", "%llu is not a power of two from 512 "
 					"to 64K", (unsigned long long)v);
 	f->cluster_size = (uint32_t)v;
+	f->cluster_size_set = true;
 	return 0;
 }
 
@@ -63,7 +64,7 @@ static int check_fat_keys(struct reader *r, const struct sect *s, const struct l
 		bad |= check_label(r, s, f->label) < 0;
 	if (layout_key_text(s, "oem-name"))
 		bad |= check_oem_name(r, s, f->oem_name) < 0;
-	if (f->root_entries % 16)
+	if (f->root_entries_set && f->root_entries % 16)
 		bad |= layout_key_error(r, s, "root-entries", "%u is not a multiple of 16 (the root "
 					"directory fills whole 512-byte sectors)",
 					f->root_entries) < 0;
@@ -77,13 +78,13 @@ static int read_fat_keys(struct reader *r, const struct sect *s, struct layout_f
 	if (layout_key_strdup(s, "label", &f->label) < 0 ||
 	    layout_key_strdup(s, "oem-name", &f->oem_name) < 0)
 		return -ENOMEM;
-	if (layout_key_u64(s, "fats", &v))
+	if ((f->fats_set = layout_key_u64(s, "fats", &v)))
 		f->fats = (unsigned)v;
 	f->data_align_set = layout_key_u64(s, "data-align", &f->data_align);
 	layout_key_bool(s, "sd-format", &f->sd_format);
-	if (layout_key_u64(s, "root-entries", &v))
+	if ((f->root_entries_set = layout_key_u64(s, "root-entries", &v)))
 		f->root_entries = (unsigned)v;
-	if (layout_key_u64(s, "reserved", &v))
+	if ((f->reserved_set = layout_key_u64(s, "reserved", &v)))
 		f->reserved = (unsigned)v;
 	if (layout_key_u64(s, "volume-id", &v)) {
 		f->volume_id_set = true;
@@ -101,7 +102,7 @@ int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_parti
 	struct sect s;
 
 	*f = (struct layout_fat){
-		.fats = 2, .data_align = r->l->image.align, .root_entries = 512,
+		.fats = 2, .data_align = r->l->image.align,
 		.oem_name = strdup("MSWIN4.1"), .loc = p->loc,
 	};
 	if (!f->oem_name)
@@ -114,8 +115,7 @@ int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_parti
 		return layout_sect_error(r, &s, "a fat { } section needs type = fat, fat12, fat16 "
 					 "or fat32");
 	int rc = read_fat_keys(r, &s, f);
-	if (rc == 0 && layout_key_text(&s, "root-entries") && f->root_entries != 512 &&
-	    p->type == LAYOUT_PART_FAT32)
+	if (rc == 0 && f->root_entries_set && p->type == LAYOUT_PART_FAT32)
 		rc = layout_key_error(r, &s, "root-entries", "FAT32 has no fixed root directory");
 	return rc;
 }

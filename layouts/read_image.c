@@ -104,7 +104,7 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 		im->table = (enum layout_table)v;
 	if (layout_key_u64(s, "mtime", &v))
 		im->mtime = (enum layout_mtime)v;
-	layout_key_u64(s, "size", &im->size);
+	im->size_set = layout_key_u64(s, "size", &im->size);
 	if (layout_key_u64(s, "align", &im->align) && im->align > LAYOUT_MAX_ALIGN)
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;

@@ -30,7 +30,7 @@ static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *r
 	if (rc == 0)
 		bad |= layout_sect_error(r, s, "'from' is required (the file whose bytes go "
 					 "there)") < 0;
-	layout_key_u64(s, "size", &raw->size);
+	raw->size_set = layout_key_u64(s, "size", &raw->size);
 	return bad ? -EINVAL : 0;
 }
 

@@ -42,7 +42,7 @@ static int check_sizes(struct reader *r)
 			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow is only for the "
 						"last partition ('%s' comes after it)",
 					  s->file, s->line, p->name, l->parts[i + 1].name) < 0;
-		else if (p->size_kind == LAYOUT_SIZE_GROW && !l->image.size)
+		else if (p->size_kind == LAYOUT_SIZE_GROW && !l->image.size_set)
 			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow needs the image "
 						"size (image { size = ... })",
 					  s->file, s->line, p->name) < 0;
@@ -64,12 +64,12 @@ static int check_sd_format(struct reader *r, const struct layout_partition *p)
 		return 0;
 	if (l->n_parts != 1 || l->image.table != LAYOUT_TABLE_MBR)
 		why = "it formats a whole card: one FAT partition on an mbr table";
-	else if (p->size_kind != LAYOUT_SIZE_GROW || !l->image.size)
+	else if (p->size_kind != LAYOUT_SIZE_GROW || !l->image.size_set)
 		why = "it needs the card size (image { size = ... }) and size = grow";
 	else if (p->start_set)
 		why = "it chooses the partition start itself; remove 'start'";
-	else if (p->fat.cluster_size || p->fat.reserved || p->fat.data_align_set ||
-		 p->fat.root_entries != 512 || p->fat.fats != 2)
+	else if (p->fat.cluster_size_set || p->fat.reserved_set || p->fat.data_align_set ||
+		 p->fat.root_entries_set || p->fat.fats_set)
 		why = "it chooses cluster-size, fats, root-entries, reserved and data-align itself";
 	if (!why)
 		return 0;

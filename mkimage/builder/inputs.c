@@ -84,14 +84,14 @@ static int prepare_raws(struct build *b)
 		int rc = stat_input(b, r->from, &r->loc, what, &b->raw_from[i], &size);
 		if (rc == -ENOMEM)
 			return rc;
-		if (rc == 0 && r->size && size > r->size)
+		if (rc == 0 && r->size_set && size > r->size)
 			rc = diag_error(b->d, "%s:%d: %s: %s is %llu bytes, the region has %llu",
 					r->loc.file, r->loc.line, what, b->raw_from[i],
 					(unsigned long long)size, (unsigned long long)r->size);
-		else if (rc == 0 && size == 0 && !r->size)
+		else if (rc == 0 && size == 0 && !r->size_set)
 			rc = diag_error(b->d, "%s:%d: %s: %s is empty (give the region a size)",
 					r->loc.file, r->loc.line, what, b->raw_from[i]);
-		b->raw_sizes[i] = r->size ? r->size : size;
+		b->raw_sizes[i] = r->size_set ? r->size : size;
 		bad |= rc < 0;
 	}
 	return bad ? -EINVAL : 0;
@@ -118,13 +118,12 @@ static void fat_opts_of(const struct layout *l, const struct layout_partition *p
 
 	*o = (struct fat_opts){
 		.type = fat_type_of(p->type),
-		.cluster_size = f->cluster_size,
+		.cluster_size = f->cluster_size_set ? f->cluster_size : 0,
 		.fats = f->fats,
-		/* 512 is the layout's default: fat/ then decides (none on FAT32) */
-		.root_entries = f->root_entries == 512 ? 0 : f->root_entries,
-		.reserved = f->reserved,
+		.root_entries = f->root_entries_set ? f->root_entries : 0, /* 0: fat/ decides */
+		.reserved = f->reserved_set ? f->reserved : 0,
 		/* reserved sectors fixed by hand switch the default alignment off */
-		.data_align = f->reserved && !f->data_align_set ? 0 : f->data_align,
+		.data_align = f->reserved_set && !f->data_align_set ? 0 : f->data_align,
 		.label = f->label,
 		.volume_id = f->volume_id_set ? f->volume_id : build_id_volume(l->image.seed, p->name),
 		.oem_name = f->oem_name,

@@ -75,7 +75,7 @@ static void test_defaults(void **state)
 	(void)state;
 	struct layout *l = load_ok("partition boot { type = fat\n file \"/a\" { content = \"x\" } }\n"
 				   "partition data { from = \"d.img\" }\n");
-	assert_int_equal(l->image.size, 0);
+	assert_false(l->image.size_set);
 	assert_int_equal(l->image.table, LAYOUT_TABLE_MBR);
 	assert_int_equal(l->image.align, 4u << 20);
 	assert_false(l->image.disk_id_set);
@@ -97,12 +97,14 @@ static void test_defaults(void **state)
 	assert_string_equal(p->label, "boot");
 	assert_true(p->in_table);
 	assert_null(p->fat.label);
-	assert_int_equal(p->fat.cluster_size, 0);
+	assert_false(p->fat.cluster_size_set);
+	assert_false(p->fat.fats_set);
 	assert_int_equal(p->fat.fats, 2);
+	assert_false(p->fat.data_align_set);
 	assert_int_equal(p->fat.data_align, 4u << 20);
 	assert_false(p->fat.sd_format);
-	assert_int_equal(p->fat.root_entries, 512);
-	assert_int_equal(p->fat.reserved, 0);
+	assert_false(p->fat.root_entries_set);
+	assert_false(p->fat.reserved_set);
 	assert_false(p->fat.volume_id_set);
 	assert_string_equal(p->fat.oem_name, "MSWIN4.1");
 	assert_int_equal(p->entries[0].attrs, 0);
@@ -126,6 +128,7 @@ static void test_type_defaults_and_settings(void **state)
 		"  label = \"Bé\" gpt-type = esp }\n"
 		"partition c { type = fat32 size = 300M in-table = false }\n"
 		"partition d { size = grow }\n");
+	assert_true(l->image.size_set);
 	assert_int_equal(l->image.size, 1ull << 30);
 	assert_int_equal(l->image.table, LAYOUT_TABLE_GPT);
 	assert_true(l->image.disk_id_set);
@@ -136,9 +139,13 @@ static void test_type_defaults_and_settings(void **state)
 	assert_int_equal(l->image.gpt_entries, 1u << 20);
 	assert_int_equal(l->parts[0].mbr_type, 0x01);
 	assert_string_equal(l->parts[0].fat.label, "A B");
+	assert_true(l->parts[0].fat.cluster_size_set);
 	assert_int_equal(l->parts[0].fat.cluster_size, 2048);
+	assert_true(l->parts[0].fat.fats_set);
 	assert_int_equal(l->parts[0].fat.fats, 1);
+	assert_true(l->parts[0].fat.root_entries_set);
 	assert_int_equal(l->parts[0].fat.root_entries, 256);
+	assert_true(l->parts[0].fat.reserved_set);
 	assert_int_equal(l->parts[0].fat.reserved, 4);
 	assert_int_equal(l->parts[0].fat.volume_id, 0xdeadbeef);
 	assert_string_equal(l->parts[0].fat.oem_name, "SDIMG");
@@ -334,6 +341,8 @@ static void test_errors_values(void **state)
 	expect_error("partition boot { type = fat\n fat { cluster-size = 128K } }", "131072 is not a power of two");
 	expect_error("partition boot { type = fat\n fat { root-entries = 100 } }", "100 is not a multiple of 16");
 	expect_error("partition boot { type = fat32\n fat { root-entries = 256 } }", "FAT32 has no fixed root directory");
+	/* written out, the value that is also the default still counts as set */
+	expect_error("partition boot { type = fat32\n fat { root-entries = 512 } }", "FAT32 has no fixed root directory");
 	expect_error("partition boot { type = fat\n fat { oem-name = \"NINECHARS\" } }", "longer than 8 characters");
 	expect_error("partition boot {\n size = 1000\n}",
 		     "t.layout:2: partition 'boot': size: 1000 is not a multiple of 512 bytes");
@@ -402,6 +411,11 @@ static void test_errors_rules(void **state)
 	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true } }\n"
 		     "partition b { size = 8M }", "t.layout:3: partition 'a': sd-format = true: it formats a whole card");
 	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true fats = 1 } }",
+		     "sd-format = true: it chooses cluster-size, fats");
+	/* the values the SD formatter would choose too: still the user's, still refused */
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true fats = 2 } }",
+		     "sd-format = true: it chooses cluster-size, fats");
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true root-entries = 512 } }",
 		     "sd-format = true: it chooses cluster-size, fats");
 	expect_error("image { table = none }\npartition a { size = 8M }\npartition b { size = 8M }",
 		     "t.layout:3: partition 'b': table = none holds one partition at most");
