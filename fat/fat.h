@@ -311,6 +311,13 @@ struct fat_dirent {
 };
 
 /*
+ * fat_boot_sector_claimed - whether the sector @s claims to be a FAT boot sector: signature
+ * 55 AA, a jump at byte 0 and "FAT" where FAT12/16 or FAT32 keep BS_FilSysType. A volume
+ * that claims it but fails fat_vol_open() is a damaged FAT volume, not something else.
+ */
+bool fat_boot_sector_claimed(const uint8_t s[FAT_SECTOR]);
+
+/*
  * fat_vol_open - opens the FAT volume at @offset of @fd and validates its boot sector.
  * @fd:     file or block device (borrowed; must outlive the volume)
  * @offset: byte offset of the volume

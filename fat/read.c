@@ -149,6 +149,14 @@ static int check_ext(struct fat_vol *v, const uint8_t *s, struct diag *d)
 	return 0;
 }
 
+bool fat_boot_sector_claimed(const uint8_t s[FAT_SECTOR])
+{
+	return s[FAT_SIGNATURE_OFFSET] == 0x55 && s[FAT_SIGNATURE_OFFSET + 1] == 0xAA &&
+	       (s[BS_JMPBOOT] == 0xEB || s[BS_JMPBOOT] == 0xE9) &&
+	       (memcmp(s + FAT_EBPB_12_16 + BS_FILSYSTYPE, "FAT", 3) == 0 ||
+		memcmp(s + FAT_EBPB_32 + BS_FILSYSTYPE, "FAT", 3) == 0);
+}
+
 int fat_vol_open(int fd, uint64_t offset, uint64_t size, struct fat_vol **ret, struct diag *d)
 {
 	struct fat_vol *v = calloc(1, sizeof(*v));

@@ -1,10 +1,10 @@
 /*
  * layouts: the layout language of sdimg (see LAYOUT.md in the documentation) and the plan.
  *
- *   layout text --layout_load()--> struct layout --plan_build()--> struct plan
+ *   layout text --layout_load()--> struct layout --plan_resolve()--> struct plan
  *
  * layout_load() parses a layout file (with its includes and ${VAR}s) and validates every
- * key; it reads the layout files and nothing else. plan_build() resolves every byte range
+ * key; it reads the layout files and nothing else. plan_resolve() resolves every byte range
  * of the image and does no I/O at all.
  *
  * Inside: lex.c turns each file into tokens, parse.c reads them into a section tree
@@ -260,7 +260,7 @@ struct plan_inputs {
  * partition beyond 2 TiB) are errors in @d; a start off the alignment grid is a warning.
  * Returns 0 and a new plan in *@ret_plan (free with plan_free()), or a negative errno.
  */
-int plan_build(const struct layout *l, const struct plan_inputs *in, struct diag *d,
+int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct diag *d,
 	       struct plan **ret_plan);
 
 void plan_free(struct plan *p);

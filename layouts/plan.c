@@ -154,7 +154,7 @@ static int region_order(const void *a, const void *b)
 	return 0;
 }
 
-int plan_build(const struct layout *l, const struct plan_inputs *in, struct diag *d,
+int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct diag *d,
 	       struct plan **ret_plan)
 {
 	struct plan *p = calloc(1, sizeof(*p));

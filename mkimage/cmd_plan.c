@@ -138,7 +138,7 @@ static int run_plan(const struct cli_layout_args *args, const char *path, bool j
 	int status = EXIT_FAILED;
 
 	diag_init(&d);
-	if (cli_layout_args_load(args, path, &d, &l) == 0 && plan_build(l, NULL, &d, &p) == 0)
+	if (cli_layout_args_load(args, path, &d, &l) == 0 && plan_resolve(l, NULL, &d, &p) == 0)
 		status = json ? print_json(p) : (print_table(l, p), EXIT_OK);
 	diag_print(&d, stderr, SDIMG_PROG);
 	plan_free(p);

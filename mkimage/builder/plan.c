@@ -53,7 +53,7 @@ static struct plan *plan_so_far(struct build *b)
 	struct diag scratch;
 
 	diag_init(&scratch);
-	plan_build(b->l, &in, &scratch, &p);
+	plan_resolve(b->l, &in, &scratch, &p);
 	diag_release(&scratch);
 	return p;
 }
@@ -96,7 +96,7 @@ int build_plan_with_contents(struct build *b)
 	}
 	if (bad)
 		return -EINVAL;
-	int rc = plan_build(b->l, &in, b->d, &b->plan);
+	int rc = plan_resolve(b->l, &in, b->d, &b->plan);
 	for (size_t k = 0; rc == 0 && k < b->plan->n_regions; k++) {
 		const struct plan_region *r = &b->plan->regions[k];
 		if (r->start_pending || r->size_pending) /* measured above: never expected */

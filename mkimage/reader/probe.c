@@ -8,8 +8,26 @@
 #include "common/bytes.h"
 #include "mkimage/reader/reader_priv.h"
 
-#define EXT_SUPER 1024u             /* the ext2/3/4 superblock: 1 KiB into the volume */
+/*
+ * The ext2/3/4 superblock, 1 KiB into the volume ("The Second Extended File System",
+ * Poirier; the Linux kernel's Documentation/filesystems/ext4/super.rst): the fields read
+ * here, little-endian.
+ */
+#define EXT_SUPER 1024u
 #define EXT_MAGIC 0xEF53u
+enum ext_super_field {
+	EXT_S_BLOCKS_COUNT_LO = 0x04,    /* 4 bytes */
+	EXT_S_LOG_BLOCK_SIZE = 0x18,     /* 4 bytes: block size = 1024 << this */
+	EXT_S_MAGIC = 0x38,              /* 2 bytes: EXT_MAGIC */
+	EXT_S_FEATURE_COMPAT = 0x5C,     /* 4 bytes: 0x4 has_journal */
+	EXT_S_FEATURE_INCOMPAT = 0x60,   /* 4 bytes: 0x40 extents, 0x80 64bit, 0x200 flex_bg */
+	EXT_S_UUID = 0x68,               /* 16 bytes */
+	EXT_S_VOLUME_NAME = 0x78,        /* 16 bytes, NUL-padded */
+	EXT_S_BLOCKS_COUNT_HI = 0x150,   /* 4 bytes, with the 64bit feature */
+};
+#define EXT_COMPAT_HAS_JOURNAL 0x4u
+#define EXT_INCOMPAT_64BIT 0x80u
+#define EXT_INCOMPAT_EXT4 0x2C0u /* extents, 64bit, flex_bg: only ext4 has them */
 #define WALK_MAX_DEPTH 64u          /* a hostile volume cannot make the count run away */
 #define WALK_MAX_ENTRIES 10000000u
 
@@ -55,12 +73,6 @@ static int count_entry(void *ctx, const struct fat_dirent *e)
 	return rc;
 }
 
-static bool looks_like_fat(const uint8_t *s)
-{
-	return s[510] == 0x55 && s[511] == 0xAA && (s[0] == 0xEB || s[0] == 0xE9) &&
-	       (memcmp(s + 54, "FAT", 3) == 0 || memcmp(s + 82, "FAT", 3) == 0);
-}
-
 static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
 {
 	struct fat_vol *v = NULL;
@@ -76,7 +88,7 @@ static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
 			struct walk w = { .v = v, .f = &p->fat };
 			p->fat.walked = walk_dir(&w) == 0;
 		}
-	} else if (looks_like_fat(boot)) {
+	} else if (fat_boot_sector_claimed(boot)) {
 		p->content = CONTENT_FAT;
 		snprintf(p->content_error, sizeof(p->content_error), "%s",
 			 scratch.n ? scratch.msgs[0].text : "unreadable FAT volume");
@@ -87,21 +99,24 @@ static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
 
 static void probe_ext(struct disk_part *p, const uint8_t *sb)
 {
-	uint32_t compat = get_le32(sb + 92), incompat = get_le32(sb + 96);
-	uint32_t log = get_le32(sb + 24);
-	uint64_t blocks = get_le32(sb + 4);
-	const uint8_t *u = sb + 104;
+	uint32_t compat = get_le32(sb + EXT_S_FEATURE_COMPAT);
+	uint32_t incompat = get_le32(sb + EXT_S_FEATURE_INCOMPAT);
+	uint32_t log = get_le32(sb + EXT_S_LOG_BLOCK_SIZE);
+	uint64_t blocks = get_le32(sb + EXT_S_BLOCKS_COUNT_LO);
+	const uint8_t *u = sb + EXT_S_UUID;
 
-	if (get_le16(sb + 56) != EXT_MAGIC || log > 6)
+	if (get_le16(sb + EXT_S_MAGIC) != EXT_MAGIC || log > 6)
 		return;
 	p->content = CONTENT_EXT;
-	if (incompat & 0x80) /* INCOMPAT_64BIT: s_blocks_count_hi */
-		blocks |= (uint64_t)get_le32(sb + 0x150) << 32;
+	if (incompat & EXT_INCOMPAT_64BIT)
+		blocks |= (uint64_t)get_le32(sb + EXT_S_BLOCKS_COUNT_HI) << 32;
 	p->ext.block_size = 1024u << log;
 	p->ext.size = blocks * p->ext.block_size;
 	snprintf(p->ext.kind, sizeof(p->ext.kind), "%s",
-		 incompat & 0x2C0 ? "ext4" : compat & 0x4 ? "ext3" : "ext2"); /* extents/flex/64bit; journal */
-	memcpy(p->ext.label, sb + 120, 16);
+		 incompat & EXT_INCOMPAT_EXT4		? "ext4"
+		 : compat & EXT_COMPAT_HAS_JOURNAL	? "ext3"
+							: "ext2");
+	memcpy(p->ext.label, sb + EXT_S_VOLUME_NAME, 16);
 	p->ext.label[16] = '\0';
 	snprintf(p->ext.uuid, sizeof(p->ext.uuid),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],

@@ -29,10 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (layout_load_text("/nonexistent-fuzz-dir/f.layout", text, &opts, &d, &l) == 0) {
 		const uint64_t sizes[] = { 1, 4096, 1u << 20, 7, 5, 3, 2, 1 };
 		const struct plan_inputs in = { .part_sizes = l->n_parts <= 8 ? sizes : NULL };
-		if (plan_build(l, NULL, &d, &p) == 0)
+		if (plan_resolve(l, NULL, &d, &p) == 0)
 			plan_free(p);
 		p = NULL;
-		if (plan_build(l, &in, &d, &p) == 0)
+		if (plan_resolve(l, &in, &d, &p) == 0)
 			plan_free(p);
 	}
 	layout_free(l);

@@ -11,7 +11,7 @@ static struct plan *plan_ok(struct layout *l, const struct plan_inputs *in, stru
 	struct plan *p = NULL;
 
 	diag_init(d);
-	if (plan_build(l, in, d, &p) != 0)
+	if (plan_resolve(l, in, d, &p) != 0)
 		dump_diag(d);
 	assert_non_null(p);
 	return p;
@@ -24,7 +24,7 @@ static void expect_plan_error(const char *text, const char *needle)
 	struct diag d;
 
 	diag_init(&d);
-	int rc = plan_build(l, NULL, &d, &p);
+	int rc = plan_resolve(l, NULL, &d, &p);
 	if (rc == 0 || !diag_has(&d, needle)) {
 		fprintf(stderr, "  expected a plan error containing: %s\n  got:\n", needle);
 		dump_diag(&d);
