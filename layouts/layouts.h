@@ -195,6 +195,9 @@ void layout_free(struct layout *l);
 /* @g as upper-case GUID text ("0FC63DAF-8483-4772-8E79-3D69D8477DE4"). */
 void layout_guid_text(const struct layout_guid *g, char out[37]);
 
+/* The alias of a GPT partition type GUID ("esp", "linux", ...), or NULL. */
+const char *layout_gpt_type_alias(const struct layout_guid *g);
+
 /*
  * Parses a size as the layout language writes it ("512", "8K", "4M", "8192s", ...).
  * Returns 0, or -EINVAL with the reason in @why (@n bytes).

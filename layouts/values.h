@@ -34,8 +34,6 @@ int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *wh
 /* "readonly,hidden,system,archive" (any subset, spaces allowed) as enum layout_attr bits. */
 int layout_value_attrs(const char *s, unsigned *ret, struct why *why);
 
-/* The alias of a GPT type GUID, or NULL. */
-const char *layout_gpt_type_alias(const struct layout_guid *g);
 
 /* Levenshtein distance of two short strings (capped at 64 characters each). */
 unsigned layout_edit_distance(const char *a, const char *b);

@@ -95,8 +95,14 @@ void build_report_partitions(struct build *b)
 		char size[32], cluster[32];
 		units_human(r->size, size, sizeof(size));
 		fprintf(out, "  %-12s start %llu, %s", p->name, (unsigned long long)r->start, size);
-		if (r->number)
+		if (r->number && b->l->image.table == LAYOUT_TABLE_GPT) {
+			const char *alias = layout_gpt_type_alias(&p->gpt_type);
+			char guid[37];
+			layout_guid_text(&p->gpt_type, guid);
+			fprintf(out, ", partition %u, type %s", r->number, alias ? alias : guid);
+		} else if (r->number) {
 			fprintf(out, ", partition %u, type 0x%02x", r->number, b->mbr_types[i]);
+		}
 		if (layout_part_is_fat(p)) {
 			units_human(g->cluster_size, cluster, sizeof(cluster));
 			fprintf(out, ", FAT%d, %s clusters x %u, %u FAT%s, data area at byte %llu",

@@ -121,3 +121,9 @@ mattrib -i attrs.img@@$((4 * M)) ::/locked.txt >attr.txt
 grep -q 'A  SHR *::/locked.txt' attr.txt || fail "attributes of locked.txt: $(cat attr.txt)"
 mattrib -i attrs.img@@$((4 * M)) ::/plain.txt | grep -q '^ *::/plain.txt' || fail "plain.txt has attributes"
 [ "$(mdir -b -i attrs.img@@$((4 * M)) ::/ | head -1)" = "::/zz-first.bin" ] || fail "first = true"
+
+# build -v names GPT partition types (alias or GUID), not MBR type bytes
+printf 'image { table = gpt size = 64M }\npartition boot { type = fat size = 16M gpt-type = esp }\npartition r { size = 8M gpt-type = "0FC63DAF-8483-4772-8E79-3D69D8477DE5" }\n' >gptv.layout
+expect_status 0 "$SDIMG" build -v -o gptv.img gptv.layout
+grep -q "^  boot .*, partition 1, type esp, FAT" out.txt || fail "build -v on GPT: $(cat out.txt)"
+grep -q "^  r .*, partition 2, type 0FC63DAF-8483-4772-8E79-3D69D8477DE5$" out.txt || fail "build -v on GPT: $(cat out.txt)"
