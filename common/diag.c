@@ -67,13 +67,23 @@ void diag_warning(struct diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+void diag_note(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(d, DIAG_NOTE, fmt, ap);
+	va_end(ap);
+}
+
 void diag_print(const struct diag *d, FILE *out, const char *prog)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag_msg *m = &d->msgs[i];
 		if (!m->text)
 			continue;
-		fprintf(out, "%s: %s%s\n", prog, m->level == DIAG_WARNING ? "warning: " : "",
+		fprintf(out, "%s: %s%s\n", prog,
+			m->level == DIAG_WARNING ? "warning: " : m->level == DIAG_NOTE ? "note: " : "",
 			m->text);
 	}
 }

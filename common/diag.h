@@ -17,6 +17,7 @@
 enum diag_level {
 	DIAG_ERROR,
 	DIAG_WARNING,
+	DIAG_NOTE,    /* worth knowing, nothing to fix */
 };
 
 struct diag_msg {
@@ -47,7 +48,11 @@ int diag_verror(struct diag *d, const char *fmt, va_list ap);
 /* Adds a warning line: something the user asked for that works but deserves a look. */
 void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Prints every message, one per line, errors as "PROG: MSG", warnings as "PROG: warning: MSG". */
+/* Adds a note: something the user may not expect, which is as it should be. */
+void diag_note(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints every message, one per line: errors as "PROG: MSG", warnings as
+ * "PROG: warning: MSG", notes as "PROG: note: MSG". */
 void diag_print(const struct diag *d, FILE *out, const char *prog);
 
 /* Returns 1 when @d holds an error line containing @needle (for tests), else 0. */

@@ -38,8 +38,8 @@ static int set_label(struct fat_geom *g, const char *label, struct diag *d)
 			return diag_error(d, "label \"%s\": character '%c' is not allowed in a FAT "
 					     "label (use A-Z, 0-9, space and $%%'-_@~`!(){}^#&)",
 					  label, c >= 0x20 && c < 0x7F ? c : '?');
-		/* labels are stored upper case, as Windows does */
-		g->label[i] = (uint8_t)(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+		/* as given, lower case too, as mkfs.fat writes it: LABEL= and by-label match */
+		g->label[i] = c;
 	}
 	return 0;
 }

@@ -23,9 +23,9 @@ static int check_label(struct reader *r, const struct sect *s, const char *label
 	for (const char *p = label; *p; p++)
 		if (*p >= 'a' && *p <= 'z') {
 			struct layout_loc loc = layout_key_loc(s, "label");
-			diag_warning(r->d, "%s:%d: %s: label: '%s' has lower-case letters, which DOS "
-					   "and Windows show in upper case", loc.file, loc.line, s->what,
-				     label);
+			diag_note(r->d, "%s:%d: %s: label: '%s' is written as given (LABEL=%s and "
+					"/dev/disk/by-label/%s match it); DOS and Windows show it in "
+					"upper case", loc.file, loc.line, s->what, label, label, label);
 			break;
 		}
 	return 0;

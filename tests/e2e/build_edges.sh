@@ -127,3 +127,14 @@ printf 'image { table = gpt size = 64M }\npartition boot { type = fat size = 16M
 expect_status 0 "$SDIMG" build -v -o gptv.img gptv.layout
 grep -q "^  boot .*, partition 1, type esp, FAT" out.txt || fail "build -v on GPT: $(cat out.txt)"
 grep -q "^  r .*, partition 2, type 0FC63DAF-8483-4772-8E79-3D69D8477DE5$" out.txt || fail "build -v on GPT: $(cat out.txt)"
+
+# a lower-case FAT label is written as given (LABEL=boot matches), with a note
+printf 'image { size = 64M }\npartition boot { type = fat size = 16M fat { label = "boot" } }\n' >lc.layout
+expect_status 0 "$SDIMG" build -q -o lc.img lc.layout
+grep -q "note: lc.layout:2: partition 'boot': fat: label: 'boot' is written as given" err.txt || fail "no note: $(cat err.txt)"
+[ "$(dd if=lc.img bs=1 skip=$((4 * M + 43)) count=11 status=none)" = "boot       " ] || fail "BS_VolLab is not 'boot'"
+mlabel -s -i lc.img@@$((4 * M)) :: | grep -q "Volume label is boot" || fail "mlabel: $(mlabel -s -i lc.img@@$((4 * M)) ::)"
+if command -v blkid >/dev/null; then
+    dd if=lc.img of=lcp.img bs=1M skip=4 count=16 status=none
+    [ "$(blkid -o value -s LABEL lcp.img)" = "boot" ] || fail "blkid LABEL: $(blkid lcp.img)"
+fi

