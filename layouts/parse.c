@@ -12,16 +12,33 @@
 #include "layouts/parse_priv.h"
 #include "layouts/readfile.h"
 
-static const char *lookup_var(void *ctx, const char *name)
+static const char *find_var(const struct layout_options *o, const char *name)
 {
-	const struct layout_options *o = ctx;
-
 	for (size_t i = 0; o && i < o->n_vars; i++)
 		if (strcmp(o->vars[i].name, name) == 0)
 			return o->vars[i].value;
 	if (!o || o->use_environment)
 		return getenv(name);
 	return NULL;
+}
+
+/* ${NAME}: its value, recorded for the default seed (two builds with other values are
+ * other layouts, and must not share ids). */
+static const char *lookup_var(void *ctx, const char *name)
+{
+	struct parser *p = ctx;
+	const char *value = find_var(p->opts, name);
+	char len[24];
+
+	if (!value)
+		return NULL;
+	snprintf(len, sizeof(len), "%zu:", strlen(name));
+	if (strbuf_puts(&p->doc->values, len) < 0 || strbuf_puts(&p->doc->values, name) < 0)
+		p->out_of_memory = true;
+	snprintf(len, sizeof(len), " %zu:", strlen(value));
+	if (strbuf_puts(&p->doc->values, len) < 0 || strbuf_puts(&p->doc->values, value) < 0)
+		p->out_of_memory = true;
+	return value;
 }
 
 /* ------------------------------------------------------------ keys and sections */
@@ -222,7 +239,10 @@ static int parse_file(struct parser *p, unsigned file, struct tree_section *s)
 {
 	struct tok_list toks = { 0 };
 	const char *name = p->doc->files[file];
-	int rc = layout_lex(name, p->doc->texts[file], lookup_var, (void *)p->opts, p->d, &toks);
+	int rc = layout_lex(name, p->doc->texts[file], lookup_var, p, p->d, &toks);
+
+	if (rc == 0 && p->out_of_memory)
+		rc = -ENOMEM;
 
 	if (rc == 0) {
 		struct cursor c = { .v = toks.v, .n = toks.n, .file = file };
@@ -275,5 +295,6 @@ void layout_doc_release(struct doc *doc)
 	}
 	free(doc->files);
 	free(doc->texts);
+	strbuf_release(&doc->values);
 	memset(doc, 0, sizeof(*doc));
 }

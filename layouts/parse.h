@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "common/diag.h"
+#include "common/strbuf.h"
 #include "layouts/layouts.h"
 #include "layouts/tree.h"
 
@@ -38,6 +39,8 @@ struct doc {
 				     them (files[0] is the layout itself); owned */
 	char **texts;             /* the text of each file, for the default seed; owned */
 	size_t n_files, files_cap, texts_cap;
+	struct strbuf values;     /* every ${VAR} substituted, "LEN:NAME LEN:VALUE" in order,
+				     for the default seed */
 };
 
 /*

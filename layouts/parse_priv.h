@@ -16,6 +16,7 @@ struct parser {
 	struct diag *d;
 	size_t errors_before; /* d->errors when the parse began */
 	const struct layout_options *opts;
+	bool out_of_memory;   /* recording a ${VAR} ran out of memory */
 	const char *chain[MAX_INCLUDE_DEPTH]; /* the files being read, outermost first */
 	size_t n_chain;
 };

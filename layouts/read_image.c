@@ -11,7 +11,8 @@
 #include "layouts/values.h"
 
 /* The default seed: the SHA-256 of the layout file's bytes followed by those of every file
- * it includes (in the order they were read), in hex. */
+ * it includes (in the order they were read), then of every value substituted for a
+ * ${VAR}, in hex. */
 static int default_seed(const struct doc *doc, char **ret)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -22,6 +23,8 @@ static int default_seed(const struct doc *doc, char **ret)
 	for (size_t i = 0; rc == 0 && i < doc->n_files; i++)
 		if (!EVP_DigestUpdate(ctx, doc->texts[i], strlen(doc->texts[i])))
 			rc = -EIO;
+	if (rc == 0 && doc->values.len && !EVP_DigestUpdate(ctx, doc->values.s, doc->values.len))
+		rc = -EIO;
 	if (rc == 0 && !EVP_DigestFinal_ex(ctx, md, &n))
 		rc = -EIO;
 	EVP_MD_CTX_free(ctx);

@@ -244,6 +244,29 @@ static void test_variables(void **state)
 	expect_error("partition p { from = ${NOPE} }", "t.layout:1: variable ${NOPE} is not set");
 }
 
+/* The default seed covers the values substituted: other --set values, other ids. */
+static void test_seed_covers_variables(void **state)
+{
+	static const char text[] = "partition p { type = fat\n file \"/a\" { content = \"${V}\" } }\n";
+	const struct layout_var one = { "V", "1" }, two = { "V", "2" };
+	struct layout_options o = { .vars = &one, .n_vars = 1 };
+	struct layout *a = NULL, *b = NULL, *c = NULL;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(layout_load_text("t.layout", text, &o, &d, &a), 0);
+	assert_int_equal(layout_load_text("t.layout", text, &o, &d, &b), 0);
+	o.vars = &two;
+	assert_int_equal(layout_load_text("t.layout", text, &o, &d, &c), 0);
+	assert_string_equal(a->image.seed, b->image.seed);
+	assert_string_not_equal(a->image.seed, c->image.seed);
+	layout_free(a);
+	layout_free(b);
+	layout_free(c);
+	diag_release(&d);
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -433,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),
 		cmocka_unit_test(test_variables),
+		cmocka_unit_test(test_seed_covers_variables),
 		cmocka_unit_test(test_includes),
 		cmocka_unit_test(test_errors_syntax),
 		cmocka_unit_test(test_errors_values),
