@@ -4,6 +4,7 @@
 #include "common/array.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,23 @@ void diag_warning(struct diag *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_add(d, DIAG_WARNING, fmt, ap);
 	va_end(ap);
+}
+
+int diag_prefix(struct diag *d, size_t first, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	for (size_t i = first; i < d->n; i++) {
+		struct diag_msg *m = &d->msgs[i];
+		char *text = NULL;
+		if (m->level != DIAG_ERROR || !m->text || strncmp(m->text, prefix, len) == 0)
+			continue;
+		if (asprintf(&text, "%s%s", prefix, m->text) < 0)
+			return -ENOMEM;
+		free(m->text);
+		m->text = text;
+	}
+	return 0;
 }
 
 void diag_note(struct diag *d, const char *fmt, ...)

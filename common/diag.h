@@ -48,6 +48,13 @@ int diag_verror(struct diag *d, const char *fmt, va_list ap);
 /* Adds a warning line: something the user asked for that works but deserves a look. */
 void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Puts @prefix before every error line added since the first @first lines, unless the line
+ * already starts with it: the caller names the place (a layout's FILE:LINE and key) that
+ * the callee did not know. Returns 0 or -ENOMEM (the lines then stay as they were).
+ */
+int diag_prefix(struct diag *d, size_t first, const char *prefix);
+
 /* Adds a note: something the user may not expect, which is as it should be. */
 void diag_note(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

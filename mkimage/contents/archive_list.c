@@ -46,6 +46,14 @@ struct lister {
 	size_t n_links, cap_links;
 };
 
+const char *content_archive_hint(struct archive *a)
+{
+	/* libarchive's "unrecognized format" is EILSEQ on Linux */
+	return archive_errno(a) == EILSEQ ? " (a tree comes from a folder or an archive; for "
+					    "this one file, write file \"/NAME\" { from = ... })"
+					  : "";
+}
+
 struct archive *content_archive_open(const char *host, struct diag *d)
 {
 	struct archive *a = archive_read_new();
@@ -57,7 +65,8 @@ struct archive *content_archive_open(const char *host, struct diag *d)
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
-		diag_error(d, "%s: cannot be read as an archive: %s", host, archive_error_string(a));
+		diag_error(d, "%s: cannot be read as an archive: %s%s", host, archive_error_string(a),
+			   content_archive_hint(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -501,8 +510,8 @@ static int list_all(struct lister *ls, struct archive *a)
 	if (rc < 0)
 		return rc;
 	if (r != ARCHIVE_EOF && !ls->ordinal)
-		return diag_error(ls->d, "%s: cannot be read as an archive: %s", ls->host,
-				  archive_error_string(a));
+		return diag_error(ls->d, "%s: cannot be read as an archive: %s%s", ls->host,
+				  archive_error_string(a), content_archive_hint(a));
 	if (r != ARCHIVE_EOF)
 		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, archive_error_string(a),
 				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");

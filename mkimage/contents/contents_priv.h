@@ -36,6 +36,9 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
  */
 struct archive *content_archive_open(const char *host, struct diag *d);
 
+/* After a failure to read @a: a hint when what was given is no archive at all ("" else). */
+const char *content_archive_hint(struct archive *a);
+
 /* The name of @ae as the archive spells it, for messages and paths. */
 const char *content_archive_entry_name(struct archive_entry *ae);
 

@@ -238,6 +238,11 @@ static int gather_file(struct gatherer *g, const struct layout_entry *e)
 	return rc;
 }
 
+static const char *entry_kind_name(enum layout_entry_kind k)
+{
+	return k == LAYOUT_ENTRY_TREE ? "tree" : k == LAYOUT_ENTRY_FILE ? "file" : "dir";
+}
+
 int content_gather(const struct layout *l, const struct layout_partition *p,
 		   struct content *c, struct diag *d)
 {
@@ -247,7 +252,8 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 	c->implicit_mtime = l->image.timestamp;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct layout_entry *e = &p->entries[i];
-		char origin[512];
+		char origin[512], place[600];
+		size_t first = d->n;
 		int rc;
 		g.source = i;
 		switch (e->kind) {
@@ -264,6 +270,11 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 			break;
 		}
 		if (rc == -ENOMEM)
+			return diag_error(d, "%s: out of memory", l->path);
+		/* what went wrong with an input is told with the layout line that brought it in */
+		snprintf(place, sizeof(place), "%s:%d: partition '%s': %s '%s': ", e->loc.file,
+			 e->loc.line, p->name, entry_kind_name(e->kind), e->path);
+		if (rc < 0 && diag_prefix(d, first, place) < 0)
 			return diag_error(d, "%s: out of memory", l->path);
 		bad |= rc < 0;
 	}

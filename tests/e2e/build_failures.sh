@@ -53,6 +53,21 @@ printf 'image { size = 64M }\npartition root {\n from = "nothere.img"\n size = 4
 expect_status 1 "$SDIMG" build -o out/card.img card.layout
 expect_stderr "partition 'root': ./nothere.img: No such file or directory"
 only_old_image
+# ... also for a FAT partition's file and tree sources, and a plain file given as a tree
+: >empty.bin
+echo "just some text" >notes.txt
+printf 'image { size = 64M }\npartition boot { type = fat size = 16M\n file "/zImage" { from = "in/zImage" } }\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:3: partition 'boot': file '/zImage': ./in/zImage: No such file or directory"
+only_old_image
+printf 'image { size = 64M }\npartition boot { type = fat size = 16M\n tree "/" { from = "notes.txt" } }\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:3: partition 'boot': tree '/': ./notes.txt: cannot be read as an archive: Unrecognized archive format (a tree comes from a folder or an archive; for this one file, write file \"/NAME\" { from = ... })"
+only_old_image
+printf 'image { size = 64M }\npartition boot { type = fat size = 16M\n tree "/" { from = "empty.bin" } }\n' >card.layout
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:3: partition 'boot': tree '/': ./empty.bin: an empty archive (no entries)"
+only_old_image
 
 # an empty image file with size = auto, and strip on a folder
 : >empty.img
