@@ -225,17 +225,35 @@ static int write_checksums(struct build *b, EVP_MD_CTX *image_sha, EVP_MD_CTX *c
 	return rc;
 }
 
+/* The outputs, unnamed where their file system allows. One that gets a hidden name (its
+ * file system has no O_TMPFILE, while the image's may have) must be removed before a
+ * signal ends the process: SIGINT, SIGTERM and SIGHUP are held while they are created and,
+ * when one has a name, from then on (build_interrupted() sees them, as for a named image). */
 static int create_outputs(struct build *b)
 {
 	const struct build_options *o = b->o;
+	bool held = !b->signals_blocked;
+	sigset_t set;
 	int rc = 0;
 
+	if (held) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+		sigprocmask(SIG_BLOCK, &set, &b->old_mask);
+		b->signals_blocked = true;
+	}
 	if (o->compress)
 		rc = build_file_create(&b->compressed, o->compressed, 0, b->d);
 	if (rc == 0 && o->bmap)
 		rc = build_file_create(&b->bmap, o->bmap, 0, b->d);
 	if (rc == 0 && o->sha256)
 		rc = build_file_create(&b->sha256, o->sha256, 0, b->d);
+	if (held && !b->compressed.tmp_path && !b->bmap.tmp_path && !b->sha256.tmp_path) {
+		b->signals_blocked = false; /* nothing named: a signal may end the process at once */
+		sigprocmask(SIG_SETMASK, &b->old_mask, NULL);
+	}
 	return rc;
 }
 
