@@ -108,6 +108,38 @@ for table in mbr gpt; do
         echo "$src onto a loop device: the same mapped ranges, zeros in the mapped holes, 0xEE elsewhere, fsck.fat, mtools and e2fsck clean"
     done
 done
+
+# an image whose size is not a multiple of the 4 KiB block: a raw region ends in its
+# partial last block, which the bmap maps (hashed at its real length) and bmaptool writes
+echo "== an image of 16385 sectors"
+head -c 2048 /dev/urandom >tail.bin
+cat >odd.layout <<'LAYOUT'
+image { size = 16385s table = mbr seed = "odd" }
+raw tail { offset = 8387072 from = "tail.bin" }
+partition boot { type = fat12 size = 2M fat { cluster-size = 512 data-align = 512 } tree "/" { from = "tree/docs" } }
+LAYOUT
+"$SDIMG" build -q --bmap -o odd.img odd.layout || fail "build odd.layout"
+size=$(stat -c %s odd.img)
+[ "$size" -eq $((16385 * 512)) ] || fail "odd.img is $size bytes"
+[ "$(bmap_value odd.img.bmap BlocksCount)" -eq $((size / 4096 + 1)) ] || fail "odd.img.bmap: BlocksCount"
+[ "$(bmap_ranges odd.img.bmap | tail -1 | cut -d' ' -f2)" -eq $((size / 4096)) ] ||
+    fail "odd.img.bmap does not map the partial last block"
+check_ranges odd.img odd.img.bmap
+fill_ee target.bin "$size"
+bmaptool copy odd.img target.bin >copy.log 2>&1 || fail "bmaptool copy odd.img: $(cat copy.log)"
+[ "$(stat -c %s target.bin)" -eq "$size" ] || fail "the target file is $(stat -c %s target.bin) bytes"
+same_bytes target.bin 8387072 tail.bin
+check_ranges target.bin odd.img.bmap
+fill_ee dev.bin "$size"
+dev=$(loop_attach dev.bin)
+if [ -n "$dev" ]; then
+    bmaptool copy odd.img "$dev" >copy.log 2>&1 || fail "bmaptool copy odd.img $dev: $(cat copy.log)"
+    loop_detach "$dev"
+    same_bytes dev.bin 8387072 tail.bin
+    check_ranges dev.bin odd.img.bmap
+fi
+echo "odd.img: the partial last block is mapped and copied"
+
 rm -f target.bin dev.bin
 [ "$loops_tried" = none ] && echo "SKIPPED PART: no loop device can be made here (losetup -f failed): the block-device copies were not run"
 exit 0
