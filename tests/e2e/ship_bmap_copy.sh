@@ -9,7 +9,7 @@
 # reserved space) are written by bmaptool: zeros on the device where 0xEE was, allocated
 # zeros in a target file. Loop devices are skipped, with a word, where none can be made.
 . "$TOP/tests/e2e/lib/ship.sh"
-need bmaptool fsck.fat mcopy mke2fs e2fsck sfdisk jq python3 zstd sha256sum losetup
+need bmaptool fsck.fat mcopy mke2fs e2fsck sfdisk jq python3 zstd sha256sum
 loop_trap
 make_inputs
 
