@@ -7,12 +7,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/bmap.h"
 #include "common/bytes.h"
 #include "common/strbuf.h"
+#include "common/utf8.h"
 #include "mkimage/builder/builder_priv.h"
 
 #define NO_CHECKSUM "0000000000000000000000000000000000000000000000000000000000000000"
@@ -27,6 +29,32 @@ static int putf(struct strbuf *s, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	return strbuf_puts(s, line);
+}
+
+/* @name as the text of an XML comment, at most @cap - 1 bytes: valid UTF-8 stays, a byte
+ * that is not and a control character become '?', and a '-' after a '-' becomes '_' (XML
+ * allows no "--" inside a comment). */
+static void comment_text(const char *name, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	while (*name) {
+		const char *next = name;
+		uint32_t cp;
+		bool ok = utf8_decode(&next, &cp) == 0 && cp >= 0x20 && cp != 0x7f && cp != 0xfffe &&
+			  cp != 0xffff;
+		size_t len = ok ? (size_t)(next - name) : 1;
+		if (n + len >= cap)
+			break;
+		if (!ok)
+			out[n++] = '?';
+		else if (cp == '-' && n && out[n - 1] == '-')
+			out[n++] = '_';
+		else
+			memcpy(out + n, name, len), n += len;
+		name += len;
+	}
+	out[n] = 0;
 }
 
 static int put_ranges(struct strbuf *s, const struct build_map *m)
@@ -57,10 +85,16 @@ int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *
 
 	for (size_t i = 0; i < m->n; i++)
 		mapped += (m->v[i].end - m->v[i].start) / BMAP_BLOCK_SIZE;
-	int rc = putf(s, "<?xml version=\"1.0\" ?>\n"
-			 "<!-- The block map of %.150s, made by sdimg: the ranges that must read back\n"
-			 "     as written (tables, boot code, file system structures, files). -->\n"
-			 "<bmap version=\"" BMAP_VERSION "\">\n", name);
+	char shown[151];
+
+	comment_text(name, shown, sizeof(shown));
+	int rc = strbuf_puts(s, "<?xml version=\"1.0\" ?>\n<!-- The block map of ");
+	if (rc == 0)
+		rc = strbuf_puts(s, shown);
+	if (rc == 0)
+		rc = strbuf_puts(s, ", made by sdimg: the ranges that must read back\n"
+				    "     as written (tables, boot code, file system structures, files). -->\n"
+				    "<bmap version=\"" BMAP_VERSION "\">\n");
 	if (rc == 0)
 		rc = putf(s, "    <ImageSize> %" PRIu64 " </ImageSize>\n"
 			     "    <BlockSize> %u </BlockSize>\n"

@@ -38,8 +38,7 @@ static void progress_done(struct build *b)
 		fprintf(stderr, "\r\033[K");
 }
 
-/* With a named temporary file, SIGINT/SIGTERM/SIGHUP wait until it is removed. */
-static void block_signals(struct build *b)
+void build_hold_signals(struct build *b)
 {
 	sigset_t set;
 
@@ -49,6 +48,12 @@ static void block_signals(struct build *b)
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, &b->old_mask);
 	b->signals_blocked = true;
+}
+
+void build_release_signals(struct build *b)
+{
+	b->signals_blocked = false;
+	sigprocmask(SIG_SETMASK, &b->old_mask, NULL);
 }
 
 /* Takes the pending SIGINT, SIGTERM and SIGHUP away. */
@@ -95,7 +100,7 @@ static int commit(struct build *b)
 	if (b->o->sha256)
 		files[n++] = &b->sha256;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
-		block_signals(b);
+		build_hold_signals(b);
 	int rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
 	return rc;
@@ -108,7 +113,7 @@ static int write_everything(struct build *b)
 	if (rc < 0)
 		return rc;
 	if (b->image.tmp_path)
-		block_signals(b);
+		build_hold_signals(b);
 	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->d);
 	if (rc == 0)
 		rc = build_map_add_tables(&b->map, b->plan);
@@ -194,7 +199,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	if (b.signals_blocked && rc == 0)
 		forget_signals();
 	if (b.signals_blocked) /* a pending signal now ends the process, its files removed */
-		sigprocmask(SIG_SETMASK, &b.old_mask, NULL);
+		build_release_signals(&b);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", o->output);
 	return rc < 0 ? rc : d->errors ? -EINVAL : 0;

@@ -205,6 +205,11 @@ void build_report_partitions(struct build *b);
 void build_progress(struct build *b, const char *what, const char *name);
 bool build_interrupted(struct build *b);
 
+/* While a file has a hidden name, SIGINT, SIGTERM and SIGHUP wait (build_interrupted() asks
+ * for them between steps), so that no signal leaves the file behind. */
+void build_hold_signals(struct build *b);
+void build_release_signals(struct build *b);
+
 /* The plan region of layout partition @i, or NULL. */
 const struct plan_region *build_region_of(const struct build *b, size_t i);
 

@@ -27,7 +27,6 @@ struct feed {
 	bool in_range;
 	uint8_t *buf;                 /* CHUNK bytes read */
 	uint8_t *zeros;               /* CHUNK zero bytes */
-	unsigned chunks;
 };
 
 static uint64_t min64(uint64_t a, uint64_t b)
@@ -78,7 +77,9 @@ static int feed(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
 		rc = feed_ranges(f, pos, p, len);
 	if (rc == -EIO)
 		diag_error(d, "%s: SHA-256 failed", f->b->o->output);
-	if (rc == 0 && ++f->chunks % 64 == 0 && build_interrupted(f->b))
+	/* after every chunk: gzip takes ~50 ms a MiB of incompressible data (xz's threaded
+	 * encoder may still keep a signal waiting while a block is finished) */
+	if (rc == 0 && build_interrupted(f->b))
 		rc = -EINTR;
 	return rc;
 }
@@ -222,17 +223,27 @@ static int write_checksums(struct build *b, EVP_MD_CTX *image_sha, EVP_MD_CTX *c
 	return rc;
 }
 
+/* The outputs, unnamed where their file system allows. One that gets a hidden name (its
+ * file system has no O_TMPFILE, while the image's may have) must be removed before a
+ * signal ends the process: SIGINT, SIGTERM and SIGHUP are held while they are created and,
+ * when one has a name, from then on (build_interrupted() sees them, as for a named image). */
 static int create_outputs(struct build *b)
 {
 	const struct build_options *o = b->o;
+	bool held = !b->signals_blocked;
 	int rc = 0;
 
+	if (held)
+		build_hold_signals(b);
 	if (o->compress)
 		rc = build_file_create(&b->compressed, o->compressed, "the compressed image", 0, b->d);
 	if (rc == 0 && o->bmap)
 		rc = build_file_create(&b->bmap, o->bmap, "the bmap", 0, b->d);
 	if (rc == 0 && o->sha256)
 		rc = build_file_create(&b->sha256, o->sha256, "the checksum file", 0, b->d);
+	/* nothing named: a signal may end the process at once */
+	if (held && !b->compressed.tmp_path && !b->bmap.tmp_path && !b->sha256.tmp_path)
+		build_release_signals(b);
 	return rc;
 }
 
