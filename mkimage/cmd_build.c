@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
@@ -23,8 +24,9 @@ static void build_usage(FILE *out)
 		"                      writes only the compressed image\n"
 		"  --compress KIND[:LEVEL]\n"
 		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; levels\n"
-		"                      zst 1-19 (3), xz 0-9 (6), gz 1-9 (6)); the same bytes on\n"
-		"                      every machine, whatever its number of processors\n"
+		"                      zst 1-19 (3), xz 0-9 (6), gz 1-9 (6)); with -o X.zst, the\n"
+		"                      level of that one file. The same bytes on every machine,\n"
+		"                      whatever its number of processors\n"
 		"  --bmap[=FILE]       write the block map for bmaptool (default IMAGE.bmap, IMAGE\n"
 		"                      without the compression suffix): every range that must read\n"
 		"                      back as written, with its SHA-256\n"
@@ -113,6 +115,31 @@ static const char *with_suffix(const char *base, const char *suffix, char **owne
 	return asprintf(owned, "%s%s", base, suffix) < 0 ? (*owned = NULL) : *owned;
 }
 
+/* Whether @a and @b name one file: the same text, or one existing file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return strcmp(a, b) == 0 ||
+	       (stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+}
+
+/* Two outputs at one name would leave one of them (or the layout) overwritten: refused. */
+static int distinct_outputs(const struct build_options *o, const char *layout)
+{
+	const char *names[5] = { layout, o->write_raw ? o->output : NULL, o->compressed, o->bmap,
+				 o->sha256 };
+	static const char *const what[5] = { "the layout", "the image", "the compressed image",
+					     "the bmap", "the checksum file" };
+
+	for (int i = 0; i < 5; i++)
+		for (int j = i + 1; names[i] && j < 5; j++)
+			if (names[j] && same_file(names[i], names[j]))
+				return cli_usage_error("build", "%s and %s would both be %s", what[i],
+						       what[j], names[j]);
+	return EXIT_OK;
+}
+
 /* The outputs' names from the request; the strings live in @owned (free them). */
 static int name_outputs(const struct build_request *r, const char *layout,
 			struct build_options *o, char *owned[5])
@@ -123,7 +150,9 @@ static int name_outputs(const struct build_request *r, const char *layout,
 	if (!given)
 		return EXIT_FAILED;
 	by_name = compression_of_name(given);
-	o->write_raw = by_name == BUILD_COMPRESS_NONE || r->compress;
+	/* -o x.img.zst: only the compressed image (--compress then sets its level);
+	 * -o x.img --compress zst: both */
+	o->write_raw = by_name == BUILD_COMPRESS_NONE;
 	if (r->compress && parse_compress(r->compress, o) != EXIT_OK)
 		return EXIT_USAGE;
 	if (by_name && r->compress && by_name != o->compress)
@@ -154,7 +183,7 @@ static int name_outputs(const struct build_request *r, const char *layout,
 	if (!o->output || (o->compress && !o->compressed) || (r->bmap && !o->bmap) ||
 	    (r->sha256 && !o->sha256))
 		return EXIT_FAILED;
-	return EXIT_OK;
+	return distinct_outputs(o, layout);
 }
 
 static int run_build(const struct cli_layout_args *args, const char *path,

@@ -94,6 +94,11 @@ for kl in zst:1 zst:19 xz:0 xz:9 gz:1 gz:9; do
     cmp -s lv/card.img $raw || fail "--compress $kl: another raw image"
     sums_ok lv lv/card.img.sha256 card.img card.img.$kind
     decompresses_to lv/card.img.$kind $raw
+    # -o card.img.KIND with --compress KIND:LEVEL: that one file, at that level
+    rm -rf lvo && mkdir lvo
+    build lvo -o lvo/card.img.$kind --compress "$kl"
+    [ "$(ls lvo)" = "card.img.$kind" ] || fail "-o card.img.$kind --compress $kl wrote $(ls lvo | tr '\n' ' ')"
+    cmp -s lvo/card.img.$kind lv/card.img.$kind || fail "-o card.img.$kind --compress $kl: another file"
 done
 echo "levels zst 1, 19, xz 0, 9, gz 1, 9: decompress to the image, sha256sum -c passes"
 

@@ -36,3 +36,8 @@ usage "--compress gz: the level is a number from 1 to 9" --compress gz:0
 usage "-o x.img.zst ends in .zst but --compress asks for xz" -o x.img.zst --compress xz
 usage "-o x.img.xz ends in .xz but --compress asks for gz" -o x.img.xz --compress gz:1
 usage "-o x.img.gz ends in .gz but --compress asks for zst" -o x.img.gz --compress zst --bmap --sha256
+# two outputs at one name: one of them would be lost
+usage "the image and the bmap would both be c.img" -o c.img --bmap=c.img
+usage "the compressed image and the checksum file would both be c.img.zst" -o c.img --compress zst --sha256=c.img.zst
+usage "the bmap and the checksum file would both be x" --bmap=x --sha256=x
+usage "the layout and the image would both be ../card.layout" -o ../card.layout
