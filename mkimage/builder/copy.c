@@ -1,7 +1,10 @@
 /* copy: a host file into the image, holes kept as holes (see builder_priv.h). */
 #include <errno.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "mkimage/builder/builder_priv.h"
@@ -49,11 +52,55 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 	return rc;
 }
 
+/*
+ * Records in @map every extent the file system gives @fd within its @size bytes, written or
+ * not (FIEMAP): mke2fs allocates a journal and inode tables as unwritten extents, which
+ * SEEK_DATA reports as holes, yet a card must hold their zeros rather than what it held
+ * before. Returns 0, or a negative errno when the file system offers no FIEMAP.
+ */
+static int map_extents(int fd, uint64_t size, uint64_t dst_offset, struct build_map *map)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[64];
+	} q;
+	uint64_t start = 0;
+
+	while (start < size) {
+		memset(&q, 0, sizeof(q));
+		q.fm.fm_start = start;
+		q.fm.fm_length = size - start;
+		q.fm.fm_flags = FIEMAP_FLAG_SYNC; /* delayed allocations first get their blocks */
+		q.fm.fm_extent_count = sizeof(q.ext) / sizeof(q.ext[0]);
+		if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) < 0)
+			return -errno;
+		if (q.fm.fm_mapped_extents == 0)
+			return 0;
+		for (unsigned i = 0; i < q.fm.fm_mapped_extents; i++) {
+			const struct fiemap_extent *e = &q.ext[i];
+			uint64_t end = e->fe_logical + e->fe_length < size ? e->fe_logical + e->fe_length
+									: size;
+			if (e->fe_logical < end &&
+			    build_map_add(map, dst_offset + e->fe_logical, end - e->fe_logical) < 0)
+				return -ENOMEM;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				return 0;
+			start = e->fe_logical + e->fe_length;
+		}
+	}
+	return 0;
+}
+
 int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, const char *what,
 		    struct build_map *map, struct diag *d)
 {
 	uint64_t pos = 0;
+	int mapped = map ? map_extents(src_fd, size, dst_offset, map) : 0;
 
+	if (mapped == -ENOMEM)
+		return diag_error(d, "%s: out of memory", what);
+	if (mapped == 0) /* FIEMAP recorded them all, or no map is kept */
+		map = NULL;
 	while (pos < size) {
 		off_t data = lseek(src_fd, (off_t)pos, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
