@@ -74,6 +74,11 @@ static int zstd_open(struct build_compressor *z, int level, uint64_t size, struc
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_nbWorkers, (int)threads())))
 		return diag_error(d, "%s: this libzstd has no multithreading, which sdimg needs "
 				     "for a .zst that is the same on every machine", z->path);
+	/* up to level 5 the window is at most 2 MiB: jobs of one window rather than zstd's
+	 * default of four hold a quarter of the memory per worker at the same ratio; higher
+	 * levels keep zstd's jobs. The frames still depend on the level alone. */
+	if (level <= 5 && ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_jobSize, 2 << 20)))
+		return diag_error(d, "%s: zstd refuses its job size", z->path);
 	return 0;
 }
 
