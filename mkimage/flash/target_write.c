@@ -4,6 +4,10 @@
  * meanwhile, and neither the writes nor the read-back go through the page cache, which
  * could otherwise answer the verify with what was written rather than what the card holds.
  * Writes are whole logical blocks from aligned buffers, up to 4 MiB, in ascending order.
+ * The read-back runs beside the writes, in a thread of its own that follows them at a
+ * distance: a stretch is read back once an fsync has put it on the card (every 64 MiB
+ * written), so a card that reads while it writes is verified in little more than the time
+ * its writes take.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +25,22 @@
 #define IO_SIZE (4u << 20)
 #define IO_ALIGN 4096u
 #define DISCARD_PIECE (256ull << 20)
+#define SYNC_EVERY (64ull << 20)   /* written bytes between two fsyncs the read-back waits for */
 
 struct worker {
 	struct flash_job *j;
 	int fd;
 	unsigned lbs;        /* the device's logical block size */
-	uint8_t *buf;        /* IO_SIZE bytes, IO_ALIGN-aligned */
+	uint8_t *buf;        /* IO_SIZE bytes, IO_ALIGN-aligned: the writes' */
+	/* the read-back, in its own thread */
+	uint8_t *vbuf;       /* IO_SIZE bytes, IO_ALIGN-aligned: the read-back's */
+	pthread_t verifier;
+	bool verifying;
+	pthread_mutex_t mu;  /* guards durable and writes_over */
+	pthread_cond_t cv;
+	uint64_t durable;    /* the bytes below it are written and flushed to the card */
+	bool writes_over;    /* no more writes come (done or failed) */
+	int verify_rc;
 };
 
 double flash_seconds(const struct timespec *from, const struct timespec *to)
@@ -65,13 +79,16 @@ void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
 	flash_job_unlock(j);
 }
 
+/* The stage a job is in; a failed job keeps the stage it failed at. */
 static void set_stage(struct flash_job *j, enum flash_stage s)
 {
 	flash_job_lock(j);
-	j->stage = s;
-	now(&j->t_progress);
-	if (s == FLASH_STAGE_GAPS || s == FLASH_STAGE_VERIFY)
-		j->t_write_end = j->t_progress;
+	if (j->result == FLASH_PASS) {
+		j->stage = s;
+		now(&j->t_progress);
+		if ((s == FLASH_STAGE_GAPS || s == FLASH_STAGE_VERIFY) && !j->t_write_end.tv_sec)
+			j->t_write_end = j->t_progress;
+	}
 	flash_job_unlock(j);
 }
 
@@ -130,9 +147,33 @@ static int put(struct worker *w, const uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
+/* Tells the read-back that everything below @upto is on the card (@over: no more writes). */
+static void publish(struct worker *w, uint64_t upto, bool over)
+{
+	if (!w->verifying)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->durable = upto;
+	w->writes_over |= over;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* fsync, then what was written before it is on the card. */
+static int flush(struct worker *w, uint64_t upto)
+{
+	if (fsync(w->fd) < 0) {
+		flash_job_fail(w->j, errno, "flushing the writes: %s", strerror(errno));
+		return -EIO;
+	}
+	publish(w, upto, false);
+	return 0;
+}
+
 static int write_ranges(struct worker *w)
 {
 	const struct flash_image *im = w->j->im;
+	uint64_t unsynced = 0;
 
 	set_stage(w->j, FLASH_STAGE_WRITE);
 	for (size_t i = 0; i < im->n_ranges; i++) {
@@ -144,13 +185,14 @@ static int write_ranges(struct worker *w)
 				return -EIO;
 			count(w->j, &w->j->bytes_written, n);
 			pos += n;
+			if ((unsynced += n) >= SYNC_EVERY && w->verifying) {
+				if (flush(w, pos) < 0)
+					return -EIO;
+				unsynced = 0;
+			}
 		}
 	}
-	if (fsync(w->fd) < 0) {
-		flash_job_fail(w->j, errno, "flushing the writes: %s", strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	return flush(w, UINT64_MAX);
 }
 
 /* ------------------------------------------------------------------ gaps */
@@ -215,6 +257,19 @@ static int fill_gaps(struct worker *w)
 
 /* ------------------------------------------------------------------ verify */
 
+/* Waits until [.., @end) is on the card. Returns false when the writes ended short of it. */
+static bool wait_durable(struct worker *w, uint64_t end)
+{
+	bool ok;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->durable < end && !w->writes_over)
+		pthread_cond_wait(&w->cv, &w->mu);
+	ok = w->durable >= end;
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
 static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CTX *sha)
 {
 	uint8_t sum[32];
@@ -224,25 +279,27 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 		size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE;
 		size_t padded = (n + w->lbs - 1) / w->lbs * w->lbs;
 		ssize_t got;
-		if (failed(w->j))
+		if (!wait_durable(w, pos + n) || failed(w->j))
 			return -EIO;
 		do
-			got = pread(w->fd, w->buf, padded, (off_t)pos);
+			got = pread(w->fd, w->vbuf, padded, (off_t)pos);
 		while (got < 0 && errno == EINTR);
 		if (got < (ssize_t)n) {
 			int e = got < 0 ? errno : EIO;
+			set_stage(w->j, FLASH_STAGE_VERIFY);
 			flash_job_fail(w->j, e, "reading bytes %llu-%llu back: %s",
 				       (unsigned long long)pos, (unsigned long long)(pos + n - 1),
 				       got < 0 ? strerror(e) : "the card ends there");
 			return -EIO;
 		}
-		EVP_DigestUpdate(sha, w->buf, n);
+		EVP_DigestUpdate(sha, w->vbuf, n);
 		count(w->j, &w->j->bytes_verified, n);
 		pos += n;
 	}
 	EVP_DigestFinal_ex(sha, sum, NULL);
 	if (memcmp(sum, r->sha256, 32) == 0)
 		return 0;
+	set_stage(w->j, FLASH_STAGE_VERIFY);
 	flash_job_lock(w->j);
 	w->j->has_bad_range = true;
 	w->j->first_bad_start = r->start;
@@ -253,13 +310,14 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 	return -EIO;
 }
 
-static int verify_ranges(struct worker *w)
+/* The read-back thread: every mapped range, as the writes make it durable. */
+static void *verify_ranges(void *arg)
 {
+	struct worker *w = arg;
 	const struct flash_image *im = w->j->im;
 	EVP_MD_CTX *sha = EVP_MD_CTX_new();
 	int rc = sha ? 0 : -ENOMEM;
 
-	set_stage(w->j, FLASH_STAGE_VERIFY);
 	if (rc < 0)
 		flash_job_fail(w->j, ENOMEM, "out of memory");
 	/* whatever a buffer of the kernel still holds for this device goes first */
@@ -268,7 +326,39 @@ static int verify_ranges(struct worker *w)
 	for (size_t i = 0; rc == 0 && i < im->n_ranges; i++)
 		rc = verify_range(w, &im->ranges[i], sha);
 	EVP_MD_CTX_free(sha);
-	return rc;
+	w->verify_rc = rc;
+	return NULL;
+}
+
+/* Starts the read-back beside the writes. */
+static int start_verify(struct worker *w)
+{
+	if (posix_memalign((void **)&w->vbuf, IO_ALIGN, IO_SIZE) != 0) {
+		flash_job_fail(w->j, ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->verifier, NULL, verify_ranges, w) != 0) {
+		flash_job_fail(w->j, EAGAIN, "no thread could be started for its read-back");
+		return -EAGAIN;
+	}
+	w->verifying = true;
+	return 0;
+}
+
+/* Waits for the read-back to end (the writes are over, or failed). */
+static int finish_verify(struct worker *w, int rc)
+{
+	if (!w->verifying)
+		return rc;
+	publish(w, w->durable, true);
+	if (rc == 0)
+		set_stage(w->j, FLASH_STAGE_VERIFY);
+	pthread_join(w->verifier, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	return rc ? rc : w->verify_rc;
 }
 
 /* ------------------------------------------------------------------ the job */
@@ -308,17 +398,19 @@ void flash_job_run(struct flash_job *j)
 		flash_job_fail(j, ENOMEM, "out of memory");
 		rc = -ENOMEM;
 	}
+	if (rc == 0 && j->o->verify)
+		rc = start_verify(&w);
 	if (rc == 0)
 		rc = write_ranges(&w);
 	if (rc == 0)
 		rc = fill_gaps(&w);
-	if (rc == 0 && j->o->verify)
-		rc = verify_ranges(&w);
+	rc = finish_verify(&w, rc);
 	if (rc == 0) /* the kernel reads the new table; a device without partitions refuses */
 		ioctl(w.fd, BLKRRPART, 0);
 	if (w.fd >= 0)
 		close(w.fd);
 	free(w.buf);
+	free(w.vbuf);
 	flash_job_lock(j);
 	if (rc == 0 && j->result == FLASH_PASS)
 		j->stage = FLASH_STAGE_DONE;
