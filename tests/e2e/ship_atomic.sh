@@ -58,7 +58,7 @@ fails() {
 mv spl.bin spl.away
 fails "a missing input" "spl.bin: No such file or directory"
 mv spl.away spl.bin
-fails "--bmap in a folder that does not exist" "/nonexistent/x.bmap: cannot create it" --bmap=/nonexistent/x.bmap
+fails "--bmap in a folder that does not exist" "/nonexistent/x.bmap: cannot create the bmap: No such file or directory" --bmap=/nonexistent/x.bmap
 mkdir -p adir
 fails "--sha256 naming a folder" "adir: exists and is not a regular file" --sha256=adir
 
