@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/path.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
 
@@ -116,12 +117,32 @@ static const char *with_suffix(const char *base, const char *suffix, char **owne
 }
 
 /* Whether @a and @b name one file: the same text, or one existing file. */
+/* @path with its folder made canonical ("./a/../out.img" -> "/home/u/out.img"), or NULL
+ * when the folder does not exist (then the text is compared). Free it. */
+static char *canonical(const char *path)
+{
+	char *dir = path_dir(path), *real = dir ? realpath(dir, NULL) : NULL, *out = NULL;
+	const char *base = strrchr(path, '/');
+
+	if (real && asprintf(&out, "%s/%s", real, base ? base + 1 : path) < 0)
+		out = NULL;
+	free(dir);
+	free(real);
+	return out;
+}
+
+/* Whether @a and @b name one file: the same canonical name, or one existing file. */
 static bool same_file(const char *a, const char *b)
 {
+	char *ca = canonical(a), *cb = canonical(b);
 	struct stat x, y;
+	bool same = strcmp(ca ? ca : a, cb ? cb : b) == 0 ||
+		    (stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+		     x.st_ino == y.st_ino);
 
-	return strcmp(a, b) == 0 ||
-	       (stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+	free(ca);
+	free(cb);
+	return same;
 }
 
 /* Two outputs at one name would leave one of them (or the layout) overwritten: refused. */

@@ -27,7 +27,8 @@ static void flash_usage(FILE *out)
 		"  --bmap FILE         the block map to use\n"
 		"  --no-verify         do not read the cards back\n"
 		"  --gaps MODE         what unmapped stretches get: keep (what they held; default),\n"
-		"                      discard (BLKDISCARD where the card can), zero (written zeros)\n"
+		"                      discard (BLKDISCARD where the card can), zero (written zeros;\n"
+		"                      the default without a bmap, whose holes are the image's zeros)\n"
 		"  --allow-fixed       also write partitions, eMMC and disks that are not removable\n"
 		"  --json              the report as JSON on the standard output\n"
 		"  --report FILE       the JSON report into FILE\n"
@@ -110,6 +111,7 @@ int cmd_flash(int argc, char **argv)
 			o.verify = false;
 		} else if (c == OPT_GAPS) {
 			status = parse_gaps(optarg, &o.gaps);
+			o.gaps_set = true;
 		} else if (c == OPT_ALLOW_FIXED) {
 			o.allow_fixed = true;
 		} else if (c == OPT_JSON) {

@@ -11,6 +11,24 @@
 
 #define COPY_CHUNK (1u << 20)
 
+/* pwrite()s all of @len bytes; a write that makes no progress is -ENOSPC. */
+static int write_all(int fd, const char *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -ENOSPC;
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
 /* Copies [off, off + len) of @src to @dst at @dst_off + off. */
 static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst_off)
 {
@@ -32,8 +50,13 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 			if (!buf && !(buf = malloc(COPY_CHUNK)))
 				return -ENOMEM;
 			done = pread(src, buf, n, (off_t)off);
-			if (done > 0 && pwrite(dst, buf, (size_t)done, (off_t)(dst_off + off)) != done)
-				done = -1;
+			if (done > 0) {
+				int wrc = write_all(dst, buf, (size_t)done, dst_off + off);
+				if (wrc < 0) {
+					rc = wrc;
+					break;
+				}
+			}
 		}
 		if (done < 0 && errno == EINTR)
 			continue;

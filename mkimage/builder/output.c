@@ -180,9 +180,11 @@ int build_files_commit(struct build_file **files, size_t n, struct diag *d)
 		if ((rc = prepare(files[i])) < 0)
 			diag_error(d, "%s: cannot write it: %s", files[i]->path, strerror(-rc));
 	for (; rc == 0 && placed < n; placed++)
-		if ((rc = put_in_place(files[placed], &swapped[placed])) < 0)
+		if ((rc = put_in_place(files[placed], &swapped[placed])) < 0) {
 			diag_error(d, "%s: cannot put it in place: %s", files[placed]->path,
 				   strerror(-rc));
+			break; /* this one was not placed: nothing of it to take back */
+		}
 	if (rc < 0) {
 		while (placed-- > 0)
 			take_back(files[placed], swapped[placed]);

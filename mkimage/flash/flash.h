@@ -81,6 +81,7 @@ struct flash_options {
 	const char *bmap;          /* NULL: found beside the image */
 	bool verify;               /* false with --no-verify */
 	enum flash_gaps gaps;
+	bool gaps_set;             /* --gaps was given (without a bmap, the default is zero) */
 	bool allow_fixed;
 	bool dry_run;
 	bool json;                 /* the JSON report on stdout */

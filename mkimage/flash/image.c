@@ -115,6 +115,17 @@ static int unpack_xz(struct unpack *u, int in, uint8_t *ibuf, uint8_t *obuf)
 	return rc;
 }
 
+/* After a gzip member: whether input follows (read into @ibuf when none is buffered). */
+static bool more_input(int in, z_stream *z, uint8_t *ibuf)
+{
+	if (z->avail_in)
+		return true;
+	ssize_t n = read_some(in, ibuf, CHUNK);
+	z->next_in = ibuf;
+	z->avail_in = n > 0 ? (uInt)n : 0;
+	return n > 0;
+}
+
 static int unpack_gzip(struct unpack *u, int in, uint8_t *ibuf, uint8_t *obuf)
 {
 	z_stream z = { 0 };
@@ -140,6 +151,12 @@ static int unpack_gzip(struct unpack *u, int in, uint8_t *ibuf, uint8_t *obuf)
 			rc = diag_error(u->d, "%s: not a valid gzip stream", u->path);
 		else
 			rc = put_nonzero(u, obuf, CHUNK - z.avail_out);
+		/* gzip -dc reads every member of a file: so does this */
+		if (rc == 0 && r == Z_STREAM_END && more_input(in, &z, ibuf)) {
+			if (inflateReset(&z) != Z_OK)
+				rc = -ENOMEM;
+			r = Z_OK;
+		}
 	}
 	inflateEnd(&z);
 	return rc;
@@ -376,8 +393,8 @@ int flash_image_open(struct flash_image *im, const char *path, const char *bmap_
 	if (rc == 0 && !im->bmap_path)
 		diag_warning(d, "%s: no bmap found (%s.bmap): %s", path, path,
 			     im->compression ? "the image is written whole"
-					     : "its data extents are written, as the file system "
-					       "shows them");
+					     : "its data extents are written, and its holes are "
+					       "zeros on the cards unless --gaps says otherwise");
 	if (rc == 0)
 		rc = check_ranges(im, im->bmap_path != NULL, d);
 	bmap_release(&b);

@@ -8,10 +8,12 @@
  * behind like that: the process would not end before it).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -82,10 +84,12 @@ static void watch(struct flash_job *jobs, size_t n, unsigned timeout)
 			continue;
 		flash_job_lock(j);
 		if (!j->finished && !j->abandoned && flash_seconds(&j->t_progress, &t) > timeout) {
-			snprintf(j->error, sizeof(j->error), "no progress for %u s: the card hangs",
-				 timeout);
-			j->error_errno = ETIMEDOUT;
-			j->result = FLASH_FAIL;
+			if (j->result == FLASH_PASS) { /* a failure it already had is the news */
+				snprintf(j->error, sizeof(j->error),
+					 "no progress for %u s: the card hangs", timeout);
+				j->error_errno = ETIMEDOUT;
+				j->result = FLASH_FAIL;
+			}
 			j->abandoned = true;
 			j->t_end = t;
 		}
@@ -111,8 +115,12 @@ static void start(struct flash_job *j)
 	j->t_progress = j->t_start;
 	j->stage = FLASH_STAGE_WRITE;
 	fflush(NULL); /* nothing buffered is printed twice */
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* a worker never writes on after the run that reports it has ended */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
 		flash_job_run(j);
 		_exit(0);
 	}
@@ -169,6 +177,9 @@ static void dry_run(FILE *out, const struct flash_image *im, struct flash_job *j
 static int finish_report(const struct flash_options *o, FILE *out, const struct flash_image *im,
 			 struct flash_job *jobs, size_t n, struct diag *d)
 {
+	/* the report file was opened, not emptied, before anything was known */
+	if (o->report && out && ftruncate(fileno(out), 0) < 0)
+		return diag_error(d, "%s: %s", o->report, strerror(errno));
 	int rc = out ? flash_write_json(out, im, jobs, n, o->dry_run, d) : 0;
 
 	if (o->report && out && fflush(out) != 0 && rc == 0)
@@ -227,22 +238,45 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 	return status;
 }
 
+/* Whether the open report file @fd is the image or its bmap. */
+static bool report_names_input(int fd, const struct flash_image *im)
+{
+	struct stat r, x;
+
+	if (fstat(fd, &r) < 0)
+		return false;
+	return (stat(im->path, &x) == 0 && x.st_dev == r.st_dev && x.st_ino == r.st_ino) ||
+	       (im->bmap_path && stat(im->bmap_path, &x) == 0 && x.st_dev == r.st_dev &&
+		x.st_ino == r.st_ino);
+}
+
 int flash_run(const struct flash_options *o, struct diag *d)
 {
 	struct flash_image im;
 	struct flash_job *jobs;
 	struct stat root;
-	/* the report file first: a path that cannot be written is told before any card is */
-	FILE *report = o->report ? fopen(o->report, "w") : o->json ? stdout : NULL;
+	/* the report file first: a path that cannot be written is told before any card is; it
+	 * is emptied only when the report is written (it might be the image, by a slip) */
+	int report_fd = o->report ? open(o->report, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666) : -1;
+	bool created = report_fd >= 0;
+	if (o->report && report_fd < 0 && errno == EEXIST)
+		report_fd = open(o->report, O_WRONLY | O_CLOEXEC);
+	FILE *report = report_fd >= 0 ? fdopen(report_fd, "w") : o->json ? stdout : NULL;
 	int rc;
 
 	if (o->report && !report)
 		return diag_error(d, "%s: the report cannot be written there: %s", o->report,
 				  strerror(errno));
 	rc = flash_image_open(&im, o->image, o->bmap, d);
+	if (rc == 0 && o->report && report_names_input(report_fd, &im))
+		rc = diag_error(d, "%s: the report would overwrite the image or its bmap", o->report);
 	if (rc < 0) {
+		if (rc == -EINVAL && im.fd >= 0)
+			flash_image_close(&im);
 		if (o->report)
 			fclose(report);
+		if (created) /* nothing was reported: no empty file is left */
+			unlink(o->report);
 		return rc;
 	}
 	if (stat("/", &root) < 0)
@@ -255,8 +289,15 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		flash_image_close(&im);
 		return diag_error(d, "out of memory");
 	}
+	/* without a bmap the image's holes are zeros that matter: the gaps get them */
+	struct flash_options eff = *o;
+	if (!im.bmap_path && !o->gaps_set)
+		eff.gaps = FLASH_GAPS_ZERO;
+	else if (!im.bmap_path && o->gaps == FLASH_GAPS_KEEP)
+		diag_warning(d, "%s: --gaps keep without a bmap: the image's holes keep what the "
+			     "cards held there, which can break their file systems", o->image);
 	for (size_t i = 0; i < o->n_targets; i++) {
-		jobs[i] = (struct flash_job){ .path = o->targets[i], .im = &im, .o = o };
+		jobs[i] = (struct flash_job){ .path = o->targets[i], .im = &im, .o = &eff };
 		init_lock(&jobs[i].lock);
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}

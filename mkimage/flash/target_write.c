@@ -79,15 +79,34 @@ void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
 	flash_job_unlock(j);
 }
 
-/* The stage a job is in; a failed job keeps the stage it failed at. */
-static void set_stage(struct flash_job *j, enum flash_stage s)
+/* The stage a job is in; a failed job keeps the stage it failed at. Only the writer passes
+ * @writes_over: the time its writes ended. */
+static void set_stage(struct flash_job *j, enum flash_stage s, bool writes_over)
 {
 	flash_job_lock(j);
 	if (j->result == FLASH_PASS) {
 		j->stage = s;
 		now(&j->t_progress);
-		if ((s == FLASH_STAGE_GAPS || s == FLASH_STAGE_VERIFY) && !j->t_write_end.tv_sec)
+		if (writes_over && !j->t_write_end.tv_sec)
 			j->t_write_end = j->t_progress;
+	}
+	flash_job_unlock(j);
+}
+
+/* The read-back failed: the job fails at verify, whatever stage the writer is in. */
+__attribute__((format(printf, 3, 4))) static void fail_verify(struct flash_job *j, int err,
+							      const char *fmt, ...)
+{
+	va_list ap;
+
+	flash_job_lock(j);
+	if (j->result == FLASH_PASS && !j->abandoned) {
+		va_start(ap, fmt);
+		vsnprintf(j->error, sizeof(j->error), fmt, ap);
+		va_end(ap);
+		j->error_errno = err;
+		j->stage = FLASH_STAGE_VERIFY;
+		j->result = FLASH_FAIL;
 	}
 	flash_job_unlock(j);
 }
@@ -175,7 +194,7 @@ static int write_ranges(struct worker *w)
 	const struct flash_image *im = w->j->im;
 	uint64_t unsynced = 0;
 
-	set_stage(w->j, FLASH_STAGE_WRITE);
+	set_stage(w->j, FLASH_STAGE_WRITE, false);
 	for (size_t i = 0; i < im->n_ranges; i++) {
 		const struct flash_range *r = &im->ranges[i];
 		for (uint64_t pos = r->start; pos < r->end;) {
@@ -240,11 +259,15 @@ static int fill_gaps(struct worker *w)
 
 	if (w->j->o->gaps == FLASH_GAPS_KEEP)
 		return 0;
-	set_stage(w->j, FLASH_STAGE_GAPS);
+	set_stage(w->j, FLASH_STAGE_GAPS, true);
 	for (size_t i = 0; rc == 0 && i <= im->n_ranges; i++) {
 		uint64_t next = i < im->n_ranges ? im->ranges[i].start : im->size;
 		rc = fill_gap(w, pos, next, &discard_ok);
 		pos = i < im->n_ranges ? im->ranges[i].end : pos;
+	}
+	if (rc == 0 && w->j->o->gaps == FLASH_GAPS_ZERO && fsync(w->fd) < 0) {
+		flash_job_fail(w->j, errno, "flushing the zeros of the gaps: %s", strerror(errno));
+		rc = -EIO;
 	}
 	if (rc == 0 && !discard_ok) {
 		flash_job_lock(w->j);
@@ -286,8 +309,7 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 		while (got < 0 && errno == EINTR);
 		if (got < (ssize_t)n) {
 			int e = got < 0 ? errno : EIO;
-			set_stage(w->j, FLASH_STAGE_VERIFY);
-			flash_job_fail(w->j, e, "reading bytes %llu-%llu back: %s",
+			fail_verify(w->j, e, "reading bytes %llu-%llu back: %s",
 				       (unsigned long long)pos, (unsigned long long)(pos + n - 1),
 				       got < 0 ? strerror(e) : "the card ends there");
 			return -EIO;
@@ -299,14 +321,13 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 	EVP_DigestFinal_ex(sha, sum, NULL);
 	if (memcmp(sum, r->sha256, 32) == 0)
 		return 0;
-	set_stage(w->j, FLASH_STAGE_VERIFY);
 	flash_job_lock(w->j);
 	w->j->has_bad_range = true;
 	w->j->first_bad_start = r->start;
 	w->j->first_bad_end = r->end;
 	flash_job_unlock(w->j);
-	flash_job_fail(w->j, 0, "bytes %llu-%llu read back differ from the image",
-		       (unsigned long long)r->start, (unsigned long long)r->end - 1);
+	fail_verify(w->j, 0, "bytes %llu-%llu read back differ from the image",
+		    (unsigned long long)r->start, (unsigned long long)r->end - 1);
 	return -EIO;
 }
 
@@ -354,7 +375,7 @@ static int finish_verify(struct worker *w, int rc)
 		return rc;
 	publish(w, w->durable, true);
 	if (rc == 0)
-		set_stage(w->j, FLASH_STAGE_VERIFY);
+		set_stage(w->j, FLASH_STAGE_VERIFY, true);
 	pthread_join(w->verifier, NULL);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);

@@ -118,7 +118,20 @@ static void test_commit_all_or_none(void **state)
 	assert_true(diag_has(&d, "c.sha256: cannot put it in place"));
 	assert_file_is("a.img", "old a");
 	assert_int_equal(access("b.bmap", F_OK), -1);
-	assert_int_equal(rmdir("c.sha256"), 0);
+	assert_int_equal(rmdir("c.sha256"), 0); /* the folder that was there is still there */
+	diag_release(&d);
+
+	/* the same with a link appearing there: it stays, and so do the older files */
+	diag_init(&d);
+	assert_int_equal(build_file_create(&a, "a.img", "it", 0, &d), 0);
+	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d), 0);
+	assert_int_equal(symlink("elsewhere", "c.sha256"), 0);
+	struct build_file *pair[2] = { &a, &c };
+	assert_int_not_equal(build_files_commit(pair, 2, &d), 0);
+	assert_file_is("a.img", "old a");
+	char target[32] = "";
+	assert_int_equal(readlink("c.sha256", target, sizeof(target) - 1), 9);
+	assert_int_equal(unlink("c.sha256"), 0);
 	diag_release(&d);
 
 	/* and a set that can be put in place replaces the older file */
