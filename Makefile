@@ -125,7 +125,7 @@ check: deps
 
 # A measurement against mkfs.fat + mcopy and genimage, not a test.
 bench: all $(BUILD)/tests/tools/mktree
-	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools" tests/install-deps
+	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps
 	@tests/bench/run $(abspath $(BUILD)/sdimg) $(abspath $(BUILD)/tests/tools/mktree)
 
 install: all

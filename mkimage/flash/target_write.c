@@ -64,19 +64,27 @@ void flash_job_unlock(struct flash_job *j)
 	pthread_mutex_unlock(&j->lock);
 }
 
+/* The job's first failure, at @stage (or the stage it is in, for a negative one). */
+static void fail_at(struct flash_job *j, int stage, int err, const char *fmt, va_list ap)
+{
+	flash_job_lock(j);
+	if (j->result == FLASH_PASS && !j->abandoned) {
+		vsnprintf(j->error, sizeof(j->error), fmt, ap);
+		j->error_errno = err;
+		if (stage >= 0)
+			j->stage = (enum flash_stage)stage;
+		j->result = FLASH_FAIL;
+	}
+	flash_job_unlock(j);
+}
+
 void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	flash_job_lock(j);
-	if (j->result == FLASH_PASS && !j->abandoned) {
-		va_start(ap, fmt);
-		vsnprintf(j->error, sizeof(j->error), fmt, ap);
-		va_end(ap);
-		j->error_errno = err;
-		j->result = FLASH_FAIL;
-	}
-	flash_job_unlock(j);
+	va_start(ap, fmt);
+	fail_at(j, -1, err, fmt, ap);
+	va_end(ap);
 }
 
 /* The stage a job is in; a failed job keeps the stage it failed at. Only the writer passes
@@ -99,16 +107,9 @@ __attribute__((format(printf, 3, 4))) static void fail_verify(struct flash_job *
 {
 	va_list ap;
 
-	flash_job_lock(j);
-	if (j->result == FLASH_PASS && !j->abandoned) {
-		va_start(ap, fmt);
-		vsnprintf(j->error, sizeof(j->error), fmt, ap);
-		va_end(ap);
-		j->error_errno = err;
-		j->stage = FLASH_STAGE_VERIFY;
-		j->result = FLASH_FAIL;
-	}
-	flash_job_unlock(j);
+	va_start(ap, fmt);
+	fail_at(j, FLASH_STAGE_VERIFY, err, fmt, ap);
+	va_end(ap);
 }
 
 static void count(struct flash_job *j, uint64_t *field, uint64_t n)

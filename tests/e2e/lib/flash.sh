@@ -294,26 +294,6 @@ all_bytes() {
 
 # ------------------------------------------------------------------ the cards' contents
 
-part_start() { echo $(($(part_json "$1" "$2" start) * 512)); }
-part_size() { echo $(($(part_json "$1" "$2" size) * 512)); }
-
-# check_partitions TARGET: its own table read by sfdisk; the FAT partition (1) passes
-# fsck.fat -n and gives tree/ back through mtools in place (TARGET@@OFFSET); the ext4
-# partition (2) passes e2fsck -fn (both read out with dd for the checkers)
-check_partitions() {
-    t=$1
-    fs=$(part_start "$t" 1) fz=$(part_size "$t" 1)
-    dd if="$t" of=fat.vol bs=1M iflag=skip_bytes,count_bytes skip="$fs" count="$fz" status=none
-    fsck_clean fat.vol
-    rm -rf mt.out && mkdir mt.out
-    mcopy -s -p -Q -i "$t@@$fs" '::/*' mt.out/ >mt.err 2>&1 || fail "mcopy -i $t@@$fs: $(cat mt.err)"
-    diff -r tree mt.out >diff.out 2>&1 || fail "mcopy from $t@@$fs differs from tree/: $(head -20 diff.out)"
-    es=$(part_start "$t" 2) ez=$(part_size "$t" 2)
-    dd if="$t" of=ext.vol bs=1M iflag=skip_bytes,count_bytes skip="$es" count="$ez" status=none
-    e2fsck -fn ext.vol >e2fsck.out 2>&1 || fail "e2fsck -fn of partition 2 of $t: $(cat e2fsck.out)"
-    rm -rf fat.vol ext.vol mt.out
-}
-
 # same_table A B: sfdisk reads the same partitions (start, size, type) from both
 same_table() {
     sfdisk --json "$1" | jq -c '[.partitiontable.label, (.partitiontable.partitions[] | [.start, .size, .type])]' >table.a ||

@@ -84,29 +84,6 @@ check_ranges() {
     [ "$n" -gt 0 ] || fail "$2 maps nothing"
 }
 
-# part_start TARGET N, part_size TARGET N: bytes, from the target's own table (sfdisk)
-part_start() { echo $(($(part_json "$1" "$2" start) * 512)); }
-part_size() { echo $(($(part_json "$1" "$2" size) * 512)); }
-
-# check_partitions TARGET: the FAT partition (1) passes fsck.fat -n and gives tree/ back
-# through mtools; the ext4 partition (2) passes e2fsck -fn. Both are read out with dd (and
-# the FAT one also in place, through mtools' @@offset).
-check_partitions() {
-    t=$1
-    fs=$(part_start "$t" 1) fz=$(part_size "$t" 1)
-    dd if="$t" of=fat.vol bs=1M iflag=skip_bytes,count_bytes skip="$fs" count="$fz" status=none
-    fsck_clean fat.vol
-    # mcopy reads the volume in place (on a device it says it cannot get the geometry: the
-    # partition's own boot sector gives it, so that line is kept out of the log)
-    rm -rf mt.out && mkdir mt.out
-    mcopy -s -p -Q -i "$t@@$fs" '::/*' mt.out/ >mt.err 2>&1 || fail "mcopy -i $t@@$fs: $(cat mt.err)"
-    diff -r tree mt.out >diff.out 2>&1 || fail "mcopy from $t@@$fs differs from tree/: $(head -20 diff.out)"
-    es=$(part_start "$t" 2) ez=$(part_size "$t" 2)
-    dd if="$t" of=ext.vol bs=1M iflag=skip_bytes,count_bytes skip="$es" count="$ez" status=none
-    e2fsck -fn ext.vol >e2fsck.out 2>&1 || fail "e2fsck -fn of partition 2 of $t: $(cat e2fsck.out)"
-    rm -f fat.vol ext.vol
-}
-
 # fill_ee FILE BYTES: a file of BYTES bytes 0xEE (a card that held something else)
 fill_ee() {
     head -c "$2" /dev/zero | tr '\0' '\356' >"$1"
