@@ -145,9 +145,11 @@ static void reap(struct flash_job *jobs, size_t n)
 		j->worker = 0; /* reaped */
 		flash_job_lock(j);
 		if (!j->finished && !j->abandoned) {
-			snprintf(j->error, sizeof(j->error), "its worker ended unexpectedly (%s %d)",
-				 WIFSIGNALED(status) ? "signal" : "status",
-				 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+			if (j->result == FLASH_PASS) /* a failure it already had is the news */
+				snprintf(j->error, sizeof(j->error),
+					 "its worker ended unexpectedly (%s %d)",
+					 WIFSIGNALED(status) ? "signal" : "status",
+					 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			j->result = FLASH_FAIL;
 			j->finished = true;
 			clock_gettime(CLOCK_MONOTONIC, &j->t_end);
