@@ -133,3 +133,30 @@ check_partitions() {
     e2fsck -fn ext.vol >e2fsck.out 2>&1 || fail "e2fsck -fn of partition 2 of $t: $(cat e2fsck.out)"
     rm -rf fat.vol ext.vol mt.out
 }
+
+# need_mktree: the test driver that makes trees of files (skips without it)
+MKTREE=$BUILD/tests/tools/mktree
+need_mktree() {
+    [ -x "$MKTREE" ] || { echo "missing $MKTREE (make build/tests/tools/mktree)"; exit 77; }
+}
+
+# make_inputs: tree/ (files and folders for the FAT partition), spl.bin (the boot loader)
+# and root.ext4 (an ext4 image made by mke2fs -d from rootsrc/, 32 MiB of 4 KiB blocks; its
+# inode tables and its journal are sparse: never written, so holes or unwritten extents)
+make_inputs() {
+    need_mktree
+    mkdir -p tree/boot/overlays tree/docs/deep/er tree/empty-dir rootsrc/etc rootsrc/var/log
+    "$MKTREE" tree/many 160 40 11 >/dev/null || fail "mktree"
+    head -c 3000000 /dev/urandom >tree/boot/kernel.img
+    printf 'console=ttyS0,115200 root=/dev/mmcblk0p2 rootwait\n' >tree/boot/cmdline.txt
+    head -c 70000 /dev/urandom >tree/boot/overlays/uart.dtbo
+    : >tree/boot/empty.txt
+    printf 'deep\n' >"tree/docs/deep/er/a file with spaces.txt"
+    printf 'readme\n' >tree/README
+    head -c 500000 /dev/urandom >rootsrc/etc/blob
+    printf 'card\n' >rootsrc/etc/hostname
+    printf 'log\n' >rootsrc/var/log/messages
+    head -c 40000 /dev/urandom >spl.bin
+    mke2fs -q -F -t ext4 -b 4096 -d rootsrc -E root_owner=0:0 -U 2b5a9f7e-0d3c-4c1e-9a55-6f0e8d1c2b3a \
+        -L rootfs root.ext4 32M >/dev/null || fail "mke2fs -d rootsrc root.ext4"
+}

@@ -8,7 +8,6 @@
 # last line that says which.
 . "$TOP/tests/e2e-lib.sh"
 export LC_ALL=C.UTF-8 TZ=UTC
-MKTREE=$BUILD/tests/tools/mktree
 FAULTYCARD=$BUILD/tests/tools/faultycard
 
 skip() {
@@ -98,10 +97,6 @@ need_fuse() {
     [ -x "$FAULTYCARD" ] || skip "no FUSE test card: $FAULTYCARD is not built (libfuse3-dev missing?)"
 }
 
-need_mktree() {
-    [ -x "$MKTREE" ] || skip "missing $MKTREE (make build/tests/tools/mktree)"
-}
-
 # ------------------------------------------------------------------ loops, cards
 
 # fill_ee FILE BYTES: a file of BYTES bytes 0xEE (a card that held something else)
@@ -185,26 +180,6 @@ dio_modes() {
 }
 
 # ------------------------------------------------------------------ inputs and images
-
-# make_inputs: tree/ (the FAT partition's files and folders), spl.bin (a boot loader) and
-# root.ext4 (an ext4 image of 32 MiB made by mke2fs -d from rootsrc/)
-make_inputs() {
-    need_mktree
-    mkdir -p tree/boot/overlays tree/docs/deep/er tree/empty-dir rootsrc/etc rootsrc/var/log
-    "$MKTREE" tree/many 120 40 7 >/dev/null || fail "mktree"
-    head -c 2500000 /dev/urandom >tree/boot/kernel.img
-    printf 'console=ttyS0,115200 root=/dev/mmcblk0p2 rootwait\n' >tree/boot/cmdline.txt
-    head -c 70000 /dev/urandom >tree/boot/overlays/uart.dtbo
-    : >tree/boot/empty.txt
-    printf 'deep\n' >"tree/docs/deep/er/a file with spaces.txt"
-    printf 'readme\n' >tree/README
-    head -c 400000 /dev/urandom >rootsrc/etc/blob
-    printf 'card\n' >rootsrc/etc/hostname
-    printf 'log\n' >rootsrc/var/log/messages
-    head -c 40000 /dev/urandom >spl.bin
-    mke2fs -q -F -t ext4 -b 4096 -d rootsrc -E root_owner=0:0 -L rootfs root.ext4 32M \
-        >mke2fs.out 2>&1 || fail "mke2fs -d rootsrc root.ext4: $(cat mke2fs.out)"
-}
 
 # write_layout TABLE [SIZE_MIB]: card.layout, an MBR or a GPT card: a boot loader at 8K,
 # a FAT32 partition of tree/, an ext4 raw partition from root.ext4

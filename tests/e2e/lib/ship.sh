@@ -4,32 +4,6 @@
 # `sdimg build --bmap` writes, checked with outside tools (bmaptool, fsck.fat, mtools, e2fsck).
 . "$TOP/tests/e2e-lib.sh"
 export LC_ALL=C.UTF-8 TZ=UTC
-MKTREE=$BUILD/tests/tools/mktree
-
-need_mktree() {
-    [ -x "$MKTREE" ] || { echo "missing $MKTREE (make build/tests/tools/mktree)"; exit 77; }
-}
-
-# make_inputs: tree/ (files and folders for the FAT partition), spl.bin (the boot loader)
-# and root.ext4 (an ext4 image made by mke2fs -d from rootsrc/, 32 MiB of 4 KiB blocks; its
-# inode tables and its journal are sparse: never written, so holes or unwritten extents)
-make_inputs() {
-    need_mktree
-    mkdir -p tree/boot/overlays tree/docs/deep/er tree/empty-dir rootsrc/etc rootsrc/var/log
-    "$MKTREE" tree/many 160 40 11 >/dev/null || fail "mktree"
-    head -c 3000000 /dev/urandom >tree/boot/kernel.img
-    printf 'console=ttyS0,115200 root=/dev/mmcblk0p2 rootwait\n' >tree/boot/cmdline.txt
-    head -c 70000 /dev/urandom >tree/boot/overlays/uart.dtbo
-    : >tree/boot/empty.txt
-    printf 'deep\n' >"tree/docs/deep/er/a file with spaces.txt"
-    printf 'readme\n' >tree/README
-    head -c 500000 /dev/urandom >rootsrc/etc/blob
-    printf 'card\n' >rootsrc/etc/hostname
-    printf 'log\n' >rootsrc/var/log/messages
-    head -c 40000 /dev/urandom >spl.bin
-    mke2fs -q -F -t ext4 -b 4096 -d rootsrc -E root_owner=0:0 -U 2b5a9f7e-0d3c-4c1e-9a55-6f0e8d1c2b3a \
-        -L rootfs root.ext4 32M >/dev/null || fail "mke2fs -d rootsrc root.ext4"
-}
 
 # write_layout TABLE: card.layout with the MBR (FAT16) or the GPT (FAT32) variant. With GPT
 # the entry array moves to 2M, away from the boot loader at 8K.
