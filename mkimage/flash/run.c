@@ -200,7 +200,7 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 	if (!p.last_stage || !p.last_finished) {
 		free(p.last_stage);
 		free(p.last_finished);
-		return diag_error(d, "out of memory");
+		return diag_error(d, "%s: out of memory", o->image);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == FLASH_PASS)
@@ -289,7 +289,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		if (o->report)
 			fclose(report);
 		flash_image_close(&im);
-		return diag_error(d, "out of memory");
+		return diag_error(d, "%s: out of memory", o->image);
 	}
 	/* without a bmap the image's holes are zeros that matter: the gaps get them */
 	struct flash_options eff = *o;
