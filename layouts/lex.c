@@ -131,8 +131,6 @@ static int dq_escape(struct lexer *lx)
 	}
 	if (c >= '0' && c <= '7')
 		return octal_escape(lx);
-	if (c >= '8' && c <= '9')
-		return diag_error(lx->d, "%s:%d: bad escape sequence '\\%c'", lx->file, lx->line, c);
 	if (c == 'x' && hex_value(lx->p[1]) >= 0) {
 		int v = hex_value(lx->p[1]);
 		lx->p += 2;
@@ -140,9 +138,17 @@ static int dq_escape(struct lexer *lx)
 			v = v * 16 + hex_value(*lx->p++);
 		return v ? strbuf_putc(&lx->buf, (char)v) : nul_error(lx);
 	}
-	lx->p++;
+	if (c == '"' || c == '\\' || c == '$' || c == '\'') {
+		lx->p++;
+		return strbuf_putc(&lx->buf, c);
+	}
 	k = strchr(from, c);
-	return strbuf_putc(&lx->buf, k ? to[k - from] : c);
+	if (!k)
+		return diag_error(lx->d, "%s:%d: unknown escape '\\%c' in a string (write '\\\\' "
+					 "for a backslash, or use single quotes)",
+				  lx->file, lx->line, c);
+	lx->p++;
+	return strbuf_putc(&lx->buf, to[k - from]);
 }
 
 /* A character taken as it is (a newline in a string counts as a line). */

@@ -296,8 +296,25 @@ static void test_lexer_errors(void **state)
 	expect_errors("partition a { from = \"${1X}\" }", 1, "'${' must be followed by a variable name");
 	expect_errors("partition a { from = ${UNSET_VAR} }", 1, "t.layout:1: variable ${UNSET_VAR} is not set");
 	expect_errors("partition a { from = \"\\400\" }", 1, "t.layout:1: invalid octal escape '\\400'");
-	expect_errors("partition a { from = \"\\9\" }", 1, "t.layout:1: bad escape sequence '\\9'");
+	expect_errors("partition a { from = \"\\9\" }", 1, "t.layout:1: unknown escape '\\9' in a string");
+	/* an unknown escape is an error, not silently the bare character */
+	expect_errors("partition a { from = \"C:\\data\" }", 1,
+		      "t.layout:1: unknown escape '\\d' in a string (write '\\\\' for a backslash, or use single quotes)");
+	expect_errors("partition a { from = \"\\xg\" }", 1, "t.layout:1: unknown escape '\\x' in a string");
 	expect_errors("partition a { from = \"a\\0\" }", 1, "a NUL character cannot stand in a string");
+}
+
+/* Every documented escape of a double-quoted string gives its character. */
+static void test_known_escapes(void **state)
+{
+	struct doc doc;
+	const struct tree_section *top =
+		parse_ok("raw r { from = \"\\n\\t\\r\\\\\\\"\\$\\'\\a\\b\\e\\f\\v\\101\\x42\" }", &doc);
+
+	(void)state;
+	assert_string_equal(layout_tree_key(top->subs[0], "from")->text,
+			    "\n\t\r\\\"$'\a\b\033\f\vAB");
+	layout_doc_release(&doc);
 }
 
 /* ------------------------------------------------------------------ names and values */
@@ -469,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_section_syntax),
 		cmocka_unit_test(test_include_syntax),
 		cmocka_unit_test(test_lexer_errors),
+		cmocka_unit_test(test_known_escapes),
 		cmocka_unit_test(test_unknown_names_all_reported),
 		cmocka_unit_test(test_repeats),
 		cmocka_unit_test(test_value_types),
