@@ -255,24 +255,33 @@ int fat_vol_list(struct fat_vol *v, const char *path,
 	return walk_cooked(v, dir.first_cluster, fn, ctx, d);
 }
 
-int fat_vol_read(struct fat_vol *v, const char *path,
-		 int (*fn)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d)
+/* Marks cluster @c as seen; true when it already was (the chain loops). */
+static bool seen_before(uint8_t *seen, uint32_t c)
 {
-	struct fat_dirent f;
-	uint32_t c, left;
-	int r = lookup(v, path, &f, d);
+	uint8_t bit = (uint8_t)(1u << (c % 8));
+	bool was = seen[c / 8] & bit;
 
-	if (r)
-		return r;
-	if (f.attrs & FAT_ATTR_DIR)
-		return diag_error(d, "%s: is a directory", path), -EISDIR;
-	/* each step consumes a cluster of the size, so the walk ends even if the chain loops */
-	for (c = f.first_cluster, left = f.size; left;) {
+	seen[c / 8] |= bit;
+	return was;
+}
+
+/* Streams the @size bytes of the chain from @c to @fn; a chain that loops, leaves the data
+ * area or ends early is an error naming @path. @seen has a bit per cluster. */
+static int stream_chain(struct fat_vol *v, const char *path, uint32_t c, uint32_t size,
+			uint8_t *seen, int (*fn)(void *ctx, const void *buf, size_t len),
+			void *ctx, struct diag *d)
+{
+	for (uint32_t left = size; left;) {
 		size_t len = left < v->info.cluster_size ? left : v->info.cluster_size;
+		int r;
 		if (!fat_rd_valid_cluster(v, c))
 			return diag_error(d, "%s: cluster chain leads to cluster %" PRIu32 " after %"
-					     PRIu32 " of %" PRIu32 " bytes", path, c, f.size - left,
-					  f.size);
+					     PRIu32 " of %" PRIu32 " bytes", path, c, size - left,
+					  size);
+		if (seen_before(seen, c))
+			return diag_error(d, "%s: cluster chain loops back to cluster %" PRIu32
+					     " after %" PRIu32 " of %" PRIu32 " bytes", path, c,
+					  size - left, size);
 		r = fat_rd_pread(v, v->cbuf, len, fat_rd_cluster_off(v, c), d);
 		if (!r)
 			r = fn(ctx, v->cbuf, len);
@@ -283,7 +292,31 @@ int fat_vol_read(struct fat_vol *v, const char *path,
 			return r;
 		if (left && fat_rd_end(v, c))
 			return diag_error(d, "%s: cluster chain ends after %" PRIu32 " of %" PRIu32
-					     " bytes", path, f.size - left, f.size);
+					     " bytes", path, size - left, size);
 	}
 	return 0;
+}
+
+int fat_vol_read(struct fat_vol *v, const char *path,
+		 int (*fn)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d)
+{
+	struct fat_dirent f;
+	uint8_t *seen;
+	int r = lookup(v, path, &f, d);
+
+	if (r)
+		return r;
+	if (f.attrs & FAT_ATTR_DIR)
+		return diag_error(d, "%s: is a directory", path), -EISDIR;
+	if (f.size / v->info.cluster_size > v->info.clusters)
+		return diag_error(d, "%s: its size (%" PRIu32 " bytes) is larger than the volume's "
+				     "data area (%" PRIu32 " clusters of %" PRIu32 " bytes)",
+				  path, f.size, v->info.clusters, v->info.cluster_size);
+	/* a bit per cluster: calloc'd pages stay untouched except where the chain goes */
+	seen = calloc(((size_t)v->info.clusters + 2) / 8 + 1, 1);
+	if (!seen)
+		return diag_error(d, "%s: out of memory", path), -ENOMEM;
+	r = stream_chain(v, path, f.first_cluster, f.size, seen, fn, ctx, d);
+	free(seen);
+	return r;
 }

@@ -1,0 +1,35 @@
+#!/bin/sh
+# `sdimg cat` on a volume whose data is damaged: a cluster chain that loops back, and a
+# directory entry whose size is larger than the whole data area. Each is one error line
+# naming the file, never a stream of repeated clusters.
+. "$TOP/tests/e2e-lib.sh"
+
+head -c 20000 /dev/urandom >f.bin
+cat >l.layout <<'L'
+image { table = mbr  align = 1M }
+partition boot {
+    type = fat16  size = 16M
+    fat { cluster-size = 2K  fats = 1 }
+    file "/f.bin" { from = "f.bin" }
+}
+L
+"$SDIMG" build -o c.img l.layout >/dev/null
+"$SDIMG" cat c.img:1/f.bin >back.bin
+cmp f.bin back.bin || fail "cat of the intact file differs"
+
+# f.bin takes clusters 2..11 (20000 bytes, 2K clusters): make cluster 6 point back to 3
+vol=$((1024 * 1024))
+fat=$((vol + $(le c.img $((vol + 14)) 2) * 512))
+[ "$(le c.img $((fat + 2 * 2)) 2)" -eq 3 ] || fail "f.bin does not start at cluster 2"
+printf '\003\000' | dd of=c.img bs=1 seek=$((fat + 6 * 2)) conv=notrunc status=none
+expect_status 1 timeout 20 "$SDIMG" cat c.img:1/f.bin
+expect_stderr "f.bin: cluster chain loops back to cluster 3 after 10240 of 20000 bytes"
+
+# a size of 4 GiB - 1 in a volume of 16 MiB (the entry of F.BIN is the root's first)
+printf '\001\000' | dd of=c.img bs=1 seek=$((fat + 6 * 2)) conv=notrunc status=none
+root=$((fat + $(le c.img $((vol + 22)) 2) * 512))
+[ "$(le c.img $((root + 28)) 4)" -eq 20000 ] || fail "no 20000-byte entry at the root's start"
+printf '\377\377\377\377' | dd of=c.img bs=1 seek=$((root + 28)) conv=notrunc status=none
+expect_status 1 timeout 20 "$SDIMG" cat c.img:1/f.bin
+expect_stderr "is larger than the volume's data area"
+[ ! -s out.txt ] || fail "cat wrote $(wc -c <out.txt) bytes of a file it refused"
