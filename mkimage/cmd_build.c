@@ -255,6 +255,8 @@ int cmd_build(int argc, char **argv)
 			build_usage(stdout);
 			cli_layout_args_release(&args);
 			return EXIT_OK;
+		} else if (c == 'o' && !*optarg) {
+			status = cli_usage_error("build", "-o needs a file name");
 		} else if (c == 'o') {
 			r.output = optarg;
 		} else if (c == OPT_COMPRESS) {

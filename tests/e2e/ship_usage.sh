@@ -41,3 +41,5 @@ usage "the image and the bmap would both be c.img" -o c.img --bmap=c.img
 usage "the compressed image and the checksum file would both be c.img.zst" -o c.img --compress zst --sha256=c.img.zst
 usage "the bmap and the checksum file would both be x" --bmap=x --sha256=x
 usage "the layout and the image would both be ../card.layout" -o ../card.layout
+usage "-o needs a file name" -o ''
+usage "--bmap= needs a file name" --bmap=
