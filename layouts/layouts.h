@@ -30,6 +30,11 @@
 #define LAYOUT_DEFAULT_ALIGN (4u << 20)      /* the SDHC boundary unit */
 #define LAYOUT_DEFAULT_TIMESTAMP 315532800   /* 1980-01-01 00:00:00 UTC */
 #define LAYOUT_GPT_MAX_PARTITIONS 128
+/* MBR: 3 primary entries and 56 logical ones (numbers 5..60) is the most that fdisk and
+ * sfdisk handle (their MBR code stops at partition number 60) */
+#define LAYOUT_MBR_MAX_PARTITIONS 59
+/* raw regions plus partitions kept out of the table: no card has nearly as many */
+#define LAYOUT_MAX_UNTABLED 1024
 #define LAYOUT_MAX_BYTES (1ull << 60)         /* no size or offset is larger (1 EiB) */
 #define LAYOUT_MAX_ALIGN (1ull << 40)         /* nor an alignment (1 TiB) */
 

@@ -149,10 +149,5 @@ int plan_check(struct planner *pl)
 		bad |= check_extended(pl, r) < 0;
 		warn_off_grid(pl, r);
 	}
-	if (p->table == LAYOUT_TABLE_GPT && in_table > LAYOUT_GPT_MAX_PARTITIONS) {
-		const struct layout_loc *loc = &pl->l->parts[LAYOUT_GPT_MAX_PARTITIONS].loc;
-		bad |= diag_error(pl->d, "%s:%d: %zu partitions: a GPT holds %d at most", loc->file,
-				  loc->line, in_table, LAYOUT_GPT_MAX_PARTITIONS) < 0;
-	}
 	return bad ? -EINVAL : 0;
 }

@@ -96,6 +96,51 @@ static int check_table_none(struct reader *r)
 	return 0;
 }
 
+/* The first partition or region past @max of those that @counts; NULL when there are not
+ * that many. */
+static const struct layout_loc *past_limit(const struct layout *l, size_t max, bool in_table,
+					   size_t *ret_n)
+{
+	const struct layout_loc *past = NULL;
+	size_t n = in_table ? 0 : l->n_raws;
+
+	if (n > max)
+		past = &l->raws[max].loc;
+	for (size_t i = 0; i < l->n_parts; i++) {
+		if (l->parts[i].in_table != in_table)
+			continue;
+		if (n++ == max && !past)
+			past = &l->parts[i].loc;
+	}
+	*ret_n = n;
+	return past;
+}
+
+/* The table's own limit, checked before anything that grows with the count. */
+static int check_counts(struct reader *r)
+{
+	const struct layout *l = r->l;
+	size_t max = l->image.table == LAYOUT_TABLE_GPT ? LAYOUT_GPT_MAX_PARTITIONS
+							: LAYOUT_MBR_MAX_PARTITIONS;
+	const char *what = l->image.table == LAYOUT_TABLE_GPT
+				   ? "a GPT holds %zu at most"
+				   : "an MBR holds %zu at most (3 primary and 56 logical)";
+	const struct layout_loc *past;
+	size_t n;
+	char why[64];
+
+	if (l->image.table != LAYOUT_TABLE_NONE && (past = past_limit(l, max, true, &n))) {
+		snprintf(why, sizeof(why), what, max);
+		return diag_error(r->d, "%s:%d: %zu partitions in the table: %s", past->file,
+				  past->line, n, why);
+	}
+	if ((past = past_limit(l, LAYOUT_MAX_UNTABLED, false, &n)))
+		return diag_error(r->d, "%s:%d: %zu raw regions and partitions out of the table: "
+					"a layout holds %d at most", past->file, past->line, n,
+				  LAYOUT_MAX_UNTABLED);
+	return 0;
+}
+
 /* Length of the directory part of @path ("/a/b" -> 2 for "/a"; "/b" -> 0). */
 static size_t dir_len(const char *path)
 {
@@ -130,6 +175,8 @@ int layout_validate(struct reader *r)
 {
 	int bad = 0;
 
+	if (check_counts(r) < 0)
+		return -EINVAL;
 	bad |= check_unique_names(r) < 0;
 	bad |= check_sizes(r) < 0;
 	bad |= check_table_none(r) < 0;

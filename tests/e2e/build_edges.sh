@@ -138,3 +138,8 @@ if command -v blkid >/dev/null; then
     dd if=lc.img of=lcp.img bs=1M skip=4 count=16 status=none
     [ "$(blkid -o value -s LABEL lcp.img)" = "boot" ] || fail "blkid LABEL: $(blkid lcp.img)"
 fi
+
+# 59 partitions, the most an MBR holds: sfdisk reads 60 entries (with the extended one)
+{ echo 'image { align = 1M }'; i=1; while [ $i -le 59 ]; do echo "partition p$i { size = 1M }"; i=$((i + 1)); done; } >mbr59.layout
+expect_status 0 "$SDIMG" build -q -o mbr59.img mbr59.layout
+[ "$(sfdisk --json mbr59.img | jq '.partitiontable.partitions | length')" -eq 60 ] || fail "sfdisk: not 60 entries"

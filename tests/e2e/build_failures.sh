@@ -140,3 +140,11 @@ for sig in TERM INT; do
     fi
     only_old_image
 done
+
+# more partitions than an MBR holds: refused in the plan, at the line of the first too many
+{ echo 'image { align = 1M }'; i=1; while [ $i -le 60 ]; do echo "partition p$i { size = 1M }"; i=$((i + 1)); done; } >card.layout
+expect_status 1 "$SDIMG" plan card.layout
+expect_stderr "card.layout:61: 60 partitions in the table: an MBR holds 59 at most"
+expect_status 1 "$SDIMG" build -o out/card.img card.layout
+expect_stderr "card.layout:61: 60 partitions in the table: an MBR holds 59 at most"
+only_old_image

@@ -269,7 +269,16 @@ static void test_gpt_limits_and_speed(void **state)
 	struct timespec t0, t1;
 	(void)state;
 	char *text = many_partitions(129);
-	expect_plan_error(text, "129 partitions: a GPT holds 128 at most");
+	expect_error(text, "129 partitions in the table: a GPT holds 128 at most");
+	free(text);
+	/* out of the table: raw regions and partitions with in-table = false together */
+	text = calloc(1100, 64);
+	assert_non_null(text);
+	for (unsigned i = 0, len = 0; i < 1025; i++)
+		len += (unsigned)sprintf(text + len, i % 2 ? "raw r%u { offset = %uK from = \"x\" }\n"
+						   : "partition p%u { size = 1M in-table = false }\n",
+					 i, 8 * (i + 1));
+	expect_error(text, "1025 raw regions and partitions out of the table: a layout holds 1024 at most");
 	free(text);
 	/* parsing and planning 100 partitions: measured, and far below 10 ms unsanitised */
 	text = many_partitions(100);
