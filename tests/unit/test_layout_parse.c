@@ -304,6 +304,25 @@ static void test_lexer_errors(void **state)
 	expect_errors("partition a { from = \"a\\0\" }", 1, "a NUL character cannot stand in a string");
 }
 
+/* Sections nested 36,000 deep: the schema stops at the first unknown one (no recursion
+ * whose depth the input controls), with two errors. */
+static void test_deep_nesting(void **state)
+{
+	const char *open[] = { "image { ", "partition p { file \"/a\" { " };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		size_t len = strlen(open[k]);
+		char *text = malloc(len * 36000 + 1);
+		assert_non_null(text);
+		for (size_t i = 0; i < 36000; i++)
+			memcpy(text + i * len, open[k], len);
+		text[len * 36000] = '\0';
+		expect_errors(text, 2, "t.layout:1: unknown section");
+		free(text);
+	}
+}
+
 /* Every documented escape of a double-quoted string gives its character. */
 static void test_known_escapes(void **state)
 {
@@ -487,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_include_syntax),
 		cmocka_unit_test(test_lexer_errors),
 		cmocka_unit_test(test_known_escapes),
+		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_unknown_names_all_reported),
 		cmocka_unit_test(test_repeats),
 		cmocka_unit_test(test_value_types),
