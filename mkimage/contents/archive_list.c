@@ -16,6 +16,10 @@
 #include "mkimage/contents/contents_priv.h"
 
 #define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
+/* followed links may copy this many times the archive's entries and bytes, plus a floor */
+#define LINK_COPIES_FACTOR 4
+#define LINK_COPIES_NODES 10000
+#define LINK_COPIES_BYTES (1ull << 30)
 
 /* A regular file that strip removed, which hard links may still name. */
 struct gone {
@@ -39,6 +43,8 @@ struct lister {
 	uint32_t id;	   /* 1 + index of the archive in c->archives */
 	uint64_t ordinal;  /* number of the entry being listed */
 	uint64_t kept;	   /* entries that strip left */
+	uint64_t bytes;	   /* the bytes of their files */
+	uint64_t copied_nodes, copied_bytes; /* what following links made */
 	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
 	struct gone *gone;
 	size_t n_gone, cap_gone;
@@ -312,6 +318,7 @@ static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae
 	if (n.size > UINT32_MAX)
 		return diag_error(ls->d, "%s: %s: %llu bytes; a FAT file must be smaller than "
 				  "4 GiB", ls->host, content_archive_entry_name(ae), (unsigned long long)n.size);
+	ls->bytes += n.size;
 	return add_node(ls, &n, rel, ae);
 }
 
@@ -370,24 +377,53 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	return rc;
 }
 
-/* Copies the archive's nodes below folder @from (a path and its key) to below @to. */
-static int copy_below(struct lister *ls, const char *from, const char *from_key,
-		      const char *to)
+/*
+ * Counts one node that following a link made, of @size bytes; an error when links have made
+ * more than LINK_COPIES_FACTOR times what the archive holds (plus a floor): FAT has no links,
+ * so each link is a copy, and a few links to folders that hold links can multiply a small
+ * archive into millions of files.
+ */
+static int count_copy(struct lister *ls, uint64_t size)
 {
-	size_t len = strlen(from_key), plen = strlen(from), n = ls->c->n;
+	uint64_t max_nodes = LINK_COPIES_FACTOR * ls->kept + LINK_COPIES_NODES;
+	uint64_t max_bytes = LINK_COPIES_FACTOR * ls->bytes + LINK_COPIES_BYTES;
 
-	for (size_t j = ls->first_node; j < n; j++) {
-		const struct content_node *m = &ls->c->nodes[j];
-		if (m->removed || m->source != ls->source || strncmp(m->key, from_key, len) ||
-		    m->key[len] != '/')
+	ls->copied_nodes++;
+	ls->copied_bytes += size;
+	if (ls->copied_nodes > max_nodes)
+		return diag_error(ls->d, "%s: its symbolic links copy more than %llu entries (%d "
+					 "times the %llu it holds, plus %d); FAT has no links, so "
+					 "each followed link is a full copy",
+				  ls->host, (unsigned long long)max_nodes, LINK_COPIES_FACTOR,
+				  (unsigned long long)ls->kept, LINK_COPIES_NODES);
+	if (ls->copied_bytes > max_bytes)
+		return diag_error(ls->d, "%s: its symbolic links copy more than %llu bytes (%d "
+					 "times the %llu bytes of its files, plus %llu); FAT has no "
+					 "links, so each followed link is a full copy",
+				  ls->host, (unsigned long long)max_bytes, LINK_COPIES_FACTOR,
+				  (unsigned long long)ls->bytes, (unsigned long long)LINK_COPIES_BYTES);
+	return 0;
+}
+
+/* Copies the archive's nodes below folder node @from to below the path @to. */
+static int copy_below(struct lister *ls, size_t from, const char *to)
+{
+	size_t plen = strlen(ls->c->nodes[from].path);
+
+	for (size_t k = ls->c->nodes[from].kids; k; k = content_next_below(ls->c, from + 1, k)) {
+		const struct content_node *m = &ls->c->nodes[k - 1];
+		if (m->removed || m->source != ls->source)
 			continue;
 		struct content_node copy = { .is_dir = m->is_dir, .archive = m->archive,
 					     .entry = m->entry, .size = m->size, .link = m->link,
 					     .mtime = m->mtime, .mtime_ns = m->mtime_ns,
 					     .source = m->source, .origin = m->origin };
+		int rc = count_copy(ls, m->size);
+		if (rc < 0)
+			return rc;
 		if (asprintf(&copy.path, "%s%s", to, m->path + plen) < 0)
 			return -ENOMEM;
-		int rc = content_add(ls->c, &copy, ls->d); /* may move ls->c->nodes */
+		rc = content_add(ls->c, &copy, ls->d); /* may move ls->c->nodes */
 		free(copy.path);
 		if (rc < 0)
 			return rc;
@@ -402,9 +438,9 @@ static int copy_below(struct lister *ls, const char *from, const char *from_key,
 static int follow_to_folder(struct lister *ls, size_t i, const struct content_node *t)
 {
 	struct content_node *n = &ls->c->nodes[i];
-	size_t len = strlen(t->key);
-	char *from = strdup(t->path), *from_key = strdup(t->key), *to = strdup(n->path);
-	int rc = from && from_key && to ? 0 : -ENOMEM;
+	size_t len = strlen(t->key), from = (size_t)(t - ls->c->nodes);
+	char *to = strdup(n->path);
+	int rc = to ? 0 : -ENOMEM;
 
 	if (rc == 0 && !strncmp(n->key, t->key, len) && (!n->key[len] || n->key[len] == '/'))
 		rc = diag_error(ls->d, "%s: a symbolic link loop (it leads to %s, which holds it)",
@@ -415,10 +451,8 @@ static int follow_to_folder(struct lister *ls, size_t i, const struct content_no
 		n->mtime_ns = t->mtime_ns;
 		free(n->link);
 		n->link = NULL;
-		rc = copy_below(ls, from, from_key, to);
+		rc = copy_below(ls, from, to);
 	}
-	free(from);
-	free(from_key);
 	free(to);
 	return rc;
 }
@@ -452,6 +486,9 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		if (t->is_dir)
 			return follow_to_folder(ls, i, t);
 		if (!t->link) {
+			int rc = count_copy(ls, t->size);
+			if (rc < 0)
+				return rc;
 			n->archive = t->archive;
 			n->entry = t->entry;
 			n->size = t->size;

@@ -43,6 +43,9 @@ struct content_node {
 	char *origin;    /* where it comes from, for messages (owned) */
 	bool removed;    /* replaced by a later entry */
 	bool implicit;   /* a folder created because a path needs it */
+	size_t parent;   /* 1 + index of the folder node holding it (0: the partition's root) */
+	size_t kids;     /* 1 + index of its most recently added child (0: none) */
+	size_t next;     /* 1 + index of the child its folder got before it (0: none) */
 };
 
 /* An archive files come from, as it was when it was listed. */
@@ -58,6 +61,7 @@ struct content {
 	struct content_node *nodes;
 	size_t n, cap;
 	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
+	size_t root_kids;/* 1 + index of the root's most recently added child (0: none) */
 	size_t index_cap;
 	int64_t implicit_mtime; /* time of folders created because a path needs them */
 	struct content_archive *archives; /* the archives files come from */

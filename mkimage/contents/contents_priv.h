@@ -16,6 +16,12 @@ struct content_node *content_find(struct content *c, const char *key);
 /* Adds a node (see model.c); returns 0 or a negative errno (message in @d). */
 int content_add(struct content *c, const struct content_node *in, struct diag *d);
 
+/*
+ * The node after @k (1 + index) in a walk of the folder @root (1 + index) and everything
+ * below it, parents before children; 0 when the walk is done. Start with root's kids.
+ */
+size_t content_next_below(const struct content *c, size_t root, size_t k);
+
 /* Puts node @i into the hash index (which has room). */
 int content_index_one(struct content *c, size_t i);
 

@@ -57,17 +57,41 @@ struct content_node *content_find(struct content *c, const char *key)
 	return NULL;
 }
 
+size_t content_next_below(const struct content *c, size_t root, size_t k)
+{
+	if (c->nodes[k - 1].kids)
+		return c->nodes[k - 1].kids;
+	for (; k && k != root; k = c->nodes[k - 1].parent)
+		if (c->nodes[k - 1].next)
+			return c->nodes[k - 1].next;
+	return 0;
+}
+
 /* Marks @n and, for a directory, everything below it as replaced. */
 static void remove_subtree(struct content *c, struct content_node *n)
 {
-	size_t len = strlen(n->key);
+	size_t root = (size_t)(n - c->nodes) + 1;
 
-	if (n->is_dir)
-		for (size_t i = 0; i < c->n; i++)
-			if (!c->nodes[i].removed && strncmp(c->nodes[i].key, n->key, len) == 0 &&
-			    c->nodes[i].key[len] == '/')
-				c->nodes[i].removed = true;
+	for (size_t k = n->kids; k; k = content_next_below(c, root, k))
+		c->nodes[k - 1].removed = true;
 	n->removed = true;
+}
+
+/* Links node @i to the list of children of its folder (found by its key). */
+static void link_to_parent(struct content *c, size_t i)
+{
+	struct content_node *n = &c->nodes[i];
+	char *slash = strrchr(n->key, '/');
+	struct content_node *dir = NULL;
+
+	if (slash && slash != n->key) {
+		*slash = '\0';
+		dir = content_find(c, n->key);
+		*slash = '/';
+	}
+	n->parent = dir ? (size_t)(dir - c->nodes) + 1 : 0;
+	n->next = dir ? dir->kids : c->root_kids;
+	*(dir ? &dir->kids : &c->root_kids) = i + 1;
 }
 
 static void node_release(struct content_node *n)
@@ -94,6 +118,8 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 	n->origin = strdup(in->origin);
 	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
 	n->link = in->link ? strdup(in->link) : NULL;
+	n->kids = 0;
+	link_to_parent(c, c->n - 1);
 	if (!n->origin || (in->host_path && !n->host_path) || (in->link && !n->link))
 		return -ENOMEM;
 	if (c->n * 2 > c->index_cap)

@@ -53,6 +53,17 @@ bad empty.tar "empty.tar: an empty archive (no entries)"
 echo "just some text" >notes.txt
 bad notes.txt "notes.txt: cannot be read as an archive: Unrecognized archive format"
 
+# links that multiply: dK/a and dK/b both name d(K-1), 2^16 copies from a 30 KB tar; refused
+# at once (FAT has no links: each followed link is a copy), not after minutes and gigabytes
+mkdir -p bomb/d0 && echo x >bomb/d0/f
+k=1
+while [ $k -le 16 ]; do
+    mkdir bomb/d$k && ln -s ../d$((k - 1)) bomb/d$k/a && ln -s ../d$((k - 1)) bomb/d$k/b
+    k=$((k + 1))
+done
+(cd bomb && bsdtar -cf ../bomb.tar .)
+bad bomb.tar "bomb.tar: its symbolic links copy more than 10204 entries (4 times the 51 it holds, plus 10000)"
+
 # 100,000 empty files in one folder: more than a FAT directory holds; memory stays modest
 mkdir -p many/d && (cd many/d && seq -f 'f%06g' 100000 | xargs touch) && bsdtar -C many -czf many.tgz .
 printf 'image { table = none }\npartition p { type = fat tree "/" { from = "many.tgz" } }\n' >bad.layout

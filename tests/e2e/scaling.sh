@@ -1,0 +1,61 @@
+#!/bin/sh
+# Work grows linearly with the input: each case runs at n and at 4n, and the CPU time at 4n
+# must stay under 8 times that at n (linear work gives about 4, quadratic work 16). Each is
+# the best of three runs, so that a busy machine does not fail the test.
+. "$TOP/tests/e2e-lib.sh"
+need bsdtar /usr/bin/time
+
+# cpu CMD...: the least user+system seconds of three runs of CMD (which must succeed)
+cpu() {
+    best=
+    for run in 1 2 3; do
+        /usr/bin/time -f '%U %S' -o t.txt "$@" >/dev/null 2>run.err || { cat run.err; fail "$*"; }
+        t=$(awk '{ printf "%.3f", $1 + $2 }' t.txt)
+        best=$(awk -v a="$t" -v b="${best:-$t}" 'BEGIN { print (a < b ? a : b) }')
+    done
+    echo "$best"
+}
+
+# scales NAME T1 T4: T4 (at 4n) is under 8 times T1 (at n), with a floor of 0.05 s for T1
+scales() {
+    ratio=$(awk -v a="$2" -v b="$3" 'BEGIN { if (a < 0.05) a = 0.05; printf "%.1f", b / a }')
+    echo "$1: ${2}s at n, ${3}s at 4n, ratio $ratio"
+    awk -v r="$ratio" 'BEGIN { exit !(r < 8) }' || fail "$1 grows faster than linearly (ratio $ratio)"
+}
+
+# an archive whose N symbolic links all name one folder of 4 files (each link is a copy of
+# it), made from an mtree description in one go
+links_archive() {
+    { echo '#mtree'; echo './target type=dir mode=0755'
+      for f in a b c d; do echo "./target/$f type=file mode=0644 size=0"; done
+      awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "./l%d type=link mode=0777 link=target\n", i }'
+    } >"links$1.mtree"
+    bsdtar -cf "links$1.tar" "@links$1.mtree"
+    printf 'image { table = none }\npartition p { type = fat32 size = auto tree "/" { from = "links%s.tar" } }\n' \
+        "$1" >"links$1.layout"
+}
+links_archive 4000
+links_archive 16000
+scales "archive, links to one folder" "$(cpu "$SDIMG" build -q -o l.img links4000.layout)" \
+    "$(cpu "$SDIMG" build -q -o l.img links16000.layout)"
+
+# a layout with N file entries in 50 folders, each with its own text
+file_layout() {
+    { echo 'image { table = none }'; echo 'partition p { type = fat32 size = auto'
+      awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "file \"/d%d/f%d\" { content = \"%d\" }\n", i % 50, i, i }'
+      echo '}'; } >"files$1.layout"
+}
+file_layout 10000
+file_layout 40000
+scales "layout, file entries" "$(cpu "$SDIMG" build -q -o f.img files10000.layout)" \
+    "$(cpu "$SDIMG" build -q -o f.img files40000.layout)"
+
+# a host folder of N files, 200 to a folder
+need_mktree
+"$MKTREE" h5000 5000 200 1 >/dev/null && "$MKTREE" h20000 20000 200 1 >/dev/null || fail "mktree"
+for n in 5000 20000; do
+    printf 'image { table = none }\npartition p { type = fat32 size = auto tree "/" { from = "h%s" } }\n' \
+        "$n" >"host$n.layout"
+done
+scales "host folder, files" "$(cpu "$SDIMG" build -q -o h.img host5000.layout)" \
+    "$(cpu "$SDIMG" build -q -o h.img host20000.layout)"
