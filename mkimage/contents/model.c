@@ -150,6 +150,10 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 		} else if (dir && !dir->is_dir) {
 			rc = diag_error(d, "%s: %s needs %s to be a folder, but %s put a file there",
 					in->origin, in->path, dir->path, dir->origin);
+		} else if (dir && dir->source == in->source && strcmp(dir->path, path) != 0) {
+			rc = diag_error(d, "%s: %s and %s (of %s): FAT sees the two names as equal "
+					   "(it ignores case)", in->origin, path, dir->path,
+					dir->origin);
 		} else if (!dir) {
 			struct content_node implicit = { .is_dir = true, .implicit = true,
 							 .mtime = c->implicit_mtime,
@@ -196,6 +200,9 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 	if (old && old->source == in->source && strcmp(old->path, path) != 0) {
 		rc = diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
 				old->origin, in->origin);
+	} else if (old && old->source == in->source && old->is_dir != in->is_dir) {
+		rc = diag_error(d, "%s and %s: a %s and a %s at one path", old->origin, in->origin,
+				old->is_dir ? "folder" : "file", in->is_dir ? "folder" : "file");
 	} else if (old && old->is_dir && in->is_dir) { /* two directories merge */
 		if (old->implicit && old->source == in->source) { /* an archive lists it late */
 			old->mtime = in->mtime;

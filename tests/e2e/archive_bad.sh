@@ -53,6 +53,14 @@ bad empty.tar "empty.tar: an empty archive (no entries)"
 echo "just some text" >notes.txt
 bad notes.txt "notes.txt: cannot be read as an archive: Unrecognized archive format"
 
+# folders FAT sees as one (README/a and readme/b), and a later entry a over the folder a/
+mkdir -p cs/README cs/readme && echo a >cs/README/a && echo b >cs/readme/b
+(cd cs && bsdtar -cf ../case.tar README/a readme/b)
+bad case.tar "case.tar: readme/b: /readme and /README (of ./case.tar: README/a): FAT sees the two names as equal"
+mkdir -p fa/a fb && echo 1 >fa/a/x && echo f >fb/a
+(cd fa && bsdtar -cf ../over.tar a a/x) && (cd fb && bsdtar -rf ../over.tar a)
+bad over.tar "over.tar: a/ and ./over.tar: a: a folder and a file at one path"
+
 # links that multiply: dK/a and dK/b both name d(K-1), 2^16 copies from a 30 KB tar; refused
 # at once (FAT has no links: each followed link is a copy), not after minutes and gigabytes
 mkdir -p bomb/d0 && echo x >bomb/d0/f
