@@ -25,6 +25,12 @@
 #include "fat/fat.h"
 #include "layouts/layouts.h"
 
+/* A path in a partition has at most this many names and bytes, whatever its source (FAT has
+ * no limit; Linux's PATH_MAX is 4096 with the NUL), so that nothing an input controls can
+ * make the walks over the tree run deep. */
+#define CONTENT_MAX_DEPTH 64
+#define CONTENT_MAX_PATH 4095
+
 struct content_node {
 	char *path;      /* FAT path as it will be written: "/a/b" (owned) */
 	char *key;       /* the path folded as FAT compares names (owned) */

@@ -23,7 +23,7 @@ struct gatherer {
 	struct diag *d;
 	size_t source;
 	/* the directories being walked, for symbolic-link loops */
-	struct { dev_t dev; ino_t ino; } chain[64];
+	struct { dev_t dev; ino_t ino; } chain[CONTENT_MAX_DEPTH + 1]; /* the top and its folders */
 	size_t depth;
 };
 
@@ -139,11 +139,12 @@ static int walk_entry(struct gatherer *g, const char *host, const char *path)
 		if (g->chain[i].dev == st.st_dev && g->chain[i].ino == st.st_ino)
 			return diag_error(g->d, "%s: symbolic link loop (it leads back to a folder "
 						"that contains it)", host);
-	if (g->depth == sizeof(g->chain) / sizeof(g->chain[0]))
-		return diag_error(g->d, "%s: folders nested too deeply", host);
-	rc = add_dir(g, path, &st, host);
+	rc = add_dir(g, path, &st, host); /* refuses a path deeper than CONTENT_MAX_DEPTH */
 	if (rc < 0)
 		return rc;
+	if (g->depth == sizeof(g->chain) / sizeof(g->chain[0]))
+		return diag_error(g->d, "%s: folders nested more than %d deep; sdimg takes at "
+					"most %d", host, CONTENT_MAX_DEPTH, CONTENT_MAX_DEPTH);
 	g->chain[g->depth].dev = st.st_dev;
 	g->chain[g->depth].ino = st.st_ino;
 	g->depth++;

@@ -185,10 +185,30 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
  * Adds @in (its strings are copied, except text) at in->path: replaces what an earlier
  * entry put there, merges with an existing directory, and refuses a clash within one source.
  */
+/* A path within CONTENT_MAX_PATH bytes and CONTENT_MAX_DEPTH names, or an error. */
+static int check_path_limits(const struct content_node *in, struct diag *d)
+{
+	size_t names = 0, len = strlen(in->path);
+
+	if (len > CONTENT_MAX_PATH)
+		return diag_error(d, "%s: a path of %zu bytes in the partition; sdimg takes at "
+				     "most %d", in->origin, len, CONTENT_MAX_PATH);
+	for (const char *p = in->path; *p; p++)
+		names += p[0] == '/' && p[1] && p[1] != '/';
+	if (names > CONTENT_MAX_DEPTH)
+		return diag_error(d, "%s: a path %zu names deep in the partition; sdimg takes at "
+				     "most %d", in->origin, names, CONTENT_MAX_DEPTH);
+	return 0;
+}
+
 int content_add(struct content *c, const struct content_node *in, struct diag *d)
 {
 	char *path = NULL, *key = NULL;
-	int rc = resolve_parents(c, in, &path, d);
+	int rc = check_path_limits(in, d);
+
+	if (rc < 0)
+		return rc;
+	rc = resolve_parents(c, in, &path, d);
 
 	if (rc < 0)
 		return rc;
