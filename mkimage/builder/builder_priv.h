@@ -118,7 +118,7 @@ struct build_input {
 	bool fill;
 	const struct layout_range *holes;  /* offsets from the region's start */
 	size_t n_holes;
-	struct layout_loc loc, skip_loc, holes_loc;
+	struct layout_loc skip_loc, holes_loc;
 };
 
 /* ---- table.c: the partition table (MBR, EBRs, GPT), through libfdisk ------------------  */

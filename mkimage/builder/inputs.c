@@ -77,7 +77,7 @@ void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret
 	const struct layout_raw *r = &b->l->raws[i];
 
 	*ret = (struct build_input){ .path = b->raw_from[i], .skip = r->skip, .fill = r->fill,
-				     .holes = r->holes, .n_holes = r->n_holes, .loc = r->loc,
+				     .holes = r->holes, .n_holes = r->n_holes,
 				     .skip_loc = r->skip_loc, .holes_loc = r->holes_loc };
 	snprintf(ret->name, sizeof(ret->name), "raw '%.200s'", r->name);
 }
@@ -87,7 +87,7 @@ void build_input_of_part(const struct build *b, size_t i, struct build_input *re
 	const struct layout_partition *p = &b->l->parts[i];
 
 	*ret = (struct build_input){ .path = b->parts[i].from, .skip = p->skip, .fill = p->fill,
-				     .holes = p->holes, .n_holes = p->n_holes, .loc = p->loc,
+				     .holes = p->holes, .n_holes = p->n_holes,
 				     .skip_loc = p->skip_loc, .holes_loc = p->holes_loc };
 	snprintf(ret->name, sizeof(ret->name), "partition '%.200s'", p->name);
 }
