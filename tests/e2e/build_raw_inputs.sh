@@ -34,7 +34,7 @@ raw mbr-boot { offset = 0 from = "boot.img" holes = "440-512" }
 raw flash { offset = 32K from = "flash.bin" skip = 32K }
 raw loader { offset = 1M from = "loader.bin" holes = "8K-16K, 40K-44K" }
 raw env { offset = 3M size = 128K fill = true }
-partition uboot-env { size = 4M fill = true }
+partition uboot-env { size = 4M fill = true holes = "2M-3M" }
 partition root { from = "hdr-root.img" skip = 4K }
 partition spare { size = 4M }
 LAYOUT
@@ -78,7 +78,10 @@ covered() { # covered START END: one data extent of the image holds [START, END)
     awk -v s="$1" -v e="$2" '$1 <= s && e <= $2 { f = 1 } END { exit !f }' extents.txt
 }
 covered $((3 * M)) $((3 * M + 128 * K)) || fail "env's zeros are not data of the image: $(cat extents.txt)"
-covered $((4 * M)) $((8 * M)) || fail "uboot-env's zeros are not data of the image: $(cat extents.txt)"
+covered $((4 * M)) $((6 * M)) && covered $((7 * M)) $((8 * M)) ||
+    fail "uboot-env's zeros are not data of the image: $(cat extents.txt)"
+! awk -v s=$((6 * M)) -v e=$((7 * M)) '$1 < e && $2 > s { f = 1 } END { exit !f }' extents.txt ||
+    fail "uboot-env's hole 2M-3M was written: $(cat extents.txt)"
 ! awk -v s=$((16 * M)) -v e=$((20 * M)) '$1 < e && $2 > s { f = 1 } END { exit !f }' extents.txt ||
     fail "the bare partition 'spare' has data in the image: $(cat extents.txt)"
 
@@ -91,7 +94,8 @@ mapped $bmap $M $((M + 8 * K)) "loader before its first hole"
 mapped $bmap $((M + 16 * K)) $((M + 40 * K)) "loader between its holes"
 mapped $bmap $((M + 44 * K)) $((M + 64 * K)) "loader after its holes"
 mapped $bmap $((3 * M)) $((3 * M + 128 * K)) "env"
-mapped $bmap $((4 * M)) $((8 * M)) "uboot-env"
+mapped $bmap $((4 * M)) $((6 * M)) "uboot-env before its hole"
+mapped $bmap $((7 * M)) $((8 * M)) "uboot-env after its hole"
 data_extents root.ext4 >ext.txt
 while read -r s e; do
     mapped $bmap $((8 * M + s)) $((8 * M + e)) "root.ext4 bytes $s-$((e - 1))"
@@ -102,6 +106,7 @@ unmapped() { # unmapped START END: no range of the bmap touches [START, END)
 }
 unmapped $((M + 8 * K)) $((M + 16 * K)) "loader's hole 8K-16K"
 unmapped $((M + 40 * K)) $((M + 44 * K)) "loader's hole 40K-44K"
+unmapped $((6 * M)) $((7 * M)) "uboot-env's hole 2M-3M"
 unmapped $((16 * M)) $((20 * M)) "the bare partition 'spare'"
 echo "fill: zeros written into the image and mapped; holes and the bare partition unmapped"
 
