@@ -94,13 +94,23 @@ struct layout_image {
 	struct layout_loc loc, size_loc, gpt_entries_loc;
 };
 
+/* Bytes [start, end) counted from the first byte of a raw region or partition. */
+struct layout_range {
+	uint64_t start, end;
+};
+
 struct layout_raw {
 	char *name;
 	uint64_t offset;
-	char *from;
+	char *from;             /* NULL: fill is set */
+	uint64_t skip;          /* bytes at the start of `from` that are not copied */
+	bool fill;              /* without from: written as zeros */
+	struct layout_range *holes; /* not written (a table sits there): sorted, disjoint */
+	size_t n_holes;
 	bool size_set;
-	uint64_t size;          /* with size_set; else the file's size, known at build time */
-	struct layout_loc loc;
+	uint64_t size;          /* with size_set; else the file's size less skip, known at
+				   build time */
+	struct layout_loc loc, skip_loc, holes_loc;
 };
 
 struct layout_fat {
@@ -142,6 +152,10 @@ struct layout_partition {
 	uint64_t size;          /* with LAYOUT_SIZE_FIXED */
 	uint64_t extra;
 	char *from;
+	uint64_t skip;          /* raw: bytes at the start of `from` that are not copied */
+	bool fill;              /* raw without from: written as zeros */
+	struct layout_range *holes; /* raw: not written; sorted, disjoint */
+	size_t n_holes;
 	bool bootable;
 	uint8_t mbr_type;
 	struct layout_guid gpt_type;
@@ -152,7 +166,7 @@ struct layout_partition {
 	struct layout_fat fat;  /* meaningful for FAT types */
 	struct layout_entry *entries;
 	size_t n_entries;
-	struct layout_loc loc, start_loc, size_loc;
+	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc;
 };
 
 struct layout {

@@ -81,6 +81,7 @@ static void partition_release(struct layout_partition *p)
 {
 	free(p->name);
 	free(p->from);
+	free(p->holes);
 	free(p->label);
 	free(p->fat.label);
 	free(p->fat.oem_name);
@@ -96,6 +97,7 @@ void layout_free(struct layout *l)
 	for (size_t i = 0; i < l->n_raws; i++) {
 		free(l->raws[i].name);
 		free(l->raws[i].from);
+		free(l->raws[i].holes);
 	}
 	free(l->raws);
 	for (size_t i = 0; i < l->n_parts; i++)

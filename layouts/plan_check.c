@@ -45,6 +45,34 @@ static int report_overlap(struct planner *pl, const struct plan_region *a,
 			  describe(b, db, sizeof(db)), describe(a, da, sizeof(da)));
 }
 
+/* The holes of a raw region or raw partition (offsets from its start): *@n of them. */
+static const struct layout_range *holes_of(const struct plan_region *r, size_t *n)
+{
+	if (r->kind == PLAN_RAW) {
+		*n = r->raw->n_holes;
+		return r->raw->holes;
+	}
+	*n = r->kind == PLAN_PARTITION ? r->part->n_holes : 0;
+	return r->kind == PLAN_PARTITION ? r->part->holes : NULL;
+}
+
+/* Whether the holes of @r cover every byte of [from, to): nothing of @r is written there. */
+static bool within_holes(const struct plan_region *r, uint64_t from, uint64_t to)
+{
+	size_t n;
+	const struct layout_range *h = holes_of(r, &n);
+	uint64_t pos = from;
+
+	for (size_t i = 0; i < n && pos < to; i++) {
+		if (r->start + h[i].end <= pos)
+			continue;
+		if (r->start + h[i].start > pos)
+			return false;
+		pos = r->start + h[i].end;
+	}
+	return pos >= to;
+}
+
 static int check_overlaps(struct planner *pl)
 {
 	const struct plan *p = pl->p;
@@ -58,6 +86,11 @@ static int check_overlaps(struct planner *pl)
 			const struct plan_region *a = &p->regions[j];
 			if (!known(a) || a->start + a->size <= b->start || b->start + b->size <= a->start)
 				continue;
+			uint64_t from = a->start > b->start ? a->start : b->start;
+			uint64_t to = a->start + a->size < b->start + b->size ? a->start + a->size
+									    : b->start + b->size;
+			if (within_holes(a, from, to) || within_holes(b, from, to))
+				continue; /* one of them writes nothing there */
 			bad |= report_overlap(pl, a, b) < 0;
 		}
 	}
@@ -132,6 +165,22 @@ static void warn_off_grid(struct planner *pl, const struct plan_region *r)
 		     (unsigned long long)plan_alignment_of(part->start));
 }
 
+/* The holes of a region lie inside it (a size the layout gives is checked when it is read;
+ * `grow` is known only now). */
+static int check_holes(struct planner *pl, const struct plan_region *r)
+{
+	size_t n;
+	const struct layout_range *h = holes_of(r, &n);
+	struct layout_loc loc = r->kind == PLAN_RAW ? r->raw->holes_loc : r->part->holes_loc;
+
+	if (!n || !known(r) || h[n - 1].end <= r->size)
+		return 0;
+	return diag_error(pl->d, "%s:%d: %s '%s': holes: %llu-%llu ends past the %llu bytes of "
+				 "the %s", loc.file, loc.line, plan_kind_name(r->kind), r->name,
+			  (unsigned long long)h[n - 1].start, (unsigned long long)h[n - 1].end,
+			  (unsigned long long)r->size, plan_kind_name(r->kind));
+}
+
 int plan_check(struct planner *pl)
 {
 	const struct plan *p = pl->p;
@@ -142,6 +191,8 @@ int plan_check(struct planner *pl)
 	bad |= check_ends(pl) < 0;
 	for (size_t i = 0; i < p->n_regions; i++) {
 		const struct plan_region *r = &p->regions[i];
+		if (r->kind == PLAN_RAW || r->kind == PLAN_PARTITION)
+			bad |= check_holes(pl, r) < 0;
 		if (r->kind != PLAN_PARTITION)
 			continue;
 		in_table += r->number != 0;

@@ -13,8 +13,72 @@
 
 /* ------------------------------------------------------------------ raw */
 
+/* What a raw region or a raw partition writes: the keys from, skip, fill and holes. */
+struct input_keys {
+	char **from;
+	uint64_t *skip;
+	bool *fill;
+	struct layout_range **holes;
+	size_t *n_holes;
+	struct layout_loc *skip_loc, *holes_loc;
+};
+
+static int read_holes(struct reader *r, const struct sect *s, const struct input_keys *in)
+{
+	const char *text = layout_key_text(s, "holes");
+	struct why why;
+
+	*in->holes_loc = layout_key_loc(s, "holes");
+	if (!text)
+		return 0;
+	int rc = layout_value_ranges(text, in->holes, in->n_holes, &why);
+	if (rc == -ENOMEM)
+		return rc;
+	return rc < 0 ? layout_key_error(r, s, "holes", "%s", why.text) : 0;
+}
+
+/* Reads the keys of @in. */
+static int read_input(struct reader *r, const struct sect *s, const struct input_keys *in)
+{
+	int rc;
+
+	if ((rc = layout_key_strdup(s, "from", in->from)) < 0)
+		return rc;
+	layout_key_u64(s, "skip", in->skip);
+	*in->skip_loc = layout_key_loc(s, "skip");
+	layout_key_bool(s, "fill", in->fill);
+	return read_holes(r, s, in);
+}
+
+/* The rules between the keys of @in; "needs from or fill" is the caller's. */
+static int check_input(struct reader *r, const struct sect *s, const struct input_keys *in)
+{
+	int bad = 0;
+
+	if (*in->from && *in->fill)
+		bad |= layout_key_error(r, s, "fill", "writes zeros where there is no 'from': "
+					"remove one of them") < 0;
+	if (!*in->from && layout_key_text(s, "skip"))
+		bad |= layout_key_error(r, s, "skip", "leaves out the first bytes of 'from', and "
+					"there is no 'from'") < 0;
+	return bad ? -EINVAL : 0;
+}
+
+/* Holes must lie inside a region whose size the layout gives. */
+static int check_holes_fit(struct reader *r, const struct sect *s, const struct layout_range *h,
+			   size_t n, uint64_t size)
+{
+	if (!n || h[n - 1].end <= size)
+		return 0;
+	return layout_key_error(r, s, "holes", "%llu-%llu ends past the %llu bytes of the region",
+				(unsigned long long)h[n - 1].start,
+				(unsigned long long)h[n - 1].end, (unsigned long long)size);
+}
+
 static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *raw)
 {
+	const struct input_keys in = { &raw->from, &raw->skip, &raw->fill, &raw->holes,
+				       &raw->n_holes, &raw->skip_loc, &raw->holes_loc };
 	int rc, bad = 0;
 
 	raw->loc = layout_sect_loc(s);
@@ -25,12 +89,18 @@ static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *r
 	if (!layout_key_u64(s, "offset", &raw->offset))
 		bad |= layout_sect_error(r, s, "'offset' is required (the byte offset in the "
 					 "image)") < 0;
-	if ((rc = layout_key_strdup(s, "from", &raw->from)) < 0)
+	if ((rc = read_input(r, s, &in)) == -ENOMEM)
 		return rc;
-	if (rc == 0)
+	bad |= rc < 0;
+	bad |= check_input(r, s, &in) < 0;
+	if (!raw->from && !raw->fill)
 		bad |= layout_sect_error(r, s, "'from' is required (the file whose bytes go "
-					 "there)") < 0;
+					 "there), or 'fill = true' (zeros)") < 0;
 	raw->size_set = layout_key_u64(s, "size", &raw->size);
+	if (raw->fill && !raw->size_set)
+		bad |= layout_key_error(r, s, "fill", "needs the region's 'size'") < 0;
+	if (raw->size_set)
+		bad |= check_holes_fit(r, s, raw->holes, raw->n_holes, raw->size) < 0;
 	return bad ? -EINVAL : 0;
 }
 
@@ -160,6 +230,35 @@ static void set_type_defaults(struct layout_partition *p)
 	}
 }
 
+static int read_part_input(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	static const char *const raw_only[] = { "skip", "fill", "holes" };
+	const struct input_keys in = { &p->from, &p->skip, &p->fill, &p->holes, &p->n_holes,
+				       &p->skip_loc, &p->holes_loc };
+	int rc = read_input(r, s, &in), bad = rc < 0;
+
+	if (rc == -ENOMEM)
+		return rc;
+	if (layout_part_is_fat(p)) {
+		if (p->from)
+			bad |= layout_key_error(r, s, "from", "a FAT partition is filled with tree, "
+						"file and dir; 'from' copies an image into a raw "
+						"partition") < 0;
+		for (size_t i = 0; i < 3; i++)
+			if (layout_key_text(s, raw_only[i]))
+				bad |= layout_key_error(r, s, raw_only[i], "only a raw partition has "
+							"it") < 0;
+		return bad ? -EINVAL : 0;
+	}
+	bad |= check_input(r, s, &in) < 0;
+	if (p->holes && !p->from && !p->fill)
+		bad |= layout_key_error(r, s, "holes", "needs 'from' or 'fill = true' (holes are "
+					"bytes of those that are not written)") < 0;
+	if (p->size_kind == LAYOUT_SIZE_FIXED)
+		bad |= check_holes_fit(r, s, p->holes, p->n_holes, p->size) < 0;
+	return bad ? -EINVAL : 0;
+}
+
 static int read_part_keys(struct reader *r, const struct sect *s, struct layout_partition *p)
 {
 	uint64_t v;
@@ -173,11 +272,9 @@ static int read_part_keys(struct reader *r, const struct sect *s, struct layout_
 	read_part_size(s, p);
 	if (layout_key_u64(s, "extra", &p->extra) && p->size_kind != LAYOUT_SIZE_AUTO)
 		bad |= layout_key_error(r, s, "extra", "only adds to size = auto") < 0;
-	if ((rc = layout_key_strdup(s, "from", &p->from)) < 0)
+	if ((rc = read_part_input(r, s, p)) == -ENOMEM)
 		return rc;
-	if (rc > 0 && layout_part_is_fat(p))
-		bad |= layout_key_error(r, s, "from", "a FAT partition is filled with tree, file "
-					"and dir; 'from' copies an image into a raw partition") < 0;
+	bad |= rc < 0;
 	layout_key_bool(s, "bootable", &p->bootable);
 	layout_key_bool(s, "in-table", &p->in_table);
 	if ((rc = read_table_keys(r, s, p)) == -ENOMEM)

@@ -50,6 +50,9 @@ static const struct key_spec partition_keys[] = {
 	  .words = part_size_words },
 	SIZE("extra", KEY_SECTORS),
 	STRING("from"),
+	SIZE("skip", 0),
+	BOOL("fill"),
+	TYPED("holes", KEY_RANGES),
 	BOOL("bootable"),
 	UINT("mbr-type", 1, 255),
 	TYPED("gpt-type", KEY_GPT_TYPE),
@@ -66,7 +69,8 @@ static const struct section_spec partition_section = {
 };
 
 static const struct key_spec raw_keys[] = {
-	SIZE("offset", 0), STRING("from"), SIZE("size", KEY_NONZERO), END,
+	SIZE("offset", 0), STRING("from"), SIZE("skip", 0), BOOL("fill"), TYPED("holes", KEY_RANGES),
+	SIZE("size", KEY_NONZERO), END,
 };
 static const struct section_spec raw_section = { "raw", true, true, raw_keys, NULL };
 
@@ -210,6 +214,8 @@ int layout_schema_value(const struct key_spec *k, const char *text, struct key_v
 		return layout_value_guid(text, &ret->guid, why);
 	case KEY_GPT_TYPE:
 		return layout_value_gpt_type(text, &ret->guid, why);
+	case KEY_RANGES:
+		return layout_value_ranges(text, NULL, NULL, why);
 	case KEY_ATTRS:
 		rc = layout_value_attrs(text, &attrs, why);
 		ret->n = attrs;

@@ -28,6 +28,7 @@ enum key_type {
 	KEY_GUID,     /* "00112233-4455-6677-8899-aabbccddeeff" */
 	KEY_GPT_TYPE, /* a GUID or a GPT type alias (esp, linux, ...) */
 	KEY_ATTRS,    /* a comma list of FAT attributes */
+	KEY_RANGES,   /* byte ranges START-END, comma separated ("440-512, 1K-2K") */
 	KEY_DISK_ID,  /* a 32-bit number for mbr, a GUID for gpt: checked once the table is known */
 };
 

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -179,6 +180,82 @@ void layout_guid_text(const struct layout_guid *g, char out[37])
 	snprintf(out, 37, "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X",
 		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
 		 b[13], b[14], b[15]);
+}
+
+/* One "START-END" of @n bytes at @p. */
+static int parse_range(const char *p, size_t n, struct layout_range *ret, struct why *why)
+{
+	char text[80], *dash;
+	struct why inner;
+
+	snprintf(text, sizeof(text), "%.*s", (int)(n < sizeof(text) - 1 ? n : sizeof(text) - 1), p);
+	dash = strchr(text, '-');
+	if (!dash || n >= sizeof(text))
+		return fail(why, "'%.60s' is not a range START-END in bytes (like 440-512)", text);
+	*dash = '\0';
+	if (layout_value_size(text, &ret->start, &inner) < 0 ||
+	    layout_value_size(dash + 1, &ret->end, &inner) < 0) {
+		*dash = '-';
+		snprintf(why->text, sizeof(why->text), "in '%.40s': %.100s", text, inner.text);
+		return -EINVAL;
+	}
+	*dash = '-';
+	if (ret->end <= ret->start)
+		return fail(why, "'%.60s' is empty: END (excluded) must be after START", text);
+	return 0;
+}
+
+static int range_order(const void *a, const void *b)
+{
+	const struct layout_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
+			struct why *why)
+{
+	struct layout_range *v = NULL;
+	size_t n = 0, cap = 0;
+	const char *p = s;
+	int rc = 0;
+
+	while (rc == 0 && *p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		size_t len = strcspn(p, " ,");
+		if (len == 0)
+			break;
+		if (n == cap) {
+			struct layout_range *bigger = realloc(v, (cap = cap ? 2 * cap : 4) * sizeof(*v));
+			if (!bigger) {
+				free(v);
+				snprintf(why->text, sizeof(why->text), "out of memory");
+				return -ENOMEM;
+			}
+			v = bigger;
+		}
+		rc = parse_range(p, len, &v[n++], why);
+		p += len;
+	}
+	if (rc == 0 && n == 0)
+		rc = fail(why, "'%.60s' holds no range START-END (like 440-512)", s);
+	if (rc == 0)
+		qsort(v, n, sizeof(*v), range_order);
+	for (size_t i = 1; rc == 0 && i < n; i++)
+		if (v[i].start < v[i - 1].end) {
+			snprintf(why->text, sizeof(why->text), "the ranges %llu-%llu and %llu-%llu overlap",
+				 (unsigned long long)v[i - 1].start, (unsigned long long)v[i - 1].end,
+				 (unsigned long long)v[i].start, (unsigned long long)v[i].end);
+			rc = -EINVAL;
+		}
+	if (rc == 0 && ret) {
+		*ret = v;
+		*ret_n = n;
+		return 0;
+	}
+	free(v);
+	return rc;
 }
 
 int layout_value_attrs(const char *s, unsigned *ret, struct why *why)

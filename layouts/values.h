@@ -31,6 +31,15 @@ int layout_value_guid(const char *s, struct layout_guid *ret, struct why *why);
 /* A GPT type: a GUID or one of the aliases (esp, linux, msdata, ...). */
 int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *why);
 
+/*
+ * "440-512, 1K-2K": byte ranges START-END (sizes with units, END excluded), separated by
+ * commas. With @ret not NULL, *@ret is a new array of them sorted by start (the caller
+ * frees it) and *@ret_n their number. An empty range and two ranges that overlap are
+ * errors.
+ */
+int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
+			struct why *why);
+
 /* "readonly,hidden,system,archive" (any subset, spaces allowed) as enum layout_attr bits. */
 int layout_value_attrs(const char *s, unsigned *ret, struct why *why);
 

@@ -89,16 +89,37 @@ void build_map_release(struct build_map *m);
 /* ---- copy.c: bytes of a host file into the image ---------------------------------------- */
 
 /*
- * Copies the whole of the host file @src_fd (of @size bytes) to @dst_fd at @dst_offset,
- * leaving its holes as holes (SEEK_DATA/SEEK_HOLE) and moving data with copy_file_range
- * where the kernel allows (read/pwrite otherwise). @what names the source in messages.
+ * Copies bytes [@from, @to) of the host file @src_fd to @dst_fd at @dst_offset, leaving
+ * its holes as holes (SEEK_DATA/SEEK_HOLE) and moving data with copy_file_range where the
+ * kernel allows (read/pwrite otherwise). @what names the source in messages.
  * Each data extent of the source is recorded in @map (when not NULL): an allocated extent of
  * a file system image may hold zeros that matter.
  * Returns 0 or a negative errno with a message in @d.
  */
-int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, const char *what,
-		    struct build_map *map, struct diag *d);
+int build_copy_file(int src_fd, uint64_t from, uint64_t to, int dst_fd, uint64_t dst_offset,
+		    const char *what, struct build_map *map, struct diag *d);
 
+/*
+ * Writes @len zero bytes to @dst_fd at @offset with write(), so that they are data of the
+ * image file (its extents say so to a flash without a bmap), not a hole. @what names the
+ * region in messages. Returns 0 or a negative errno with a message in @d.
+ */
+int build_write_zeros(int dst_fd, uint64_t offset, uint64_t len, const char *what,
+		      struct diag *d);
+
+/* ---- inputs.c: what a raw region or raw partition writes ------------------------------ */
+
+/* The from, skip, fill and holes of one raw region or raw partition, as the layout gives
+ * them, with the resolved path of `from` (borrowed from the build and the layout). */
+struct build_input {
+	char name[300];                    /* "raw 'spl'", "partition 'root'" */
+	const char *path;                  /* the resolved `from`, or NULL */
+	uint64_t skip;
+	bool fill;
+	const struct layout_range *holes;  /* offsets from the region's start */
+	size_t n_holes;
+	struct layout_loc skip_loc, holes_loc;
+};
 
 /* ---- table.c: the partition table (MBR, EBRs, GPT), through libfdisk ------------------  */
 
@@ -136,7 +157,7 @@ int build_move_gpt_entries(int fd, uint64_t entries_lba, const char *path, struc
 /* What one layout partition needs while it is built. */
 struct part_state {
 	char *from;                /* raw: the host image file (owned) */
-	uint64_t from_size;
+	uint64_t from_size;        /* raw: its bytes after `skip` */
 	struct content content;    /* FAT: the files, overlaid */
 	struct fat_tree *tree;     /* FAT: the tree fat/ writes (owned) */
 	struct fat_opts opts;      /* FAT: the layout's fat { } settings */
@@ -151,8 +172,8 @@ struct build {
 	struct part_state *parts;  /* one per layout partition */
 	uint64_t *part_sizes;      /* what the contents need, for size = auto */
 	uint64_t *part_starts;     /* starts sd-format dictates */
-	char **raw_from;           /* host file of each raw region (owned) */
-	uint64_t *raw_sizes;
+	char **raw_from;           /* host file of each raw region (owned; NULL with fill) */
+	uint64_t *raw_sizes;       /* each raw region's size: its own, or its file's less skip */
 	uint8_t *mbr_types;        /* resolved MBR type of each partition */
 	struct plan *plan;
 	struct build_file image;   /* the raw image, written in place */
@@ -164,6 +185,8 @@ struct build {
 };
 
 /* inputs.c */
+void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret);
+void build_input_of_part(const struct build *b, size_t i, struct build_input *ret);
 int build_state_init(struct build *b);
 void build_state_release(struct build *b);
 int build_read_inputs(struct build *b);

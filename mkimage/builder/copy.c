@@ -29,8 +29,8 @@ static int write_all(int fd, const char *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Copies [off, off + len) of @src to @dst at @dst_off + off. */
-static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst_off)
+/* Copies [off, off + len) of @src to @dst at @dst_pos. */
+static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst_pos)
 {
 	char *buf = NULL;
 	bool use_cfr = true;
@@ -40,7 +40,7 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
 		ssize_t done = -1;
 		if (use_cfr) {
-			loff_t in = (loff_t)off, out = (loff_t)(dst_off + off);
+			loff_t in = (loff_t)off, out = (loff_t)dst_pos;
 			done = copy_file_range(src, &in, dst, &out, n, 0);
 			if (done < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
 					 errno == EOPNOTSUPP || errno == EBADF))
@@ -51,7 +51,7 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 				return -ENOMEM;
 			done = pread(src, buf, n, (off_t)off);
 			if (done > 0) {
-				int wrc = write_all(dst, buf, (size_t)done, dst_off + off);
+				int wrc = write_all(dst, buf, (size_t)done, dst_pos);
 				if (wrc < 0) {
 					rc = wrc;
 					break;
@@ -69,6 +69,7 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 			break;
 		}
 		off += (uint64_t)done;
+		dst_pos += (uint64_t)done;
 		len -= (uint64_t)done;
 	}
 	free(buf);
@@ -76,23 +77,25 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 }
 
 /*
- * Records in @map every extent the file system gives @fd within its @size bytes, written or
- * not (FIEMAP): mke2fs allocates a journal and inode tables as unwritten extents, which
- * SEEK_DATA reports as holes, yet a card must hold their zeros rather than what it held
- * before. Returns 0, or a negative errno when the file system offers no FIEMAP.
+ * Records in @map every extent the file system gives @fd within [@from, @to), written or
+ * not (FIEMAP), at @dst_offset + (its offset - @from): mke2fs allocates a journal and inode
+ * tables as unwritten extents, which SEEK_DATA reports as holes, yet a card must hold their
+ * zeros rather than what it held before. Returns 0, or a negative errno when the file
+ * system offers no FIEMAP.
  */
-static int map_extents(int fd, uint64_t size, uint64_t dst_offset, struct build_map *map)
+static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
+		       struct build_map *map)
 {
 	struct {
 		struct fiemap fm;
 		struct fiemap_extent ext[64];
 	} q;
-	uint64_t start = 0;
+	uint64_t start = from;
 
-	while (start < size) {
+	while (start < to) {
 		memset(&q, 0, sizeof(q));
 		q.fm.fm_start = start;
-		q.fm.fm_length = size - start;
+		q.fm.fm_length = to - start;
 		q.fm.fm_flags = FIEMAP_FLAG_SYNC; /* delayed allocations first get their blocks */
 		q.fm.fm_extent_count = sizeof(q.ext) / sizeof(q.ext[0]);
 		if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) < 0)
@@ -101,10 +104,11 @@ static int map_extents(int fd, uint64_t size, uint64_t dst_offset, struct build_
 			return 0;
 		for (unsigned i = 0; i < q.fm.fm_mapped_extents; i++) {
 			const struct fiemap_extent *e = &q.ext[i];
-			uint64_t end = e->fe_logical + e->fe_length < size ? e->fe_logical + e->fe_length
-									: size;
-			if (e->fe_logical < end &&
-			    build_map_add(map, dst_offset + e->fe_logical, end - e->fe_logical) < 0)
+			uint64_t first = e->fe_logical > from ? e->fe_logical : from;
+			uint64_t end = e->fe_logical + e->fe_length < to ? e->fe_logical + e->fe_length
+									 : to;
+			if (first < end &&
+			    build_map_add(map, dst_offset + (first - from), end - first) < 0)
 				return -ENOMEM;
 			if (e->fe_flags & FIEMAP_EXTENT_LAST)
 				return 0;
@@ -114,30 +118,31 @@ static int map_extents(int fd, uint64_t size, uint64_t dst_offset, struct build_
 	return 0;
 }
 
-int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, const char *what,
-		    struct build_map *map, struct diag *d)
+int build_copy_file(int src_fd, uint64_t from, uint64_t to, int dst_fd, uint64_t dst_offset,
+		    const char *what, struct build_map *map, struct diag *d)
 {
-	uint64_t pos = 0;
-	int mapped = map ? map_extents(src_fd, size, dst_offset, map) : 0;
+	uint64_t pos = from;
+	int mapped = map ? map_extents(src_fd, from, to, dst_offset, map) : 0;
 
 	if (mapped == -ENOMEM)
 		return diag_error(d, "%s: out of memory", what);
 	if (mapped == 0) /* FIEMAP recorded them all, or no map is kept */
 		map = NULL;
-	while (pos < size) {
+	while (pos < to) {
 		off_t data = lseek(src_fd, (off_t)pos, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
 			break; /* only a hole is left */
 		if (data < 0) /* no SEEK_DATA here: copy everything */
 			data = (off_t)pos;
+		if ((uint64_t)data >= to)
+			break;
 		off_t hole = lseek(src_fd, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > size)
-			hole = (off_t)size;
-		int rc = map ? build_map_add(map, dst_offset + (uint64_t)data, (uint64_t)(hole - data))
-			     : 0;
+		if (hole < 0 || (uint64_t)hole > to)
+			hole = (off_t)to;
+		uint64_t at = dst_offset + ((uint64_t)data - from), len = (uint64_t)(hole - data);
+		int rc = map ? build_map_add(map, at, len) : 0;
 		if (rc == 0)
-			rc = copy_range(src_fd, (uint64_t)data, (uint64_t)(hole - data), dst_fd,
-					dst_offset);
+			rc = copy_range(src_fd, (uint64_t)data, len, dst_fd, at);
 		if (rc < 0)
 			return diag_error(d, "%s: %s", what,
 					  rc == -ENODATA ? "the file shrank while it was copied"
@@ -145,4 +150,20 @@ int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, 
 		pos = (uint64_t)hole;
 	}
 	return 0;
+}
+
+int build_write_zeros(int dst_fd, uint64_t offset, uint64_t len, const char *what,
+		      struct diag *d)
+{
+	char *zeros = calloc(1, COPY_CHUNK);
+	int rc = zeros ? 0 : -ENOMEM;
+
+	while (rc == 0 && len > 0) {
+		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
+		rc = write_all(dst_fd, zeros, n, offset);
+		offset += n;
+		len -= n;
+	}
+	free(zeros);
+	return rc < 0 ? diag_error(d, "%s: writing its zeros: %s", what, strerror(-rc)) : 0;
 }

@@ -72,26 +72,85 @@ static int stat_input(struct build *b, const char *from, const struct layout_loc
 	return 0;
 }
 
+void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret)
+{
+	const struct layout_raw *r = &b->l->raws[i];
+
+	*ret = (struct build_input){ .path = b->raw_from[i], .skip = r->skip, .fill = r->fill,
+				     .holes = r->holes, .n_holes = r->n_holes,
+				     .skip_loc = r->skip_loc, .holes_loc = r->holes_loc };
+	snprintf(ret->name, sizeof(ret->name), "raw '%.200s'", r->name);
+}
+
+void build_input_of_part(const struct build *b, size_t i, struct build_input *ret)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+
+	*ret = (struct build_input){ .path = b->parts[i].from, .skip = p->skip, .fill = p->fill,
+				     .holes = p->holes, .n_holes = p->n_holes,
+				     .skip_loc = p->skip_loc, .holes_loc = p->holes_loc };
+	snprintf(ret->name, sizeof(ret->name), "partition '%.200s'", p->name);
+}
+
+/*
+ * The bytes @in copies from its file of @file_size bytes (those after `skip`) in *@ret;
+ * `skip` must lie inside the file and the holes inside those bytes.
+ */
+static int input_bytes(struct build *b, const struct build_input *in, uint64_t file_size,
+		       uint64_t *ret)
+{
+	const struct layout_range *last = in->n_holes ? &in->holes[in->n_holes - 1] : NULL;
+
+	if (in->skip > file_size)
+		return diag_error(b->d, "%s:%d: %s: skip %llu is past the end of %s (%llu bytes)",
+				  in->skip_loc.file, in->skip_loc.line, in->name,
+				  (unsigned long long)in->skip, in->path,
+				  (unsigned long long)file_size);
+	*ret = file_size - in->skip;
+	if (last && last->end > *ret)
+		return diag_error(b->d, "%s:%d: %s: holes: %llu-%llu ends past the %llu bytes of "
+					"%s%s", in->holes_loc.file, in->holes_loc.line, in->name,
+				  (unsigned long long)last->start, (unsigned long long)last->end,
+				  (unsigned long long)*ret, in->path, in->skip ? " after skip" : "");
+	return 0;
+}
+
+static int prepare_raw(struct build *b, size_t i)
+{
+	const struct layout_raw *r = &b->l->raws[i];
+	struct build_input in;
+	uint64_t size = 0;
+
+	b->raw_sizes[i] = r->size_set ? r->size : 0;
+	if (!r->from)
+		return 0; /* fill: the layout gives its size */
+	build_input_of_raw(b, i, &in);
+	int rc = stat_input(b, r->from, &r->loc, in.name, &b->raw_from[i], &size);
+	in.path = b->raw_from[i];
+	if (rc == 0)
+		rc = input_bytes(b, &in, size, &size);
+	if (rc == 0 && r->size_set && size > r->size)
+		rc = diag_error(b->d, "%s:%d: %s: %s is %llu bytes%s, the region has %llu",
+				r->loc.file, r->loc.line, in.name, in.path,
+				(unsigned long long)size, r->skip ? " after skip" : "",
+				(unsigned long long)r->size);
+	else if (rc == 0 && size == 0 && !r->size_set)
+		rc = diag_error(b->d, "%s:%d: %s: %s is empty%s (give the region a size)",
+				r->loc.file, r->loc.line, in.name, in.path,
+				r->skip ? " after skip" : "");
+	if (rc == 0 && !r->size_set)
+		b->raw_sizes[i] = size;
+	return rc;
+}
+
 static int prepare_raws(struct build *b)
 {
 	int bad = 0;
 
 	for (size_t i = 0; i < b->l->n_raws; i++) {
-		const struct layout_raw *r = &b->l->raws[i];
-		char what[300];
-		uint64_t size = 0;
-		snprintf(what, sizeof(what), "raw '%.200s'", r->name);
-		int rc = stat_input(b, r->from, &r->loc, what, &b->raw_from[i], &size);
+		int rc = prepare_raw(b, i);
 		if (rc == -ENOMEM)
 			return rc;
-		if (rc == 0 && r->size_set && size > r->size)
-			rc = diag_error(b->d, "%s:%d: %s: %s is %llu bytes, the region has %llu",
-					r->loc.file, r->loc.line, what, b->raw_from[i],
-					(unsigned long long)size, (unsigned long long)r->size);
-		else if (rc == 0 && size == 0 && !r->size_set)
-			rc = diag_error(b->d, "%s:%d: %s: %s is empty (give the region a size)",
-					r->loc.file, r->loc.line, what, b->raw_from[i]);
-		b->raw_sizes[i] = r->size_set ? r->size : size;
 		bad |= rc < 0;
 	}
 	return bad ? -EINVAL : 0;
@@ -172,13 +231,19 @@ static int prepare_partition(struct build *b, size_t i)
 
 	snprintf(what, sizeof(what), "partition '%.200s'", p->name);
 	if (!layout_part_is_fat(p)) {
+		struct build_input in;
+		uint64_t file_size = 0;
 		b->mbr_types[i] = p->mbr_type;
 		if (!p->from)
 			return 0;
-		rc = stat_input(b, p->from, &p->loc, what, &ps->from, &ps->from_size);
+		rc = stat_input(b, p->from, &p->loc, what, &ps->from, &file_size);
+		build_input_of_part(b, i, &in);
+		if (rc == 0)
+			rc = input_bytes(b, &in, file_size, &ps->from_size);
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO && !ps->from_size)
-			rc = diag_error(b->d, "%s:%d: %s: %s is empty (give the partition a size)",
-					p->loc.file, p->loc.line, what, ps->from);
+			rc = diag_error(b->d, "%s:%d: %s: %s is empty%s (give the partition a size)",
+					p->loc.file, p->loc.line, what, ps->from,
+					p->skip ? " after skip" : "");
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			b->part_sizes[i] = ps->from_size;
 		return rc;

@@ -9,23 +9,78 @@
 #include "common/units.h"
 #include "mkimage/builder/builder_priv.h"
 
-/* Copies the host file @path to @offset; it may not have grown past @room meanwhile. */
-static int copy_input(struct build *b, const char *path, uint64_t offset, uint64_t room)
-{
-	struct stat st;
-	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
+/* One raw region or raw partition being written. */
+struct region_write {
+	const struct build_input *in;
+	uint64_t offset;        /* its first byte in the image */
+	uint64_t size;          /* its bytes */
+	bool map_all;           /* a raw region: every byte of it outside the holes matters */
+	int src_fd;             /* `from` open, or -1 */
+	uint64_t src_bytes;     /* the bytes of `from` after skip */
+};
 
-	if (fd < 0)
-		return diag_error(b->d, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0)
-		rc = diag_error(b->d, "%s: %s", path, strerror(errno));
-	else if ((uint64_t)st.st_size > room)
-		rc = diag_error(b->d, "%s: grew to %llu bytes while the image was built", path,
+/* Bytes [start, end) of the region, outside its holes. */
+static int write_piece(struct build *b, const struct region_write *w, uint64_t start,
+		       uint64_t end)
+{
+	const struct build_input *in = w->in;
+	int rc = 0;
+
+	if (w->map_all || in->fill) /* zeros that must reach the card, or boot code read by offset */
+		rc = build_map_add(&b->map, w->offset + start, end - start);
+	if (rc == 0 && in->fill)
+		rc = build_write_zeros(b->image.fd, w->offset + start, end - start, in->name, b->d);
+	else if (rc == 0 && w->src_fd >= 0 && start < w->src_bytes)
+		rc = build_copy_file(w->src_fd, in->skip + start,
+				     in->skip + (end < w->src_bytes ? end : w->src_bytes), b->image.fd,
+				     w->offset + start, in->path, &b->map, b->d);
+	return rc;
+}
+
+/* The region's bytes between its holes (sorted and disjoint), each written once. */
+static int write_pieces(struct build *b, const struct region_write *w)
+{
+	const struct build_input *in = w->in;
+	uint64_t pos = 0;
+
+	for (size_t i = 0; i <= in->n_holes && pos < w->size; i++) {
+		uint64_t end = i < in->n_holes && in->holes[i].start < w->size ? in->holes[i].start
+									      : w->size;
+		int rc = end > pos ? write_piece(b, w, pos, end) : 0;
+		if (rc < 0)
+			return rc;
+		if (i < in->n_holes && in->holes[i].end > pos)
+			pos = in->holes[i].end;
+	}
+	return 0;
+}
+
+/* Writes @in into the region [@offset, @offset + @size): its file from `skip` on (which may
+ * not have grown past the region meanwhile), or zeros with fill; never its holes. */
+static int write_input(struct build *b, const struct build_input *in, uint64_t offset,
+		       uint64_t size, bool map_all)
+{
+	struct region_write w = { .in = in, .offset = offset, .size = size, .map_all = map_all,
+				  .src_fd = -1 };
+	struct stat st;
+	int rc = 0;
+
+	if (!in->path)
+		return write_pieces(b, &w);
+	if ((w.src_fd = open(in->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return diag_error(b->d, "%s: %s", in->path, strerror(errno));
+	if (fstat(w.src_fd, &st) < 0)
+		rc = diag_error(b->d, "%s: %s", in->path, strerror(errno));
+	else if ((uint64_t)st.st_size < in->skip)
+		rc = diag_error(b->d, "%s: shrank to %llu bytes, less than skip, while the image "
+				      "was built", in->path, (unsigned long long)st.st_size);
+	else if ((uint64_t)st.st_size - in->skip > size)
+		rc = diag_error(b->d, "%s: grew to %llu bytes while the image was built", in->path,
 				(unsigned long long)st.st_size);
-	else
-		rc = build_copy_file(fd, (uint64_t)st.st_size, b->image.fd, offset, path, &b->map,
-				     b->d);
-	close(fd);
+	w.src_bytes = rc == 0 ? (uint64_t)st.st_size - in->skip : 0;
+	if (rc == 0)
+		rc = write_pieces(b, &w);
+	close(w.src_fd);
 	return rc;
 }
 
@@ -33,11 +88,11 @@ int build_write_raw_regions(struct build *b)
 {
 	for (size_t i = 0; i < b->l->n_raws; i++) {
 		const struct layout_raw *r = &b->l->raws[i];
+		struct build_input in;
 		build_progress(b, "writing raw region", r->name);
+		build_input_of_raw(b, i, &in);
 		/* a raw region is boot code or data read by offset: all of it matters */
-		int rc = build_map_add(&b->map, r->offset, b->raw_sizes[i]);
-		if (rc == 0)
-			rc = copy_input(b, b->raw_from[i], r->offset, b->raw_sizes[i]);
+		int rc = write_input(b, &in, r->offset, b->raw_sizes[i], true);
 		if (rc == 0 && build_interrupted(b))
 			rc = -EINTR;
 		if (rc < 0)
@@ -67,9 +122,9 @@ static int write_partition(struct build *b, size_t i)
 							   r->start, b->o->output, stop_requested, b,
 							   b->d);
 	}
-	if (ps->from)
-		return copy_input(b, ps->from, r->start, r->size);
-	return 0;
+	struct build_input in;
+	build_input_of_part(b, i, &in);
+	return write_input(b, &in, r->start, r->size, false);
 }
 
 int build_write_partitions(struct build *b)
@@ -110,6 +165,8 @@ void build_report_partitions(struct build *b)
 				(unsigned long long)(r->start + g->data_offset));
 		} else if (b->parts[i].from) {
 			fprintf(out, ", from %s", b->parts[i].from);
+		} else if (p->fill) {
+			fprintf(out, ", zeros");
 		}
 		fputc('\n', out);
 	}

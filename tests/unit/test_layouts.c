@@ -431,7 +431,7 @@ static void test_errors_rules(void **state)
 	expect_error("partition a {\n size = auto }", "t.layout:2: partition 'a': size = auto on a raw partition needs 'from'");
 	expect_error("partition a { type = fat\n from = \"x.img\" }", "t.layout:2: partition 'a': from: a FAT partition is filled");
 	expect_error("raw spl {\n from = \"x\" }", "t.layout:1: raw 'spl': 'offset' is required");
-	expect_error("raw spl {\n offset = 8K }", "t.layout:1: raw 'spl': 'from' is required");
+	expect_error("raw spl {\n offset = 8K }", "t.layout:1: raw 'spl': 'from' is required (the file whose bytes go there), or 'fill = true'");
 	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true } }\n"
 		     "partition b { size = 8M }", "t.layout:3: partition 'a': sd-format = true: it formats a whole card");
 	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true fats = 1 } }",
@@ -443,6 +443,56 @@ static void test_errors_rules(void **state)
 		     "sd-format = true: it chooses cluster-size, fats");
 	expect_error("image { table = none }\npartition a { size = 8M }\npartition b { size = 8M }",
 		     "t.layout:3: partition 'b': table = none holds one partition at most");
+}
+
+/* from, skip, fill and holes of raw regions and raw partitions */
+static void test_raw_inputs(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok("raw boot { offset = 0 from = \"boot.img\" holes = \"1K-2K, 440-512\" }\n"
+				   "raw env { offset = 1M size = 64K fill = yes }\n"
+				   "partition u { size = 8M fill = true }\n"
+				   "partition r { from = \"r.img\" skip = 33K holes = \"0-1K\" }\n");
+	assert_int_equal(l->raws[0].n_holes, 2);
+	assert_int_equal(l->raws[0].holes[0].start, 440); /* sorted */
+	assert_int_equal(l->raws[0].holes[0].end, 512);
+	assert_int_equal(l->raws[0].holes[1].start, 1024);
+	assert_int_equal(l->raws[0].holes[1].end, 2048);
+	assert_int_equal(l->raws[0].skip, 0);
+	assert_false(l->raws[0].fill);
+	assert_null(l->raws[1].from);
+	assert_true(l->raws[1].fill);
+	assert_true(l->parts[0].fill);
+	assert_int_equal(l->parts[1].skip, 33 * 1024);
+	assert_int_equal(l->parts[1].n_holes, 1);
+	assert_int_equal(l->parts[1].holes_loc.line, 4);
+	layout_free(l);
+
+	expect_error("raw b { offset = 0 from = \"b\"\n holes = \"440-x\" }",
+		     "t.layout:2: raw 'b': holes: in '440-x': 'x' is not a size");
+	expect_error("raw b { offset = 0 from = \"b\"\n holes = \"440\" }",
+		     "t.layout:2: raw 'b': holes: '440' is not a range START-END");
+	expect_error("raw b { offset = 0 from = \"b\"\n holes = \"512-440\" }",
+		     "t.layout:2: raw 'b': holes: '512-440' is empty");
+	expect_error("raw b { offset = 0 from = \"b\"\n holes = \"440-512, 500-1K\" }",
+		     "t.layout:2: raw 'b': holes: the ranges 440-512 and 500-1024 overlap");
+	expect_error("raw b { offset = 0 from = \"b\"\n holes = \",\" }",
+		     "t.layout:2: raw 'b': holes: ',' holds no range");
+	expect_error("raw b { offset = 0 from = \"b\" size = 1K\n holes = \"1K-2K\" }",
+		     "t.layout:2: raw 'b': holes: 1024-2048 ends past the 1024 bytes of the region");
+	expect_error("raw b { offset = 0 size = 1K\n fill = true from = \"b\" }",
+		     "t.layout:2: raw 'b': fill: writes zeros where there is no 'from'");
+	expect_error("raw b { offset = 0\n fill = true }", "t.layout:2: raw 'b': fill: needs the region's 'size'");
+	expect_error("raw b { offset = 0 size = 1K fill = true\n skip = 1K }",
+		     "t.layout:2: raw 'b': skip: leaves out the first bytes of 'from', and there is no 'from'");
+	expect_error("raw b {\n offset = 0 size = 1K fill = false }", "t.layout:1: raw 'b': 'from' is required");
+	expect_error("partition p { size = 4M\n holes = \"0-1K\" }",
+		     "t.layout:2: partition 'p': holes: needs 'from' or 'fill = true'");
+	expect_error("partition p { size = 4M fill = true\n holes = \"0-5M\" }",
+		     "t.layout:2: partition 'p': holes: 0-5242880 ends past the 4194304 bytes of the region");
+	expect_error("partition p { type = fat\n fill = true }", "t.layout:2: partition 'p': fill: only a raw partition has it");
+	expect_error("partition p { type = fat\n holes = \"0-1K\" }", "t.layout:2: partition 'p': holes: only a raw partition has it");
+	expect_error("partition p { type = fat\n skip = 1K }", "t.layout:2: partition 'p': skip: only a raw partition has it");
 }
 
 int main(void)
@@ -461,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_errors_syntax),
 		cmocka_unit_test(test_errors_values),
 		cmocka_unit_test(test_errors_rules),
+		cmocka_unit_test(test_raw_inputs),
 	};
 	return cmocka_run_group_tests_name("layouts", tests, NULL, NULL);
 }

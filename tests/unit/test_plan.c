@@ -310,6 +310,30 @@ static void test_off_grid_start_warns(void **state)
 	layout_free(l);
 }
 
+/* A table structure may lie in the holes of a raw region, and only there. */
+static void test_tables_in_holes(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { table = gpt }\n"
+				   "raw boot { offset = 0 from = \"boot.img\" size = 32K holes = \"440-512, 512-1K, 1K-17K, 24K-28K\" }\n"
+				   "raw env { offset = 24K fill = true size = 4K }\n"
+				   "partition a { size = 8M fill = true }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(find(p, PLAN_RAW, "boot")->size, 32 * 1024);
+	assert_int_equal(find(p, PLAN_PARTITION, "a")->start, 4 * MiB);
+	plan_free(p);
+	layout_free(l);
+	/* the holes end one byte short of the entry array's end */
+	expect_plan_error("image { table = gpt }\nraw boot { offset = 0 from = \"b\" size = 32K holes = \"440-17407\" }",
+			  "t.layout:2: raw 'boot' (bytes 0-32767) overlaps the gpt-entries (bytes 1024-17407)");
+	expect_plan_error("raw boot { offset = 0 from = \"b\" size = 512 holes = \"446-512\" }",
+			  "t.layout:1: raw 'boot' (bytes 0-511) overlaps the mbr (bytes 440-511)");
+	/* a hole of a partition may not fall past its end once `grow` is resolved */
+	expect_plan_error("image { size = 16M }\npartition a { size = grow fill = true\n holes = \"0-13M\" }",
+			  "t.layout:3: partition 'a': holes: 0-13631488 ends past the 12582912 bytes of the partition");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_pending_auto),
 		cmocka_unit_test(test_raw_in_boot_code_and_default_start_skips_raws),
 		cmocka_unit_test(test_plan_errors),
+		cmocka_unit_test(test_tables_in_holes),
 		cmocka_unit_test(test_gpt_limits_and_speed),
 		cmocka_unit_test(test_off_grid_start_warns),
 	};
