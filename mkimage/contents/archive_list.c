@@ -16,10 +16,6 @@
 #include "mkimage/contents/contents_priv.h"
 
 #define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
-/* followed links may copy this many times the archive's entries and bytes, plus a floor */
-#define LINK_COPIES_FACTOR 4
-#define LINK_COPIES_NODES 10000
-#define LINK_COPIES_BYTES (1ull << 30)
 
 /* A regular file that strip removed, which hard links may still name. */
 struct gone {
@@ -43,8 +39,7 @@ struct lister {
 	uint32_t id;	   /* 1 + index of the archive in c->archives */
 	uint64_t ordinal;  /* number of the entry being listed */
 	uint64_t kept;	   /* entries that strip left */
-	uint64_t bytes;	   /* the bytes of their files */
-	uint64_t copied_nodes, copied_bytes; /* what following links made */
+	struct content_copies copies; /* what the archive holds, what its links copy */
 	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
 	struct gone *gone;
 	size_t n_gone, cap_gone;
@@ -318,7 +313,7 @@ static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae
 	if (n.size > UINT32_MAX)
 		return diag_error(ls->d, "%s: %s: %llu bytes; a FAT file must be smaller than "
 				  "4 GiB", ls->host, content_archive_entry_name(ae), (unsigned long long)n.size);
-	ls->bytes += n.size;
+	ls->copies.held_bytes += n.size;
 	return add_node(ls, &n, rel, ae);
 }
 
@@ -354,6 +349,7 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	if (rc)
 		return rc < 0 ? rc : 0;
 	ls->kept++;
+	ls->copies.held_nodes++;
 	if (!*rel && (type != AE_IFDIR || archive_entry_hardlink(ae)))
 		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
 				ls->host, name);
@@ -377,34 +373,6 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	return rc;
 }
 
-/*
- * Counts one node that following a link made, of @size bytes; an error when links have made
- * more than LINK_COPIES_FACTOR times what the archive holds (plus a floor): FAT has no links,
- * so each link is a copy, and a few links to folders that hold links can multiply a small
- * archive into millions of files.
- */
-static int count_copy(struct lister *ls, uint64_t size)
-{
-	uint64_t max_nodes = LINK_COPIES_FACTOR * ls->kept + LINK_COPIES_NODES;
-	uint64_t max_bytes = LINK_COPIES_FACTOR * ls->bytes + LINK_COPIES_BYTES;
-
-	ls->copied_nodes++;
-	ls->copied_bytes += size;
-	if (ls->copied_nodes > max_nodes)
-		return diag_error(ls->d, "%s: its symbolic links copy more than %llu entries (%d "
-					 "times the %llu it holds, plus %d); FAT has no links, so "
-					 "each followed link is a full copy",
-				  ls->host, (unsigned long long)max_nodes, LINK_COPIES_FACTOR,
-				  (unsigned long long)ls->kept, LINK_COPIES_NODES);
-	if (ls->copied_bytes > max_bytes)
-		return diag_error(ls->d, "%s: its symbolic links copy more than %llu bytes (%d "
-					 "times the %llu bytes of its files, plus %llu); FAT has no "
-					 "links, so each followed link is a full copy",
-				  ls->host, (unsigned long long)max_bytes, LINK_COPIES_FACTOR,
-				  (unsigned long long)ls->bytes, (unsigned long long)LINK_COPIES_BYTES);
-	return 0;
-}
-
 /* Copies the archive's nodes below folder node @from to below the path @to. */
 static int copy_below(struct lister *ls, size_t from, const char *to)
 {
@@ -418,7 +386,7 @@ static int copy_below(struct lister *ls, size_t from, const char *to)
 					     .entry = m->entry, .size = m->size, .link = m->link,
 					     .mtime = m->mtime, .mtime_ns = m->mtime_ns,
 					     .source = m->source, .origin = m->origin };
-		int rc = count_copy(ls, m->size);
+		int rc = content_count_copy(&ls->copies, m->size, ls->host, ls->d);
 		if (rc < 0)
 			return rc;
 		if (asprintf(&copy.path, "%s%s", to, m->path + plen) < 0)
@@ -486,7 +454,7 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		if (t->is_dir)
 			return follow_to_folder(ls, i, t);
 		if (!t->link) {
-			int rc = count_copy(ls, t->size);
+			int rc = content_count_copy(&ls->copies, t->size, ls->host, ls->d);
 			if (rc < 0)
 				return rc;
 			n->archive = t->archive;

@@ -22,6 +22,24 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
  */
 size_t content_next_below(const struct content *c, size_t root, size_t k);
 
+/*
+ * What following symbolic links has copied from one source, against what the source holds.
+ * FAT has no links, so each followed link is a copy, and a few links to folders that hold
+ * links can multiply a small source into millions of files: the copies may hold at most
+ * CONTENT_COPIES_FACTOR times the source's entries and bytes, plus a floor.
+ */
+#define CONTENT_COPIES_FACTOR 4
+#define CONTENT_COPIES_NODES 10000
+#define CONTENT_COPIES_BYTES (1ull << 30)
+struct content_copies {
+	uint64_t held_nodes, held_bytes; /* the source's own entries and file bytes */
+	uint64_t nodes, bytes;           /* the copies its links made */
+};
+
+/* Counts one copy of @size bytes made by a link of @source: 0, or -EINVAL past the bound. */
+int content_count_copy(struct content_copies *cc, uint64_t size, const char *source,
+		       struct diag *d);
+
 /* Puts node @i into the hash index (which has room). */
 int content_index_one(struct content *c, size_t i);
 

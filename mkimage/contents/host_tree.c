@@ -25,6 +25,9 @@ struct gatherer {
 	/* the directories being walked, for symbolic-link loops */
 	struct { dev_t dev; ino_t ino; } chain[CONTENT_MAX_DEPTH + 1]; /* the top and its folders */
 	size_t depth;
+	const char *top;	      /* the tree's folder, for messages */
+	size_t in_links;	      /* folders on the chain reached through a symbolic link */
+	struct content_copies copies; /* what the folder holds, what its links copy */
 };
 
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns)
@@ -126,11 +129,26 @@ static int list_dir(struct gatherer *g, const char *host, char ***ret, size_t *r
 	return 0;
 }
 
+/*
+ * Counts an entry of @size bytes as the folder's own, or as a copy made by a link: -E2BIG
+ * past the bound on copies, which stops the whole walk (it would only fail again).
+ */
+static int count_entry(struct gatherer *g, uint64_t size)
+{
+	if (g->in_links)
+		return content_count_copy(&g->copies, size, g->top, g->d) < 0 ? -E2BIG : 0;
+	g->copies.held_nodes++;
+	g->copies.held_bytes += size;
+	return 0;
+}
+
 static int walk_entry(struct gatherer *g, const char *host, const char *path)
 {
-	struct stat st;
+	struct stat st, lst;
 	int rc = check_file(g, host, &st);
 
+	if (rc >= 0 && (rc = count_entry(g, rc == 0 ? (uint64_t)st.st_size : 0) ?: rc) < 0)
+		return rc;
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -145,10 +163,13 @@ static int walk_entry(struct gatherer *g, const char *host, const char *path)
 	if (g->depth == sizeof(g->chain) / sizeof(g->chain[0]))
 		return diag_error(g->d, "%s: folders nested more than %d deep; sdimg takes at "
 					"most %d", host, CONTENT_MAX_DEPTH, CONTENT_MAX_DEPTH);
+	bool link = lstat(host, &lst) == 0 && S_ISLNK(lst.st_mode);
 	g->chain[g->depth].dev = st.st_dev;
 	g->chain[g->depth].ino = st.st_ino;
 	g->depth++;
+	g->in_links += link;
 	rc = walk(g, host, path);
+	g->in_links -= link;
 	g->depth--;
 	return rc;
 }
@@ -160,7 +181,7 @@ static int walk(struct gatherer *g, const char *host, const char *path)
 	size_t n = 0;
 	int rc = list_dir(g, host, &names, &n), bad = 0;
 
-	for (size_t i = 0; rc != -ENOMEM && i < n; i++) {
+	for (size_t i = 0; rc != -ENOMEM && rc != -E2BIG && i < n; i++) {
 		char *child_host = NULL, *child_path = NULL;
 		if (asprintf(&child_host, "%s/%s", host, names[i]) < 0 ||
 		    asprintf(&child_path, "%s/%s", strcmp(path, "/") ? path : "", names[i]) < 0) {
@@ -170,7 +191,7 @@ static int walk(struct gatherer *g, const char *host, const char *path)
 		}
 		int r = walk_entry(g, child_host, child_path);
 		bad |= r < 0;
-		if (r == -ENOMEM)
+		if (r == -ENOMEM || r == -E2BIG)
 			rc = r;
 		free(child_host);
 		free(child_path);
@@ -202,6 +223,8 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 	if (rc > 0 && strcmp(e->path, "/") != 0)
 		rc = add_dir(g, e->path, &st, host);
 	if (rc >= 0) {
+		g->top = host;
+		g->copies = (struct content_copies){ 0 };
 		g->chain[0].dev = st.st_dev;
 		g->chain[0].ino = st.st_ino;
 		g->depth = 1;

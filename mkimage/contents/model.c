@@ -240,6 +240,30 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 	return rc;
 }
 
+int content_count_copy(struct content_copies *cc, uint64_t size, const char *source,
+		       struct diag *d)
+{
+	uint64_t max_nodes = CONTENT_COPIES_FACTOR * cc->held_nodes + CONTENT_COPIES_NODES;
+	uint64_t max_bytes = CONTENT_COPIES_FACTOR * cc->held_bytes + CONTENT_COPIES_BYTES;
+
+	cc->nodes++;
+	cc->bytes += size;
+	if (cc->nodes > max_nodes)
+		return diag_error(d, "%s: its symbolic links copy more than %llu entries (%d times "
+				     "the %llu it holds, plus %d); FAT has no links, so each "
+				     "followed link is a full copy",
+				  source, (unsigned long long)max_nodes, CONTENT_COPIES_FACTOR,
+				  (unsigned long long)cc->held_nodes, CONTENT_COPIES_NODES);
+	if (cc->bytes > max_bytes)
+		return diag_error(d, "%s: its symbolic links copy more than %llu bytes (%d times "
+				     "the %llu bytes of its files, plus %llu); FAT has no links, "
+				     "so each followed link is a full copy",
+				  source, (unsigned long long)max_bytes, CONTENT_COPIES_FACTOR,
+				  (unsigned long long)cc->held_bytes,
+				  (unsigned long long)CONTENT_COPIES_BYTES);
+	return 0;
+}
+
 int content_index_one(struct content *c, size_t i)
 {
 	size_t h = hash(c->nodes[i].key) & (c->index_cap - 1);
