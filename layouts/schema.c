@@ -51,7 +51,7 @@ static const struct key_spec partition_keys[] = {
 	SIZE("extra", KEY_SECTORS),
 	STRING("from"),
 	BOOL("bootable"),
-	UINT("mbr-type", 1, 255),
+	TYPED("mbr-type", KEY_MBR_TYPE),
 	TYPED("gpt-type", KEY_GPT_TYPE),
 	TYPED("uuid", KEY_GUID),
 	STRING("label"),
@@ -210,6 +210,8 @@ int layout_schema_value(const struct key_spec *k, const char *text, struct key_v
 		return layout_value_guid(text, &ret->guid, why);
 	case KEY_GPT_TYPE:
 		return layout_value_gpt_type(text, &ret->guid, why);
+	case KEY_MBR_TYPE:
+		return layout_value_mbr_type(text, &ret->n, why);
 	case KEY_ATTRS:
 		rc = layout_value_attrs(text, &attrs, why);
 		ret->n = attrs;
