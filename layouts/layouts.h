@@ -152,7 +152,9 @@ struct layout_partition {
 
 struct layout {
 	char *path;             /* the layout file as given */
-	char *input_dir;        /* where relative `from` paths are resolved */
+	char **input_dirs;      /* where relative `from` paths are looked up, in order (owned;
+				   at least one) */
+	size_t n_input_dirs;
 	struct layout_image image;
 	struct layout_raw *raws;
 	size_t n_raws;
@@ -169,7 +171,10 @@ struct layout_var {
 };
 
 struct layout_options {
-	const char *input_dir;        /* -I DIR; NULL: the directory of the layout file */
+	const char *const *input_dirs; /* -I DIR, n_input_dirs of them, searched in order for
+					 `from` files and (after the including file's folder)
+					 includes; none: the directory of the layout file */
+	size_t n_input_dirs;
 	const struct layout_var *vars; /* --set VAR=VALUE, n_vars of them */
 	size_t n_vars;
 	bool use_environment;         /* ${VAR} may come from the process environment */
@@ -188,6 +193,17 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 /* Same, from text already in memory; @name is used in messages and for includes. */
 int layout_load_text(const char *name, const char *text, const struct layout_options *opts,
 		     struct diag *d, struct layout **ret_layout);
+
+/*
+ * The host path of the input file @from (a `from` of the layout): @from itself when it is
+ * absolute, else the first of l->input_dirs that holds it (as lstat() sees it: a dangling
+ * link is found, and reported by whoever opens it). With one input folder that is the
+ * path in it, found or not, for the caller to report. Returns 0 with a new string in
+ * *@ret_path (free() it); -EINVAL when no folder holds it, with the message "@place@from:
+ * in none of the input folders: DIR1, DIR2" in @d; or -ENOMEM.
+ */
+int layout_input_path(const struct layout *l, const char *from, const char *place,
+		      struct diag *d, char **ret_path);
 
 /* Frees a layout and everything it owns. Accepts NULL. */
 void layout_free(struct layout *l);

@@ -66,7 +66,7 @@ struct content {
 
 /*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
- * Host paths are resolved against l->input_dir. Timestamps follow image.mtime.
+ * Host paths are looked up with layout_input_path(). Timestamps follow image.mtime.
  * Returns 0 or a negative errno with one message per problem in @d.
  */
 int content_gather(const struct layout *l, const struct layout_partition *p,

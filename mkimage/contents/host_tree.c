@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "common/array.h"
-#include "common/path.h"
 #include "mkimage/contents/contents_priv.h"
 
 struct gatherer {
@@ -182,12 +181,12 @@ static int walk(struct gatherer *g, const char *host, const char *path)
 
 static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 {
-	char *host = path_join(g->l->input_dir, e->from);
+	char *host = NULL;
 	struct stat st;
-	int rc;
+	int rc = layout_input_path(g->l, e->from, "", g->d, &host);
 
-	if (!host)
-		return -ENOMEM;
+	if (rc < 0)
+		return rc;
 	rc = check_file(g, host, &st);
 	if (rc == 0) {
 		rc = content_list_archive(g->l, e, host, g->source, g->c, g->d);
@@ -225,9 +224,9 @@ static int gather_file(struct gatherer *g, const struct layout_entry *e)
 		n.mtime = node_mtime(g, NULL, &n.mtime_ns);
 		return content_add(g->c, &n, g->d);
 	}
-	char *host = path_join(g->l->input_dir, e->from);
-	if (!host)
-		return -ENOMEM;
+	char *host = NULL;
+	if ((rc = layout_input_path(g->l, e->from, "", g->d, &host)) < 0)
+		return rc;
 	rc = check_file(g, host, &st);
 	if (rc > 0)
 		rc = diag_error(g->d, "%s:%d: file '%s': %s is a folder (use tree)", e->loc.file,

@@ -296,7 +296,8 @@ static void test_includes(void **state)
 	assert_string_equal(l->parts[1].name, "more");
 	assert_string_equal(l->parts[2].name, "last");
 	assert_int_equal(l->parts[2].loc.line, 4);
-	assert_string_equal(l->input_dir, "inc");
+	assert_int_equal(l->n_input_dirs, 1);
+	assert_string_equal(l->input_dirs[0], "inc");
 	layout_free(l);
 	l = NULL;
 	/* an error in an included file names that file and its real line */
