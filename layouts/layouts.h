@@ -123,6 +123,10 @@ struct layout_entry {
 	char *from;             /* tree, file: host path as written (NULL for content) */
 	char *content;          /* file: literal content, or NULL */
 	unsigned strip;         /* tree */
+	char **include;         /* tree: fnmatch(3) patterns, n_include of them (owned) */
+	size_t n_include;
+	char **exclude;         /* tree: fnmatch(3) patterns, n_exclude of them (owned) */
+	size_t n_exclude;
 	bool first;             /* file */
 	unsigned attrs;         /* file: enum layout_attr bits */
 	struct layout_loc loc;

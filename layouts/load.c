@@ -90,6 +90,12 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 
 static void entry_release(struct layout_entry *e)
 {
+	for (size_t i = 0; i < e->n_include; i++)
+		free(e->include[i]);
+	free(e->include);
+	for (size_t i = 0; i < e->n_exclude; i++)
+		free(e->exclude[i]);
+	free(e->exclude);
 	free(e->path);
 	free(e->from);
 	free(e->content);

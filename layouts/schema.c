@@ -32,7 +32,9 @@ static const struct key_spec fat_keys[] = {
 	STRING("oem-name"),
 	END,
 };
-static const struct key_spec tree_keys[] = { STRING("from"), UINT("strip", 0, 255), END };
+static const struct key_spec tree_keys[] = {
+	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"), END,
+};
 static const struct key_spec file_keys[] = {
 	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS), END,
 };
