@@ -2,6 +2,7 @@
 #include "layouts/read_priv.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,20 @@ static int add_pattern(char ***v, size_t *n, size_t *cap, const char *p, size_t 
 	return 0;
 }
 
+/* The length of the pattern at @p: up to a comma that stands outside a [...] set. */
+static size_t pattern_len(const char *p)
+{
+	bool in_set = false;
+	size_t i = 0;
+
+	for (; p[i] && (in_set || p[i] != ','); i++)
+		if (p[i] == '[')
+			in_set = true;
+		else if (p[i] == ']')
+			in_set = false;
+	return i;
+}
+
 /* @key's comma list into *@v: each pattern trimmed; an empty one is an error. */
 static int read_patterns(struct reader *r, const struct sect *s, const char *key, char ***v,
 			 size_t *n)
@@ -27,8 +42,8 @@ static int read_patterns(struct reader *r, const struct sect *s, const char *key
 	const char *text = layout_key_text(s, key);
 	size_t cap = 0;
 
-	for (const char *p = text; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		size_t len = strcspn(p, ",");
+	for (const char *p = text; p; p = p[pattern_len(p)] ? p + pattern_len(p) + 1 : NULL) {
+		size_t len = pattern_len(p);
 		const char *start = p;
 		while (len && (*start == ' ' || *start == '\t')) {
 			start++;
