@@ -5,11 +5,13 @@
  *
  * layout_load() parses a layout file (with its includes and ${VAR}s) and validates every
  * key; it reads the layout files and nothing else. plan_resolve() resolves every byte range
- * of the image and does no I/O at all.
+ * of the image and does no I/O at all. layout_input_path() finds an input file in the
+ * input folders (inputs.c), for whoever reads it.
  *
  * Inside: lex.c turns each file into tokens, parse.c reads them into a section tree
- * (tree.h) checked against the one key table of the language (schema.c), read_*.c turn
- * the tree into a struct layout and validate.c checks the rules that span sections.
+ * (tree.h) checked against the one key table of the language (schema.c; foreign.c tells
+ * other tools' words), read_*.c turn the tree into a struct layout and validate.c checks
+ * the rules that span sections.
  *
  * Ownership: a struct layout owns all its strings and arrays and is freed with
  * layout_free(); a struct plan owns its regions and is freed with plan_free(). A plan

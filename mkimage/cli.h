@@ -16,10 +16,10 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-/* `sdimg plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...` */
+/* `sdimg plan LAYOUT [--json] [-I DIR]... [--set VAR=VALUE]...` */
 int cmd_plan(int argc, char **argv);
 
-/* `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]` */
+/* `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [-q|-v]` */
 int cmd_build(int argc, char **argv);
 
 /* `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify] [--gaps keep|discard|zero]

@@ -1,5 +1,5 @@
 /*
- * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
+ * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
  * [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]`.
  */
 #include <getopt.h>
@@ -15,7 +15,7 @@
 static void build_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]...\n"
+		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]...\n"
 		"                        [--compress KIND[:LEVEL]] [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]\n\n"
 		"Writes the disk image the layout describes: partition table, raw regions and each\n"
 		"partition's contents, byte-exact and sparse. The outputs appear only when all are\n"

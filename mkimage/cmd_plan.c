@@ -10,13 +10,13 @@
 static void plan_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...\n\n"
+		"Usage: %s plan LAYOUT [--json] [-I DIR]... [--set VAR=VALUE]...\n\n"
 		"Prints every byte range the layout resolves to, in disk order: partition-table\n"
 		"structures, raw regions and partitions, with the alignment each start satisfies.\n"
 		"Sizes that wait for the contents (size = auto) are shown as pending.\n\n"
 		"  --json             print a JSON document instead of a table\n"
-		"  -I, --input DIR    look relative 'from' paths and includes up in DIR too\n"
-		"                     (repeatable, searched in order: as for build)\n"
+		"  -I, --input DIR    an input folder, as for build: repeatable, searched in\n"
+		"                     order for includes (after the including file's folder)\n"
 		"  --set VAR=VALUE    define ${VAR} for the layout (wins over the environment)\n"
 		"  -h, --help         show this help\n",
 		SDIMG_PROG);

@@ -9,6 +9,7 @@
  *   archive_list.c    the listing pass over an archive (headers only) into the model
  *   archive_stream.c  the data pass: archive entries streamed to their clusters
  *   archive_gzip.c    gzip's CRC-32 checked through zlib (libarchive does not)
+ *   filter.c          a tree's include and exclude patterns
  * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
  * an offset and a stop callback.
  */
