@@ -5,11 +5,13 @@
  *
  * layout_load() parses a layout file (with its includes and ${VAR}s) and validates every
  * key; it reads the layout files and nothing else. plan_resolve() resolves every byte range
- * of the image and does no I/O at all.
+ * of the image and does no I/O at all. layout_input_path() finds an input file in the
+ * input folders (inputs.c), for whoever reads it.
  *
  * Inside: lex.c turns each file into tokens, parse.c reads them into a section tree
- * (tree.h) checked against the one key table of the language (schema.c), read_*.c turn
- * the tree into a struct layout and validate.c checks the rules that span sections.
+ * (tree.h) checked against the one key table of the language (schema.c; foreign.c tells
+ * other tools' words), read_*.c turn the tree into a struct layout and validate.c checks
+ * the rules that span sections.
  *
  * Ownership: a struct layout owns all its strings and arrays and is freed with
  * layout_free(); a struct plan owns its regions and is freed with plan_free(). A plan
@@ -138,6 +140,10 @@ struct layout_entry {
 	char *from;             /* tree, file: host path as written (NULL for content) */
 	char *content;          /* file: literal content, or NULL */
 	unsigned strip;         /* tree */
+	char **include;         /* tree: fnmatch(3) patterns, n_include of them (owned) */
+	size_t n_include;
+	char **exclude;         /* tree: fnmatch(3) patterns, n_exclude of them (owned) */
+	size_t n_exclude;
 	bool first;             /* file */
 	unsigned attrs;         /* file: enum layout_attr bits */
 	struct layout_loc loc;
@@ -171,7 +177,9 @@ struct layout_partition {
 
 struct layout {
 	char *path;             /* the layout file as given */
-	char *input_dir;        /* where relative `from` paths are resolved */
+	char **input_dirs;      /* where relative `from` paths are looked up, in order (owned;
+				   at least one) */
+	size_t n_input_dirs;
 	struct layout_image image;
 	struct layout_raw *raws;
 	size_t n_raws;
@@ -188,7 +196,10 @@ struct layout_var {
 };
 
 struct layout_options {
-	const char *input_dir;        /* -I DIR; NULL: the directory of the layout file */
+	const char *const *input_dirs; /* -I DIR, n_input_dirs of them, searched in order for
+					 `from` files and (after the including file's folder)
+					 includes; none: the directory of the layout file */
+	size_t n_input_dirs;
 	const struct layout_var *vars; /* --set VAR=VALUE, n_vars of them */
 	size_t n_vars;
 	bool use_environment;         /* ${VAR} may come from the process environment */
@@ -207,6 +218,17 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 /* Same, from text already in memory; @name is used in messages and for includes. */
 int layout_load_text(const char *name, const char *text, const struct layout_options *opts,
 		     struct diag *d, struct layout **ret_layout);
+
+/*
+ * The host path of the input file @from (a `from` of the layout): @from itself when it is
+ * absolute, else the first of l->input_dirs that holds it (as lstat() sees it: a dangling
+ * link is found, and reported by whoever opens it). With one input folder that is the
+ * path in it, found or not, for the caller to report. Returns 0 with a new string in
+ * *@ret_path (free() it); -EINVAL when no folder holds it, with the message "@place@from:
+ * in none of the input folders: DIR1, DIR2" in @d; or -ENOMEM.
+ */
+int layout_input_path(const struct layout *l, const char *from, const char *place,
+		      struct diag *d, char **ret_path);
 
 /* Frees a layout and everything it owns. Accepts NULL. */
 void layout_free(struct layout *l);

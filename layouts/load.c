@@ -26,6 +26,23 @@ static int read_layout(struct reader *r)
 	return layout_validate(r);
 }
 
+/* -I's folders in order, or else the folder of the layout file @name. */
+static int set_input_dirs(struct layout *l, const char *name, const struct layout_options *opts)
+{
+	size_t n = opts && opts->n_input_dirs ? opts->n_input_dirs : 1;
+
+	if (!(l->input_dirs = calloc(n, sizeof(*l->input_dirs))))
+		return -ENOMEM;
+	for (; l->n_input_dirs < n; l->n_input_dirs++) {
+		char *dir = opts && opts->n_input_dirs ? strdup(opts->input_dirs[l->n_input_dirs])
+						       : path_dir(name);
+		if (!dir)
+			return -ENOMEM;
+		l->input_dirs[l->n_input_dirs] = dir;
+	}
+	return 0;
+}
+
 int layout_load_text(const char *name, const char *text, const struct layout_options *opts,
 		     struct diag *d, struct layout **ret_layout)
 {
@@ -39,8 +56,9 @@ int layout_load_text(const char *name, const char *text, const struct layout_opt
 	if (rc == 0) {
 		struct reader r = { .doc = &doc, .d = d, .l = l, .opts = opts };
 		l->path = strdup(name);
-		l->input_dir = opts && opts->input_dir ? strdup(opts->input_dir) : path_dir(name);
-		rc = l->path && l->input_dir ? read_layout(&r) : -ENOMEM;
+		rc = l->path ? set_input_dirs(l, name, opts) : -ENOMEM;
+		if (rc == 0)
+			rc = read_layout(&r);
 		if (rc == -ENOMEM)
 			diag_error(d, "%s: out of memory", name);
 	}
@@ -72,6 +90,12 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 
 static void entry_release(struct layout_entry *e)
 {
+	for (size_t i = 0; i < e->n_include; i++)
+		free(e->include[i]);
+	free(e->include);
+	for (size_t i = 0; i < e->n_exclude; i++)
+		free(e->exclude[i]);
+	free(e->exclude);
 	free(e->path);
 	free(e->from);
 	free(e->content);
@@ -108,7 +132,9 @@ void layout_free(struct layout *l)
 		free(l->files[i]);
 	free(l->files);
 	free(l->path);
-	free(l->input_dir);
+	for (size_t i = 0; i < l->n_input_dirs; i++)
+		free(l->input_dirs[i]);
+	free(l->input_dirs);
 	free(l);
 }
 

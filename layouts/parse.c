@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/array.h"
 #include "common/path.h"
@@ -146,17 +147,51 @@ static int add_file(struct doc *doc, const char *name, char *text, unsigned *ret
 	return 0;
 }
 
+/*
+ * The file that include("@arg") in @loc.file names: @arg itself when absolute, else the
+ * first of the including file's folder and the -I folders that holds it; without -I, the
+ * path in the including file's folder, found or not. Returns 0 with a new string in
+ * *@ret_path, -EINVAL (reported) when no folder holds it, or -ENOMEM.
+ */
+static int find_include(struct parser *p, struct layout_loc loc, const char *arg,
+			char **ret_path)
+{
+	size_t n = p->opts ? p->opts->n_input_dirs : 0;
+	char *dir = path_dir(loc.file);
+	struct strbuf searched = { 0 };
+	struct stat st;
+	int rc = dir ? 0 : -ENOMEM;
+
+	*ret_path = NULL;
+	for (size_t i = 0; rc == 0 && i <= n && !*ret_path; i++) {
+		const char *folder = i ? p->opts->input_dirs[i - 1] : dir;
+		char *path = path_join(folder, arg);
+		if (!path || (i && strbuf_puts(&searched, ", ") < 0) ||
+		    strbuf_puts(&searched, folder) < 0)
+			rc = -ENOMEM;
+		else if (arg[0] == '/' || n == 0 || lstat(path, &st) == 0 ||
+			 (errno != ENOENT && errno != ENOTDIR))
+			*ret_path = path; /* a file there, or an error its reading reports */
+		if (!*ret_path)
+			free(path);
+	}
+	if (rc == 0 && !*ret_path)
+		rc = diag_error(p->d, "%s:%d: include(\"%s\"): in none of the folders %s", loc.file,
+				loc.line, arg, searched.s);
+	strbuf_release(&searched);
+	free(dir);
+	return rc;
+}
+
 /* include("@arg") at the cursor's file: its statements go into @s. */
 static int include_file(struct parser *p, struct layout_loc loc, const char *arg,
 			struct tree_section *s)
 {
-	char *dir = path_dir(loc.file);
-	char *path = dir ? path_join(dir, arg) : NULL;
+	char *path = NULL;
 	char *text = NULL;
 	unsigned file;
-	int rc = path ? 0 : -ENOMEM;
+	int rc = find_include(p, loc, arg, &path);
 
-	free(dir);
 	for (size_t i = 0; rc == 0 && i < p->n_chain; i++)
 		if (strcmp(p->chain[i], path) == 0)
 			rc = diag_error(p->d, "%s:%d: include(\"%s\") includes itself", loc.file,

@@ -65,7 +65,8 @@ int layout_parse_stray(struct parser *p, struct cursor *c, const struct tree_sec
 }
 
 /* "unknown key 'sise' in partition 'boot' (did you mean 'size'?)"; "unknown section 'x'"
- * at the top level, which holds sections only. The suggestion is a name of the same kind. */
+ * at the top level, which holds sections only. The suggestion is sdimg's word for another
+ * tool's (genimage, wic), else the nearest name of the same kind. */
 static void report_unknown(struct parser *p, struct layout_loc loc, const struct tree_section *s,
 			   const char *name, bool section)
 {
@@ -73,7 +74,14 @@ static void report_unknown(struct parser *p, struct layout_loc loc, const struct
 
 	layout_tree_what(s, what, sizeof(what));
 	section |= !*what;
-	const char *near = layout_schema_suggest(s->spec, name, section);
+	const char *foreign = layout_foreign_hint(s->spec->name, name);
+	const char *near = foreign ? NULL : layout_schema_suggest(s->spec, name, section);
+	if (foreign) {
+		diag_error(p->d, "%s:%d: unknown %s '%s'%s%s (did you mean %s?)", loc.file,
+			   loc.line, section ? "section" : "key", name, *what ? " in " : "", what,
+			   foreign);
+		return;
+	}
 	diag_error(p->d, "%s:%d: unknown %s '%s'%s%s%s%s%s", loc.file, loc.line,
 		   section ? "section" : "key", name, *what ? " in " : "", what,
 		   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");

@@ -175,9 +175,12 @@ static int read_entry_keys(struct reader *r, const struct sect *s, struct layout
 		return read_file_keys(r, s, e);
 	if (layout_key_u64(s, "strip", &strip))
 		e->strip = (unsigned)strip;
+	int rc = layout_read_filters(r, s, e);
+	if (rc == -ENOMEM)
+		return rc;
 	if (!e->from)
 		return layout_sect_error(r, s, "'from' is required (a directory or an archive)");
-	return 0;
+	return rc;
 }
 
 static int read_entry(struct reader *r, const struct tree_section *node,

@@ -182,14 +182,19 @@ static int read_mbr_type(struct reader *r, const struct sect *s, struct layout_p
 
 static int read_table_keys(struct reader *r, const struct sect *s, struct layout_partition *p)
 {
-	static const char *const gpt_only[] = { "gpt-type", "uuid", "label" };
+	static const char *const gpt_only[] = { "gpt-type", "uuid" };
 	const struct key_value *v;
 	int rc, bad = 0;
 
 	bad |= read_mbr_type(r, s, p) < 0;
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 2; i++)
 		if (layout_key_text(s, gpt_only[i]) && r->l->image.table != LAYOUT_TABLE_GPT)
 			bad |= layout_key_error(r, s, gpt_only[i], "only a gpt table has it") < 0;
+	/* genimage and wic users reach for it to name the file system */
+	if (layout_key_text(s, "label") && r->l->image.table != LAYOUT_TABLE_GPT)
+		bad |= layout_key_error(r, s, "label", "it names a GPT partition, and only a gpt "
+					"table has names; a FAT volume's label is fat { label = "
+					"\"...\" }") < 0;
 	if ((v = layout_key_value(s, "gpt-type")))
 		p->gpt_type = v->guid;
 	if ((v = layout_key_value(s, "uuid")))

@@ -66,6 +66,9 @@ int layout_read_partitions(struct reader *r);
 int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_partition *p);
 int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_partition *p);
 
+/* A tree's include and exclude patterns (read_filters.c). */
+int layout_read_filters(struct reader *r, const struct sect *s, struct layout_entry *e);
+
 /* Cross-checks over the whole layout (validate.c). */
 int layout_validate(struct reader *r);
 

@@ -32,7 +32,9 @@ static const struct key_spec fat_keys[] = {
 	STRING("oem-name"),
 	END,
 };
-static const struct key_spec tree_keys[] = { STRING("from"), UINT("strip", 0, 255), END };
+static const struct key_spec tree_keys[] = {
+	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"), END,
+};
 static const struct key_spec file_keys[] = {
 	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS), END,
 };
@@ -54,7 +56,7 @@ static const struct key_spec partition_keys[] = {
 	BOOL("fill"),
 	TYPED("holes", KEY_RANGES),
 	BOOL("bootable"),
-	UINT("mbr-type", 1, 255),
+	TYPED("mbr-type", KEY_MBR_TYPE),
 	TYPED("gpt-type", KEY_GPT_TYPE),
 	TYPED("uuid", KEY_GUID),
 	STRING("label"),
@@ -216,6 +218,8 @@ int layout_schema_value(const struct key_spec *k, const char *text, struct key_v
 		return layout_value_gpt_type(text, &ret->guid, why);
 	case KEY_RANGES:
 		return layout_value_ranges(text, NULL, NULL, why);
+	case KEY_MBR_TYPE:
+		return layout_value_mbr_type(text, &ret->n, why);
 	case KEY_ATTRS:
 		rc = layout_value_attrs(text, &attrs, why);
 		ret->n = attrs;

@@ -27,6 +27,7 @@ enum key_type {
 	KEY_CHOICE,   /* one of words[] */
 	KEY_GUID,     /* "00112233-4455-6677-8899-aabbccddeeff" */
 	KEY_GPT_TYPE, /* a GUID or a GPT type alias (esp, linux, ...) */
+	KEY_MBR_TYPE, /* an MBR type byte, 1 to 255, or a word (L, S, U, ...) */
 	KEY_ATTRS,    /* a comma list of FAT attributes */
 	KEY_RANGES,   /* byte ranges START-END, comma separated ("440-512, 1K-2K") */
 	KEY_DISK_ID,  /* a 32-bit number for mbr, a GUID for gpt: checked once the table is known */
@@ -54,7 +55,7 @@ struct section_spec {
 
 /* A value that passed its key's type check. */
 struct key_value {
-	uint64_t n;               /* KEY_SIZE, KEY_UINT, KEY_BOOL (0/1), KEY_ATTRS (enum
+	uint64_t n;               /* KEY_SIZE, KEY_UINT, KEY_MBR_TYPE, KEY_BOOL (0/1), KEY_ATTRS (enum
 				     layout_attr bits), KEY_CHOICE (the index in words[]) */
 	const char *word;         /* KEY_CHOICE, KEY_SIZE: the word of words[] given, or NULL */
 	struct layout_guid guid;  /* KEY_GUID, KEY_GPT_TYPE */
@@ -72,6 +73,13 @@ const struct section_spec *layout_schema_section(const struct section_spec *s,
  * when none is close. */
 const char *layout_schema_suggest(const struct section_spec *s, const char *name,
 				  bool section);
+
+/*
+ * What sdimg says for @word, a word of another image tool (genimage, wic) met as an unknown
+ * key or section in a section of kind @section ("" the top level): "'start'" for genimage's
+ * offset in a partition, or NULL when @word is no such word there (foreign.c).
+ */
+const char *layout_foreign_hint(const char *section, const char *word);
 
 /*
  * Checks @text against the type of key @k and stores it in *@ret. Returns 0, or -EINVAL

@@ -134,7 +134,15 @@ int layout_value_guid(const char *s, struct layout_guid *ret, struct why *why)
 	return 0;
 }
 
-/* GPT partition type aliases (UEFI spec; Discoverable Partitions Specification). */
+/*
+ * GPT partition type aliases. The first name of a GUID is the one messages show.
+ * UEFI 2.10, 5.3.3 (the EFI System Partition, C12A7328-...); Microsoft's basic data
+ * partition (EBD0A0A2-...); the Discoverable Partitions Specification of the UAPI group
+ * (uapi-group.org, "Defined Partition Type UUIDs": the generic Linux data, root and /usr
+ * partitions of each architecture, home, srv, var, var/tmp, swap, XBOOTLDR; the architecture
+ * names are systemd's); Linux RAID and LVM as sfdisk(8) lists them. Last, the one-letter
+ * shortcuts of sfdisk(8) and genimage (L, S, H, U, R, V, F).
+ */
 static const struct {
 	const char *alias;
 	const char *guid;
@@ -142,24 +150,90 @@ static const struct {
 	{ "esp", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B" },
 	{ "msdata", "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7" },
 	{ "linux", "0FC63DAF-8483-4772-8E79-3D69D8477DE4" },
-	{ "linux-root-arm", "69DAD710-2CE4-4E3C-B16C-21A1D49ABED3" },
-	{ "linux-root-arm64", "B921B045-1DF0-41C3-AF44-4C6F280D3FAE" },
-	{ "linux-root-x86-64", "4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709" },
-	{ "linux-root-riscv64", "72EC70A6-CF74-40E6-BD49-4BDA08E8F224" },
 	{ "swap", "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F" },
 	{ "linux-home", "933AC7E1-2EB4-4F13-B844-0E14E2AEF915" },
+	{ "linux-srv", "3B8F8425-20E0-4F3B-907F-1A25A76F98E8" },
+	{ "linux-var", "4D21B016-B534-45C2-A9FB-5C16E091FD2D" },
+	{ "linux-var-tmp", "7EC6F557-3BC5-4ACA-B293-16EF5DF639D1" },
+	{ "xbootldr", "BC13C2FF-59E6-4262-A352-B275FD6F7172" },
+	{ "raid", "A19D880F-05FC-4D3B-A006-743F0F84911E" },
+	{ "lvm", "E6D6D379-F507-44C2-A23C-238F2A3DF928" },
+	{ "linux-root-alpha", "6523F8AE-3EB1-4E2A-A05A-18B695AE656F" },
+	{ "linux-root-arc", "D27F46ED-2919-4CB8-BD25-9531F3C16534" },
+	{ "linux-root-arm", "69DAD710-2CE4-4E3C-B16C-21A1D49ABED3" },
+	{ "linux-root-arm64", "B921B045-1DF0-41C3-AF44-4C6F280D3FAE" },
+	{ "linux-root-ia64", "993D8D3D-F80E-4225-855A-9DAF8ED7EA97" },
+	{ "linux-root-loongarch64", "77055800-792C-4F94-B39A-98C91B762BB6" },
+	{ "linux-root-mips-le", "37C58C8A-D913-4156-A25F-48B1B64E07F0" },
+	{ "linux-root-mips64-le", "700BDA43-7A34-4507-B179-EEB93D7A7CA3" },
+	{ "linux-root-parisc", "1AACDB3B-5444-4138-BD9E-E5C2239B2346" },
+	{ "linux-root-ppc", "1DE3F1EF-FA98-47B5-8DCD-4A860A654D78" },
+	{ "linux-root-ppc64", "912ADE1D-A839-4913-8964-A10EEE08FBD2" },
+	{ "linux-root-ppc64-le", "C31C45E6-3F39-412E-80FB-4809C4980599" },
+	{ "linux-root-riscv32", "60D5A7FE-8E7D-435C-B714-3DD8162144E1" },
+	{ "linux-root-riscv64", "72EC70A6-CF74-40E6-BD49-4BDA08E8F224" },
+	{ "linux-root-s390", "08A7ACEA-624C-4A20-91E8-6E0FA67D23F9" },
+	{ "linux-root-s390x", "5EEAD9A9-FE09-4A1E-A1D7-520D00531306" },
+	{ "linux-root-tilegx", "C50CDD70-3862-4CC3-90E1-809A8C93EE2C" },
+	{ "linux-root-x86", "44479540-F297-41B2-9AF7-D131D5F0458A" },
+	{ "linux-root-x86-64", "4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709" },
+	{ "linux-usr-alpha", "E18CF08C-33EC-4C0D-8246-C6C6FB3DA024" },
+	{ "linux-usr-arc", "7978A683-6316-4922-BBEE-38BFF5A2FECC" },
+	{ "linux-usr-arm", "7D0359A3-02B3-4F0A-865C-654403E70625" },
+	{ "linux-usr-arm64", "B0E01050-EE5F-4390-949A-9101B17104E9" },
+	{ "linux-usr-ia64", "4301D2A6-4E3B-4B2A-BB94-9E0B2C4225EA" },
+	{ "linux-usr-loongarch64", "E611C702-575C-4CBE-9A46-434FA0BF7E3F" },
+	{ "linux-usr-mips-le", "0F4868E9-9952-4706-979F-3ED3A473E947" },
+	{ "linux-usr-mips64-le", "C97C1F32-BA06-40B4-9F22-236061B08AA8" },
+	{ "linux-usr-parisc", "DC4A4480-6917-4262-A4EC-DB9384949F25" },
+	{ "linux-usr-ppc", "7D14FEC5-CC71-415D-9D6C-06BF0B3C3EAF" },
+	{ "linux-usr-ppc64", "2C9739E2-F068-46B3-9FD0-01C5A9AFBCCA" },
+	{ "linux-usr-ppc64-le", "15BB03AF-77E7-4D4A-B12B-C0D084F7491C" },
+	{ "linux-usr-riscv32", "B933FB22-5C3F-4F91-AF90-E2BB0FA50702" },
+	{ "linux-usr-riscv64", "BEAEC34B-8442-439B-A40B-984381ED097D" },
+	{ "linux-usr-s390", "CD0F869B-D0FB-4CA0-B141-9EA87CC78D66" },
+	{ "linux-usr-s390x", "8A4F5770-50AA-4ED3-874A-99B710DB6FEA" },
+	{ "linux-usr-tilegx", "55497029-C7C1-44CC-AA39-815ED1558630" },
+	{ "linux-usr-x86", "75250D76-8CC6-458E-BD66-BD47CC81A812" },
+	{ "linux-usr-x86-64", "8484680C-9521-48C6-9C11-B0720656F69E" },
+	{ "linux-root-mipsel", "37C58C8A-D913-4156-A25F-48B1B64E07F0" },
+	{ "linux-root-mips64el", "700BDA43-7A34-4507-B179-EEB93D7A7CA3" },
+	{ "linux-root-ppc64le", "C31C45E6-3F39-412E-80FB-4809C4980599" },
+	{ "linux-usr-mipsel", "0F4868E9-9952-4706-979F-3ED3A473E947" },
+	{ "linux-usr-mips64el", "C97C1F32-BA06-40B4-9F22-236061B08AA8" },
+	{ "linux-usr-ppc64le", "15BB03AF-77E7-4D4A-B12B-C0D084F7491C" },
+	{ "U", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B" },
+	{ "L", "0FC63DAF-8483-4772-8E79-3D69D8477DE4" },
+	{ "S", "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F" },
+	{ "H", "933AC7E1-2EB4-4F13-B844-0E14E2AEF915" },
+	{ "R", "A19D880F-05FC-4D3B-A006-743F0F84911E" },
+	{ "V", "E6D6D379-F507-44C2-A23C-238F2A3DF928" },
+	{ "F", "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7" },
 };
+
+#define N_GPT_ALIASES (sizeof(gpt_aliases) / sizeof(gpt_aliases[0]))
 
 int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *why)
 {
-	for (size_t i = 0; i < sizeof(gpt_aliases) / sizeof(gpt_aliases[0]); i++)
+	const char *near = NULL;
+	unsigned best = 3; /* suggest an alias within two edits */
+
+	for (size_t i = 0; i < N_GPT_ALIASES; i++)
 		if (strcmp(s, gpt_aliases[i].alias) == 0)
 			return layout_value_guid(gpt_aliases[i].guid, ret, why);
 	if (strlen(s) == 36)
 		return layout_value_guid(s, ret, why);
-	return fail(why, "'%s' is neither a GUID nor a type alias (esp, msdata, linux, "
-			 "linux-root-arm, linux-root-arm64, linux-root-x86-64, "
-			 "linux-root-riscv64, swap, linux-home)", s);
+	for (size_t i = 0; i < N_GPT_ALIASES; i++) {
+		unsigned d = layout_edit_distance(s, gpt_aliases[i].alias);
+		if (strlen(gpt_aliases[i].alias) > 1 && d < best) {
+			best = d;
+			near = gpt_aliases[i].alias;
+		}
+	}
+	snprintf(why->text, sizeof(why->text), "'%.40s' is neither a GUID nor a type alias "
+		 "(esp, linux, msdata, swap, linux-root-ARCH, U, L, ...)%s%s%s", s,
+		 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+	return -EINVAL;
 }
 
 const char *layout_gpt_type_alias(const struct layout_guid *g)
@@ -167,10 +241,38 @@ const char *layout_gpt_type_alias(const struct layout_guid *g)
 	struct layout_guid a;
 	struct why why;
 
-	for (size_t i = 0; i < sizeof(gpt_aliases) / sizeof(gpt_aliases[0]); i++)
+	for (size_t i = 0; i < N_GPT_ALIASES; i++)
 		if (layout_value_guid(gpt_aliases[i].guid, &a, &why) == 0 && memcmp(&a, g, sizeof(a)) == 0)
 			return gpt_aliases[i].alias;
 	return NULL;
+}
+
+/*
+ * MBR type words: sfdisk(8)'s shortcuts and aliases with their MBR meaning (L linux 0x83,
+ * S swap 0x82, U uefi 0xef, R raid 0xfd, V lvm 0x8e; E, Ex, extended 0x05 and X 0x85, the
+ * extended types, which the reader of the partition refuses).
+ */
+static const struct {
+	const char *word;
+	uint8_t type;
+} mbr_words[] = {
+	{ "L", 0x83 }, { "linux", 0x83 }, { "S", 0x82 }, { "swap", 0x82 },
+	{ "U", 0xef }, { "uefi", 0xef }, { "esp", 0xef }, { "R", 0xfd }, { "raid", 0xfd },
+	{ "V", 0x8e }, { "lvm", 0x8e }, { "E", 0x05 }, { "Ex", 0x05 }, { "extended", 0x05 },
+	{ "X", 0x85 },
+};
+
+int layout_value_mbr_type(const char *s, uint64_t *ret, struct why *why)
+{
+	for (size_t i = 0; i < sizeof(mbr_words) / sizeof(mbr_words[0]); i++)
+		if (strcmp(s, mbr_words[i].word) == 0) {
+			*ret = mbr_words[i].type;
+			return 0;
+		}
+	if (isdigit((unsigned char)s[0]))
+		return layout_value_uint(s, 1, 255, ret, why);
+	return fail(why, "'%s' is not an MBR type (a number from 1 to 255, like 0x83, or one of "
+			 "L, S, U, R, V, linux, swap, uefi, raid, lvm)", s);
 }
 
 void layout_guid_text(const struct layout_guid *g, char out[37])

@@ -28,7 +28,7 @@ int layout_value_bool(const char *s, bool *ret, struct why *why);
 /* "00112233-4455-6677-8899-aabbccddeeff" (any case). */
 int layout_value_guid(const char *s, struct layout_guid *ret, struct why *why);
 
-/* A GPT type: a GUID or one of the aliases (esp, linux, msdata, ...). */
+/* A GPT type: a GUID or one of the aliases (esp, linux, msdata, ..., U, L, ...). */
 int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *why);
 
 /*
@@ -39,6 +39,8 @@ int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *wh
  */
 int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
 			struct why *why);
+/* An MBR type byte: 1 to 255 (decimal or 0x hex) or a word (L, S, U, R, V, linux, ...). */
+int layout_value_mbr_type(const char *s, uint64_t *ret, struct why *why);
 
 /* "readonly,hidden,system,archive" (any subset, spaces allowed) as enum layout_attr bits. */
 int layout_value_attrs(const char *s, unsigned *ret, struct why *why);

@@ -42,6 +42,22 @@ int cli_layout_args_set(struct cli_layout_args *a, const char *command, const ch
 	return EXIT_OK;
 }
 
+int cli_layout_args_input(struct cli_layout_args *a, const char *command, const char *dir)
+{
+	const char **dirs;
+
+	if (!*dir)
+		return cli_usage_error(command, "-I wants a folder, not ''");
+	dirs = realloc(a->input_dirs, (a->n_input_dirs + 1) * sizeof(*dirs));
+	if (!dirs) {
+		fprintf(stderr, "%s: out of memory\n", SDIMG_PROG);
+		return EXIT_FAILED;
+	}
+	a->input_dirs = dirs;
+	a->input_dirs[a->n_input_dirs++] = dir;
+	return EXIT_OK;
+}
+
 void cli_layout_args_release(struct cli_layout_args *a)
 {
 	for (size_t i = 0; i < a->n_vars; i++)
@@ -49,13 +65,17 @@ void cli_layout_args_release(struct cli_layout_args *a)
 	free(a->vars);
 	a->vars = NULL;
 	a->n_vars = 0;
+	free(a->input_dirs);
+	a->input_dirs = NULL;
+	a->n_input_dirs = 0;
 }
 
 int cli_layout_args_load(const struct cli_layout_args *a, const char *path, struct diag *d,
 		     struct layout **ret_layout)
 {
 	struct layout_options opts = {
-		.input_dir = a->input_dir,
+		.input_dirs = a->input_dirs,
+		.n_input_dirs = a->n_input_dirs,
 		.vars = a->vars,
 		.n_vars = a->n_vars,
 		.use_environment = true,

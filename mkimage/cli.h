@@ -16,10 +16,10 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-/* `sdimg plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...` */
+/* `sdimg plan LAYOUT [--json] [-I DIR]... [--set VAR=VALUE]...` */
 int cmd_plan(int argc, char **argv);
 
-/* `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [-q|-v]` */
+/* `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [-q|-v]` */
 int cmd_build(int argc, char **argv);
 
 /* `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify] [--gaps keep|discard|zero]
@@ -37,16 +37,19 @@ int cmd_cat(int argc, char **argv);
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * The options every layout-reading command shares: -I DIR and --set VAR=VALUE.
- * layout_args_add() takes one --set argument; the strings are borrowed from argv.
+ * The options every layout-reading command shares: -I DIR (repeatable) and --set VAR=VALUE.
+ * cli_layout_args_set() takes one --set argument, cli_layout_args_input() one -I; the
+ * strings are borrowed from argv.
  */
 struct cli_layout_args {
 	struct layout_var *vars; /* owned array */
 	size_t n_vars;
-	const char *input_dir;
+	const char **input_dirs; /* owned array of borrowed strings, in the order given */
+	size_t n_input_dirs;
 };
 
 int cli_layout_args_set(struct cli_layout_args *a, const char *command, const char *assignment);
+int cli_layout_args_input(struct cli_layout_args *a, const char *command, const char *dir);
 void cli_layout_args_release(struct cli_layout_args *a);
 /* Loads the layout with these arguments, the environment and $SOURCE_DATE_EPOCH. */
 int cli_layout_args_load(const struct cli_layout_args *a, const char *path, struct diag *d,

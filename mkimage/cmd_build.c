@@ -1,5 +1,5 @@
 /*
- * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
+ * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
  * [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]`.
  */
 #include <getopt.h>
@@ -15,7 +15,7 @@
 static void build_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR] [--set VAR=VALUE]...\n"
+		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]...\n"
 		"                        [--compress KIND[:LEVEL]] [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]\n\n"
 		"Writes the disk image the layout describes: partition table, raw regions and each\n"
 		"partition's contents, byte-exact and sparse. The outputs appear only when all are\n"
@@ -33,8 +33,10 @@ static void build_usage(FILE *out)
 		"                      back as written, with its SHA-256\n"
 		"  --sha256[=FILE]     write the SHA-256 of every image file written, as sha256sum\n"
 		"                      does (default IMAGE.sha256, without the compression suffix)\n"
-		"  -I, --input DIR     resolve relative 'from' paths against DIR (default: the\n"
-		"                      layout file's folder)\n"
+		"  -I, --input DIR     look relative 'from' paths up in DIR; repeated, in each DIR\n"
+		"                      in order, the first that holds the file wins (default: the\n"
+		"                      layout file's folder); includes are looked up in the\n"
+		"                      including file's folder first, then in each DIR\n"
 		"  --set VAR=VALUE     define ${VAR} for the layout (wins over the environment)\n"
 		"  -q, --quiet         print nothing on success\n"
 		"  -v, --verbose       print each partition's placement and FAT geometry\n"
@@ -271,7 +273,7 @@ int cmd_build(int argc, char **argv)
 			r.sha256 = true;
 			r.sha256_file = optarg;
 		} else if (c == 'I') {
-			args.input_dir = optarg;
+			status = cli_layout_args_input(&args, "build", optarg);
 		} else if (c == OPT_SET) {
 			status = cli_layout_args_set(&args, "build", optarg);
 		} else if (c == 'q') {

@@ -10,12 +10,13 @@
 static void plan_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s plan LAYOUT [--json] [-I DIR] [--set VAR=VALUE]...\n\n"
+		"Usage: %s plan LAYOUT [--json] [-I DIR]... [--set VAR=VALUE]...\n\n"
 		"Prints every byte range the layout resolves to, in disk order: partition-table\n"
 		"structures, raw regions and partitions, with the alignment each start satisfies.\n"
 		"Sizes that wait for the contents (size = auto) are shown as pending.\n\n"
 		"  --json             print a JSON document instead of a table\n"
-		"  -I, --input DIR    resolve relative 'from' paths against DIR\n"
+		"  -I, --input DIR    an input folder, as for build: repeatable, searched in\n"
+		"                     order for includes (after the including file's folder)\n"
 		"  --set VAR=VALUE    define ${VAR} for the layout (wins over the environment)\n"
 		"  -h, --help         show this help\n",
 		SDIMG_PROG);
@@ -168,7 +169,7 @@ int cmd_plan(int argc, char **argv)
 		} else if (c == OPT_JSON) {
 			json = true;
 		} else if (c == 'I') {
-			args.input_dir = optarg;
+			status = cli_layout_args_input(&args, "plan", optarg);
 		} else if (c == OPT_SET) {
 			status = cli_layout_args_set(&args, "plan", optarg);
 		} else {

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/path.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
 
@@ -57,10 +56,12 @@ static int stat_input(struct build *b, const char *from, const struct layout_loc
 		      const char *what, char **ret_path, uint64_t *ret_size)
 {
 	struct stat st;
-	char *path = path_join(b->l->input_dir, from);
+	char place[400], *path = NULL;
+	int rc;
 
-	if (!path)
-		return -ENOMEM;
+	snprintf(place, sizeof(place), "%s:%d: %s: ", loc->file, loc->line, what);
+	if ((rc = layout_input_path(b->l, from, place, b->d, &path)) < 0)
+		return rc;
 	*ret_path = path;
 	if (stat(path, &st) < 0)
 		return diag_error(b->d, "%s:%d: %s: %s: %s", loc->file, loc->line, what, path,

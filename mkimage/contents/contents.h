@@ -9,6 +9,7 @@
  *   archive_list.c    the listing pass over an archive (headers only) into the model
  *   archive_stream.c  the data pass: archive entries streamed to their clusters
  *   archive_gzip.c    gzip's CRC-32 checked through zlib (libarchive does not)
+ *   filter.c          a tree's include and exclude patterns
  * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
  * an offset and a stop callback.
  */
@@ -76,7 +77,7 @@ struct content {
 
 /*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
- * Host paths are resolved against l->input_dir. Timestamps follow image.mtime.
+ * Host paths are looked up with layout_input_path(). Timestamps follow image.mtime.
  * Returns 0 or a negative errno with one message per problem in @d.
  */
 int content_gather(const struct layout *l, const struct layout_partition *p,

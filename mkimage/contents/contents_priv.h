@@ -55,6 +55,15 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 			 size_t source, struct content *c, struct diag *d);
 
 /*
+ * Adds the nodes of @s, where tree entry @e was gathered alone, to @c: those its include and
+ * exclude patterns keep, and the folders that lead to them (filter.c). The archives of @s
+ * move to @c. A pattern that matched nothing is a warning starting with @place.
+ * Returns 0 or a negative errno (messages in @d).
+ */
+int content_merge_filtered(struct content *c, struct content *s, const struct layout_entry *e,
+			   const char *place, struct diag *d);
+
+/*
  * Opens @host for reading with every filter and format libarchive has (chosen by content,
  * not by name). Returns the handle (archive_read_free() it), or NULL with a message in @d.
  */

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "common/array.h"
-#include "common/path.h"
 #include "mkimage/contents/contents_priv.h"
 
 struct gatherer {
@@ -204,12 +203,12 @@ static int walk(struct gatherer *g, const char *host, const char *path)
 
 static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 {
-	char *host = path_join(g->l->input_dir, e->from);
+	char *host = NULL;
 	struct stat st;
-	int rc;
+	int rc = layout_input_path(g->l, e->from, "", g->d, &host);
 
-	if (!host)
-		return -ENOMEM;
+	if (rc < 0)
+		return rc;
 	rc = check_file(g, host, &st);
 	if (rc == 0) {
 		rc = content_list_archive(g->l, e, host, g->source, g->c, g->d);
@@ -235,6 +234,22 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 	return rc;
 }
 
+/* A tree with include or exclude patterns: gathered alone, then what they keep joins. */
+static int gather_filtered(struct gatherer *g, const struct layout_entry *e, const char *place)
+{
+	struct content alone = { .implicit_mtime = g->c->implicit_mtime };
+	struct content *c = g->c;
+	int rc;
+
+	g->c = &alone;
+	rc = gather_tree(g, e);
+	g->c = c;
+	if (rc == 0)
+		rc = content_merge_filtered(c, &alone, e, place, g->d);
+	content_release(&alone);
+	return rc;
+}
+
 static int gather_file(struct gatherer *g, const struct layout_entry *e)
 {
 	char origin[512];
@@ -249,9 +264,9 @@ static int gather_file(struct gatherer *g, const struct layout_entry *e)
 		n.mtime = node_mtime(g, NULL, &n.mtime_ns);
 		return content_add(g->c, &n, g->d);
 	}
-	char *host = path_join(g->l->input_dir, e->from);
-	if (!host)
-		return -ENOMEM;
+	char *host = NULL;
+	if ((rc = layout_input_path(g->l, e->from, "", g->d, &host)) < 0)
+		return rc;
 	rc = check_file(g, host, &st);
 	if (rc > 0)
 		rc = diag_error(g->d, "%s:%d: file '%s': %s is a folder (use tree)", e->loc.file,
@@ -280,9 +295,13 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 		size_t first = d->n;
 		int rc;
 		g.source = i;
+		/* what went wrong with an input is told with the layout line that brought it in */
+		snprintf(place, sizeof(place), "%s:%d: partition '%s': %s '%s': ", e->loc.file,
+			 e->loc.line, p->name, entry_kind_name(e->kind), e->path);
 		switch (e->kind) {
 		case LAYOUT_ENTRY_TREE:
-			rc = gather_tree(&g, e);
+			rc = e->n_include || e->n_exclude ? gather_filtered(&g, e, place)
+							  : gather_tree(&g, e);
 			break;
 		case LAYOUT_ENTRY_FILE:
 			rc = gather_file(&g, e);
@@ -295,9 +314,6 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 		}
 		if (rc == -ENOMEM)
 			return diag_error(d, "%s: out of memory", l->path);
-		/* what went wrong with an input is told with the layout line that brought it in */
-		snprintf(place, sizeof(place), "%s:%d: partition '%s': %s '%s': ", e->loc.file,
-			 e->loc.line, p->name, entry_kind_name(e->kind), e->path);
 		if (rc < 0 && diag_prefix(d, first, place) < 0)
 			return diag_error(d, "%s: out of memory", l->path);
 		bad |= rc < 0;

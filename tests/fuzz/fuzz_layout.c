@@ -14,7 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct layout_var vars[] = { { "A", "x" }, { "B", "4M" } };
-	const struct layout_options opts = { .vars = vars, .n_vars = 2, .input_dir = "." };
+	static const char *const dirs[] = { "." };
+	const struct layout_options opts = { .vars = vars, .n_vars = 2, .input_dirs = dirs,
+					     .n_input_dirs = 1 };
 	char *text = malloc(size + 1);
 	struct layout *l = NULL;
 	struct plan *p = NULL;

@@ -160,6 +160,40 @@ static void test_type_defaults_and_settings(void **state)
 	layout_free(l);
 }
 
+/* Type shortcuts, tree filters, and other tools' words told ours. */
+static void test_type_words_and_filters(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok(
+		"partition a { size = 4M mbr-type = L }\npartition b { size = 4M mbr-type = V }\n"
+		"partition c { size = 4M mbr-type = uefi }\npartition d { type = fat\n"
+		"  tree \"/\" { from = \"fw\" include = \" *.dtb ,overlays/\" exclude = \"a[,]b\" } }\n");
+	char guid[37];
+	assert_int_equal(l->parts[0].mbr_type, 0x83);
+	assert_int_equal(l->parts[1].mbr_type, 0x8e);
+	assert_int_equal(l->parts[2].mbr_type, 0xef);
+	const struct layout_entry *e = &l->parts[3].entries[0];
+	assert_int_equal(e->n_include, 2);
+	assert_string_equal(e->include[0], "*.dtb");
+	assert_string_equal(e->include[1], "overlays/");
+	assert_int_equal(e->n_exclude, 1); /* a comma inside [ ] is part of the pattern */
+	assert_string_equal(e->exclude[0], "a[,]b");
+	layout_free(l);
+	l = load_ok("image { table = gpt }\npartition a { size = 4M gpt-type = linux-root-x86 }\n"
+		    "partition b { size = 4M gpt-type = U }\npartition c { size = 4M gpt-type = linux-usr-loongarch64 }\n");
+	layout_guid_text(&l->parts[0].gpt_type, guid);
+	assert_string_equal(guid, "44479540-F297-41B2-9AF7-D131D5F0458A");
+	assert_string_equal(layout_gpt_type_alias(&l->parts[1].gpt_type), "esp");
+	layout_guid_text(&l->parts[2].gpt_type, guid);
+	assert_string_equal(guid, "E611C702-575C-4CBE-9A46-434FA0BF7E3F");
+	layout_free(l);
+	expect_error("partition p {\n offset = 8M\n}", "t.layout:2: unknown key 'offset' in partition 'p' (did you mean 'start'?)");
+	expect_error("partition p {\n partition-type-uuid = L\n}", "(did you mean 'gpt-type'?)");
+	expect_error("partition p {\n mbr-type = X\n}", "0x85 is an extended partition type");
+	expect_error("partition p { type = fat\n label = \"BOOT\"\n}", "t.layout:2: partition 'p': label: it names a GPT partition");
+	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n exclude = \" , \" } }", "t.layout:3: partition 'p': tree '/': exclude: ' , ' holds an empty pattern");
+}
+
 static void test_source_date_epoch(void **state)
 {
 	struct layout_options o = test_opts;
@@ -296,7 +330,8 @@ static void test_includes(void **state)
 	assert_string_equal(l->parts[1].name, "more");
 	assert_string_equal(l->parts[2].name, "last");
 	assert_int_equal(l->parts[2].loc.line, 4);
-	assert_string_equal(l->input_dir, "inc");
+	assert_int_equal(l->n_input_dirs, 1);
+	assert_string_equal(l->input_dirs[0], "inc");
 	layout_free(l);
 	l = NULL;
 	/* an error in an included file names that file and its real line */
@@ -502,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_numbers_bools_guids),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_type_defaults_and_settings),
+		cmocka_unit_test(test_type_words_and_filters),
 		cmocka_unit_test(test_source_date_epoch),
 		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),

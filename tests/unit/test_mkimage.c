@@ -59,7 +59,8 @@ static void write_text(const char *path, const char *text)
 
 static struct layout *load(const char *text)
 {
-	struct layout_options o = { .input_dir = "in" };
+	static const char *const in_dir[] = { "in" };
+	struct layout_options o = { .input_dirs = in_dir, .n_input_dirs = 1 };
 	struct layout *l = NULL;
 	struct diag d;
 
@@ -312,7 +313,9 @@ static void test_gather_mtime_source(void **state)
 
 	(void)state;
 	assert_int_equal(system("mkdir -p in/m && touch -d @1000000000 in/m/old && touch -d @2000000000 in/m/new"), 0);
-	struct layout_options o = { .input_dir = "in", .source_date_epoch = "1500000000" };
+	static const char *const in_dir[] = { "in" };
+	struct layout_options o = { .input_dirs = in_dir, .n_input_dirs = 1,
+				    .source_date_epoch = "1500000000" };
 	struct layout *l = NULL;
 	diag_init(&d);
 	assert_int_equal(layout_load_text("t.layout", "image { mtime = source }\npartition p { type = fat\n"
