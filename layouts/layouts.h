@@ -86,6 +86,8 @@ struct layout_image {
 	bool timestamp_from_env; /* SOURCE_DATE_EPOCH gave it: mtime = source clamps to it */
 	enum layout_mtime mtime;
 	uint64_t gpt_entries;   /* byte offset of the GPT entry array */
+	bool gpt_backup;        /* gpt: the backup header and array end the image (true unless
+				 * gpt-backup = false) */
 	struct layout_loc loc, size_loc, gpt_entries_loc;
 };
 
@@ -243,6 +245,7 @@ struct plan {
 	uint64_t align;
 	uint64_t first_usable;  /* GPT: first byte a partition may use */
 	uint64_t last_usable;   /* GPT: one past the last byte a partition may use */
+	bool gpt_backup;        /* GPT: the backup area ends the image (a PLAN_GPT_BACKUP region) */
 	struct plan_region *regions; /* in disk order (pending ones after the known) */
 	size_t n_regions;
 	bool has_extended;      /* MBR: partitions 5.. live in an extended partition */

@@ -98,6 +98,13 @@ static int read_gpt_entries(struct reader *r, const struct sect *s, struct layou
 	return 0;
 }
 
+static int read_gpt_backup(struct reader *r, const struct sect *s, struct layout_image *im)
+{
+	if (!layout_key_bool(s, "gpt-backup", &im->gpt_backup) || im->table == LAYOUT_TABLE_GPT)
+		return 0;
+	return layout_key_error(r, s, "gpt-backup", "only a gpt table has a backup");
+}
+
 static int read_image_keys(struct reader *r, const struct sect *s, struct layout_image *im)
 {
 	uint64_t v;
@@ -112,6 +119,7 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;
 	bad |= read_gpt_entries(r, s, im) < 0;
+	bad |= read_gpt_backup(r, s, im) < 0;
 	if (layout_key_strdup(s, "seed", &im->seed) < 0)
 		return -ENOMEM;
 	if (im->seed && !*im->seed)
@@ -135,6 +143,7 @@ int layout_read_image(struct reader *r)
 		.align = LAYOUT_DEFAULT_ALIGN,
 		.mtime = LAYOUT_MTIME_FIXED,
 		.gpt_entries = 2 * LAYOUT_SECTOR,
+		.gpt_backup = true,
 		.loc = node ? node->loc : top->loc,
 	};
 	if (node) {

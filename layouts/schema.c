@@ -79,6 +79,7 @@ static const struct key_spec image_keys[] = {
 	UINT("timestamp", 0, LAYOUT_TIMESTAMP_MAX),
 	CHOICE("mtime", mtime_words),
 	SIZE("gpt-entries", KEY_SECTORS),
+	BOOL("gpt-backup"),
 	END,
 };
 static const struct section_spec image_section = { "image", false, false, image_keys, NULL };
