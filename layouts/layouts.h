@@ -88,7 +88,10 @@ struct layout_image {
 	uint64_t gpt_entries;   /* byte offset of the GPT entry array */
 	bool gpt_backup;        /* gpt: the backup header and array end the image (true unless
 				 * gpt-backup = false) */
-	struct layout_loc loc, size_loc, gpt_entries_loc;
+	bool hybrid;            /* table = hybrid: a gpt (table is LAYOUT_TABLE_GPT) whose MBR
+				 * mirrors the partitions with `hybrid` */
+	bool hybrid_ee_last;    /* hybrid-ee = last: the 0xEE entry after the mirrored ones */
+	struct layout_loc loc, size_loc, gpt_entries_loc, table_loc;
 };
 
 struct layout_raw {
@@ -140,6 +143,7 @@ struct layout_partition {
 	uint64_t extra;
 	char *from;
 	bool bootable;
+	bool hybrid;            /* table = hybrid: mirrored in the MBR */
 	uint8_t mbr_type;
 	struct layout_guid gpt_type;
 	bool uuid_set;
@@ -149,7 +153,7 @@ struct layout_partition {
 	struct layout_fat fat;  /* meaningful for FAT types */
 	struct layout_entry *entries;
 	size_t n_entries;
-	struct layout_loc loc, start_loc, size_loc;
+	struct layout_loc loc, start_loc, size_loc, hybrid_loc;
 };
 
 struct layout {
@@ -246,6 +250,7 @@ struct plan {
 	uint64_t first_usable;  /* GPT: first byte a partition may use */
 	uint64_t last_usable;   /* GPT: one past the last byte a partition may use */
 	bool gpt_backup;        /* GPT: the backup area ends the image (a PLAN_GPT_BACKUP region) */
+	bool hybrid;            /* GPT: sector 0 holds a hybrid MBR (table = hybrid) */
 	struct plan_region *regions; /* in disk order (pending ones after the known) */
 	size_t n_regions;
 	bool has_extended;      /* MBR: partitions 5.. live in an extended partition */

@@ -57,7 +57,7 @@ static int add_front_tables(struct planner *pl)
 	if (im->table == LAYOUT_TABLE_NONE)
 		return 0;
 	r.kind = PLAN_MBR;
-	r.name = im->table == LAYOUT_TABLE_GPT ? "protective-mbr" : "mbr";
+	r.name = im->hybrid ? "hybrid-mbr" : im->table == LAYOUT_TABLE_GPT ? "protective-mbr" : "mbr";
 	r.start = MBR_TABLE_START;
 	r.size = LAYOUT_SECTOR - MBR_TABLE_START;
 	rc = plan_add_region(pl, &r);
@@ -175,6 +175,7 @@ int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct di
 	p->table = l->image.table;
 	p->align = l->image.align;
 	p->gpt_backup = backup_bytes(&pl) != 0;
+	p->hybrid = l->image.hybrid;
 	rc = add_front_tables(&pl);
 	if (rc == 0)
 		rc = add_raws(&pl);

@@ -110,8 +110,17 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 	uint64_t v;
 	int bad = 0;
 
-	if (layout_key_u64(s, "table", &v))
-		im->table = (enum layout_table)v;
+	if (layout_key_u64(s, "table", &v)) {
+		im->hybrid = strcmp(layout_key_value(s, "table")->word, "hybrid") == 0;
+		im->table = im->hybrid ? LAYOUT_TABLE_GPT : (enum layout_table)v;
+	}
+	im->table_loc = layout_key_loc(s, "table");
+	if (layout_key_u64(s, "hybrid-ee", &v)) {
+		im->hybrid_ee_last = v == 1;
+		if (!im->hybrid)
+			bad |= layout_key_error(r, s, "hybrid-ee", "only a hybrid table has an 0xEE "
+						"entry beside mirrored ones") < 0;
+	}
 	if (layout_key_u64(s, "mtime", &v))
 		im->mtime = (enum layout_mtime)v;
 	im->size_set = layout_key_u64(s, "size", &im->size);

@@ -6,7 +6,9 @@
 #include <string.h>
 
 /* Choices, in the order of the enums they stand for (layouts.h). */
-static const char *const table_words[] = { "mbr", "gpt", "none", NULL };
+/* "hybrid" is a gpt whose MBR mirrors some partitions (read_image.c) */
+static const char *const table_words[] = { "mbr", "gpt", "none", "hybrid", NULL };
+static const char *const hybrid_ee_words[] = { "first", "last", NULL };
 static const char *const mtime_words[] = { "fixed", "source", NULL };
 static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", NULL };
 /* A partition size may also be one of these instead of a byte count. */
@@ -51,6 +53,7 @@ static const struct key_spec partition_keys[] = {
 	SIZE("extra", KEY_SECTORS),
 	STRING("from"),
 	BOOL("bootable"),
+	BOOL("hybrid"),
 	UINT("mbr-type", 1, 255),
 	TYPED("gpt-type", KEY_GPT_TYPE),
 	TYPED("uuid", KEY_GUID),
@@ -80,6 +83,7 @@ static const struct key_spec image_keys[] = {
 	CHOICE("mtime", mtime_words),
 	SIZE("gpt-entries", KEY_SECTORS),
 	BOOL("gpt-backup"),
+	CHOICE("hybrid-ee", hybrid_ee_words),
 	END,
 };
 static const struct section_spec image_section = { "image", false, false, image_keys, NULL };

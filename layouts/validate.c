@@ -96,6 +96,34 @@ static int check_table_none(struct reader *r)
 	return 0;
 }
 
+/* A hybrid MBR has four entries: the 0xEE one and up to three mirrored partitions. */
+static int check_hybrid(struct reader *r)
+{
+	const struct layout *l = r->l;
+	const struct layout_partition *mirrored[3];
+	size_t n = 0;
+
+	if (!l->image.hybrid)
+		return 0;
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		if (!p->hybrid)
+			continue;
+		if (n == 3)
+			return diag_error(r->d, "%s:%d: partition '%s': hybrid = true: a hybrid MBR "
+						"mirrors three partitions at most ('%s', '%s' and '%s' "
+						"already)", p->hybrid_loc.file, p->hybrid_loc.line,
+					  p->name, mirrored[0]->name, mirrored[1]->name,
+					  mirrored[2]->name);
+		mirrored[n++] = p;
+	}
+	if (n == 0)
+		return diag_error(r->d, "%s:%d: image: table = hybrid mirrors no partition in its "
+					"MBR: set hybrid = true on one to three partitions (or use "
+					"table = gpt)", l->image.table_loc.file, l->image.table_loc.line);
+	return 0;
+}
+
 /* Length of the directory part of @path ("/a/b" -> 2 for "/a"; "/b" -> 0). */
 static size_t dir_len(const char *path)
 {
@@ -133,6 +161,7 @@ int layout_validate(struct reader *r)
 	bad |= check_unique_names(r) < 0;
 	bad |= check_sizes(r) < 0;
 	bad |= check_table_none(r) < 0;
+	bad |= check_hybrid(r) < 0;
 	for (size_t i = 0; i < r->l->n_parts; i++) {
 		bad |= check_sd_format(r, &r->l->parts[i]) < 0;
 		bad |= check_first(r, &r->l->parts[i]) < 0;

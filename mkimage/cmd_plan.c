@@ -68,7 +68,8 @@ static void print_table(const struct layout *l, const struct plan *p)
 		snprintf(size, sizeof(size), "pending (follows size = auto)");
 	else
 		units_human(p->image_size, size, sizeof(size));
-	printf("image %s: table %s, size %s", l->path, layout_table_name(p->table), size);
+	printf("image %s: table %s, size %s", l->path,
+	       p->hybrid ? "hybrid" : layout_table_name(p->table), size);
 	if (!p->image_size_pending)
 		printf(" (%llu bytes)", (unsigned long long)p->image_size);
 	printf(", align %s\n\n", align);
@@ -110,7 +111,8 @@ static int print_json(const struct plan *p)
 
 	json_object_set_new(image, "size", p->image_size_pending ? json_null()
 								  : json_integer((json_int_t)p->image_size));
-	json_object_set_new(image, "table", json_string(layout_table_name(p->table)));
+	json_object_set_new(image, "table",
+			    json_string(p->hybrid ? "hybrid" : layout_table_name(p->table)));
 	json_object_set_new(image, "align", json_integer((json_int_t)p->align));
 	if (p->image_size_pending)
 		json_object_set_new(image, "pending", json_string("auto"));

@@ -229,6 +229,8 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
 		rc = build_move_gpt_entries(fd, l->image.gpt_entries / LAYOUT_SECTOR, path, d);
 	if (rc == 0 && gpt && !p->gpt_backup)
 		rc = build_drop_gpt_backup(fd, p->image_size, path, d);
+	if (rc == 0 && p->hybrid)
+		rc = build_write_hybrid_mbr(l, p, mbr_types, fd, path, d);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", path);
 	return rc;
