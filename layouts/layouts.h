@@ -91,7 +91,8 @@ struct layout_image {
 	bool hybrid;            /* table = hybrid: a gpt (table is LAYOUT_TABLE_GPT) whose MBR
 				 * mirrors the partitions with `hybrid` */
 	bool hybrid_ee_last;    /* hybrid-ee = last: the 0xEE entry after the mirrored ones */
-	struct layout_loc loc, size_loc, gpt_entries_loc, table_loc;
+	unsigned extended_slot; /* mbr: extended-partition (1..4), 0 when not set */
+	struct layout_loc loc, size_loc, gpt_entries_loc, table_loc, extended_loc;
 };
 
 struct layout_raw {
@@ -144,6 +145,7 @@ struct layout_partition {
 	char *from;
 	bool bootable;
 	bool hybrid;            /* table = hybrid: mirrored in the MBR */
+	bool primary;           /* mbr: a primary entry although listed after logical ones */
 	uint8_t mbr_type;
 	struct layout_guid gpt_type;
 	bool uuid_set;
@@ -153,7 +155,7 @@ struct layout_partition {
 	struct layout_fat fat;  /* meaningful for FAT types */
 	struct layout_entry *entries;
 	size_t n_entries;
-	struct layout_loc loc, start_loc, size_loc, hybrid_loc;
+	struct layout_loc loc, start_loc, size_loc, hybrid_loc, primary_loc;
 };
 
 struct layout {
@@ -215,6 +217,13 @@ const char *layout_part_type_name(enum layout_part_type t);
 const char *layout_table_name(enum layout_table t);
 bool layout_part_is_fat(const struct layout_partition *p);
 
+/*
+ * The MBR entry (1..4) of the extended partition of @l: extended-partition, else 4 when
+ * more than four partitions are in an mbr table; 0 when there is none. Partitions in the
+ * table from that place on are logical, except those with `primary`.
+ */
+unsigned layout_extended_slot(const struct layout *l);
+
 /* ---------------------------------------------------------------- the plan */
 
 enum plan_kind {
@@ -253,7 +262,8 @@ struct plan {
 	bool hybrid;            /* GPT: sector 0 holds a hybrid MBR (table = hybrid) */
 	struct plan_region *regions; /* in disk order (pending ones after the known) */
 	size_t n_regions;
-	bool has_extended;      /* MBR: partitions 5.. live in an extended partition */
+	bool has_extended;      /* MBR: partitions 5.. live in an extended partition ... */
+	unsigned extended_number; /* ... whose entry is this one (1..4) */
 	uint64_t extended_start, extended_size;
 };
 

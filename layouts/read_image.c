@@ -115,6 +115,13 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 		im->table = im->hybrid ? LAYOUT_TABLE_GPT : (enum layout_table)v;
 	}
 	im->table_loc = layout_key_loc(s, "table");
+	im->extended_loc = layout_key_loc(s, "extended-partition");
+	if (layout_key_u64(s, "extended-partition", &v)) {
+		im->extended_slot = (unsigned)v;
+		if (im->table != LAYOUT_TABLE_MBR)
+			bad |= layout_key_error(r, s, "extended-partition", "only an mbr table has "
+						"an extended partition") < 0;
+	}
 	if (layout_key_u64(s, "hybrid-ee", &v)) {
 		im->hybrid_ee_last = v == 1;
 		if (!im->hybrid)

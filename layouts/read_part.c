@@ -135,6 +135,10 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 	int rc, bad = 0;
 
 	bad |= read_hybrid(r, s, p) < 0;
+	p->primary_loc = layout_key_loc(s, "primary");
+	if (layout_key_bool(s, "primary", &p->primary) && r->l->image.table != LAYOUT_TABLE_MBR)
+		bad |= layout_key_error(r, s, "primary", "only an mbr table has primary and "
+					"logical partitions") < 0;
 	bad |= read_mbr_type(r, s, p) < 0;
 	for (size_t i = 0; i < 3; i++)
 		if (layout_key_text(s, gpt_only[i]) && r->l->image.table != LAYOUT_TABLE_GPT)

@@ -54,6 +54,7 @@ static const struct key_spec partition_keys[] = {
 	STRING("from"),
 	BOOL("bootable"),
 	BOOL("hybrid"),
+	BOOL("primary"),
 	UINT("mbr-type", 1, 255),
 	TYPED("gpt-type", KEY_GPT_TYPE),
 	TYPED("uuid", KEY_GUID),
@@ -84,6 +85,7 @@ static const struct key_spec image_keys[] = {
 	SIZE("gpt-entries", KEY_SECTORS),
 	BOOL("gpt-backup"),
 	CHOICE("hybrid-ee", hybrid_ee_words),
+	UINT("extended-partition", 1, 4),
 	END,
 };
 static const struct section_spec image_section = { "image", false, false, image_keys, NULL };

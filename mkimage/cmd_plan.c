@@ -78,8 +78,8 @@ static void print_table(const struct layout *l, const struct plan *p)
 	for (size_t i = 0; i < p->n_regions; i++)
 		print_region(&p->regions[i]);
 	if (p->has_extended && p->extended_size)
-		printf("\nlogical partitions (L) live in extended partition 4: bytes %llu-%llu\n",
-		       (unsigned long long)p->extended_start,
+		printf("\nlogical partitions (L) live in extended partition %u: bytes %llu-%llu\n",
+		       p->extended_number, (unsigned long long)p->extended_start,
 		       (unsigned long long)(p->extended_start + p->extended_size - 1));
 }
 
@@ -118,6 +118,7 @@ static int print_json(const struct plan *p)
 		json_object_set_new(image, "pending", json_string("auto"));
 	if (p->has_extended && p->extended_size) {
 		json_t *ext = json_object();
+		json_object_set_new(ext, "number", json_integer(p->extended_number));
 		json_object_set_new(ext, "start", json_integer((json_int_t)p->extended_start));
 		json_object_set_new(ext, "size", json_integer((json_int_t)p->extended_size));
 		json_object_set_new(image, "extended", ext);

@@ -117,7 +117,8 @@ static int add_extended(struct table_ctx *t)
 
 	if (!type)
 		return -ENOMEM;
-	rc = add_partition(t, 3, t->p->extended_start, t->p->extended_size, type, NULL);
+	rc = add_partition(t, t->p->extended_number - 1, t->p->extended_start, t->p->extended_size,
+			   type, NULL);
 	fdisk_unref_parttype(type);
 	return rc < 0 ? fdisk_fail(t, rc, "the extended partition") : 0;
 }
