@@ -27,37 +27,40 @@ static void put_entry(uint8_t *e, bool active, uint8_t type, uint64_t start_lba,
 	put_le32(e + MBR_ENT_SIZE_LBA, (uint32_t)n_lba);
 }
 
+/* The plan's regions of the partitions with `hybrid`, in layout order (at most three). */
+static size_t mirrored_regions(const struct layout *l, const struct plan *p,
+			       const struct plan_region *ret[MBR_N_ENTRIES - 1])
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < l->n_parts && n < MBR_N_ENTRIES - 1; k++)
+		for (size_t i = 0; l->parts[k].hybrid && i < p->n_regions; i++)
+			if (p->regions[i].kind == PLAN_PARTITION && p->regions[i].part == &l->parts[k])
+				ret[n++] = &p->regions[i];
+	return n;
+}
+
 /* Bytes 440-511 of sector 0: disk signature, the four entries, 0x55 0xAA. */
 static void hybrid_tail(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
-			uint8_t *tail)
+			uint8_t tail[SECTOR - MBR_DISK_SIGNATURE])
 {
-	const struct plan_region *mirrored[MBR_N_ENTRIES];
-	size_t n = 0, slot = l->image.hybrid_ee_last ? 0 : 1;
+	const struct plan_region *mirrored[MBR_N_ENTRIES - 1];
+	size_t n = mirrored_regions(l, p, mirrored);
+	size_t ee_slot = l->image.hybrid_ee_last ? n : 0, slot = ee_slot ? 0 : 1;
+	uint8_t *entries = tail + (MBR_ENTRIES - MBR_DISK_SIGNATURE);
 	uint64_t first = UINT64_MAX;
 
-	for (size_t i = 0; i < p->n_regions && n < MBR_N_ENTRIES - 1; i++) {
-		const struct plan_region *r = &p->regions[i];
-		if (r->kind == PLAN_PARTITION && r->part->hybrid) {
-			mirrored[n++] = r;
-			if (r->start < first)
-				first = r->start;
-		}
-	}
 	memset(tail, 0, SECTOR - MBR_DISK_SIGNATURE);
 	put_le32(tail, build_id_mbr_disk(l->image.seed));
-	/* layout order: the regions are in disk order, the MBR lists them as the layout does */
-	for (size_t k = 0; k < l->n_parts; k++)
-		for (size_t j = 0; j < n; j++) {
-			const struct plan_region *r = mirrored[j];
-			size_t i = (size_t)(r->part - l->parts);
-			if (i != k)
-				continue;
-			put_entry(tail + MBR_ENTRIES - MBR_DISK_SIGNATURE + slot++ * MBR_ENTRY_SIZE,
-				  r->part->bootable, mbr_types[i], r->start / SECTOR, r->size / SECTOR);
-		}
-	put_entry(tail + MBR_ENTRIES - MBR_DISK_SIGNATURE +
-			  (l->image.hybrid_ee_last ? n : 0) * MBR_ENTRY_SIZE,
-		  false, MBR_TYPE_GPT_PROTECTIVE, 1, first / SECTOR - 1);
+	for (size_t j = 0; j < n; j++) {
+		const struct plan_region *r = mirrored[j];
+		put_entry(entries + slot++ * MBR_ENTRY_SIZE, r->part->bootable,
+			  mbr_types[r->part - l->parts], r->start / SECTOR, r->size / SECTOR);
+		if (r->start < first)
+			first = r->start;
+	}
+	put_entry(entries + ee_slot * MBR_ENTRY_SIZE, false, MBR_TYPE_GPT_PROTECTIVE, 1,
+		  first / SECTOR - 1);
 	tail[MBR_SIGNATURE - MBR_DISK_SIGNATURE] = 0x55;
 	tail[MBR_SIGNATURE - MBR_DISK_SIGNATURE + 1] = 0xaa;
 }
