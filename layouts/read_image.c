@@ -100,9 +100,15 @@ static int read_gpt_entries(struct reader *r, const struct sect *s, struct layou
 
 static int read_gpt_backup(struct reader *r, const struct sect *s, struct layout_image *im)
 {
-	if (!layout_key_bool(s, "gpt-backup", &im->gpt_backup) || im->table == LAYOUT_TABLE_GPT)
+	if (!layout_key_bool(s, "gpt-backup", &im->gpt_backup))
 		return 0;
-	return layout_key_error(r, s, "gpt-backup", "only a gpt table has a backup");
+	if (im->table != LAYOUT_TABLE_GPT)
+		return layout_key_error(r, s, "gpt-backup", "only a gpt table has a backup");
+	if (im->hybrid && !im->gpt_backup)
+		return layout_key_error(r, s, "gpt-backup", "a hybrid MBR beside a GPT without "
+					"backup is refused by gdisk and sgdisk (a valid MBR and a "
+					"damaged GPT): keep the backup, or use table = gpt");
+	return 0;
 }
 
 static int read_image_keys(struct reader *r, const struct sect *s, struct layout_image *im)

@@ -134,3 +134,9 @@ expect_status 1 "$SDIMG" plan big.layout
 expect_stderr "big.layout:4: partition 'big' (bytes 2194728288256-2203318222847) ends beyond 2 TiB, which the hybrid MBR cannot describe"
 sed 's/^    hybrid = true }/}/' big.layout >big2.layout
 expect_status 0 "$SDIMG" plan big2.layout
+# gdisk and sgdisk refuse a hybrid MBR beside a GPT without backup ("Invalid partition data")
+bad nobackup "nobackup.layout:2: image: gpt-backup: a hybrid MBR beside a GPT without backup is refused by gdisk and sgdisk" <<'LAYOUT'
+image { size = 64M table = hybrid
+    gpt-backup = false }
+partition a { size = 4M hybrid = true }
+LAYOUT
