@@ -35,6 +35,7 @@
 /* MBR: 3 primary entries and 56 logical ones (numbers 5..60) is the most that fdisk and
  * sfdisk handle (their MBR code stops at partition number 60) */
 #define LAYOUT_MBR_MAX_PARTITIONS 59
+#define LAYOUT_MBR_MAX_LOGICAL 56
 /* raw regions plus partitions kept out of the table: no card has nearly as many */
 #define LAYOUT_MAX_UNTABLED 1024
 #define LAYOUT_MAX_BYTES (1ull << 60)         /* no size or offset is larger (1 EiB) */
@@ -93,7 +94,13 @@ struct layout_image {
 	bool timestamp_from_env; /* SOURCE_DATE_EPOCH gave it: mtime = source clamps to it */
 	enum layout_mtime mtime;
 	uint64_t gpt_entries;   /* byte offset of the GPT entry array */
-	struct layout_loc loc, size_loc, gpt_entries_loc;
+	bool gpt_backup;        /* gpt: the backup header and array end the image (true unless
+				 * gpt-backup = false) */
+	bool hybrid;            /* table = hybrid: a gpt (table is LAYOUT_TABLE_GPT) whose MBR
+				 * mirrors the partitions with `hybrid` */
+	bool hybrid_ee_last;    /* hybrid-ee = last: the 0xEE entry after the mirrored ones */
+	unsigned extended_slot; /* mbr: extended-partition (1..4), 0 when not set */
+	struct layout_loc loc, size_loc, gpt_entries_loc, table_loc, extended_loc;
 };
 
 /* Bytes [start, end) counted from the first byte of a raw region or partition. */
@@ -163,6 +170,8 @@ struct layout_partition {
 	struct layout_range *holes; /* raw: not written; sorted, disjoint */
 	size_t n_holes;
 	bool bootable;
+	bool hybrid;            /* table = hybrid: mirrored in the MBR */
+	bool primary;           /* mbr: a primary entry although listed after logical ones */
 	uint8_t mbr_type;
 	struct layout_guid gpt_type;
 	bool uuid_set;
@@ -172,7 +181,7 @@ struct layout_partition {
 	struct layout_fat fat;  /* meaningful for FAT types */
 	struct layout_entry *entries;
 	size_t n_entries;
-	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc;
+	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc, hybrid_loc, primary_loc;
 };
 
 struct layout {
@@ -250,6 +259,13 @@ const char *layout_part_type_name(enum layout_part_type t);
 const char *layout_table_name(enum layout_table t);
 bool layout_part_is_fat(const struct layout_partition *p);
 
+/*
+ * The MBR entry (1..4) of the extended partition of @l: extended-partition, else 4 when
+ * more than four partitions are in an mbr table; 0 when there is none. Partitions in the
+ * table from that place on are logical, except those with `primary`.
+ */
+unsigned layout_extended_slot(const struct layout *l);
+
 /* ---------------------------------------------------------------- the plan */
 
 enum plan_kind {
@@ -284,9 +300,12 @@ struct plan {
 	uint64_t align;
 	uint64_t first_usable;  /* GPT: first byte a partition may use */
 	uint64_t last_usable;   /* GPT: one past the last byte a partition may use */
+	bool gpt_backup;        /* GPT: the backup area ends the image (a PLAN_GPT_BACKUP region) */
+	bool hybrid;            /* GPT: sector 0 holds a hybrid MBR (table = hybrid) */
 	struct plan_region *regions; /* in disk order (pending ones after the known) */
 	size_t n_regions;
-	bool has_extended;      /* MBR: partitions 5.. live in an extended partition */
+	bool has_extended;      /* MBR: partitions 5.. live in an extended partition ... */
+	unsigned extended_number; /* ... whose entry is this one (1..4) */
 	uint64_t extended_start, extended_size;
 };
 

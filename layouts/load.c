@@ -150,6 +150,19 @@ const char *layout_table_name(enum layout_table t)
 	return (unsigned)t < 3 ? names[t] : "?";
 }
 
+unsigned layout_extended_slot(const struct layout *l)
+{
+	size_t n = 0;
+
+	if (l->image.table != LAYOUT_TABLE_MBR)
+		return 0;
+	if (l->image.extended_slot)
+		return l->image.extended_slot;
+	for (size_t i = 0; i < l->n_parts; i++)
+		n += l->parts[i].in_table;
+	return n > 4 ? 4 : 0;
+}
+
 bool layout_part_is_fat(const struct layout_partition *p)
 {
 	return p->type != LAYOUT_PART_RAW;

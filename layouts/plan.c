@@ -2,7 +2,8 @@
  * plan: every byte range of the image, resolved from the layout without any I/O.
  * Table geometry: MBR (bytes 440-511: disk signature, four entries, 0x55AA), EBRs one
  * sector before each logical partition, GPT header at LBA 1, 128 entries of 128 bytes at
- * `gpt-entries`, backup entries and header in the last 33 sectors (UEFI 2.10, 5.3).
+ * `gpt-entries`, backup entries and header in the last 33 sectors unless gpt-backup =
+ * false (UEFI 2.10, 5.3).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ static int add_front_tables(struct planner *pl)
 	if (im->table == LAYOUT_TABLE_NONE)
 		return 0;
 	r.kind = PLAN_MBR;
-	r.name = im->table == LAYOUT_TABLE_GPT ? "protective-mbr" : "mbr";
+	r.name = im->hybrid ? "hybrid-mbr" : im->table == LAYOUT_TABLE_GPT ? "protective-mbr" : "mbr";
 	r.start = MBR_TABLE_START;
 	r.size = LAYOUT_SECTOR - MBR_TABLE_START;
 	rc = plan_add_region(pl, &r);
@@ -91,20 +92,27 @@ static int add_raws(struct planner *pl)
 	return 0;
 }
 
+/* The bytes the backup GPT takes at the end of the image: none without a GPT or with
+ * gpt-backup = false. */
+static uint64_t backup_bytes(const struct planner *pl)
+{
+	const struct layout_image *im = &pl->l->image;
+
+	return im->table == LAYOUT_TABLE_GPT && im->gpt_backup ? GPT_BACKUP_BYTES : 0;
+}
+
 static uint64_t image_end_limit(const struct planner *pl)
 {
 	/* without a size the image ends where its last region does: nothing grows to it */
 	uint64_t size = pl->l->image.size_set ? pl->l->image.size : 0;
 
-	if (pl->l->image.table == LAYOUT_TABLE_GPT && size >= GPT_BACKUP_BYTES)
-		return size - GPT_BACKUP_BYTES;
-	return size;
+	return size >= backup_bytes(pl) ? size - backup_bytes(pl) : size;
 }
 
 static int set_image_size(struct planner *pl)
 {
 	struct plan *p = pl->p;
-	uint64_t end = 0;
+	uint64_t end = 0, backup = backup_bytes(pl);
 
 	if (pl->l->image.size_set) {
 		p->image_size = pl->l->image.size;
@@ -116,16 +124,14 @@ static int set_image_size(struct planner *pl)
 			else if (r->start + r->size > end)
 				end = r->start + r->size;
 		}
-		p->image_size = plan_align_up(end, p->align);
-		if (p->table == LAYOUT_TABLE_GPT)
-			p->image_size += GPT_BACKUP_BYTES;
+		p->image_size = plan_align_up(end, p->align) + backup;
 		if (p->image_size == 0)
 			p->image_size = p->align;
 	}
 	p->last_usable = image_end_limit(pl);
 	if (p->table != LAYOUT_TABLE_GPT || p->image_size_pending)
 		return 0;
-	if (p->image_size < GPT_BACKUP_BYTES + p->first_usable) {
+	if (p->image_size < backup + p->first_usable) {
 		const struct layout_image *im = &pl->l->image;
 		struct layout_loc loc = im->size_loc.file ? im->size_loc : im->loc;
 		return diag_error(pl->d, "%s:%d: image: size %llu is too small for a GPT with its "
@@ -133,9 +139,11 @@ static int set_image_size(struct planner *pl)
 				  (unsigned long long)p->image_size,
 				  (unsigned long long)im->gpt_entries);
 	}
-	p->last_usable = p->image_size - GPT_BACKUP_BYTES;
+	p->last_usable = p->image_size - backup;
+	if (!backup)
+		return 0;
 	struct plan_region r = { .kind = PLAN_GPT_BACKUP, .name = "gpt-backup",
-				 .start = p->last_usable, .size = GPT_BACKUP_BYTES,
+				 .start = p->last_usable, .size = backup,
 				 .loc = pl->l->image.loc };
 	return plan_add_region(pl, &r);
 }
@@ -166,6 +174,8 @@ int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct di
 		return diag_error(d, "%s: out of memory", l->path);
 	p->table = l->image.table;
 	p->align = l->image.align;
+	p->gpt_backup = backup_bytes(&pl) != 0;
+	p->hybrid = l->image.hybrid;
 	rc = add_front_tables(&pl);
 	if (rc == 0)
 		rc = add_raws(&pl);

@@ -132,6 +132,12 @@ static int check_table_limits(struct planner *pl, const struct plan_region *r)
 		return diag_error(pl->d, "%s:%d: %s ends beyond 2 TiB, which an MBR cannot "
 					 "describe (use table = gpt)",
 				  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)));
+	if (p->hybrid && r->part->hybrid && known(r) &&
+	    (r->start + r->size) / LAYOUT_SECTOR > MBR_MAX_SECTORS)
+		return diag_error(pl->d, "%s:%d: %s ends beyond 2 TiB, which the hybrid MBR cannot "
+					 "describe (leave it to the GPT alone: hybrid = false)",
+				  r->part->hybrid_loc.file, r->part->hybrid_loc.line,
+				  describe(r, desc, sizeof(desc)));
 	return 0;
 }
 

@@ -53,15 +53,6 @@ static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending
 	return plan_align_up(measured + p->extra, pl->p->align);
 }
 
-static size_t count_in_table(const struct layout *l)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < l->n_parts; i++)
-		n += l->parts[i].in_table;
-	return n;
-}
-
 static int add_ebr(struct planner *pl, const struct plan_region *part)
 {
 	struct plan_region ebr = {
@@ -105,22 +96,26 @@ int plan_place_partitions(struct planner *pl)
 {
 	const struct layout *l = pl->l;
 	struct plan *p = pl->p;
-	bool extended = l->image.table == LAYOUT_TABLE_MBR && count_in_table(l) > 4;
+	unsigned ext = layout_extended_slot(l); /* validate.c checked what it makes */
 	uint64_t cursor = l->image.table == LAYOUT_TABLE_NONE ? 0
 			  : l->image.table == LAYOUT_TABLE_GPT ? p->first_usable
 							       : LAYOUT_SECTOR;
-	unsigned primary = 0, logical = 4, in_table = 0;
+	unsigned logical = 4, forced = 0, in_table = 0;
 	bool after_pending = false;
 
-	p->has_extended = extended;
+	p->has_extended = ext != 0;
+	p->extended_number = ext;
 	for (size_t i = 0; i < l->n_parts; i++) {
 		const struct layout_partition *part = &l->parts[i];
 		struct plan_region r = { .kind = PLAN_PARTITION, .name = part->name, .part = part,
 					 .loc = part->loc };
-		r.logical = extended && part->in_table && in_table >= 3;
-		if (part->in_table)
-			r.number = r.logical ? ++logical : ++primary;
 		in_table += part->in_table;
+		/* before the extended entry: entry k; logical: 5, 6, ...; primary after it:
+		 * the entries after the extended one */
+		bool after = ext && part->in_table && in_table >= ext;
+		r.logical = after && !part->primary;
+		if (part->in_table)
+			r.number = r.logical ? ++logical : after ? ext + ++forced : in_table;
 		uint64_t dictated = pl->in && pl->in->part_starts ? pl->in->part_starts[i] : 0;
 		if (dictated)
 			r.start = dictated;

@@ -98,13 +98,42 @@ static int read_gpt_entries(struct reader *r, const struct sect *s, struct layou
 	return 0;
 }
 
+static int read_gpt_backup(struct reader *r, const struct sect *s, struct layout_image *im)
+{
+	if (!layout_key_bool(s, "gpt-backup", &im->gpt_backup))
+		return 0;
+	if (im->table != LAYOUT_TABLE_GPT)
+		return layout_key_error(r, s, "gpt-backup", "only a gpt table has a backup");
+	if (im->hybrid && !im->gpt_backup)
+		return layout_key_error(r, s, "gpt-backup", "a hybrid MBR beside a GPT without "
+					"backup is refused by gdisk and sgdisk (a valid MBR and a "
+					"damaged GPT): keep the backup, or use table = gpt");
+	return 0;
+}
+
 static int read_image_keys(struct reader *r, const struct sect *s, struct layout_image *im)
 {
 	uint64_t v;
 	int bad = 0;
 
-	if (layout_key_u64(s, "table", &v))
-		im->table = (enum layout_table)v;
+	if (layout_key_u64(s, "table", &v)) {
+		im->hybrid = strcmp(layout_key_value(s, "table")->word, "hybrid") == 0;
+		im->table = im->hybrid ? LAYOUT_TABLE_GPT : (enum layout_table)v;
+	}
+	im->table_loc = layout_key_loc(s, "table");
+	im->extended_loc = layout_key_loc(s, "extended-partition");
+	if (layout_key_u64(s, "extended-partition", &v)) {
+		im->extended_slot = (unsigned)v;
+		if (im->table != LAYOUT_TABLE_MBR)
+			bad |= layout_key_error(r, s, "extended-partition", "only an mbr table has "
+						"an extended partition") < 0;
+	}
+	if (layout_key_u64(s, "hybrid-ee", &v)) {
+		im->hybrid_ee_last = v == 1;
+		if (!im->hybrid)
+			bad |= layout_key_error(r, s, "hybrid-ee", "only a hybrid table has an 0xEE "
+						"entry beside mirrored ones") < 0;
+	}
 	if (layout_key_u64(s, "mtime", &v))
 		im->mtime = (enum layout_mtime)v;
 	im->size_set = layout_key_u64(s, "size", &im->size);
@@ -112,6 +141,7 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;
 	bad |= read_gpt_entries(r, s, im) < 0;
+	bad |= read_gpt_backup(r, s, im) < 0;
 	if (layout_key_strdup(s, "seed", &im->seed) < 0)
 		return -ENOMEM;
 	if (im->seed && !*im->seed)
@@ -135,6 +165,7 @@ int layout_read_image(struct reader *r)
 		.align = LAYOUT_DEFAULT_ALIGN,
 		.mtime = LAYOUT_MTIME_FIXED,
 		.gpt_entries = 2 * LAYOUT_SECTOR,
+		.gpt_backup = true,
 		.loc = node ? node->loc : top->loc,
 	};
 	if (node) {

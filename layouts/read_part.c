@@ -175,8 +175,26 @@ static int read_mbr_type(struct reader *r, const struct sect *s, struct layout_p
 		return layout_key_error(r, s, "mbr-type", "0x%02llx is an extended partition type; "
 					"sdimg makes the extended partition itself",
 					(unsigned long long)v);
-	if (r->l->image.table != LAYOUT_TABLE_MBR)
+	if (r->l->image.hybrid && !p->hybrid)
+		return layout_key_error(r, s, "mbr-type", "only a partition the hybrid MBR mirrors "
+					"(hybrid = true) has an MBR type byte");
+	if (r->l->image.table != LAYOUT_TABLE_MBR && !r->l->image.hybrid)
 		return layout_key_error(r, s, "mbr-type", "only an mbr table has type bytes");
+	return 0;
+}
+
+/* hybrid = true: the partition has an entry in the hybrid MBR as well (validate.c counts). */
+static int read_hybrid(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	p->hybrid_loc = layout_key_loc(s, "hybrid");
+	if (!layout_key_bool(s, "hybrid", &p->hybrid) || !p->hybrid)
+		return 0;
+	if (!r->l->image.hybrid)
+		return layout_key_error(r, s, "hybrid", "only a hybrid table (image { table = "
+					"hybrid }) mirrors partitions in its MBR");
+	if (!p->in_table)
+		return layout_key_error(r, s, "hybrid", "the partition is not in the table "
+					"(in-table = false): the MBR cannot mirror it");
 	return 0;
 }
 
@@ -186,6 +204,11 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 	const struct key_value *v;
 	int rc, bad = 0;
 
+	bad |= read_hybrid(r, s, p) < 0;
+	p->primary_loc = layout_key_loc(s, "primary");
+	if (layout_key_bool(s, "primary", &p->primary) && r->l->image.table != LAYOUT_TABLE_MBR)
+		bad |= layout_key_error(r, s, "primary", "only an mbr table has primary and "
+					"logical partitions") < 0;
 	bad |= read_mbr_type(r, s, p) < 0;
 	for (size_t i = 0; i < 2; i++)
 		if (layout_key_text(s, gpt_only[i]) && r->l->image.table != LAYOUT_TABLE_GPT)

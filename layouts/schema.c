@@ -6,7 +6,9 @@
 #include <string.h>
 
 /* Choices, in the order of the enums they stand for (layouts.h). */
-static const char *const table_words[] = { "mbr", "gpt", "none", NULL };
+/* "hybrid" is a gpt whose MBR mirrors some partitions (read_image.c) */
+static const char *const table_words[] = { "mbr", "gpt", "none", "hybrid", NULL };
+static const char *const hybrid_ee_words[] = { "first", "last", NULL };
 static const char *const mtime_words[] = { "fixed", "source", NULL };
 static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", NULL };
 /* A partition size may also be one of these instead of a byte count. */
@@ -56,6 +58,8 @@ static const struct key_spec partition_keys[] = {
 	BOOL("fill"),
 	TYPED("holes", KEY_RANGES),
 	BOOL("bootable"),
+	BOOL("hybrid"),
+	BOOL("primary"),
 	TYPED("mbr-type", KEY_MBR_TYPE),
 	TYPED("gpt-type", KEY_GPT_TYPE),
 	TYPED("uuid", KEY_GUID),
@@ -85,6 +89,9 @@ static const struct key_spec image_keys[] = {
 	UINT("timestamp", 0, LAYOUT_TIMESTAMP_MAX),
 	CHOICE("mtime", mtime_words),
 	SIZE("gpt-entries", KEY_SECTORS),
+	BOOL("gpt-backup"),
+	CHOICE("hybrid-ee", hybrid_ee_words),
+	UINT("extended-partition", 1, 4),
 	END,
 };
 static const struct section_spec image_section = { "image", false, false, image_keys, NULL };

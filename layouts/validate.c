@@ -141,6 +141,98 @@ static int check_counts(struct reader *r)
 	return 0;
 }
 
+/* A hybrid MBR has four entries: the 0xEE one and up to three mirrored partitions. */
+static int check_hybrid(struct reader *r)
+{
+	const struct layout *l = r->l;
+	const struct layout_partition *mirrored[3];
+	size_t n = 0;
+
+	if (!l->image.hybrid)
+		return 0;
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		if (!p->hybrid)
+			continue;
+		if (n == 3)
+			return diag_error(r->d, "%s:%d: partition '%s': hybrid = true: a hybrid MBR "
+						"mirrors three partitions at most ('%s', '%s' and '%s' "
+						"already)", p->hybrid_loc.file, p->hybrid_loc.line,
+					  p->name, mirrored[0]->name, mirrored[1]->name,
+					  mirrored[2]->name);
+		mirrored[n++] = p;
+	}
+	if (n == 0)
+		return diag_error(r->d, "%s:%d: image: table = hybrid mirrors no partition in its "
+					"MBR: set hybrid = true on one to three partitions (or use "
+					"table = gpt)", l->image.table_loc.file, l->image.table_loc.line);
+	return 0;
+}
+
+/* A partition of an mbr table at or after the extended entry: logical unless `primary`, and
+ * then every later one primary too, with four MBR entries in all. */
+static int check_after_extended(struct reader *r, const struct layout_partition *p, unsigned ext,
+				unsigned *entries, const struct layout_partition **forced)
+{
+	if (p->primary) {
+		if (!*forced)
+			*forced = p;
+		if (++*entries <= 4)
+			return 0;
+		return diag_error(r->d, "%s:%d: partition '%s': primary = true: the MBR has four "
+					"entries, and the extended partition is entry %u: %u primary "
+					"partitions after it do not fit (set extended-partition lower)",
+				  p->primary_loc.file, p->primary_loc.line, p->name, ext, *entries - ext);
+	}
+	if (!*forced)
+		return 1;
+	return diag_error(r->d, "%s:%d: partition '%s' would be a logical partition after the "
+				"primary partition '%s' (primary = true): list the logical partitions "
+				"first, or make this one primary too", p->loc.file, p->loc.line,
+			  p->name, (*forced)->name);
+}
+
+/* Which partitions of an mbr table are primary, which logical: extended-partition and
+ * primary (layout_extended_slot()). */
+static int check_mbr_entries(struct reader *r)
+{
+	const struct layout *l = r->l;
+	const struct layout_partition *forced = NULL;
+	unsigned ext = layout_extended_slot(l), k = 0, entries = ext, logical = 0;
+	int bad = 0;
+
+	for (size_t i = 0; l->image.table == LAYOUT_TABLE_MBR && i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		if (!p->in_table)
+			continue;
+		if (!ext || ++k < ext) {
+			if (p->primary)
+				bad |= diag_error(r->d, "%s:%d: partition '%s': primary = true is for a "
+							"partition listed after logical ones; this one is "
+							"primary already", p->primary_loc.file,
+						  p->primary_loc.line, p->name) < 0;
+			continue;
+		}
+		int rc = check_after_extended(r, p, ext, &entries, &forced);
+		bad |= rc < 0;
+		logical += rc > 0;
+		if (rc > 0 && logical == LAYOUT_MBR_MAX_LOGICAL + 1)
+			bad |= diag_error(r->d, "%s:%d: partition '%s': %u logical partitions: an MBR "
+						"holds %d at most (numbers 5 to 60, the most fdisk and "
+						"sfdisk handle)", p->loc.file, p->loc.line, p->name,
+					  logical, LAYOUT_MBR_MAX_LOGICAL) < 0;
+	}
+	if (ext && !logical && !bad) {
+		const struct layout_loc *loc = l->image.extended_loc.file ? &l->image.extended_loc
+									  : &l->image.loc;
+		return diag_error(r->d, "%s:%d: image: extended-partition = %u: no partition would "
+					"be logical in it (the table holds %u partitions, and primary = "
+					"true keeps a partition out)", loc->file, loc->line, ext,
+				  k);
+	}
+	return bad ? -EINVAL : 0;
+}
+
 /* Length of the directory part of @path ("/a/b" -> 2 for "/a"; "/b" -> 0). */
 static size_t dir_len(const char *path)
 {
@@ -180,6 +272,8 @@ int layout_validate(struct reader *r)
 	bad |= check_unique_names(r) < 0;
 	bad |= check_sizes(r) < 0;
 	bad |= check_table_none(r) < 0;
+	bad |= check_hybrid(r) < 0;
+	bad |= check_mbr_entries(r) < 0;
 	for (size_t i = 0; i < r->l->n_parts; i++) {
 		bad |= check_sd_format(r, &r->l->parts[i]) < 0;
 		bad |= check_first(r, &r->l->parts[i]) < 0;

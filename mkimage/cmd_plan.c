@@ -69,7 +69,8 @@ static void print_table(const struct layout *l, const struct plan *p)
 		snprintf(size, sizeof(size), "pending (follows size = auto)");
 	else
 		units_human(p->image_size, size, sizeof(size));
-	printf("image %s: table %s, size %s", l->path, layout_table_name(p->table), size);
+	printf("image %s: table %s, size %s", l->path,
+	       p->hybrid ? "hybrid" : layout_table_name(p->table), size);
 	if (!p->image_size_pending)
 		printf(" (%llu bytes)", (unsigned long long)p->image_size);
 	printf(", align %s\n\n", align);
@@ -78,8 +79,8 @@ static void print_table(const struct layout *l, const struct plan *p)
 	for (size_t i = 0; i < p->n_regions; i++)
 		print_region(&p->regions[i]);
 	if (p->has_extended && p->extended_size)
-		printf("\nlogical partitions (L) live in extended partition 4: bytes %llu-%llu\n",
-		       (unsigned long long)p->extended_start,
+		printf("\nlogical partitions (L) live in extended partition %u: bytes %llu-%llu\n",
+		       p->extended_number, (unsigned long long)p->extended_start,
 		       (unsigned long long)(p->extended_start + p->extended_size - 1));
 }
 
@@ -111,12 +112,14 @@ static int print_json(const struct plan *p)
 
 	json_object_set_new(image, "size", p->image_size_pending ? json_null()
 								  : json_integer((json_int_t)p->image_size));
-	json_object_set_new(image, "table", json_string(layout_table_name(p->table)));
+	json_object_set_new(image, "table",
+			    json_string(p->hybrid ? "hybrid" : layout_table_name(p->table)));
 	json_object_set_new(image, "align", json_integer((json_int_t)p->align));
 	if (p->image_size_pending)
 		json_object_set_new(image, "pending", json_string("auto"));
 	if (p->has_extended && p->extended_size) {
 		json_t *ext = json_object();
+		json_object_set_new(ext, "number", json_integer(p->extended_number));
 		json_object_set_new(ext, "start", json_integer((json_int_t)p->extended_start));
 		json_object_set_new(ext, "size", json_integer((json_int_t)p->extended_size));
 		json_object_set_new(image, "extended", ext);

@@ -145,6 +145,32 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
  */
 int build_move_gpt_entries(int fd, uint64_t entries_lba, const char *path, struct diag *d);
 
+/* ---- gpt_backup.c: a GPT without its backup (gpt-backup = false) ------------------------ */
+
+/*
+ * Gives the image @fd of @image_size bytes room for the backup GPT past its end, where
+ * libfdisk then writes it; build_drop_gpt_backup() cuts it off again, sets the primary
+ * header's AlternateLBA to the image's last LBA (where the backup would be) with its CRC,
+ * and ends the protective MBR entry at that LBA.
+ * Both return 0 or a negative errno with a message naming @path in @d.
+ */
+int build_gpt_backup_room(int fd, uint64_t image_size, const char *path, struct diag *d);
+int build_drop_gpt_backup(int fd, uint64_t image_size, const char *path, struct diag *d);
+
+/* ---- hybrid.c: the MBR of table = hybrid --------------------------------------------- */
+
+/*
+ * Writes bytes 440-511 of sector 0 of @fd (the image named @path in messages) over the
+ * protective MBR libfdisk wrote: the MBR disk signature derived from the seed, an 0xEE entry
+ * from LBA 1 up to the first mirrored partition (first, or after the mirrored entries with
+ * hybrid-ee = last), and one entry per partition with `hybrid`, in layout order, typed
+ * @mbr_types[i] and active when bootable. The plan has checked that there are one to three
+ * and that they end within 2 TiB.
+ * Returns 0 or a negative errno with a message in @d.
+ */
+int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
+			   int fd, const char *path, struct diag *d);
+
 #include <signal.h>
 #include <stdbool.h>
 #include <time.h>

@@ -117,7 +117,8 @@ static int add_extended(struct table_ctx *t)
 
 	if (!type)
 		return -ENOMEM;
-	rc = add_partition(t, 3, t->p->extended_start, t->p->extended_size, type, NULL);
+	rc = add_partition(t, t->p->extended_number - 1, t->p->extended_start, t->p->extended_size,
+			   type, NULL);
 	fdisk_unref_parttype(type);
 	return rc < 0 ? fdisk_fail(t, rc, "the extended partition") : 0;
 }
@@ -213,17 +214,24 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
 		 const char *path, struct diag *d)
 {
 	struct table_ctx t = { .l = l, .p = p, .path = path, .d = d };
+	bool gpt = l->image.table == LAYOUT_TABLE_GPT;
 	int rc;
 
 	if (l->image.table == LAYOUT_TABLE_NONE)
 		return 0;
+	if (gpt && !p->gpt_backup && (rc = build_gpt_backup_room(fd, p->image_size, path, d)) < 0)
+		return rc;
 	t.cxt = fdisk_new_context();
 	if (!t.cxt)
 		return diag_error(d, "%s: out of memory", path);
 	rc = write_table(&t, fd, mbr_types);
 	fdisk_unref_context(t.cxt);
-	if (rc == 0 && l->image.table == LAYOUT_TABLE_GPT && l->image.gpt_entries != 2 * LAYOUT_SECTOR)
+	if (rc == 0 && gpt && l->image.gpt_entries != 2 * LAYOUT_SECTOR)
 		rc = build_move_gpt_entries(fd, l->image.gpt_entries / LAYOUT_SECTOR, path, d);
+	if (rc == 0 && gpt && !p->gpt_backup)
+		rc = build_drop_gpt_backup(fd, p->image_size, path, d);
+	if (rc == 0 && p->hybrid)
+		rc = build_write_hybrid_mbr(l, p, mbr_types, fd, path, d);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", path);
 	return rc;

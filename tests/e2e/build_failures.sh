@@ -148,3 +148,7 @@ expect_stderr "card.layout:61: 60 partitions in the table: an MBR holds 59 at mo
 expect_status 1 "$SDIMG" build -o out/card.img card.layout
 expect_stderr "card.layout:61: 60 partitions in the table: an MBR holds 59 at most"
 only_old_image
+# with the extended partition in entry 1, every partition is logical: 56 at most
+{ echo 'image { align = 1M extended-partition = 1 }'; i=1; while [ $i -le 57 ]; do echo "partition p$i { size = 1M }"; i=$((i + 1)); done; } >card.layout
+expect_status 1 "$SDIMG" plan card.layout
+expect_stderr "card.layout:58: partition 'p57': 57 logical partitions: an MBR holds 56 at most"

@@ -408,7 +408,7 @@ static void test_errors_values(void **state)
 	expect_error("partition boot {\n start = 4097\n}", "t.layout:2: partition 'boot': start: 4097 is not a multiple of 512");
 	expect_error("partition boot {\n type = ext4\n}",
 		     "t.layout:2: partition 'boot': type: 'ext4' is not one of raw, fat, fat12, fat16 or fat32");
-	expect_error("image {\n table = dos\n}", "t.layout:2: image: table: 'dos' is not one of mbr, gpt or none");
+	expect_error("image {\n table = dos\n}", "t.layout:2: image: table: 'dos' is not one of mbr, gpt, none or hybrid");
 	expect_error("image {\n mtime = now\n}", "'now' is not one of fixed or source");
 	expect_error("image {\n disk-id = 0x123456789\n}", "t.layout:2: image: disk-id: 0x123456789 is out of range");
 	expect_error("image { table = gpt\n disk-id = 0x1234\n}", "t.layout:2: image: disk-id: '0x1234' is not a GUID");

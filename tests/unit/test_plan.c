@@ -155,6 +155,87 @@ static void test_gpt_moved_entries_and_raw(void **state)
 	layout_free(l);
 }
 
+static void test_gpt_without_backup(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 64M table = gpt gpt-backup = false }\n"
+				   "partition boot { size = 16M }\npartition root { size = grow }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	for (size_t i = 0; i < p->n_regions; i++)
+		assert_int_not_equal(p->regions[i].kind, PLAN_GPT_BACKUP);
+	assert_false(p->gpt_backup);
+	assert_int_equal(p->last_usable, 64 * MiB);
+	const struct plan_region *root = find(p, PLAN_PARTITION, "root");
+	assert_int_equal(root->start + root->size, 64 * MiB);
+	plan_free(p);
+	layout_free(l);
+	/* without a size the image ends at the last partition, rounded, and nothing more */
+	l = load_ok("image { table = gpt gpt-backup = false }\npartition a { size = 6M }\n");
+	p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->image_size, 12 * MiB);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_mbr_extended_entry_and_primary(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 1G extended-partition = 2 }\n"
+				   "partition p1 { size = 16M }\npartition p2 { size = 16M }\n"
+				   "partition p3 { size = 16M }\npartition p4 { size = 16M primary = true }\n"
+				   "partition p5 { size = grow primary = true }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	static const struct { const char *name; unsigned number; bool logical; } want[] = {
+		{ "p1", 1, false }, { "p2", 5, true }, { "p3", 6, true },
+		{ "p4", 3, false }, { "p5", 4, false },
+	};
+	assert_true(p->has_extended);
+	assert_int_equal(p->extended_number, 2);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct plan_region *r = find(p, PLAN_PARTITION, want[i].name);
+		assert_int_equal(r->number, want[i].number);
+		assert_int_equal(r->logical, want[i].logical);
+	}
+	const struct plan_region *p3 = find(p, PLAN_PARTITION, "p3");
+	assert_int_equal(p->extended_start + p->extended_size, p3->start + p3->size);
+	assert_disk_order(p);
+	plan_free(p);
+	layout_free(l);
+	/* four partitions and fewer have no extended partition unless the layout asks */
+	l = load_ok("image { size = 64M }\npartition a { size = 4M }\npartition b { size = 4M }\n");
+	p = plan_ok(l, NULL, &d);
+	assert_false(p->has_extended);
+	assert_int_equal(find(p, PLAN_PARTITION, "b")->number, 2);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_hybrid(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 64M table = hybrid hybrid-ee = last }\n"
+				   "partition boot { type = fat size = 16M hybrid = true "
+				   "mbr-type = 0x0b }\npartition root { size = grow }\n");
+	assert_int_equal(l->image.table, LAYOUT_TABLE_GPT);
+	assert_true(l->image.hybrid && l->image.hybrid_ee_last);
+	assert_true(l->parts[0].hybrid);
+	assert_int_equal(l->parts[0].mbr_type, 0x0b);
+	assert_false(l->parts[1].hybrid);
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_true(p->hybrid);
+	assert_string_equal(find(p, PLAN_MBR, NULL)->name, "hybrid-mbr");
+	assert_non_null(find(p, PLAN_GPT_BACKUP, NULL));
+	plan_free(p);
+	layout_free(l);
+	expect_plan_error("image { size = 3T table = hybrid }\n"
+			  "partition a { start = 2047G size = 2G hybrid = true }\n",
+			  "t.layout:2: partition 'a' (bytes 2197949513728-2200096997375) ends beyond "
+			  "2 TiB, which the hybrid MBR cannot describe");
+}
+
 static void test_table_none(void **state)
 {
 	struct diag d;
@@ -340,6 +421,9 @@ int main(void)
 		cmocka_unit_test(test_two_partition_mbr),
 		cmocka_unit_test(test_six_partition_mbr_logicals),
 		cmocka_unit_test(test_gpt_moved_entries_and_raw),
+		cmocka_unit_test(test_gpt_without_backup),
+		cmocka_unit_test(test_mbr_extended_entry_and_primary),
+		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_table_none),
 		cmocka_unit_test(test_pending_auto),
 		cmocka_unit_test(test_raw_in_boot_code_and_default_start_skips_raws),
