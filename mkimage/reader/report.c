@@ -17,6 +17,8 @@ static int stdout_status(struct diag *d)
 	return -EIO;
 }
 
+static const char *const backup_names[] = { "valid", "missing", "INVALID" };
+
 static const char *content_name(const struct disk_part *p)
 {
 	static const char *const names[] = { "unknown", "fat", "ext", "extended" };
@@ -29,14 +31,18 @@ static void print_content(const struct disk_part *p)
 	char cl[32], used[32], size[32];
 
 	if (p->content == CONTENT_FAT && p->content_error[0]) {
-		printf("      FAT, unreadable: %s\n", p->content_error);
+		printf("      FAT, unreadable: ");
+		reader_fputs_visible(p->content_error, stdout);
+		printf("\n");
 	} else if (p->content == CONTENT_FAT) {
 		units_human(i->cluster_size, cl, sizeof(cl));
 		units_human((uint64_t)(i->clusters - p->fat.free_clusters) * i->cluster_size, used,
 			   sizeof(used));
-		printf("      FAT%d \"%s\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors, "
+		printf("      FAT%d \"", (int)i->type);
+		reader_fputs_visible(i->label, stdout);
+		printf("\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors, "
 		       "%u reserved, %u root entries\n",
-		       (int)i->type, i->label, i->volume_id >> 16, i->volume_id & 0xffff, cl,
+		       i->volume_id >> 16, i->volume_id & 0xffff, cl,
 		       i->clusters, i->fats, i->fats == 1 ? "" : "s", i->fat_sectors, i->reserved,
 		       i->root_entries);
 		printf("      data area at byte %llu, hidden sectors %u, total sectors %u, %s used",
@@ -48,8 +54,9 @@ static void print_content(const struct disk_part *p)
 		printf("\n");
 	} else if (p->content == CONTENT_EXT) {
 		units_human(p->ext.size, size, sizeof(size));
-		printf("      %s \"%s\" UUID %s, %u-byte blocks, %s\n", p->ext.kind, p->ext.label,
-		       p->ext.uuid, p->ext.block_size, size);
+		printf("      %s \"", p->ext.kind);
+		reader_fputs_visible(p->ext.label, stdout);
+		printf("\" UUID %s, %u-byte blocks, %s\n", p->ext.uuid, p->ext.block_size, size);
 	}
 }
 
@@ -64,8 +71,8 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 	if (k->id[0])
 		printf(", disk id %s", k->id);
 	if (!strcmp(k->table, "gpt"))
-		printf(", primary GPT %s, backup GPT %s", k->gpt_primary_ok ? "valid" : "INVALID",
-		       k->gpt_backup_ok ? "valid" : "INVALID");
+		printf(", primary GPT %s, backup GPT %s%s", k->gpt_primary_ok ? "valid" : "INVALID",
+		       backup_names[k->gpt_backup], k->hybrid_mbr ? ", hybrid MBR" : "");
 	printf("\n\n%-3s %12s %12s  %-10s %-38s %s\n", "NO", "START", "END", "SIZE", "TYPE", "CONTENT");
 	for (size_t n = 0; n < k->n_parts; n++) {
 		const struct disk_part *p = &k->parts[n];
@@ -73,10 +80,12 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		units_human(p->size, size, sizeof(size));
 		snprintf(type, sizeof(type), "%s%s%s%s", p->type[0] ? p->type : "-",
 			 p->type_name[0] ? " (" : "", p->type_name, p->type_name[0] ? ")" : "");
-		printf("%-3u %12llu %12llu  %-10s %-38s %s%s%s%s\n", p->number,
+		printf("%-3u %12llu %12llu  %-10s %-38s %s%s%s", p->number,
 		       (unsigned long long)p->start, (unsigned long long)(p->start + p->size - 1), size,
 		       type, content_name(p), p->bootable ? ", bootable" : "",
-		       p->name[0] ? ", name " : "", p->name);
+		       p->name[0] ? ", name " : "");
+		reader_fputs_visible(p->name, stdout);
+		printf("\n");
 		print_content(p);
 	}
 	for (size_t n = 0; n < k->n_gaps; n++) {
@@ -161,7 +170,12 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	if (!strcmp(k->table, "gpt")) {
 		json_t *g = json_object();
 		json_object_set_new(g, "primary_valid", json_boolean(k->gpt_primary_ok));
-		json_object_set_new(g, "backup_valid", json_boolean(k->gpt_backup_ok));
+		json_object_set_new(g, "backup_valid",
+				    json_boolean(k->gpt_backup == DISK_GPT_BACKUP_VALID));
+		json_object_set_new(g, "backup", json_string(k->gpt_backup == DISK_GPT_BACKUP_VALID ? "valid"
+							     : k->gpt_backup == DISK_GPT_BACKUP_MISSING ? "missing"
+							     : "invalid"));
+		json_object_set_new(g, "mbr", json_string(k->hybrid_mbr ? "hybrid" : "protective"));
 		json_object_set_new(image, "gpt", g);
 	}
 	for (size_t n = 0; n < k->n_parts; n++)
