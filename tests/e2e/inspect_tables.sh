@@ -133,3 +133,33 @@ jq -e '[.findings[] | select(.code == "hybrid-mbr-mismatch")] | length == 1' out
 expect_status 0 "$SDIMG" inspect --json gpt.img
 jq -e '.image.gpt.mbr == "protective" and ([.findings[] | select(.code | startswith("hybrid"))] | length) == 0' \
     out.txt >/dev/null || fail "protective MBR: $(jq -c '.image' out.txt)"
+
+# genimage's GPT without a backup (gpt-no-backup, as Orange Pi images are made), where
+# genimage is installed
+if command -v genimage >/dev/null 2>&1; then
+    mkdir -p gi/input gi/root
+    mkfs.fat -F 12 -C gi/input/boot.vfat 8192 >/dev/null
+    mcopy -s -i gi/input/boot.vfat src/* ::/ || fail "mcopy into boot.vfat"
+    cat >gi/opi.cfg <<'CFG'
+image opi.img {
+	hdimage {
+		partition-table-type = "gpt"
+		gpt-no-backup = true
+	}
+	partition boot {
+		image = "boot.vfat"
+		offset = 4M
+	}
+}
+CFG
+    genimage --config gi/opi.cfg --inputpath gi/input --outputpath gi/out --rootpath gi/root \
+        --tmppath gi/tmp >gi/log 2>&1 || fail "genimage: $(tail -5 gi/log)"
+    expect_status 0 "$SDIMG" inspect --json gi/out/opi.img
+    jq -e '.image.table == "gpt" and .image.gpt.primary_valid and .image.gpt.backup == "missing" and
+        [.partitions[] | [.number, .start, .size, .name, .content]] == [[1, 4194304, 8388608, "boot", "fat"]] and
+        ([.findings[] | select(.code == "gpt-backup-missing")] | length) == 1' \
+        out.txt >/dev/null || fail "genimage without backup: $(jq -c '.image, .partitions, .findings' out.txt)"
+    same_files gi/out/opi.img gi/out/opi.img:boot "gi/out/opi.img@@4194304"
+else
+    echo "(genimage is not installed: its GPT without a backup is not tried)"
+fi
