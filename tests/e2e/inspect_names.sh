@@ -2,7 +2,7 @@
 # newline: ls and inspect print them escaped (\x1b, \x07, \n), never raw to the terminal;
 # inspect --json keeps them exact. The images are crafted: sdimg refuses such names.
 . "$TOP/tests/e2e-lib.sh"
-need jq sgdisk mkfs.fat mcopy
+need jq sgdisk sfdisk mkfs.fat mcopy mke2fs
 
 # no_raw_controls FILE: FILE holds no ESC, BEL or other control byte but newlines
 no_raw_controls() {
@@ -41,3 +41,17 @@ grep -qF ' a\n\x1bcd\x07ef.txt' out.txt || fail "ls -l: $(od -c out.txt)"
 # the name still reaches the file, byte for byte
 expect_status 0 "$SDIMG" cat "f.img:/$(printf 'a\n\033cd\007ef.txt')"
 [ "$(cat out.txt)" = hostile ] || fail "cat by the hostile name: $(cat out.txt)"
+
+# an ext4 label with ESC and a byte that is no UTF-8: escaped in text; in JSON the label is
+# still there (U+FFFD for the stray byte), where jansson would drop the key
+truncate -s 8M e4.img
+mke2fs -q -F -t ext4 -L "$(printf 'e\033x\377t')" e4.img >/dev/null 2>&1 || fail "mke2fs -L"
+truncate -s 16M c.img
+echo 'start=8192, type=83' | sfdisk -q c.img
+dd if=e4.img of=c.img bs=1M seek=4 conv=notrunc status=none
+expect_status 0 "$SDIMG" inspect c.img
+no_raw_controls out.txt
+grep -aqF '"e\x1bx' out.txt || fail "ext label not escaped: $(grep -a ext4 out.txt)"
+expect_status 0 "$SDIMG" inspect --json c.img
+[ "$(jq -r '.partitions[0].ext.label' out.txt)" = "$(printf 'e\033x\357\277\275t')" ] ||
+    fail "JSON ext label: $(jq -c '.partitions[0].ext' out.txt)"
