@@ -246,8 +246,9 @@ int cmd_ls(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "lRh", options, NULL)) != -1) {
 		if (c == 'h') {
 			printf("Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
-			       "Lists a folder of a FAT partition. PART is a partition number or a GPT\n"
-			       "name; without a table the whole image is the volume.\n\n"
+			       "Lists a folder of a FAT partition. PART is a partition number, a GPT\n"
+			       "name or a volume label; without a table the whole image is the volume\n"
+			       "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
 			       "  -l, --long       attributes (d r h s a), size, time (UTC), 8.3 name, name\n"
 			       "  -R, --recursive  every folder below as well\n", SDIMG_PROG);
 			return EXIT_OK;
@@ -268,7 +269,7 @@ int cmd_cat(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT partition to the "
-		       "standard output.\n", SDIMG_PROG);
+		       "standard output\n(IMAGE:/PATH when the image has no table).\n", SDIMG_PROG);
 		return EXIT_OK;
 	}
 	if (argc != 2 || argv[1][0] == '-')
