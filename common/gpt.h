@@ -32,6 +32,19 @@ enum gpt_header_field {
 	GPT_HDR_ENTRIES_CRC = 88,    /* 4 bytes: PartitionEntryArrayCRC32 */
 };
 
+/* Field offsets in a partition entry (§5.3.3, table 5-6). An entry whose type GUID is all
+ * zero is unused. */
+enum gpt_entry_field {
+	GPT_ENT_TYPE_GUID = 0,       /* 16 bytes: PartitionTypeGUID */
+	GPT_ENT_UNIQUE_GUID = 16,    /* 16 bytes: UniquePartitionGUID */
+	GPT_ENT_FIRST_LBA = 32,      /* 8 bytes: StartingLBA */
+	GPT_ENT_LAST_LBA = 40,       /* 8 bytes: EndingLBA, inclusive */
+	GPT_ENT_ATTRIBUTES = 48,     /* 8 bytes: bit 2 LegacyBIOSBootable (table 5-7) */
+	GPT_ENT_NAME = 56,           /* 72 bytes: PartitionName, UTF-16LE, NUL-padded */
+};
+#define GPT_ENTRY_MIN_SIZE 128u    /* SizeOfPartitionEntry: 128 x 2^n */
+#define GPT_ENT_NAME_UNITS 36u
+
 /* CRC-32 as GPT uses it (§5.3.2 names the IEEE 802.3 polynomial: reflected 0xEDB88320,
  * initial value and final XOR 0xFFFFFFFF). */
 uint32_t gpt_crc32(const void *data, size_t len);

@@ -1,7 +1,8 @@
 /*
  * mbr: the legacy Master Boot Record as it lies in sector 0, defined once for whoever reads
  * or writes its bytes beside libfdisk (the builder writes a hybrid MBR and mends the
- * protective one of a GPT without backup). Offsets and rules are those of the UEFI
+ * protective one of a GPT without backup; the reader checks records and follows EBRs, which
+ * have the same form: the first record the logical partition, the second the next EBR). Offsets and rules are those of the UEFI
  * Specification 2.10, §5.2.1 "Legacy Master Boot Record" (tables 5-1 and 5-2) and §5.2.3
  * "Protective MBR" (table 5-4); all fields are little-endian.
  */

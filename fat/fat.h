@@ -318,6 +318,14 @@ struct fat_dirent {
 bool fat_boot_sector_claimed(const uint8_t s[FAT_SECTOR]);
 
 /*
+ * fat_boot_sector_valid - whether the sector @s holds a valid BPB (fatgen103 §3.1): signature
+ * 55 AA, a jump instruction, 512..4096 bytes per sector, a power of two sectors per cluster,
+ * reserved sectors, 1 to 4 FATs, a total sector count, a FAT size and a media byte. Reads
+ * nothing else: the volume behind it may still be damaged.
+ */
+bool fat_boot_sector_valid(const uint8_t s[FAT_SECTOR]);
+
+/*
  * fat_vol_open - opens the FAT volume at @offset of @fd and validates its boot sector.
  * @fd:     file or block device (borrowed; must outlive the volume)
  * @offset: byte offset of the volume

@@ -157,6 +157,17 @@ bool fat_boot_sector_claimed(const uint8_t s[FAT_SECTOR])
 		memcmp(s + FAT_EBPB_32 + BS_FILSYSTYPE, "FAT", 3) == 0);
 }
 
+bool fat_boot_sector_valid(const uint8_t s[FAT_SECTOR])
+{
+	struct fat_vol v = { 0 };
+	struct diag scratch;
+
+	diag_init(&scratch);
+	bool ok = check_bpb(&v, s, &scratch) == 0;
+	diag_release(&scratch);
+	return ok;
+}
+
 int fat_vol_open(int fd, uint64_t offset, uint64_t size, struct fat_vol **ret, struct diag *d)
 {
 	struct fat_vol *v = calloc(1, sizeof(*v));

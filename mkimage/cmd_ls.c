@@ -124,17 +124,22 @@ struct lister {
 static void print_entry(const struct lister *ls, const struct fat_dirent *e)
 {
 	if (!ls->longer) {
-		printf("%s%s\n", e->name, e->attrs & FAT_ATTR_DIR ? "/" : "");
+		reader_fputs_visible(e->name, stdout);
+		printf("%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
 		return;
 	}
 	char when[32];
 	time_t t = (time_t)e->mtime;
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
-	printf("%c%c%c%c%c %10u %s  %-12s %s%s\n", e->attrs & FAT_ATTR_DIR ? 'd' : '-',
+	printf("%c%c%c%c%c %10u %s  ", e->attrs & FAT_ATTR_DIR ? 'd' : '-',
 	       e->attrs & FAT_ATTR_READONLY ? 'r' : '-', e->attrs & FAT_ATTR_HIDDEN ? 'h' : '-',
 	       e->attrs & FAT_ATTR_SYSTEM ? 's' : '-', e->attrs & FAT_ATTR_ARCHIVE ? 'a' : '-',
-	       e->size, when, e->short_name, e->name, e->attrs & FAT_ATTR_DIR ? "/" : "");
+	       e->size, when);
+	reader_fputs_visible(e->short_name, stdout);
+	printf("%*s ", (int)(12 - (strlen(e->short_name) < 12 ? strlen(e->short_name) : 12)), "");
+	reader_fputs_visible(e->name, stdout);
+	printf("%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
 }
 
 static int on_entry(void *ctx, const struct fat_dirent *e)
@@ -166,7 +171,9 @@ static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recur
 		if (asprintf(&sub, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ls.dirs[i]) < 0)
 			rc = -ENOMEM;
 		else {
-			printf("\n%s:\n", sub);
+			printf("\n");
+			reader_fputs_visible(sub, stdout);
+			printf(":\n");
 			rc = list_dir(v, sub, longer, recursive, depth + 1, d);
 		}
 		free(sub);
@@ -203,8 +210,12 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 		diag_init(&inner);
 		rc = cat ? fat_vol_read(v, a.path, to_stdout, NULL, &inner)
 			 : list_dir(v, a.path, longer, recursive, 0, &inner);
-		for (size_t i = 0; i < inner.n; i++)
-			diag_error(&d, "%s:%s%s", a.image, a.part ? a.part : "", inner.msgs[i].text);
+		for (size_t i = 0; i < inner.n; i++) {
+			char *text = reader_visible_dup(inner.msgs[i].text);
+			diag_error(&d, "%s:%s%s", a.image, a.part ? a.part : "",
+				   text ? text : inner.msgs[i].text);
+			free(text);
+		}
 		diag_release(&inner);
 	}
 	if (rc == -EIO && cat && ferror(stdout))
@@ -235,8 +246,9 @@ int cmd_ls(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "lRh", options, NULL)) != -1) {
 		if (c == 'h') {
 			printf("Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
-			       "Lists a folder of a FAT partition. PART is a partition number or a GPT\n"
-			       "name; without a table the whole image is the volume.\n\n"
+			       "Lists a folder of a FAT partition. PART is a partition number, a GPT\n"
+			       "name or a volume label; without a table the whole image is the volume\n"
+			       "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
 			       "  -l, --long       attributes (d r h s a), size, time (UTC), 8.3 name, name\n"
 			       "  -R, --recursive  every folder below as well\n", SDIMG_PROG);
 			return EXIT_OK;
@@ -257,7 +269,7 @@ int cmd_cat(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT partition to the "
-		       "standard output.\n", SDIMG_PROG);
+		       "standard output\n(IMAGE:/PATH when the image has no table).\n", SDIMG_PROG);
 		return EXIT_OK;
 	}
 	if (argc != 2 || argv[1][0] == '-')

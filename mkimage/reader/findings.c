@@ -67,22 +67,78 @@ static int check_start(const struct disk_part *p, uint64_t eb, struct findings *
 		   (unsigned long long)((p->start + eb - 1) / eb * eb / 512), layout_size(eb, l, sizeof(l)));
 }
 
+/* Whether fat_params() accepts @o (with data-align @align) for the volume of @p and gives
+ * the FAT type @type, the data area on @align; else its message in @why. Advice is printed
+ * only when following it builds. */
+static bool settings_fit(const struct disk_part *p, struct fat_opts o, enum fat_type type,
+			 uint64_t align, struct fat_geom *ret, char *why, size_t why_len)
+{
+	const struct fat_info *i = &p->fat.info;
+	struct fat_geom g;
+	struct diag scratch;
+
+	diag_init(&scratch);
+	o.data_align = align;
+	bool ok = fat_params(&o, (uint64_t)i->total_sectors * 512, p->start, &g, &scratch) == 0 &&
+		  g.type == type && (!align || (p->start + g.data_offset) % align == 0);
+	if (why)
+		snprintf(why, why_len, "%s", scratch.n ? scratch.msgs[0].text : "");
+	if (ok && ret)
+		*ret = g;
+	diag_release(&scratch);
+	return ok;
+}
+
+/* Whether @o works both without data alignment and on the grid @eb (the builder's default
+ * data-align is the image's align, 4M unless set). */
+static bool settings_work(const struct disk_part *p, struct fat_opts o, enum fat_type type,
+			  uint64_t eb, struct fat_geom *ret)
+{
+	return settings_fit(p, o, type, 0, ret, NULL, 0) &&
+	       settings_fit(p, o, type, eb, NULL, NULL, 0);
+}
+
+/* The volume's own settings, as a layout would give them (FATs and root entries). */
+static struct fat_opts volume_opts(const struct fat_info *i)
+{
+	struct fat_opts o = { .type = i->type, .cluster_size = i->cluster_size, .fats = i->fats };
+
+	if (i->type != FAT_32 && i->root_entries % 16 == 0)
+		o.root_entries = i->root_entries;
+	return o;
+}
+
+static int check_data_area(const struct disk_part *p, uint64_t eb, struct findings *f)
+{
+	const struct fat_info *i = &p->fat.info;
+	uint64_t data = p->start + i->data_offset;
+	struct fat_opts o = volume_opts(i);
+	char g[32], l[32], why[240];
+
+	if (data % eb == 0)
+		return 0;
+	grid(eb, g, sizeof(g));
+	layout_size(eb, l, sizeof(l));
+	if (settings_fit(p, o, i->type, eb, NULL, why, sizeof(why)))
+		return add(f, "warning", "data-misaligned", p->number,
+			   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
+			   "grid: every cluster straddles erase blocks; sdimg pads the reserved sectors "
+			   "to put it on the grid with fat { data-align = %s } (the default data-align "
+			   "is the image's align, 4M unless set)",
+			   (unsigned long long)data, (unsigned long long)(data % eb), g, l);
+	return add(f, "warning", "data-misaligned", p->number,
+		   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s grid: "
+		   "every cluster straddles erase blocks; fat { data-align = %s } does not fit this "
+		   "volume's clusters and FATs%s%s", (unsigned long long)data,
+		   (unsigned long long)(data % eb), g, l, why[0] ? ": " : "", why);
+}
+
 static int check_fat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,
 			    struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	uint64_t data = p->start + i->data_offset;
-	char g[32], l[32];
-	int rc = 0;
+	int rc = check_data_area(p, eb, f);
 
-	grid(eb, g, sizeof(g));
-	if (data % eb)
-		rc |= add(f, "warning", "data-misaligned", p->number,
-			  "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
-			  "grid: every cluster straddles erase blocks; sdimg's fat { data-align = %s } "
-			  "(its default) pads the reserved sectors to put it on the grid",
-			  (unsigned long long)data, (unsigned long long)(data % eb), g,
-			  layout_size(eb, l, sizeof(l)));
 	if ((uint64_t)i->hidden_sectors * 512 != p->start)
 		rc |= add(f, "warning", "hidden-sectors", p->number,
 			  "the boot sector says the volume starts at sector %u (hidden sectors), the "
@@ -101,25 +157,51 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 	return rc;
 }
 
-static int check_cluster_size(const struct disk_part *p, struct findings *f)
+static bool far_apart(uint32_t a, uint32_t b)
+{
+	return a * 4ull <= b || a >= b * 4ull;
+}
+
+/*
+ * Clusters far from what sdimg would choose for this volume. The advice keeps the volume's
+ * FAT type: a cluster size that needs another type fails to build where the layout fixes
+ * the type. Each suggestion is checked with fat_params() before it is printed.
+ */
+static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	struct fat_geom g;
-	struct diag scratch;
+	struct fat_opts o = volume_opts(i), sd = o, typed = o;
+	struct fat_geom sd_g, typed_g;
 	char have[32], want[32], l[32];
 	int rc = 0;
 
-	diag_init(&scratch);
-	if (fat_params(NULL, (uint64_t)i->total_sectors * 512, p->start, &g, &scratch) == 0 &&
-	    (i->cluster_size * 4 <= g.cluster_size || i->cluster_size >= g.cluster_size * 4)) {
-		grid(i->cluster_size, have, sizeof(have));
-		grid(g.cluster_size, want, sizeof(want));
-		rc = add(f, "info", "cluster-size", p->number,
-			 "clusters of %s; the SD specification gives %s for a volume of this size "
-			 "(fat { cluster-size = %s }, or leave it out)", have, want,
-			 layout_size(g.cluster_size, l, sizeof(l)));
+	sd.type = FAT_AUTO;
+	sd.cluster_size = typed.cluster_size = 0;
+	grid(i->cluster_size, have, sizeof(have));
+	if (settings_work(p, sd, i->type, eb, &sd_g)) {
+		/* the SD table's choice keeps the type: with or without a fixed type it builds */
+		struct fat_opts any = o;
+		o.cluster_size = any.cluster_size = sd_g.cluster_size;
+		any.type = FAT_AUTO;
+		grid(sd_g.cluster_size, want, sizeof(want));
+		if (far_apart(i->cluster_size, sd_g.cluster_size) &&
+		    settings_work(p, o, i->type, eb, NULL) && settings_work(p, any, i->type, eb, NULL))
+			rc = add(f, "info", "cluster-size", p->number,
+				 "clusters of %s; the SD specification gives %s for a FAT%d volume of "
+				 "this size: fat { cluster-size = %s }, or leave cluster-size out",
+				 have, want, (int)i->type, layout_size(sd_g.cluster_size, l, sizeof(l)));
+	} else if (settings_work(p, typed, i->type, eb, &typed_g)) {
+		/* the SD table would choose another type: the nearest size that keeps this one */
+		o.cluster_size = typed_g.cluster_size;
+		grid(typed_g.cluster_size, want, sizeof(want));
+		if (far_apart(i->cluster_size, typed_g.cluster_size) &&
+		    settings_work(p, o, i->type, eb, NULL))
+			rc = add(f, "info", "cluster-size", p->number,
+				 "clusters of %s; for FAT%d at this size sdimg chooses %s: type = fat%d "
+				 "with fat { cluster-size = %s }, or with cluster-size left out",
+				 have, (int)i->type, want, (int)i->type,
+				 layout_size(typed_g.cluster_size, l, sizeof(l)));
 	}
-	diag_release(&scratch);
 	if (rc == 0 && i->fats == 2)
 		rc = add(f, "info", "two-fats", p->number,
 			 "two FATs: each cluster allocation is written twice; fat { fats = 1 } is faster "
@@ -168,6 +250,56 @@ static int check_overlaps(const struct disk *k, struct findings *f)
 	return rc;
 }
 
+static int check_gpt_backup(const struct disk *k, struct findings *f)
+{
+	uint64_t sectors = k->size / 512;
+
+	if (k->gpt_backup == DISK_GPT_BACKUP_INVALID)
+		return add(f, "error", "gpt-backup-invalid", 0,
+			   "the backup GPT header or its entry array (at LBA %llu) fails its signature "
+			   "or CRC check", (unsigned long long)k->gpt_backup_lba);
+	if (k->gpt_backup == DISK_GPT_BACKUP_MISSING && k->gpt_backup_lba >= sectors)
+		return add(f, "warning", "gpt-backup-missing", 0,
+			   "no backup GPT: the primary header puts it at LBA %llu, past the end of the "
+			   "image (%llu sectors): the image is cut short, or was made without one; a "
+			   "damaged primary cannot be restored", (unsigned long long)k->gpt_backup_lba,
+			   (unsigned long long)sectors);
+	if (k->gpt_backup == DISK_GPT_BACKUP_MISSING)
+		return add(f, "warning", "gpt-backup-missing", 0,
+			   "no backup GPT: LBA %llu, where it belongs, holds no GPT header; a damaged "
+			   "primary cannot be restored", (unsigned long long)k->gpt_backup_lba);
+	return 0;
+}
+
+/* A hybrid MBR: legacy firmware sees its records, so each should match a GPT partition. */
+static int check_hybrid(const struct disk *k, struct findings *f)
+{
+	char list[64] = "";
+	size_t len = 0;
+	int rc = 0;
+
+	if (!k->hybrid_mbr)
+		return 0;
+	for (size_t i = 0; i < k->n_mirrors; i++) {
+		const struct disk_mirror *m = &k->mirrors[i];
+		if (m->gpt_number)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u", len ? ", " : "",
+						m->gpt_number);
+		else
+			rc |= add(f, "warning", "hybrid-mbr-mismatch", 0,
+				  "the hybrid MBR lists bytes %llu-%llu (type 0x%02x), which no GPT "
+				  "partition covers exactly: MBR-only firmware and the GPT disagree",
+				  (unsigned long long)m->start, (unsigned long long)(m->start + m->size - 1),
+				  m->type);
+		if (len >= sizeof(list))
+			len = sizeof(list) - 1;
+	}
+	return rc | add(f, "info", "hybrid-mbr", 0,
+			"hybrid MBR: besides the protective 0xEE record it lists %s%s for firmware "
+			"that reads only the MBR; tools that rewrite the GPT may leave it stale",
+			len ? "GPT partition(s) " : "other partitions", list);
+}
+
 int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *f)
 {
 	int rc = 0;
@@ -179,10 +311,8 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 	if (!strcmp(k->table, "gpt") && !k->gpt_primary_ok)
 		rc |= add(f, "error", "gpt-primary-invalid", 0,
 			  "the primary GPT header or its entry array fails its signature or CRC check");
-	if (!strcmp(k->table, "gpt") && !k->gpt_backup_ok)
-		rc |= add(f, "error", "gpt-backup-invalid", 0,
-			  "the backup GPT header or its entry array (at the end of the disk) fails its "
-			  "signature or CRC check");
+	if (!strcmp(k->table, "gpt") && !k->table_unreadable)
+		rc |= check_gpt_backup(k, f) | check_hybrid(k, f);
 	rc |= check_overlaps(k, f);
 	for (size_t n = 0; n < k->n_parts; n++) {
 		const struct disk_part *p = &k->parts[n];
@@ -190,14 +320,15 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 			continue;
 		if (p->start + p->size > k->size)
 			rc |= add(f, "error", "beyond-end", p->number,
-				  "partition %u ends at byte %llu, past the end of the device (%llu bytes)",
+				  "partition %u ends at byte %llu, past the end of the image or device (%llu "
+				  "bytes): it cannot be read whole",
 				  p->number, (unsigned long long)(p->start + p->size),
 				  (unsigned long long)k->size);
 		rc |= check_start(p, eb, f);
 		if (p->content == CONTENT_FAT && p->content_error[0])
 			rc |= add(f, "error", "fat-unreadable", p->number, "%s", p->content_error);
 		else if (p->content == CONTENT_FAT)
-			rc |= check_fat_volume(k, p, eb, f) | check_cluster_size(p, f);
+			rc |= check_fat_volume(k, p, eb, f) | check_cluster_size(p, eb, f);
 	}
 	return rc ? -ENOMEM : 0;
 }

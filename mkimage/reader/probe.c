@@ -88,7 +88,8 @@ static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
 			struct walk w = { .v = v, .f = &p->fat };
 			p->fat.walked = walk_dir(&w) == 0;
 		}
-	} else if (fat_boot_sector_claimed(boot)) {
+	} else if (fat_boot_sector_claimed(boot) || (!p->number && fat_boot_sector_valid(boot))) {
+		/* (without a table, the valid BPB is what made the disk a bare volume) */
 		p->content = CONTENT_FAT;
 		snprintf(p->content_error, sizeof(p->content_error), "%s",
 			 scratch.n ? scratch.msgs[0].text : "unreadable FAT volume");

@@ -2,11 +2,14 @@
  * reader: what an image file or a block device holds, read without writing, and the report
  * `sdimg inspect` makes of it (the interface of mkimage/reader/, used by `inspect`, `ls`
  * and `cat`):
- *   table.c      the partition table (through libfdisk) and the free stretches
+ *   table.c      the partition table (through libfdisk), a bare volume, the free stretches
+ *   mbr.c        the legacy MBR's entries: plausible ones, a hybrid MBR, the EBR chain
  *   gpt_check.c  are the primary and backup GPT headers and arrays intact?
+ *   gpt_read.c   the primary GPT read directly, where libfdisk refuses it (no backup)
  *   probe.c      what each partition holds: FAT (fat/'s reader), ext2/3/4 (superblock)
  *   findings.c   the SD alignment report: what is off the erase-block grid, and the fix
  *   report.c     the report as text or JSON
+ *   visible.c    names from the image printed with control characters made visible
  * Nothing in the image is trusted. Errors are 0 or a negative errno, with the message in
  * the caller's struct diag.
  */
@@ -16,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/diag.h"
 #include "fat/fat.h"
@@ -55,14 +59,30 @@ struct disk_gap {
 	uint64_t start, size;
 };
 
+/* The state of the backup GPT (header and entry array). */
+enum disk_gpt_backup { DISK_GPT_BACKUP_VALID, DISK_GPT_BACKUP_MISSING, DISK_GPT_BACKUP_INVALID };
+
+/* An entry of a hybrid MBR besides its 0xEE one, and the GPT partition it mirrors. */
+struct disk_mirror {
+	uint8_t type;
+	uint64_t start, size; /* bytes */
+	unsigned gpt_number;  /* the GPT partition with the same start and size, or 0 */
+};
+
 struct disk {
 	const char *path;
 	int fd;
 	uint64_t size;
 	char table[8];        /* "mbr", "gpt", "none" */
 	char id[40];          /* MBR signature "0x1234abcd" or GPT disk GUID */
-	bool gpt_primary_ok, gpt_backup_ok;
-	bool table_unreadable; /* a GPT signature is there, but libfdisk cannot read the table */
+	bool gpt_primary_ok;
+	enum disk_gpt_backup gpt_backup;
+	uint64_t gpt_backup_lba; /* where the backup header is, or should be */
+	bool gpt_read_directly; /* libfdisk refused the GPT; the reader read the primary itself */
+	bool table_unreadable; /* a GPT signature is there, but the table cannot be read */
+	bool hybrid_mbr;       /* the MBR holds partitions besides its 0xEE entry */
+	struct disk_mirror mirrors[3];
+	size_t n_mirrors;
 	struct disk_part *parts;
 	size_t n_parts;
 	struct disk_gap *gaps;
@@ -120,5 +140,17 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		      struct diag *d);
 int reader_print_json(const struct disk *k, const struct findings *f, uint64_t erase_block,
 		      struct diag *d);
+
+/* ---- visible.c: text from the image (names, labels) for a terminal */
+
+/*
+ * Prints @s on @out with every control character (C0, DEL, C1) and the backslash escaped
+ * (\n, \t, \x1b, \\): a hostile name cannot move the cursor or clear the screen.
+ */
+void reader_fputs_visible(const char *s, FILE *out);
+
+/* @s escaped as reader_fputs_visible() prints it, in a new string (free() it), or NULL when
+ * out of memory. */
+char *reader_visible_dup(const char *s);
 
 #endif

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/units.h"
+#include "common/utf8.h"
 
 /* 0 when everything printed reached stdout's buffer, else -EIO with a message. */
 static int stdout_status(struct diag *d)
@@ -16,6 +18,8 @@ static int stdout_status(struct diag *d)
 	diag_error(d, "standard output: write error");
 	return -EIO;
 }
+
+static const char *const backup_names[] = { "valid", "missing", "INVALID" };
 
 static const char *content_name(const struct disk_part *p)
 {
@@ -29,14 +33,18 @@ static void print_content(const struct disk_part *p)
 	char cl[32], used[32], size[32];
 
 	if (p->content == CONTENT_FAT && p->content_error[0]) {
-		printf("      FAT, unreadable: %s\n", p->content_error);
+		printf("      FAT, unreadable: ");
+		reader_fputs_visible(p->content_error, stdout);
+		printf("\n");
 	} else if (p->content == CONTENT_FAT) {
 		units_human(i->cluster_size, cl, sizeof(cl));
 		units_human((uint64_t)(i->clusters - p->fat.free_clusters) * i->cluster_size, used,
 			   sizeof(used));
-		printf("      FAT%d \"%s\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors, "
+		printf("      FAT%d \"", (int)i->type);
+		reader_fputs_visible(i->label, stdout);
+		printf("\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors, "
 		       "%u reserved, %u root entries\n",
-		       (int)i->type, i->label, i->volume_id >> 16, i->volume_id & 0xffff, cl,
+		       i->volume_id >> 16, i->volume_id & 0xffff, cl,
 		       i->clusters, i->fats, i->fats == 1 ? "" : "s", i->fat_sectors, i->reserved,
 		       i->root_entries);
 		printf("      data area at byte %llu, hidden sectors %u, total sectors %u, %s used",
@@ -48,8 +56,9 @@ static void print_content(const struct disk_part *p)
 		printf("\n");
 	} else if (p->content == CONTENT_EXT) {
 		units_human(p->ext.size, size, sizeof(size));
-		printf("      %s \"%s\" UUID %s, %u-byte blocks, %s\n", p->ext.kind, p->ext.label,
-		       p->ext.uuid, p->ext.block_size, size);
+		printf("      %s \"", p->ext.kind);
+		reader_fputs_visible(p->ext.label, stdout);
+		printf("\" UUID %s, %u-byte blocks, %s\n", p->ext.uuid, p->ext.block_size, size);
 	}
 }
 
@@ -64,8 +73,8 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 	if (k->id[0])
 		printf(", disk id %s", k->id);
 	if (!strcmp(k->table, "gpt"))
-		printf(", primary GPT %s, backup GPT %s", k->gpt_primary_ok ? "valid" : "INVALID",
-		       k->gpt_backup_ok ? "valid" : "INVALID");
+		printf(", primary GPT %s, backup GPT %s%s", k->gpt_primary_ok ? "valid" : "INVALID",
+		       backup_names[k->gpt_backup], k->hybrid_mbr ? ", hybrid MBR" : "");
 	printf("\n\n%-3s %12s %12s  %-10s %-38s %s\n", "NO", "START", "END", "SIZE", "TYPE", "CONTENT");
 	for (size_t n = 0; n < k->n_parts; n++) {
 		const struct disk_part *p = &k->parts[n];
@@ -73,10 +82,12 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		units_human(p->size, size, sizeof(size));
 		snprintf(type, sizeof(type), "%s%s%s%s", p->type[0] ? p->type : "-",
 			 p->type_name[0] ? " (" : "", p->type_name, p->type_name[0] ? ")" : "");
-		printf("%-3u %12llu %12llu  %-10s %-38s %s%s%s%s\n", p->number,
+		printf("%-3u %12llu %12llu  %-10s %-38s %s%s%s", p->number,
 		       (unsigned long long)p->start, (unsigned long long)(p->start + p->size - 1), size,
 		       type, content_name(p), p->bootable ? ", bootable" : "",
-		       p->name[0] ? ", name " : "", p->name);
+		       p->name[0] ? ", name " : "");
+		reader_fputs_visible(p->name, stdout);
+		printf("\n");
 		print_content(p);
 	}
 	for (size_t n = 0; n < k->n_gaps; n++) {
@@ -91,13 +102,44 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 	return stdout_status(d);
 }
 
+/* @s as a JSON string: exact when it is valid UTF-8 (JSON escapes control characters),
+ * else each byte that is no UTF-8 becomes U+FFFD (jansson refuses invalid UTF-8, and the key
+ * would go missing). */
+static json_t *json_text(const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (j)
+		return j;
+	size_t len = strlen(s), n = 0;
+	char *clean = malloc(len * 3 + 1);
+	if (!clean)
+		return NULL;
+	while (*s) {
+		const char *at = s;
+		uint32_t cp;
+		if (utf8_decode(&s, &cp) == 0) {
+			memcpy(clean + n, at, (size_t)(s - at));
+			n += (size_t)(s - at);
+		} else {
+			memcpy(clean + n, "\xEF\xBF\xBD", 3);
+			n += 3;
+			s++;
+		}
+	}
+	clean[n] = '\0';
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
 static json_t *json_fat(const struct disk_part *p)
 {
 	const struct fat_info *i = &p->fat.info;
 	json_t *o = json_object();
 
 	if (p->content_error[0]) {
-		json_object_set_new(o, "error", json_string(p->content_error));
+		json_object_set_new(o, "error", json_text(p->content_error));
 		return o;
 	}
 	json_object_set_new(o, "type", json_integer(i->type));
@@ -110,7 +152,7 @@ static json_t *json_fat(const struct disk_part *p)
 	json_object_set_new(o, "data_offset", json_integer((json_int_t)(p->start + i->data_offset)));
 	json_object_set_new(o, "hidden_sectors", json_integer(i->hidden_sectors));
 	json_object_set_new(o, "total_sectors", json_integer(i->total_sectors));
-	json_object_set_new(o, "label", json_string(i->label));
+	json_object_set_new(o, "label", json_text(i->label));
 	json_object_set_new(o, "serial", json_integer(i->volume_id));
 	json_object_set_new(o, "used_bytes", json_integer((json_int_t)(i->clusters - p->fat.free_clusters) * i->cluster_size));
 	json_object_set_new(o, "free_bytes", json_integer((json_int_t)p->fat.free_clusters * i->cluster_size));
@@ -128,8 +170,8 @@ static json_t *json_part(const struct disk_part *p)
 	json_object_set_new(o, "end", json_integer((json_int_t)(p->start + p->size - 1)));
 	json_object_set_new(o, "size", json_integer((json_int_t)p->size));
 	json_object_set_new(o, "type", json_string(p->type));
-	json_object_set_new(o, "type_name", json_string(p->type_name));
-	json_object_set_new(o, "name", json_string(p->name));
+	json_object_set_new(o, "type_name", json_text(p->type_name));
+	json_object_set_new(o, "name", json_text(p->name));
 	json_object_set_new(o, "uuid", json_string(p->uuid));
 	json_object_set_new(o, "bootable", json_boolean(p->bootable));
 	json_object_set_new(o, "content", json_string(content_name(p)));
@@ -138,7 +180,7 @@ static json_t *json_part(const struct disk_part *p)
 	if (p->content == CONTENT_EXT) {
 		json_t *e = json_object();
 		json_object_set_new(e, "kind", json_string(p->ext.kind));
-		json_object_set_new(e, "label", json_string(p->ext.label));
+		json_object_set_new(e, "label", json_text(p->ext.label));
 		json_object_set_new(e, "uuid", json_string(p->ext.uuid));
 		json_object_set_new(e, "block_size", json_integer(p->ext.block_size));
 		json_object_set_new(e, "size", json_integer((json_int_t)p->ext.size));
@@ -153,7 +195,7 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	json_t *root = json_object(), *image = json_object(), *parts = json_array(),
 	       *gaps = json_array(), *finds = json_array();
 
-	json_object_set_new(image, "path", json_string(k->path));
+	json_object_set_new(image, "path", json_text(k->path));
 	json_object_set_new(image, "size", json_integer((json_int_t)k->size));
 	json_object_set_new(image, "table", json_string(k->table));
 	json_object_set_new(image, "id", k->id[0] ? json_string(k->id) : json_null());
@@ -161,7 +203,12 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	if (!strcmp(k->table, "gpt")) {
 		json_t *g = json_object();
 		json_object_set_new(g, "primary_valid", json_boolean(k->gpt_primary_ok));
-		json_object_set_new(g, "backup_valid", json_boolean(k->gpt_backup_ok));
+		json_object_set_new(g, "backup_valid",
+				    json_boolean(k->gpt_backup == DISK_GPT_BACKUP_VALID));
+		json_object_set_new(g, "backup", json_string(k->gpt_backup == DISK_GPT_BACKUP_VALID ? "valid"
+							     : k->gpt_backup == DISK_GPT_BACKUP_MISSING ? "missing"
+							     : "invalid"));
+		json_object_set_new(g, "mbr", json_string(k->hybrid_mbr ? "hybrid" : "protective"));
 		json_object_set_new(image, "gpt", g);
 	}
 	for (size_t n = 0; n < k->n_parts; n++)

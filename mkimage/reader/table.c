@@ -1,4 +1,5 @@
-/* table: the partition table through libfdisk, the free stretches, and the probes (reader.h). */
+/* table: the partition table through libfdisk (or a bare volume), the free stretches, and
+ * the probes (reader.h). */
 #include "mkimage/reader/reader.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "common/array.h"
 #include "common/bytes.h"
+#include "common/gpt.h"
 #include "mkimage/reader/reader_priv.h"
 
 int reader_size_of(int fd, uint64_t *ret)
@@ -81,57 +83,144 @@ static int read_partitions(struct disk *k, struct fdisk_context *cxt)
 	return rc;
 }
 
+struct range {
+	uint64_t start, end;
+};
+
 static int by_start(const void *a, const void *b)
 {
-	const struct disk_part *x = a, *y = b;
+	const struct range *x = a, *y = b;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int add_range(struct range **v, size_t *n, size_t *cap, uint64_t start, uint64_t size)
+{
+	if (!size)
+		return 0;
+	if (array_grow((void **)v, cap, *n + 1, sizeof(**v)) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = (struct range){ start, start + size };
+	return 0;
+}
+
+/* The GPT header at @lba and the entry array it points to, as ranges (whatever their CRCs). */
+static int add_gpt_structures(const struct disk *k, uint64_t lba, struct range **v, size_t *n,
+			      size_t *cap)
+{
+	uint8_t h[512];
+
+	if (lba >= k->size / 512 || pread(k->fd, h, sizeof(h), (off_t)(lba * 512)) != 512 ||
+	    memcmp(h + GPT_HDR_SIGNATURE, GPT_SIGNATURE, GPT_SIGNATURE_LEN) != 0)
+		return 0;
+	uint64_t bytes = (uint64_t)get_le32(h + GPT_HDR_ENTRY_COUNT) * get_le32(h + GPT_HDR_ENTRY_SIZE);
+	uint64_t at = get_le64(h + GPT_HDR_ENTRIES_LBA);
+	int rc = add_range(v, n, cap, lba * 512, 512);
+	if (rc == 0 && at < k->size / 512)
+		rc = add_range(v, n, cap, at * 512, bytes < k->size - at * 512 ? bytes : k->size - at * 512);
+	return rc;
+}
+
+/* What the table itself occupies besides sector 0: every EBR, both GPT headers and arrays. */
+static int add_table_structures(const struct disk *k, struct range **v, size_t *n, size_t *cap)
+{
+	uint64_t ebr[256];
+	int rc = 0;
+
+	if (!strcmp(k->table, "gpt"))
+		return add_gpt_structures(k, GPT_HEADER_LBA, v, n, cap) ||
+		       add_gpt_structures(k, k->gpt_backup_lba, v, n, cap) ? -ENOMEM : 0;
+	size_t count = reader_ebr_sectors(k, ebr, sizeof(ebr) / sizeof(*ebr));
+	for (size_t i = 0; rc == 0 && i < count; i++)
+		rc = add_range(v, n, cap, ebr[i] * 512, 512);
+	return rc;
+}
+
 /*
- * The free stretches between the table's own structures, the partitions and the end.
- * Computed here: libfdisk's free-space list asserts (aborts) on some broken tables.
+ * The free stretches between the table's own structures, the partitions and the end (for a
+ * GPT: within its usable LBAs). Computed here: libfdisk's free-space list asserts (aborts) on
+ * some broken tables.
  */
 static int find_gaps(struct disk *k)
 {
-	uint64_t pos = 512, end = k->size, first = 0, last = 0;
-	size_t cap = 0;
+	uint64_t pos = 512, end = k->size, first, last;
+	size_t n = 0, cap = 0, gcap = 0;
+	struct range *v = NULL;
 	uint8_t h[512];
+	int rc = 0;
 
 	if (!strcmp(k->table, "gpt") && pread(k->fd, h, sizeof(h), 512) == 512) {
-		first = get_le64(h + 40) * 512; /* FirstUsableLBA, LastUsableLBA (UEFI 5.3.2) */
-		last = (get_le64(h + 48) + 1) * 512;
+		first = get_le64(h + GPT_HDR_FIRST_USABLE) * 512;
+		last = (get_le64(h + GPT_HDR_LAST_USABLE) + 1) * 512;
 		pos = first > pos && first < k->size ? first : 34 * 512;
 		end = last > pos && last <= k->size ? last : k->size;
 	}
-	struct disk_part *sorted = malloc((k->n_parts ? k->n_parts : 1) * sizeof(*sorted));
-	if (!sorted)
-		return -ENOMEM;
-	if (k->n_parts)
-		memcpy(sorted, k->parts, k->n_parts * sizeof(*sorted));
-	if (k->n_parts > 1)
-		qsort(sorted, k->n_parts, sizeof(*sorted), by_start);
-	for (size_t i = 0; i <= k->n_parts; i++) {
-		bool container = i < k->n_parts && sorted[i].content == CONTENT_CONTAINER;
-		uint64_t next = i < k->n_parts ? sorted[i].start : end;
-		if (container)
-			continue;
-		/* an EBR's sector before a logical partition is not free space */
-		if (next > pos + 512 && next <= end &&
-		    array_grow((void **)&k->gaps, &cap, k->n_gaps + 1, sizeof(*k->gaps)) == 0)
-			k->gaps[k->n_gaps++] = (struct disk_gap){ pos, next - pos };
-		if (i < k->n_parts && sorted[i].start + sorted[i].size > pos)
-			pos = sorted[i].start + sorted[i].size;
+	for (size_t i = 0; rc == 0 && i < k->n_parts; i++)
+		if (k->parts[i].content != CONTENT_CONTAINER)
+			rc = add_range(&v, &n, &cap, k->parts[i].start, k->parts[i].size);
+	if (rc == 0)
+		rc = add_table_structures(k, &v, &n, &cap);
+	if (rc == 0 && n > 1)
+		qsort(v, n, sizeof(*v), by_start);
+	for (size_t i = 0; rc == 0 && i <= n && pos < end; i++) {
+		uint64_t next = i < n && v[i].start < end ? v[i].start : end;
+		if (next > pos) {
+			if (array_grow((void **)&k->gaps, &gcap, k->n_gaps + 1, sizeof(*k->gaps)) < 0)
+				rc = -ENOMEM;
+			else
+				k->gaps[k->n_gaps++] = (struct disk_gap){ pos, next - pos };
+		}
+		if (i < n && v[i].end > pos)
+			pos = v[i].end;
 	}
-	free(sorted);
-	return 0;
+	free(v);
+	return rc;
+}
+
+/* A protective (0xEE) record in the MBR sector @s. */
+static bool mbr_protective(const uint8_t s[512])
+{
+	struct reader_mbr_entry e[4];
+
+	reader_mbr_entries(s, e);
+	for (unsigned i = 0; i < 4; i++)
+		if (e[i].used && e[i].type == MBR_TYPE_GPT_PROTECTIVE)
+			return true;
+	return false;
+}
+
+/* The GPT libfdisk could not read as one (it refuses a primary whose backup lies past the
+ * end, and then sees the protective MBR): the primary, read directly when it is intact. */
+static int read_gpt_directly(struct disk *k, struct fdisk_context *cxt)
+{
+	int rc;
+
+	snprintf(k->table, sizeof(k->table), "gpt");
+	k->n_parts = 0;
+	rc = reader_read_primary_gpt(k, cxt);
+	if (rc == -EINVAL) {
+		k->table_unreadable = true;
+		return 0;
+	}
+	return rc;
 }
 
 static int read_table(struct disk *k, struct diag *d)
 {
-	struct fdisk_context *cxt = fdisk_new_context();
+	struct fdisk_context *cxt;
+	uint8_t s0[512];
 	char *id = NULL;
 	int rc;
 
+	if (pread(k->fd, s0, sizeof(s0), 0) != (ssize_t)sizeof(s0))
+		return diag_error(d, "%s: cannot read its first sector", k->path);
+	bool gpt = reader_gpt_present(k);
+	/* mkfs.fat and `table = none` write a volume's boot sector, 55 AA included, where an
+	 * MBR would be: a valid BPB without a plausible partition record is no MBR */
+	if (!gpt && fat_boot_sector_valid(s0) && !reader_mbr_plausible(s0, k->size / 512)) {
+		snprintf(k->table, sizeof(k->table), "none");
+		return 0;
+	}
+	cxt = fdisk_new_context();
 	if (!cxt)
 		return -ENOMEM;
 	rc = fdisk_assign_device_by_fd(cxt, k->fd, k->path, 1);
@@ -139,18 +228,17 @@ static int read_table(struct disk *k, struct diag *d)
 		fdisk_unref_context(cxt);
 		return diag_error(d, "%s: cannot read it as a disk: %s", k->path, strerror(-rc));
 	}
-	if (!fdisk_has_label(cxt)) {
-		/* libfdisk refuses a GPT with a broken header; the report still says so */
-		snprintf(k->table, sizeof(k->table), "%s", reader_gpt_present(k) ? "gpt" : "none");
-		k->table_unreadable = !strcmp(k->table, "gpt");
+	bool label = fdisk_has_label(cxt), as_gpt = label && fdisk_is_label(cxt, GPT);
+	if (gpt && !as_gpt && (!label || mbr_protective(s0))) {
+		rc = read_gpt_directly(k, cxt);
+	} else if (!label) {
+		snprintf(k->table, sizeof(k->table), "none");
 	} else {
-		snprintf(k->table, sizeof(k->table), "%s", fdisk_is_label(cxt, GPT) ? "gpt" : "mbr");
+		snprintf(k->table, sizeof(k->table), "%s", as_gpt ? "gpt" : "mbr");
 		if (fdisk_get_disklabel_id(cxt, &id) == 0 && id)
 			snprintf(k->id, sizeof(k->id), "%s", id);
 		free(id);
 		rc = read_partitions(k, cxt);
-		if (rc == 0)
-			rc = find_gaps(k);
 	}
 	fdisk_deassign_device(cxt, 1);
 	fdisk_unref_context(cxt);
@@ -174,6 +262,8 @@ int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d)
 	rc = read_table(k, d);
 	if (rc == 0 && !strcmp(k->table, "gpt"))
 		reader_check_gpt(k);
+	if (rc == 0 && !k->table_unreadable && strcmp(k->table, "none") != 0)
+		rc = find_gaps(k);
 	if (rc == 0)
 		rc = reader_probe_all(k, d);
 	if (rc == -ENOMEM)
