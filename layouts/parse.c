@@ -184,6 +184,16 @@ static int find_include(struct parser *p, struct layout_loc loc, const char *arg
 }
 
 /* include("@arg") at the cursor's file: its statements go into @s. */
+/* Whether paths @a and @b name one file ("card.layout" and "./card.layout", or a link). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return strcmp(a, b) == 0;
+}
+
 static int include_file(struct parser *p, struct layout_loc loc, const char *arg,
 			struct tree_section *s)
 {
@@ -193,7 +203,7 @@ static int include_file(struct parser *p, struct layout_loc loc, const char *arg
 	int rc = find_include(p, loc, arg, &path);
 
 	for (size_t i = 0; rc == 0 && i < p->n_chain; i++)
-		if (strcmp(p->chain[i], path) == 0)
+		if (same_file(p->chain[i], path))
 			rc = diag_error(p->d, "%s:%d: include(\"%s\") includes itself", loc.file,
 					loc.line, arg);
 	if (rc == 0 && p->n_chain >= MAX_INCLUDE_DEPTH)

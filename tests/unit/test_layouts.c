@@ -344,6 +344,13 @@ static void test_includes(void **state)
 	assert_int_not_equal(layout_load("inc/loop.layout", &test_opts, &d, &l), 0);
 	assert_true(diag_has(&d, "inc/loop.layout:1: include(\"loop.layout\") includes itself"));
 	diag_release(&d);
+	/* named differently from the command line ("./x" against "x"): one error, not the
+	 * file read twice ("section 'image' appears twice") */
+	write_file("self.layout", "image { }\ninclude(\"self.layout\")\n");
+	assert_int_not_equal(layout_load("self.layout", &test_opts, &d, &l), 0);
+	assert_int_equal(d.errors, 1);
+	assert_true(diag_has(&d, "self.layout:2: include(\"self.layout\") includes itself"));
+	diag_release(&d);
 	expect_error("\ninclude(\"nonexistent.layout\")", "t.layout:2: include(\"nonexistent.layout\"): "
 							    "./nonexistent.layout: No such file");
 	assert_int_not_equal(layout_load("inc/none.layout", &test_opts, &d, &l), 0);
