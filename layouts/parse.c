@@ -90,6 +90,8 @@ static int parse_key(struct parser *p, struct cursor *c, struct tree_section *s,
 		return layout_parse_error(p, loc, s, "%s: a value must follow '='%s%s%s", k->name,
 					  value ? " (found '" : " (the file ends)",
 					  value ? value->text : "", value ? "')" : "");
+	if (layout_parse_cut_unit(p, c, s))
+		return 0;
 	return add_key(p, c, s, k);
 }
 

@@ -118,6 +118,27 @@ static int skip_body(struct parser *p, struct cursor *c, const struct tok *name,
 					 title ? title->text : NULL);
 }
 
+int layout_parse_cut_unit(struct parser *p, struct cursor *c, const struct tree_section *s)
+{
+	static const char *const units[] = { "K", "M", "G", "T", "KiB", "MiB", "GiB", "TiB",
+					     "s", "k", "m", "g", "t" };
+	const struct tok *key = peek(c, 0), *number = peek(c, 2), *unit = peek(c, 3);
+	bool cut = false;
+
+	if (!is(number, TOK_WORD) || !is(unit, TOK_WORD) || unit->line != number->line ||
+	    is(peek(c, 4), TOK_EQ) || strspn(number->text, "0123456789") != strlen(number->text))
+		return 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		cut |= strcmp(unit->text, units[i]) == 0;
+	if (!cut)
+		return 0;
+	layout_parse_error(p, loc_of(p, c, key), s, "%s = %s %s: a number and its unit go "
+			   "without a space between them (%s%s)", key->text, number->text,
+			   unit->text, number->text, unit->text);
+	c->i += 4;
+	return 1;
+}
+
 int layout_parse_unknown(struct parser *p, struct cursor *c, const struct tree_section *s)
 {
 	const struct tok *name = peek(c, 0), *next = peek(c, 1);

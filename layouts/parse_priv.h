@@ -69,6 +69,12 @@ int layout_parse_never_closed(struct parser *p, struct layout_loc loc, const cha
 int layout_parse_stray(struct parser *p, struct cursor *c, const struct tree_section *s);
 
 /*
+ * At `key = NUMBER UNIT` ("size = 8 M": a space cut the unit off): reports it, steps past
+ * the four tokens and returns 1; else 0.
+ */
+int layout_parse_cut_unit(struct parser *p, struct cursor *c, const struct tree_section *s);
+
+/*
  * A name the key table does not know in @s: reported with the nearest known name, and
  * its statement (a key and its value, or a section and its body) skipped. Returns 0 so
  * that the parse goes on, or -EINVAL when a skipped section is never closed.

@@ -297,6 +297,10 @@ static void test_lexer_errors(void **state)
 	expect_errors("partition a { from = ${UNSET_VAR} }", 1, "t.layout:1: variable ${UNSET_VAR} is not set");
 	expect_errors("partition a { from = \"\\400\" }", 1, "t.layout:1: invalid octal escape '\\400'");
 	expect_errors("partition a { from = \"\\9\" }", 1, "t.layout:1: unknown escape '\\9' in a string");
+	/* a unit cut off its number by a space: one error that says so, not "unknown key 'M'" */
+	expect_errors("image { size = 8 M }", 1,
+		      "t.layout:1: image: size = 8 M: a number and its unit go without a space between them (8M)");
+	expect_errors("partition a { size = 4 MiB\n start = 1 G }", 2, "size = 4 MiB: a number and its unit");
 	/* an unknown escape is an error, not silently the bare character */
 	expect_errors("partition a { from = \"C:\\data\" }", 1,
 		      "t.layout:1: unknown escape '\\d' in a string (write '\\\\' for a backslash, or use single quotes)");
