@@ -100,6 +100,20 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 }
 
 /* Opens the FAT volume the address names. */
+/* The messages of fat/ about the volume at @a, each after the volume's name, into @d. */
+static void relay_volume_messages(const struct address *a, struct diag *inner, struct diag *d)
+{
+	for (size_t i = 0; i < inner->n; i++) {
+		const char *msg = inner->msgs[i].text;
+		char *text = reader_visible_dup(msg);
+		/* "card.img:1/a: ...", "card.img:/a: ..." (a bare volume), "card.img:1: ..." */
+		diag_error(d, "%s%s%s%s%s", a->image, a->part ? ":" : "", a->part ? a->part : "",
+			   *msg != '/' ? ": " : a->part ? "" : ":", text ? text : msg);
+		free(text);
+	}
+	diag_release(inner);
+}
+
 static int open_volume(const struct address *a, int fd, struct disk *k, struct fat_vol **ret,
 		       struct diag *d)
 {
@@ -110,7 +124,11 @@ static int open_volume(const struct address *a, int fd, struct disk *k, struct f
 		return -EINVAL;
 	if (p->content != CONTENT_FAT)
 		return diag_error(d, "%s: partition %u holds no FAT file system", a->image, p->number);
-	return fat_vol_open(fd, p->start, p->size, ret, d);
+	struct diag inner; /* fat/ speaks of the boot sector: say whose */
+	diag_init(&inner);
+	int rc = fat_vol_open(fd, p->start, p->size, ret, &inner);
+	relay_volume_messages(a, &inner, d);
+	return rc;
 }
 
 struct lister {
@@ -210,13 +228,7 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 		diag_init(&inner);
 		rc = cat ? fat_vol_read(v, a.path, to_stdout, NULL, &inner)
 			 : list_dir(v, a.path, longer, recursive, 0, &inner);
-		for (size_t i = 0; i < inner.n; i++) {
-			char *text = reader_visible_dup(inner.msgs[i].text);
-			diag_error(&d, "%s:%s%s", a.image, a.part ? a.part : "",
-				   text ? text : inner.msgs[i].text);
-			free(text);
-		}
-		diag_release(&inner);
+		relay_volume_messages(&a, &inner, &d);
 	}
 	if (rc == -EIO && cat && ferror(stdout))
 		diag_error(&d, "writing to the standard output failed");

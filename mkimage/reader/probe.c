@@ -128,8 +128,8 @@ static void probe(struct disk *k, struct disk_part *p)
 {
 	uint8_t boot[512] = { 0 }, sb[1024] = { 0 };
 
-	if (p->content == CONTENT_CONTAINER || p->start >= k->size)
-		return;
+	if (p->content == CONTENT_CONTAINER || p->start >= k->size || p->size < sizeof(boot))
+		return; /* a partition smaller than a sector holds no file system */
 	if (pread(k->fd, boot, sizeof(boot), (off_t)p->start) != (ssize_t)sizeof(boot))
 		return;
 	probe_fat(k, p, boot);

@@ -82,8 +82,11 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		units_human(p->size, size, sizeof(size));
 		snprintf(type, sizeof(type), "%s%s%s%s", p->type[0] ? p->type : "-",
 			 p->type_name[0] ? " (" : "", p->type_name, p->type_name[0] ? ")" : "");
-		printf("%-3u %12llu %12llu  %-10s %-38s %s%s%s", p->number,
-		       (unsigned long long)p->start, (unsigned long long)(p->start + p->size - 1), size,
+		char end[24] = "-"; /* a partition of 0 bytes has no last byte */
+		if (p->size)
+			snprintf(end, sizeof(end), "%llu", (unsigned long long)(p->start + p->size - 1));
+		printf("%-3u %12llu %12s  %-10s %-38s %s%s%s", p->number,
+		       (unsigned long long)p->start, end, size,
 		       type, content_name(p), p->bootable ? ", bootable" : "",
 		       p->name[0] ? ", name " : "");
 		reader_fputs_visible(p->name, stdout);
@@ -167,7 +170,8 @@ static json_t *json_part(const struct disk_part *p)
 
 	json_object_set_new(o, "number", json_integer(p->number));
 	json_object_set_new(o, "start", json_integer((json_int_t)p->start));
-	json_object_set_new(o, "end", json_integer((json_int_t)(p->start + p->size - 1)));
+	json_object_set_new(o, "end", p->size ? json_integer((json_int_t)(p->start + p->size - 1))
+					      : json_null());
 	json_object_set_new(o, "size", json_integer((json_int_t)p->size));
 	json_object_set_new(o, "type", json_string(p->type));
 	json_object_set_new(o, "type_name", json_text(p->type_name));

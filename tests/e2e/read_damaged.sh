@@ -1,8 +1,9 @@
 #!/bin/sh
-# `sdimg cat` on a volume whose data is damaged: a cluster chain that loops back, and a
-# directory entry whose size is larger than the whole data area. Each is one error line
-# naming the file, never a stream of repeated clusters.
+# Reading damaged images: a cluster chain that loops back, a directory entry larger than the
+# whole data area, a damaged boot sector, a partition of 0 bytes. Each is one clear line
+# naming the image (and the file), never a stream of repeated clusters or a wrapped number.
 . "$TOP/tests/e2e-lib.sh"
+need jq
 
 head -c 20000 /dev/urandom >f.bin
 cat >l.layout <<'L'
@@ -33,3 +34,20 @@ printf '\377\377\377\377' | dd of=c.img bs=1 seek=$((root + 28)) conv=notrunc st
 expect_status 1 timeout 20 "$SDIMG" cat c.img:1/f.bin
 expect_stderr "is larger than the volume's data area"
 [ ! -s out.txt ] || fail "cat wrote $(wc -c <out.txt) bytes of a file it refused"
+
+# a damaged boot sector: ls and cat name the image and the partition before fat/'s words
+"$SDIMG" build -o d.img l.layout >/dev/null
+printf '\000\000' | dd of=d.img bs=1 seek=$((vol + 11)) conv=notrunc status=none
+expect_status 1 "$SDIMG" ls d.img:1
+expect_stderr "sdimg: d.img:1: bytes per sector 0: must be 512"
+expect_status 1 "$SDIMG" cat d.img:1/f.bin
+expect_stderr "sdimg: d.img:1: bytes per sector 0: must be 512"
+
+# a partition of 0 bytes: no last byte (not START - 1, nor 2^64 - 1 at start 0), no content
+"$SDIMG" build -o z.img l.layout >/dev/null
+printf '\000\000\000\000' | dd of=z.img bs=1 seek=$((446 + 12)) conv=notrunc status=none
+"$SDIMG" inspect z.img >z.txt || true
+grep -Eq '^1 +1048576 +- +0 B ' z.txt || fail "inspect of a 0-byte partition: $(cat z.txt)"
+"$SDIMG" inspect --json z.img >z.json || true
+[ "$(jq -c '.partitions[0] | [.start, .end, .size]' z.json)" = "[1048576,null,0]" ] ||
+    fail "inspect --json of a 0-byte partition: $(jq -c '.partitions[0]' z.json)"
