@@ -29,21 +29,27 @@ static int write_all(int fd, const char *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Copies [off, off + len) of @src to @dst at @dst_off + off. */
-static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst_off)
+/* Copies [off, off + len) of @src to @dst at @dst_off + off, asking @b whether to stop after
+ * each chunk (-EINTR). *@dst_failed tells whether an error came from writing @dst. */
+static int copy_range(struct build *b, int src, uint64_t off, uint64_t len, int dst,
+		      uint64_t dst_off, bool *dst_failed)
 {
 	char *buf = NULL;
 	bool use_cfr = true;
 	int rc = 0;
 
+	*dst_failed = false;
 	while (len > 0) {
 		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
 		ssize_t done = -1;
 		if (use_cfr) {
 			loff_t in = (loff_t)off, out = (loff_t)(dst_off + off);
 			done = copy_file_range(src, &in, dst, &out, n, 0);
-			if (done < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-					 errno == EOPNOTSUPP || errno == EBADF))
+			if (done < 0 && errno == EINTR)
+				continue;
+			/* not offered here, or a failure of either side: read and write tell
+			 * which side failed, and why (the chunk is copied again) */
+			if (done < 0)
 				use_cfr = false;
 		}
 		if (!use_cfr) {
@@ -54,6 +60,7 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 				int wrc = write_all(dst, buf, (size_t)done, dst_off + off);
 				if (wrc < 0) {
 					rc = wrc;
+					*dst_failed = true;
 					break;
 				}
 			}
@@ -70,6 +77,10 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 		}
 		off += (uint64_t)done;
 		len -= (uint64_t)done;
+		if (len && build_interrupted(b)) {
+			rc = -EINTR;
+			break;
+		}
 	}
 	free(buf);
 	return rc;
@@ -114,18 +125,19 @@ static int map_extents(int fd, uint64_t size, uint64_t dst_offset, struct build_
 	return 0;
 }
 
-int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, const char *what,
-		    struct build_map *map, struct diag *d)
+int build_copy_file(struct build *b, int src_fd, uint64_t size, uint64_t dst_offset,
+		    const char *what, struct build_map *map)
 {
 	uint64_t pos = 0;
 	int mapped = map ? map_extents(src_fd, size, dst_offset, map) : 0;
 
 	if (mapped == -ENOMEM)
-		return diag_error(d, "%s: out of memory", what);
+		return diag_error(b->d, "%s: out of memory", what);
 	if (mapped == 0) /* FIEMAP recorded them all, or no map is kept */
 		map = NULL;
 	while (pos < size) {
 		off_t data = lseek(src_fd, (off_t)pos, SEEK_DATA);
+		bool dst_failed = false;
 		if (data < 0 && errno == ENXIO)
 			break; /* only a hole is left */
 		if (data < 0) /* no SEEK_DATA here: copy everything */
@@ -136,10 +148,15 @@ int build_copy_file(int src_fd, uint64_t size, int dst_fd, uint64_t dst_offset, 
 		int rc = map ? build_map_add(map, dst_offset + (uint64_t)data, (uint64_t)(hole - data))
 			     : 0;
 		if (rc == 0)
-			rc = copy_range(src_fd, (uint64_t)data, (uint64_t)(hole - data), dst_fd,
-					dst_offset);
+			rc = copy_range(b, src_fd, (uint64_t)data, (uint64_t)(hole - data), b->image.fd,
+					dst_offset, &dst_failed);
+		if (rc == -EINTR)
+			return rc; /* build_interrupted() said so */
+		if (rc < 0 && dst_failed)
+			return diag_error(b->d, "%s: writing %s into it: %s", b->o->output, what,
+					  strerror(-rc));
 		if (rc < 0)
-			return diag_error(d, "%s: %s", what,
+			return diag_error(b->d, "%s: %s", what,
 					  rc == -ENODATA ? "the file shrank while it was copied"
 							 : strerror(-rc));
 		pos = (uint64_t)hole;

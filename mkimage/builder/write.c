@@ -23,8 +23,7 @@ static int copy_input(struct build *b, const char *path, uint64_t offset, uint64
 		rc = diag_error(b->d, "%s: grew to %llu bytes while the image was built", path,
 				(unsigned long long)st.st_size);
 	else
-		rc = build_copy_file(fd, (uint64_t)st.st_size, b->image.fd, offset, path, &b->map,
-				     b->d);
+		rc = build_copy_file(b, fd, (uint64_t)st.st_size, offset, path, &b->map);
 	close(fd);
 	return rc;
 }
@@ -46,6 +45,7 @@ int build_write_raw_regions(struct build *b)
 	return 0;
 }
 
+/* The stop callback of fat/ and contents/. */
 static bool stop_requested(void *build)
 {
 	return build_interrupted(build);
@@ -59,7 +59,8 @@ static int write_partition(struct build *b, size_t i)
 
 	build_progress(b, "writing partition", p->name);
 	if (layout_part_is_fat(p)) {
-		int rc = fat_write(ps->tree, &ps->geom, b->image.fd, r->start, b->d);
+		int rc = fat_write_or_stop(ps->tree, &ps->geom, b->image.fd, r->start,
+					   stop_requested, b, b->d);
 		if (rc == 0)
 			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc
