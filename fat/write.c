@@ -23,6 +23,7 @@ struct wctx {
 	const struct fat_geom *g;
 	int fd;
 	uint64_t vol;	     /* volume offset in fd */
+	const char *image;   /* fd's name in messages, or NULL */
 	uint32_t next;	     /* first free cluster */
 	uint8_t *buf;	     /* COPY_BUF bytes for read/pwrite copies */
 	fat_stop_fn stop;    /* asked before each file and after each COPY_BUF (may be NULL) */
@@ -46,8 +47,9 @@ static int put(struct wctx *w, const void *buf, size_t len, uint64_t off)
 			continue;
 		if (n <= 0) {
 			int e = n < 0 ? errno : EIO;
-			diag_error(w->d, "writing the FAT volume at byte %" PRIu64 ": %s",
-				   w->vol + off, strerror(e));
+			diag_error(w->d, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
+				   w->image ? w->image : "", w->image ? ": " : "", w->vol + off,
+				   strerror(e));
 			return -e;
 		}
 		p += n;
@@ -271,14 +273,14 @@ static int write_dir(struct wctx *w, const struct fat_node *dir)
 int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 	      struct diag *d)
 {
-	return fat_write_or_stop(t, g, fd, vol_offset, NULL, NULL, d);
+	return fat_write_or_stop(t, g, fd, vol_offset, NULL, NULL, NULL, d);
 }
 
 int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
-		      fat_stop_fn stop, void *stop_ctx, struct diag *d)
+		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d)
 {
-	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .stop = stop,
-			  .stop_ctx = stop_ctx, .d = d };
+	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .image = image,
+			  .stop = stop, .stop_ctx = stop_ctx, .d = d };
 	uint64_t end = g->data_offset + (uint64_t)g->clusters * g->cluster_size;
 	int r;
 

@@ -60,7 +60,7 @@ static int write_partition(struct build *b, size_t i)
 	build_progress(b, "writing partition", p->name);
 	if (layout_part_is_fat(p)) {
 		int rc = fat_write_or_stop(ps->tree, &ps->geom, b->image.fd, r->start,
-					   stop_requested, b, b->d);
+					   b->o->output, stop_requested, b, b->d);
 		if (rc == 0)
 			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc
