@@ -98,6 +98,7 @@ static int commit(struct build *b)
 		build_hold_signals(b);
 	int rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
+	b->placed = rc == 0;
 	return rc;
 }
 
@@ -210,7 +211,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	 * on success the held signals stay blocked (the caller exits with success, and a
 	 * pending one dies with the process); on failure a pending one ends the process now,
 	 * every file of the build removed and the older ones untouched */
-	if (b.signals_blocked && rc < 0)
+	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", o->output);

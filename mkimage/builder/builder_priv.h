@@ -170,6 +170,7 @@ struct build {
 	struct build_map map;
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
+	bool placed;               /* every output is at its name: the build has succeeded */
 	sigset_t stop_signals;     /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
 };

@@ -179,14 +179,14 @@ int build_file_check_name(const char *path, const char *what, struct diag *d)
 }
 
 /* @f gets the permissions of the file at its name, if there is one (a new file keeps those
- * its creation gave it: 0666 less the umask). */
-static int keep_mode(struct build_file *f)
+ * its creation gave it: 0666 less the umask). A file system without permissions (vfat)
+ * refuses: the file keeps what it has, as the older one did. */
+static void keep_mode(struct build_file *f)
 {
 	struct stat st;
 
-	if (lstat(f->path, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	return fchmod(f->fd, st.st_mode & 0777) < 0 ? -errno : 0;
+	if (lstat(f->path, &st) == 0 && S_ISREG(st.st_mode))
+		(void)fchmod(f->fd, st.st_mode & 0777);
 }
 
 int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
@@ -204,8 +204,8 @@ int build_file_create(struct build_file *f, const char *path, const char *what, 
 		return diag_error(d, "%s: out of memory", path);
 	remove_dead_temporaries(path);
 	rc = open_unnamed_or_hidden(f);
-	if (rc == 0)
-		rc = keep_mode(f);
+	if (rc == 0) /* from the start: a hidden name is as private as the older file */
+		keep_mode(f);
 	if (rc < 0) {
 		diag_error(d, "%s: cannot create %s: %s", path, what, strerror(-rc));
 		build_file_abort(f);
@@ -270,10 +270,7 @@ static void take_back(struct build_file *f, bool swapped)
  * none. */
 static int prepare(struct build_file *f)
 {
-	int rc = keep_mode(f);
-
-	if (rc < 0)
-		return rc;
+	keep_mode(f); /* again: the older file's may have changed meanwhile */
 	if (fsync(f->fd) < 0)
 		return -errno;
 	if (!f->tmp_path) /* a name, so that rename() can put it in place */
