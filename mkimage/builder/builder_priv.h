@@ -32,9 +32,10 @@ struct build_file {
 	int fd;          /* -1 when closed: start from BUILD_FILE_INIT */
 	char *path;      /* the final name, owned */
 	char *tmp_path;  /* a named temporary file (when the file system has no O_TMPFILE) */
+	int old_fd;      /* the older file, locked while the temporary name holds it, or -1 */
 };
 
-#define BUILD_FILE_INIT { .fd = -1 }
+#define BUILD_FILE_INIT { .fd = -1, .old_fd = -1 }
 #define BUILD_MAX_FILES 4 /* the image, a compressed image, the bmap, the checksums */
 
 /* Whether @path's last component fits its folder's file system (@what in the message:

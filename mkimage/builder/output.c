@@ -246,10 +246,16 @@ static int put_in_place(struct build_file *f, bool *swapped)
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EEXIST;
 	if (renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_NOREPLACE) == 0)
 		return 0;
-	if (errno == EEXIST &&
-	    renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_EXCHANGE) == 0) {
-		*swapped = true;
-		return 0;
+	if (errno == EEXIST) {
+		/* under the hidden name the older file is locked: the clean-up of a build to
+		 * the same name must not take it while a failure may still swap it back */
+		f->old_fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (f->old_fd >= 0)
+			flock(f->old_fd, LOCK_EX | LOCK_NB);
+		if (renameat2(AT_FDCWD, f->tmp_path, AT_FDCWD, f->path, RENAME_EXCHANGE) == 0) {
+			*swapped = true;
+			return 0;
+		}
 	}
 	if (errno != EINVAL && errno != ENOSYS && errno != EEXIST)
 		return -errno;
@@ -304,6 +310,9 @@ int build_files_commit(struct build_file **files, size_t n, struct diag *d)
 		struct build_file *f = files[i];
 		if (swapped[i]) /* the temporary name now holds the older file */
 			unlink(f->tmp_path);
+		if (f->old_fd >= 0)
+			close(f->old_fd);
+		f->old_fd = -1;
 		free(f->tmp_path);
 		f->tmp_path = NULL;
 		sync_dir(f->path); /* durability of the name; the data is already safe */
@@ -323,6 +332,8 @@ void build_file_abort(struct build_file *f)
 		unlink(f->tmp_path);
 	if (f->fd >= 0)
 		close(f->fd);
+	if (f->old_fd >= 0)
+		close(f->old_fd);
 	free(f->tmp_path);
 	free(f->path);
 	*f = (struct build_file)BUILD_FILE_INIT;
