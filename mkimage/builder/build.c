@@ -38,17 +38,19 @@ static void progress_done(struct build *b)
 		fprintf(stderr, "\r\033[K");
 }
 
+static const int stop_signal_numbers[] = { SIGINT, SIGTERM, SIGHUP };
+#define N_STOP_SIGNALS (sizeof(stop_signal_numbers) / sizeof(stop_signal_numbers[0]))
+
 /* The stop signals the build answers: SIGINT, SIGTERM and SIGHUP, but not one that is
  * ignored (nohup ignores SIGHUP, a shell SIGINT for a background job): it stays ignored. */
 static void answered_signals(sigset_t *set)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
 
 	sigemptyset(set);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &sa) < 0 || sa.sa_handler != SIG_IGN)
-			sigaddset(set, sigs[i]);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigaction(stop_signal_numbers[i], NULL, &sa) < 0 || sa.sa_handler != SIG_IGN)
+			sigaddset(set, stop_signal_numbers[i]);
 }
 
 void build_hold_signals(struct build *b)
@@ -66,17 +68,22 @@ void build_release_signals(struct build *b)
 
 bool build_interrupted(struct build *b)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t pending;
 
 	if (!b->signals_blocked || sigpending(&pending) < 0)
 		return false;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigismember(&b->stop_signals, sigs[i]) && sigismember(&pending, sigs[i])) {
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigismember(&b->stop_signals, stop_signal_numbers[i]) &&
+		    sigismember(&pending, stop_signal_numbers[i])) {
 			diag_error(b->d, "%s: interrupted", b->o->output);
 			return true;
 		}
 	return false;
+}
+
+static bool interrupted(void *build)
+{
+	return build_interrupted(build);
 }
 
 /* Puts every output in place together: the image (unless only its compressed copy is
@@ -96,7 +103,8 @@ static int commit(struct build *b)
 		files[n++] = &b->sha256;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
 		build_hold_signals(b);
-	int rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, b->d);
+	int rc = build_interrupted(b) ? -EINTR
+				      : build_files_commit(files, n, interrupted, b, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
 	b->placed = rc == 0;
 	return rc;

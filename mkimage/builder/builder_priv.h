@@ -58,10 +58,13 @@ int build_file_create(struct build_file *f, const char *path, const char *what, 
 /*
  * fsyncs the @n files and puts each at its name, replacing older files there (each new
  * file takes the permissions of the older one it replaces); when any step fails every
- * older file is back at its name and none of the new ones is left.
+ * older file is back at its name and none of the new ones is left. @stop(@stop_ctx) (may
+ * be NULL) is asked once all are written out, before the first is put in place: true
+ * gives -EINTR (no message). From then on nothing stops the commit but a failure.
  * Returns 0 or a negative errno with a message in @d (the files are then aborted).
  */
-int build_files_commit(struct build_file **files, size_t n, struct diag *d);
+int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
+		       void *stop_ctx, struct diag *d);
 
 /* Removes whatever build_file_create() made; the older file at the name stays untouched.
  * Safe after build_files_commit() and on BUILD_FILE_INIT. */

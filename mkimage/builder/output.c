@@ -284,7 +284,8 @@ static int prepare(struct build_file *f)
 	return 0;
 }
 
-int build_files_commit(struct build_file **files, size_t n, struct diag *d)
+int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
+		       void *stop_ctx, struct diag *d)
 {
 	bool swapped[BUILD_MAX_FILES];
 	size_t placed = 0;
@@ -293,6 +294,8 @@ int build_files_commit(struct build_file **files, size_t n, struct diag *d)
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		if ((rc = prepare(files[i])) < 0)
 			diag_error(d, "%s: cannot write it: %s", files[i]->path, strerror(-rc));
+	if (rc == 0 && stop && stop(stop_ctx)) /* the last moment to stop: none is in place */
+		rc = -EINTR;
 	for (; rc == 0 && placed < n; placed++)
 		if ((rc = put_in_place(files[placed], &swapped[placed])) < 0) {
 			diag_error(d, "%s: cannot put it in place: %s", files[placed]->path,
