@@ -69,13 +69,15 @@ static bool still_named(int fd, int dirfd, const char *name)
  * made it has died. */
 static void remove_if_dead(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 
+	/* only a regular file is opened (opening a device may do something) */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-	    still_named(fd, dirfd, name))
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && still_named(fd, dirfd, name))
 		unlinkat(dirfd, name, 0);
 	close(fd);
 }
