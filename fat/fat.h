@@ -249,6 +249,18 @@ int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offs
 int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 	      struct diag *d);
 
+/* Asked by fat_write_or_stop() during its long loops: true stops the write. */
+typedef bool (*fat_stop_fn)(void *ctx);
+
+/*
+ * fat_write_or_stop - fat_write() into the file named @image in messages (may be NULL) that
+ * asks @stop(@stop_ctx) (may be NULL) before each file and after each MiB of file data, so
+ * that a large volume stops within moments.
+ * Returns: as fat_write(), or -EINTR (no message) when @stop said so.
+ */
+int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
+		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d);
+
 /*
  * fat_tree_file_offset - where the bytes of file @path go (after fat_write()).
  * @t:          the tree, written by fat_write()

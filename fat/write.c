@@ -23,10 +23,18 @@ struct wctx {
 	const struct fat_geom *g;
 	int fd;
 	uint64_t vol;	     /* volume offset in fd */
+	const char *image;   /* fd's name in messages, or NULL */
 	uint32_t next;	     /* first free cluster */
 	uint8_t *buf;	     /* COPY_BUF bytes for read/pwrite copies */
+	fat_stop_fn stop;    /* asked before each file and after each COPY_BUF (may be NULL) */
+	void *stop_ctx;
 	struct diag *d;
 };
+
+static bool stopped(const struct wctx *w)
+{
+	return w->stop && w->stop(w->stop_ctx);
+}
 
 /* pwrite()s all of @buf at volume byte @off. */
 static int put(struct wctx *w, const void *buf, size_t len, uint64_t off)
@@ -39,8 +47,9 @@ static int put(struct wctx *w, const void *buf, size_t len, uint64_t off)
 			continue;
 		if (n <= 0) {
 			int e = n < 0 ? errno : EIO;
-			diag_error(w->d, "writing the FAT volume at byte %" PRIu64 ": %s",
-				   w->vol + off, strerror(e));
+			diag_error(w->d, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
+				   w->image ? w->image : "", w->image ? ": " : "", w->vol + off,
+				   strerror(e));
 			return -e;
 		}
 		p += n;
@@ -200,6 +209,8 @@ static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t 
 		if (r)
 			return r;
 		done += (uint64_t)got;
+		if (stopped(w))
+			return -EINTR;
 	}
 	return 0;
 }
@@ -224,16 +235,23 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 					" bytes when it was listed)",
 				  fat_node_where(n, where, sizeof(where)), n->size);
 	}
+	r = 0;
 	while (!n->src.read && done < n->size) {
 		loff_t in = (loff_t)(n->src.offset + done), out = (loff_t)(w->vol + dst + done);
-		ssize_t c = copy_file_range(fd, &in, w->fd, &out, n->size - done, 0);
+		size_t len = n->size - done < COPY_BUF ? (size_t)(n->size - done) : COPY_BUF;
+		ssize_t c = copy_file_range(fd, &in, w->fd, &out, len, 0);
 		if (c < 0 && errno == EINTR)
 			continue;
 		if (c <= 0)
 			break; /* not supported here (or end of the source): the slow path decides */
 		done += (uint64_t)c;
+		if (stopped(w)) {
+			r = -EINTR;
+			break;
+		}
 	}
-	r = copy_slow(w, n, fd, done, dst);
+	if (r == 0)
+		r = copy_slow(w, n, fd, done, dst);
 	if (n->src.path)
 		close(fd);
 	return r;
@@ -245,7 +263,7 @@ static int write_dir(struct wctx *w, const struct fat_node *dir)
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (!dir->kids[i]->is_dir)
-			r = write_file(w, dir->kids[i]);
+			r = stopped(w) ? -EINTR : write_file(w, dir->kids[i]);
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (dir->kids[i]->is_dir)
 			r = write_dir(w, dir->kids[i]);
@@ -255,7 +273,14 @@ static int write_dir(struct wctx *w, const struct fat_node *dir)
 int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 	      struct diag *d)
 {
-	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .d = d };
+	return fat_write_or_stop(t, g, fd, vol_offset, NULL, NULL, NULL, d);
+}
+
+int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
+		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d)
+{
+	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .image = image,
+			  .stop = stop, .stop_ctx = stop_ctx, .d = d };
 	uint64_t end = g->data_offset + (uint64_t)g->clusters * g->cluster_size;
 	int r;
 

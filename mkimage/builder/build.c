@@ -38,15 +38,25 @@ static void progress_done(struct build *b)
 		fprintf(stderr, "\r\033[K");
 }
 
+static const int stop_signal_numbers[] = { SIGINT, SIGTERM, SIGHUP };
+#define N_STOP_SIGNALS (sizeof(stop_signal_numbers) / sizeof(stop_signal_numbers[0]))
+
+/* The stop signals the build answers: SIGINT, SIGTERM and SIGHUP, but not one that is
+ * ignored (nohup ignores SIGHUP, a shell SIGINT for a background job): it stays ignored. */
+static void answered_signals(sigset_t *set)
+{
+	struct sigaction sa;
+
+	sigemptyset(set);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigaction(stop_signal_numbers[i], NULL, &sa) < 0 || sa.sa_handler != SIG_IGN)
+			sigaddset(set, stop_signal_numbers[i]);
+}
+
 void build_hold_signals(struct build *b)
 {
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &b->old_mask);
+	/* a blocked signal stays pending even when ignored: only those answered are held */
+	sigprocmask(SIG_BLOCK, &b->stop_signals, &b->old_mask);
 	b->signals_blocked = true;
 }
 
@@ -56,32 +66,24 @@ void build_release_signals(struct build *b)
 	sigprocmask(SIG_SETMASK, &b->old_mask, NULL);
 }
 
-/* Takes the pending SIGINT, SIGTERM and SIGHUP away. */
-static void forget_signals(void)
-{
-	const struct timespec now = { 0, 0 };
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	while (sigtimedwait(&set, NULL, &now) > 0)
-		;
-}
-
 bool build_interrupted(struct build *b)
 {
 	sigset_t pending;
 
 	if (!b->signals_blocked || sigpending(&pending) < 0)
 		return false;
-	if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
-	    sigismember(&pending, SIGHUP)) {
-		diag_error(b->d, "%s: interrupted", b->o->output);
-		return true;
-	}
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigismember(&b->stop_signals, stop_signal_numbers[i]) &&
+		    sigismember(&pending, stop_signal_numbers[i])) {
+			diag_error(b->d, "%s: interrupted", b->o->output);
+			return true;
+		}
 	return false;
+}
+
+static bool interrupted(void *build)
+{
+	return build_interrupted(build);
 }
 
 /* Puts every output in place together: the image (unless only its compressed copy is
@@ -101,8 +103,24 @@ static int commit(struct build *b)
 		files[n++] = &b->sha256;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
 		build_hold_signals(b);
-	int rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, b->d);
+	int rc = build_interrupted(b) ? -EINTR
+				      : build_files_commit(files, n, interrupted, b, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
+	b->placed = rc == 0;
+	return rc;
+}
+
+/* Every output's name fits its file system: before any work. */
+static int check_output_names(const struct build_options *o, struct diag *d)
+{
+	int rc = o->write_raw ? build_file_check_name(o->output, "the image", d) : 0;
+
+	if (rc == 0 && o->compress)
+		rc = build_file_check_name(o->compressed, "the compressed image", d);
+	if (rc == 0 && o->bmap)
+		rc = build_file_check_name(o->bmap, "the bmap", d);
+	if (rc == 0 && o->sha256)
+		rc = build_file_check_name(o->sha256, "the checksum file", d);
 	return rc;
 }
 
@@ -178,8 +196,11 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
+	answered_signals(&b.stop_signals);
 	b.tty = isatty(STDERR_FILENO) && o->verbosity != BUILD_QUIET;
-	rc = build_state_init(&b);
+	rc = check_output_names(o, d);
+	if (rc == 0)
+		rc = build_state_init(&b);
 	if (rc == 0)
 		rc = build_read_inputs(&b);
 	if (rc == 0)
@@ -194,11 +215,11 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	if (rc == 0 && o->verbosity != BUILD_QUIET)
 		report(&b, seconds_since(&b.t0));
 	build_state_release(&b);
-	/* once every output is in place the build has succeeded: a signal that came while they
-	 * were put there must not turn that into a kill */
-	if (b.signals_blocked && rc == 0)
-		forget_signals();
-	if (b.signals_blocked) /* a pending signal now ends the process, its files removed */
+	/* once the outputs are being put in place a signal can no longer change the outcome:
+	 * on success the held signals stay blocked (the caller exits with success, and a
+	 * pending one dies with the process); on failure a pending one ends the process now,
+	 * every file of the build removed and the older ones untouched */
+	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", o->output);

@@ -51,6 +51,10 @@ struct build_options {
  * file). Every output appears only when all are complete.
  * Returns 0, or a negative errno with the problems in @d (no output is left at its name,
  * and older files there are untouched).
+ * SIGINT, SIGTERM and SIGHUP (those not ignored) stop the build, nothing left behind; once
+ * the outputs are being put in place they can no longer change the outcome: on success
+ * they are left blocked (the caller is about to exit, and one that came dies with the
+ * process), on failure a pending one ends the process before this returns.
  */
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d);
 

@@ -32,27 +32,39 @@ struct build_file {
 	int fd;          /* -1 when closed: start from BUILD_FILE_INIT */
 	char *path;      /* the final name, owned */
 	char *tmp_path;  /* a named temporary file (when the file system has no O_TMPFILE) */
+	int old_fd;      /* the older file, locked while the temporary name holds it, or -1 */
 };
 
-#define BUILD_FILE_INIT { .fd = -1 }
+#define BUILD_FILE_INIT { .fd = -1, .old_fd = -1 }
 #define BUILD_MAX_FILES 4 /* the image, a compressed image, the bmap, the checksums */
+
+/* Whether @path's last component fits its folder's file system (@what in the message:
+ * "the image"): asked before the work, since only putting the file in place would tell.
+ * Returns 0 or -EINVAL with a message in @d. */
+int build_file_check_name(const char *path, const char *what, struct diag *d);
 
 /*
  * Creates the file for @path (@what in messages: "the image", "the bmap"), empty, or sparse
- * of @size bytes: an unnamed file in @path's
- * folder where the file system allows it (nothing is left behind whatever happens), else a
- * hidden temporary name there. Nothing exists at @path until build_files_commit().
+ * of @size bytes: an unnamed file in @path's folder where the file system allows it
+ * (nothing is left behind whatever happens), else a hidden temporary name there, of one
+ * length whatever @path's. Either is locked while the process lives; hidden names that
+ * dead builds to @path left there (no lock held) are removed first. Nothing exists at
+ * @path until build_files_commit().
  * Returns 0 or a negative errno with a message naming @path in @d.
  */
 int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
 		      struct diag *d);
 
 /*
- * fsyncs the @n files and puts each at its name, replacing older files there; when any
- * step fails every older file is back at its name and none of the new ones is left.
+ * fsyncs the @n files and puts each at its name, replacing older files there (each new
+ * file takes the permissions of the older one it replaces); when any step fails every
+ * older file is back at its name and none of the new ones is left. @stop(@stop_ctx) (may
+ * be NULL) is asked once all are written out, before the first is put in place: true
+ * gives -EINTR (no message). From then on nothing stops the commit but a failure.
  * Returns 0 or a negative errno with a message in @d (the files are then aborted).
  */
-int build_files_commit(struct build_file **files, size_t n, struct diag *d);
+int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
+		       void *stop_ctx, struct diag *d);
 
 /* Removes whatever build_file_create() made; the older file at the name stays untouched.
  * Safe after build_files_commit() and on BUILD_FILE_INIT. */
@@ -89,23 +101,25 @@ void build_map_release(struct build_map *m);
 /* ---- copy.c: bytes of a host file into the image ---------------------------------------- */
 
 /*
- * Copies bytes [@from, @to) of the host file @src_fd to @dst_fd at @dst_offset, leaving
- * its holes as holes (SEEK_DATA/SEEK_HOLE) and moving data with copy_file_range where the
- * kernel allows (read/pwrite otherwise). @what names the source in messages.
- * Each data extent of the source is recorded in @map (when not NULL): an allocated extent of
- * a file system image may hold zeros that matter.
- * Returns 0 or a negative errno with a message in @d.
+ * Copies bytes [@from, @to) of the host file @src_fd into the image @b writes, at
+ * @dst_offset, leaving its holes as holes (SEEK_DATA/SEEK_HOLE) and moving data with
+ * copy_file_range where the kernel allows (read/pwrite otherwise). @what names the source
+ * in messages; a failure to write names the image. Each data extent of the source is
+ * recorded in @map (when not NULL): an allocated extent of a file system image may hold
+ * zeros that matter. build_interrupted() is asked after each MiB.
+ * Returns 0 or a negative errno with a message in b->d (-EINTR: interrupted).
  */
-int build_copy_file(int src_fd, uint64_t from, uint64_t to, int dst_fd, uint64_t dst_offset,
-		    const char *what, struct build_map *map, struct diag *d);
+struct build;
+int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uint64_t dst_offset,
+		    const char *what, struct build_map *map);
 
 /*
- * Writes @len zero bytes to @dst_fd at @offset with write(), so that they are data of the
- * image file (its extents say so to a flash without a bmap), not a hole. @what names the
- * region in messages. Returns 0 or a negative errno with a message in @d.
+ * Writes @len zero bytes into the image @b writes, at @offset, with write(), so that they are
+ * data of the image file (its extents say so to a flash without a bmap), not a hole. @what
+ * names the region in messages; build_interrupted() is asked after each MiB. Returns 0 or a
+ * negative errno with a message in b->d (-EINTR: interrupted).
  */
-int build_write_zeros(int dst_fd, uint64_t offset, uint64_t len, const char *what,
-		      struct diag *d);
+int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what);
 
 /* ---- inputs.c: what a raw region or raw partition writes ------------------------------ */
 
@@ -207,6 +221,8 @@ struct build {
 	struct build_map map;
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
+	bool placed;               /* every output is at its name: the build has succeeded */
+	sigset_t stop_signals;     /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
 };
 
@@ -254,8 +270,10 @@ void build_report_partitions(struct build *b);
 void build_progress(struct build *b, const char *what, const char *name);
 bool build_interrupted(struct build *b);
 
-/* While a file has a hidden name, SIGINT, SIGTERM and SIGHUP wait (build_interrupted() asks
- * for them between steps), so that no signal leaves the file behind. */
+/* While a file has a hidden name, SIGINT, SIGTERM and SIGHUP (those not ignored when the
+ * build began) wait, so that no signal leaves the file behind: build_interrupted() asks
+ * for them between steps and inside every long loop (each MiB written or compressed, each
+ * file of a FAT volume), so that a build stops within a fraction of a second. */
 void build_hold_signals(struct build *b);
 void build_release_signals(struct build *b);
 

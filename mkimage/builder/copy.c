@@ -29,21 +29,27 @@ static int write_all(int fd, const char *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Copies [off, off + len) of @src to @dst at @dst_pos. */
-static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst_pos)
+/* Copies [off, off + len) of @src to @dst at @dst_off + off, asking @b whether to stop after
+ * each chunk (-EINTR). *@dst_failed tells whether an error came from writing @dst. */
+static int copy_range(struct build *b, int src, uint64_t off, uint64_t len, int dst,
+		      uint64_t dst_off, bool *dst_failed)
 {
 	char *buf = NULL;
 	bool use_cfr = true;
 	int rc = 0;
 
+	*dst_failed = false;
 	while (len > 0) {
 		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
 		ssize_t done = -1;
 		if (use_cfr) {
-			loff_t in = (loff_t)off, out = (loff_t)dst_pos;
+			loff_t in = (loff_t)off, out = (loff_t)(dst_off + off);
 			done = copy_file_range(src, &in, dst, &out, n, 0);
-			if (done < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-					 errno == EOPNOTSUPP || errno == EBADF))
+			if (done < 0 && errno == EINTR)
+				continue;
+			/* not offered here, or a failure of either side: read and write tell
+			 * which side failed, and why (the chunk is copied again) */
+			if (done < 0)
 				use_cfr = false;
 		}
 		if (!use_cfr) {
@@ -51,9 +57,10 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 				return -ENOMEM;
 			done = pread(src, buf, n, (off_t)off);
 			if (done > 0) {
-				int wrc = write_all(dst, buf, (size_t)done, dst_pos);
+				int wrc = write_all(dst, buf, (size_t)done, dst_off + off);
 				if (wrc < 0) {
 					rc = wrc;
+					*dst_failed = true;
 					break;
 				}
 			}
@@ -69,8 +76,11 @@ static int copy_range(int src, uint64_t off, uint64_t len, int dst, uint64_t dst
 			break;
 		}
 		off += (uint64_t)done;
-		dst_pos += (uint64_t)done;
 		len -= (uint64_t)done;
+		if (len && build_interrupted(b)) {
+			rc = -EINTR;
+			break;
+		}
 	}
 	free(buf);
 	return rc;
@@ -118,18 +128,19 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 	return 0;
 }
 
-int build_copy_file(int src_fd, uint64_t from, uint64_t to, int dst_fd, uint64_t dst_offset,
-		    const char *what, struct build_map *map, struct diag *d)
+int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uint64_t dst_offset,
+		    const char *what, struct build_map *map)
 {
 	uint64_t pos = from;
 	int mapped = map ? map_extents(src_fd, from, to, dst_offset, map) : 0;
 
 	if (mapped == -ENOMEM)
-		return diag_error(d, "%s: out of memory", what);
+		return diag_error(b->d, "%s: out of memory", what);
 	if (mapped == 0) /* FIEMAP recorded them all, or no map is kept */
 		map = NULL;
 	while (pos < to) {
 		off_t data = lseek(src_fd, (off_t)pos, SEEK_DATA);
+		bool dst_failed = false;
 		if (data < 0 && errno == ENXIO)
 			break; /* only a hole is left */
 		if (data < 0) /* no SEEK_DATA here: copy everything */
@@ -142,9 +153,15 @@ int build_copy_file(int src_fd, uint64_t from, uint64_t to, int dst_fd, uint64_t
 		uint64_t at = dst_offset + ((uint64_t)data - from), len = (uint64_t)(hole - data);
 		int rc = map ? build_map_add(map, at, len) : 0;
 		if (rc == 0)
-			rc = copy_range(src_fd, (uint64_t)data, len, dst_fd, at);
+			rc = copy_range(b, src_fd, (uint64_t)data, len, b->image.fd, at - (uint64_t)data,
+					&dst_failed);
+		if (rc == -EINTR)
+			return rc; /* build_interrupted() said so */
+		if (rc < 0 && dst_failed)
+			return diag_error(b->d, "%s: writing %s into it: %s", b->o->output, what,
+					  strerror(-rc));
 		if (rc < 0)
-			return diag_error(d, "%s: %s", what,
+			return diag_error(b->d, "%s: %s", what,
 					  rc == -ENODATA ? "the file shrank while it was copied"
 							 : strerror(-rc));
 		pos = (uint64_t)hole;
@@ -152,18 +169,23 @@ int build_copy_file(int src_fd, uint64_t from, uint64_t to, int dst_fd, uint64_t
 	return 0;
 }
 
-int build_write_zeros(int dst_fd, uint64_t offset, uint64_t len, const char *what,
-		      struct diag *d)
+int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what)
 {
 	char *zeros = calloc(1, COPY_CHUNK);
 	int rc = zeros ? 0 : -ENOMEM;
 
 	while (rc == 0 && len > 0) {
 		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
-		rc = write_all(dst_fd, zeros, n, offset);
+		rc = write_all(b->image.fd, zeros, n, offset);
 		offset += n;
 		len -= n;
+		if (rc == 0 && len && build_interrupted(b))
+			rc = -EINTR;
 	}
 	free(zeros);
-	return rc < 0 ? diag_error(d, "%s: writing its zeros: %s", what, strerror(-rc)) : 0;
+	if (rc == -EINTR)
+		return rc;
+	return rc < 0 ? diag_error(b->d, "%s: writing the zeros of %s into it: %s", b->o->output,
+				   what, strerror(-rc))
+		      : 0;
 }

@@ -29,11 +29,11 @@ static int write_piece(struct build *b, const struct region_write *w, uint64_t s
 	if (w->map_all || in->fill) /* zeros that must reach the card, or boot code read by offset */
 		rc = build_map_add(&b->map, w->offset + start, end - start);
 	if (rc == 0 && in->fill)
-		rc = build_write_zeros(b->image.fd, w->offset + start, end - start, in->name, b->d);
+		rc = build_write_zeros(b, w->offset + start, end - start, in->name);
 	else if (rc == 0 && w->src_fd >= 0 && start < w->src_bytes)
-		rc = build_copy_file(w->src_fd, in->skip + start,
-				     in->skip + (end < w->src_bytes ? end : w->src_bytes), b->image.fd,
-				     w->offset + start, in->path, &b->map, b->d);
+		rc = build_copy_file(b, w->src_fd, in->skip + start,
+				     in->skip + (end < w->src_bytes ? end : w->src_bytes),
+				     w->offset + start, in->path, &b->map);
 	return rc;
 }
 
@@ -101,6 +101,7 @@ int build_write_raw_regions(struct build *b)
 	return 0;
 }
 
+/* The stop callback of fat/ and contents/. */
 static bool stop_requested(void *build)
 {
 	return build_interrupted(build);
@@ -114,7 +115,8 @@ static int write_partition(struct build *b, size_t i)
 
 	build_progress(b, "writing partition", p->name);
 	if (layout_part_is_fat(p)) {
-		int rc = fat_write(ps->tree, &ps->geom, b->image.fd, r->start, b->d);
+		int rc = fat_write_or_stop(ps->tree, &ps->geom, b->image.fd, r->start,
+					   b->o->output, stop_requested, b, b->d);
 		if (rc == 0)
 			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc

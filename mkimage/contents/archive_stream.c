@@ -124,6 +124,8 @@ static int copy_entry(const struct sink *out, const char *host, struct archive *
 				return diag_error(out->d, "%s: writing the image: %s", out->image,
 						  strerror(-rc));
 		}
+		if (out->stop && out->stop(out->stop_ctx)) /* a large entry: after each block */
+			return -EINTR;
 	}
 	if (r != ARCHIVE_EOF)
 		return diag_error(out->d, "%s: %s: %s", host, content_archive_entry_name(ae),

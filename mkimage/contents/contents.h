@@ -85,7 +85,8 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 
 void content_release(struct content *c);
 
-/* Asked between archive entries during the data pass: true stops it (-EINTR). */
+/* Asked between archive entries and their data blocks during the data pass: true stops it
+ * (-EINTR). */
 typedef bool (*content_stop_fn)(void *ctx);
 
 /*
@@ -93,8 +94,8 @@ typedef bool (*content_stop_fn)(void *ctx);
  * @vol_offset of the image @fd (named @image in messages), and written everything but the
  * bytes of the files that come from archives. This reads each archive once more, in its own
  * order, and writes every entry's bytes where @vol put them; all-zero blocks stay holes.
- * @stop (may be NULL) is asked between entries. An archive that changed since it was listed
- * is an error. Returns 0 or a negative errno with a message in @d.
+ * @stop (may be NULL) is asked between entries and after each data block. An archive that
+ * changed since it was listed is an error. Returns 0 or a negative errno with a message in @d.
  */
 int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
 			       uint64_t vol_offset, const char *image, content_stop_fn stop,

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <sys/file.h>
 
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
@@ -114,7 +116,7 @@ static void test_commit_all_or_none(void **state)
 	assert_int_equal(mkdir("c.sha256", 0755), 0);
 	diag_release(&d);
 	diag_init(&d);
-	assert_int_not_equal(build_files_commit(set, 3, &d), 0);
+	assert_int_not_equal(build_files_commit(set, 3, NULL, NULL, &d), 0);
 	assert_true(diag_has(&d, "c.sha256: cannot put it in place"));
 	assert_file_is("a.img", "old a");
 	assert_int_equal(access("b.bmap", F_OK), -1);
@@ -127,7 +129,7 @@ static void test_commit_all_or_none(void **state)
 	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d), 0);
 	assert_int_equal(symlink("elsewhere", "c.sha256"), 0);
 	struct build_file *pair[2] = { &a, &c };
-	assert_int_not_equal(build_files_commit(pair, 2, &d), 0);
+	assert_int_not_equal(build_files_commit(pair, 2, NULL, NULL, &d), 0);
 	assert_file_is("a.img", "old a");
 	char target[32] = "";
 	assert_int_equal(readlink("c.sha256", target, sizeof(target) - 1), 9);
@@ -141,9 +143,69 @@ static void test_commit_all_or_none(void **state)
 	assert_int_equal(write(a.fd, "new a", 5), 5);
 	assert_int_equal(write(b.fd, "new b", 5), 5);
 	struct build_file *two[2] = { &a, &b };
-	assert_int_equal(build_files_commit(two, 2, &d), 0);
+	assert_int_equal(build_files_commit(two, 2, NULL, NULL, &d), 0);
 	assert_file_is("a.img", "new a");
 	assert_file_is("b.bmap", "new b");
+	diag_release(&d);
+}
+
+/* What the stop callback saw: the hidden names in the folder when it was asked. */
+struct peek {
+	size_t n;
+	char names[4][64];
+};
+
+static bool peek_and_stop(void *ctx)
+{
+	struct peek *p = ctx;
+	DIR *dir = opendir(".");
+	struct dirent *e;
+
+	assert_non_null(dir);
+	while ((e = readdir(dir)))
+		if (strncmp(e->d_name, ".sdimg.", 7) == 0 && p->n < 4 && strlen(e->d_name) < 64)
+			strcpy(p->names[p->n++], e->d_name);
+	closedir(dir);
+	return true;
+}
+
+/* A stop asked once the files are written out leaves the older file and no hidden name;
+ * a hidden name of a dead build (unlocked) goes with the next build to that name, that of
+ * a live one (locked) stays. */
+static void test_commit_stop_and_dead_temporaries(void **state)
+{
+	struct build_file a;
+	struct build_file *one[1] = { &a };
+	struct peek p = { 0 };
+	struct diag d;
+	char live[64];
+
+	(void)state;
+	diag_init(&d);
+	write_text("s.img", "old s");
+	assert_int_equal(build_file_create(&a, "s.img", "it", 0, &d), 0);
+	assert_int_equal(write(a.fd, "new s", 5), 5);
+	assert_int_equal(build_files_commit(one, 1, peek_and_stop, &p, &d), -EINTR);
+	assert_int_equal(p.n, 1); /* it had its hidden name when the stop was asked */
+	assert_int_equal(strlen(p.names[0]), strlen(".sdimg.0123456789abcdef.") + 2 +
+						 (size_t)snprintf(NULL, 0, "%d", (int)getpid()));
+	assert_file_is("s.img", "old s");
+	assert_int_equal(access(p.names[0], F_OK), -1);
+
+	write_text(p.names[0], "dead"); /* as a killed build leaves it */
+	snprintf(live, sizeof(live), "%.*slive", (int)(strrchr(p.names[0], '.') + 1 - p.names[0]),
+		 p.names[0]);
+	write_text(live, "live");
+	int held = open(live, O_RDONLY);
+	assert_true(held >= 0);
+	assert_int_equal(flock(held, LOCK_EX), 0);
+	assert_int_equal(build_file_create(&a, "s.img", "it", 0, &d), 0);
+	assert_int_equal(access(p.names[0], F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+	build_file_abort(&a);
+	close(held);
+	assert_int_equal(unlink(live), 0);
+	assert_file_is("s.img", "old s");
 	diag_release(&d);
 }
 
@@ -153,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_map_to_blocks),
 		cmocka_unit_test(test_bmap_checksum),
 		cmocka_unit_test(test_commit_all_or_none),
+		cmocka_unit_test(test_commit_stop_and_dead_temporaries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

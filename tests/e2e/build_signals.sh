@@ -1,0 +1,208 @@
+#!/bin/sh
+# Signals and kills against a build, with hidden temporary names (/proc hidden from sdimg in
+# a mount namespace of its own: it cannot name an unnamed file) and with unnamed files;
+# strace's fault injection slows the system calls where a signal must land:
+#  - SIGINT or SIGTERM at any moment of putting the outputs in place: exit 0 with every new
+#    output in place, or non-zero with every older file untouched, never a mix;
+#  - SIGKILL leaves a hidden name (during the build, or between linkat and rename with an
+#    unnamed file): the next build to that name removes it, and never one of a live build;
+#  - under nohup, SIGHUP does not stop the build;
+#  - SIGINT in the middle of a large FAT partition ends the build within a second, with
+#    nothing left behind.
+. "$TOP/tests/e2e-lib.sh"
+need strace unshare sha256sum
+env --default-signal=INT true 2>/dev/null || { echo "env has no --default-signal (coreutils < 8.31)"; exit 77; }
+strace -f -o /dev/null true 2>/dev/null || { echo "strace cannot trace here (ptrace not allowed)"; exit 77; }
+NS=""
+for ns in "unshare -m" "unshare -rm"; do
+    if $ns sh -c 'mount -t tmpfs sdimg-noproc /proc' 2>/dev/null; then
+        NS=$ns
+        break
+    fi
+done
+[ -n "$NS" ] || { echo "no mount namespace can be made here to hide /proc"; exit 77; }
+
+PIDS=""
+cleanup() {
+    for p in $PIDS; do kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'cleanup; exit 1' INT TERM HUP
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# start MODE INJECT PREFIX ARGS...: `PREFIX sdimg build ARGS` in the background under strace
+# with the fault injection INJECT, its output in bg.log; MODE named hides /proc from it.
+# $pid: the build's own process, $tracer: what to wait for (it exits as the build does).
+start() {
+    mode=$1 inject=$2 prefix=$3
+    shift 3
+    rm -f pid.txt
+    if [ "$mode" = named ]; then
+        env --default-signal=INT,TERM,HUP strace -o /dev/null -f -e inject="$inject" $NS sh -c \
+            'mount -t tmpfs sdimg-noproc /proc && echo $$ >pid.txt && exec "$@"' sh $prefix "$SDIMG" build "$@" >bg.log 2>&1 &
+    else
+        env --default-signal=INT,TERM,HUP strace -o /dev/null -f -e inject="$inject" sh -c \
+            'echo $$ >pid.txt && exec "$@"' sh $prefix "$SDIMG" build "$@" >bg.log 2>&1 &
+    fi
+    tracer=$!
+    PIDS="$PIDS $tracer"
+    n=0
+    until [ -s pid.txt ]; do
+        n=$((n + 1))
+        [ $n -lt 300 ] || fail "the build did not start: $(cat bg.log)"
+        sleep 0.05
+    done
+    pid=$(cat pid.txt)
+}
+
+# finish: waits for the build; $rc is its exit status
+finish() {
+    set +e
+    wait $tracer
+    rc=$?
+    set -e
+}
+
+# wait_hidden DIR: until a hidden temporary name appears in DIR
+wait_hidden() {
+    n=0
+    until ls -A "$1" | grep -q '^\.'; do
+        kill -0 $tracer 2>/dev/null || fail "the build ended before a hidden name appeared: $(cat bg.log)"
+        n=$((n + 1))
+        [ $n -lt 600 ] || fail "no hidden name appeared in $1 in 30 s"
+        sleep 0.05
+    done
+}
+
+mkdir -p tree
+head -c 300000 /dev/urandom >tree/data.bin
+echo hello >tree/hello.txt
+cat >card.layout <<'LAYOUT'
+image { size = 64M seed = "signals" }
+partition boot { type = fat size = 32M tree "/" { from = "tree" } }
+LAYOUT
+"$SDIMG" build -q -o new.img --bmap --sha256 card.layout
+new_img=$(sha256sum <new.img)
+
+# older files at every name, and their sums
+olds() {
+    rm -rf out && mkdir out
+    for f in card.img card.img.bmap card.img.sha256; do printf 'an older %s\n' $f >out/$f; done
+}
+olds
+(cd out && sha256sum card.img card.img.bmap card.img.sha256) >old.sums
+
+# all_or_none WHAT: either the build succeeded and every output is new, or it failed and
+# every older file is untouched; no hidden name either way
+all_or_none() {
+    [ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
+        fail "$1: out/ holds $(ls -A out | tr '\n' ' ') (exit $rc: $(cat bg.log))"
+    if [ $rc -eq 0 ]; then
+        [ "$(sha256sum <out/card.img)" = "$new_img" ] || fail "$1: exit 0, but out/card.img is not the new image"
+        grep -q older out/card.img.bmap out/card.img.sha256 && fail "$1: exit 0, but an older side file stayed"
+        grep -qi interrupted bg.log && fail "$1: exit 0 with 'interrupted': $(cat bg.log)"
+    else
+        (cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 ||
+            fail "$1: exit $rc, yet an older file changed: $(cat sums.log) ($(cat bg.log))"
+    fi
+    return 0
+}
+
+# 1. a signal at moments all through the end of a build (each fsync takes 0.15 s: the image,
+# the bmap, the checksums, their folders), with hidden names and with unnamed files (whose
+# names appear only once they are complete)
+for run in "named INT 0 250 500 750 1000" "named TERM 100 350 600 850" "unnamed INT 0 200 400 600"; do
+    set -- $run
+    mode=$1 sig=$2
+    shift 2
+    ok=0 stopped=0
+    for ms in "$@"; do
+        olds
+        start $mode fsync:delay_exit=150000 "" -q -o out/card.img --bmap --sha256 card.layout
+        wait_hidden out
+        sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+        kill -$sig $pid 2>/dev/null || true
+        finish
+        all_or_none "$mode, SIG$sig $ms ms after the first hidden name"
+        [ $rc -eq 0 ] && ok=$((ok + 1)) || stopped=$((stopped + 1))
+    done
+    echo "$mode, SIG$sig at $# moments: $ok built, $stopped stopped, never a mix"
+done
+
+# 2. SIGKILL leaves a hidden name behind; the next build to that name removes it, and a
+# build to another name in the folder leaves it alone
+olds
+start named fsync:delay_exit=2000000 "" -q -o out/card.img card.layout
+wait_hidden out
+kill -KILL $pid
+finish
+hidden=$(ls -A out | grep '^\.') || fail "SIGKILL left no hidden name (nothing to clean up)"
+"$SDIMG" build -q -o out/other.img card.layout
+ls -A out | grep -qxF "$hidden" || fail "a build to another name removed $hidden"
+rm out/other.img
+"$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
+[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
+    fail "after SIGKILL, the next build left $(ls -A out | tr '\n' ' ')"
+echo "SIGKILL during a build: its hidden name goes with the next build to that name"
+
+# ... also with an unnamed file killed between linkat and rename
+olds
+start unnamed renameat2:delay_enter=3000000 "" -q -o out/card.img card.layout
+wait_hidden out
+kill -KILL $pid
+finish
+ls -A out | grep -q '^\.' || fail "SIGKILL before the rename left no hidden name"
+"$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
+[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
+    fail "after SIGKILL before the rename, the next build left $(ls -A out | tr '\n' ' ')"
+echo "SIGKILL between linkat and rename: the hidden name goes with the next build"
+
+# ... but the hidden name of a live build stays: both builds succeed
+olds
+start named fsync:delay_exit=400000 "" -q -o out/card.img card.layout
+wait_hidden out
+live=$(ls -A out | grep '^\.')
+$NS sh -c 'mount -t tmpfs sdimg-noproc /proc && exec "$@"' sh "$SDIMG" build -q -o out/card.img card.layout ||
+    fail "a second build beside a live one failed"
+kill -0 $tracer 2>/dev/null && { ls -A out | grep -qxF "$live" || fail "a second build removed $live of a live build"; }
+finish
+[ $rc -eq 0 ] || fail "a build whose folder another build cleaned up failed: $(cat bg.log)"
+[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
+    fail "two builds to one name left $(ls -A out | tr '\n' ' ')"
+echo "two builds to one name at once: both succeed, nothing left"
+
+# 3. nohup: SIGHUP is ignored, the build goes on
+olds
+start named fsync:delay_exit=500000 nohup -q -o out/card.img card.layout
+wait_hidden out
+kill -HUP $pid
+finish
+[ $rc -eq 0 ] || fail "nohup sdimg build: SIGHUP stopped it (exit $rc): $(cat bg.log)"
+[ "$(sha256sum <out/card.img)" = "$new_img" ] || fail "nohup sdimg build: out/card.img is not the new image"
+echo "nohup sdimg build: SIGHUP changes nothing"
+
+# 4. SIGINT in the middle of a 3 GiB FAT partition (each write slowed to 50 ms: seconds of
+# work left) ends the build at once
+mkdir -p big
+yes sdimg | head -c 24M >big/large.bin
+for i in $(seq 1 60); do yes "$i" | head -c 256K >big/f$i.bin; done
+cat >big.layout <<'LAYOUT'
+image { size = 3G seed = "big" }
+partition boot { type = fat size = 3000M tree "/" { from = "big" } }
+LAYOUT
+olds
+start named copy_file_range,pwrite64:delay_exit=50000 "" -q -o out/card.img big.layout
+wait_hidden out
+sleep 0.5
+kill -0 $tracer 2>/dev/null || fail "the big build ended before it was interrupted: $(cat bg.log)"
+t0=$(now_ms)
+kill -INT $pid
+finish
+t=$(($(now_ms) - t0))
+[ $rc -ne 0 ] || fail "SIGINT: the big build succeeded"
+[ $t -le 1500 ] || fail "SIGINT: the big build took $t ms to stop"
+(cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT: an older file changed"
+[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
+    fail "SIGINT: left in out/: $(ls -A out | tr '\n' ' ')"
+echo "SIGINT in the middle of a 3 GiB FAT partition: stopped in $t ms (exit $rc), nothing left"
