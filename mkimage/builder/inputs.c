@@ -211,7 +211,7 @@ static int fill_tree(struct build *b, struct part_state *ps)
 		struct fat_meta m = { .mtime = n->mtime, .mtime_ns = n->mtime_ns,
 				      .attrs = (uint8_t)n->attrs, .first = n->first,
 				      .origin = n->origin };
-		struct fat_source src = { .path = n->host_path, .fd = -1,
+		struct fat_source src = { .path = n->host_path, .listed = n->host_id, .fd = -1,
 					  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
 					  .deferred = n->archive != 0 };
 		int rc = n->is_dir ? fat_tree_add_dir(ps->tree, n->path, &m, b->d)

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Inputs that change between the moment they are listed and the moment their bytes are
+# copied are an error naming the input, never other bytes in the image: a tree's folder
+# swapped for a symbolic link to another folder (files of the same size).
+# strace's fault injection holds the build after it has listed its inputs (at the ftruncate
+# that sizes the image), while the test changes them.
+. "$TOP/tests/e2e-lib.sh"
+need strace
+strace -f -o /dev/null true 2>/dev/null || { echo "strace cannot trace here (ptrace not allowed)"; exit 77; }
+
+# held CHANGE LAYOUT: builds LAYOUT into x.img, running the shell command CHANGE while the
+# build waits after listing; the build's stderr goes to err.txt, its status to rc.txt
+held() {
+    (rc=0; strace -f -o /dev/null -e inject=ftruncate:delay_exit=3000000 "$SDIMG" build -q -o x.img \
+        "$2" 2>err.txt || rc=$?; echo $rc >rc.txt) &
+    sleep 1.5
+    sh -c "$1"
+    wait
+}
+
+mkdir -p t/a other && echo AAAA >t/a/f && echo BBBB >other/f
+printf 'image { table = none }\npartition p { type = fat size = 8M tree "/" { from = "t" } }\n' >tree.layout
+held 'mv t/a t/a.old && ln -s ../other t/a' tree.layout
+[ "$(cat rc.txt)" -eq 1 ] || fail "a swapped folder: exit $(cat rc.txt)"
+expect_stderr "./t/a/f: changed while the image was built (it is not the file of 5 bytes that was listed)"
+[ ! -e x.img ] || fail "a failed build left x.img"
+rm t/a && mv t/a.old t/a
