@@ -52,24 +52,82 @@ void build_state_release(struct build *b)
 	build_map_release(&b->map);
 }
 
-/* A host image file: its resolved path and size; it must be a readable regular file. */
-static int stat_input(struct build *b, const char *from, const struct layout_loc *loc,
-		      const char *what, char **ret_path, uint64_t *ret_size)
+/*
+ * A host image file (@from, relative to @input_dir): its resolved path and size; it must be a
+ * regular file. With @missing_ok a file that does not exist is a warning, and -ENOENT.
+ */
+static int stat_input(const char *input_dir, const char *from, const struct layout_loc *loc,
+		      const char *what, bool missing_ok, struct diag *d, char **ret_path,
+		      uint64_t *ret_size)
 {
 	struct stat st;
-	char *path = path_join(b->l->input_dir, from);
+	char *path = path_join(input_dir, from);
 
 	if (!path)
 		return -ENOMEM;
 	*ret_path = path;
-	if (stat(path, &st) < 0)
-		return diag_error(b->d, "%s:%d: %s: %s: %s", loc->file, loc->line, what, path,
-				  strerror(errno));
+	if (stat(path, &st) < 0) {
+		int e = errno;
+		if (e != ENOENT || !missing_ok)
+			return diag_error(d, "%s:%d: %s: %s: %s", loc->file, loc->line, what, path,
+					  strerror(e));
+		diag_warning(d, "%s:%d: %s: %s does not exist (yet): its size, and what follows "
+				"from it, stay pending", loc->file, loc->line, what, path);
+		return -ENOENT;
+	}
 	if (!S_ISREG(st.st_mode))
-		return diag_error(b->d, "%s:%d: %s: %s is not a regular file", loc->file, loc->line,
+		return diag_error(d, "%s:%d: %s: %s is not a regular file", loc->file, loc->line,
 				  what, path);
 	*ret_size = (uint64_t)st.st_size;
 	return 0;
+}
+
+/*
+ * Raw region @i of @l: its input resolved and checked, and its size on the card: its `size`,
+ * else its input's. The one place that decides how large a raw region is (the plan of
+ * `sdimg plan` and of a build both come from here). With @missing_ok (`sdimg plan`) a missing
+ * input is a warning and -ENOENT; the size is then 0 (pending) unless the layout gives it.
+ */
+static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
+			    char **ret_path, uint64_t *ret_size)
+{
+	const struct layout_raw *r = &l->raws[i];
+	char what[300];
+	uint64_t size = 0;
+
+	*ret_size = r->size_set ? r->size : 0;
+	snprintf(what, sizeof(what), "raw '%.200s'", r->name);
+	int rc = stat_input(l->input_dir, r->from, &r->loc, what, missing_ok, d, ret_path, &size);
+	if (rc < 0)
+		return rc;
+	if (r->size_set && size > r->size)
+		return diag_error(d, "%s:%d: %s: %s is %llu bytes, the region has %llu", r->loc.file,
+				  r->loc.line, what, *ret_path, (unsigned long long)size,
+				  (unsigned long long)r->size);
+	if (size == 0 && !r->size_set)
+		return diag_error(d, "%s:%d: %s: %s is empty (give the region a size)", r->loc.file,
+				  r->loc.line, what, *ret_path);
+	*ret_size = r->size_set ? r->size : size;
+	return 0;
+}
+
+/*
+ * Raw partition @i of @l with a `from`: its input resolved and checked, its size in
+ * *@ret_size; with size = auto that size is what the plan rounds up. @missing_ok as above.
+ */
+static int raw_partition_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
+			       char **ret_path, uint64_t *ret_size)
+{
+	const struct layout_partition *p = &l->parts[i];
+	char what[300];
+
+	*ret_size = 0;
+	snprintf(what, sizeof(what), "partition '%.200s'", p->name);
+	int rc = stat_input(l->input_dir, p->from, &p->loc, what, missing_ok, d, ret_path, ret_size);
+	if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO && !*ret_size)
+		rc = diag_error(d, "%s:%d: %s: %s is empty (give the partition a size)", p->loc.file,
+				p->loc.line, what, *ret_path);
+	return rc;
 }
 
 static int prepare_raws(struct build *b)
@@ -77,21 +135,9 @@ static int prepare_raws(struct build *b)
 	int bad = 0;
 
 	for (size_t i = 0; i < b->l->n_raws; i++) {
-		const struct layout_raw *r = &b->l->raws[i];
-		char what[300];
-		uint64_t size = 0;
-		snprintf(what, sizeof(what), "raw '%.200s'", r->name);
-		int rc = stat_input(b, r->from, &r->loc, what, &b->raw_from[i], &size);
+		int rc = raw_region_input(b->l, i, false, b->d, &b->raw_from[i], &b->raw_sizes[i]);
 		if (rc == -ENOMEM)
 			return rc;
-		if (rc == 0 && r->size_set && size > r->size)
-			rc = diag_error(b->d, "%s:%d: %s: %s is %llu bytes, the region has %llu",
-					r->loc.file, r->loc.line, what, b->raw_from[i],
-					(unsigned long long)size, (unsigned long long)r->size);
-		else if (rc == 0 && size == 0 && !r->size_set)
-			rc = diag_error(b->d, "%s:%d: %s: %s is empty (give the region a size)",
-					r->loc.file, r->loc.line, what, b->raw_from[i]);
-		b->raw_sizes[i] = r->size_set ? r->size : size;
 		bad |= rc < 0;
 	}
 	return bad ? -EINVAL : 0;
@@ -128,6 +174,57 @@ static void fat_opts_of(const struct layout *l, const struct layout_partition *p
 		.volume_id = f->volume_id_set ? f->volume_id : build_id_volume(l->image.seed, p->name),
 		.oem_name = f->oem_name,
 	};
+}
+
+int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat_sd_layout *ret)
+{
+	const struct layout_partition *p = &l->parts[i];
+	struct fat_opts o;
+	struct diag scratch;
+
+	fat_opts_of(l, p, &o);
+	diag_init(&scratch);
+	return build_relay(d, p, &scratch,
+			   fat_sd_format(&o, l->image.size / FAT_SECTOR, ret, &scratch));
+}
+
+int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_sizes,
+		      uint64_t *part_sizes, uint64_t *part_starts)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < l->n_raws; i++) {
+		char *path = NULL;
+		int rc = l->raws[i].size_set ? (raw_sizes[i] = l->raws[i].size, 0)
+					     : raw_region_input(l, i, true, d, &path, &raw_sizes[i]);
+		free(path);
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0 && rc != -ENOENT;
+	}
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		char *path = NULL;
+		uint64_t size = 0;
+		struct fat_sd_layout sd;
+		part_sizes[i] = part_starts[i] = 0;
+		if (layout_part_is_fat(p) && p->fat.sd_format) {
+			int rc = build_sd_format(l, i, d, &sd);
+			bad |= rc < 0;
+			if (rc == 0)
+				part_starts[i] = (uint64_t)sd.part_start * FAT_SECTOR;
+		}
+		if (layout_part_is_fat(p) || !p->from || p->size_kind != LAYOUT_SIZE_AUTO)
+			continue;
+		int rc = raw_partition_input(l, i, true, d, &path, &size);
+		free(path);
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0 && rc != -ENOENT;
+		if (rc == 0)
+			part_sizes[i] = size;
+	}
+	return bad ? -EINVAL : 0;
 }
 
 static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
@@ -167,18 +264,13 @@ static int prepare_partition(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
 	struct part_state *ps = &b->parts[i];
-	char what[300];
 	int rc;
 
-	snprintf(what, sizeof(what), "partition '%.200s'", p->name);
 	if (!layout_part_is_fat(p)) {
 		b->mbr_types[i] = p->mbr_type;
 		if (!p->from)
 			return 0;
-		rc = stat_input(b, p->from, &p->loc, what, &ps->from, &ps->from_size);
-		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO && !ps->from_size)
-			rc = diag_error(b->d, "%s:%d: %s: %s is empty (give the partition a size)",
-					p->loc.file, p->loc.line, what, ps->from);
+		rc = raw_partition_input(b->l, i, false, b->d, &ps->from, &ps->from_size);
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			b->part_sizes[i] = ps->from_size;
 		return rc;
