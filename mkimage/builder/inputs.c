@@ -195,8 +195,10 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 
 	for (size_t i = 0; i < l->n_raws; i++) {
 		char *path = NULL;
-		int rc = l->raws[i].size_set ? (raw_sizes[i] = l->raws[i].size, 0)
-					     : raw_region_input(l, i, true, d, &path, &raw_sizes[i]);
+		raw_sizes[i] = l->raws[i].size;
+		if (l->raws[i].size_set) /* the file's size decides nothing */
+			continue;
+		int rc = raw_region_input(l, i, true, d, &path, &raw_sizes[i]);
 		free(path);
 		if (rc == -ENOMEM)
 			return rc;
