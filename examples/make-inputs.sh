@@ -54,6 +54,14 @@ imx8m)
     blob imx8mm-evk.dtb 60000
     rootfs rootfs.ext4 64M
     ;;
+rk3399)
+    blob idbloader.img 180000
+    blob u-boot.itb 1200000
+    blob Image 20000000
+    blob rk3399-rock-4se.dtb 70000
+    printf 'label linux\n  kernel /Image\n  fdt /rk3399-rock-4se.dtb\n  append root=/dev/mmcblk0p2 rootwait\n' >extlinux.conf
+    rootfs rootfs.ext4 64M
+    ;;
 sd16g)
     blob data/README.txt 300
     blob data/music/track01.mp3 3000000

@@ -161,6 +161,8 @@ struct layout_partition {
 	enum layout_part_type type;
 	bool start_set;
 	uint64_t start;
+	bool align_set;
+	uint64_t align;         /* the image's unless align_set: an automatic start, an auto size */
 	enum layout_size_kind size_kind;
 	uint64_t size;          /* with LAYOUT_SIZE_FIXED */
 	uint64_t extra;
@@ -181,7 +183,8 @@ struct layout_partition {
 	struct layout_fat fat;  /* meaningful for FAT types */
 	struct layout_entry *entries;
 	size_t n_entries;
-	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc, hybrid_loc, primary_loc;
+	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc, hybrid_loc, primary_loc,
+		align_loc;
 };
 
 struct layout {

@@ -148,6 +148,36 @@ static int set_image_size(struct planner *pl)
 	return plan_add_region(pl, &r);
 }
 
+/*
+ * GPT: the first usable LBA moves past every raw region and out-of-table partition that lies
+ * before the first partition of the table, so that a partitioning tool adding a partition to
+ * the card later cannot put it on a boot loader (LAYOUT.md, "What sdimg build writes").
+ */
+static void protect_boot_loaders(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	uint64_t first = UINT64_MAX, end = p->first_usable;
+
+	if (p->table != LAYOUT_TABLE_GPT)
+		return;
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		if (r->kind == PLAN_PARTITION && r->number && !r->start_pending && r->start < first)
+			first = r->start;
+	}
+	for (size_t i = 0; i < p->n_regions; i++) {
+		const struct plan_region *r = &p->regions[i];
+		bool loader = r->kind == PLAN_RAW || (r->kind == PLAN_PARTITION && !r->number);
+		if (loader && !r->start_pending && !r->size_pending && r->start + r->size <= first &&
+		    r->start + r->size > end)
+			end = r->start + r->size;
+	}
+	end = plan_align_up(end, LAYOUT_SECTOR);
+	if (!p->image_size_pending && end > p->last_usable)
+		end = p->last_usable; /* no room is left for another partition */
+	p->first_usable = end;
+}
+
 static int region_order(const void *a, const void *b)
 {
 	const struct plan_region *x = a, *y = b;
@@ -185,6 +215,8 @@ int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct di
 		rc = set_image_size(&pl);
 	if (rc == 0)
 		rc = plan_resolve_grow(&pl);
+	if (rc == 0)
+		protect_boot_loaders(&pl);
 	if (rc == 0)
 		qsort(p->regions, p->n_regions, sizeof(*p->regions), region_order);
 	if (rc == 0)

@@ -160,7 +160,7 @@ static int check_extended(struct planner *pl, const struct plan_region *r)
 static void warn_off_grid(struct planner *pl, const struct plan_region *r)
 {
 	const struct layout_partition *part = r->part;
-	uint64_t a = pl->p->align;
+	uint64_t a = part->align;
 
 	if (!part->start_set || part->start % a == 0)
 		return;

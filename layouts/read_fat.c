@@ -102,7 +102,7 @@ int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_parti
 	struct sect s;
 
 	*f = (struct layout_fat){
-		.fats = 2, .data_align = r->l->image.align,
+		.fats = 2, .data_align = p->align,
 		.oem_name = strdup("MSWIN4.1"), .loc = p->loc,
 	};
 	if (!f->oem_name)

@@ -297,6 +297,13 @@ static int read_part_keys(struct reader *r, const struct sect *s, struct layout_
 	set_type_defaults(p);
 	p->start_set = layout_key_u64(s, "start", &p->start);
 	p->start_loc = layout_key_loc(s, "start");
+	p->align_set = layout_key_u64(s, "align", &p->align);
+	p->align_loc = layout_key_loc(s, "align");
+	if (!p->align_set)
+		p->align = r->l->image.align;
+	else if (p->align > LAYOUT_MAX_ALIGN)
+		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
+					(unsigned long long)p->align) < 0;
 	read_part_size(s, p);
 	if (layout_key_u64(s, "extra", &p->extra) && p->size_kind != LAYOUT_SIZE_AUTO)
 		bad |= layout_key_error(r, s, "extra", "only adds to size = auto") < 0;

@@ -50,6 +50,7 @@ static const struct section_spec dir_section = { "dir", true, true, dir_keys, NU
 static const struct key_spec partition_keys[] = {
 	CHOICE("type", part_type_words),
 	SIZE("start", KEY_SECTORS),
+	SIZE("align", KEY_SECTORS | KEY_NONZERO),
 	{ .name = "size", .type = KEY_SIZE, .flags = KEY_SECTORS | KEY_NONZERO,
 	  .words = part_size_words },
 	SIZE("extra", KEY_SECTORS),

@@ -66,8 +66,9 @@ static int check_sd_format(struct reader *r, const struct layout_partition *p)
 		why = "it formats a whole card: one FAT partition on an mbr table";
 	else if (p->size_kind != LAYOUT_SIZE_GROW || !l->image.size_set)
 		why = "it needs the card size (image { size = ... }) and size = grow";
-	else if (p->start_set)
-		why = "it chooses the partition start itself; remove 'start'";
+	else if (p->start_set || p->align_set)
+		why = p->start_set ? "it chooses the partition start itself; remove 'start'"
+				   : "it chooses the partition start itself; remove 'align'";
 	else if (p->fat.cluster_size_set || p->fat.reserved_set || p->fat.data_align_set ||
 		 p->fat.root_entries_set || p->fat.fats_set)
 		why = "it chooses cluster-size, fats, root-entries, reserved and data-align itself";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/units.h"
+#include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
 
 static void plan_usage(FILE *out)
@@ -12,8 +13,11 @@ static void plan_usage(FILE *out)
 	fprintf(out,
 		"Usage: %s plan LAYOUT [--json] [-I DIR]... [--set VAR=VALUE]...\n\n"
 		"Prints every byte range the layout resolves to, in disk order: partition-table\n"
-		"structures, raw regions and partitions, with the alignment each start satisfies.\n"
-		"Sizes that wait for the contents (size = auto) are shown as pending.\n\n"
+		"structures, raw regions and partitions, with the alignment each start satisfies:\n"
+		"where `sdimg build` puts them. The sizes of 'from' files are read (a raw region\n"
+		"without size, a raw partition with size = auto); FAT sizes that wait for the\n"
+		"contents (size = auto) are shown as pending, and so is a size whose 'from' file\n"
+		"does not exist yet (with a warning), and whatever depends on them.\n\n"
 		"  --json             print a JSON document instead of a table\n"
 		"  -I, --input DIR    an input folder, as for build: repeatable, searched in\n"
 		"                     order for includes (after the including file's folder)\n"
@@ -27,6 +31,14 @@ static const char *region_type(const struct plan_region *r)
 	if (r->kind == PLAN_PARTITION)
 		return layout_part_type_name(r->part->type);
 	return "-";
+}
+
+/* What a pending region waits for: its `from` file ("input"), or the contents ("auto"). */
+static const char *pending_reason(const struct plan_region *r)
+{
+	bool from_file = r->kind == PLAN_RAW ||
+			 (r->kind == PLAN_PARTITION && r->part->type == LAYOUT_PART_RAW && r->part->from);
+	return r->size_pending && from_file ? "input" : "auto";
 }
 
 static void format_align(uint64_t offset, char *buf, size_t n)
@@ -53,6 +65,8 @@ static void print_region(const struct plan_region *r)
 	if (!r->size_pending) {
 		units_human(r->size, human, sizeof(human));
 		snprintf(size, sizeof(size), "%llu (%s)", (unsigned long long)r->size, human);
+	} else {
+		snprintf(size, sizeof(size), "%s (pending)", pending_reason(r));
 	}
 	if (r->number)
 		snprintf(number, sizeof(number), "%u%s", r->number, r->logical ? "L" : "");
@@ -62,11 +76,11 @@ static void print_region(const struct plan_region *r)
 
 static void print_table(const struct layout *l, const struct plan *p)
 {
-	char size[32], align[32];
+	char size[48], align[32];
 
 	units_human(p->align, align, sizeof(align));
 	if (p->image_size_pending)
-		snprintf(size, sizeof(size), "pending (follows size = auto)");
+		snprintf(size, sizeof(size), "pending (follows a size not known yet)");
 	else
 		units_human(p->image_size, size, sizeof(size));
 	printf("image %s: table %s, size %s", l->path,
@@ -97,7 +111,7 @@ static json_t *json_region(const struct plan_region *r)
 	if (!r->start_pending)
 		json_object_set_new(o, "alignment", json_integer((json_int_t)plan_alignment_of(r->start)));
 	if (r->start_pending || r->size_pending)
-		json_object_set_new(o, "pending", json_string("auto"));
+		json_object_set_new(o, "pending", json_string(pending_reason(r)));
 	if (r->kind == PLAN_PARTITION) {
 		json_object_set_new(o, "type", json_string(layout_part_type_name(r->part->type)));
 		json_object_set_new(o, "logical", json_boolean(r->logical));
@@ -134,6 +148,26 @@ static int print_json(const struct plan *p)
 	return rc == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
+/* The plan of @l with what it takes from the host; NULL on failure (said in @d). */
+static struct plan *plan_with_inputs(const struct layout *l, struct diag *d)
+{
+	uint64_t *raw_sizes = calloc(l->n_raws ? l->n_raws : 1, sizeof(*raw_sizes));
+	uint64_t *part_sizes = calloc(l->n_parts ? l->n_parts : 1, sizeof(*part_sizes));
+	uint64_t *part_starts = calloc(l->n_parts ? l->n_parts : 1, sizeof(*part_starts));
+	const struct plan_inputs in = { .raw_sizes = raw_sizes, .part_sizes = part_sizes,
+					.part_starts = part_starts };
+	struct plan *p = NULL;
+
+	if (!raw_sizes || !part_sizes || !part_starts)
+		diag_error(d, "%s: out of memory", l->path);
+	else if (build_plan_inputs(l, d, raw_sizes, part_sizes, part_starts) == 0)
+		plan_resolve(l, &in, d, &p);
+	free(raw_sizes);
+	free(part_sizes);
+	free(part_starts);
+	return p;
+}
+
 static int run_plan(const struct cli_layout_args *args, const char *path, bool json)
 {
 	struct diag d;
@@ -142,7 +176,7 @@ static int run_plan(const struct cli_layout_args *args, const char *path, bool j
 	int status = EXIT_FAILED;
 
 	diag_init(&d);
-	if (cli_layout_args_load(args, path, &d, &l) == 0 && plan_resolve(l, NULL, &d, &p) == 0)
+	if (cli_layout_args_load(args, path, &d, &l) == 0 && (p = plan_with_inputs(l, &d)))
 		status = json ? print_json(p) : (print_table(l, p), EXIT_OK);
 	diag_print(&d, stderr, SDIMG_PROG);
 	plan_free(p);

@@ -3,6 +3,13 @@
 set -eu
 export MTOOLS_SKIP_CHECK=1
 
+# Every sdimg of the tests goes through lib/plan_agrees.sh: before each build it checks that
+# `sdimg plan` says what the build does (SDIMG_REAL is the program under test).
+if [ -z "${SDIMG_REAL:-}" ]; then
+    SDIMG_REAL=${SDIMG:?the sdimg under test} SDIMG=$TOP/tests/e2e/lib/plan_agrees.sh
+    export SDIMG_REAL SDIMG
+fi
+
 fail() {
     echo "FAIL: $*" >&2
     exit 1

@@ -58,6 +58,19 @@ struct build_options {
  */
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d);
 
+/*
+ * What the plan of @l takes from the host before any contents are gathered (`sdimg plan`),
+ * as a build takes it: in @raw_sizes (one per raw region) each region's size, its `size`
+ * or else its `from` file's; in @part_sizes (one per partition) a raw partition's `auto`
+ * size, its `from` file's (before the rounding up to align); in @part_starts (one per
+ * partition) the start the SD formatter gives a partition with sd-format. 0 where the value
+ * waits: for FAT contents, or for a `from` file that does not exist (yet): a warning in @d
+ * then says so. A file that exists but cannot be used is an error, as it is in a build.
+ * Returns 0, or a negative errno with the problems in @d.
+ */
+int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_sizes,
+		      uint64_t *part_sizes, uint64_t *part_starts);
+
 /* ".zst", ".xz", ".gz"; "" for none. */
 const char *build_compression_suffix(enum build_compression kind);
 

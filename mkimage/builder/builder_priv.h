@@ -257,7 +257,13 @@ int build_compressor_write(struct build_compressor *z, const void *buf, size_t l
 int build_compressor_finish(struct build_compressor *z, struct diag *d);
 void build_compressor_free(struct build_compressor *z);
 
+/* inputs.c: partition @i of @l (sd-format = true) as the SD formatter lays it out.
+ * Returns 0 or -EINVAL with the messages in @d. */
+int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat_sd_layout *ret);
+
 /* plan.c */
+/* Passes fat/'s messages in @scratch on to @d, each placed at partition @p; returns @rc. */
+int build_relay(struct diag *d, const struct layout_partition *p, struct diag *scratch, int rc);
 int build_plan_with_contents(struct build *b);
 int build_choose_geometries(struct build *b);
 

@@ -51,96 +51,159 @@ void build_state_release(struct build *b)
 	build_map_release(&b->map);
 }
 
-/* A host image file: its resolved path and size; it must be a readable regular file. */
-static int stat_input(struct build *b, const char *from, const struct layout_loc *loc,
-		      const char *what, char **ret_path, uint64_t *ret_size)
+/*
+ * A host image file (@from, found in l->input_dirs): its resolved path and size; it must be
+ * a regular file. With @missing_ok a file that does not exist is a warning, and -ENOENT.
+ */
+static int stat_input(const struct layout *l, const char *from, const struct layout_loc *loc,
+		      const char *what, bool missing_ok, struct diag *d, char **ret_path,
+		      uint64_t *ret_size)
 {
 	struct stat st;
+	struct diag scratch;
 	char place[400], *path = NULL;
 	int rc;
 
 	snprintf(place, sizeof(place), "%s:%d: %s: ", loc->file, loc->line, what);
-	if ((rc = layout_input_path(b->l, from, place, b->d, &path)) < 0)
+	diag_init(&scratch);
+	rc = layout_input_path(l, from, place, missing_ok ? &scratch : d, &path);
+	diag_release(&scratch);
+	if (rc == -EINVAL && missing_ok) {
+		diag_warning(d, "%s%s is in none of the input folders (yet): its size, and what "
+				"follows from it, stay pending", place, from);
+		return -ENOENT;
+	}
+	if (rc < 0)
 		return rc;
 	*ret_path = path;
-	if (stat(path, &st) < 0)
-		return diag_error(b->d, "%s:%d: %s: %s: %s", loc->file, loc->line, what, path,
-				  strerror(errno));
+	if (stat(path, &st) < 0) {
+		int e = errno;
+		if (e != ENOENT || !missing_ok)
+			return diag_error(d, "%s%s: %s", place, path, strerror(e));
+		diag_warning(d, "%s%s does not exist (yet): its size, and what follows from it, "
+				"stay pending", place, path);
+		return -ENOENT;
+	}
 	if (!S_ISREG(st.st_mode))
-		return diag_error(b->d, "%s:%d: %s: %s is not a regular file", loc->file, loc->line,
-				  what, path);
+		return diag_error(d, "%s%s is not a regular file", place, path);
 	*ret_size = (uint64_t)st.st_size;
 	return 0;
 }
 
-void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret)
+static void input_of_raw(const struct layout *l, size_t i, const char *path,
+			 struct build_input *ret)
 {
-	const struct layout_raw *r = &b->l->raws[i];
+	const struct layout_raw *r = &l->raws[i];
 
-	*ret = (struct build_input){ .path = b->raw_from[i], .skip = r->skip, .fill = r->fill,
+	*ret = (struct build_input){ .path = path, .skip = r->skip, .fill = r->fill,
 				     .holes = r->holes, .n_holes = r->n_holes,
 				     .skip_loc = r->skip_loc, .holes_loc = r->holes_loc };
 	snprintf(ret->name, sizeof(ret->name), "raw '%.200s'", r->name);
 }
 
-void build_input_of_part(const struct build *b, size_t i, struct build_input *ret)
+static void input_of_part(const struct layout *l, size_t i, const char *path,
+			  struct build_input *ret)
 {
-	const struct layout_partition *p = &b->l->parts[i];
+	const struct layout_partition *p = &l->parts[i];
 
-	*ret = (struct build_input){ .path = b->parts[i].from, .skip = p->skip, .fill = p->fill,
+	*ret = (struct build_input){ .path = path, .skip = p->skip, .fill = p->fill,
 				     .holes = p->holes, .n_holes = p->n_holes,
 				     .skip_loc = p->skip_loc, .holes_loc = p->holes_loc };
 	snprintf(ret->name, sizeof(ret->name), "partition '%.200s'", p->name);
+}
+
+void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret)
+{
+	input_of_raw(b->l, i, b->raw_from[i], ret);
+}
+
+void build_input_of_part(const struct build *b, size_t i, struct build_input *ret)
+{
+	input_of_part(b->l, i, b->parts[i].from, ret);
 }
 
 /*
  * The bytes @in copies from its file of @file_size bytes (those after `skip`) in *@ret;
  * `skip` must lie inside the file and the holes inside those bytes.
  */
-static int input_bytes(struct build *b, const struct build_input *in, uint64_t file_size,
+static int input_bytes(const struct build_input *in, uint64_t file_size, struct diag *d,
 		       uint64_t *ret)
 {
 	const struct layout_range *last = in->n_holes ? &in->holes[in->n_holes - 1] : NULL;
 
 	if (in->skip > file_size)
-		return diag_error(b->d, "%s:%d: %s: skip %llu is past the end of %s (%llu bytes)",
+		return diag_error(d, "%s:%d: %s: skip %llu is past the end of %s (%llu bytes)",
 				  in->skip_loc.file, in->skip_loc.line, in->name,
 				  (unsigned long long)in->skip, in->path,
 				  (unsigned long long)file_size);
 	*ret = file_size - in->skip;
 	if (last && last->end > *ret)
-		return diag_error(b->d, "%s:%d: %s: holes: %llu-%llu ends past the %llu bytes of "
-					"%s%s", in->holes_loc.file, in->holes_loc.line, in->name,
+		return diag_error(d, "%s:%d: %s: holes: %llu-%llu ends past the %llu bytes of "
+				     "%s%s", in->holes_loc.file, in->holes_loc.line, in->name,
 				  (unsigned long long)last->start, (unsigned long long)last->end,
 				  (unsigned long long)*ret, in->path, in->skip ? " after skip" : "");
 	return 0;
 }
 
-static int prepare_raw(struct build *b, size_t i)
+/*
+ * Raw region @i of @l: its input resolved and checked, and its size on the card: its `size`,
+ * else its input's (after `skip`). The one place that decides how large a raw region is (the
+ * plan of `sdimg plan` and of a build both come from here). With @missing_ok (`sdimg plan`)
+ * a missing input is a warning and -ENOENT; the size is then 0 (pending) unless the layout
+ * gives it.
+ */
+static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
+			    char **ret_path, uint64_t *ret_size)
 {
-	const struct layout_raw *r = &b->l->raws[i];
+	const struct layout_raw *r = &l->raws[i];
 	struct build_input in;
 	uint64_t size = 0;
 
-	b->raw_sizes[i] = r->size_set ? r->size : 0;
+	*ret_size = r->size_set ? r->size : 0;
 	if (!r->from)
 		return 0; /* fill: the layout gives its size */
-	build_input_of_raw(b, i, &in);
-	int rc = stat_input(b, r->from, &r->loc, in.name, &b->raw_from[i], &size);
-	in.path = b->raw_from[i];
+	input_of_raw(l, i, NULL, &in);
+	int rc = stat_input(l, r->from, &r->loc, in.name, missing_ok, d, ret_path, &size);
+	in.path = *ret_path;
 	if (rc == 0)
-		rc = input_bytes(b, &in, size, &size);
-	if (rc == 0 && r->size_set && size > r->size)
-		rc = diag_error(b->d, "%s:%d: %s: %s is %llu bytes%s, the region has %llu",
-				r->loc.file, r->loc.line, in.name, in.path,
-				(unsigned long long)size, r->skip ? " after skip" : "",
-				(unsigned long long)r->size);
-	else if (rc == 0 && size == 0 && !r->size_set)
-		rc = diag_error(b->d, "%s:%d: %s: %s is empty%s (give the region a size)",
-				r->loc.file, r->loc.line, in.name, in.path,
-				r->skip ? " after skip" : "");
-	if (rc == 0 && !r->size_set)
-		b->raw_sizes[i] = size;
+		rc = input_bytes(&in, size, d, &size);
+	if (rc < 0)
+		return rc;
+	if (r->size_set && size > r->size)
+		return diag_error(d, "%s:%d: %s: %s is %llu bytes%s, the region has %llu",
+				  r->loc.file, r->loc.line, in.name, in.path,
+				  (unsigned long long)size, r->skip ? " after skip" : "",
+				  (unsigned long long)r->size);
+	if (size == 0 && !r->size_set)
+		return diag_error(d, "%s:%d: %s: %s is empty%s (give the region a size)",
+				  r->loc.file, r->loc.line, in.name, in.path,
+				  r->skip ? " after skip" : "");
+	*ret_size = r->size_set ? r->size : size;
+	return 0;
+}
+
+/*
+ * Raw partition @i of @l with a `from`: its input resolved and checked, the bytes it copies
+ * (after `skip`) in *@ret_size; with size = auto that size is what the plan rounds up.
+ * @missing_ok as above.
+ */
+static int raw_partition_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
+			       char **ret_path, uint64_t *ret_size)
+{
+	const struct layout_partition *p = &l->parts[i];
+	struct build_input in;
+	uint64_t file_size = 0;
+
+	*ret_size = 0;
+	input_of_part(l, i, NULL, &in);
+	int rc = stat_input(l, p->from, &p->loc, in.name, missing_ok, d, ret_path, &file_size);
+	in.path = *ret_path;
+	if (rc == 0)
+		rc = input_bytes(&in, file_size, d, ret_size);
+	if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO && !*ret_size)
+		rc = diag_error(d, "%s:%d: %s: %s is empty%s (give the partition a size)",
+				p->loc.file, p->loc.line, in.name, in.path,
+				p->skip ? " after skip" : "");
 	return rc;
 }
 
@@ -149,7 +212,7 @@ static int prepare_raws(struct build *b)
 	int bad = 0;
 
 	for (size_t i = 0; i < b->l->n_raws; i++) {
-		int rc = prepare_raw(b, i);
+		int rc = raw_region_input(b->l, i, false, b->d, &b->raw_from[i], &b->raw_sizes[i]);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
@@ -190,6 +253,59 @@ static void fat_opts_of(const struct layout *l, const struct layout_partition *p
 	};
 }
 
+int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat_sd_layout *ret)
+{
+	const struct layout_partition *p = &l->parts[i];
+	struct fat_opts o;
+	struct diag scratch;
+
+	fat_opts_of(l, p, &o);
+	diag_init(&scratch);
+	return build_relay(d, p, &scratch,
+			   fat_sd_format(&o, l->image.size / FAT_SECTOR, ret, &scratch));
+}
+
+int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_sizes,
+		      uint64_t *part_sizes, uint64_t *part_starts)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < l->n_raws; i++) {
+		char *path = NULL;
+		raw_sizes[i] = l->raws[i].size;
+		if (l->raws[i].size_set) /* the file's size decides nothing */
+			continue;
+		int rc = raw_region_input(l, i, true, d, &path, &raw_sizes[i]);
+		free(path);
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0 && rc != -ENOENT;
+	}
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		char *path = NULL;
+		uint64_t size = 0;
+		struct fat_sd_layout sd;
+		part_sizes[i] = part_starts[i] = 0;
+		if (layout_part_is_fat(p) && p->fat.sd_format) {
+			int rc = build_sd_format(l, i, d, &sd);
+			bad |= rc < 0;
+			if (rc == 0)
+				part_starts[i] = (uint64_t)sd.part_start * FAT_SECTOR;
+		}
+		if (layout_part_is_fat(p) || !p->from || p->size_kind != LAYOUT_SIZE_AUTO)
+			continue;
+		int rc = raw_partition_input(l, i, true, d, &path, &size);
+		free(path);
+		if (rc == -ENOMEM)
+			return rc;
+		bad |= rc < 0 && rc != -ENOENT;
+		if (rc == 0)
+			part_sizes[i] = size;
+	}
+	return bad ? -EINVAL : 0;
+}
+
 static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	memcpy(buf, (const char *)ctx + off, len);
@@ -227,24 +343,13 @@ static int prepare_partition(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
 	struct part_state *ps = &b->parts[i];
-	char what[300];
 	int rc;
 
-	snprintf(what, sizeof(what), "partition '%.200s'", p->name);
 	if (!layout_part_is_fat(p)) {
-		struct build_input in;
-		uint64_t file_size = 0;
 		b->mbr_types[i] = p->mbr_type;
 		if (!p->from)
 			return 0;
-		rc = stat_input(b, p->from, &p->loc, what, &ps->from, &file_size);
-		build_input_of_part(b, i, &in);
-		if (rc == 0)
-			rc = input_bytes(b, &in, file_size, &ps->from_size);
-		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO && !ps->from_size)
-			rc = diag_error(b->d, "%s:%d: %s: %s is empty%s (give the partition a size)",
-					p->loc.file, p->loc.line, what, ps->from,
-					p->skip ? " after skip" : "");
+		rc = raw_partition_input(b->l, i, false, b->d, &ps->from, &ps->from_size);
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			b->part_sizes[i] = ps->from_size;
 		return rc;

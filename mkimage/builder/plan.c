@@ -1,6 +1,7 @@
 /* plan: sizes from the contents, the final plan, and each FAT volume's geometry. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/units.h"
@@ -15,33 +16,33 @@ const struct plan_region *build_region_of(const struct build *b, size_t i)
 	return NULL;
 }
 
-/* Passes fat/'s messages on, each placed at the partition that caused it. */
-static int relay(struct build *b, const struct layout_partition *p, struct diag *scratch, int rc)
+int build_relay(struct diag *d, const struct layout_partition *p, struct diag *scratch, int rc)
 {
 	for (size_t k = 0; k < scratch->n; k++) {
 		const struct diag_msg *m = &scratch->msgs[k];
 		if (m->level == DIAG_ERROR)
-			diag_error(b->d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line, p->name,
+			diag_error(d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line, p->name,
 				   m->text);
 		else
-			diag_warning(b->d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line,
+			diag_warning(d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line,
 				     p->name, m->text);
 	}
 	diag_release(scratch);
 	return rc;
 }
 
+static int relay(struct build *b, const struct layout_partition *p, struct diag *scratch, int rc)
+{
+	return build_relay(b->d, p, scratch, rc);
+}
+
 static int sd_format_layout(struct build *b, size_t i)
 {
-	const struct layout_partition *p = &b->l->parts[i];
-	struct part_state *ps = &b->parts[i];
-	struct diag scratch;
+	int rc = build_sd_format(b->l, i, b->d, &b->parts[i].sd);
 
-	diag_init(&scratch);
-	int rc = fat_sd_format(&ps->opts, b->l->image.size / FAT_SECTOR, &ps->sd, &scratch);
 	if (rc == 0)
-		b->part_starts[i] = (uint64_t)ps->sd.part_start * FAT_SECTOR;
-	return relay(b, p, &scratch, rc);
+		b->part_starts[i] = (uint64_t)b->parts[i].sd.part_start * FAT_SECTOR;
+	return rc;
 }
 
 /* The plan as far as the sizes are known; NULL when it cannot be made. */
@@ -58,23 +59,67 @@ static struct plan *plan_so_far(struct build *b)
 	return p;
 }
 
-/* size = auto: the smallest volume that holds the files where the partition starts. */
-static int measure_fat(struct build *b, size_t i)
+static bool measured_fat(const struct layout_partition *p)
 {
-	struct plan *p = plan_so_far(b);
-	const struct plan_region *r = NULL;
-	struct diag scratch;
-	int rc = 0;
+	return layout_part_is_fat(p) && !p->fat.sd_format && p->size_kind == LAYOUT_SIZE_AUTO;
+}
 
-	b->plan = p;
-	r = build_region_of(b, i);
-	b->plan = NULL;
-	diag_init(&scratch);
-	if (r && !r->start_pending)
-		rc = fat_min_size(b->parts[i].tree, &b->parts[i].opts, r->start, &b->part_sizes[i],
-				  &scratch);
-	plan_free(p);
-	return relay(b, &b->l->parts[i], &scratch, rc);
+/*
+ * size = auto on FAT: the smallest volume that holds the files where the partition starts.
+ * The start can depend on the size (an automatic start moves past a fixed region the
+ * partition would overlap) and the size on the start (the data area's grid counts from the
+ * start of the image), so each volume is measured where the plan with the sizes known so far
+ * puts it, until no start moves. Unmeasured volumes count as the least they can be, and a
+ * size never shrinks, so the starts only move forward and this ends.
+ */
+static int measure_fats(struct build *b)
+{
+	size_t n = b->l->n_parts, rounds = n + b->l->n_raws + 2, moved = n;
+	uint64_t *measured_at = calloc(n ? n : 1, sizeof(*measured_at)); /* UINT64_MAX: not yet */
+	int rc = measured_at ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		measured_at[i] = UINT64_MAX;
+		if (measured_fat(&b->l->parts[i]))
+			b->part_sizes[i] = 1; /* the least a volume holds */
+	}
+	for (size_t round = 0; rc == 0 && round < rounds; round++) {
+		struct plan *p = plan_so_far(b);
+		moved = n;
+		if (!p) /* the final plan reports why */
+			break;
+		b->plan = p;
+		for (size_t i = 0; i < n && rc != -ENOMEM; i++) {
+			const struct plan_region *r = build_region_of(b, i);
+			if (!measured_fat(&b->l->parts[i]) || r->start_pending ||
+			    r->start == measured_at[i])
+				continue;
+			uint64_t need = 0;
+			struct diag scratch;
+			diag_init(&scratch);
+			int one = relay(b, &b->l->parts[i], &scratch,
+					fat_min_size(b->parts[i].tree, &b->parts[i].opts, r->start,
+						     &need, &scratch));
+			if (one < 0 && rc != -ENOMEM)
+				rc = one;
+			if (need > b->part_sizes[i])
+				b->part_sizes[i] = need;
+			measured_at[i] = r->start;
+			moved = i;
+		}
+		b->plan = NULL;
+		plan_free(p);
+		if (moved == n)
+			break;
+	}
+	free(measured_at);
+	if (rc == 0 && moved < n) {
+		const struct layout_partition *p = &b->l->parts[moved];
+		rc = diag_error(b->d, "%s:%d: partition '%s': size = auto: its start does not "
+				      "settle (give it a size or a start)",
+				p->loc.file, p->loc.line, p->name);
+	}
+	return rc;
 }
 
 int build_plan_with_contents(struct build *b)
@@ -85,18 +130,15 @@ int build_plan_with_contents(struct build *b)
 
 	for (size_t i = 0; i < b->l->n_parts; i++) {
 		const struct layout_partition *p = &b->l->parts[i];
-		int rc = 0;
-		if (layout_part_is_fat(p) && p->fat.sd_format)
-			rc = sd_format_layout(b, i);
-		else if (layout_part_is_fat(p) && p->size_kind == LAYOUT_SIZE_AUTO)
-			rc = measure_fat(b, i);
+		int rc = layout_part_is_fat(p) && p->fat.sd_format ? sd_format_layout(b, i) : 0;
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
 	}
-	if (bad)
-		return -EINVAL;
-	int rc = plan_resolve(b->l, &in, b->d, &b->plan);
+	int rc = bad ? -EINVAL : measure_fats(b);
+	if (rc < 0)
+		return rc;
+	rc = plan_resolve(b->l, &in, b->d, &b->plan);
 	for (size_t k = 0; rc == 0 && k < b->plan->n_regions; k++) {
 		const struct plan_region *r = &b->plan->regions[k];
 		if (r->start_pending || r->size_pending) /* measured above: never expected */

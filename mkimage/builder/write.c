@@ -151,7 +151,8 @@ void build_report_partitions(struct build *b)
 		const struct fat_geom *g = &b->parts[i].geom;
 		char size[32], cluster[32];
 		units_human(r->size, size, sizeof(size));
-		fprintf(out, "  %-12s start %llu, %s", p->name, (unsigned long long)r->start, size);
+		fprintf(out, "  %-12s start %llu, size %llu (%s)", p->name, (unsigned long long)r->start,
+			(unsigned long long)r->size, size);
 		if (r->number && b->l->image.table == LAYOUT_TABLE_GPT) {
 			const char *alias = layout_gpt_type_alias(&p->gpt_type);
 			char guid[37];

@@ -8,10 +8,13 @@
 need strace
 strace -f -o /dev/null true 2>/dev/null || { echo "strace cannot trace here (ptrace not allowed)"; exit 77; }
 
+# the program itself: the timing must not include the plan check of tests/e2e-lib.sh
+REAL=${SDIMG_REAL:-$SDIMG}
+
 # held CHANGE LAYOUT: builds LAYOUT into x.img, running the shell command CHANGE while the
 # build waits after listing; the build's stderr goes to err.txt, its status to rc.txt
 held() {
-    (rc=0; strace -f -o /dev/null -e inject=ftruncate:delay_exit=3000000 "$SDIMG" build -q -o x.img \
+    (rc=0; strace -f -o /dev/null -e inject=ftruncate:delay_exit=3000000 "$REAL" build -q -o x.img \
         "$2" 2>err.txt || rc=$?; echo $rc >rc.txt) &
     sleep 1.5
     sh -c "$1"

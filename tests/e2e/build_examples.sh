@@ -3,7 +3,7 @@
 need sfdisk sgdisk fsck.fat mcopy 7z jq mke2fs
 
 ex=$TOP/examples
-for name in raspberrypi4 beaglebone-black sunxi imx8m sd16g; do
+for name in raspberrypi4 beaglebone-black sunxi imx8m rk3399 sd16g; do
     sh "$ex/make-inputs.sh" "$name" "in-$name"
     expect_status 0 "$SDIMG" build -q -I "in-$name" -o "$name.img" "$ex/$name/card.layout"
     [ ! -s out.txt ] || fail "-q printed: $(cat out.txt)"
@@ -54,6 +54,21 @@ same_bytes $img $((33 * 1024)) in-imx8m/flash.bin
 [ "$(part_json $img 1 name)" = boot ] || fail "GPT name"
 mkdir want-imx && cp in-imx8m/Image in-imx8m/imx8mm-evk.dtb want-imx/
 check_fat $img $((4 * M)) $((128 * M)) want-imx $((4 * M))
+
+# RK3399: idbloader at 32K and u-boot.itb at 8M, byte for byte; the partitions after them at
+# 16M, where the GPT's first usable LBA lies too
+img=rk3399.img
+sgdisk -v $img >sgdisk.txt 2>&1 || { cat sgdisk.txt; fail "sgdisk -v"; }
+grep -q "No problems found" sgdisk.txt || { cat sgdisk.txt; fail "sgdisk found problems"; }
+same_bytes $img $((32 * 1024)) in-rk3399/idbloader.img
+same_bytes $img $((8 * M)) in-rk3399/u-boot.itb
+[ "$(le $img $((512 + 40)) 8)" -eq 32768 ] || fail "rk3399 FirstUsableLBA $(le $img $((512 + 40)) 8)"
+[ "$(part_json $img 1 start)" = 32768 ] && [ "$(part_json $img 1 size)" = 524288 ] || fail "rk3399 boot placement"
+[ "$(part_json $img 2 start)" = 557056 ] || fail "rk3399 rootfs start"
+mkdir -p want-rk/extlinux && cp in-rk3399/Image in-rk3399/rk3399-rock-4se.dtb want-rk/ &&
+    cp in-rk3399/extlinux.conf want-rk/extlinux/
+check_fat $img $((16 * M)) $((256 * M)) want-rk $((4 * M))
+same_bytes $img $((272 * M)) in-rk3399/rootfs.ext4
 
 # 16 GB data card as the SD formatter lays it out (its numbers worked by hand from the SD Part 2 algorithms)
 img=sd16g.img

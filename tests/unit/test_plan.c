@@ -294,6 +294,182 @@ static void test_raw_in_boot_code_and_default_start_skips_raws(void **state)
 	layout_free(l);
 }
 
+/* The start of partition @name in the plan of @text (with @in), which must resolve. */
+static uint64_t start_of(const char *text, const struct plan_inputs *in, const char *name)
+{
+	struct layout *l = load_ok(text);
+	struct diag d;
+	struct plan *p = plan_ok(l, in, &d);
+	const struct plan_region *r = find(p, PLAN_PARTITION, name);
+	assert_false(r->start_pending);
+	uint64_t start = r->start;
+	assert_int_equal(d.errors, 0);
+	diag_release(&d);
+	plan_free(p);
+	layout_free(l);
+	return start;
+}
+
+/* Whether the start of partition @name is pending in the plan of @text (with @in). */
+static bool start_pending(const char *text, const struct plan_inputs *in, const char *name)
+{
+	struct layout *l = load_ok(text);
+	struct diag d;
+	struct plan *p = plan_ok(l, in, &d);
+	bool pending = find(p, PLAN_PARTITION, name)->start_pending;
+	diag_release(&d);
+	plan_free(p);
+	layout_free(l);
+	return pending;
+}
+
+static void test_automatic_start_skips_fixed_regions(void **state)
+{
+	(void)state;
+	/* a loader at 8M (Rockchip): the partition would overlap it, so it starts after it */
+	assert_int_equal(start_of("image { table = mbr }\n"
+				  "raw r { offset = 8M from = \"small.bin\" size = 30M }\n"
+				  "partition p { size = 60M }\n", NULL, "p"), 40 * MiB);
+	/* and on the next grid line of its own alignment */
+	assert_int_equal(start_of("raw r { offset = 8M from = \"x\" size = 30M }\n"
+				  "partition p { size = 7M align = 1M }\n", NULL, "p"), 1 * MiB);
+	assert_int_equal(start_of("raw r { offset = 8M from = \"x\" size = 30M }\n"
+				  "partition p { size = 60M align = 1M }\n", NULL, "p"), 38 * MiB);
+	assert_int_equal(start_of("raw r { offset = 2M from = \"x\" size = 30M }\n"
+				  "partition p { size = 60M align = 1M }\n", NULL, "p"), 32 * MiB);
+	/* one that fits before a fixed region stays in front of it */
+	assert_int_equal(start_of("raw r { offset = 40M from = \"x\" size = 1M }\n"
+				  "partition p { size = 36M }\npartition q { size = 8M }\n", NULL, "q"),
+			 44 * MiB);
+	/* a partition with a start, listed later, is fixed too; the next one goes on after */
+	const char *fixed = "partition a { size = 8M }\npartition b { start = 8M size = 8M }\n"
+			    "partition c { size = 4M }\n";
+	assert_int_equal(start_of(fixed, NULL, "a"), 16 * MiB);
+	assert_int_equal(start_of(fixed, NULL, "c"), 24 * MiB);
+	/* an out-of-table partition is a fixed region like any other */
+	assert_int_equal(start_of("image { table = gpt }\n"
+				  "partition env { start = 8M size = 1M in-table = false }\n"
+				  "partition p { size = 8M }\n", NULL, "p"), 12 * MiB);
+	/* a logical partition keeps the sector before it free for its EBR */
+	assert_int_equal(start_of("image { size = 256M }\npartition p1 { size = 4M }\npartition p2 { size = 4M }\n"
+				  "partition p3 { size = 4M }\npartition l1 { size = 4M }\npartition l2 { size = 4M }\n"
+				  "raw r { offset = 19968K from = \"x\" size = 512K }\n", NULL, "l1"), 24 * MiB);
+	/* a raw region of the size of its file: known from the inputs (9,000,000 bytes at 32K) */
+	const char *loader = "raw loader { offset = 32K from = \"big.bin\" }\n"
+			     "partition boot { type = fat size = 8M }\n";
+	const uint64_t raw_sizes[] = { 9000000 };
+	const struct plan_inputs in = { .raw_sizes = raw_sizes };
+	assert_int_equal(start_of(loader, &in, "boot"), 12 * MiB);
+	/* unknown, the partition's start waits for it */
+	assert_true(start_pending(loader, NULL, "boot"));
+	assert_false(start_pending("raw loader { offset = 32M from = \"big.bin\" }\n"
+				   "partition boot { type = fat size = 8M }\n", NULL, "boot"));
+	/* a size that waits for the contents decides the start only when a fixed region lies ahead */
+	assert_false(start_pending("raw r { offset = 8K from = \"x\" size = 1M }\n"
+				   "partition boot { type = fat }\n", NULL, "boot"));
+	assert_true(start_pending("raw r { offset = 10M from = \"x\" size = 1M }\n"
+				  "partition boot { type = fat }\n", NULL, "boot"));
+	/* ... and is skipped past when the start would be inside it whatever the size */
+	assert_true(start_pending("raw r { offset = 4M from = \"x\" size = 1M }\n"
+				  "raw s { offset = 64M from = \"x\" size = 1M }\n"
+				  "partition boot { type = fat }\n", NULL, "boot"));
+	const uint64_t sizes[] = { 3 * MiB };
+	const struct plan_inputs measured = { .part_sizes = sizes };
+	assert_int_equal(start_of("raw r { offset = 10M from = \"x\" size = 1M }\n"
+				  "partition boot { type = fat }\n", &measured, "boot"), 4 * MiB);
+	const uint64_t big[] = { 7 * MiB };
+	const struct plan_inputs measured_big = { .part_sizes = big };
+	assert_int_equal(start_of("raw r { offset = 10M from = \"x\" size = 1M }\n"
+				  "partition boot { type = fat }\n", &measured_big, "boot"), 12 * MiB);
+	/* size = grow starts past what its first sector would overlap, and grows from there */
+	assert_int_equal(start_of("image { size = 64M }\nraw r { offset = 1M from = \"x\" size = 4M }\n"
+				  "partition root { size = grow }\n", NULL, "root"), 8 * MiB);
+}
+
+static void test_automatic_start_errors(void **state)
+{
+	(void)state;
+	/* a fixed region in the space a grow partition grows into is an overlap, not a move */
+	expect_plan_error("image { size = 64M }\nraw env { offset = 60M from = \"x\" size = 1M }\n"
+			  "partition root { size = grow }\n",
+			  "t.layout:2: raw 'env' (bytes 62914560-63963135) overlaps partition 'root' (bytes 4194304-67108863)");
+	/* a start moved past the end of the image is reported there */
+	expect_plan_error("image { size = 64M }\nraw r { offset = 8M from = \"x\" size = 50M }\n"
+			  "partition p { size = 8M }\n",
+			  "t.layout:3: partition 'p' (bytes 62914560-71303167) runs past the end of the image");
+}
+
+static void test_gpt_first_usable_protects_loaders(void **state)
+{
+	struct diag d;
+	(void)state;
+	/* i.MX8M: flash.bin at 33K; a partition added later must not land on it */
+	struct layout *l = load_ok("image { table = gpt size = 64M }\n"
+				   "raw flash { offset = 33K from = \"flash.bin\" size = 2000K }\n"
+				   "partition boot { start = 8M size = 8M }\n"
+				   "raw late { offset = 20M from = \"x\" size = 1M }\n");
+	struct plan *p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->first_usable, 33 * 1024 + 2000 * 1024);
+	plan_free(p);
+	layout_free(l);
+	/* an out-of-table partition before the first partition too */
+	l = load_ok("image { table = gpt size = 1G }\n"
+		    "partition uboot { start = 8M size = 1000001s in-table = false }\n"
+		    "partition boot { size = 8M }\n");
+	p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->first_usable, 8 * MiB + 1000001ull * 512);
+	assert_int_equal(find(p, PLAN_PARTITION, "boot")->start, 500 * MiB);
+	plan_free(p);
+	layout_free(l);
+	/* a raw region of its file's size (from the inputs), rounded up to a sector */
+	l = load_ok("image { table = gpt size = 64M }\nraw spl { offset = 32K from = \"x\" }\n"
+		    "partition boot { size = 8M }\n");
+	const uint64_t raw_sizes[] = { 1000 };
+	const struct plan_inputs in = { .raw_sizes = raw_sizes };
+	p = plan_ok(l, &in, &d);
+	assert_int_equal(p->first_usable, 33792);
+	plan_free(p);
+	layout_free(l);
+	/* nothing before the first partition: right after the entry array */
+	l = load_ok("image { table = gpt size = 64M }\npartition boot { size = 8M }\n"
+		    "raw late { offset = 20M from = \"x\" size = 1M }\n");
+	p = plan_ok(l, NULL, &d);
+	assert_int_equal(p->first_usable, 1024 + 16384);
+	plan_free(p);
+	layout_free(l);
+}
+
+static void test_partition_align(void **state)
+{
+	struct diag d;
+	(void)state;
+	struct layout *l = load_ok("image { size = 64M }\n"
+				   "partition a { type = fat size = 1M align = 1M }\n"
+				   "partition b { from = \"b.img\" align = 512K }\n"
+				   "partition c { size = 4M }\n"
+				   "partition d { start = 2M size = 512K align = 512K in-table = false }\n");
+	assert_int_equal(l->parts[0].align, MiB);
+	assert_true(l->parts[0].align_set);
+	assert_int_equal(l->parts[0].fat.data_align, MiB); /* the partition's align */
+	assert_int_equal(l->parts[2].align, 4 * MiB);
+	assert_false(l->parts[2].align_set);
+	const uint64_t sizes[] = { 0, 100 * 1024, 0, 0 };
+	const struct plan_inputs in = { .part_sizes = sizes };
+	struct plan *p = plan_ok(l, &in, &d);
+	assert_int_equal(find(p, PLAN_PARTITION, "a")->start, 1 * MiB);
+	const struct plan_region *b = find(p, PLAN_PARTITION, "b");
+	assert_int_equal(b->start, 2560 * 1024); /* d holds 2M-2.5M */
+	assert_int_equal(b->size, 512 * 1024); /* its file's 100K, rounded up to its align */
+	assert_int_equal(find(p, PLAN_PARTITION, "c")->start, 4 * MiB);
+	assert_int_equal(d.n, 0); /* d's start is on its own grid: no warning */
+	plan_free(p);
+	layout_free(l);
+	expect_error("partition a { size = 1M align = 3T }", "t.layout:1: partition 'a': align: 3298534883328 is larger than 1 TiB");
+	expect_error("partition a { size = 1M align = 100 }", "align");
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow align = 1M\n fat { sd-format = true } }",
+		     "sd-format = true: it chooses the partition start itself; remove 'align'");
+}
+
 static void test_plan_errors(void **state)
 {
 	(void)state;
@@ -304,7 +480,7 @@ static void test_plan_errors(void **state)
 			  "t.layout:2: raw 'spl' (bytes 5242880-6291455) overlaps partition 'a' (bytes 4194304-12582911)");
 	expect_plan_error("raw a { offset = 64K from = \"x\" size = 8K }\nraw b { offset = 68K from = \"y\" size = 8K }",
 			  "t.layout:2: raw 'b' (bytes 69632-77823) overlaps raw 'a' (bytes 65536-73727)");
-	expect_plan_error("partition a { size = 8M }\npartition b { start = 8M size = 8M }",
+	expect_plan_error("partition a { start = 4M size = 8M }\npartition b { start = 8M size = 8M }",
 			  "t.layout:2: partition 'b' (bytes 8388608-16777215) overlaps partition 'a' (bytes 4194304-12582911)");
 	expect_plan_error("image { table = gpt }\nraw spl { offset = 8K from = \"x\" size = 100K }",
 			  "raw 'spl' (bytes 8192-110591) overlaps the gpt-entries (bytes 1024-17407)");
@@ -427,6 +603,10 @@ int main(void)
 		cmocka_unit_test(test_table_none),
 		cmocka_unit_test(test_pending_auto),
 		cmocka_unit_test(test_raw_in_boot_code_and_default_start_skips_raws),
+		cmocka_unit_test(test_automatic_start_skips_fixed_regions),
+		cmocka_unit_test(test_automatic_start_errors),
+		cmocka_unit_test(test_gpt_first_usable_protects_loaders),
+		cmocka_unit_test(test_partition_align),
 		cmocka_unit_test(test_plan_errors),
 		cmocka_unit_test(test_tables_in_holes),
 		cmocka_unit_test(test_gpt_limits_and_speed),
