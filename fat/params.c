@@ -25,7 +25,9 @@ static const struct sd_row sd_rows[] = {
 /* One candidate layout: what layout_try() found for a type and a cluster size. */
 struct cand {
 	uint32_t reserved, fat_sectors, root_sectors, clusters;
-	int room; /* 0: the system area does not even fit */
+	uint64_t pad;		/* reserved sectors added for data-align */
+	uint64_t want_reserved; /* reserved sectors with the padding (may pass 65535) */
+	int room;		/* 0: the system area does not even fit */
 };
 
 int fat_count_ok(enum fat_type type, uint32_t n)
@@ -40,16 +42,6 @@ int fat_count_ok(enum fat_type type, uint32_t n)
 	default:
 		return 0;
 	}
-}
-
-/* The type a count calls for, or FAT_AUTO when it sits within 16 of an edge. */
-static enum fat_type type_for_count(uint32_t n)
-{
-	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
-	for (size_t i = 0; i < 3; i++)
-		if (fat_count_ok(types[i], n))
-			return types[i];
-	return FAT_AUTO;
 }
 
 const char *fat_fmt_size(char *buf, size_t len, uint64_t bytes)
@@ -106,9 +98,13 @@ static uint32_t opt_fats(const struct fat_opts *o)
 
 static uint32_t opt_root_entries(const struct fat_opts *o, enum fat_type type)
 {
+	uint32_t want = (o->root_entries_min + 15) / 16 * 16;
+
 	if (type == FAT_32)
 		return 0;
-	return o->root_entries ? o->root_entries : 512;
+	if (o->root_entries)
+		return o->root_entries;
+	return want < 512 ? 512 : want > FAT_ROOT_ENTRIES_MAX ? FAT_ROOT_ENTRIES_MAX : want;
 }
 
 /*
@@ -126,10 +122,13 @@ static void layout_try(const struct fat_opts *o, enum fat_type type, uint32_t sp
 	uint64_t align = o->data_align / FAT_SECTOR;
 	uint64_t sys = rsv + opt_fats(o) * sf + rds;
 
+	c->pad = 0;
 	if (align > 1 && !o->reserved) {
-		rsv += (align - (off + sys) % align) % align;
-		sys = rsv + opt_fats(o) * sf + rds;
+		c->pad = (align - (off + sys) % align) % align;
+		rsv += c->pad;
+		sys += c->pad;
 	}
+	c->want_reserved = rsv;
 	c->reserved = rsv > 0xFFFF ? 0xFFFF : (uint32_t)rsv;
 	c->fat_sectors = (uint32_t)sf;
 	c->root_sectors = (uint32_t)rds;
@@ -174,87 +173,302 @@ static void list_spcs(char *buf, size_t len, const struct fat_opts *o, enum fat_
 		snprintf(buf, len, "FAT%d works with cluster-size %s..%s", type, a, b);
 }
 
-/* The error for an impossible type/cluster-size pair, with what would work instead. */
-static int impossible(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-		      uint64_t off, struct diag *d)
+/* The order in which FAT_AUTO tries the types (fat.h, fat_params()). */
+static const enum fat_type *auto_order(const struct fat_opts *o, const struct sd_row *row)
+{
+	static const enum fat_type small[] = { FAT_16, FAT_32, FAT_12 };
+	static const enum fat_type large[] = { FAT_32, FAT_16, FAT_12 };
+
+	return o->esp || row->type == FAT_32 ? large : small;
+}
+
+static const struct sd_row *sd_row_for(uint64_t ts)
+{
+	const struct sd_row *row = sd_rows;
+
+	while (ts > row->max_sectors)
+		row++;
+	return row;
+}
+
+/* Type and sectors per cluster for @ts sectors with the settings @o; 0 when none works. */
+static int pick(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_type *type,
+		uint32_t *spc)
+{
+	const struct sd_row *row = sd_row_for(ts);
+	uint32_t top = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
+	uint32_t bottom = o->cluster_size ? top : 1;
+
+	if (o->type != FAT_AUTO) {
+		*type = o->type;
+		*spc = top;
+		if (works(o, *type, *spc, ts, off))
+			return 1;
+		if (o->cluster_size)
+			return 0;
+		/* the working cluster size nearest to the table's (ties: the larger) */
+		for (uint32_t k = 1; k < 8; k++) {
+			uint64_t up = (uint64_t)top << k, down = top >> k;
+			*spc = (uint32_t)up;
+			if (up <= 64 && works(o, *type, *spc, ts, off))
+				return 1;
+			*spc = (uint32_t)down;
+			if (down >= 1 && (down << k) == top && works(o, *type, *spc, ts, off))
+				return 1;
+		}
+		return 0;
+	}
+	for (const enum fat_type *t = auto_order(o, row); t < auto_order(o, row) + 3; t++)
+		for (*spc = top; *spc >= bottom; *spc /= 2) {
+			*type = *t;
+			if (works(o, *type, *spc, ts, off))
+				return 1;
+		}
+	return 0;
+}
+
+static int picks(const struct fat_opts *o, uint64_t ts, uint64_t off)
+{
+	enum fat_type type;
+	uint32_t spc;
+
+	return ts > 0 && ts <= UINT32_MAX && pick(o, ts, off, &type, &spc);
+}
+
+/* The smallest volume from @ts sectors up for which @o picks a layout; 0 when none to 2T. */
+static uint64_t first_working(const struct fat_opts *o, uint64_t ts, uint64_t off)
+{
+	uint64_t lo = ts, hi = ts;
+
+	while (!picks(o, hi, off)) {
+		lo = hi;
+		if (hi >= UINT32_MAX)
+			return 0;
+		hi = hi * 2 > UINT32_MAX ? UINT32_MAX : hi * 2;
+	}
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (picks(o, mid, off))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* The largest volume up to @ts sectors with at most @max clusters of @spc for @type. */
+static uint64_t last_under(const struct fat_opts *o, enum fat_type type, uint32_t spc,
+			   uint64_t ts, uint64_t off, uint32_t max)
+{
+	uint64_t lo = 1, hi = ts;
+	struct cand c;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		layout_try(o, type, spc, mid, off, &c);
+		if (c.clusters <= max)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* @sectors as a size rounded to whole MiB (up, or down when @down), e.g. "257M". */
+static const char *fmt_mib(char *buf, size_t len, uint64_t sectors, int down)
+{
+	uint64_t mib = down ? (sectors * FAT_SECTOR) >> 20
+			    : (sectors * FAT_SECTOR + (1u << 20) - 1) >> 20;
+
+	if (!mib)
+		return fat_fmt_size(buf, len, sectors * FAT_SECTOR);
+	return fat_fmt_size(buf, len, mib << 20);
+}
+
+/* The size advice "size = 9M or more" for the settings @o, or "" when no size helps. */
+static const char *bigger(char *buf, size_t len, const struct fat_opts *o, uint64_t ts,
+			  uint64_t off)
+{
+	char s[16];
+	uint64_t n = first_working(o, ts, off);
+
+	if (!n)
+		snprintf(buf, len, "no size up to 2T helps");
+	else
+		snprintf(buf, len, "size = %s or more works", fmt_mib(s, sizeof(s), n, 0));
+	return buf;
+}
+
+/* data-align pads the reserved sectors past 65535: no size changes that much. */
+static int pad_overflow(const struct fat_opts *o, const struct cand *c, struct diag *d,
+			enum fat_why *why)
+{
+	char a[16];
+
+	*why = FAT_WHY_STUCK;
+	return diag_error(d, "data-align %s would need %" PRIu64 " reserved sectors before the "
+			     "data area of this volume, more than the 65535 a FAT boot sector "
+			     "counts; use data-align = 32M or less (it defaults to the image's "
+			     "align), or set reserved and no data-align",
+			  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved);
+}
+
+/* No room for clusters: data-align padding, or the volume is too small for the system area. */
+static int no_room(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		   uint64_t off, const struct cand *c, struct diag *d, enum fat_why *why)
+{
+	char size[16], cs[16], a[16], more[48];
+	struct fat_opts less = *o;
+
+	*why = FAT_WHY_SMALL;
+	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
+	bigger(more, sizeof(more), o, ts, off);
+	if (c->pad) {
+		do
+			less.data_align /= 2;
+		while (less.data_align >= 2 * FAT_SECTOR && !picks(&less, ts, off));
+		if (less.data_align >= 2 * FAT_SECTOR)
+			return diag_error(d, "data-align %s pads the reserved sectors to %" PRIu64
+					     ", which leaves no room for clusters in this %s "
+					     "volume; %s, or data-align = %s or less",
+					  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved,
+					  size, more,
+					  fat_fmt_size(cs, sizeof(cs), less.data_align));
+		return diag_error(d, "data-align %s pads the reserved sectors to %" PRIu64 ", which "
+				     "leaves no room for clusters in this %s volume; %s",
+				  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved, size,
+				  more);
+	}
+	return diag_error(d, "a %s volume is too small for FAT%d with cluster-size %s: %" PRIu32
+			     " reserved sectors, FATs and root directory leave no room for "
+			     "clusters; %s", size, type,
+			  fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR), c->reserved, more);
+}
+
+/* The fewest and most clusters sdimg gives @type, and how fatgen103 draws those lines. */
+static uint32_t count_min(enum fat_type t)
+{
+	return t == FAT_32 ? FAT32_MIN_SAFE : t == FAT_16 ? FAT16_MIN_SAFE : 1;
+}
+
+static uint32_t count_max(enum fat_type t)
+{
+	return t == FAT_32 ? FAT32_MAX : t == FAT_16 ? FAT16_MAX_SAFE : FAT12_MAX_SAFE;
+}
+
+/* Too few clusters for @type: a smaller cluster size or a larger volume. */
+static int too_few(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		   uint64_t off, const struct cand *c, struct diag *d)
+{
+	char size[16], cs[16], alt[16], more[48];
+	uint32_t s = spc / 2;
+
+	while (s >= 1 && !works(o, type, s, ts, off))
+		s /= 2;
+	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
+	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
+	bigger(more, sizeof(more), o, ts, off);
+	if (s >= 1)
+		return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin "
+				     "of 16); a %s volume with cluster-size %s gives %" PRIu32
+				     "; use cluster-size = %s or less, or a larger volume (%s)",
+				  type, count_min(type), type == FAT_32 ? 65525u : 4085u, size, cs,
+				  c->clusters, fat_fmt_size(alt, sizeof(alt), (uint64_t)s * FAT_SECTOR),
+				  more);
+	return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin of 16); "
+			     "a %s volume with cluster-size %s gives %" PRIu32 " and no cluster "
+			     "size gives enough; %s", type, count_min(type),
+			  type == FAT_32 ? 65525u : 4085u, size, cs, c->clusters, more);
+}
+
+/* Too many clusters for @type: a larger cluster size or a smaller volume. */
+static int too_many(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		    uint64_t off, const struct cand *c, struct diag *d)
+{
+	char size[16], cs[16], alt[16], less[16];
+	uint32_t s = spc * 2;
+	uint64_t fit = last_under(o, type, spc, ts, off, count_max(type));
+
+	while (s <= 128 && !works(o, type, s, ts, off))
+		s *= 2;
+	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
+	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
+	fmt_mib(less, sizeof(less), fit, 1);
+	if (s <= 128)
+		return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; a %s volume with "
+				     "cluster-size %s gives %" PRIu32 "; use cluster-size = %s or "
+				     "more, or size = %s or less", type, count_max(type),
+				  type == FAT_32 ? "" : type == FAT_16 ? " (65525 less a margin of 16)"
+								      : " (4085 less a margin of 16)",
+				  size, cs, c->clusters,
+				  fat_fmt_size(alt, sizeof(alt), (uint64_t)s * FAT_SECTOR), less);
+	return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; a %s volume with "
+			     "cluster-size %s gives %" PRIu32 " and no cluster size up to 64K gives "
+			     "few enough; use size = %s or less, or another FAT type", type,
+			  count_max(type),
+			  type == FAT_32 ? "" : type == FAT_16 ? " (65525 less a margin of 16)"
+							      : " (4085 less a margin of 16)",
+			  size, cs, c->clusters, less);
+}
+
+/* The error for a forced type and cluster size that cannot work, with what would. */
+static int impossible_type(const struct fat_opts *o, enum fat_type type, uint32_t spc,
+			   uint64_t ts, uint64_t off, struct diag *d, enum fat_why *why)
 {
 	struct cand c;
-	char size[16], cs[16], alt[3][96];
-	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
 
 	layout_try(o, type, spc, ts, off, &c);
+	if (!c.room && c.want_reserved > 0xFFFF)
+		return pad_overflow(o, &c, d, why);
+	if (!c.room)
+		return no_room(o, type, spc, ts, off, &c, d, why);
+	*why = c.clusters < count_min(type) ? FAT_WHY_SMALL : FAT_WHY_STUCK;
+	if (c.clusters < count_min(type))
+		return too_few(o, type, spc, ts, off, &c, d);
+	return too_many(o, type, spc, ts, off, &c, d);
+}
+
+/* The error when FAT_AUTO finds nothing: padding, no room, or a cluster count on an edge. */
+static int impossible_auto(const struct fat_opts *o, uint64_t ts, uint64_t off, struct diag *d,
+			   enum fat_why *why)
+{
+	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
+	const struct sd_row *row = sd_row_for(ts);
+	uint32_t spc = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
+	enum fat_type type = auto_order(o, row)[0];
+	char size[16], cs[16], alt[3][96];
+	struct cand c;
+
+	for (int i = 0; i < 3; i++) {
+		layout_try(o, types[i], spc, ts, off, &c);
+		if (!c.room && c.want_reserved > 0xFFFF)
+			return pad_overflow(o, &c, d, why);
+	}
+	layout_try(o, type, spc, ts, off, &c);
+	if (!c.room)
+		return no_room(o, type, spc, ts, off, &c, d, why);
+	*why = c.clusters > FAT32_MAX ? FAT_WHY_STUCK : FAT_WHY_SMALL;
 	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
 	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
 	for (int i = 0; i < 3; i++)
 		list_spcs(alt[i], sizeof(alt[i]), o, types[i], ts, off);
-	if (!c.room && c.reserved == 0xFFFF && o->data_align && !o->reserved)
-		return diag_error(d, "data-align %s would need more than 65535 reserved sectors "
-				     "on this volume; use a smaller data-align",
-				  fat_fmt_size(cs, sizeof(cs), o->data_align));
-	if (!c.room)
-		return diag_error(d, "a %s volume is too small for FAT%d with cluster-size %s and "
-				     "%u reserved sectors (%s; %s; %s)", size, type, cs, c.reserved,
-				  alt[0], alt[1], alt[2]);
-	return diag_error(d, "FAT%d with cluster-size %s gives %" PRIu32 " clusters on a %s volume; "
-			     "safe counts are 1..%u (FAT12), %u..%u (FAT16), %u.. (FAT32): %s; %s; %s",
-			  type, cs, c.clusters, size, FAT12_MAX_SAFE, FAT16_MIN_SAFE, FAT16_MAX_SAFE,
+	return diag_error(d, "cluster-size %s gives %" PRIu32 " clusters on a %s volume; "
+			     "safe counts are 1..%u (FAT12), %u..%u (FAT16), %u.. (FAT32), 16 "
+			     "away from where fatgen103 changes the type: %s; %s; %s",
+			  cs, c.clusters, size, FAT12_MAX_SAFE, FAT16_MIN_SAFE, FAT16_MAX_SAFE,
 			  FAT32_MIN_SAFE, alt[0], alt[1], alt[2]);
-}
-
-/* The working cluster size nearest to @spc for @type (ties: the larger), or 0. */
-static uint32_t nearest_spc(const struct fat_opts *o, enum fat_type type, uint32_t spc,
-			    uint64_t ts, uint64_t off)
-{
-	for (uint32_t k = 0; k < 8; k++) {
-		uint64_t up = (uint64_t)spc << k, down = spc >> k;
-		if (up <= 64 && works(o, type, (uint32_t)up, ts, off))
-			return (uint32_t)up;
-		if (down >= 1 && (down << k) == spc && works(o, type, (uint32_t)down, ts, off))
-			return (uint32_t)down;
-	}
-	return 0;
 }
 
 /* Picks type and sectors per cluster (see fat_params() in fat.h for the rules). */
 static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_type *type,
-		  uint32_t *spc, struct diag *d)
+		  uint32_t *spc, struct diag *d, enum fat_why *why)
 {
-	const struct sd_row *row = sd_rows;
-	struct cand c;
-
-	while (ts > row->max_sectors)
-		row++;
-	*type = o->type;
-	*spc = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
-	if (o->type == FAT_AUTO) {
-		layout_try(o, row->type, *spc, ts, off, &c);
-		*type = type_for_count(c.clusters);
-		if (c.room && *type == row->type)
-			return 0;
-		/* fallback (1): the type follows the count */
-		if (c.room && *type != FAT_AUTO && works(o, *type, *spc, ts, off))
-			return 0;
-		/* fallback (2): within 16 of an edge, halve the cluster size */
-		if (c.room && !o->cluster_size && *spc > 1) {
-			*spc /= 2;
-			layout_try(o, row->type, *spc, ts, off, &c);
-			*type = type_for_count(c.clusters);
-			if (*type != FAT_AUTO && works(o, *type, *spc, ts, off))
-				return 0;
-		}
-		*type = c.room && type_for_count(c.clusters) ? type_for_count(c.clusters) : row->type;
-		return impossible(o, *type, *spc, ts, off, d);
-	}
-	if (works(o, *type, *spc, ts, off))
+	if (pick(o, ts, off, type, spc))
 		return 0;
-	if (!o->cluster_size) {
-		uint32_t alt = nearest_spc(o, *type, *spc, ts, off);
-		if (alt) {
-			*spc = alt;
-			return 0;
-		}
-	}
-	return impossible(o, *type, *spc, ts, off, d);
+	if (o->type == FAT_AUTO)
+		return impossible_auto(o, ts, off, d, why);
+	*spc = o->cluster_size ? o->cluster_size / FAT_SECTOR : sd_row_for(ts)->spc;
+	return impossible_type(o, o->type, *spc, ts, off, d, why);
 }
 
 static int check_opts(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
@@ -314,8 +528,8 @@ static int check_resolved(const struct fat_opts *o, const struct fat_geom *g, ui
 	return 0;
 }
 
-int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
-	       struct fat_geom *ret, struct diag *d)
+int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+		   struct fat_geom *ret, struct diag *d, enum fat_why *why)
 {
 	static const struct fat_opts none;
 	uint64_t ts = vol_bytes / FAT_SECTOR, off = vol_offset / FAT_SECTOR;
@@ -327,11 +541,13 @@ int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset
 	if (!o)
 		o = &none;
 	memset(ret, 0, sizeof(*ret));
+	*why = FAT_WHY_STUCK;
 	r = check_opts(o, vol_bytes, vol_offset, d);
 	if (!r)
-		r = choose(o, ts, off, &type, &spc, d);
+		r = choose(o, ts, off, &type, &spc, d, why);
 	if (r)
 		return r;
+	*why = FAT_WHY_STUCK;
 	layout_try(o, type, spc, ts, off, &c);
 	ret->type = type;
 	ret->sec_per_clus = spc;
@@ -349,5 +565,15 @@ int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset
 	r = check_resolved(o, ret, off, d);
 	if (!r)
 		r = fat_geom_names(ret, o, vol_bytes, d);
+	if (!r)
+		*why = FAT_WHY_OK;
 	return r;
+}
+
+int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+	       struct fat_geom *ret, struct diag *d)
+{
+	enum fat_why why;
+
+	return fat_params_why(o, vol_bytes, vol_offset, ret, d, &why);
 }

@@ -14,6 +14,20 @@
 #define FAT32_MIN_SAFE 65541u
 #define FAT32_MAX 0x0FFFFFF5u
 
+/* BPB_RootEntCnt is 16 bits; the root fills whole sectors of 16 entries. */
+#define FAT_ROOT_ENTRIES_MAX 65520u
+
+/* What a failure of fat_params_why() says about larger volumes of the same settings. */
+enum fat_why {
+	FAT_WHY_OK,    /* no failure */
+	FAT_WHY_SMALL, /* a larger volume may work (no room, too few clusters, files short) */
+	FAT_WHY_STUCK, /* larger volumes do not help (settings, padding, too many clusters) */
+};
+
+/* fat_params(), also saying in @why whether a larger volume could succeed. */
+int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+		   struct fat_geom *ret, struct diag *d, enum fat_why *why);
+
 /* Returns 1 when @n clusters are a safe count for @type, else 0. */
 int fat_count_ok(enum fat_type type, uint32_t n);
 

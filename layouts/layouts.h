@@ -139,6 +139,7 @@ struct layout_partition {
 	char *from;
 	bool bootable;
 	uint8_t mbr_type;
+	struct layout_loc mbr_type_loc; /* where mbr-type is set; file NULL: the default */
 	struct layout_guid gpt_type;
 	bool uuid_set;
 	struct layout_guid uuid;

@@ -27,7 +27,11 @@ static int holds(struct fat_tree *t, const struct fat_opts *o, uint64_t bytes)
 	int ok;
 
 	diag_init(&q);
-	ok = !fat_params(o, bytes, 1048576, &g, &q) && !fat_tree_alloc(t, &g, &next, &q);
+	ok = !fat_params_for_tree(t, o, bytes, 1048576, &g, &q) &&
+	     !fat_tree_alloc(t, &g, &next, &q);
+	/* type = fat: the smallest volume that is not FAT12 */
+	if (o->type == FAT_AUTO && g.type == FAT_12)
+		ok = 0;
 	diag_release(&q);
 	return ok;
 }
