@@ -300,7 +300,7 @@ static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct
 	uint64_t need, sectors;
 	char cs[16], size[16], more[64] = "";
 
-	*why = FAT_WHY_STUCK;
+	*why = FAT_WHY_SETTINGS;
 	if (!root_fits(t, g) && o->root_entries)
 		return diag_error(d, "the root directory needs %" PRIu32 " entries (a long name "
 				     "takes one more for each 13 characters) but root-entries is %u; "
@@ -377,9 +377,9 @@ static int size_fits(struct fat_tree *t, const struct fat_opts *o, uint64_t sect
 	return ok;
 }
 
-/* The error of a search that a larger volume cannot help, as @sectors shows it. */
+/* The error of a search that a larger volume cannot help, as @sectors shows it (@was). */
 static int stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
-		 uint64_t vol_offset, struct diag *d)
+		 uint64_t vol_offset, enum fat_why was, struct diag *d)
 {
 	struct fat_geom g;
 	struct diag loud;
@@ -391,8 +391,11 @@ static int stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
 	fat_fmt_size(size, sizeof(size), sectors * FAT_SECTOR);
 	for (size_t k = 0; k < loud.n; k++)
 		if (loud.msgs[k].level == DIAG_ERROR) {
-			diag_error(d, "no volume size holds these files with these settings (at %s: "
-				      "%s)", size, loud.msgs[k].text);
+			if (was == FAT_WHY_SETTINGS) /* the same at any size */
+				diag_error(d, "%s", loud.msgs[k].text);
+			else
+				diag_error(d, "no volume size holds these files with these settings "
+					      "(at %s: %s)", size, loud.msgs[k].text);
 			break;
 		}
 	if (!loud.errors)
@@ -409,8 +412,8 @@ static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_o
 	enum fat_why why;
 
 	while (!size_fits(t, o, hi, vol_offset, &why)) {
-		if (why == FAT_WHY_STUCK)
-			return stuck(t, o, hi, vol_offset, d);
+		if (why == FAT_WHY_STUCK || why == FAT_WHY_SETTINGS)
+			return stuck(t, o, hi, vol_offset, why, d);
 		lo = hi;
 		if (hi >= UINT32_MAX)
 			return diag_error(d, "no FAT volume up to 2T holds these files with these "

@@ -305,9 +305,9 @@ static int pad_overflow(const struct fat_opts *o, const struct cand *c, struct d
 {
 	char a[16];
 
-	*why = FAT_WHY_STUCK;
+	*why = FAT_WHY_SETTINGS;
 	return diag_error(d, "data-align %s would need %" PRIu64 " reserved sectors before the "
-			     "data area of this volume, more than the 65535 a FAT boot sector "
+			     "data area, more than the 65535 a FAT boot sector "
 			     "counts; use data-align = 32M or less (it defaults to the image's "
 			     "align), or set reserved and no data-align",
 			  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved);
@@ -339,7 +339,7 @@ static int no_room(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 				  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved, size,
 				  more);
 	}
-	return diag_error(d, "a %s volume is too small for FAT%d with cluster-size %s: %" PRIu32
+	return diag_error(d, "%s is too small for FAT%d with cluster-size %s: %" PRIu32
 			     " reserved sectors, FATs and root directory leave no room for "
 			     "clusters; %s", size, type,
 			  fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR), c->reserved, more);
@@ -370,13 +370,13 @@ static int too_few(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 	bigger(more, sizeof(more), o, ts, off);
 	if (s >= 1)
 		return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin "
-				     "of 16); a %s volume with cluster-size %s gives %" PRIu32
+				     "of 16); %s with cluster-size %s gives %" PRIu32
 				     "; use cluster-size = %s or less, or a larger volume (%s)",
 				  type, count_min(type), type == FAT_32 ? 65525u : 4085u, size, cs,
 				  c->clusters, fat_fmt_size(alt, sizeof(alt), (uint64_t)s * FAT_SECTOR),
 				  more);
 	return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin of 16); "
-			     "a %s volume with cluster-size %s gives %" PRIu32 " and no cluster "
+			     "%s with cluster-size %s gives %" PRIu32 " and no cluster "
 			     "size gives enough; %s", type, count_min(type),
 			  type == FAT_32 ? 65525u : 4085u, size, cs, c->clusters, more);
 }
@@ -395,14 +395,14 @@ static int too_many(const struct fat_opts *o, enum fat_type type, uint32_t spc, 
 	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
 	fmt_mib(less, sizeof(less), fit, 1);
 	if (s <= 128)
-		return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; a %s volume with "
+		return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
 				     "cluster-size %s gives %" PRIu32 "; use cluster-size = %s or "
 				     "more, or size = %s or less", type, count_max(type),
 				  type == FAT_32 ? "" : type == FAT_16 ? " (65525 less a margin of 16)"
 								      : " (4085 less a margin of 16)",
 				  size, cs, c->clusters,
 				  fat_fmt_size(alt, sizeof(alt), (uint64_t)s * FAT_SECTOR), less);
-	return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; a %s volume with "
+	return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
 			     "cluster-size %s gives %" PRIu32 " and no cluster size up to 64K gives "
 			     "few enough; use size = %s or less, or another FAT type", type,
 			  count_max(type),
@@ -452,7 +452,7 @@ static int impossible_auto(const struct fat_opts *o, uint64_t ts, uint64_t off, 
 	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
 	for (int i = 0; i < 3; i++)
 		list_spcs(alt[i], sizeof(alt[i]), o, types[i], ts, off);
-	return diag_error(d, "cluster-size %s gives %" PRIu32 " clusters on a %s volume; "
+	return diag_error(d, "cluster-size %s gives %" PRIu32 " clusters on %s; "
 			     "safe counts are 1..%u (FAT12), %u..%u (FAT16), %u.. (FAT32), 16 "
 			     "away from where fatgen103 changes the type: %s; %s; %s",
 			  cs, c.clusters, size, FAT12_MAX_SAFE, FAT16_MIN_SAFE, FAT16_MAX_SAFE,
@@ -541,13 +541,13 @@ int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_of
 	if (!o)
 		o = &none;
 	memset(ret, 0, sizeof(*ret));
-	*why = FAT_WHY_STUCK;
+	*why = FAT_WHY_SETTINGS;
 	r = check_opts(o, vol_bytes, vol_offset, d);
 	if (!r)
 		r = choose(o, ts, off, &type, &spc, d, why);
 	if (r)
 		return r;
-	*why = FAT_WHY_STUCK;
+	*why = FAT_WHY_SETTINGS;
 	layout_try(o, type, spc, ts, off, &c);
 	ret->type = type;
 	ret->sec_per_clus = spc;

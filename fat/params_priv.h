@@ -21,7 +21,8 @@
 enum fat_why {
 	FAT_WHY_OK,    /* no failure */
 	FAT_WHY_SMALL, /* a larger volume may work (no room, too few clusters, files short) */
-	FAT_WHY_STUCK, /* larger volumes do not help (settings, padding, too many clusters) */
+	FAT_WHY_STUCK, /* larger volumes do not help: too many clusters for the type */
+	FAT_WHY_SETTINGS, /* the settings clash whatever the size (padding, root-entries, ...) */
 };
 
 /* fat_params(), also saying in @why whether a larger volume could succeed. */

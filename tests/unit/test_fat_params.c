@@ -214,7 +214,7 @@ static void test_impossible(void **state)
 	params_fail(70000, 0, &o, "FAT32 needs at least 65541 clusters (65525 and a margin of 16)");
 	params_fail(70000, 0, &o, "use cluster-size = 512 or less, or a larger volume (size = 257M or more works)");
 	o = (struct fat_opts){ .type = FAT_32, .cluster_size = 4096 };
-	params_fail(524288, 0, &o, "256M volume with cluster-size 4K gives 65404; use cluster-size = 2K or less");
+	params_fail(524288, 0, &o, "256M with cluster-size 4K gives 65404; use cluster-size = 2K or less");
 	o = (struct fat_opts){ .type = FAT_32 };
 	params_fail(50000, 0, &o, "no cluster size gives enough; size = 33M or more works");
 	o = (struct fat_opts){ .cluster_size = 16384 }; /* 4094 clusters: on the edge */
