@@ -332,12 +332,20 @@ static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct
 			  g->type, g->clusters, more);
 }
 
+static int holds_tree(void *ctx, const struct fat_geom *g)
+{
+	struct fat_tree *t = ctx;
+
+	return root_fits(t, g) && tree_clusters(t, g) <= g->clusters;
+}
+
 /* fat_params_for_tree() on @o already root_sized(); @advise as for tree_check(). */
 static int params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
 			   uint64_t vol_offset, int advise, struct fat_geom *g, struct diag *d,
 			   enum fat_why *why)
 {
-	int r = fat_params_why(o, sectors * FAT_SECTOR, vol_offset, g, d, why);
+	const struct fat_holds h = { .fn = holds_tree, .ctx = t };
+	int r = fat_params_why(o, sectors * FAT_SECTOR, vol_offset, &h, g, d, why);
 
 	return r ? r : tree_check(t, o, g, vol_offset, advise, d, why);
 }

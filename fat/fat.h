@@ -224,9 +224,11 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
  * @o:          settings; when root_entries is 0, root_entries_min is set from @t's root
  * @vol_bytes, @vol_offset, @ret, @d: as for fat_params()
  *
- * Then checks that @t fits: the FAT12/16 root directory's entries (long names included)
- * against root-entries, and the clusters the files and folders need against the volume's,
- * with an error that gives both numbers and the smallest volume that holds them.
+ * A default cluster size (and FAT_AUTO's type) is the first in fat_params()'s order that also
+ * holds @t (so many small files get small clusters); when none does, fat_params()'s. Then
+ * checks that @t fits: the FAT12/16 root directory's entries (long names included) against
+ * root-entries, and the clusters the files and folders need against the volume's, with an
+ * error that gives both numbers and the smallest volume that holds them.
  *
  * Returns: 0, or -EINVAL with a message in @d.
  */

@@ -191,9 +191,48 @@ static const struct sd_row *sd_row_for(uint64_t ts)
 	return row;
 }
 
-/* Type and sectors per cluster for @ts sectors with the settings @o; 0 when none works. */
-static int pick(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_type *type,
-		uint32_t *spc)
+/* The geometry of @type with @spc sectors per cluster (names and CHS not filled in). */
+static void fill_geom(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		      uint64_t off, struct fat_geom *g)
+{
+	struct cand c;
+
+	layout_try(o, type, spc, ts, off, &c);
+	memset(g, 0, sizeof(*g));
+	g->type = type;
+	g->sec_per_clus = spc;
+	g->cluster_size = spc * FAT_SECTOR;
+	g->reserved = c.reserved;
+	g->fats = opt_fats(o);
+	g->fat_sectors = c.fat_sectors;
+	g->root_entries = opt_root_entries(o, type);
+	g->root_sectors = c.root_sectors;
+	g->clusters = c.clusters;
+	g->total_sectors = (uint32_t)ts;
+	g->hidden_sectors = (uint32_t)off;
+	g->data_offset = (uint64_t)(c.reserved + g->fats * c.fat_sectors + c.root_sectors) *
+			 FAT_SECTOR;
+	g->has_label = o->label && *o->label;
+}
+
+/* A working candidate that also passes the caller's test (@h NULL: any working one). */
+static int fits(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		uint64_t off, const struct fat_holds *h)
+{
+	struct fat_geom g;
+
+	if (!works(o, type, spc, ts, off))
+		return 0;
+	if (!h)
+		return 1;
+	fill_geom(o, type, spc, ts, off, &g);
+	return h->fn(h->ctx, &g);
+}
+
+/* Type and sectors per cluster for @ts sectors with the settings @o and the test @h; 0
+ * when none passes. */
+static int pick_with(const struct fat_opts *o, uint64_t ts, uint64_t off,
+		     const struct fat_holds *h, enum fat_type *type, uint32_t *spc)
 {
 	const struct sd_row *row = sd_row_for(ts);
 	uint32_t top = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
@@ -202,7 +241,7 @@ static int pick(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_ty
 	if (o->type != FAT_AUTO) {
 		*type = o->type;
 		*spc = top;
-		if (works(o, *type, *spc, ts, off))
+		if (fits(o, *type, *spc, ts, off, h))
 			return 1;
 		if (o->cluster_size)
 			return 0;
@@ -210,10 +249,10 @@ static int pick(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_ty
 		for (uint32_t k = 1; k < 8; k++) {
 			uint64_t up = (uint64_t)top << k, down = top >> k;
 			*spc = (uint32_t)up;
-			if (up <= 64 && works(o, *type, *spc, ts, off))
+			if (up <= 64 && fits(o, *type, *spc, ts, off, h))
 				return 1;
 			*spc = (uint32_t)down;
-			if (down >= 1 && (down << k) == top && works(o, *type, *spc, ts, off))
+			if (down >= 1 && (down << k) == top && fits(o, *type, *spc, ts, off, h))
 				return 1;
 		}
 		return 0;
@@ -221,10 +260,17 @@ static int pick(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_ty
 	for (const enum fat_type *t = auto_order(o, row); t < auto_order(o, row) + 3; t++)
 		for (*spc = top; *spc >= bottom; *spc /= 2) {
 			*type = *t;
-			if (works(o, *type, *spc, ts, off))
+			if (fits(o, *type, *spc, ts, off, h))
 				return 1;
 		}
 	return 0;
+}
+
+/* The first choice that holds the files (@h), else the first that works. */
+static int pick(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct fat_holds *h,
+		enum fat_type *type, uint32_t *spc)
+{
+	return (h && pick_with(o, ts, off, h, type, spc)) || pick_with(o, ts, off, NULL, type, spc);
 }
 
 static int picks(const struct fat_opts *o, uint64_t ts, uint64_t off)
@@ -232,7 +278,7 @@ static int picks(const struct fat_opts *o, uint64_t ts, uint64_t off)
 	enum fat_type type;
 	uint32_t spc;
 
-	return ts > 0 && ts <= UINT32_MAX && pick(o, ts, off, &type, &spc);
+	return ts > 0 && ts <= UINT32_MAX && pick(o, ts, off, NULL, &type, &spc);
 }
 
 /* The smallest volume from @ts sectors up for which @o picks a layout; 0 when none to 2T. */
@@ -460,10 +506,11 @@ static int impossible_auto(const struct fat_opts *o, uint64_t ts, uint64_t off, 
 }
 
 /* Picks type and sectors per cluster (see fat_params() in fat.h for the rules). */
-static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_type *type,
-		  uint32_t *spc, struct diag *d, enum fat_why *why)
+static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off,
+		  const struct fat_holds *h, enum fat_type *type, uint32_t *spc, struct diag *d,
+		  enum fat_why *why)
 {
-	if (pick(o, ts, off, type, spc))
+	if (pick(o, ts, off, h, type, spc))
 		return 0;
 	if (o->type == FAT_AUTO)
 		return impossible_auto(o, ts, off, d, why);
@@ -529,13 +576,13 @@ static int check_resolved(const struct fat_opts *o, const struct fat_geom *g, ui
 }
 
 int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
-		   struct fat_geom *ret, struct diag *d, enum fat_why *why)
+		   const struct fat_holds *h, struct fat_geom *ret, struct diag *d,
+		   enum fat_why *why)
 {
 	static const struct fat_opts none;
 	uint64_t ts = vol_bytes / FAT_SECTOR, off = vol_offset / FAT_SECTOR;
 	enum fat_type type;
 	uint32_t spc;
-	struct cand c;
 	int r;
 
 	if (!o)
@@ -544,24 +591,11 @@ int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_of
 	*why = FAT_WHY_SETTINGS;
 	r = check_opts(o, vol_bytes, vol_offset, d);
 	if (!r)
-		r = choose(o, ts, off, &type, &spc, d, why);
+		r = choose(o, ts, off, h, &type, &spc, d, why);
 	if (r)
 		return r;
 	*why = FAT_WHY_SETTINGS;
-	layout_try(o, type, spc, ts, off, &c);
-	ret->type = type;
-	ret->sec_per_clus = spc;
-	ret->cluster_size = spc * FAT_SECTOR;
-	ret->reserved = c.reserved;
-	ret->fats = opt_fats(o);
-	ret->fat_sectors = c.fat_sectors;
-	ret->root_entries = opt_root_entries(o, type);
-	ret->root_sectors = c.root_sectors;
-	ret->clusters = c.clusters;
-	ret->total_sectors = (uint32_t)ts;
-	ret->hidden_sectors = (uint32_t)off;
-	ret->data_offset = (uint64_t)(c.reserved + ret->fats * c.fat_sectors + c.root_sectors) *
-			   FAT_SECTOR;
+	fill_geom(o, type, spc, ts, off, ret);
 	r = check_resolved(o, ret, off, d);
 	if (!r)
 		r = fat_geom_names(ret, o, vol_bytes, d);
@@ -575,5 +609,5 @@ int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset
 {
 	enum fat_why why;
 
-	return fat_params_why(o, vol_bytes, vol_offset, ret, d, &why);
+	return fat_params_why(o, vol_bytes, vol_offset, NULL, ret, d, &why);
 }

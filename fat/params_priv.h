@@ -25,9 +25,20 @@ enum fat_why {
 	FAT_WHY_SETTINGS, /* the settings clash whatever the size (padding, root-entries, ...) */
 };
 
-/* fat_params(), also saying in @why whether a larger volume could succeed. */
+/* What a default choice must also pass: @fn returns 1 when the files fit geometry @g. */
+struct fat_holds {
+	int (*fn)(void *ctx, const struct fat_geom *g);
+	void *ctx;
+};
+
+/*
+ * fat_params(), also saying in @why whether a larger volume could succeed. With @h, a
+ * default cluster size (and FAT_AUTO's type) is the first in fat_params()'s order that
+ * also passes @h; when none does, the first that works.
+ */
 int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
-		   struct fat_geom *ret, struct diag *d, enum fat_why *why);
+		   const struct fat_holds *h, struct fat_geom *ret, struct diag *d,
+		   enum fat_why *why);
 
 /* Returns 1 when @n clusters are a safe count for @type, else 0. */
 int fat_count_ok(enum fat_type type, uint32_t n);

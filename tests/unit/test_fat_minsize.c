@@ -163,12 +163,52 @@ static void test_min_size_root_and_type(void **state)
 	diag_release(&d);
 }
 
+/* The default cluster size is the largest at or below the table's that holds the files: many
+ * small files get small clusters rather than a huge volume (20,000 one-byte files: 320M with
+ * 16K clusters before, now FAT16 with 512-byte clusters in under 12 MiB). */
+static void test_cluster_holds_files(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { 0 };
+	struct fat_geom g;
+	struct diag d;
+	uint64_t min;
+	char path[64];
+
+	(void)state;
+	diag_init(&d);
+	for (int i = 0; i < 10000; i++) {
+		snprintf(path, sizeof(path), "/d/f%d", i);
+		assert_int_equal(fat_tree_add_file(t, path, 1, &src, NULL, &d), 0);
+	}
+	/* 64 MiB: 8K clusters (the size alone) give about 8200, too few; 4K about 16400 */
+	assert_int_equal(fat_params(&o, 64ull << 20, 1048576, &g, &d), 0);
+	assert_int_equal(g.cluster_size, 8192);
+	assert_int_equal(fat_params_for_tree(t, &o, 64ull << 20, 1048576, &g, &d), 0);
+	assert_int_equal(g.type, FAT_16);
+	assert_int_equal(g.cluster_size, 4096);
+	for (int i = 10000; i < 20000; i++) {
+		snprintf(path, sizeof(path), "/d/f%d", i);
+		assert_int_equal(fat_tree_add_file(t, path, 1, &src, NULL, &d), 0);
+	}
+	assert_int_equal(fat_min_size(t, &o, 1048576, &min, &d), 0);
+	assert_true(min < (12ull << 20));
+	assert_int_equal(fat_params_for_tree(t, &o, min, 1048576, &g, &d), 0);
+	assert_int_equal(g.type, FAT_16);
+	assert_int_equal(g.cluster_size, 512);
+	assert_int_equal(d.errors, 0);
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_min_size),
 		cmocka_unit_test(test_min_size_stuck),
 		cmocka_unit_test(test_min_size_root_and_type),
+		cmocka_unit_test(test_cluster_holds_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
