@@ -43,6 +43,42 @@ int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_of
 /* Returns 1 when @n clusters are a safe count for @type, else 0. */
 int fat_count_ok(enum fat_type type, uint32_t n);
 
+/* One candidate layout: what fat_layout_try() found for a type and a cluster size. */
+struct fat_cand {
+	uint32_t reserved, fat_sectors, root_sectors, clusters;
+	uint64_t pad;		/* reserved sectors added for data-align */
+	uint64_t want_reserved; /* reserved sectors with the padding (may pass 65535) */
+	int room;		/* 0: the system area does not even fit */
+};
+
+/*
+ * Lays out @type with @spc sectors per cluster on @ts sectors that start at disk sector @off
+ * (fat/params.c says how).
+ */
+void fat_layout_try(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		    uint64_t off, struct fat_cand *c);
+
+/* 1 when that layout has room and a safe cluster count for @type. */
+int fat_works(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+	      uint64_t off);
+
+/* The SD table's sectors per cluster for @ts sectors. */
+uint32_t fat_table_spc(uint64_t ts);
+
+/* The three types in the order FAT_AUTO tries them for @ts sectors. */
+const enum fat_type *fat_auto_order(const struct fat_opts *o, uint64_t ts);
+
+/*
+ * Type and sectors per cluster as fat_params() picks them, the first that also passes @h
+ * when one does (else the first that works). Returns 1, or 0 when none works.
+ */
+int fat_pick(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct fat_holds *h,
+	     enum fat_type *type, uint32_t *spc);
+
+/* The error when fat_pick() finds nothing, with @why set (fat/params_limits.c). */
+int fat_params_impossible(const struct fat_opts *o, uint64_t ts, uint64_t off, struct diag *d,
+			  enum fat_why *why);
+
 /* Formats @bytes as "512", "4K", "1M", "3G" (exact units only, else bytes) into @buf. */
 const char *fat_fmt_size(char *buf, size_t len, uint64_t bytes);
 
