@@ -106,7 +106,7 @@ static uint32_t opt_root_entries(const struct fat_opts *o, enum fat_type type)
  * clusters, so the FAT stays large enough (at most a few sectors larger than needed).
  */
 void fat_layout_try(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-		       uint64_t off, struct fat_cand *c)
+		    uint64_t off, struct fat_cand *c)
 {
 	uint64_t rsv = o->reserved ? o->reserved : (type == FAT_32 ? 32 : 1);
 	uint64_t rds = opt_root_entries(o, type) * 32ull / FAT_SECTOR;
@@ -131,7 +131,7 @@ void fat_layout_try(const struct fat_opts *o, enum fat_type type, uint32_t spc, 
 }
 
 int fat_works(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-		 uint64_t off)
+	      uint64_t off)
 {
 	struct fat_cand c;
 
@@ -237,7 +237,7 @@ static int pick_with(const struct fat_opts *o, uint64_t ts, uint64_t off,
 }
 
 int fat_pick(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct fat_holds *h,
-		enum fat_type *type, uint32_t *spc)
+	     enum fat_type *type, uint32_t *spc)
 {
 	return (h && pick_with(o, ts, off, h, type, spc)) || pick_with(o, ts, off, NULL, type, spc);
 }
