@@ -2,10 +2,12 @@
  * fat: write FAT12/16/32 volumes in-process, and read them back.
  *
  * The module knows nothing of layouts or partition tables. A caller
- *   1. resolves a geometry with fat_params() (or fat_sd_format() for a whole SD card),
- *   2. builds a tree with fat_tree_new(), fat_tree_add_dir() and fat_tree_add_file(),
+ *   1. builds a tree with fat_tree_new(), fat_tree_add_dir() and fat_tree_add_file(),
+ *   2. resolves a geometry with fat_params_for_tree() (fat_params() without a tree, or
+ *      fat_sd_format() for a whole SD card); fat_min_size() tells how small the volume may
+ *      be for the tree,
  *   3. writes it with fat_write() into a pre-sized, zero (sparse) output file at the volume's
- *      byte offset; fat_min_size() tells how small the volume may be for a tree.
+ *      byte offset.
  * The reader (fat_vol_open() ...) validates a volume and lists and reads its files.
  *
  * Sources: Microsoft's FAT specification (fatgen103, v1.03) and the SD Association's SD
