@@ -121,7 +121,7 @@ static void test_root_sized(void **state)
 	assert_int_equal(g.root_entries, 256);
 }
 
-/* Fallback (1): the type follows the count with the table's (here: the given) cluster size. */
+/* With a cluster size set by hand, the count decides the type. */
 static void test_fallback_type_follows_count(void **state)
 {
 	struct fat_opts o = { .cluster_size = 16384 };
@@ -136,7 +136,7 @@ static void test_fallback_type_follows_count(void **state)
 	assert_int_equal(g.type, FAT_32);
 }
 
-/* Fallback (2): within 16 of an edge, the cluster size is halved. */
+/* Within 16 of an edge, the next smaller cluster size that gives a safe count. */
 static void test_fallback_halve(void **state)
 {
 	static const struct {
