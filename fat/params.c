@@ -195,6 +195,8 @@ static int fits(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint
 		return 0;
 	if (!h)
 		return 1;
+	if (type == FAT_32 && o->root_entries) /* root-entries asks for a fixed root */
+		return 0;
 	fill_geom(o, type, spc, ts, off, &g);
 	return h->fn(h->ctx, &g);
 }

@@ -103,6 +103,11 @@ echo "280 long names in a FAT16 root: 1120 entries"
 printf 'partition boot { type = fat16\n fat { root-entries = 512 }\n tree "/" { from = "many" } }\n' >root512.layout
 expect_status 1 "$SDIMG" build -q -o root512.img root512.layout
 expect_stderr "root512.layout:1: partition 'boot': the root directory needs 1120 entries (a long name takes one more for each 13 characters) but root-entries is 512; raise it to 1120 or leave it unset"
+# the same with type = fat on 64M: the root is the cause, not FAT32 (where root-entries has
+# no meaning)
+printf 'partition boot { type = fat size = 64M\n fat { root-entries = 512 }\n tree "/" { from = "many" } }\n' >rootfat.layout
+expect_status 1 "$SDIMG" build -q -o rootfat.img rootfat.layout
+expect_stderr "rootfat.layout:1: partition 'boot': the root directory needs 1120 entries"
 
 # errors name the real limit
 printf 'x' >one
