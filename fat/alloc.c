@@ -268,47 +268,191 @@ int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_n
 	return 0;
 }
 
-/* Whether a volume of @sectors holds @t with @o (fat_params() quietly, then the tree). */
+/* @o with the root directory sized for @t when root-entries is unset. */
+static struct fat_opts root_sized(const struct fat_tree *t, const struct fat_opts *o)
+{
+	struct fat_opts r = *o;
+
+	if (!r.root_entries)
+		r.root_entries_min = t->root.n_entries + (r.label && *r.label ? 1 : 0);
+	return r;
+}
+
+/* The FAT type FAT_AUTO should give a volume that fat_min_size() picks (FAT_AUTO: any). */
+static enum fat_type preferred(const struct fat_opts *o)
+{
+	if (o->type != FAT_AUTO || o->cluster_size)
+		return FAT_AUTO;
+	return o->esp ? FAT_32 : FAT_16;
+}
+
+static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
+		    uint64_t *ret_sectors, struct diag *d);
+
+/*
+ * Whether @t fits @g: the FAT12/16 root directory, then the clusters. With @advise, the error
+ * for clusters that are short names the smallest volume that holds them.
+ */
+static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct fat_geom *g,
+		      uint64_t vol_offset, int advise, struct diag *d, enum fat_why *why)
+{
+	uint32_t entries = fat_dir_entries(t, &t->root, g);
+	uint64_t need, sectors;
+	char cs[16], size[16], more[64] = "";
+
+	*why = FAT_WHY_SETTINGS;
+	if (!root_fits(t, g) && o->root_entries)
+		return diag_error(d, "the root directory needs %" PRIu32 " entries (a long name "
+				     "takes one more for each 13 characters) but root-entries is %u; "
+				     "raise it to %" PRIu32 " or leave it unset (then it is sized to "
+				     "the files)", entries, o->root_entries, (entries + 15) / 16 * 16);
+	if (!root_fits(t, g))
+		return diag_error(d, "the root directory needs %" PRIu32 " entries, more than the "
+				     "%u a FAT%d root directory holds; use fat32 or put files into "
+				     "folders", entries, FAT_ROOT_ENTRIES_MAX, g->type);
+	need = tree_clusters(t, g);
+	*why = FAT_WHY_SMALL;
+	if (need <= g->clusters) {
+		*why = FAT_WHY_OK;
+		return 0;
+	}
+	if (advise) {
+		struct diag quiet;
+		diag_init(&quiet);
+		if (!min_size(t, o, vol_offset, &sectors, &quiet))
+			snprintf(more, sizeof(more), "; size = %s or more holds them",
+				 fat_fmt_size(size, sizeof(size),
+					      (sectors * FAT_SECTOR + (1u << 20) - 1) >> 20 << 20));
+		diag_release(&quiet);
+	}
+	return diag_error(d, "the files and folders need %" PRIu64 " clusters of %s but this "
+			     "%s FAT%d volume has %" PRIu32 "%s", need,
+			  fat_fmt_size(cs, sizeof(cs), g->cluster_size),
+			  fat_fmt_size(size, sizeof(size), (uint64_t)g->total_sectors * FAT_SECTOR),
+			  g->type, g->clusters, more);
+}
+
+static int holds_tree(void *ctx, const struct fat_geom *g)
+{
+	struct fat_tree *t = ctx;
+
+	return root_fits(t, g) && tree_clusters(t, g) <= g->clusters;
+}
+
+/* fat_params_for_tree() on @o already root_sized(); @advise as for tree_check(). */
+static int params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
+			   uint64_t vol_offset, int advise, struct fat_geom *g, struct diag *d,
+			   enum fat_why *why)
+{
+	const struct fat_holds h = { .fn = holds_tree, .ctx = t };
+	int r = fat_params_why(o, sectors * FAT_SECTOR, vol_offset, &h, g, d, why);
+
+	return r ? r : tree_check(t, o, g, vol_offset, advise, d, why);
+}
+
+int fat_params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_bytes,
+			uint64_t vol_offset, struct fat_geom *ret, struct diag *d)
+{
+	static const struct fat_opts none;
+	struct fat_opts so;
+	enum fat_why why;
+	int r = fat_tree_prepare(t, d);
+
+	if (r)
+		return r;
+	so = root_sized(t, o ? o : &none);
+	if (vol_bytes % FAT_SECTOR)
+		return fat_params(&so, vol_bytes, vol_offset, ret, d);
+	return params_for_tree(t, &so, vol_bytes / FAT_SECTOR, vol_offset, 1, ret, d, &why);
+}
+
+/* Whether a volume of @sectors holds @t with @o (quietly); @why says why not. */
 static int size_fits(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
-		     uint64_t vol_offset)
+		     uint64_t vol_offset, enum fat_why *why)
 {
 	struct fat_geom g;
 	struct diag quiet;
+	enum fat_type want = preferred(o);
 	int ok;
 
 	diag_init(&quiet);
-	ok = !fat_params(o, sectors * FAT_SECTOR, vol_offset, &g, &quiet) && root_fits(t, &g) &&
-	     tree_clusters(t, &g) <= g.clusters;
+	ok = !params_for_tree(t, o, sectors, vol_offset, 0, &g, &quiet, why);
 	diag_release(&quiet);
+	if (ok && want != FAT_AUTO && (want == FAT_32 ? g.type != FAT_32 : g.type == FAT_12)) {
+		*why = FAT_WHY_SMALL;
+		ok = 0;
+	}
 	return ok;
+}
+
+/* The error of a search that a larger volume cannot help, as @sectors shows it (@was). */
+static int stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
+		 uint64_t vol_offset, enum fat_why was, struct diag *d)
+{
+	struct fat_geom g;
+	struct diag loud;
+	enum fat_why why;
+	char size[16];
+
+	diag_init(&loud);
+	params_for_tree(t, o, sectors, vol_offset, 0, &g, &loud, &why);
+	fat_fmt_size(size, sizeof(size), sectors * FAT_SECTOR);
+	for (size_t k = 0; k < loud.n; k++)
+		if (loud.msgs[k].level == DIAG_ERROR) {
+			if (was == FAT_WHY_SETTINGS) /* the same at any size */
+				diag_error(d, "%s", loud.msgs[k].text);
+			else
+				diag_error(d, "no volume size holds these files with these settings "
+					      "(at %s: %s)", size, loud.msgs[k].text);
+			break;
+		}
+	if (!loud.errors)
+		diag_error(d, "no volume size holds these files with these settings");
+	diag_release(&loud);
+	return -EINVAL;
+}
+
+/* fat_min_size() on @o already root_sized(), in sectors. */
+static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
+		    uint64_t *ret_sectors, struct diag *d)
+{
+	uint64_t lo = 0, hi = 16; /* size_fits(lo) is false, size_fits(hi) is being searched */
+	enum fat_why why;
+
+	while (!size_fits(t, o, hi, vol_offset, &why)) {
+		if (why == FAT_WHY_STUCK || why == FAT_WHY_SETTINGS)
+			return stuck(t, o, hi, vol_offset, why, d);
+		lo = hi;
+		if (hi >= UINT32_MAX)
+			return diag_error(d, "no FAT volume up to 2T holds these files with these "
+					     "settings");
+		hi = hi * 2 > UINT32_MAX ? UINT32_MAX : hi * 2;
+	}
+	/* bisection: "fits" mostly grows with the size; hi always fits */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (size_fits(t, o, mid, vol_offset, &why))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*ret_sectors = hi;
+	return 0;
 }
 
 int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
 		 uint64_t *ret_bytes, struct diag *d)
 {
-	uint64_t lo = 0, hi = 16; /* size_fits(lo) is false, size_fits(hi) is being searched */
+	static const struct fat_opts none;
+	struct fat_opts so;
+	uint64_t sectors;
 	int r = fat_tree_prepare(t, d);
 
 	if (r)
 		return r;
-	while (!size_fits(t, o, hi, vol_offset)) {
-		lo = hi;
-		if (hi > UINT32_MAX)
-			return diag_error(d, "no FAT volume up to 2T holds these files with these "
-					     "settings");
-		hi = hi * 2 > UINT32_MAX ? UINT32_MAX : hi * 2;
-		if (hi == lo)
-			return diag_error(d, "no FAT volume up to 2T holds these files with these "
-					     "settings");
-	}
-	/* bisection; for a fixed type and cluster size "fits" grows with the size */
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (size_fits(t, o, mid, vol_offset))
-			hi = mid;
-		else
-			lo = mid;
-	}
-	*ret_bytes = hi * FAT_SECTOR;
-	return 0;
+	so = root_sized(t, o ? o : &none);
+	r = min_size(t, &so, vol_offset, &sectors, d);
+	if (!r)
+		*ret_bytes = sectors * FAT_SECTOR;
+	return r;
 }

@@ -2,10 +2,12 @@
  * fat: write FAT12/16/32 volumes in-process, and read them back.
  *
  * The module knows nothing of layouts or partition tables. A caller
- *   1. resolves a geometry with fat_params() (or fat_sd_format() for a whole SD card),
- *   2. builds a tree with fat_tree_new(), fat_tree_add_dir() and fat_tree_add_file(),
+ *   1. builds a tree with fat_tree_new(), fat_tree_add_dir() and fat_tree_add_file(),
+ *   2. resolves a geometry with fat_params_for_tree() (fat_params() without a tree, or
+ *      fat_sd_format() for a whole SD card); fat_min_size() tells how small the volume may
+ *      be for the tree,
  *   3. writes it with fat_write() into a pre-sized, zero (sparse) output file at the volume's
- *      byte offset; fat_min_size() tells how small the volume may be for a tree.
+ *      byte offset.
  * The reader (fat_vol_open() ...) validates a volume and lists and reads its files.
  *
  * Sources: Microsoft's FAT specification (fatgen103, v1.03) and the SD Association's SD
@@ -29,7 +31,7 @@
 
 #define FAT_SECTOR 512u
 
-/* Requested FAT type. FAT_AUTO lets the SD table and the cluster count decide. */
+/* Requested FAT type. FAT_AUTO: FAT16 where it can exist (fat_params() says how). */
 enum fat_type {
 	FAT_AUTO = 0,
 	FAT_12 = 12,
@@ -51,9 +53,12 @@ enum fat_type {
  */
 struct fat_opts {
 	enum fat_type type;	/* FAT_AUTO, FAT_12, FAT_16 or FAT_32 */
-	uint32_t cluster_size;	/* bytes, 512..64K power of two; 0: from the SD table */
+	uint32_t cluster_size;	/* bytes, 512..64K power of two; 0: chosen (fat_params()) */
 	unsigned fats;		/* 1 or 2; 0: 2 */
-	unsigned root_entries;	/* FAT12/16 root entries, multiple of 16; 0: 512 */
+	unsigned root_entries;	/* FAT12/16 root entries, multiple of 16; 0: see root_entries_min */
+	unsigned root_entries_min; /* with root_entries 0: entries the root needs; the root
+				    * gets that many rounded up to 16, at least 512 */
+	bool esp;		/* an EFI system partition: FAT_AUTO prefers FAT32 */
 	unsigned reserved;	/* reserved sectors fixed by hand; 0: computed */
 	uint64_t data_align;	/* bytes from the DISK start; cluster 2 lands on a multiple; 0: none */
 	const char *label;	/* volume label, up to 11 characters; NULL: none ("NO NAME") */
@@ -92,19 +97,22 @@ struct fat_geom {
  * @ret:        the resolved geometry
  * @d:          messages
  *
- * Defaults come from the SD Association's table by volume size (FAT12 16 sectors/cluster up to
- * 8 MiB, FAT12 32 up to 64 MiB, FAT16 32 up to 1 GiB, FAT16 64 up to 2 GiB, FAT32 64 above).
- * The cluster count then decides, keeping at least 16 clusters away from 4085 and 65525.
- * Fallback when the table's choice fails (all defaults): (1) the FAT type follows the count
- * with the table's cluster size; (2) when the count sits within 16 of an edge, the cluster size
- * is halved (the count doubles, clear into the next type). With a forced type and a default
- * cluster size, the working cluster size nearest the table's is taken (ties: the larger).
- * Default cluster sizes stay at or below 32K (64K only when asked for). Explicit settings are
- * never changed: an impossible combination (also root-entries on a volume that comes out
- * FAT32) is an error that lists what would work. data-align pads the reserved sectors (FAT12/16:
- * the root directory between the FATs and the data area counts; unless @o->reserved is set, in
- * which case a misaligned result is an error). Minimum reserved sectors: 1 (FAT12/16), 32
- * (FAT32). The FAT size is the smallest that covers the clusters, computed before the padding.
+ * FAT_AUTO takes the first type in the order FAT16, FAT32, FAT12 (FAT32, FAT16, FAT12 for
+ * an @o->esp volume and for volumes over 2 GiB) that works with a cluster size at or below
+ * the SD Association's table's for the volume size (8K up to 8 MiB, 16K up to 1 GiB, 32K
+ * above), taking the largest that works. A type works when its cluster count stays at least
+ * 16 away from 4085 and 65525 (fatgen103 "FAT Type Determination"). So a small partition is
+ * FAT16 with small clusters (FAT12 only below about 2 MiB, where FAT16 cannot exist): the
+ * table is meant for a whole card, and boot firmware often reads FAT12 poorly. An explicit
+ * cluster size is the only one tried (the cluster count then decides the type). With a
+ * forced type and a default cluster size, the working cluster size nearest the table's is
+ * taken (ties: the larger). Explicit settings are never changed: an impossible combination
+ * (also root-entries on a volume that comes out FAT32) is an error that names the limit it
+ * breaks (cluster-count bounds, reserved sectors past 65535) and what would work. data-align
+ * pads the reserved sectors (FAT12/16: the root directory between the FATs and the data area
+ * counts; unless @o->reserved is set, in which case a misaligned result is an error).
+ * Minimum reserved sectors: 1 (FAT12/16), 32 (FAT32). The FAT size is the smallest that
+ * covers the clusters, computed before the padding.
  *
  * Returns: 0, or -EINVAL with a message in @d.
  */
@@ -220,15 +228,39 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 		      const struct fat_source *src, const struct fat_meta *m, struct diag *d);
 
 /*
+ * fat_params_for_tree - fat_params() for a volume that is to hold @t.
+ * @t:          the tree (its names are checked here)
+ * @o:          settings; when root_entries is 0, root_entries_min is set from @t's root
+ * @vol_bytes, @vol_offset, @ret, @d: as for fat_params()
+ *
+ * A default cluster size (and FAT_AUTO's type) is the first in fat_params()'s order that also
+ * holds @t (so many small files get small clusters); when none does, fat_params()'s. Then
+ * checks that @t fits: the FAT12/16 root directory's entries (long names included) against
+ * root-entries, and the clusters the files and folders need against the volume's, with an
+ * error that gives both numbers and the smallest volume that holds them.
+ *
+ * Returns: 0, or -EINVAL with a message in @d.
+ */
+int fat_params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_bytes,
+			uint64_t vol_offset, struct fat_geom *ret, struct diag *d);
+
+/*
  * fat_min_size - the smallest volume that holds @t with the settings @o.
  * @t:          the tree
- * @o:          settings (as for fat_params())
+ * @o:          settings (as for fat_params_for_tree())
  * @vol_offset: the volume's byte offset on the disk (matters with data-align)
- * @ret_bytes:  smallest volume size in bytes (a multiple of 512) for which fat_params()
- *              succeeds and fat_write() has room
+ * @ret_bytes:  smallest volume size in bytes (a multiple of 512) for which
+ *              fat_params_for_tree() succeeds; with FAT_AUTO and no cluster size, also the
+ *              type the volume would get without the files: not FAT12 (FAT32 when @o->esp)
  * @d:          messages
  *
- * Returns: 0, or -EINVAL with a message in @d (bad names, no size works).
+ * Volumes grow from 8 KiB, doubling, then the edge is bisected (the result holds @t; a
+ * volume a little smaller may too where the cluster size steps up). A failure that a larger
+ * volume cannot cure (settings that clash, data-align padding past 65535 reserved sectors,
+ * too many clusters for a forced type, a root directory over a root-entries set by hand) is
+ * reported at once with its cause.
+ *
+ * Returns: 0, or -EINVAL with a message in @d.
  */
 int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
 		 uint64_t *ret_bytes, struct diag *d);

@@ -22,12 +22,6 @@ static const struct sd_row sd_rows[] = {
 	{ 1u << 21, FAT_16, 32 }, { 1u << 22, FAT_16, 64 }, { UINT32_MAX, FAT_32, 64 },
 };
 
-/* One candidate layout: what layout_try() found for a type and a cluster size. */
-struct cand {
-	uint32_t reserved, fat_sectors, root_sectors, clusters;
-	int room; /* 0: the system area does not even fit */
-};
-
 int fat_count_ok(enum fat_type type, uint32_t n)
 {
 	switch (type) {
@@ -40,16 +34,6 @@ int fat_count_ok(enum fat_type type, uint32_t n)
 	default:
 		return 0;
 	}
-}
-
-/* The type a count calls for, or FAT_AUTO when it sits within 16 of an edge. */
-static enum fat_type type_for_count(uint32_t n)
-{
-	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
-	for (size_t i = 0; i < 3; i++)
-		if (fat_count_ok(types[i], n))
-			return types[i];
-	return FAT_AUTO;
 }
 
 const char *fat_fmt_size(char *buf, size_t len, uint64_t bytes)
@@ -106,9 +90,13 @@ static uint32_t opt_fats(const struct fat_opts *o)
 
 static uint32_t opt_root_entries(const struct fat_opts *o, enum fat_type type)
 {
+	uint32_t want = (o->root_entries_min + 15) / 16 * 16;
+
 	if (type == FAT_32)
 		return 0;
-	return o->root_entries ? o->root_entries : 512;
+	if (o->root_entries)
+		return o->root_entries;
+	return want < 512 ? 512 : want > FAT_ROOT_ENTRIES_MAX ? FAT_ROOT_ENTRIES_MAX : want;
 }
 
 /*
@@ -117,8 +105,8 @@ static uint32_t opt_root_entries(const struct fat_opts *o, enum fat_type type)
  * fixed by hand. The FAT size is computed before the padding and kept: padding only removes
  * clusters, so the FAT stays large enough (at most a few sectors larger than needed).
  */
-static void layout_try(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-		       uint64_t off, struct cand *c)
+void fat_layout_try(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		    uint64_t off, struct fat_cand *c)
 {
 	uint64_t rsv = o->reserved ? o->reserved : (type == FAT_32 ? 32 : 1);
 	uint64_t rds = opt_root_entries(o, type) * 32ull / FAT_SECTOR;
@@ -126,10 +114,13 @@ static void layout_try(const struct fat_opts *o, enum fat_type type, uint32_t sp
 	uint64_t align = o->data_align / FAT_SECTOR;
 	uint64_t sys = rsv + opt_fats(o) * sf + rds;
 
+	c->pad = 0;
 	if (align > 1 && !o->reserved) {
-		rsv += (align - (off + sys) % align) % align;
-		sys = rsv + opt_fats(o) * sf + rds;
+		c->pad = (align - (off + sys) % align) % align;
+		rsv += c->pad;
+		sys += c->pad;
 	}
+	c->want_reserved = rsv;
 	c->reserved = rsv > 0xFFFF ? 0xFFFF : (uint32_t)rsv;
 	c->fat_sectors = (uint32_t)sf;
 	c->root_sectors = (uint32_t)rds;
@@ -139,122 +130,128 @@ static void layout_try(const struct fat_opts *o, enum fat_type type, uint32_t sp
 		c->clusters = UINT32_MAX;
 }
 
-static int works(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-		 uint64_t off)
+int fat_works(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+	      uint64_t off)
 {
-	struct cand c;
+	struct fat_cand c;
 
-	layout_try(o, type, spc, ts, off, &c);
+	fat_layout_try(o, type, spc, ts, off, &c);
 	return c.room && fat_count_ok(type, c.clusters);
 }
 
-/* Appends "a..b" ranges of the cluster sizes that work for @type to @buf. */
-static void list_spcs(char *buf, size_t len, const struct fat_opts *o, enum fat_type type,
-		      uint64_t ts, uint64_t off)
-{
-	char a[16], b[16];
-	uint32_t first = 0, last = 0;
-
-	for (uint32_t spc = 1; spc <= 128; spc *= 2) {
-		if (!works(o, type, spc, ts, off))
-			continue;
-		if (!first)
-			first = spc;
-		last = spc;
-	}
-	if (!first) {
-		snprintf(buf, len, "no cluster size works for FAT%d", type);
-		return;
-	}
-	fat_fmt_size(a, sizeof(a), (uint64_t)first * FAT_SECTOR);
-	fat_fmt_size(b, sizeof(b), (uint64_t)last * FAT_SECTOR);
-	if (first == last)
-		snprintf(buf, len, "FAT%d works with cluster-size %s", type, a);
-	else
-		snprintf(buf, len, "FAT%d works with cluster-size %s..%s", type, a, b);
-}
-
-/* The error for an impossible type/cluster-size pair, with what would work instead. */
-static int impossible(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-		      uint64_t off, struct diag *d)
-{
-	struct cand c;
-	char size[16], cs[16], alt[3][96];
-	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
-
-	layout_try(o, type, spc, ts, off, &c);
-	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
-	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
-	for (int i = 0; i < 3; i++)
-		list_spcs(alt[i], sizeof(alt[i]), o, types[i], ts, off);
-	if (!c.room && c.reserved == 0xFFFF && o->data_align && !o->reserved)
-		return diag_error(d, "data-align %s would need more than 65535 reserved sectors "
-				     "on this volume; use a smaller data-align",
-				  fat_fmt_size(cs, sizeof(cs), o->data_align));
-	if (!c.room)
-		return diag_error(d, "a %s volume is too small for FAT%d with cluster-size %s and "
-				     "%u reserved sectors (%s; %s; %s)", size, type, cs, c.reserved,
-				  alt[0], alt[1], alt[2]);
-	return diag_error(d, "FAT%d with cluster-size %s gives %" PRIu32 " clusters on a %s volume; "
-			     "safe counts are 1..%u (FAT12), %u..%u (FAT16), %u.. (FAT32): %s; %s; %s",
-			  type, cs, c.clusters, size, FAT12_MAX_SAFE, FAT16_MIN_SAFE, FAT16_MAX_SAFE,
-			  FAT32_MIN_SAFE, alt[0], alt[1], alt[2]);
-}
-
-/* The working cluster size nearest to @spc for @type (ties: the larger), or 0. */
-static uint32_t nearest_spc(const struct fat_opts *o, enum fat_type type, uint32_t spc,
-			    uint64_t ts, uint64_t off)
-{
-	for (uint32_t k = 0; k < 8; k++) {
-		uint64_t up = (uint64_t)spc << k, down = spc >> k;
-		if (up <= 64 && works(o, type, (uint32_t)up, ts, off))
-			return (uint32_t)up;
-		if (down >= 1 && (down << k) == spc && works(o, type, (uint32_t)down, ts, off))
-			return (uint32_t)down;
-	}
-	return 0;
-}
-
-/* Picks type and sectors per cluster (see fat_params() in fat.h for the rules). */
-static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off, enum fat_type *type,
-		  uint32_t *spc, struct diag *d)
+static const struct sd_row *sd_row_for(uint64_t ts)
 {
 	const struct sd_row *row = sd_rows;
-	struct cand c;
 
 	while (ts > row->max_sectors)
 		row++;
-	*type = o->type;
-	*spc = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
-	if (o->type == FAT_AUTO) {
-		layout_try(o, row->type, *spc, ts, off, &c);
-		*type = type_for_count(c.clusters);
-		if (c.room && *type == row->type)
-			return 0;
-		/* fallback (1): the type follows the count */
-		if (c.room && *type != FAT_AUTO && works(o, *type, *spc, ts, off))
-			return 0;
-		/* fallback (2): within 16 of an edge, halve the cluster size */
-		if (c.room && !o->cluster_size && *spc > 1) {
-			*spc /= 2;
-			layout_try(o, row->type, *spc, ts, off, &c);
-			*type = type_for_count(c.clusters);
-			if (*type != FAT_AUTO && works(o, *type, *spc, ts, off))
-				return 0;
-		}
-		*type = c.room && type_for_count(c.clusters) ? type_for_count(c.clusters) : row->type;
-		return impossible(o, *type, *spc, ts, off, d);
-	}
-	if (works(o, *type, *spc, ts, off))
+	return row;
+}
+
+uint32_t fat_table_spc(uint64_t ts)
+{
+	return sd_row_for(ts)->spc;
+}
+
+const enum fat_type *fat_auto_order(const struct fat_opts *o, uint64_t ts)
+{
+	static const enum fat_type small[] = { FAT_16, FAT_32, FAT_12 };
+	static const enum fat_type large[] = { FAT_32, FAT_16, FAT_12 };
+
+	return o->esp || sd_row_for(ts)->type == FAT_32 ? large : small;
+}
+
+/* The geometry of @type with @spc sectors per cluster (names and CHS not filled in). */
+static void fill_geom(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		      uint64_t off, struct fat_geom *g)
+{
+	struct fat_cand c;
+
+	fat_layout_try(o, type, spc, ts, off, &c);
+	memset(g, 0, sizeof(*g));
+	g->type = type;
+	g->sec_per_clus = spc;
+	g->cluster_size = spc * FAT_SECTOR;
+	g->reserved = c.reserved;
+	g->fats = opt_fats(o);
+	g->fat_sectors = c.fat_sectors;
+	g->root_entries = opt_root_entries(o, type);
+	g->root_sectors = c.root_sectors;
+	g->clusters = c.clusters;
+	g->total_sectors = (uint32_t)ts;
+	g->hidden_sectors = (uint32_t)off;
+	g->data_offset = (uint64_t)(c.reserved + g->fats * c.fat_sectors + c.root_sectors) *
+			 FAT_SECTOR;
+	g->has_label = o->label && *o->label;
+}
+
+/* A working candidate that also passes the caller's test (@h NULL: any working one). */
+static int fits(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+		uint64_t off, const struct fat_holds *h)
+{
+	struct fat_geom g;
+
+	if (!fat_works(o, type, spc, ts, off))
 		return 0;
-	if (!o->cluster_size) {
-		uint32_t alt = nearest_spc(o, *type, *spc, ts, off);
-		if (alt) {
-			*spc = alt;
+	if (!h)
+		return 1;
+	if (type == FAT_32 && o->root_entries) /* root-entries asks for a fixed root */
+		return 0;
+	fill_geom(o, type, spc, ts, off, &g);
+	return h->fn(h->ctx, &g);
+}
+
+/* Type and sectors per cluster for @ts sectors with the settings @o and the test @h; 0
+ * when none passes. */
+static int pick_with(const struct fat_opts *o, uint64_t ts, uint64_t off,
+		     const struct fat_holds *h, enum fat_type *type, uint32_t *spc)
+{
+	const struct sd_row *row = sd_row_for(ts);
+	uint32_t top = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
+	uint32_t bottom = o->cluster_size ? top : 1;
+
+	if (o->type != FAT_AUTO) {
+		*type = o->type;
+		*spc = top;
+		if (fits(o, *type, *spc, ts, off, h))
+			return 1;
+		if (o->cluster_size)
 			return 0;
+		/* the working cluster size nearest to the table's (ties: the larger) */
+		for (uint32_t k = 1; k < 8; k++) {
+			uint64_t up = (uint64_t)top << k, down = top >> k;
+			*spc = (uint32_t)up;
+			if (up <= 64 && fits(o, *type, *spc, ts, off, h))
+				return 1;
+			*spc = (uint32_t)down;
+			if (down >= 1 && (down << k) == top && fits(o, *type, *spc, ts, off, h))
+				return 1;
 		}
+		return 0;
 	}
-	return impossible(o, *type, *spc, ts, off, d);
+	for (const enum fat_type *t = fat_auto_order(o, ts); t < fat_auto_order(o, ts) + 3; t++)
+		for (*spc = top; *spc >= bottom; *spc /= 2) {
+			*type = *t;
+			if (fits(o, *type, *spc, ts, off, h))
+				return 1;
+		}
+	return 0;
+}
+
+int fat_pick(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct fat_holds *h,
+	     enum fat_type *type, uint32_t *spc)
+{
+	return (h && pick_with(o, ts, off, h, type, spc)) || pick_with(o, ts, off, NULL, type, spc);
+}
+
+/* Picks type and sectors per cluster (see fat_params() in fat.h for the rules). */
+static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off,
+		  const struct fat_holds *h, enum fat_type *type, uint32_t *spc, struct diag *d,
+		  enum fat_why *why)
+{
+	if (fat_pick(o, ts, off, h, type, spc))
+		return 0;
+	return fat_params_impossible(o, ts, off, d, why);
 }
 
 static int check_opts(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
@@ -314,40 +311,39 @@ static int check_resolved(const struct fat_opts *o, const struct fat_geom *g, ui
 	return 0;
 }
 
-int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
-	       struct fat_geom *ret, struct diag *d)
+int fat_params_why(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+		   const struct fat_holds *h, struct fat_geom *ret, struct diag *d,
+		   enum fat_why *why)
 {
 	static const struct fat_opts none;
 	uint64_t ts = vol_bytes / FAT_SECTOR, off = vol_offset / FAT_SECTOR;
 	enum fat_type type;
 	uint32_t spc;
-	struct cand c;
 	int r;
 
 	if (!o)
 		o = &none;
 	memset(ret, 0, sizeof(*ret));
+	*why = FAT_WHY_SETTINGS;
 	r = check_opts(o, vol_bytes, vol_offset, d);
 	if (!r)
-		r = choose(o, ts, off, &type, &spc, d);
+		r = choose(o, ts, off, h, &type, &spc, d, why);
 	if (r)
 		return r;
-	layout_try(o, type, spc, ts, off, &c);
-	ret->type = type;
-	ret->sec_per_clus = spc;
-	ret->cluster_size = spc * FAT_SECTOR;
-	ret->reserved = c.reserved;
-	ret->fats = opt_fats(o);
-	ret->fat_sectors = c.fat_sectors;
-	ret->root_entries = opt_root_entries(o, type);
-	ret->root_sectors = c.root_sectors;
-	ret->clusters = c.clusters;
-	ret->total_sectors = (uint32_t)ts;
-	ret->hidden_sectors = (uint32_t)off;
-	ret->data_offset = (uint64_t)(c.reserved + ret->fats * c.fat_sectors + c.root_sectors) *
-			   FAT_SECTOR;
+	*why = FAT_WHY_SETTINGS;
+	fill_geom(o, type, spc, ts, off, ret);
 	r = check_resolved(o, ret, off, d);
 	if (!r)
 		r = fat_geom_names(ret, o, vol_bytes, d);
+	if (!r)
+		*why = FAT_WHY_OK;
 	return r;
+}
+
+int fat_params(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+	       struct fat_geom *ret, struct diag *d)
+{
+	enum fat_why why;
+
+	return fat_params_why(o, vol_bytes, vol_offset, NULL, ret, d, &why);
 }

@@ -175,6 +175,7 @@ struct layout_partition {
 	bool hybrid;            /* table = hybrid: mirrored in the MBR */
 	bool primary;           /* mbr: a primary entry although listed after logical ones */
 	uint8_t mbr_type;
+	struct layout_loc mbr_type_loc; /* where mbr-type is set; file NULL: the default */
 	struct layout_guid gpt_type;
 	bool uuid_set;
 	struct layout_guid uuid;

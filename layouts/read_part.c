@@ -171,6 +171,7 @@ static int read_mbr_type(struct reader *r, const struct sect *s, struct layout_p
 	if (!layout_key_u64(s, "mbr-type", &v))
 		return 0;
 	p->mbr_type = (uint8_t)v;
+	p->mbr_type_loc = layout_key_loc(s, "mbr-type");
 	if (v == 0x05 || v == 0x0f || v == 0x85)
 		return layout_key_error(r, s, "mbr-type", "0x%02llx is an extended partition type; "
 					"sdimg makes the extended partition itself",

@@ -262,8 +262,10 @@ void build_compressor_free(struct build_compressor *z);
 int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat_sd_layout *ret);
 
 /* plan.c */
-/* Passes fat/'s messages in @scratch on to @d, each placed at partition @p; returns @rc. */
-int build_relay(struct diag *d, const struct layout_partition *p, struct diag *scratch, int rc);
+/* Passes fat/'s messages in @scratch on to @d, each placed at @loc of partition @p;
+ * returns @rc. */
+int build_relay(struct diag *d, const struct layout_partition *p, const struct layout_loc *loc,
+		struct diag *scratch, int rc);
 int build_plan_with_contents(struct build *b);
 int build_choose_geometries(struct build *b);
 

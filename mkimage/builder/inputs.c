@@ -234,6 +234,16 @@ static enum fat_type fat_type_of(enum layout_part_type t)
 	}
 }
 
+/* An EFI system partition: gpt-type = esp, or mbr-type 0xef (UEFI 2.10, 5.2.2 and 13.3). */
+static bool is_esp(const struct layout *l, const struct layout_partition *p)
+{
+	const char *alias = layout_gpt_type_alias(&p->gpt_type);
+
+	if (l->image.table == LAYOUT_TABLE_GPT)
+		return alias && strcmp(alias, "esp") == 0;
+	return l->image.table == LAYOUT_TABLE_MBR && p->mbr_type == 0xef;
+}
+
 static void fat_opts_of(const struct layout *l, const struct layout_partition *p,
 			struct fat_opts *o)
 {
@@ -250,6 +260,7 @@ static void fat_opts_of(const struct layout *l, const struct layout_partition *p
 		.label = f->label,
 		.volume_id = f->volume_id_set ? f->volume_id : build_id_volume(l->image.seed, p->name),
 		.oem_name = f->oem_name,
+		.esp = is_esp(l, p),
 	};
 }
 
@@ -261,7 +272,7 @@ int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat
 
 	fat_opts_of(l, p, &o);
 	diag_init(&scratch);
-	return build_relay(d, p, &scratch,
+	return build_relay(d, p, &p->loc, &scratch,
 			   fat_sd_format(&o, l->image.size / FAT_SECTOR, ret, &scratch));
 }
 

@@ -16,15 +16,16 @@ const struct plan_region *build_region_of(const struct build *b, size_t i)
 	return NULL;
 }
 
-int build_relay(struct diag *d, const struct layout_partition *p, struct diag *scratch, int rc)
+int build_relay(struct diag *d, const struct layout_partition *p, const struct layout_loc *loc,
+		struct diag *scratch, int rc)
 {
 	for (size_t k = 0; k < scratch->n; k++) {
 		const struct diag_msg *m = &scratch->msgs[k];
 		if (m->level == DIAG_ERROR)
-			diag_error(d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line, p->name,
+			diag_error(d, "%s:%d: partition '%s': %s", loc->file, loc->line, p->name,
 				   m->text);
 		else
-			diag_warning(d, "%s:%d: partition '%s': %s", p->loc.file, p->loc.line,
+			diag_warning(d, "%s:%d: partition '%s': %s", loc->file, loc->line,
 				     p->name, m->text);
 	}
 	diag_release(scratch);
@@ -33,7 +34,7 @@ int build_relay(struct diag *d, const struct layout_partition *p, struct diag *s
 
 static int relay(struct build *b, const struct layout_partition *p, struct diag *scratch, int rc)
 {
-	return build_relay(b->d, p, scratch, rc);
+	return build_relay(b->d, p, &p->loc, scratch, rc);
 }
 
 static int sd_format_layout(struct build *b, size_t i)
@@ -163,14 +164,51 @@ static int check_fits(struct build *b, size_t i, const struct plan_region *r, ui
 			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs, has);
 }
 
+/* The type byte that says @type (LAYOUT.md: 0x01 FAT12, 0x0e FAT16 (LBA), 0x0c FAT32 (LBA)). */
+static uint8_t mbr_type_of(enum fat_type type)
+{
+	return type == FAT_12 ? 0x01 : type == FAT_16 ? 0x0e : 0x0c;
+}
+
 static uint8_t mbr_type_for(const struct part_state *ps, const struct layout_partition *p)
 {
 	if (p->mbr_type)
 		return p->mbr_type;
 	if (p->fat.sd_format)
 		return ps->sd.mbr_type;
-	/* LAYOUT.md: 0x01 FAT12, 0x0e FAT16 (LBA), 0x0c FAT32 (LBA) */
-	return ps->geom.type == FAT_12 ? 0x01 : ps->geom.type == FAT_16 ? 0x0e : 0x0c;
+	return mbr_type_of(ps->geom.type);
+}
+
+/* The FAT type an MBR type byte names (hidden variants too), or FAT_AUTO for other bytes. */
+static enum fat_type fat_type_of_mbr(uint8_t t)
+{
+	switch (t & ~0x10) {
+	case 0x01:
+		return FAT_12;
+	case 0x04:
+	case 0x06:
+	case 0x0e:
+		return FAT_16;
+	case 0x0b:
+	case 0x0c:
+		return FAT_32;
+	default:
+		return FAT_AUTO;
+	}
+}
+
+/* mbr-type set by hand to a byte that names another FAT type than the volume has. */
+static void warn_mbr_type(struct build *b, const struct layout_partition *p,
+			  const struct part_state *ps)
+{
+	enum fat_type says = fat_type_of_mbr(p->mbr_type);
+
+	if (!p->mbr_type_loc.file || says == FAT_AUTO || says == ps->geom.type)
+		return;
+	diag_warning(b->d, "%s:%d: partition '%s': mbr-type 0x%02x says FAT%d, but the volume is "
+			   "FAT%d, whose type byte is 0x%02x", p->mbr_type_loc.file,
+		     p->mbr_type_loc.line, p->name, p->mbr_type, says, ps->geom.type,
+		     mbr_type_of(ps->geom.type));
 }
 
 static int choose_fat(struct build *b, size_t i, const struct plan_region *r)
@@ -178,21 +216,18 @@ static int choose_fat(struct build *b, size_t i, const struct plan_region *r)
 	const struct layout_partition *p = &b->l->parts[i];
 	struct part_state *ps = &b->parts[i];
 	struct diag scratch;
-	uint64_t need = 0;
 	int rc = 0;
 
 	diag_init(&scratch);
-	if (p->fat.sd_format) {
+	if (p->fat.sd_format)
 		ps->geom = ps->sd.geom;
-	} else {
-		rc = relay(b, p, &scratch, fat_min_size(ps->tree, &ps->opts, r->start, &need, &scratch));
-		if (rc == 0)
-			rc = check_fits(b, i, r, need, "its contents need (with these FAT settings)");
-		if (rc == 0)
-			rc = relay(b, p, &scratch,
-				   fat_params(&ps->opts, r->size, r->start, &ps->geom, &scratch));
-	}
+	else /* the volume is as large as the partition: messages point at its size */
+		rc = build_relay(b->d, p, p->size_loc.file ? &p->size_loc : &p->loc, &scratch,
+			      fat_params_for_tree(ps->tree, &ps->opts, r->size, r->start,
+						  &ps->geom, &scratch));
 	b->mbr_types[i] = mbr_type_for(ps, p);
+	if (rc == 0)
+		warn_mbr_type(b, p, ps);
 	return rc;
 }
 

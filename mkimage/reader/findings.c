@@ -179,7 +179,7 @@ static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct fin
 	sd.cluster_size = typed.cluster_size = 0;
 	grid(i->cluster_size, have, sizeof(have));
 	if (settings_work(p, sd, i->type, eb, &sd_g)) {
-		/* the SD table's choice keeps the type: with or without a fixed type it builds */
+		/* sdimg's own choice keeps the type: with or without a fixed type it builds */
 		struct fat_opts any = o;
 		o.cluster_size = any.cluster_size = sd_g.cluster_size;
 		any.type = FAT_AUTO;
@@ -187,11 +187,12 @@ static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct fin
 		if (far_apart(i->cluster_size, sd_g.cluster_size) &&
 		    settings_work(p, o, i->type, eb, NULL) && settings_work(p, any, i->type, eb, NULL))
 			rc = add(f, "info", "cluster-size", p->number,
-				 "clusters of %s; the SD specification gives %s for a FAT%d volume of "
-				 "this size: fat { cluster-size = %s }, or leave cluster-size out",
-				 have, want, (int)i->type, layout_size(sd_g.cluster_size, l, sizeof(l)));
+				 "clusters of %s; for a FAT%d volume of this size sdimg chooses %s (its "
+				 "default, capped by the SD specification's table): fat { cluster-size "
+				 "= %s }, or leave cluster-size out",
+				 have, (int)i->type, want, layout_size(sd_g.cluster_size, l, sizeof(l)));
 	} else if (settings_work(p, typed, i->type, eb, &typed_g)) {
-		/* the SD table would choose another type: the nearest size that keeps this one */
+		/* sdimg would choose another type: the nearest size that keeps this one */
 		o.cluster_size = typed_g.cluster_size;
 		grid(typed_g.cluster_size, want, sizeof(want));
 		if (far_apart(i->cluster_size, typed_g.cluster_size) &&

@@ -81,11 +81,18 @@ size=$(part_json auto.img 1 size)
 [ $((size * 512)) -eq $((8 * M)) ] || fail "auto size is $((size * 512)) bytes, expected 8 MiB"
 check_fat auto.img $((4 * M)) $((8 * M)) files $((4 * M))
 [ "$(stat -c %s auto.img)" -eq $((12 * M)) ] || fail "image size follows the last partition"
-# without the grid (data-align = 512) the same files fit in the smallest aligned size
+# without the grid (data-align = 512): type = fat is never FAT12 by choice, so the smallest
+# volume is the smallest FAT16 (4101 clusters of 512 bytes and more: just over 2 MiB),
+# rounded up to align; `type = fat12` gets the smallest FAT12 that holds the files
 printf 'image { align = 1M }\npartition boot { type = fat\n fat { data-align = 512 }\n tree "/" { from = "files" } }\n' >small.layout
 expect_status 0 "$SDIMG" build -q -o small.img small.layout
-[ "$(part_json small.img 1 size)" -eq $((M / 512)) ] || fail "auto size without the grid: $(part_json small.img 1 size) sectors"
-check_fat small.img $M $M files
+[ "$(part_json small.img 1 size)" -eq $((3 * M / 512)) ] || fail "auto size without the grid: $(part_json small.img 1 size) sectors"
+dd if=small.img of=small.vol bs=1M skip=1 status=none
+MTOOLS_SKIP_CHECK=1 minfo -i small.vol :: | grep -q 'disk type="FAT16' || fail "small auto volume is not FAT16"
+sed 's/type = fat$/type = fat12/' small.layout >small12.layout
+expect_status 0 "$SDIMG" build -q -o small12.img small12.layout
+[ "$(part_json small12.img 1 size)" -eq $((M / 512)) ] || fail "fat12 auto size without the grid: $(part_json small12.img 1 size) sectors"
+check_fat small.img $M $((3 * M)) files
 
 # an ESP-like overlay: later entries name folders in another case; they land in the folders
 # as they already are, and a later file replaces a folder of the same name

@@ -112,7 +112,7 @@ sgdisk -v oot.img >sgdisk.txt 2>&1 && grep -q "No problems found" sgdisk.txt || 
 head -c 300000 /dev/urandom >env.bin
 cat >align.layout <<'LAYOUT'
 image { size = 64M }
-partition boot { type = fat align = 1M tree "/" { from = "small" } }
+partition boot { type = fat12 align = 1M tree "/" { from = "small" } }
 partition env { from = "env.bin" align = 512K }
 partition data { size = 8M }
 LAYOUT

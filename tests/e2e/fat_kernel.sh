@@ -57,10 +57,11 @@ for type in 12 16 32; do
 done
 
 # a card sdimg builds: its FAT16 and FAT32 partitions, mounted read-write (a snapshot: the
-# kernel then also checks the dirty flags and writes FSInfo back)
+# kernel then also checks the dirty flags and writes FSInfo back); `type = fat` makes the
+# small boot partition FAT16 with 2K clusters
 cat >card.layout <<'LAYOUT'
 image { size = 96M seed = "kernel" }
-partition boot { type = fat16 size = 16M fat { label = "BOOT" } tree "/" { from = "src" } }
+partition boot { type = fat size = 16M fat { label = "BOOT" } tree "/" { from = "src" } }
 partition data { type = fat32 size = grow fat { cluster-size = 512 } tree "/" { from = "src" } }
 LAYOUT
 "$SDIMG" build -q -o card.img card.layout || fail "sdimg build card.layout"

@@ -51,7 +51,7 @@ image { table = none }
 partition vol { type = fat size = 24M fat { label = "BARE" } tree "/" { from = "src" } }
 LAYOUT
 expect_status 0 "$SDIMG" build -q -o none.img none.layout
-expect_bare none.img 12
+expect_bare none.img 16
 same_files none.img none.img: none.img
 expect_status 0 "$SDIMG" inspect none.img
 grep -q "SD alignment (4 MiB grid): no problems" out.txt || fail "table = none: $(cat out.txt)"

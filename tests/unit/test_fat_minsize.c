@@ -1,4 +1,5 @@
 /* Unit tests: fat_min_size() gives a size that holds the tree and none smaller nearby does. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +28,11 @@ static int holds(struct fat_tree *t, const struct fat_opts *o, uint64_t bytes)
 	int ok;
 
 	diag_init(&q);
-	ok = !fat_params(o, bytes, 1048576, &g, &q) && !fat_tree_alloc(t, &g, &next, &q);
+	ok = !fat_params_for_tree(t, o, bytes, 1048576, &g, &q) &&
+	     !fat_tree_alloc(t, &g, &next, &q);
+	/* type = fat: the smallest volume that is not FAT12 */
+	if (o->type == FAT_AUTO && g.type == FAT_12)
+		ok = 0;
 	diag_release(&q);
 	return ok;
 }
@@ -72,10 +77,138 @@ static void test_min_size(void **state)
 	}
 }
 
+/* fat_min_size() fails with @needle at once, for a cause no larger volume cures. */
+static void min_fails(struct fat_tree *t, const struct fat_opts *o, uint64_t offset,
+		      const char *needle)
+{
+	struct diag d;
+	uint64_t min = 0;
+
+	diag_init(&d);
+	assert_int_equal(fat_min_size(t, o, offset, &min, &d), -EINVAL);
+	assert_int_equal(min, 0);
+	if (!diag_has(&d, needle)) {
+		diag_print(&d, stderr, "test");
+		fail_msg("no error containing \"%s\"", needle);
+	}
+	diag_release(&d);
+}
+
+static void test_min_size_stuck(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { .data_align = 64ull << 20 };
+	struct diag d;
+	char path[64];
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fat_tree_add_file(t, "/a", 1, &src, NULL, &d), 0);
+	/* 64M data-align at 64M: more than 65535 reserved sectors (was: a 384 GiB minimum) */
+	min_fails(t, &o, 64ull << 20, "data-align 64M would need");
+	min_fails(t, &o, 64ull << 20, "use data-align = 32M or less");
+	fat_tree_free(t);
+	/* FAT12 with 512-byte clusters cannot hold 3 MB (was: "no FAT volume up to 2T") */
+	t = fat_tree_new(0);
+	assert_int_equal(fat_tree_add_file(t, "/big", 3000000, &src, NULL, &d), 0);
+	o = (struct fat_opts){ .type = FAT_12, .cluster_size = 512 };
+	min_fails(t, &o, 1048576, "FAT12 holds at most 4069 clusters");
+	fat_tree_free(t);
+	/* 280 long names: 1120 root entries; root-entries = 512 by hand is the cause */
+	t = fat_tree_new(0);
+	for (int i = 0; i < 280; i++) {
+		snprintf(path, sizeof(path), "/a rather long file name number %d.txt", i + 1000);
+		assert_int_equal(fat_tree_add_file(t, path, 1, &src, NULL, &d), 0);
+	}
+	o = (struct fat_opts){ .type = FAT_16, .root_entries = 512 };
+	min_fails(t, &o, 1048576, "the root directory needs 1120 entries");
+	min_fails(t, &o, 1048576, "raise it to 1120 or leave it unset");
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
+/* Unset, root-entries follows the root; type = fat minimums are FAT16, FAT32 for an ESP. */
+static void test_min_size_root_and_type(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { .type = FAT_16 };
+	struct fat_geom g;
+	struct diag d;
+	uint64_t min;
+	char path[64];
+
+	(void)state;
+	diag_init(&d);
+	for (int i = 0; i < 280; i++) {
+		snprintf(path, sizeof(path), "/a rather long file name number %d.txt", i + 1000);
+		assert_int_equal(fat_tree_add_file(t, path, 1, &src, NULL, &d), 0);
+	}
+	assert_int_equal(fat_min_size(t, &o, 1048576, &min, &d), 0);
+	assert_int_equal(fat_params_for_tree(t, &o, min, 1048576, &g, &d), 0);
+	assert_int_equal(g.root_entries, 1120);
+	o = (struct fat_opts){ .esp = true };
+	assert_int_equal(fat_min_size(t, &o, 1048576, &min, &d), 0);
+	assert_int_equal(fat_params_for_tree(t, &o, min, 1048576, &g, &d), 0);
+	assert_int_equal(g.type, FAT_32);
+	assert_true(min < (34ull << 20));
+	o = (struct fat_opts){ 0 };
+	assert_int_equal(fat_min_size(t, &o, 1048576, &min, &d), 0);
+	assert_int_equal(fat_params_for_tree(t, &o, min, 1048576, &g, &d), 0);
+	assert_int_equal(g.type, FAT_16);
+	assert_true(min < (3ull << 20));
+	assert_int_equal(d.errors, 0);
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
+/* The default cluster size is the largest at or below the table's that holds the files: many
+ * small files get small clusters rather than a huge volume (20,000 one-byte files: 320M with
+ * 16K clusters before, now FAT16 with 512-byte clusters in under 12 MiB). */
+static void test_cluster_holds_files(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { 0 };
+	struct fat_geom g;
+	struct diag d;
+	uint64_t min;
+	char path[64];
+
+	(void)state;
+	diag_init(&d);
+	for (int i = 0; i < 10000; i++) {
+		snprintf(path, sizeof(path), "/d/f%d", i);
+		assert_int_equal(fat_tree_add_file(t, path, 1, &src, NULL, &d), 0);
+	}
+	/* 64 MiB: 8K clusters (the size alone) give about 8200, too few; 4K about 16400 */
+	assert_int_equal(fat_params(&o, 64ull << 20, 1048576, &g, &d), 0);
+	assert_int_equal(g.cluster_size, 8192);
+	assert_int_equal(fat_params_for_tree(t, &o, 64ull << 20, 1048576, &g, &d), 0);
+	assert_int_equal(g.type, FAT_16);
+	assert_int_equal(g.cluster_size, 4096);
+	for (int i = 10000; i < 20000; i++) {
+		snprintf(path, sizeof(path), "/d/f%d", i);
+		assert_int_equal(fat_tree_add_file(t, path, 1, &src, NULL, &d), 0);
+	}
+	assert_int_equal(fat_min_size(t, &o, 1048576, &min, &d), 0);
+	assert_true(min < (12ull << 20));
+	assert_int_equal(fat_params_for_tree(t, &o, min, 1048576, &g, &d), 0);
+	assert_int_equal(g.type, FAT_16);
+	assert_int_equal(g.cluster_size, 512);
+	assert_int_equal(d.errors, 0);
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_min_size),
+		cmocka_unit_test(test_min_size_stuck),
+		cmocka_unit_test(test_min_size_root_and_type),
+		cmocka_unit_test(test_cluster_holds_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,29 +59,43 @@ static void params_fail(uint64_t sectors, uint64_t offset, const struct fat_opts
 	diag_release(&d);
 }
 
-static void test_sd_table_rows(void **state)
+/* type = fat: FAT16 where it can exist, with the largest cluster size at or below the SD
+ * table's (8K up to 8 MiB, 16K up to 1 GiB, 32K above) that gives a safe count; FAT32 above
+ * 2 GiB and first for an EFI system partition; FAT12 only where nothing else fits. */
+static void test_auto_rows(void **state)
 {
 	static const struct {
 		uint64_t sectors;
+		bool esp;
 		enum fat_type type;
 		uint32_t spc;
 	} rows[] = {
-		{ 16384, FAT_12, 16 },	    /* <= 8 MiB */
-		{ 8000, FAT_12, 16 },
-		{ 100000, FAT_12, 32 },	    /* <= 64 MiB */
-		{ 300000, FAT_16, 32 },	    /* <= 256 MiB */
-		{ 1500000, FAT_16, 32 },    /* <= 1 GiB */
-		{ 3000000, FAT_16, 64 },    /* <= 2 GiB */
-		{ 20000000, FAT_32, 64 },   /* <= 32 GiB */
-		{ 100000000, FAT_32, 64 },  /* larger: still FAT32, 32K clusters */
+		{ 4000, false, FAT_12, 16 },	    /* 2 MiB: too small for FAT16 */
+		{ 8000, false, FAT_16, 1 },	    /* 512-byte clusters: 7935 */
+		{ 16384, false, FAT_16, 2 },	    /* 8 MiB: 1K clusters (2K would give 4094) */
+		{ 100000, false, FAT_16, 16 },	    /* <= 64 MiB: the table's FAT12 16K is not taken */
+		{ 131072, false, FAT_16, 16 },	    /* 64 MiB: 16K would give 4094 */
+		{ 300000, false, FAT_16, 32 },	    /* <= 256 MiB: the table's FAT16 16K */
+		{ 1500000, false, FAT_16, 32 },	    /* <= 1 GiB */
+		{ 3000000, false, FAT_16, 64 },	    /* <= 2 GiB */
+		{ 20000000, false, FAT_32, 64 },    /* <= 32 GiB */
+		{ 100000000, false, FAT_32, 64 },   /* larger: still FAT32, 32K clusters */
+		{ 50000, true, FAT_16, 8 },	    /* an ESP too small for FAT32 */
+		{ 100000, true, FAT_32, 1 },	    /* FAT32 from about 33 MiB */
+		{ 1500000, true, FAT_32, 16 },
+		{ 20000000, true, FAT_32, 64 },
 	};
 	struct fat_geom g;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		params_ok(rows[i].sectors, NULL, &g);
-		assert_int_equal(g.type, rows[i].type);
-		assert_int_equal(g.sec_per_clus, rows[i].spc);
+		struct fat_opts o = { .esp = rows[i].esp };
+		params_ok(rows[i].sectors, &o, &g);
+		if (g.type != rows[i].type || g.sec_per_clus != rows[i].spc)
+			fail_msg("%llu sectors%s: FAT%d with %u sectors per cluster, expected FAT%d "
+				 "with %u", (unsigned long long)rows[i].sectors,
+				 rows[i].esp ? " (ESP)" : "", g.type, g.sec_per_clus, rows[i].type,
+				 rows[i].spc);
 		assert_int_equal(g.fats, 2);
 		assert_int_equal(g.reserved, g.type == FAT_32 ? 32 : 1);
 		assert_int_equal(g.root_entries, g.type == FAT_32 ? 0 : 512);
@@ -89,7 +103,25 @@ static void test_sd_table_rows(void **state)
 	}
 }
 
-/* Fallback (1): the type follows the count with the table's (here: the given) cluster size. */
+/* The root directory follows root_entries_min when root-entries is unset: whole sectors,
+ * never below 512 entries. */
+static void test_root_sized(void **state)
+{
+	struct fat_opts o = { .root_entries_min = 841 };
+	struct fat_geom g;
+
+	(void)state;
+	params_ok(100000, &o, &g);
+	assert_int_equal(g.root_entries, 848);
+	o.root_entries_min = 10;
+	params_ok(100000, &o, &g);
+	assert_int_equal(g.root_entries, 512);
+	o = (struct fat_opts){ .root_entries = 256, .root_entries_min = 841 };
+	params_ok(100000, &o, &g);
+	assert_int_equal(g.root_entries, 256);
+}
+
+/* With a cluster size set by hand, the count decides the type. */
 static void test_fallback_type_follows_count(void **state)
 {
 	struct fat_opts o = { .cluster_size = 16384 };
@@ -104,7 +136,7 @@ static void test_fallback_type_follows_count(void **state)
 	assert_int_equal(g.type, FAT_32);
 }
 
-/* Fallback (2): within 16 of an edge, the cluster size is halved. */
+/* Within 16 of an edge, the next smaller cluster size that gives a safe count. */
 static void test_fallback_halve(void **state)
 {
 	static const struct {
@@ -173,13 +205,18 @@ static void test_impossible(void **state)
 	struct fat_opts o = { .type = FAT_12 };
 
 	(void)state;
-	params_fail(2097152, 0, &o, "FAT16 works with cluster-size 32K..64K");
+	params_fail(2097152, 0, &o, "FAT12 holds at most 4069 clusters (4085 less a margin of 16)");
+	params_fail(2097152, 0, &o, "no cluster size up to 64K gives few enough");
 	o = (struct fat_opts){ .type = FAT_16, .cluster_size = 4096 };
-	params_fail(2097152, 0, &o, "FAT32 works with cluster-size 512..8K");
+	params_fail(2097152, 0, &o, "FAT16 holds at most 65509 clusters");
+	params_fail(2097152, 0, &o, "gives 261884; use cluster-size = 32K or more, or size = 256M or less");
 	o = (struct fat_opts){ .type = FAT_32, .cluster_size = 4096 };
-	params_fail(70000, 0, &o, "FAT32 works with cluster-size 512");
+	params_fail(70000, 0, &o, "FAT32 needs at least 65541 clusters (65525 and a margin of 16)");
+	params_fail(70000, 0, &o, "use cluster-size = 512 or less, or a larger volume (size = 257M or more works)");
+	o = (struct fat_opts){ .type = FAT_32, .cluster_size = 4096 };
+	params_fail(524288, 0, &o, "256M with cluster-size 4K gives 65404; use cluster-size = 2K or less");
 	o = (struct fat_opts){ .type = FAT_32 };
-	params_fail(50000, 0, &o, "no cluster size works for FAT32");
+	params_fail(50000, 0, &o, "no cluster size gives enough; size = 33M or more works");
 	o = (struct fat_opts){ .cluster_size = 16384 }; /* 4094 clusters: on the edge */
 	params_fail(131072, 0, &o, "FAT16 works with cluster-size 1K..8K");
 	params_fail(8, 0, NULL, "too small");
@@ -196,7 +233,10 @@ static void test_impossible(void **state)
 	o = (struct fat_opts){ .root_entries = 1024 }; /* auto chooses FAT32 for 2 GiB */
 	params_fail(4194304, 0, &o, "drop root-entries or choose fat12/fat16");
 	o = (struct fat_opts){ .type = FAT_12, .data_align = 64 * MIB };
-	params_fail(8192, 0, &o, "more than 65535 reserved sectors");
+	params_fail(8192, 0, &o, "data-align 64M would need 131036 reserved sectors");
+	params_fail(8192, 0, &o, "more than the 65535 a FAT boot sector counts; use data-align = 32M or less");
+	o = (struct fat_opts){ .data_align = 4 * MIB }; /* the padding eats the whole volume */
+	params_fail(8192, 4 * MIB, &o, "data-align 4M pads the reserved sectors to 8156, which leaves no room for clusters in this 4M volume; size = 5M or more works, or data-align = 2M or less");
 	o = (struct fat_opts){ .data_align = 1000 };
 	params_fail(100000, 0, &o, "not a multiple of 512");
 	o = (struct fat_opts){ .type = FAT_32, .reserved = 8 };
@@ -326,7 +366,8 @@ static void test_sd_format_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sd_table_rows),
+		cmocka_unit_test(test_auto_rows),
+		cmocka_unit_test(test_root_sized),
 		cmocka_unit_test(test_fallback_type_follows_count),
 		cmocka_unit_test(test_fallback_halve),
 		cmocka_unit_test(test_forced_type_nearest_cluster),
