@@ -135,33 +135,66 @@ static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uin
 	return 0;
 }
 
-/* What the block at @off shows instead of its stamp, as the job's failure. */
-static void mismatch(struct flash_job *j, const struct stamps *s, uint64_t off,
-		     const uint8_t *got, uint8_t *scratch)
+/* What the stamps showed instead of themselves: the first misplaced or lost one, and the
+ * greatest common divisor of the distances of every misplaced one (the card wraps at a
+ * divisor of each: at most that many bytes are real). */
+struct findings {
+	uint64_t first_at, first_shows; /* shows: the offset whose stamp it holds, or MAX */
+	uint64_t wrap;                  /* 0: no stamp shows at a lower offset */
+	size_t bad;
+};
+
+static uint64_t gcd(uint64_t a, uint64_t b)
 {
-	char claims[32], holds[32];
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void note(struct findings *f, const struct stamps *s, uint64_t off, const uint8_t *got,
+		 uint8_t *scratch)
+{
 	uint64_t other = stamp_of(s, got, scratch);
 
+	if (f->bad++ == 0) {
+		f->first_at = off;
+		f->first_shows = other;
+	}
+	if (other != UINT64_MAX && other > off)
+		f->wrap = gcd(f->wrap, other - off);
+}
+
+static void fail_findings(struct flash_job *j, const struct stamps *s, const struct findings *f)
+{
+	char claims[32], holds[32], first[96];
+
 	units_human(s->size, claims, sizeof(claims));
-	if (other != UINT64_MAX && other > off) {
-		units_human(other - off, holds, sizeof(holds));
-		flash_job_fail(j, 0, "a fake capacity: the stamp written at byte %llu reads back at "
-			       "byte %llu: the card wraps, it holds at most %s, not the %s it claims",
-			       (unsigned long long)other, (unsigned long long)off, holds, claims);
-	} else if (other != UINT64_MAX) {
-		flash_job_fail(j, 0, "a fake capacity: the stamp written at byte %llu reads back at "
-			       "byte %llu: the card does not hold the %s it claims",
-			       (unsigned long long)other, (unsigned long long)off, claims);
+	if (f->first_shows != UINT64_MAX)
+		snprintf(first, sizeof(first), "byte %llu holds the stamp written at byte %llu",
+			 (unsigned long long)f->first_at, (unsigned long long)f->first_shows);
+	else
+		snprintf(first, sizeof(first), "the first at byte %llu",
+			 (unsigned long long)f->first_at);
+	if (f->wrap) {
+		units_human(f->wrap, holds, sizeof(holds));
+		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
+			       "card wraps, it holds at most %s, not the %s it claims", f->bad,
+			       s->count, first, holds, claims);
 	} else {
-		flash_job_fail(j, 0, "a fake capacity: the stamp written at byte %llu reads back "
-			       "as other bytes: the card does not keep what is written there, not "
-			       "the %s it claims", (unsigned long long)off, claims);
+		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
+			       "card does not keep what is written there, not the %s it claims",
+			       f->bad, s->count, first, claims);
 	}
 }
 
 static int read_stamps(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf,
 		       uint8_t *want)
 {
+	struct findings f = { 0 };
+
 	for (size_t i = 0; i < s->count; i++) {
 		uint64_t off = stamp_offset(s, i);
 		ssize_t n;
@@ -177,13 +210,14 @@ static int read_stamps(struct flash_job *j, int fd, const struct stamps *s, uint
 			return -EIO;
 		}
 		make_stamp(s, off, want);
-		if (memcmp(buf, want, STAMP_SIZE) != 0) {
-			mismatch(j, s, off, buf, want);
-			return -EIO;
-		}
+		if (memcmp(buf, want, STAMP_SIZE) != 0)
+			note(&f, s, off, buf, want);
 		progress(j, false);
 	}
-	return 0;
+	if (f.bad == 0)
+		return 0;
+	fail_findings(j, s, &f);
+	return -EIO;
 }
 
 int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t size)

@@ -455,7 +455,9 @@ static int serve(struct station *s, int sig_fd, int ev_fd)
 	while (rc == 0 && !(s->stopping && in_flight(s) == 0)) {
 		struct pollfd p[2] = { { sig_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
 		bool again = false;
-		if (poll(p, ev_fd >= 0 ? 2 : 1, TICK_MS) < 0 && errno != EINTR)
+		/* with no card in flight only the events and the next look wake it */
+		int wait_ms = in_flight(s) ? TICK_MS : RESCAN_MS;
+		if (poll(p, ev_fd >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR)
 			return diag_error(s->d, "waiting for cards: %s", strerror(errno));
 		if (p[0].revents & POLLIN)
 			on_signal(s, sig_fd);
