@@ -34,15 +34,20 @@ int flash_uevent_open(void)
 	return fd;
 }
 
-/* The value of KEY in the message's KEY=VALUE strings, or NULL. */
+/* The value of KEY in the message's KEY=VALUE strings (each ended by a NUL within @len),
+ * or NULL. */
 static const char *value(const char *buf, size_t len, const char *key)
 {
 	size_t klen = strlen(key);
 
-	for (size_t i = strnlen(buf, len) + 1; i < len; i += strnlen(buf + i, len - i) + 1)
-		if (strncmp(buf + i, key, klen) == 0 && buf[i + klen] == '=' &&
-		    memchr(buf + i, '\0', len - i))
+	for (size_t i = strnlen(buf, len) + 1; i < len;) {
+		size_t l = strnlen(buf + i, len - i);
+		if (l == len - i) /* not ended within the message */
+			return NULL;
+		if (l > klen && memcmp(buf + i, key, klen) == 0 && buf[i + klen] == '=')
 			return buf + i + klen + 1;
+		i += l + 1;
+	}
 	return NULL;
 }
 
