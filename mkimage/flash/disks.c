@@ -1,6 +1,6 @@
 /*
  * disks: the whole disks sysfs lists now (SYS/class/block, partitions left out), each with
- * its numbers and size: what a station compares with what it saw before (flash_priv.h).
+ * its numbers, size and medium's sequence number: what a station compares with what it saw before (flash_priv.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +30,14 @@ static int read_disk(const char *dir, const char *name, struct flash_seen *s)
 	if (errno || end == buf || *end || buf[0] == '-' || sectors > UINT64_MAX / 512)
 		return -EINVAL;
 	s->size = sectors * 512; /* sysfs counts 512-byte units whatever the sector size */
+	/* each medium a disk is given has a new sequence number (kernels since 5.15) */
+	s->diskseq = 0;
+	if (flash_attr(dir, "diskseq", buf, sizeof(buf)) == 0) {
+		errno = 0;
+		unsigned long long seq = strtoull(buf, &end, 10);
+		if (!errno && end != buf && !*end)
+			s->diskseq = seq;
+	}
 	return 0;
 }
 

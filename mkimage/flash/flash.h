@@ -58,7 +58,7 @@ struct flash_target {
 	char model[64];          /* "" when unknown */
 	char serial[64];         /* "" when unknown; for a USB reader, the reader's serial */
 	char usb_port[32];       /* the USB port path, such as "1-2.3"; "" when not USB */
-	char location[96];       /* where it sits, in the manner of /dev/disk/by-path: its
+	char location[112];      /* where it sits, in the manner of /dev/disk/by-path: its
 				  * controller, then its USB port ("pci-0000:00:14.0-usb-1-2.3",
 				  * "platform-fe320000.mmc"); "" for a virtual device (loop) */
 	enum flash_verdict verdict;

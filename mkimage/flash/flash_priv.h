@@ -183,6 +183,7 @@ struct flash_seen {
 	char name[32];
 	unsigned major, minor;
 	uint64_t size; /* bytes; 0: no medium (an empty reader, a loop device without a file) */
+	uint64_t diskseq; /* the medium's sequence number, new with each medium; 0: unknown */
 };
 
 /* Every whole disk under r->sys/class/block, into *@ret (owned, *@n of them). Returns 0
@@ -246,7 +247,7 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im);
 struct flash_card {
 	struct flash_job job;
 	char path[48];                 /* "/dev/NAME" */
-	char slot[96];                 /* flash_slot_name() */
+	char slot[112];                /* flash_slot_name() */
 	bool in_use;
 	struct timespec arrived;       /* CLOCK_MONOTONIC */
 	struct timespec arrived_wall;  /* CLOCK_REALTIME */

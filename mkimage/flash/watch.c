@@ -5,7 +5,8 @@
  * socket cannot be opened). A disk whose size goes from 0 to more, or that appears with a
  * size, is a card that arrived: a card reader keeps its disk and changes its size with the
  * medium, a loop device does when a file is attached; a disk whose size drops to 0, or that
- * goes away, has lost its card.
+ * goes away, has lost its card. A new medium also has a new sequence number (diskseq): a
+ * card swapped for another between two looks is a card that left and one that arrived.
  *
  * A card that arrived is the station's when --match names its slot, or, without --match,
  * when it is a removable, hot-pluggable, USB or SD disk; any other is left alone. The
@@ -50,6 +51,7 @@ struct disk {
 	char name[32];
 	unsigned major, minor;
 	uint64_t size;           /* bytes; 0: no card */
+	uint64_t diskseq;        /* its medium's sequence number (0: unknown) */
 	bool seen;               /* in the last look */
 	enum disk_state state;
 	struct flash_card *card; /* while busy */
@@ -332,14 +334,18 @@ static int look(struct station *s, bool first)
 			*k = (struct disk){ .major = v[i].major, .minor = v[i].minor };
 			snprintf(k->name, sizeof(k->name), "%s", v[i].name);
 			k->size = v[i].size;
+			k->diskseq = v[i].diskseq;
 			k->state = DISK_EMPTY;
 			if (first && v[i].size)
 				present_at_start(s, k);
 		}
 		k->seen = true;
-		if (v[i].size == 0 && k->size != 0) /* the card went away */
+		/* the card went away, or another took its place between two looks */
+		if ((v[i].size == 0 && k->size != 0) ||
+		    (k->diskseq && v[i].diskseq && v[i].diskseq != k->diskseq))
 			lose_card(k);
 		k->size = v[i].size;
+		k->diskseq = v[i].diskseq;
 	}
 	free(v);
 	/* disks gone from sysfs: forgotten, unless their worker still runs */

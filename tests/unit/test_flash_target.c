@@ -571,7 +571,7 @@ static const struct flash_seen *seen(const struct flash_seen *v, size_t n, const
 	return NULL;
 }
 
-/* The whole disks with their sizes; partitions are not disks; a disk without its size
+/* The whole disks with their sizes and media sequence numbers; partitions are not disks; a disk without its size
  * (going away while it is read) is not listed. */
 static void test_station_disks(void **state)
 {
@@ -585,6 +585,7 @@ static void test_station_disks(void **state)
 	add_block(&f, "virtual/block/loop3", 7, 3, 0, 0, 0);
 	add_block(&f, "virtual/block/loop4", 7, 4, 2048, 0, 0);
 	add_block(&f, "virtual/block/loop5", 7, 5, 2048, 0, 0);
+	set_attr(&f, "virtual/block/loop4", "diskseq", "4131\n");
 	assert_int_equal(unlink("disks/sys/devices/virtual/block/loop5/size"), 0);
 	diag_init(&d);
 	assert_int_equal(flash_disks_scan(&f.r, &v, &n, &d), 0);
@@ -595,6 +596,8 @@ static void test_station_disks(void **state)
 	assert_int_equal(seen(v, n, "sdb")->minor, 16);
 	assert_true(seen(v, n, "loop3")->size == 0);
 	assert_true(seen(v, n, "loop4")->size == MiB);
+	assert_true(seen(v, n, "loop4")->diskseq == 4131);
+	assert_true(seen(v, n, "sdb")->diskseq == 0); /* a kernel without it */
 	assert_null(seen(v, n, "sdb1"));
 	assert_null(seen(v, n, "loop5"));
 	free(v);
