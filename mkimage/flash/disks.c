@@ -15,9 +15,11 @@ static int read_disk(const char *dir, const char *name, struct flash_seen *s)
 {
 	char buf[32], *end;
 
-	if (strlen(name) >= sizeof(s->name))
+	size_t len = strlen(name);
+
+	if (len >= sizeof(s->name))
 		return -ENAMETOOLONG;
-	snprintf(s->name, sizeof(s->name), "%s", name);
+	memcpy(s->name, name, len + 1);
 	int rc = flash_attr(dir, "dev", buf, sizeof(buf));
 	if (rc < 0)
 		return rc;

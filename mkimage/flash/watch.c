@@ -248,9 +248,11 @@ static void arrive(struct station *s, struct disk *k)
 	if (rc < 0) /* gone again already, or sysfs cannot tell: looked at on the next event */
 		return;
 	if (!ours(s, &t)) {
-		if (s->o->verbosity > 1)
-			fprintf(s->out, "%-24s left alone: not a card%s (%s)\n", flash_slot_name(&t),
-				s->o->n_match ? " --match names" : "", t.why);
+		if (s->o->verbosity > 1) {
+			fprintf(s->out, "%-24s left alone: %s (%s)\n", flash_slot_name(&t),
+				s->o->n_match ? "no --match names it" : "not a card", t.why);
+			fflush(s->out);
+		}
 		k->state = DISK_DONE;
 		return;
 	}
@@ -267,7 +269,7 @@ static void arrive(struct station *s, struct disk *k)
 	}
 	if (s->o->verbosity > 1)
 		fprintf(s->out, "%-24s arrived: %s\n", c->slot, t.why);
-	flash_job_start(&c->job);
+	flash_job_start(&c->job); /* it flushes what was printed */
 	k->card = c;
 	k->state = DISK_BUSY;
 	if (!c->job.started) /* no worker: failed at once */
@@ -399,6 +401,7 @@ static void on_signal(struct station *s, int fd)
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (!s->stopping) {
 			s->stopping = true;
+			fflush(s->out);
 			if (s->o->verbosity > 0)
 				fprintf(stderr, "%s: stopping: no more cards; %u in flight finish (a "
 					"second signal aborts them)\n", strsignal((int)si.ssi_signo),

@@ -17,10 +17,37 @@
 # the summary says 4 passed, 2 failed, 1 refused, exit 1.
 # Then --check-capacity: a fake-capacity FUSE card (claims 256 MiB, wraps at 32 MiB) that
 # `flash` alone passes (the image's data lies below 32 MiB) is caught, in the station too.
+# Also: a card present when the station starts is not written; a station without --match
+# leaves loop devices alone (they are not cards); a second signal aborts the card in
+# flight; the options that do not go together are usage errors (exit 2).
 # Prints the time from a card's attach to its first write, and the station's own CPU time
 # per card.
 . "$TOP/tests/e2e/lib/flash.sh"
 need jq sha256sum fusermount3
+
+echo "== usage"
+# usage_error MESSAGE: the first line of stderr, then the pointer to --help
+usage_error() {
+    [ "$(head -1 err.txt)" = "sdimg: $1" ] || fail "stderr: $(cat err.txt), expected: sdimg: $1"
+    [ "$(sed -n 2p err.txt)" = "Try 'sdimg flash --help'." ] || fail "no pointer to --help: $(cat err.txt)"
+    [ ! -s out.txt ] || fail "a usage error printed on stdout: $(cat out.txt)"
+}
+: >u.img
+expect_status 2 "$SDIMG" flash u.img --watch /dev/null
+usage_error "--watch takes no targets: the cards arrive"
+expect_status 2 "$SDIMG" flash u.img --watch --allow-fixed
+usage_error "--watch --allow-fixed would write every disk that appears, other programs' loop devices too: name the station's slots with --match"
+expect_status 2 "$SDIMG" flash u.img /dev/null --match 'loop*'
+usage_error "--match is for the station: add --watch"
+expect_status 2 "$SDIMG" flash u.img /dev/null --log x.jsonl
+usage_error "--log is for the station: add --watch"
+expect_status 2 "$SDIMG" flash u.img --watch --json
+usage_error "--watch logs each card with --log, not --json"
+expect_status 2 "$SDIMG" flash u.img --watch --match ''
+usage_error "--match: an empty pattern"
+[ ! -e x.jsonl ] || fail "a usage error made the log"
+rm -f u.img
+
 need_loops
 need_fuse
 flash_trap
@@ -111,6 +138,7 @@ card_start pulled --slow-ms 100; pulled_pid=$CARD_PID
 card_start slow --slow-ms 60; slow_pid=$CARD_PID
 
 echo "== the station"
+rm -f out.txt err.txt # the last station's, which wait_start would read
 "$SDIMG" flash card.img --watch --match "loop$base" --match "/dev/loop$((base + 1))" --match "loop$((base + 2))" \
     --allow-fixed --log station.jsonl --timeout 30 >out.txt 2>err.txt &
 station=$!
@@ -262,6 +290,7 @@ echo "fake: $(tj report.json "$fake" error)"
 loop_detach "$fake"
 
 echo "== the station with --check-capacity"
+rm -f out.txt err.txt # the last station's, which wait_start would read
 "$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --check-capacity --log cap.jsonl >out.txt 2>err.txt &
 station=$!
 echo $station >>bg.txt
@@ -288,14 +317,42 @@ take "$A"
 loop_detach "$good"
 card_stop fake $fake_pid
 
-echo "== a second signal aborts the card in flight"
-fill_ee slow2.store "$size"
-card_start slow2 --slow-ms 100; slow2_pid=$CARD_PID
-rm -f station.jsonl
-"$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log station.jsonl >out.txt 2>err.txt &
+echo "== a station without --match leaves loop devices alone"
+rm -f out.txt err.txt # the last station's, which wait_start would read
+"$SDIMG" flash card.img --watch --log none.jsonl -v >out.txt 2>err.txt &
 station=$!
 echo $station >>bg.txt
 wait_start
+put "$A" card8.bin
+i=0
+until grep -q "^loop$base  *left alone: not a card" out.txt; do
+    [ $i -lt 50 ] || fail "no word of loop$base left alone: $(cat out.txt)"
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -TERM $station
+set +e
+wait $station
+rc=$?
+set -e
+forget bg $station
+[ $rc -eq 0 ] || fail "the station exited $rc with no card"
+[ ! -s none.jsonl ] || fail "a loop device was taken for a card: $(cat none.jsonl)"
+[ "$(bytes_sum card8.bin 0 "$size")" = "$(bytes_sum ee.cache 0 "$size")" ] || fail "card8.bin was written"
+grep -q "station stopped: 0 passed, 0 failed, 0 refused" out.txt || fail "summary: $(cat out.txt)"
+take "$A"
+
+echo "== a second signal aborts the card in flight; a card present at the start is not written"
+fill_ee slow2.store "$size"
+card_start slow2 --slow-ms 100; slow2_pid=$CARD_PID
+rm -f station.jsonl
+put "$B" card8.bin
+rm -f out.txt err.txt # the last station's, which wait_start would read
+"$SDIMG" flash card.img --watch --match "loop$base" --match "loop$((base + 1))" --allow-fixed --log station.jsonl >out.txt 2>err.txt &
+station=$!
+echo $station >>bg.txt
+wait_start
+grep -q "^loop$((base + 1))  *present at the start, not written" out.txt || fail "no word of the card present at the start: $(cat out.txt)"
 put "$A" slow2.mnt/card --direct-io=on
 until [ "$(written slow2.log)" -ge $((2 * MiB)) ]; do
     kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
@@ -323,6 +380,8 @@ sleep 0.5
 a=$(written slow2.log)
 sleep 1
 [ "$(written slow2.log)" = "$a" ] || fail "the aborted card is still written"
+[ "$(bytes_sum card8.bin 0 "$size")" = "$(bytes_sum ee.cache 0 "$size")" ] || fail "the card present at the start was written"
 take "$A"
+take "$B"
 card_stop slow2 $slow2_pid
 exit 0
