@@ -342,6 +342,44 @@ forget bg $station
 grep -q "station stopped: 0 passed, 0 failed, 0 refused" out.txt || fail "summary: $(cat out.txt)"
 take "$A"
 
+echo "== without the kernel's uevents: a look at sysfs once a second"
+if command -v strace >/dev/null 2>&1; then
+    # strace makes the station's socket() fail, as where netlink is not allowed
+    rm -f out.txt err.txt poll.jsonl
+    strace -o /dev/null -e trace=socket -e inject=socket:error=EPERM \
+        "$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log poll.jsonl >out.txt 2>err.txt &
+    tracer=$!
+    echo $tracer >>bg.txt
+    station=$tracer
+    wait_start
+    station=$(pgrep -P $tracer) || fail "no station under strace"
+    grep -q "the kernel's uevents cannot be read here: looking at the disks once a second" out.txt ||
+        fail "no word of the uevents missing: $(cat out.txt)"
+    fill_ee card9.bin "$size"
+    put "$A" card9.bin
+    i=0
+    until [ -s poll.jsonl ]; do
+        [ $i -lt 100 ] || fail "no card seen in 10 s without uevents: $(cat out.txt err.txt)"
+        sleep 0.1
+        i=$((i + 1))
+    done
+    kill -INT $station
+    set +e
+    wait $tracer
+    rc=$?
+    set -e
+    forget bg $tracer
+    [ $rc -eq 0 ] || fail "the station exited $rc: $(cat err.txt)"
+    [ "$(jq -r .result poll.jsonl)" = pass ] || fail "without uevents: $(cat poll.jsonl)"
+    seen=$(($(date -d "$(jq -r .arrived poll.jsonl)" +%s%3N) - $(tail -1 puts.txt | cut -d' ' -f2)))
+    echo "without uevents the station saw the card $seen ms after its attach"
+    [ $seen -le 2500 ] || fail "without uevents the card was seen $seen ms after its attach"
+    check_ranges card9.bin card.img card.img.bmap
+    take "$A"
+else
+    echo "skipped: no strace to make the uevent socket fail"
+fi
+
 echo "== a second signal aborts the card in flight; a card present at the start is not written"
 fill_ee slow2.store "$size"
 card_start slow2 --slow-ms 100; slow2_pid=$CARD_PID
