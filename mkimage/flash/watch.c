@@ -96,7 +96,7 @@ static unsigned in_flight(const struct station *s)
 	return n;
 }
 
-/* The card's line and its log record; the counts. */
+/* The card's log record, then its line; the counts. */
 static void report_card(struct station *s, struct flash_card *c)
 {
 	flash_job_lock(&c->job);
@@ -109,16 +109,17 @@ static void report_card(struct station *s, struct flash_card *c)
 		s->failed++;
 	else
 		s->refused++;
-	if (s->o->verbosity > 0)
-		flash_card_print(s->out, c);
-	else if (r != FLASH_PASS)
-		flash_card_print(stderr, c);
+	/* the record is on disk before the operator is told: what was shown was kept */
 	if (s->log_fd >= 0 && !s->log_failed &&
 	    flash_card_log(s->log_fd, s->o->log, c, s->d) < 0) {
 		/* a station that cannot keep its records takes no more cards */
 		s->log_failed = true;
 		s->stopping = true;
 	}
+	if (s->o->verbosity > 0)
+		flash_card_print(s->out, c);
+	else if (r != FLASH_PASS)
+		flash_card_print(stderr, c);
 }
 
 static struct flash_card *free_card(struct station *s)
@@ -414,10 +415,14 @@ static void on_signal(struct station *s, int fd)
 
 /* ---------------------------------------------------------------- the station */
 
-static int open_log(const char *path, struct diag *d)
+/* Opens the log to append to it, or makes it (*@created). */
+static int open_log(const char *path, bool *created, struct diag *d)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(d, "%s: the log cannot be written there: %s", path, strerror(errno));
 	/* the file's name must survive a power cut as well as its lines */
@@ -432,6 +437,37 @@ static int open_log(const char *path, struct diag *d)
 		close(dfd);
 	}
 	return fd;
+}
+
+/* A station that did not start leaves no log it made. */
+static void drop_log(const char *path, int fd, bool created)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	if (created)
+		unlink(path);
+}
+
+static bool same_file(const struct stat *a, const char *path)
+{
+	struct stat b;
+
+	return path && stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* The log is a file of its own: not the image, not its bmap, not a device. */
+static int check_log(const char *path, int fd, const struct flash_image *im, struct diag *d)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return diag_error(d, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return diag_error(d, "%s: the log must be a regular file", path);
+	if (same_file(&st, im->path) || same_file(&st, im->bmap_path))
+		return diag_error(d, "%s: the log would be written into the image or its bmap", path);
+	return 0;
 }
 
 static void banner(const struct station *s, bool events)
@@ -492,13 +528,18 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	sigset_t old_mask;
 	int rc, sig_fd, ev_fd;
 
-	if (o->log && (s.log_fd = open_log(o->log, d)) < 0)
+	bool created = false;
+	if (o->log && (s.log_fd = open_log(o->log, &created, d)) < 0)
 		return s.log_fd;
 	if ((rc = flash_image_open(&im, o->image, o->bmap, d)) < 0) {
 		if (rc == -EINVAL && im.fd >= 0)
 			flash_image_close(&im);
-		if (s.log_fd >= 0)
-			close(s.log_fd);
+		drop_log(o->log, s.log_fd, created);
+		return rc;
+	}
+	if (s.log_fd >= 0 && (rc = check_log(o->log, s.log_fd, &im, d)) < 0) {
+		flash_image_close(&im);
+		drop_log(o->log, s.log_fd, created);
 		return rc;
 	}
 	struct flash_options eff = *o; /* without a bmap the image's holes are zeros that matter */
@@ -515,8 +556,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 		if (s.cards != MAP_FAILED)
 			munmap(s.cards, MAX_IN_FLIGHT * sizeof(*s.cards));
 		flash_image_close(&im);
-		if (s.log_fd >= 0)
-			close(s.log_fd);
+		drop_log(o->log, s.log_fd, created);
 		return rc;
 	}
 	memset(s.cards, 0, MAX_IN_FLIGHT * sizeof(*s.cards));

@@ -47,6 +47,16 @@ expect_status 2 "$SDIMG" flash u.img --watch --match ''
 usage_error "--match: an empty pattern"
 [ ! -e x.jsonl ] || fail "a usage error made the log"
 rm -f u.img
+# a station that cannot start leaves no log behind, and never writes into its image
+expect_status 1 "$SDIMG" flash missing.img --watch --log x.jsonl
+grep -q "missing.img" err.txt || fail "no word of the missing image: $(cat err.txt)"
+[ ! -e x.jsonl ] || fail "a station that did not start left its log"
+head -c 100000 /dev/urandom >i.img
+cp i.img i.copy
+expect_status 1 "$SDIMG" flash i.img --watch --log i.img
+grep -q "sdimg: i.img: the log would be written into the image or its bmap" err.txt || fail "--log IMAGE: $(cat err.txt)"
+cmp -s i.img i.copy || fail "--log IMAGE changed the image"
+rm -f i.img i.copy
 
 need_loops
 need_fuse
