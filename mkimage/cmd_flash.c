@@ -58,7 +58,7 @@ static void flash_usage(FILE *out)
 		"                      more slots. Without it: every removable, USB or SD disk.\n"
 		"                      --allow-fixed needs it\n"
 		"  --log FILE          append one JSON line per card to FILE (the report's fields,\n"
-		"                      slot and times), each written to disk before the next card\n\n"
+		"                      slot and times), each on disk before the card's line shows\n\n"
 		"Exit status: 0 every target (card) passed, 1 any failed or was refused, 2 bad usage.\n",
 		SDIMG_PROG, SDIMG_PROG, DEFAULT_TIMEOUT);
 }
