@@ -1,6 +1,8 @@
 /*
  * cmd_flash: `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]
- * [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE] [--dry-run] [-q|-v]`.
+ * [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE] [--check-capacity]
+ * [--dry-run] [-q|-v]`, and the station: `sdimg flash IMAGE --watch [--match PATTERN...]
+ * [--log FILE] ...`.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -16,7 +18,10 @@ static void flash_usage(FILE *out)
 	fprintf(out,
 		"Usage: %s flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]\n"
 		"                   [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE]\n"
-		"                   [--timeout SECONDS] [--dry-run] [-q|-v]\n\n"
+		"                   [--timeout SECONDS] [--check-capacity] [--dry-run] [-q|-v]\n"
+		"       %s flash IMAGE --watch [--match PATTERN]... [--log FILE] [--allow-fixed]\n"
+		"                   [--bmap FILE] [--no-verify] [--gaps MODE] [--timeout SECONDS]\n"
+		"                   [--check-capacity] [-q|-v]\n\n"
 		"Writes IMAGE onto every TARGET at once and reads each back with O_DIRECT: a card\n"
 		"passes only when every mapped byte reads back as the image holds it. IMAGE is raw\n"
 		"(sparse or not) or compressed (.zst, .xz, .gz: decompressed once, for all targets).\n"
@@ -34,13 +39,28 @@ static void flash_usage(FILE *out)
 		"  --report FILE       the JSON report into FILE\n"
 		"  --timeout SECONDS   give up a target that makes no progress for so long (%d;\n"
 		"                      more than one 4 MiB write takes on the slowest card)\n"
+		"  --check-capacity    before writing, write and read back a stamp every 1/128 of\n"
+		"                      the card's size: a fake-capacity card that wraps fails\n"
 		"  --dry-run           say what would be done to each target, and why; write nothing\n"
 		"                      (with --json: result \"accepted\" or \"refused\")\n"
 		"  -q, --quiet         print nothing but errors\n"
 		"  -v, --verbose       more detail\n"
 		"  -h, --help          show this help\n\n"
-		"Exit status: 0 every target passed, 1 any failed or was refused, 2 bad usage.\n",
-		SDIMG_PROG, DEFAULT_TIMEOUT);
+		"The station, --watch: waits for cards and writes IMAGE onto each one as it arrives\n"
+		"(a disk that appears, or whose size goes from 0 to more: a card in a reader), several\n"
+		"at once, once each: a card's slot takes another card only after it was taken out.\n"
+		"One line per card (slot, result, time, serial). SIGINT or SIGTERM: no more cards,\n"
+		"the ones in flight finish, then a summary; a second signal aborts them (failed).\n"
+		"Cards present at the start are not written.\n"
+		"  --match PATTERN     only the disks whose slot the glob PATTERN names: the USB port\n"
+		"                      (\"1-2.3\"), the location (\"pci-0000:00:14.0-usb-1-2.3\"),\n"
+		"                      the kernel name (\"sdb\", \"loop7\") or /dev/NAME; again for\n"
+		"                      more slots. Without it: every removable, USB or SD disk.\n"
+		"                      --allow-fixed needs it\n"
+		"  --log FILE          append one JSON line per card to FILE (the report's fields,\n"
+		"                      slot and times), each on disk before the card's line shows\n\n"
+		"Exit status: 0 every target (card) passed, 1 any failed or was refused, 2 bad usage.\n",
+		SDIMG_PROG, SDIMG_PROG, DEFAULT_TIMEOUT);
 }
 
 static int parse_gaps(const char *arg, enum flash_gaps *ret)
@@ -66,13 +86,37 @@ static int parse_timeout(const char *arg, unsigned *ret)
 	return EXIT_OK;
 }
 
+/* The options that go together; @args: the arguments left (IMAGE and the targets). */
+static int check_usage(const struct flash_options *o, int args)
+{
+	if (o->json && o->report)
+		return cli_usage_error("flash", "--json and --report: one of them, please");
+	if (!o->watch && (o->n_match || o->log))
+		return cli_usage_error("flash", "%s is for the station: add --watch",
+				       o->n_match ? "--match" : "--log");
+	if (o->watch && (o->json || o->report || o->dry_run))
+		return cli_usage_error("flash", "--watch logs each card with --log, not %s",
+				       o->json ? "--json" : o->report ? "--report" : "--dry-run");
+	if (o->watch && o->allow_fixed && !o->n_match)
+		return cli_usage_error("flash", "--watch --allow-fixed would write every disk that "
+				       "appears, other programs' loop devices too: name the "
+				       "station's slots with --match");
+	if (args < 1)
+		return cli_usage_error("flash", "no image given");
+	if (o->watch && args > 1)
+		return cli_usage_error("flash", "--watch takes no targets: the cards arrive");
+	if (!o->watch && args < 2)
+		return cli_usage_error("flash", "no target given");
+	return EXIT_OK;
+}
+
 static int run_flash(const struct flash_options *o)
 {
 	struct diag d;
 	int rc;
 
 	diag_init(&d);
-	rc = flash_run(o, &d);
+	rc = o->watch ? flash_watch(o, &d) : flash_run(o, &d);
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	return rc == 0 ? EXIT_OK : EXIT_FAILED;
@@ -81,7 +125,7 @@ static int run_flash(const struct flash_options *o)
 int cmd_flash(int argc, char **argv)
 {
 	enum { OPT_BMAP = 256, OPT_NO_VERIFY, OPT_GAPS, OPT_ALLOW_FIXED, OPT_JSON, OPT_REPORT,
-	       OPT_TIMEOUT, OPT_DRY_RUN };
+	       OPT_TIMEOUT, OPT_DRY_RUN, OPT_CHECK_CAPACITY, OPT_WATCH, OPT_MATCH, OPT_LOG };
 	static const struct option options[] = {
 		{ "bmap", required_argument, NULL, OPT_BMAP },
 		{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
@@ -91,6 +135,10 @@ int cmd_flash(int argc, char **argv)
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "check-capacity", no_argument, NULL, OPT_CHECK_CAPACITY },
+		{ "watch", no_argument, NULL, OPT_WATCH },
+		{ "match", required_argument, NULL, OPT_MATCH },
+		{ "log", required_argument, NULL, OPT_LOG },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,7 +147,12 @@ int cmd_flash(int argc, char **argv)
 	struct flash_options o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,
 				   .roots = { "/sys", "/proc" } };
 	int c, status = EXIT_OK;
+	/* every --match is one argument: there are fewer of them than arguments */
+	const char **match = calloc((size_t)argc, sizeof(*match));
 
+	if (!match)
+		return cli_usage_error("flash", "out of memory");
+	o.match = match;
 	opterr = 0;
 	while (status == EXIT_OK && (c = getopt_long(argc, argv, "qvh", options, NULL)) != -1) {
 		if (c == 'h') {
@@ -122,6 +175,17 @@ int cmd_flash(int argc, char **argv)
 			status = parse_timeout(optarg, &o.timeout);
 		} else if (c == OPT_DRY_RUN) {
 			o.dry_run = true;
+		} else if (c == OPT_CHECK_CAPACITY) {
+			o.check_capacity = true;
+		} else if (c == OPT_WATCH) {
+			o.watch = true;
+		} else if (c == OPT_MATCH) {
+			if (*optarg)
+				match[o.n_match++] = optarg;
+			else
+				status = cli_usage_error("flash", "--match: an empty pattern");
+		} else if (c == OPT_LOG) {
+			o.log = optarg;
 		} else if (c == 'q') {
 			o.verbosity = 0;
 		} else if (c == 'v') {
@@ -131,15 +195,14 @@ int cmd_flash(int argc, char **argv)
 						 argv[optind - 1]);
 		}
 	}
-	if (status != EXIT_OK)
-		return status;
-	if (o.json && o.report)
-		return cli_usage_error("flash", "--json and --report: one of them, please");
-	if (argc - optind < 2)
-		return cli_usage_error("flash", optind == argc ? "no image given"
-							       : "no target given");
-	o.image = argv[optind];
-	o.targets = (const char *const *)argv + optind + 1;
-	o.n_targets = (size_t)(argc - optind - 1);
-	return run_flash(&o);
+	if (status == EXIT_OK)
+		status = check_usage(&o, argc - optind);
+	if (status == EXIT_OK) {
+		o.image = argv[optind];
+		o.targets = (const char *const *)argv + optind + 1;
+		o.n_targets = (size_t)(argc - optind - 1);
+		status = run_flash(&o);
+	}
+	free(match);
+	return status;
 }

@@ -10,7 +10,13 @@
  *   image.c         the image, its bmap, and every mapped range checked before any write
  *   target_write.c  one target: O_DIRECT writes, gaps, O_DIRECT read-back, table re-read
  *   run.c           every target at once, each in its own process; a hung one is given up
+ *   capacity.c      --check-capacity: stamps over the card's whole size, read back
  *   report.c        progress, the summary table and the JSON report
+ *   disks.c         the whole disks sysfs lists now, with their size: what a station sees
+ *   uevent.c        the kernel's uevents (netlink), which tell a station to look again
+ *   slot.c          where a disk sits (its slot) and whether --match names it
+ *   station_log.c   the station's lines: one per card on the terminal, one JSON in --log
+ *   watch.c         `--watch`: the station, flashing every card that arrives
  * sysfs and procfs are read below the roots given (struct flash_roots): "/sys" and "/proc"
  * in the program, a fake tree in the tests. Errors are 0 or a negative errno, with the
  * message in the caller's struct diag.
@@ -52,6 +58,9 @@ struct flash_target {
 	char model[64];          /* "" when unknown */
 	char serial[64];         /* "" when unknown; for a USB reader, the reader's serial */
 	char usb_port[32];       /* the USB port path, such as "1-2.3"; "" when not USB */
+	char location[112];      /* where it sits, in the manner of /dev/disk/by-path: its
+				  * controller, then its USB port ("pci-0000:00:14.0-usb-1-2.3",
+				  * "platform-fe320000.mmc"); "" for a virtual device (loop) */
 	enum flash_verdict verdict;
 	char why[256];           /* one clear reason, whatever the verdict */
 };
@@ -88,6 +97,12 @@ struct flash_options {
 	const char *report;        /* the JSON report into this file, or NULL */
 	int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
 	unsigned timeout;          /* seconds without progress before a target is given up */
+	bool check_capacity;       /* stamps over the whole card before writing */
+	/* --watch: the station (targets unused) */
+	bool watch;
+	const char *const *match;  /* --match patterns: only the disks they name; NULL: every card */
+	size_t n_match;
+	const char *log;           /* one JSON line per card appended there, or NULL */
 	struct flash_roots roots;
 };
 
@@ -97,5 +112,14 @@ struct flash_options {
  * in @d) when nothing could be started (the image or its bmap is unusable).
  */
 int flash_run(const struct flash_options *o, struct diag *d);
+
+/*
+ * The station (o->watch): waits for cards and writes o->image onto each one that arrives
+ * (a whole disk whose size goes from 0 to more, or that appears), once, until SIGINT or
+ * SIGTERM; a second signal aborts the cards in flight. Returns 0 when no card failed or
+ * was refused, 1 when any did, and a negative errno (with the message in @d) when the
+ * station could not start (the image, the log, the kernel's events).
+ */
+int flash_watch(const struct flash_options *o, struct diag *d);
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef SDIMG_MKIMAGE_FLASH_PRIV_H
 #define SDIMG_MKIMAGE_FLASH_PRIV_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -105,8 +106,9 @@ void flash_image_close(struct flash_image *im);
 
 /* ---- target_write.c: one target, from open to the re-read partition table -------------- */
 
-enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS, FLASH_STAGE_VERIFY,
-		   FLASH_STAGE_DONE };
+/* CAPACITY: the stamps of --check-capacity, before the writes. */
+enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_CAPACITY, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS,
+		   FLASH_STAGE_VERIFY, FLASH_STAGE_DONE };
 
 enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
 
@@ -130,7 +132,22 @@ struct flash_job {
 	uint64_t first_bad_start, first_bad_end; /* the first range that read back wrong */
 	bool has_bad_range;
 	struct timespec t_start, t_write_end, t_end, t_progress;
+	struct timespec t_first_write; /* when its first write was issued (zero before) */
 };
+
+/* A mutex the workers' processes share with the main one (robust: see flash_job_lock). */
+void flash_job_init_lock(pthread_mutex_t *m);
+
+/* Starts @j's worker process (run.c); a job that cannot be started fails. */
+void flash_job_start(struct flash_job *j);
+
+/* Reaps @j's worker when it has ended: one that ended without finishing its job (killed,
+ * crashed) fails it. */
+void flash_job_reap(struct flash_job *j);
+
+/* Gives up @j when it has made no progress for @timeout seconds: it fails, and is
+ * abandoned (its worker may stay blocked in the kernel until the card answers). */
+void flash_job_watchdog(struct flash_job *j, unsigned timeout);
 
 /* Locks @j's fields. The lock is robust: a worker that died holding it (killed, crashed)
  * leaves it usable, and the reaper fails its job. */
@@ -140,11 +157,65 @@ void flash_job_unlock(struct flash_job *j);
 /* The worker's body: writes, handles gaps, verifies, re-reads the table. */
 void flash_job_run(struct flash_job *j);
 
+/*
+ * --check-capacity (capacity.c): writes a stamp of one 4 KiB block at every multiple of a
+ * power-of-two stride over the card's whole @size (at most FLASH_CAPACITY_STAMPS stamps,
+ * the last block's included), then reads them all back with O_DIRECT. A card that wraps
+ * at a multiple of the stride or at one of its divisors (as one whose high address bits
+ * are not wired does) shows a stamp where another's was written; one that drops or
+ * garbles what lies past its real capacity shows a stamp that differs. @fd is open
+ * O_DIRECT, @lbs its logical block size. Returns 0, or -EIO with the job failed (at the
+ * capacity stage, for what the stamps show).
+ */
+#define FLASH_CAPACITY_STAMPS 128
+int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t size);
+
 /* Records the job's failure (the first one only) at its current stage. */
 void flash_job_fail(struct flash_job *j, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 double flash_seconds(const struct timespec *from, const struct timespec *to);
+
+/* ---- disks.c, uevent.c, slot.c: what a station sees ----------------------------------- */
+
+/* A whole disk as sysfs lists it now. */
+struct flash_seen {
+	char name[32];
+	unsigned major, minor;
+	uint64_t size; /* bytes; 0: no medium (an empty reader, a loop device without a file) */
+	uint64_t diskseq; /* the medium's sequence number, new with each medium; 0: unknown */
+};
+
+/* Every whole disk under r->sys/class/block, into *@ret (owned, *@n of them). Returns 0
+ * or a negative errno with a message in @d. */
+int flash_disks_scan(const struct flash_roots *r, struct flash_seen **ret, size_t *n,
+		     struct diag *d);
+
+/* A block disk's uevent. */
+struct flash_uevent {
+	char action[16]; /* "add", "remove", "change", ... */
+	char name[32];   /* DEVNAME */
+	unsigned major, minor;
+};
+
+/* The kernel's uevent socket, non-blocking: its descriptor or a negative errno. */
+int flash_uevent_open(void);
+
+/* Parses one message of @len bytes. Returns 1 for a whole block disk's event (in @ev), 0
+ * for any other message. */
+int flash_uevent_parse(const char *buf, size_t len, struct flash_uevent *ev);
+
+/* Reads every pending message. Returns how many were a block disk's (more than 0 also when
+ * messages were lost), or a negative errno. */
+int flash_uevent_drain(int fd);
+
+/* Where @t sits, for the station's lines and log: its USB port, else its location, else
+ * its kernel name. */
+const char *flash_slot_name(const struct flash_target *t);
+
+/* Whether one of the @n glob patterns names @t: its location, USB port, kernel name or
+ * /dev/NAME. */
+bool flash_slot_matches(const char *const *patterns, size_t n, const struct flash_target *t);
 
 /* ---- report.c ------------------------------------------------------------------------- */
 
@@ -166,6 +237,30 @@ void flash_progress_update(struct flash_progress *p, struct flash_job *jobs, siz
 
 /* The table at the end, and the JSON report. Return 0 or a negative errno. */
 void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n);
+
+/* What the JSON report says of one target (@s: a copy taken under its lock). */
+json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im);
+
+/* ---- station_log.c: the station's record of each card ---------------------------------- */
+
+/* One card at a station: its job (in shared memory) and when the station saw it. */
+struct flash_card {
+	struct flash_job job;
+	char path[48];                 /* "/dev/NAME" */
+	char slot[112];                /* flash_slot_name() */
+	bool in_use;
+	struct timespec arrived;       /* CLOCK_MONOTONIC */
+	struct timespec arrived_wall;  /* CLOCK_REALTIME */
+};
+
+/* The card's line on the terminal: slot, result, time, serial, device (and why it did not
+ * pass), into @out. */
+void flash_card_print(FILE *out, struct flash_card *c);
+
+/* Appends the card's JSON line (the report's fields for it, its slot, location and
+ * timestamps, and the image's) to the log @fd, then fsyncs it. Returns 0 or a negative
+ * errno with a message in @d naming @log. */
+int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d);
 int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n,
 		     bool dry_run, struct diag *d);
 

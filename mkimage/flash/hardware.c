@@ -40,7 +40,7 @@ static bool is_usb_device(const char *dir, const char *name)
  */
 static void walk_up(const struct flash_disk *k, struct flash_target *t, char *usb_dir, size_t n)
 {
-	char dir[PATH_MAX], v[16];
+	char dir[PATH_MAX], v[16], controller[64] = "";
 	bool removable_known = false, hotplug_known = false;
 	size_t stop = strlen(k->sys) + strlen("/devices");
 
@@ -63,7 +63,15 @@ static void walk_up(const struct flash_disk *k, struct flash_target *t, char *us
 			snprintf(t->usb_port, sizeof(t->usb_port), "%s", name);
 			snprintf(usb_dir, n, "%s", dir);
 		}
+		/* the nearest PCI or platform device is the controller: USB, SD host, SATA */
+		if (!controller[0] && strlen(name) < 48 && (link_is(dir, "subsystem", "pci") ||
+							    link_is(dir, "subsystem", "platform")))
+			snprintf(controller, sizeof(controller), "%s-%s",
+				 link_is(dir, "subsystem", "pci") ? "pci" : "platform", name);
 	}
+	if (controller[0])
+		snprintf(t->location, sizeof(t->location), "%s%s%s", controller,
+			 t->usb_port[0] ? "-usb-" : "", t->usb_port);
 }
 
 /* The first of DIR/ATTR... that is present and not empty, into @buf (@n bytes). */

@@ -9,8 +9,9 @@
 
 const char *flash_stage_name(enum flash_stage s)
 {
-	static const char *const names[] = { "check", "write", "gaps", "verify", "done" };
-	return (unsigned)s < 5 ? names[s] : "?";
+	static const char *const names[] = { "check", "capacity", "write", "gaps", "verify",
+					     "done" };
+	return (unsigned)s < 6 ? names[s] : "?";
 }
 
 const char *flash_result_name(enum flash_result r)
@@ -110,7 +111,7 @@ void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n)
 	}
 }
 
-static json_t *json_job(const struct flash_job *s, const struct flash_image *im)
+json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 {
 	json_t *o = json_object();
 	char devno[24], hex[65];
@@ -163,7 +164,7 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(image, "bmap", im->bmap_path ? json_string(im->bmap_path) : json_null());
 	for (size_t i = 0; i < n; i++) {
 		struct flash_job s = snapshot(&jobs[i]);
-		json_t *t = json_job(&s, im);
+		json_t *t = flash_job_json(&s, im);
 		if (dry_run && s.result == FLASH_PASS) /* nothing was written: it would be */
 			json_object_set_new(t, "result", json_string("accepted"));
 		json_array_append_new(targets, t);

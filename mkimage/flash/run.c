@@ -23,8 +23,7 @@
 
 #define TICK_NS 200000000L /* how often the main process looks */
 
-/* A mutex the workers' processes share with this one. */
-static void init_lock(pthread_mutex_t *m)
+void flash_job_init_lock(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t a;
 
@@ -72,16 +71,12 @@ static void check_target(struct flash_job *j, struct flash_job *jobs, size_t ind
 	j->error[0] = 0;
 }
 
-/* Gives up the jobs that have made no progress for o->timeout seconds. */
-static void watch(struct flash_job *jobs, size_t n, unsigned timeout)
+void flash_job_watchdog(struct flash_job *j, unsigned timeout)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	for (size_t i = 0; i < n; i++) {
-		struct flash_job *j = &jobs[i];
-		if (!j->started)
-			continue;
+	if (j->started) {
 		flash_job_lock(j);
 		if (!j->finished && !j->abandoned && flash_seconds(&j->t_progress, &t) > timeout) {
 			if (j->result == FLASH_PASS) { /* a failure it already had is the news */
@@ -109,11 +104,11 @@ static bool all_done(struct flash_job *jobs, size_t n)
 	return done;
 }
 
-static void start(struct flash_job *j)
+void flash_job_start(struct flash_job *j)
 {
 	clock_gettime(CLOCK_MONOTONIC, &j->t_start);
 	j->t_progress = j->t_start;
-	j->stage = FLASH_STAGE_WRITE;
+	j->stage = j->o->check_capacity ? FLASH_STAGE_CAPACITY : FLASH_STAGE_WRITE;
 	fflush(NULL); /* nothing buffered is printed twice */
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -134,14 +129,11 @@ static void start(struct flash_job *j)
 	}
 }
 
-/* A worker that ended without finishing its job (killed, crashed) fails it. */
-static void reap(struct flash_job *jobs, size_t n)
+void flash_job_reap(struct flash_job *j)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct flash_job *j = &jobs[i];
-		int status;
-		if (!j->started || j->worker <= 0 || waitpid(j->worker, &status, WNOHANG) != j->worker)
-			continue;
+	int status;
+
+	if (j->started && j->worker > 0 && waitpid(j->worker, &status, WNOHANG) == j->worker) {
 		j->worker = 0; /* reaped */
 		flash_job_lock(j);
 		if (!j->finished && !j->abandoned) {
@@ -204,11 +196,13 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 	}
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == FLASH_PASS)
-			start(&jobs[i]);
+			flash_job_start(&jobs[i]);
 	while (!all_done(jobs, n)) {
 		nanosleep(&(struct timespec){ 0, TICK_NS }, NULL);
-		reap(jobs, n);
-		watch(jobs, n, o->timeout);
+		for (size_t i = 0; i < n; i++) {
+			flash_job_reap(&jobs[i]);
+			flash_job_watchdog(&jobs[i], o->timeout);
+		}
 		if (o->verbosity > 0)
 			flash_progress_update(&p, jobs, n, false);
 	}
@@ -300,7 +294,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 			     "cards held there, which can break their file systems", o->image);
 	for (size_t i = 0; i < o->n_targets; i++) {
 		jobs[i] = (struct flash_job){ .path = o->targets[i], .im = &im, .o = &eff };
-		init_lock(&jobs[i].lock);
+		flash_job_init_lock(&jobs[i].lock);
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}
 	if (o->dry_run) {

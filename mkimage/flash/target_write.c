@@ -31,6 +31,8 @@ struct worker {
 	struct flash_job *j;
 	int fd;
 	unsigned lbs;        /* the device's logical block size */
+	uint64_t size;       /* the device's size in bytes */
+	bool wrote;          /* a write was issued (t_first_write is set) */
 	uint8_t *buf;        /* IO_SIZE bytes, IO_ALIGN-aligned: the writes' */
 	/* the read-back, in its own thread */
 	uint8_t *vbuf;       /* IO_SIZE bytes, IO_ALIGN-aligned: the read-back's */
@@ -150,6 +152,13 @@ static int read_image(struct worker *w, uint64_t off, size_t len, size_t *ret_pa
 
 static int put(struct worker *w, const uint8_t *p, size_t len, uint64_t off)
 {
+	if (!w->wrote) {
+		w->wrote = true;
+		flash_job_lock(w->j);
+		if (!w->j->t_first_write.tv_sec && !w->j->t_first_write.tv_nsec)
+			now(&w->j->t_first_write);
+		flash_job_unlock(w->j);
+	}
 	while (len) {
 		ssize_t n = pwrite(w->fd, p, len, (off_t)off);
 		if (n < 0 && errno == EINTR)
@@ -408,6 +417,7 @@ static int open_target(struct worker *w)
 		return -EIO;
 	}
 	w->lbs = (unsigned)lbs;
+	w->size = size;
 	return 0;
 }
 
@@ -420,6 +430,8 @@ void flash_job_run(struct flash_job *j)
 		flash_job_fail(j, ENOMEM, "out of memory");
 		rc = -ENOMEM;
 	}
+	if (rc == 0 && j->o->check_capacity)
+		rc = flash_capacity_check(j, w.fd, w.lbs, w.size);
 	if (rc == 0 && j->o->verify)
 		rc = start_verify(&w);
 	if (rc == 0)

@@ -1,7 +1,8 @@
 /*
  * Unit tests: the flash target classifier on fake /sys and /proc trees built here (laid
  * out as this kernel lays them out), and on the real ones for a loop device when losetup
- * can make one.
+ * can make one; what a station sees in them (disks, slots, --match) and in the kernel's
+ * uevents.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "mkimage/flash/flash.h"
+#include "mkimage/flash/flash_priv.h"
 
 #define MiB (1024ull * 1024)
 #define GiB (1024ull * MiB)
@@ -511,6 +513,161 @@ static void test_real_loop(void **state)
 	assert_non_null(strstr(t.why, "real.img"));
 }
 
+/* ---------------------------------------------------------------- the station */
+
+static bool matches(const char *pattern, const struct flash_target *t)
+{
+	return flash_slot_matches((const char *const[]){ pattern }, 1, t);
+}
+
+/* A USB reader's slot is its port; an SD host's, its controller; a loop device's, its name. */
+static void test_station_slots(void **state)
+{
+	struct fake f;
+	struct flash_target t;
+
+	(void)state;
+	usb_reader(&f, "slots");
+	add_block(&f, SD_HOST "/block/mmcblk0", 179, 0, 32 * GiB / 512, 0, 0);
+	subsystem(&f, SD_HOST, "mmc");
+	subsystem(&f, "platform/fe340000.mmc", "platform");
+	set_attr(&f, SD_HOST, "type", "SD\n");
+	link_in(f.sys, "devices/" SD_HOST "/block/mmcblk0/device", "devices/" SD_HOST);
+	add_block(&f, "virtual/block/loop3", 7, 3, 4 * GiB / 512, 0, 0);
+
+	assert_int_equal(classify(&f, 8, 16, OTHER_ROOT, 0, false, &t), 0);
+	assert_string_equal(t.location, "pci-0000:00:14.0-usb-1-2.3");
+	assert_string_equal(flash_slot_name(&t), "1-2.3");
+	assert_true(matches("1-2.3", &t));
+	assert_true(matches("1-2.[1-4]", &t));
+	assert_true(matches("pci-0000:00:14.0-usb-*", &t));
+	assert_true(matches("sdb", &t));
+	assert_true(matches("/dev/sd?", &t));
+	assert_false(matches("1-2", &t));
+	assert_false(matches("1-3*", &t));
+	assert_false(matches("/dev/sdb1", &t));
+	assert_true(flash_slot_matches((const char *const[]){ "1-3", "1-2.3" }, 2, &t));
+
+	assert_int_equal(classify(&f, 179, 0, OTHER_ROOT, 0, false, &t), 0);
+	assert_string_equal(t.location, "platform-fe340000.mmc");
+	assert_string_equal(flash_slot_name(&t), "platform-fe340000.mmc");
+	assert_true(matches("platform-fe340000.mmc", &t));
+	assert_false(matches("1-2.3", &t));
+
+	assert_int_equal(classify(&f, 7, 3, OTHER_ROOT, 0, true, &t), 0);
+	assert_string_equal(t.location, "");
+	assert_string_equal(flash_slot_name(&t), "loop3");
+	assert_true(matches("loop[0-9]", &t));
+	assert_true(matches("/dev/loop3", &t));
+	assert_false(matches("loop", &t));
+	assert_false(matches("", &t));
+}
+
+static const struct flash_seen *seen(const struct flash_seen *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* The whole disks with their sizes and media sequence numbers; partitions are not disks; a disk without its size
+ * (going away while it is read) is not listed. */
+static void test_station_disks(void **state)
+{
+	struct fake f;
+	struct flash_seen *v;
+	size_t n;
+	struct diag d;
+
+	(void)state;
+	usb_reader(&f, "disks");
+	add_block(&f, "virtual/block/loop3", 7, 3, 0, 0, 0);
+	add_block(&f, "virtual/block/loop4", 7, 4, 2048, 0, 0);
+	add_block(&f, "virtual/block/loop5", 7, 5, 2048, 0, 0);
+	set_attr(&f, "virtual/block/loop4", "diskseq", "4131\n");
+	assert_int_equal(unlink("disks/sys/devices/virtual/block/loop5/size"), 0);
+	diag_init(&d);
+	assert_int_equal(flash_disks_scan(&f.r, &v, &n, &d), 0);
+	assert_int_equal(n, 3);
+	assert_non_null(seen(v, n, "sdb"));
+	assert_true(seen(v, n, "sdb")->size == 16 * GiB);
+	assert_int_equal(seen(v, n, "sdb")->major, 8);
+	assert_int_equal(seen(v, n, "sdb")->minor, 16);
+	assert_true(seen(v, n, "loop3")->size == 0);
+	assert_true(seen(v, n, "loop4")->size == MiB);
+	assert_true(seen(v, n, "loop4")->diskseq == 4131);
+	assert_true(seen(v, n, "sdb")->diskseq == 0); /* a kernel without it */
+	assert_null(seen(v, n, "sdb1"));
+	assert_null(seen(v, n, "loop5"));
+	free(v);
+	/* no sysfs: an error that names it */
+	struct flash_roots none = { "disks/nothing", "disks/proc" };
+	assert_int_equal(flash_disks_scan(&none, &v, &n, &d), -EINVAL);
+	assert_true(diag_has(&d, "disks/nothing/class/block: No such file or directory"));
+	diag_release(&d);
+}
+
+/* A uevent message: "ACTION@DEVPATH" then KEY=VALUE strings, each ended by a NUL. */
+static size_t message(char *buf, size_t n, const char *const *parts)
+{
+	size_t len = 0;
+
+	for (; *parts; parts++) {
+		size_t l = strlen(*parts) + 1;
+		assert_true(len + l <= n);
+		memcpy(buf + len, *parts, l);
+		len += l;
+	}
+	return len;
+}
+
+static void test_uevent_parse(void **state)
+{
+	char buf[512];
+	struct flash_uevent ev;
+	size_t len;
+
+	(void)state;
+	/* a loop device given a file, as this kernel says it */
+	len = message(buf, sizeof(buf), (const char *const[]){
+		"change@/devices/virtual/block/loop0", "ACTION=change",
+		"DEVPATH=/devices/virtual/block/loop0", "SUBSYSTEM=block", "MAJOR=7", "MINOR=0",
+		"DEVNAME=loop0", "DEVTYPE=disk", "DISKSEQ=9", "SEQNUM=4242", NULL });
+	assert_int_equal(flash_uevent_parse(buf, len, &ev), 1);
+	assert_string_equal(ev.action, "change");
+	assert_string_equal(ev.name, "loop0");
+	assert_int_equal(ev.major, 7);
+	assert_int_equal(ev.minor, 0);
+	/* a USB reader's disk going away */
+	len = message(buf, sizeof(buf), (const char *const[]){
+		"remove@/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.3/1-2.3:1.0/host6/target6:0:0/"
+		"6:0:0:0/block/sdb", "ACTION=remove", "SUBSYSTEM=block", "MAJOR=8", "MINOR=16",
+		"DEVNAME=sdb", "DEVTYPE=disk", NULL });
+	assert_int_equal(flash_uevent_parse(buf, len, &ev), 1);
+	assert_string_equal(ev.action, "remove");
+	assert_int_equal(ev.minor, 16);
+	/* not a disk's: a partition, a USB device, udev's own message, a cut message */
+	len = message(buf, sizeof(buf), (const char *const[]){
+		"add@/devices/virtual/block/loop0/loop0p1", "ACTION=add", "SUBSYSTEM=block",
+		"MAJOR=259", "MINOR=0", "DEVNAME=loop0p1", "DEVTYPE=partition", NULL });
+	assert_int_equal(flash_uevent_parse(buf, len, &ev), 0);
+	len = message(buf, sizeof(buf), (const char *const[]){
+		"add@/devices/pci0000:00/0000:00:14.0/usb1/1-2", "ACTION=add", "SUBSYSTEM=usb",
+		"DEVTYPE=usb_device", NULL });
+	assert_int_equal(flash_uevent_parse(buf, len, &ev), 0);
+	len = message(buf, sizeof(buf), (const char *const[]){ "libudev", NULL });
+	assert_int_equal(flash_uevent_parse(buf, len, &ev), 0);
+	len = message(buf, sizeof(buf), (const char *const[]){
+		"change@/devices/virtual/block/loop0", "ACTION=change", "SUBSYSTEM=block",
+		"MAJOR=7", "MINOR=0", "DEVNAME=loop0", "DEVTYPE=disk", NULL });
+	assert_int_equal(flash_uevent_parse(buf, len - 5, &ev), 0); /* "DEVTYPE=" */
+	assert_int_equal(flash_uevent_parse(buf, len - 1, &ev), 0); /* "DEVTYPE=disk", no NUL */
+	assert_int_equal(flash_uevent_parse(buf, 0, &ev), 0);
+	memset(buf, 'x', sizeof(buf)); /* no NUL at all */
+	assert_int_equal(flash_uevent_parse(buf, sizeof(buf), &ev), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -528,6 +685,9 @@ int main(void)
 		cmocka_unit_test(test_empty_refused),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_real_loop),
+		cmocka_unit_test(test_station_slots),
+		cmocka_unit_test(test_station_disks),
+		cmocka_unit_test(test_uevent_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,101 @@
+/*
+ * station_log: what a station says of each card (flash_priv.h): one line on the terminal,
+ * and one JSON line appended to the --log file and fsynced before the next card's, so
+ * that a power cut loses no record that was announced.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mkimage/flash/flash_priv.h"
+
+static struct flash_job snapshot(struct flash_card *c)
+{
+	struct flash_job s;
+
+	flash_job_lock(&c->job);
+	s = c->job;
+	flash_job_unlock(&c->job);
+	return s;
+}
+
+static double job_seconds(const struct flash_job *s)
+{
+	return s->started ? flash_seconds(&s->t_start, &s->t_end) : 0.0;
+}
+
+void flash_card_print(FILE *out, struct flash_card *c)
+{
+	struct flash_job s = snapshot(c);
+
+	fprintf(out, "%-24s %-7s %6.1f s  serial %-16s %s%s%s%s%s\n", c->slot,
+		flash_result_name(s.result), job_seconds(&s), s.info.serial[0] ? s.info.serial : "-",
+		c->path, s.error[0] ? "  " : "", s.error, s.warning[0] ? "  " : "", s.warning);
+	fflush(out);
+}
+
+/* "2026-11-30T12:41:07.123Z" */
+static json_t *iso_time(const struct timespec *t)
+{
+	struct tm tm;
+	char buf[40];
+
+	gmtime_r(&t->tv_sec, &tm);
+	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, sizeof(buf) - n, ".%03ldZ", t->tv_nsec / 1000000);
+	return json_string(buf);
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d)
+{
+	struct flash_job s = snapshot(c);
+	struct timespec wall;
+	json_t *o = json_object();
+	bool wrote = s.t_first_write.tv_sec || s.t_first_write.tv_nsec;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	json_object_set_new(o, "slot", json_string(c->slot));
+	json_object_set_new(o, "location", json_string(s.info.location));
+	json_object_set_new(o, "image", json_string(s.im->path));
+	json_object_set_new(o, "image_size", json_integer((json_int_t)s.im->size));
+	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)s.im->mapped_bytes));
+	json_object_set_new(o, "arrived", iso_time(&c->arrived_wall));
+	json_object_set_new(o, "finished", iso_time(&wall));
+	json_object_set_new(o, "first_write_s", wrote ? json_real(flash_seconds(&c->arrived,
+						&s.t_first_write)) : json_null());
+	json_object_set_new(o, "time_s", json_real(job_seconds(&s)));
+	json_object_set_new(o, "check_capacity", json_boolean(s.o->check_capacity));
+	json_t *job = flash_job_json(&s, s.im);
+	json_object_update(o, job);
+	json_decref(job);
+	char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	json_decref(o);
+	if (!line)
+		return diag_error(d, "%s: out of memory", log);
+	size_t len = strlen(line);
+	line[len] = '\n'; /* json_dumps ends it with a NUL: it becomes the line's end */
+	int rc = write_all(fd, line, len + 1);
+	free(line);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (rc < 0)
+		return diag_error(d, "%s: the card's record cannot be written: %s", log,
+				  strerror(-rc));
+	return 0;
+}
