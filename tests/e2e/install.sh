@@ -1,0 +1,108 @@
+# `make install` and `make uninstall`: the binary, the manual page and the bash and zsh
+# completions land where PREFIX, DESTDIR and the *DIR variables say; the completions know
+# every command and every option that `sdimg COMMAND --help` lists.
+. "$TOP/tests/e2e-lib.sh"
+need make bash
+
+make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/root" PREFIX=/usr install >make.log 2>&1 ||
+    { cat make.log; fail "make install"; }
+for f in usr/bin/sdimg usr/share/man/man1/sdimg.1 usr/share/bash-completion/completions/sdimg \
+    usr/share/zsh/site-functions/_sdimg; do
+    [ -f "root/$f" ] || { find root; fail "make install did not install /$f"; }
+done
+[ -x root/usr/bin/sdimg ] || fail "the installed sdimg is not executable"
+expect_status 0 root/usr/bin/sdimg --version
+grep -q '^sdimg [0-9]' out.txt || fail "the installed sdimg prints no version"
+cmp -s "$TOP/completions/sdimg.bash" root/usr/share/bash-completion/completions/sdimg ||
+    fail "the bash completion is not completions/sdimg.bash"
+
+# every directory variable on its own
+make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/r2" PREFIX=/opt/sd BINDIR=/opt/bin MANDIR=/opt/man \
+    DATADIR=/opt/data ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions install >make.log 2>&1 ||
+    { cat make.log; fail "make install with directories"; }
+(cd r2 && find . -type f | sort) >got.txt
+printf '%s\n' ./opt/bin/sdimg ./opt/data/bash-completion/completions/sdimg ./opt/man/man1/sdimg.1 \
+    ./usr/share/zsh/vendor-completions/_sdimg >want.txt
+diff want.txt got.txt || fail "make install put files elsewhere than its variables say"
+
+# uninstall takes away every file install put there
+make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/root" PREFIX=/usr uninstall >make.log 2>&1 ||
+    { cat make.log; fail "make uninstall"; }
+[ -z "$(find root -type f)" ] || { find root -type f; fail "make uninstall left files"; }
+
+# the manual page renders without a warning
+if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
+    MANWIDTH=80 man --warnings -l "$TOP/docs/sdimg.1" >man.txt 2>man.err || fail "man -l docs/sdimg.1"
+    [ ! -s man.err ] || { cat man.err; fail "the manual page has warnings"; }
+    tr -s ' ' <man.txt >man1.txt
+    for c in build plan flash inspect ls cat; do
+        grep -q "sdimg $c" man1.txt || fail "the manual page does not show 'sdimg $c'"
+    done
+fi
+
+# What the completion offers: complete WORD... (the last word is the one completed).
+cat >complete.bash <<'SCRIPT'
+. "$1"; shift
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+_sdimg
+printf '%s\n' "${COMPREPLY[@]}"
+SCRIPT
+here=$PWD
+complete() {
+    bash "$here/complete.bash" "$TOP/completions/sdimg.bash" sdimg "$@" | sort
+}
+
+# the commands: those that `sdimg --help` lists
+"$SDIMG" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { on = 0 } on { print $1 }' | sort >want.txt
+[ "$(wc -l <want.txt)" -ge 6 ] || fail "sdimg --help lists no commands"
+complete "" | grep -v '^-' >got.txt
+diff want.txt got.txt || fail "bash completion's commands differ from sdimg --help"
+
+# each command's options: every one its --help names (and -h, --help, which give it)
+helped_options() {
+    { printf '%s\n' -h --help; "$SDIMG" "$1" --help; } | grep -o -- '\(^\| \|\[\|(\|,\)--*[a-zA-Z][a-z0-9-]*' | sed 's/^[ [(,]*//' | sort -u
+}
+for c in $(cat want.txt); do
+    helped_options "$c" >opts.txt
+    complete "$c" - >got.txt
+    for o in $(cat opts.txt); do
+        grep -qx -- "$o=\{0,1\}" got.txt || fail "bash: 'sdimg $c -<TAB>' does not offer $o"
+        awk -v c="$c" '$1 == c ")" { on = 1 } on && /;;/ { on = 0 } on' "$TOP/completions/sdimg.zsh" |
+            grep -q -- "$o\b" || fail "zsh: 'sdimg $c' does not know $o"
+    done
+    for o in $(grep -- '^-' got.txt | sed 's/=$//'); do
+        grep -qx -- "$o" opts.txt || fail "bash offers $o, which sdimg $c --help does not name"
+    done
+done
+
+# values: layouts for build and plan, images and then block devices for flash
+mkdir values && cd values
+mkdir -p sub && : >a.layout && : >b.img && : >c.txt
+complete build "" >got.txt
+printf '%s\n' a.layout sub >want.txt
+diff want.txt got.txt || fail "'sdimg build <TAB>' does not offer the layout files and folders"
+complete plan -I "" >got.txt
+printf 'sub\n' | diff - got.txt || fail "'sdimg plan -I <TAB>' does not offer folders"
+complete flash "" >got.txt
+printf '%s\n' b.img sub >want.txt
+diff want.txt got.txt || fail "'sdimg flash <TAB>' does not offer the images"
+complete flash --gaps "" >got.txt
+printf '%s\n' discard keep zero | diff - got.txt || fail "'sdimg flash --gaps <TAB>'"
+complete flash b.img "" >got.txt
+for d in /sys/block/*; do
+    n=${d##*/}
+    case $n in loop*|ram*|zram*|dm-*|md*|sr*|nbd*|'*') ;; *) echo "/dev/$n" ;; esac
+done | sort >want.txt
+diff want.txt got.txt || fail "'sdimg flash IMAGE <TAB>' does not offer the disks"
+complete flash b.img /dev/x "" | diff want.txt - || fail "a second flash target is not a disk too"
+
+cd "$here"
+
+# zsh reads its completion (and defines _sdimg through compinit) where zsh is installed
+if command -v zsh >/dev/null 2>&1; then
+    zsh -n "$TOP/completions/sdimg.zsh" || fail "zsh -n completions/sdimg.zsh"
+    mkdir -p zfunc && cp "$TOP/completions/sdimg.zsh" zfunc/_sdimg
+    HOME=$PWD zsh -f -c 'fpath=(./zfunc $fpath); autoload -Uz compinit; compinit -u -d ./zcomp;
+        [[ $_comps[sdimg] == _sdimg ]]' || fail "zsh's compinit does not bind _sdimg to sdimg"
+fi
+echo "install: ok"
