@@ -10,7 +10,8 @@
 # then in DEPLOY_DIR_IMAGE (kernel, device trees, boot loader); it sees ${ROOTFS} (the
 # root file system image, built first through IMAGE_TYPEDEP), ${BOOT_FILES} (a layout
 # file holding IMAGE_BOOT_FILES, for include("${BOOT_FILES}") inside a FAT partition),
-# ${MACHINE} and the VAR=VALUE words of SDIMG_SET. SOURCE_DATE_EPOCH, which the build
+# ${MACHINE} and the VAR=VALUE words of SDIMG_SET. The ROOTFS and BOOT_FILES values do not
+# change from build to build, so neither do the ids of a layout without a seed. SOURCE_DATE_EPOCH, which the build
 # exports, dates every FAT entry. With "sdimg.zst", sdimg compresses the image while it
 # writes it (the same bytes whatever the machine's processors).
 
@@ -19,9 +20,9 @@ SDIMG_LAYOUT ??= ""
 SDIMG_LAYOUT_SEARCH_PATH ?= "${THISDIR}:${@':'.join('%s/files/sdimg' % p for p in '${BBPATH}'.split(':'))}"
 SDIMG_LAYOUT_PATH = "${@sdimg_layout_path(d)}"
 SDIMG_ROOTFS_TYPE ??= "ext4"
-# before the kirkstone->scarthgap change of IMAGE_NAME:
-# "${IMAGE_NAME}${IMAGE_NAME_SUFFIX}.${SDIMG_ROOTFS_TYPE}"
-SDIMG_ROOTFS ??= "${IMAGE_NAME}.${SDIMG_ROOTFS_TYPE}"
+# the link without the date, so that the layout's ids (derived from the values of its
+# variables when it sets no seed) stay the same from build to build
+SDIMG_ROOTFS ??= "${IMAGE_LINK_NAME}.${SDIMG_ROOTFS_TYPE}"
 SDIMG_INPUT_DIRS ??= "${IMGDEPLOYDIR} ${DEPLOY_DIR_IMAGE}"
 SDIMG_SET ??= ""
 SDIMG_ZST_LEVEL ??= "3"
@@ -56,12 +57,14 @@ IMAGE_CMD:sdimg () {
 	work="${WORKDIR}/sdimg"
 	rm -rf "$work"
 	mkdir -p "$work"
-	"${SDIMG_BOOT_FILES}" "${DEPLOY_DIR_IMAGE}" "${IMAGE_BOOT_FILES}" >"$work/boot-files.layout"
+	"${SDIMG_BOOT_FILES}" "${DEPLOY_DIR_IMAGE}" "${IMAGE_BOOT_FILES}" >"$work/sdimg-boot-files.layout"
 
 	set --
 	for dir in ${SDIMG_INPUT_DIRS}; do
 		set -- "$@" -I "$dir"
 	done
+	# the boot files' layout by a name that is the same in every build folder
+	set -- "$@" -I "$work"
 	for word in ${SDIMG_SET}; do
 		set -- "$@" --set "$word"
 	done
@@ -70,7 +73,7 @@ IMAGE_CMD:sdimg () {
 	fi
 	TZ=UTC sdimg build -o "$out" --bmap --sha256 \
 		--set ROOTFS="${SDIMG_ROOTFS}" \
-		--set BOOT_FILES="$work/boot-files.layout" \
+		--set BOOT_FILES=sdimg-boot-files.layout \
 		--set MACHINE="${MACHINE}" \
 		"$@" "$layout"
 
