@@ -40,7 +40,7 @@ if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
     done
 fi
 
-# What the completion offers: complete WORD... (the last word is the one completed).
+# What the completion offers: offered WORD... (the last word is the one completed).
 cat >complete.bash <<'SCRIPT'
 . "$1"; shift
 COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
@@ -48,14 +48,14 @@ _sdimg
 printf '%s\n' "${COMPREPLY[@]}"
 SCRIPT
 here=$PWD
-complete() {
+offered() {
     bash "$here/complete.bash" "$TOP/completions/sdimg.bash" sdimg "$@" | sort
 }
 
 # the commands: those that `sdimg --help` lists
 "$SDIMG" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { on = 0 } on { print $1 }' | sort >want.txt
 [ "$(wc -l <want.txt)" -ge 6 ] || fail "sdimg --help lists no commands"
-complete "" | grep -v '^-' >got.txt
+offered "" | grep -v '^-' >got.txt
 diff want.txt got.txt || fail "bash completion's commands differ from sdimg --help"
 
 # each command's options: every one its --help names (and -h, --help, which give it)
@@ -64,7 +64,7 @@ helped_options() {
 }
 for c in $(cat want.txt); do
     helped_options "$c" >opts.txt
-    complete "$c" - >got.txt
+    offered "$c" - >got.txt
     for o in $(cat opts.txt); do
         grep -qx -- "$o=\{0,1\}" got.txt || fail "bash: 'sdimg $c -<TAB>' does not offer $o"
         awk -v c="$c" '$1 == c ")" { on = 1 } on && /;;/ { on = 0 } on' "$TOP/completions/sdimg.zsh" |
@@ -78,31 +78,58 @@ done
 # values: layouts for build and plan, images and then block devices for flash
 mkdir values && cd values
 mkdir -p sub && : >a.layout && : >b.img && : >c.txt
-complete build "" >got.txt
+offered build "" >got.txt
 printf '%s\n' a.layout sub >want.txt
 diff want.txt got.txt || fail "'sdimg build <TAB>' does not offer the layout files and folders"
-complete plan -I "" >got.txt
+offered plan -I "" >got.txt
 printf 'sub\n' | diff - got.txt || fail "'sdimg plan -I <TAB>' does not offer folders"
-complete flash "" >got.txt
+offered flash "" >got.txt
 printf '%s\n' b.img sub >want.txt
 diff want.txt got.txt || fail "'sdimg flash <TAB>' does not offer the images"
-complete flash --gaps "" >got.txt
+offered flash --gaps "" >got.txt
 printf '%s\n' discard keep zero | diff - got.txt || fail "'sdimg flash --gaps <TAB>'"
-complete flash b.img "" >got.txt
+offered flash b.img "" >got.txt
 for d in /sys/block/*; do
     n=${d##*/}
     case $n in loop*|ram*|zram*|dm-*|md*|sr*|nbd*|'*') ;; *) echo "/dev/$n" ;; esac
-done | sort >want.txt
-diff want.txt got.txt || fail "'sdimg flash IMAGE <TAB>' does not offer the disks"
-complete flash b.img /dev/x "" | diff want.txt - || fail "a second flash target is not a disk too"
+done | sort >"$here/disks.txt"
+diff "$here/disks.txt" got.txt || fail "'sdimg flash IMAGE <TAB>' does not offer the disks"
+offered flash b.img /dev/x "" | diff "$here/disks.txt" - || fail "a second flash target is not a disk too"
 
 cd "$here"
 
-# zsh reads its completion (and defines _sdimg through compinit) where zsh is installed
+# zsh: what its completion system offers, captured in a pseudo-terminal (zsh/zpty) by a
+# compadd that prints each match, for the same words as above
 if command -v zsh >/dev/null 2>&1; then
     zsh -n "$TOP/completions/sdimg.zsh" || fail "zsh -n completions/sdimg.zsh"
     mkdir -p zfunc && cp "$TOP/completions/sdimg.zsh" zfunc/_sdimg
-    HOME=$PWD zsh -f -c 'fpath=(./zfunc $fpath); autoload -Uz compinit; compinit -u -d ./zcomp;
-        [[ $_comps[sdimg] == _sdimg ]]' || fail "zsh's compinit does not bind _sdimg to sdimg"
+    cat >capture.zsh <<'SCRIPT'
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PS1=''; fpath=($2 \$fpath); autoload -U compinit; compinit -u -d $3"
+zpty -w z "compadd () { if [[ \${@[1,(i)(-|--)]} == *-(O|A|D)\\ * ]]; then builtin compadd \"\$@\"; return; fi; typeset -a hits; builtin compadd -A hits \"\$@\"; print -l -- 'MATCH:'\${^hits}; builtin compadd \"\$@\"; }"
+zpty -w z "comppostfuncs=(exit)"
+zpty -w z "$1"$'\t'
+while zpty -r z line; do print -r -- "$line"; done
+SCRIPT
+    zoffered() {
+        (cd "$here/values" && HOME=$here timeout 20 zsh -f "$here/capture.zsh" "sdimg $*" "$here/zfunc" "$here/zcompdump") |
+            tr -d '\r' | sed -n 's/.*MATCH:\([^ ]*\)$/\1/p' | sort -u
+    }
+    "$SDIMG" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { on = 0 } on { print $1 }' | sort >want.txt
+    zoffered "" | diff want.txt - || fail "zsh: the commands differ from sdimg --help"
+    for c in $(cat want.txt); do
+        helped_options "$c" >opts.txt
+        zoffered "$c -" >got.txt
+        for o in $(cat opts.txt); do
+            grep -qx -- "$o=\{0,1\}" got.txt || fail "zsh: 'sdimg $c -<TAB>' does not offer $o"
+        done
+    done
+    zoffered build "" >got.txt
+    printf '%s\n' a.layout sub | diff - got.txt || fail "zsh: 'sdimg build <TAB>' does not offer the layout files and folders"
+    zoffered flash --gaps "" >got.txt
+    printf '%s\n' discard keep zero | diff - got.txt || fail "zsh: 'sdimg flash --gaps <TAB>'"
+    zoffered flash b.img "" >got.txt
+    diff disks.txt got.txt || fail "zsh: 'sdimg flash IMAGE <TAB>' does not offer the disks"
 fi
 echo "install: ok"

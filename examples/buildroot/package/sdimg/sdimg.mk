@@ -17,14 +17,17 @@ HOST_SDIMG_DEPENDENCIES = \
 	host-zlib \
 	host-zstd
 
+# a build folder of its own: the local site method also copies a developer's build/
+HOST_SDIMG_MAKE_OPTS = VERSION=$(SDIMG_VERSION) BUILD=build-host
+
 define HOST_SDIMG_BUILD_CMDS
 	$(HOST_MAKE_ENV) $(HOST_CONFIGURE_OPTS) \
-		$(MAKE) -C $(@D) VERSION=$(SDIMG_VERSION) all
+		$(MAKE) -C $(@D) $(HOST_SDIMG_MAKE_OPTS) all
 endef
 
 define HOST_SDIMG_INSTALL_CMDS
 	$(HOST_MAKE_ENV) $(HOST_CONFIGURE_OPTS) \
-		$(MAKE) -C $(@D) VERSION=$(SDIMG_VERSION) PREFIX=$(HOST_DIR) install
+		$(MAKE) -C $(@D) $(HOST_SDIMG_MAKE_OPTS) PREFIX=$(HOST_DIR) install
 endef
 
 $(eval $(host-generic-package))
