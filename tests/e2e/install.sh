@@ -99,8 +99,9 @@ offered flash b.img /dev/x "" | diff "$here/disks.txt" - || fail "a second flash
 cd "$here"
 
 # zsh: what its completion system offers, captured in a pseudo-terminal (zsh/zpty) by a
-# compadd that prints each match, for the same words as above
-if command -v zsh >/dev/null 2>&1; then
+# compadd that prints each match, for the same words as above (where zsh and a pseudo-terminal
+# are at hand)
+if command -v zsh >/dev/null 2>&1 && zsh -f -c 'zmodload zsh/zpty && zpty t true' 2>/dev/null; then
     zsh -n "$TOP/completions/sdimg.zsh" || fail "zsh -n completions/sdimg.zsh"
     mkdir -p zfunc && cp "$TOP/completions/sdimg.zsh" zfunc/_sdimg
     cat >capture.zsh <<'SCRIPT'
