@@ -30,6 +30,19 @@ make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/root" PREFIX=/usr uninstall >make
     { cat make.log; fail "make uninstall"; }
 [ -z "$(find root -type f)" ] || { find root -type f; fail "make uninstall left files"; }
 
+# -Werror only where asked for (WERROR=1; make check asks), and a library pkg-config
+# cannot find stops the build, named (a fresh build folder, so that make shows each command)
+make -n -C "$TOP" BUILD="$PWD/fresh" all >make.log 2>&1 || { cat make.log; fail "make -n all"; }
+grep -q -- ' -Wall ' make.log || fail "make -n all shows no compile command"
+! grep -q -- '-Werror' make.log || fail "a plain build treats warnings as errors"
+make -n -C "$TOP" BUILD="$PWD/fresh" WERROR=1 all >make.log 2>&1 || { cat make.log; fail "make -n all WERROR=1"; }
+grep -q -- '-Werror' make.log || fail "WERROR=1 does not treat warnings as errors"
+make -n -C "$TOP" BUILD="$PWD/fresh" check >make.log 2>&1 || { cat make.log; fail "make -n check"; }
+grep -q 'WERROR=1 all' make.log || fail "make check does not build with WERROR=1"
+expect_status 2 make -s -C "$TOP" BUILD="$PWD/fresh" PKGS="zlib sdimg-no-such-lib" all
+grep -q 'pkg-config finds no sdimg-no-such-lib: ' err.txt || { cat err.txt; fail "the missing library is not named"; }
+[ ! -e fresh ] || fail "a build without its libraries started"
+
 # the manual page renders without a warning
 if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
     MANWIDTH=80 man --warnings -l "$TOP/docs/sdimg.1" >man.txt 2>man.err || fail "man -l docs/sdimg.1"
