@@ -85,9 +85,12 @@ yes dtb | head -c 52593 >deploy/bcm2711-rpi-4-b.dtb
 yes overlay | head -c 3913 >deploy/overlays/vc4-kms-v3d.dtbo
 yes kernel | head -c 3000000 >deploy/Image
 echo rpi4 >rootfs/etc/hostname
+# mkext4 NAME: this image's root file system (one ext4 made once: a second mke2fs -d of the
+# same tree may differ in the access times it copies), with its IMAGE_LINK_NAME link
+E2FSPROGS_FAKE_TIME=315532800 mke2fs -q -t ext4 -d rootfs -U 6d8a7b1c-0f1e-4a5b-9c3d-2e4f5a6b7c8d \
+    -E hash_seed=0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9 rootfs.ext4 16M >/dev/null
 mkext4() {
-    E2FSPROGS_FAKE_TIME=315532800 mke2fs -q -t ext4 -d rootfs -U 6d8a7b1c-0f1e-4a5b-9c3d-2e4f5a6b7c8d \
-        -E hash_seed=0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9 "imgdeploy/$1.ext4" 16M >/dev/null
+    cp rootfs.ext4 "imgdeploy/$1.ext4"
     ln -sfn "$1.ext4" "imgdeploy/${1%%-*}.ext4"      # create_symlinks' IMAGE_LINK_NAME link
 }
 BOOT='bootfiles/* bcm2711-rpi-4-b.dtb overlays/vc4-kms-v3d.dtbo;overlays/vc4-kms-v3d.dtbo Image;kernel8.img'

@@ -44,7 +44,8 @@ do_image_sdimg[depends] += "sdimg-native:do_populate_sysroot"
 # everything the machine deploys (kernel, device trees, boot loader) is there first
 do_image_sdimg[recrdeptask] += "do_deploy"
 do_image_sdimg[deptask] += "do_image_complete"
-do_image_sdimg[file-checksums] += "${SDIMG_LAYOUT_PATH}:True ${SDIMG_BOOT_FILES}:True"
+# a new layout or converter makes a new image (a layout that is not found stops the task)
+do_image_sdimg[file-checksums] += "${@'${SDIMG_LAYOUT_PATH}:True' if d.getVar('SDIMG_LAYOUT_PATH') else ''} ${SDIMG_BOOT_FILES}:True"
 # the block map and the checksums get IMAGE_LINK_NAME links like the image
 do_image_sdimg[subimages] += "sdimg.bmap sdimg.sha256"
 
