@@ -3,12 +3,35 @@ PREFIX  ?= /usr/local
 VERSION ?= 0.1.0
 CC      ?= cc
 PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma
+PKG_CONFIG ?= pkg-config
+
+# Where `make install` puts things (DESTDIR in front of each).
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR  ?= $(DATADIR)/man
+BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
+ZSH_COMPLETION_DIR  ?= $(DATADIR)/zsh/site-functions
 
 CPPFLAGS += -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
-CFLAGS   += -std=c11 -Wall -Wextra -Werror -O2 -g -MMD -MP
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   += -std=c11 -Wall -Wextra -O2 -g -MMD -MP
+# Warnings are errors only in the project's own builds (.ci/run and `make check` set
+# WERROR=1): a distribution's newer compiler may warn where ours does not.
+ifeq ($(WERROR),1)
+CFLAGS   += -Werror
+endif
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += $(PKG_CFLAGS)
-LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+# A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
+# the build, named. The goals that install them, or call a make that checks, need none.
+NO_PKG_GOALS := deps check-deps demo check unit-san clean uninstall
+ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(error $(PKG_CONFIG) finds no $(PKG_MISSING): install their development files (Debian: make deps) or set PKG_CONFIG_PATH)
+endif
+endif
 TEST_LDLIBS := -lcmocka
 
 ifeq ($(SANITIZE),1)
@@ -19,4 +42,5 @@ endif
 # Everything `make deps` installs: the build, the unit tests and the end-to-end oracles.
 DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
                 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
-                p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils xxd qemu-system-x86 fuse3 libfuse3-dev strace
+                p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils xxd qemu-system-x86 fuse3 libfuse3-dev strace \
+                zsh genimage

@@ -1,0 +1,119 @@
+# bash completion for sdimg: commands, their options, layout files, images, and the block
+# devices `sdimg flash` may write. Installed as $(DATADIR)/bash-completion/completions/sdimg.
+
+# _sdimg_disks: whole disks a card can be (not loop, RAM, zram, device-mapper, md, optical).
+_sdimg_disks()
+{
+    local d n
+    for d in /sys/block/*; do
+        n=${d##*/}
+        case $n in
+            loop*|ram*|zram*|dm-*|md*|sr*|nbd*|'*') continue ;;
+        esac
+        printf '/dev/%s\n' "$n"
+    done
+}
+
+# _sdimg_files PATTERN: folders, and files whose names match the extended glob PATTERN.
+_sdimg_files()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} IFS=$'\n'
+    COMPREPLY+=($(compgen -d -- "$cur"))
+    COMPREPLY+=($(compgen -f -X "!$1" -- "$cur"))
+    compopt -o filenames 2>/dev/null
+}
+
+_sdimg()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    local commands="build plan flash inspect ls cat"
+    local cmd="" i nargs=0 IFS=$' \t\n'
+    COMPREPLY=()
+    shopt -s extglob
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            -*) ;;
+            *) if [[ -z $cmd ]]; then cmd=${COMP_WORDS[i]}; fi ;;
+        esac
+    done
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "$commands -h --help -V --version" -- "$cur"))
+        return
+    fi
+    # positional arguments after the command (an option's value is not one)
+    for ((i = 2; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block) ((i++)) ;;
+            --bmap) [[ $cmd == flash ]] && ((i++)) ;;
+            -*) ;;
+            *) ((nargs++)) ;;
+        esac
+    done
+    case $cmd in
+        build)
+            case $prev in
+                -o|--output) _sdimg_files '*.@(img|zst|xz|gz)'; return ;;
+                -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
+                --compress) COMPREPLY=($(compgen -W "zst xz gz" -- "$cur")); return ;;
+                --set) return ;;
+            esac
+            case $cur in
+                --bmap=*|--sha256=*) COMPREPLY=($(compgen -f -P "${cur%%=*}=" -- "${cur#*=}")); return ;;
+                -*) COMPREPLY=($(compgen -W "-o --output -I --input --set --compress --bmap --bmap= --sha256 --sha256= -q --quiet -v --verbose -h --help" -- "$cur"))
+                    [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+                    return ;;
+            esac
+            ((nargs == 0)) && _sdimg_files '*.layout'
+            ;;
+        plan)
+            case $prev in
+                -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
+                --set) return ;;
+            esac
+            case $cur in
+                -*) COMPREPLY=($(compgen -W "--json -I --input --set -h --help" -- "$cur")); return ;;
+            esac
+            ((nargs == 0)) && _sdimg_files '*.layout'
+            ;;
+        flash)
+            case $prev in
+                --bmap) _sdimg_files '*.bmap'; return ;;
+                --report|--log) _sdimg_files '*'; return ;;
+                --gaps) COMPREPLY=($(compgen -W "keep discard zero" -- "$cur")); return ;;
+                --timeout|--match) return ;;
+            esac
+            case $cur in
+                -*) COMPREPLY=($(compgen -W "--bmap --no-verify --gaps --allow-fixed --json --report --timeout --check-capacity --dry-run --watch --match --log -q --quiet -v --verbose -h --help" -- "$cur")); return ;;
+            esac
+            if ((nargs == 0)); then
+                _sdimg_files '*.@(img|raw|zst|xz|gz)'
+            else
+                COMPREPLY=($(compgen -W "$(_sdimg_disks)" -- "$cur"))
+            fi
+            ;;
+        inspect)
+            case $prev in
+                --erase-block) return ;;
+            esac
+            case $cur in
+                -*) COMPREPLY=($(compgen -W "--json --erase-block -h --help" -- "$cur")); return ;;
+            esac
+            if ((nargs == 0)); then
+                _sdimg_files '*.@(img|raw|bin)'
+                COMPREPLY+=($(compgen -W "$(_sdimg_disks)" -- "$cur"))
+            fi
+            ;;
+        ls|cat)
+            case $cur in
+                -*) if [[ $cmd == ls ]]; then
+                        COMPREPLY=($(compgen -W "-l --long -R --recursive -h --help" -- "$cur"))
+                    else
+                        COMPREPLY=($(compgen -W "-h --help" -- "$cur"))
+                    fi
+                    return ;;
+            esac
+            ((nargs == 0)) && _sdimg_files '*.@(img|raw|bin)'
+            ;;
+    esac
+}
+complete -F _sdimg sdimg

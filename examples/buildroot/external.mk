@@ -1,0 +1,1 @@
+include $(sort $(wildcard $(BR2_EXTERNAL_SDIMG_PATH)/package/*/*.mk))

@@ -1,0 +1,89 @@
+# image_types_sdimg.bbclass: "sdimg", a card image that sdimg builds from a layout file.
+#
+#   IMAGE_CLASSES += "image_types_sdimg"
+#   IMAGE_FSTYPES += "sdimg"            (and/or "sdimg.zst")
+#   SDIMG_LAYOUT = "sdimage-raspberrypi.layout"     (in the machine or the image)
+#
+# The image command writes ${IMAGE_NAME}.sdimg with its block map (.sdimg.bmap) and its
+# checksums (.sdimg.sha256) into IMGDEPLOYDIR, beside the other images of the build. The
+# layout's relative paths are looked up in IMGDEPLOYDIR (this image's root file system),
+# then in DEPLOY_DIR_IMAGE (kernel, device trees, boot loader); it sees ${ROOTFS} (the
+# root file system image, built first through IMAGE_TYPEDEP), ${BOOT_FILES} (a layout
+# file holding IMAGE_BOOT_FILES, for include("${BOOT_FILES}") inside a FAT partition),
+# ${MACHINE} and the VAR=VALUE words of SDIMG_SET. The ROOTFS and BOOT_FILES values do not
+# change from build to build, so neither do the ids of a layout without a seed. SOURCE_DATE_EPOCH, which the build
+# exports, dates every FAT entry. With "sdimg.zst", sdimg compresses the image while it
+# writes it (the same bytes whatever the machine's processors).
+
+# a path, or a name looked up in this recipe's folder and in files/sdimg/ of every layer
+SDIMG_LAYOUT ??= ""
+SDIMG_LAYOUT_SEARCH_PATH ?= "${THISDIR}:${@':'.join('%s/files/sdimg' % p for p in '${BBPATH}'.split(':'))}"
+SDIMG_LAYOUT_PATH = "${@sdimg_layout_path(d)}"
+SDIMG_ROOTFS_TYPE ??= "ext4"
+# the link without the date, so that the layout's ids (derived from the values of its
+# variables when it sets no seed) stay the same from build to build
+SDIMG_ROOTFS ??= "${IMAGE_LINK_NAME}.${SDIMG_ROOTFS_TYPE}"
+SDIMG_INPUT_DIRS ??= "${IMGDEPLOYDIR} ${DEPLOY_DIR_IMAGE}"
+SDIMG_SET ??= ""
+SDIMG_ZST_LEVEL ??= "3"
+SDIMG_BOOT_FILES = "${SDIMG_LAYERDIR}/scripts/sdimg-boot-files"
+SDIMG_RAW = "${@bb.utils.contains('IMAGE_FSTYPES', 'sdimg', '1', '', d)}"
+SDIMG_ZST = "${@bb.utils.contains('IMAGE_FSTYPES', 'sdimg.zst', '1', '', d)}"
+
+def sdimg_layout_path(d):
+    layout = d.getVar('SDIMG_LAYOUT')
+    if not layout:
+        return ''
+    if os.path.isabs(layout):
+        return layout
+    return bb.utils.which(d.getVar('SDIMG_LAYOUT_SEARCH_PATH'), layout) or ''
+
+IMAGE_TYPES += "sdimg"
+IMAGE_TYPEDEP:sdimg = "${SDIMG_ROOTFS_TYPE}"
+do_image_sdimg[depends] += "sdimg-native:do_populate_sysroot"
+# everything the machine deploys (kernel, device trees, boot loader) is there first
+do_image_sdimg[recrdeptask] += "do_deploy"
+do_image_sdimg[deptask] += "do_image_complete"
+# a new layout or converter makes a new image (a layout that is not found stops the task)
+do_image_sdimg[file-checksums] += "${@'${SDIMG_LAYOUT_PATH}:True' if d.getVar('SDIMG_LAYOUT_PATH') else ''} ${SDIMG_BOOT_FILES}:True"
+# the block map and the checksums get IMAGE_LINK_NAME links like the image
+do_image_sdimg[subimages] += "sdimg.bmap sdimg.sha256"
+
+IMAGE_CMD:sdimg () {
+	layout="${SDIMG_LAYOUT_PATH}"
+	if [ -z "$layout" ] || [ ! -f "$layout" ]; then
+		bbfatal "sdimg: no layout file for SDIMG_LAYOUT '${SDIMG_LAYOUT}' (a path, or a name in files/sdimg/ of a layer)"
+	fi
+	out="${IMGDEPLOYDIR}/${IMAGE_NAME}.sdimg"
+	work="${WORKDIR}/sdimg"
+	rm -rf "$work"
+	mkdir -p "$work"
+	"${SDIMG_BOOT_FILES}" "${DEPLOY_DIR_IMAGE}" "${IMAGE_BOOT_FILES}" >"$work/sdimg-boot-files.layout"
+
+	set --
+	for dir in ${SDIMG_INPUT_DIRS}; do
+		set -- "$@" -I "$dir"
+	done
+	# the boot files' layout by a name that is the same in every build folder
+	set -- "$@" -I "$work"
+	for word in ${SDIMG_SET}; do
+		set -- "$@" --set "$word"
+	done
+	if [ -n "${SDIMG_ZST}" ]; then
+		set -- "$@" --compress "zst:${SDIMG_ZST_LEVEL}"
+	fi
+	TZ=UTC sdimg build -o "$out" --bmap --sha256 \
+		--set ROOTFS="${SDIMG_ROOTFS}" \
+		--set BOOT_FILES=sdimg-boot-files.layout \
+		--set MACHINE="${MACHINE}" \
+		"$@" "$layout"
+
+	# only sdimg.zst asked for: the image is removed after the conversions, and so is
+	# its line of the checksums
+	if [ -z "${SDIMG_RAW}" ]; then
+		sed -i "/  ${IMAGE_NAME}\.sdimg\$/d" "$out.sha256"
+	fi
+}
+
+# sdimg wrote ${IMAGE_NAME}.sdimg.zst itself: the conversion only checks that it is there
+CONVERSION_CMD:zst:sdimg = "test -s ${IMAGE_NAME}.${type}.zst"

@@ -1,0 +1,2 @@
+# meta-oe builds jansson for the target and natively; nativesdk-sdimg needs it in the SDK too.
+BBCLASSEXTEND = "native nativesdk"
