@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "common/diag.h"
+#include "common/fileid.h"
 
 #define FAT_SECTOR 512u
 
@@ -165,13 +166,9 @@ struct fat_tree;
  */
 struct fat_source {
 	const char *path;
-	/* the file @path named when it was listed (st_ino 0: not known): a file that is another
-	 * one or changed when its bytes are copied is an error, not silently other bytes */
-	struct fat_source_id {
-		uint64_t dev, ino, size;
-		int64_t mtime_s;
-		long mtime_ns;
-	} listed;
+	/* the file @path named when it was listed: a file that is another one or changed when
+	 * its bytes are copied is an error, not silently other bytes */
+	struct fileid listed;
 	int fd;
 	uint64_t offset;
 	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);

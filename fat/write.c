@@ -215,14 +215,6 @@ static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t 
 	return 0;
 }
 
-/* Whether @st is the file @id describes (an unknown id matches anything). */
-static bool same_as_listed(const struct fat_source_id *id, const struct stat *st)
-{
-	return !id->ino || (id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino &&
-			    id->size == (uint64_t)st->st_size && id->mtime_s == st->st_mtim.tv_sec &&
-			    id->mtime_ns == st->st_mtim.tv_nsec);
-}
-
 /* File data straight from its source fd to its clusters where the kernel can. */
 static int write_file(struct wctx *w, const struct fat_node *n)
 {
@@ -238,7 +230,7 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 				  strerror(errno));
 	struct stat st;
 	if (n->src.path && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size ||
-			    !same_as_listed(&n->src.listed, &st))) {
+			    !fileid_same(&n->src.listed, &st))) {
 		close(fd);
 		return diag_error(w->d, "%s: changed while the image was built (it is not the "
 					"file of %" PRIu64 " bytes that was listed)",

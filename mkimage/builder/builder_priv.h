@@ -13,6 +13,7 @@
 
 #include "common/bmap.h"
 #include "common/diag.h"
+#include "common/fileid.h"
 #include "layouts/layouts.h"
 
 /* ---- ids.c: every id the layout leaves unset comes from its seed -------------------- *
@@ -128,6 +129,7 @@ int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char
 struct build_input {
 	char name[300];                    /* "raw 'spl'", "partition 'root'" */
 	const char *path;                  /* the resolved `from`, or NULL */
+	struct fileid listed;              /* the file @path named when it was measured */
 	uint64_t skip;
 	bool fill;
 	const struct layout_range *holes;  /* offsets from the region's start */
@@ -190,6 +192,7 @@ int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const u
 #include <time.h>
 
 #include "fat/fat.h"
+#include "common/fileid.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
@@ -197,6 +200,7 @@ int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const u
 /* What one layout partition needs while it is built. */
 struct part_state {
 	char *from;                /* raw: the host image file (owned) */
+	struct fileid from_id;     /* raw: which file it was when measured */
 	uint64_t from_size;        /* raw: its bytes after `skip` */
 	struct content content;    /* FAT: the files, overlaid */
 	struct fat_tree *tree;     /* FAT: the tree fat/ writes (owned) */
@@ -214,6 +218,7 @@ struct build {
 	uint64_t *part_starts;     /* starts sd-format dictates */
 	char **raw_from;           /* host file of each raw region (owned; NULL with fill) */
 	uint64_t *raw_sizes;       /* each raw region's size: its own, or its file's less skip */
+	struct fileid *raw_ids;    /* which file each raw region's was when measured */
 	uint8_t *mbr_types;        /* resolved MBR type of each partition */
 	struct plan *plan;
 	struct build_file image;   /* the raw image, written in place */

@@ -22,8 +22,9 @@ int build_state_init(struct build *b)
 	b->mbr_types = calloc(np, sizeof(*b->mbr_types));
 	b->raw_from = calloc(nr, sizeof(*b->raw_from));
 	b->raw_sizes = calloc(nr, sizeof(*b->raw_sizes));
+	b->raw_ids = calloc(nr, sizeof(*b->raw_ids));
 	if (!b->parts || !b->part_sizes || !b->part_starts || !b->mbr_types || !b->raw_from ||
-	    !b->raw_sizes)
+	    !b->raw_sizes || !b->raw_ids)
 		return -ENOMEM;
 	return 0;
 }
@@ -43,6 +44,7 @@ void build_state_release(struct build *b)
 	free(b->mbr_types);
 	free(b->raw_from);
 	free(b->raw_sizes);
+	free(b->raw_ids);
 	plan_free(b->plan);
 	build_file_abort(&b->image);
 	build_file_abort(&b->compressed);
@@ -57,7 +59,7 @@ void build_state_release(struct build *b)
  */
 static int stat_input(const struct layout *l, const char *from, const struct layout_loc *loc,
 		      const char *what, bool missing_ok, struct diag *d, char **ret_path,
-		      uint64_t *ret_size)
+		      uint64_t *ret_size, struct fileid *ret_id)
 {
 	struct stat st;
 	struct diag scratch;
@@ -87,6 +89,8 @@ static int stat_input(const struct layout *l, const char *from, const struct lay
 	if (!S_ISREG(st.st_mode))
 		return diag_error(d, "%s%s is not a regular file", place, path);
 	*ret_size = (uint64_t)st.st_size;
+	if (ret_id)
+		*ret_id = fileid_of(&st);
 	return 0;
 }
 
@@ -115,11 +119,13 @@ static void input_of_part(const struct layout *l, size_t i, const char *path,
 void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret)
 {
 	input_of_raw(b->l, i, b->raw_from[i], ret);
+	ret->listed = b->raw_ids[i];
 }
 
 void build_input_of_part(const struct build *b, size_t i, struct build_input *ret)
 {
 	input_of_part(b->l, i, b->parts[i].from, ret);
+	ret->listed = b->parts[i].from_id;
 }
 
 /*
@@ -153,7 +159,7 @@ static int input_bytes(const struct build_input *in, uint64_t file_size, struct 
  * gives it.
  */
 static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
-			    char **ret_path, uint64_t *ret_size)
+			    char **ret_path, uint64_t *ret_size, struct fileid *ret_id)
 {
 	const struct layout_raw *r = &l->raws[i];
 	struct build_input in;
@@ -163,7 +169,7 @@ static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, s
 	if (!r->from)
 		return 0; /* fill: the layout gives its size */
 	input_of_raw(l, i, NULL, &in);
-	int rc = stat_input(l, r->from, &r->loc, in.name, missing_ok, d, ret_path, &size);
+	int rc = stat_input(l, r->from, &r->loc, in.name, missing_ok, d, ret_path, &size, ret_id);
 	in.path = *ret_path;
 	if (rc == 0)
 		rc = input_bytes(&in, size, d, &size);
@@ -188,7 +194,7 @@ static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, s
  * @missing_ok as above.
  */
 static int raw_partition_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
-			       char **ret_path, uint64_t *ret_size)
+			       char **ret_path, uint64_t *ret_size, struct fileid *ret_id)
 {
 	const struct layout_partition *p = &l->parts[i];
 	struct build_input in;
@@ -196,7 +202,8 @@ static int raw_partition_input(const struct layout *l, size_t i, bool missing_ok
 
 	*ret_size = 0;
 	input_of_part(l, i, NULL, &in);
-	int rc = stat_input(l, p->from, &p->loc, in.name, missing_ok, d, ret_path, &file_size);
+	int rc = stat_input(l, p->from, &p->loc, in.name, missing_ok, d, ret_path, &file_size,
+			    ret_id);
 	in.path = *ret_path;
 	if (rc == 0)
 		rc = input_bytes(&in, file_size, d, ret_size);
@@ -212,7 +219,8 @@ static int prepare_raws(struct build *b)
 	int bad = 0;
 
 	for (size_t i = 0; i < b->l->n_raws; i++) {
-		int rc = raw_region_input(b->l, i, false, b->d, &b->raw_from[i], &b->raw_sizes[i]);
+		int rc = raw_region_input(b->l, i, false, b->d, &b->raw_from[i], &b->raw_sizes[i],
+					  &b->raw_ids[i]);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
@@ -286,7 +294,7 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 		raw_sizes[i] = l->raws[i].size;
 		if (l->raws[i].size_set) /* the file's size decides nothing */
 			continue;
-		int rc = raw_region_input(l, i, true, d, &path, &raw_sizes[i]);
+		int rc = raw_region_input(l, i, true, d, &path, &raw_sizes[i], NULL);
 		free(path);
 		if (rc == -ENOMEM)
 			return rc;
@@ -306,7 +314,7 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 		}
 		if (layout_part_is_fat(p) || !p->from || p->size_kind != LAYOUT_SIZE_AUTO)
 			continue;
-		int rc = raw_partition_input(l, i, true, d, &path, &size);
+		int rc = raw_partition_input(l, i, true, d, &path, &size, NULL);
 		free(path);
 		if (rc == -ENOMEM)
 			return rc;
@@ -360,7 +368,8 @@ static int prepare_partition(struct build *b, size_t i)
 		b->mbr_types[i] = p->mbr_type;
 		if (!p->from)
 			return 0;
-		rc = raw_partition_input(b->l, i, false, b->d, &ps->from, &ps->from_size);
+		rc = raw_partition_input(b->l, i, false, b->d, &ps->from, &ps->from_size,
+					 &ps->from_id);
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			b->part_sizes[i] = ps->from_size;
 		return rc;

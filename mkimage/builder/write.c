@@ -71,6 +71,10 @@ static int write_input(struct build *b, const struct build_input *in, uint64_t o
 		return diag_error(b->d, "%s: %s", in->path, strerror(errno));
 	if (fstat(w.src_fd, &st) < 0)
 		rc = diag_error(b->d, "%s: %s", in->path, strerror(errno));
+	else if (!fileid_same(&in->listed, &st))
+		rc = diag_error(b->d, "%s: changed while the image was built (it is not the file "
+				      "of %llu bytes that was measured)",
+				in->path, (unsigned long long)in->listed.size);
 	else if ((uint64_t)st.st_size < in->skip)
 		rc = diag_error(b->d, "%s: shrank to %llu bytes, less than skip, while the image "
 				      "was built", in->path, (unsigned long long)st.st_size);

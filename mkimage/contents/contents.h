@@ -37,7 +37,7 @@ struct content_node {
 	char *key;       /* the path folded as FAT compares names (owned) */
 	bool is_dir;
 	char *host_path; /* a file's bytes come from this host file (owned), ... */
-	struct fat_source_id host_id; /* ... the one it was when listed, or ... */
+	struct fileid host_id; /* ... the one it was when listed, or ... */
 	const char *text;/* ... are this text (borrowed from the layout), or ... */
 	uint32_t archive;/* ... come from archive content.archives[archive - 1] (0: none), */
 	uint64_t entry;  /*     from its entry number @entry (counted from 0) */

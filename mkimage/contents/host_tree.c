@@ -82,9 +82,7 @@ static int add_host_file(struct gatherer *g, const char *path, const char *host,
 	struct content_node n = {
 		.path = (char *)path, .host_path = (char *)host, .size = (uint64_t)st->st_size,
 		.attrs = attrs, .first = first, .source = g->source, .origin = (char *)host,
-		.host_id = { .dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
-			     .size = (uint64_t)st->st_size, .mtime_s = st->st_mtim.tv_sec,
-			     .mtime_ns = st->st_mtim.tv_nsec },
+		.host_id = fileid_of(st),
 	};
 
 	n.mtime = node_mtime(g, st, &n.mtime_ns);

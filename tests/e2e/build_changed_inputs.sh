@@ -1,7 +1,8 @@
 #!/bin/sh
-# Inputs that change between the moment they are listed and the moment their bytes are
-# copied are an error naming the input, never other bytes in the image: a tree's folder
-# swapped for a symbolic link to another folder (files of the same size).
+# Inputs that change between the moment they are listed or measured and the moment their
+# bytes are copied are an error naming the input, never other bytes in the image: a tree's
+# folder swapped for a symbolic link to another folder (files of the same size), a raw
+# region's file cut short or replaced.
 # strace's fault injection holds the build after it has listed its inputs (at the ftruncate
 # that sizes the image), while the test changes them.
 . "$TOP/tests/e2e-lib.sh"
@@ -28,3 +29,16 @@ held 'mv t/a t/a.old && ln -s ../other t/a' tree.layout
 expect_stderr "./t/a/f: changed while the image was built (it is not the file of 5 bytes that was listed)"
 [ ! -e x.img ] || fail "a failed build left x.img"
 rm t/a && mv t/a.old t/a
+
+# a raw region's file cut short (it was written as its first part plus zeros), or rewritten
+# with other bytes of the same size
+head -c 1048576 /dev/urandom >r.bin
+printf 'image { table = none }\nraw r { offset = 1M from = "r.bin" }\n' >raw.layout
+held 'truncate -s 524288 r.bin' raw.layout
+[ "$(cat rc.txt)" -eq 1 ] || fail "a cut raw input: exit $(cat rc.txt)"
+expect_stderr "./r.bin: changed while the image was built (it is not the file of 1048576 bytes that was measured)"
+[ ! -e x.img ] || fail "a failed build left x.img"
+head -c 1048576 /dev/urandom >r.bin
+held 'head -c 1048576 /dev/urandom >r.new && touch -d @1 r.new && mv r.new r.bin' raw.layout
+[ "$(cat rc.txt)" -eq 1 ] || fail "a replaced raw input: exit $(cat rc.txt)"
+expect_stderr "./r.bin: changed while the image was built"
