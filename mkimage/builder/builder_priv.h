@@ -161,6 +161,17 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
  */
 int build_move_gpt_entries(int fd, uint64_t entries_lba, const char *path, struct diag *d);
 
+/* All of @n bytes at @off of @fd read (written), or a negative errno (-EIO: short). */
+int build_pread_all(int fd, void *buf, size_t n, uint64_t off);
+int build_pwrite_all(int fd, const void *buf, size_t n, uint64_t off);
+
+/*
+ * Sets the 64-bit field at byte @field (enum gpt_header_field) of the primary GPT header in
+ * @fd to @value and its HeaderCRC32 anew (UEFI 2.10, 5.3.2). Returns 0, -EILSEQ when LBA 1
+ * holds no GPT header, or a negative errno.
+ */
+int build_gpt_header_set(int fd, size_t field, uint64_t value);
+
 /* ---- gpt_backup.c: a GPT without its backup (gpt-backup = false) ------------------------ */
 
 /*

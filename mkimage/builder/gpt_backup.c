@@ -17,18 +17,6 @@
 #define SECTOR 512u
 #define GPT_BACKUP_BYTES (128u * 128u + SECTOR) /* the backup array and header */
 
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	ssize_t got = pread(fd, buf, n, (off_t)off);
-	return got == (ssize_t)n ? 0 : got < 0 ? -errno : -EIO;
-}
-
-static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-	ssize_t put = pwrite(fd, buf, n, (off_t)off);
-	return put == (ssize_t)n ? 0 : put < 0 ? -errno : -EIO;
-}
-
 int build_gpt_backup_room(int fd, uint64_t image_size, const char *path, struct diag *d)
 {
 	if (ftruncate(fd, (off_t)(image_size + GPT_BACKUP_BYTES)) == 0)
@@ -37,40 +25,19 @@ int build_gpt_backup_room(int fd, uint64_t image_size, const char *path, struct 
 	return diag_error(d, "%s: partition table: %s", path, strerror(e));
 }
 
-/*
- * AlternateLBA: the image's last LBA, where the backup would be (tools then report it
- * missing rather than misplaced). LastUsableLBA stays as libfdisk wrote it from the plan:
- * the last LBA, since no backup takes the end.
- */
-static int fix_header(int fd, uint64_t last_lba)
-{
-	uint8_t hdr[SECTOR];
-	int rc = pread_all(fd, hdr, sizeof(hdr), GPT_HEADER_LBA * SECTOR);
-
-	if (rc < 0)
-		return rc;
-	uint32_t size = get_le32(hdr + GPT_HDR_SIZE);
-	if (memcmp(hdr + GPT_HDR_SIGNATURE, GPT_SIGNATURE, GPT_SIGNATURE_LEN) != 0 ||
-	    size < GPT_HEADER_MIN_SIZE || size > SECTOR)
-		return -EILSEQ;
-	put_le64(hdr + GPT_HDR_ALTERNATE_LBA, last_lba);
-	put_le32(hdr + GPT_HDR_CRC, gpt_header_crc(hdr, size));
-	return pwrite_all(fd, hdr, sizeof(hdr), GPT_HEADER_LBA * SECTOR);
-}
-
 /* The protective entry covers the disk from LBA 1: up to the image's last LBA, or
  * 0xFFFFFFFF sectors when the image is larger (§5.2.3, table 5-4). */
 static int fix_protective_entry(int fd, uint64_t last_lba)
 {
 	uint8_t e[MBR_ENTRY_SIZE];
-	int rc = pread_all(fd, e, sizeof(e), MBR_ENTRIES);
+	int rc = build_pread_all(fd, e, sizeof(e), MBR_ENTRIES);
 
 	if (rc < 0)
 		return rc;
 	if (e[MBR_ENT_TYPE] != MBR_TYPE_GPT_PROTECTIVE)
 		return -EILSEQ;
 	put_le32(e + MBR_ENT_SIZE_LBA, last_lba > UINT32_MAX ? UINT32_MAX : (uint32_t)last_lba);
-	return pwrite_all(fd, e, sizeof(e), MBR_ENTRIES);
+	return build_pwrite_all(fd, e, sizeof(e), MBR_ENTRIES);
 }
 
 int build_drop_gpt_backup(int fd, uint64_t image_size, const char *path, struct diag *d)
@@ -78,8 +45,11 @@ int build_drop_gpt_backup(int fd, uint64_t image_size, const char *path, struct 
 	uint64_t last_lba = image_size / SECTOR - 1;
 	int rc = ftruncate(fd, (off_t)image_size) == 0 ? 0 : -errno;
 
+	/* AlternateLBA: the image's last LBA, where the backup would be (tools then report it
+	 * missing rather than misplaced). LastUsableLBA stays as libfdisk wrote it from the
+	 * plan: the last LBA, since no backup takes the end. */
 	if (rc == 0)
-		rc = fix_header(fd, last_lba);
+		rc = build_gpt_header_set(fd, GPT_HDR_ALTERNATE_LBA, last_lba);
 	if (rc == 0)
 		rc = fix_protective_entry(fd, last_lba);
 	if (rc < 0)
