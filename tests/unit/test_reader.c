@@ -40,10 +40,10 @@ static void record(uint8_t *s, unsigned i, uint8_t status, uint8_t type, uint32_
 	uint8_t *e = s + MBR_ENTRIES + i * MBR_ENTRY_SIZE;
 
 	memset(e, 0, MBR_ENTRY_SIZE);
-	e[MBR_E_STATUS] = status;
-	e[MBR_E_TYPE] = type;
-	put_le32(e + MBR_E_START, start);
-	put_le32(e + MBR_E_SECTORS, sectors);
+	e[MBR_ENT_BOOT] = status;
+	e[MBR_ENT_TYPE] = type;
+	put_le32(e + MBR_ENT_START_LBA, start);
+	put_le32(e + MBR_ENT_SIZE_LBA, sectors);
 }
 
 static void test_mbr_plausible(void **state)
