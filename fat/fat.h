@@ -6,7 +6,8 @@
  *   2. builds a tree with fat_tree_new(), fat_tree_add_dir() and fat_tree_add_file(),
  *   3. writes it with fat_write() into a pre-sized, zero (sparse) output file at the volume's
  *      byte offset; fat_min_size() tells how small the volume may be for a tree.
- * The reader (fat_vol_open() ...) validates a volume and lists and reads its files.
+ * The reader (fat_vol_open() ...) validates a volume, lists and reads its files and walks its
+ * tree (fat_vol_walk()).
  *
  * Sources: Microsoft's FAT specification (fatgen103, v1.03) and the SD Association's SD
  * Specifications Part 2 File System Specification (format parameters and algorithms).
