@@ -240,7 +240,8 @@ int cmd_ls(int argc, char **argv)
 			       "name or a volume label; without a table the whole image is the volume\n"
 			       "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
 			       "  -l, --long       attributes (d r h s a), size, time (UTC), 8.3 name, name\n"
-			       "  -R, --recursive  every folder below as well\n", SDIMG_PROG);
+			       "  -R, --recursive  every folder below as well, down to 64 levels\n",
+			       SDIMG_PROG);
 			return EXIT_OK;
 		} else if (c == 'l') {
 			longer = true;
