@@ -345,7 +345,8 @@ void fat_vol_close(struct fat_vol *v);
 const struct fat_info *fat_vol_info(const struct fat_vol *v);
 
 /*
- * fat_vol_free_clusters - counts the free clusters in the first FAT of @v (entries that are 0).
+ * fat_vol_free_clusters - counts the free clusters in the first FAT of @v (entries that are 0),
+ * reading it 1 MiB at a time (a hole of an image file reads as free without being read).
  * Returns: 0, or -EIO/-errno with a message.
  */
 int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d);

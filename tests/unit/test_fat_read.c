@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -604,7 +605,8 @@ static void put_entry(uint8_t *fat, uint32_t bits, uint32_t c, uint16_t x)
 }
 
 /* Free clusters counted in reads of 1 MiB of FAT match an entry-by-entry count, with used
- * entries on both sides of each read's edge and at the last cluster. */
+ * entries on both sides of each read's edge, after a hole in the FAT (counted free, not read)
+ * and at the last cluster. */
 static void test_free_clusters(void **state)
 {
 	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
@@ -620,7 +622,8 @@ static void test_free_clusters(void **state)
 		int fd = make_volume(types[k], sizes[k], 512, &g);
 		uint32_t per_read = (1u << 23) / bits & ~1u;
 		uint32_t mark[] = { per_read - 1, per_read, per_read + 1, 2 * per_read,
-				    g.clusters + 1 };
+				    4 * per_read + 5, g.clusters + 1 };
+		uint64_t hole = (uint64_t)3 * per_read * bits / 8; /* the 4th read's bytes */
 		uint8_t *fat;
 
 		fat_bytes = (uint64_t)g.fat_sectors * 512;
@@ -628,13 +631,18 @@ static void test_free_clusters(void **state)
 		assert_non_null(fat);
 		at = (uint64_t)g.reserved * 512;
 		assert_int_equal(pread(fd, fat, fat_bytes, (off_t)at), (ssize_t)fat_bytes);
-		for (unsigned i = 0; i < 5; i++) {
+		for (unsigned i = 0; i < 6; i++) {
 			uint32_t c = mark[i];
 			if (c < 2 || c > g.clusters + 1)
 				continue;
 			put_entry(fat, bits, c, 7);
 		}
 		assert_int_equal(pwrite(fd, fat, fat_bytes, (off_t)at), (ssize_t)fat_bytes);
+		if (hole + (1u << 20) <= fat_bytes) { /* a hole there, where no file has clusters */
+			memset(fat + hole, 0, 1u << 20);
+			assert_int_equal(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						   (off_t)(at + hole), 1 << 20), 0);
+		}
 		for (uint32_t c = 2; c < g.clusters + 2; c++)
 			want += get_entry(fat, bits, c) == 0;
 		free(fat);
