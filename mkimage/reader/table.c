@@ -240,7 +240,8 @@ static int read_table(struct disk *k, struct diag *d)
 		free(id);
 		rc = read_partitions(k, cxt);
 	}
-	fdisk_deassign_device(cxt, 1);
+	/* not fdisk_deassign_device(): on a descriptor it was given, it fsync()s it, which on a
+	 * card asks the device to flush its cache; the context lets go of it without that */
 	fdisk_unref_context(cxt);
 	return rc;
 }

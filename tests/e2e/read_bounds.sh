@@ -29,3 +29,9 @@ cmp -s want.txt out.txt || fail "ls -R: $(cat out.txt)"
 n=$(reads "$SDIMG" inspect huge.img)
 grep -q "1 files in 1 folders" out.txt || fail "inspect: $(cat out.txt)"
 [ "$n" -le 300 ] || fail "inspect of a 2 TiB card: $n reads for a FAT of $fat_mib MiB"
+
+# reading asks nothing of the device: no fsync (which on a card flushes its cache)
+for cmd in "cat huge.img:1/sub/abc.txt" "ls huge.img:1" "inspect huge.img"; do
+    strace -f -c -e trace=fsync,fdatasync,sync -o strace.txt "$SDIMG" $cmd >/dev/null 2>&1 || fail "$cmd"
+    ! grep -Eq ' (fsync|fdatasync|sync)$' strace.txt || fail "sdimg $cmd syncs: $(cat strace.txt)"
+done
