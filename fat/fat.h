@@ -8,7 +8,8 @@
  *      be for the tree,
  *   3. writes it with fat_write() into a pre-sized, zero (sparse) output file at the volume's
  *      byte offset.
- * The reader (fat_vol_open() ...) validates a volume and lists and reads its files.
+ * The reader (fat_vol_open() ...) validates a volume, lists and reads its files and walks its
+ * tree (fat_vol_walk()).
  *
  * Sources: Microsoft's FAT specification (fatgen103, v1.03) and the SD Association's SD
  * Specifications Part 2 File System Specification (format parameters and algorithms).
@@ -392,7 +393,8 @@ void fat_vol_close(struct fat_vol *v);
 const struct fat_info *fat_vol_info(const struct fat_vol *v);
 
 /*
- * fat_vol_free_clusters - counts the free clusters in the first FAT of @v (entries that are 0).
+ * fat_vol_free_clusters - counts the free clusters in the first FAT of @v (entries that are 0),
+ * reading it 1 MiB at a time (a hole of an image file reads as free without being read).
  * Returns: 0, or -EIO/-errno with a message.
  */
 int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d);
@@ -409,6 +411,29 @@ int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
  */
 int fat_vol_list(struct fat_vol *v, const char *path,
 		 int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d);
+
+/* What fat_vol_walk() calls; either may be NULL. Each returns 0 to go on; anything else
+ * stops the walk and is returned. */
+struct fat_walk_fns {
+	/* before the entries of each folder below the first, with the folder's path */
+	int (*folder)(void *ctx, const char *path);
+	/* for each entry of each folder, as fat_vol_list() calls its @fn */
+	int (*entry)(void *ctx, const struct fat_dirent *e);
+};
+
+/*
+ * fat_vol_walk - lists the folder @path and every folder below it: a folder's entries, then
+ * each folder in it in turn (depth first, in on-disk order). One pass over the directory
+ * clusters: each folder is listed from its entry's first cluster, never looked up again by
+ * path. Folders whose clusters are another folder's, or their own (a loop), are an error, as
+ * are folders nested more than @depth_max below @path. Holds a bit per cluster and the names
+ * of the folders still to list.
+ *
+ * Returns: 0, what a function of @fns returned, -ENOENT/-ENOTDIR/-EINVAL with a message
+ * (naming the folder), -ENOMEM with a message, or -EIO.
+ */
+int fat_vol_walk(struct fat_vol *v, const char *path, unsigned depth_max,
+		 const struct fat_walk_fns *fns, void *ctx, struct diag *d);
 
 /*
  * fat_vol_read - calls @fn with the bytes of the file @path, in order, in pieces of at most a

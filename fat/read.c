@@ -1,8 +1,9 @@
 /*
  * fat/read: opens a FAT volume and validates its boot sector. Nothing on the disk is
  * trusted: every field is checked before use, allocations are bounded by constants (one
- * cluster of at most 512K, one sector), and cluster chains are followed for at most the
- * number of clusters they can legally have, so loops end in an error.
+ * cluster of at most 512K, one sector, 1 MiB of FAT while counting free clusters), and
+ * cluster chains are followed for at most the number of clusters they can legally have, so
+ * loops end in an error.
  */
 #include "fat/read_priv.h"
 
@@ -263,16 +264,48 @@ uint64_t fat_rd_cluster_off(const struct fat_vol *v, uint32_t c)
 	return v->info.data_offset + (uint64_t)(c - 2) * v->info.cluster_size;
 }
 
+/* Free clusters are counted in reads of this many bytes of FAT: a 2 TiB card's FAT32 of
+ * 256 MiB is 256 reads, not half a million of a sector (and none where an image file has a
+ * hole). */
+#define FAT_COUNT_CHUNK (1u << 20)
+
+/* Whether the @len bytes at volume byte @off lie in a hole of a sparse image file, with data
+ * after them (so inside the file): they read as zeros. A device has no holes. */
+static bool in_hole(const struct fat_vol *v, uint64_t off, size_t len)
+{
+	off_t data = lseek(v->fd, (off_t)(v->off + off), SEEK_DATA);
+
+	return data >= 0 && (uint64_t)data >= v->off + off + len;
+}
+
 int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
 {
-	uint32_t free_count = 0, next;
+	/* entries per read; even, so that a FAT12 read starts on a whole byte */
+	uint32_t per_read = (uint32_t)(FAT_COUNT_CHUNK * 8u / v->ops->bits) & ~1u;
+	uint64_t end = (uint64_t)v->info.clusters + 2;
+	uint32_t free_count = 0;
+	uint8_t *buf = malloc(FAT_COUNT_CHUNK);
 
-	for (uint32_t c = 2; c < v->info.clusters + 2; c++) {
-		int r = fat_rd_next(v, c, &next, d);
-		if (r)
+	if (!buf)
+		return diag_error(d, "counting free clusters: out of memory"), -ENOMEM;
+	for (uint64_t first = 0; first < end; first += per_read) {
+		uint32_t n = (uint32_t)(end - first < per_read ? end - first : per_read);
+		size_t len = (size_t)fat_ent_bytes(v->info.type, n);
+		uint64_t at = v->fat_off + fat_ent_bytes(v->info.type, first);
+		int r;
+		if (first && in_hole(v, at, len)) { /* an image's empty FAT: all free */
+			free_count += n;
+			continue;
+		}
+		r = fat_rd_pread(v, buf, len, at, d);
+		if (r) {
+			free(buf);
 			return r;
-		free_count += next == 0;
+		}
+		for (uint32_t i = first ? 0 : 2; i < n; i++) /* entries 0 and 1 are no clusters */
+			free_count += v->ops->get(buf, i) == 0;
 	}
+	free(buf);
 	*ret_free = free_count;
 	return 0;
 }

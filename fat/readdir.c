@@ -37,8 +37,13 @@ static int walk_block(struct fat_vol *v, uint8_t *blk, uint64_t off, size_t len,
 	return r;
 }
 
-static int walk_dir(struct fat_vol *v, uint32_t first, raw_fn fn, void *ctx, struct diag *d)
+/* Walks the directory at cluster @first (0: the root). @seen (or NULL) has a bit per cluster:
+ * a cluster already marked in it is an error (shared by two folders, or a loop), and each
+ * cluster walked is marked. @path (or NULL) names the directory in messages. */
+static int walk_dir(struct fat_vol *v, uint32_t first, uint8_t *seen, const char *path,
+		    raw_fn fn, void *ctx, struct diag *d)
 {
+	const char *pre = path ? path : "", *sep = path ? ": " : "";
 	uint32_t steps = DIR_BYTES_MAX / v->info.cluster_size + 1, c = first;
 	uint8_t *blk = malloc(v->info.cluster_size);
 	bool end = false;
@@ -55,13 +60,19 @@ static int walk_dir(struct fat_vol *v, uint32_t first, raw_fn fn, void *ctx, str
 		c = v->root_cluster;
 	while (!r && !end) {
 		if (!fat_rd_valid_cluster(v, c)) {
-			r = diag_error(d, "a directory's cluster chain leads to cluster %" PRIu32
-					  ", outside 2..%" PRIu32, c, v->info.clusters + 1);
+			r = diag_error(d, "%s%sa directory's cluster chain leads to cluster %"
+					  PRIu32 ", outside 2..%" PRIu32, pre, sep, c,
+				       v->info.clusters + 1);
 			break;
 		}
 		if (!steps--) {
-			r = diag_error(d, "a directory is longer than 65536 entries (its cluster "
-					  "chain loops?)");
+			r = diag_error(d, "%s%sa directory is longer than 65536 entries (its cluster "
+					  "chain loops?)", pre, sep);
+			break;
+		}
+		if (seen && fat_rd_seen_before(seen, c)) {
+			r = diag_error(d, "%s%sits cluster %" PRIu32 " is also another folder's, or "
+					  "its own (folders that share clusters or loop)", pre, sep, c);
 			break;
 		}
 		r = walk_block(v, blk, fat_rd_cluster_off(v, c), v->info.cluster_size, fn, ctx,
@@ -168,12 +179,12 @@ static int cook(void *ctx, const uint8_t *e)
 	return w->fn(w->ctx, &de);
 }
 
-static int walk_cooked(struct fat_vol *v, uint32_t first,
-		       int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d)
+int fat_rd_list(struct fat_vol *v, uint32_t first, uint8_t *seen, const char *path,
+		int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d)
 {
 	struct cooked w = { .v = v, .fn = fn, .ctx = ctx };
 
-	return walk_dir(v, first, cook, &w, d);
+	return walk_dir(v, first, seen, path, cook, &w, d);
 }
 
 /* Upper-cased UTF-16 of a UTF-8 name, for comparisons; returns the length or < 0. */
@@ -206,8 +217,7 @@ static int match(void *ctx, const struct fat_dirent *e)
 	return 0;
 }
 
-/* Finds @path; the root is reported as a directory with first cluster 0. */
-static int lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, struct diag *d)
+int fat_rd_lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, struct diag *d)
 {
 	struct find f;
 	const char *p = path;
@@ -230,7 +240,7 @@ static int lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, s
 			return diag_error(d, "%s: no such file or directory", path), -ENOENT;
 		if (ret->first_cluster == 0 && p != path + strspn(path, "/"))
 			return diag_error(d, "%s: a directory without a cluster", path);
-		r = walk_cooked(v, ret->first_cluster, match, &f, d);
+		r = fat_rd_list(v, ret->first_cluster, NULL, NULL, match, &f, d);
 		if (r < 0)
 			return r;
 		if (!r)
@@ -244,19 +254,32 @@ int fat_vol_list(struct fat_vol *v, const char *path,
 		 int (*fn)(void *ctx, const struct fat_dirent *e), void *ctx, struct diag *d)
 {
 	struct fat_dirent dir;
-	int r = lookup(v, path, &dir, d);
+	int r = fat_rd_lookup_dir(v, path, &dir, d);
+
+	return r ? r : fat_rd_list(v, dir.first_cluster, NULL, NULL, fn, ctx, d);
+}
+
+int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *ret,
+		      struct diag *d)
+{
+	int r = fat_rd_lookup(v, path, ret, d);
 
 	if (r)
 		return r;
-	if (!(dir.attrs & FAT_ATTR_DIR))
+	if (!(ret->attrs & FAT_ATTR_DIR))
 		return diag_error(d, "%s: not a directory", path), -ENOTDIR;
-	if (!dir.first_cluster && path[strspn(path, "/")])
+	if (!ret->first_cluster && path[strspn(path, "/")])
 		return diag_error(d, "%s: a directory without a cluster", path);
-	return walk_cooked(v, dir.first_cluster, fn, ctx, d);
+	return 0;
 }
 
-/* Marks cluster @c as seen; true when it already was (the chain loops). */
-static bool seen_before(uint8_t *seen, uint32_t c)
+uint8_t *fat_rd_seen_new(const struct fat_vol *v)
+{
+	/* calloc'd pages stay untouched except where the walk goes */
+	return calloc(((size_t)v->info.clusters + 2) / 8 + 1, 1);
+}
+
+bool fat_rd_seen_before(uint8_t *seen, uint32_t c)
 {
 	uint8_t bit = (uint8_t)(1u << (c % 8));
 	bool was = seen[c / 8] & bit;
@@ -278,7 +301,7 @@ static int stream_chain(struct fat_vol *v, const char *path, uint32_t c, uint32_
 			return diag_error(d, "%s: cluster chain leads to cluster %" PRIu32 " after %"
 					     PRIu32 " of %" PRIu32 " bytes", path, c, size - left,
 					  size);
-		if (seen_before(seen, c))
+		if (fat_rd_seen_before(seen, c))
 			return diag_error(d, "%s: cluster chain loops back to cluster %" PRIu32
 					     " after %" PRIu32 " of %" PRIu32 " bytes", path, c,
 					  size - left, size);
@@ -302,7 +325,7 @@ int fat_vol_read(struct fat_vol *v, const char *path,
 {
 	struct fat_dirent f;
 	uint8_t *seen;
-	int r = lookup(v, path, &f, d);
+	int r = fat_rd_lookup(v, path, &f, d);
 
 	if (r)
 		return r;
@@ -312,8 +335,7 @@ int fat_vol_read(struct fat_vol *v, const char *path,
 		return diag_error(d, "%s: its size (%" PRIu32 " bytes) is larger than the volume's "
 				     "data area (%" PRIu32 " clusters of %" PRIu32 " bytes)",
 				  path, f.size, v->info.clusters, v->info.cluster_size);
-	/* a bit per cluster: calloc'd pages stay untouched except where the chain goes */
-	seen = calloc(((size_t)v->info.clusters + 2) / 8 + 1, 1);
+	seen = fat_rd_seen_new(v);
 	if (!seen)
 		return diag_error(d, "%s: out of memory", path), -ENOMEM;
 	r = stream_chain(v, path, f.first_cluster, f.size, seen, fn, ctx, d);

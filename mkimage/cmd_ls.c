@@ -99,7 +99,6 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 	return found;
 }
 
-/* Opens the FAT volume the address names. */
 /* The messages of fat/ about the volume at @a, each after the volume's name, into @d. */
 static void relay_volume_messages(const struct address *a, struct diag *inner, struct diag *d)
 {
@@ -114,10 +113,11 @@ static void relay_volume_messages(const struct address *a, struct diag *inner, s
 	diag_release(inner);
 }
 
+/* Opens the FAT volume the address names. */
 static int open_volume(const struct address *a, int fd, struct disk *k, struct fat_vol **ret,
 		       struct diag *d)
 {
-	if (reader_read_disk(k, a->image, fd, d) < 0)
+	if (reader_read_disk_uncounted(k, a->image, fd, d) < 0)
 		return -EINVAL;
 	const struct disk_part *p = find_part(k, a->part, d, a->image);
 	if (!p)
@@ -131,17 +131,13 @@ static int open_volume(const struct address *a, int fd, struct disk *k, struct f
 	return rc;
 }
 
-struct lister {
-	struct fat_vol *v;
-	bool longer, recursive;
-	struct diag *d;
-	char **dirs; /* subfolders met, for -R */
-	size_t n_dirs;
-};
+/* `ls -R` lists folders nested this deep below the one named, as the builder makes them;
+ * a deeper folder of a card from elsewhere is listed by its own path. */
+#define LS_DEPTH_MAX 64u
 
-static void print_entry(const struct lister *ls, const struct fat_dirent *e)
+static void print_entry(bool longer, const struct fat_dirent *e)
 {
-	if (!ls->longer) {
+	if (!longer) {
 		reader_fputs_visible(e->name, stdout);
 		printf("%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
 		return;
@@ -162,44 +158,26 @@ static void print_entry(const struct lister *ls, const struct fat_dirent *e)
 
 static int on_entry(void *ctx, const struct fat_dirent *e)
 {
-	struct lister *ls = ctx;
+	print_entry(*(const bool *)ctx, e);
+	return 0;
+}
 
-	print_entry(ls, e);
-	if (ls->recursive && (e->attrs & FAT_ATTR_DIR)) {
-		char **v = realloc(ls->dirs, (ls->n_dirs + 1) * sizeof(*v));
-		if (!v || !(v[ls->n_dirs] = strdup(e->name))) {
-			ls->dirs = v ? v : ls->dirs;
-			return -ENOMEM;
-		}
-		ls->dirs = v;
-		ls->n_dirs++;
-	}
+/* -R: the heading of each folder below the one named */
+static int on_folder(void *ctx, const char *path)
+{
+	(void)ctx;
+	printf("\n");
+	reader_fputs_visible(path, stdout);
+	printf(":\n");
 	return 0;
 }
 
 static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recursive,
-		    unsigned depth, struct diag *d)
+		    struct diag *d)
 {
-	struct lister ls = { .v = v, .longer = longer, .recursive = recursive, .d = d };
-	int rc = depth > 64 ? diag_error(d, "%s: folders nested too deeply", path)
-			    : fat_vol_list(v, path, on_entry, &ls, d);
-
-	for (size_t i = 0; rc == 0 && i < ls.n_dirs; i++) {
-		char *sub = NULL;
-		if (asprintf(&sub, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ls.dirs[i]) < 0)
-			rc = -ENOMEM;
-		else {
-			printf("\n");
-			reader_fputs_visible(sub, stdout);
-			printf(":\n");
-			rc = list_dir(v, sub, longer, recursive, depth + 1, d);
-		}
-		free(sub);
-	}
-	for (size_t i = 0; i < ls.n_dirs; i++)
-		free(ls.dirs[i]);
-	free(ls.dirs);
-	return rc;
+	static const struct fat_walk_fns fns = { .folder = on_folder, .entry = on_entry };
+	return recursive ? fat_vol_walk(v, path, LS_DEPTH_MAX, &fns, &longer, d)
+			 : fat_vol_list(v, path, on_entry, &longer, d);
 }
 
 static int to_stdout(void *ctx, const void *buf, size_t len)
@@ -227,7 +205,7 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 		struct diag inner; /* the reader names paths in the volume: say which volume */
 		diag_init(&inner);
 		rc = cat ? fat_vol_read(v, a.path, to_stdout, NULL, &inner)
-			 : list_dir(v, a.path, longer, recursive, 0, &inner);
+			 : list_dir(v, a.path, longer, recursive, &inner);
 		relay_volume_messages(&a, &inner, &d);
 	}
 	if (rc == -EIO && cat && ferror(stdout))
@@ -262,7 +240,8 @@ int cmd_ls(int argc, char **argv)
 			       "name or a volume label; without a table the whole image is the volume\n"
 			       "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
 			       "  -l, --long       attributes (d r h s a), size, time (UTC), 8.3 name, name\n"
-			       "  -R, --recursive  every folder below as well\n", SDIMG_PROG);
+			       "  -R, --recursive  every folder below as well, down to 64 levels\n",
+			       SDIMG_PROG);
 			return EXIT_OK;
 		} else if (c == 'l') {
 			longer = true;

@@ -28,52 +28,32 @@ enum ext_super_field {
 #define EXT_COMPAT_HAS_JOURNAL 0x4u
 #define EXT_INCOMPAT_64BIT 0x80u
 #define EXT_INCOMPAT_EXT4 0x2C0u /* extents, 64bit, flex_bg: only ext4 has them */
-#define WALK_MAX_DEPTH 64u          /* a hostile volume cannot make the count run away */
+#define WALK_MAX_DEPTH 64u /* as deep as the builder nests folders; a deeper tree is not counted */
 #define WALK_MAX_ENTRIES 10000000u
-
-struct walk {
-	struct fat_vol *v;
-	struct disk_fat *f;
-	char path[4096];
-	unsigned depth;
-	int rc;
-};
-
-static int count_entry(void *ctx, const struct fat_dirent *e);
-
-static int walk_dir(struct walk *w)
-{
-	struct diag scratch;
-
-	diag_init(&scratch);
-	int rc = fat_vol_list(w->v, w->path[0] ? w->path : "/", count_entry, w, &scratch);
-	diag_release(&scratch);
-	return rc;
-}
 
 static int count_entry(void *ctx, const struct fat_dirent *e)
 {
-	struct walk *w = ctx;
-	size_t len = strlen(w->path);
+	struct disk_fat *f = ctx;
 
-	if (w->f->files + w->f->dirs >= WALK_MAX_ENTRIES)
+	if (f->files + f->dirs >= WALK_MAX_ENTRIES)
 		return -E2BIG;
-	if (!(e->attrs & FAT_ATTR_DIR)) {
-		w->f->files++;
-		return 0;
-	}
-	w->f->dirs++;
-	if (w->depth >= WALK_MAX_DEPTH || len + strlen(e->name) + 2 > sizeof(w->path))
-		return -ELOOP;
-	snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->name);
-	w->depth++;
-	int rc = walk_dir(w);
-	w->depth--;
-	w->path[len] = '\0';
-	return rc;
+	if (e->attrs & FAT_ATTR_DIR)
+		f->dirs++;
+	else
+		f->files++;
+	return 0;
 }
 
-static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
+/* Counts the free clusters, files and folders of the volume @v into @f. */
+static void count_fat(struct fat_vol *v, struct disk_fat *f, struct diag *scratch)
+{
+	static const struct fat_walk_fns fns = { .entry = count_entry };
+
+	if (fat_vol_free_clusters(v, &f->free_clusters, scratch) == 0)
+		f->walked = fat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
+}
+
+static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot, bool count)
 {
 	struct fat_vol *v = NULL;
 	struct diag scratch;
@@ -84,10 +64,8 @@ static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot)
 	if (fat_vol_open(k->fd, p->start, room, &v, &scratch) == 0) {
 		p->content = CONTENT_FAT;
 		p->fat.info = *fat_vol_info(v);
-		if (fat_vol_free_clusters(v, &p->fat.free_clusters, &scratch) == 0) {
-			struct walk w = { .v = v, .f = &p->fat };
-			p->fat.walked = walk_dir(&w) == 0;
-		}
+		if (count)
+			count_fat(v, &p->fat, &scratch);
 	} else if (fat_boot_sector_claimed(boot) || (!p->number && fat_boot_sector_valid(boot))) {
 		/* (without a table, the valid BPB is what made the disk a bare volume) */
 		p->content = CONTENT_FAT;
@@ -124,7 +102,7 @@ static void probe_ext(struct disk_part *p, const uint8_t *sb)
 		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-static void probe(struct disk *k, struct disk_part *p)
+static void probe(struct disk *k, struct disk_part *p, bool count)
 {
 	uint8_t boot[512] = { 0 }, sb[1024] = { 0 };
 
@@ -132,13 +110,13 @@ static void probe(struct disk *k, struct disk_part *p)
 		return; /* a partition smaller than a sector holds no file system */
 	if (pread(k->fd, boot, sizeof(boot), (off_t)p->start) != (ssize_t)sizeof(boot))
 		return;
-	probe_fat(k, p, boot);
+	probe_fat(k, p, boot, count);
 	if (p->content == CONTENT_UNKNOWN && p->size >= EXT_SUPER + sizeof(sb) &&
 	    pread(k->fd, sb, sizeof(sb), (off_t)(p->start + EXT_SUPER)) == (ssize_t)sizeof(sb))
 		probe_ext(p, sb);
 }
 
-int reader_probe_all(struct disk *k, struct diag *d)
+int reader_probe_all(struct disk *k, bool count, struct diag *d)
 {
 	if (k->table_unreadable)
 		return 0; /* the findings say why nothing is listed */
@@ -146,7 +124,7 @@ int reader_probe_all(struct disk *k, struct diag *d)
 		/* no table: the whole disk may be one file system */
 		struct disk_part whole = { .number = 0, .start = 0, .size = k->size };
 		size_t cap = 0;
-		probe(k, &whole);
+		probe(k, &whole, count);
 		if (whole.content == CONTENT_UNKNOWN)
 			return diag_error(d, "%s: not a disk image: no partition table and no file "
 					     "system at its start", k->path);
@@ -156,6 +134,6 @@ int reader_probe_all(struct disk *k, struct diag *d)
 		return 0;
 	}
 	for (size_t i = 0; i < k->n_parts; i++)
-		probe(k, &k->parts[i]);
+		probe(k, &k->parts[i], count);
 	return 0;
 }

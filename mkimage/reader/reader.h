@@ -96,6 +96,13 @@ struct disk {
  */
 int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d);
 
+/*
+ * As reader_read_disk(), without counting what the FAT volumes hold (fat.free_clusters,
+ * files and dirs stay 0, walked false): what `ls` and `cat` need, read in a few sectors
+ * whatever the size of the card or of its tree.
+ */
+int reader_read_disk_uncounted(struct disk *k, const char *path, int fd, struct diag *d);
+
 void reader_release_disk(struct disk *k);
 
 /*

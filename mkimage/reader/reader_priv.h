@@ -47,7 +47,8 @@ void reader_check_gpt(struct disk *k);
  */
 int reader_read_primary_gpt(struct disk *k, struct fdisk_context *cxt);
 
-/* Probes every partition's content (or, without a table, the whole disk). */
-int reader_probe_all(struct disk *k, struct diag *d);
+/* Probes every partition's content (or, without a table, the whole disk); with @count, also
+ * what a FAT volume holds (free clusters, files, folders). */
+int reader_probe_all(struct disk *k, bool count, struct diag *d);
 
 #endif

@@ -240,12 +240,13 @@ static int read_table(struct disk *k, struct diag *d)
 		free(id);
 		rc = read_partitions(k, cxt);
 	}
-	fdisk_deassign_device(cxt, 1);
+	/* not fdisk_deassign_device(): on a descriptor it was given, it fsync()s it, which on a
+	 * card asks the device to flush its cache; the context lets go of it without that */
 	fdisk_unref_context(cxt);
 	return rc;
 }
 
-int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d)
+static int read_disk(struct disk *k, const char *path, int fd, bool count, struct diag *d)
 {
 	int rc;
 
@@ -265,10 +266,20 @@ int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d)
 	if (rc == 0 && !k->table_unreadable && strcmp(k->table, "none") != 0)
 		rc = find_gaps(k);
 	if (rc == 0)
-		rc = reader_probe_all(k, d);
+		rc = reader_probe_all(k, count, d);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", path);
 	return rc;
+}
+
+int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d)
+{
+	return read_disk(k, path, fd, true, d);
+}
+
+int reader_read_disk_uncounted(struct disk *k, const char *path, int fd, struct diag *d)
+{
+	return read_disk(k, path, fd, false, d);
 }
 
 void reader_release_disk(struct disk *k)

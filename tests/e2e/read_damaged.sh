@@ -51,3 +51,18 @@ grep -Eq '^1 +1048576 +- +0 B ' z.txt || fail "inspect of a 0-byte partition: $(
 "$SDIMG" inspect --json z.img >z.json || true
 [ "$(jq -c '.partitions[0] | [.start, .end, .size]' z.json)" = "[1048576,null,0]" ] ||
     fail "inspect --json of a 0-byte partition: $(jq -c '.partitions[0]' z.json)"
+
+# a folder whose entry names its parent's cluster: ls -R and inspect stop at once, ls -R with
+# one line naming the folder (not 64 levels of the same names, then "nested too deeply")
+mkdir -p t/a/b && echo x >t/a/f.txt
+printf 'image { table = none }\npartition p { type = fat16 size = 16M fat { cluster-size = 2K } tree "/" { from = "t" } }\n' >t.layout
+"$SDIMG" build -q -o t.img t.layout
+data=$(data_start t.img 0)
+# /a is cluster 2; in it ".", "..", then B (cluster 3) and F.TXT
+[ "$(le t.img $((data + 64 + 26)) 2)" -eq 3 ] || fail "/a/b is not the third entry of cluster 2"
+printf '\002\000' | dd of=t.img bs=1 seek=$((data + 64 + 26)) conv=notrunc status=none
+expect_status 1 "$SDIMG" ls -R t.img
+expect_stderr "sdimg: t.img:/a/b: its cluster 2 is also another folder's, or its own"
+[ "$(wc -l <out.txt)" -le 8 ] || fail "ls -R of a looping tree printed $(wc -l <out.txt) lines"
+"$SDIMG" inspect t.img >t.txt || fail "inspect of a looping tree: $(cat t.txt)"
+! grep -q "files in" t.txt || fail "inspect counts a looping tree: $(grep "files in" t.txt)"

@@ -59,3 +59,18 @@ for n in 5000 20000; do
 done
 scales "host folder, files" "$(cpu "$SDIMG" build -q -o h.img host5000.layout)" \
     "$(cpu "$SDIMG" build -q -o h.img host20000.layout)"
+
+# a card with N folders in the root, one file in each: `ls -R` and `inspect` list each folder
+# from its entry, and `cat` of a file in the last folder follows only its path (once, each
+# folder was looked up again from the root, and even `cat` walked the whole tree to count it)
+"$MKTREE" r2000 2000 1 1 >/dev/null && "$MKTREE" r8000 8000 1 1 >/dev/null || fail "mktree"
+for n in 2000 8000; do
+    printf 'image { table = none }\npartition p { type = fat32 size = auto fat { cluster-size = 2K } tree "/" { from = "r%s" } }\n' \
+        "$n" >"r$n.layout"
+    "$SDIMG" build -q -o "r$n.img" "r$n.layout" || fail "building r$n.img"
+done
+scales "ls -R, folders in the root" "$(cpu "$SDIMG" ls -R r2000.img)" "$(cpu "$SDIMG" ls -R r8000.img)"
+scales "inspect, folders in the root" "$(cpu "$SDIMG" inspect r2000.img)" "$(cpu "$SDIMG" inspect r8000.img)"
+last() { d=$(ls "r$1" | tail -1) && echo "$d/$(ls "r$1/$d")"; }
+scales "cat, a file in the last folder" "$(cpu "$SDIMG" cat "r2000.img:/$(last 2000)")" \
+    "$(cpu "$SDIMG" cat "r8000.img:/$(last 8000)")"

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -352,6 +353,310 @@ static int walk_all(struct fat_vol *v, const char *dir, int depth, struct diag *
 	return depth > 4 ? 0 : fat_vol_list(v, dir[0] ? dir : "/", visit, &w, d);
 }
 
+/* A volume of @type with the folders and files of @paths (a trailing '/' makes a folder). */
+static int make_tree(enum fat_type type, uint64_t size, const char *const *paths, size_t n,
+		     struct fat_geom *g)
+{
+	struct fat_opts o = { .type = type, .cluster_size = 512 };
+	struct fat_source src = { .fd = -1, .read = fill };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_meta m = { .mtime = 1700000000 };
+	struct diag d;
+	int fd = open("tree.img", O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(fat_params(&o, size, 0, g, &d), 0);
+	for (size_t i = 0; i < n; i++) {
+		char path[4096];
+		size_t len = strlen(paths[i]);
+		snprintf(path, sizeof(path), "%s", paths[i]);
+		if (path[len - 1] == '/') {
+			path[len - 1] = 0;
+			assert_int_equal(fat_tree_add_dir(t, path, &m, &d), 0);
+		} else {
+			assert_int_equal(fat_tree_add_file(t, path, 3, &src, &m, &d), 0);
+		}
+	}
+	assert_int_equal(fat_write(t, g, fd, 0, &d), 0);
+	fat_tree_free(t);
+	diag_release(&d);
+	return fd;
+}
+
+/* What fat_vol_walk() called, as text: "[PATH]" for a folder, NAME or NAME/ for an entry. */
+struct trail {
+	char text[8192];
+	unsigned entries;
+};
+
+static void trail_add(struct trail *t, const char *s)
+{
+	size_t len = strlen(t->text);
+
+	snprintf(t->text + len, sizeof(t->text) - len, "%s%s", len ? " " : "", s);
+}
+
+static int trail_folder(void *ctx, const char *path)
+{
+	char s[4200];
+
+	snprintf(s, sizeof(s), "[%s]", path);
+	trail_add(ctx, s);
+	return 0;
+}
+
+static int trail_entry(void *ctx, const struct fat_dirent *e)
+{
+	struct trail *t = ctx;
+	char s[1100];
+
+	snprintf(s, sizeof(s), "%s%s", e->name, e->attrs & FAT_ATTR_DIR ? "/" : "");
+	trail_add(t, s);
+	t->entries++;
+	return 0;
+}
+
+static const struct fat_walk_fns trail_fns = { .folder = trail_folder, .entry = trail_entry };
+
+/* A folder's entries, then each folder in it in turn, on FAT12, FAT16 and FAT32. */
+static void test_walk_order(void **state)
+{
+	static const char *const paths[] = { "/a/b/c/f.txt", "/a/g.txt", "/x/", "/top.txt",
+					     "/A long folder name/inner/" };
+	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
+	static const uint64_t sizes[] = { 2 << 20, 8 << 20, 40 << 20 };
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fat_geom g;
+		struct fat_vol *v;
+		struct trail t = { "", 0 };
+		struct diag d;
+		int fd = make_tree(types[k], sizes[k], paths, 5, &g);
+
+		diag_init(&d);
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_walk(v, "/", 64, &trail_fns, &t, &d), 0);
+		assert_string_equal(t.text, "A long folder name/ a/ top.txt x/ "
+					    "[/A long folder name] inner/ [/A long folder name/inner] "
+					    "[/a] b/ g.txt [/a/b] c/ [/a/b/c] f.txt [/x]");
+		t.text[0] = 0;
+		assert_int_equal(fat_vol_walk(v, "/A/", 64, &trail_fns, &t, &d), 0);
+		assert_string_equal(t.text, "b/ g.txt [/A/b] c/ [/A/b/c] f.txt");
+		assert_int_equal(fat_vol_walk(v, "/top.txt", 64, &trail_fns, &t, &d), -ENOTDIR);
+		assert_int_equal(fat_vol_walk(v, "/nothing", 64, &trail_fns, &t, &d), -ENOENT);
+		fat_vol_close(v);
+		diag_release(&d);
+		close(fd);
+	}
+}
+
+/* The byte offset of the entry whose first cluster is @c in the directory cluster @dir. */
+static off_t entry_of(int fd, const struct fat_geom *g, uint32_t dir, uint32_t c)
+{
+	off_t at = (off_t)(g->data_offset + (uint64_t)(dir - 2) * g->cluster_size);
+	uint8_t blk[512];
+
+	assert_int_equal(pread(fd, blk, sizeof(blk), at), (ssize_t)sizeof(blk));
+	for (unsigned i = 64; i < sizeof(blk); i += 32) /* after "." and ".." */
+		if (get_le16(blk + i + 26) == c && blk[i + 11] != 0x0F)
+			return at + (off_t)i;
+	fail_msg("no entry of cluster %u in cluster %u", c, dir);
+	return 0;
+}
+
+struct find_one {
+	const char *name;
+	uint32_t c;
+};
+
+static int pick(void *ctx, const struct fat_dirent *e)
+{
+	struct find_one *f = ctx;
+
+	if (!strcmp(e->name, f->name))
+		f->c = e->first_cluster;
+	return 0;
+}
+
+/* The first cluster of @name in the folder @dir. */
+static uint32_t first_cluster(struct fat_vol *v, const char *dir, const char *name)
+{
+	struct find_one f = { name, 0 };
+	struct diag d;
+
+	diag_init(&d);
+	assert_int_equal(fat_vol_list(v, dir, pick, &f, &d), 0);
+	diag_release(&d);
+	assert_true(f.c >= 2);
+	return f.c;
+}
+
+/* A folder whose entry names its parent's cluster (or the root's, or none): the walk ends in
+ * one error naming the folder instead of going round to the depth bound. */
+static void test_walk_loops(void **state)
+{
+	static const char *const paths[] = { "/a/b/c/", "/a/f.txt" };
+	static const enum fat_type types[] = { FAT_16, FAT_32 };
+	static const uint64_t sizes[] = { 8 << 20, 40 << 20 };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct fat_geom g;
+		struct fat_vol *v;
+		struct trail t = { "", 0 };
+		struct diag d;
+		uint8_t e[2];
+		int fd = make_tree(types[k], sizes[k], paths, 2, &g);
+		uint32_t a, b, root;
+
+		diag_init(&d);
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		a = first_cluster(v, "/", "a");
+		b = first_cluster(v, "/a", "b");
+		root = 0;
+		fat_vol_close(v);
+		/* /a/b is /a */
+		off_t at = entry_of(fd, &g, a, b);
+		put_le16(e, (uint16_t)a);
+		assert_int_equal(pwrite(fd, e, 2, at + 26), 2);
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_walk(v, "/", 64, &trail_fns, &t, &d), -EINVAL);
+		assert_true(diag_has(&d, "/a/b: its cluster "));
+		assert_true(diag_has(&d, "is also another folder's, or its own"));
+		assert_string_equal(t.text, "a/ [/a] b/ f.txt [/a/b]");
+		fat_vol_close(v);
+		/* /a/b is the root: FAT32's root cluster, or no cluster on FAT16 */
+		if (types[k] == FAT_32) {
+			uint8_t bs[512];
+			assert_int_equal(pread(fd, bs, 512, 0), 512);
+			root = get_le32(bs + 44); /* BPB_RootClus */
+		}
+		put_le16(e, (uint16_t)root);
+		assert_int_equal(pwrite(fd, e, 2, at + 26), 2);
+		diag_release(&d);
+		diag_init(&d);
+		t.text[0] = 0;
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_walk(v, "/", 64, &trail_fns, &t, &d), -EINVAL);
+		assert_true(diag_has(&d, types[k] == FAT_32 ? "/a/b: its cluster "
+							    : "/a/b: a directory without a cluster"));
+		fat_vol_close(v);
+		diag_release(&d);
+		close(fd);
+	}
+}
+
+/* Folders nested deeper than the bound: one error naming the first one too deep. */
+static void test_walk_depth(void **state)
+{
+	char path[4096] = "";
+	const char *paths[1] = { path };
+	struct fat_geom g;
+	struct fat_vol *v;
+	struct trail t = { "", 0 };
+	struct diag d;
+	int fd;
+
+	(void)state;
+	for (int i = 0; i < 66; i++)
+		strcat(path, "/d");
+	strcat(path, "/f");
+	fd = make_tree(FAT_16, 8 << 20, paths, 1, &g);
+	diag_init(&d);
+	assert_int_equal(fat_vol_open(fd, 0, 0, &v, &d), 0);
+	assert_int_equal(fat_vol_walk(v, "/", 66, &trail_fns, &t, &d), 0);
+	assert_int_equal(t.entries, 67);
+	t.entries = 0;
+	assert_int_equal(fat_vol_walk(v, "/", 64, &trail_fns, &t, &d), -EINVAL);
+	path[65 * 2] = 0; /* the 65th folder below the root */
+	char want[4200];
+	snprintf(want, sizeof(want), "%s: folders nested more than 64 deep", path);
+	assert_true(diag_has(&d, want));
+	assert_int_equal(t.entries, 65);
+	fat_vol_close(v);
+	diag_release(&d);
+	close(fd);
+}
+
+/* FAT entry @c of a FAT of @bits-bit entries (fatgen103 §4), read and written here on their
+ * own rather than with fat/'s accessors. */
+static uint32_t get_entry(const uint8_t *fat, uint32_t bits, uint32_t c)
+{
+	if (bits == 12)
+		return c & 1 ? get_le16(fat + c * 3 / 2) >> 4 : get_le16(fat + c * 3 / 2) & 0x0FFF;
+	return bits == 16 ? get_le16(fat + 2 * c) : get_le32(fat + 4 * c) & 0x0FFFFFFF;
+}
+
+static void put_entry(uint8_t *fat, uint32_t bits, uint32_t c, uint16_t x)
+{
+	uint8_t *p = fat + (bits == 12 ? c * 3 / 2 : c * bits / 8);
+	uint16_t old = get_le16(p);
+
+	if (bits == 12)
+		put_le16(p, c & 1 ? (uint16_t)((old & 0x000F) | x << 4)
+				  : (uint16_t)((old & 0xF000) | (x & 0x0FFF)));
+	else if (bits == 16)
+		put_le16(p, x);
+	else
+		put_le32(p, x);
+}
+
+/* Free clusters counted in reads of 1 MiB of FAT match an entry-by-entry count, with used
+ * entries on both sides of each read's edge, after a hole in the FAT (counted free, not read)
+ * and at the last cluster. */
+static void test_free_clusters(void **state)
+{
+	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
+	static const uint64_t sizes[] = { 2 << 20, 32 << 20, 600ull << 20 };
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fat_geom g;
+		struct fat_vol *v;
+		struct diag d;
+		uint32_t got, want = 0, bits = (uint32_t)types[k];
+		uint64_t fat_bytes, at;
+		int fd = make_volume(types[k], sizes[k], 512, &g);
+		uint32_t per_read = (1u << 23) / bits & ~1u;
+		uint32_t mark[] = { per_read - 1, per_read, per_read + 1, 2 * per_read,
+				    4 * per_read + 5, g.clusters + 1 };
+		uint64_t hole = (uint64_t)3 * per_read * bits / 8; /* the 4th read's bytes */
+		uint8_t *fat;
+
+		fat_bytes = (uint64_t)g.fat_sectors * 512;
+		fat = malloc(fat_bytes);
+		assert_non_null(fat);
+		at = (uint64_t)g.reserved * 512;
+		assert_int_equal(pread(fd, fat, fat_bytes, (off_t)at), (ssize_t)fat_bytes);
+		for (unsigned i = 0; i < 6; i++) {
+			uint32_t c = mark[i];
+			if (c < 2 || c > g.clusters + 1)
+				continue;
+			put_entry(fat, bits, c, 7);
+		}
+		assert_int_equal(pwrite(fd, fat, fat_bytes, (off_t)at), (ssize_t)fat_bytes);
+		if (hole + (1u << 20) <= fat_bytes) { /* a hole there, where no file has clusters */
+			memset(fat + hole, 0, 1u << 20);
+			assert_int_equal(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						   (off_t)(at + hole), 1 << 20), 0);
+		}
+		for (uint32_t c = 2; c < g.clusters + 2; c++)
+			want += get_entry(fat, bits, c) == 0;
+		free(fat);
+		diag_init(&d);
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_free_clusters(v, &got, &d), 0);
+		assert_int_equal(got, want);
+		assert_true(want < g.clusters - 10); /* the marks and the files are counted used */
+		fat_vol_close(v);
+		diag_release(&d);
+		close(fd);
+	}
+}
+
 /* Random damage to the boot sector, FATs and directories: errors, never crashes or hangs
  * (run under ASan/UBSan by `make unit-san`). Seeded, so every run is the same. */
 static void test_random_damage(void **state)
@@ -379,6 +684,7 @@ static void test_random_damage(void **state)
 			if (!fat_vol_open(fd, 0, sizes[k], &v, &d)) {
 				opened++;
 				walk_all(v, "", 0, &d);
+				fat_vol_walk(v, "/", 64, &trail_fns, &(struct trail){ "", 0 }, &d);
 				fat_vol_close(v);
 			} else {
 				assert_true(d.errors > 0);
@@ -398,6 +704,10 @@ int main(void)
 		cmocka_unit_test(test_corrupt_fat32_boot),
 		cmocka_unit_test(test_bad_chains),
 		cmocka_unit_test(test_dir_loop),
+		cmocka_unit_test(test_walk_order),
+		cmocka_unit_test(test_walk_loops),
+		cmocka_unit_test(test_walk_depth),
+		cmocka_unit_test(test_free_clusters),
 		cmocka_unit_test(test_random_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,37 @@
+#!/bin/sh
+# What the readers read: `cat` and `ls` of an empty 2 TiB card read a few sectors (they count
+# nothing, and follow only the path's folders), `inspect` reads its 256 MiB FAT in at most 300
+# reads (1 MiB each, none where the image file has a hole; once, each of the three was half a
+# million reads of 512 bytes). Counted with strace.
+. "$TOP/tests/e2e-lib.sh"
+need strace jq
+
+# reads COMMAND...: how many pread64 calls COMMAND makes (it must succeed)
+reads() {
+    strace -f -c -e trace=pread64 -o strace.txt "$@" >out.txt 2>err.txt || { cat err.txt; fail "$*"; }
+    awk '$NF == "pread64" { n = $4 } END { print n + 0 }' strace.txt
+}
+strace -o /dev/null true 2>/dev/null || { echo "strace cannot trace here"; exit 77; }
+
+mkdir -p few/sub && printf 'abc' >few/sub/abc.txt
+printf 'image { size = 2T }\npartition data { type = fat32 size = grow tree "/" { from = "few" } }\n' >huge.layout
+"$SDIMG" build -q -o huge.img huge.layout || fail "building the 2 TiB card"
+fat_mib=$("$SDIMG" inspect --json huge.img | jq '.partitions[0].fat.fat_sectors / 2048 | floor')
+[ "$fat_mib" -ge 200 ] || fail "the 2 TiB card's FAT is $fat_mib MiB"
+
+n=$(reads "$SDIMG" cat huge.img:1/sub/abc.txt)
+[ "$(cat out.txt)" = abc ] || fail "cat: $(cat out.txt)"
+[ "$n" -le 32 ] || fail "cat of a 3-byte file on a 2 TiB card: $n reads"
+n=$(reads "$SDIMG" ls -R huge.img:1)
+printf 'sub/\n\n/sub:\nabc.txt\n' >want.txt
+cmp -s want.txt out.txt || fail "ls -R: $(cat out.txt)"
+[ "$n" -le 32 ] || fail "ls -R of a 2 TiB card with one folder: $n reads"
+n=$(reads "$SDIMG" inspect huge.img)
+grep -q "1 files in 1 folders" out.txt || fail "inspect: $(cat out.txt)"
+[ "$n" -le 300 ] || fail "inspect of a 2 TiB card: $n reads for a FAT of $fat_mib MiB"
+
+# reading asks nothing of the device: no fsync (which on a card flushes its cache)
+for cmd in "cat huge.img:1/sub/abc.txt" "ls huge.img:1" "inspect huge.img"; do
+    strace -f -c -e trace=fsync,fdatasync,sync -o strace.txt "$SDIMG" $cmd >/dev/null 2>&1 || fail "$cmd"
+    ! grep -Eq ' (fsync|fdatasync|sync)$' strace.txt || fail "sdimg $cmd syncs: $(cat strace.txt)"
+done
