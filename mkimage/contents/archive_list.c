@@ -3,7 +3,8 @@
  * headers (libarchive skips or decompresses past the data, which is never held), puts
  * directories, files and hard links into the content model with their entry numbers, and
  * then resolves symbolic links inside the archive. The bytes are written later by a second
- * pass over the archive (archive_data.c), once fat/ has placed every file.
+ * pass over the archive (archive_stream.c), once fat/ has placed every file; a compressed
+ * archive is decompressed only here, and the data pass reads its spool (archive_spool.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -496,7 +497,8 @@ static int resolve_links(struct lister *ls)
 	return 0;
 }
 
-static int list_all(struct lister *ls, struct archive *a)
+/* Lists the entries of @a, which reads the stream of @u when it is not NULL. */
+static int list_all(struct lister *ls, struct archive *a, const struct content_unpack *u)
 {
 	struct archive_entry *ae;
 	char last[512] = "";
@@ -514,6 +516,9 @@ static int list_all(struct lister *ls, struct archive *a)
 	}
 	if (rc < 0)
 		return rc;
+	if (r != ARCHIVE_EOF && u && content_unpack_error(u)) /* libarchive may say "truncated" */
+		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, content_unpack_error(u),
+				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
 	if (r != ARCHIVE_EOF && !ls->ordinal)
 		return diag_error(ls->d, "%s: cannot be read as an archive: %s%s", ls->host,
 				  archive_error_string(a), content_archive_hint(a));
@@ -549,22 +554,44 @@ static int register_archive(struct lister *ls)
 	return 0;
 }
 
+/* Lists archive @host into ls: once through its decompressed stream when it is compressed
+ * (which keeps a spool of that stream for the data pass), else as it is. */
+static int list_host(struct lister *ls)
+{
+	struct content_unpack *u = NULL;
+	struct archive *a;
+	int spool_fd = -1;
+	int rc = content_unpack_open(ls->host, &u, ls->d);
+
+	if (rc < 0)
+		return rc;
+	a = u ? content_unpack_archive(u) : content_archive_open(ls->host, ls->d);
+	if (!a)
+		return -EINVAL;
+	rc = list_all(ls, a, u);
+	if (rc == 0 && u)
+		rc = content_unpack_finish(u, &spool_fd, ls->d);
+	if (u)
+		content_unpack_free(u);
+	else
+		archive_read_free(a);
+	if (spool_fd >= 0) {
+		struct content_archive *ca = &ls->c->archives[ls->id - 1];
+		ca->spooled = true;
+		ca->spool_fd = spool_fd;
+	}
+	return rc;
+}
+
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
 		   size_t source, struct content *c, struct diag *d)
 {
 	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
 			     .first_node = c->n };
-	struct archive *a;
-	int rc = content_verify_gzip(host, d);
+	int rc = register_archive(&ls);
 
-	if (rc < 0)
-		return rc;
-	if (!(a = content_archive_open(host, d)))
-		return -EINVAL;
-	rc = register_archive(&ls);
 	if (rc == 0)
-		rc = list_all(&ls, a);
-	archive_read_free(a);
+		rc = list_host(&ls);
 	if (rc == 0) {
 		fill_gone_links(&ls);
 		rc = resolve_links(&ls);

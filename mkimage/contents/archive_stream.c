@@ -1,6 +1,7 @@
 /*
- * archive_stream: the data pass (contents.h). fat_write() has placed every file and written everything but
- * the bytes of files that come from archives; this reads each archive a second time, in its
+ * archive_stream: the data pass (contents.h). fat_write() has placed every file and written
+ * everything but the bytes of files that come from archives; this reads each archive a
+ * second time (a compressed one from the spool its listing left, archive_spool.c), in its
  * own order, and pwrite()s every entry's bytes where fat/ put them (once for each name the
  * entry has: hard and symbolic links get the same bytes again). Holes stay holes: only
  * blocks that are not all zero are written into the zero, sparse output.
@@ -175,6 +176,32 @@ static int unchanged(const struct sink *out, const struct content_archive *ca)
 	return 0;
 }
 
+/* The archive of @ca for the data pass: its spool when it has one, else the file itself. */
+static struct archive *open_again(const struct content_archive *ca, struct diag *d)
+{
+	struct archive *a;
+
+	if (!ca->spooled)
+		return content_archive_open(ca->path, d);
+	if (lseek(ca->spool_fd, 0, SEEK_SET) < 0) {
+		diag_error(d, "%s: reading its decompressed copy: %s", ca->path, strerror(errno));
+		return NULL;
+	}
+	if (!(a = archive_read_new())) {
+		diag_error(d, "%s: out of memory", ca->path);
+		return NULL;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_fd(a, ca->spool_fd, 65536) != ARCHIVE_OK) {
+		diag_error(d, "%s: reading its decompressed copy: %s", ca->path,
+			   archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
 int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
 			       uint64_t vol_offset, const char *image, content_stop_fn stop,
 			       void *stop_ctx, struct diag *d)
@@ -185,11 +212,11 @@ int content_write_archive_data(const struct content *c, const struct fat_tree *v
 		const char *host = c->archives[id - 1].path;
 		struct dest *v = NULL;
 		size_t n = 0;
-		int rc = unchanged(&out, &c->archives[id - 1]);
+		int rc = c->archives[id - 1].spooled ? 0 : unchanged(&out, &c->archives[id - 1]);
 		if (rc == 0)
 			rc = collect(c, vol, id, vol_offset, &v, &n);
 		if (rc == 0 && n) {
-			struct archive *a = content_archive_open(host, d);
+			struct archive *a = open_again(&c->archives[id - 1], d);
 			rc = a ? stream(&out, host, a, v, n) : -EINVAL;
 			if (a)
 				archive_read_free(a);

@@ -8,7 +8,9 @@
  *   host_tree.c       tree/file/dir entries read from host folders and files
  *   archive_list.c    the listing pass over an archive (headers only) into the model
  *   archive_stream.c  the data pass: archive entries streamed to their clusters
- *   archive_gzip.c    gzip's CRC-32 checked through zlib (libarchive does not)
+ *   archive_spool.c   a compressed archive decompressed once, kept for the data pass
+ *   archive_gzip.c    gzip decompressed through zlib, which checks its CRC-32 (libarchive
+ *                     does not)
  *   filter.c          a tree's include and exclude patterns
  * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
  * an offset and a stop callback.
@@ -63,6 +65,8 @@ struct content_archive {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	bool spooled;	/* its decompressed bytes are in spool_fd (owned), which the data */
+	int spool_fd;	/* pass reads instead of the archive */
 };
 
 struct content {
@@ -93,10 +97,11 @@ typedef bool (*content_stop_fn)(void *ctx);
 /*
  * The data pass: fat_write() has placed every file of @c in the volume @vol, written at byte
  * @vol_offset of the image @fd (named @image in messages), and written everything but the
- * bytes of the files that come from archives. This reads each archive once more, in its own
- * order, and writes every entry's bytes where @vol put them; all-zero blocks stay holes.
- * @stop (may be NULL) is asked between entries and after each data block. An archive that
- * changed since it was listed is an error. Returns 0 or a negative errno with a message in @d.
+ * bytes of the files that come from archives. This reads each archive once more (a
+ * compressed one from its spool, decompressed), in its own order, and writes every entry's
+ * bytes where @vol put them; all-zero blocks stay holes. @stop (may be NULL) is asked
+ * between entries and after each data block. An archive read again that changed since it
+ * was listed is an error. Returns 0 or a negative errno with a message in @d.
  */
 int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
 			       uint64_t vol_offset, const char *image, content_stop_fn stop,

@@ -75,12 +75,48 @@ const char *content_archive_hint(struct archive *a);
 /* The name of @ae as the archive spells it, for messages and paths. */
 const char *content_archive_entry_name(struct archive_entry *ae);
 
+/* gzip decompressed through zlib, which checks each member's CRC-32 and length (archive_gzip.c). */
+struct content_gzip;
+
 /*
- * When @host is gzip-compressed: reads it through zlib, which checks what libarchive does
- * not (each member's CRC-32 and length). Returns 0 (also for other files), or -EINVAL with a
- * message naming @host, -ENOMEM.
+ * Opens @host: 1 with the reader in *@ret when it is gzip-compressed (content_gzip_close()
+ * it), 0 when it is not, or a negative errno (message naming @host in @d).
  */
-int content_verify_gzip(const char *host, struct diag *d);
+int content_gzip_open(const char *host, struct content_gzip **ret, struct diag *d);
+
+/*
+ * The next piece of the decompressed stream of @g in *@buf (valid until the next call): its
+ * length, 0 at the end, or -1 with the reason in *@bad (the stream is damaged or truncated).
+ */
+ssize_t content_gzip_read(struct content_gzip *g, const void **buf, const char **bad);
+
+void content_gzip_close(struct content_gzip *g);
+
+/* A compressed archive decompressed once for the listing pass (archive_spool.c). */
+struct content_unpack;
+
+/*
+ * Opens @host: 1 with *@ret when it is compressed, whose archive (content_unpack_archive())
+ * reads the decompressed stream and copies it into a spool as it goes; 0 when @host is not
+ * compressed (content_archive_open() reads it as it is); or a negative errno with a message
+ * naming @host in @d.
+ */
+int content_unpack_open(const char *host, struct content_unpack **ret, struct diag *d);
+
+struct archive *content_unpack_archive(struct content_unpack *u);
+
+/* Why the decompressed stream of @u failed (libarchive's message for its archive may only
+ * say that the stream ended early), or NULL when it has not. */
+const char *content_unpack_error(const struct content_unpack *u);
+
+/*
+ * Once the archive of @u has been read to its end: checks the rest of a gzip stream (the
+ * last member's CRC-32) and moves the spool, seekable, to *@ret_spool (-1 when it could not
+ * be kept: it did not fit). Returns 0 or -EINVAL with a message in @d.
+ */
+int content_unpack_finish(struct content_unpack *u, int *ret_spool, struct diag *d);
+
+void content_unpack_free(struct content_unpack *u);
 
 /* Whether @r, a libarchive status, lets reading go on (ARCHIVE_OK or ARCHIVE_WARN). */
 static inline int content_archive_ok(int r)

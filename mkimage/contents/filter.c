@@ -135,6 +135,7 @@ static int take_archives(struct content *c, struct content *s, uint32_t *ret_bas
 	for (size_t i = 0; i < s->n_archives; i++) {
 		c->archives[c->n_archives++] = s->archives[i];
 		s->archives[i].path = NULL;
+		s->archives[i].spooled = false;
 	}
 	return 0;
 }

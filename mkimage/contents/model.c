@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/array.h"
 #include "fat/fat.h"
@@ -278,8 +279,11 @@ void content_release(struct content *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		node_release(&c->nodes[i]);
-	for (size_t i = 0; i < c->n_archives; i++)
+	for (size_t i = 0; i < c->n_archives; i++) {
 		free(c->archives[i].path);
+		if (c->archives[i].spooled)
+			close(c->archives[i].spool_fd);
+	}
 	free(c->archives);
 	free(c->nodes);
 	free(c->index);

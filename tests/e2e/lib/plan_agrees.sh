@@ -41,7 +41,8 @@ for arg in "$@"; do
 done
 [ -n "$layout" ] || exec "$real" "$@"
 
-dir=$(mktemp -d) || exit 1
+# its own scratch folder in /tmp, whatever TMPDIR a test gives the build
+dir=$(TMPDIR=/tmp mktemp -d) || exit 1
 eval "set -- $common $(quote "$layout")"
 "$real" build -v -o "$dir/no-such-folder/card.img" "$@" >"$dir/build.out" 2>"$dir/build.err"
 sed -n 's/^  \(.*[^ ]\) *start \([0-9]*\), size \([0-9]*\) (.*/\1|\2|\3/p' "$dir/build.out" \
