@@ -19,13 +19,17 @@
  * id = SHA-256 of the bytes SEED "\n" PURPOSE, PURPOSE being "disk-id" (MBR signature: the
  * first 4 bytes, little-endian), "disk-guid", "partition-uuid/NAME" (GUIDs: the first 16
  * bytes in text order with the RFC 4122 version-4 and variant bits set) or
- * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian). So
+ * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian), "ext4-uuid/NAME" (an ext4
+ * file system's UUID, as a GUID) or "ext4-hash-seed/NAME" (its directory hash seed: the
+ * first 16 bytes). So
  *   printf '%s\n%s' "$SEED" "volume-id/boot" | sha256sum
  * predicts them. */
 uint32_t build_id_mbr_disk(const char *seed);
 void build_id_gpt_disk(const char *seed, struct layout_guid *ret);
 void build_id_partition_uuid(const char *seed, const char *name, struct layout_guid *ret);
 uint32_t build_id_volume(const char *seed, const char *name);
+void build_id_ext4(const char *seed, const char *name, struct layout_guid *ret_uuid,
+		   uint8_t ret_hash_seed[16]);
 
 /* ---- output.c: the files of a build, all put in place together or none -------------- */
 struct build_file {
@@ -268,6 +272,10 @@ int build_relay(struct diag *d, const struct layout_partition *p, const struct l
 		struct diag *scratch, int rc);
 int build_plan_with_contents(struct build *b);
 int build_choose_geometries(struct build *b);
+
+/* ext4_part.c: an ext4 partition built from its tree, file and dir entries, written at its
+ * region of the image, its used blocks recorded in the map. */
+int build_write_ext4(struct build *b, size_t i);
 
 /* write.c */
 int build_write_raw_regions(struct build *b);

@@ -1,0 +1,439 @@
+/* ext4_part: an ext4 partition from its tree, file and dir entries, in layout order, each
+ * host folder walked with its names sorted byte-wise, written through ext4/ at the
+ * partition's region of the image. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ext4/ext4.h"
+#include "mkimage/builder/builder_priv.h"
+#include "mkimage/contents/contents.h"
+
+/* A host file with more than one name, by its identity, and the inode it became. */
+struct host_link {
+	dev_t dev;
+	ino_t ino;
+	uint32_t ext4_ino;
+};
+
+struct ext4_walk {
+	struct build *b;
+	struct ext4_volume *v;
+	const struct layout_entry *e;
+	struct host_link *links;
+	size_t n_links, cap_links;
+	size_t depth;
+};
+
+/* The time stored for a host file: the layout's timestamp, or with mtime = source the
+ * file's own (clamped to SOURCE_DATE_EPOCH when that gave the timestamp), as for FAT. */
+static void host_mtime(const struct layout_image *im, const struct stat *st, struct ext4_meta *m)
+{
+	m->mtime = im->timestamp;
+	m->mtime_ns = 0;
+	if (im->mtime == LAYOUT_MTIME_FIXED || !st)
+		return;
+	if (im->timestamp_from_env && st->st_mtim.tv_sec >= im->timestamp)
+		return;
+	m->mtime = st->st_mtim.tv_sec;
+	m->mtime_ns = (uint32_t)st->st_mtim.tv_nsec;
+}
+
+static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st, uint32_t perm)
+{
+	struct ext4_meta m = { .uid = w->e->owner_set ? w->e->owner : 0,
+			       .gid = w->e->group_set ? w->e->group : 0, .perm = perm };
+	host_mtime(&w->b->l->image, st, &m);
+	return m;
+}
+
+static long read_fd(void *ctx, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(*(int *)ctx, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : (long)n;
+}
+
+struct text_reader {
+	const char *p;
+	size_t left;
+};
+
+static long read_text(void *ctx, void *buf, size_t len)
+{
+	struct text_reader *t = ctx;
+	size_t n = len < t->left ? len : t->left;
+
+	memcpy(buf, t->p, n);
+	t->p += n;
+	t->left -= n;
+	return (long)n;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the open folder @fd (closed here), sorted byte-wise. */
+static int list_names(struct ext4_walk *w, int fd, const char *host, char ***ret, size_t *ret_n)
+{
+	DIR *dir = fdopendir(fd);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dir) {
+		close(fd);
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	}
+	errno = 0;
+	while (rc == 0 && (de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **m = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+			if (!m)
+				rc = -ENOMEM;
+			else
+				names = m;
+		}
+		if (rc == 0 && !(names[n++] = strdup(de->d_name)))
+			rc = -ENOMEM;
+	}
+	if (rc == 0 && errno)
+		rc = diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	closedir(dir);
+	if (rc < 0) {
+		while (n)
+			free(names[--n]);
+		free(names);
+		return rc;
+	}
+	qsort(names, n, sizeof(*names), compare_names);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+}
+
+static struct host_link *find_link(struct ext4_walk *w, const struct stat *st)
+{
+	for (size_t i = 0; i < w->n_links; i++)
+		if (w->links[i].dev == st->st_dev && w->links[i].ino == st->st_ino)
+			return &w->links[i];
+	return NULL;
+}
+
+static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t ino)
+{
+	if (w->n_links == w->cap_links) {
+		size_t cap = w->cap_links ? w->cap_links * 2 : 16;
+		struct host_link *l = realloc(w->links, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		w->links = l;
+		w->cap_links = cap;
+	}
+	w->links[w->n_links++] = (struct host_link){ st->st_dev, st->st_ino, ino };
+	return 0;
+}
+
+static int walk_dir(struct ext4_walk *w, int fd, uint32_t dir, const char *host);
+
+static int add_host_file(struct ext4_walk *w, int dirfd, const char *name, const struct stat *st,
+			 uint32_t dir, const char *host, uint32_t *ino)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, read_fd, &fd, host,
+			       ino);
+	close(fd);
+	return rc;
+}
+
+static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
+			    const struct stat *st, uint32_t dir, const char *host, uint32_t *ino)
+{
+	char target[4096];
+	ssize_t n = readlinkat(dirfd, name, target, sizeof(target));
+
+	if (n < 0)
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	if ((size_t)n == sizeof(target))
+		return diag_error(w->b->d, "%s: the link's target is longer than 4095 bytes", host);
+	target[n] = '\0';
+	struct ext4_meta m = meta_of(w, st, 0777);
+	return ext4_add_symlink(w->v, dir, name, &m, target, host, ino);
+}
+
+static int add_host_special(struct ext4_walk *w, const char *name, const struct stat *st,
+			    uint32_t dir, const char *host, uint32_t *ino)
+{
+	enum ext4_special kind = S_ISCHR(st->st_mode) ? EXT4_CHAR : S_ISBLK(st->st_mode) ? EXT4_BLOCK
+			       : S_ISFIFO(st->st_mode) ? EXT4_FIFO : EXT4_SOCKET;
+	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	return ext4_add_special(w->v, dir, name, &m, kind, major(st->st_rdev), minor(st->st_rdev),
+				host, ino);
+}
+
+/* One name of a host folder, and what is below it. */
+static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name, uint32_t dir,
+			  const char *host)
+{
+	struct stat st;
+	uint32_t ino = 0;
+	int rc;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	struct host_link *l = !S_ISDIR(st.st_mode) && st.st_nlink > 1 ? find_link(w, &st) : NULL;
+	if (l)
+		return ext4_add_hard_link(w->v, dir, name, l->ext4_ino, host);
+	if (S_ISDIR(st.st_mode)) {
+		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
+		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+		rc = ext4_add_dir(w->v, dir, name, &m, host, &ino);
+		return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, ino, host);
+	}
+	if (S_ISREG(st.st_mode))
+		rc = add_host_file(w, dirfd, name, &st, dir, host, &ino);
+	else if (S_ISLNK(st.st_mode))
+		rc = add_host_symlink(w, dirfd, name, &st, dir, host, &ino);
+	else
+		rc = add_host_special(w, name, &st, dir, host, &ino);
+	if (rc == 0 && st.st_nlink > 1)
+		rc = remember_link(w, &st, ino);
+	return rc;
+}
+
+/* The names of the host folder open at @fd (closed here) into the folder @dir. */
+static int walk_dir(struct ext4_walk *w, int fd, uint32_t dir, const char *host)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (w->depth >= CONTENT_MAX_DEPTH) {
+		close(fd);
+		return diag_error(w->b->d, "%s: more than %d folders deep", host, CONTENT_MAX_DEPTH);
+	}
+	int keep = dup(fd);
+	if (keep < 0) {
+		close(fd);
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	}
+	if ((rc = list_names(w, fd, host, &names, &n)) < 0) {
+		close(keep);
+		return rc;
+	}
+	w->depth++;
+	for (size_t i = 0; i < n; i++) {
+		char *path = NULL;
+		if (rc == 0 && asprintf(&path, "%s/%s", host, names[i]) < 0)
+			rc = -ENOMEM;
+		if (rc == 0)
+			rc = add_host_entry(w, keep, names[i], dir, path);
+		if (rc == 0 && build_interrupted(w->b))
+			rc = -EINTR;
+		free(path);
+		free(names[i]);
+	}
+	w->depth--;
+	free(names);
+	close(keep);
+	return rc;
+}
+
+/* The folder at @path (absolute, "/" the root), made with 0:0, 0755 and the timestamp
+ * where it is missing; its inode in @ret_ino. */
+static int folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino)
+{
+	struct ext4_meta m = { .perm = 0755, .mtime = w->b->l->image.timestamp };
+	uint32_t dir = EXT4_ROOT;
+	char name[256];
+
+	for (const char *p = path + 1; *p;) {
+		size_t n = strcspn(p, "/");
+		bool is_dir;
+		uint32_t ino;
+		if (n >= sizeof(name))
+			return diag_error(w->b->d, "%s:%d: '%s': a name longer than 255 bytes",
+					  w->e->loc.file, w->e->loc.line, path);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		int rc = ext4_lookup(w->v, dir, name, &ino, &is_dir);
+		if (rc == 0 && !is_dir)
+			return diag_error(w->b->d, "%s:%d: '%s': '%s' is not a folder",
+					  w->e->loc.file, w->e->loc.line, path, name);
+		if (rc < 0 && (rc = ext4_add_dir(w->v, dir, name, &m, path, &ino)) < 0)
+			return rc;
+		dir = ino;
+		p += n + (p[n] == '/');
+	}
+	*ret_ino = dir;
+	return 0;
+}
+
+/* Splits @path into its folder (made where missing) and last name (pointing into @path). */
+static int parent_at(struct ext4_walk *w, const char *path, uint32_t *ret_dir,
+		     const char **ret_name)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = strndup(path, (size_t)(slash - path) + (slash == path));
+
+	if (!dir)
+		return -ENOMEM;
+	int rc = folder_at(w, dir, ret_dir);
+	free(dir);
+	*ret_name = slash + 1;
+	return rc;
+}
+
+static int add_tree(struct ext4_walk *w, const char *host)
+{
+	const struct layout_entry *e = w->e;
+	struct stat st;
+	uint32_t dir;
+
+	if (stat(host, &st) < 0)
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s: %s", e->loc.file, e->loc.line,
+				  e->path, host, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s is not a folder (archives come in "
+					   "a later version of ext4 partitions)",
+				  e->loc.file, e->loc.line, e->path, host);
+	if (e->n_include || e->n_exclude || e->strip)
+		return diag_error(w->b->d, "%s:%d: tree '%s': include, exclude and strip are not "
+					   "read on an ext4 partition",
+				  e->loc.file, e->loc.line, e->path);
+	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	int rc = folder_at(w, e->path, &dir);
+	struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
+	if (rc == 0)
+		rc = ext4_add_dir(w->v, dir, NULL, &m, host, NULL);
+	return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, dir, host);
+}
+
+static int add_file(struct ext4_walk *w, const char *host)
+{
+	const struct layout_entry *e = w->e;
+	struct text_reader t = { e->content, e->content ? strlen(e->content) : 0 };
+	const char *name;
+	uint32_t dir;
+	struct stat st;
+	int rc = parent_at(w, e->path, &dir, &name);
+
+	if (rc < 0 || !host) {
+		struct ext4_meta m = meta_of(w, NULL, 0644);
+		return rc < 0 ? rc : ext4_add_file(w->v, dir, name, &m, t.left, read_text, &t,
+						   e->path, NULL);
+	}
+	int fd = open(host, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = diag_error(w->b->d, "%s:%d: file '%s': %s: %s", e->loc.file, e->loc.line,
+				e->path, host, fd < 0 ? strerror(errno) : "not a regular file");
+	} else {
+		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
+		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, read_fd, &fd, host,
+				   NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int add_entry(struct ext4_walk *w)
+{
+	const struct layout_entry *e = w->e;
+	char *host = NULL;
+	int rc = 0;
+
+	if (e->from) {
+		char place[600];
+		snprintf(place, sizeof(place), "%s:%d: ", e->loc.file, e->loc.line);
+		if ((rc = layout_input_path(w->b->l, e->from, place, w->b->d, &host)) < 0)
+			return rc;
+	}
+	if (e->kind == LAYOUT_ENTRY_TREE) {
+		rc = add_tree(w, host);
+	} else if (e->kind == LAYOUT_ENTRY_FILE) {
+		rc = add_file(w, host);
+	} else {
+		uint32_t ino;
+		struct ext4_meta m = meta_of(w, NULL, 0755);
+		if ((rc = folder_at(w, e->path, &ino)) == 0)
+			rc = ext4_add_dir(w->v, ino, NULL, &m, e->path, NULL);
+	}
+	free(host);
+	return rc;
+}
+
+static void params_of(const struct layout *l, const struct layout_partition *p,
+		      struct ext4_params *ret)
+{
+	const struct layout_ext4 *x = &p->ext4;
+	struct layout_guid uuid;
+
+	*ret = (struct ext4_params){ .label = x->label, .block_size = x->block_size,
+				     .inode_size = x->inode_size,
+				     .inodes = x->inodes_set ? x->inodes : 0,
+				     .reserved_percent = x->reserved, .journal = x->journal,
+				     .timestamp = l->image.timestamp };
+	build_id_ext4(l->image.seed, p->name, &uuid, ret->hash_seed);
+	memcpy(ret->uuid, x->uuid_set ? x->uuid.b : uuid.b, 16);
+}
+
+struct map_ctx {
+	struct build *b;
+	uint64_t start;
+};
+
+static int map_range(void *ctx, uint64_t start, uint64_t len)
+{
+	struct map_ctx *m = ctx;
+	return build_map_add(&m->b->map, m->start + start, len);
+}
+
+int build_write_ext4(struct build *b, size_t i)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct plan_region *r = build_region_of(b, i);
+	struct ext4_walk w = { .b = b };
+	struct ext4_params params;
+	int rc;
+
+	params_of(b->l, p, &params);
+	if ((rc = ext4_create(b->image.fd, r->start, r->size, &params, b->o->output, b->d,
+			      &w.v)) < 0)
+		return rc;
+	for (size_t k = 0; rc == 0 && k < p->n_entries; k++) {
+		w.e = &p->entries[k];
+		rc = add_entry(&w);
+	}
+	struct map_ctx mc = { b, r->start };
+	if (rc == 0)
+		rc = ext4_used_ranges(w.v, map_range, &mc);
+	free(w.links);
+	if (rc < 0) {
+		ext4_discard(w.v);
+		return rc;
+	}
+	return ext4_finish(w.v);
+}
