@@ -194,7 +194,6 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 {
 	struct ext2_inode_large inode;
 	ext2_extent_handle_t h;
-	ext2_file_t f;
 	uint32_t ino;
 
 	memset(&inode, 0, sizeof(inode));
@@ -206,17 +205,25 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, size)))
 		return fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
-	if (rc < 0 || size == 0)
-		goto done;
-	if ((err = ext2fs_file_open2(v->fs, ino, (struct ext2_inode *)&inode, EXT2_FILE_WRITE, &f)))
+	if (rc == 0 && size && read)
+		rc = ext4_write_data(v, ino, read, ctx, what);
+	if (rc == 0 && ret_ino)
+		*ret_ino = ino;
+	return rc;
+}
+
+int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		    const char *what)
+{
+	ext2_file_t f;
+	errcode_t err = ext2fs_file_open(v->fs, ino, EXT2_FILE_WRITE, &f);
+
+	if (err)
 		return fail_at(v, err, what, "writing");
-	rc = write_data(v, f, size, read, ctx, what);
+	int rc = write_data(v, f, ext2fs_file_get_size(f), read, ctx, what);
 	err = ext2fs_file_close(f);
 	if (rc == 0 && err)
 		rc = fail_at(v, err, what, "writing");
-done:
-	if (rc == 0 && ret_ino)
-		*ret_ino = ino;
 	return rc;
 }
 

@@ -63,11 +63,16 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 		 const char *what, uint32_t *ret_ino);
 /* A regular file of @size bytes, read from @read(@ctx, @buf, @len) in order: it returns the
  * bytes read (0 only at the end) or a negative errno with a message in the caller's diag.
- * Blocks that are all zeros are left as holes. */
+ * Blocks that are all zeros are left as holes. With @read NULL the file has its size but no
+ * blocks yet: ext4_write_data() gives them later. */
 typedef long (*ext4_read_fn)(void *ctx, void *buf, size_t len);
 int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 		  const struct ext4_meta *m, uint64_t size, ext4_read_fn read, void *ctx,
 		  const char *what, uint32_t *ret_ino);
+/* The bytes of the file @ino (made by ext4_add_file() without @read), all its size of them,
+ * from @read(@ctx, ...). */
+int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		    const char *what);
 int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 		     const struct ext4_meta *m, const char *target, const char *what,
 		     uint32_t *ret_ino);

@@ -277,6 +277,35 @@ int build_choose_geometries(struct build *b);
  * region of the image, its used blocks recorded in the map. */
 int build_write_ext4(struct build *b, size_t i);
 
+/* The walk of one layout entry into an ext4 volume (ext4_part.c, ext4_archive.c). */
+struct ext4_volume;
+struct ext4_meta;
+struct host_link;
+struct ext4_pending {
+	uint32_t ino;
+	char *host;               /* owned */
+};
+struct ext4_walk {
+	struct build *b;
+	struct ext4_volume *v;
+	const struct layout_entry *e;
+	struct host_link *links;  /* host files with more than one name */
+	size_t n_links, cap_links;
+	struct ext4_pending *data; /* files whose bytes are written after the walk */
+	size_t n_data, cap_data;
+	size_t depth;
+};
+/* The folder at the absolute @path, made 0:0 0755 where missing. */
+int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
+/* A stored time as image.mtime says, from @ts (NULL: none). */
+void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
+		      struct ext4_meta *m);
+/* ext4_read_fn over a file descriptor (*(int *)ctx). */
+long build_ext4_read_fd(void *ctx, void *buf, size_t len);
+/* ext4_archive.c: the archive @host of a tree entry, with owners, modes, links, device
+ * nodes and extended attributes as its entries give them. */
+int build_ext4_archive(struct ext4_walk *w, const char *host);
+
 /* write.c */
 int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);

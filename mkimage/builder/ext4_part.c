@@ -22,38 +22,28 @@ struct host_link {
 	uint32_t ext4_ino;
 };
 
-struct ext4_walk {
-	struct build *b;
-	struct ext4_volume *v;
-	const struct layout_entry *e;
-	struct host_link *links;
-	size_t n_links, cap_links;
-	size_t depth;
-};
-
-/* The time stored for a host file: the layout's timestamp, or with mtime = source the
- * file's own (clamped to SOURCE_DATE_EPOCH when that gave the timestamp), as for FAT. */
-static void host_mtime(const struct layout_image *im, const struct stat *st, struct ext4_meta *m)
+void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
+		      struct ext4_meta *m)
 {
 	m->mtime = im->timestamp;
 	m->mtime_ns = 0;
-	if (im->mtime == LAYOUT_MTIME_FIXED || !st)
+	if (im->mtime == LAYOUT_MTIME_FIXED || !ts)
 		return;
-	if (im->timestamp_from_env && st->st_mtim.tv_sec >= im->timestamp)
+	if (im->timestamp_from_env && ts->tv_sec >= im->timestamp)
 		return;
-	m->mtime = st->st_mtim.tv_sec;
-	m->mtime_ns = (uint32_t)st->st_mtim.tv_nsec;
+	m->mtime = ts->tv_sec;
+	m->mtime_ns = (uint32_t)ts->tv_nsec;
 }
 
 static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st, uint32_t perm)
 {
 	struct ext4_meta m = { .uid = w->e->owner_set ? w->e->owner : 0,
 			       .gid = w->e->group_set ? w->e->group : 0, .perm = perm };
-	host_mtime(&w->b->l->image, st, &m);
+	build_ext4_mtime(&w->b->l->image, st ? &st->st_mtim : NULL, &m);
 	return m;
 }
 
-static long read_fd(void *ctx, void *buf, size_t len)
+long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 {
 	ssize_t n;
 
@@ -77,6 +67,43 @@ static long read_text(void *ctx, void *buf, size_t len)
 	t->p += n;
 	t->left -= n;
 	return (long)n;
+}
+
+/* The host files whose bytes wait for the end of their tree's walk, in walk order. */
+static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host)
+{
+	if (w->n_data == w->cap_data) {
+		size_t cap = w->cap_data ? w->cap_data * 2 : 64;
+		struct ext4_pending *p = realloc(w->data, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		w->data = p;
+		w->cap_data = cap;
+	}
+	if (!(w->data[w->n_data].host = strdup(host)))
+		return -ENOMEM;
+	w->data[w->n_data++].ino = ino;
+	return 0;
+}
+
+static int write_pending(struct ext4_walk *w)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < w->n_data; i++) {
+		int fd = rc == 0 ? open(w->data[i].host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+		if (rc == 0 && fd < 0)
+			rc = diag_error(w->b->d, "%s: %s", w->data[i].host, strerror(errno));
+		if (rc == 0)
+			rc = ext4_write_data(w->v, w->data[i].ino, build_ext4_read_fd, &fd, w->data[i].host);
+		if (rc == 0 && build_interrupted(w->b))
+			rc = -EINTR;
+		if (fd >= 0)
+			close(fd);
+		free(w->data[i].host);
+	}
+	w->n_data = 0;
+	return rc;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -150,18 +177,15 @@ static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t in
 
 static int walk_dir(struct ext4_walk *w, int fd, uint32_t dir, const char *host);
 
-static int add_host_file(struct ext4_walk *w, int dirfd, const char *name, const struct stat *st,
+/* A host file: its inode now, its bytes once the whole tree has its inodes (as for an
+ * archive, whose bytes come in a second pass). */
+static int add_host_file(struct ext4_walk *w, const char *name, const struct stat *st,
 			 uint32_t dir, const char *host, uint32_t *ino)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	if (fd < 0)
-		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
-	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, read_fd, &fd, host,
-			       ino);
-	close(fd);
-	return rc;
+	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
+
+	return rc == 0 && st->st_size ? remember_data(w, *ino, host) : rc;
 }
 
 static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
@@ -211,7 +235,7 @@ static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name, uint
 		return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, ino, host);
 	}
 	if (S_ISREG(st.st_mode))
-		rc = add_host_file(w, dirfd, name, &st, dir, host, &ino);
+		rc = add_host_file(w, name, &st, dir, host, &ino);
 	else if (S_ISLNK(st.st_mode))
 		rc = add_host_symlink(w, dirfd, name, &st, dir, host, &ino);
 	else
@@ -261,7 +285,7 @@ static int walk_dir(struct ext4_walk *w, int fd, uint32_t dir, const char *host)
 
 /* The folder at @path (absolute, "/" the root), made with 0:0, 0755 and the timestamp
  * where it is missing; its inode in @ret_ino. */
-static int folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino)
+int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino)
 {
 	struct ext4_meta m = { .perm = 0755, .mtime = w->b->l->image.timestamp };
 	uint32_t dir = EXT4_ROOT;
@@ -298,7 +322,7 @@ static int parent_at(struct ext4_walk *w, const char *path, uint32_t *ret_dir,
 
 	if (!dir)
 		return -ENOMEM;
-	int rc = folder_at(w, dir, ret_dir);
+	int rc = build_ext4_folder_at(w, dir, ret_dir);
 	free(dir);
 	*ret_name = slash + 1;
 	return rc;
@@ -313,22 +337,22 @@ static int add_tree(struct ext4_walk *w, const char *host)
 	if (stat(host, &st) < 0)
 		return diag_error(w->b->d, "%s:%d: tree '%s': %s: %s", e->loc.file, e->loc.line,
 				  e->path, host, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return diag_error(w->b->d, "%s:%d: tree '%s': %s is not a folder (archives come in "
-					   "a later version of ext4 partitions)",
-				  e->loc.file, e->loc.line, e->path, host);
 	if (e->n_include || e->n_exclude || e->strip)
 		return diag_error(w->b->d, "%s:%d: tree '%s': include, exclude and strip are not "
 					   "read on an ext4 partition",
 				  e->loc.file, e->loc.line, e->path);
+	if (!S_ISDIR(st.st_mode))
+		return build_ext4_archive(w, host);
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	int rc = folder_at(w, e->path, &dir);
+	int rc = build_ext4_folder_at(w, e->path, &dir);
 	struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
 	if (rc == 0)
 		rc = ext4_add_dir(w->v, dir, NULL, &m, host, NULL);
-	return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, dir, host);
+	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, dir, host);
+	int rc2 = write_pending(w); /* frees what is left after an error too */
+	return rc < 0 ? rc : rc2;
 }
 
 static int add_file(struct ext4_walk *w, const char *host)
@@ -351,7 +375,7 @@ static int add_file(struct ext4_walk *w, const char *host)
 				e->path, host, fd < 0 ? strerror(errno) : "not a regular file");
 	} else {
 		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
-		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, read_fd, &fd, host,
+		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd, &fd, host,
 				   NULL);
 	}
 	if (fd >= 0)
@@ -378,7 +402,7 @@ static int add_entry(struct ext4_walk *w)
 	} else {
 		uint32_t ino;
 		struct ext4_meta m = meta_of(w, NULL, 0755);
-		if ((rc = folder_at(w, e->path, &ino)) == 0)
+		if ((rc = build_ext4_folder_at(w, e->path, &ino)) == 0)
 			rc = ext4_add_dir(w->v, ino, NULL, &m, e->path, NULL);
 	}
 	free(host);
@@ -431,6 +455,7 @@ int build_write_ext4(struct build *b, size_t i)
 	if (rc == 0)
 		rc = ext4_used_ranges(w.v, map_range, &mc);
 	free(w.links);
+	free(w.data);
 	if (rc < 0) {
 		ext4_discard(w.v);
 		return rc;
