@@ -29,6 +29,9 @@ struct ext4_params {
 	unsigned reserved_percent;  /* blocks kept for root, 0 to 50 */
 	bool journal;               /* an internal journal of libext2fs's default size */
 	int64_t timestamp;          /* creation, check and write times of the volume */
+	bool measure;               /* a trial, to size a volume: files get their blocks but
+				     * no bytes (ext4_write_data() does nothing), nothing is
+				     * zeroed; a volume too small fails with -ENOSPC */
 };
 
 /* Owner, permission bits (07777) and modification time of one entry. */
@@ -85,6 +88,9 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 /* The extended attribute @name ("security.capability", "user.x") of inode @ino. */
 int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
 		   size_t len, const char *what);
+
+/* Whether @v is a trial (ext4_params.measure). */
+bool ext4_measuring(const struct ext4_volume *v);
 
 /* The inode of @name in the folder @dir: 0, or -ENOENT (no message). @ret_is_dir may be
  * NULL. */

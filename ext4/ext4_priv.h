@@ -12,6 +12,7 @@ struct ext4_volume {
 	const char *image;      /* for messages */
 	int64_t timestamp;
 	void *zero_block;       /* one block of zeros, to find holes */
+	bool measure;
 };
 
 /* io.c: the I/O manager over an open image; ext4_io_name() writes the name that tells
@@ -19,8 +20,10 @@ struct ext4_volume {
 io_manager ext4_io_manager(void);
 void ext4_io_name(int fd, uint64_t offset, uint64_t size, char *buf, size_t n);
 
-/* libext2fs's error code as a negative errno with a message naming @what in v->d. */
+/* libext2fs's error code as a negative errno (-ENOSPC for a volume too small) with a
+ * message naming @what in v->d. */
 int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what);
+int ext4_errno(errcode_t err);
 
 /* meta.c: owner, permissions with the type bits @type (LINUX_S_IFREG, ...), and every time
  * of @inode; a new inode's creation time too. */

@@ -14,10 +14,25 @@
 		   EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
 		   EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 
+int ext4_errno(errcode_t err)
+{
+	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
+	    err == EXT2_ET_DIR_NO_SPACE || err == EXT2_ET_TOOSMALL ||
+	    err == EXT2_ET_JOURNAL_TOO_SMALL || err == EXT2_ET_DIR_NO_SPACE_FOR_CSUM ||
+	    err == EXT2_ET_RES_GDT_BLOCKS || err == ENOSPC)
+		return -ENOSPC;
+	return err > 0 && err < 4096 ? -(int)err : -EIO;
+}
+
 int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what)
 {
 	diag_error(v->d, "%s: ext4: %s: %s", v->image, what, error_message(err));
-	return err > 0 && err < 4096 ? -(int)err : -EIO;
+	return ext4_errno(err);
+}
+
+bool ext4_measuring(const struct ext4_volume *v)
+{
+	return v->measure;
 }
 
 static int log2_of(uint32_t n)
@@ -131,7 +146,8 @@ static int add_journal(struct ext4_volume *v)
 
 	if (err)
 		return ext4_fail(v, err, "sizing the journal");
-	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL, 0)))
+	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL,
+					     v->measure ? EXT2_MKJOURNAL_LAZYINIT : 0)))
 		return ext4_fail(v, err, "writing the journal");
 	struct ext2_inode_large inode;
 	ext2fs_read_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode,
@@ -154,9 +170,11 @@ int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params
 		free(v);
 		return -ENOMEM;
 	}
+	initialize_ext2_error_table(); /* error_message()'s texts; a second call adds nothing */
 	v->d = d;
 	v->image = image;
 	v->timestamp = p->timestamp;
+	v->measure = p->measure;
 	fill_super(&param, size, p);
 	ext4_io_name(fd, offset, size - size % p->block_size, name, sizeof(name));
 	errcode_t err = ext2fs_initialize(name, EXT2_FLAG_64BITS | EXT2_FLAG_RW, &param,
@@ -174,7 +192,7 @@ int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params
 		rc = ext4_fail(v, err, "placing the group tables");
 	if (rc == 0 && (err = ext2fs_convert_subcluster_bitmap(v->fs, &v->fs->block_map)))
 		rc = ext4_fail(v, err, "the block bitmap");
-	if (rc == 0)
+	if (rc == 0 && !v->measure)
 		rc = zero_inode_tables(v);
 	if (rc == 0)
 		rc = make_root(v);

@@ -46,10 +46,6 @@ static int check_sizes(struct reader *r)
 			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow needs the image "
 						"size (image { size = ... })",
 					  s->file, s->line, p->name) < 0;
-		if (p->size_kind == LAYOUT_SIZE_AUTO && p->type == LAYOUT_PART_EXT4)
-			bad |= diag_error(r->d, "%s:%d: partition '%s': an ext4 partition needs a "
-						"size (or grow); sdimg does not measure ext4 contents",
-					  s->file, s->line, p->name) < 0;
 		if (p->size_kind == LAYOUT_SIZE_AUTO && p->type == LAYOUT_PART_RAW && !p->from)
 			bad |= diag_error(r->d, "%s:%d: partition '%s': size = auto on a raw "
 						"partition needs 'from' (or give a size)",

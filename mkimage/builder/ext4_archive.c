@@ -370,7 +370,7 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 		qsort(sorted, l.n, sizeof(*sorted), compare_items);
 		rc = make_inodes(w, sorted, l.n, host);
 	}
-	if (rc == 0)
+	if (rc == 0 && !ext4_measuring(w->v))
 		rc = write_data(w, &l, host);
 	free(sorted);
 	free_listing(&l);

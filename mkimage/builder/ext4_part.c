@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -185,7 +186,7 @@ static int add_host_file(struct ext4_walk *w, const char *name, const struct sta
 	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
 
-	return rc == 0 && st->st_size ? remember_data(w, *ino, host) : rc;
+	return rc == 0 && st->st_size && !ext4_measuring(w->v) ? remember_data(w, *ino, host) : rc;
 }
 
 static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
@@ -435,30 +436,110 @@ static int map_range(void *ctx, uint64_t start, uint64_t len)
 	return build_map_add(&m->b->map, m->start + start, len);
 }
 
-int build_write_ext4(struct build *b, size_t i)
+/* The volume of @size bytes at @start of @fd with partition @p's entries: 0 with the volume
+ * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. */
+static int build_volume(struct build *b, const struct layout_partition *p,
+			const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
+			struct diag *d, struct ext4_volume **ret)
 {
-	const struct layout_partition *p = &b->l->parts[i];
-	const struct plan_region *r = build_region_of(b, i);
 	struct ext4_walk w = { .b = b };
-	struct ext4_params params;
+	struct diag *keep = b->d;
 	int rc;
 
-	params_of(b->l, p, &params);
-	if ((rc = ext4_create(b->image.fd, r->start, r->size, &params, b->o->output, b->d,
-			      &w.v)) < 0)
+	b->d = d;
+	if ((rc = ext4_create(fd, start, size, params, b->o->output, d, &w.v)) < 0) {
+		b->d = keep;
 		return rc;
+	}
 	for (size_t k = 0; rc == 0 && k < p->n_entries; k++) {
 		w.e = &p->entries[k];
 		rc = add_entry(&w);
 	}
-	struct map_ctx mc = { b, r->start };
-	if (rc == 0)
-		rc = ext4_used_ranges(w.v, map_range, &mc);
 	free(w.links);
 	free(w.data);
-	if (rc < 0) {
+	b->d = keep;
+	if (rc < 0)
 		ext4_discard(w.v);
+	else
+		*ret = w.v;
+	return rc;
+}
+
+int build_write_ext4(struct build *b, size_t i)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct plan_region *r = build_region_of(b, i);
+	struct ext4_params params;
+	struct ext4_volume *v;
+
+	params_of(b->l, p, &params);
+	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, b->d, &v);
+	if (rc == -ENOSPC && p->size_kind == LAYOUT_SIZE_AUTO)
+		diag_note(b->d, "partition '%s': the files took more blocks than measured: give "
+				"it an 'extra'", p->name);
+	if (rc < 0)
+		return rc;
+	struct map_ctx mc = { b, r->start };
+	rc = ext4_used_ranges(v, map_range, &mc);
+	if (rc < 0) {
+		ext4_discard(v);
 		return rc;
 	}
-	return ext4_finish(w.v);
+	return ext4_finish(v);
+}
+
+/* One trial at @size in the scratch file @fd: 0 fits, -ENOSPC does not, else an error of
+ * the inputs (its messages in b->d). */
+static int trial(struct build *b, const struct layout_partition *p,
+		 const struct ext4_params *params, int fd, uint64_t size)
+{
+	struct ext4_volume *v = NULL;
+	struct diag scratch;
+
+	if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)size) < 0)
+		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
+	diag_init(&scratch);
+	int rc = build_volume(b, p, params, fd, 0, size, &scratch, &v);
+	diag_release(&scratch);
+	ext4_discard(v);
+	if (rc < 0 && rc != -ENOSPC && rc != -ENOMEM && rc != -EINTR) {
+		struct ext4_volume *again = NULL; /* the same error, its messages in b->d */
+		build_volume(b, p, params, fd, 0, size, b->d, &again);
+		ext4_discard(again);
+	}
+	return rc;
+}
+
+int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	struct ext4_params params;
+	uint64_t bs, unit, lo = 0, hi = 4ull << 20;
+	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
+	params_of(b->l, p, &params);
+	params.measure = true;
+	bs = params.block_size;
+	/* sizes tried in whole units: the partition's align, from one block up to 1 MiB */
+	unit = p->align < bs ? bs : p->align > (1u << 20) ? 1u << 20 : (p->align + bs - 1) / bs * bs;
+	hi = (hi + unit - 1) / unit * unit;
+	while ((rc = trial(b, p, &params, fd, hi)) == -ENOSPC && hi < LAYOUT_MAX_BYTES / 2) {
+		lo = hi;
+		hi *= 2;
+	}
+	while (rc == 0 && hi - lo > unit) {
+		uint64_t mid = lo + (hi - lo) / unit / 2 * unit;
+		int one = trial(b, p, &params, fd, mid);
+		if (one == 0)
+			hi = mid;
+		else if (one == -ENOSPC)
+			lo = mid;
+		else
+			rc = one;
+	}
+	close(fd);
+	*ret = hi;
+	return rc;
 }

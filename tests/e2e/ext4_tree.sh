@@ -58,6 +58,23 @@ touch root/etc/hostname
 expect_status 0 "$SDIMG" build card.layout -o b.img
 [ "$(sha256sum <a.img)" = "$(sha256sum <b.img)" ] || fail "two builds differ"
 
+# size = auto: the smallest size in whole MiB (the align) that holds the files; one MiB less
+# does not, and extra adds to it
+cat >auto.layout <<'LAYOUT'
+image { table = gpt seed = "ext4" timestamp = 1700000000 align = 1M }
+partition rootfs { type = ext4 size = auto tree "/" { from = "root" } ext4 { journal = false } }
+LAYOUT
+expect_status 0 "$SDIMG" build auto.layout -o auto.img
+auto=$(part_size auto.img 1)
+dd if=auto.img of=pa.img bs=1M iflag=skip_bytes,count_bytes skip="$(part_start auto.img 1)" count="$auto" status=none
+out=$(e2fsck -fn pa.img 2>&1) || fail "e2fsck -fn of the auto-sized volume (exit $?): $out"
+sed "s/size = auto/size = $((auto / 1048576 - 1))M/" auto.layout >small.layout
+expect_status 1 "$SDIMG" build small.layout -o small.img
+expect_stderr "Could not allocate"
+sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
+expect_status 0 "$SDIMG" build extra.layout -o extra.img
+[ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
+
 # the kernel's view: a walk of the mount equals the folder's (owners 0:0, times the timestamp)
 if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! dev=$(losetup -f --show -r -o "$off" --sizelimit "$size" a.img 2>/dev/null); then
     echo "the mount check needs root and a loop device: skipped; the rest passed"
