@@ -8,6 +8,7 @@
  *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
  *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
  *   meta.c    owner, mode and times of an inode
+ *   read.c    the read side: folders listed and files read, for sdimg ls and cat
  * Errors are 0 or a negative errno with one message in the caller's struct diag.
  */
 #ifndef SDIMG_EXT4_EXT4_H
@@ -106,7 +107,34 @@ int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t star
  * the volume closed. Frees @v whatever happens. Returns 0 or a negative errno. */
 int ext4_finish(struct ext4_volume *v);
 
-/* Frees @v without writing anything more (after an error). NULL is a no-op. */
+/* Frees @v without writing anything more (after an error, or a volume opened for reading).
+ * NULL is a no-op. */
 void ext4_discard(struct ext4_volume *v);
+
+/* ---- read.c: the read side (sdimg ls, cat) ---- */
+
+/* Opens the ext2/3/4 file system of @size bytes at @offset of @fd (named @image) to read. */
+int ext4_open_read(int fd, uint64_t offset, uint64_t size, const char *image, struct diag *d,
+		   struct ext4_volume **ret);
+
+struct ext4_dirent {
+	const char *name;
+	uint32_t mode;          /* type and permission bits, as stat's st_mode */
+	uint32_t uid, gid;
+	uint64_t size;
+	int64_t mtime;
+	uint32_t major, minor;  /* device nodes */
+	const char *target;     /* symbolic links: where they point, else NULL */
+};
+
+/* Calls @each for each entry of the folder at @path but "." and "..", in the folder's order.
+ * Messages name @path. Returns 0, what @each returned, or a negative errno. */
+int ext4_list(struct ext4_volume *v, const char *path,
+	      int (*each)(void *ctx, const struct ext4_dirent *e), void *ctx, struct diag *d);
+
+/* The bytes of the regular file at @path through @out, in order. Both take the diag their
+ * messages go to. */
+int ext4_read_file(struct ext4_volume *v, const char *path,
+		   int (*out)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d);
 
 #endif

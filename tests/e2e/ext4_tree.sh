@@ -52,6 +52,22 @@ uuid=$(printf '%s\n%s' ext4 ext4-uuid/rootfs | sha256sum | cut -c1-32)
 dumpe2fs -h p.img 2>/dev/null | tr -d - | grep -qi "UUID: *$(echo "$uuid" | cut -c1-12)" ||
     fail "the UUID does not come from the seed"
 
+# sdimg ls and cat read it back as debugfs did
+expect_status 0 "$SDIMG" ls -l a.img:rootfs/bin
+grep -q '^-rwsr-xr-x     0     0     300000 2023-11-14 22:13:20  prog$' out.txt || fail "ls -l /bin: $(cat out.txt)"
+grep -q '^lrwxrwxrwx .* link -> ../etc/hostname$' out.txt || fail "ls -l /bin lacks the link"
+expect_status 0 "$SDIMG" ls -R a.img:2
+[ "$(grep -c '^f[0-9]*$' out.txt)" -eq 300 ] || fail "ls -R does not list the 300 files"
+"$SDIMG" cat a.img:2/bin/prog | cmp -s - root/bin/prog || fail "sdimg cat /bin/prog differs"
+expect_status 1 "$SDIMG" cat a.img:2/etc/missing
+expect_stderr "a.img:2/etc/missing: no such file or folder"
+# and a volume mke2fs made from the folder (no table: the image is the volume)
+if mke2fs -q -t ext4 -d root -F m.img 16M >/dev/null 2>&1; then
+    expect_status 0 "$SDIMG" ls -l m.img:/bin
+    grep -q ' prog$' out.txt || fail "ls of mke2fs's volume: $(cat out.txt)"
+    "$SDIMG" cat m.img:/bin/prog | cmp -s - root/bin/prog || fail "cat of mke2fs's volume differs"
+fi
+
 # the same inputs at another time, with other mtimes: the same image
 sleep 1
 touch root/etc/hostname
