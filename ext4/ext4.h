@@ -8,6 +8,7 @@
  *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
  *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
  *   meta.c    owner, mode and times of an inode
+ *   features.c  the features a layout turns on or off
  *   read.c    the read side: folders listed and files read, for sdimg ls and cat
  * Errors are 0 or a negative errno with one message in the caller's struct diag.
  */
@@ -29,6 +30,8 @@ struct ext4_params {
 	uint64_t inodes;            /* 0: one per 16 KiB of the volume */
 	unsigned reserved_percent;  /* blocks kept for root, 0 to 50 */
 	bool journal;               /* an internal journal of libext2fs's default size */
+	const char *features;       /* changes to the default features, or NULL:
+				     * ext4_features_apply() */
 	int64_t timestamp;          /* creation, check and write times of the volume */
 	bool measure;               /* a trial, to size a volume: files get their blocks but
 				     * no bytes (ext4_write_data() does nothing), nothing is
@@ -47,6 +50,13 @@ struct ext4_meta {
 enum ext4_special { EXT4_CHAR, EXT4_BLOCK, EXT4_FIFO, EXT4_SOCKET };
 
 struct ext4_volume;
+
+/* The comma list @text of feature names, each turned on, or off with a leading '^', applied
+ * to the superblock's feature words (compat, incompat, ro_compat): 0, or -EINVAL with the
+ * reason in @why (features.c). */
+int ext4_features_apply(const char *text, uint32_t words[3], char *why, size_t n);
+/* The same, on the default features: whether @text can be used. */
+int ext4_features_check(const char *text, char *why, size_t n);
 
 /*
  * Makes an empty file system of @size bytes (whole blocks of it) at byte @offset of the

@@ -15,6 +15,15 @@ struct ext4_volume {
 	bool measure;
 };
 
+/* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
+ * resize inode (the volume is built for its partition) and the orphan file. */
+#define EXT4_DEFAULT_COMPAT (EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_DIR_INDEX)
+#define EXT4_DEFAULT_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_EXTENTS | \
+		  EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG)
+#define EXT4_DEFAULT_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
+		   EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
+		   EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+
 /* io.c: the I/O manager over an open image; ext4_io_name() writes the name that tells
  * its open() the descriptor, offset and size ("fd:offset:size") into @buf. */
 io_manager ext4_io_manager(void);

@@ -5,15 +5,6 @@
 
 #include "ext4/ext4_priv.h"
 
-/* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
- * resize inode (the volume is built for its partition) and the orphan file. */
-#define COMPAT (EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_DIR_INDEX)
-#define INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_EXTENTS | \
-		  EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG)
-#define RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
-		   EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
-		   EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-
 int ext4_errno(errcode_t err)
 {
 	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
@@ -43,7 +34,8 @@ static int log2_of(uint32_t n)
 	return l;
 }
 
-static void fill_super(struct ext2_super_block *s, uint64_t size, const struct ext4_params *p)
+static int fill_super(struct ext2_super_block *s, uint64_t size, const struct ext4_params *p,
+		      struct diag *d, const char *image)
 {
 	uint64_t blocks = size / p->block_size;
 	uint64_t inodes = p->inodes ? p->inodes : size / 16384;
@@ -55,16 +47,23 @@ static void fill_super(struct ext2_super_block *s, uint64_t size, const struct e
 	ext2fs_r_blocks_count_set(s, blocks * p->reserved_percent / 100);
 	s->s_inodes_count = (uint32_t)(inodes < 16 ? 16 : inodes > UINT32_MAX ? UINT32_MAX : inodes);
 	s->s_inode_size = (uint16_t)p->inode_size;
-	s->s_feature_compat = COMPAT;
-	s->s_feature_incompat = INCOMPAT;
-	s->s_feature_ro_compat = RO_COMPAT;
-	s->s_log_groups_per_flex = 4;
-	s->s_desc_size = EXT2_MIN_DESC_SIZE_64BIT;
+	uint32_t words[3] = { EXT4_DEFAULT_COMPAT, EXT4_DEFAULT_INCOMPAT, EXT4_DEFAULT_RO_COMPAT };
+	char why[256];
+	if (ext4_features_apply(p->features, words, why, sizeof(why)) < 0)
+		return diag_error(d, "%s: ext4: features: %s", image, why);
+	s->s_feature_compat = words[0];
+	s->s_feature_incompat = words[1];
+	s->s_feature_ro_compat = words[2];
+	if (words[1] & EXT4_FEATURE_INCOMPAT_FLEX_BG)
+		s->s_log_groups_per_flex = 4;
+	if (words[1] & EXT4_FEATURE_INCOMPAT_64BIT)
+		s->s_desc_size = EXT2_MIN_DESC_SIZE_64BIT;
 	if (p->inode_size > EXT2_GOOD_OLD_INODE_SIZE)
 		s->s_min_extra_isize = s->s_want_extra_isize =
 			sizeof(struct ext2_inode_large) - EXT2_GOOD_OLD_INODE_SIZE;
 	else
 		s->s_feature_ro_compat &= ~EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
+	return 0;
 }
 
 /* The identifiers, times and names libext2fs leaves to its caller. */
@@ -78,7 +77,8 @@ static void set_identity(ext2_filsys fs, const struct ext4_params *p)
 	/* one hash flavour whatever the build host's char (libext2fs asks the compiler) */
 	s->s_flags &= ~(uint32_t)EXT2_FLAGS_SIGNED_HASH;
 	s->s_flags |= EXT2_FLAGS_UNSIGNED_HASH;
-	s->s_checksum_type = EXT2_CRC32C_CHKSUM;
+	if (ext2fs_has_feature_metadata_csum(s))
+		s->s_checksum_type = EXT2_CRC32C_CHKSUM;
 	s->s_max_mnt_count = (__u16)-1;
 	s->s_mkfs_time = s->s_lastcheck = s->s_wtime = (uint32_t)p->timestamp;
 	s->s_mkfs_time_hi = s->s_lastcheck_hi = s->s_wtime_hi = (uint8_t)(p->timestamp >> 32);
@@ -175,7 +175,10 @@ int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params
 	v->image = image;
 	v->timestamp = p->timestamp;
 	v->measure = p->measure;
-	fill_super(&param, size, p);
+	if (fill_super(&param, size, p, d, image) < 0) {
+		ext4_discard(v);
+		return -EINVAL;
+	}
 	ext4_io_name(fd, offset, size - size % p->block_size, name, sizeof(name));
 	errcode_t err = ext2fs_initialize(name, EXT2_FLAG_64BITS | EXT2_FLAG_RW, &param,
 					  ext4_io_manager(), &v->fs);

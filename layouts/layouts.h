@@ -152,6 +152,7 @@ struct layout_ext4 {
 	uint64_t inodes;        /* with inodes_set; else one per 16 KiB */
 	unsigned reserved;      /* percent of blocks kept for root (0 unless set) */
 	bool journal;           /* true unless set */
+	char *features;         /* as written (the builder checks the names), or NULL */
 	struct layout_loc loc;
 };
 

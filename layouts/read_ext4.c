@@ -41,7 +41,8 @@ int layout_read_ext4(struct reader *r, const struct sect *ps, struct layout_part
 	e->loc = layout_sect_loc(&s);
 	if (p->type != LAYOUT_PART_EXT4)
 		return layout_sect_error(r, &s, "an ext4 { } section needs type = ext4");
-	if (layout_key_strdup(&s, "label", &e->label) < 0)
+	if (layout_key_strdup(&s, "label", &e->label) < 0 ||
+	    layout_key_strdup(&s, "features", &e->features) < 0)
 		return -ENOMEM;
 	if ((v = layout_key_value(&s, "uuid"))) {
 		e->uuid = v->guid;

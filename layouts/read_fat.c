@@ -175,10 +175,16 @@ static int read_owner_keys(struct reader *r, const struct sect *s,
 		e->owner = (uint32_t)v;
 	if ((e->group_set = layout_key_u64(s, "group", &v)))
 		e->group = (uint32_t)v;
+	static const char *const fat_only[] = { "first", "attrs" };
+
 	for (size_t i = 0; i < 2 && p->type != LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, keys[i]))
 			bad |= layout_key_error(r, s, keys[i], "only an ext4 partition has owners "
 						"(FAT has none)") < 0;
+	for (size_t i = 0; i < 2 && p->type == LAYOUT_PART_EXT4; i++)
+		if (layout_key_text(s, fat_only[i]))
+			bad |= layout_key_error(r, s, fat_only[i], "only a FAT partition has it "
+						"(ext4 keeps modes: use a tree)") < 0;
 	return bad ? -EINVAL : 0;
 }
 

@@ -42,6 +42,7 @@ static const struct key_spec ext4_keys[] = {
 	UINT("inodes", 16, UINT32_MAX),
 	UINT("reserved", 0, 50),
 	BOOL("journal"),
+	STRING("features"),
 	END,
 };
 static const struct key_spec tree_keys[] = {

@@ -276,6 +276,8 @@ int build_choose_geometries(struct build *b);
 /* ext4_part.c: an ext4 partition built from its tree, file and dir entries, written at its
  * region of the image, its used blocks recorded in the map. */
 int build_write_ext4(struct build *b, size_t i);
+/* What the layout's ext4 { } says that only ext4/ can check (features). */
+int build_check_ext4(struct build *b, size_t i);
 /* size = auto: the smallest size (in whole units of the partition's align, at most 1 MiB)
  * whose volume holds partition @i's entries, found by trials in a scratch file. */
 int build_measure_ext4(struct build *b, size_t i, uint64_t *ret);

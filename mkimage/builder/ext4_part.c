@@ -420,6 +420,7 @@ static void params_of(const struct layout *l, const struct layout_partition *p,
 				     .inode_size = x->inode_size,
 				     .inodes = x->inodes_set ? x->inodes : 0,
 				     .reserved_percent = x->reserved, .journal = x->journal,
+				     .features = x->features,
 				     .timestamp = l->image.timestamp };
 	build_id_ext4(l->image.seed, p->name, &uuid, ret->hash_seed);
 	memcpy(ret->uuid, x->uuid_set ? x->uuid.b : uuid.b, 16);
@@ -463,6 +464,17 @@ static int build_volume(struct build *b, const struct layout_partition *p,
 	else
 		*ret = w.v;
 	return rc;
+}
+
+int build_check_ext4(struct build *b, size_t i)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	char why[256];
+
+	if (ext4_features_check(p->ext4.features, why, sizeof(why)) < 0)
+		return diag_error(b->d, "%s:%d: partition '%s': ext4: features: %s",
+				  p->ext4.loc.file, p->ext4.loc.line, p->name, why);
+	return 0;
 }
 
 int build_write_ext4(struct build *b, size_t i)

@@ -91,6 +91,18 @@ sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
 
+# features: the older checksums without 64bit, for old kernels and boot loaders; a wrong name
+sed 's/ext4 { journal = false }/ext4 { features = "^metadata_csum,uninit_bg,^64bit" }/' auto.layout >old.layout
+expect_status 0 "$SDIMG" build old.layout -o old.img
+dd if=old.img of=po.img bs=1M iflag=skip_bytes,count_bytes skip="$(part_start old.img 1)" count="$(part_size old.img 1)" status=none
+out=$(e2fsck -fn po.img 2>&1) || fail "e2fsck -fn with uninit_bg (exit $?): $out"
+feat=$(dumpe2fs -h po.img 2>/dev/null | grep '^Filesystem features:')
+case $feat in *uninit_bg*) ;; *) fail "no uninit_bg: $feat" ;; esac
+case $feat in *64bit*|*metadata_csum*) fail "64bit or metadata_csum left: $feat" ;; esac
+sed 's/ext4 { journal = false }/ext4 { features = "^bogus" }/' auto.layout >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr "bad.layout:2: partition 'rootfs': ext4: features: '^bogus' is not one of"
+
 # the kernel's view: a walk of the mount equals the folder's (owners 0:0, times the timestamp)
 if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! dev=$(losetup -f --show -r -o "$off" --sizelimit "$size" a.img 2>/dev/null); then
     echo "the mount check needs root and a loop device: skipped; the rest passed"
