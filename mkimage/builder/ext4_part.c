@@ -125,8 +125,13 @@ static int list_names(struct ext4_walk *w, int fd, const char *host, char ***ret
 		close(fd);
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	}
-	errno = 0;
-	while (rc == 0 && (de = readdir(dir))) {
+	while (rc == 0) {
+		errno = 0;
+		if (!(de = readdir(dir))) {
+			if (errno)
+				rc = diag_error(w->b->d, "%s: %s", host, strerror(errno));
+			break;
+		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		if (n == cap) {
@@ -139,8 +144,6 @@ static int list_names(struct ext4_walk *w, int fd, const char *host, char ***ret
 		if (rc == 0 && !(names[n++] = strdup(de->d_name)))
 			rc = -ENOMEM;
 	}
-	if (rc == 0 && errno)
-		rc = diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	closedir(dir);
 	if (rc < 0) {
 		while (n)
@@ -148,7 +151,8 @@ static int list_names(struct ext4_walk *w, int fd, const char *host, char ***ret
 		free(names);
 		return rc;
 	}
-	qsort(names, n, sizeof(*names), compare_names);
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
 	*ret = names;
 	*ret_n = n;
 	return 0;
