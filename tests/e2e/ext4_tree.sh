@@ -91,6 +91,24 @@ sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
 
+# every ext4 { } key as dumpe2fs reads it back, on an MBR (type 0x83)
+cat >keys.layout <<'LAYOUT'
+image { table = mbr seed = "ext4" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 32M tree "/" { from = "root" }
+    ext4 { label = "r" block-size = 1K inode-size = 128 inodes = 1000 reserved = 5 journal = false
+           uuid = 01234567-89ab-cdef-0123-456789abcdef } }
+LAYOUT
+expect_status 0 "$SDIMG" build keys.layout -o keys.img
+[ "$(part_json keys.img 1 type)" = 83 ] || fail "the MBR type is not 0x83"
+dd if=keys.img of=pk.img bs=1M iflag=skip_bytes,count_bytes skip="$(part_start keys.img 1)" count=32M status=none
+out=$(e2fsck -fn pk.img 2>&1) || fail "e2fsck -fn with every key (exit $?): $out"
+dumpe2fs -h pk.img 2>/dev/null >keys.txt
+for want in 'volume name: *r$' 'UUID: *01234567-89ab-cdef-0123-456789abcdef' 'Block size: *1024' \
+    'Inode size:.*128' 'Inode count: *1024' 'Reserved block count: *1638' 'Block count: *32768'; do
+    grep -q "$want" keys.txt || fail "dumpe2fs lacks '$want': $(cat keys.txt)"
+done
+grep -q has_journal keys.txt && fail "journal = false left a journal"
+
 # features: the older checksums without 64bit, for old kernels and boot loaders; a wrong name
 sed 's/ext4 { journal = false }/ext4 { features = "^metadata_csum,uninit_bg,^64bit" }/' auto.layout >old.layout
 expect_status 0 "$SDIMG" build old.layout -o old.img
