@@ -32,12 +32,31 @@ struct item {
 	size_t n_xattrs;
 	uint32_t ino;        /* once made */
 	bool has_data;       /* its bytes are in this entry */
+	bool skipped;        /* strip left nothing of its path */
 };
 
 struct listing {
 	struct item *v;
 	size_t n, cap;
+	struct stat st;      /* the archive when it was listed */
 };
+
+/* @path less its first @strip names, moved down in place; false when nothing is left. */
+static bool strip_names(char *path, unsigned strip)
+{
+	char *p = path;
+
+	for (unsigned k = 0; k < strip; k++) {
+		if (!*p)
+			return false;
+		p += strcspn(p, "/");
+		p += *p == '/';
+	}
+	if (strip && !*p)
+		return false;
+	memmove(path, p, strlen(p) + 1);
+	return true;
+}
 
 static void free_listing(struct listing *l)
 {
@@ -129,6 +148,10 @@ static int list_entry(struct ext4_walk *w, const char *host, struct archive_entr
 
 	if (!(it->path = clean_path(w, host, archive_entry_pathname(ae))))
 		return -EINVAL;
+	if (!strip_names(it->path, e->strip)) {
+		it->skipped = true;
+		return 0;
+	}
 	it->type = hard ? 0 : archive_entry_filetype(ae);
 	it->m.uid = e->owner_set ? e->owner : (uint32_t)archive_entry_uid(ae);
 	it->m.gid = e->group_set ? e->group : (uint32_t)archive_entry_gid(ae);
@@ -141,6 +164,9 @@ static int list_entry(struct ext4_walk *w, const char *host, struct archive_entr
 	it->has_data = it->type == AE_IFREG && it->size > 0;
 	if (hard && !(it->target = clean_path(w, host, hard)))
 		return -EINVAL;
+	if (hard && !strip_names(it->target, e->strip))
+		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which strip removes",
+				  host, archive_entry_pathname(ae), hard);
 	if (!hard && it->type == AE_IFLNK && !(it->target = strdup(sym ? sym : "")))
 		return -ENOMEM;
 	if (it->type == 0 && it->size == 0)
@@ -158,6 +184,10 @@ static int list_archive(struct ext4_walk *w, const char *host, struct listing *l
 
 	if (!a)
 		return -EINVAL;
+	if (stat(host, &l->st) < 0) {
+		archive_read_free(a);
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	}
 	while (rc == 0 && (r = archive_read_next_header(a, &ae)) != ARCHIVE_EOF) {
 		if (r < ARCHIVE_WARN) {
 			rc = diag_error(w->b->d, "%s: %s", host, archive_error_string(a));
@@ -336,10 +366,17 @@ static int write_data(struct ext4_walk *w, struct listing *l, const char *host)
 {
 	struct archive_reader r = { open_archive(w, host), host, w->b->d };
 	struct archive_entry *ae;
+	struct stat st;
 	int rc = 0;
 
 	if (!r.a)
 		return -EINVAL;
+	if (stat(host, &st) < 0 || st.st_dev != l->st.st_dev || st.st_ino != l->st.st_ino ||
+	    st.st_size != l->st.st_size || st.st_mtim.tv_sec != l->st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != l->st.st_mtim.tv_nsec) {
+		archive_read_free(r.a);
+		return diag_error(w->b->d, "%s: changed while the image was built", host);
+	}
 	for (size_t i = 0; rc == 0 && i < l->n; i++) {
 		if (archive_read_next_header(r.a, &ae) < ARCHIVE_WARN) {
 			rc = diag_error(w->b->d, "%s: %s (it changed while the image was built?)",
@@ -347,7 +384,7 @@ static int write_data(struct ext4_walk *w, struct listing *l, const char *host)
 			break;
 		}
 		const struct item *it = &l->v[i];
-		if (it->has_data && it->ino)
+		if (it->has_data && it->ino && !it->skipped)
 			rc = ext4_write_data(w->v, it->ino, read_archive, &r, it->path);
 		if (rc == 0 && build_interrupted(w->b))
 			rc = -EINTR;
@@ -364,11 +401,16 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 
 	if (rc == 0 && !(sorted = malloc((l.n ? l.n : 1) * sizeof(*sorted))))
 		rc = -ENOMEM;
+	size_t n = 0;
 	for (size_t i = 0; rc == 0 && i < l.n; i++)
-		sorted[i] = &l.v[i];
+		if (!l.v[i].skipped)
+			sorted[n++] = &l.v[i];
+	if (rc == 0 && n == 0 && l.n && w->e->strip)
+		diag_warning(w->b->d, "%s:%d: tree '%s': strip = %u leaves nothing of %s",
+			     w->e->loc.file, w->e->loc.line, w->e->path, w->e->strip, host);
 	if (rc == 0) {
-		qsort(sorted, l.n, sizeof(*sorted), compare_items);
-		rc = make_inodes(w, sorted, l.n, host);
+		qsort(sorted, n, sizeof(*sorted), compare_items);
+		rc = make_inodes(w, sorted, n, host);
 	}
 	if (rc == 0 && !ext4_measuring(w->v))
 		rc = write_data(w, &l, host);

@@ -342,12 +342,16 @@ static int add_tree(struct ext4_walk *w, const char *host)
 	if (stat(host, &st) < 0)
 		return diag_error(w->b->d, "%s:%d: tree '%s': %s: %s", e->loc.file, e->loc.line,
 				  e->path, host, strerror(errno));
-	if (e->n_include || e->n_exclude || e->strip)
-		return diag_error(w->b->d, "%s:%d: tree '%s': include, exclude and strip are not "
-					   "read on an ext4 partition",
+	if (e->n_include || e->n_exclude)
+		return diag_error(w->b->d, "%s:%d: tree '%s': include and exclude are not read on "
+					   "an ext4 partition",
 				  e->loc.file, e->loc.line, e->path);
 	if (!S_ISDIR(st.st_mode))
 		return build_ext4_archive(w, host);
+	if (e->strip)
+		return diag_error(w->b->d, "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
+					   "applies to archive entries", e->loc.file, e->loc.line, e->path,
+				  e->strip, host);
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));

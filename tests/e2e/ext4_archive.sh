@@ -61,6 +61,20 @@ expect_status 0 "$SDIMG" build plain.tar.zst.layout -o a.img
 expect_status 0 "$SDIMG" build unpacked.layout -o b.img
 cmp -s a.img b.img || fail "the image from the archive differs from the one from its folder"
 
+# strip: the same tree one folder down in the archive, stripped, gives the same image; a strip
+# that leaves nothing warns; a folder takes no strip
+mkdir -p nested && cp -a unpacked nested/rootfs
+tar --sort=name -C nested -cf - . | zstd -q >nested.tar.zst
+sed 's/from = "plain.tar.zst"/from = "nested.tar.zst" strip = 1/' plain.tar.zst.layout >nested.layout
+expect_status 0 "$SDIMG" build nested.layout -o c.img
+cmp -s a.img c.img || fail "strip = 1 of ./rootfs/ gives another image"
+sed 's/strip = 1/strip = 9/' nested.layout >gone.layout
+expect_status 0 "$SDIMG" build gone.layout -o d.img
+grep -q "strip = 9 leaves nothing of" err.txt || fail "no warning when strip leaves nothing"
+sed 's/from = "plain.tar.zst"/from = "unpacked" strip = 1/' plain.tar.zst.layout >dirstrip.layout
+expect_status 1 "$SDIMG" build dirstrip.layout -o e.img
+expect_stderr "is a folder, and strip applies to archive entries"
+
 # the kernel's view of the first image against the archive's listing
 if ! command -v losetup >/dev/null || ! dev=$(losetup -f --show -r -o "$off" --sizelimit "$size" tar.img 2>/dev/null); then
     echo "the mount check needs a loop device: skipped; the rest passed"
