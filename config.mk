@@ -2,7 +2,7 @@
 PREFIX  ?= /usr/local
 VERSION ?= 0.1.0
 CC      ?= cc
-PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma
+PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma ext2fs com_err
 PKG_CONFIG ?= pkg-config
 
 # Where `make install` puts things (DESTDIR in front of each).
@@ -41,6 +41,6 @@ endif
 
 # Everything `make deps` installs: the build, the unit tests and the end-to-end oracles.
 DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
-                libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
+                libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libext2fs-dev comerr-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
                 p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils xxd qemu-system-x86 fuse3 libfuse3-dev strace \
-                zsh genimage
+                zsh genimage attr libcap2-bin

@@ -57,6 +57,7 @@ enum layout_part_type {
 	LAYOUT_PART_FAT12,
 	LAYOUT_PART_FAT16,
 	LAYOUT_PART_FAT32,
+	LAYOUT_PART_EXT4,  /* an ext4 file system built from tree, file and dir */
 };
 
 enum layout_size_kind { LAYOUT_SIZE_FIXED, LAYOUT_SIZE_AUTO, LAYOUT_SIZE_GROW };
@@ -141,6 +142,20 @@ struct layout_fat {
 	struct layout_loc loc;
 };
 
+struct layout_ext4 {
+	char *label;            /* NULL: none (at most 16 bytes) */
+	bool uuid_set;
+	struct layout_guid uuid; /* with uuid_set; else derived from the seed */
+	uint32_t block_size;    /* 4096 unless set */
+	uint32_t inode_size;    /* 256 unless set */
+	bool inodes_set;
+	uint64_t inodes;        /* with inodes_set; else one per 16 KiB */
+	unsigned reserved;      /* percent of blocks kept for root (0 unless set) */
+	bool journal;           /* true unless set */
+	char *features;         /* as written (the builder checks the names), or NULL */
+	struct layout_loc loc;
+};
+
 struct layout_entry {
 	enum layout_entry_kind kind;
 	char *path;             /* absolute path inside the partition, as written */
@@ -153,6 +168,8 @@ struct layout_entry {
 	size_t n_exclude;
 	bool first;             /* file */
 	unsigned attrs;         /* file: enum layout_attr bits */
+	bool owner_set, group_set;
+	uint32_t owner, group;  /* ext4: with owner_set / group_set; else 0 */
 	struct layout_loc loc;
 };
 
@@ -182,6 +199,7 @@ struct layout_partition {
 	char *label;            /* GPT partition name, never NULL */
 	bool in_table;
 	struct layout_fat fat;  /* meaningful for FAT types */
+	struct layout_ext4 ext4; /* meaningful for ext4 */
 	struct layout_entry *entries;
 	size_t n_entries;
 	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc, hybrid_loc, primary_loc,
@@ -262,6 +280,8 @@ int layout_parse_size(const char *text, uint64_t *ret, char *why, size_t n);
 const char *layout_part_type_name(enum layout_part_type t);
 const char *layout_table_name(enum layout_table t);
 bool layout_part_is_fat(const struct layout_partition *p);
+/* A partition sdimg fills with files: FAT or ext4. */
+bool layout_part_has_files(const struct layout_partition *p);
 
 /*
  * The MBR entry (1..4) of the extended partition of @l: extended-partition, else 4 when

@@ -109,6 +109,8 @@ static void partition_release(struct layout_partition *p)
 	free(p->label);
 	free(p->fat.label);
 	free(p->fat.oem_name);
+	free(p->ext4.label);
+	free(p->ext4.features);
 	for (size_t i = 0; i < p->n_entries; i++)
 		entry_release(&p->entries[i]);
 	free(p->entries);
@@ -140,8 +142,8 @@ void layout_free(struct layout *l)
 
 const char *layout_part_type_name(enum layout_part_type t)
 {
-	static const char *const names[] = { "raw", "fat", "fat12", "fat16", "fat32" };
-	return (unsigned)t < 5 ? names[t] : "?";
+	static const char *const names[] = { "raw", "fat", "fat12", "fat16", "fat32", "ext4" };
+	return (unsigned)t < 6 ? names[t] : "?";
 }
 
 const char *layout_table_name(enum layout_table t)
@@ -164,6 +166,11 @@ unsigned layout_extended_slot(const struct layout *l)
 }
 
 bool layout_part_is_fat(const struct layout_partition *p)
+{
+	return p->type != LAYOUT_PART_RAW && p->type != LAYOUT_PART_EXT4;
+}
+
+bool layout_part_has_files(const struct layout_partition *p)
 {
 	return p->type != LAYOUT_PART_RAW;
 }

@@ -163,6 +163,31 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 	return bad ? -EINVAL : 0;
 }
 
+/* owner and group: numbers written into an ext4 file system; FAT has no owners. */
+static int read_owner_keys(struct reader *r, const struct sect *s,
+			   const struct layout_partition *p, struct layout_entry *e)
+{
+	static const char *const keys[] = { "owner", "group" };
+	uint64_t v;
+	int bad = 0;
+
+	if ((e->owner_set = layout_key_u64(s, "owner", &v)))
+		e->owner = (uint32_t)v;
+	if ((e->group_set = layout_key_u64(s, "group", &v)))
+		e->group = (uint32_t)v;
+	static const char *const fat_only[] = { "first", "attrs" };
+
+	for (size_t i = 0; i < 2 && p->type != LAYOUT_PART_EXT4; i++)
+		if (layout_key_text(s, keys[i]))
+			bad |= layout_key_error(r, s, keys[i], "only an ext4 partition has owners "
+						"(FAT has none)") < 0;
+	for (size_t i = 0; i < 2 && p->type == LAYOUT_PART_EXT4; i++)
+		if (layout_key_text(s, fat_only[i]))
+			bad |= layout_key_error(r, s, fat_only[i], "only a FAT partition has it "
+						"(ext4 keeps modes: use a tree)") < 0;
+	return bad ? -EINVAL : 0;
+}
+
 static int read_entry_keys(struct reader *r, const struct sect *s, struct layout_entry *e)
 {
 	uint64_t strip;
@@ -184,7 +209,8 @@ static int read_entry_keys(struct reader *r, const struct sect *s, struct layout
 }
 
 static int read_entry(struct reader *r, const struct tree_section *node,
-		      enum layout_entry_kind kind, struct layout_entry *e)
+		      const struct layout_partition *p, enum layout_entry_kind kind,
+		      struct layout_entry *e)
 {
 	struct sect s;
 
@@ -195,10 +221,11 @@ static int read_entry(struct reader *r, const struct tree_section *node,
 		return -ENOMEM;
 	int rc = check_entry_path(r, &s, e->path, kind);
 	int rc2 = read_entry_keys(r, &s, e);
-	return rc2 == -ENOMEM ? rc2 : rc < 0 ? rc : rc2;
+	int rc3 = read_owner_keys(r, &s, p, e);
+	return rc2 == -ENOMEM ? rc2 : rc < 0 ? rc : rc2 < 0 ? rc2 : rc3;
 }
 
-/* LAYOUT_ENTRY_TREE, _FILE or _DIR for a sub-section, or -1 for another (fat). */
+/* LAYOUT_ENTRY_TREE, _FILE or _DIR for a sub-section, or -1 for another (fat, ext4). */
 static int entry_kind(const struct tree_section *node)
 {
 	static const char *const kinds[] = { "tree", "file", "dir" };
@@ -220,16 +247,16 @@ int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_p
 		int kind = entry_kind(part->subs[i]);
 		if (kind < 0)
 			continue;
-		int rc = read_entry(r, part->subs[i], (enum layout_entry_kind)kind,
+		int rc = read_entry(r, part->subs[i], p, (enum layout_entry_kind)kind,
 				    &p->entries[p->n_entries++]);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
 	}
-	if (p->n_entries && !layout_part_is_fat(p)) {
+	if (p->n_entries && !layout_part_has_files(p)) {
 		struct layout_loc loc = p->entries[0].loc;
-		return diag_error(r->d, "%s:%d: %s: tree, file and dir need a FAT partition "
-					"(type = fat, fat12, fat16 or fat32)",
+		return diag_error(r->d, "%s:%d: %s: tree, file and dir need a FAT or ext4 "
+					"partition (type = fat, fat12, fat16, fat32 or ext4)",
 				  loc.file, loc.line, ps->what);
 	}
 	return bad ? -EINVAL : 0;

@@ -251,6 +251,7 @@ static void set_type_defaults(struct layout_partition *p)
 		p->mbr_type = 0x0c;
 		break;
 	case LAYOUT_PART_RAW:
+	case LAYOUT_PART_EXT4:
 		p->mbr_type = 0x83;
 		break;
 	case LAYOUT_PART_FAT:
@@ -268,11 +269,12 @@ static int read_part_input(struct reader *r, const struct sect *s, struct layout
 
 	if (rc == -ENOMEM)
 		return rc;
-	if (layout_part_is_fat(p)) {
+	if (layout_part_has_files(p)) {
 		if (p->from)
-			bad |= layout_key_error(r, s, "from", "a FAT partition is filled with tree, "
+			bad |= layout_key_error(r, s, "from", "a%s partition is filled with tree, "
 						"file and dir; 'from' copies an image into a raw "
-						"partition") < 0;
+						"partition",
+						layout_part_is_fat(p) ? " FAT" : "n ext4") < 0;
 		for (size_t i = 0; i < 3; i++)
 			if (layout_key_text(s, raw_only[i]))
 				bad |= layout_key_error(r, s, raw_only[i], "only a raw partition has "
@@ -353,6 +355,9 @@ static int read_partition(struct reader *r, const struct sect *s, struct layout_
 		return -ENOMEM;
 	bad |= check_name_as_label(r, s, p) < 0;
 	if ((rc = layout_read_fat(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
+	if ((rc = layout_read_ext4(r, s, p)) == -ENOMEM)
 		return rc;
 	bad |= rc < 0;
 	if ((rc = layout_read_entries(r, s, p)) == -ENOMEM)

@@ -64,6 +64,8 @@ int layout_read_partitions(struct reader *r);
 /* The contents of a FAT partition: fat { } and the tree, file and dir entries
  * (read_fat.c). */
 int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_partition *p);
+/* An ext4 partition's `ext4 { }` section (read_ext4.c). */
+int layout_read_ext4(struct reader *r, const struct sect *ps, struct layout_partition *p);
 int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_partition *p);
 
 /* A tree's include and exclude patterns (read_filters.c). */

@@ -10,7 +10,7 @@
 static const char *const table_words[] = { "mbr", "gpt", "none", "hybrid", NULL };
 static const char *const hybrid_ee_words[] = { "first", "last", NULL };
 static const char *const mtime_words[] = { "fixed", "source", NULL };
-static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", NULL };
+static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", "ext4", NULL };
 /* A partition size may also be one of these instead of a byte count. */
 static const char *const part_size_words[] = { "auto", "grow", NULL };
 
@@ -34,15 +34,31 @@ static const struct key_spec fat_keys[] = {
 	STRING("oem-name"),
 	END,
 };
+static const struct key_spec ext4_keys[] = {
+	STRING("label"),
+	TYPED("uuid", KEY_GUID),
+	SIZE("block-size", KEY_NONZERO),
+	UINT("inode-size", 128, 1024),
+	UINT("inodes", 16, UINT32_MAX),
+	UINT("reserved", 0, 50),
+	BOOL("journal"),
+	STRING("features"),
+	END,
+};
 static const struct key_spec tree_keys[] = {
-	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"), END,
+	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"),
+	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
 };
 static const struct key_spec file_keys[] = {
-	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS), END,
+	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS),
+	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
 };
-static const struct key_spec dir_keys[] = { END };
+static const struct key_spec dir_keys[] = {
+	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
+};
 
 static const struct section_spec fat_section = { "fat", false, false, fat_keys, NULL };
+static const struct section_spec ext4_section = { "ext4", false, false, ext4_keys, NULL };
 static const struct section_spec tree_section = { "tree", true, true, tree_keys, NULL };
 static const struct section_spec file_section = { "file", true, true, file_keys, NULL };
 static const struct section_spec dir_section = { "dir", true, true, dir_keys, NULL };
@@ -69,7 +85,7 @@ static const struct key_spec partition_keys[] = {
 	END,
 };
 static const struct section_spec *const partition_sections[] = {
-	&fat_section, &tree_section, &file_section, &dir_section, NULL,
+	&fat_section, &ext4_section, &tree_section, &file_section, &dir_section, NULL,
 };
 static const struct section_spec partition_section = {
 	"partition", true, true, partition_keys, partition_sections,

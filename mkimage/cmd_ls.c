@@ -1,5 +1,6 @@
 /*
  * cmd_ls: `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH`.
+ * FAT volumes through fat/'s reader, ext2/3/4 through ext4/'s.
  * PART is a partition number (":1"), a GPT partition name, or a volume label (FAT or ext,
  * any case: MBR has no names, and a layout's partition `boot` is labelled BOOT); without a
  * table the whole image is the volume (IMAGE:/PATH, or IMAGE alone for its root).
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ext4/ext4.h"
 #include "mkimage/reader/reader.h"
 #include "mkimage/cli.h"
 
@@ -115,18 +117,21 @@ static void relay_volume_messages(const struct address *a, struct diag *inner, s
 
 /* Opens the FAT volume the address names. */
 static int open_volume(const struct address *a, int fd, struct disk *k, struct fat_vol **ret,
-		       struct diag *d)
+		       struct ext4_volume **ret_ext, struct diag *d)
 {
 	if (reader_read_disk_uncounted(k, a->image, fd, d) < 0)
 		return -EINVAL;
 	const struct disk_part *p = find_part(k, a->part, d, a->image);
 	if (!p)
 		return -EINVAL;
-	if (p->content != CONTENT_FAT)
-		return diag_error(d, "%s: partition %u holds no FAT file system", a->image, p->number);
+	if (p->content != CONTENT_FAT && p->content != CONTENT_EXT)
+		return diag_error(d, "%s: partition %u holds no FAT or ext file system", a->image,
+				  p->number);
 	struct diag inner; /* fat/ speaks of the boot sector: say whose */
 	diag_init(&inner);
-	int rc = fat_vol_open(fd, p->start, p->size, ret, &inner);
+	int rc = p->content == CONTENT_EXT
+			 ? ext4_open_read(fd, p->start, p->size, a->image, &inner, ret_ext)
+			 : fat_vol_open(fd, p->start, p->size, ret, &inner);
 	relay_volume_messages(a, &inner, d);
 	return rc;
 }
@@ -180,6 +185,94 @@ static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recur
 			 : fat_vol_list(v, path, on_entry, &longer, d);
 }
 
+/* ---- ext2/3/4: `ls -l` as `ls -ln` prints it: mode, owner, group, size, time (UTC) */
+
+struct ext_lister {
+	bool longer;
+	char **dirs; /* subfolders met, for -R (NULL: not recursive) */
+	size_t n_dirs;
+	bool recursive;
+};
+
+static void mode_text(uint32_t mode, char out[11])
+{
+	static const char types[16] = { [1] = 'p', [2] = 'c', [4] = 'd', [6] = 'b', [8] = '-',
+					[10] = 'l', [12] = 's' };
+	const char *rwx = "rwxrwxrwx";
+
+	out[0] = types[(mode >> 12) & 15] ? types[(mode >> 12) & 15] : '?';
+	for (int i = 0; i < 9; i++)
+		out[1 + i] = mode & (0400u >> i) ? rwx[i] : '-';
+	if (mode & 04000)
+		out[3] = mode & 0100 ? 's' : 'S';
+	if (mode & 02000)
+		out[6] = mode & 0010 ? 's' : 'S';
+	if (mode & 01000)
+		out[9] = mode & 0001 ? 't' : 'T';
+	out[10] = '\0';
+}
+
+static int on_ext_entry(void *ctx, const struct ext4_dirent *e)
+{
+	struct ext_lister *ls = ctx;
+	bool is_dir = (e->mode & 0170000) == 0040000;
+
+	if (ls->longer) {
+		char mode[11], when[32];
+		time_t t = (time_t)e->mtime;
+		struct tm tm;
+		mode_text(e->mode, mode);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
+		if ((e->mode & 0170000) == 0020000 || (e->mode & 0170000) == 0060000)
+			printf("%s %5u %5u %5u, %3u %s  ", mode, e->uid, e->gid, e->major, e->minor,
+			       when);
+		else
+			printf("%s %5u %5u %10llu %s  ", mode, e->uid, e->gid,
+			       (unsigned long long)e->size, when);
+	}
+	reader_fputs_visible(e->name, stdout);
+	if (ls->longer && e->target) {
+		printf(" -> ");
+		reader_fputs_visible(e->target, stdout);
+	}
+	printf("%s\n", is_dir ? "/" : "");
+	if (ls->recursive && is_dir) {
+		char **v = realloc(ls->dirs, (ls->n_dirs + 1) * sizeof(*v));
+		if (!v || !(v[ls->n_dirs] = strdup(e->name))) {
+			ls->dirs = v ? v : ls->dirs;
+			return -ENOMEM;
+		}
+		ls->dirs = v;
+		ls->n_dirs++;
+	}
+	return 0;
+}
+
+static int list_ext_dir(struct ext4_volume *v, const char *path, bool longer, bool recursive,
+			unsigned depth, struct diag *d)
+{
+	struct ext_lister ls = { .longer = longer, .recursive = recursive };
+	int rc = depth > 64 ? diag_error(d, "%s: folders nested too deeply", path)
+			    : ext4_list(v, path, on_ext_entry, &ls, d);
+
+	for (size_t i = 0; rc == 0 && i < ls.n_dirs; i++) {
+		char *sub = NULL;
+		if (asprintf(&sub, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ls.dirs[i]) < 0)
+			rc = -ENOMEM;
+		else {
+			printf("\n");
+			reader_fputs_visible(sub, stdout);
+			printf(":\n");
+			rc = list_ext_dir(v, sub, longer, recursive, depth + 1, d);
+		}
+		free(sub);
+	}
+	for (size_t i = 0; i < ls.n_dirs; i++)
+		free(ls.dirs[i]);
+	free(ls.dirs);
+	return rc;
+}
+
 static int to_stdout(void *ctx, const void *buf, size_t len)
 {
 	(void)ctx;
@@ -191,6 +284,7 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 	struct address a;
 	struct disk k = { 0 };
 	struct fat_vol *v = NULL;
+	struct ext4_volume *ext = NULL;
 	struct diag d;
 	int fd = -1, rc = parse_address(arg, &a);
 
@@ -201,7 +295,13 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 		diag_error(&d, "%s: out of memory", arg);
 	else if ((fd = reader_open(a.image, &d)) < 0)
 		rc = fd;
-	else if ((rc = open_volume(&a, fd, &k, &v, &d)) == 0) {
+	else if ((rc = open_volume(&a, fd, &k, &v, &ext, &d)) == 0 && ext) {
+		struct diag inner; /* ext4/ names paths in the volume: say which volume */
+		diag_init(&inner);
+		rc = cat ? ext4_read_file(ext, a.path, to_stdout, NULL, &inner)
+			 : list_ext_dir(ext, a.path, longer, recursive, 0, &inner);
+		relay_volume_messages(&a, &inner, &d);
+	} else if (rc == 0) {
 		struct diag inner; /* the reader names paths in the volume: say which volume */
 		diag_init(&inner);
 		rc = cat ? fat_vol_read(v, a.path, to_stdout, NULL, &inner)
@@ -215,6 +315,7 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 	diag_print(&d, stderr, SDIMG_PROG);
 	int status = d.errors || rc ? EXIT_FAILED : EXIT_OK;
 	fat_vol_close(v);
+	ext4_discard(ext);
 	reader_release_disk(&k);
 	if (fd >= 0)
 		close(fd);
@@ -236,10 +337,12 @@ int cmd_ls(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "lRh", options, NULL)) != -1) {
 		if (c == 'h') {
 			printf("Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
-			       "Lists a folder of a FAT partition. PART is a partition number, a GPT\n"
+			       "Lists a folder of a FAT or ext2/3/4 partition. PART is a partition number, a GPT\n"
 			       "name or a volume label; without a table the whole image is the volume\n"
 			       "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
-			       "  -l, --long       attributes (d r h s a), size, time (UTC), 8.3 name, name\n"
+			       "  -l, --long       FAT: attributes (d r h s a), size, time (UTC), 8.3 name,\n"
+			       "                   name; ext: mode, owner, group, size or device, time\n"
+			       "                   (UTC), name, link target\n"
 			       "  -R, --recursive  every folder below as well, down to 64 levels\n",
 			       SDIMG_PROG);
 			return EXIT_OK;
@@ -259,7 +362,7 @@ int cmd_ls(int argc, char **argv)
 int cmd_cat(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT partition to the "
+		printf("Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT or ext2/3/4 partition to the "
 		       "standard output\n(IMAGE:/PATH when the image has no table).\n", SDIMG_PROG);
 		return EXIT_OK;
 	}

@@ -20,13 +20,17 @@
  * id = SHA-256 of the bytes SEED "\n" PURPOSE, PURPOSE being "disk-id" (MBR signature: the
  * first 4 bytes, little-endian), "disk-guid", "partition-uuid/NAME" (GUIDs: the first 16
  * bytes in text order with the RFC 4122 version-4 and variant bits set) or
- * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian). So
+ * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian), "ext4-uuid/NAME" (an ext4
+ * file system's UUID, as a GUID) or "ext4-hash-seed/NAME" (its directory hash seed: the
+ * first 16 bytes). So
  *   printf '%s\n%s' "$SEED" "volume-id/boot" | sha256sum
  * predicts them. */
 uint32_t build_id_mbr_disk(const char *seed);
 void build_id_gpt_disk(const char *seed, struct layout_guid *ret);
 void build_id_partition_uuid(const char *seed, const char *name, struct layout_guid *ret);
 uint32_t build_id_volume(const char *seed, const char *name);
+void build_id_ext4(const char *seed, const char *name, struct layout_guid *ret_uuid,
+		   uint8_t ret_hash_seed[16]);
 
 /* ---- output.c: the files of a build, all put in place together or none -------------- */
 struct build_file {
@@ -284,6 +288,44 @@ int build_relay(struct diag *d, const struct layout_partition *p, const struct l
 		struct diag *scratch, int rc);
 int build_plan_with_contents(struct build *b);
 int build_choose_geometries(struct build *b);
+
+/* ext4_part.c: an ext4 partition built from its tree, file and dir entries, written at its
+ * region of the image, its used blocks recorded in the map. */
+int build_write_ext4(struct build *b, size_t i);
+/* What the layout's ext4 { } says that only ext4/ can check (features). */
+int build_check_ext4(struct build *b, size_t i);
+/* size = auto: the smallest size (in whole units of the partition's align, at most 1 MiB)
+ * whose volume holds partition @i's entries, found by trials in a scratch file. */
+int build_measure_ext4(struct build *b, size_t i, uint64_t *ret);
+
+/* The walk of one layout entry into an ext4 volume (ext4_part.c, ext4_archive.c). */
+struct ext4_volume;
+struct ext4_meta;
+struct host_link;
+struct ext4_pending {
+	uint32_t ino;
+	char *host;               /* owned */
+};
+struct ext4_walk {
+	struct build *b;
+	struct ext4_volume *v;
+	const struct layout_entry *e;
+	struct host_link *links;  /* host files with more than one name */
+	size_t n_links, cap_links;
+	struct ext4_pending *data; /* files whose bytes are written after the walk */
+	size_t n_data, cap_data;
+	size_t depth;
+};
+/* The folder at the absolute @path, made 0:0 0755 where missing. */
+int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
+/* A stored time as image.mtime says, from @ts (NULL: none). */
+void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
+		      struct ext4_meta *m);
+/* ext4_read_fn over a file descriptor (*(int *)ctx). */
+long build_ext4_read_fd(void *ctx, void *buf, size_t len);
+/* ext4_archive.c: the archive @host of a tree entry, with owners, modes, links, device
+ * nodes and extended attributes as its entries give them. */
+int build_ext4_archive(struct ext4_walk *w, const char *host);
 
 /* write.c */
 int build_write_raw_regions(struct build *b);

@@ -60,3 +60,14 @@ uint32_t build_id_volume(const char *seed, const char *name)
 	id_hash(seed, "volume-id/", name, h);
 	return get_le32(h);
 }
+
+void build_id_ext4(const char *seed, const char *name, struct layout_guid *ret_uuid,
+		   uint8_t ret_hash_seed[16])
+{
+	uint8_t h[32];
+
+	id_hash(seed, "ext4-uuid/", name, h);
+	to_guid(h, ret_uuid);
+	id_hash(seed, "ext4-hash-seed/", name, h);
+	memcpy(ret_hash_seed, h, 16);
+}

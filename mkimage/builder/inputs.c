@@ -366,6 +366,10 @@ static int prepare_partition(struct build *b, size_t i)
 
 	if (!layout_part_is_fat(p)) {
 		b->mbr_types[i] = p->mbr_type;
+		if (p->type == LAYOUT_PART_EXT4 && (rc = build_check_ext4(b, i)) < 0)
+			return rc;
+		if (p->type == LAYOUT_PART_EXT4 && p->size_kind == LAYOUT_SIZE_AUTO)
+			return build_measure_ext4(b, i, &b->part_sizes[i]);
 		if (!p->from)
 			return 0;
 		rc = raw_partition_input(b->l, i, false, b->d, &ps->from, &ps->from_size,

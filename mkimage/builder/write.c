@@ -128,6 +128,8 @@ static int write_partition(struct build *b, size_t i)
 							   r->start, b->o->output, stop_requested, b,
 							   b->d);
 	}
+	if (p->type == LAYOUT_PART_EXT4)
+		return build_write_ext4(b, i);
 	struct build_input in;
 	build_input_of_part(b, i, &in);
 	return write_input(b, &in, r->start, r->size, false);
@@ -170,6 +172,8 @@ void build_report_partitions(struct build *b)
 			fprintf(out, ", FAT%d, %s clusters x %u, %u FAT%s, data area at byte %llu",
 				(int)g->type, cluster, g->clusters, g->fats, g->fats == 1 ? "" : "s",
 				(unsigned long long)(r->start + g->data_offset));
+		} else if (p->type == LAYOUT_PART_EXT4) {
+			fprintf(out, ", ext4");
 		} else if (b->parts[i].from) {
 			fprintf(out, ", from %s", b->parts[i].from);
 		} else if (p->fill) {

@@ -105,7 +105,7 @@ done
 # every host package sdimg.mk depends on is one Buildroot has, or one a patch here adds
 for dep in $(sed -n '/^HOST_SDIMG_DEPENDENCIES/,/^$/p' "$PKG/sdimg.mk" | grep -o 'host-[a-z0-9-]*'); do
     case $dep in
-        host-libarchive|host-openssl|host-pkgconf|host-util-linux|host-xz|host-zlib|host-zstd) ;;
+        host-e2fsprogs|host-libarchive|host-openssl|host-pkgconf|host-util-linux|host-xz|host-zlib|host-zstd) ;;
         host-jansson) grep -q '^+\$(eval \$(host-autotools-package))$' "$TOP"/examples/buildroot/patches/*jansson* ||
             fail "no patch adds host-jansson" ;;
         *) fail "sdimg.mk depends on $dep, which Buildroot does not have" ;;

@@ -413,8 +413,16 @@ static void test_errors_values(void **state)
 	expect_error("partition boot {\n size = 1000\n}",
 		     "t.layout:2: partition 'boot': size: 1000 is not a multiple of 512 bytes");
 	expect_error("partition boot {\n start = 4097\n}", "t.layout:2: partition 'boot': start: 4097 is not a multiple of 512");
-	expect_error("partition boot {\n type = ext4\n}",
-		     "t.layout:2: partition 'boot': type: 'ext4' is not one of raw, fat, fat12, fat16 or fat32");
+	expect_error("partition boot {\n type = ext3\n}",
+		     "t.layout:2: partition 'boot': type: 'ext3' is not one of raw, fat, fat12, fat16, fat32 or ext4");
+	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" owner = 0 } }",
+		     "t.layout:3: partition 'boot': tree '/': owner: only an ext4 partition has owners");
+	expect_error("partition boot {\n type = fat\n ext4 { journal = false } }",
+		     "t.layout:3: partition 'boot': ext4: an ext4 { } section needs type = ext4");
+	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = hidden } }",
+		     "t.layout:3: partition 'root': file '/a': attrs: only a FAT partition has it");
+	expect_error("partition root {\n type = ext4\n ext4 { block-size = 8K } }",
+		     "t.layout:3: partition 'root': ext4: block-size: 8192 is not 1K, 2K or 4K");
 	expect_error("image {\n table = dos\n}", "t.layout:2: image: table: 'dos' is not one of mbr, gpt, none or hybrid");
 	expect_error("image {\n mtime = now\n}", "'now' is not one of fixed or source");
 	expect_error("image {\n disk-id = 0x123456789\n}", "t.layout:2: image: disk-id: 0x123456789 is out of range");
@@ -452,7 +460,7 @@ static void test_errors_rules(void **state)
 	expect_error("raw boot { offset = 0 from = \"x\" }\npartition boot { size = 8M }",
 		     "t.layout:2: the name 'boot' is taken (by t.layout:1)");
 	expect_error("partition data {\n size = 8M\n tree \"/\" { from = \"x\" } }",
-		     "t.layout:3: partition 'data': tree, file and dir need a FAT partition");
+		     "t.layout:3: partition 'data': tree, file and dir need a FAT or ext4 partition");
 	expect_error("partition data {\n fat { fats = 1 } }",
 		     "t.layout:2: partition 'data': fat: a fat { } section needs type = fat");
 	expect_error("partition boot { type = fat\n file \"/a\" {\n from = \"x\"\n content = \"y\" } }",

@@ -8,6 +8,7 @@ SDIMG_VERSION = 0.1.0
 SDIMG_SITE = $(BR2_EXTERNAL_SDIMG_PATH)/../..
 SDIMG_SITE_METHOD = local
 HOST_SDIMG_DEPENDENCIES = \
+	host-e2fsprogs \
 	host-jansson \
 	host-libarchive \
 	host-openssl \

@@ -17,7 +17,7 @@ S = "${WORKDIR}/git"
 
 # libfdisk (util-linux), libarchive, libcrypto (openssl), jansson (meta-oe), zlib, libzstd,
 # liblzma (xz): all in oe-core but jansson, each with a native and a nativesdk variant
-DEPENDS = "util-linux libarchive openssl jansson zlib zstd xz"
+DEPENDS = "util-linux libarchive openssl jansson zlib zstd xz e2fsprogs"
 
 inherit pkgconfig
 

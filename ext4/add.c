@@ -1,0 +1,336 @@
+/* add: the entries of the file system, one name at a time, in the order they are given. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext4/ext4_priv.h"
+
+/* The most names one inode has (the kernel's LINK_MAX_EXT4). */
+#define LINK_MAX_EXT4 65000
+
+/* The directory entry's file type of an inode of @mode. */
+static int file_type(uint16_t mode)
+{
+	static const int file_types[] = {
+		[LINUX_S_IFREG >> 12] = EXT2_FT_REG_FILE, [LINUX_S_IFLNK >> 12] = EXT2_FT_SYMLINK,
+		[LINUX_S_IFCHR >> 12] = EXT2_FT_CHRDEV, [LINUX_S_IFBLK >> 12] = EXT2_FT_BLKDEV,
+		[LINUX_S_IFIFO >> 12] = EXT2_FT_FIFO, [LINUX_S_IFSOCK >> 12] = EXT2_FT_SOCK,
+	};
+	return file_types[(mode & LINUX_S_IFMT) >> 12];
+}
+
+static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
+{
+	diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
+	return ext4_errno(err);
+}
+
+int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino,
+		bool *ret_is_dir)
+{
+	ext2_ino_t ino;
+
+	if (ext2fs_lookup(v->fs, dir, name, (int)strlen(name), NULL, &ino))
+		return -ENOENT;
+	*ret_ino = ino;
+	if (ret_is_dir)
+		*ret_is_dir = ext2fs_check_directory(v->fs, ino) == 0;
+	return 0;
+}
+
+/* A name that fits a directory entry and is not there yet. */
+static int check_new_name(struct ext4_volume *v, uint32_t dir, const char *name,
+			  const char *what)
+{
+	uint32_t ino;
+
+	if (!*name || strlen(name) > EXT2_NAME_LEN || strchr(name, '/'))
+		return diag_error(v->d, "%s: '%s' cannot be an ext4 name (1 to 255 bytes, no '/')",
+				  what, name);
+	if (ext4_lookup(v, dir, name, &ino, NULL) == 0)
+		return diag_error(v->d, "%s: '%s' is there already", what, name);
+	return 0;
+}
+
+/* @name -> @ino in @dir, the folder grown by a block when it is full. */
+static errcode_t link_name(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
+			   int file_type)
+{
+	errcode_t err = ext2fs_link(v->fs, dir, name, ino, file_type);
+
+	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
+		err = ext2fs_link(v->fs, dir, name, ino, file_type);
+	return err;
+}
+
+static errcode_t read_large(struct ext4_volume *v, uint32_t ino, struct ext2_inode_large *inode)
+{
+	memset(inode, 0, sizeof(*inode));
+	return ext2fs_read_inode_full(v->fs, ino, (struct ext2_inode *)inode, sizeof(*inode));
+}
+
+static errcode_t write_large(struct ext4_volume *v, uint32_t ino, struct ext2_inode_large *inode)
+{
+	return ext2fs_write_inode_full(v->fs, ino, (struct ext2_inode *)inode, sizeof(*inode));
+}
+
+/* Owner, mode and times of the inode @ino. */
+static errcode_t set_meta(struct ext4_volume *v, uint32_t ino, uint16_t type,
+			  const struct ext4_meta *m)
+{
+	struct ext2_inode_large inode;
+	errcode_t err = read_large(v, ino, &inode);
+
+	if (err == 0) {
+		ext4_meta_apply(v, &inode, type, m);
+		err = write_large(v, ino, &inode);
+	}
+	return err;
+}
+
+int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
+		 const char *what, uint32_t *ret_ino)
+{
+	uint32_t ino = dir;
+	bool is_dir = true;
+	errcode_t err = 0;
+
+	if (name && ext4_lookup(v, dir, name, &ino, &is_dir) == 0 && !is_dir)
+		return diag_error(v->d, "%s: '%s' is there already, and is not a folder", what,
+				  name);
+	if (name && ino == dir) { /* a new folder: made unnamed, then named (grows @dir) */
+		int rc = check_new_name(v, dir, name, what);
+		if (rc < 0)
+			return rc;
+		ext2_ino_t new_ino;
+		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)) &&
+		    !(err = ext2fs_mkdir(v->fs, dir, new_ino, NULL)))
+			err = link_name(v, dir, name, new_ino, EXT2_FT_DIR);
+		ino = new_ino;
+	}
+	if (err == 0)
+		err = set_meta(v, ino, LINUX_S_IFDIR, m);
+	if (err)
+		return fail_at(v, err, what, "making the folder");
+	if (ret_ino)
+		*ret_ino = ino;
+	return 0;
+}
+
+/* A new inode of @type for @name in @dir: taken, written with @m and @fill's fields, named. */
+static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint16_t type,
+		     const struct ext4_meta *m, struct ext2_inode_large *inode, const char *what,
+		     uint32_t *ret_ino)
+{
+	ext2_ino_t ino;
+	int rc = check_new_name(v, dir, name, what);
+
+	if (rc < 0)
+		return rc;
+	errcode_t err = ext2fs_new_inode(v->fs, dir, type | 0644, NULL, &ino);
+	if (err == 0) {
+		ext4_meta_apply(v, inode, type, m);
+		inode->i_links_count = 1;
+		err = write_large(v, ino, inode);
+	}
+	if (err == 0) {
+		ext2fs_inode_alloc_stats2(v->fs, ino, +1, 0);
+		err = link_name(v, dir, name, ino, file_type(type));
+	}
+	if (err)
+		return fail_at(v, err, what, "adding");
+	*ret_ino = ino;
+	return 0;
+}
+
+static bool all_zeros(const struct ext4_volume *v, const void *p, size_t n)
+{
+	return memcmp(p, v->zero_block, n) == 0;
+}
+
+/* The file's bytes, a block at a time; zero blocks are skipped (holes). */
+static int write_data(struct ext4_volume *v, ext2_file_t f, uint64_t size, ext4_read_fn read,
+		      void *ctx, const char *what)
+{
+	size_t bs = v->fs->blocksize, cap = 256 * bs;
+	char *buf = malloc(cap);
+	uint64_t pos = 0;
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (rc == 0 && pos < size) {
+		size_t want = size - pos < cap ? (size_t)(size - pos) : cap, got = 0;
+		while (rc == 0 && got < want) {
+			long n = read(ctx, buf + got, want - got);
+			if (n < 0)
+				rc = (int)n;
+			else if (n == 0)
+				rc = diag_error(v->d, "%s: shrank while the image was built", what);
+			else
+				got += (size_t)n;
+		}
+		for (size_t off = 0; rc == 0 && off < got; off += bs) {
+			size_t n = got - off < bs ? got - off : bs;
+			errcode_t err = 0;
+			unsigned int written;
+			if (all_zeros(v, buf + off, n))
+				err = ext2fs_file_llseek(f, pos + off + n, EXT2_SEEK_SET, NULL);
+			else
+				err = ext2fs_file_write(f, buf + off, (unsigned int)n, &written);
+			if (err)
+				rc = fail_at(v, err, what, "writing");
+		}
+		pos += got;
+	}
+	free(buf);
+	return rc;
+}
+
+/* A trial's file: the blocks of its @size bytes taken, nothing written. */
+static int allocate(struct ext4_volume *v, uint32_t ino, uint64_t size, const char *what)
+{
+	struct ext2_inode_large inode;
+	blk64_t blocks = (size + v->fs->blocksize - 1) / v->fs->blocksize;
+	errcode_t err = read_large(v, ino, &inode);
+
+	if (err == 0)
+		err = ext2fs_fallocate(v->fs, EXT2_FALLOCATE_FORCE_UNINIT, ino,
+				       (struct ext2_inode *)&inode, ~0ULL, 0, blocks);
+	if (err == 0)
+		err = write_large(v, ino, &inode);
+	return err ? fail_at(v, err, what, "adding") : 0;
+}
+
+int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
+		  const struct ext4_meta *m, uint64_t size, ext4_read_fn read, void *ctx,
+		  const char *what, uint32_t *ret_ino)
+{
+	struct ext2_inode_large inode;
+	ext2_extent_handle_t h;
+	uint32_t ino;
+
+	memset(&inode, 0, sizeof(inode));
+	inode.i_flags = EXT4_EXTENTS_FL;
+	errcode_t err = ext2fs_extent_open2(v->fs, 0, (struct ext2_inode *)&inode, &h);
+	if (err)
+		return fail_at(v, err, what, "adding");
+	ext2fs_extent_free(h);
+	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, size)))
+		return fail_at(v, err, what, "adding");
+	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
+	if (rc == 0 && size && v->measure)
+		rc = allocate(v, ino, size, what);
+	else if (rc == 0 && size && read)
+		rc = ext4_write_data(v, ino, read, ctx, what);
+	if (rc == 0 && ret_ino)
+		*ret_ino = ino;
+	return rc;
+}
+
+int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		    const char *what)
+{
+	ext2_file_t f;
+
+	if (v->measure)
+		return 0;
+	errcode_t err = ext2fs_file_open(v->fs, ino, EXT2_FILE_WRITE, &f);
+
+	if (err)
+		return fail_at(v, err, what, "writing");
+	int rc = write_data(v, f, ext2fs_file_get_size(f), read, ctx, what);
+	err = ext2fs_file_close(f);
+	if (rc == 0 && err)
+		rc = fail_at(v, err, what, "writing");
+	return rc;
+}
+
+int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
+		     const struct ext4_meta *m, const char *target, const char *what,
+		     uint32_t *ret_ino)
+{
+	ext2_ino_t ino;
+	int rc = check_new_name(v, dir, name, what);
+
+	if (rc < 0)
+		return rc;
+	if (!*target || strlen(target) >= v->fs->blocksize)
+		return diag_error(v->d, "%s: the link's target is empty or longer than a block",
+				  what);
+	errcode_t err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFLNK | 0777, NULL, &ino);
+	if (err == 0)
+		err = ext2fs_symlink(v->fs, dir, ino, name, target);
+	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
+		err = ext2fs_link(v->fs, dir, name, ino, EXT2_FT_SYMLINK); /* made, not named */
+	if (err == 0)
+		err = set_meta(v, ino, LINUX_S_IFLNK, m);
+	if (err)
+		return fail_at(v, err, what, "adding the link");
+	if (ret_ino)
+		*ret_ino = ino;
+	return 0;
+}
+
+int ext4_add_special(struct ext4_volume *v, uint32_t dir, const char *name,
+		     const struct ext4_meta *m, enum ext4_special kind, uint32_t major,
+		     uint32_t minor, const char *what, uint32_t *ret_ino)
+{
+	static const uint16_t types[] = { [EXT4_CHAR] = LINUX_S_IFCHR,
+					  [EXT4_BLOCK] = LINUX_S_IFBLK,
+					  [EXT4_FIFO] = LINUX_S_IFIFO,
+					  [EXT4_SOCKET] = LINUX_S_IFSOCK };
+	struct ext2_inode_large inode;
+	uint32_t ino;
+
+	memset(&inode, 0, sizeof(inode));
+	/* the device number as Linux stores it: the old 8:8 form when it fits, else the new
+	 * form in the second word (fs/ext4/inode.c, old_encode_dev and new_encode_dev) */
+	if (kind == EXT4_CHAR || kind == EXT4_BLOCK) {
+		if (major < 256 && minor < 256)
+			inode.i_block[0] = major << 8 | minor;
+		else
+			inode.i_block[1] = (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+	}
+	int rc = new_inode(v, dir, name, types[kind], m, &inode, what, &ino);
+	if (rc == 0 && ret_ino)
+		*ret_ino = ino;
+	return rc;
+}
+
+int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
+		       const char *what)
+{
+	struct ext2_inode_large inode;
+	int rc = check_new_name(v, dir, name, what);
+
+	if (rc < 0)
+		return rc;
+	errcode_t err = read_large(v, ino, &inode);
+	if (err == 0 && LINUX_S_ISDIR(inode.i_mode))
+		return diag_error(v->d, "%s: a hard link to a folder", what);
+	if (err == 0 && inode.i_links_count >= LINK_MAX_EXT4)
+		return diag_error(v->d, "%s: more than %d links to one file", what, LINK_MAX_EXT4);
+	if (err == 0)
+		err = link_name(v, dir, name, ino, file_type(inode.i_mode));
+	if (err == 0) {
+		inode.i_links_count++;
+		err = write_large(v, ino, &inode);
+	}
+	return err ? fail_at(v, err, what, "adding the hard link") : 0;
+}
+
+int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
+		   size_t len, const char *what)
+{
+	struct ext2_xattr_handle *h;
+	errcode_t err = ext2fs_xattrs_open(v->fs, ino, &h);
+
+	if (err)
+		return fail_at(v, err, what, "setting the attributes of");
+	if (!(err = ext2fs_xattrs_read(h)))
+		err = ext2fs_xattr_set(h, name, value, len);
+	errcode_t err2 = ext2fs_xattrs_close(&h);
+	err = err ? err : err2;
+	return err ? fail_at(v, err, what, "setting the attributes of") : 0;
+}

@@ -1,0 +1,150 @@
+/*
+ * ext4: an ext4 file system built in one pass into an image file at an offset, through
+ * e2fsprogs' libext2fs, the same on every run for the same calls: every identifier comes from
+ * the caller, every time stored is the caller's, inodes and blocks are taken in the order the
+ * entries are added (callers add a folder's names sorted), and the inode tables are written
+ * as zeros (nothing is left for the kernel to initialise on first mount).
+ *   io.c      libext2fs's block I/O onto the image file at the volume's offset
+ *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
+ *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
+ *   meta.c    owner, mode and times of an inode
+ *   features.c  the features a layout turns on or off
+ *   read.c    the read side: folders listed and files read, for sdimg ls and cat
+ * Errors are 0 or a negative errno with one message in the caller's struct diag.
+ */
+#ifndef SDIMG_EXT4_EXT4_H
+#define SDIMG_EXT4_EXT4_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+
+struct ext4_params {
+	const char *label;          /* volume name, at most 16 bytes, or NULL */
+	uint8_t uuid[16];           /* the file system's UUID, in text order */
+	uint8_t hash_seed[16];      /* the seed of directory name hashes */
+	uint32_t block_size;        /* 1024, 2048 or 4096 */
+	uint32_t inode_size;        /* 128 to block_size, a power of two */
+	uint64_t inodes;            /* 0: one per 16 KiB of the volume */
+	unsigned reserved_percent;  /* blocks kept for root, 0 to 50 */
+	bool journal;               /* an internal journal of libext2fs's default size */
+	const char *features;       /* changes to the default features, or NULL:
+				     * ext4_features_apply() */
+	int64_t timestamp;          /* creation, check and write times of the volume */
+	bool measure;               /* a trial, to size a volume: files get their blocks but
+				     * no bytes (ext4_write_data() does nothing), nothing is
+				     * zeroed; a volume too small fails with -ENOSPC */
+};
+
+/* Owner, permission bits (07777) and modification time of one entry. */
+struct ext4_meta {
+	uint32_t uid, gid;
+	uint32_t perm;
+	int64_t mtime;
+	uint32_t mtime_ns;
+};
+
+/* What a non-regular, non-folder entry is. */
+enum ext4_special { EXT4_CHAR, EXT4_BLOCK, EXT4_FIFO, EXT4_SOCKET };
+
+struct ext4_volume;
+
+/* The comma list @text of feature names, each turned on, or off with a leading '^', applied
+ * to the superblock's feature words (compat, incompat, ro_compat): 0, or -EINVAL with the
+ * reason in @why (features.c). */
+int ext4_features_apply(const char *text, uint32_t words[3], char *why, size_t n);
+/* The same, on the default features: whether @text can be used. */
+int ext4_features_check(const char *text, char *why, size_t n);
+
+/*
+ * Makes an empty file system of @size bytes (whole blocks of it) at byte @offset of the
+ * image @fd, named @image in messages: superblock, group tables, zeroed inode tables, the
+ * root folder (0:0, 0755) and lost+found. Returns 0 or a negative errno with a message.
+ */
+int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params *p,
+		const char *image, struct diag *d, struct ext4_volume **ret);
+
+/*
+ * Each adds the entry @name (one name, no '/') in the folder @dir (an inode number: 2 is the
+ * root, or what an earlier call returned in @ret_ino, which may be NULL). A name that is there
+ * already is an error, but for ext4_add_dir() over a folder, which sets its owner, mode and
+ * time. @what names the entry's source in messages.
+ */
+#define EXT4_ROOT 2u
+int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
+		 const char *what, uint32_t *ret_ino);
+/* A regular file of @size bytes, read from @read(@ctx, @buf, @len) in order: it returns the
+ * bytes read (0 only at the end) or a negative errno with a message in the caller's diag.
+ * Blocks that are all zeros are left as holes. With @read NULL the file has its size but no
+ * blocks yet: ext4_write_data() gives them later. */
+typedef long (*ext4_read_fn)(void *ctx, void *buf, size_t len);
+int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
+		  const struct ext4_meta *m, uint64_t size, ext4_read_fn read, void *ctx,
+		  const char *what, uint32_t *ret_ino);
+/* The bytes of the file @ino (made by ext4_add_file() without @read), all its size of them,
+ * from @read(@ctx, ...). */
+int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		    const char *what);
+int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
+		     const struct ext4_meta *m, const char *target, const char *what,
+		     uint32_t *ret_ino);
+int ext4_add_special(struct ext4_volume *v, uint32_t dir, const char *name,
+		     const struct ext4_meta *m, enum ext4_special kind, uint32_t major,
+		     uint32_t minor, const char *what, uint32_t *ret_ino);
+/* Another name for the inode @ino (not a folder). */
+int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
+		       const char *what);
+/* The extended attribute @name ("security.capability", "user.x") of inode @ino. */
+int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
+		   size_t len, const char *what);
+
+/* Whether @v is a trial (ext4_params.measure). */
+bool ext4_measuring(const struct ext4_volume *v);
+
+/* The inode of @name in the folder @dir: 0, or -ENOENT (no message). @ret_is_dir may be
+ * NULL. */
+int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino,
+		bool *ret_is_dir);
+
+/* Calls @each(@ctx, start, len) for each run of blocks in use, as byte offsets from the
+ * volume's start, in order. Returns 0 or what @each returned. */
+int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),
+		     void *ctx);
+
+/* The journal (when asked for), the bitmaps, group descriptors and superblocks written, and
+ * the volume closed. Frees @v whatever happens. Returns 0 or a negative errno. */
+int ext4_finish(struct ext4_volume *v);
+
+/* Frees @v without writing anything more (after an error, or a volume opened for reading).
+ * NULL is a no-op. */
+void ext4_discard(struct ext4_volume *v);
+
+/* ---- read.c: the read side (sdimg ls, cat) ---- */
+
+/* Opens the ext2/3/4 file system of @size bytes at @offset of @fd (named @image) to read. */
+int ext4_open_read(int fd, uint64_t offset, uint64_t size, const char *image, struct diag *d,
+		   struct ext4_volume **ret);
+
+struct ext4_dirent {
+	const char *name;
+	uint32_t mode;          /* type and permission bits, as stat's st_mode */
+	uint32_t uid, gid;
+	uint64_t size;
+	int64_t mtime;
+	uint32_t major, minor;  /* device nodes */
+	const char *target;     /* symbolic links: where they point, else NULL */
+};
+
+/* Calls @each for each entry of the folder at @path but "." and "..", in the folder's order.
+ * Messages name @path. Returns 0, what @each returned, or a negative errno. */
+int ext4_list(struct ext4_volume *v, const char *path,
+	      int (*each)(void *ctx, const struct ext4_dirent *e), void *ctx, struct diag *d);
+
+/* The bytes of the regular file at @path through @out, in order. Both take the diag their
+ * messages go to. */
+int ext4_read_file(struct ext4_volume *v, const char *path,
+		   int (*out)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d);
+
+#endif

@@ -1,0 +1,42 @@
+/* The parts of ext4/ (private to the folder). */
+#ifndef SDIMG_EXT4_PRIV_H
+#define SDIMG_EXT4_PRIV_H
+
+#include <ext2fs/ext2fs.h>
+
+#include "ext4/ext4.h"
+
+struct ext4_volume {
+	ext2_filsys fs;
+	struct diag *d;
+	const char *image;      /* for messages */
+	int64_t timestamp;
+	void *zero_block;       /* one block of zeros, to find holes */
+	bool measure;
+};
+
+/* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
+ * resize inode (the volume is built for its partition) and the orphan file. */
+#define EXT4_DEFAULT_COMPAT (EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_DIR_INDEX)
+#define EXT4_DEFAULT_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_EXTENTS | \
+		  EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG)
+#define EXT4_DEFAULT_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
+		   EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
+		   EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+
+/* io.c: the I/O manager over an open image; ext4_io_name() writes the name that tells
+ * its open() the descriptor, offset and size ("fd:offset:size") into @buf. */
+io_manager ext4_io_manager(void);
+void ext4_io_name(int fd, uint64_t offset, uint64_t size, char *buf, size_t n);
+
+/* libext2fs's error code as a negative errno (-ENOSPC for a volume too small) with a
+ * message naming @what in v->d. */
+int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what);
+int ext4_errno(errcode_t err);
+
+/* meta.c: owner, permissions with the type bits @type (LINUX_S_IFREG, ...), and every time
+ * of @inode; a new inode's creation time too. */
+void ext4_meta_apply(struct ext4_volume *v, struct ext2_inode_large *inode, uint16_t type,
+		     const struct ext4_meta *m);
+
+#endif

@@ -1,0 +1,254 @@
+/* volume: the empty ext4 file system, and its end (journal, tables, superblocks). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext4/ext4_priv.h"
+
+int ext4_errno(errcode_t err)
+{
+	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
+	    err == EXT2_ET_DIR_NO_SPACE || err == EXT2_ET_TOOSMALL ||
+	    err == EXT2_ET_JOURNAL_TOO_SMALL || err == EXT2_ET_DIR_NO_SPACE_FOR_CSUM ||
+	    err == EXT2_ET_RES_GDT_BLOCKS || err == ENOSPC)
+		return -ENOSPC;
+	return err > 0 && err < 4096 ? -(int)err : -EIO;
+}
+
+int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what)
+{
+	diag_error(v->d, "%s: ext4: %s: %s", v->image, what, error_message(err));
+	return ext4_errno(err);
+}
+
+bool ext4_measuring(const struct ext4_volume *v)
+{
+	return v->measure;
+}
+
+static int log2_of(uint32_t n)
+{
+	int l = 0;
+	while ((1u << l) < n)
+		l++;
+	return l;
+}
+
+static int fill_super(struct ext2_super_block *s, uint64_t size, const struct ext4_params *p,
+		      struct diag *d, const char *image)
+{
+	uint64_t blocks = size / p->block_size;
+	uint64_t inodes = p->inodes ? p->inodes : size / 16384;
+
+	memset(s, 0, sizeof(*s));
+	s->s_rev_level = EXT2_DYNAMIC_REV;
+	s->s_log_block_size = (uint32_t)(log2_of(p->block_size) - EXT2_MIN_BLOCK_LOG_SIZE);
+	ext2fs_blocks_count_set(s, blocks);
+	ext2fs_r_blocks_count_set(s, blocks * p->reserved_percent / 100);
+	s->s_inodes_count = (uint32_t)(inodes < 16 ? 16 : inodes > UINT32_MAX ? UINT32_MAX : inodes);
+	s->s_inode_size = (uint16_t)p->inode_size;
+	uint32_t words[3] = { EXT4_DEFAULT_COMPAT, EXT4_DEFAULT_INCOMPAT, EXT4_DEFAULT_RO_COMPAT };
+	char why[256];
+	if (ext4_features_apply(p->features, words, why, sizeof(why)) < 0)
+		return diag_error(d, "%s: ext4: features: %s", image, why);
+	s->s_feature_compat = words[0];
+	s->s_feature_incompat = words[1];
+	s->s_feature_ro_compat = words[2];
+	if (words[1] & EXT4_FEATURE_INCOMPAT_FLEX_BG)
+		s->s_log_groups_per_flex = 4;
+	if (words[1] & EXT4_FEATURE_INCOMPAT_64BIT)
+		s->s_desc_size = EXT2_MIN_DESC_SIZE_64BIT;
+	if (p->inode_size > EXT2_GOOD_OLD_INODE_SIZE)
+		s->s_min_extra_isize = s->s_want_extra_isize =
+			sizeof(struct ext2_inode_large) - EXT2_GOOD_OLD_INODE_SIZE;
+	else
+		s->s_feature_ro_compat &= ~EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
+	return 0;
+}
+
+/* The identifiers, times and names libext2fs leaves to its caller. */
+static void set_identity(ext2_filsys fs, const struct ext4_params *p)
+{
+	struct ext2_super_block *s = fs->super;
+
+	memcpy(s->s_uuid, p->uuid, 16);
+	memcpy(s->s_hash_seed, p->hash_seed, 16);
+	s->s_def_hash_version = EXT2_HASH_HALF_MD4;
+	/* one hash flavour whatever the build host's char (libext2fs asks the compiler) */
+	s->s_flags &= ~(uint32_t)EXT2_FLAGS_SIGNED_HASH;
+	s->s_flags |= EXT2_FLAGS_UNSIGNED_HASH;
+	if (ext2fs_has_feature_metadata_csum(s))
+		s->s_checksum_type = EXT2_CRC32C_CHKSUM;
+	s->s_max_mnt_count = (__u16)-1;
+	s->s_mkfs_time = s->s_lastcheck = s->s_wtime = (uint32_t)p->timestamp;
+	s->s_mkfs_time_hi = s->s_lastcheck_hi = s->s_wtime_hi = (uint8_t)(p->timestamp >> 32);
+	memset(s->s_volume_name, 0, sizeof(s->s_volume_name));
+	if (p->label)
+		memcpy(s->s_volume_name, p->label, strnlen(p->label, sizeof(s->s_volume_name)));
+	ext2fs_init_csum_seed(fs);
+}
+
+/* Every inode table written as zeros, and said so, so that no kernel thread does it later. */
+static int zero_inode_tables(struct ext4_volume *v)
+{
+	ext2_filsys fs = v->fs;
+
+	for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
+		errcode_t err = ext2fs_zero_blocks2(fs, ext2fs_inode_table_loc(fs, g),
+						    (int)fs->inode_blocks_per_group, NULL, NULL);
+		if (err)
+			return ext4_fail(v, err, "writing the inode tables");
+		ext2fs_bg_flags_set(fs, g, EXT2_BG_INODE_ZEROED);
+		ext2fs_group_desc_csum_set(fs, g);
+	}
+	ext2fs_zero_blocks2(fs, 0, 0, NULL, NULL); /* frees its buffer */
+	return 0;
+}
+
+/* The reserved inodes (1 to s_first_ino - 1) taken, the bad-block inode written. */
+static int reserve_inodes(struct ext4_volume *v)
+{
+	ext2_filsys fs = v->fs;
+
+	for (ext2_ino_t i = EXT2_ROOT_INO + 1; i < EXT2_FIRST_INODE(fs->super); i++)
+		ext2fs_inode_alloc_stats2(fs, i, +1, 0);
+	ext2fs_mark_inode_bitmap2(fs->inode_map, EXT2_BAD_INO);
+	ext2fs_inode_alloc_stats2(fs, EXT2_BAD_INO, +1, 0);
+	errcode_t err = ext2fs_update_bb_inode(fs, NULL);
+	return err ? ext4_fail(v, err, "writing the bad-block inode") : 0;
+}
+
+static int make_root(struct ext4_volume *v)
+{
+	static const struct ext4_meta root = { .perm = 0755 };
+	struct ext4_meta lf = { .perm = 0700 };
+	errcode_t err = ext2fs_mkdir(v->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, NULL);
+	uint32_t ino = 0;
+
+	if (err)
+		return ext4_fail(v, err, "making the root folder");
+	struct ext4_meta m = root;
+	m.mtime = lf.mtime = v->timestamp;
+	int rc = ext4_add_dir(v, EXT4_ROOT, NULL, &m, "/", NULL);
+	if (rc == 0)
+		rc = ext4_add_dir(v, EXT4_ROOT, "lost+found", &lf, "/lost+found", &ino);
+	/* e2fsck wants lost+found to have room for some names without growing */
+	for (int i = 0; rc == 0 && i < 3; i++)
+		if ((err = ext2fs_expand_dir(v->fs, ino)))
+			rc = ext4_fail(v, err, "growing lost+found");
+	return rc;
+}
+
+static int add_journal(struct ext4_volume *v)
+{
+	struct ext2fs_journal_params jp;
+	errcode_t err = ext2fs_get_journal_params(&jp, v->fs);
+
+	if (err)
+		return ext4_fail(v, err, "sizing the journal");
+	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL,
+					     v->measure ? EXT2_MKJOURNAL_LAZYINIT : 0)))
+		return ext4_fail(v, err, "writing the journal");
+	struct ext2_inode_large inode;
+	ext2fs_read_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode,
+			       sizeof(inode));
+	struct ext4_meta m = { .perm = 0600, .mtime = v->timestamp };
+	ext4_meta_apply(v, &inode, LINUX_S_IFREG, &m);
+	err = ext2fs_write_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode,
+				      sizeof(inode));
+	return err ? ext4_fail(v, err, "writing the journal inode") : 0;
+}
+
+int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params *p,
+		const char *image, struct diag *d, struct ext4_volume **ret)
+{
+	struct ext4_volume *v = calloc(1, sizeof(*v));
+	struct ext2_super_block param;
+	char name[64];
+
+	if (!v || !(v->zero_block = calloc(1, p->block_size))) {
+		free(v);
+		return -ENOMEM;
+	}
+	initialize_ext2_error_table(); /* error_message()'s texts; a second call adds nothing */
+	v->d = d;
+	v->image = image;
+	v->timestamp = p->timestamp;
+	v->measure = p->measure;
+	if (fill_super(&param, size, p, d, image) < 0) {
+		ext4_discard(v);
+		return -EINVAL;
+	}
+	ext4_io_name(fd, offset, size - size % p->block_size, name, sizeof(name));
+	errcode_t err = ext2fs_initialize(name, EXT2_FLAG_64BITS | EXT2_FLAG_RW, &param,
+					  ext4_io_manager(), &v->fs);
+	if (err) {
+		int rc = ext4_fail(v, err, "making the file system");
+		ext4_discard(v);
+		return rc;
+	}
+	v->fs->now = (time_t)p->timestamp;
+	v->fs->umask = 022;
+	set_identity(v->fs, p);
+	int rc = 0;
+	if ((err = ext2fs_allocate_tables(v->fs)))
+		rc = ext4_fail(v, err, "placing the group tables");
+	if (rc == 0 && (err = ext2fs_convert_subcluster_bitmap(v->fs, &v->fs->block_map)))
+		rc = ext4_fail(v, err, "the block bitmap");
+	if (rc == 0 && !v->measure)
+		rc = zero_inode_tables(v);
+	if (rc == 0)
+		rc = make_root(v);
+	if (rc == 0)
+		rc = reserve_inodes(v);
+	if (rc == 0 && p->journal) /* first, as mke2fs does: the same place whatever follows */
+		rc = add_journal(v);
+	if (rc < 0) {
+		ext4_discard(v);
+		return rc;
+	}
+	*ret = v;
+	return 0;
+}
+
+int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),
+		     void *ctx)
+{
+	ext2_filsys fs = v->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1, blk = fs->super->s_first_data_block;
+	uint64_t bs = fs->blocksize;
+	int rc = 0;
+
+	/* the boot sector and superblock area before the first data block (1K blocks) */
+	if (blk > 0)
+		rc = each(ctx, 0, blk * bs);
+	while (rc == 0 && blk <= end) {
+		blk64_t first, last;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, blk, end, &first))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, first, end, &last))
+			last = end + 1;
+		rc = each(ctx, first * bs, (last - first) * bs);
+		blk = last;
+	}
+	return rc;
+}
+
+int ext4_finish(struct ext4_volume *v)
+{
+	errcode_t err = ext2fs_close_free(&v->fs);
+	int rc = err ? ext4_fail(v, err, "writing the tables and superblocks") : 0;
+
+	ext4_discard(v);
+	return rc;
+}
+
+void ext4_discard(struct ext4_volume *v)
+{
+	if (!v)
+		return;
+	if (v->fs)
+		ext2fs_free(v->fs);
+	free(v->zero_block);
+	free(v);
+}

@@ -1,0 +1,420 @@
+/* ext4_archive: a tree entry's archive into an ext4 volume, in two passes: the headers are
+ * listed and their inodes made in the order a folder's walk makes them (each folder's names
+ * sorted byte-wise, a folder before what it holds), then the archive is read again and each
+ * file's bytes go to its inode. An archive made with its names sorted (tar --sort=name) of a
+ * folder thus gives the image the folder gives, where owners agree. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ext4/ext4.h"
+#include "mkimage/builder/builder_priv.h"
+#include "mkimage/contents/contents.h"
+
+struct xattr {
+	char *name;
+	void *value;
+	size_t len;
+};
+
+/* One archive entry as its header says. */
+struct item {
+	char *path;          /* inside the partition, no leading or trailing '/' ("" the top) */
+	unsigned type;       /* AE_IFREG, AE_IFDIR, ... (0: a hard link) */
+	struct ext4_meta m;
+	uint64_t size;
+	uint32_t major, minor;
+	char *target;        /* symbolic link's target, or hard link's path (normalised) */
+	struct xattr *xattrs;
+	size_t n_xattrs;
+	uint32_t ino;        /* once made */
+	bool has_data;       /* its bytes are in this entry */
+	bool skipped;        /* strip left nothing of its path */
+};
+
+struct listing {
+	struct item *v;
+	size_t n, cap;
+	struct stat st;      /* the archive when it was listed */
+};
+
+/* @path less its first @strip names, moved down in place; false when nothing is left. */
+static bool strip_names(char *path, unsigned strip)
+{
+	char *p = path;
+
+	for (unsigned k = 0; k < strip; k++) {
+		if (!*p)
+			return false;
+		p += strcspn(p, "/");
+		p += *p == '/';
+	}
+	if (strip && !*p)
+		return false;
+	memmove(path, p, strlen(p) + 1);
+	return true;
+}
+
+static void free_listing(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].target);
+		for (size_t k = 0; k < l->v[i].n_xattrs; k++) {
+			free(l->v[i].xattrs[k].name);
+			free(l->v[i].xattrs[k].value);
+		}
+		free(l->v[i].xattrs);
+	}
+	free(l->v);
+}
+
+static struct archive *open_archive(struct ext4_walk *w, const char *host)
+{
+	struct archive *a = archive_read_new();
+
+	if (!a)
+		return NULL;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
+		diag_error(w->b->d, "%s: %s", host, archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* An entry's path as it goes into the partition: "./" and '/' at either end dropped, no
+ * empty, "." or ".." name in it. Returns a new string, or NULL with a message. */
+static char *clean_path(struct ext4_walk *w, const char *host, const char *raw)
+{
+	const char *p = raw;
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	if (!strcmp(p, "."))
+		p = "";
+	size_t n = strlen(p);
+	while (n && p[n - 1] == '/')
+		n--;
+	if (p[0] == '/' || n > CONTENT_MAX_PATH) {
+		diag_error(w->b->d, "%s: '%s' leaves the partition or is longer than %d bytes",
+			   host, raw, CONTENT_MAX_PATH);
+		return NULL;
+	}
+	for (const char *q = p; q < p + n;) {
+		size_t k = strcspn(q, "/");
+		if (k == 0 || (k == 1 && q[0] == '.') || (k == 2 && q[0] == '.' && q[1] == '.')) {
+			diag_error(w->b->d, "%s: '%s' has an empty, '.' or '..' name", host, raw);
+			return NULL;
+		}
+		q += k + 1;
+	}
+	char *s = strndup(p, n);
+	if (!s)
+		diag_error(w->b->d, "out of memory");
+	return s;
+}
+
+static int read_xattrs(struct archive_entry *ae, struct item *it)
+{
+	const char *name;
+	const void *value;
+	size_t len, n = (size_t)archive_entry_xattr_reset(ae);
+
+	if (!n)
+		return 0;
+	if (!(it->xattrs = calloc(n, sizeof(*it->xattrs))))
+		return -ENOMEM;
+	while (it->n_xattrs < n && archive_entry_xattr_next(ae, &name, &value, &len) == ARCHIVE_OK) {
+		struct xattr *x = &it->xattrs[it->n_xattrs++];
+		if (!(x->name = strdup(name)) || !(x->value = malloc(len ? len : 1)))
+			return -ENOMEM;
+		memcpy(x->value, value, len);
+		x->len = len;
+	}
+	return 0;
+}
+
+static int list_entry(struct ext4_walk *w, const char *host, struct archive_entry *ae,
+		      struct item *it)
+{
+	const struct layout_entry *e = w->e;
+	const char *hard = archive_entry_hardlink(ae), *sym = archive_entry_symlink(ae);
+	struct timespec ts = { archive_entry_mtime(ae), archive_entry_mtime_nsec(ae) };
+
+	if (!(it->path = clean_path(w, host, archive_entry_pathname(ae))))
+		return -EINVAL;
+	if (!strip_names(it->path, e->strip)) {
+		it->skipped = true;
+		return 0;
+	}
+	it->type = hard ? 0 : archive_entry_filetype(ae);
+	it->m.uid = e->owner_set ? e->owner : (uint32_t)archive_entry_uid(ae);
+	it->m.gid = e->group_set ? e->group : (uint32_t)archive_entry_gid(ae);
+	it->m.perm = archive_entry_perm(ae) & 07777;
+	build_ext4_mtime(&w->b->l->image, archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
+	it->size = archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0
+			   ? (uint64_t)archive_entry_size(ae) : 0;
+	it->major = (uint32_t)archive_entry_rdevmajor(ae);
+	it->minor = (uint32_t)archive_entry_rdevminor(ae);
+	it->has_data = it->type == AE_IFREG && it->size > 0;
+	if (hard && !(it->target = clean_path(w, host, hard)))
+		return -EINVAL;
+	if (hard && !strip_names(it->target, e->strip))
+		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which strip removes",
+				  host, archive_entry_pathname(ae), hard);
+	if (!hard && it->type == AE_IFLNK && !(it->target = strdup(sym ? sym : "")))
+		return -ENOMEM;
+	if (it->type == 0 && it->size == 0)
+		it->has_data = false;
+	else if (it->type == 0) /* a hard link that carries the bytes (pax, cpio) */
+		it->has_data = true;
+	return read_xattrs(ae, it);
+}
+
+static int list_archive(struct ext4_walk *w, const char *host, struct listing *l)
+{
+	struct archive *a = open_archive(w, host);
+	struct archive_entry *ae;
+	int r, rc = 0;
+
+	if (!a)
+		return -EINVAL;
+	if (stat(host, &l->st) < 0) {
+		archive_read_free(a);
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	}
+	while (rc == 0 && (r = archive_read_next_header(a, &ae)) != ARCHIVE_EOF) {
+		if (r < ARCHIVE_WARN) {
+			rc = diag_error(w->b->d, "%s: %s", host, archive_error_string(a));
+			break;
+		}
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? l->cap * 2 : 256;
+			struct item *v = realloc(l->v, cap * sizeof(*v));
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
+		rc = list_entry(w, host, ae, &l->v[l->n++]);
+		if (rc == 0 && build_interrupted(w->b))
+			rc = -EINTR;
+	}
+	archive_read_free(a);
+	return rc;
+}
+
+/* Paths compared name by name: a folder's entries sorted byte-wise, each folder right before
+ * what it holds (the order of a folder's walk). */
+static int compare_paths(const char *a, const char *b)
+{
+	for (;;) {
+		size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
+		int c = memcmp(a, b, na < nb ? na : nb);
+		if (c || na != nb)
+			return c ? c : na < nb ? -1 : 1;
+		a += na;
+		b += nb;
+		if (!*a || !*b)
+			return *a ? 1 : *b ? -1 : 0;
+		a++;
+		b++;
+	}
+}
+
+static int compare_items(const void *x, const void *y)
+{
+	const struct item *a = *(struct item *const *)x, *b = *(struct item *const *)y;
+	int c = compare_paths(a->path, b->path);
+	return c ? c : a < b ? -1 : a > b; /* the same path twice: archive order */
+}
+
+static struct item *find_item(struct item **sorted, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+	struct item *found = NULL;
+
+	while (lo < hi) { /* the last of equal paths: the one a later entry gave */
+		size_t mid = (lo + hi) / 2;
+		int c = compare_paths(sorted[mid]->path, path);
+		if (c <= 0)
+			lo = mid + 1;
+		if (c == 0)
+			found = sorted[mid];
+		if (c > 0)
+			hi = mid;
+	}
+	return found;
+}
+
+/* The folder holding @it, and its last name; @full is the path in the partition. */
+static int parent_of(struct ext4_walk *w, const struct item *it, char *full, size_t n,
+		     uint32_t *dir, const char **name)
+{
+	const char *top = strcmp(w->e->path, "/") ? w->e->path : "";
+	snprintf(full, n, "%s/%s", top, it->path);
+	char *slash = strrchr(full, '/');
+	*slash = '\0';
+	int rc = build_ext4_folder_at(w, *full ? full : "/", dir);
+	*slash = '/';
+	*name = slash + 1;
+	return rc;
+}
+
+static int make_item(struct ext4_walk *w, struct item **sorted, size_t n, struct item *it,
+		     const char *host)
+{
+	char full[CONTENT_MAX_PATH * 2 + 2];
+	const char *name;
+	uint32_t dir;
+	int rc;
+
+	if (!*it->path) { /* the top folder itself */
+		if ((rc = build_ext4_folder_at(w, w->e->path, &dir)) == 0)
+			rc = ext4_add_dir(w->v, dir, NULL, &it->m, host, &it->ino);
+		return rc;
+	}
+	if ((rc = parent_of(w, it, full, sizeof(full), &dir, &name)) < 0)
+		return rc;
+	switch (it->type) {
+	case 0: {
+		const struct item *t = find_item(sorted, n, it->target);
+		if (!t || !t->ino || t->type == AE_IFDIR)
+			return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which is not a "
+						   "file before it", host, it->path, it->target);
+		it->ino = t->ino;
+		return ext4_add_hard_link(w->v, dir, name, t->ino, full);
+	}
+	case AE_IFDIR:
+		return ext4_add_dir(w->v, dir, name, &it->m, full, &it->ino);
+	case AE_IFREG:
+		return ext4_add_file(w->v, dir, name, &it->m, it->size, NULL, NULL, full, &it->ino);
+	case AE_IFLNK:
+		return ext4_add_symlink(w->v, dir, name, &it->m, it->target, full, &it->ino);
+	case AE_IFCHR:
+	case AE_IFBLK:
+	case AE_IFIFO:
+	case AE_IFSOCK: {
+		enum ext4_special k = it->type == AE_IFCHR ? EXT4_CHAR : it->type == AE_IFBLK
+				    ? EXT4_BLOCK : it->type == AE_IFIFO ? EXT4_FIFO : EXT4_SOCKET;
+		return ext4_add_special(w->v, dir, name, &it->m, k, it->major, it->minor, full,
+					&it->ino);
+	}
+	default:
+		return diag_error(w->b->d, "%s: '%s' is of a type ext4 has not", host, it->path);
+	}
+}
+
+static int set_xattrs(struct ext4_walk *w, const struct item *it, const char *host)
+{
+	for (size_t k = 0; k < it->n_xattrs; k++) {
+		int rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
+					it->xattrs[k].len, host);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Inodes in walk order; hard links whose file comes later in that order after the rest. */
+static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, const char *host)
+{
+	int rc = 0;
+
+	for (int late = 0; late < 2; late++)
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			struct item *it = sorted[i];
+			const struct item *t = it->type == 0 ? find_item(sorted, n, it->target) : NULL;
+			bool is_late = it->type == 0 && (!t || compare_items(&t, &sorted[i]) > 0);
+			if (is_late != (late == 1) || (it->type == 0 && it->ino))
+				continue;
+			rc = make_item(w, sorted, n, it, host);
+			if (rc == 0 && it->type != 0)
+				rc = set_xattrs(w, it, host);
+			if (rc == 0 && build_interrupted(w->b))
+				rc = -EINTR;
+		}
+	return rc;
+}
+
+struct archive_reader {
+	struct archive *a;
+	const char *host;
+	struct diag *d;
+};
+
+static long read_archive(void *ctx, void *buf, size_t len)
+{
+	struct archive_reader *r = ctx;
+	la_ssize_t n = archive_read_data(r->a, buf, len);
+
+	if (n < 0)
+		return diag_error(r->d, "%s: %s", r->host, archive_error_string(r->a));
+	return (long)n;
+}
+
+/* The second pass: each file's bytes into its inode, in the archive's order. */
+static int write_data(struct ext4_walk *w, struct listing *l, const char *host)
+{
+	struct archive_reader r = { open_archive(w, host), host, w->b->d };
+	struct archive_entry *ae;
+	struct stat st;
+	int rc = 0;
+
+	if (!r.a)
+		return -EINVAL;
+	if (stat(host, &st) < 0 || st.st_dev != l->st.st_dev || st.st_ino != l->st.st_ino ||
+	    st.st_size != l->st.st_size || st.st_mtim.tv_sec != l->st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != l->st.st_mtim.tv_nsec) {
+		archive_read_free(r.a);
+		return diag_error(w->b->d, "%s: changed while the image was built", host);
+	}
+	for (size_t i = 0; rc == 0 && i < l->n; i++) {
+		if (archive_read_next_header(r.a, &ae) < ARCHIVE_WARN) {
+			rc = diag_error(w->b->d, "%s: %s (it changed while the image was built?)",
+					host, archive_error_string(r.a));
+			break;
+		}
+		const struct item *it = &l->v[i];
+		if (it->has_data && it->ino && !it->skipped)
+			rc = ext4_write_data(w->v, it->ino, read_archive, &r, it->path);
+		if (rc == 0 && build_interrupted(w->b))
+			rc = -EINTR;
+	}
+	archive_read_free(r.a);
+	return rc;
+}
+
+int build_ext4_archive(struct ext4_walk *w, const char *host)
+{
+	struct listing l = { 0 };
+	struct item **sorted = NULL;
+	int rc = list_archive(w, host, &l);
+
+	if (rc == 0 && !(sorted = malloc((l.n ? l.n : 1) * sizeof(*sorted))))
+		rc = -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; rc == 0 && i < l.n; i++)
+		if (!l.v[i].skipped)
+			sorted[n++] = &l.v[i];
+	if (rc == 0 && n == 0 && l.n && w->e->strip)
+		diag_warning(w->b->d, "%s:%d: tree '%s': strip = %u leaves nothing of %s",
+			     w->e->loc.file, w->e->loc.line, w->e->path, w->e->strip, host);
+	if (rc == 0) {
+		qsort(sorted, n, sizeof(*sorted), compare_items);
+		rc = make_inodes(w, sorted, n, host);
+	}
+	if (rc == 0 && !ext4_measuring(w->v))
+		rc = write_data(w, &l, host);
+	free(sorted);
+	free_listing(&l);
+	return rc;
+}

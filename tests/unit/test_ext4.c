@@ -1,0 +1,121 @@
+/* Unit tests: ext4/ — feature names, and a volume built in memory and read back. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ext4/ext4.h"
+
+static void test_features(void **state)
+{
+	uint32_t w[3] = { 0, 0x80, 0x400 }; /* 64bit; metadata_csum */
+	char why[256];
+
+	(void)state;
+	assert_int_equal(ext4_features_apply("^64bit, ^metadata_csum,uninit_bg", w, why, sizeof(why)), 0);
+	assert_int_equal(w[1], 0);
+	assert_int_equal(w[2], 0x10); /* gdt_csum */
+	assert_int_equal(ext4_features_apply(NULL, w, why, sizeof(why)), 0);
+	assert_int_equal(ext4_features_apply("", w, why, sizeof(why)), 0);
+	assert_int_equal(ext4_features_apply("resize_inode", w, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "'resize_inode' is not one of"));
+	assert_int_equal(ext4_features_check("uninit_bg", why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "exclude each other"));
+	assert_int_equal(ext4_features_check("^metadata_csum,uninit_bg", why, sizeof(why)), 0);
+}
+
+struct text {
+	const char *p;
+	size_t left;
+};
+
+static long read_text(void *ctx, void *buf, size_t len)
+{
+	struct text *t = ctx;
+	size_t n = len < t->left ? len : t->left;
+	memcpy(buf, t->p, n);
+	t->p += n;
+	t->left -= n;
+	return (long)n;
+}
+
+struct seen {
+	char names[8][32];
+	uint32_t modes[8];
+	size_t n;
+};
+
+static int on_entry(void *ctx, const struct ext4_dirent *e)
+{
+	struct seen *s = ctx;
+	if (s->n < 8) {
+		strncpy(s->names[s->n], e->name, 31);
+		s->modes[s->n++] = e->mode;
+	}
+	return 0;
+}
+
+static int append(void *ctx, const void *buf, size_t len)
+{
+	strncat(ctx, buf, len);
+	return 0;
+}
+
+static void test_build_and_read(void **state)
+{
+	struct ext4_params p = { .block_size = 1024, .inode_size = 256, .journal = true,
+				 .timestamp = 1700000000, .uuid = { 1, 2, 3 } };
+	struct ext4_meta m = { .uid = 0, .gid = 0, .perm = 0755, .mtime = 1700000000 };
+	struct ext4_volume *v;
+	struct text t = { "hello", 5 };
+	struct seen seen = { 0 };
+	char out[64] = "";
+	struct diag d;
+	uint32_t etc, ino;
+	int fd = memfd_create("test", 0);
+
+	(void)state;
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	assert_int_equal(ext4_create(fd, 4096, 4 << 20, &p, "mem", &d, &v), 0);
+	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "etc", &m, "/etc", &etc), 0);
+	assert_int_equal(ext4_add_file(v, etc, "motd", &m, 5, read_text, &t, "/etc/motd", &ino), 0);
+	assert_int_equal(ext4_add_hard_link(v, EXT4_ROOT, "motd", ino, "/motd"), 0);
+	assert_int_equal(ext4_add_symlink(v, EXT4_ROOT, "link", &m, "etc/motd", "/link", NULL), 0);
+	assert_int_equal(ext4_add_special(v, EXT4_ROOT, "null", &m, EXT4_CHAR, 1, 3, "/null", NULL), 0);
+	assert_int_equal(ext4_set_xattr(v, ino, "user.x", "y", 1, "/etc/motd"), 0);
+	/* a name twice is an error, a folder over a folder is not */
+	assert_int_equal(ext4_add_file(v, etc, "motd", &m, 0, NULL, NULL, "/etc/motd", NULL), -EINVAL);
+	assert_non_null(strstr(d.msgs[0].text, "'motd' is there already"));
+	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "etc", &m, "/etc", NULL), 0);
+	assert_int_equal(ext4_finish(v), 0);
+
+	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, "mem", &d, &v), 0);
+	assert_int_equal(ext4_read_file(v, "/motd", append, out, &d), 0);
+	assert_string_equal(out, "hello");
+	assert_int_equal(ext4_list(v, "/", on_entry, &seen, &d), 0);
+	assert_int_equal(seen.n, 5); /* lost+found, etc, motd, link, null */
+	assert_string_equal(seen.names[1], "etc");
+	assert_int_equal(seen.modes[4], 020755); /* a character device, rwxr-xr-x */
+	assert_int_equal(ext4_read_file(v, "/nope", append, out, &d), -EINVAL);
+	ext4_discard(v);
+	close(fd);
+	diag_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_features),
+		cmocka_unit_test(test_build_and_read),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
