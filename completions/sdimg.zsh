@@ -26,6 +26,7 @@ _sdimg() {
         'build:write the image a layout describes'
         'plan:print the resolved geometry of a layout; writes nothing'
         'flash:write an image onto cards at once, each read back'
+        'personalize:copy an image with one card'"'"'s per-card values'
         'inspect:read an image or card: table, file systems, SD alignment'
         'ls:list a folder of a FAT partition of an image or card'
         'cat:write a file of a FAT partition to the standard output'
@@ -78,6 +79,13 @@ _sdimg() {
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:image:_sdimg_images' \
                         '*:target:_sdimg_disks' ;;
+                personalize)
+                    _arguments \
+                        '*--set[a card'"'"'s value of ${NAME}]:NAME=VALUE: ' \
+                        '(-o --output)'{-o,--output}'[the image to write]:image:_files -g "*.img(-.)"' \
+                        '--cards[the per-card manifest]:manifest:_files -g "*.json(-.)"' \
+                        '(- *)'{-h,--help}'[show the help]' \
+                        '1:image:_sdimg_images' ;;
                 inspect)
                     _arguments \
                         '--json[print a JSON document]' \

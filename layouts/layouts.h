@@ -153,6 +153,9 @@ struct layout_entry {
 	size_t n_exclude;
 	bool first;             /* file */
 	unsigned attrs;         /* file: enum layout_attr bits */
+	bool per_card;          /* file: content is a template filled in for each card
+				   (sdimg personalize, sdimg flash --card-values) */
+	uint64_t reserve;       /* file with per_card: bytes its clusters hold for any card */
 	struct layout_loc loc;
 };
 

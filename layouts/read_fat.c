@@ -144,6 +144,30 @@ static int check_entry_path(struct reader *r, const struct sect *s, const char *
 	return 0;
 }
 
+/* per-card and reserve: a template of `content` with room for every card's value. */
+static int read_per_card(struct reader *r, const struct sect *s, struct layout_entry *e)
+{
+	bool has_reserve = layout_key_u64(s, "reserve", &e->reserve);
+
+	layout_key_bool(s, "per-card", &e->per_card);
+	if (!e->per_card)
+		return has_reserve ? layout_key_error(r, s, "reserve", "needs per-card = true") : 0;
+	if (!e->content)
+		return layout_key_error(r, s, "per-card", "needs 'content' (the template each "
+					"card's values fill in), not 'from'");
+	if (!has_reserve)
+		return layout_key_error(r, s, "per-card", "needs 'reserve' (the most bytes a "
+					"card's content may take, e.g. reserve = 4K)");
+	if (e->reserve > UINT32_MAX)
+		return layout_key_error(r, s, "reserve", "must be less than 4 GiB (FAT's largest "
+					"file)");
+	if (strlen(e->content) > e->reserve)
+		return layout_key_error(r, s, "reserve", "the template alone takes %zu bytes, more "
+					"than %llu", strlen(e->content),
+					(unsigned long long)e->reserve);
+	return 0;
+}
+
 static int read_file_keys(struct reader *r, const struct sect *s, struct layout_entry *e)
 {
 	uint64_t attrs;
@@ -160,7 +184,7 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 	layout_key_bool(s, "first", &e->first);
 	if (layout_key_u64(s, "attrs", &attrs))
 		e->attrs = (unsigned)attrs;
-	return bad ? -EINVAL : 0;
+	return bad ? -EINVAL : read_per_card(r, s, e);
 }
 
 static int read_entry_keys(struct reader *r, const struct sect *s, struct layout_entry *e)

@@ -38,7 +38,8 @@ static const struct key_spec tree_keys[] = {
 	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"), END,
 };
 static const struct key_spec file_keys[] = {
-	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS), END,
+	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS),
+	BOOL("per-card"), SIZE("reserve", KEY_NONZERO), END,
 };
 static const struct key_spec dir_keys[] = { END };
 

@@ -26,6 +26,9 @@ int cmd_build(int argc, char **argv);
  * [--allow-fixed] [--json|--report FILE] [--timeout SECONDS] [--dry-run] [-q|-v]` */
 int cmd_flash(int argc, char **argv);
 
+/* `sdimg personalize IMAGE --set NAME=VALUE... -o OUT [--cards FILE]` */
+int cmd_personalize(int argc, char **argv);
+
 /* `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]` */
 int cmd_inspect(int argc, char **argv);
 

@@ -101,6 +101,8 @@ static int commit(struct build *b)
 		files[n++] = &b->bmap;
 	if (b->o->sha256)
 		files[n++] = &b->sha256;
+	if (b->cards_path)
+		files[n++] = &b->cards;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
 		build_hold_signals(b);
 	int rc = build_interrupted(b) ? -EINTR
@@ -139,6 +141,8 @@ static int write_everything(struct build *b)
 		rc = build_write_raw_regions(b);
 	if (rc == 0)
 		rc = build_write_partitions(b);
+	if (rc == 0)
+		rc = build_write_cards(b);
 	if (rc == 0 && build_interrupted(b))
 		rc = -EINTR;
 	if (rc == 0)
@@ -192,7 +196,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 {
 	struct build b = { .l = l, .o = o, .d = d, .image = BUILD_FILE_INIT,
 			   .compressed = BUILD_FILE_INIT, .bmap = BUILD_FILE_INIT,
-			   .sha256 = BUILD_FILE_INIT };
+			   .sha256 = BUILD_FILE_INIT, .cards = BUILD_FILE_INIT };
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
