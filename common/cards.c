@@ -38,14 +38,45 @@ static json_t *file_json(const struct cards_file *f)
 	return o;
 }
 
+/* "ids": what disk-id = per-card and volume-id = per-card set anew on every card. */
+static json_t *ids_json(const struct cards_manifest *m)
+{
+	json_t *o = json_object(), *parts = json_array(), *vols = json_array();
+
+	if (!o || !parts || !vols) {
+		json_decref(o);
+		json_decref(parts);
+		json_decref(vols);
+		return NULL;
+	}
+	if (m->mbr_disk_id)
+		json_object_set_new(o, "mbr-disk-id", json_integer(CARDS_MBR_DISK_ID));
+	if (m->n_gpt_headers)
+		json_object_set_new(o, "gpt-headers", offsets(m->gpt_headers, m->n_gpt_headers));
+	for (size_t i = 0; i < m->n_parts; i++)
+		json_array_append_new(parts, json_pack("{s:s, s:i, s:b}", "name", m->parts[i].name,
+						       "number", (int)m->parts[i].number,
+						       "per-card-uuid", m->parts[i].per_card_uuid));
+	for (size_t i = 0; i < m->n_volumes; i++)
+		json_array_append_new(vols, json_pack("{s:s, s:o}", "partition",
+						      m->volumes[i].partition, "volume-id",
+						      offsets(m->volumes[i].volume_id,
+							      m->volumes[i].n_volume_id)));
+	json_object_set_new(o, "partitions", parts);
+	json_object_set_new(o, "volumes", vols);
+	return o;
+}
+
 int cards_manifest_text(const struct cards_manifest *m, char **ret)
 {
 	json_t *fields = json_array();
-	json_t *root = json_pack("{s:s, s:I}", "format", CARDS_FORMAT, "image-size",
-				 (json_int_t)m->image_size);
+	json_t *root = json_pack("{s:s, s:I, s:s}", "format", CARDS_FORMAT, "image-size",
+				 (json_int_t)m->image_size, "seed", m->seed ? m->seed : "");
 
 	for (size_t i = 0; fields && i < m->n_files; i++)
 		json_array_append_new(fields, file_json(&m->files[i]));
+	if (root)
+		json_object_set_new(root, "ids", ids_json(m));
 	if (root && fields)
 		json_object_set(root, "fields", fields);
 	*ret = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
@@ -154,14 +185,81 @@ static int read_file(json_t *o, uint64_t image_size, struct cards_file *f)
 	return 0;
 }
 
+static int read_part(json_t *o, struct cards_part *p)
+{
+	uint64_t n;
+	int rc = get_str(o, "name", &p->name);
+
+	if (rc)
+		return rc;
+	if (get_u64(o, "number", 128, &n) || !n || !json_is_boolean(json_object_get(o, "per-card-uuid")))
+		return -1;
+	p->number = (unsigned)n;
+	p->per_card_uuid = json_is_true(json_object_get(o, "per-card-uuid"));
+	return 0;
+}
+
+static int read_volume(json_t *o, uint64_t image_size, struct cards_volume *v)
+{
+	int rc = get_str(o, "partition", &v->partition);
+
+	if (rc)
+		return rc;
+	if (get_offsets(o, "volume-id", v->volume_id, &v->n_volume_id, true))
+		return -1;
+	for (unsigned i = 0; i < v->n_volume_id; i++)
+		if (v->volume_id[i] > image_size - 4)
+			return -1;
+	return 0;
+}
+
+static int read_ids(json_t *root, struct cards_manifest *m)
+{
+	json_t *ids = json_object_get(root, "ids");
+	json_t *parts = json_object_get(ids, "partitions"), *vols = json_object_get(ids, "volumes");
+	uint64_t at;
+
+	if (!json_is_object(ids) || !json_is_array(parts) || !json_is_array(vols))
+		return -1;
+	if (json_object_get(ids, "mbr-disk-id")) {
+		if (get_u64(ids, "mbr-disk-id", CARDS_MBR_DISK_ID, &at) || at != CARDS_MBR_DISK_ID)
+			return -1;
+		m->mbr_disk_id = true;
+	}
+	if (get_offsets(ids, "gpt-headers", m->gpt_headers, &m->n_gpt_headers, false))
+		return -1;
+	for (unsigned i = 0; i < m->n_gpt_headers; i++)
+		if (m->gpt_headers[i] % 512 || m->gpt_headers[i] > m->image_size - 512)
+			return -1;
+	m->parts = calloc(json_array_size(parts) + 1, sizeof(*m->parts));
+	m->volumes = calloc(json_array_size(vols) + 1, sizeof(*m->volumes));
+	if (!m->parts || !m->volumes)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(parts); i++) {
+		int rc = read_part(json_array_get(parts, i), &m->parts[m->n_parts++]);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < json_array_size(vols); i++) {
+		int rc = read_volume(json_array_get(vols, i), m->image_size,
+				     &m->volumes[m->n_volumes++]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int read_fields(json_t *root, struct cards_manifest *m)
 {
 	json_t *fields = json_object_get(root, "fields");
+	int rc;
 
 	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT) != 0 ||
 	    get_u64(root, "image-size", UINT64_MAX >> 4, &m->image_size) || m->image_size < 512 ||
 	    !json_is_array(fields))
 		return -1;
+	if ((rc = get_str(root, "seed", &m->seed)) || (rc = read_ids(root, m)))
+		return rc;
 	m->files = calloc(json_array_size(fields) + 1, sizeof(*m->files));
 	if (!m->files)
 		return -ENOMEM;
@@ -199,6 +297,13 @@ void cards_manifest_release(struct cards_manifest *m)
 		free(m->files[i].template);
 	}
 	free(m->files);
+	for (size_t i = 0; i < m->n_parts; i++)
+		free(m->parts[i].name);
+	free(m->parts);
+	for (size_t i = 0; i < m->n_volumes; i++)
+		free(m->volumes[i].partition);
+	free(m->volumes);
+	free(m->seed);
 	*m = (struct cards_manifest){ 0 };
 }
 

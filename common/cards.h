@@ -7,12 +7,14 @@
 #ifndef SDIMG_COMMON_CARDS_H
 #define SDIMG_COMMON_CARDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/diag.h"
 
 #define CARDS_FORMAT "sdimg-cards 1"
+#define CARDS_MBR_DISK_ID 440u /* the MBR disk signature's byte */
 
 /* A FAT file whose content is a template filled in for each card. */
 struct cards_file {
@@ -34,10 +36,32 @@ struct cards_file {
 				   empty */
 };
 
+/* A partition of the table, for the ${PARTUUID_NAME} of templates. */
+struct cards_part {
+	char *name;             /* the layout's partition name (owned) */
+	unsigned number;        /* its number in the table (gpt: its entry is number - 1) */
+	bool per_card_uuid;     /* gpt: its unique GUID is set anew on every card */
+};
+
+/* A FAT volume with volume-id = per-card: where its BS_VolID fields are. */
+struct cards_volume {
+	char *partition;        /* owned */
+	uint64_t volume_id[2];  /* the boot sector's field and (FAT32) its backup's */
+	unsigned n_volume_id;
+};
+
 struct cards_manifest {
 	uint64_t image_size;
+	char *seed;             /* the layout's seed: per-card ids derive from it (owned) */
 	struct cards_file *files;
 	size_t n_files;
+	bool mbr_disk_id;       /* mbr, disk-id = per-card: the signature at byte 440 */
+	uint64_t gpt_headers[2];/* gpt, disk-id = per-card: the headers, n_gpt_headers of them */
+	unsigned n_gpt_headers;
+	struct cards_part *parts; /* with disk-id = per-card: every partition of the table */
+	size_t n_parts;
+	struct cards_volume *volumes;
+	size_t n_volumes;
 };
 
 /* A card's value of ${name}. */

@@ -87,6 +87,8 @@ struct layout_image {
 	enum layout_table table;
 	uint64_t align;
 	bool disk_id_set;
+	bool disk_id_per_card;  /* disk-id = per-card: the disk id (gpt: and every partition's
+				   GUID without `uuid`) is set anew on every card */
 	uint32_t mbr_id;        /* with table = mbr */
 	struct layout_guid gpt_id; /* with table = gpt */
 	char *seed;             /* never NULL: the layout's own or the hex SHA-256 of its bytes */
@@ -137,6 +139,7 @@ struct layout_fat {
 	unsigned reserved;      /* with reserved_set; else computed */
 	bool volume_id_set;
 	uint32_t volume_id;
+	bool volume_id_per_card; /* volume-id = per-card: set anew on every card */
 	char *oem_name;         /* never NULL */
 	struct layout_loc loc;
 };

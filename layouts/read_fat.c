@@ -86,7 +86,10 @@ static int read_fat_keys(struct reader *r, const struct sect *s, struct layout_f
 		f->root_entries = (unsigned)v;
 	if ((f->reserved_set = layout_key_u64(s, "reserved", &v)))
 		f->reserved = (unsigned)v;
-	if (layout_key_u64(s, "volume-id", &v)) {
+	const struct key_value *vid = layout_key_value(s, "volume-id");
+	if (vid && vid->word) {
+		f->volume_id_per_card = true;
+	} else if (layout_key_u64(s, "volume-id", &v)) {
 		f->volume_id_set = true;
 		f->volume_id = (uint32_t)v;
 	}

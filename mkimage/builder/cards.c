@@ -1,7 +1,9 @@
 /* cards: the per-card manifest beside the image (common/cards.h; see builder_priv.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/cards.h"
@@ -61,8 +63,185 @@ static int set_free_base(const struct build *b, struct cards_manifest *m)
 	return 0;
 }
 
+/* ---- disk-id = per-card, volume-id = per-card ---- */
+
+static int add_volume(const struct build *b, size_t i, struct cards_manifest *m)
+{
+	const struct fat_geom *g = &b->parts[i].geom;
+	uint64_t vol = build_region_of(b, i)->start;
+	/* BS_VolID: byte 39 on FAT12/16, 67 on FAT32 (fatgen103 §3.2, §3.3), whose backup boot
+	 * sector in sector 6 holds it too */
+	struct cards_volume v = { .partition = strdup(b->l->parts[i].name) };
+	struct cards_volume *vs = realloc(m->volumes, (m->n_volumes + 1) * sizeof(*vs));
+
+	if (vs)
+		m->volumes = vs;
+	if (!vs || !v.partition) {
+		free(v.partition);
+		return -ENOMEM;
+	}
+	v.volume_id[v.n_volume_id++] = vol + (g->type == FAT_32 ? 67 : 39);
+	if (g->type == FAT_32)
+		v.volume_id[v.n_volume_id++] = vol + 6 * FAT_SECTOR + 67;
+	m->volumes[m->n_volumes++] = v;
+	return 0;
+}
+
+static int add_parts(const struct build *b, struct cards_manifest *m)
+{
+	bool gpt = b->plan->table == LAYOUT_TABLE_GPT;
+
+	m->mbr_disk_id = !gpt;
+	if (gpt) {
+		m->gpt_headers[m->n_gpt_headers++] = FAT_SECTOR;
+		if (b->plan->gpt_backup)
+			m->gpt_headers[m->n_gpt_headers++] = b->plan->image_size - FAT_SECTOR;
+	}
+	m->parts = calloc(b->plan->n_regions + 1, sizeof(*m->parts));
+	if (!m->parts)
+		return -ENOMEM;
+	for (size_t k = 0; k < b->plan->n_regions; k++) {
+		const struct plan_region *r = &b->plan->regions[k];
+		if (r->kind != PLAN_PARTITION || !r->number)
+			continue;
+		struct cards_part *p = &m->parts[m->n_parts++];
+		p->number = r->number;
+		p->per_card_uuid = gpt && !r->part->uuid_set;
+		if (!(p->name = strdup(r->part->name)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The texts an id of this image goes by, which a file that is not per-card must not hold
+ * (that file would name the image's id, not the card's): @n of them into @texts. */
+static size_t id_texts(const struct build *b, const struct cards_manifest *m,
+		       char texts[][40], size_t max)
+{
+	const struct layout *l = b->l;
+	size_t n = 0;
+	struct layout_guid g;
+
+	for (size_t i = 0; i < m->n_parts && n < max; i++) {
+		if (m->mbr_disk_id)
+			snprintf(texts[n++], 40, "%08x-%02x", build_id_mbr_disk(l->image.seed),
+				 m->parts[i].number);
+		else if (m->parts[i].per_card_uuid) {
+			build_id_partition_uuid(l->image.seed, m->parts[i].name, &g);
+			layout_guid_text(&g, texts[n++]);
+		}
+	}
+	if (m->n_gpt_headers && n < max) {
+		build_id_gpt_disk(l->image.seed, &g);
+		layout_guid_text(&g, texts[n++]);
+	}
+	for (size_t i = 0; i < l->n_parts && n < max; i++)
+		if (layout_part_is_fat(&l->parts[i]) && l->parts[i].fat.volume_id_per_card) {
+			uint32_t v = b->parts[i].opts.volume_id;
+			snprintf(texts[n++], 40, "%04X-%04X", v >> 16, v & 0xFFFF);
+		}
+	return n;
+}
+
+/* Whether @hay (@len bytes) holds @text, in any case. */
+static bool holds_text(const char *hay, size_t len, const char *text)
+{
+	size_t tl = strlen(text);
+
+	for (size_t i = 0; tl && i + tl <= len; i++)
+		if (strncasecmp(hay + i, text, tl) == 0)
+			return true;
+	return false;
+}
+
+/* Reads host file @path whole into *@ret (free() it). */
+static int read_host(const char *path, char **ret, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(buf, cap ? cap * 2 : 65536);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap = cap ? cap * 2 : 65536;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	*ret = buf;
+	*len = n;
+	return 0;
+}
+
+/* A per-card id whose image value a file that is not per-card names verbatim: refused. */
+static int check_verbatim(const struct build *b, const struct cards_manifest *m)
+{
+	char texts[LAYOUT_GPT_MAX_PARTITIONS + 64][40];
+	size_t n = id_texts(b, m, texts, sizeof(texts) / sizeof(texts[0]));
+	int bad = 0;
+
+	for (size_t i = 0; n && i < b->l->n_parts; i++) {
+		const struct content *c = &b->parts[i].content;
+		for (size_t k = 0; layout_part_is_fat(&b->l->parts[i]) && k < c->n; k++) {
+			const struct content_node *nd = &c->nodes[k];
+			char *buf = NULL;
+			size_t len = 0;
+			if (nd->removed || nd->is_dir || b->l->parts[i].entries[nd->source].per_card)
+				continue;
+			if (nd->text) {
+				len = strlen(nd->text);
+			} else if (nd->host_path) {
+				int rc = read_host(nd->host_path, &buf, &len);
+				if (rc == -ENOMEM)
+					return rc;
+				if (rc < 0)
+					continue;
+			}
+			for (size_t t = 0; t < n; t++)
+				if (holds_text(buf ? buf : nd->text ? nd->text : "", len, texts[t])) {
+					bad = 1;
+					diag_error(b->d, "%s: %s holds %s, an id that is per-card: the "
+							 "card's own id would differ (make the file "
+							 "per-card and write the id's ${VARIABLE})",
+						   nd->origin ? nd->origin : nd->path, nd->path, texts[t]);
+					break;
+				}
+			free(buf);
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static int gather_ids(const struct build *b, struct cards_manifest *m)
+{
+	int rc = 0;
+
+	if (b->l->image.disk_id_per_card)
+		rc = add_parts(b, m);
+	for (size_t i = 0; rc == 0 && i < b->l->n_parts; i++)
+		if (layout_part_is_fat(&b->l->parts[i]) && b->l->parts[i].fat.volume_id_per_card)
+			rc = add_volume(b, i, m);
+	return rc == 0 ? check_verbatim(b, m) : rc;
+}
+
 static int gather(const struct build *b, struct cards_manifest *m)
 {
+	int rc = gather_ids(b, m);
+
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < b->l->n_parts; i++) {
 		const struct content *c = &b->parts[i].content;
 		if (!layout_part_is_fat(&b->l->parts[i]))
@@ -87,9 +266,9 @@ int build_write_cards(struct build *b)
 {
 	struct cards_manifest m = { .image_size = b->plan->image_size };
 	char *text = NULL;
-	int rc = gather(b, &m);
+	int rc = (m.seed = strdup(b->l->image.seed)) ? gather(b, &m) : -ENOMEM;
 
-	if (rc == 0 && m.n_files) {
+	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes)) {
 		if (asprintf(&b->cards_path, "%s.cards.json", b->o->output) < 0) {
 			b->cards_path = NULL;
 			rc = -ENOMEM;

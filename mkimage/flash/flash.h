@@ -139,7 +139,11 @@ struct flash_patches {
 };
 
 /*
- * The bytes of one card whose values are @vars (@n_vars): for each per-card file of @m,
+ * The bytes of one card whose values are @vars (@n_vars): its per-card ids (disk-id =
+ * per-card: the MBR disk signature, or the GPT disk GUID and partition GUIDs in both
+ * headers and arrays with their CRCs; volume-id = per-card: BS_VolID), each derived from
+ * m->seed and the card's values (SHA-256, cards.c), which templates name as ${DISK_ID},
+ * ${PARTUUID_NAME} and ${VOLUME_ID_NAME}; then for each per-card file of @m,
  * its content (the template filled in, then zeros up to its reserve), its directory entry,
  * its clusters' FAT entries in every FAT and, on FAT32, both FSInfo free counts, each read
  * from the image @fd (named @image) and changed. A content longer than its reserve, or a
