@@ -74,6 +74,8 @@ _sdimg() {
                         '--watch[a station: write each card as it arrives]' \
                         '*--match[only the slots this glob names]:pattern: ' \
                         '--log[append one JSON line per card]:log file:_files' \
+                        '*--card-values[each card its own values: a CSV file or NAME=PATTERN]:CSV file or NAME=PATTERN:_files -g "*.csv(-.)"' \
+                        '--first-index[the first card'"'"'s number]:number: ' \
                         '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing but errors]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[more detail]' \
                         '(- *)'{-h,--help}'[show the help]' \

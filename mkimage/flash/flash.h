@@ -13,6 +13,7 @@
  *   capacity.c      --check-capacity: stamps over the card's whole size, read back
  *   report.c        progress, the summary table and the JSON report
  *   cards.c         one card's own bytes, from the per-card manifest (common/cards.h)
+ *   card_values.c   --card-values: each card's values, from a CSV file or counters
  *   disks.c         the whole disks sysfs lists now, with their size: what a station sees
  *   uevent.c        the kernel's uevents (netlink), which tell a station to look again
  *   slot.c          where a disk sits (its slot) and whether --match names it
@@ -100,6 +101,9 @@ struct flash_options {
 	int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
 	unsigned timeout;          /* seconds without progress before a target is given up */
 	bool check_capacity;       /* stamps over the whole card before writing */
+	const char *const *card_values; /* --card-values: a CSV file and NAME=PATTERN counters */
+	size_t n_card_values;
+	uint64_t first_index;      /* --first-index: the first card's number (1 unless set) */
 	/* --watch: the station (targets unused) */
 	bool watch;
 	const char *const *match;  /* --match patterns: only the disks they name; NULL: every card */
