@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,6 +87,18 @@ static bool interrupted(void *build)
 	return build_interrupted(build);
 }
 
+/* An image without per-card values has no manifest: one an earlier build left beside it
+ * would describe another image. */
+static void drop_old_cards(struct build *b)
+{
+	char *old = NULL;
+
+	if (asprintf(&old, "%s.cards.json", b->o->output) >= 0 && unlink(old) < 0 &&
+	    errno != ENOENT)
+		diag_warning(b->d, "%s: %s (it belongs to an earlier image)", old, strerror(errno));
+	free(old);
+}
+
 /* Puts every output in place together: the image (unless only its compressed copy is
  * wanted), the compressed copy, the bmap, the checksums. */
 static int commit(struct build *b)
@@ -109,6 +122,8 @@ static int commit(struct build *b)
 				      : build_files_commit(files, n, interrupted, b, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
 	b->placed = rc == 0;
+	if (rc == 0 && !b->cards_path)
+		drop_old_cards(b);
 	return rc;
 }
 

@@ -220,9 +220,11 @@ static int derive_ids(const struct cards_manifest *m, const struct cards_var *va
 		free(sorted);
 		return -ENOMEM;
 	}
-	memcpy(sorted, vars, n_vars * sizeof(*vars));
-	qsort(sorted, n_vars, sizeof(*sorted), cmp_var);
-	memcpy(c->vars, vars, n_vars * sizeof(*vars));
+	if (n_vars) { /* @vars may be NULL without any */
+		memcpy(sorted, vars, n_vars * sizeof(*vars));
+		qsort(sorted, n_vars, sizeof(*sorted), cmp_var);
+		memcpy(c->vars, vars, n_vars * sizeof(*vars));
+	}
 	c->n = c->n_given = n_vars;
 	if (m->mbr_disk_id) {
 		card_hash(m->seed, sorted, n_vars, "disk-id", "", h);

@@ -108,4 +108,7 @@ expect_stderr "the template alone takes 10 bytes, more than 4"
 printf 'partition p { type = fat size = 8M file "/a" { content = "x" } }\n' >plain.layout
 expect_status 0 "$SDIMG" build plain.layout -o plain.img -q
 [ ! -e plain.img.cards.json ] || fail "a manifest for a layout without per-card files"
+# and a build of it over an image that had one takes the old manifest away with it
+expect_status 0 "$SDIMG" build plain.layout -o card.img -q
+[ ! -e card.img.cards.json ] || fail "an earlier image's manifest stayed beside the new image"
 echo "cards_personalize: ok"
