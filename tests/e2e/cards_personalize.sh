@@ -104,6 +104,10 @@ expect_stderr "reserve: needs per-card = true"
 printf 'partition p { type = fat size = 8M file "/a" { content = "0123456789" per-card = true reserve = 4 } }\n' >bad.layout
 expect_status 1 "$SDIMG" build bad.layout -o bad.img
 expect_stderr "the template alone takes 10 bytes, more than 4"
+# a plain ${NAME} is the build's variable: unset, the message says how to leave it to the card
+printf 'partition p { type = fat size = 8M file "/a" { content = "${CARD_SERIAL}" per-card = true reserve = 1K } }\n' >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr 'a per-card file leaves it to each card with \${CARD_SERIAL}'
 # a layout without per-card files has no manifest
 printf 'partition p { type = fat size = 8M file "/a" { content = "x" } }\n' >plain.layout
 expect_status 0 "$SDIMG" build plain.layout -o plain.img -q
