@@ -1,9 +1,9 @@
 /* cards: the per-card manifest beside the image (common/cards.h; see builder_priv.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "common/cards.h"
@@ -143,46 +143,42 @@ static size_t id_texts(const struct build *b, const struct cards_manifest *m,
 	return n;
 }
 
-/* Whether @hay (@len bytes) holds @text, in any case. */
+/* Whether @hay (@len bytes) holds @text in lower or in upper case (as ids are written). */
 static bool holds_text(const char *hay, size_t len, const char *text)
 {
+	char lower[40], upper[40];
 	size_t tl = strlen(text);
 
-	for (size_t i = 0; tl && i + tl <= len; i++)
-		if (strncasecmp(hay + i, text, tl) == 0)
-			return true;
-	return false;
+	for (size_t i = 0; i <= tl; i++) {
+		lower[i] = (char)tolower((unsigned char)text[i]);
+		upper[i] = (char)toupper((unsigned char)text[i]);
+	}
+	return tl && (memmem(hay, len, lower, tl) || memmem(hay, len, upper, tl));
 }
 
-/* Reads host file @path whole into *@ret (free() it). */
-static int read_host(const char *path, char **ret, size_t *len)
+#define SCAN_CHUNK (1u << 20)
+#define SCAN_KEEP 40u /* an id's text is shorter: a chunk keeps the previous one's tail */
+
+/* The first of @texts (@n) that host file @path holds, read a chunk at a time; -1: none. */
+static int host_holds(const char *path, char texts[][40], size_t n, char *buf)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	size_t have = 0, got;
+	int found = -1;
 
 	if (!f)
-		return -errno;
-	for (;;) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap ? cap * 2 : 65536);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 65536;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
+		return -1;
+	while (found < 0 && (got = fread(buf + have, 1, SCAN_CHUNK, f)) > 0) {
+		have += got;
+		for (size_t t = 0; t < n && found < 0; t++)
+			if (holds_text(buf, have, texts[t]))
+				found = (int)t;
+		size_t keep = have < SCAN_KEEP ? have : SCAN_KEEP;
+		memmove(buf, buf + have - keep, keep);
+		have = keep;
 	}
 	fclose(f);
-	*ret = buf;
-	*len = n;
-	return 0;
+	return found;
 }
 
 /* A per-card id whose image value a file that is not per-card names verbatim: refused. */
@@ -192,35 +188,32 @@ static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 	size_t n = id_texts(b, m, texts, sizeof(texts) / sizeof(texts[0]));
 	int bad = 0;
 
+	char *buf = n ? malloc(SCAN_CHUNK + SCAN_KEEP) : NULL;
+
+	if (n && !buf)
+		return -ENOMEM;
 	for (size_t i = 0; n && i < b->l->n_parts; i++) {
 		const struct content *c = &b->parts[i].content;
 		for (size_t k = 0; layout_part_is_fat(&b->l->parts[i]) && k < c->n; k++) {
 			const struct content_node *nd = &c->nodes[k];
-			char *buf = NULL;
-			size_t len = 0;
+			int t = -1;
 			if (nd->removed || nd->is_dir || b->l->parts[i].entries[nd->source].per_card)
 				continue;
-			if (nd->text) {
-				len = strlen(nd->text);
-			} else if (nd->host_path) {
-				int rc = read_host(nd->host_path, &buf, &len);
-				if (rc == -ENOMEM)
-					return rc;
-				if (rc < 0)
-					continue;
-			}
-			for (size_t t = 0; t < n; t++)
-				if (holds_text(buf ? buf : nd->text ? nd->text : "", len, texts[t])) {
-					bad = 1;
-					diag_error(b->d, "%s: %s holds %s, an id that is per-card: the "
-							 "card's own id would differ (make the file "
-							 "per-card and write the id's ${VARIABLE})",
-						   nd->origin ? nd->origin : nd->path, nd->path, texts[t]);
-					break;
-				}
-			free(buf);
+			for (size_t x = 0; nd->text && x < n && t < 0; x++)
+				if (holds_text(nd->text, strlen(nd->text), texts[x]))
+					t = (int)x;
+			if (!nd->text && nd->host_path)
+				t = host_holds(nd->host_path, texts, n, buf);
+			if (t < 0)
+				continue;
+			bad = 1;
+			diag_error(b->d, "%s: %s holds %s, an id that is per-card: the card's own id "
+					 "would differ (make the file per-card and write the id's "
+					 "${VARIABLE})", nd->origin ? nd->origin : nd->path, nd->path,
+				   texts[t]);
 		}
 	}
+	free(buf);
 	return bad ? -EINVAL : 0;
 }
 

@@ -61,6 +61,12 @@ EOT
     expect_status 1 "$SDIMG" build bad.layout -o bad.img
     expect_stderr "an id that is per-card"
     [ ! -e bad.img ] || fail "a refused build left bad.img"
+    # in a host file too, in upper case, past its first MiB
+    { head -c 1500000 /dev/zero; echo "root=PARTUUID=$id" | tr a-f A-F; } >ext.conf
+    sed 's|file "/plain.txt"|file "/ext.conf" { from = "ext.conf" }\n    file "/plain.txt"|' \
+        id.layout >bad.layout
+    expect_status 1 "$SDIMG" build bad.layout -o bad.img
+    expect_stderr "/ext.conf holds"
     rm -f a.img a2.img b.img id.img*
 done
 echo "cards_ids: ok"
