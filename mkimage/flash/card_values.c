@@ -225,20 +225,36 @@ static char *counter_value(const char *spec, uint64_t index)
 
 /* ---------------------------------------------------------------- the source */
 
-/* IMAGE.cards.json, or beside the image without its compression suffix. */
-static int read_manifest(struct flash_card_values *cv, const char *image, struct diag *d)
+/* IMAGE.cards.json, or beside the image without its compression suffix, into @path;
+ * whether it exists. */
+static bool manifest_path(const char *image, char *path, size_t n)
 {
 	static const char *const suffixes[] = { ".zst", ".xz", ".gz" };
-	char path[4200];
 	size_t len = strlen(image);
 
-	snprintf(path, sizeof(path), "%s.cards.json", image);
+	snprintf(path, n, "%s.cards.json", image);
 	for (size_t i = 0; i < 3 && access(path, F_OK) != 0; i++) {
 		size_t sl = strlen(suffixes[i]);
 		if (len > sl && strcmp(image + len - sl, suffixes[i]) == 0)
-			snprintf(path, sizeof(path), "%.*s.cards.json", (int)(len - sl), image);
+			snprintf(path, n, "%.*s.cards.json", (int)(len - sl), image);
 	}
-	if (access(path, F_OK) != 0)
+	return access(path, F_OK) == 0;
+}
+
+void flash_card_values_hint(const char *image, struct diag *d)
+{
+	char path[4200];
+
+	if (manifest_path(image, path, sizeof(path)))
+		diag_warning(d, "%s: the image has per-card values (%s): without --card-values "
+				"every card gets the image's own", image, path);
+}
+
+static int read_manifest(struct flash_card_values *cv, const char *image, struct diag *d)
+{
+	char path[4200];
+
+	if (!manifest_path(image, path, sizeof(path)))
 		return diag_error(d, "%s: no per-card manifest beside it (%s.cards.json, which "
 				     "sdimg build writes for a layout with per-card values)", image,
 				  image);

@@ -91,6 +91,10 @@ check_card "$b" SN000042 node42
 [ "$(jq -r '.targets[1].card.index' report.json)" = 42 ] || fail "counter: index"
 [ "$(jq -r '.targets[1].card.row' report.json)" = null ] || fail "counter: row"
 
+# without --card-values every card gets the image's own values: a warning says so
+expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed -q
+expect_stderr "card.img: the image has per-card values (card.img.cards.json): without --card-values every card gets the image's own"
+
 # too few rows: no card is touched
 dd if="$a" of=before.img bs=1M count=1 iflag=direct status=none
 expect_status 1 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --card-values cards.csv --first-index 3
