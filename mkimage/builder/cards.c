@@ -49,6 +49,7 @@ static int set_free_base(const struct build *b, struct cards_manifest *m)
 		uint8_t le[4];
 		if (!f->n_fsinfo)
 			continue;
+		/* FSI_Free_Count: bytes 488-491 of the FSInfo sector (fatgen103 §5) */
 		if (pread(b->image.fd, le, 4, (off_t)(f->fsinfo[0] + 488)) != 4)
 			return diag_error(b->d, "%s: cannot read back FSInfo", b->o->output);
 		uint32_t free_now = (uint32_t)le[0] | (uint32_t)le[1] << 8 | (uint32_t)le[2] << 16 |
