@@ -26,7 +26,7 @@ _sdimg_files()
 _sdimg()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="build plan flash inspect ls cat"
+    local commands="build plan flash personalize inspect ls cat"
     local cmd="" i nargs=0 IFS=$' \t\n'
     COMPREPLY=()
     shopt -s extglob
@@ -43,7 +43,7 @@ _sdimg()
     # positional arguments after the command (an option's value is not one)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block) ((i++)) ;;
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
             -*) ;;
             *) ((nargs++)) ;;
@@ -80,16 +80,28 @@ _sdimg()
                 --bmap) _sdimg_files '*.bmap'; return ;;
                 --report|--log) _sdimg_files '*'; return ;;
                 --gaps) COMPREPLY=($(compgen -W "keep discard zero" -- "$cur")); return ;;
-                --timeout|--match) return ;;
+                --card-values) _sdimg_files '*.csv'; return ;;
+                --timeout|--match|--first-index) return ;;
             esac
             case $cur in
-                -*) COMPREPLY=($(compgen -W "--bmap --no-verify --gaps --allow-fixed --json --report --timeout --check-capacity --dry-run --watch --match --log -q --quiet -v --verbose -h --help" -- "$cur")); return ;;
+                -*) COMPREPLY=($(compgen -W "--bmap --no-verify --gaps --allow-fixed --json --report --timeout --check-capacity --dry-run --watch --match --log --card-values --first-index -q --quiet -v --verbose -h --help" -- "$cur")); return ;;
             esac
             if ((nargs == 0)); then
                 _sdimg_files '*.@(img|raw|zst|xz|gz)'
             else
                 COMPREPLY=($(compgen -W "$(_sdimg_disks)" -- "$cur"))
             fi
+            ;;
+        personalize)
+            case $prev in
+                -o|--output) _sdimg_files '*.img'; return ;;
+                --cards) _sdimg_files '*.json'; return ;;
+                --set) return ;;
+            esac
+            case $cur in
+                -*) COMPREPLY=($(compgen -W "--set -o --output --cards -h --help" -- "$cur")); return ;;
+            esac
+            ((nargs == 0)) && _sdimg_files '*.img'
             ;;
         inspect)
             case $prev in

@@ -26,6 +26,7 @@ _sdimg() {
         'build:write the image a layout describes'
         'plan:print the resolved geometry of a layout; writes nothing'
         'flash:write an image onto cards at once, each read back'
+        'personalize:copy an image with one card'"'"'s per-card values'
         'inspect:read an image or card: table, file systems, SD alignment'
         'ls:list a folder of a FAT partition of an image or card'
         'cat:write a file of a FAT partition to the standard output'
@@ -73,11 +74,20 @@ _sdimg() {
                         '--watch[a station: write each card as it arrives]' \
                         '*--match[only the slots this glob names]:pattern: ' \
                         '--log[append one JSON line per card]:log file:_files' \
+                        '*--card-values[each card its own values: a CSV file or NAME=PATTERN]:CSV file or NAME=PATTERN:_files -g "*.csv(-.)"' \
+                        '--first-index[the first card'"'"'s number]:number: ' \
                         '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing but errors]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[more detail]' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:image:_sdimg_images' \
                         '*:target:_sdimg_disks' ;;
+                personalize)
+                    _arguments \
+                        '*--set[a card'"'"'s value of ${NAME}]:NAME=VALUE: ' \
+                        '(-o --output)'{-o,--output}'[the image to write]:image:_files -g "*.img(-.)"' \
+                        '--cards[the per-card manifest]:manifest:_files -g "*.json(-.)"' \
+                        '(- *)'{-h,--help}'[show the help]' \
+                        '1:image:_sdimg_images' ;;
                 inspect)
                     _arguments \
                         '--json[print a JSON document]' \

@@ -184,6 +184,9 @@ struct fat_meta {
 	uint8_t attrs;	    /* FAT_ATTR_READONLY/HIDDEN/SYSTEM/ARCHIVE */
 	bool first;	    /* place this entry first in its directory */
 	const char *origin; /* where it comes from, for messages (NULL: the FAT path); copied */
+	uint64_t reserve;   /* a file: its clusters hold at least this many bytes (less than
+			     * 4 GiB), whatever its size, so that it may later grow up to there
+			     * in place; 0: as many as its size needs */
 };
 
 /*
@@ -308,6 +311,52 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
  * Returns: 0, -ENOENT (no such file) or -EINVAL (@t not written yet).
  */
 int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *ret_offset);
+
+/* Where a file's bytes and its directory entry are (fat_tree_file_place()). */
+struct fat_place {
+	uint64_t data;       /* byte offset of its first cluster from the volume's start (0:
+				it has none) */
+	uint64_t room;       /* bytes its clusters hold (contiguous) */
+	uint64_t entry;      /* byte offset of its short directory entry (fatgen103 §6: its
+				DIR_FileSize is the 4 bytes at 28) */
+};
+
+/*
+ * fat_tree_file_place - where file @path (exactly as it was added) lies, after fat_write().
+ * Returns: 0, -ENOENT (no such file) or -EINVAL (@t not written yet).
+ */
+int fat_tree_file_place(const struct fat_tree *t, const char *path, struct fat_place *ret);
+
+/*
+ * A file whose content each card sets anew (a per-card file), in place: its clusters
+ * first_cluster .. first_cluster + clusters - 1 stay given to it whatever its length; a
+ * content of L bytes chains the first ceil(L / cluster_size) of them and leaves the others
+ * free in the FAT (0), so that every card's volume is consistent. card.c.
+ */
+struct fat_card_file {
+	enum fat_type type;
+	uint32_t cluster_size;
+	uint32_t first_cluster;
+	uint32_t clusters;
+};
+
+/* Byte offset (from a FAT's first byte) and length of the part of a FAT that
+ * fat_card_chain() sets. */
+uint64_t fat_card_fat_start(const struct fat_card_file *f);
+uint64_t fat_card_fat_len(const struct fat_card_file *f);
+
+/* The clusters that a content of @len bytes (at most clusters * cluster_size) uses. */
+uint32_t fat_card_used(const struct fat_card_file *f, uint64_t len);
+
+/* Sets the entries of @f's clusters for a content of @len bytes in @fat, which holds the
+ * fat_card_fat_len() bytes from fat_card_fat_start() (bits outside them are kept). */
+void fat_card_chain(const struct fat_card_file *f, uint64_t len, uint8_t *fat);
+
+/* Sets the first cluster and the size of @f's short directory entry @e for @len bytes. */
+void fat_card_entry(const struct fat_card_file *f, uint64_t len, uint8_t e[32]);
+
+/* Sets the free cluster count of the FAT32 FSInfo sector @s (fatgen103 §5: FSI_Free_Count). */
+void fat_card_fsinfo(uint8_t s[FAT_SECTOR], uint32_t free_count);
 
 /*
  * fat_tree_used_bytes - how much of the volume fat_write() gave meaning to: from its start

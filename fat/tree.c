@@ -1,5 +1,6 @@
 /* fat/tree: building the tree of directories and files (see fat.h, tree_priv.h). */
 #include "fat/name_priv.h"
+#include "fat/ondisk.h"
 #include "fat/tree_priv.h"
 
 #include <errno.h>
@@ -117,6 +118,7 @@ static void set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_me
 				   FAT_ATTR_ARCHIVE)
 		     : 0;
 	n->first = m && m->first;
+	n->reserve = m && !n->is_dir && m->reserve <= UINT32_MAX ? m->reserve : 0;
 }
 
 /* Creates the child @name (@len bytes) of @parent. */
@@ -277,5 +279,50 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 	if (!n || n->is_dir)
 		return -ENOENT;
 	*ret_offset = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size : 0;
+	return 0;
+}
+
+/* The node of @path, or NULL. */
+static const struct fat_node *find_node(const struct fat_tree *t, const char *path)
+{
+	const struct fat_node *n = &t->root;
+	const char *p = path;
+
+	while (n && *(p += strspn(p, "/"))) {
+		size_t len = strcspn(p, "/");
+		if (!n->is_dir || !t->index.cap)
+			return NULL;
+		n = *index_slot((struct fat_index *)&t->index, n, p, len);
+		p += len;
+	}
+	return n;
+}
+
+/* Byte offset of @n's short entry in its parent's entries (as write.c fills them). */
+static uint64_t entry_index_offset(const struct fat_tree *t, const struct fat_node *n)
+{
+	const struct fat_node *dir = n->parent;
+	uint64_t k = dir->parent ? 2 : t->root_label ? 1 : 0;
+
+	for (size_t i = 0; i < dir->n_kids && dir->kids[i] != n; i++)
+		k += 1u + dir->kids[i]->n_lfn;
+	return (k + n->n_lfn) * FAT_DIRENT_SIZE;
+}
+
+int fat_tree_file_place(const struct fat_tree *t, const char *path, struct fat_place *ret)
+{
+	const struct fat_node *n;
+	uint64_t dir;
+
+	if (!t->cluster_size)
+		return -EINVAL;
+	n = find_node(t, path);
+	if (!n || n->is_dir)
+		return -ENOENT;
+	dir = n->parent->cluster ? t->data_offset + (uint64_t)(n->parent->cluster - 2) * t->cluster_size
+				 : t->root_offset;
+	ret->data = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size : 0;
+	ret->room = (uint64_t)n->n_clusters * t->cluster_size;
+	ret->entry = dir + entry_index_offset(t, n);
 	return 0;
 }

@@ -13,6 +13,7 @@ struct fat_node {
 	bool is_dir, first;
 	uint8_t attrs;
 	uint64_t size;
+	uint64_t reserve;	 /* files: clusters for at least this many bytes */
 	struct fat_source src;	 /* src.path points to path_owned */
 	char *path_owned;
 	int64_t mtime;
@@ -46,6 +47,8 @@ struct fat_tree {
 	uint64_t data_offset;
 	uint32_t cluster_size;
 	uint32_t next_free;  /* the first cluster no file or folder uses */
+	uint64_t root_offset; /* FAT12/16: byte offset of the root directory */
+	bool root_label;      /* the root's first entry is the volume label */
 };
 
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */

@@ -64,11 +64,33 @@ static uint64_t cluster_off(const struct fat_geom *g, uint32_t c)
 	return g->data_offset + (uint64_t)(c - 2) * g->cluster_size;
 }
 
+/* Clusters of @n that its bytes use: all but those a reserve holds beyond its size. */
+static uint32_t used_clusters(const struct fat_node *n, uint32_t cluster_size)
+{
+	return n->is_dir || !n->reserve ? n->n_clusters
+					: (uint32_t)((n->size + cluster_size - 1) / cluster_size);
+}
+
+/* Clusters given to files under @dir that their reserve holds and their bytes do not use:
+ * free in the FAT (fat_card_chain()). */
+static uint32_t spare_clusters(const struct fat_node *dir, uint32_t cluster_size)
+{
+	uint32_t spare = 0;
+
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		const struct fat_node *n = dir->kids[i];
+		spare += n->is_dir ? spare_clusters(n, cluster_size)
+				   : n->n_clusters - used_clusters(n, cluster_size);
+	}
+	return spare;
+}
+
 /* Boot sector; on FAT32 also FSInfo, the third boot sector and their backups at 6..8. */
 static int write_boot(struct wctx *w)
 {
 	uint8_t s[3][FAT_SECTOR];
-	uint32_t free_count = w->g->clusters - (w->next - 2);
+	uint32_t free_count = w->g->clusters - (w->next - 2) +
+			      spare_clusters(&w->t->root, w->g->cluster_size);
 	int r;
 
 	fat_put_boot_sector(s[0], w->g);
@@ -90,13 +112,14 @@ static void chain(uint8_t *fat, const struct fat_ent_ops *ops, uint32_t first, u
 		ops->set(fat, first + i, i + 1 < n ? first + i + 1 : ops->eoc);
 }
 
-static void chain_dir(uint8_t *fat, const struct fat_ent_ops *ops, const struct fat_node *dir)
+static void chain_dir(uint8_t *fat, const struct fat_ent_ops *ops, const struct fat_node *dir,
+		      uint32_t cluster_size)
 {
 	for (size_t i = 0; i < dir->n_kids; i++) {
 		const struct fat_node *n = dir->kids[i];
-		chain(fat, ops, n->cluster, n->n_clusters);
+		chain(fat, ops, n->cluster, used_clusters(n, cluster_size));
 		if (n->is_dir)
-			chain_dir(fat, ops, n);
+			chain_dir(fat, ops, n, cluster_size);
 	}
 }
 
@@ -114,7 +137,7 @@ static int write_fats(struct wctx *w)
 	ops->set(fat, 0, (ops->eoc & ~0xFFu) | FAT_MEDIA);
 	ops->set(fat, 1, ops->eoc);
 	chain(fat, ops, w->t->root.cluster, w->t->root.n_clusters);
-	chain_dir(fat, ops, &w->t->root);
+	chain_dir(fat, ops, &w->t->root, w->g->cluster_size);
 	for (uint32_t i = 0; i < w->g->fats && !r; i++)
 		r = put(w, fat, len,
 			((uint64_t)w->g->reserved + (uint64_t)i * w->g->fat_sectors) * FAT_SECTOR);
@@ -151,7 +174,8 @@ static void fill_dir(struct wctx *w, const struct fat_node *dir, uint8_t *e)
 			e += FAT_DIRENT_SIZE * n->n_lfn;
 		}
 		fat_put_sfn_entry(e, n->sfn, (uint8_t)(n->attrs | (n->is_dir ? FAT_ATTR_DIR : 0)),
-				  n->ntres, n->cluster, (uint32_t)n->size, n->mtime, n->mtime_ns);
+				  n->ntres, n->is_dir || n->size ? n->cluster : 0, (uint32_t)n->size,
+				  n->mtime, n->mtime_ns);
 		e += FAT_DIRENT_SIZE;
 	}
 }
@@ -294,6 +318,8 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 	t->data_offset = g->data_offset;
 	t->cluster_size = g->cluster_size;
 	t->next_free = w.next;
+	t->root_offset = ((uint64_t)g->reserved + (uint64_t)g->fats * g->fat_sectors) * FAT_SECTOR;
+	t->root_label = g->has_label;
 	w.buf = malloc(COPY_BUF);
 	if (!w.buf)
 		return -ENOMEM;

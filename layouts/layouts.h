@@ -88,6 +88,8 @@ struct layout_image {
 	enum layout_table table;
 	uint64_t align;
 	bool disk_id_set;
+	bool disk_id_per_card;  /* disk-id = per-card: the disk id (gpt: and every partition's
+				   GUID without `uuid`) is set anew on every card */
 	uint32_t mbr_id;        /* with table = mbr */
 	struct layout_guid gpt_id; /* with table = gpt */
 	char *seed;             /* never NULL: the layout's own or the hex SHA-256 of its bytes */
@@ -138,6 +140,7 @@ struct layout_fat {
 	unsigned reserved;      /* with reserved_set; else computed */
 	bool volume_id_set;
 	uint32_t volume_id;
+	bool volume_id_per_card; /* volume-id = per-card: set anew on every card */
 	char *oem_name;         /* never NULL */
 	struct layout_loc loc;
 };
@@ -170,6 +173,9 @@ struct layout_entry {
 	unsigned attrs;         /* file: enum layout_attr bits */
 	bool owner_set, group_set;
 	uint32_t owner, group;  /* ext4: with owner_set / group_set; else 0 */
+	bool per_card;          /* file: content is a template filled in for each card
+				   (sdimg personalize, sdimg flash --card-values) */
+	uint64_t reserve;       /* file with per_card: bytes its clusters hold for any card */
 	struct layout_loc loc;
 };
 

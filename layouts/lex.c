@@ -71,8 +71,9 @@ static int expand_var(struct lexer *lx)
 	else if (!value)
 		rc = diag_error(lx->d,
 				"%s:%d: variable ${%s} is not set (set it in the environment or "
-				"with --set %s=VALUE, or write ${%s:-DEFAULT})",
-				lx->file, lx->line, expr, expr, expr);
+				"with --set %s=VALUE, or write ${%s:-DEFAULT}; a per-card file "
+				"leaves it to each card with \\${%s})",
+				lx->file, lx->line, expr, expr, expr, expr);
 	else
 		rc = strbuf_puts(&lx->buf, value);
 	free(expr);

@@ -86,7 +86,10 @@ static int read_fat_keys(struct reader *r, const struct sect *s, struct layout_f
 		f->root_entries = (unsigned)v;
 	if ((f->reserved_set = layout_key_u64(s, "reserved", &v)))
 		f->reserved = (unsigned)v;
-	if (layout_key_u64(s, "volume-id", &v)) {
+	const struct key_value *vid = layout_key_value(s, "volume-id");
+	if (vid && vid->word) {
+		f->volume_id_per_card = true;
+	} else if (layout_key_u64(s, "volume-id", &v)) {
 		f->volume_id_set = true;
 		f->volume_id = (uint32_t)v;
 	}
@@ -144,6 +147,30 @@ static int check_entry_path(struct reader *r, const struct sect *s, const char *
 	return 0;
 }
 
+/* per-card and reserve: a template of `content` with room for every card's value. */
+static int read_per_card(struct reader *r, const struct sect *s, struct layout_entry *e)
+{
+	bool has_reserve = layout_key_u64(s, "reserve", &e->reserve);
+
+	layout_key_bool(s, "per-card", &e->per_card);
+	if (!e->per_card)
+		return has_reserve ? layout_key_error(r, s, "reserve", "needs per-card = true") : 0;
+	if (!e->content)
+		return layout_key_error(r, s, "per-card", "needs 'content' (the template each "
+					"card's values fill in), not 'from'");
+	if (!has_reserve)
+		return layout_key_error(r, s, "per-card", "needs 'reserve' (the most bytes a "
+					"card's content may take, e.g. reserve = 4K)");
+	if (e->reserve > UINT32_MAX)
+		return layout_key_error(r, s, "reserve", "must be less than 4 GiB (FAT's largest "
+					"file)");
+	if (strlen(e->content) > e->reserve)
+		return layout_key_error(r, s, "reserve", "the template alone takes %zu bytes, more "
+					"than %llu", strlen(e->content),
+					(unsigned long long)e->reserve);
+	return 0;
+}
+
 static int read_file_keys(struct reader *r, const struct sect *s, struct layout_entry *e)
 {
 	uint64_t attrs;
@@ -160,7 +187,7 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 	layout_key_bool(s, "first", &e->first);
 	if (layout_key_u64(s, "attrs", &attrs))
 		e->attrs = (unsigned)attrs;
-	return bad ? -EINVAL : 0;
+	return bad ? -EINVAL : read_per_card(r, s, e);
 }
 
 /* owner and group: numbers written into an ext4 file system; FAT has no owners. */
@@ -175,16 +202,18 @@ static int read_owner_keys(struct reader *r, const struct sect *s,
 		e->owner = (uint32_t)v;
 	if ((e->group_set = layout_key_u64(s, "group", &v)))
 		e->group = (uint32_t)v;
-	static const char *const fat_only[] = { "first", "attrs" };
+	static const char *const fat_only[] = { "first", "attrs", "per-card" };
+	const size_t n_fat_only = sizeof(fat_only) / sizeof(fat_only[0]);
 
 	for (size_t i = 0; i < 2 && p->type != LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, keys[i]))
 			bad |= layout_key_error(r, s, keys[i], "only an ext4 partition has owners "
 						"(FAT has none)") < 0;
-	for (size_t i = 0; i < 2 && p->type == LAYOUT_PART_EXT4; i++)
+	for (size_t i = 0; i < n_fat_only && p->type == LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, fat_only[i]))
-			bad |= layout_key_error(r, s, fat_only[i], "only a FAT partition has it "
-						"(ext4 keeps modes: use a tree)") < 0;
+			bad |= layout_key_error(r, s, fat_only[i], i < 2 ? "only a FAT partition has it "
+						"(ext4 keeps modes: use a tree)" : "only a FAT "
+						"partition has per-card files") < 0;
 	return bad ? -EINVAL : 0;
 }
 

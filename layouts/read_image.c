@@ -67,6 +67,11 @@ static int read_disk_id(struct reader *r, const struct sect *s, struct layout_im
 
 	if (!v)
 		return 0;
+	if (strcmp(v, "per-card") == 0) {
+		im->disk_id_per_card = im->table != LAYOUT_TABLE_NONE;
+		return im->disk_id_per_card ? 0 : layout_key_error(r, s, "disk-id", "table = none "
+								  "has no disk id");
+	}
 	im->disk_id_set = true;
 	switch (im->table) {
 	case LAYOUT_TABLE_MBR:

@@ -13,6 +13,8 @@ static const char *const mtime_words[] = { "fixed", "source", NULL };
 static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", "ext4", NULL };
 /* A partition size may also be one of these instead of a byte count. */
 static const char *const part_size_words[] = { "auto", "grow", NULL };
+/* An id may also be set anew on every card (sdimg personalize, flash --card-values). */
+static const char *const per_card_words[] = { "per-card", NULL };
 
 #define STRING(n) { .name = (n), .type = KEY_STRING }
 #define SIZE(n, f) { .name = (n), .type = KEY_SIZE, .flags = (f) }
@@ -30,7 +32,8 @@ static const struct key_spec fat_keys[] = {
 	BOOL("sd-format"),
 	UINT("root-entries", 16, 65520),
 	UINT("reserved", 1, 65535),
-	UINT("volume-id", 0, UINT32_MAX),
+	{ .name = "volume-id", .type = KEY_UINT, .min = 0, .max = UINT32_MAX,
+	  .words = per_card_words },
 	STRING("oem-name"),
 	END,
 };
@@ -51,6 +54,7 @@ static const struct key_spec tree_keys[] = {
 };
 static const struct key_spec file_keys[] = {
 	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS),
+	BOOL("per-card"), SIZE("reserve", KEY_NONZERO),
 	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
 };
 static const struct key_spec dir_keys[] = {
@@ -229,6 +233,11 @@ int layout_schema_value(const struct key_spec *k, const char *text, struct key_v
 	case KEY_SIZE:
 		return check_size(k, text, ret, why);
 	case KEY_UINT:
+		for (unsigned i = 0; k->words && k->words[i]; i++)
+			if (strcmp(text, k->words[i]) == 0) {
+				ret->word = k->words[i];
+				return 0;
+			}
 		return layout_value_uint(text, k->min, k->max, &ret->n, why);
 	case KEY_BOOL:
 		rc = layout_value_bool(text, &b, why);

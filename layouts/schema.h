@@ -57,7 +57,8 @@ struct section_spec {
 struct key_value {
 	uint64_t n;               /* KEY_SIZE, KEY_UINT, KEY_MBR_TYPE, KEY_BOOL (0/1), KEY_ATTRS (enum
 				     layout_attr bits), KEY_CHOICE (the index in words[]) */
-	const char *word;         /* KEY_CHOICE, KEY_SIZE: the word of words[] given, or NULL */
+	const char *word;         /* KEY_CHOICE, KEY_SIZE, KEY_UINT: the word of words[] given,
+				     or NULL */
 	struct layout_guid guid;  /* KEY_GUID, KEY_GPT_TYPE */
 };
 

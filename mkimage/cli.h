@@ -23,8 +23,12 @@ int cmd_plan(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 
 /* `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify] [--gaps keep|discard|zero]
- * [--allow-fixed] [--json|--report FILE] [--timeout SECONDS] [--dry-run] [-q|-v]` */
+ * [--allow-fixed] [--json|--report FILE] [--timeout SECONDS] [--dry-run]
+ * [--card-values FILE.csv|NAME=PATTERN]... [--first-index N] [-q|-v]` */
 int cmd_flash(int argc, char **argv);
+
+/* `sdimg personalize IMAGE --set NAME=VALUE... -o OUT [--cards FILE]` */
+int cmd_personalize(int argc, char **argv);
 
 /* `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]` */
 int cmd_inspect(int argc, char **argv);

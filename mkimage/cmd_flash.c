@@ -1,7 +1,8 @@
 /*
  * cmd_flash: `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]
  * [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE] [--check-capacity]
- * [--dry-run] [-q|-v]`, and the station: `sdimg flash IMAGE --watch [--match PATTERN...]
+ * [--dry-run] [--card-values FILE.csv|NAME=PATTERN]... [--first-index N] [-q|-v]`, and the
+ * station: `sdimg flash IMAGE --watch [--match PATTERN...]
  * [--log FILE] ...`.
  */
 #include <getopt.h>
@@ -18,10 +19,11 @@ static void flash_usage(FILE *out)
 	fprintf(out,
 		"Usage: %s flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]\n"
 		"                   [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE]\n"
-		"                   [--timeout SECONDS] [--check-capacity] [--dry-run] [-q|-v]\n"
+		"                   [--timeout SECONDS] [--check-capacity] [--dry-run]\n"
+		"                   [--card-values FILE.csv|NAME=PATTERN]... [--first-index N] [-q|-v]\n"
 		"       %s flash IMAGE --watch [--match PATTERN]... [--log FILE] [--allow-fixed]\n"
 		"                   [--bmap FILE] [--no-verify] [--gaps MODE] [--timeout SECONDS]\n"
-		"                   [--check-capacity] [-q|-v]\n\n"
+		"                   [--check-capacity] [--card-values ...] [--first-index N] [-q|-v]\n\n"
 		"Writes IMAGE onto every TARGET at once and reads each back with O_DIRECT: a card\n"
 		"passes only when every mapped byte reads back as the image holds it. IMAGE is raw\n"
 		"(sparse or not) or compressed (.zst, .xz, .gz: decompressed once, for all targets).\n"
@@ -43,6 +45,14 @@ static void flash_usage(FILE *out)
 		"                      the card's size: a fake-capacity card that wraps fails\n"
 		"  --dry-run           say what would be done to each target, and why; write nothing\n"
 		"                      (with --json: result \"accepted\" or \"refused\")\n"
+		"  --card-values FILE.csv|NAME=PATTERN\n"
+		"                      each card its own values for the image's per-card files and\n"
+		"                      ids (IMAGE.cards.json): the next row of a CSV file (its first\n"
+		"                      line names the variables), or a counter such as\n"
+		"                      'CARD_SERIAL=SN{index:06}'; again for more counters. Each card\n"
+		"                      takes the next number, never reused; the report says which\n"
+		"  --first-index N     the first card's number: its CSV row (1: the first after the\n"
+		"                      names) and {index} (default 1)\n"
 		"  -q, --quiet         print nothing but errors\n"
 		"  -v, --verbose       more detail\n"
 		"  -h, --help          show this help\n\n"
@@ -86,9 +96,22 @@ static int parse_timeout(const char *arg, unsigned *ret)
 	return EXIT_OK;
 }
 
+static int parse_first_index(const char *arg, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (!*arg || *end || *arg == '-' || v > UINT32_MAX)
+		return cli_usage_error("flash", "--first-index: a number from 0 to 4294967295");
+	*ret = v;
+	return EXIT_OK;
+}
+
 /* The options that go together; @args: the arguments left (IMAGE and the targets). */
 static int check_usage(const struct flash_options *o, int args)
 {
+	if (o->first_index != 1 && !o->n_card_values)
+		return cli_usage_error("flash", "--first-index numbers the cards of --card-values");
 	if (o->json && o->report)
 		return cli_usage_error("flash", "--json and --report: one of them, please");
 	if (!o->watch && (o->n_match || o->log))
@@ -125,7 +148,8 @@ static int run_flash(const struct flash_options *o)
 int cmd_flash(int argc, char **argv)
 {
 	enum { OPT_BMAP = 256, OPT_NO_VERIFY, OPT_GAPS, OPT_ALLOW_FIXED, OPT_JSON, OPT_REPORT,
-	       OPT_TIMEOUT, OPT_DRY_RUN, OPT_CHECK_CAPACITY, OPT_WATCH, OPT_MATCH, OPT_LOG };
+	       OPT_TIMEOUT, OPT_DRY_RUN, OPT_CHECK_CAPACITY, OPT_WATCH, OPT_MATCH, OPT_LOG,
+	       OPT_CARD_VALUES, OPT_FIRST_INDEX };
 	static const struct option options[] = {
 		{ "bmap", required_argument, NULL, OPT_BMAP },
 		{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
@@ -139,20 +163,27 @@ int cmd_flash(int argc, char **argv)
 		{ "watch", no_argument, NULL, OPT_WATCH },
 		{ "match", required_argument, NULL, OPT_MATCH },
 		{ "log", required_argument, NULL, OPT_LOG },
+		{ "card-values", required_argument, NULL, OPT_CARD_VALUES },
+		{ "first-index", required_argument, NULL, OPT_FIRST_INDEX },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct flash_options o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,
-				   .roots = { "/sys", "/proc" } };
+				   .roots = { "/sys", "/proc" }, .first_index = 1 };
 	int c, status = EXIT_OK;
 	/* every --match is one argument: there are fewer of them than arguments */
 	const char **match = calloc((size_t)argc, sizeof(*match));
+	const char **values = calloc((size_t)argc, sizeof(*values));
 
-	if (!match)
+	if (!match || !values) {
+		free(match);
+		free(values);
 		return cli_usage_error("flash", "out of memory");
+	}
 	o.match = match;
+	o.card_values = values;
 	opterr = 0;
 	while (status == EXIT_OK && (c = getopt_long(argc, argv, "qvh", options, NULL)) != -1) {
 		if (c == 'h') {
@@ -186,6 +217,10 @@ int cmd_flash(int argc, char **argv)
 				status = cli_usage_error("flash", "--match: an empty pattern");
 		} else if (c == OPT_LOG) {
 			o.log = optarg;
+		} else if (c == OPT_CARD_VALUES) {
+			values[o.n_card_values++] = optarg;
+		} else if (c == OPT_FIRST_INDEX) {
+			status = parse_first_index(optarg, &o.first_index);
 		} else if (c == 'q') {
 			o.verbosity = 0;
 		} else if (c == 'v') {
@@ -204,5 +239,6 @@ int cmd_flash(int argc, char **argv)
 		status = run_flash(&o);
 	}
 	free(match);
+	free(values);
 	return status;
 }

@@ -20,6 +20,7 @@ static const struct command {
 	{ "inspect", cmd_inspect, "read an image or card: table, file systems, SD alignment" },
 	{ "ls", cmd_ls, "list a folder of a FAT partition of an image or card" },
 	{ "cat", cmd_cat, "write a file of a FAT partition to the standard output" },
+	{ "personalize", cmd_personalize, "copy an image with one card's per-card values" },
 	{ "plan", cmd_plan, "print the resolved geometry of a layout; writes nothing" },
 };
 
@@ -29,7 +30,7 @@ static void print_usage(FILE *out)
 		     "Builds the disk image of an SD card from a layout file, and writes it onto cards.\n\nCommands:\n",
 		SDIMG_PROG);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nOptions:\n"
 		     "  -h, --help     show this help ('%s COMMAND --help' for a command's)\n"
 		     "  -V, --version  show the version\n\n"

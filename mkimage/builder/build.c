@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,6 +87,18 @@ static bool interrupted(void *build)
 	return build_interrupted(build);
 }
 
+/* An image without per-card values has no manifest: one an earlier build left beside it
+ * would describe another image. */
+static void drop_old_cards(struct build *b)
+{
+	char *old = NULL;
+
+	if (asprintf(&old, "%s.cards.json", b->o->output) >= 0 && unlink(old) < 0 &&
+	    errno != ENOENT)
+		diag_warning(b->d, "%s: %s (it belongs to an earlier image)", old, strerror(errno));
+	free(old);
+}
+
 /* Puts every output in place together: the image (unless only its compressed copy is
  * wanted), the compressed copy, the bmap, the checksums. */
 static int commit(struct build *b)
@@ -101,12 +114,16 @@ static int commit(struct build *b)
 		files[n++] = &b->bmap;
 	if (b->o->sha256)
 		files[n++] = &b->sha256;
+	if (b->cards_path)
+		files[n++] = &b->cards;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
 		build_hold_signals(b);
 	int rc = build_interrupted(b) ? -EINTR
 				      : build_files_commit(files, n, interrupted, b, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
 	b->placed = rc == 0;
+	if (rc == 0 && !b->cards_path)
+		drop_old_cards(b);
 	return rc;
 }
 
@@ -139,6 +156,8 @@ static int write_everything(struct build *b)
 		rc = build_write_raw_regions(b);
 	if (rc == 0)
 		rc = build_write_partitions(b);
+	if (rc == 0)
+		rc = build_write_cards(b);
 	if (rc == 0 && build_interrupted(b))
 		rc = -EINTR;
 	if (rc == 0)
@@ -192,7 +211,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 {
 	struct build b = { .l = l, .o = o, .d = d, .image = BUILD_FILE_INIT,
 			   .compressed = BUILD_FILE_INIT, .bmap = BUILD_FILE_INIT,
-			   .sha256 = BUILD_FILE_INIT };
+			   .sha256 = BUILD_FILE_INIT, .cards = BUILD_FILE_INIT };
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);

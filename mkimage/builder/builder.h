@@ -10,6 +10,7 @@
  *   copy.c         a host file into the image, holes kept
  *   ids.c          every id the layout leaves unset, derived from its seed
  *   map.c          what must read back as written (the bmap's ranges)
+ *   cards.c        IMAGE.cards.json: where the per-card files lie (common/cards.h)
  *   finish.c       the one pass after writing: compressed copy, bmap, checksums
  *   compress.c     zstd, xz and gzip streams
  *   bmap.c         the block map in bmaptool's format

@@ -41,7 +41,8 @@ struct build_file {
 };
 
 #define BUILD_FILE_INIT { .fd = -1, .old_fd = -1 }
-#define BUILD_MAX_FILES 4 /* the image, a compressed image, the bmap, the checksums */
+#define BUILD_MAX_FILES 5 /* the image, a compressed image, the bmap, the checksums, the
+				 * per-card manifest */
 
 /* Whether @path's last component fits its folder's file system (@what in the message:
  * "the image"): asked before the work, since only putting the file in place would tell.
@@ -238,6 +239,8 @@ struct build {
 	struct plan *plan;
 	struct build_file image;   /* the raw image, written in place */
 	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
+	struct build_file cards;   /* IMAGE.cards.json, when the layout has per-card values */
+	char *cards_path;          /* its name (owned) */
 	struct build_map map;
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
@@ -331,6 +334,10 @@ int build_ext4_archive(struct ext4_walk *w, const char *host);
 int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);
+
+/* cards.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
+ * when the layout has per-card values. Returns 0 or a negative errno with a message. */
+int build_write_cards(struct build *b);
 
 /* build.c */
 void build_progress(struct build *b, const char *what, const char *name);

@@ -50,6 +50,8 @@ void build_state_release(struct build *b)
 	build_file_abort(&b->compressed);
 	build_file_abort(&b->bmap);
 	build_file_abort(&b->sha256);
+	build_file_abort(&b->cards);
+	free(b->cards_path);
 	build_map_release(&b->map);
 }
 
@@ -332,7 +334,7 @@ static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
 }
 
 /* The gathered files into fat/'s tree. */
-static int fill_tree(struct build *b, struct part_state *ps)
+static int fill_tree(struct build *b, const struct layout_partition *p, struct part_state *ps)
 {
 	ps->tree = fat_tree_new(b->l->image.timestamp);
 	if (!ps->tree)
@@ -346,6 +348,8 @@ static int fill_tree(struct build *b, struct part_state *ps)
 		struct fat_meta m = { .mtime = n->mtime, .mtime_ns = n->mtime_ns,
 				      .attrs = (uint8_t)n->attrs, .first = n->first,
 				      .origin = n->origin };
+		if (!n->is_dir && p->entries[n->source].per_card)
+			m.reserve = p->entries[n->source].reserve;
 		struct fat_source src = { .path = n->host_path, .listed = n->host_id, .fd = -1,
 					  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
 					  .deferred = n->archive != 0 };
@@ -381,7 +385,7 @@ static int prepare_partition(struct build *b, size_t i)
 	fat_opts_of(b->l, p, &ps->opts);
 	rc = content_gather(b->l, p, &ps->content, b->d);
 	if (rc == 0)
-		rc = fill_tree(b, ps);
+		rc = fill_tree(b, p, ps);
 	return rc;
 }
 

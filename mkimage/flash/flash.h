@@ -12,6 +12,8 @@
  *   run.c           every target at once, each in its own process; a hung one is given up
  *   capacity.c      --check-capacity: stamps over the card's whole size, read back
  *   report.c        progress, the summary table and the JSON report
+ *   cards.c         one card's own bytes, from the per-card manifest (common/cards.h)
+ *   card_values.c   --card-values: each card's values, from a CSV file or counters
  *   disks.c         the whole disks sysfs lists now, with their size: what a station sees
  *   uevent.c        the kernel's uevents (netlink), which tell a station to look again
  *   slot.c          where a disk sits (its slot) and whether --match names it
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "common/cards.h"
 #include "common/diag.h"
 
 /* Where sysfs and procfs are mounted: "/sys" and "/proc" in the program. */
@@ -98,6 +101,9 @@ struct flash_options {
 	int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
 	unsigned timeout;          /* seconds without progress before a target is given up */
 	bool check_capacity;       /* stamps over the whole card before writing */
+	const char *const *card_values; /* --card-values: a CSV file and NAME=PATTERN counters */
+	size_t n_card_values;
+	uint64_t first_index;      /* --first-index: the first card's number (1 unless set) */
 	/* --watch: the station (targets unused) */
 	bool watch;
 	const char *const *match;  /* --match patterns: only the disks they name; NULL: every card */
@@ -121,5 +127,43 @@ int flash_run(const struct flash_options *o, struct diag *d);
  * station could not start (the image, the log, the kernel's events).
  */
 int flash_watch(const struct flash_options *o, struct diag *d);
+
+/* ---- per-card values (cards.c) ---- */
+
+/* Bytes of one card that differ from the image's: @len bytes at @offset. */
+struct flash_patch {
+	uint64_t offset;
+	size_t len;
+	uint8_t *bytes; /* owned */
+};
+
+struct flash_patches {
+	struct flash_patch *v;
+	size_t n;
+};
+
+/*
+ * The bytes of one card whose values are @vars (@n_vars): its per-card ids (disk-id =
+ * per-card: the MBR disk signature, or the GPT disk GUID and partition GUIDs in both
+ * headers and arrays with their CRCs; volume-id = per-card: BS_VolID), each derived from
+ * m->seed and the card's values (SHA-256, cards.c), which templates name as ${DISK_ID},
+ * ${PARTUUID_NAME} and ${VOLUME_ID_NAME}; then for each per-card file of @m,
+ * its content (the template filled in, then zeros up to its reserve), its directory entry,
+ * its clusters' FAT entries in every FAT and, on FAT32, both FSInfo free counts, each read
+ * from the image @fd (named @image) and changed. A content longer than its reserve, or a
+ * name without a value, is an error naming the file. Returns 0 with the patches in @ret
+ * (release them with flash_patches_release(), also after a failure), or a negative errno
+ * with a message in @d.
+ */
+int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *vars,
+			size_t n_vars, int fd, const char *image, struct flash_patches *ret,
+			struct diag *d);
+
+/* Copies into @buf, which holds the image's @len bytes at @offset, the patched bytes
+ * that fall inside it. */
+void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,
+			   size_t len);
+
+void flash_patches_release(struct flash_patches *p);
 
 #endif

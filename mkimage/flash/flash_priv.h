@@ -104,6 +104,55 @@ int flash_image_open(struct flash_image *im, const char *path, const char *bmap_
 		     struct diag *d);
 void flash_image_close(struct flash_image *im);
 
+/* ---- card_values.c: --card-values ------------------------------------------------------ */
+
+/* Where each card's values come from: a CSV file (one row per card, a column per variable)
+ * and counters (NAME=PATTERN, PATTERN's {index} the card's number). */
+struct flash_card_values {
+	const char *csv;           /* the CSV file, or NULL */
+	char **names;              /* its first line (owned), n_names of them */
+	size_t n_names;
+	char ***rows;              /* its rows (owned), n_rows of them, n_names fields each */
+	size_t n_rows;
+	char **counters;           /* NAME=PATTERN (owned) */
+	size_t n_counters;
+	uint64_t next_index;       /* the next card's number (CSV: its row, 1 the first) */
+	struct cards_manifest manifest; /* IMAGE.cards.json */
+};
+
+/* One card's values and bytes. */
+struct flash_card_set {
+	uint64_t index;            /* the card's number */
+	size_t row;                /* CSV: its row (1: the first after the names); 0: none */
+	struct cards_var *vars;    /* names and values owned, n_vars of them */
+	size_t n_vars;
+	struct flash_patches patches;
+};
+
+/* Reads the CSV file and counters of --card-values (@specs, @n) and the image's per-card
+ * manifest. Returns 0 or a negative errno with a message in @d (close @cv either way). */
+int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,
+			   uint64_t first_index, const char *image, struct diag *d);
+void flash_card_values_close(struct flash_card_values *cv);
+
+/* Without --card-values: a warning in @d when the image has a per-card manifest. */
+void flash_card_values_hint(const char *image, struct diag *d);
+
+/* The next card's values (its number is taken, whatever happens) and its bytes, read from
+ * the image @fd. Returns 0 with *@ret (free with flash_card_release()), or a negative errno
+ * with a message in @d (no row left, a value too long, a name without a value). */
+int flash_card_values_next(struct flash_card_values *cv, int fd, const char *image,
+			   struct flash_card_set **ret, struct diag *d);
+void flash_card_release(struct flash_card_set *c);
+
+/* Whether every byte of @c's patches lies in a mapped range of @im (only those are written
+ * and read back). Returns 0 or -EINVAL with a message in @d. */
+int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *im,
+		      struct diag *d);
+
+/* {"index", "row" (null without CSV), "values": {NAME: VALUE}}. */
+json_t *flash_card_json(const struct flash_card_set *c);
+
 /* ---- target_write.c: one target, from open to the re-read partition table -------------- */
 
 /* CAPACITY: the stamps of --check-capacity, before the writes. */
@@ -133,6 +182,8 @@ struct flash_job {
 	bool has_bad_range;
 	struct timespec t_start, t_write_end, t_end, t_progress;
 	struct timespec t_first_write; /* when its first write was issued (zero before) */
+	struct flash_card_set *card;    /* --card-values: its values and bytes (the main
+					   process's memory, NULL without) */
 };
 
 /* A mutex the workers' processes share with the main one (robust: see flash_job_lock). */

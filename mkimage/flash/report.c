@@ -147,6 +147,8 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 						   ? json_real(flash_seconds(&s->t_write_end, &s->t_end))
 						   : json_null());
 	json_object_set_new(o, "warning", s->warning[0] ? json_string(s->warning) : json_null());
+	if (s->card) /* --card-values: which values went to this card */
+		json_object_set_new(o, "card", flash_card_json(s->card));
 	return o;
 }
 

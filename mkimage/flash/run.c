@@ -246,6 +246,29 @@ static bool report_names_input(int fd, const struct flash_image *im)
 		x.st_ino == r.st_ino);
 }
 
+/* --card-values: each target that is to be written takes the next card's values, in the
+ * order the targets were given. */
+static int assign_card_values(const struct flash_options *o, const struct flash_image *im,
+			      struct flash_job *jobs, struct flash_card_values *cv,
+			      struct diag *d)
+{
+	int rc = flash_card_values_open(cv, o->card_values, o->n_card_values, o->first_index,
+					o->image, d);
+
+	if (rc == 0 && cv->manifest.image_size != im->size)
+		rc = diag_error(d, "%s: %llu bytes, but its per-card manifest is of an image of "
+				   "%llu bytes", o->image, (unsigned long long)im->size,
+				(unsigned long long)cv->manifest.image_size);
+	for (size_t i = 0; rc == 0 && i < o->n_targets; i++) {
+		if (jobs[i].result != FLASH_PASS)
+			continue;
+		rc = flash_card_values_next(cv, im->fd, o->image, &jobs[i].card, d);
+		if (rc == 0)
+			rc = flash_card_mapped(jobs[i].card, im, d);
+	}
+	return rc;
+}
+
 int flash_run(const struct flash_options *o, struct diag *d)
 {
 	struct flash_image im;
@@ -297,7 +320,13 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		flash_job_init_lock(&jobs[i].lock);
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}
-	if (o->dry_run) {
+	struct flash_card_values cv = { 0 };
+	if (!o->n_card_values)
+		flash_card_values_hint(o->image, d);
+	rc = o->n_card_values ? assign_card_values(o, &im, jobs, &cv, d) : 0;
+	if (rc < 0) {
+		/* no card is written when one of them has no values */
+	} else if (o->dry_run) {
 		if (!o->json)
 			dry_run(stdout, &im, jobs, o->n_targets);
 		rc = 0;
@@ -312,8 +341,13 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		diag_error(d, "%s: %s", o->report, strerror(errno));
 		rc = 1;
 	}
-	for (size_t i = 0; i < o->n_targets; i++)
+	if (rc < 0 && created) /* no card was written: nothing was reported */
+		unlink(o->report);
+	for (size_t i = 0; i < o->n_targets; i++) {
 		pthread_mutex_destroy(&jobs[i].lock);
+		flash_card_release(jobs[i].card);
+	}
+	flash_card_values_close(&cv);
 	munmap(jobs, o->n_targets * sizeof(*jobs));
 	flash_image_close(&im);
 	return rc;

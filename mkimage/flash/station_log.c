@@ -4,6 +4,7 @@
  * that a power cut loses no record that was announced.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,9 +31,15 @@ void flash_card_print(FILE *out, struct flash_card *c)
 {
 	struct flash_job s = snapshot(c);
 
-	fprintf(out, "%-24s %-7s %6.1f s  serial %-16s %s%s%s%s%s\n", c->slot,
+	char card[48] = "";
+
+	if (s.card && s.card->row)
+		snprintf(card, sizeof(card), "  card %" PRIu64 " (row %zu)", s.card->index, s.card->row);
+	else if (s.card)
+		snprintf(card, sizeof(card), "  card %" PRIu64, s.card->index);
+	fprintf(out, "%-24s %-7s %6.1f s  serial %-16s %s%s%s%s%s%s\n", c->slot,
 		flash_result_name(s.result), job_seconds(&s), s.info.serial[0] ? s.info.serial : "-",
-		c->path, s.error[0] ? "  " : "", s.error, s.warning[0] ? "  " : "", s.warning);
+		c->path, card, s.error[0] ? "  " : "", s.error, s.warning[0] ? "  " : "", s.warning);
 	fflush(out);
 }
 

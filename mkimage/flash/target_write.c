@@ -36,6 +36,8 @@ struct worker {
 	uint8_t *buf;        /* IO_SIZE bytes, IO_ALIGN-aligned: the writes' */
 	/* the read-back, in its own thread */
 	uint8_t *vbuf;       /* IO_SIZE bytes, IO_ALIGN-aligned: the read-back's */
+	uint8_t *ibuf;       /* IO_SIZE bytes: the card's own bytes the read-back expects
+				(--card-values), or NULL */
 	pthread_t verifier;
 	bool verifying;
 	pthread_mutex_t mu;  /* guards durable and writes_over */
@@ -209,8 +211,11 @@ static int write_ranges(struct worker *w)
 		const struct flash_range *r = &im->ranges[i];
 		for (uint64_t pos = r->start; pos < r->end;) {
 			size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE, padded;
-			if (failed(w->j) || read_image(w, pos, n, &padded) < 0 ||
-			    put(w, w->buf, padded, pos) < 0)
+			if (failed(w->j) || read_image(w, pos, n, &padded) < 0)
+				return -EIO;
+			if (w->j->card) /* the card's own bytes where its values go */
+				flash_patches_overlay(&w->j->card->patches, pos, w->buf, n);
+			if (put(w, w->buf, padded, pos) < 0)
 				return -EIO;
 			count(w->j, &w->j->bytes_written, n);
 			pos += n;
@@ -303,9 +308,51 @@ static bool wait_durable(struct worker *w, uint64_t end)
 	return ok;
 }
 
+/* Whether the card's own bytes (--card-values) differ from the image's in [@start, @end). */
+static bool patched(const struct worker *w, uint64_t start, uint64_t end)
+{
+	const struct flash_patches *p = w->j->card ? &w->j->card->patches : NULL;
+
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->v[i].offset < end && p->v[i].offset + p->v[i].len > start)
+			return true;
+	return false;
+}
+
+/* A range that holds the card's own bytes: its @n bytes at @pos read back (in w->vbuf)
+ * compared with the image's, the card's values put in. Returns 0 or -EIO (job failed). */
+static int compare_own(struct worker *w, const struct flash_range *r, uint64_t pos, size_t n)
+{
+	const struct flash_image *im = w->j->im;
+	ssize_t got;
+
+	do
+		got = pread(im->fd, w->ibuf, n, (off_t)pos);
+	while (got < 0 && errno == EINTR);
+	if (got != (ssize_t)n) {
+		flash_job_fail(w->j, got < 0 ? errno : EIO, "reading the image: %s",
+			       got < 0 ? strerror(errno) : "it became shorter");
+		return -EIO;
+	}
+	flash_patches_overlay(&w->j->card->patches, pos, w->ibuf, n);
+	if (memcmp(w->ibuf, w->vbuf, n) == 0)
+		return 0;
+	flash_job_lock(w->j);
+	w->j->has_bad_range = true;
+	w->j->first_bad_start = r->start;
+	w->j->first_bad_end = r->end;
+	flash_job_unlock(w->j);
+	fail_verify(w->j, 0, "bytes %llu-%llu read back differ from the card's own",
+		    (unsigned long long)r->start, (unsigned long long)r->end - 1);
+	return -EIO;
+}
+
 static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CTX *sha)
 {
 	uint8_t sum[32];
+	/* a range with the card's own values is compared byte for byte: its checksum is the
+	 * image's (which was checked before any card was touched) */
+	bool own = w->ibuf && patched(w, r->start, r->end);
 
 	EVP_DigestInit_ex(sha, EVP_sha256(), NULL);
 	for (uint64_t pos = r->start; pos < r->end;) {
@@ -324,12 +371,15 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 				       got < 0 ? strerror(e) : "the card ends there");
 			return -EIO;
 		}
-		EVP_DigestUpdate(sha, w->vbuf, n);
+		if (own && compare_own(w, r, pos, n) < 0)
+			return -EIO;
+		if (!own)
+			EVP_DigestUpdate(sha, w->vbuf, n);
 		count(w->j, &w->j->bytes_verified, n);
 		pos += n;
 	}
 	EVP_DigestFinal_ex(sha, sum, NULL);
-	if (memcmp(sum, r->sha256, 32) == 0)
+	if (own || memcmp(sum, r->sha256, 32) == 0)
 		return 0;
 	flash_job_lock(w->j);
 	w->j->has_bad_range = true;
@@ -364,7 +414,8 @@ static void *verify_ranges(void *arg)
 /* Starts the read-back beside the writes. */
 static int start_verify(struct worker *w)
 {
-	if (posix_memalign((void **)&w->vbuf, IO_ALIGN, IO_SIZE) != 0) {
+	if (posix_memalign((void **)&w->vbuf, IO_ALIGN, IO_SIZE) != 0 ||
+	    (w->j->card && !(w->ibuf = malloc(IO_SIZE)))) {
 		flash_job_fail(w->j, ENOMEM, "out of memory");
 		return -ENOMEM;
 	}
@@ -445,6 +496,7 @@ void flash_job_run(struct flash_job *j)
 		close(w.fd);
 	free(w.buf);
 	free(w.vbuf);
+	free(w.ibuf);
 	flash_job_lock(j);
 	if (rc == 0 && j->result == FLASH_PASS)
 		j->stage = FLASH_STAGE_DONE;

@@ -70,6 +70,7 @@ struct station {
 	unsigned passed, failed, refused;
 	FILE *out;                     /* the cards' lines */
 	struct diag *d;
+	struct flash_card_values *cv;  /* --card-values, or NULL */
 };
 
 static void now(struct timespec *t)
@@ -139,6 +140,8 @@ static void finish_card(struct station *s, struct disk *k)
 	if (c->job.worker > 0 && c->job.abandoned) /* it dies when the card answers */
 		kill(c->job.worker, SIGKILL);
 	pthread_mutex_destroy(&c->job.lock);
+	flash_card_release(c->job.card);
+	c->job.card = NULL;
 	c->in_use = false;
 	k->card = NULL;
 	/* a card that went away meanwhile leaves the disk free for the next one */
@@ -202,6 +205,25 @@ static bool ours(const struct station *s, const struct flash_target *t)
 	return s->o->n_match ? flash_slot_matches(s->o->match, s->o->n_match, t) : card_kind(t);
 }
 
+/* The next card's values for @c; a card without them is refused, its number spent. */
+static void take_values(struct station *s, struct flash_card *c)
+{
+	struct diag why;
+
+	diag_init(&why);
+	int rc = flash_card_values_next(s->cv, s->im->fd, s->im->path, &c->job.card, &why);
+	if (rc == 0 && (rc = flash_card_mapped(c->job.card, s->im, &why)) < 0) {
+		flash_card_release(c->job.card);
+		c->job.card = NULL;
+	}
+	if (rc < 0) {
+		c->job.result = FLASH_REFUSED;
+		snprintf(c->job.error, sizeof(c->job.error), "no card values: %s",
+			 why.n ? why.msgs[0].text : strerror(-rc));
+	}
+	diag_release(&why);
+}
+
 /* Sets up @c for the disk @k classified as @t; a refused card's job is only a record. */
 static void prepare(struct station *s, struct flash_card *c, const struct disk *k,
 		    const struct flash_target *t, const struct timespec *arrived,
@@ -231,6 +253,8 @@ static void prepare(struct station *s, struct flash_card *c, const struct disk *
 			 k->major, k->minor, k->name);
 	else
 		c->job.result = FLASH_PASS;
+	if (c->job.result == FLASH_PASS && s->cv)
+		take_values(s, c);
 }
 
 /* A card arrived on @k: written, refused, or not the station's. */
@@ -264,6 +288,8 @@ static void arrive(struct station *s, struct disk *k)
 	if (c->job.result != FLASH_PASS) {
 		report_card(s, c);
 		pthread_mutex_destroy(&c->job.lock);
+		flash_card_release(c->job.card);
+		c->job.card = NULL;
 		c->in_use = false;
 		k->state = DISK_DONE;
 		return;
@@ -542,6 +568,22 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 		drop_log(o->log, s.log_fd, created);
 		return rc;
 	}
+	struct flash_card_values cv = { 0 };
+	if (o->n_card_values &&
+	    ((rc = flash_card_values_open(&cv, o->card_values, o->n_card_values, o->first_index,
+					  o->image, d)) < 0 ||
+	     (cv.manifest.image_size != im.size &&
+	      (rc = diag_error(d, "%s: %llu bytes, but its per-card manifest is of an image of "
+				  "%llu bytes", o->image, (unsigned long long)im.size,
+			       (unsigned long long)cv.manifest.image_size)) < 0))) {
+		flash_card_values_close(&cv);
+		flash_image_close(&im);
+		drop_log(o->log, s.log_fd, created);
+		return rc;
+	}
+	s.cv = o->n_card_values ? &cv : NULL;
+	if (!o->n_card_values)
+		flash_card_values_hint(o->image, d);
 	struct flash_options eff = *o; /* without a bmap the image's holes are zeros that matter */
 	if (!im.bmap_path && !o->gaps_set)
 		eff.gaps = FLASH_GAPS_ZERO;
@@ -555,6 +597,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 		rc = diag_error(d, "the station cannot start: %s", strerror(-sig_fd));
 		if (s.cards != MAP_FAILED)
 			munmap(s.cards, MAX_IN_FLIGHT * sizeof(*s.cards));
+		flash_card_values_close(&cv);
 		flash_image_close(&im);
 		drop_log(o->log, s.log_fd, created);
 		return rc;
@@ -577,6 +620,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	munmap(s.cards, MAX_IN_FLIGHT * sizeof(*s.cards));
 	free(s.disks);
+	flash_card_values_close(&cv);
 	flash_image_close(&im);
 	if (s.log_fd >= 0 && close(s.log_fd) < 0 && rc == 0)
 		rc = diag_error(d, "%s: %s", o->log, strerror(errno));

@@ -421,6 +421,8 @@ static void test_errors_values(void **state)
 		     "t.layout:3: partition 'boot': ext4: an ext4 { } section needs type = ext4");
 	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = hidden } }",
 		     "t.layout:3: partition 'root': file '/a': attrs: only a FAT partition has it");
+	expect_error("partition root {\n type = ext4\n file \"/a\" { content = 'x' per-card = true reserve = 4K } }",
+		     "t.layout:3: partition 'root': file '/a': per-card: only a FAT partition has per-card files");
 	expect_error("partition root {\n type = ext4\n ext4 { block-size = 8K } }",
 		     "t.layout:3: partition 'root': ext4: block-size: 8192 is not 1K, 2K or 4K");
 	expect_error("image {\n table = dos\n}", "t.layout:2: image: table: 'dos' is not one of mbr, gpt, none or hybrid");

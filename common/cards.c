@@ -1,0 +1,354 @@
+/* cards: the per-card manifest and its templates (see cards.h). */
+#include "common/cards.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common/strbuf.h"
+
+static json_t *offsets(const uint64_t *v, unsigned n)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static json_t *file_json(const struct cards_file *f)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I}",
+			      "kind", "fat-file", "partition", f->partition, "path", f->path,
+			      "template", f->template, "reserve", (json_int_t)f->reserve,
+			      "fat-type", (int)f->fat_type, "cluster-size",
+			      (json_int_t)f->cluster_size, "first-cluster",
+			      (json_int_t)f->first_cluster, "clusters", (json_int_t)f->clusters,
+			      "data", (json_int_t)f->data, "entry", (json_int_t)f->entry);
+
+	if (o)
+		json_object_set_new(o, "fats", offsets(f->fats, f->n_fats));
+	if (o && f->n_fsinfo) {
+		json_object_set_new(o, "fsinfo", offsets(f->fsinfo, f->n_fsinfo));
+		json_object_set_new(o, "free-base", json_integer(f->free_base));
+	}
+	return o;
+}
+
+/* "ids": what disk-id = per-card and volume-id = per-card set anew on every card. */
+static json_t *ids_json(const struct cards_manifest *m)
+{
+	json_t *o = json_object(), *parts = json_array(), *vols = json_array();
+
+	if (!o || !parts || !vols) {
+		json_decref(o);
+		json_decref(parts);
+		json_decref(vols);
+		return NULL;
+	}
+	if (m->mbr_disk_id)
+		json_object_set_new(o, "mbr-disk-id", json_integer(CARDS_MBR_DISK_ID));
+	if (m->n_gpt_headers)
+		json_object_set_new(o, "gpt-headers", offsets(m->gpt_headers, m->n_gpt_headers));
+	for (size_t i = 0; i < m->n_parts; i++)
+		json_array_append_new(parts, json_pack("{s:s, s:i, s:b}", "name", m->parts[i].name,
+						       "number", (int)m->parts[i].number,
+						       "per-card-uuid", m->parts[i].per_card_uuid));
+	for (size_t i = 0; i < m->n_volumes; i++)
+		json_array_append_new(vols, json_pack("{s:s, s:o}", "partition",
+						      m->volumes[i].partition, "volume-id",
+						      offsets(m->volumes[i].volume_id,
+							      m->volumes[i].n_volume_id)));
+	json_object_set_new(o, "partitions", parts);
+	json_object_set_new(o, "volumes", vols);
+	return o;
+}
+
+int cards_manifest_text(const struct cards_manifest *m, char **ret)
+{
+	json_t *fields = json_array();
+	json_t *root = json_pack("{s:s, s:I, s:s}", "format", CARDS_FORMAT, "image-size",
+				 (json_int_t)m->image_size, "seed", m->seed ? m->seed : "");
+
+	for (size_t i = 0; fields && i < m->n_files; i++)
+		json_array_append_new(fields, file_json(&m->files[i]));
+	if (root)
+		json_object_set_new(root, "ids", ids_json(m));
+	if (root && fields)
+		json_object_set(root, "fields", fields);
+	*ret = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(fields);
+	json_decref(root);
+	if (!*ret)
+		return -ENOMEM;
+	size_t len = strlen(*ret);
+	char *nl = realloc(*ret, len + 2);
+	if (!nl) {
+		free(*ret);
+		return -ENOMEM;
+	}
+	memcpy(nl + len, "\n", 2);
+	*ret = nl;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int get_u64(json_t *o, const char *key, uint64_t max, uint64_t *ret)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) > max)
+		return -1;
+	*ret = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_u32(json_t *o, const char *key, uint32_t *ret)
+{
+	uint64_t v;
+
+	if (get_u64(o, key, UINT32_MAX, &v) < 0)
+		return -1;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int get_str(json_t *o, const char *key, char **ret)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	if (!s)
+		return -1;
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_offsets(json_t *o, const char *key, uint64_t v[2], unsigned *n, bool required)
+{
+	json_t *a = json_object_get(o, key);
+
+	*n = 0;
+	if (!a)
+		return required ? -1 : 0;
+	if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > 2)
+		return -1;
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *x = json_array_get(a, i);
+		if (!json_is_integer(x) || json_integer_value(x) < 0)
+			return -1;
+		v[(*n)++] = (uint64_t)json_integer_value(x);
+	}
+	return 0;
+}
+
+/* The string at @key of @o, or "". */
+static const char *str_or_empty(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static int read_file(json_t *o, uint64_t image_size, struct cards_file *f)
+{
+	uint64_t type = 0;
+	int rc = 0;
+
+	if (!json_is_object(o) || strcmp(str_or_empty(o, "kind"), "fat-file") != 0)
+		return -1;
+	if ((rc = get_str(o, "partition", &f->partition)) || (rc = get_str(o, "path", &f->path)) ||
+	    (rc = get_str(o, "template", &f->template)))
+		return rc;
+	if (get_u64(o, "reserve", UINT32_MAX, &f->reserve) || get_u64(o, "fat-type", 32, &type) ||
+	    (type != 12 && type != 16 && type != 32) || get_u32(o, "cluster-size", &f->cluster_size) ||
+	    !f->cluster_size || get_u32(o, "first-cluster", &f->first_cluster) ||
+	    f->first_cluster < 2 || get_u32(o, "clusters", &f->clusters) ||
+	    get_u64(o, "data", image_size, &f->data) || get_u64(o, "entry", image_size - 32, &f->entry) ||
+	    get_offsets(o, "fats", f->fats, &f->n_fats, true) ||
+	    get_offsets(o, "fsinfo", f->fsinfo, &f->n_fsinfo, false))
+		return -1;
+	f->fat_type = (unsigned)type;
+	if ((uint64_t)f->clusters * f->cluster_size < f->reserve ||
+	    f->data + (uint64_t)f->clusters * f->cluster_size > image_size ||
+	    strlen(f->template) > f->reserve)
+		return -1;
+	if (f->n_fsinfo && get_u32(o, "free-base", &f->free_base))
+		return -1;
+	for (unsigned i = 0; i < f->n_fsinfo; i++)
+		if (f->fsinfo[i] > image_size - 512)
+			return -1;
+	return 0;
+}
+
+static int read_part(json_t *o, struct cards_part *p)
+{
+	uint64_t n;
+	int rc = get_str(o, "name", &p->name);
+
+	if (rc)
+		return rc;
+	if (get_u64(o, "number", 128, &n) || !n || !json_is_boolean(json_object_get(o, "per-card-uuid")))
+		return -1;
+	p->number = (unsigned)n;
+	p->per_card_uuid = json_is_true(json_object_get(o, "per-card-uuid"));
+	return 0;
+}
+
+static int read_volume(json_t *o, uint64_t image_size, struct cards_volume *v)
+{
+	int rc = get_str(o, "partition", &v->partition);
+
+	if (rc)
+		return rc;
+	if (get_offsets(o, "volume-id", v->volume_id, &v->n_volume_id, true))
+		return -1;
+	for (unsigned i = 0; i < v->n_volume_id; i++)
+		if (v->volume_id[i] > image_size - 4)
+			return -1;
+	return 0;
+}
+
+static int read_ids(json_t *root, struct cards_manifest *m)
+{
+	json_t *ids = json_object_get(root, "ids");
+	json_t *parts = json_object_get(ids, "partitions"), *vols = json_object_get(ids, "volumes");
+	uint64_t at;
+
+	if (!json_is_object(ids) || !json_is_array(parts) || !json_is_array(vols))
+		return -1;
+	if (json_object_get(ids, "mbr-disk-id")) {
+		if (get_u64(ids, "mbr-disk-id", CARDS_MBR_DISK_ID, &at) || at != CARDS_MBR_DISK_ID)
+			return -1;
+		m->mbr_disk_id = true;
+	}
+	if (get_offsets(ids, "gpt-headers", m->gpt_headers, &m->n_gpt_headers, false))
+		return -1;
+	for (unsigned i = 0; i < m->n_gpt_headers; i++)
+		if (m->gpt_headers[i] % 512 || m->gpt_headers[i] > m->image_size - 512)
+			return -1;
+	m->parts = calloc(json_array_size(parts) + 1, sizeof(*m->parts));
+	m->volumes = calloc(json_array_size(vols) + 1, sizeof(*m->volumes));
+	if (!m->parts || !m->volumes)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(parts); i++) {
+		int rc = read_part(json_array_get(parts, i), &m->parts[m->n_parts++]);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < json_array_size(vols); i++) {
+		int rc = read_volume(json_array_get(vols, i), m->image_size,
+				     &m->volumes[m->n_volumes++]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int read_fields(json_t *root, struct cards_manifest *m)
+{
+	json_t *fields = json_object_get(root, "fields");
+	int rc;
+
+	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT) != 0 ||
+	    get_u64(root, "image-size", UINT64_MAX >> 4, &m->image_size) || m->image_size < 512 ||
+	    !json_is_array(fields))
+		return -1;
+	if ((rc = get_str(root, "seed", &m->seed)) || (rc = read_ids(root, m)))
+		return rc;
+	m->files = calloc(json_array_size(fields) + 1, sizeof(*m->files));
+	if (!m->files)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(fields); i++) {
+		int rc = read_file(json_array_get(fields, i), m->image_size, &m->files[m->n_files++]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+	int rc;
+
+	if (!root)
+		return diag_error(d, "%s: %s", path, err.text);
+	rc = read_fields(root, m);
+	json_decref(root);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return diag_error(d, "%s: not a per-card manifest of sdimg (\"format\": \"%s\") or "
+				     "damaged", path, CARDS_FORMAT);
+	return 0;
+}
+
+void cards_manifest_release(struct cards_manifest *m)
+{
+	for (size_t i = 0; i < m->n_files; i++) {
+		free(m->files[i].partition);
+		free(m->files[i].path);
+		free(m->files[i].template);
+	}
+	free(m->files);
+	for (size_t i = 0; i < m->n_parts; i++)
+		free(m->parts[i].name);
+	free(m->parts);
+	for (size_t i = 0; i < m->n_volumes; i++)
+		free(m->volumes[i].partition);
+	free(m->volumes);
+	free(m->seed);
+	*m = (struct cards_manifest){ 0 };
+}
+
+/* ---------------------------------------------------------------- templates */
+
+/* The name of the ${NAME} at @p, its length in *@len; NULL when @p starts none. */
+static const char *var_at(const char *p, size_t *len)
+{
+	const char *end;
+
+	if (p[0] != '$' || p[1] != '{' || !(end = strchr(p + 2, '}')) || end == p + 2)
+		return NULL;
+	*len = (size_t)(end - p - 2);
+	return strspn(p + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+			       *len
+		       ? p + 2
+		       : NULL;
+}
+
+int cards_render(const char *template, const struct cards_var *vars, size_t n,
+		 const char *where, char **ret, struct diag *d)
+{
+	struct strbuf out = { 0 };
+	int rc = strbuf_puts(&out, "");
+
+	for (const char *p = template; rc == 0 && *p;) {
+		size_t len;
+		const char *name = var_at(p, &len);
+		if (!name) {
+			rc = strbuf_putc(&out, *p++);
+			continue;
+		}
+		size_t i = 0;
+		while (i < n && (strlen(vars[i].name) != len || memcmp(vars[i].name, name, len)))
+			i++;
+		if (i == n)
+			rc = diag_error(d, "%s: no value for ${%.*s}", where, (int)len, name);
+		else
+			rc = strbuf_puts(&out, vars[i].value);
+		p = name + len + 1;
+	}
+	if (rc < 0) {
+		strbuf_release(&out);
+		return rc;
+	}
+	*ret = out.s;
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * cards: the per-card manifest, IMAGE.cards.json, that a build writes beside an image whose
+ * layout has per-card values, and the templates it holds. The builder writes it, `sdimg
+ * personalize` and `sdimg flash --card-values` read it (the format: README.md, "Per-card
+ * values"). Byte offsets count from the image's first byte.
+ */
+#ifndef SDIMG_COMMON_CARDS_H
+#define SDIMG_COMMON_CARDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+
+#define CARDS_FORMAT "sdimg-cards 1"
+#define CARDS_MBR_DISK_ID 440u /* the MBR disk signature's byte */
+
+/* A FAT file whose content is a template filled in for each card. */
+struct cards_file {
+	char *partition;        /* the layout's partition name (owned) */
+	char *path;             /* its FAT path (owned) */
+	char *template;         /* its content, ${NAME} standing for a card's value (owned) */
+	uint64_t reserve;       /* the most bytes a card's content may take */
+	unsigned fat_type;      /* 12, 16 or 32 */
+	uint32_t cluster_size;
+	uint32_t first_cluster; /* its clusters: first_cluster .. + clusters - 1 */
+	uint32_t clusters;
+	uint64_t data;          /* its first cluster's first byte */
+	uint64_t entry;         /* its short directory entry */
+	uint64_t fats[2];       /* each FAT's first byte, n_fats of them */
+	unsigned n_fats;
+	uint64_t fsinfo[2];     /* FAT32: the FSInfo sector and its backup; n_fsinfo of them */
+	unsigned n_fsinfo;
+	uint32_t free_base;     /* FAT32: free clusters with every per-card file of the volume
+				   empty */
+};
+
+/* A partition of the table, for the ${PARTUUID_NAME} of templates. */
+struct cards_part {
+	char *name;             /* the layout's partition name (owned) */
+	unsigned number;        /* its number in the table (gpt: its entry is number - 1) */
+	bool per_card_uuid;     /* gpt: its unique GUID is set anew on every card */
+};
+
+/* A FAT volume with volume-id = per-card: where its BS_VolID fields are. */
+struct cards_volume {
+	char *partition;        /* owned */
+	uint64_t volume_id[2];  /* the boot sector's field and (FAT32) its backup's */
+	unsigned n_volume_id;
+};
+
+struct cards_manifest {
+	uint64_t image_size;
+	char *seed;             /* the layout's seed: per-card ids derive from it (owned) */
+	struct cards_file *files;
+	size_t n_files;
+	bool mbr_disk_id;       /* mbr, disk-id = per-card: the signature at byte 440 */
+	uint64_t gpt_headers[2];/* gpt, disk-id = per-card: the headers, n_gpt_headers of them */
+	unsigned n_gpt_headers;
+	struct cards_part *parts; /* with disk-id = per-card: every partition of the table */
+	size_t n_parts;
+	struct cards_volume *volumes;
+	size_t n_volumes;
+};
+
+/* A card's value of ${name}. */
+struct cards_var {
+	const char *name;
+	const char *value;
+};
+
+/* The manifest's JSON text in *@ret (free() it). Returns 0 or -ENOMEM. */
+int cards_manifest_text(const struct cards_manifest *m, char **ret);
+
+/* Reads the manifest @path into @m (zero it first; release it with cards_manifest_release(),
+ * also after a failure). Returns 0 or -EINVAL/-errno with a message naming @path in @d. */
+int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d);
+
+void cards_manifest_release(struct cards_manifest *m);
+
+/*
+ * @template with each ${NAME} replaced by the value of NAME in @vars (@n of them), in a new
+ * string in *@ret (free() it). A name without a value is an error naming it and @where.
+ * Returns 0, -EINVAL with a message in @d, or -ENOMEM.
+ */
+int cards_render(const char *template, const struct cards_var *vars, size_t n,
+		 const char *where, char **ret, struct diag *d);
+
+#endif

@@ -1,0 +1,288 @@
+/* cards: the per-card manifest beside the image (common/cards.h; see builder_priv.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cards.h"
+#include "fat/fat.h"
+#include "mkimage/builder/builder_priv.h"
+
+/* The per-card file of content node @n of partition @i, placed as fat/ wrote it. */
+static int card_file(const struct build *b, size_t i, const struct content_node *n,
+		     struct cards_file *ret)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct part_state *ps = &b->parts[i];
+	const struct fat_geom *g = &ps->geom;
+	uint64_t vol = build_region_of(b, i)->start;
+	struct fat_place at;
+
+	if (fat_tree_file_place(ps->tree, n->path, &at) < 0 || !at.data)
+		return diag_error(b->d, "%s: per-card file %s was not placed", p->name, n->path);
+	*ret = (struct cards_file){
+		.partition = strdup(p->name), .path = strdup(n->path), .template = strdup(n->text),
+		.reserve = p->entries[n->source].reserve, .fat_type = (unsigned)g->type,
+		.cluster_size = g->cluster_size,
+		.first_cluster = (uint32_t)((at.data - g->data_offset) / g->cluster_size + 2),
+		.clusters = (uint32_t)(at.room / g->cluster_size), .data = vol + at.data,
+		.entry = vol + at.entry, .n_fats = g->fats,
+	};
+	for (unsigned k = 0; k < g->fats && k < 2; k++)
+		ret->fats[k] = vol + ((uint64_t)g->reserved + (uint64_t)k * g->fat_sectors) * FAT_SECTOR;
+	if (g->type == FAT_32) { /* FSInfo in sector 1, its backup in sector 7 (fat/write.c) */
+		ret->fsinfo[0] = vol + FAT_SECTOR;
+		ret->fsinfo[1] = vol + 7 * FAT_SECTOR;
+		ret->n_fsinfo = 2;
+	}
+	return ret->partition && ret->path && ret->template ? 0 : -ENOMEM;
+}
+
+/* FAT32: the free clusters of each volume with all its per-card files empty, from what the
+ * image's FSInfo says with the templates in them. */
+static int set_free_base(const struct build *b, struct cards_manifest *m)
+{
+	for (size_t i = 0; i < m->n_files; i++) {
+		struct cards_file *f = &m->files[i];
+		uint8_t le[4];
+		if (!f->n_fsinfo)
+			continue;
+		/* FSI_Free_Count: bytes 488-491 of the FSInfo sector (fatgen103 §5) */
+		if (pread(b->image.fd, le, 4, (off_t)(f->fsinfo[0] + 488)) != 4)
+			return diag_error(b->d, "%s: cannot read back FSInfo", b->o->output);
+		uint32_t free_now = (uint32_t)le[0] | (uint32_t)le[1] << 8 | (uint32_t)le[2] << 16 |
+				    (uint32_t)le[3] << 24;
+		for (size_t j = 0; j < m->n_files; j++)
+			if (m->files[j].fsinfo[0] == f->fsinfo[0])
+				free_now += (uint32_t)((strlen(m->files[j].template) +
+							m->files[j].cluster_size - 1) /
+						       m->files[j].cluster_size);
+		f->free_base = free_now;
+	}
+	return 0;
+}
+
+/* ---- disk-id = per-card, volume-id = per-card ---- */
+
+static int add_volume(const struct build *b, size_t i, struct cards_manifest *m)
+{
+	const struct fat_geom *g = &b->parts[i].geom;
+	uint64_t vol = build_region_of(b, i)->start;
+	/* BS_VolID: byte 39 on FAT12/16, 67 on FAT32 (fatgen103 §3.2, §3.3), whose backup boot
+	 * sector in sector 6 holds it too */
+	struct cards_volume v = { .partition = strdup(b->l->parts[i].name) };
+	struct cards_volume *vs = realloc(m->volumes, (m->n_volumes + 1) * sizeof(*vs));
+
+	if (vs)
+		m->volumes = vs;
+	if (!vs || !v.partition) {
+		free(v.partition);
+		return -ENOMEM;
+	}
+	v.volume_id[v.n_volume_id++] = vol + (g->type == FAT_32 ? 67 : 39);
+	if (g->type == FAT_32)
+		v.volume_id[v.n_volume_id++] = vol + 6 * FAT_SECTOR + 67;
+	m->volumes[m->n_volumes++] = v;
+	return 0;
+}
+
+static int add_parts(const struct build *b, struct cards_manifest *m)
+{
+	bool gpt = b->plan->table == LAYOUT_TABLE_GPT;
+
+	m->mbr_disk_id = !gpt;
+	if (gpt) {
+		m->gpt_headers[m->n_gpt_headers++] = FAT_SECTOR;
+		if (b->plan->gpt_backup)
+			m->gpt_headers[m->n_gpt_headers++] = b->plan->image_size - FAT_SECTOR;
+	}
+	m->parts = calloc(b->plan->n_regions + 1, sizeof(*m->parts));
+	if (!m->parts)
+		return -ENOMEM;
+	for (size_t k = 0; k < b->plan->n_regions; k++) {
+		const struct plan_region *r = &b->plan->regions[k];
+		if (r->kind != PLAN_PARTITION || !r->number)
+			continue;
+		struct cards_part *p = &m->parts[m->n_parts++];
+		p->number = r->number;
+		p->per_card_uuid = gpt && !r->part->uuid_set;
+		if (!(p->name = strdup(r->part->name)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The texts an id of this image goes by, which a file that is not per-card must not hold
+ * (that file would name the image's id, not the card's): @n of them into @texts. */
+static size_t id_texts(const struct build *b, const struct cards_manifest *m,
+		       char texts[][40], size_t max)
+{
+	const struct layout *l = b->l;
+	size_t n = 0;
+	struct layout_guid g;
+
+	for (size_t i = 0; i < m->n_parts && n < max; i++) {
+		if (m->mbr_disk_id)
+			snprintf(texts[n++], 40, "%08x-%02x", build_id_mbr_disk(l->image.seed),
+				 m->parts[i].number);
+		else if (m->parts[i].per_card_uuid) {
+			build_id_partition_uuid(l->image.seed, m->parts[i].name, &g);
+			layout_guid_text(&g, texts[n++]);
+		}
+	}
+	if (m->n_gpt_headers && n < max) {
+		build_id_gpt_disk(l->image.seed, &g);
+		layout_guid_text(&g, texts[n++]);
+	}
+	for (size_t i = 0; i < l->n_parts && n < max; i++)
+		if (layout_part_is_fat(&l->parts[i]) && l->parts[i].fat.volume_id_per_card) {
+			uint32_t v = b->parts[i].opts.volume_id;
+			snprintf(texts[n++], 40, "%04X-%04X", v >> 16, v & 0xFFFF);
+		}
+	return n;
+}
+
+/* Whether @hay (@len bytes) holds @text in lower or in upper case (as ids are written). */
+static bool holds_text(const char *hay, size_t len, const char *text)
+{
+	char lower[40], upper[40];
+	size_t tl = strlen(text);
+
+	for (size_t i = 0; i <= tl; i++) {
+		lower[i] = (char)tolower((unsigned char)text[i]);
+		upper[i] = (char)toupper((unsigned char)text[i]);
+	}
+	return tl && (memmem(hay, len, lower, tl) || memmem(hay, len, upper, tl));
+}
+
+#define SCAN_CHUNK (1u << 20)
+#define SCAN_KEEP 40u /* an id's text is shorter: a chunk keeps the previous one's tail */
+
+/* The first of @texts (@n) that host file @path holds, read a chunk at a time; -1: none. */
+static int host_holds(const char *path, char texts[][40], size_t n, char *buf)
+{
+	FILE *f = fopen(path, "rb");
+	size_t have = 0, got;
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && (got = fread(buf + have, 1, SCAN_CHUNK, f)) > 0) {
+		have += got;
+		for (size_t t = 0; t < n && found < 0; t++)
+			if (holds_text(buf, have, texts[t]))
+				found = (int)t;
+		size_t keep = have < SCAN_KEEP ? have : SCAN_KEEP;
+		memmove(buf, buf + have - keep, keep);
+		have = keep;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A per-card id whose image value a file that is not per-card names verbatim: refused. */
+static int check_verbatim(const struct build *b, const struct cards_manifest *m)
+{
+	char texts[LAYOUT_GPT_MAX_PARTITIONS + 64][40];
+	size_t n = id_texts(b, m, texts, sizeof(texts) / sizeof(texts[0]));
+	int bad = 0;
+
+	char *buf = n ? malloc(SCAN_CHUNK + SCAN_KEEP) : NULL;
+
+	if (n && !buf)
+		return -ENOMEM;
+	for (size_t i = 0; n && i < b->l->n_parts; i++) {
+		const struct content *c = &b->parts[i].content;
+		for (size_t k = 0; layout_part_is_fat(&b->l->parts[i]) && k < c->n; k++) {
+			const struct content_node *nd = &c->nodes[k];
+			int t = -1;
+			if (nd->removed || nd->is_dir || b->l->parts[i].entries[nd->source].per_card)
+				continue;
+			for (size_t x = 0; nd->text && x < n && t < 0; x++)
+				if (holds_text(nd->text, strlen(nd->text), texts[x]))
+					t = (int)x;
+			if (!nd->text && nd->host_path)
+				t = host_holds(nd->host_path, texts, n, buf);
+			if (t < 0)
+				continue;
+			bad = 1;
+			diag_error(b->d, "%s: %s holds %s, an id that is per-card: the card's own id "
+					 "would differ (make the file per-card and write the id's "
+					 "${VARIABLE})", nd->origin ? nd->origin : nd->path, nd->path,
+				   texts[t]);
+		}
+	}
+	free(buf);
+	return bad ? -EINVAL : 0;
+}
+
+static int gather_ids(const struct build *b, struct cards_manifest *m)
+{
+	int rc = 0;
+
+	if (b->l->image.disk_id_per_card)
+		rc = add_parts(b, m);
+	for (size_t i = 0; rc == 0 && i < b->l->n_parts; i++)
+		if (layout_part_is_fat(&b->l->parts[i]) && b->l->parts[i].fat.volume_id_per_card)
+			rc = add_volume(b, i, m);
+	return rc == 0 ? check_verbatim(b, m) : rc;
+}
+
+static int gather(const struct build *b, struct cards_manifest *m)
+{
+	int rc = gather_ids(b, m);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < b->l->n_parts; i++) {
+		const struct content *c = &b->parts[i].content;
+		if (!layout_part_is_fat(&b->l->parts[i]))
+			continue;
+		for (size_t k = 0; k < c->n; k++) {
+			const struct content_node *n = &c->nodes[k];
+			if (n->removed || n->is_dir || !b->l->parts[i].entries[n->source].per_card)
+				continue;
+			struct cards_file *v = realloc(m->files, (m->n_files + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			m->files = v;
+			int rc = card_file(b, i, n, &m->files[m->n_files++]);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return set_free_base(b, m);
+}
+
+int build_write_cards(struct build *b)
+{
+	struct cards_manifest m = { .image_size = b->plan->image_size };
+	char *text = NULL;
+	int rc = (m.seed = strdup(b->l->image.seed)) ? gather(b, &m) : -ENOMEM;
+
+	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes)) {
+		if (asprintf(&b->cards_path, "%s.cards.json", b->o->output) < 0) {
+			b->cards_path = NULL;
+			rc = -ENOMEM;
+		}
+		if (rc == 0)
+			rc = build_file_create(&b->cards, b->cards_path, "the per-card manifest", 0,
+					       b->d);
+		if (rc == 0)
+			rc = cards_manifest_text(&m, &text);
+		for (size_t off = 0, len = text ? strlen(text) : 0; rc == 0 && off < len;) {
+			ssize_t w = write(b->cards.fd, text + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				rc = diag_error(b->d, "%s: %s", b->cards_path, strerror(errno));
+			else
+				off += (size_t)w;
+		}
+	}
+	free(text);
+	cards_manifest_release(&m);
+	return rc;
+}

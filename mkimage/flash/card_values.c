@@ -1,0 +1,390 @@
+/* card_values: each card's own values (--card-values) and its bytes (see flash.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/strbuf.h"
+#include "mkimage/flash/flash_priv.h"
+
+static bool is_name(const char *s, size_t len)
+{
+	if (!len || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------- CSV (RFC 4180) */
+
+/* One field at *@p (a line of the file), into @out; *@p moves past it and its comma.
+ * Returns 1 when the line goes on, 0 at its end, -EINVAL for a broken quote. */
+static int csv_field(const char **p, struct strbuf *out)
+{
+	const char *s = *p;
+	int rc = strbuf_reset(out);
+
+	if (*s == '"') {
+		for (s++; rc == 0; s++) {
+			if (*s == '\0')
+				return -EINVAL;
+			if (*s == '"' && s[1] == '"')
+				rc = strbuf_putc(out, *s++);
+			else if (*s == '"')
+				break;
+			else
+				rc = strbuf_putc(out, *s);
+		}
+		s++;
+		if (*s && *s != ',' && *s != '\n' && *s != '\r')
+			return -EINVAL;
+	} else {
+		while (rc == 0 && *s && *s != ',' && *s != '\n' && *s != '\r')
+			rc = strbuf_putc(out, *s++);
+	}
+	if (rc < 0)
+		return rc;
+	if (*s == ',') {
+		*p = s + 1;
+		return 1;
+	}
+	*p = s + strspn(s, "\r");
+	if (**p == '\n')
+		(*p)++;
+	return 0;
+}
+
+/* The fields of the line at *@p into @ret (owned strings, *@n of them). */
+static int csv_line(const char **p, char ***ret, size_t *n)
+{
+	struct strbuf f = { 0 };
+	int more = 1;
+
+	*ret = NULL;
+	*n = 0;
+	while (more == 1) {
+		more = csv_field(p, &f);
+		if (more < 0)
+			break;
+		char **v = realloc(*ret, (*n + 1) * sizeof(*v));
+		if (!v) {
+			more = -ENOMEM;
+			break;
+		}
+		*ret = v;
+		if (!((*ret)[(*n)++] = strdup(f.s ? f.s : ""))) {
+			more = -ENOMEM;
+			break;
+		}
+	}
+	strbuf_release(&f);
+	return more < 0 ? more : 0;
+}
+
+static void free_fields(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static char *read_text(const char *path, struct diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf s = { 0 };
+	char buf[4096];
+	size_t got;
+	int rc = 0;
+
+	if (!f) {
+		diag_error(d, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	while (rc == 0 && (got = fread(buf, 1, sizeof(buf) - 1, f)) > 0) {
+		buf[got] = '\0';
+		if (memchr(buf, '\0', got))
+			rc = diag_error(d, "%s: a NUL byte: not a CSV text file", path);
+		else
+			rc = strbuf_puts(&s, buf);
+	}
+	if (rc == 0 && ferror(f))
+		rc = diag_error(d, "%s: %s", path, strerror(errno));
+	fclose(f);
+	if (rc == 0 && !s.s)
+		rc = strbuf_puts(&s, "");
+	if (rc < 0) {
+		strbuf_release(&s);
+		return NULL;
+	}
+	return s.s;
+}
+
+static int read_csv(struct flash_card_values *cv, const char *path, struct diag *d)
+{
+	char *text = read_text(path, d);
+	const char *p = text;
+	int line = 1, rc;
+
+	if (!text)
+		return -EINVAL;
+	rc = csv_line(&p, &cv->names, &cv->n_names);
+	for (size_t i = 0; rc == 0 && i < cv->n_names; i++)
+		if (!is_name(cv->names[i], strlen(cv->names[i])))
+			rc = diag_error(d, "%s:1: '%s' is not a variable name (letters, digits, _)",
+					path, cv->names[i]);
+	while (rc == 0 && *p) {
+		char **f;
+		size_t n;
+		line++;
+		if (*p == '\n' || (*p == '\r' && p[1] == '\n')) { /* a blank line */
+			p += *p == '\r' ? 2 : 1;
+			continue;
+		}
+		if ((rc = csv_line(&p, &f, &n)) == -EINVAL)
+			rc = diag_error(d, "%s:%d: a quoted field that does not end", path, line);
+		if (rc == 0 && n != cv->n_names)
+			rc = diag_error(d, "%s:%d: %zu fields, the first line names %zu", path, line,
+					n, cv->n_names);
+		char ***rows = rc == 0 ? realloc(cv->rows, (cv->n_rows + 1) * sizeof(*rows)) : NULL;
+		if (rc == 0 && !rows)
+			rc = -ENOMEM;
+		if (rc == 0) {
+			cv->rows = rows;
+			cv->rows[cv->n_rows++] = f;
+		} else {
+			free_fields(f, n);
+		}
+	}
+	if (rc == -EINVAL && !d->errors)
+		rc = diag_error(d, "%s:1: a quoted field that does not end", path);
+	free(text);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- counters */
+
+/* NAME=PATTERN: PATTERN's {index} (or {index:0N}, {index:N}) is the card's index. */
+static int add_counter(struct flash_card_values *cv, const char *spec, struct diag *d)
+{
+	const char *eq = strchr(spec, '=');
+
+	if (!eq || !is_name(spec, (size_t)(eq - spec)))
+		return diag_error(d, "--card-values: '%s' is neither NAME=PATTERN nor a CSV file",
+				  spec);
+	for (const char *b = strchr(eq, '{'); b; b = strchr(b + 1, '{')) {
+		unsigned w;
+		char z;
+		int used = 0;
+		if (strncmp(b, "{index}", 7) == 0)
+			continue;
+		if (sscanf(b, "{index:%u%c%n", &w, &z, &used) < 2 || z != '}' || w > 20)
+			return diag_error(d, "--card-values: '%s': write {index} or {index:06} for "
+					     "the card's number", spec);
+	}
+	char **v = realloc(cv->counters, (cv->n_counters + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	cv->counters = v;
+	return (cv->counters[cv->n_counters++] = strdup(spec)) ? 0 : -ENOMEM;
+}
+
+/* The value of counter @spec for card @index, in a new string. */
+static char *counter_value(const char *spec, uint64_t index)
+{
+	struct strbuf s = { 0 };
+	int rc = strbuf_puts(&s, "");
+
+	for (const char *p = strchr(spec, '=') + 1; rc == 0 && *p;) {
+		unsigned w = 0;
+		char z = 0, num[48];
+		int used = 0;
+		bool zero = strncmp(p, "{index:0", 8) == 0;
+		if (strncmp(p, "{index}", 7) == 0) {
+			snprintf(num, sizeof(num), "%" PRIu64, index);
+			rc = strbuf_puts(&s, num);
+			p += 7;
+		} else if (sscanf(p, "{index:%u%c%n", &w, &z, &used) == 2 && z == '}') {
+			snprintf(num, sizeof(num), zero ? "%0*" PRIu64 : "%*" PRIu64, (int)w, index);
+			rc = strbuf_puts(&s, num);
+			p += used;
+		} else {
+			rc = strbuf_putc(&s, *p++);
+		}
+	}
+	if (rc < 0) {
+		strbuf_release(&s);
+		return NULL;
+	}
+	return s.s;
+}
+
+/* ---------------------------------------------------------------- the source */
+
+/* IMAGE.cards.json, or beside the image without its compression suffix, into @path;
+ * whether it exists. */
+static bool manifest_path(const char *image, char *path, size_t n)
+{
+	static const char *const suffixes[] = { ".zst", ".xz", ".gz" };
+	size_t len = strlen(image);
+
+	snprintf(path, n, "%s.cards.json", image);
+	for (size_t i = 0; i < 3 && access(path, F_OK) != 0; i++) {
+		size_t sl = strlen(suffixes[i]);
+		if (len > sl && strcmp(image + len - sl, suffixes[i]) == 0)
+			snprintf(path, n, "%.*s.cards.json", (int)(len - sl), image);
+	}
+	return access(path, F_OK) == 0;
+}
+
+void flash_card_values_hint(const char *image, struct diag *d)
+{
+	char path[4200];
+
+	if (manifest_path(image, path, sizeof(path)))
+		diag_warning(d, "%s: the image has per-card values (%s): without --card-values "
+				"every card gets the image's own", image, path);
+}
+
+static int read_manifest(struct flash_card_values *cv, const char *image, struct diag *d)
+{
+	char path[4200];
+
+	if (!manifest_path(image, path, sizeof(path)))
+		return diag_error(d, "%s: no per-card manifest beside it (%s.cards.json, which "
+				     "sdimg build writes for a layout with per-card values)", image,
+				  image);
+	return cards_manifest_read(path, &cv->manifest, d);
+}
+
+int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,
+			   uint64_t first_index, const char *image, struct diag *d)
+{
+	int rc = 0;
+
+	*cv = (struct flash_card_values){ .next_index = first_index };
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (!strchr(specs[i], '=') && !cv->csv) {
+			cv->csv = specs[i];
+			rc = read_csv(cv, specs[i], d);
+		} else if (!strchr(specs[i], '=')) {
+			rc = diag_error(d, "--card-values: one CSV file only ('%s' and '%s')", cv->csv,
+					specs[i]);
+		} else {
+			rc = add_counter(cv, specs[i], d);
+		}
+	}
+	if (rc == 0)
+		rc = read_manifest(cv, image, d);
+	return rc;
+}
+
+void flash_card_values_close(struct flash_card_values *cv)
+{
+	for (size_t i = 0; i < cv->n_rows; i++)
+		free_fields(cv->rows[i], cv->n_names);
+	free(cv->rows);
+	free_fields(cv->names, cv->n_names);
+	free_fields(cv->counters, cv->n_counters);
+	cards_manifest_release(&cv->manifest);
+	*cv = (struct flash_card_values){ 0 };
+}
+
+void flash_card_release(struct flash_card_set *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_vars; i++) {
+		free((char *)c->vars[i].name);
+		free((char *)c->vars[i].value);
+	}
+	free(c->vars);
+	flash_patches_release(&c->patches);
+	free(c);
+}
+
+static int add_value(struct flash_card_set *c, const char *name, char *value)
+{
+	char *n = strdup(name);
+
+	if (!n || !value) {
+		free(n);
+		free(value);
+		return -ENOMEM;
+	}
+	c->vars[c->n_vars++] = (struct cards_var){ .name = n, .value = value };
+	return 0;
+}
+
+int flash_card_values_next(struct flash_card_values *cv, int fd, const char *image,
+			   struct flash_card_set **ret, struct diag *d)
+{
+	struct flash_card_set *c = calloc(1, sizeof(*c));
+	int rc = 0;
+
+	*ret = NULL;
+	if (!c || !(c->vars = calloc(cv->n_names + cv->n_counters + 1, sizeof(*c->vars)))) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->index = cv->next_index++;
+	if (cv->csv) {
+		if (c->index < 1 || c->index > cv->n_rows)
+			rc = diag_error(d, "%s: no row %" PRIu64 " for this card (it has %zu)",
+					cv->csv, c->index, cv->n_rows);
+		else
+			c->row = (size_t)c->index;
+	}
+	for (size_t i = 0; rc == 0 && c->row && i < cv->n_names; i++)
+		rc = add_value(c, cv->names[i], strdup(cv->rows[c->row - 1][i]));
+	for (size_t i = 0; rc == 0 && i < cv->n_counters; i++) {
+		char *name = strndup(cv->counters[i], strcspn(cv->counters[i], "="));
+		rc = name ? add_value(c, name, counter_value(cv->counters[i], c->index)) : -ENOMEM;
+		free(name);
+	}
+	if (rc == 0)
+		rc = flash_cards_patches(&cv->manifest, c->vars, c->n_vars, fd, image, &c->patches,
+					 d);
+	if (rc < 0) {
+		flash_card_release(c);
+		return rc;
+	}
+	*ret = c;
+	return 0;
+}
+
+json_t *flash_card_json(const struct flash_card_set *c)
+{
+	json_t *o = json_object(), *v = json_object();
+
+	for (size_t i = 0; o && v && i < c->n_vars; i++)
+		json_object_set_new(v, c->vars[i].name, json_string(c->vars[i].value));
+	if (o) {
+		json_object_set_new(o, "index", json_integer((json_int_t)c->index));
+		json_object_set_new(o, "row", c->row ? json_integer((json_int_t)c->row) : json_null());
+		json_object_set_new(o, "values", v);
+	}
+	return o;
+}
+
+int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *im,
+		      struct diag *d)
+{
+	for (size_t i = 0; i < c->patches.n; i++) {
+		const struct flash_patch *p = &c->patches.v[i];
+		size_t k = 0;
+		while (k < im->n_ranges && im->ranges[k].end <= p->offset)
+			k++;
+		if (k == im->n_ranges || im->ranges[k].start > p->offset ||
+		    im->ranges[k].end < p->offset + p->len)
+			return diag_error(d, "%s: bytes %" PRIu64 "-%" PRIu64 " hold per-card values "
+					     "but are not mapped (flash with the bmap sdimg build "
+					     "--bmap writes)", im->path, p->offset,
+					  p->offset + p->len - 1);
+	}
+	return 0;
+}

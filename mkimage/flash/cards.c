@@ -1,0 +1,385 @@
+/* cards: one card's own bytes, from the per-card manifest (see flash.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "common/gpt.h"
+
+#include "fat/fat.h"
+#include "mkimage/flash/flash.h"
+
+/* A new patch of @len bytes at @offset, holding what the image (with the earlier patches)
+ * has there. */
+static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_t offset,
+		     size_t len, struct diag *d, uint8_t **ret)
+{
+	struct flash_patch *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	uint8_t *bytes = calloc(1, len ? len : 1);
+	if (!bytes)
+		return -ENOMEM;
+	p->v[p->n++] = (struct flash_patch){ .offset = offset, .len = len, .bytes = bytes };
+	ssize_t got = pread(fd, bytes, len, (off_t)offset);
+	if (got < 0 || (size_t)got != len)
+		return diag_error(d, "%s: cannot read %zu bytes at %llu: %s", image, len,
+				  (unsigned long long)offset, got < 0 ? strerror(errno) : "too short");
+	/* what earlier patches changed here stays changed (two files' FAT entries may share
+	 * bytes) */
+	struct flash_patches earlier = { .v = p->v, .n = p->n - 1 };
+	flash_patches_overlay(&earlier, offset, bytes, len);
+	*ret = bytes;
+	return 0;
+}
+
+static struct fat_card_file fat_file(const struct cards_file *f)
+{
+	return (struct fat_card_file){ .type = (enum fat_type)f->fat_type,
+				       .cluster_size = f->cluster_size,
+				       .first_cluster = f->first_cluster, .clusters = f->clusters };
+}
+
+/* One per-card file filled with @content (@len bytes, at most its reserve). */
+static int file_patches(const struct cards_file *f, const char *content, size_t len, int fd,
+			const char *image, struct flash_patches *p, struct diag *d)
+{
+	struct fat_card_file ff = fat_file(f);
+	uint8_t *b;
+	int rc = add_patch(p, fd, image, f->data, (size_t)f->reserve, d, &b);
+
+	if (rc < 0)
+		return rc;
+	memset(b, 0, (size_t)f->reserve);
+	memcpy(b, content, len);
+	if ((rc = add_patch(p, fd, image, f->entry, 32, d, &b)) < 0)
+		return rc;
+	fat_card_entry(&ff, len, b);
+	for (unsigned k = 0; k < f->n_fats; k++) {
+		rc = add_patch(p, fd, image, f->fats[k] + fat_card_fat_start(&ff),
+			       (size_t)fat_card_fat_len(&ff), d, &b);
+		if (rc < 0)
+			return rc;
+		fat_card_chain(&ff, len, b);
+	}
+	return 0;
+}
+
+/* FAT32: each volume's FSInfo free count, with the clusters its per-card files now use. */
+static int fsinfo_patches(const struct cards_manifest *m, const size_t *lens, int fd,
+			  const char *image, struct flash_patches *p, struct diag *d)
+{
+	for (size_t i = 0; i < m->n_files; i++) {
+		const struct cards_file *f = &m->files[i];
+		bool first = true;
+		uint32_t free_count = f->free_base;
+		for (size_t j = 0; j < m->n_files; j++) {
+			const struct cards_file *g = &m->files[j];
+			if (!g->n_fsinfo || g->fsinfo[0] != f->fsinfo[0])
+				continue;
+			first &= j >= i;
+			struct fat_card_file gf = fat_file(g);
+			free_count -= fat_card_used(&gf, lens[j]);
+		}
+		for (unsigned k = 0; first && k < f->n_fsinfo; k++) {
+			uint8_t *b;
+			int rc = add_patch(p, fd, image, f->fsinfo[k], FAT_SECTOR, d, &b);
+			if (rc < 0)
+				return rc;
+			fat_card_fsinfo(b, free_count);
+		}
+	}
+	return 0;
+}
+
+/* ---- ids set anew on every card ---- */
+
+static int cmp_var(const void *a, const void *b)
+{
+	return strcmp(((const struct cards_var *)a)->name, ((const struct cards_var *)b)->name);
+}
+
+/*
+ * An id of one card: SHA-256 of SEED "\n" "card/" PURPOSE NAME "\n" and then each of the
+ * card's values as NAME "=" VALUE "\n" in the order of their names, so that cards with other
+ * values get other ids, and the same card the same ones again.
+ */
+static void card_hash(const char *seed, const struct cards_var *sorted, size_t n,
+		      const char *purpose, const char *name, uint8_t out[32])
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int len = 0;
+	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+		 EVP_DigestUpdate(ctx, seed, strlen(seed)) && EVP_DigestUpdate(ctx, "\ncard/", 6) &&
+		 EVP_DigestUpdate(ctx, purpose, strlen(purpose)) &&
+		 EVP_DigestUpdate(ctx, name, strlen(name)) && EVP_DigestUpdate(ctx, "\n", 1);
+
+	memset(out, 0, 32);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = EVP_DigestUpdate(ctx, sorted[i].name, strlen(sorted[i].name)) &&
+		     EVP_DigestUpdate(ctx, "=", 1) &&
+		     EVP_DigestUpdate(ctx, sorted[i].value, strlen(sorted[i].value)) &&
+		     EVP_DigestUpdate(ctx, "\n", 1);
+	if (ok)
+		EVP_DigestFinal_ex(ctx, out, &len);
+	EVP_MD_CTX_free(ctx);
+}
+
+/* The first 16 bytes of @h as a version-4 GUID (RFC 4122 §4.4), in text order. */
+static void to_guid(uint8_t g[16], const uint8_t h[32])
+{
+	memcpy(g, h, 16);
+	g[6] = (uint8_t)((g[6] & 0x0f) | 0x40);
+	g[8] = (uint8_t)((g[8] & 0x3f) | 0x80);
+}
+
+/* @g (text order) as a GPT stores it: the first three fields little-endian (UEFI 2.10,
+ * Appendix A). */
+static void guid_on_disk(uint8_t out[16], const uint8_t g[16])
+{
+	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+	for (int i = 0; i < 16; i++)
+		out[i] = g[order[i]];
+}
+
+static void guid_text(const uint8_t g[16], char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	char *p = out;
+
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*p++ = '-';
+		*p++ = hex[g[i] >> 4];
+		*p++ = hex[g[i] & 15];
+	}
+	*p = '\0';
+}
+
+/* One card's ids, and the variables that name them in templates. */
+struct card_ids {
+	struct cards_var *vars;   /* the card's values, then the ids' (names and values owned
+				     from n_given on) */
+	size_t n, n_given;
+	uint32_t mbr;             /* the MBR disk signature */
+	uint8_t disk_guid[16];    /* text order */
+	uint8_t (*part_guid)[16]; /* one per m->parts */
+	uint32_t *volume;         /* one per m->volumes */
+};
+
+static void card_ids_release(struct card_ids *c)
+{
+	for (size_t i = c->n_given; c->vars && i < c->n; i++) {
+		free((char *)c->vars[i].name);
+		free((char *)c->vars[i].value);
+	}
+	free(c->vars);
+	free(c->part_guid);
+	free(c->volume);
+}
+
+static int add_id_var(struct card_ids *c, char *name, const char *value)
+{
+	char *v = strdup(value);
+
+	if (!name || !v) {
+		free(name);
+		free(v);
+		return -ENOMEM;
+	}
+	c->vars[c->n++] = (struct cards_var){ .name = name, .value = v };
+	return 0;
+}
+
+static char *joined(const char *a, const char *b)
+{
+	char *s = NULL;
+
+	return asprintf(&s, "%s%s", a, b) < 0 ? NULL : s;
+}
+
+static int derive_ids(const struct cards_manifest *m, const struct cards_var *vars,
+		      size_t n_vars, struct card_ids *c)
+{
+	size_t cap = n_vars + m->n_parts + m->n_volumes + 1;
+	struct cards_var *sorted = calloc(n_vars + 1, sizeof(*sorted));
+	uint8_t h[32];
+	char text[48];
+	int rc = 0;
+
+	c->vars = calloc(cap, sizeof(*c->vars));
+	c->part_guid = calloc(m->n_parts + 1, sizeof(*c->part_guid));
+	c->volume = calloc(m->n_volumes + 1, sizeof(*c->volume));
+	if (!sorted || !c->vars || !c->part_guid || !c->volume) {
+		free(sorted);
+		return -ENOMEM;
+	}
+	if (n_vars) { /* @vars may be NULL without any */
+		memcpy(sorted, vars, n_vars * sizeof(*vars));
+		qsort(sorted, n_vars, sizeof(*sorted), cmp_var);
+		memcpy(c->vars, vars, n_vars * sizeof(*vars));
+	}
+	c->n = c->n_given = n_vars;
+	if (m->mbr_disk_id) {
+		card_hash(m->seed, sorted, n_vars, "disk-id", "", h);
+		c->mbr = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+			 (uint32_t)h[3] << 24;
+		snprintf(text, sizeof(text), "%08x", c->mbr);
+		rc = add_id_var(c, strdup("DISK_ID"), text);
+	} else if (m->n_gpt_headers) {
+		card_hash(m->seed, sorted, n_vars, "disk-guid", "", h);
+		to_guid(c->disk_guid, h);
+		guid_text(c->disk_guid, text);
+		rc = add_id_var(c, strdup("DISK_ID"), text);
+	}
+	for (size_t i = 0; rc == 0 && i < m->n_parts; i++) {
+		const struct cards_part *p = &m->parts[i];
+		if (m->mbr_disk_id) {
+			snprintf(text, sizeof(text), "%08x-%02x", c->mbr, p->number);
+		} else if (p->per_card_uuid) {
+			card_hash(m->seed, sorted, n_vars, "partition-uuid/", p->name, h);
+			to_guid(c->part_guid[i], h);
+			guid_text(c->part_guid[i], text);
+		} else {
+			continue;
+		}
+		rc = add_id_var(c, joined("PARTUUID_", p->name), text);
+	}
+	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++) {
+		card_hash(m->seed, sorted, n_vars, "volume-id/", m->volumes[i].partition, h);
+		c->volume[i] = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+			       (uint32_t)h[3] << 24;
+		snprintf(text, sizeof(text), "%04X-%04X", c->volume[i] >> 16, c->volume[i] & 0xFFFF);
+		rc = add_id_var(c, joined("VOLUME_ID_", m->volumes[i].partition), text);
+	}
+	free(sorted);
+	return rc;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_n(const uint8_t *p, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = bytes - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* One GPT header and its entry array with the card's GUIDs, both CRCs recomputed (UEFI
+ * 2.10 §5.3.2). */
+static int gpt_patches(const struct cards_manifest *m, const struct card_ids *c, uint64_t at,
+		       int fd, const char *image, struct flash_patches *p, struct diag *d)
+{
+	uint8_t *hdr, *arr, g[16];
+	int rc = add_patch(p, fd, image, at, 512, d, &hdr);
+
+	if (rc < 0)
+		return rc;
+	uint32_t size = (uint32_t)get_n(hdr + GPT_HDR_SIZE, 4);
+	uint64_t lba = get_n(hdr + GPT_HDR_ENTRIES_LBA, 8);
+	uint64_t count = get_n(hdr + GPT_HDR_ENTRY_COUNT, 4), esize = get_n(hdr + GPT_HDR_ENTRY_SIZE, 4);
+	if (memcmp(hdr, GPT_SIGNATURE, GPT_SIGNATURE_LEN) || size < GPT_HEADER_MIN_SIZE ||
+	    size > 512 || esize < GPT_ENTRY_MIN_SIZE || count > 1024 ||
+	    lba * 512 + count * esize > m->image_size)
+		return diag_error(d, "%s: the GPT header at byte %llu is not the one the per-card "
+				     "manifest was made for", image, (unsigned long long)at);
+	if ((rc = add_patch(p, fd, image, lba * 512, (size_t)(count * esize), d, &arr)) < 0)
+		return rc;
+	guid_on_disk(hdr + GPT_HDR_DISK_GUID, c->disk_guid);
+	for (size_t i = 0; i < m->n_parts; i++)
+		if (m->parts[i].per_card_uuid && m->parts[i].number <= count) {
+			guid_on_disk(g, c->part_guid[i]);
+			memcpy(arr + (m->parts[i].number - 1) * esize + GPT_ENT_UNIQUE_GUID, g, 16);
+		}
+	put32(hdr + GPT_HDR_ENTRIES_CRC, gpt_crc32(arr, (size_t)(count * esize)));
+	put32(hdr + GPT_HDR_CRC, gpt_header_crc(hdr, size));
+	return 0;
+}
+
+static int id_patches(const struct cards_manifest *m, const struct card_ids *c, int fd,
+		      const char *image, struct flash_patches *p, struct diag *d)
+{
+	uint8_t *b;
+	int rc = 0;
+
+	if (m->mbr_disk_id && (rc = add_patch(p, fd, image, CARDS_MBR_DISK_ID, 4, d, &b)) == 0)
+		put32(b, c->mbr);
+	for (unsigned i = 0; rc == 0 && i < m->n_gpt_headers; i++)
+		rc = gpt_patches(m, c, m->gpt_headers[i], fd, image, p, d);
+	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++)
+		for (unsigned k = 0; rc == 0 && k < m->volumes[i].n_volume_id; k++)
+			if ((rc = add_patch(p, fd, image, m->volumes[i].volume_id[k], 4, d, &b)) == 0)
+				put32(b, c->volume[i]);
+	return rc;
+}
+
+int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *given,
+			size_t n_given, int fd, const char *image, struct flash_patches *ret,
+			struct diag *d)
+{
+	size_t *lens = calloc(m->n_files + 1, sizeof(*lens));
+	struct card_ids ids = { 0 };
+	int rc = lens ? derive_ids(m, given, n_given, &ids) : -ENOMEM;
+	const struct cards_var *vars = ids.vars;
+	size_t n_vars = ids.n;
+
+	*ret = (struct flash_patches){ 0 };
+	if (rc == 0 && !n_given && (m->n_parts || m->n_volumes))
+		rc = diag_error(d, "%s: its ids are per-card, and derive from the card's values: "
+				   "give at least one", image);
+	if (rc == 0)
+		rc = id_patches(m, &ids, fd, image, ret, d);
+	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
+		const struct cards_file *f = &m->files[i];
+		char where[600], *content = NULL;
+		snprintf(where, sizeof(where), "%s:%s", f->partition, f->path);
+		rc = cards_render(f->template, vars, n_vars, where, &content, d);
+		if (rc == 0 && strlen(content) > f->reserve)
+			rc = diag_error(d, "%s: the card's content takes %zu bytes, more than its "
+					   "reserve of %llu", where, strlen(content),
+					(unsigned long long)f->reserve);
+		if (rc == 0) {
+			lens[i] = strlen(content);
+			rc = file_patches(f, content, lens[i], fd, image, ret, d);
+		}
+		free(content);
+	}
+	if (rc == 0)
+		rc = fsinfo_patches(m, lens, fd, image, ret, d);
+	card_ids_release(&ids);
+	free(lens);
+	return rc;
+}
+
+void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,
+			   size_t len)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct flash_patch *x = &p->v[i];
+		uint64_t lo = x->offset > offset ? x->offset : offset;
+		uint64_t hi = x->offset + x->len < offset + len ? x->offset + x->len : offset + len;
+		if (lo < hi)
+			memcpy((uint8_t *)buf + (lo - offset), x->bytes + (lo - x->offset),
+			       (size_t)(hi - lo));
+	}
+}
+
+void flash_patches_release(struct flash_patches *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].bytes);
+	free(p->v);
+	*p = (struct flash_patches){ 0 };
+}

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Per-card files: a build places them with room for `reserve` bytes and writes IMAGE.cards.json;
+# `sdimg personalize` gives each card its own content. On FAT12, FAT16 and FAT32 each card's
+# volume is clean (fsck.fat: chain, size and FSInfo free count agree), mtools reads the card's
+# own content, and the two cards differ only inside the ranges the manifest names.
+. "$TOP/tests/e2e-lib.sh"
+need sfdisk fsck.fat mtype mdir jq cmp
+
+# allowed_ranges MANIFEST: "START END" byte ranges (0-based, END excluded) a card may change
+allowed_ranges() {
+    jq -r '.fields[] | . as $f
+        | ([.data, .data + .reserve] | @tsv),
+          ([.entry, .entry + 32] | @tsv),
+          (.fats[] | [. + (($f["first-cluster"] * $f["fat-type"] / 8) | floor) - 2,
+                      . + ((($f["first-cluster"] + $f.clusters) * $f["fat-type"] / 8) | floor) + 2] | @tsv),
+          ((.fsinfo // [])[] | [., . + 512] | @tsv)' "$1"
+}
+
+# only_in_ranges A B MANIFEST: every byte where A and B differ lies in an allowed range
+only_in_ranges() {
+    allowed_ranges "$3" >ranges.txt
+    cmp -l "$1" "$2" >diff.txt || true
+    [ -s diff.txt ] || fail "$1 and $2 are identical"
+    awk 'NR == FNR { lo[NR] = $1; hi[NR] = $2; n = NR; next }
+         { off = $1 - 1; ok = 0
+           for (i = 1; i <= n; i++) if (off >= lo[i] && off < hi[i]) ok = 1
+           if (!ok) { print "byte " off " differs outside the per-card ranges"; exit 1 } }' \
+        ranges.txt diff.txt || fail "$1 and $2"
+}
+
+# card_file IMG PATH: the file's content through mtools, from the volume of partition 1
+card_file() {
+    mtype -i "$1@@$(($(part_json "$1" 1 start) * 512))" "::$2"
+}
+
+# volume_clean IMG: partition 1 read out, fsck.fat -n finds nothing to fix
+volume_clean() {
+    off=$(($(part_json "$1" 1 start) * 512)) size=$(($(part_json "$1" 1 size) * 512))
+    dd if="$1" of=vol.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$size" status=none
+    fsck_clean vol.img
+}
+
+for fat in fat12 fat16 fat32; do
+    case $fat in
+        fat12) size=2M cs="cluster-size = 1K data-align = 64K" ;;
+        fat16) size=32M cs="" ;;
+        fat32) size=80M cs="cluster-size = 512" ;;
+    esac
+    cat >card.layout <<EOT
+image { table = mbr }
+partition boot {
+    type = $fat
+    size = $size
+    fat { $cs }
+    file "/hello.txt" { content = "hello\n" }
+    file "/etc-id/serial.txt" { content = "serial=\\\${CARD_SERIAL}\n" per-card = true reserve = 3000 }
+    file "/etc-id/host" { content = "\\\${HOST}" per-card = true reserve = 64 }
+    file "/after.txt" { content = "after\n" }
+}
+EOT
+    expect_status 0 "$SDIMG" build card.layout -o card.img -q
+    [ -f card.img.cards.json ] || fail "$fat: no card.img.cards.json beside the image"
+    [ "$(jq -r .format card.img.cards.json)" = "sdimg-cards 1" ] || fail "$fat: manifest format"
+    [ "$(jq '.fields | length' card.img.cards.json)" -eq 2 ] || fail "$fat: two per-card files"
+    volume_clean card.img
+    [ "$(card_file card.img /etc-id/serial.txt)" = 'serial=${CARD_SERIAL}' ] ||
+        fail "$fat: the image holds the template"
+
+    long=$(head -c 2990 /dev/zero | tr '\0' x)
+    expect_status 0 "$SDIMG" personalize card.img --set CARD_SERIAL=SN000001 --set HOST=a -o a.img
+    expect_status 0 "$SDIMG" personalize card.img --set "CARD_SERIAL=$long" --set HOST= -o b.img
+    for c in a b; do volume_clean $c.img; done
+    [ "$(card_file a.img /etc-id/serial.txt)" = "serial=SN000001" ] || fail "$fat: card a serial"
+    [ "$(card_file b.img /etc-id/serial.txt)" = "serial=$long" ] || fail "$fat: card b serial"
+    [ "$(card_file a.img /etc-id/host)" = "a" ] || fail "$fat: card a host"
+    [ -z "$(card_file b.img /etc-id/host)" ] || fail "$fat: card b host is empty"
+    [ "$(card_file b.img /after.txt)" = "after" ] || fail "$fat: the file after is intact"
+    only_in_ranges a.img b.img card.img.cards.json
+    only_in_ranges card.img a.img card.img.cards.json
+    cmp -s card.img b.img && fail "$fat: personalize changed nothing"
+    rm -f a.img b.img
+done
+
+# a value past its reserve, a variable without a value: one line each, no output left
+expect_status 1 "$SDIMG" personalize card.img --set "CARD_SERIAL=${long}xxxx" --set HOST=a -o c.img
+expect_stderr "boot:/etc-id/serial.txt: the card's content takes 3002 bytes, more than its reserve of 3000"
+expect_status 1 "$SDIMG" personalize card.img --set HOST=a -o c.img
+expect_stderr 'boot:/etc-id/serial.txt: no value for ${CARD_SERIAL}'
+[ ! -e c.img ] || fail "a failed personalize left c.img"
+[ -z "$(ls c.img.* 2>/dev/null)" ] || fail "a failed personalize left a temporary file"
+expect_status 1 "$SDIMG" personalize card.img --set HOST=a -o card.img
+expect_status 1 "$SDIMG" personalize card.layout --set HOST=a -o c.img
+
+# the layout's own checks
+printf 'partition p { type = fat size = 8M file "/a" { content = "x" per-card = true } }\n' >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr "needs 'reserve'"
+printf 'partition p { type = fat size = 8M file "/a" { from = "bad.layout" per-card = true reserve = 1K } }\n' >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr "needs 'content'"
+printf 'partition p { type = fat size = 8M file "/a" { content = "x" reserve = 1K } }\n' >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr "reserve: needs per-card = true"
+printf 'partition p { type = fat size = 8M file "/a" { content = "0123456789" per-card = true reserve = 4 } }\n' >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr "the template alone takes 10 bytes, more than 4"
+# a plain ${NAME} is the build's variable: unset, the message says how to leave it to the card
+printf 'partition p { type = fat size = 8M file "/a" { content = "${CARD_SERIAL}" per-card = true reserve = 1K } }\n' >bad.layout
+expect_status 1 "$SDIMG" build bad.layout -o bad.img
+expect_stderr 'a per-card file leaves it to each card with \${CARD_SERIAL}'
+# a layout without per-card files has no manifest
+printf 'partition p { type = fat size = 8M file "/a" { content = "x" } }\n' >plain.layout
+expect_status 0 "$SDIMG" build plain.layout -o plain.img -q
+[ ! -e plain.img.cards.json ] || fail "a manifest for a layout without per-card files"
+# and a build of it over an image that had one takes the old manifest away with it
+expect_status 0 "$SDIMG" build plain.layout -o card.img -q
+[ ! -e card.img.cards.json ] || fail "an earlier image's manifest stayed beside the new image"
+echo "cards_personalize: ok"

@@ -1,0 +1,164 @@
+#!/bin/sh
+# sdimg flash --card-values: two loop devices written at once from one image, each with its
+# own values, from a CSV file and from a counter. Each card's FAT volume is clean
+# (fsck.fat), mtools reads its own per-card file, its ids are its own (sgdisk -v: both GPT
+# headers sound), everything outside the manifest's per-card ranges is identical on both
+# cards, the read-back passed on the card's own bytes, and the --json report says which row
+# and values went to which card. A CSV with too few rows writes no card at all.
+. "$TOP/tests/e2e/lib/flash.sh"
+need jq sfdisk sgdisk fsck.fat mtype cmp
+need_loops
+flash_trap
+
+cat >card.layout <<'EOT'
+image { table = gpt disk-id = per-card size = 52M }
+partition boot {
+    type = fat32
+    size = 40M
+    fat { cluster-size = 512 volume-id = per-card }
+    file "/etc-id/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 4K }
+    file "/cmdline.txt" { content = "root=PARTUUID=\${PARTUUID_root} host=\${HOST}\n" per-card = true reserve = 256 }
+    file "/plain.txt" { content = "on every card\n" }
+}
+partition root { type = raw size = 4M }
+EOT
+"$SDIMG" build -q --bmap -o card.img card.layout || fail "build"
+size=$(stat -c %s card.img)
+jq -r '.fields[] | [.data, .data + .reserve] | @tsv' card.img.cards.json >ranges.txt
+
+# allowed RANGES: every byte where the two devices' images differ lies in a per-card range
+# (file data, entries, FATs, FSInfo, boot sectors, GPT headers and arrays)
+allowed_ranges() {
+    jq -r '.fields[] | . as $f
+        | ([.data, .data + .reserve] | @tsv), ([.entry, .entry + 32] | @tsv),
+          (.fats[] | [. + $f["first-cluster"] * 4 - 8, . + ($f["first-cluster"] + $f.clusters) * 4 + 8] | @tsv),
+          ((.fsinfo // [])[] | [., . + 512] | @tsv)' card.img.cards.json
+    jq -r '.ids | (.volumes[]["volume-id"][] | [., . + 4] | @tsv), ((.["gpt-headers"] // [])[] | [., . + 512] | @tsv)' card.img.cards.json
+    # the GPT entry arrays: LBA 2 and before the backup header
+    echo "1024 17408"
+    echo "$((size - 33 * 512)) $((size - 512))"
+}
+
+check_card() { # check_card DEV WANT_SERIAL WANT_HOST
+    dd if="$1" of=dev.img bs=1M count=$((size / 1048576)) iflag=direct status=none
+    off=$(($(part_json dev.img 1 start) * 512))
+    dd if=dev.img of=vol.img bs=512 skip=$((off / 512)) count=$((40 * 2048)) status=none
+    fsck_clean vol.img
+    sgdisk -v dev.img >sg.txt 2>&1 && grep -q "No problems found" sg.txt || fail "$1: sgdisk -v: $(cat sg.txt)"
+    [ "$(mtype -i dev.img@@$off ::/etc-id/serial.txt)" = "serial=$2" ] || fail "$1: serial: $(mtype -i dev.img@@$off ::/etc-id/serial.txt)"
+    puuid=$(part_json dev.img 2 uuid | tr A-F a-f)
+    [ "$(mtype -i dev.img@@$off ::/cmdline.txt)" = "root=PARTUUID=$puuid host=$3" ] ||
+        fail "$1: cmdline: $(mtype -i dev.img@@$off ::/cmdline.txt), its root is $puuid"
+    [ "$(mtype -i dev.img@@$off ::/plain.txt)" = "on every card" ] || fail "$1: plain.txt"
+}
+
+only_in_ranges() { # only_in_ranges A B
+    allowed_ranges >allowed.txt
+    cmp -l "$1" "$2" >diff.txt || true
+    [ -s diff.txt ] || fail "$1 and $2 are identical"
+    awk 'NR == FNR { lo[NR] = $1; hi[NR] = $2; n = NR; next }
+         { off = $1 - 1; ok = 0
+           for (i = 1; i <= n; i++) if (off >= lo[i] && off < hi[i]) ok = 1
+           if (!ok) { print "byte " off " differs outside the per-card ranges"; exit 1 } }' \
+        allowed.txt diff.txt || fail "$1 and $2"
+}
+
+a=$(ee_loop a $size)
+b=$(ee_loop b $size)
+
+# a CSV file: rows 2 and 3 (--first-index 2), in the order the targets are given
+printf 'CARD_SERIAL,HOST\nSN-1,one\n"SN-2, quoted",two\nSN-3,three\n' >cards.csv
+expect_status 0 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --json --card-values cards.csv --first-index 2
+cp out.txt report.json
+check_card "$a" "SN-2, quoted" two
+cp dev.img a.img
+check_card "$b" SN-3 three
+cp dev.img b.img
+only_in_ranges a.img b.img
+for i in 0 1; do
+    [ "$(jq -r ".targets[$i].result" report.json)" = pass ] || fail "target $i: $(jq -c ".targets[$i]" report.json)"
+    [ "$(jq -r ".targets[$i].card.row" report.json)" = $((i + 2)) ] || fail "target $i: row"
+done
+[ "$(jq -r '.targets[1].card.values.CARD_SERIAL' report.json)" = SN-3 ] || fail "report: values"
+[ "$(jq -r '.targets[0].device' report.json)" = "$a" ] || fail "report: device"
+
+# a counter
+expect_status 0 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --json \
+    --card-values 'CARD_SERIAL=SN{index:06}' --card-values 'HOST=node{index}' --first-index 41
+cp out.txt report.json
+check_card "$a" SN000041 node41
+check_card "$b" SN000042 node42
+[ "$(jq -r '.targets[1].card.index' report.json)" = 42 ] || fail "counter: index"
+[ "$(jq -r '.targets[1].card.row' report.json)" = null ] || fail "counter: row"
+
+# without --card-values every card gets the image's own values: a warning says so
+expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed -q
+expect_stderr "card.img: the image has per-card values (card.img.cards.json): without --card-values every card gets the image's own"
+
+# too few rows: no card is touched
+dd if="$a" of=before.img bs=1M count=1 iflag=direct status=none
+expect_status 1 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --card-values cards.csv --first-index 3
+expect_stderr "cards.csv: no row 4 for this card (it has 3)"
+dd if="$a" of=after.img bs=1M count=1 iflag=direct status=none
+cmp -s before.img after.img || fail "a run without values for every card wrote a card"
+# a value past its reserve, a variable the CSV does not give
+printf 'CARD_SERIAL\nx\n' >short.csv
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values short.csv
+expect_stderr 'no value for ${HOST}'
+
+# the station: one slot, three cards in turn; rows 2 and 3 go to the first two, the third
+# has none left and is refused; the log says which row went to which card
+echo "== the station"
+base=$((200 + ($$ % 100) * 3))
+while [ -e /sys/block/loop$base/loop/backing_file ]; do base=$((base + 1)); done
+S=/dev/loop$base
+for c in 1 2 3; do fill_ee card$c.bin "$size"; done
+rm -f out.txt err.txt station.jsonl
+"$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log station.jsonl \
+    --card-values cards.csv --first-index 2 >out.txt 2>err.txt &
+station=$!
+echo $station >>bg.txt
+i=0
+until grep -q "waiting for cards" out.txt 2>/dev/null; do
+    kill -0 $station 2>/dev/null || fail "the station did not start: $(cat err.txt)"
+    [ $i -lt 100 ] || fail "the station did not start in 10 s"
+    sleep 0.1
+    i=$((i + 1))
+done
+lines() { if [ -f station.jsonl ]; then grep -c . station.jsonl || true; else echo 0; fi; }
+for c in 1 2 3; do
+    losetup "$S" card$c.bin || fail "losetup $S card$c.bin"
+    echo "$S $(realpath card$c.bin)" >>loops.txt
+    i=0
+    while [ "$(lines)" -lt $c ]; do
+        kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
+        [ $i -lt 600 ] || fail "card $c: no log line in 60 s: $(cat out.txt)"
+        sleep 0.1
+        i=$((i + 1))
+    done
+    losetup -d "$S" || fail "losetup -d $S"
+    forget loops "$S"
+    i=0
+    while [ "$(cat /sys/block/loop$base/size)" != 0 ]; do
+        [ $i -lt 100 ] || fail "$S still holds its card"
+        sleep 0.1
+        i=$((i + 1))
+    done
+done
+kill -INT $station
+set +e
+wait $station
+rc=$?
+set -e
+forget bg $station
+[ $rc -eq 1 ] || fail "the station exited $rc, expected 1 (a card was refused): $(cat out.txt err.txt)"
+line() { sed -n "$1p" station.jsonl | jq -r ".$2"; }
+[ "$(line 1 result)" = pass ] && [ "$(line 1 card.row)" = 2 ] || fail "log line 1: $(sed -n 1p station.jsonl)"
+[ "$(line 2 result)" = pass ] && [ "$(line 2 card.row)" = 3 ] || fail "log line 2: $(sed -n 2p station.jsonl)"
+[ "$(line 2 card.values.HOST)" = three ] || fail "log line 2: values"
+[ "$(line 3 result)" = refused ] || fail "log line 3: $(sed -n 3p station.jsonl)"
+line 3 error | grep -q "no card values: cards.csv: no row 4" || fail "log line 3: $(line 3 error)"
+grep -q "card 2 (row 2)" out.txt || fail "the card's line names no row: $(cat out.txt)"
+check_card "$(loop_attach card1.bin)" "SN-2, quoted" two
+check_card "$(loop_attach card2.bin)" SN-3 three
+echo "flash_card_values: ok"

@@ -1,0 +1,139 @@
+/* Unit tests: per-card values: templates and the manifest (common/cards), a per-card file's
+ * FAT entries (fat/card.c), and the patches that overlay an image (flash/cards.c). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/cards.h"
+#include "fat/fat.h"
+#include "mkimage/flash/flash.h"
+
+static void test_render(void **state)
+{
+	const struct cards_var vars[] = { { "SN", "42" }, { "HOST", "a b" } };
+	struct diag d;
+	char *out = NULL;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(cards_render("sn=${SN} host=${HOST} ${SN}$ {x} ${} ${a-b}", vars, 2, "f",
+				      &out, &d), 0);
+	assert_string_equal(out, "sn=42 host=a b 42$ {x} ${} ${a-b}");
+	free(out);
+	assert_int_equal(cards_render("${NOPE}", vars, 2, "p:/f", &out, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0].text, "p:/f: no value for ${NOPE}");
+	diag_release(&d);
+}
+
+static void test_manifest_round_trip(void **state)
+{
+	struct cards_file f = { .partition = "boot", .path = "/a b/\"q\".txt",
+				.template = "x=${X}\n", .reserve = 4096, .fat_type = 32,
+				.cluster_size = 512, .first_cluster = 7, .clusters = 8,
+				.data = 1 << 20, .entry = 1 << 19, .fats = { 4096, 8192 },
+				.n_fats = 2, .fsinfo = { 512, 3584 }, .n_fsinfo = 2,
+				.free_base = 1000 };
+	struct cards_part parts[] = { { .name = "boot", .number = 1, .per_card_uuid = true } };
+	struct cards_volume vol = { .partition = "boot", .volume_id = { 67, 3139 },
+				    .n_volume_id = 2 };
+	struct cards_manifest m = { .image_size = 8 << 20, .seed = "s", .files = &f,
+				    .n_files = 1, .gpt_headers = { 512, (8 << 20) - 512 },
+				    .n_gpt_headers = 2, .parts = parts, .n_parts = 1,
+				    .volumes = &vol, .n_volumes = 1 };
+	struct cards_manifest r = { 0 };
+	char path[] = "/tmp/test_cards_XXXXXX", *text = NULL;
+	struct diag d;
+	int fd = mkstemp(path);
+
+	(void)state;
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(cards_manifest_text(&m, &text), 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(cards_manifest_read(path, &r, &d), 0);
+	assert_int_equal(r.n_files, 1);
+	assert_string_equal(r.files[0].path, f.path);
+	assert_string_equal(r.files[0].template, f.template);
+	assert_int_equal(r.files[0].free_base, 1000);
+	assert_int_equal(r.files[0].fsinfo[1], 3584);
+	assert_int_equal(r.n_gpt_headers, 2);
+	assert_int_equal(r.n_parts, 1);
+	assert_true(r.parts[0].per_card_uuid);
+	assert_int_equal(r.volumes[0].volume_id[1], 3139);
+	cards_manifest_release(&r);
+	/* a reserve smaller than the template, or an offset past the image: not a manifest */
+	f.reserve = 3;
+	free(text);
+	assert_int_equal(cards_manifest_text(&m, &text), 0);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(cards_manifest_read(path, &r, &d), -EINVAL);
+	cards_manifest_release(&r);
+	free(text);
+	unlink(path);
+	diag_release(&d);
+}
+
+/* FAT12: two files' entries share a byte; each keeps its neighbour's nibble. */
+static void test_fat12_chain(void **state)
+{
+	struct fat_card_file f = { .type = FAT_12, .cluster_size = 512, .first_cluster = 3,
+				   .clusters = 3 };
+	uint8_t fat[16];
+
+	(void)state;
+	assert_int_equal(fat_card_fat_start(&f), 3); /* entries from 2 on: 2 * 12 bits */
+	assert_int_equal(fat_card_fat_len(&f), 7); /* entries 2..5: 6 bytes, and one more */
+	memset(fat, 0xAB, sizeof(fat));
+	fat_card_chain(&f, 700, fat); /* two clusters used, the third free */
+	/* entry 2 (low 12 bits of bytes 0-1 of this window) is the neighbour's: kept */
+	assert_int_equal(fat[0], 0xAB);
+	assert_int_equal(fat[1] & 0x0F, 0x0B);
+	/* entry 3 = 4, entry 4 = EOC, entry 5 = 0 */
+	assert_int_equal((fat[1] >> 4) | (fat[2] << 4), 4);
+	assert_int_equal(fat[3] | ((fat[4] & 0x0F) << 8), 0xFFF);
+	assert_int_equal((fat[4] >> 4) | (fat[5] << 4), 0);
+	assert_int_equal(fat_card_used(&f, 0), 0);
+	assert_int_equal(fat_card_used(&f, 1536), 3);
+}
+
+static void test_overlay(void **state)
+{
+	uint8_t a[] = { 1, 2, 3 }, b[] = { 9, 9 };
+	struct flash_patch v[] = { { .offset = 10, .len = 3, .bytes = a },
+				   { .offset = 12, .len = 2, .bytes = b } };
+	struct flash_patches p = { .v = v, .n = 2 };
+	uint8_t buf[6];
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	flash_patches_overlay(&p, 9, buf, sizeof(buf)); /* bytes 9..14 */
+	uint8_t want[] = { 0, 1, 2, 9, 9, 0 };          /* the later patch wins */
+	assert_memory_equal(buf, want, sizeof(want));
+	memset(buf, 0, sizeof(buf));
+	flash_patches_overlay(&p, 0, buf, 4);           /* before them: untouched */
+	assert_int_equal(buf[0] | buf[1] | buf[2] | buf[3], 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_manifest_round_trip),
+		cmocka_unit_test(test_fat12_chain),
+		cmocka_unit_test(test_overlay),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
