@@ -115,6 +115,7 @@ static int open_volume(const struct address *a, int fd, struct disk *k, struct f
 
 struct lister {
 	struct fat_vol *v;
+	FILE *out;
 	bool longer, recursive;
 	struct diag *d;
 	char **dirs; /* subfolders met, for -R */
@@ -124,14 +125,14 @@ struct lister {
 static void print_entry(const struct lister *ls, const struct fat_dirent *e)
 {
 	if (!ls->longer) {
-		printf("%s%s\n", e->name, e->attrs & FAT_ATTR_DIR ? "/" : "");
+		fprintf(ls->out, "%s%s\n", e->name, e->attrs & FAT_ATTR_DIR ? "/" : "");
 		return;
 	}
 	char when[32];
 	time_t t = (time_t)e->mtime;
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
-	printf("%c%c%c%c%c %10u %s  %-12s %s%s\n", e->attrs & FAT_ATTR_DIR ? 'd' : '-',
+	fprintf(ls->out, "%c%c%c%c%c %10u %s  %-12s %s%s\n", e->attrs & FAT_ATTR_DIR ? 'd' : '-',
 	       e->attrs & FAT_ATTR_READONLY ? 'r' : '-', e->attrs & FAT_ATTR_HIDDEN ? 'h' : '-',
 	       e->attrs & FAT_ATTR_SYSTEM ? 's' : '-', e->attrs & FAT_ATTR_ARCHIVE ? 'a' : '-',
 	       e->size, when, e->short_name, e->name, e->attrs & FAT_ATTR_DIR ? "/" : "");
@@ -155,9 +156,10 @@ static int on_entry(void *ctx, const struct fat_dirent *e)
 }
 
 static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recursive,
-		    unsigned depth, struct diag *d)
+		    unsigned depth, FILE *out, struct diag *d)
 {
-	struct lister ls = { .v = v, .longer = longer, .recursive = recursive, .d = d };
+	struct lister ls = { .v = v, .out = out, .longer = longer, .recursive = recursive,
+			     .d = d };
 	int rc = depth > 64 ? diag_error(d, "%s: folders nested too deeply", path)
 			    : fat_vol_list(v, path, on_entry, &ls, d);
 
@@ -166,8 +168,8 @@ static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recur
 		if (asprintf(&sub, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ls.dirs[i]) < 0)
 			rc = -ENOMEM;
 		else {
-			printf("\n%s:\n", sub);
-			rc = list_dir(v, sub, longer, recursive, depth + 1, d);
+			fprintf(out, "\n%s:\n", sub);
+			rc = list_dir(v, sub, longer, recursive, depth + 1, out, d);
 		}
 		free(sub);
 	}
@@ -177,13 +179,12 @@ static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recur
 	return rc;
 }
 
-static int to_stdout(void *ctx, const void *buf, size_t len)
+static int to_out(void *out, const void *buf, size_t len)
 {
-	(void)ctx;
-	return fwrite(buf, 1, len, stdout) == len ? 0 : -EIO;
+	return fwrite(buf, 1, len, out) == len ? 0 : -EIO;
 }
 
-static int run(const char *arg, bool cat, bool longer, bool recursive)
+int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out, FILE *err)
 {
 	struct address a;
 	struct disk k = { 0 };
@@ -201,17 +202,17 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 	else if ((rc = open_volume(&a, fd, &k, &v, &d)) == 0) {
 		struct diag inner; /* the reader names paths in the volume: say which volume */
 		diag_init(&inner);
-		rc = cat ? fat_vol_read(v, a.path, to_stdout, NULL, &inner)
-			 : list_dir(v, a.path, longer, recursive, 0, &inner);
+		rc = cat ? fat_vol_read(v, a.path, to_out, out, &inner)
+			 : list_dir(v, a.path, longer, recursive, 0, out, &inner);
 		for (size_t i = 0; i < inner.n; i++)
 			diag_error(&d, "%s:%s%s", a.image, a.part ? a.part : "", inner.msgs[i].text);
 		diag_release(&inner);
 	}
-	if (rc == -EIO && cat && ferror(stdout))
+	if (rc == -EIO && cat && ferror(out))
 		diag_error(&d, "writing to the standard output failed");
-	if (fflush(stdout) != 0 && !d.errors)
+	if (fflush(out) != 0 && !d.errors)
 		diag_error(&d, "writing to the standard output failed");
-	diag_print(&d, stderr, SDIMG_PROG);
+	diag_print(&d, err, SDIMG_PROG);
 	int status = d.errors || rc ? EXIT_FAILED : EXIT_OK;
 	fat_vol_close(v);
 	reader_release_disk(&k);
@@ -250,7 +251,7 @@ int cmd_ls(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("ls", "one IMAGE[:PART][/PATH], please");
-	return run(argv[optind], false, longer, recursive);
+	return cli_ls_run(argv[optind], false, longer, recursive, stdout, stderr);
 }
 
 int cmd_cat(int argc, char **argv)
@@ -262,5 +263,5 @@ int cmd_cat(int argc, char **argv)
 	}
 	if (argc != 2 || argv[1][0] == '-')
 		return cli_usage_error("cat", "one IMAGE:PART/PATH, please");
-	return run(argv[1], true, false, false);
+	return cli_ls_run(argv[1], true, false, false, stdout, stderr);
 }
