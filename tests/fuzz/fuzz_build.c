@@ -228,15 +228,16 @@ static int count(void *ctx, const void *buf, size_t len)
 static int visit(void *ctx, const struct fat_dirent *e)
 {
 	struct walk *w = ctx;
-	size_t len = strlen(w->path);
+	size_t len = strlen(w->path), name_len = strlen(e->name);
 	uint64_t got = 0;
 
 	if (!w->budget)
 		return 1;
 	w->budget--;
-	if (len + strlen(e->name) + 2 > sizeof(w->path))
+	if (len + name_len + 2 > sizeof(w->path))
 		return 0;
-	snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->name);
+	w->path[len] = '/';
+	memcpy(w->path + len + 1, e->name, name_len + 1);
 	if (e->attrs & FAT_ATTR_DIR) {
 		if (fat_vol_list(w->v, w->path, visit, w, w->d) < 0)
 			fail("a folder we wrote does not list", w->path, w->d);
