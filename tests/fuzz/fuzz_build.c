@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "fat/fat.h"
 #include "layouts/layouts.h"
 #include "mkimage/builder/builder.h"
@@ -159,15 +160,19 @@ static char *split_input(const uint8_t *data, size_t size)
 static bool inside(const char *from)
 {
 	const struct place *p = place();
-	char joined[2 * PATH_MAX], real[PATH_MAX];
+	char *joined, real[PATH_MAX];
 	size_t len = strlen(p->in);
+	bool ok;
 
 	if (!from)
 		return true;
-	snprintf(joined, sizeof(joined), "%s/%s", p->in, from);
-	if (!realpath(joined, real))
-		return errno == ENOENT; /* nothing there: the build says so */
-	return !strncmp(real, p->in, len) && (real[len] == '/' || !real[len]);
+	/* joined as the builder joins it: an absolute path stays as it is */
+	if (!(joined = path_join(p->in, from)))
+		return false;
+	ok = realpath(joined, real) ? !strncmp(real, p->in, len) && (real[len] == '/' || !real[len])
+				    : errno == ENOENT; /* nothing there: the build says so */
+	free(joined);
+	return ok;
 }
 
 static bool reads_only_inputs(const struct layout *l)
