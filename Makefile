@@ -29,6 +29,8 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
+# Inputs up to 64 KiB: room for deep paths, many archive entries and whole small images.
+FUZZ_MAX_LEN ?= 65536
 # Small programs the end-to-end tests drive (tests/tools/NAME.c -> build/tests/tools/NAME).
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 # faultycard is a FUSE file system (libfuse3); without libfuse3 it is not built and the
@@ -87,7 +89,8 @@ fuzz:
 	@$(MAKE) -s $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_NAMES))
 	@for n in $(FUZZ_NAMES); do \
 	    mkdir -p build/fuzz/corpus-$$n && \
-	    build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/$$n.dict \
+	    build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+	        -dict=tests/fuzz/$$n.dict \
 	        build/fuzz/corpus-$$n tests/fuzz/corpus/$$n >build/fuzz/$$n.log 2>&1; \
 	    rc=$$?; tail -3 build/fuzz/$$n.log; [ $$rc -eq 0 ] || exit 1; \
 	done

@@ -37,6 +37,13 @@ int cmd_inspect(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 
+/*
+ * What `ls` (or `cat`, with @cat) does for the address @arg (IMAGE[:PART][/PATH]): the
+ * listing or the file's bytes go to @out, the messages to @err. Returns the exit status.
+ * (The ls fuzz target calls it with its own streams.)
+ */
+int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out, FILE *err);
+
 /* Prints "sdimg: MSG" and the --help hint on stderr; returns EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

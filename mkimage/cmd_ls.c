@@ -140,54 +140,68 @@ static int open_volume(const struct address *a, int fd, struct disk *k, struct f
  * a deeper folder of a card from elsewhere is listed by its own path. */
 #define LS_DEPTH_MAX 64u
 
-static void print_entry(bool longer, const struct fat_dirent *e)
+/* Where a listing goes, and how long its lines are. */
+struct ls_out {
+	FILE *out;
+	bool longer;
+};
+
+static void print_entry(const struct ls_out *o, const struct fat_dirent *e)
 {
-	if (!longer) {
-		reader_fputs_visible(e->name, stdout);
-		printf("%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
+	FILE *out = o->out;
+
+	if (!o->longer) {
+		reader_fputs_visible(e->name, out);
+		fprintf(out, "%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
 		return;
 	}
 	char when[32];
 	time_t t = (time_t)e->mtime;
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
-	printf("%c%c%c%c%c %10u %s  ", e->attrs & FAT_ATTR_DIR ? 'd' : '-',
-	       e->attrs & FAT_ATTR_READONLY ? 'r' : '-', e->attrs & FAT_ATTR_HIDDEN ? 'h' : '-',
-	       e->attrs & FAT_ATTR_SYSTEM ? 's' : '-', e->attrs & FAT_ATTR_ARCHIVE ? 'a' : '-',
-	       e->size, when);
-	reader_fputs_visible(e->short_name, stdout);
-	printf("%*s ", (int)(12 - (strlen(e->short_name) < 12 ? strlen(e->short_name) : 12)), "");
-	reader_fputs_visible(e->name, stdout);
-	printf("%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
+	fprintf(out, "%c%c%c%c%c %10u %s  ", e->attrs & FAT_ATTR_DIR ? 'd' : '-',
+		e->attrs & FAT_ATTR_READONLY ? 'r' : '-', e->attrs & FAT_ATTR_HIDDEN ? 'h' : '-',
+		e->attrs & FAT_ATTR_SYSTEM ? 's' : '-', e->attrs & FAT_ATTR_ARCHIVE ? 'a' : '-',
+		e->size, when);
+	reader_fputs_visible(e->short_name, out);
+	fprintf(out, "%*s ", (int)(12 - (strlen(e->short_name) < 12 ? strlen(e->short_name) : 12)),
+		"");
+	reader_fputs_visible(e->name, out);
+	fprintf(out, "%s\n", e->attrs & FAT_ATTR_DIR ? "/" : "");
 }
 
 static int on_entry(void *ctx, const struct fat_dirent *e)
 {
-	print_entry(*(const bool *)ctx, e);
+	print_entry(ctx, e);
 	return 0;
 }
 
 /* -R: the heading of each folder below the one named */
+static void print_heading(FILE *out, const char *path)
+{
+	fprintf(out, "\n");
+	reader_fputs_visible(path, out);
+	fprintf(out, ":\n");
+}
+
 static int on_folder(void *ctx, const char *path)
 {
-	(void)ctx;
-	printf("\n");
-	reader_fputs_visible(path, stdout);
-	printf(":\n");
+	print_heading(((const struct ls_out *)ctx)->out, path);
 	return 0;
 }
 
-static int list_dir(struct fat_vol *v, const char *path, bool longer, bool recursive,
+static int list_dir(struct fat_vol *v, const char *path, struct ls_out *o, bool recursive,
 		    struct diag *d)
 {
 	static const struct fat_walk_fns fns = { .folder = on_folder, .entry = on_entry };
-	return recursive ? fat_vol_walk(v, path, LS_DEPTH_MAX, &fns, &longer, d)
-			 : fat_vol_list(v, path, on_entry, &longer, d);
+	return recursive ? fat_vol_walk(v, path, LS_DEPTH_MAX, &fns, o, d)
+			 : fat_vol_list(v, path, on_entry, o, d);
 }
 
 /* ---- ext2/3/4: `ls -l` as `ls -ln` prints it: mode, owner, group, size, time (UTC) */
 
 struct ext_lister {
+	FILE *out;
 	bool longer;
 	char **dirs; /* subfolders met, for -R (NULL: not recursive) */
 	size_t n_dirs;
@@ -224,18 +238,18 @@ static int on_ext_entry(void *ctx, const struct ext4_dirent *e)
 		mode_text(e->mode, mode);
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&t, &tm));
 		if ((e->mode & 0170000) == 0020000 || (e->mode & 0170000) == 0060000)
-			printf("%s %5u %5u %5u, %3u %s  ", mode, e->uid, e->gid, e->major, e->minor,
-			       when);
+			fprintf(ls->out, "%s %5u %5u %5u, %3u %s  ", mode, e->uid, e->gid, e->major,
+				e->minor, when);
 		else
-			printf("%s %5u %5u %10llu %s  ", mode, e->uid, e->gid,
-			       (unsigned long long)e->size, when);
+			fprintf(ls->out, "%s %5u %5u %10llu %s  ", mode, e->uid, e->gid,
+				(unsigned long long)e->size, when);
 	}
-	reader_fputs_visible(e->name, stdout);
+	reader_fputs_visible(e->name, ls->out);
 	if (ls->longer && e->target) {
-		printf(" -> ");
-		reader_fputs_visible(e->target, stdout);
+		fprintf(ls->out, " -> ");
+		reader_fputs_visible(e->target, ls->out);
 	}
-	printf("%s\n", is_dir ? "/" : "");
+	fprintf(ls->out, "%s\n", is_dir ? "/" : "");
 	if (ls->recursive && is_dir) {
 		char **v = realloc(ls->dirs, (ls->n_dirs + 1) * sizeof(*v));
 		if (!v || !(v[ls->n_dirs] = strdup(e->name))) {
@@ -248,10 +262,10 @@ static int on_ext_entry(void *ctx, const struct ext4_dirent *e)
 	return 0;
 }
 
-static int list_ext_dir(struct ext4_volume *v, const char *path, bool longer, bool recursive,
-			unsigned depth, struct diag *d)
+static int list_ext_dir(struct ext4_volume *v, const char *path, const struct ls_out *o,
+			bool recursive, unsigned depth, struct diag *d)
 {
-	struct ext_lister ls = { .longer = longer, .recursive = recursive };
+	struct ext_lister ls = { .out = o->out, .longer = o->longer, .recursive = recursive };
 	int rc = depth > 64 ? diag_error(d, "%s: folders nested too deeply", path)
 			    : ext4_list(v, path, on_ext_entry, &ls, d);
 
@@ -260,10 +274,8 @@ static int list_ext_dir(struct ext4_volume *v, const char *path, bool longer, bo
 		if (asprintf(&sub, "%s%s%s", path, strcmp(path, "/") ? "/" : "", ls.dirs[i]) < 0)
 			rc = -ENOMEM;
 		else {
-			printf("\n");
-			reader_fputs_visible(sub, stdout);
-			printf(":\n");
-			rc = list_ext_dir(v, sub, longer, recursive, depth + 1, d);
+			print_heading(o->out, sub);
+			rc = list_ext_dir(v, sub, o, recursive, depth + 1, d);
 		}
 		free(sub);
 	}
@@ -273,14 +285,14 @@ static int list_ext_dir(struct ext4_volume *v, const char *path, bool longer, bo
 	return rc;
 }
 
-static int to_stdout(void *ctx, const void *buf, size_t len)
+static int to_out(void *out, const void *buf, size_t len)
 {
-	(void)ctx;
-	return fwrite(buf, 1, len, stdout) == len ? 0 : -EIO;
+	return fwrite(buf, 1, len, out) == len ? 0 : -EIO;
 }
 
-static int run(const char *arg, bool cat, bool longer, bool recursive)
+int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out, FILE *err)
 {
+	struct ls_out o = { .out = out, .longer = longer };
 	struct address a;
 	struct disk k = { 0 };
 	struct fat_vol *v = NULL;
@@ -298,21 +310,21 @@ static int run(const char *arg, bool cat, bool longer, bool recursive)
 	else if ((rc = open_volume(&a, fd, &k, &v, &ext, &d)) == 0 && ext) {
 		struct diag inner; /* ext4/ names paths in the volume: say which volume */
 		diag_init(&inner);
-		rc = cat ? ext4_read_file(ext, a.path, to_stdout, NULL, &inner)
-			 : list_ext_dir(ext, a.path, longer, recursive, 0, &inner);
+		rc = cat ? ext4_read_file(ext, a.path, to_out, out, &inner)
+			 : list_ext_dir(ext, a.path, &o, recursive, 0, &inner);
 		relay_volume_messages(&a, &inner, &d);
 	} else if (rc == 0) {
 		struct diag inner; /* the reader names paths in the volume: say which volume */
 		diag_init(&inner);
-		rc = cat ? fat_vol_read(v, a.path, to_stdout, NULL, &inner)
-			 : list_dir(v, a.path, longer, recursive, &inner);
+		rc = cat ? fat_vol_read(v, a.path, to_out, out, &inner)
+			 : list_dir(v, a.path, &o, recursive, &inner);
 		relay_volume_messages(&a, &inner, &d);
 	}
-	if (rc == -EIO && cat && ferror(stdout))
+	if (rc == -EIO && cat && ferror(out))
 		diag_error(&d, "writing to the standard output failed");
-	if (fflush(stdout) != 0 && !d.errors)
+	if (fflush(out) != 0 && !d.errors)
 		diag_error(&d, "writing to the standard output failed");
-	diag_print(&d, stderr, SDIMG_PROG);
+	diag_print(&d, err, SDIMG_PROG);
 	int status = d.errors || rc ? EXIT_FAILED : EXIT_OK;
 	fat_vol_close(v);
 	ext4_discard(ext);
@@ -356,7 +368,7 @@ int cmd_ls(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("ls", "one IMAGE[:PART][/PATH], please");
-	return run(argv[optind], false, longer, recursive);
+	return cli_ls_run(argv[optind], false, longer, recursive, stdout, stderr);
 }
 
 int cmd_cat(int argc, char **argv)
@@ -368,5 +380,5 @@ int cmd_cat(int argc, char **argv)
 	}
 	if (argc != 2 || argv[1][0] == '-')
 		return cli_usage_error("cat", "one IMAGE:PART/PATH, please");
-	return run(argv[1], true, false, false);
+	return cli_ls_run(argv[1], true, false, false, stdout, stderr);
 }

@@ -78,8 +78,7 @@ static struct archive *open_archive(struct ext4_walk *w, const char *host)
 
 	if (!a)
 		return NULL;
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	content_archive_support(a);
 	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
 		diag_error(w->b->d, "%s: %s", host, archive_error_string(a));
 		archive_read_free(a);

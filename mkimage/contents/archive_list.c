@@ -56,6 +56,27 @@ const char *content_archive_hint(struct archive *a)
 					  : "";
 }
 
+void content_archive_support(struct archive *a)
+{
+	/* every format libarchive reads but mtree: an mtree listing names host files
+	 * (`contents=/etc/shadow`, or a one-word text file that names one), which would put
+	 * bytes of the building machine into the image */
+	archive_read_support_filter_all(a);
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_ar(a);
+	archive_read_support_format_cab(a);
+	archive_read_support_format_cpio(a);
+	archive_read_support_format_empty(a);
+	archive_read_support_format_iso9660(a);
+	archive_read_support_format_lha(a);
+	archive_read_support_format_rar(a);
+	archive_read_support_format_rar5(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_warc(a);
+	archive_read_support_format_xar(a);
+	archive_read_support_format_zip(a);
+}
+
 struct archive *content_archive_open(const char *host, struct diag *d)
 {
 	struct archive *a = archive_read_new();
@@ -64,8 +85,7 @@ struct archive *content_archive_open(const char *host, struct diag *d)
 		diag_error(d, "%s: out of memory", host);
 		return NULL;
 	}
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	content_archive_support(a);
 	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
 		diag_error(d, "%s: cannot be read as an archive: %s%s", host, archive_error_string(a),
 			   content_archive_hint(a));

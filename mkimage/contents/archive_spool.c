@@ -178,8 +178,7 @@ int content_unpack_open(const char *host, struct content_unpack **ret, struct di
 		rc = -ENOMEM;
 	if (rc == 1) {
 		u->spool_fd = open_spool();
-		archive_read_support_filter_all(u->a); /* an archive compressed twice */
-		archive_read_support_format_all(u->a);
+		content_archive_support(u->a); /* filters again: an archive compressed twice */
 		int r = archive_read_open(u->a, u, NULL, read_piece, NULL);
 		if (r != ARCHIVE_OK && u->bad[0])
 			rc = diag_error(d, "%s: %s", host, u->bad);

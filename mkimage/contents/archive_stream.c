@@ -191,8 +191,7 @@ static struct archive *open_again(const struct content_archive *ca, struct diag 
 		diag_error(d, "%s: out of memory", ca->path);
 		return NULL;
 	}
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	content_archive_support(a);
 	if (archive_read_open_fd(a, ca->spool_fd, 65536) != ARCHIVE_OK) {
 		diag_error(d, "%s: reading its decompressed copy: %s", ca->path,
 			   archive_error_string(a));

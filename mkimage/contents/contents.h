@@ -80,6 +80,14 @@ struct content {
 	size_t n_archives, cap_archives;
 };
 
+struct archive;
+
+/*
+ * Lets @a (a libarchive reader) read every filter and every archive format libarchive knows
+ * but mtree, whose listings name host files: a `tree` source holds its own bytes only.
+ */
+void content_archive_support(struct archive *a);
+
 /*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
  * Host paths are looked up with layout_input_path(). Timestamps follow image.mtime.

@@ -53,6 +53,13 @@ bad empty.tar "empty.tar: an empty archive (no entries)"
 echo "just some text" >notes.txt
 bad notes.txt "notes.txt: cannot be read as an archive: Unrecognized archive format"
 
+# an mtree listing names host files: never a source (it would put /etc/hostname in the image),
+# and neither is a one-word text file that libarchive would read as one
+printf '#mtree\n./x type=file contents=/etc/hostname\n' >host.mtree
+bad host.mtree "host.mtree: cannot be read as an archive: Unrecognized archive format"
+echo hostname >word.txt
+bad word.txt "word.txt: cannot be read as an archive: Unrecognized archive format"
+
 # folders FAT sees as one (README/a and readme/b), and a later entry a over the folder a/
 mkdir -p cs/README cs/readme && echo a >cs/README/a && echo b >cs/readme/b
 (cd cs && bsdtar -cf ../case.tar README/a readme/b)

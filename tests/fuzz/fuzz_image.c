@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct walk {
 	struct fat_vol *v;
 	char path[512];
-	unsigned budget; /* entries and reads left: a hostile volume cannot run away */
+	unsigned budget; /* entries and reads left, never below 0: a hostile volume cannot run away */
 	struct diag *d;
 };
 
@@ -34,8 +34,10 @@ static int visit(void *ctx, const struct fat_dirent *e)
 	struct walk *w = ctx;
 	size_t len = strlen(w->path);
 
-	if (!w->budget--)
+	/* spent: stop this listing and, through the result checked below, every one above */
+	if (!w->budget)
 		return 1;
+	w->budget--;
 	if (len + strlen(e->name) + 2 > sizeof(w->path))
 		return 0;
 	strcat(w->path, "/");
@@ -45,7 +47,7 @@ static int visit(void *ctx, const struct fat_dirent *e)
 	else
 		fat_vol_read(w->v, w->path, sink, NULL, w->d);
 	w->path[len] = '\0';
-	return 0;
+	return w->budget ? 0 : 1;
 }
 
 static void walk_fat(int fd, const struct disk_part *p, struct diag *d)
