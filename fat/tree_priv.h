@@ -42,6 +42,9 @@ struct fat_tree {
 	struct fat_index index;
 	int64_t timestamp;
 	bool prepared; /* names checked, sorted and short names assigned */
+	/* set by fat_tree_prepare(): the clusters everything but the root needs, for each
+	 * cluster size 512 << k, so that trying a geometry does not walk the tree again */
+	uint64_t need[8];
 	/* set by fat_write(): where cluster 2 is and how large clusters are (0: not written) */
 	uint64_t data_offset;
 	uint32_t cluster_size;
