@@ -72,7 +72,8 @@ static void node_free(struct fat_node *n)
 	}
 	free(n->kids);
 	free(n->name);
-	free(n->origin);
+	if (n->origin != n->path_owned)
+		free(n->origin);
 	free(n->path_owned);
 	free(n->u16);
 }
@@ -194,8 +195,13 @@ static int set_origin(struct fat_node *n, const struct fat_meta *m)
 {
 	if (!m || !m->origin)
 		return 0;
-	free(n->origin);
-	n->origin = strdup(m->origin);
+	if (n->origin != n->path_owned)
+		free(n->origin);
+	/* a host file is usually named by its own path: one copy serves both */
+	if (n->path_owned && strcmp(m->origin, n->path_owned) == 0)
+		n->origin = n->path_owned;
+	else
+		n->origin = strdup(m->origin);
 	return n->origin ? 0 : -ENOMEM;
 }
 

@@ -6,7 +6,7 @@
 
 struct fat_node {
 	char *name;		 /* UTF-8 long name; "" for the root (owned) */
-	char *origin;		 /* source path for messages, or NULL (owned) */
+	char *origin;		 /* source for messages, or NULL (owned; or path_owned itself) */
 	struct fat_node *parent; /* NULL for the root */
 	struct fat_node **kids;	 /* directories: children, sorted by fat_tree_prepare() */
 	size_t n_kids, cap_kids;

@@ -86,6 +86,20 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 
 void content_release(struct content *c);
 
+/*
+ * Frees the strings of node @i of @c that only the listing and the making of fat/'s tree
+ * needed (all but the path of a file from an archive, which the data pass reads). Once a
+ * node is shed, @c can no longer be added to or searched; content_release() still frees it.
+ */
+void content_shed(struct content *c, size_t i);
+
+/*
+ * Frees the last node of @c, and memory the node array no longer needs. For a caller done
+ * with the model that takes it apart from the end (a model without archives: the data
+ * pass reads nothing of it). @c can then no longer be added to or searched.
+ */
+void content_drop_last(struct content *c);
+
 /* Asked between archive entries and their data blocks during the data pass: true stops it
  * (-EINTR). */
 typedef bool (*content_stop_fn)(void *ctx);
