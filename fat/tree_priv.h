@@ -6,15 +6,20 @@
 
 struct fat_node {
 	char *name;		 /* UTF-8 long name; "" for the root (owned) */
-	char *origin;		 /* source for messages, or NULL (owned; or path_owned itself) */
+	char *origin;		 /* source for messages, or NULL (owned) */
 	struct fat_node *parent; /* NULL for the root */
 	struct fat_node **kids;	 /* directories: children, sorted by fat_tree_prepare() */
 	size_t n_kids, cap_kids;
 	bool is_dir, first;
 	uint8_t attrs;
 	uint64_t size;
-	struct fat_source src;	 /* src.path points to path_owned */
-	char *path_owned;
+	struct fat_source src;	 /* src.path is NULL: a host file is named by the two below */
+	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
+	 * one folder, owned by the tree's folder set) and its name there when not @name (owned):
+	 * each host path is stored once, relative to its folder */
+	const char *host_dir;
+	char *host_name;
+	bool origin_is_host; /* messages name the host file (origin is NULL) */
 	int64_t mtime;
 	uint32_t mtime_ns;
 
@@ -31,6 +36,12 @@ struct fat_node {
 	uint32_t n_clusters;
 };
 
+/* The host folders files come from, each stored once (open addressing). */
+struct fat_folders {
+	char **slots;
+	size_t cap, used;
+};
+
 /* Open-addressing index from (parent, name) to node, so adding N files costs O(N). */
 struct fat_index {
 	struct fat_node **slots;
@@ -40,6 +51,7 @@ struct fat_index {
 struct fat_tree {
 	struct fat_node root;
 	struct fat_index index;
+	struct fat_folders folders;
 	int64_t timestamp;
 	bool prepared; /* names checked, sorted and short names assigned */
 	/* set by fat_tree_prepare(): the clusters everything but the root needs, for each
@@ -54,8 +66,12 @@ struct fat_tree {
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */
 const char *fat_node_path(const struct fat_node *n, char *buf, size_t len);
 
-/* Where messages about @n point: its origin, else its FAT path. */
+/* Where messages about @n point: its origin (or host file), else its FAT path. */
 const char *fat_node_where(const struct fat_node *n, char *buf, size_t len);
+
+/* The host path of file @n ("" when its bytes come from elsewhere) in @buf; NULL when it
+ * does not fit. */
+const char *fat_node_host_path(const struct fat_node *n, char *buf, size_t len);
 
 /*
  * Checks every name, sorts each directory, detects names FAT sees as equal, assigns short

@@ -295,12 +295,13 @@ void content_drop_last(struct content *c)
 	c->index = NULL;
 	c->index_cap = 0;
 	node_release(&c->nodes[--c->n]);
-	/* the array shrinks as it empties, so that what takes its place need not come on top */
-	if (c->cap > 1024 && c->n < c->cap / 2) {
-		struct content_node *smaller = realloc(c->nodes, c->cap / 2 * sizeof(*c->nodes));
+	/* the array shrinks as it empties (each MiB), so that what takes its place need not
+	 * come on top of it */
+	if ((c->cap - c->n) * sizeof(*c->nodes) >= (1u << 20)) {
+		struct content_node *smaller = realloc(c->nodes, (c->n + 1) * sizeof(*c->nodes));
 		if (smaller) {
 			c->nodes = smaller;
-			c->cap /= 2;
+			c->cap = c->n + 1;
 		}
 	}
 }
