@@ -174,10 +174,10 @@ struct fat_source {
 		int64_t mtime_s;
 		long mtime_ns;
 	} listed;
-	int fd;
 	uint64_t offset;
 	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *ctx;
+	int fd;
 	bool deferred;
 };
 

@@ -4,14 +4,13 @@
 
 #include "fat/fat.h"
 
+/* Its fields are ordered so that a tree of many files wastes no padding. */
 struct fat_node {
 	char *name;		 /* UTF-8 long name; "" for the root (owned) */
 	char *origin;		 /* source for messages, or NULL (owned) */
 	struct fat_node *parent; /* NULL for the root */
 	struct fat_node **kids;	 /* directories: children, sorted by fat_tree_prepare() */
 	size_t n_kids, cap_kids;
-	bool is_dir, first;
-	uint8_t attrs;
 	uint64_t size;
 	struct fat_source src;	 /* src.path is NULL: a host file is named by the two below */
 	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
@@ -19,17 +18,19 @@ struct fat_node {
 	 * each host path is stored once, relative to its folder */
 	const char *host_dir;
 	char *host_name;
-	bool origin_is_host; /* messages name the host file (origin is NULL) */
 	int64_t mtime;
 	uint32_t mtime_ns;
+	uint8_t attrs;
+	bool is_dir, first;
+	bool origin_is_host; /* messages name the host file (origin is NULL) */
 
 	/* set by fat_tree_prepare() */
 	uint16_t *u16;	   /* UTF-16 long name (owned) */
+	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
 	uint16_t n16;
 	uint8_t sfn[11];   /* short name */
 	uint8_t ntres;	   /* lower-case flags */
 	uint8_t n_lfn;	   /* LFN entries before the short entry (0: none) */
-	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
 
 	/* set by fat_tree_alloc() */
 	uint32_t cluster;   /* first cluster, 0 for empty files */
