@@ -180,6 +180,27 @@ out:
 	return r;
 }
 
+uint32_t fat_dir_entries(const struct fat_tree *t, const struct fat_node *n,
+			 const struct fat_geom *g)
+{
+	return n->n_entries + (n == &t->root && g->has_label ? 1 : 0);
+}
+
+/* Adds the clusters the children of @dir (and all below) need at each cluster size. */
+static void count_need(const struct fat_node *dir, uint64_t need[8])
+{
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		const struct fat_node *n = dir->kids[i];
+		uint64_t bytes = n->is_dir ? (uint64_t)n->n_entries * FAT_DIRENT_SIZE : n->size;
+		for (unsigned k = 0; k < 8; k++) {
+			uint64_t c = (bytes + (512u << k) - 1) >> (9 + k);
+			need[k] += n->is_dir && !c ? 1 : c; /* a folder has at least one */
+		}
+		if (n->is_dir)
+			count_need(n, need);
+	}
+}
+
 int fat_tree_prepare(struct fat_tree *t, struct diag *d)
 {
 	int r;
@@ -187,14 +208,12 @@ int fat_tree_prepare(struct fat_tree *t, struct diag *d)
 	if (t->prepared)
 		return 0;
 	r = prepare_dir(&t->root, d);
+	if (r == 0) {
+		memset(t->need, 0, sizeof(t->need));
+		count_need(&t->root, t->need);
+	}
 	t->prepared = r == 0;
 	return r;
-}
-
-uint32_t fat_dir_entries(const struct fat_tree *t, const struct fat_node *n,
-			 const struct fat_geom *g)
-{
-	return n->n_entries + (n == &t->root && g->has_label ? 1 : 0);
 }
 
 static uint32_t dir_clusters(const struct fat_tree *t, const struct fat_node *n,
@@ -224,8 +243,8 @@ static void alloc_dir(const struct fat_tree *t, struct fat_node *dir, const stru
 			alloc_dir(t, dir->kids[i], g, next);
 }
 
-/* Clusters @t needs on @g, and whether a FAT12/16 root fits its fixed size. */
-static uint64_t tree_clusters(struct fat_tree *t, const struct fat_geom *g)
+/* Gives every node of @t its clusters on @g; returns how many they are. */
+static uint64_t tree_alloc_clusters(struct fat_tree *t, const struct fat_geom *g)
 {
 	uint64_t next = 2;
 
@@ -238,6 +257,17 @@ static uint64_t tree_clusters(struct fat_tree *t, const struct fat_geom *g)
 	}
 	alloc_dir(t, &t->root, g, &next);
 	return next - 2;
+}
+
+/* Clusters @t (prepared) needs on @g, from the counts fat_tree_prepare() made. */
+static uint64_t tree_clusters(struct fat_tree *t, const struct fat_geom *g)
+{
+	uint64_t root = g->type == FAT_32 ? dir_clusters(t, &t->root, g) : 0;
+
+	for (unsigned k = 0; k < 8; k++)
+		if (g->cluster_size == 512u << k)
+			return root + t->need[k];
+	return tree_alloc_clusters(t, g); /* fat_params() gives no other size */
 }
 
 static int root_fits(const struct fat_tree *t, const struct fat_geom *g)
@@ -258,7 +288,7 @@ int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_n
 				     "included) but root-entries is %u; raise root-entries to %u "
 				     "or use FAT32", fat_dir_entries(t, &t->root, g), g->root_entries,
 				  (fat_dir_entries(t, &t->root, g) + 15) / 16 * 16);
-	need = tree_clusters(t, g);
+	need = tree_alloc_clusters(t, g);
 	if (need > g->clusters) {
 		char cs[16];
 		diag_error(d, "the files need %" PRIu64 " clusters of %s but the volume has %" PRIu32,

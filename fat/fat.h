@@ -156,7 +156,9 @@ struct fat_tree;
 /*
  * Where a file's bytes come from, one of four ways:
  *   - @path set: the host file at @path, opened only while fat_write() copies it (so a tree
- *     of many files holds no descriptors; the path is copied);
+ *     of many files holds no descriptors). The tree stores each folder once and a file's
+ *     name in it; fat_write() looks the name up in its folder, which stays open for the files
+ *     after it from the same folder;
  *   - @read set: a callback that fills @buf with @len bytes at @off of the file and returns 0
  *     or a negative errno;
  *   - else the host fd @fd from @offset (the caller's; it must stay open until fat_write()
@@ -170,10 +172,10 @@ struct fat_source {
 	/* the file @path named when it was listed: a file that is another one or changed when
 	 * its bytes are copied is an error, not silently other bytes */
 	struct fileid listed;
-	int fd;
 	uint64_t offset;
 	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
 	void *ctx;
+	int fd;
 	bool deferred;
 };
 

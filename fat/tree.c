@@ -74,7 +74,7 @@ static void node_free(struct fat_node *n)
 	free(n->kids);
 	free(n->name);
 	free(n->origin);
-	free(n->path_owned);
+	free(n->host_name);
 	free(n->u16);
 }
 
@@ -84,7 +84,65 @@ void fat_tree_free(struct fat_tree *t)
 		return;
 	node_free(&t->root);
 	free(t->index.slots);
+	for (size_t i = 0; i < t->folders.cap; i++)
+		free(t->folders.slots[i]);
+	free(t->folders.slots);
 	free(t);
+}
+
+static char **folder_slot(struct fat_folders *f, const char *dir, size_t len)
+{
+	size_t i = index_hash(NULL, dir, len) & (f->cap - 1);
+
+	for (;; i = (i + 1) & (f->cap - 1)) {
+		char *s = f->slots[i];
+		if (!s || (strlen(s) == len && !memcmp(s, dir, len)))
+			return &f->slots[i];
+	}
+}
+
+/* The tree's one copy of the folder @dir (@len bytes), made on first use; NULL: no memory. */
+static const char *folder_of(struct fat_folders *f, const char *dir, size_t len)
+{
+	if (f->used * 2 >= f->cap) {
+		struct fat_folders bigger = { .cap = f->cap ? f->cap * 2 : 64, .used = f->used };
+		if (!(bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots))))
+			return NULL;
+		for (size_t i = 0; i < f->cap; i++)
+			if (f->slots[i])
+				*folder_slot(&bigger, f->slots[i], strlen(f->slots[i])) = f->slots[i];
+		free(f->slots);
+		*f = bigger;
+	}
+	char **slot = folder_slot(f, dir, len);
+	if (!*slot) {
+		if (!(*slot = strndup(dir, len)))
+			return NULL;
+		f->used++;
+	}
+	return *slot;
+}
+
+/* Names @n's host file @path as its folder (shared) and its name there. */
+static int set_host_path(struct fat_tree *t, struct fat_node *n, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+
+	n->host_dir = folder_of(&t->folders, path, (size_t)(name - path));
+	if (!n->host_dir)
+		return -ENOMEM;
+	if (strcmp(name, n->name) != 0 && !(n->host_name = strdup(name)))
+		return -ENOMEM;
+	return 0;
+}
+
+const char *fat_node_host_path(const struct fat_node *n, char *buf, size_t len)
+{
+	int w = snprintf(buf, len, "%s%s", n->host_dir ? n->host_dir : "",
+			 n->host_dir ? n->host_name ? n->host_name : n->name : "");
+
+	return w >= 0 && (size_t)w < len ? buf : NULL;
 }
 
 const char *fat_node_path(const struct fat_node *n, char *buf, size_t len)
@@ -107,6 +165,8 @@ const char *fat_node_path(const struct fat_node *n, char *buf, size_t len)
 
 const char *fat_node_where(const struct fat_node *n, char *buf, size_t len)
 {
+	if (n->origin_is_host && fat_node_host_path(n, buf, len))
+		return buf;
 	return n->origin ? n->origin : fat_node_path(n, buf, len);
 }
 
@@ -194,11 +254,18 @@ static int walk(struct fat_tree *t, const char *path, struct fat_node **ret_pare
 
 static int set_origin(struct fat_node *n, const struct fat_meta *m)
 {
+	size_t dir_len = n->host_dir ? strlen(n->host_dir) : 0;
+
 	if (!m || !m->origin)
 		return 0;
 	free(n->origin);
-	n->origin = strdup(m->origin);
-	return n->origin ? 0 : -ENOMEM;
+	n->origin = NULL;
+	/* a host file is usually named by its own path: that is not stored twice */
+	n->origin_is_host = n->host_dir && !strncmp(m->origin, n->host_dir, dir_len) &&
+			    !strcmp(m->origin + dir_len, n->host_name ? n->host_name : n->name);
+	if (!n->origin_is_host)
+		n->origin = strdup(m->origin);
+	return n->origin_is_host || n->origin ? 0 : -ENOMEM;
 }
 
 int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta *m,
@@ -256,8 +323,9 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 	n->size = size;
 	if (src)
 		n->src = *src;
-	if (src && src->path && !(n->src.path = n->path_owned = strdup(src->path)))
-		return -ENOMEM;
+	n->src.path = NULL;
+	if (src && src->path && (r = set_host_path(t, n, src->path)) < 0)
+		return r;
 	set_meta(t, n, m);
 	return set_origin(n, m);
 }

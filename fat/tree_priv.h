@@ -4,32 +4,44 @@
 
 #include "fat/fat.h"
 
+/* Its fields are ordered so that a tree of many files wastes no padding. */
 struct fat_node {
 	char *name;		 /* UTF-8 long name; "" for the root (owned) */
-	char *origin;		 /* source path for messages, or NULL (owned) */
+	char *origin;		 /* source for messages, or NULL (owned) */
 	struct fat_node *parent; /* NULL for the root */
 	struct fat_node **kids;	 /* directories: children, sorted by fat_tree_prepare() */
 	size_t n_kids, cap_kids;
-	bool is_dir, first;
-	uint8_t attrs;
 	uint64_t size;
 	uint64_t reserve;	 /* files: clusters for at least this many bytes */
-	struct fat_source src;	 /* src.path points to path_owned */
-	char *path_owned;
+	struct fat_source src;	 /* src.path is NULL: a host file is named by the two below */
+	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
+	 * one folder, owned by the tree's folder set) and its name there when not @name (owned):
+	 * each host path is stored once, relative to its folder */
+	const char *host_dir;
+	char *host_name;
 	int64_t mtime;
 	uint32_t mtime_ns;
+	uint8_t attrs;
+	bool is_dir, first;
+	bool origin_is_host; /* messages name the host file (origin is NULL) */
 
 	/* set by fat_tree_prepare() */
 	uint16_t *u16;	   /* UTF-16 long name (owned) */
+	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
 	uint16_t n16;
 	uint8_t sfn[11];   /* short name */
 	uint8_t ntres;	   /* lower-case flags */
 	uint8_t n_lfn;	   /* LFN entries before the short entry (0: none) */
-	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
 
 	/* set by fat_tree_alloc() */
 	uint32_t cluster;   /* first cluster, 0 for empty files */
 	uint32_t n_clusters;
+};
+
+/* The host folders files come from, each stored once (open addressing). */
+struct fat_folders {
+	char **slots;
+	size_t cap, used;
 };
 
 /* Open-addressing index from (parent, name) to node, so adding N files costs O(N). */
@@ -41,8 +53,12 @@ struct fat_index {
 struct fat_tree {
 	struct fat_node root;
 	struct fat_index index;
+	struct fat_folders folders;
 	int64_t timestamp;
 	bool prepared; /* names checked, sorted and short names assigned */
+	/* set by fat_tree_prepare(): the clusters everything but the root needs, for each
+	 * cluster size 512 << k, so that trying a geometry does not walk the tree again */
+	uint64_t need[8];
 	/* set by fat_write(): where cluster 2 is and how large clusters are (0: not written) */
 	uint64_t data_offset;
 	uint32_t cluster_size;
@@ -54,8 +70,12 @@ struct fat_tree {
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */
 const char *fat_node_path(const struct fat_node *n, char *buf, size_t len);
 
-/* Where messages about @n point: its origin, else its FAT path. */
+/* Where messages about @n point: its origin (or host file), else its FAT path. */
 const char *fat_node_where(const struct fat_node *n, char *buf, size_t len);
+
+/* The host path of file @n ("" when its bytes come from elsewhere) in @buf; NULL when it
+ * does not fit. */
+const char *fat_node_host_path(const struct fat_node *n, char *buf, size_t len);
 
 /*
  * Checks every name, sorts each directory, detects names FAT sees as equal, assigns short

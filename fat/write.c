@@ -26,6 +26,8 @@ struct wctx {
 	const char *image;   /* fd's name in messages, or NULL */
 	uint32_t next;	     /* first free cluster */
 	uint8_t *buf;	     /* COPY_BUF bytes for read/pwrite copies */
+	const char *dir;     /* the host folder open as dir_fd (NULL: none) */
+	int dir_fd;
 	fat_stop_fn stop;    /* asked before each file and after each COPY_BUF (may be NULL) */
 	void *stop_ctx;
 	struct diag *d;
@@ -239,6 +241,25 @@ static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t 
 	return 0;
 }
 
+/*
+ * Opens the host file of @n: its name looked up in its folder, which stays open for the
+ * files after it from the same folder. Returns the fd or a negative errno.
+ */
+static int open_host_file(struct wctx *w, const struct fat_node *n)
+{
+	if (w->dir != n->host_dir) {
+		if (w->dir_fd >= 0)
+			close(w->dir_fd);
+		w->dir = NULL;
+		w->dir_fd = open(*n->host_dir ? n->host_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (w->dir_fd < 0)
+			return -errno;
+		w->dir = n->host_dir;
+	}
+	int fd = openat(w->dir_fd, n->host_name ? n->host_name : n->name, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* File data straight from its source fd to its clusters where the kernel can. */
 static int write_file(struct wctx *w, const struct fat_node *n)
 {
@@ -249,11 +270,11 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 
 	if (!n->size || n->src.deferred)
 		return 0;
-	if (n->src.path && (fd = open(n->src.path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (n->host_dir && (fd = open_host_file(w, n)) < 0)
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-				  strerror(errno));
+				  strerror(-fd));
 	struct stat st;
-	if (n->src.path && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size ||
+	if (n->host_dir && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size ||
 			    !fileid_same(&n->src.listed, &st))) {
 		close(fd);
 		return diag_error(w->d, "%s: changed while the image was built (it is not the "
@@ -277,7 +298,7 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 	}
 	if (r == 0)
 		r = copy_slow(w, n, fd, done, dst);
-	if (n->src.path)
+	if (n->host_dir)
 		close(fd);
 	return r;
 }
@@ -305,7 +326,7 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d)
 {
 	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .image = image,
-			  .stop = stop, .stop_ctx = stop_ctx, .d = d };
+			  .dir_fd = -1, .stop = stop, .stop_ctx = stop_ctx, .d = d };
 	uint64_t end = g->data_offset + (uint64_t)g->clusters * g->cluster_size;
 	int r;
 
@@ -328,6 +349,8 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 		r = write_fats(&w);
 	if (!r)
 		r = write_dir(&w, &t->root);
+	if (w.dir_fd >= 0)
+		close(w.dir_fd);
 	free(w.buf);
 	return r;
 }

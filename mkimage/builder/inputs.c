@@ -333,32 +333,67 @@ static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
-/* The gathered files into fat/'s tree. */
+/* Whether the layout has per-card values (the card manifest is made from the model). */
+static bool has_per_card(const struct layout *l)
+{
+	bool any = l->image.disk_id_per_card;
+
+	for (size_t i = 0; !any && i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		any = layout_part_is_fat(p) && p->fat.volume_id_per_card;
+		for (size_t k = 0; !any && k < p->n_entries; k++)
+			any = p->entries[k].per_card;
+	}
+	return any;
+}
+
+/* Node @n of the model, gathered for partition @p, into @tree. */
+static int add_to_tree(struct build *b, const struct layout_partition *p, struct fat_tree *tree,
+		       const struct content_node *n)
+{
+	/* the layout's attrs are FAT's DIR_Attr bits, passed through as they are */
+	struct fat_meta m = { .mtime = n->mtime, .mtime_ns = n->mtime_ns,
+			      .attrs = (uint8_t)n->attrs, .first = n->first, .origin = n->origin };
+	struct fat_source src = { .path = n->host_path, .listed = n->host_id, .fd = -1,
+				  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
+				  .deferred = n->archive != 0 };
+
+	if (!n->is_dir && p->entries[n->source].per_card)
+		m.reserve = p->entries[n->source].reserve;
+	return n->is_dir ? fat_tree_add_dir(tree, n->path, &m, b->d)
+			 : fat_tree_add_file(tree, n->path, n->size, &src, &m, b->d);
+}
+
+/*
+ * The gathered files into fat/'s tree, from the last to the first (a folder's metadata is
+ * the same whether it comes before or after what it holds). What fat/ copied is freed from
+ * the model as it goes: without archives the model is taken apart from its end, so a tree of
+ * many files is never held twice; with them, all but what the data pass reads. A layout with
+ * per-card values keeps the model whole: the card manifest is made from it.
+ */
 static int fill_tree(struct build *b, const struct layout_partition *p, struct part_state *ps)
 {
+	struct content *c = &ps->content;
+	bool data_pass = c->n_archives != 0, keep = has_per_card(b->l);
+	int bad = 0;
+
 	ps->tree = fat_tree_new(b->l->image.timestamp);
 	if (!ps->tree)
 		return -ENOMEM;
-	int bad = 0;
-	for (size_t i = 0; i < ps->content.n; i++) {
-		const struct content_node *n = &ps->content.nodes[i];
-		if (n->removed)
-			continue;
-		/* the layout's attrs are FAT's DIR_Attr bits, passed through as they are */
-		struct fat_meta m = { .mtime = n->mtime, .mtime_ns = n->mtime_ns,
-				      .attrs = (uint8_t)n->attrs, .first = n->first,
-				      .origin = n->origin };
-		if (!n->is_dir && p->entries[n->source].per_card)
-			m.reserve = p->entries[n->source].reserve;
-		struct fat_source src = { .path = n->host_path, .listed = n->host_id, .fd = -1,
-					  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
-					  .deferred = n->archive != 0 };
-		int rc = n->is_dir ? fat_tree_add_dir(ps->tree, n->path, &m, b->d)
-				   : fat_tree_add_file(ps->tree, n->path, n->size, &src, &m, b->d);
+	for (size_t i = c->n; i-- > 0;) {
+		int rc = c->nodes[i].removed ? 0 : add_to_tree(b, p, ps->tree, &c->nodes[i]);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
+		if (keep)
+			continue;
+		if (data_pass)
+			content_shed(c, i);
+		else
+			content_drop_last(c);
 	}
+	if (!data_pass && !keep)
+		content_release(c);
 	return bad ? -EINVAL : 0;
 }
 

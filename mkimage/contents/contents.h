@@ -34,28 +34,30 @@
 #define CONTENT_MAX_DEPTH 64
 #define CONTENT_MAX_PATH 4095
 
+/* Its fields are ordered so that a model of many files wastes no padding. */
 struct content_node {
 	char *path;      /* FAT path as it will be written: "/a/b" (owned) */
 	char *key;       /* the path folded as FAT compares names (owned) */
-	bool is_dir;
 	char *host_path; /* a file's bytes come from this host file (owned), ... */
 	struct fileid host_id; /* ... the one it was when listed, or ... */
 	const char *text;/* ... are this text (borrowed from the layout), or ... */
 	uint32_t archive;/* ... come from archive content.archives[archive - 1] (0: none), */
+	uint32_t mtime_ns;
 	uint64_t entry;  /*     from its entry number @entry (counted from 0) */
 	char *link;      /* an archive's symbolic link, until it is resolved (owned) */
 	uint64_t size;
 	int64_t mtime;
-	uint32_t mtime_ns;
-	unsigned attrs;
-	bool first;
 	size_t source;   /* index of the layout entry that put it here */
-	char *origin;    /* where it comes from, for messages (owned) */
-	bool removed;    /* replaced by a later entry */
-	bool implicit;   /* a folder created because a path needs it */
+	char *origin;    /* where it comes from, for messages (owned; a host file's is its
+			  * host_path, the same string) */
 	size_t parent;   /* 1 + index of the folder node holding it (0: the partition's root) */
 	size_t kids;     /* 1 + index of its most recently added child (0: none) */
 	size_t next;     /* 1 + index of the child its folder got before it (0: none) */
+	unsigned attrs;
+	bool is_dir;
+	bool first;
+	bool removed;    /* replaced by a later entry */
+	bool implicit;   /* a folder created because a path needs it */
 };
 
 /* An archive files come from, as it was when it was listed. */
@@ -97,6 +99,20 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 		   struct content *c, struct diag *d);
 
 void content_release(struct content *c);
+
+/*
+ * Frees the strings of node @i of @c that only the listing and the making of fat/'s tree
+ * needed (all but the path of a file from an archive, which the data pass reads). Once a
+ * node is shed, @c can no longer be added to or searched; content_release() still frees it.
+ */
+void content_shed(struct content *c, size_t i);
+
+/*
+ * Frees the last node of @c, and memory the node array no longer needs. For a caller done
+ * with the model that takes it apart from the end (a model without archives: the data
+ * pass reads nothing of it). @c can then no longer be added to or searched.
+ */
+void content_drop_last(struct content *c);
 
 /* Asked between archive entries and their data blocks during the data pass: true stops it
  * (-EINTR). */

@@ -2,7 +2,11 @@
  * host_tree: the layout's tree, file and dir entries of a FAT partition, read from the host.
  * Directories are read in full and sorted by the bytes of their names, so the host's
  * listing order never matters; symbolic links that resolve are followed (a loop is an
- * error); dangling links, devices, fifos, sockets and unreadable files are errors.
+ * error); dangling links, devices, fifos and sockets are errors. A folder's entries are
+ * looked up relative to the descriptor it was listed through, and a folder is entered
+ * through a link only where the listing saw one: a folder swapped for a link while it is
+ * walked cannot lead the walk elsewhere. (A file unreadable to us is found when its bytes
+ * are copied; fat/ checks there that it is still the file listed here.)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,26 +58,60 @@ static int add_dir(struct gatherer *g, const char *path, const struct stat *st, 
 	return content_add(g->c, &n, g->d);
 }
 
-/* A host file that must be a readable regular file (after following links). */
-static int check_file(struct gatherer *g, const char *host, struct stat *st)
+/*
+ * What @name in folder @dirfd (AT_FDCWD: @name is a path) is, after following links, in
+ * *@st: 0 a regular file, 1 a folder, else an error naming @host (its path). *@ret_link
+ * (may be NULL) tells whether @name itself is a symbolic link.
+ */
+static int check_entry(struct gatherer *g, int dirfd, const char *name, const char *host,
+		       struct stat *st, bool *ret_link)
 {
 	struct stat lst;
 
-	if (stat(host, st) < 0) {
-		int saved = errno;
-		if (saved == ENOENT && lstat(host, &lst) == 0 && S_ISLNK(lst.st_mode))
-			return diag_error(g->d, "%s: dangling symbolic link", host);
-		return diag_error(g->d, "%s: %s", host, strerror(saved));
-	}
+	if (fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+		return diag_error(g->d, "%s: %s", host, strerror(errno));
+	if (ret_link)
+		*ret_link = S_ISLNK(lst.st_mode);
+	if (!S_ISLNK(lst.st_mode))
+		*st = lst;
+	else if (fstatat(dirfd, name, st, 0) < 0)
+		return errno == ENOENT ? diag_error(g->d, "%s: dangling symbolic link", host)
+				       : diag_error(g->d, "%s: %s", host, strerror(errno));
 	if (S_ISDIR(st->st_mode))
 		return 1;
 	if (!S_ISREG(st->st_mode))
 		return diag_error(g->d, "%s: a %s cannot go on a FAT file system", host,
 				  S_ISFIFO(st->st_mode) ? "fifo" : S_ISSOCK(st->st_mode) ? "socket"
 												: "device node");
-	if (access(host, R_OK) < 0)
-		return diag_error(g->d, "%s: %s", host, strerror(errno));
 	return 0;
+}
+
+/* A host file given by its path: a regular file (0) or a folder (1), after following links. */
+static int check_file(struct gatherer *g, const char *host, struct stat *st)
+{
+	return check_entry(g, AT_FDCWD, host, host, st, NULL);
+}
+
+/*
+ * Opens the folder @name of @dirfd that was listed as @st (named @host in messages), through
+ * a symbolic link only when @link: its descriptor, or a negative errno with a message.
+ */
+static int open_folder(struct gatherer *g, int dirfd, const char *name, const char *host,
+		       const struct stat *st, bool link)
+{
+	struct stat now;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
+
+	if (fd < 0)
+		return diag_error(g->d, "%s: %s", host,
+				  errno == ELOOP || errno == ENOTDIR ? "changed while it was read "
+								      "(no longer a folder)"
+								    : strerror(errno));
+	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		return diag_error(g->d, "%s: changed while it was read (another folder)", host);
+	}
+	return fd;
 }
 
 static int add_host_file(struct gatherer *g, const char *path, const char *host,
@@ -89,34 +127,46 @@ static int add_host_file(struct gatherer *g, const char *path, const char *host,
 	return content_add(g->c, &n, g->d);
 }
 
-static int walk(struct gatherer *g, const char *host, const char *path);
+static int walk(struct gatherer *g, int dirfd, const char *host, const char *path);
+
+/* An entry of a folder as its listing gave it. */
+struct listed {
+	char *name;
+	unsigned char type; /* the listing's DT_ type (DT_UNKNOWN: the file system does not say) */
+};
 
 static int compare_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct listed *)a)->name, ((const struct listed *)b)->name);
 }
 
-/* The names in folder @host, sorted by their bytes. */
-static int list_dir(struct gatherer *g, const char *host, char ***ret, size_t *ret_n)
+/* The entries of the folder @dirfd (named @host in messages), sorted by their names' bytes. */
+static int list_dir(struct gatherer *g, int dirfd, const char *host, struct listed **ret,
+		    size_t *ret_n)
 {
-	DIR *dir = opendir(host);
-	char **names = NULL;
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	struct listed *names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *e;
 
-	if (!dir)
-		return diag_error(g->d, "%s: %s", host, strerror(errno));
+	if (!dir) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		return diag_error(g->d, "%s: %s", host, strerror(saved));
+	}
 	while ((errno = 0, e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (array_grow((void **)&names, &cap, n + 1, sizeof(*names)) < 0 ||
-		    !(names[n] = strdup(e->d_name))) {
+		    !(names[n].name = strdup(e->d_name))) {
 			closedir(dir);
 			*ret = names;
 			*ret_n = n;
 			return -ENOMEM;
 		}
-		n++;
+		names[n++].type = e->d_type;
 	}
 	int saved = errno;
 	closedir(dir);
@@ -142,10 +192,18 @@ static int count_entry(struct gatherer *g, uint64_t size)
 	return 0;
 }
 
-static int walk_entry(struct gatherer *g, const char *host, const char *path)
+/* Adds the entry @le of the folder @dirfd (@host: its host path) at FAT path @path. */
+static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, const char *host,
+		      const char *path)
 {
-	struct stat st, lst;
-	int rc = check_file(g, host, &st);
+	const char *name = le->name;
+	struct stat st;
+	bool link = false;
+	int rc = check_entry(g, dirfd, name, host, &st, &link);
+
+	/* a folder or file listed as such that is now a link was swapped while it was walked */
+	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
+		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
 
 	if (rc >= 0 && (rc = count_entry(g, rc == 0 ? (uint64_t)st.st_size : 0) ?: rc) < 0)
 		return rc;
@@ -163,33 +221,36 @@ static int walk_entry(struct gatherer *g, const char *host, const char *path)
 	if (g->depth == sizeof(g->chain) / sizeof(g->chain[0]))
 		return diag_error(g->d, "%s: folders nested more than %d deep; sdimg takes at "
 					"most %d", host, CONTENT_MAX_DEPTH, CONTENT_MAX_DEPTH);
-	bool link = lstat(host, &lst) == 0 && S_ISLNK(lst.st_mode);
+	int fd = open_folder(g, dirfd, name, host, &st, link);
+	if (fd < 0)
+		return fd;
 	g->chain[g->depth].dev = st.st_dev;
 	g->chain[g->depth].ino = st.st_ino;
 	g->depth++;
 	g->in_links += link;
-	rc = walk(g, host, path);
+	rc = walk(g, fd, host, path);
 	g->in_links -= link;
 	g->depth--;
+	close(fd);
 	return rc;
 }
 
-/* Adds everything inside folder @host under FAT directory @path ("/" or "/a"). */
-static int walk(struct gatherer *g, const char *host, const char *path)
+/* Adds everything inside the folder @dirfd (@host) under FAT directory @path ("/" or "/a"). */
+static int walk(struct gatherer *g, int dirfd, const char *host, const char *path)
 {
-	char **names = NULL;
+	struct listed *names = NULL;
 	size_t n = 0;
-	int rc = list_dir(g, host, &names, &n), bad = 0;
+	int rc = list_dir(g, dirfd, host, &names, &n), bad = 0;
 
 	for (size_t i = 0; rc != -ENOMEM && rc != -E2BIG && i < n; i++) {
 		char *child_host = NULL, *child_path = NULL;
-		if (asprintf(&child_host, "%s/%s", host, names[i]) < 0 ||
-		    asprintf(&child_path, "%s/%s", strcmp(path, "/") ? path : "", names[i]) < 0) {
+		if (asprintf(&child_host, "%s/%s", host, names[i].name) < 0 ||
+		    asprintf(&child_path, "%s/%s", strcmp(path, "/") ? path : "", names[i].name) < 0) {
 			free(child_host);
 			rc = -ENOMEM;
 			break;
 		}
-		int r = walk_entry(g, child_host, child_path);
+		int r = walk_entry(g, dirfd, &names[i], child_host, child_path);
 		bad |= r < 0;
 		if (r == -ENOMEM || r == -E2BIG)
 			rc = r;
@@ -197,7 +258,7 @@ static int walk(struct gatherer *g, const char *host, const char *path)
 		free(child_path);
 	}
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+		free(names[i].name);
 	free(names);
 	return rc < 0 ? rc : bad ? -EINVAL : 0;
 }
@@ -222,14 +283,18 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 				e->strip, host);
 	if (rc > 0 && strcmp(e->path, "/") != 0)
 		rc = add_dir(g, e->path, &st, host);
+	int fd = rc >= 0 ? open_folder(g, AT_FDCWD, host, host, &st, true) : -1;
+	if (rc >= 0 && fd < 0)
+		rc = fd;
 	if (rc >= 0) {
 		g->top = host;
 		g->copies = (struct content_copies){ 0 };
 		g->chain[0].dev = st.st_dev;
 		g->chain[0].ino = st.st_ino;
 		g->depth = 1;
-		rc = walk(g, host, e->path);
+		rc = walk(g, fd, host, e->path);
 		g->depth = 0;
+		close(fd);
 	}
 	free(host);
 	return rc;

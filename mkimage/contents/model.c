@@ -99,9 +99,11 @@ static void node_release(struct content_node *n)
 {
 	free(n->path);
 	free(n->key);
+	if (n->origin != n->host_path)
+		free(n->origin);
 	free(n->host_path);
-	free(n->origin);
 	free(n->link);
+	n->path = n->key = n->origin = n->host_path = n->link = NULL;
 }
 
 /* Appends a copy of @in (path and key already decided) and indexes it. */
@@ -116,8 +118,9 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 	*n = *in;
 	n->key = key;
 	n->path = path;
-	n->origin = strdup(in->origin);
 	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
+	/* a host file is named by its path: one copy serves both */
+	n->origin = in->origin == in->host_path && n->host_path ? n->host_path : strdup(in->origin);
 	n->link = in->link ? strdup(in->link) : NULL;
 	n->kids = 0;
 	link_to_parent(c, c->n - 1);
@@ -273,6 +276,35 @@ int content_index_one(struct content *c, size_t i)
 		h = (h + 1) & (c->index_cap - 1);
 	c->index[h] = i + 1;
 	return 0;
+}
+
+void content_shed(struct content *c, size_t i)
+{
+	struct content_node *n = &c->nodes[i];
+	/* content_write_archive_data() finds a file from an archive by its path */
+	char *path = n->archive && !n->removed ? n->path : NULL;
+
+	if (path)
+		n->path = NULL;
+	node_release(n);
+	n->path = path;
+}
+
+void content_drop_last(struct content *c)
+{
+	free(c->index); /* the model can no longer be searched */
+	c->index = NULL;
+	c->index_cap = 0;
+	node_release(&c->nodes[--c->n]);
+	/* the array shrinks as it empties (each MiB), so that what takes its place need not
+	 * come on top of it */
+	if ((c->cap - c->n) * sizeof(*c->nodes) >= (1u << 20)) {
+		struct content_node *smaller = realloc(c->nodes, (c->n + 1) * sizeof(*c->nodes));
+		if (smaller) {
+			c->nodes = smaller;
+			c->cap = c->n + 1;
+		}
+	}
 }
 
 void content_release(struct content *c)

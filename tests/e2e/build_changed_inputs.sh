@@ -30,6 +30,21 @@ expect_stderr "./t/a/f: changed while the image was built (it is not the file of
 [ ! -e x.img ] || fail "a failed build left x.img"
 rm t/a && mv t/a.old t/a
 
+# a folder swapped for a symbolic link while the walk is in a folder beside it: the walk goes
+# on through the folder descriptors it listed and refuses what is now a link where it listed
+# a folder (it used to follow the link and take the other folder's files, exit 0). The walk is
+# held at the third getdents64: the listing of t/a, after t was listed.
+mkdir -p t/b && echo BBBB >t/b/f && echo OOOO >other/f
+(rc=0; strace -f -o /dev/null -e inject=getdents64:delay_exit=3000000:when=3 "$REAL" build -q \
+    -o x.img tree.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
+sleep 1.5
+mv t/b t/b.old && ln -s ../other t/b
+wait
+[ "$(cat rc.txt)" -eq 1 ] || fail "a folder swapped mid-walk: exit $(cat rc.txt)"
+expect_stderr "./t/b: changed while it was read (now a symbolic link)"
+[ ! -e x.img ] || fail "a failed build left x.img"
+rm t/b && mv t/b.old t/b
+
 # a raw region's file cut short (it was written as its first part plus zeros), or rewritten
 # with other bytes of the same size
 head -c 1048576 /dev/urandom >r.bin
