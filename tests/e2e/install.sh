@@ -32,7 +32,7 @@ make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/root" PREFIX=/usr uninstall >make
 
 # -Werror only where asked for (WERROR=1; make check asks), and a library pkg-config
 # cannot find stops the build, named (a fresh build folder, so that make shows each command)
-make -n -C "$TOP" BUILD="$PWD/fresh" all >make.log 2>&1 || { cat make.log; fail "make -n all"; }
+env -u WERROR -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -n -C "$TOP" BUILD="$PWD/fresh" all >make.log 2>&1 || { cat make.log; fail "make -n all"; }
 grep -q -- ' -Wall ' make.log || fail "make -n all shows no compile command"
 ! grep -q -- '-Werror' make.log || fail "a plain build treats warnings as errors"
 make -n -C "$TOP" BUILD="$PWD/fresh" WERROR=1 all >make.log 2>&1 || { cat make.log; fail "make -n all WERROR=1"; }

@@ -171,7 +171,7 @@ static int build(struct run *run, const struct fat_opts *o, const char *out, con
 		g = l.geom;
 		offset = (uint64_t)l.part_start * 512;
 		size -= offset;
-	} else if (fat_params(o, size, offset, &g, &run->d)) {
+	} else if (fat_params_for_tree(run->tree, o, size, offset, &g, &run->d)) {
 		return -1;
 	}
 	if (show)
