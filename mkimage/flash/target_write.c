@@ -132,21 +132,28 @@ static bool failed(struct flash_job *j)
 	return f;
 }
 
-/* [@off, @off + @len) of the image into w->buf, padded with zeros to whole blocks. */
-static int read_image(struct worker *w, uint64_t off, size_t len, size_t *ret_padded)
+/* [@off, @off + @len) of the image into @buf; a failure fails the job (-EIO). */
+static int pread_image(struct worker *w, void *buf, size_t len, uint64_t off)
 {
-	const struct flash_image *im = w->j->im;
-	size_t padded = (len + w->lbs - 1) / w->lbs * w->lbs;
 	ssize_t got;
 
 	do
-		got = pread(im->fd, w->buf, len, (off_t)off);
+		got = pread(w->j->im->fd, buf, len, (off_t)off);
 	while (got < 0 && errno == EINTR);
-	if (got != (ssize_t)len) {
-		flash_job_fail(w->j, got < 0 ? errno : EIO, "reading the image: %s",
-			       got < 0 ? strerror(errno) : "it became shorter");
+	if (got == (ssize_t)len)
+		return 0;
+	flash_job_fail(w->j, got < 0 ? errno : EIO, "reading the image: %s",
+		       got < 0 ? strerror(errno) : "it became shorter");
+	return -EIO;
+}
+
+/* [@off, @off + @len) of the image into w->buf, padded with zeros to whole blocks. */
+static int read_image(struct worker *w, uint64_t off, size_t len, size_t *ret_padded)
+{
+	size_t padded = (len + w->lbs - 1) / w->lbs * w->lbs;
+
+	if (pread_image(w, w->buf, len, off) < 0)
 		return -EIO;
-	}
 	memset(w->buf + len, 0, padded - len);
 	*ret_padded = padded;
 	return 0;
@@ -323,17 +330,8 @@ static bool patched(const struct worker *w, uint64_t start, uint64_t end)
  * compared with the image's, the card's values put in. Returns 0 or -EIO (job failed). */
 static int compare_own(struct worker *w, const struct flash_range *r, uint64_t pos, size_t n)
 {
-	const struct flash_image *im = w->j->im;
-	ssize_t got;
-
-	do
-		got = pread(im->fd, w->ibuf, n, (off_t)pos);
-	while (got < 0 && errno == EINTR);
-	if (got != (ssize_t)n) {
-		flash_job_fail(w->j, got < 0 ? errno : EIO, "reading the image: %s",
-			       got < 0 ? strerror(errno) : "it became shorter");
+	if (pread_image(w, w->ibuf, n, pos) < 0)
 		return -EIO;
-	}
 	flash_patches_overlay(&w->j->card->patches, pos, w->ibuf, n);
 	if (memcmp(w->ibuf, w->vbuf, n) == 0)
 		return 0;
