@@ -1,5 +1,6 @@
 /* sparse: host file bytes into an image file, zeros left out (see sparse.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,11 +60,26 @@ int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off,
 	return 0;
 }
 
+/* Starts the writeback of @dst's bytes [@start, @end) and waits for that of [@prev, @start)
+ * (begun the time before, none when @prev == @start): the disk writes the data while the
+ * copy goes on, the final fsync() has little left, and what is dirty stays bounded. Only a
+ * hint: where sync_file_range() fails, the final fsync() does it all. */
+static void write_behind(int dst, uint64_t prev, uint64_t start, uint64_t end)
+{
+	sync_file_range(dst, (off64_t)start, (off64_t)(end - start), SYNC_FILE_RANGE_WRITE);
+	if (prev < start)
+		sync_file_range(dst, (off64_t)prev, (off64_t)(start - prev),
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+					SYNC_FILE_RANGE_WAIT_AFTER);
+}
+
 /* Copies [@from, @from + @len) (relative to the copy's start), a data extent of the source;
  * stop() is asked after each chunk while the copy has bytes left past @from. */
 static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len,
 		     struct sparse_fault *fault)
 {
+	uint64_t prev = c->dst_off + from, start = prev; /* the windows of write_behind() */
+
 	while (len > 0) {
 		size_t n = len < SPARSE_CHUNK ? (size_t)len : SPARSE_CHUNK;
 		ssize_t got = pread(c->src, c->buf, n, (off_t)(c->src_off + from));
@@ -80,6 +96,11 @@ static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len,
 		}
 		from += (uint64_t)got;
 		len -= (uint64_t)got;
+		if (c->dst_off + from - start >= SPARSE_WINDOW) {
+			write_behind(c->dst, prev, start, c->dst_off + from);
+			prev = start;
+			start = c->dst_off + from;
+		}
 		if (from < c->len && c->stop && c->stop(c->stop_ctx))
 			return -EINTR;
 	}
@@ -101,6 +122,10 @@ int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault)
 	uint64_t pos = 0;
 
 	*fault = (struct sparse_fault){ 0 };
+	/* one chunk is read whole, holes and all: the zeros the kernel gives for its holes are
+	 * left out like written ones, and two lseek() calls a file are saved */
+	if (c->len <= SPARSE_CHUNK)
+		return copy_data(c, 0, c->len, fault);
 	while (pos < c->len) {
 		uint64_t end = c->src_off + c->len;
 		off_t data = lseek(c->src, (off_t)(c->src_off + pos), SEEK_DATA);

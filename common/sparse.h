@@ -13,7 +13,9 @@
 #include <stdint.h>
 
 /* Bytes of the buffer a copy reads into, and so the bytes between two stop checks. */
-#define SPARSE_CHUNK (8u << 20)
+#define SPARSE_CHUNK (256u << 10)
+/* Bytes of one data extent written between two writebacks started (see sparse.c). */
+#define SPARSE_WINDOW (32u << 20)
 /* The unit of zeros that is left out (a page, the block of most file systems). */
 #define SPARSE_BLOCK 4096u
 
