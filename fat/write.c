@@ -26,6 +26,9 @@ struct wctx {
 	const char *image;   /* fd's name in messages, or NULL */
 	uint32_t next;	     /* first free cluster */
 	uint8_t *buf;	     /* SPARSE_CHUNK bytes for copies */
+	uint8_t *pend;	     /* SPARSE_CHUNK bytes: the clusters of small files, in a row */
+	size_t pend_len;     /* bytes in pend, the clusters of files from volume byte pend_off */
+	uint64_t pend_off;
 	fat_stop_fn stop;    /* asked before each file and after each SPARSE_CHUNK (may be NULL) */
 	void *stop_ctx;
 	struct diag *d;
@@ -224,6 +227,47 @@ static int copy_fd(struct wctx *w, const struct fat_node *n, int fd, uint64_t ds
 			  r == -ENODATA ? "shorter than its size (changed?)" : strerror(-r));
 }
 
+/* Writes the clusters gathered in pend (their zero blocks left out). */
+static int flush_pending(struct wctx *w)
+{
+	uint64_t failed_at;
+	int r = sparse_write(w->fd, w->pend, w->pend_len, w->vol + w->pend_off, &failed_at);
+
+	w->pend_len = 0;
+	return r ? write_failed(w, failed_at - w->vol, -r) : 0;
+}
+
+/* Reads the data of @n, whose clusters fit in pend, from @fd after those gathered there
+ * when they follow them on the volume: one write for the files of a folder, not one each.
+ * The rest of its last cluster is zeros, as the volume reads it anyway. */
+static int gather_small(struct wctx *w, const struct fat_node *n, int fd, uint64_t dst)
+{
+	size_t span = (size_t)n->n_clusters * w->g->cluster_size;
+	char where[4096];
+	int r = 0;
+
+	if (w->pend_len && (w->pend_off + w->pend_len != dst || w->pend_len + span > SPARSE_CHUNK))
+		r = flush_pending(w);
+	if (r)
+		return r;
+	if (!w->pend_len)
+		w->pend_off = dst;
+	uint8_t *p = w->pend + w->pend_len;
+	for (size_t done = 0; done < n->size;) {
+		ssize_t got = pread(fd, p + done, (size_t)n->size - done,
+				    (off_t)(n->src.offset + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
+					  got < 0 ? strerror(errno) : "shorter than its size (changed?)");
+		done += (size_t)got;
+	}
+	memset(p + n->size, 0, span - (size_t)n->size);
+	w->pend_len += span;
+	return 0;
+}
+
 /* Whether @st is the file @id describes (an unknown id matches anything). */
 static bool same_as_listed(const struct fat_source_id *id, const struct stat *st)
 {
@@ -252,7 +296,12 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 					"file of %" PRIu64 " bytes that was listed)",
 				  fat_node_where(n, where, sizeof(where)), n->size);
 	}
-	r = n->src.read ? copy_read(w, n, dst) : copy_fd(w, n, fd, dst);
+	if (n->src.read)
+		r = copy_read(w, n, dst);
+	else if ((uint64_t)n->n_clusters * w->g->cluster_size <= SPARSE_CHUNK / 4)
+		r = gather_small(w, n, fd, dst);
+	else
+		r = copy_fd(w, n, fd, dst);
 	if (n->src.path)
 		close(fd);
 	return r;
@@ -295,14 +344,21 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 	t->cluster_size = g->cluster_size;
 	t->next_free = w.next;
 	w.buf = malloc(SPARSE_CHUNK);
-	if (!w.buf)
+	w.pend = malloc(SPARSE_CHUNK);
+	if (!w.buf || !w.pend) {
+		free(w.buf);
+		free(w.pend);
 		return -ENOMEM;
+	}
 	r = write_boot(&w);
 	if (!r)
 		r = write_fats(&w);
 	if (!r)
 		r = write_dir(&w, &t->root);
+	if (!r && w.pend_len)
+		r = flush_pending(&w);
 	free(w.buf);
+	free(w.pend);
 	return r;
 }
 
