@@ -60,17 +60,12 @@ int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off,
 	return 0;
 }
 
-/* Starts the writeback of @dst's bytes [@start, @end) and waits for that of [@prev, @start)
- * (begun the time before, none when @prev == @start): the disk writes the data while the
- * copy goes on, the final fsync() has little left, and what is dirty stays bounded. Only a
+/* Starts the writeback of @dst's bytes [@start, @end) without waiting for it: the disk
+ * writes the data while the copy goes on and the final fsync() has little left. Only a
  * hint: where sync_file_range() fails, the final fsync() does it all. */
-static void write_behind(int dst, uint64_t prev, uint64_t start, uint64_t end)
+static void write_behind(int dst, uint64_t start, uint64_t end)
 {
-	sync_file_range(dst, (off64_t)start, (off64_t)(end - start), SYNC_FILE_RANGE_WRITE);
-	if (prev < start)
-		sync_file_range(dst, (off64_t)prev, (off64_t)(start - prev),
-				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-					SYNC_FILE_RANGE_WAIT_AFTER);
+	(void)sync_file_range(dst, (off64_t)start, (off64_t)(end - start), SYNC_FILE_RANGE_WRITE);
 }
 
 /* Copies [@from, @from + @len) (relative to the copy's start), a data extent of the source;
@@ -78,7 +73,7 @@ static void write_behind(int dst, uint64_t prev, uint64_t start, uint64_t end)
 static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len,
 		     struct sparse_fault *fault)
 {
-	uint64_t prev = c->dst_off + from, start = prev; /* the windows of write_behind() */
+	uint64_t start = c->dst_off + from; /* the first byte not handed to write_behind() */
 
 	while (len > 0) {
 		size_t n = len < SPARSE_CHUNK ? (size_t)len : SPARSE_CHUNK;
@@ -97,8 +92,7 @@ static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len,
 		from += (uint64_t)got;
 		len -= (uint64_t)got;
 		if (c->dst_off + from - start >= SPARSE_WINDOW) {
-			write_behind(c->dst, prev, start, c->dst_off + from);
-			prev = start;
+			write_behind(c->dst, start, c->dst_off + from);
 			start = c->dst_off + from;
 		}
 		if (from < c->len && c->stop && c->stop(c->stop_ctx))
