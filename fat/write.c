@@ -1,11 +1,13 @@
 /*
  * fat/write: writes a laid-out tree as a FAT volume. Only non-zero bytes are written (the
- * output is a zero, sparse file), each once; memory holds the used part of one FAT and one
- * directory at a time, plus a bounded copy buffer.
+ * output is a zero, sparse file), each once: the holes and all-zero blocks of file data too
+ * (common/sparse.h); memory holds the used part of one FAT and one directory at a time,
+ * plus a bounded copy buffer.
  */
 #include "fat/tree_priv.h"
 #include "fat/write_priv.h"
 #include "fat/ondisk.h"
+#include "common/sparse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define COPY_BUF (1u << 20)
-
 struct wctx {
 	struct fat_tree *t;
 	const struct fat_geom *g;
@@ -25,10 +25,13 @@ struct wctx {
 	uint64_t vol;	     /* volume offset in fd */
 	const char *image;   /* fd's name in messages, or NULL */
 	uint32_t next;	     /* first free cluster */
-	uint8_t *buf;	     /* COPY_BUF bytes for read/pwrite copies */
+	uint8_t *buf;	     /* SPARSE_CHUNK bytes for copies */
+	uint8_t *pend;	     /* SPARSE_CHUNK bytes: the clusters of small files, in a row */
+	size_t pend_len;     /* bytes in pend, the clusters of files from volume byte pend_off */
+	uint64_t pend_off;
 	const char *dir;     /* the host folder open as dir_fd (NULL: none) */
 	int dir_fd;
-	fat_stop_fn stop;    /* asked before each file and after each COPY_BUF (may be NULL) */
+	fat_stop_fn stop;    /* asked before each file and after each SPARSE_CHUNK (may be NULL) */
 	void *stop_ctx;
 	struct diag *d;
 };
@@ -36,6 +39,14 @@ struct wctx {
 static bool stopped(const struct wctx *w)
 {
 	return w->stop && w->stop(w->stop_ctx);
+}
+
+/* Says that writing at volume byte @off failed with @e; returns -@e. */
+static int write_failed(struct wctx *w, uint64_t off, int e)
+{
+	diag_error(w->d, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
+		   w->image ? w->image : "", w->image ? ": " : "", w->vol + off, strerror(e));
+	return -e;
 }
 
 /* pwrite()s all of @buf at volume byte @off. */
@@ -47,13 +58,8 @@ static int put(struct wctx *w, const void *buf, size_t len, uint64_t off)
 		ssize_t n = pwrite(w->fd, p, len, (off_t)(w->vol + off));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			diag_error(w->d, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
-				   w->image ? w->image : "", w->image ? ": " : "", w->vol + off,
-				   strerror(e));
-			return -e;
-		}
+		if (n <= 0)
+			return write_failed(w, off, n < 0 ? errno : EIO);
 		p += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
@@ -202,42 +208,89 @@ static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 	return r;
 }
 
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
-}
-
-/* Copies with read()/pwrite() (or the callback) from @done on; zero blocks stay holes;
- * @fd is the source's. */
-static int copy_slow(struct wctx *w, const struct fat_node *n, int fd, uint64_t done, uint64_t dst)
+/* Copies through the source's read callback; blocks of zeros stay holes. */
+static int copy_read(struct wctx *w, const struct fat_node *n, uint64_t dst)
 {
 	char where[4096];
 
-	while (done < n->size) {
-		size_t len = n->size - done < COPY_BUF ? (size_t)(n->size - done) : COPY_BUF;
-		ssize_t got;
-		int r;
-		if (n->src.read) {
-			r = n->src.read(n->src.ctx, done, w->buf, len);
-			got = r ? -1 : (ssize_t)len;
-			errno = -r;
-		} else {
-			got = pread(fd, w->buf, len, (off_t)(n->src.offset + done));
-		}
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			int e = got < 0 ? errno : 0;
-			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-					  e ? strerror(e) : "shorter than its size (changed?)");
-		}
-		r = all_zero(w->buf, (size_t)got) ? 0 : put(w, w->buf, (size_t)got, dst + done);
+	for (uint64_t done = 0; done < n->size;) {
+		size_t len = n->size - done < SPARSE_CHUNK ? (size_t)(n->size - done) : SPARSE_CHUNK;
+		uint64_t failed_at;
+		int r = n->src.read(n->src.ctx, done, w->buf, len);
 		if (r)
-			return r;
-		done += (uint64_t)got;
-		if (stopped(w))
+			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
+					  strerror(-r));
+		r = sparse_write(w->fd, w->buf, len, w->vol + dst + done, &failed_at);
+		if (r)
+			return write_failed(w, failed_at - w->vol, -r);
+		done += (uint64_t)len;
+		if (done < n->size && stopped(w))
 			return -EINTR;
 	}
+	return 0;
+}
+
+static bool stop_of(void *wctx)
+{
+	return stopped(wctx);
+}
+
+/* Copies from the source's @fd; its holes and blocks of zeros stay holes. */
+static int copy_fd(struct wctx *w, const struct fat_node *n, int fd, uint64_t dst)
+{
+	struct sparse_copy c = { .src = fd, .src_off = n->src.offset, .len = n->size,
+				 .dst = w->fd, .dst_off = w->vol + dst, .buf = w->buf,
+				 .stop = stop_of, .stop_ctx = w };
+	struct sparse_fault fault;
+	char where[4096];
+	int r = sparse_copy(&c, &fault);
+
+	if (r == 0 || r == -EINTR)
+		return r;
+	if (fault.in_dst)
+		return write_failed(w, fault.at - w->vol, -r);
+	return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
+			  r == -ENODATA ? "shorter than its size (changed?)" : strerror(-r));
+}
+
+/* Writes the clusters gathered in pend (their zero blocks left out). */
+static int flush_pending(struct wctx *w)
+{
+	uint64_t failed_at;
+	int r = sparse_write(w->fd, w->pend, w->pend_len, w->vol + w->pend_off, &failed_at);
+
+	w->pend_len = 0;
+	return r ? write_failed(w, failed_at - w->vol, -r) : 0;
+}
+
+/* Reads the data of @n, whose clusters fit in pend, from @fd after those gathered there
+ * when they follow them on the volume: one write for the files of a folder, not one each.
+ * The rest of its last cluster is zeros, as the volume reads it anyway. */
+static int gather_small(struct wctx *w, const struct fat_node *n, int fd, uint64_t dst)
+{
+	size_t span = (size_t)n->n_clusters * w->g->cluster_size;
+	char where[4096];
+	int r = 0;
+
+	if (w->pend_len && (w->pend_off + w->pend_len != dst || w->pend_len + span > SPARSE_CHUNK))
+		r = flush_pending(w);
+	if (r)
+		return r;
+	if (!w->pend_len)
+		w->pend_off = dst;
+	uint8_t *p = w->pend + w->pend_len;
+	for (size_t done = 0; done < n->size;) {
+		ssize_t got = pread(fd, p + done, (size_t)n->size - done,
+				    (off_t)(n->src.offset + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
+					  got < 0 ? strerror(errno) : "shorter than its size (changed?)");
+		done += (size_t)got;
+	}
+	memset(p + n->size, 0, span - (size_t)n->size);
+	w->pend_len += span;
 	return 0;
 }
 
@@ -263,8 +316,7 @@ static int open_host_file(struct wctx *w, const struct fat_node *n)
 /* File data straight from its source fd to its clusters where the kernel can. */
 static int write_file(struct wctx *w, const struct fat_node *n)
 {
-	uint64_t dst = cluster_off(w->g, n->cluster), done = 0;
-
+	uint64_t dst = cluster_off(w->g, n->cluster);
 	int fd = n->src.fd, r;
 	char where[4096];
 
@@ -281,23 +333,12 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 					"file of %" PRIu64 " bytes that was listed)",
 				  fat_node_where(n, where, sizeof(where)), n->size);
 	}
-	r = 0;
-	while (!n->src.read && done < n->size) {
-		loff_t in = (loff_t)(n->src.offset + done), out = (loff_t)(w->vol + dst + done);
-		size_t len = n->size - done < COPY_BUF ? (size_t)(n->size - done) : COPY_BUF;
-		ssize_t c = copy_file_range(fd, &in, w->fd, &out, len, 0);
-		if (c < 0 && errno == EINTR)
-			continue;
-		if (c <= 0)
-			break; /* not supported here (or end of the source): the slow path decides */
-		done += (uint64_t)c;
-		if (stopped(w)) {
-			r = -EINTR;
-			break;
-		}
-	}
-	if (r == 0)
-		r = copy_slow(w, n, fd, done, dst);
+	if (n->src.read)
+		r = copy_read(w, n, dst);
+	else if ((uint64_t)n->n_clusters * w->g->cluster_size <= SPARSE_CHUNK / 4)
+		r = gather_small(w, n, fd, dst);
+	else
+		r = copy_fd(w, n, fd, dst);
 	if (n->host_dir)
 		close(fd);
 	return r;
@@ -341,17 +382,24 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 	t->next_free = w.next;
 	t->root_offset = ((uint64_t)g->reserved + (uint64_t)g->fats * g->fat_sectors) * FAT_SECTOR;
 	t->root_label = g->has_label;
-	w.buf = malloc(COPY_BUF);
-	if (!w.buf)
+	w.buf = malloc(SPARSE_CHUNK);
+	w.pend = malloc(SPARSE_CHUNK);
+	if (!w.buf || !w.pend) {
+		free(w.buf);
+		free(w.pend);
 		return -ENOMEM;
+	}
 	r = write_boot(&w);
 	if (!r)
 		r = write_fats(&w);
 	if (!r)
 		r = write_dir(&w, &t->root);
+	if (!r && w.pend_len)
+		r = flush_pending(&w);
 	if (w.dir_fd >= 0)
 		close(w.dir_fd);
 	free(w.buf);
+	free(w.pend);
 	return r;
 }
 

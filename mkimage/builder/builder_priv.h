@@ -108,12 +108,12 @@ void build_map_release(struct build_map *m);
 
 /*
  * Copies bytes [@from, @to) of the host file @src_fd into the image @b writes, at
- * @dst_offset, leaving its holes as holes (SEEK_DATA/SEEK_HOLE) and moving data with
- * copy_file_range where the kernel allows (read/pwrite otherwise). @what names the source
- * in messages; a failure to write names the image. Each data extent of the source is
- * recorded in @map (when not NULL): an allocated extent of a file system image may hold
- * zeros that matter. build_interrupted() is asked after each MiB.
- * Returns 0 or a negative errno with a message in b->d (-EINTR: interrupted).
+ * @dst_offset, a range nothing was written to before: its holes and its all-zero blocks
+ * are left out (common/sparse.h), the image reads their zeros anyway. @what names the
+ * source in messages; a failure to write names the image. Each allocated extent of the
+ * source, zeros or not, is recorded in @map (when not NULL): an allocated extent of a file
+ * system image may hold zeros that matter. build_interrupted() is asked after each
+ * SPARSE_CHUNK. Returns 0 or a negative errno with a message in b->d (-EINTR: interrupted).
  */
 struct build;
 int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uint64_t dst_offset,

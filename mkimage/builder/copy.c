@@ -1,4 +1,4 @@
-/* copy: a host file into the image, holes kept as holes (see builder_priv.h). */
+/* copy: a host file into the image, holes and zeros kept as holes (see builder_priv.h). */
 #include <errno.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -7,9 +7,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/sparse.h"
 #include "mkimage/builder/builder_priv.h"
 
-#define COPY_CHUNK (1u << 20)
+#define ZEROS_CHUNK (1u << 20)
 
 /* pwrite()s all of @len bytes; a write that makes no progress is -ENOSPC. */
 static int write_all(int fd, const char *p, size_t len, uint64_t off)
@@ -29,69 +30,12 @@ static int write_all(int fd, const char *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Copies [off, off + len) of @src to @dst at @dst_off + off, asking @b whether to stop after
- * each chunk (-EINTR). *@dst_failed tells whether an error came from writing @dst. */
-static int copy_range(struct build *b, int src, uint64_t off, uint64_t len, int dst,
-		      uint64_t dst_off, bool *dst_failed)
-{
-	char *buf = NULL;
-	bool use_cfr = true;
-	int rc = 0;
-
-	*dst_failed = false;
-	while (len > 0) {
-		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
-		ssize_t done = -1;
-		if (use_cfr) {
-			loff_t in = (loff_t)off, out = (loff_t)(dst_off + off);
-			done = copy_file_range(src, &in, dst, &out, n, 0);
-			if (done < 0 && errno == EINTR)
-				continue;
-			/* not offered here, or a failure of either side: read and write tell
-			 * which side failed, and why (the chunk is copied again) */
-			if (done < 0)
-				use_cfr = false;
-		}
-		if (!use_cfr) {
-			if (!buf && !(buf = malloc(COPY_CHUNK)))
-				return -ENOMEM;
-			done = pread(src, buf, n, (off_t)off);
-			if (done > 0) {
-				int wrc = write_all(dst, buf, (size_t)done, dst_off + off);
-				if (wrc < 0) {
-					rc = wrc;
-					*dst_failed = true;
-					break;
-				}
-			}
-		}
-		if (done < 0 && errno == EINTR)
-			continue;
-		if (done < 0) {
-			rc = -errno;
-			break;
-		}
-		if (done == 0) {
-			rc = -ENODATA; /* the file shrank while we read it */
-			break;
-		}
-		off += (uint64_t)done;
-		len -= (uint64_t)done;
-		if (len && build_interrupted(b)) {
-			rc = -EINTR;
-			break;
-		}
-	}
-	free(buf);
-	return rc;
-}
-
 /*
  * Records in @map every extent the file system gives @fd within [@from, @to), written or
  * not (FIEMAP), at @dst_offset + (its offset - @from): mke2fs allocates a journal and inode
- * tables as unwritten extents, which SEEK_DATA reports as holes, yet a card must hold their
- * zeros rather than what it held before. Returns 0, or a negative errno when the file
- * system offers no FIEMAP.
+ * tables as unwritten extents, which SEEK_DATA reports as holes, or writes their zeros,
+ * which the copy leaves out, yet a card must hold their zeros rather than what it held
+ * before. Returns 0, or a negative errno when the file system offers no FIEMAP.
  */
 static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 		       struct build_map *map)
@@ -128,54 +72,74 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 	return 0;
 }
 
-int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uint64_t dst_offset,
-		    const char *what, struct build_map *map)
+/* Records in @map the data extents SEEK_DATA gives @fd within [@from, @to), at @dst_offset +
+ * (their offset - @from), all of it where there is no SEEK_DATA: where FIEMAP is not
+ * offered. Returns 0 or -ENOMEM. */
+static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
+		    struct build_map *map)
 {
 	uint64_t pos = from;
-	int mapped = map ? map_extents(src_fd, from, to, dst_offset, map) : 0;
 
-	if (mapped == -ENOMEM)
-		return diag_error(b->d, "%s: out of memory", what);
-	if (mapped == 0) /* FIEMAP recorded them all, or no map is kept */
-		map = NULL;
 	while (pos < to) {
-		off_t data = lseek(src_fd, (off_t)pos, SEEK_DATA);
-		bool dst_failed = false;
+		off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
 		if (data < 0 && errno == ENXIO)
 			break; /* only a hole is left */
-		if (data < 0) /* no SEEK_DATA here: copy everything */
+		if (data < 0)
 			data = (off_t)pos;
 		if ((uint64_t)data >= to)
 			break;
-		off_t hole = lseek(src_fd, data, SEEK_HOLE);
+		off_t hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0 || (uint64_t)hole > to)
 			hole = (off_t)to;
-		uint64_t at = dst_offset + ((uint64_t)data - from), len = (uint64_t)(hole - data);
-		int rc = map ? build_map_add(map, at, len) : 0;
-		if (rc == 0)
-			rc = copy_range(b, src_fd, (uint64_t)data, len, b->image.fd, at - (uint64_t)data,
-					&dst_failed);
-		if (rc == -EINTR)
-			return rc; /* build_interrupted() said so */
-		if (rc < 0 && dst_failed)
-			return diag_error(b->d, "%s: writing %s into it: %s", b->o->output, what,
-					  strerror(-rc));
-		if (rc < 0)
-			return diag_error(b->d, "%s: %s", what,
-					  rc == -ENODATA ? "the file shrank while it was copied"
-							 : strerror(-rc));
+		if (build_map_add(map, dst_offset + ((uint64_t)data - from),
+				  (uint64_t)(hole - data)) < 0)
+			return -ENOMEM;
 		pos = (uint64_t)hole;
 	}
 	return 0;
 }
 
+static bool stop_requested(void *build)
+{
+	return build_interrupted(build);
+}
+
+int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uint64_t dst_offset,
+		    const char *what, struct build_map *map)
+{
+	int rc = map ? map_extents(src_fd, from, to, dst_offset, map) : 0;
+
+	if (rc < 0 && rc != -ENOMEM) /* no FIEMAP here: the data extents at least */
+		rc = map_data(src_fd, from, to, dst_offset, map);
+	if (rc == -ENOMEM)
+		return diag_error(b->d, "%s: out of memory", what);
+	struct sparse_copy c = { .src = src_fd, .src_off = from, .len = to - from,
+				 .dst = b->image.fd, .dst_off = dst_offset,
+				 .buf = malloc(SPARSE_CHUNK), .stop = stop_requested, .stop_ctx = b };
+	struct sparse_fault fault;
+	if (!c.buf)
+		return diag_error(b->d, "%s: out of memory", what);
+	rc = sparse_copy(&c, &fault);
+	free(c.buf);
+	if (rc == -EINTR)
+		return rc; /* build_interrupted() said so */
+	if (rc < 0 && fault.in_dst)
+		return diag_error(b->d, "%s: writing %s into it: %s", b->o->output, what,
+				  strerror(-rc));
+	if (rc < 0)
+		return diag_error(b->d, "%s: %s", what,
+				  rc == -ENODATA ? "the file shrank while it was copied"
+						 : strerror(-rc));
+	return 0;
+}
+
 int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what)
 {
-	char *zeros = calloc(1, COPY_CHUNK);
+	char *zeros = calloc(1, ZEROS_CHUNK);
 	int rc = zeros ? 0 : -ENOMEM;
 
 	while (rc == 0 && len > 0) {
-		size_t n = len > COPY_CHUNK ? COPY_CHUNK : (size_t)len;
+		size_t n = len > ZEROS_CHUNK ? ZEROS_CHUNK : (size_t)len;
 		rc = write_all(b->image.fd, zeros, n, offset);
 		offset += n;
 		len -= n;

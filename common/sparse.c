@@ -1,0 +1,141 @@
+/* sparse: host file bytes into an image file, zeros left out (see sparse.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/sparse.h"
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
+/* The bytes of @buf from @from up to the first block of the other kind (zero or not). */
+static size_t run_of(const uint8_t *buf, size_t len, size_t from, bool zero)
+{
+	size_t end = from;
+
+	while (end < len) {
+		size_t n = len - end < SPARSE_BLOCK ? len - end : SPARSE_BLOCK;
+		if (all_zero(buf + end, n) != zero)
+			break;
+		end += n;
+	}
+	return end - from;
+}
+
+/* pwrite()s all of @len bytes; a write that makes no progress is -ENOSPC. */
+static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off, uint64_t *failed_at)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			*failed_at = off;
+			return w < 0 ? -errno : -ENOSPC;
+		}
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off,
+		 uint64_t *failed_at)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		pos += run_of(buf, len, pos, true);
+		size_t data = run_of(buf, len, pos, false);
+		int rc = write_all(dst, buf + pos, data, dst_off + pos, failed_at);
+		if (rc < 0)
+			return rc;
+		pos += data;
+	}
+	return 0;
+}
+
+/* Starts the writeback of @dst's bytes [@start, @end) without waiting for it: the disk
+ * writes the data while the copy goes on and the final fsync() has little left. Only a
+ * hint: where sync_file_range() fails, the final fsync() does it all. */
+static void write_behind(int dst, uint64_t start, uint64_t end)
+{
+	(void)sync_file_range(dst, (off64_t)start, (off64_t)(end - start), SYNC_FILE_RANGE_WRITE);
+}
+
+/* Copies [@from, @from + @len) (relative to the copy's start), a data extent of the source;
+ * stop() is asked after each chunk while the copy has bytes left past @from. */
+static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len,
+		     struct sparse_fault *fault)
+{
+	uint64_t start = c->dst_off + from; /* the first byte not handed to write_behind() */
+
+	while (len > 0) {
+		size_t n = len < SPARSE_CHUNK ? (size_t)len : SPARSE_CHUNK;
+		ssize_t got = pread(c->src, c->buf, n, (off_t)(c->src_off + from));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return -ENODATA; /* the file shrank while it was read */
+		int rc = sparse_write(c->dst, c->buf, (size_t)got, c->dst_off + from, &fault->at);
+		if (rc < 0) {
+			fault->in_dst = true;
+			return rc;
+		}
+		from += (uint64_t)got;
+		len -= (uint64_t)got;
+		if (c->dst_off + from - start >= SPARSE_WINDOW) {
+			write_behind(c->dst, start, c->dst_off + from);
+			start = c->dst_off + from;
+		}
+		if (from < c->len && c->stop && c->stop(c->stop_ctx))
+			return -EINTR;
+	}
+	return 0;
+}
+
+/* Whether the source still holds all the bytes of the copy (a hole at its end was not read). */
+static int check_length(const struct sparse_copy *c)
+{
+	struct stat st;
+
+	if (fstat(c->src, &st) < 0)
+		return -errno;
+	return (uint64_t)st.st_size < c->src_off + c->len ? -ENODATA : 0;
+}
+
+int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault)
+{
+	uint64_t pos = 0;
+
+	*fault = (struct sparse_fault){ 0 };
+	/* one chunk is read whole, holes and all: the zeros the kernel gives for its holes are
+	 * left out like written ones, and two lseek() calls a file are saved */
+	if (c->len <= SPARSE_CHUNK)
+		return copy_data(c, 0, c->len, fault);
+	while (pos < c->len) {
+		uint64_t end = c->src_off + c->len;
+		off_t data = lseek(c->src, (off_t)(c->src_off + pos), SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			return check_length(c); /* only a hole is left */
+		if (data < 0) /* no SEEK_DATA here: all of it is data */
+			data = (off_t)(c->src_off + pos);
+		if ((uint64_t)data >= end)
+			return check_length(c);
+		off_t hole = lseek(c->src, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > end)
+			hole = (off_t)end;
+		int rc = copy_data(c, (uint64_t)data - c->src_off, (uint64_t)(hole - data), fault);
+		if (rc < 0)
+			return rc;
+		pos = (uint64_t)hole - c->src_off;
+	}
+	return 0;
+}

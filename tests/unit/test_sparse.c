@@ -1,0 +1,147 @@
+/* Unit tests: host file bytes into an image file, zeros left out (common/sparse). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/sparse.h"
+
+#define MiB (1024u * 1024u)
+
+/* An unnamed temporary file of @size bytes that reads as zeros. */
+static int temp_file(uint64_t size)
+{
+	FILE *f = tmpfile();
+	int fd = f ? dup(fileno(f)) : -1;
+
+	if (f)
+		fclose(f);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	return fd;
+}
+
+static void put(int fd, const void *p, size_t len, uint64_t off)
+{
+	assert_int_equal(pwrite(fd, p, len, (off_t)off), (ssize_t)len);
+}
+
+static uint64_t allocated(int fd)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+static void assert_same(int a, uint64_t a_off, int b, uint64_t b_off, uint64_t len)
+{
+	static uint8_t x[65536], y[65536];
+
+	while (len) {
+		size_t n = len < sizeof(x) ? (size_t)len : sizeof(x);
+		assert_int_equal(pread(a, x, n, (off_t)a_off), (ssize_t)n);
+		assert_int_equal(pread(b, y, n, (off_t)b_off), (ssize_t)n);
+		assert_memory_equal(x, y, n);
+		a_off += n, b_off += n, len -= n;
+	}
+}
+
+/* Only the blocks that are not all zero are written. */
+static void test_sparse_write(void **state)
+{
+	uint8_t *buf = calloc(1, 16 * SPARSE_BLOCK);
+	int dst = temp_file(MiB);
+	uint64_t failed_at = 0;
+
+	(void)state;
+	buf[0] = 1;                          /* block 0 */
+	buf[5 * SPARSE_BLOCK + 100] = 2;     /* block 5 */
+	buf[16 * SPARSE_BLOCK - 1] = 3;      /* block 15, its last byte */
+	assert_int_equal(sparse_write(dst, buf, 16 * SPARSE_BLOCK, 8192, &failed_at), 0);
+	uint8_t back[16 * SPARSE_BLOCK];
+	assert_int_equal(pread(dst, back, sizeof(back), 8192), (ssize_t)sizeof(back));
+	assert_memory_equal(back, buf, sizeof(back));
+	assert_true(allocated(dst) <= 5 * SPARSE_BLOCK); /* 3 blocks, unaligned by 8 KiB: <= 4 */
+	close(dst);
+	free(buf);
+}
+
+/* A sparse source with zeros written as data: the copy reads the same, allocates its data. */
+static void test_sparse_copy_zeros(void **state)
+{
+	int src = temp_file(64 * MiB), dst = temp_file(80 * MiB);
+	uint8_t *zeros = calloc(1, 4 * MiB), data[5000];
+	struct sparse_fault fault;
+
+	(void)state;
+	memset(data, 0xA5, sizeof(data));
+	put(src, data, sizeof(data), 3);                  /* data, then a hole */
+	put(src, zeros, 4 * MiB, 16 * MiB);               /* written zeros */
+	put(src, data, sizeof(data), 20 * MiB + 4096);    /* data after the zeros */
+	put(src, data, sizeof(data), 64 * MiB - sizeof(data)); /* the last bytes */
+	struct sparse_copy c = { .src = src, .src_off = 1, .len = 64 * MiB - 1, .dst = dst,
+				 .dst_off = 7 * MiB, .buf = malloc(SPARSE_CHUNK) };
+	assert_int_equal(sparse_copy(&c, &fault), 0);
+	assert_same(src, 1, dst, 7 * MiB, 64 * MiB - 1);
+	assert_true(allocated(dst) <= 8 * SPARSE_BLOCK);
+	close(src);
+	close(dst);
+	free(zeros);
+	free(c.buf);
+}
+
+static bool stop_now(void *ctx)
+{
+	return ++*(int *)ctx > 1;
+}
+
+/* A source shorter than the copy is -ENODATA (its end a hole or not); stop() ends a copy. */
+static void test_sparse_copy_ends(void **state)
+{
+	int src = temp_file(4 * MiB), dst = temp_file(16 * MiB), asked = 0;
+	uint8_t data[100];
+	struct sparse_fault fault;
+
+	(void)state;
+	memset(data, 1, sizeof(data));
+	put(src, data, sizeof(data), 0);
+	struct sparse_copy c = { .src = src, .len = 8 * MiB, .dst = dst,
+				 .buf = malloc(SPARSE_CHUNK) };
+	assert_int_equal(sparse_copy(&c, &fault), -ENODATA);
+	assert_false(fault.in_dst);
+	c.len = 100;
+	assert_int_equal(sparse_copy(&c, &fault), 0);
+	c.len = 200 * 1024; /* one piece, read whole: the file ends at 4 MiB */
+	assert_int_equal(ftruncate(src, 100 * 1024), 0);
+	assert_int_equal(sparse_copy(&c, &fault), -ENODATA);
+	assert_int_equal(ftruncate(src, 4 * MiB), 0);
+	for (uint64_t off = 0; off < 4 * MiB; off += SPARSE_CHUNK)
+		put(src, "x", 1, off); /* data all along */
+	c.len = 4 * MiB;
+	c.stop = stop_now;
+	c.stop_ctx = &asked;
+	assert_int_equal(sparse_copy(&c, &fault), -EINTR);
+	assert_int_equal(asked, 2);
+	close(src);
+	close(dst);
+	free(c.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sparse_write),
+		cmocka_unit_test(test_sparse_copy_zeros),
+		cmocka_unit_test(test_sparse_copy_ends),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
