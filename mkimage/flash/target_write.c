@@ -326,6 +326,19 @@ static bool patched(const struct worker *w, uint64_t start, uint64_t end)
 	return false;
 }
 
+/* Range @r read back differs from @what: the job fails, naming it. Returns -EIO. */
+static int range_differs(struct worker *w, const struct flash_range *r, const char *what)
+{
+	flash_job_lock(w->j);
+	w->j->has_bad_range = true;
+	w->j->first_bad_start = r->start;
+	w->j->first_bad_end = r->end;
+	flash_job_unlock(w->j);
+	fail_verify(w->j, 0, "bytes %llu-%llu read back differ from %s",
+		    (unsigned long long)r->start, (unsigned long long)r->end - 1, what);
+	return -EIO;
+}
+
 /* A range that holds the card's own bytes: its @n bytes at @pos read back (in w->vbuf)
  * compared with the image's, the card's values put in. Returns 0 or -EIO (job failed). */
 static int compare_own(struct worker *w, const struct flash_range *r, uint64_t pos, size_t n)
@@ -335,14 +348,7 @@ static int compare_own(struct worker *w, const struct flash_range *r, uint64_t p
 	flash_patches_overlay(&w->j->card->patches, pos, w->ibuf, n);
 	if (memcmp(w->ibuf, w->vbuf, n) == 0)
 		return 0;
-	flash_job_lock(w->j);
-	w->j->has_bad_range = true;
-	w->j->first_bad_start = r->start;
-	w->j->first_bad_end = r->end;
-	flash_job_unlock(w->j);
-	fail_verify(w->j, 0, "bytes %llu-%llu read back differ from the card's own",
-		    (unsigned long long)r->start, (unsigned long long)r->end - 1);
-	return -EIO;
+	return range_differs(w, r, "the card's own");
 }
 
 static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CTX *sha)
@@ -379,14 +385,7 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 	EVP_DigestFinal_ex(sha, sum, NULL);
 	if (own || memcmp(sum, r->sha256, 32) == 0)
 		return 0;
-	flash_job_lock(w->j);
-	w->j->has_bad_range = true;
-	w->j->first_bad_start = r->start;
-	w->j->first_bad_end = r->end;
-	flash_job_unlock(w->j);
-	fail_verify(w->j, 0, "bytes %llu-%llu read back differ from the image",
-		    (unsigned long long)r->start, (unsigned long long)r->end - 1);
-	return -EIO;
+	return range_differs(w, r, "the image");
 }
 
 /* The read-back thread: every mapped range, as the writes make it durable. */
