@@ -217,7 +217,7 @@ int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct di
 		rc = plan_resolve_grow(&pl);
 	if (rc == 0)
 		protect_boot_loaders(&pl);
-	if (rc == 0)
+	if (rc == 0 && p->n_regions) /* an image of nothing has no array to sort */
 		qsort(p->regions, p->n_regions, sizeof(*p->regions), region_order);
 	if (rc == 0)
 		rc = plan_check(&pl);
