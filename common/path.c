@@ -18,9 +18,18 @@ char *path_dir(const char *path)
 
 char *path_join(const char *dir, const char *rel)
 {
-	char *p = NULL;
+	return rel[0] == '/' ? strdup(rel) : path_append(dir, rel);
+}
 
-	if (rel[0] == '/')
-		return strdup(rel);
-	return asprintf(&p, "%s/%s", dir, rel) < 0 ? NULL : p;
+char *path_append(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, a);
+	p[a] = '/';
+	memcpy(p + a + 1, name, b + 1);
+	return p;
 }

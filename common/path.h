@@ -1,4 +1,4 @@
-/* path: the two path operations the modules share. */
+/* path: the path operations the modules share. */
 #ifndef SDIMG_PATH_H
 #define SDIMG_PATH_H
 
@@ -9,5 +9,9 @@ char *path_dir(const char *path);
 /* @rel resolved against the folder @dir: @rel itself when it is absolute, else "DIR/REL".
  * Returns a new string (free() it), or NULL when out of memory. */
 char *path_join(const char *dir, const char *rel);
+
+/* "@dir/@name", whatever they hold (a hot path: no formatting).
+ * Returns a new string (free() it), or NULL when out of memory. */
+char *path_append(const char *dir, const char *name);
 
 #endif

@@ -144,11 +144,31 @@ uint16_t fat_sfn_hash(const uint16_t *u, size_t n)
 	return (uint16_t)(((h & 0xF) << 12) | ((h & 0xF0) << 4) | ((h >> 4) & 0xF0) | (h >> 12));
 }
 
+/* Writes "~K", after the four hex digits of @hash when @with_hash, at @tail; returns its
+ * length (at most 11). Formatted by hand: every name that needs a tail passes here. */
+static size_t put_tail(char *tail, bool with_hash, uint16_t hash, unsigned k)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char digits[10];
+	size_t len = 0, n = 0;
+
+	if (with_hash)
+		for (int shift = 12; shift >= 0; shift -= 4)
+			tail[len++] = hex[(hash >> shift) & 0xF];
+	tail[len++] = '~';
+	do
+		digits[n++] = (char)('0' + k % 10);
+	while ((k /= 10) && n < sizeof(digits));
+	while (n)
+		tail[len++] = digits[--n];
+	return len;
+}
+
 int fat_sfn_candidate(const struct fat_basis *b, const uint16_t *u, size_t n, unsigned k,
 		      uint8_t out[11])
 {
 	char tail[16];
-	size_t keep = b->base_len;
+	size_t keep = b->base_len, tail_len;
 
 	memset(out, ' ', 11);
 	memcpy(out + 8, b->ext, b->ext_len);
@@ -158,18 +178,18 @@ int fat_sfn_candidate(const struct fat_basis *b, const uint16_t *u, size_t n, un
 	}
 	if (k >= 5 && k <= 13) {
 		keep = keep < 2 ? keep : 2;
-		snprintf(tail, sizeof(tail), "%04X~%u", fat_sfn_hash(u, n), k - 4);
+		tail_len = put_tail(tail, true, fat_sfn_hash(u, n), k - 4);
 	} else if (k <= 4) {
-		snprintf(tail, sizeof(tail), "~%u", k);
+		tail_len = put_tail(tail, false, 0, k);
 	} else {
 		if (k - 4 > 999999)
 			return -ERANGE;
-		snprintf(tail, sizeof(tail), "~%u", k - 4);
+		tail_len = put_tail(tail, false, 0, k - 4);
 	}
-	if (keep > 8 - strlen(tail))
-		keep = 8 - strlen(tail);
+	if (keep > 8 - tail_len)
+		keep = 8 - tail_len;
 	memcpy(out, b->base, keep);
-	memcpy(out + keep, tail, strlen(tail));
+	memcpy(out + keep, tail, tail_len);
 	return 0;
 }
 

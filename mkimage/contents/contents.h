@@ -71,15 +71,32 @@ struct content_archive {
 	int spool_fd;	/* pass reads instead of the archive */
 };
 
+/* A slot of the model's hash index. */
+struct content_slot {
+	uint32_t node;	/* 1 + index of the node (0: empty) */
+	uint32_t hash;	/* its key's hash: most probes that miss need not read the node */
+};
+
+/* The folder the last path added went into. A tree's files come folder by folder, so the
+ * next path usually goes into the same one, whose folders need not be resolved again. */
+struct content_last_folder {
+	size_t source;	/* the layout entry that gave the path */
+	size_t node;	/* 1 + index of the folder's node (0: the partition's root) */
+	char *given;	/* the folder as that entry named it: "/a/b", "" for the root (owned) */
+	char *path;	/* as it is in the model (owned) */
+	char *key;	/* path folded (owned) */
+};
+
 struct content {
 	struct content_node *nodes;
 	size_t n, cap;
-	size_t *index;   /* open-addressing hash: key -> node + 1 (0 = empty) */
+	struct content_slot *index; /* open-addressing hash of the keys */
 	size_t root_kids;/* 1 + index of the root's most recently added child (0: none) */
 	size_t index_cap;
 	int64_t implicit_mtime; /* time of folders created because a path needs them */
 	struct content_archive *archives; /* the archives files come from */
 	size_t n_archives, cap_archives;
+	struct content_last_folder last; /* see content_add() */
 };
 
 struct archive;

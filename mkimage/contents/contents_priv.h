@@ -40,9 +40,6 @@ struct content_copies {
 int content_count_copy(struct content_copies *cc, uint64_t size, const char *source,
 		       struct diag *d);
 
-/* Puts node @i into the hash index (which has room). */
-int content_index_one(struct content *c, size_t i);
-
 /* The time image.mtime @im gives a node whose own mtime is @ts (NULL: none). */
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 

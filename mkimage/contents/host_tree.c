@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/path.h"
 #include "mkimage/contents/contents_priv.h"
 
 struct gatherer {
@@ -243,10 +244,11 @@ static int walk(struct gatherer *g, int dirfd, const char *host, const char *pat
 	int rc = list_dir(g, dirfd, host, &names, &n), bad = 0;
 
 	for (size_t i = 0; rc != -ENOMEM && rc != -E2BIG && i < n; i++) {
-		char *child_host = NULL, *child_path = NULL;
-		if (asprintf(&child_host, "%s/%s", host, names[i].name) < 0 ||
-		    asprintf(&child_path, "%s/%s", strcmp(path, "/") ? path : "", names[i].name) < 0) {
+		char *child_host = path_append(host, names[i].name);
+		char *child_path = path_append(strcmp(path, "/") ? path : "", names[i].name);
+		if (!child_host || !child_path) {
 			free(child_host);
+			free(child_path);
 			rc = -ENOMEM;
 			break;
 		}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/path.h"
 #include "fat/fat.h"
 #include "mkimage/contents/contents_priv.h"
 
@@ -17,29 +18,37 @@ static char *fold(const char *path)
 	return fat_path_key(path);
 }
 
-static size_t hash(const char *s)
+static uint32_t hash(const char *s)
 {
-	size_t h = 1469598103934665603ull; /* FNV-1a */
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
-static int index_rebuild(struct content *c, size_t cap)
+/* Puts node @node + 1 of key hash @h into @index (@cap slots, a power of two, with room). */
+static void index_put(struct content_slot *index, size_t cap, uint32_t node, uint32_t h)
 {
-	size_t *index = calloc(cap, sizeof(*index));
+	size_t i = h & (cap - 1);
+
+	while (index[i].node)
+		i = (i + 1) & (cap - 1);
+	index[i].node = node;
+	index[i].hash = h;
+}
+
+/* A twice larger index, from the hashes the slots keep (no key is read again). */
+static int index_grow(struct content *c)
+{
+	size_t cap = c->index_cap ? c->index_cap * 2 : 1024;
+	struct content_slot *index = calloc(cap, sizeof(*index));
 
 	if (!index)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->nodes[i].removed)
-			continue;
-		size_t h = hash(c->nodes[i].key) & (cap - 1);
-		while (index[h])
-			h = (h + 1) & (cap - 1);
-		index[h] = i + 1;
-	}
+	for (size_t i = 0; i < c->index_cap; i++)
+		if (c->index[i].node)
+			index_put(index, cap, c->index[i].node, c->index[i].hash);
 	free(c->index);
 	c->index = index;
 	c->index_cap = cap;
@@ -48,11 +57,13 @@ static int index_rebuild(struct content *c, size_t cap)
 
 struct content_node *content_find(struct content *c, const char *key)
 {
+	uint32_t h = hash(key);
+
 	if (!c->index_cap)
 		return NULL;
-	for (size_t h = hash(key) & (c->index_cap - 1); c->index[h]; h = (h + 1) & (c->index_cap - 1)) {
-		struct content_node *n = &c->nodes[c->index[h] - 1];
-		if (!n->removed && strcmp(n->key, key) == 0)
+	for (size_t i = h & (c->index_cap - 1); c->index[i].node; i = (i + 1) & (c->index_cap - 1)) {
+		struct content_node *n = &c->nodes[c->index[i].node - 1];
+		if (c->index[i].hash == h && !n->removed && strcmp(n->key, key) == 0)
 			return n;
 	}
 	return NULL;
@@ -78,19 +89,26 @@ static void remove_subtree(struct content *c, struct content_node *n)
 	n->removed = true;
 }
 
-/* Links node @i to the list of children of its folder (found by its key). */
-static void link_to_parent(struct content *c, size_t i)
+/* The folder of a node is not known yet: link_to_parent() looks it up by key. */
+#define PARENT_BY_KEY SIZE_MAX
+
+/* Links node @i to the list of children of folder @parent (1 + its index, 0: the root). */
+static void link_to_parent(struct content *c, size_t i, size_t parent)
 {
 	struct content_node *n = &c->nodes[i];
-	char *slash = strrchr(n->key, '/');
-	struct content_node *dir = NULL;
 
-	if (slash && slash != n->key) {
-		*slash = '\0';
-		dir = content_find(c, n->key);
-		*slash = '/';
+	if (parent == PARENT_BY_KEY) {
+		char *slash = strrchr(n->key, '/');
+		struct content_node *dir = NULL;
+		if (slash && slash != n->key) {
+			*slash = '\0';
+			dir = content_find(c, n->key);
+			*slash = '/';
+		}
+		parent = dir ? (size_t)(dir - c->nodes) + 1 : 0;
 	}
-	n->parent = dir ? (size_t)(dir - c->nodes) + 1 : 0;
+	struct content_node *dir = parent ? &c->nodes[parent - 1] : NULL;
+	n->parent = parent;
 	n->next = dir ? dir->kids : c->root_kids;
 	*(dir ? &dir->kids : &c->root_kids) = i + 1;
 }
@@ -106,10 +124,14 @@ static void node_release(struct content_node *n)
 	n->path = n->key = n->origin = n->host_path = n->link = NULL;
 }
 
-/* Appends a copy of @in (path and key already decided) and indexes it. */
-static int append(struct content *c, const struct content_node *in, char *key, char *path)
+/* Appends a copy of @in (path and key already decided) into folder @parent (see
+ * link_to_parent) and indexes it. */
+static int append(struct content *c, const struct content_node *in, char *key, char *path,
+		  size_t parent)
 {
-	if (array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0) {
+	/* a node's number must fit its index slot: beyond, memory would have run out long ago */
+	if (c->n >= UINT32_MAX - 1 ||
+	    array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0) {
 		free(key);
 		free(path);
 		return -ENOMEM;
@@ -123,12 +145,13 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 	n->origin = in->origin == in->host_path && n->host_path ? n->host_path : strdup(in->origin);
 	n->link = in->link ? strdup(in->link) : NULL;
 	n->kids = 0;
-	link_to_parent(c, c->n - 1);
+	link_to_parent(c, c->n - 1, parent);
 	if (!n->origin || (in->host_path && !n->host_path) || (in->link && !n->link))
 		return -ENOMEM;
-	if (c->n * 2 > c->index_cap)
-		return index_rebuild(c, c->index_cap ? c->index_cap * 2 : 1024);
-	return content_index_one(c, c->n - 1);
+	if (c->n * 2 > c->index_cap && index_grow(c) < 0)
+		return -ENOMEM;
+	index_put(c->index, c->index_cap, (uint32_t)c->n, hash(n->key));
+	return 0;
 }
 
 /*
@@ -163,7 +186,7 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 							 .mtime = c->implicit_mtime,
 							 .source = in->source, .origin = in->origin };
 			char *copy = strdup(path);
-			rc = copy ? append(c, &implicit, key, copy) : -ENOMEM;
+			rc = copy ? append(c, &implicit, key, copy, PARENT_BY_KEY) : -ENOMEM;
 			key = NULL;
 		}
 		/* continue in the case the folder already has */
@@ -205,6 +228,88 @@ static int check_path_limits(const struct content_node *in, struct diag *d)
 	return 0;
 }
 
+static void forget_last_folder(struct content_last_folder *f)
+{
+	free(f->given);
+	free(f->path);
+	free(f->key);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Remembers the folder of @in, resolved as @path and folded as @key. Returns 0 or -ENOMEM. */
+static int remember_last_folder(struct content *c, const struct content_node *in,
+				const char *path, const char *key)
+{
+	struct content_last_folder *f = &c->last;
+	const char *given_end = strrchr(in->path, '/'), *path_end = strrchr(path, '/');
+	const char *key_end = strrchr(key, '/');
+
+	forget_last_folder(f);
+	if (!given_end || !path_end || !key_end)
+		return 0;
+	f->source = in->source;
+	f->given = strndup(in->path, (size_t)(given_end - in->path));
+	f->path = strndup(path, (size_t)(path_end - path));
+	f->key = strndup(key, (size_t)(key_end - key));
+	if (!f->given || !f->path || !f->key) {
+		forget_last_folder(f);
+		return -ENOMEM;
+	}
+	const struct content_node *dir = *f->key ? content_find(c, f->key) : NULL;
+	f->node = dir ? (size_t)(dir - c->nodes) + 1 : 0;
+	if (*f->key && (!dir || !dir->is_dir))
+		forget_last_folder(f);
+	return 0;
+}
+
+/* Whether @in goes into the folder the last path went into, and that folder is still the
+ * same node of the model (a node is never moved; a replaced one is marked removed, and so
+ * is everything below it). Its folders then resolve as they did then. */
+static bool in_last_folder(const struct content *c, const struct content_node *in)
+{
+	const struct content_last_folder *f = &c->last;
+	const char *end = strrchr(in->path, '/');
+	size_t len = end ? (size_t)(end - in->path) : 0;
+
+	if (!f->given || !end || f->source != in->source || strlen(f->given) != len ||
+	    memcmp(f->given, in->path, len) != 0)
+		return false;
+	if (!f->node)
+		return true;
+	const struct content_node *dir = f->node <= c->n ? &c->nodes[f->node - 1] : NULL;
+	return dir && !dir->removed && dir->is_dir && dir->key && strcmp(dir->key, f->key) == 0;
+}
+
+/* @in's path as the model has it, and its key: from the last folder when it goes there,
+ * else resolved folder by folder. */
+static int place(struct content *c, const struct content_node *in, char **ret_path,
+		 char **ret_key, struct diag *d)
+{
+	char *path = NULL, *key = NULL, *name_key = NULL;
+	int rc;
+
+	if (in_last_folder(c, in)) {
+		const char *name = strrchr(in->path, '/') + 1;
+		path = path_append(c->last.path, name);
+		name_key = fold(name);
+		key = name_key ? path_append(c->last.key, name_key) : NULL;
+		free(name_key);
+		rc = path && key ? 0 : -ENOMEM;
+	} else {
+		rc = resolve_parents(c, in, &path, d);
+		if (rc == 0)
+			rc = (key = fold(path)) ? remember_last_folder(c, in, path, key) : -ENOMEM;
+	}
+	if (rc < 0) {
+		free(path);
+		free(key);
+		return rc;
+	}
+	*ret_path = path;
+	*ret_key = key;
+	return 0;
+}
+
 int content_add(struct content *c, const struct content_node *in, struct diag *d)
 {
 	char *path = NULL, *key = NULL;
@@ -212,14 +317,9 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 
 	if (rc < 0)
 		return rc;
-	rc = resolve_parents(c, in, &path, d);
-
+	rc = place(c, in, &path, &key, d);
 	if (rc < 0)
 		return rc;
-	if (!(key = fold(path))) {
-		free(path);
-		return -ENOMEM;
-	}
 	struct content_node *old = content_find(c, key);
 	if (old && old->source == in->source && strcmp(old->path, path) != 0) {
 		rc = diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
@@ -237,7 +337,7 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 	} else {
 		if (old)
 			remove_subtree(c, old);
-		return append(c, in, key, path);
+		return append(c, in, key, path, c->last.given ? c->last.node : PARENT_BY_KEY);
 	}
 	free(key);
 	free(path);
@@ -265,16 +365,6 @@ int content_count_copy(struct content_copies *cc, uint64_t size, const char *sou
 				  source, (unsigned long long)max_bytes, CONTENT_COPIES_FACTOR,
 				  (unsigned long long)cc->held_bytes,
 				  (unsigned long long)CONTENT_COPIES_BYTES);
-	return 0;
-}
-
-int content_index_one(struct content *c, size_t i)
-{
-	size_t h = hash(c->nodes[i].key) & (c->index_cap - 1);
-
-	while (c->index[h])
-		h = (h + 1) & (c->index_cap - 1);
-	c->index[h] = i + 1;
 	return 0;
 }
 
@@ -319,5 +409,6 @@ void content_release(struct content *c)
 	free(c->archives);
 	free(c->nodes);
 	free(c->index);
+	forget_last_folder(&c->last);
 	memset(c, 0, sizeof(*c));
 }

@@ -127,6 +127,9 @@ static void test_tails_and_hash(void **state)
 	candidate("longfilename.txt", 1, "LONGFI~1TXT");
 	candidate("longfilename.txt", 4, "LONGFI~4TXT");
 	candidate("longfilename.txt", 14, "LONGF~10TXT");
+	candidate("longfilename.txt", 1004, "LON~1000TXT");
+	candidate("longfilename.txt", 999999 + 4, "L~999999TXT");
+	candidate("x.txt", 999999 + 4, "X~999999TXT");
 }
 
 /* Six names with one basis in one directory: ~1..~4, then the hash form. */
