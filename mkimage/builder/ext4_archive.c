@@ -397,16 +397,27 @@ static int write_data(struct ext4_walk *w, const struct content_archive_lib *lib
 	return rc;
 }
 
+/* libarchive into @lib, or one line naming the tree's FILE:LINE. */
+static int open_lib(struct ext4_walk *w, struct content_archive_lib *lib)
+{
+	size_t first = w->b->d->n;
+	char *place = NULL;
+	int rc = content_archive_lib_open(lib, w->b->d);
+
+	if (rc < 0 && asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line,
+			       w->e->path) >= 0)
+		diag_prefix(w->b->d, first, place);
+	free(place);
+	return rc;
+}
+
 int build_ext4_archive(struct ext4_walk *w, const char *host)
 {
 	struct content_archive_lib lib = { .dl = { NULL } };
 	struct listing l = { 0 };
 	struct item **sorted = NULL;
-	char *place = NULL;
-	int rc = asprintf(&place, "%s:%d: tree '%s'", w->e->loc.file, w->e->loc.line, w->e->path);
+	int rc = open_lib(w, &lib);
 
-	rc = rc < 0 ? -ENOMEM : content_archive_lib_open(&lib, place, w->b->d);
-	free(place);
 	if (rc == 0)
 		rc = list_archive(w, &lib, host, &l);
 

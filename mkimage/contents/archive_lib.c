@@ -4,8 +4,6 @@
  * ELF note below names it for packagers, since the program's DT_NEEDED list does not.
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "mkimage/contents/contents.h"
 
@@ -16,11 +14,8 @@
 DYNLIB_NOTE(content_archive_note, "archive", "file trees read from archives (tar, zip, cpio, ...)",
 	    "recommended", SDIMG_LIBARCHIVE_SONAME);
 
-int content_archive_lib_open(struct content_archive_lib *lib, const char *place,
-			     struct diag *d)
+int content_archive_lib_open(struct content_archive_lib *lib, struct diag *d)
 {
-	size_t first = d->n;
-	char *prefix = NULL;
 	int rc = dynlib_open(&lib->dl, SDIMG_LIBARCHIVE_SONAME, "archive trees", d);
 
 #define CONTENT_ARCHIVE_RESOLVE(name)                                                      \
@@ -28,12 +23,8 @@ int content_archive_lib_open(struct content_archive_lib *lib, const char *place,
 		rc = -ELIBACC;
 	CONTENT_ARCHIVE_FUNCS(CONTENT_ARCHIVE_RESOLVE)
 #undef CONTENT_ARCHIVE_RESOLVE
-	if (rc == 0)
-		return 0;
-	content_archive_lib_close(lib);
-	if (asprintf(&prefix, "%s: ", place) >= 0)
-		diag_prefix(d, first, prefix);
-	free(prefix);
+	if (rc < 0)
+		content_archive_lib_close(lib);
 	return rc;
 }
 

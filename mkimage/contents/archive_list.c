@@ -622,11 +622,9 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 {
 	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
 			     .first_node = c->n };
-	char *place = NULL;
-	int rc = asprintf(&place, "%s:%d: tree '%s'", e->loc.file, e->loc.line, e->path) < 0
-			 ? -ENOMEM : content_archive_lib_open(&ls.lib, place, d);
+	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
+	int rc = content_archive_lib_open(&ls.lib, d);
 
-	free(place);
 	if (rc == 0)
 		rc = register_archive(&ls);
 	if (rc == 0)

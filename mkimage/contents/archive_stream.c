@@ -216,7 +216,7 @@ static int write_archive(struct sink *out, const struct content *c, const struct
 	/* libarchive, opened for the first archive with bytes to write: the listing has
 	 * loaded it already, and this takes one more reference */
 	if (rc == 0 && n && !out->lib.dl.handle)
-		rc = content_archive_lib_open(&out->lib, ca->path, out->d);
+		rc = content_archive_lib_open(&out->lib, out->d);
 	if (rc == 0 && n) {
 		struct archive *a = open_again(&out->lib, ca, out->d);
 		rc = a ? stream(out, ca->path, a, v, n) : -EINVAL;

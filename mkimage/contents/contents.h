@@ -121,13 +121,12 @@ struct content_archive_lib {
 #undef CONTENT_ARCHIVE_MEMBER
 
 /*
- * Opens libarchive into @lib and resolves every member. @place starts the one error line
- * ("card.layout:7: tree '/'"): "PLACE: archive trees need libarchive.so.13, which cannot
- * be loaded: ..." (or the symbol it lacks). Returns 0 or a negative errno; on failure @lib
- * is closed.
+ * Opens libarchive into @lib and resolves every member. Returns 0, or a negative errno
+ * with one line in @d for the caller to prefix with its place: "archive trees need
+ * libarchive.so.13, which cannot be loaded: ..." (or the symbol it lacks); @lib is then
+ * closed.
  */
-int content_archive_lib_open(struct content_archive_lib *lib, const char *place,
-			     struct diag *d);
+int content_archive_lib_open(struct content_archive_lib *lib, struct diag *d);
 
 /* Gives back the reference of @lib. Accepts a closed or zeroed table. */
 void content_archive_lib_close(struct content_archive_lib *lib);
