@@ -4,6 +4,7 @@ VERSION ?= 0.1.0
 CC      ?= cc
 PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma ext2fs com_err
 PKG_CONFIG ?= pkg-config
+READELF ?= readelf
 
 # Where `make install` puts things (DESTDIR in front of each).
 BINDIR  ?= $(PREFIX)/bin
@@ -34,12 +35,14 @@ PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $
 ifneq ($(PKG_MISSING),)
 $(error $(PKG_CONFIG) finds no $(PKG_MISSING): install their development files (Debian: make deps) or set PKG_CONFIG_PATH)
 endif
-# The soname of libarchive.so in pkg-config's libdir, else where the compiler finds it.
-ARCHIVE_SO := $(firstword $(wildcard $(shell $(PKG_CONFIG) --variable=libdir libarchive)/libarchive.so) \
-                          $(shell $(CC) -print-file-name=libarchive.so))
-LIBARCHIVE_SONAME := $(shell readelf -d $(ARCHIVE_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+# The soname of the libarchive.so linking would take: in pkg-config's -L folders (with its
+# sysroot), else where the compiler finds it.
+ARCHIVE_SO := $(firstword $(wildcard \
+    $(patsubst -L%,%/libarchive.so,$(filter -L%,$(shell $(PKG_CONFIG) --libs-only-L libarchive))) \
+    $(shell $(CC) -print-file-name=libarchive.so)))
+LIBARCHIVE_SONAME := $(shell $(READELF) -d $(ARCHIVE_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 ifeq ($(LIBARCHIVE_SONAME),)
-$(error cannot read the soname of libarchive ($(ARCHIVE_SO)) with readelf -d: install binutils and libarchive's development files)
+$(error $(READELF) -d reads no soname from libarchive.so ($(or $(ARCHIVE_SO),not found)): install libarchive's development files and binutils, or set READELF)
 endif
 CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\"
 # dlopen is in glibc's libc since 2.34; before, in libdl.
