@@ -4,6 +4,7 @@ VERSION ?= 0.1.0
 CC      ?= cc
 PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma ext2fs com_err
 PKG_CONFIG ?= pkg-config
+READELF ?= readelf
 
 # Where `make install` puts things (DESTDIR in front of each).
 BINDIR  ?= $(PREFIX)/bin
@@ -21,7 +22,10 @@ CFLAGS   += -Werror
 endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += $(PKG_CFLAGS)
-LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+# libarchive is compiled against but not linked: mkimage/contents/archive_lib.c loads it with
+# dlopen when a tree is an archive, by the soname of the one compiled against (below).
+LINKED_PKGS := $(filter-out libarchive,$(PKGS))
+LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
 
 # A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
 # the build, named. The goals that install them, or call a make that checks, need none.
@@ -31,6 +35,19 @@ PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $
 ifneq ($(PKG_MISSING),)
 $(error $(PKG_CONFIG) finds no $(PKG_MISSING): install their development files (Debian: make deps) or set PKG_CONFIG_PATH)
 endif
+# The soname of the libarchive.so linking would take: in pkg-config's -L folders (with its
+# sysroot), else where the compiler finds it.
+ARCHIVE_SO := $(firstword $(wildcard \
+    $(patsubst -L%,%/libarchive.so,$(filter -L%,$(shell $(PKG_CONFIG) --libs-only-L libarchive))) \
+    $(shell $(CC) -print-file-name=libarchive.so)))
+LIBARCHIVE_SONAME := $(shell $(READELF) -d $(ARCHIVE_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+ifeq ($(LIBARCHIVE_SONAME),)
+$(error $(READELF) -d reads no soname from libarchive.so ($(or $(ARCHIVE_SO),not found)): install libarchive's development files and binutils, or set READELF)
+endif
+CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\"
+# dlopen is in glibc's libc since 2.34; before, in libdl.
+LDLIBS   += $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
+                    $(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 endif
 TEST_LDLIBS := -lcmocka
 

@@ -3,9 +3,8 @@
  * sorted byte-wise, a folder before what it holds), then the archive is read again and each
  * file's bytes go to its inode. An archive made with its names sorted (tar --sort=name) of a
  * folder thus gives the image the folder gives, where owners agree. */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,16 +71,17 @@ static void free_listing(struct listing *l)
 	free(l->v);
 }
 
-static struct archive *open_archive(struct ext4_walk *w, const char *host)
+static struct archive *open_archive(struct ext4_walk *w, const struct content_archive_lib *lib,
+				    const char *host)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = lib->archive_read_new();
 
 	if (!a)
 		return NULL;
-	content_archive_support(a);
-	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
-		diag_error(w->b->d, "%s: %s", host, archive_error_string(a));
-		archive_read_free(a);
+	content_archive_support(lib, a);
+	if (lib->archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
+		diag_error(w->b->d, "%s: %s", host, lib->archive_error_string(a));
+		lib->archive_read_free(a);
 		return NULL;
 	}
 	return a;
@@ -118,17 +118,19 @@ static char *clean_path(struct ext4_walk *w, const char *host, const char *raw)
 	return s;
 }
 
-static int read_xattrs(struct archive_entry *ae, struct item *it)
+static int read_xattrs(const struct content_archive_lib *lib, struct archive_entry *ae,
+		       struct item *it)
 {
 	const char *name;
 	const void *value;
-	size_t len, n = (size_t)archive_entry_xattr_reset(ae);
+	size_t len, n = (size_t)lib->archive_entry_xattr_reset(ae);
 
 	if (!n)
 		return 0;
 	if (!(it->xattrs = calloc(n, sizeof(*it->xattrs))))
 		return -ENOMEM;
-	while (it->n_xattrs < n && archive_entry_xattr_next(ae, &name, &value, &len) == ARCHIVE_OK) {
+	while (it->n_xattrs < n &&
+	       lib->archive_entry_xattr_next(ae, &name, &value, &len) == ARCHIVE_OK) {
 		struct xattr *x = &it->xattrs[it->n_xattrs++];
 		if (!(x->name = strdup(name)) || !(x->value = malloc(len ? len : 1)))
 			return -ENOMEM;
@@ -138,58 +140,59 @@ static int read_xattrs(struct archive_entry *ae, struct item *it)
 	return 0;
 }
 
-static int list_entry(struct ext4_walk *w, const char *host, struct archive_entry *ae,
-		      struct item *it)
+static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib,
+		      const char *host, struct archive_entry *ae, struct item *it)
 {
 	const struct layout_entry *e = w->e;
-	const char *hard = archive_entry_hardlink(ae), *sym = archive_entry_symlink(ae);
-	struct timespec ts = { archive_entry_mtime(ae), archive_entry_mtime_nsec(ae) };
+	const char *hard = lib->archive_entry_hardlink(ae), *sym = lib->archive_entry_symlink(ae);
+	struct timespec ts = { lib->archive_entry_mtime(ae), lib->archive_entry_mtime_nsec(ae) };
 
-	if (!(it->path = clean_path(w, host, archive_entry_pathname(ae))))
+	if (!(it->path = clean_path(w, host, lib->archive_entry_pathname(ae))))
 		return -EINVAL;
 	if (!strip_names(it->path, e->strip)) {
 		it->skipped = true;
 		return 0;
 	}
-	it->type = hard ? 0 : archive_entry_filetype(ae);
-	it->m.uid = e->owner_set ? e->owner : (uint32_t)archive_entry_uid(ae);
-	it->m.gid = e->group_set ? e->group : (uint32_t)archive_entry_gid(ae);
-	it->m.perm = archive_entry_perm(ae) & 07777;
-	build_ext4_mtime(&w->b->l->image, archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
-	it->size = archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0
-			   ? (uint64_t)archive_entry_size(ae) : 0;
-	it->major = (uint32_t)archive_entry_rdevmajor(ae);
-	it->minor = (uint32_t)archive_entry_rdevminor(ae);
+	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
+	it->m.uid = e->owner_set ? e->owner : (uint32_t)lib->archive_entry_uid(ae);
+	it->m.gid = e->group_set ? e->group : (uint32_t)lib->archive_entry_gid(ae);
+	it->m.perm = lib->archive_entry_perm(ae) & 07777;
+	build_ext4_mtime(&w->b->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
+	it->size = lib->archive_entry_size_is_set(ae) && lib->archive_entry_size(ae) > 0
+			   ? (uint64_t)lib->archive_entry_size(ae) : 0;
+	it->major = (uint32_t)lib->archive_entry_rdevmajor(ae);
+	it->minor = (uint32_t)lib->archive_entry_rdevminor(ae);
 	it->has_data = it->type == AE_IFREG && it->size > 0;
 	if (hard && !(it->target = clean_path(w, host, hard)))
 		return -EINVAL;
 	if (hard && !strip_names(it->target, e->strip))
 		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which strip removes",
-				  host, archive_entry_pathname(ae), hard);
+				  host, lib->archive_entry_pathname(ae), hard);
 	if (!hard && it->type == AE_IFLNK && !(it->target = strdup(sym ? sym : "")))
 		return -ENOMEM;
 	if (it->type == 0 && it->size == 0)
 		it->has_data = false;
 	else if (it->type == 0) /* a hard link that carries the bytes (pax, cpio) */
 		it->has_data = true;
-	return read_xattrs(ae, it);
+	return read_xattrs(lib, ae, it);
 }
 
-static int list_archive(struct ext4_walk *w, const char *host, struct listing *l)
+static int list_archive(struct ext4_walk *w, const struct content_archive_lib *lib,
+			const char *host, struct listing *l)
 {
-	struct archive *a = open_archive(w, host);
+	struct archive *a = open_archive(w, lib, host);
 	struct archive_entry *ae;
 	int r, rc = 0;
 
 	if (!a)
 		return -EINVAL;
 	if (stat(host, &l->st) < 0) {
-		archive_read_free(a);
+		lib->archive_read_free(a);
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	}
-	while (rc == 0 && (r = archive_read_next_header(a, &ae)) != ARCHIVE_EOF) {
+	while (rc == 0 && (r = lib->archive_read_next_header(a, &ae)) != ARCHIVE_EOF) {
 		if (r < ARCHIVE_WARN) {
-			rc = diag_error(w->b->d, "%s: %s", host, archive_error_string(a));
+			rc = diag_error(w->b->d, "%s: %s", host, lib->archive_error_string(a));
 			break;
 		}
 		if (l->n == l->cap) {
@@ -203,11 +206,11 @@ static int list_archive(struct ext4_walk *w, const char *host, struct listing *l
 			l->cap = cap;
 		}
 		memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
-		rc = list_entry(w, host, ae, &l->v[l->n++]);
+		rc = list_entry(w, lib, host, ae, &l->v[l->n++]);
 		if (rc == 0 && build_interrupted(w->b))
 			rc = -EINTR;
 	}
-	archive_read_free(a);
+	lib->archive_read_free(a);
 	return rc;
 }
 
@@ -345,6 +348,7 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 }
 
 struct archive_reader {
+	const struct content_archive_lib *lib;
 	struct archive *a;
 	const char *host;
 	struct diag *d;
@@ -353,17 +357,18 @@ struct archive_reader {
 static long read_archive(void *ctx, void *buf, size_t len)
 {
 	struct archive_reader *r = ctx;
-	la_ssize_t n = archive_read_data(r->a, buf, len);
+	la_ssize_t n = r->lib->archive_read_data(r->a, buf, len);
 
 	if (n < 0)
-		return diag_error(r->d, "%s: %s", r->host, archive_error_string(r->a));
+		return diag_error(r->d, "%s: %s", r->host, r->lib->archive_error_string(r->a));
 	return (long)n;
 }
 
 /* The second pass: each file's bytes into its inode, in the archive's order. */
-static int write_data(struct ext4_walk *w, struct listing *l, const char *host)
+static int write_data(struct ext4_walk *w, const struct content_archive_lib *lib,
+		      struct listing *l, const char *host)
 {
-	struct archive_reader r = { open_archive(w, host), host, w->b->d };
+	struct archive_reader r = { lib, open_archive(w, lib, host), host, w->b->d };
 	struct archive_entry *ae;
 	struct stat st;
 	int rc = 0;
@@ -373,13 +378,13 @@ static int write_data(struct ext4_walk *w, struct listing *l, const char *host)
 	if (stat(host, &st) < 0 || st.st_dev != l->st.st_dev || st.st_ino != l->st.st_ino ||
 	    st.st_size != l->st.st_size || st.st_mtim.tv_sec != l->st.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != l->st.st_mtim.tv_nsec) {
-		archive_read_free(r.a);
+		lib->archive_read_free(r.a);
 		return diag_error(w->b->d, "%s: changed while the image was built", host);
 	}
 	for (size_t i = 0; rc == 0 && i < l->n; i++) {
-		if (archive_read_next_header(r.a, &ae) < ARCHIVE_WARN) {
+		if (lib->archive_read_next_header(r.a, &ae) < ARCHIVE_WARN) {
 			rc = diag_error(w->b->d, "%s: %s (it changed while the image was built?)",
-					host, archive_error_string(r.a));
+					host, lib->archive_error_string(r.a));
 			break;
 		}
 		const struct item *it = &l->v[i];
@@ -388,15 +393,33 @@ static int write_data(struct ext4_walk *w, struct listing *l, const char *host)
 		if (rc == 0 && build_interrupted(w->b))
 			rc = -EINTR;
 	}
-	archive_read_free(r.a);
+	lib->archive_read_free(r.a);
+	return rc;
+}
+
+/* libarchive into @lib, or one line naming the tree's FILE:LINE. */
+static int open_lib(struct ext4_walk *w, struct content_archive_lib *lib)
+{
+	size_t first = w->b->d->n;
+	char *place = NULL;
+	int rc = content_archive_lib_open(lib, w->b->d);
+
+	if (rc < 0 && asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line,
+			       w->e->path) >= 0)
+		diag_prefix(w->b->d, first, place);
+	free(place);
 	return rc;
 }
 
 int build_ext4_archive(struct ext4_walk *w, const char *host)
 {
+	struct content_archive_lib lib = { .dl = { NULL } };
 	struct listing l = { 0 };
 	struct item **sorted = NULL;
-	int rc = list_archive(w, host, &l);
+	int rc = open_lib(w, &lib);
+
+	if (rc == 0)
+		rc = list_archive(w, &lib, host, &l);
 
 	if (rc == 0 && !(sorted = malloc((l.n ? l.n : 1) * sizeof(*sorted))))
 		rc = -ENOMEM;
@@ -412,8 +435,9 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 		rc = make_inodes(w, sorted, n, host);
 	}
 	if (rc == 0 && !ext4_measuring(w->v))
-		rc = write_data(w, &l, host);
+		rc = write_data(w, &lib, &l, host);
 	free(sorted);
 	free_listing(&l);
+	content_archive_lib_close(&lib);
 	return rc;
 }

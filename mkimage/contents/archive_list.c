@@ -37,6 +37,7 @@ struct lister {
 	size_t source;
 	struct content *c;
 	struct diag *d;
+	struct content_archive_lib lib; /* owned while the archive is listed */
 	uint32_t id;	   /* 1 + index of the archive in c->archives */
 	uint64_t ordinal;  /* number of the entry being listed */
 	uint64_t kept;	   /* entries that strip left */
@@ -48,60 +49,69 @@ struct lister {
 	size_t n_links, cap_links;
 };
 
-const char *content_archive_hint(struct archive *a)
+const char *content_archive_hint(const struct content_archive_lib *lib, struct archive *a)
 {
 	/* libarchive's "unrecognized format" is EILSEQ on Linux */
-	return archive_errno(a) == EILSEQ ? " (a tree comes from a folder or an archive; for "
-					    "this one file, write file \"/NAME\" { from = ... })"
-					  : "";
+	return lib->archive_errno(a) == EILSEQ
+		       ? " (a tree comes from a folder or an archive; for this one file, write "
+			 "file \"/NAME\" { from = ... })"
+		       : "";
 }
 
-void content_archive_support(struct archive *a)
+void content_archive_support(const struct content_archive_lib *lib, struct archive *a)
 {
 	/* every format libarchive reads but mtree: an mtree listing names host files
 	 * (`contents=/etc/shadow`, or a one-word text file that names one), which would put
 	 * bytes of the building machine into the image */
-	archive_read_support_filter_all(a);
-	archive_read_support_format_7zip(a);
-	archive_read_support_format_ar(a);
-	archive_read_support_format_cab(a);
-	archive_read_support_format_cpio(a);
-	archive_read_support_format_empty(a);
-	archive_read_support_format_iso9660(a);
-	archive_read_support_format_lha(a);
-	archive_read_support_format_rar(a);
-	archive_read_support_format_rar5(a);
-	archive_read_support_format_tar(a);
-	archive_read_support_format_warc(a);
-	archive_read_support_format_xar(a);
-	archive_read_support_format_zip(a);
+	lib->archive_read_support_filter_all(a);
+	lib->archive_read_support_format_7zip(a);
+	lib->archive_read_support_format_ar(a);
+	lib->archive_read_support_format_cab(a);
+	lib->archive_read_support_format_cpio(a);
+	lib->archive_read_support_format_empty(a);
+	lib->archive_read_support_format_iso9660(a);
+	lib->archive_read_support_format_lha(a);
+	lib->archive_read_support_format_rar(a);
+	lib->archive_read_support_format_rar5(a);
+	lib->archive_read_support_format_tar(a);
+	lib->archive_read_support_format_warc(a);
+	lib->archive_read_support_format_xar(a);
+	lib->archive_read_support_format_zip(a);
 }
 
-struct archive *content_archive_open(const char *host, struct diag *d)
+struct archive *content_archive_open(const struct content_archive_lib *lib, const char *host,
+				     struct diag *d)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = lib->archive_read_new();
 
 	if (!a) {
 		diag_error(d, "%s: out of memory", host);
 		return NULL;
 	}
-	content_archive_support(a);
-	if (archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
-		diag_error(d, "%s: cannot be read as an archive: %s%s", host, archive_error_string(a),
-			   content_archive_hint(a));
-		archive_read_free(a);
+	content_archive_support(lib, a);
+	if (lib->archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
+		diag_error(d, "%s: cannot be read as an archive: %s%s", host,
+			   lib->archive_error_string(a), content_archive_hint(lib, a));
+		lib->archive_read_free(a);
 		return NULL;
 	}
 	return a;
 }
 
-const char *content_archive_entry_name(struct archive_entry *ae)
+const char *content_archive_entry_name(const struct content_archive_lib *lib,
+				       struct archive_entry *ae)
 {
-	const char *name = archive_entry_pathname_utf8(ae);
+	const char *name = lib->archive_entry_pathname_utf8(ae);
 
 	if (!name)
-		name = archive_entry_pathname(ae);
+		name = lib->archive_entry_pathname(ae);
 	return name ? name : "";
+}
+
+/* The name of entry @ae of the archive @ls lists. */
+static const char *entry_name(const struct lister *ls, struct archive_entry *ae)
+{
+	return content_archive_entry_name(&ls->lib, ae);
 }
 
 /*
@@ -163,14 +173,15 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 		    struct archive_entry *ae)
 {
 	char *origin = NULL;
-	struct timespec ts = { archive_entry_mtime(ae), archive_entry_mtime_nsec(ae) };
+	const struct content_archive_lib *lib = &ls->lib;
+	struct timespec ts = { lib->archive_entry_mtime(ae), lib->archive_entry_mtime_nsec(ae) };
 	int rc;
 
-	n->mtime = content_mtime(&ls->l->image, archive_entry_mtime_is_set(ae) ? &ts : NULL,
+	n->mtime = content_mtime(&ls->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL,
 				 &n->mtime_ns);
 	n->source = ls->source;
 	n->path = fat_path_of(ls, rel);
-	if (!n->path || asprintf(&origin, "%s: %s", ls->host, content_archive_entry_name(ae)) < 0) {
+	if (!n->path || asprintf(&origin, "%s: %s", ls->host, entry_name(ls, ae)) < 0) {
 		free(n->path);
 		return -ENOMEM;
 	}
@@ -185,7 +196,7 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 static int remember_gone(struct lister *ls, struct archive_entry *ae)
 {
 	char *path = NULL;
-	int rc = norm_path(content_archive_entry_name(ae), 0, &path);
+	int rc = norm_path(entry_name(ls, ae), 0, &path);
 
 	if (rc)
 		return rc < 0 ? rc : 0;
@@ -194,7 +205,7 @@ static int remember_gone(struct lister *ls, struct archive_entry *ae)
 		return -ENOMEM;
 	}
 	ls->gone[ls->n_gone++] = (struct gone){ .path = path, .entry = ls->ordinal,
-						.size = (uint64_t)archive_entry_size(ae) };
+						.size = (uint64_t)ls->lib.archive_entry_size(ae) };
 	return 0;
 }
 
@@ -250,7 +261,7 @@ static void fill_gone_links(struct lister *ls)
  */
 static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry *ae)
 {
-	const char *target = archive_entry_hardlink(ae);
+	const char *target = ls->lib.archive_entry_hardlink(ae);
 	char *trel = NULL;
 	size_t g = 0;
 	int rc = norm_path(target, ls->e->strip, &trel);
@@ -261,7 +272,7 @@ static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry
 		return rc;
 	if (rc)
 		return diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
-				  ls->host, content_archive_entry_name(ae), target);
+				  ls->host, entry_name(ls, ae), target);
 	struct content_node n = { .link = trel };
 	rc = add_node(ls, &n, rel, ae);
 	free(trel);
@@ -277,11 +288,12 @@ static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
 	char *trel = NULL, *path = NULL, *key = NULL;
 	struct content_node *t = NULL;
 	size_t g;
-	int rc = norm_path(archive_entry_hardlink(ae), ls->e->strip, &trel);
+	int rc = norm_path(ls->lib.archive_entry_hardlink(ae), ls->e->strip, &trel);
 
-	if (rc == 1 && find_gone(ls, archive_entry_hardlink(ae), &g) == 0 && !ls->gone[g].size) {
+	if (rc == 1 && find_gone(ls, ls->lib.archive_entry_hardlink(ae), &g) == 0 &&
+	    !ls->gone[g].size) {
 		ls->gone[g].entry = ls->ordinal;
-		ls->gone[g].size = (uint64_t)archive_entry_size(ae);
+		ls->gone[g].size = (uint64_t)ls->lib.archive_entry_size(ae);
 	}
 	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = fat_path_key(path)))
 		t = content_find(ls->c, key);
@@ -289,7 +301,7 @@ static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
 		rc = -ENOMEM;
 	if (t && t->source == ls->source && t->archive == ls->id && !t->size && !t->is_dir) {
 		t->entry = ls->ordinal;
-		t->size = (uint64_t)archive_entry_size(ae);
+		t->size = (uint64_t)ls->lib.archive_entry_size(ae);
 	}
 	free(trel);
 	free(path);
@@ -300,21 +312,21 @@ static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
 /* A symbolic link: its target, relative to the tree's top, resolved once all is listed. */
 static int add_symlink(struct lister *ls, const char *rel, struct archive_entry *ae)
 {
-	const char *target = archive_entry_symlink(ae);
+	const char *target = ls->lib.archive_entry_symlink(ae);
 	const char *slash = strrchr(rel, '/');
 	char *joined = NULL, *trel = NULL;
 	int rc;
 
 	if (!target || target[0] == '/' || !*target)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
-				  ls->host, content_archive_entry_name(ae), target ? target : "nothing");
+				  ls->host, entry_name(ls, ae), target ? target : "nothing");
 	if (asprintf(&joined, "%.*s/%s", slash ? (int)(slash - rel) : 0, rel, target) < 0)
 		return -ENOMEM;
 	rc = norm_path(joined, 0, &trel);
 	free(joined);
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the tree",
-				  ls->host, content_archive_entry_name(ae), target);
+				  ls->host, entry_name(ls, ae), target);
 	if (rc < 0)
 		return rc;
 	struct content_node n = { .link = trel };
@@ -327,13 +339,13 @@ static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae
 {
 	struct content_node n = { .archive = ls->id, .entry = ls->ordinal };
 
-	if (!archive_entry_size_is_set(ae))
+	if (!ls->lib.archive_entry_size_is_set(ae))
 		return diag_error(ls->d, "%s: %s: the archive does not say how large it is",
-				  ls->host, content_archive_entry_name(ae));
-	n.size = (uint64_t)archive_entry_size(ae);
+				  ls->host, entry_name(ls, ae));
+	n.size = (uint64_t)ls->lib.archive_entry_size(ae);
 	if (n.size > UINT32_MAX)
 		return diag_error(ls->d, "%s: %s: %llu bytes; a FAT file must be smaller than "
-				  "4 GiB", ls->host, content_archive_entry_name(ae), (unsigned long long)n.size);
+				  "4 GiB", ls->host, entry_name(ls, ae), (unsigned long long)n.size);
 	ls->copies.held_bytes += n.size;
 	return add_node(ls, &n, rel, ae);
 }
@@ -355,15 +367,15 @@ static const char *special_kind(mode_t type)
 
 static int list_entry(struct lister *ls, struct archive_entry *ae)
 {
-	const char *name = content_archive_entry_name(ae);
-	mode_t type = archive_entry_filetype(ae);
+	const char *name = entry_name(ls, ae);
+	mode_t type = ls->lib.archive_entry_filetype(ae);
 	char *rel = NULL;
 	int rc = norm_path(name, ls->e->strip, &rel);
 
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",
 				  ls->host, name);
-	if (rc == 1 && archive_entry_hardlink(ae) && archive_entry_size(ae) > 0)
+	if (rc == 1 && ls->lib.archive_entry_hardlink(ae) && ls->lib.archive_entry_size(ae) > 0)
 		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
 	if (rc == 1 && type == AE_IFREG)
 		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
@@ -371,24 +383,24 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 		return rc < 0 ? rc : 0;
 	ls->kept++;
 	ls->copies.held_nodes++;
-	if (!*rel && (type != AE_IFDIR || archive_entry_hardlink(ae)))
+	if (!*rel && (type != AE_IFDIR || ls->lib.archive_entry_hardlink(ae)))
 		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
 				ls->host, name);
 	/* a hard link first: tar gives it no file type */
-	else if (archive_entry_hardlink(ae) && archive_entry_size(ae) <= 0)
+	else if (ls->lib.archive_entry_hardlink(ae) && ls->lib.archive_entry_size(ae) <= 0)
 		rc = add_hardlink(ls, rel, ae);
 	else if (type == AE_IFDIR && !*rel && !strcmp(ls->e->path, "/"))
 		rc = 0; /* the root, which FAT stores nothing about */
 	else if (type == AE_IFDIR)
 		rc = add_node(ls, &(struct content_node){ .is_dir = true }, rel, ae);
-	else if (type == AE_IFREG || archive_entry_hardlink(ae))
+	else if (type == AE_IFREG || ls->lib.archive_entry_hardlink(ae))
 		rc = add_file(ls, rel, ae);
 	else if (type == AE_IFLNK)
 		rc = add_symlink(ls, rel, ae);
 	else
 		rc = diag_error(ls->d, "%s: %s: a %s cannot go on a FAT file system", ls->host, name,
 				special_kind(type));
-	if (rc == 0 && archive_entry_hardlink(ae) && archive_entry_size(ae) > 0)
+	if (rc == 0 && ls->lib.archive_entry_hardlink(ae) && ls->lib.archive_entry_size(ae) > 0)
 		rc = give_bytes_to_target(ls, ae);
 	free(rel);
 	return rc;
@@ -524,14 +536,15 @@ static int list_all(struct lister *ls, struct archive *a, const struct content_u
 	char last[512] = "";
 	int r, rc = 0;
 
-	while (rc == 0 && content_archive_ok(r = archive_read_next_header(a, &ae))) {
-		if (!*content_archive_entry_name(ae))
+	while (rc == 0 && content_archive_ok(r = ls->lib.archive_read_next_header(a, &ae))) {
+		if (!*entry_name(ls, ae))
 			rc = diag_error(ls->d, "%s: the name of entry %llu cannot be read: %s",
 					ls->host, (unsigned long long)ls->ordinal + 1,
-					archive_error_string(a) ? archive_error_string(a) : "it is empty");
+					ls->lib.archive_error_string(a)
+						? ls->lib.archive_error_string(a) : "it is empty");
 		else
 			rc = list_entry(ls, ae);
-		snprintf(last, sizeof(last), "%s", content_archive_entry_name(ae));
+		snprintf(last, sizeof(last), "%s", entry_name(ls, ae));
 		ls->ordinal++;
 	}
 	if (rc < 0)
@@ -541,9 +554,10 @@ static int list_all(struct lister *ls, struct archive *a, const struct content_u
 				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
 	if (r != ARCHIVE_EOF && !ls->ordinal)
 		return diag_error(ls->d, "%s: cannot be read as an archive: %s%s", ls->host,
-				  archive_error_string(a), content_archive_hint(a));
+				  ls->lib.archive_error_string(a),
+				  content_archive_hint(&ls->lib, a));
 	if (r != ARCHIVE_EOF)
-		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, archive_error_string(a),
+		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, ls->lib.archive_error_string(a),
 				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
 	if (!ls->ordinal)
 		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
@@ -581,11 +595,11 @@ static int list_host(struct lister *ls)
 	struct content_unpack *u = NULL;
 	struct archive *a;
 	int spool_fd = -1;
-	int rc = content_unpack_open(ls->host, &u, ls->d);
+	int rc = content_unpack_open(&ls->lib, ls->host, &u, ls->d);
 
 	if (rc < 0)
 		return rc;
-	a = u ? content_unpack_archive(u) : content_archive_open(ls->host, ls->d);
+	a = u ? content_unpack_archive(u) : content_archive_open(&ls->lib, ls->host, ls->d);
 	if (!a)
 		return -EINVAL;
 	rc = list_all(ls, a, u);
@@ -594,7 +608,7 @@ static int list_host(struct lister *ls)
 	if (u)
 		content_unpack_free(u);
 	else
-		archive_read_free(a);
+		ls->lib.archive_read_free(a);
 	if (spool_fd >= 0) {
 		struct content_archive *ca = &ls->c->archives[ls->id - 1];
 		ca->spooled = true;
@@ -608,8 +622,11 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 {
 	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
 			     .first_node = c->n };
-	int rc = register_archive(&ls);
+	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
+	int rc = content_archive_lib_open(&ls.lib, d);
 
+	if (rc == 0)
+		rc = register_archive(&ls);
 	if (rc == 0)
 		rc = list_host(&ls);
 	if (rc == 0) {
@@ -620,5 +637,6 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 		free(ls.gone[i].path);
 	free(ls.gone);
 	free(ls.links);
+	content_archive_lib_close(&ls.lib);
 	return rc;
 }

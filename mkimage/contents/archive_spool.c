@@ -20,6 +20,7 @@
 #include "mkimage/contents/contents_priv.h"
 
 struct content_unpack {
+	const struct content_archive_lib *lib; /* borrowed */
 	const char *host;
 	struct content_gzip *gzip;  /* the decompressed stream: gzip through zlib, or ... */
 	struct archive *filtered;   /* ... libarchive's filters with the "raw" format */
@@ -83,12 +84,12 @@ static ssize_t next_piece(struct content_unpack *u, const void **buf)
 	}
 	size_t len;
 	la_int64_t at;
-	int r = archive_read_data_block(u->filtered, buf, &len, &at);
+	int r = u->lib->archive_read_data_block(u->filtered, buf, &len, &at);
 	if (r == ARCHIVE_EOF)
 		return 0;
 	if (!content_archive_ok(r)) {
-		const char *why = archive_error_string(u->filtered);
-		if (archive_filter_bytes(u->filtered, -1) >= u->size)
+		const char *why = u->lib->archive_error_string(u->filtered);
+		if (u->lib->archive_filter_bytes(u->filtered, -1) >= u->size)
 			snprintf(u->bad, sizeof(u->bad), "the compressed stream is truncated (%s)",
 				 why ? why : "it ends early");
 		else
@@ -105,7 +106,7 @@ static la_ssize_t read_piece(struct archive *a, void *ctx, const void **buf)
 	ssize_t n = next_piece(u, buf);
 
 	if (n < 0) {
-		archive_set_error(a, EINVAL, "%s", u->bad);
+		u->lib->archive_set_error(a, EINVAL, "%s", u->bad);
 		return ARCHIVE_FATAL;
 	}
 	spool(u, *buf, (size_t)n);
@@ -131,19 +132,19 @@ static int open_filtered(struct content_unpack *u)
 	struct archive_entry *ae;
 	struct stat st;
 
-	if (!(u->filtered = archive_read_new()))
+	if (!(u->filtered = u->lib->archive_read_new()))
 		return -ENOMEM;
 	u->size = stat(u->host, &st) == 0 ? (int64_t)st.st_size : INT64_MAX;
-	archive_read_support_filter_all(u->filtered);
-	archive_read_support_format_raw(u->filtered);
-	int r = archive_read_open_filename(u->filtered, u->host, 65536);
+	u->lib->archive_read_support_filter_all(u->filtered);
+	u->lib->archive_read_support_format_raw(u->filtered);
+	int r = u->lib->archive_read_open_filename(u->filtered, u->host, 65536);
 
 	if (r == ARCHIVE_OK)
-		r = archive_read_next_header(u->filtered, &ae);
+		r = u->lib->archive_read_next_header(u->filtered, &ae);
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
 		return 0; /* the listing reads it as it is, and says what is wrong */
-	for (int i = 0; i + 1 < archive_filter_count(u->filtered); i++)
-		if (slow_filter(archive_filter_code(u->filtered, i)))
+	for (int i = 0; i + 1 < u->lib->archive_filter_count(u->filtered); i++)
+		if (slow_filter(u->lib->archive_filter_code(u->filtered, i)))
 			return 1;
 	return 0;
 }
@@ -153,38 +154,42 @@ void content_unpack_free(struct content_unpack *u)
 	if (!u)
 		return;
 	if (u->a)
-		archive_read_free(u->a);
+		u->lib->archive_read_free(u->a);
 	if (u->filtered)
-		archive_read_free(u->filtered);
+		u->lib->archive_read_free(u->filtered);
 	content_gzip_close(u->gzip);
 	if (u->spool_fd >= 0)
 		close(u->spool_fd);
 	free(u);
 }
 
-int content_unpack_open(const char *host, struct content_unpack **ret, struct diag *d)
+int content_unpack_open(const struct content_archive_lib *lib, const char *host,
+			struct content_unpack **ret, struct diag *d)
 {
 	struct content_unpack *u = calloc(1, sizeof(*u));
 	int rc;
 
 	if (!u)
 		return -ENOMEM;
+	u->lib = lib;
 	u->host = host;
 	u->spool_fd = -1;
 	rc = content_gzip_open(host, &u->gzip, d);
 	if (rc == 0)
 		rc = open_filtered(u);
-	if (rc == 1 && !(u->a = archive_read_new()))
+	if (rc == 1 && !(u->a = u->lib->archive_read_new()))
 		rc = -ENOMEM;
 	if (rc == 1) {
 		u->spool_fd = open_spool();
-		content_archive_support(u->a); /* filters again: an archive compressed twice */
-		int r = archive_read_open(u->a, u, NULL, read_piece, NULL);
+		/* filters again: an archive compressed twice */
+		content_archive_support(u->lib, u->a);
+		int r = u->lib->archive_read_open(u->a, u, NULL, read_piece, NULL);
 		if (r != ARCHIVE_OK && u->bad[0])
 			rc = diag_error(d, "%s: %s", host, u->bad);
 		else if (r != ARCHIVE_OK)
 			rc = diag_error(d, "%s: cannot be read as an archive: %s%s", host,
-					archive_error_string(u->a), content_archive_hint(u->a));
+					u->lib->archive_error_string(u->a),
+					content_archive_hint(u->lib, u->a));
 	}
 	if (rc == 1)
 		*ret = u;

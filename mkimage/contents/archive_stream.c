@@ -6,8 +6,6 @@
  * entry has: hard and symbolic links get the same bytes again). Holes stay holes: only
  * blocks that are not all zero are written into the zero, sparse output.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +19,7 @@
 
 /* Where the data pass writes, and who may stop it. */
 struct sink {
+	struct content_archive_lib lib; /* owned while archives are read */
 	int fd;
 	const char *image;     /* the image's name, for messages */
 	content_stop_fn stop;
@@ -112,13 +111,13 @@ static int copy_entry(const struct sink *out, const char *host, struct archive *
 	la_int64_t at;
 	int r;
 
-	if ((uint64_t)archive_entry_size(ae) != v->size)
+	if ((uint64_t)out->lib.archive_entry_size(ae) != v->size)
 		return diag_error(out->d, "%s: %s: changed while the image was built", host,
-				  content_archive_entry_name(ae));
-	while (content_archive_ok(r = archive_read_data_block(a, &buf, &len, &at))) {
+				  content_archive_entry_name(&out->lib, ae));
+	while (content_archive_ok(r = out->lib.archive_read_data_block(a, &buf, &len, &at))) {
 		if (at < 0 || (uint64_t)at + len > v->size)
 			return diag_error(out->d, "%s: %s: holds more data than its size", host,
-					  content_archive_entry_name(ae));
+					  content_archive_entry_name(&out->lib, ae));
 		for (size_t i = 0; i < n; i++) {
 			int rc = put_nonzero(out->fd, buf, len, v[i].off + (uint64_t)at);
 			if (rc < 0)
@@ -129,8 +128,9 @@ static int copy_entry(const struct sink *out, const char *host, struct archive *
 			return -EINTR;
 	}
 	if (r != ARCHIVE_EOF)
-		return diag_error(out->d, "%s: %s: %s", host, content_archive_entry_name(ae),
-				  archive_error_string(a));
+		return diag_error(out->d, "%s: %s: %s", host,
+				  content_archive_entry_name(&out->lib, ae),
+				  out->lib.archive_error_string(a));
 	return 0;
 }
 
@@ -142,7 +142,7 @@ static int stream(const struct sink *out, const char *host, struct archive *a, c
 	size_t j = 0;
 	int r = ARCHIVE_OK;
 
-	while (j < n && content_archive_ok(r = archive_read_next_header(a, &ae))) {
+	while (j < n && content_archive_ok(r = out->lib.archive_read_next_header(a, &ae))) {
 		size_t end = j;
 		if (out->stop && out->stop(out->stop_ctx))
 			return -EINTR;
@@ -159,7 +159,7 @@ static int stream(const struct sink *out, const char *host, struct archive *a, c
 	if (j < n)
 		return diag_error(out->d, "%s: %s", host,
 				  r == ARCHIVE_EOF ? "changed while the image was built"
-						   : archive_error_string(a));
+						   : out->lib.archive_error_string(a));
 	return 0;
 }
 
@@ -177,52 +177,65 @@ static int unchanged(const struct sink *out, const struct content_archive *ca)
 }
 
 /* The archive of @ca for the data pass: its spool when it has one, else the file itself. */
-static struct archive *open_again(const struct content_archive *ca, struct diag *d)
+static struct archive *open_again(const struct content_archive_lib *lib,
+				  const struct content_archive *ca, struct diag *d)
 {
 	struct archive *a;
 
 	if (!ca->spooled)
-		return content_archive_open(ca->path, d);
+		return content_archive_open(lib, ca->path, d);
 	if (lseek(ca->spool_fd, 0, SEEK_SET) < 0) {
 		diag_error(d, "%s: reading its decompressed copy: %s", ca->path, strerror(errno));
 		return NULL;
 	}
-	if (!(a = archive_read_new())) {
+	if (!(a = lib->archive_read_new())) {
 		diag_error(d, "%s: out of memory", ca->path);
 		return NULL;
 	}
-	content_archive_support(a);
-	if (archive_read_open_fd(a, ca->spool_fd, 65536) != ARCHIVE_OK) {
+	content_archive_support(lib, a);
+	if (lib->archive_read_open_fd(a, ca->spool_fd, 65536) != ARCHIVE_OK) {
 		diag_error(d, "%s: reading its decompressed copy: %s", ca->path,
-			   archive_error_string(a));
-		archive_read_free(a);
+			   lib->archive_error_string(a));
+		lib->archive_read_free(a);
 		return NULL;
 	}
 	return a;
+}
+
+/* Archive @id's bytes to the files of @c that come from it. */
+static int write_archive(struct sink *out, const struct content *c, const struct fat_tree *vol,
+			 uint32_t id, uint64_t vol_offset)
+{
+	const struct content_archive *ca = &c->archives[id - 1];
+	struct dest *v = NULL;
+	size_t n = 0;
+	int rc = ca->spooled ? 0 : unchanged(out, ca);
+
+	if (rc == 0)
+		rc = collect(c, vol, id, vol_offset, &v, &n);
+	/* libarchive, opened for the first archive with bytes to write: the listing has
+	 * loaded it already, and this takes one more reference */
+	if (rc == 0 && n && !out->lib.dl.handle)
+		rc = content_archive_lib_open(&out->lib, out->d);
+	if (rc == 0 && n) {
+		struct archive *a = open_again(&out->lib, ca, out->d);
+		rc = a ? stream(out, ca->path, a, v, n) : -EINVAL;
+		if (a)
+			out->lib.archive_read_free(a);
+	}
+	free(v);
+	return rc;
 }
 
 int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
 			       uint64_t vol_offset, const char *image, content_stop_fn stop,
 			       void *stop_ctx, struct diag *d)
 {
-	const struct sink out = { .fd = fd, .image = image, .stop = stop, .stop_ctx = stop_ctx, .d = d };
+	struct sink out = { .fd = fd, .image = image, .stop = stop, .stop_ctx = stop_ctx, .d = d };
+	int rc = 0;
 
-	for (uint32_t id = 1; id <= c->n_archives; id++) {
-		const char *host = c->archives[id - 1].path;
-		struct dest *v = NULL;
-		size_t n = 0;
-		int rc = c->archives[id - 1].spooled ? 0 : unchanged(&out, &c->archives[id - 1]);
-		if (rc == 0)
-			rc = collect(c, vol, id, vol_offset, &v, &n);
-		if (rc == 0 && n) {
-			struct archive *a = open_again(&c->archives[id - 1], d);
-			rc = a ? stream(&out, host, a, v, n) : -EINVAL;
-			if (a)
-				archive_read_free(a);
-		}
-		free(v);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	for (uint32_t id = 1; rc == 0 && id <= c->n_archives; id++)
+		rc = write_archive(&out, c, vol, id, vol_offset);
+	content_archive_lib_close(&out.lib);
+	return rc;
 }

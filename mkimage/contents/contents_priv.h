@@ -3,8 +3,6 @@
 #ifndef SDIMG_MKIMAGE_CONTENTS_PRIV_H
 #define SDIMG_MKIMAGE_CONTENTS_PRIV_H
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <time.h>
 
 #include "common/diag.h"
@@ -62,15 +60,18 @@ int content_merge_filtered(struct content *c, struct content *s, const struct la
 
 /*
  * Opens @host for reading with every filter and format libarchive has (chosen by content,
- * not by name). Returns the handle (archive_read_free() it), or NULL with a message in @d.
+ * not by name). Returns the handle (lib->archive_read_free() it), or NULL with a message
+ * in @d.
  */
-struct archive *content_archive_open(const char *host, struct diag *d);
+struct archive *content_archive_open(const struct content_archive_lib *lib, const char *host,
+				     struct diag *d);
 
 /* After a failure to read @a: a hint when what was given is no archive at all ("" else). */
-const char *content_archive_hint(struct archive *a);
+const char *content_archive_hint(const struct content_archive_lib *lib, struct archive *a);
 
 /* The name of @ae as the archive spells it, for messages and paths. */
-const char *content_archive_entry_name(struct archive_entry *ae);
+const char *content_archive_entry_name(const struct content_archive_lib *lib,
+				       struct archive_entry *ae);
 
 /* gzip decompressed through zlib, which checks each member's CRC-32 and length (archive_gzip.c). */
 struct content_gzip;
@@ -96,9 +97,10 @@ struct content_unpack;
  * Opens @host: 1 with *@ret when it is compressed, whose archive (content_unpack_archive())
  * reads the decompressed stream and copies it into a spool as it goes; 0 when @host is not
  * compressed (content_archive_open() reads it as it is); or a negative errno with a message
- * naming @host in @d.
+ * naming @host in @d. *@ret borrows @lib, which must outlive it.
  */
-int content_unpack_open(const char *host, struct content_unpack **ret, struct diag *d);
+int content_unpack_open(const struct content_archive_lib *lib, const char *host,
+			struct content_unpack **ret, struct diag *d);
 
 struct archive *content_unpack_archive(struct content_unpack *u);
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "common/dynlib.h"
+#include "mkimage/contents/contents.h"
 
 /* zlib is one of the libraries sdimg links, so it is there wherever this test runs. */
 #define PRESENT "libz.so.1"
@@ -83,6 +84,30 @@ static void test_dynlib_note(void **state)
 	assert_int_equal((uintptr_t)&test_note % 4, 0);
 }
 
+/* libarchive's table: every member resolved from the library the program was built with. */
+static void test_content_archive_lib(void **state)
+{
+	struct content_archive_lib lib = { .dl = { NULL } };
+	struct archive *a;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(content_archive_lib_open(&lib, &d), 0);
+	assert_int_equal(d.n, 0);
+#define CHECK_MEMBER(name) assert_non_null(lib.name);
+	CONTENT_ARCHIVE_FUNCS(CHECK_MEMBER)
+#undef CHECK_MEMBER
+	assert_non_null(a = lib.archive_read_new());
+	content_archive_support(&lib, a);
+	assert_int_equal(lib.archive_read_free(a), ARCHIVE_OK);
+	content_archive_lib_close(&lib);
+	assert_null(lib.dl.handle);
+	assert_null(lib.archive_read_new);
+	content_archive_lib_close(&lib); /* twice is harmless */
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +115,7 @@ int main(void)
 		cmocka_unit_test(test_dynlib_missing_library),
 		cmocka_unit_test(test_dynlib_missing_symbol),
 		cmocka_unit_test(test_dynlib_note),
+		cmocka_unit_test(test_content_archive_lib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

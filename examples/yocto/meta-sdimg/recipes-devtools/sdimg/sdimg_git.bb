@@ -33,5 +33,7 @@ do_install() {
 }
 
 FILES:${PN} += "${datadir}/bash-completion ${datadir}/zsh"
+# libarchive is loaded with dlopen for archive trees, so no shlibs dependency names it
+RRECOMMENDS:${PN} += "libarchive"
 
 BBCLASSEXTEND = "native nativesdk"
