@@ -3,7 +3,7 @@
 # golden image: its hash, and the MBR, boot sectors, FSInfo and first FAT sectors of it and of
 # a FAT12 volume as hex dumps (tests/e2e/golden/), which show a change field by field.
 . "$TOP/tests/e2e-lib.sh"
-need sha256sum
+need sha256sum python3 mdir
 
 cat >card.layout <<'LAYOUT'
 image { size = 256M seed = "repro" }
@@ -65,6 +65,24 @@ a=$(sha256sum <one.img) b=$(sha256sum <two.img) c=$(sha256sum <three.img)
 [ "$a" = "$b" ] || fail "different trees, TZ, LANG, umask: different images"
 [ "$a" = "$c" ] || fail "a rebuild differs"
 echo "three builds: $(echo "$a" | cut -c1-16)..."
+
+# a zip entry with only an MS-DOS time (no zone, no extra field) under mtime = source: the
+# same image in every zone, with the very wall-clock time the zip holds
+python3 - <<'PY'
+import zipfile
+with zipfile.ZipFile("dos.zip", "w") as z:
+    z.writestr(zipfile.ZipInfo("noon.txt", date_time=(2024, 6, 1, 12, 0, 0)), "noon\n")
+PY
+printf 'image { table = none  mtime = source }\npartition p { type = fat16 size = 8M\n tree "/" { from = "dos.zip" } }\n' >zip.layout
+for tz in UTC Asia/Kathmandu America/St_Johns; do
+    TZ=$tz "$SDIMG" build -q -o "zip-${tz#*/}.img" zip.layout || fail "zip build in $tz failed"
+done
+z=$(sha256sum <zip-UTC.img)
+[ "$(sha256sum <zip-Kathmandu.img)" = "$z" ] && [ "$(sha256sum <zip-St_Johns.img)" = "$z" ] ||
+    fail "a zip's MS-DOS times give another image in another time zone"
+mdir -i zip-St_Johns.img :: | grep -q '^noon  *txt  *5 2024-06-01  12:00' ||
+    { mdir -i zip-St_Johns.img :: >&2; fail "the zip's 12:00 is not 12:00 on FAT"; }
+echo "a zip's MS-DOS times: one image in three zones, 12:00 stays 12:00"
 
 # the seed is the only source of ids: another seed, other ids, same files
 sed 's/seed = "repro"/seed = "other"/' card.layout >other.layout
