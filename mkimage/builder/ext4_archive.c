@@ -71,22 +71,6 @@ static void free_listing(struct listing *l)
 	free(l->v);
 }
 
-static struct archive *open_archive(struct ext4_walk *w, const struct content_archive_lib *lib,
-				    const char *host)
-{
-	struct archive *a = lib->archive_read_new();
-
-	if (!a)
-		return NULL;
-	content_archive_support(lib, a);
-	if (lib->archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
-		diag_error(w->b->d, "%s: %s", host, lib->archive_error_string(a));
-		lib->archive_read_free(a);
-		return NULL;
-	}
-	return a;
-}
-
 /* An entry's path as it goes into the partition: "./" and '/' at either end dropped, no
  * empty, "." or ".." name in it. Returns a new string, or NULL with a message. */
 static char *clean_path(struct ext4_walk *w, const char *host, const char *raw)
@@ -177,22 +161,20 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	return read_xattrs(lib, ae, it);
 }
 
-static int list_archive(struct ext4_walk *w, const struct content_archive_lib *lib,
-			const char *host, struct listing *l)
+/* The first pass: every entry of the archive read by @p into @l. */
+static int list_archive(struct ext4_walk *w, struct content_passes *p, struct listing *l)
 {
-	struct archive *a = open_archive(w, lib, host);
+	const struct content_archive_lib *lib = p->lib;
 	struct archive_entry *ae;
 	int r, rc = 0;
 
-	if (!a)
-		return -EINVAL;
-	if (stat(host, &l->st) < 0) {
-		lib->archive_read_free(a);
-		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	}
-	while (rc == 0 && (r = lib->archive_read_next_header(a, &ae)) != ARCHIVE_EOF) {
+	if (stat(p->host, &l->st) < 0)
+		return diag_error(w->b->d, "%s: %s", p->host, strerror(errno));
+	while (rc == 0 && (r = lib->archive_read_next_header(p->a, &ae)) != ARCHIVE_EOF) {
 		if (r < ARCHIVE_WARN) {
-			rc = diag_error(w->b->d, "%s: %s", host, lib->archive_error_string(a));
+			const char *why = content_passes_stream_error(p);
+			rc = diag_error(w->b->d, "%s: %s", p->host,
+					why ? why : lib->archive_error_string(p->a));
 			break;
 		}
 		if (l->n == l->cap) {
@@ -206,11 +188,10 @@ static int list_archive(struct ext4_walk *w, const struct content_archive_lib *l
 			l->cap = cap;
 		}
 		memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
-		rc = list_entry(w, lib, host, ae, &l->v[l->n++]);
+		rc = list_entry(w, lib, p->host, ae, &l->v[l->n++]);
 		if (rc == 0 && build_interrupted(w->b))
 			rc = -EINTR;
 	}
-	lib->archive_read_free(a);
 	return rc;
 }
 
@@ -347,53 +328,91 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 	return rc;
 }
 
+/* An entry's bytes in order, its holes as zeros: libarchive hands out the data blocks of a
+ * sparse entry at their offsets, and none for a hole at its end. */
 struct archive_reader {
 	const struct content_archive_lib *lib;
 	struct archive *a;
 	const char *host;
 	struct diag *d;
+	const char *block; /* the bytes of the current data block not handed out yet */
+	size_t left;
+	int64_t at;	   /* the entry offset of block[0] */
+	int64_t pos;	   /* the bytes of the entry handed out so far */
+	bool end;	   /* no more blocks: the rest of the entry is a hole */
 };
+
+static void start_entry(struct archive_reader *r)
+{
+	r->left = 0;
+	r->pos = r->at = 0;
+	r->end = false;
+}
 
 static long read_archive(void *ctx, void *buf, size_t len)
 {
 	struct archive_reader *r = ctx;
-	la_ssize_t n = r->lib->archive_read_data(r->a, buf, len);
+	size_t n;
 
-	if (n < 0)
-		return diag_error(r->d, "%s: %s", r->host, r->lib->archive_error_string(r->a));
+	while (!r->left && !r->end) {
+		const void *p;
+		la_int64_t off;
+		int st = r->lib->archive_read_data_block(r->a, &p, &n, &off);
+		if (st == ARCHIVE_EOF)
+			r->end = true;
+		else if (st < ARCHIVE_WARN)
+			return diag_error(r->d, "%s: %s", r->host, r->lib->archive_error_string(r->a));
+		else if (off < r->pos)
+			return diag_error(r->d, "%s: an entry's data blocks overlap", r->host);
+		else {
+			r->block = p;
+			r->left = n;
+			r->at = off;
+		}
+	}
+	if (!r->left || r->at > r->pos) { /* a hole: before the block, or to the end */
+		n = !r->left || (uint64_t)(r->at - r->pos) > len ? len : (size_t)(r->at - r->pos);
+		memset(buf, 0, n);
+	} else {
+		n = r->left < len ? r->left : len;
+		memcpy(buf, r->block, n);
+		r->block += n;
+		r->left -= n;
+		r->at += (int64_t)n;
+	}
+	r->pos += (int64_t)n;
 	return (long)n;
 }
 
 /* The second pass: each file's bytes into its inode, in the archive's order. */
-static int write_data(struct ext4_walk *w, const struct content_archive_lib *lib,
-		      struct listing *l, const char *host)
+static int write_data(struct ext4_walk *w, struct content_passes *p, struct listing *l)
 {
-	struct archive_reader r = { lib, open_archive(w, lib, host), host, w->b->d };
+	const struct content_archive_lib *lib = p->lib;
+	struct archive_reader r = { .lib = lib, .host = p->host, .d = w->b->d };
 	struct archive_entry *ae;
 	struct stat st;
-	int rc = 0;
+	int rc = content_passes_second(p, w->b->d);
 
-	if (!r.a)
-		return -EINVAL;
-	if (stat(host, &st) < 0 || st.st_dev != l->st.st_dev || st.st_ino != l->st.st_ino ||
+	if (rc < 0)
+		return rc;
+	r.a = p->a;
+	if (stat(p->host, &st) < 0 || st.st_dev != l->st.st_dev || st.st_ino != l->st.st_ino ||
 	    st.st_size != l->st.st_size || st.st_mtim.tv_sec != l->st.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != l->st.st_mtim.tv_nsec) {
-		lib->archive_read_free(r.a);
-		return diag_error(w->b->d, "%s: changed while the image was built", host);
-	}
+	    st.st_mtim.tv_nsec != l->st.st_mtim.tv_nsec)
+		return diag_error(w->b->d, "%s: changed while the image was built", p->host);
 	for (size_t i = 0; rc == 0 && i < l->n; i++) {
 		if (lib->archive_read_next_header(r.a, &ae) < ARCHIVE_WARN) {
 			rc = diag_error(w->b->d, "%s: %s (it changed while the image was built?)",
-					host, lib->archive_error_string(r.a));
+					p->host, lib->archive_error_string(r.a));
 			break;
 		}
 		const struct item *it = &l->v[i];
+		start_entry(&r);
 		if (it->has_data && it->ino && !it->skipped)
 			rc = ext4_write_data(w->v, it->ino, read_archive, &r, it->path);
 		if (rc == 0 && build_interrupted(w->b))
 			rc = -EINTR;
 	}
-	lib->archive_read_free(r.a);
 	return rc;
 }
 
@@ -414,12 +433,15 @@ static int open_lib(struct ext4_walk *w, struct content_archive_lib *lib)
 int build_ext4_archive(struct ext4_walk *w, const char *host)
 {
 	struct content_archive_lib lib = { .dl = { NULL } };
+	struct content_passes p = { .spool_fd = -1 };
 	struct listing l = { 0 };
 	struct item **sorted = NULL;
 	int rc = open_lib(w, &lib);
 
 	if (rc == 0)
-		rc = list_archive(w, &lib, host, &l);
+		rc = content_passes_first(&p, &lib, host, w->b->d);
+	if (rc == 0)
+		rc = list_archive(w, &p, &l);
 
 	if (rc == 0 && !(sorted = malloc((l.n ? l.n : 1) * sizeof(*sorted))))
 		rc = -ENOMEM;
@@ -435,9 +457,10 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 		rc = make_inodes(w, sorted, n, host);
 	}
 	if (rc == 0 && !ext4_measuring(w->v))
-		rc = write_data(w, &lib, &l, host);
+		rc = write_data(w, &p, &l);
 	free(sorted);
 	free_listing(&l);
+	content_passes_close(&p);
 	content_archive_lib_close(&lib);
 	return rc;
 }

@@ -222,3 +222,79 @@ int content_unpack_finish(struct content_unpack *u, int *ret_spool, struct diag 
 	u->spool_fd = -1;
 	return 0;
 }
+
+struct archive *content_archive_reopen(const struct content_archive_lib *lib, const char *host,
+				       int spool_fd, struct diag *d)
+{
+	struct archive *a;
+
+	if (spool_fd < 0)
+		return content_archive_open(lib, host, d);
+	if (lseek(spool_fd, 0, SEEK_SET) < 0) {
+		diag_error(d, "%s: reading its decompressed copy: %s", host, strerror(errno));
+		return NULL;
+	}
+	if (!(a = lib->archive_read_new())) {
+		diag_error(d, "%s: out of memory", host);
+		return NULL;
+	}
+	content_archive_support(lib, a);
+	if (lib->archive_read_open_fd(a, spool_fd, 65536) != ARCHIVE_OK) {
+		diag_error(d, "%s: reading its decompressed copy: %s", host,
+			   lib->archive_error_string(a));
+		lib->archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* ---- two passes for a reader of its own (contents.h) ---- */
+
+int content_passes_first(struct content_passes *p, const struct content_archive_lib *lib,
+			 const char *host, struct diag *d)
+{
+	int rc;
+
+	*p = (struct content_passes){ .lib = lib, .host = host, .spool_fd = -1 };
+	rc = content_unpack_open(lib, host, &p->unpack, d);
+	if (rc >= 0)
+		p->a = p->unpack ? content_unpack_archive(p->unpack) : content_archive_open(lib, host, d);
+	if (rc >= 0 && !p->a)
+		rc = -EINVAL;
+	if (rc < 0)
+		content_passes_close(p);
+	return rc < 0 ? rc : 0;
+}
+
+const char *content_passes_stream_error(const struct content_passes *p)
+{
+	return p->unpack ? content_unpack_error(p->unpack) : NULL;
+}
+
+int content_passes_second(struct content_passes *p, struct diag *d)
+{
+	int rc = 0;
+
+	if (p->unpack) {
+		rc = content_unpack_finish(p->unpack, &p->spool_fd, d);
+		content_unpack_free(p->unpack); /* frees p->a with it */
+		p->unpack = NULL;
+	} else {
+		p->lib->archive_read_free(p->a);
+	}
+	p->a = NULL;
+	if (rc == 0)
+		p->a = content_archive_reopen(p->lib, p->host, p->spool_fd, d);
+	return rc < 0 ? rc : p->a ? 0 : -EINVAL;
+}
+
+void content_passes_close(struct content_passes *p)
+{
+	if (p->unpack)
+		content_unpack_free(p->unpack);
+	else if (p->a)
+		p->lib->archive_read_free(p->a);
+	if (p->spool_fd >= 0)
+		close(p->spool_fd);
+	*p = (struct content_passes){ .spool_fd = -1 };
+}

@@ -177,31 +177,6 @@ static int unchanged(const struct sink *out, const struct content_archive *ca)
 }
 
 /* The archive of @ca for the data pass: its spool when it has one, else the file itself. */
-static struct archive *open_again(const struct content_archive_lib *lib,
-				  const struct content_archive *ca, struct diag *d)
-{
-	struct archive *a;
-
-	if (!ca->spooled)
-		return content_archive_open(lib, ca->path, d);
-	if (lseek(ca->spool_fd, 0, SEEK_SET) < 0) {
-		diag_error(d, "%s: reading its decompressed copy: %s", ca->path, strerror(errno));
-		return NULL;
-	}
-	if (!(a = lib->archive_read_new())) {
-		diag_error(d, "%s: out of memory", ca->path);
-		return NULL;
-	}
-	content_archive_support(lib, a);
-	if (lib->archive_read_open_fd(a, ca->spool_fd, 65536) != ARCHIVE_OK) {
-		diag_error(d, "%s: reading its decompressed copy: %s", ca->path,
-			   lib->archive_error_string(a));
-		lib->archive_read_free(a);
-		return NULL;
-	}
-	return a;
-}
-
 /* Archive @id's bytes to the files of @c that come from it. */
 static int write_archive(struct sink *out, const struct content *c, const struct fat_tree *vol,
 			 uint32_t id, uint64_t vol_offset)
@@ -218,7 +193,7 @@ static int write_archive(struct sink *out, const struct content *c, const struct
 	if (rc == 0 && n && !out->lib.dl.handle)
 		rc = content_archive_lib_open(&out->lib, out->d);
 	if (rc == 0 && n) {
-		struct archive *a = open_again(&out->lib, ca, out->d);
+		struct archive *a = content_archive_reopen(&out->lib, ca->path, ca->spooled ? ca->spool_fd : -1, out->d);
 		rc = a ? stream(out, ca->path, a, v, n) : -EINVAL;
 		if (a)
 			out->lib.archive_read_free(a);

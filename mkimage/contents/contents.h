@@ -155,6 +155,41 @@ void content_archive_lib_close(struct content_archive_lib *lib);
 void content_archive_support(const struct content_archive_lib *lib, struct archive *a);
 
 /*
+ * An archive read in two passes, a listing and then the data, by a reader other than
+ * content_gather() (an ext4 tree): decompressed once, as a FAT tree's archive is. The first
+ * pass reads a compressed archive through its decompressed stream (gzip's through zlib, which
+ * checks each member's CRC-32 and length) and keeps that stream in a spool; the second reads
+ * the spool, or the archive again when it was not compressed or the spool did not fit.
+ * Zero-initialise, then: content_passes_first(), read p->a to its end,
+ * content_passes_second(), read p->a again, content_passes_close().
+ */
+struct content_unpack;
+
+struct content_passes {
+	const struct content_archive_lib *lib; /* borrowed */
+	const char *host;		       /* borrowed */
+	struct archive *a;		       /* the current pass's reader (owned; NULL: none) */
+	struct content_unpack *unpack;	       /* the first pass's decompression (owned) */
+	int spool_fd;			       /* the decompressed archive (owned; -1: none) */
+};
+
+/* Opens the first pass over @host into @p. Returns 0, or a negative errno with a message
+ * naming @host in @d (@p is then closed). */
+int content_passes_first(struct content_passes *p, const struct content_archive_lib *lib,
+			 const char *host, struct diag *d);
+
+/* After the first pass's reader returned an error: why the decompressed stream failed
+ * (libarchive may only say it ended early), or NULL when it did not. */
+const char *content_passes_stream_error(const struct content_passes *p);
+
+/* Ends the first pass (its reader read to the archive's end): the rest of a gzip stream is
+ * checked, then p->a reads the archive from its start again. Returns 0 or a negative errno
+ * with a message in @d. */
+int content_passes_second(struct content_passes *p, struct diag *d);
+
+void content_passes_close(struct content_passes *p);
+
+/*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
  * Host paths are looked up with layout_input_path(). Timestamps follow image.mtime.
  * Returns 0 or a negative errno with one message per problem in @d.

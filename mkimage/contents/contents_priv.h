@@ -117,6 +117,11 @@ int content_unpack_finish(struct content_unpack *u, int *ret_spool, struct diag 
 
 void content_unpack_free(struct content_unpack *u);
 
+/* The data pass's reader of archive @host: from its start in @spool_fd (its decompressed
+ * copy) when that is not -1, else from @host itself. NULL with a message in @d. */
+struct archive *content_archive_reopen(const struct content_archive_lib *lib, const char *host,
+				       int spool_fd, struct diag *d);
+
 /* Whether @r, a libarchive status, lets reading go on (ARCHIVE_OK or ARCHIVE_WARN). */
 static inline int content_archive_ok(int r)
 {

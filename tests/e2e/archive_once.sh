@@ -4,9 +4,9 @@
 # other filter twice. zstd and lz4, which decompress about as fast as a spool is written and
 # read, are still read twice. Without room for the spool (no $TMPDIR, or one that is too
 # small) the build decompresses the archive again and gives the same image; the spool leaves
-# nothing.
+# nothing. An ext4 tree reads its archive the same way, and its sparse entries keep their holes.
 . "$TOP/tests/e2e-lib.sh"
-need bsdtar strace sha256sum
+need bsdtar strace sha256sum debugfs
 export LC_ALL=C.UTF-8 TZ=UTC
 
 mkdir -p src/d && head -c 600000 /dev/urandom >src/d/r.bin && seq 1 100000 >src/n.txt
@@ -67,4 +67,40 @@ if mkdir small && mount -t tmpfs -o size=64k tmpfs small 2>/dev/null; then
 else
     echo "(cannot mount a small tmpfs: the spool that does not fit is not tried)"
 fi
+
+# an ext4 tree reads its archive the same way: once, from the spool for the data pass, and a
+# gzip stream is checked to its CRC-32 (damage inside stored bytes inflates without error)
+ext4_layout() { # ext4_layout NAME FROM
+    printf 'image { table = none seed = "s" }\npartition p { type = ext4 size = 16M\n tree "/" { from = "%s" } }\n' \
+        "$2" >"$1.layout"
+}
+(cd src && bsdtar -cf ../t.tar .) || fail "bsdtar"
+ext4_layout e4tar t.tar
+"$SDIMG" build -q -o e4tar.img e4tar.layout || fail "ext4 build from t.tar"
+for f in holes.bin d/r.bin n.txt; do # a sparse entry whose hole runs to its end, and data
+    debugfs -R "dump /$f got.bin" e4tar.img >/dev/null 2>&1 || fail "debugfs cannot dump /$f"
+    cmp -s got.bin "src/$f" || fail "ext4 from t.tar: /$f is not the file archived"
+done
+for z in gzip xz; do
+    ext4_layout e4$z t.$z
+    size=$(stat -c %s t.$z)
+    strace -f -qq -s 0 -e trace=openat,read,pread64,close -o trace.txt \
+        "${SDIMG_REAL:-$SDIMG}" build -q -o e4$z.img e4$z.layout || fail "ext4 build from t.$z under strace"
+    cmp -s e4tar.img e4$z.img || fail "ext4 from t.$z: the image differs from the plain tar's"
+    got=$(awk -v name="t.$z" '
+        /openat\(/ && (index($0, "\"" name "\"") || index($0, "/" name "\"")) { split($0, p, "= "); fd[p[2] + 0] = 1 }
+        /(read|pread64)\(/ { split($0, a, "("); split(a[2], b, ","); f = b[1] + 0
+            if (f in fd) { split($0, p, "= "); if (p[2] + 0 > 0) n += p[2] } }
+        /close\(/ { split($0, a, "("); split(a[2], b, ")"); delete fd[b[1] + 0] }
+        END { printf "%d\n", n }' trace.txt)
+    [ "$got" -le $((size + size / 10 + 131072)) ] ||
+        fail "ext4 from t.$z: $got bytes read from a $size-byte archive (decompressed more than once)"
+    echo "ext4 from t.$z: $got bytes read from $size"
+done
+# the trailer's CRC-32 changed: every byte inflates, only the check can tell
+cp t.gzip corrupt.tgz && printf XXXX | dd of=corrupt.tgz bs=1 seek=$(($(stat -c %s t.gzip) - 8)) conv=notrunc status=none
+ext4_layout e4bad corrupt.tgz
+expect_status 1 "$SDIMG" build -q -o e4bad.img e4bad.layout
+expect_stderr "corrupt.tgz: a damaged gzip stream: incorrect data check"
+[ ! -e e4bad.img ] || fail "a damaged gzip stream left an ext4 image"
 echo "a compressed archive is decompressed once, or twice without room for its spool"
