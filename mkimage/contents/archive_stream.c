@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/sparse.h"
 #include "mkimage/contents/contents_priv.h"
-
-#define ZERO_CHECK 65536u /* granularity of the holes left in the output */
 
 /* Where the data pass writes, and who may stop it. */
 struct sink {
@@ -70,38 +69,6 @@ static int collect(const struct content *c, const struct fat_tree *vol, uint32_t
 	return 0;
 }
 
-static int put(int fd, const char *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t w = pwrite(fd, p, len, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Writes @len bytes at @off, leaving out the pieces that are all zero. */
-static int put_nonzero(int fd, const char *p, size_t len, uint64_t off)
-{
-	while (len) {
-		size_t piece = len < ZERO_CHECK ? len : ZERO_CHECK;
-		int rc = 0;
-		if (p[0] || memcmp(p, p + 1, piece - 1))
-			rc = put(fd, p, piece, off);
-		if (rc < 0)
-			return rc;
-		p += piece;
-		len -= piece;
-		off += piece;
-	}
-	return 0;
-}
-
 /* Copies the current entry's data to the @n destinations @v. */
 static int copy_entry(const struct sink *out, const char *host, struct archive *a,
 		      struct archive_entry *ae, const struct dest *v, size_t n)
@@ -119,9 +86,11 @@ static int copy_entry(const struct sink *out, const char *host, struct archive *
 			return diag_error(out->d, "%s: %s: holds more data than its size", host,
 					  content_archive_entry_name(&out->lib, ae));
 		for (size_t i = 0; i < n; i++) {
-			int rc = put_nonzero(out->fd, buf, len, v[i].off + (uint64_t)at);
+			uint64_t failed_at;
+			int rc = sparse_write(out->fd, buf, len, v[i].off + (uint64_t)at, &failed_at);
 			if (rc < 0)
-				return diag_error(out->d, "%s: writing the image: %s", out->image,
+				return diag_error(out->d, "%s: writing the image at byte %llu: %s",
+						  out->image, (unsigned long long)failed_at,
 						  strerror(-rc));
 		}
 		if (out->stop && out->stop(out->stop_ctx)) /* a large entry: after each block */
