@@ -103,34 +103,15 @@ expect_paths tar.img "$kept" "the tar with include and exclude"
 expect_status 0 "$SDIMG" build -q dir.layout -o again.img
 cmp -s dir.img again.img || fail "two builds differ"
 
-# exclude alone keeps every folder, even one it leaves empty
+# exclude alone keeps every folder, even one it leaves empty: all the first layout kept, and more
 layout ex src 'exclude = "*.a, opt/vendor/share/*, sys/"'
 expect_status 0 "$SDIMG" build -q ex.layout -o ex.img
-expect_paths ex.img 'd etc
-d etc/empty
-f etc/hostname
-d etc/ssl
-d etc/ssl/certs
-f etc/ssl/certs/ca.pem
-d opt
-d opt/vendor
-d opt/vendor/lib
-f opt/vendor/lib/libx.so.1
+expect_paths ex.img "$kept
 d opt/vendor/share
 f top.txt
-d usr
 d usr/include
 f usr/include/stdio.h
-d usr/lib
-f usr/lib/libblob.so
-f usr/lib/libblob.so.1
-l usr/lib/libc.so
-f usr/lib/libc.so.6
-l usr/lib/libold.so
-d usr/lib/static
-d usr/share
-d usr/share/doc
-f usr/share/doc/README' "exclude alone"
+f usr/share/doc/README" "exclude alone"
 
 # patterns that match nothing: one warning each with the layout line, from a folder and from
 # an archive; a folder pattern that matches a folder an archive only implies (no entry of its
