@@ -386,6 +386,20 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 	return rc;
 }
 
+/*
+ * A hard link whose entry carries the file's bytes gives the file its size: cpio's newc
+ * format gives a file of many names no bytes at its first name and all of them at its last.
+ */
+static void sizes_from_links(struct item **sorted, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct item *t = sorted[i]->type == 0 && sorted[i]->has_data
+					 ? find_item(sorted, n, sorted[i]->target) : NULL;
+		if (t && t->type == AE_IFREG && t->size < sorted[i]->size)
+			t->size = sorted[i]->size;
+	}
+}
+
 /* Whether @path is @folder or lies below it. */
 static bool lies_in(const char *path, const char *folder, size_t len)
 {
@@ -527,6 +541,7 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 			     w->e->loc.file, w->e->loc.line, w->e->path, w->e->strip, host);
 	if (rc == 0) {
 		qsort(sorted, n, sizeof(*sorted), compare_items);
+		sizes_from_links(sorted, n);
 		if (w->filter)
 			judge_items(w, sorted, n);
 		rc = make_inodes(w, sorted, n, host);

@@ -5,7 +5,7 @@
 # links and judged by their own path, a hard link kept whose first name is left out still a
 # file with its bytes; e2fsck -fn finds both volumes clean and they are the same bytes; a
 # pattern that matches nothing is a warning naming the layout line, also for a folder an
-# archive only implies.
+# archive only implies; a newc cpio's file of two names keeps the bytes its last name carries.
 . "$TOP/tests/e2e-lib.sh"
 need e2fsck debugfs sfdisk jq tar sha256sum
 
@@ -133,4 +133,21 @@ expect_paths implied.img 'd etc
 d etc/ssl
 d etc/ssl/certs
 f etc/ssl/certs/ca.pem' "an archive without folder entries, include = ssl/"
+
+# cpio's newc format gives a file of two names its bytes at the last name only: the name that
+# stays has them, whichever is left out (the one the other links to, or the one with the bytes)
+if command -v bsdtar >/dev/null; then
+    mkdir -p pair && head -c 5000 /dev/urandom >pair/a && ln pair/a pair/b
+    bsdtar --format newc -cf pair.cpio -C pair a b
+    for keys in '' 'exclude = "a"' 'exclude = "b"'; do
+        layout cpio pair.cpio "$keys"
+        expect_status 0 "$SDIMG" build -q cpio.layout -o cpio.img
+        volume cpio.img
+        for name in a b; do
+            case $keys in *\"$name\"*) continue ;; esac
+            rm -f got.bin && debugfs -R "dump /$name got.bin" p.img >/dev/null 2>&1
+            cmp -s got.bin pair/a || fail "/$name of a newc cpio with '$keys' lost its bytes"
+        done
+    done
+fi
 exit 0
