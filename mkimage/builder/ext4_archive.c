@@ -32,6 +32,7 @@ struct item {
 	uint32_t ino;        /* once made */
 	bool has_data;       /* its bytes are in this entry */
 	bool skipped;        /* strip left nothing of its path */
+	bool left_out;       /* by the tree's include and exclude */
 };
 
 struct listing {
@@ -252,30 +253,23 @@ static int parent_of(struct ext4_walk *w, const struct item *it, char *full, siz
 	return rc;
 }
 
-static int make_item(struct ext4_walk *w, struct item **sorted, size_t n, struct item *it,
-		     const char *host)
+static int set_xattrs(struct ext4_walk *w, const struct item *it, const char *host)
 {
-	char full[CONTENT_MAX_PATH * 2 + 2];
-	const char *name;
-	uint32_t dir;
-	int rc;
+	for (size_t k = 0; k < it->n_xattrs; k++) {
+		int rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
+					it->xattrs[k].len, host);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
 
-	if (!*it->path) { /* the top folder itself */
-		if ((rc = build_ext4_folder_at(w, w->e->path, &dir)) == 0)
-			rc = ext4_add_dir(w->v, dir, NULL, &it->m, host, &it->ino);
-		return rc;
-	}
-	if ((rc = parent_of(w, it, full, sizeof(full), &dir, &name)) < 0)
-		return rc;
+/* The inode of @it (anything but a hard link) named @name in the folder @dir; @full is its
+ * path in the partition. */
+static int make_node(struct ext4_walk *w, struct item *it, uint32_t dir, const char *name,
+		     const char *full, const char *host)
+{
 	switch (it->type) {
-	case 0: {
-		const struct item *t = find_item(sorted, n, it->target);
-		if (!t || !t->ino || t->type == AE_IFDIR)
-			return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which is not a "
-						   "file before it", host, it->path, it->target);
-		it->ino = t->ino;
-		return ext4_add_hard_link(w->v, dir, name, t->ino, full);
-	}
 	case AE_IFDIR:
 		return ext4_add_dir(w->v, dir, name, &it->m, full, &it->ino);
 	case AE_IFREG:
@@ -296,18 +290,55 @@ static int make_item(struct ext4_walk *w, struct item **sorted, size_t n, struct
 	}
 }
 
-static int set_xattrs(struct ext4_walk *w, const struct item *it, const char *host)
+/*
+ * A hard link. When the filters left out the name it links to and no other name of that
+ * file is made yet, this one is that file: its inode made here as the entry of the name
+ * left out says (owner, mode, attributes), its bytes written from that entry.
+ */
+static int make_link(struct ext4_walk *w, struct item **sorted, size_t n, struct item *it,
+		     uint32_t dir, const char *name, const char *full, const char *host)
 {
-	for (size_t k = 0; k < it->n_xattrs; k++) {
-		int rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
-					it->xattrs[k].len, host);
-		if (rc < 0)
-			return rc;
+	struct item *t = find_item(sorted, n, it->target);
+	int rc;
+
+	if (t && t->left_out && !t->ino && t->type != 0 && t->type != AE_IFDIR) {
+		if ((rc = make_node(w, t, dir, name, full, host)) == 0)
+			rc = set_xattrs(w, t, host);
+		it->ino = t->ino;
+		return rc;
 	}
-	return 0;
+	if (!t || !t->ino || t->type == AE_IFDIR)
+		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which is not a "
+					   "file before it", host, it->path, it->target);
+	it->ino = t->ino;
+	return ext4_add_hard_link(w->v, dir, name, t->ino, full);
 }
 
-/* Inodes in walk order; hard links whose file comes later in that order after the rest. */
+static int make_item(struct ext4_walk *w, struct item **sorted, size_t n, struct item *it,
+		     const char *host)
+{
+	char full[CONTENT_MAX_PATH * 2 + 2];
+	const char *name;
+	uint32_t dir;
+	int rc;
+
+	if (!*it->path) { /* the top folder itself */
+		if ((rc = build_ext4_folder_at(w, w->e->path, &dir)) == 0)
+			rc = ext4_add_dir(w->v, dir, NULL, &it->m, host, &it->ino);
+		return rc;
+	}
+	if ((rc = parent_of(w, it, full, sizeof(full), &dir, &name)) < 0)
+		return rc;
+	return it->type == 0 ? make_link(w, sorted, n, it, dir, name, full, host)
+			     : make_node(w, it, dir, name, full, host);
+}
+
+/*
+ * Inodes in walk order; hard links whose file comes later in that order after the rest (but
+ * for one to a name left out: the first of them in walk order makes the file, as a folder's
+ * walk does). A hard link left out whose entry carries the file's bytes (pax, cpio) still
+ * gives them to the file.
+ */
 static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, const char *host)
 {
 	int rc = 0;
@@ -316,8 +347,9 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 		for (size_t i = 0; rc == 0 && i < n; i++) {
 			struct item *it = sorted[i];
 			const struct item *t = it->type == 0 ? find_item(sorted, n, it->target) : NULL;
-			bool is_late = it->type == 0 && (!t || compare_items(&t, &sorted[i]) > 0);
-			if (is_late != (late == 1) || (it->type == 0 && it->ino))
+			bool is_late = it->type == 0 &&
+				       (!t || (!t->left_out && compare_items(&t, &sorted[i]) > 0));
+			if (it->left_out || is_late != (late == 1) || (it->type == 0 && it->ino))
 				continue;
 			rc = make_item(w, sorted, n, it, host);
 			if (rc == 0 && it->type != 0)
@@ -325,7 +357,84 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 			if (rc == 0 && build_interrupted(w->b))
 				rc = -EINTR;
 		}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct item *it = sorted[i];
+		const struct item *t = it->left_out && it->type == 0 && it->has_data
+					       ? find_item(sorted, n, it->target) : NULL;
+		if (t && t->type != AE_IFDIR)
+			it->ino = t->ino;
+	}
 	return rc;
+}
+
+/*
+ * A hard link whose entry carries the file's bytes gives the file its size: cpio's newc
+ * format gives a file of many names no bytes at its first name and all of them at its last.
+ */
+static void sizes_from_links(struct item **sorted, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct item *t = sorted[i]->type == 0 && sorted[i]->has_data
+					 ? find_item(sorted, n, sorted[i]->target) : NULL;
+		if (t && t->type == AE_IFREG && t->size < sorted[i]->size)
+			t->size = sorted[i]->size;
+	}
+}
+
+/* Whether @path is @folder or lies below it. */
+static bool lies_in(const char *path, const char *folder, size_t len)
+{
+	return !strncmp(path, folder, len) && (!path[len] || path[len] == '/');
+}
+
+/*
+ * The folders above sorted[@i] that no entry gives (an archive need not list them), judged
+ * once, at the first item below them, so that the patterns count them as a folder's walk
+ * does; such a folder is made only when something below it is, as without filters.
+ */
+static void judge_implied(struct ext4_walk *w, struct item **sorted, size_t n, size_t i)
+{
+	char up[CONTENT_MAX_PATH + 1];
+	const char *path = sorted[i]->path;
+
+	for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		size_t len = (size_t)(slash - path);
+		memcpy(up, path, len);
+		up[len] = '\0';
+		if (find_item(sorted, n, up) || (i && lies_in(sorted[i - 1]->path, up, len)))
+			continue;
+		content_filter_takes(w->filter, up, true);
+	}
+}
+
+/*
+ * Which items the tree's include and exclude leave out: each is judged by its own path (a
+ * symbolic or hard link as a file); then a folder that holds something that stays stays.
+ * @sorted is in walk order, a folder before all it holds, so one pass backwards carries what
+ * stays up to the folders above it.
+ */
+static void judge_items(struct ext4_walk *w, struct item **sorted, size_t n)
+{
+	char up[CONTENT_MAX_PATH + 1];
+
+	for (size_t i = 0; i < n; i++) {
+		struct item *it = sorted[i];
+		if (!*it->path) /* the top stays */
+			continue;
+		judge_implied(w, sorted, n, i);
+		it->left_out = !content_filter_takes(w->filter, it->path, it->type == AE_IFDIR);
+	}
+	for (size_t i = n; i-- > 0;) {
+		const char *slash = strrchr(sorted[i]->path, '/');
+		if (sorted[i]->left_out || !slash)
+			continue;
+		size_t len = (size_t)(slash - sorted[i]->path);
+		memcpy(up, sorted[i]->path, len);
+		up[len] = '\0';
+		struct item *f = find_item(sorted, n, up);
+		if (f && f->type == AE_IFDIR)
+			f->left_out = false;
+	}
 }
 
 /* An entry's bytes in order, its holes as zeros: libarchive hands out the data blocks of a
@@ -454,6 +563,9 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 			     w->e->loc.file, w->e->loc.line, w->e->path, w->e->strip, host);
 	if (rc == 0) {
 		qsort(sorted, n, sizeof(*sorted), compare_items);
+		sizes_from_links(sorted, n);
+		if (w->filter)
+			judge_items(w, sorted, n);
 		rc = make_inodes(w, sorted, n, host);
 	}
 	if (rc == 0 && !ext4_measuring(w->v))

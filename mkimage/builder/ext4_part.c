@@ -20,7 +20,19 @@
 struct host_link {
 	dev_t dev;
 	ino_t ino;
-	uint32_t ext4_ino;
+	uint32_t ext4_ino; /* 0: the filters left out every name of it so far */
+	size_t pending;    /* then 1 + index in the walk's data of its bytes (0: none) */
+};
+
+/* A host folder on the walk, made when the walk takes it or, with filters, when the first
+ * name below it that stays is made (LAYOUT.md, "Filters"): with its own owner, mode and
+ * time either way. */
+struct walk_folder {
+	struct walk_folder *up; /* the folder holding it (NULL: the tree's top) */
+	const char *name;
+	const char *host;
+	struct ext4_meta m;
+	uint32_t ino;           /* 0: not made yet */
 };
 
 void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
@@ -87,23 +99,29 @@ static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host)
 	return 0;
 }
 
+static int write_one(struct ext4_walk *w, const struct ext4_pending *p)
+{
+	int fd = open(p->host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return diag_error(w->b->d, "%s: %s", p->host, strerror(errno));
+	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &fd, p->host);
+	close(fd);
+	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
+}
+
 static int write_pending(struct ext4_walk *w)
 {
 	int rc = 0;
 
 	for (size_t i = 0; i < w->n_data; i++) {
-		int fd = rc == 0 ? open(w->data[i].host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-		if (rc == 0 && fd < 0)
-			rc = diag_error(w->b->d, "%s: %s", w->data[i].host, strerror(errno));
-		if (rc == 0)
-			rc = ext4_write_data(w->v, w->data[i].ino, build_ext4_read_fd, &fd, w->data[i].host);
-		if (rc == 0 && build_interrupted(w->b))
-			rc = -EINTR;
-		if (fd >= 0)
-			close(fd);
+		if (rc == 0 && w->data[i].ino)
+			rc = write_one(w, &w->data[i]);
 		free(w->data[i].host);
 	}
 	w->n_data = 0;
+	for (size_t i = 0; i < w->n_links; i++) /* the places kept in data go with it */
+		w->links[i].pending = 0;
 	return rc;
 }
 
@@ -166,7 +184,8 @@ static struct host_link *find_link(struct ext4_walk *w, const struct stat *st)
 	return NULL;
 }
 
-static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t ino)
+static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t ino,
+			 size_t pending)
 {
 	if (w->n_links == w->cap_links) {
 		size_t cap = w->cap_links ? w->cap_links * 2 : 16;
@@ -176,21 +195,58 @@ static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t in
 		w->links = l;
 		w->cap_links = cap;
 	}
-	w->links[w->n_links++] = (struct host_link){ st->st_dev, st->st_ino, ino };
+	w->links[w->n_links++] = (struct host_link){ st->st_dev, st->st_ino, ino, pending };
 	return 0;
 }
 
-static int walk_dir(struct ext4_walk *w, int fd, uint32_t dir, const char *host);
+static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const char *host);
 
 /* A host file: its inode now, its bytes once the whole tree has its inodes (as for an
- * archive, whose bytes come in a second pass). */
+ * archive, whose bytes come in a second pass), in the place kept for them at a name of it
+ * that was left out (@l, may be NULL) or else at this one. */
 static int add_host_file(struct ext4_walk *w, const char *name, const struct stat *st,
-			 uint32_t dir, const char *host, uint32_t *ino)
+			 uint32_t dir, const char *host, const struct host_link *l, uint32_t *ino)
 {
 	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
 
-	return rc == 0 && st->st_size && !ext4_measuring(w->v) ? remember_data(w, *ino, host) : rc;
+	if (rc < 0 || !st->st_size || ext4_measuring(w->v))
+		return rc;
+	if (l && l->pending) {
+		w->data[l->pending - 1].ino = *ino;
+		return 0;
+	}
+	return remember_data(w, *ino, host);
+}
+
+/*
+ * The first name of a host file with more than one name is left out by the filters: a later
+ * name that stays makes its inode, and its bytes keep this name's place in the order they
+ * are written (the place an archive of the folder gives them).
+ */
+static int leave_out_linked(struct ext4_walk *w, const struct stat *st, const char *host)
+{
+	size_t pending = 0;
+
+	if (S_ISREG(st->st_mode) && st->st_size && !ext4_measuring(w->v)) {
+		int rc = remember_data(w, 0, host);
+		if (rc < 0)
+			return rc;
+		pending = w->n_data;
+	}
+	return remember_link(w, st, 0, pending);
+}
+
+/* The folder @f, and those above it, made where they are not yet. */
+static int make_folder(struct ext4_walk *w, struct walk_folder *f)
+{
+	int rc;
+
+	if (f->ino)
+		return 0;
+	if ((rc = make_folder(w, f->up)) < 0)
+		return rc;
+	return ext4_add_dir(w->v, f->up->ino, f->name, &f->m, f->host, &f->ino);
 }
 
 static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
@@ -218,9 +274,26 @@ static int add_host_special(struct ext4_walk *w, const char *name, const struct 
 				host, ino);
 }
 
-/* One name of a host folder, and what is below it. */
-static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name, uint32_t dir,
-			  const char *host)
+/* A host folder and what is below it; @takes: the filters keep it for itself. The walk
+ * goes below a folder left out too, where a name may stay and the patterns count. */
+static int add_host_folder(struct ext4_walk *w, int dirfd, const char *name,
+			   const struct stat *st, struct walk_folder *up, const char *host,
+			   bool takes)
+{
+	struct walk_folder f = { up, name, host, meta_of(w, st, st->st_mode & 07777), 0 };
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	int rc;
+
+	if (fd < 0)
+		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	rc = takes ? make_folder(w, &f) : 0;
+	return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &f, host);
+}
+
+/* One name of a host folder, and what is below it. The filters judge a symbolic link by
+ * its own path, as a file: ext4 keeps it a link. */
+static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name,
+			  struct walk_folder *dir, const char *host)
 {
 	struct stat st;
 	uint32_t ino = 0;
@@ -228,30 +301,32 @@ static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name, uint
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	struct host_link *l = !S_ISDIR(st.st_mode) && st.st_nlink > 1 ? find_link(w, &st) : NULL;
-	if (l)
-		return ext4_add_hard_link(w->v, dir, name, l->ext4_ino, host);
-	if (S_ISDIR(st.st_mode)) {
-		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
-		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-		rc = ext4_add_dir(w->v, dir, name, &m, host, &ino);
-		return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, ino, host);
-	}
+	bool takes = !w->filter || content_filter_takes(w->filter, host + w->top_len + 1,
+							 S_ISDIR(st.st_mode));
+	if (S_ISDIR(st.st_mode))
+		return add_host_folder(w, dirfd, name, &st, dir, host, takes);
+	struct host_link *l = st.st_nlink > 1 ? find_link(w, &st) : NULL;
+	if (!takes)
+		return l || st.st_nlink < 2 ? 0 : leave_out_linked(w, &st, host);
+	if ((rc = make_folder(w, dir)) < 0)
+		return rc;
+	if (l && l->ext4_ino)
+		return ext4_add_hard_link(w->v, dir->ino, name, l->ext4_ino, host);
 	if (S_ISREG(st.st_mode))
-		rc = add_host_file(w, name, &st, dir, host, &ino);
+		rc = add_host_file(w, name, &st, dir->ino, host, l, &ino);
 	else if (S_ISLNK(st.st_mode))
-		rc = add_host_symlink(w, dirfd, name, &st, dir, host, &ino);
+		rc = add_host_symlink(w, dirfd, name, &st, dir->ino, host, &ino);
 	else
-		rc = add_host_special(w, name, &st, dir, host, &ino);
-	if (rc == 0 && st.st_nlink > 1)
-		rc = remember_link(w, &st, ino);
+		rc = add_host_special(w, name, &st, dir->ino, host, &ino);
+	if (rc == 0 && l)
+		l->ext4_ino = ino;
+	else if (rc == 0 && st.st_nlink > 1)
+		rc = remember_link(w, &st, ino, 0);
 	return rc;
 }
 
 /* The names of the host folder open at @fd (closed here) into the folder @dir. */
-static int walk_dir(struct ext4_walk *w, int fd, uint32_t dir, const char *host)
+static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const char *host)
 {
 	char **names = NULL;
 	size_t n = 0;
@@ -333,21 +408,12 @@ static int parent_at(struct ext4_walk *w, const char *path, uint32_t *ret_dir,
 	return rc;
 }
 
-static int add_tree(struct ext4_walk *w, const char *host)
+/* The host folder @host (@st) of a tree entry, and all below it. */
+static int add_host_tree(struct ext4_walk *w, const char *host, const struct stat *st)
 {
 	const struct layout_entry *e = w->e;
-	struct stat st;
-	uint32_t dir;
+	struct walk_folder top = { .host = host };
 
-	if (stat(host, &st) < 0)
-		return diag_error(w->b->d, "%s:%d: tree '%s': %s: %s", e->loc.file, e->loc.line,
-				  e->path, host, strerror(errno));
-	if (e->n_include || e->n_exclude)
-		return diag_error(w->b->d, "%s:%d: tree '%s': include and exclude are not read on "
-					   "an ext4 partition",
-				  e->loc.file, e->loc.line, e->path);
-	if (!S_ISDIR(st.st_mode))
-		return build_ext4_archive(w, host);
 	if (e->strip)
 		return diag_error(w->b->d, "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
 					   "applies to archive entries", e->loc.file, e->loc.line, e->path,
@@ -355,13 +421,43 @@ static int add_tree(struct ext4_walk *w, const char *host)
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	int rc = build_ext4_folder_at(w, e->path, &dir);
-	struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
+	int rc = build_ext4_folder_at(w, e->path, &top.ino);
+	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
 	if (rc == 0)
-		rc = ext4_add_dir(w->v, dir, NULL, &m, host, NULL);
-	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, dir, host);
+		rc = ext4_add_dir(w->v, top.ino, NULL, &m, host, NULL);
+	w->top_len = strlen(host);
+	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
 	int rc2 = write_pending(w); /* frees what is left after an error too */
 	return rc < 0 ? rc : rc2;
+}
+
+/* A tree entry from a host folder or an archive, through its include and exclude when it
+ * has them; a pattern that matched nothing is then a warning naming the layout line. */
+static int add_tree(struct ext4_walk *w, const char *host)
+{
+	const struct layout_entry *e = w->e;
+	struct content_filter filter;
+	struct stat st;
+	int rc;
+
+	if (stat(host, &st) < 0)
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s: %s", e->loc.file, e->loc.line,
+				  e->path, host, strerror(errno));
+	if (!e->n_include && !e->n_exclude)
+		return S_ISDIR(st.st_mode) ? add_host_tree(w, host, &st) : build_ext4_archive(w, host);
+	if ((rc = content_filter_init(&filter, e)) < 0)
+		return rc;
+	w->filter = &filter;
+	rc = S_ISDIR(st.st_mode) ? add_host_tree(w, host, &st) : build_ext4_archive(w, host);
+	w->filter = NULL;
+	if (rc == 0) {
+		char place[600];
+		snprintf(place, sizeof(place), "%s:%d: partition '%s': tree '%s': ", e->loc.file,
+			 e->loc.line, w->p->name, e->path);
+		content_filter_warn(&filter, place, w->b->d);
+	}
+	content_filter_release(&filter);
+	return rc;
 }
 
 static int add_file(struct ext4_walk *w, const char *host)
@@ -451,7 +547,7 @@ static int build_volume(struct build *b, const struct layout_partition *p,
 			const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
 			struct diag *d, struct ext4_volume **ret)
 {
-	struct ext4_walk w = { .b = b };
+	struct ext4_walk w = { .b = b, .p = p };
 	struct diag *keep = b->d;
 	int rc;
 

@@ -12,7 +12,9 @@
  *   archive_gzip.c    gzip decompressed through zlib, which checks its CRC-32 (libarchive
  *                     does not)
  *   archive_lib.c     libarchive, loaded with dlopen only when a tree is an archive
- *   filter.c          a tree's include and exclude patterns
+ *   patterns.c        a tree's include and exclude patterns judged on one path (FAT and
+ *                     ext4 trees alike)
+ *   filter.c          what they keep of a tree's model joins the partition's
  * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
  * an offset and a stop callback.
  */
@@ -188,6 +190,34 @@ const char *content_passes_stream_error(const struct content_passes *p);
 int content_passes_second(struct content_passes *p, struct diag *d);
 
 void content_passes_close(struct content_passes *p);
+
+/*
+ * The include and exclude patterns of tree entry @e (LAYOUT.md, "Filters"), for FAT and
+ * ext4 trees alike, with how often each pattern matched an entry.
+ */
+struct content_filter {
+	const struct layout_entry *e; /* borrowed */
+	size_t *include_hits;         /* one count per pattern (owned) */
+	size_t *exclude_hits;
+};
+
+/* Starts @f on the patterns of @e: 0 or -ENOMEM. */
+int content_filter_init(struct content_filter *f, const struct layout_entry *e);
+
+/*
+ * Whether the entry at @rel (its path from the tree's top, after strip: "a/b", no leading
+ * '/'; a folder when @is_dir) stays by its own name: a pattern of include matches it or a
+ * folder above it (or there is no include), and no pattern of exclude does. Each pattern
+ * that matches @rel itself counts a hit. Whether a folder holds something that stays is
+ * the caller's to say.
+ */
+bool content_filter_takes(struct content_filter *f, const char *rel, bool is_dir);
+
+/* One warning in @d per pattern that counted no hit, starting with @place:
+ * "<place>include pattern '*.dbt' matches nothing in <from>". */
+void content_filter_warn(const struct content_filter *f, const char *place, struct diag *d);
+
+void content_filter_release(struct content_filter *f);
 
 /*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).

@@ -328,6 +328,46 @@ static void test_gather_mtime_source(void **state)
 	layout_free(l);
 }
 
+/* The judge that FAT and ext4 trees share: names at any depth, paths from the top, folders
+ * only with a trailing '/', a folder above counts, exclude wins, hits count matches of the
+ * path itself only. */
+static void test_filter_takes(void **state)
+{
+	(void)state;
+	char *inc[] = { "*.so*", "/etc/", "usr/lib/x" }, *exc[] = { "*.a", "include/", "none" };
+	struct layout_entry e = { .include = inc, .n_include = 3, .exclude = exc, .n_exclude = 3,
+				  .from = "root" };
+	struct content_filter f;
+	struct diag d;
+
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	assert_true(content_filter_takes(&f, "usr/lib/libc.so.6", false)); /* a name, deep */
+	assert_true(content_filter_takes(&f, "etc/ssl/ca.pem", false));    /* under etc/ */
+	assert_false(content_filter_takes(&f, "etc", false));              /* a file named etc */
+	assert_true(content_filter_takes(&f, "etc", true));
+	assert_true(content_filter_takes(&f, "opt/etc/x", false)); /* a leading '/' changes nothing */
+	assert_true(content_filter_takes(&f, "usr/lib/x", false));
+	assert_false(content_filter_takes(&f, "usr/lib/xy", false)); /* the whole path */
+	assert_false(content_filter_takes(&f, "usr/lib", true));     /* holds x: the caller's */
+	assert_false(content_filter_takes(&f, "etc/libc.a", false)); /* exclude wins */
+	assert_false(content_filter_takes(&f, "etc/include/lib.so", false)); /* a folder above */
+	assert_false(content_filter_takes(&f, "etc/include", true));
+	assert_true(content_filter_takes(&f, "etc/include", false)); /* a file: include/ misses */
+	assert_int_equal(f.include_hits[0], 2);
+	assert_int_equal(f.include_hits[1], 1); /* "etc" as a folder; not the paths below it */
+	assert_int_equal(f.include_hits[2], 1);
+	assert_int_equal(f.exclude_hits[0], 1);
+	assert_int_equal(f.exclude_hits[1], 1);
+	assert_int_equal(f.exclude_hits[2], 0);
+	diag_init(&d);
+	content_filter_warn(&f, "card.layout:3: partition 'r': tree '/': ", &d);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0].text, "card.layout:3: partition 'r': tree '/': exclude "
+					    "pattern 'none' matches nothing in root");
+	diag_release(&d);
+	content_filter_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_gather_archive_errors),
 		cmocka_unit_test(test_gather_hardlink_to_stripped),
 		cmocka_unit_test(test_gather_mtime_source),
+		cmocka_unit_test(test_filter_takes),
 	};
 	return cmocka_run_group_tests_name("mkimage", tests, NULL, NULL);
 }
