@@ -52,6 +52,7 @@ int sha256_new(struct sha256 **ret, struct diag *d)
 
 	if (!s)
 		return -ENOMEM;
+	s->d = d;
 	rc = dynlib_open(&s->dl, SDIMG_LIBCRYPTO_SONAME, "SHA-256 digests", d);
 #define SHA256_RESOLVE(name)                                                               \
 	if (rc == 0 && !(s->name = dynlib_symbol(&s->dl, SDIMG_LIBCRYPTO_SONAME, #name, d)))   \
@@ -68,7 +69,6 @@ int sha256_new(struct sha256 **ret, struct diag *d)
 		diag_error(d, "%s cannot start a SHA-256 digest", SDIMG_LIBCRYPTO_SONAME);
 		rc = -EIO;
 	}
-	s->d = d;
 	if (rc < 0) {
 		sha256_free(s);
 		return rc;

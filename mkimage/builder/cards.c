@@ -115,7 +115,7 @@ static int add_parts(const struct build *b, struct cards_manifest *m)
 }
 
 /* The texts an id of this image goes by, which a file that is not per-card must not hold
- * (that file would name the image's id, not the card's): *@n of them into @texts. Returns 0
+ * (that file would name the image's id, not the card's): *@ret_n of them into @texts. Returns 0
  * or -EIO (the ids' hasher failed: its diag says so). */
 static int id_texts(const struct build *b, const struct cards_manifest *m,
 		    char texts[][40], size_t max, size_t *ret_n)
@@ -127,16 +127,18 @@ static int id_texts(const struct build *b, const struct cards_manifest *m,
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < m->n_parts && n < max; i++) {
-		if (m->mbr_disk_id && (rc = build_id_mbr_disk(b->sha, l->image.seed, &disk_id)) == 0)
+		if (m->mbr_disk_id) {
+			rc = build_id_mbr_disk(b->sha, l->image.seed, &disk_id);
 			snprintf(texts[n++], 40, "%08x-%02x", disk_id, m->parts[i].number);
-		else if (!m->mbr_disk_id && m->parts[i].per_card_uuid &&
-			 (rc = build_id_partition_uuid(b->sha, l->image.seed, m->parts[i].name,
-						       &g)) == 0)
+		} else if (m->parts[i].per_card_uuid) {
+			rc = build_id_partition_uuid(b->sha, l->image.seed, m->parts[i].name, &g);
 			layout_guid_text(&g, texts[n++]);
+		}
 	}
-	if (rc == 0 && m->n_gpt_headers && n < max &&
-	    (rc = build_id_gpt_disk(b->sha, l->image.seed, &g)) == 0)
+	if (rc == 0 && m->n_gpt_headers && n < max) {
+		rc = build_id_gpt_disk(b->sha, l->image.seed, &g);
 		layout_guid_text(&g, texts[n++]);
+	}
 	for (size_t i = 0; i < l->n_parts && n < max; i++)
 		if (layout_part_is_fat(&l->parts[i]) && l->parts[i].fat.volume_id_per_card) {
 			uint32_t v = b->parts[i].opts.volume_id;
