@@ -5,8 +5,9 @@
 # load libcrypto; a build from a .tar loads libarchive, and gives the folder's image. When one
 # cannot be loaded (a mount namespace puts an empty file over it: root and unshare only),
 # a build with an archive tree is one line naming the tree's FILE:LINE and libarchive's
-# soname, a build without libcrypto one line naming its soname, exit 1, nothing left; a build
-# from a folder still works without libarchive, ls, cat and inspect without either.
+# soname, a build or a personalize without libcrypto one line naming its soname, exit 1,
+# nothing left; a build from a folder still works without libarchive, ls, cat and inspect
+# without either.
 . "$TOP/tests/e2e-lib.sh"
 need readelf objcopy bsdtar sha256sum
 export LC_ALL=C.UTF-8 TZ=UTC
@@ -140,11 +141,22 @@ echo "without libarchive: $(cat tar.err)"
 echo "libarchive is loaded when an archive is read, and only then"
 
 # libcrypto that cannot be loaded: a build (with its seed, or the layout's digest for one)
-# is one line, exit 1, nothing left; ls, cat and inspect say what they said with it
+# and a personalize (the card's ids) are one line each, exit 1, nothing left; ls, cat and
+# inspect say what they said with it
 lib=$(/sbin/ldconfig -p | awk -v n="$crypto" '$1 == n { print $NF; exit }')
 [ -n "$lib" ] && lib=$(readlink -f "$lib") && [ -f "$lib" ] || fail "ldconfig -p finds no $crypto"
 sed 's/ seed = "s"//' dir.layout >noseed.layout
 grep -q seed noseed.layout && fail "noseed.layout has a seed"
+cat >card.layout <<'LAYOUT'
+image { table = gpt seed = "s" }
+partition p {
+ type = fat
+ size = 8M
+ file "/serial" { content = "\${SERIAL}" per-card = true reserve = 16 }
+}
+LAYOUT
+"$real" build -q -o card.img card.layout || fail "sdimg build card.layout"
+[ -f card.img.cards.json ] || fail "card.layout gives no per-card manifest"
 cat >crypto.sh <<'SCRIPT'
 set -u
 mount --bind "$PWD/empty.so" "$1" || exit 3
@@ -152,6 +164,8 @@ for l in dir noseed tar; do
     TMPDIR=$PWD/spool "$2" build -q -o out/$l.img --bmap --sha256 $l.layout >$l.out 2>$l.err
     echo $? >$l.status
 done
+TMPDIR=$PWD/spool "$2" personalize card.img --set SERIAL=1 -o out/card.img >card.out 2>card.err
+echo $? >card.status
 "$2" ls tar.img:/d >without.ls.out 2>&1 || echo ls >>failed
 "$2" cat tar.img:/f >without.cat.out 2>&1 || echo cat >>failed
 "$2" inspect tar.img >without.inspect.out 2>&1 || echo inspect >>failed
@@ -159,11 +173,11 @@ SCRIPT
 rm -f failed out/dir.img
 unshare -m --propagation private sh crypto.sh "$lib" "$real" ||
     fail "unshare -m: cannot bind an empty file over $lib (exit $?)"
-for l in dir noseed tar; do
-    [ "$(cat $l.status)" -eq 1 ] || { cat $l.err >&2; fail "$l.layout without libcrypto: exit $(cat $l.status)"; }
-    [ "$(wc -l <$l.err)" -eq 1 ] || { cat $l.err >&2; fail "$l.layout without libcrypto: more than one line"; }
+for l in dir noseed tar card; do
+    [ "$(cat $l.status)" -eq 1 ] || { cat $l.err >&2; fail "$l without libcrypto: exit $(cat $l.status)"; }
+    [ "$(wc -l <$l.err)" -eq 1 ] || { cat $l.err >&2; fail "$l without libcrypto: more than one line"; }
     grep -qF "sdimg: SHA-256 digests need $crypto, which cannot be loaded: " $l.err ||
-        fail "$l.layout without libcrypto: $(cat $l.err)"
+        fail "$l without libcrypto: $(cat $l.err)"
 done
 [ -z "$(ls -A out)" ] || fail "left in out/ without libcrypto: $(ls -A out | tr '\n' ' ')"
 [ -z "$(ls -A spool)" ] || fail "left in \$TMPDIR without libcrypto: $(ls -A spool | tr '\n' ' ')"
