@@ -22,9 +22,11 @@ CFLAGS   += -Werror
 endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += $(PKG_CFLAGS)
-# libarchive is compiled against but not linked: mkimage/contents/archive_lib.c loads it with
-# dlopen when a tree is an archive, by the soname of the one compiled against (below).
-LINKED_PKGS := $(filter-out libarchive,$(PKGS))
+# libarchive and libcrypto are compiled against but not linked: mkimage/contents/archive_lib.c
+# loads libarchive with dlopen when a tree is an archive, common/sha256.c loads libcrypto when
+# a digest is taken, each by the soname of the one compiled against (below).
+DLOPEN_PKGS := libarchive libcrypto
+LINKED_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
 
 # A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
@@ -35,16 +37,20 @@ PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $
 ifneq ($(PKG_MISSING),)
 $(error $(PKG_CONFIG) finds no $(PKG_MISSING): install their development files (Debian: make deps) or set PKG_CONFIG_PATH)
 endif
-# The soname of the libarchive.so linking would take: in pkg-config's -L folders (with its
-# sysroot), else where the compiler finds it.
-ARCHIVE_SO := $(firstword $(wildcard \
-    $(patsubst -L%,%/libarchive.so,$(filter -L%,$(shell $(PKG_CONFIG) --libs-only-L libarchive))) \
-    $(shell $(CC) -print-file-name=libarchive.so)))
-LIBARCHIVE_SONAME := $(shell $(READELF) -d $(ARCHIVE_SO) 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-ifeq ($(LIBARCHIVE_SONAME),)
-$(error $(READELF) -d reads no soname from libarchive.so ($(or $(ARCHIVE_SO),not found)): install libarchive's development files and binutils, or set READELF)
-endif
-CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\"
+# $(call so_file,PKG): the PKG.so (libarchive.so, libcrypto.so) linking would take: in
+# pkg-config's -L folders (with its sysroot), else where the compiler finds it.
+so_file = $(firstword $(wildcard \
+    $(patsubst -L%,%/$(1).so,$(filter -L%,$(shell $(PKG_CONFIG) --libs-only-L $(1)))) \
+    $(shell $(CC) -print-file-name=$(1).so)))
+# $(call soname,PKG): the soname written in it, which the program passes to dlopen; none
+# stops the build.
+soname = $(or $(shell $(READELF) -d $(call so_file,$(1)) 2>/dev/null | \
+                      sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'), \
+              $(error $(READELF) -d reads no soname from $(1).so ($(or $(call so_file,$(1)),not found)): install $(1)'s development files and binutils, or set READELF))
+LIBARCHIVE_SONAME := $(call soname,libarchive)
+LIBCRYPTO_SONAME  := $(call soname,libcrypto)
+CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\" \
+            -DSDIMG_LIBCRYPTO_SONAME=\"$(LIBCRYPTO_SONAME)\"
 # dlopen is in glibc's libc since 2.34; before, in libdl.
 LDLIBS   += $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
                     $(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)

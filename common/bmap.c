@@ -9,12 +9,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/array.h"
+#include "common/sha256.h"
 
 #define MAX_RANGES (1u << 24) /* far beyond any real map: refuse larger */
 
@@ -361,6 +361,7 @@ static int check_counts(struct reader *r, const struct bmap *b)
 int bmap_parse(const char *text, size_t len, const char *name, struct bmap *b, struct diag *d)
 {
 	struct reader r = { .p = text, .end = text + len, .name = name, .text = text, .d = d };
+	struct sha256 *sha = NULL;
 	uint8_t sum[32];
 	int rc;
 
@@ -371,8 +372,11 @@ int bmap_parse(const char *text, size_t len, const char *name, struct bmap *b, s
 		rc = read_bmap_element(&r, b);
 	if (rc == 0)
 		rc = check_counts(&r, b);
-	if (rc == 0 && bmap_file_checksum(text, len, r.checksum_at, sum) < 0)
-		rc = -EIO;
+	if (rc == 0)
+		rc = sha256_new(&sha, d);
+	if (rc == 0 && bmap_file_checksum(sha, text, len, r.checksum_at, sum) < 0)
+		rc = diag_error(d, "%s: SHA-256 failed", name);
+	sha256_free(sha);
 	if (rc == 0 && memcmp(sum, r.file_sha, 32) != 0)
 		rc = diag_error(d, "%s: the block map's own checksum (BmapFileChecksum) does not "
 				   "match: the file is damaged", name);
@@ -389,17 +393,16 @@ void bmap_release(struct bmap *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int bmap_file_checksum(const char *text, size_t len, size_t at, uint8_t out[32])
+int bmap_file_checksum(struct sha256 *sha, const char *text, size_t len, size_t at,
+		       uint8_t out[32])
 {
 	static const char zeros[BMAP_HEX_LEN + 1] =
 		"0000000000000000000000000000000000000000000000000000000000000000";
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	int ok = c && at + BMAP_HEX_LEN <= len && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1 &&
-		 EVP_DigestUpdate(c, text, at) == 1 &&
-		 EVP_DigestUpdate(c, zeros, BMAP_HEX_LEN) == 1 &&
-		 EVP_DigestUpdate(c, text + at + BMAP_HEX_LEN, len - at - BMAP_HEX_LEN) == 1 &&
-		 EVP_DigestFinal_ex(c, out, NULL) == 1;
 
-	EVP_MD_CTX_free(c);
-	return ok ? 0 : -EIO;
+	if (at + BMAP_HEX_LEN > len)
+		return -EINVAL;
+	sha256_update(sha, text, at);
+	sha256_update(sha, zeros, BMAP_HEX_LEN);
+	sha256_update(sha, text + at + BMAP_HEX_LEN, len - at - BMAP_HEX_LEN);
+	return sha256_final(sha, out);
 }

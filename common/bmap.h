@@ -49,14 +49,18 @@ struct bmap {
  * Parses the bmap text @text (@len bytes, named @name in messages) and checks it: version
  * 2.x, sha256 checksums, the file's own checksum, counts that agree, ranges ascending,
  * apart and inside the image. Nothing in it is trusted. Returns 0 and fills @b (release it
- * with bmap_release()), or -EINVAL / -ENOMEM with one message in @d.
+ * with bmap_release()), or -EINVAL / -ENOMEM / the error of sha256_new() with one message
+ * in @d.
  */
 int bmap_parse(const char *text, size_t len, const char *name, struct bmap *b, struct diag *d);
 
 void bmap_release(struct bmap *b);
 
 /* The SHA-256 of the bmap text @text (@len bytes) with the 64 characters at @at read as
- * '0': what BmapFileChecksum holds. Returns 0 or -EIO. */
-int bmap_file_checksum(const char *text, size_t len, size_t at, uint8_t out[32]);
+ * '0' (what BmapFileChecksum holds), taken with @sha. Returns 0, -EINVAL when the 64
+ * characters do not fit in @len, or -EIO (sha256_final()). */
+struct sha256;
+int bmap_file_checksum(struct sha256 *sha, const char *text, size_t len, size_t at,
+		       uint8_t out[32]);
 
 #endif

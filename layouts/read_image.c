@@ -2,37 +2,36 @@
 #include "layouts/read_priv.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
+#include "common/sha256.h"
 #include "layouts/schema.h"
 #include "layouts/values.h"
 
 /* The default seed: the SHA-256 of the layout file's bytes followed by those of every file
  * it includes (in the order they were read), then of every value substituted for a
  * ${VAR}, in hex. */
-static int default_seed(const struct doc *doc, char **ret)
+static int default_seed(const struct doc *doc, struct diag *d, char **ret)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int rc = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ? 0 : -EIO;
+	uint8_t md[SHA256_LEN];
+	struct sha256 *sha = NULL;
+	int rc = sha256_new(&sha, d);
 
 	for (size_t i = 0; rc == 0 && i < doc->n_files; i++)
-		if (!EVP_DigestUpdate(ctx, doc->texts[i], strlen(doc->texts[i])))
-			rc = -EIO;
-	if (rc == 0 && doc->values.len && !EVP_DigestUpdate(ctx, doc->values.s, doc->values.len))
-		rc = -EIO;
-	if (rc == 0 && !EVP_DigestFinal_ex(ctx, md, &n))
-		rc = -EIO;
-	EVP_MD_CTX_free(ctx);
-	char *hex = rc == 0 ? malloc(2 * n + 1) : NULL;
+		sha256_update(sha, doc->texts[i], strlen(doc->texts[i]));
+	if (rc == 0)
+		sha256_update(sha, doc->values.s, doc->values.len);
+	if (rc == 0)
+		rc = sha256_final(sha, md);
+	sha256_free(sha);
+	char *hex = rc == 0 ? malloc(2 * SHA256_LEN + 1) : NULL;
 	if (rc == 0 && !hex)
 		rc = -ENOMEM;
-	for (unsigned i = 0; rc == 0 && i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if (rc == 0)
+		bytes_hex(md, SHA256_LEN, hex);
 	if (rc == 0)
 		*ret = hex;
 	return rc;
@@ -179,8 +178,8 @@ int layout_read_image(struct reader *r)
 	}
 	if (rc != -ENOMEM && read_timestamp(r, &s, im) < 0)
 		rc = -EINVAL;
-	if (rc == 0 && !im->seed && (rc = default_seed(r->doc, &im->seed)) < 0)
-		return diag_error(r->d, "%s: cannot compute the default seed: %s", r->l->path,
-				  strerror(-rc));
+	/* -ENOMEM goes up (the loader says it once); the hasher told any other failure */
+	if (rc == 0 && !im->seed)
+		rc = default_seed(r->doc, r->d, &im->seed);
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "common/bmap.h"
 #include "common/bytes.h"
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "mkimage/builder/builder_priv.h"
@@ -76,7 +77,7 @@ static int put_ranges(struct strbuf *s, const struct build_map *m)
 }
 
 int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *name,
-		    struct strbuf *s)
+		    struct sha256 *sha, struct strbuf *s)
 {
 	uint64_t blocks = (image_size + BMAP_BLOCK_SIZE - 1) / BMAP_BLOCK_SIZE, mapped = 0;
 	uint8_t digest[32];
@@ -114,8 +115,8 @@ int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *
 	if (rc < 0)
 		return rc;
 	/* the file's own checksum, over the text with the zeros in its place */
-	if (bmap_file_checksum(s->s, s->len, at, digest) < 0)
-		return -EIO;
+	if ((rc = bmap_file_checksum(sha, s->s, s->len, at, digest)) < 0)
+		return rc;
 	bytes_hex(digest, sizeof(digest), sum);
 	memcpy(s->s + at, sum, 64);
 	return 0;

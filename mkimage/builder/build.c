@@ -149,7 +149,8 @@ static int write_everything(struct build *b)
 		return rc;
 	if (b->image.tmp_path)
 		build_hold_signals(b);
-	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->d);
+	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->sha,
+			       b->d);
 	if (rc == 0)
 		rc = build_map_add_tables(&b->map, b->plan);
 	if (rc == 0)

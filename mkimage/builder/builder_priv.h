@@ -9,8 +9,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <openssl/evp.h>
-
 #include "common/bmap.h"
 #include "common/diag.h"
 #include "common/fileid.h"
@@ -25,12 +23,16 @@
  * first 16 bytes). So
  *   printf '%s\n%s' "$SEED" "volume-id/boot" | sha256sum
  * predicts them. */
-uint32_t build_id_mbr_disk(const char *seed);
-void build_id_gpt_disk(const char *seed, struct layout_guid *ret);
-void build_id_partition_uuid(const char *seed, const char *name, struct layout_guid *ret);
-uint32_t build_id_volume(const char *seed, const char *name);
-void build_id_ext4(const char *seed, const char *name, struct layout_guid *ret_uuid,
-		   uint8_t ret_hash_seed[16]);
+/* Each takes the SHA-256 with @sha and returns 0, or -EIO when libcrypto failed (its diag
+ * says so). */
+struct sha256;
+int build_id_mbr_disk(struct sha256 *sha, const char *seed, uint32_t *ret);
+int build_id_gpt_disk(struct sha256 *sha, const char *seed, struct layout_guid *ret);
+int build_id_partition_uuid(struct sha256 *sha, const char *seed, const char *name,
+			    struct layout_guid *ret);
+int build_id_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret);
+int build_id_ext4(struct sha256 *sha, const char *seed, const char *name,
+		  struct layout_guid *ret_uuid, uint8_t ret_hash_seed[16]);
 
 /* ---- output.c: the files of a build, all put in place together or none -------------- */
 struct build_file {
@@ -154,7 +156,7 @@ struct build_input {
  * Returns 0 or a negative errno with a message in @d.
  */
 int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types, int fd,
-		 const char *path, struct diag *d);
+		 const char *path, struct sha256 *sha, struct diag *d);
 
 /* ---- gpt_entries.c: the primary GPT entry array where the layout puts it ------------- */
 
@@ -201,7 +203,7 @@ int build_drop_gpt_backup(int fd, uint64_t image_size, const char *path, struct 
  * Returns 0 or a negative errno with a message in @d.
  */
 int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
-			   int fd, const char *path, struct diag *d);
+			   int fd, const char *path, struct sha256 *sha, struct diag *d);
 
 #include <signal.h>
 #include <stdbool.h>
@@ -229,6 +231,7 @@ struct build {
 	const struct layout *l;
 	const struct build_options *o;
 	struct diag *d;
+	struct sha256 *sha;        /* the ids' hasher (owned) */
 	struct part_state *parts;  /* one per layout partition */
 	uint64_t *part_sizes;      /* what the contents need, for size = auto */
 	uint64_t *part_starts;     /* starts sd-format dictates */
@@ -261,19 +264,21 @@ int build_read_inputs(struct build *b);
 int build_finish(struct build *b);
 
 /* bmap.c: the block map text of the ranges of @m (in whole BMAP_BLOCK_SIZE blocks, with
- * their checksums) for an image of @image_size bytes named @name, appended to @s.
- * Returns 0 or a negative errno. */
+ * their checksums) for an image of @image_size bytes named @name, appended to @s, its own
+ * checksum taken with @sha. Returns 0 or a negative errno (-EIO: @sha failed, and its diag
+ * says so). */
 struct strbuf;
 int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *name,
-		    struct strbuf *s);
+		    struct sha256 *sha, struct strbuf *s);
 
 /* compress.c: a compressed copy, streamed */
 struct build_compressor;
 
 /* Starts compressing @size bytes into @fd (named @path in messages); the compressed bytes
- * also go through @sha when it is not NULL. Returns 0 or a negative errno. */
+ * also go into the digest in progress of @sha when it is not NULL. Returns 0 or a negative
+ * errno. */
 int build_compressor_new(enum build_compression kind, int level, uint64_t size, int fd,
-			 const char *path, EVP_MD_CTX *sha, struct diag *d,
+			 const char *path, struct sha256 *sha, struct diag *d,
 			 struct build_compressor **ret);
 int build_compressor_write(struct build_compressor *z, const void *buf, size_t len,
 			   struct diag *d);
@@ -282,7 +287,8 @@ void build_compressor_free(struct build_compressor *z);
 
 /* inputs.c: partition @i of @l (sd-format = true) as the SD formatter lays it out.
  * Returns 0 or -EINVAL with the messages in @d. */
-int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat_sd_layout *ret);
+int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
+		    struct fat_sd_layout *ret);
 
 /* plan.c */
 /* Passes fat/'s messages in @scratch on to @d, each placed at @loc of partition @p;

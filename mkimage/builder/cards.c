@@ -115,25 +115,28 @@ static int add_parts(const struct build *b, struct cards_manifest *m)
 }
 
 /* The texts an id of this image goes by, which a file that is not per-card must not hold
- * (that file would name the image's id, not the card's): @n of them into @texts. */
-static size_t id_texts(const struct build *b, const struct cards_manifest *m,
-		       char texts[][40], size_t max)
+ * (that file would name the image's id, not the card's): *@ret_n of them into @texts. Returns 0
+ * or -EIO (the ids' hasher failed: its diag says so). */
+static int id_texts(const struct build *b, const struct cards_manifest *m,
+		    char texts[][40], size_t max, size_t *ret_n)
 {
 	const struct layout *l = b->l;
 	size_t n = 0;
 	struct layout_guid g;
+	uint32_t disk_id;
+	int rc = 0;
 
-	for (size_t i = 0; i < m->n_parts && n < max; i++) {
-		if (m->mbr_disk_id)
-			snprintf(texts[n++], 40, "%08x-%02x", build_id_mbr_disk(l->image.seed),
-				 m->parts[i].number);
-		else if (m->parts[i].per_card_uuid) {
-			build_id_partition_uuid(l->image.seed, m->parts[i].name, &g);
+	for (size_t i = 0; rc == 0 && i < m->n_parts && n < max; i++) {
+		if (m->mbr_disk_id) {
+			rc = build_id_mbr_disk(b->sha, l->image.seed, &disk_id);
+			snprintf(texts[n++], 40, "%08x-%02x", disk_id, m->parts[i].number);
+		} else if (m->parts[i].per_card_uuid) {
+			rc = build_id_partition_uuid(b->sha, l->image.seed, m->parts[i].name, &g);
 			layout_guid_text(&g, texts[n++]);
 		}
 	}
-	if (m->n_gpt_headers && n < max) {
-		build_id_gpt_disk(l->image.seed, &g);
+	if (rc == 0 && m->n_gpt_headers && n < max) {
+		rc = build_id_gpt_disk(b->sha, l->image.seed, &g);
 		layout_guid_text(&g, texts[n++]);
 	}
 	for (size_t i = 0; i < l->n_parts && n < max; i++)
@@ -141,7 +144,8 @@ static size_t id_texts(const struct build *b, const struct cards_manifest *m,
 			uint32_t v = b->parts[i].opts.volume_id;
 			snprintf(texts[n++], 40, "%04X-%04X", v >> 16, v & 0xFFFF);
 		}
-	return n;
+	*ret_n = n;
+	return rc;
 }
 
 /* Whether @hay (@len bytes) holds @text in lower or in upper case (as ids are written). */
@@ -186,9 +190,11 @@ static int host_holds(const char *path, char texts[][40], size_t n, char *buf)
 static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 {
 	char texts[LAYOUT_GPT_MAX_PARTITIONS + 64][40];
-	size_t n = id_texts(b, m, texts, sizeof(texts) / sizeof(texts[0]));
+	size_t n = 0;
 	int bad = 0;
 
+	if (id_texts(b, m, texts, sizeof(texts) / sizeof(texts[0]), &n) < 0)
+		return -EIO;
 	char *buf = n ? malloc(SCAN_CHUNK + SCAN_KEEP) : NULL;
 
 	if (n && !buf)

@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/sha256.h"
 #include "mkimage/builder/builder_priv.h"
 
 #define OUT_BUF (1u << 20)
@@ -23,7 +24,7 @@ struct build_compressor {
 	enum build_compression kind;
 	int fd;
 	const char *path;
-	EVP_MD_CTX *sha;      /* the compressed bytes' SHA-256, as they are written (may be NULL) */
+	struct sha256 *sha;   /* the compressed bytes' SHA-256, as they are written (may be NULL) */
 	uint8_t *out;         /* OUT_BUF bytes */
 	ZSTD_CCtx *zstd;
 	lzma_stream xz;
@@ -44,8 +45,8 @@ static int sink(struct build_compressor *z, size_t len, struct diag *d)
 {
 	const uint8_t *p = z->out;
 
-	if (z->sha && len && EVP_DigestUpdate(z->sha, p, len) != 1)
-		return diag_error(d, "%s: SHA-256 failed", z->path);
+	if (z->sha)
+		sha256_update(z->sha, p, len);
 	while (len) {
 		ssize_t w = write(z->fd, p, len);
 		if (w < 0 && errno == EINTR)
@@ -176,7 +177,7 @@ static int gz_step(struct build_compressor *z, const void *buf, size_t len, bool
 /* ------------------------------------------------------------------ the interface */
 
 int build_compressor_new(enum build_compression kind, int level, uint64_t size, int fd,
-			 const char *path, EVP_MD_CTX *sha, struct diag *d,
+			 const char *path, struct sha256 *sha, struct diag *d,
 			 struct build_compressor **ret)
 {
 	struct build_compressor *z = calloc(1, sizeof(*z));

@@ -514,9 +514,11 @@ static int add_entry(struct ext4_walk *w)
 	return rc;
 }
 
-static void params_of(const struct layout *l, const struct layout_partition *p,
-		      struct ext4_params *ret)
+/* Returns 0 or -EIO (the ids' hasher failed: its diag says so). */
+static int params_of(const struct build *b, const struct layout_partition *p,
+		     struct ext4_params *ret)
 {
+	const struct layout *l = b->l;
 	const struct layout_ext4 *x = &p->ext4;
 	struct layout_guid uuid;
 
@@ -526,8 +528,9 @@ static void params_of(const struct layout *l, const struct layout_partition *p,
 				     .reserved_percent = x->reserved, .journal = x->journal,
 				     .features = x->features,
 				     .timestamp = l->image.timestamp };
-	build_id_ext4(l->image.seed, p->name, &uuid, ret->hash_seed);
+	int rc = build_id_ext4(b->sha, l->image.seed, p->name, &uuid, ret->hash_seed);
 	memcpy(ret->uuid, x->uuid_set ? x->uuid.b : uuid.b, 16);
+	return rc;
 }
 
 struct map_ctx {
@@ -588,7 +591,8 @@ int build_write_ext4(struct build *b, size_t i)
 	struct ext4_params params;
 	struct ext4_volume *v;
 
-	params_of(b->l, p, &params);
+	if (params_of(b, p, &params) < 0)
+		return -EIO;
 	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, b->d, &v);
 	if (rc == -ENOSPC && p->size_kind == LAYOUT_SIZE_AUTO)
 		diag_note(b->d, "partition '%s': the files took more blocks than measured: give "
@@ -635,7 +639,10 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 
 	if (fd < 0)
 		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
-	params_of(b->l, p, &params);
+	if (params_of(b, p, &params) < 0) {
+		close(fd);
+		return -EIO;
+	}
 	params.measure = true;
 	bs = params.block_size;
 	/* sizes tried in whole units: the partition's align, from one block up to 1 MiB */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
 
@@ -20,11 +21,10 @@
 struct feed {
 	struct build *b;
 	uint64_t size;                /* the image's */
-	EVP_MD_CTX *image_sha;        /* the image's SHA-256, with a checksum file */
+	struct sha256 *image_sha;     /* the image's SHA-256, with a checksum file */
 	struct build_compressor *z;   /* with a compressed copy */
-	EVP_MD_CTX *range_sha;        /* with a bmap: the range being hashed */
+	struct sha256 *range_sha;     /* with a bmap: the range being hashed */
 	size_t range;
-	bool in_range;
 	uint8_t *buf;                 /* CHUNK bytes read */
 	uint8_t *zeros;               /* CHUNK zero bytes */
 };
@@ -48,16 +48,11 @@ static int feed_ranges(struct feed *f, uint64_t pos, const uint8_t *p, size_t le
 			continue;
 		}
 		size_t take = (size_t)min64(len, end - pos);
-		if (!f->in_range && EVP_DigestInit_ex(f->range_sha, EVP_sha256(), NULL) != 1)
-			return -EIO;
-		f->in_range = true;
-		if (EVP_DigestUpdate(f->range_sha, p, take) != 1)
-			return -EIO;
+		sha256_update(f->range_sha, p, take);
 		pos += take, p += take, len -= take;
 		if (pos == end) {
-			if (EVP_DigestFinal_ex(f->range_sha, r->sha256, NULL) != 1)
+			if (sha256_final(f->range_sha, r->sha256) < 0)
 				return -EIO;
-			f->in_range = false;
 			f->range++;
 		}
 	}
@@ -69,14 +64,12 @@ static int feed(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
 	struct diag *d = f->b->d;
 	int rc = 0;
 
-	if (f->image_sha && EVP_DigestUpdate(f->image_sha, p, len) != 1)
-		rc = -EIO;
-	if (rc == 0 && f->z)
+	if (f->image_sha)
+		sha256_update(f->image_sha, p, len);
+	if (f->z)
 		rc = build_compressor_write(f->z, p, len, d);
 	if (rc == 0 && f->range_sha)
 		rc = feed_ranges(f, pos, p, len);
-	if (rc == -EIO)
-		diag_error(d, "%s: SHA-256 failed", f->b->o->output);
 	/* after every chunk: gzip takes ~50 ms a MiB of incompressible data (xz's threaded
 	 * encoder may still keep a signal waiting while a block is finished) */
 	if (rc == 0 && build_interrupted(f->b))
@@ -178,12 +171,12 @@ static const char *base_name(const char *path)
 }
 
 /* One `sha256sum` line: "HEX  NAME". */
-static int checksum_line(struct strbuf *s, EVP_MD_CTX *sha, const char *path)
+static int checksum_line(struct strbuf *s, struct sha256 *sha, const char *path)
 {
-	uint8_t digest[32];
+	uint8_t digest[SHA256_LEN];
 	char line[70];
 
-	if (EVP_DigestFinal_ex(sha, digest, NULL) != 1)
+	if (sha256_final(sha, digest) < 0)
 		return -EIO;
 	bytes_hex(digest, sizeof(digest), line);
 	memcpy(line + 64, "  ", 3);
@@ -196,17 +189,19 @@ static int checksum_line(struct strbuf *s, EVP_MD_CTX *sha, const char *path)
 static int write_bmap(struct build *b)
 {
 	struct strbuf s = { 0 };
-	int rc = build_bmap_text(&b->map, b->plan->image_size, base_name(b->o->output), &s);
+	int rc = build_bmap_text(&b->map, b->plan->image_size, base_name(b->o->output), b->sha,
+				 &s);
 
 	if (rc == 0)
 		rc = write_all(&b->bmap, s.s, s.len, b->d);
-	else
+	else if (rc != -EIO) /* -EIO: the hasher's diag says so */
 		diag_error(b->d, "%s: %s", b->o->bmap, strerror(-rc));
 	strbuf_release(&s);
 	return rc;
 }
 
-static int write_checksums(struct build *b, EVP_MD_CTX *image_sha, EVP_MD_CTX *compressed_sha)
+static int write_checksums(struct build *b, struct sha256 *image_sha,
+			   struct sha256 *compressed_sha)
 {
 	struct strbuf s = { 0 };
 	int rc = 0;
@@ -217,7 +212,7 @@ static int write_checksums(struct build *b, EVP_MD_CTX *image_sha, EVP_MD_CTX *c
 		rc = checksum_line(&s, compressed_sha, b->o->compressed);
 	if (rc == 0)
 		rc = write_all(&b->sha256, s.s, s.len, b->d);
-	else
+	else if (rc != -EIO) /* -EIO: the hasher's diag says so */
 		diag_error(b->d, "%s: %s", b->o->sha256, strerror(-rc));
 	strbuf_release(&s);
 	return rc;
@@ -247,20 +242,17 @@ static int create_outputs(struct build *b)
 	return rc;
 }
 
-static int digest_new(EVP_MD_CTX **ret, bool wanted)
+static int digest_new(struct sha256 **ret, bool wanted, struct diag *d)
 {
 	*ret = NULL;
-	if (!wanted)
-		return 0;
-	*ret = EVP_MD_CTX_new();
-	return *ret && EVP_DigestInit_ex(*ret, EVP_sha256(), NULL) == 1 ? 0 : -ENOMEM;
+	return wanted ? sha256_new(ret, d) : 0;
 }
 
 int build_finish(struct build *b)
 {
 	const struct build_options *o = b->o;
 	struct feed f = { .b = b, .size = b->plan->image_size };
-	EVP_MD_CTX *compressed_sha = NULL;
+	struct sha256 *compressed_sha = NULL;
 	int rc;
 
 	if (!o->compress && !o->bmap && !o->sha256)
@@ -273,11 +265,11 @@ int build_finish(struct build *b)
 		rc = f.buf && f.zeros ? 0 : -ENOMEM;
 	}
 	if (rc == 0)
-		rc = digest_new(&f.image_sha, o->sha256 && o->write_raw);
+		rc = digest_new(&f.image_sha, o->sha256 && o->write_raw, b->d);
 	if (rc == 0)
-		rc = digest_new(&compressed_sha, o->sha256 && o->compress);
+		rc = digest_new(&compressed_sha, o->sha256 && o->compress, b->d);
 	if (rc == 0)
-		rc = digest_new(&f.range_sha, o->bmap);
+		rc = digest_new(&f.range_sha, o->bmap, b->d);
 	if (rc == 0 && o->compress)
 		rc = build_compressor_new(o->compress, o->level, f.size, b->compressed.fd,
 					  o->compressed, compressed_sha, b->d, &f.z);
@@ -290,9 +282,9 @@ int build_finish(struct build *b)
 	if (rc == 0 && o->sha256)
 		rc = write_checksums(b, f.image_sha, compressed_sha);
 	build_compressor_free(f.z);
-	EVP_MD_CTX_free(f.image_sha);
-	EVP_MD_CTX_free(compressed_sha);
-	EVP_MD_CTX_free(f.range_sha);
+	sha256_free(f.image_sha);
+	sha256_free(compressed_sha);
+	sha256_free(f.range_sha);
 	free(f.buf);
 	free(f.zeros);
 	return rc;

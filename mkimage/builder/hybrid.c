@@ -41,17 +41,19 @@ static size_t mirrored_regions(const struct layout *l, const struct plan *p,
 }
 
 /* Bytes 440-511 of sector 0: disk signature, the four entries, 0x55 0xAA. */
-static void hybrid_tail(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
-			uint8_t tail[SECTOR - MBR_DISK_SIGNATURE])
+static int hybrid_tail(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
+		       struct sha256 *sha, uint8_t tail[SECTOR - MBR_DISK_SIGNATURE])
 {
 	const struct plan_region *mirrored[MBR_N_ENTRIES - 1];
 	size_t n = mirrored_regions(l, p, mirrored);
 	size_t ee_slot = l->image.hybrid_ee_last ? n : 0, slot = ee_slot ? 0 : 1;
 	uint8_t *entries = tail + (MBR_ENTRIES - MBR_DISK_SIGNATURE);
 	uint64_t first = UINT64_MAX;
+	uint32_t disk_id;
+	int rc = build_id_mbr_disk(sha, l->image.seed, &disk_id);
 
 	memset(tail, 0, SECTOR - MBR_DISK_SIGNATURE);
-	put_le32(tail, build_id_mbr_disk(l->image.seed));
+	put_le32(tail, disk_id);
 	for (size_t j = 0; j < n; j++) {
 		const struct plan_region *r = mirrored[j];
 		put_entry(entries + slot++ * MBR_ENTRY_SIZE, r->part->bootable,
@@ -63,15 +65,17 @@ static void hybrid_tail(const struct layout *l, const struct plan *p, const uint
 		  first / SECTOR - 1);
 	tail[MBR_SIGNATURE - MBR_DISK_SIGNATURE] = 0x55;
 	tail[MBR_SIGNATURE - MBR_DISK_SIGNATURE + 1] = 0xaa;
+	return rc;
 }
 
 int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
-			   int fd, const char *path, struct diag *d)
+			   int fd, const char *path, struct sha256 *sha, struct diag *d)
 {
 	uint8_t tail[SECTOR - MBR_DISK_SIGNATURE];
 	ssize_t put;
 
-	hybrid_tail(l, p, mbr_types, tail);
+	if (hybrid_tail(l, p, mbr_types, sha, tail) < 0)
+		return -EIO;
 	put = pwrite(fd, tail, sizeof(tail), MBR_DISK_SIGNATURE);
 	if (put == (ssize_t)sizeof(tail))
 		return 0;

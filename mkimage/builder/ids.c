@@ -1,24 +1,15 @@
 /* ids: identifiers derived from the layout's seed (the rule is in builder_priv.h). */
-#include <openssl/evp.h>
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/sha256.h"
 #include "mkimage/builder/builder_priv.h"
 
 /* SHA-256 of SEED "\n" PURPOSE NAME (NAME may be ""). */
-static void id_hash(const char *seed, const char *purpose, const char *name, uint8_t out[32])
+static int id_hash(struct sha256 *sha, const char *seed, const char *purpose, const char *name,
+		   uint8_t out[SHA256_LEN])
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned int n = 0;
-
-	/* a failure here is a broken libcrypto: fall back to zeros rather than garbage */
-	memset(out, 0, 32);
-	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
-	    EVP_DigestUpdate(ctx, seed, strlen(seed)) && EVP_DigestUpdate(ctx, "\n", 1) &&
-	    EVP_DigestUpdate(ctx, purpose, strlen(purpose)) &&
-	    EVP_DigestUpdate(ctx, name, strlen(name)))
-		EVP_DigestFinal_ex(ctx, out, &n);
-	EVP_MD_CTX_free(ctx);
+	return sha256_strings(sha, out, seed, "\n", purpose, name, (const char *)NULL);
 }
 
 /* The first 16 bytes as a version-4 (random-style) GUID, RFC 4122 section 4.4. */
@@ -29,45 +20,52 @@ static void to_guid(const uint8_t h[32], struct layout_guid *ret)
 	ret->b[8] = (uint8_t)((ret->b[8] & 0x3f) | 0x80);
 }
 
-uint32_t build_id_mbr_disk(const char *seed)
+int build_id_mbr_disk(struct sha256 *sha, const char *seed, uint32_t *ret)
 {
-	uint8_t h[32];
+	uint8_t h[SHA256_LEN];
+	int rc = id_hash(sha, seed, "disk-id", "", h);
 
-	id_hash(seed, "disk-id", "", h);
-	return get_le32(h);
+	*ret = get_le32(h);
+	return rc;
 }
 
-void build_id_gpt_disk(const char *seed, struct layout_guid *ret)
+int build_id_gpt_disk(struct sha256 *sha, const char *seed, struct layout_guid *ret)
 {
-	uint8_t h[32];
+	uint8_t h[SHA256_LEN];
+	int rc = id_hash(sha, seed, "disk-guid", "", h);
 
-	id_hash(seed, "disk-guid", "", h);
 	to_guid(h, ret);
+	return rc;
 }
 
-void build_id_partition_uuid(const char *seed, const char *name, struct layout_guid *ret)
+int build_id_partition_uuid(struct sha256 *sha, const char *seed, const char *name,
+			    struct layout_guid *ret)
 {
-	uint8_t h[32];
+	uint8_t h[SHA256_LEN];
+	int rc = id_hash(sha, seed, "partition-uuid/", name, h);
 
-	id_hash(seed, "partition-uuid/", name, h);
 	to_guid(h, ret);
+	return rc;
 }
 
-uint32_t build_id_volume(const char *seed, const char *name)
+int build_id_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret)
 {
-	uint8_t h[32];
+	uint8_t h[SHA256_LEN];
+	int rc = id_hash(sha, seed, "volume-id/", name, h);
 
-	id_hash(seed, "volume-id/", name, h);
-	return get_le32(h);
+	*ret = get_le32(h);
+	return rc;
 }
 
-void build_id_ext4(const char *seed, const char *name, struct layout_guid *ret_uuid,
-		   uint8_t ret_hash_seed[16])
+int build_id_ext4(struct sha256 *sha, const char *seed, const char *name,
+		  struct layout_guid *ret_uuid, uint8_t ret_hash_seed[16])
 {
-	uint8_t h[32];
+	uint8_t h[SHA256_LEN];
+	int rc = id_hash(sha, seed, "ext4-uuid/", name, h);
 
-	id_hash(seed, "ext4-uuid/", name, h);
 	to_guid(h, ret_uuid);
-	id_hash(seed, "ext4-hash-seed/", name, h);
+	if (rc == 0)
+		rc = id_hash(sha, seed, "ext4-hash-seed/", name, h);
 	memcpy(ret_hash_seed, h, 16);
+	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/sha256.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
 
@@ -26,7 +27,9 @@ int build_state_init(struct build *b)
 	if (!b->parts || !b->part_sizes || !b->part_starts || !b->mbr_types || !b->raw_from ||
 	    !b->raw_sizes || !b->raw_ids)
 		return -ENOMEM;
-	return 0;
+	/* every build takes digests (ids, seeds, checksums): a libcrypto that cannot be
+	 * loaded stops it here, before anything is read or written */
+	return sha256_new(&b->sha, b->d);
 }
 
 void build_state_release(struct build *b)
@@ -45,6 +48,7 @@ void build_state_release(struct build *b)
 	free(b->raw_from);
 	free(b->raw_sizes);
 	free(b->raw_ids);
+	sha256_free(b->sha);
 	plan_free(b->plan);
 	build_file_abort(&b->image);
 	build_file_abort(&b->compressed);
@@ -254,10 +258,13 @@ static bool is_esp(const struct layout *l, const struct layout_partition *p)
 	return l->image.table == LAYOUT_TABLE_MBR && p->mbr_type == 0xef;
 }
 
-static void fat_opts_of(const struct layout *l, const struct layout_partition *p,
-			struct fat_opts *o)
+/* Returns 0 or -EIO (@sha failed: its diag says so). */
+static int fat_opts_of(const struct layout *l, const struct layout_partition *p,
+		       struct sha256 *sha, struct fat_opts *o)
 {
 	const struct layout_fat *f = &p->fat;
+	uint32_t volume_id = f->volume_id;
+	int rc = f->volume_id_set ? 0 : build_id_volume(sha, l->image.seed, p->name, &volume_id);
 
 	*o = (struct fat_opts){
 		.type = fat_type_of(p->type),
@@ -268,26 +275,30 @@ static void fat_opts_of(const struct layout *l, const struct layout_partition *p
 		/* reserved sectors fixed by hand switch the default alignment off */
 		.data_align = f->reserved_set && !f->data_align_set ? 0 : f->data_align,
 		.label = f->label,
-		.volume_id = f->volume_id_set ? f->volume_id : build_id_volume(l->image.seed, p->name),
+		.volume_id = volume_id,
 		.oem_name = f->oem_name,
 		.esp = is_esp(l, p),
 	};
+	return rc;
 }
 
-int build_sd_format(const struct layout *l, size_t i, struct diag *d, struct fat_sd_layout *ret)
+int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
+		    struct fat_sd_layout *ret)
 {
 	const struct layout_partition *p = &l->parts[i];
 	struct fat_opts o;
 	struct diag scratch;
 
-	fat_opts_of(l, p, &o);
+	if (fat_opts_of(l, p, sha, &o) < 0)
+		return -EIO;
 	diag_init(&scratch);
 	return build_relay(d, p, &p->loc, &scratch,
 			   fat_sd_format(&o, l->image.size / FAT_SECTOR, ret, &scratch));
 }
 
-int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_sizes,
-		      uint64_t *part_sizes, uint64_t *part_starts)
+/* build_plan_inputs() with @sha for the ids an sd-format partition's layout takes. */
+static int plan_inputs(const struct layout *l, struct sha256 *sha, struct diag *d,
+		       uint64_t *raw_sizes, uint64_t *part_sizes, uint64_t *part_starts)
 {
 	int bad = 0;
 
@@ -309,7 +320,7 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 		struct fat_sd_layout sd;
 		part_sizes[i] = part_starts[i] = 0;
 		if (layout_part_is_fat(p) && p->fat.sd_format) {
-			int rc = build_sd_format(l, i, d, &sd);
+			int rc = build_sd_format(l, i, sha, d, &sd);
 			bad |= rc < 0;
 			if (rc == 0)
 				part_starts[i] = (uint64_t)sd.part_start * FAT_SECTOR;
@@ -325,6 +336,23 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 			part_sizes[i] = size;
 	}
 	return bad ? -EINVAL : 0;
+}
+
+int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_sizes,
+		      uint64_t *part_sizes, uint64_t *part_starts)
+{
+	struct sha256 *sha = NULL;
+	bool sd_format = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < l->n_parts; i++)
+		sd_format |= layout_part_is_fat(&l->parts[i]) && l->parts[i].fat.sd_format;
+	if (sd_format)
+		rc = sha256_new(&sha, d);
+	if (rc == 0)
+		rc = plan_inputs(l, sha, d, raw_sizes, part_sizes, part_starts);
+	sha256_free(sha);
+	return rc;
 }
 
 static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
@@ -417,8 +445,9 @@ static int prepare_partition(struct build *b, size_t i)
 			b->part_sizes[i] = ps->from_size;
 		return rc;
 	}
-	fat_opts_of(b->l, p, &ps->opts);
-	rc = content_gather(b->l, p, &ps->content, b->d);
+	rc = fat_opts_of(b->l, p, b->sha, &ps->opts);
+	if (rc == 0)
+		rc = content_gather(b->l, p, &ps->content, b->d);
 	if (rc == 0)
 		rc = fill_tree(b, p, ps);
 	return rc;

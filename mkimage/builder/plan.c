@@ -39,7 +39,7 @@ static int relay(struct build *b, const struct layout_partition *p, struct diag 
 
 static int sd_format_layout(struct build *b, size_t i)
 {
-	int rc = build_sd_format(b->l, i, b->d, &b->parts[i].sd);
+	int rc = build_sd_format(b->l, i, b->sha, b->d, &b->parts[i].sd);
 
 	if (rc == 0)
 		b->part_starts[i] = (uint64_t)b->parts[i].sd.part_start * FAT_SECTOR;

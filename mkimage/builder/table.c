@@ -21,6 +21,7 @@ struct table_ctx {
 	const struct layout *l;
 	const struct plan *p;
 	const char *path;
+	struct sha256 *sha; /* for the ids the layout leaves unset */
 	struct diag *d;
 };
 
@@ -34,11 +35,12 @@ static size_t part_index(const struct layout *l, const struct layout_partition *
 	return (size_t)(part - l->parts);
 }
 
+/* @uuid (text) and @r's label on a GPT; neither for the extended partition (@r NULL). */
 static int add_partition(struct table_ctx *t, size_t partno, uint64_t start, uint64_t size,
-			 struct fdisk_parttype *type, const struct plan_region *r)
+			 struct fdisk_parttype *type, const struct plan_region *r,
+			 const char *uuid)
 {
 	struct fdisk_partition *pa = fdisk_new_partition();
-	char uuid[37];
 	int rc;
 
 	if (!pa)
@@ -49,10 +51,6 @@ static int add_partition(struct table_ctx *t, size_t partno, uint64_t start, uin
 	fdisk_partition_size_explicit(pa, 1);
 	rc = fdisk_partition_set_type(pa, type);
 	if (rc == 0 && r && t->l->image.table == LAYOUT_TABLE_GPT) {
-		struct layout_guid g = r->part->uuid;
-		if (!r->part->uuid_set)
-			build_id_partition_uuid(t->l->image.seed, r->part->name, &g);
-		layout_guid_text(&g, uuid);
 		rc = fdisk_partition_set_uuid(pa, uuid);
 		if (rc == 0)
 			rc = fdisk_partition_set_name(pa, r->part->label);
@@ -90,13 +88,20 @@ static struct fdisk_parttype *gpt_type(const struct layout_guid *g)
 static int add_region(struct table_ctx *t, const struct plan_region *r, const uint8_t *mbr_types)
 {
 	bool gpt = t->l->image.table == LAYOUT_TABLE_GPT;
+	struct layout_guid g = r->part->uuid;
+	char uuid[37];
+	int rc = 0;
+
+	if (gpt && !r->part->uuid_set)
+		rc = build_id_partition_uuid(t->sha, t->l->image.seed, r->part->name, &g);
+	if (rc < 0)
+		return rc;
+	layout_guid_text(&g, uuid);
 	struct fdisk_parttype *type = gpt ? gpt_type(&r->part->gpt_type)
 					  : mbr_type(mbr_types[part_index(t->l, r->part)]);
-	int rc;
-
 	if (!type)
 		return -ENOMEM;
-	rc = add_partition(t, r->number - 1, r->start, r->size, type, r);
+	rc = add_partition(t, r->number - 1, r->start, r->size, type, r, uuid);
 	fdisk_unref_parttype(type);
 	if (rc == 0 && r->part->bootable && gpt)
 		rc = fdisk_gpt_set_partition_attrs(t->cxt, r->number - 1, GPT_ATTR_LEGACY_BIOS_BOOTABLE);
@@ -118,7 +123,7 @@ static int add_extended(struct table_ctx *t)
 	if (!type)
 		return -ENOMEM;
 	rc = add_partition(t, t->p->extended_number - 1, t->p->extended_start, t->p->extended_size,
-			   type, NULL);
+			   type, NULL, NULL);
 	fdisk_unref_parttype(type);
 	return rc < 0 ? fdisk_fail(t, rc, "the extended partition") : 0;
 }
@@ -147,9 +152,12 @@ static int add_all(struct table_ctx *t, const uint8_t *mbr_types)
 static int create_mbr(struct table_ctx *t)
 {
 	char id[16];
-	uint32_t disk_id = t->l->image.disk_id_set ? t->l->image.mbr_id : build_id_mbr_disk(t->l->image.seed);
-	int rc = fdisk_create_disklabel(t->cxt, "dos");
+	uint32_t disk_id = t->l->image.mbr_id;
+	int rc = t->l->image.disk_id_set ? 0 : build_id_mbr_disk(t->sha, t->l->image.seed, &disk_id);
 
+	if (rc < 0)
+		return rc;
+	rc = fdisk_create_disklabel(t->cxt, "dos");
 	snprintf(id, sizeof(id), "0x%08x", disk_id);
 	if (rc == 0)
 		fdisk_set_first_lba(t->cxt, 1); /* EBRs right before their logical partitions */
@@ -167,8 +175,10 @@ static int create_gpt(struct table_ctx *t)
 
 	if (!s)
 		return -ENOMEM;
-	if (!t->l->image.disk_id_set)
-		build_id_gpt_disk(t->l->image.seed, &g);
+	if (!t->l->image.disk_id_set && build_id_gpt_disk(t->sha, t->l->image.seed, &g) < 0) {
+		fdisk_unref_script(s);
+		return -EIO;
+	}
 	layout_guid_text(&g, id);
 	snprintf(first, sizeof(first), "%llu",
 		 (unsigned long long)((t->p->first_usable + LAYOUT_SECTOR - 1) / LAYOUT_SECTOR));
@@ -211,9 +221,9 @@ static int write_table(struct table_ctx *t, int fd, const uint8_t *mbr_types)
 }
 
 int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types, int fd,
-		 const char *path, struct diag *d)
+		 const char *path, struct sha256 *sha, struct diag *d)
 {
-	struct table_ctx t = { .l = l, .p = p, .path = path, .d = d };
+	struct table_ctx t = { .l = l, .p = p, .path = path, .sha = sha, .d = d };
 	bool gpt = l->image.table == LAYOUT_TABLE_GPT;
 	int rc;
 
@@ -231,7 +241,7 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
 	if (rc == 0 && gpt && !p->gpt_backup)
 		rc = build_drop_gpt_backup(fd, p->image_size, path, d);
 	if (rc == 0 && p->hybrid)
-		rc = build_write_hybrid_mbr(l, p, mbr_types, fd, path, d);
+		rc = build_write_hybrid_mbr(l, p, mbr_types, fd, path, sha, d);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", path);
 	return rc;

@@ -5,9 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "common/gpt.h"
+#include "common/sha256.h"
 
 #include "fat/fat.h"
 #include "mkimage/flash/flash.h"
@@ -109,25 +108,21 @@ static int cmp_var(const void *a, const void *b)
  * card's values as NAME "=" VALUE "\n" in the order of their names, so that cards with other
  * values get other ids, and the same card the same ones again.
  */
-static void card_hash(const char *seed, const struct cards_var *sorted, size_t n,
-		      const char *purpose, const char *name, uint8_t out[32])
+static int card_hash(struct sha256 *sha, const char *seed, const struct cards_var *sorted,
+		     size_t n, const char *purpose, const char *name, uint8_t out[SHA256_LEN])
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned int len = 0;
-	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
-		 EVP_DigestUpdate(ctx, seed, strlen(seed)) && EVP_DigestUpdate(ctx, "\ncard/", 6) &&
-		 EVP_DigestUpdate(ctx, purpose, strlen(purpose)) &&
-		 EVP_DigestUpdate(ctx, name, strlen(name)) && EVP_DigestUpdate(ctx, "\n", 1);
-
-	memset(out, 0, 32);
-	for (size_t i = 0; ok && i < n; i++)
-		ok = EVP_DigestUpdate(ctx, sorted[i].name, strlen(sorted[i].name)) &&
-		     EVP_DigestUpdate(ctx, "=", 1) &&
-		     EVP_DigestUpdate(ctx, sorted[i].value, strlen(sorted[i].value)) &&
-		     EVP_DigestUpdate(ctx, "\n", 1);
-	if (ok)
-		EVP_DigestFinal_ex(ctx, out, &len);
-	EVP_MD_CTX_free(ctx);
+	sha256_update(sha, seed, strlen(seed));
+	sha256_update(sha, "\ncard/", 6);
+	sha256_update(sha, purpose, strlen(purpose));
+	sha256_update(sha, name, strlen(name));
+	sha256_update(sha, "\n", 1);
+	for (size_t i = 0; i < n; i++) {
+		sha256_update(sha, sorted[i].name, strlen(sorted[i].name));
+		sha256_update(sha, "=", 1);
+		sha256_update(sha, sorted[i].value, strlen(sorted[i].value));
+		sha256_update(sha, "\n", 1);
+	}
+	return sha256_final(sha, out);
 }
 
 /* The first 16 bytes of @h as a version-4 GUID (RFC 4122 §4.4), in text order. */
@@ -204,8 +199,8 @@ static char *joined(const char *a, const char *b)
 	return asprintf(&s, "%s%s", a, b) < 0 ? NULL : s;
 }
 
-static int derive_ids(const struct cards_manifest *m, const struct cards_var *vars,
-		      size_t n_vars, struct card_ids *c)
+static int derive_ids(struct sha256 *sha, const struct cards_manifest *m,
+		      const struct cards_var *vars, size_t n_vars, struct card_ids *c)
 {
 	size_t cap = n_vars + m->n_parts + m->n_volumes + 1;
 	struct cards_var *sorted = calloc(n_vars + 1, sizeof(*sorted));
@@ -226,14 +221,16 @@ static int derive_ids(const struct cards_manifest *m, const struct cards_var *va
 		memcpy(c->vars, vars, n_vars * sizeof(*vars));
 	}
 	c->n = c->n_given = n_vars;
-	if (m->mbr_disk_id) {
-		card_hash(m->seed, sorted, n_vars, "disk-id", "", h);
+	if (m->mbr_disk_id)
+		rc = card_hash(sha, m->seed, sorted, n_vars, "disk-id", "", h);
+	else if (m->n_gpt_headers)
+		rc = card_hash(sha, m->seed, sorted, n_vars, "disk-guid", "", h);
+	if (rc == 0 && m->mbr_disk_id) {
 		c->mbr = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
 			 (uint32_t)h[3] << 24;
 		snprintf(text, sizeof(text), "%08x", c->mbr);
 		rc = add_id_var(c, strdup("DISK_ID"), text);
-	} else if (m->n_gpt_headers) {
-		card_hash(m->seed, sorted, n_vars, "disk-guid", "", h);
+	} else if (rc == 0 && m->n_gpt_headers) {
 		to_guid(c->disk_guid, h);
 		guid_text(c->disk_guid, text);
 		rc = add_id_var(c, strdup("DISK_ID"), text);
@@ -243,7 +240,9 @@ static int derive_ids(const struct cards_manifest *m, const struct cards_var *va
 		if (m->mbr_disk_id) {
 			snprintf(text, sizeof(text), "%08x-%02x", c->mbr, p->number);
 		} else if (p->per_card_uuid) {
-			card_hash(m->seed, sorted, n_vars, "partition-uuid/", p->name, h);
+			rc = card_hash(sha, m->seed, sorted, n_vars, "partition-uuid/", p->name, h);
+			if (rc < 0)
+				break;
 			to_guid(c->part_guid[i], h);
 			guid_text(c->part_guid[i], text);
 		} else {
@@ -252,7 +251,10 @@ static int derive_ids(const struct cards_manifest *m, const struct cards_var *va
 		rc = add_id_var(c, joined("PARTUUID_", p->name), text);
 	}
 	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++) {
-		card_hash(m->seed, sorted, n_vars, "volume-id/", m->volumes[i].partition, h);
+		rc = card_hash(sha, m->seed, sorted, n_vars, "volume-id/", m->volumes[i].partition,
+			       h);
+		if (rc < 0)
+			break;
 		c->volume[i] = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
 			       (uint32_t)h[3] << 24;
 		snprintf(text, sizeof(text), "%04X-%04X", c->volume[i] >> 16, c->volume[i] & 0xFFFF);
@@ -331,7 +333,12 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 {
 	size_t *lens = calloc(m->n_files + 1, sizeof(*lens));
 	struct card_ids ids = { 0 };
-	int rc = lens ? derive_ids(m, given, n_given, &ids) : -ENOMEM;
+	struct sha256 *sha = NULL;
+	int rc = lens ? sha256_new(&sha, d) : -ENOMEM;
+
+	if (rc == 0)
+		rc = derive_ids(sha, m, given, n_given, &ids);
+	sha256_free(sha);
 	const struct cards_var *vars = ids.vars;
 	size_t n_vars = ids.n;
 

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 
 #include "common/array.h"
 #include "common/bmap.h"
+#include "common/sha256.h"
 #include "mkimage/flash/flash_priv.h"
 
 #define CHUNK (1u << 20)
@@ -266,25 +266,28 @@ static int ranges_from_extents(struct flash_image *im)
 /* Hashes every range: against the bmap's checksum, or to record it (no bmap). */
 static int check_ranges(struct flash_image *im, bool expected, struct diag *d)
 {
-	EVP_MD_CTX *all = EVP_MD_CTX_new(), *one = EVP_MD_CTX_new();
-	uint8_t *buf = malloc(CHUNK), sum[32];
-	int rc = all && one && buf && EVP_DigestInit_ex(all, EVP_sha256(), NULL) == 1 ? 0 : -ENOMEM;
+	struct sha256 *all = NULL, *one = NULL;
+	uint8_t *buf = malloc(CHUNK), sum[SHA256_LEN];
+	int rc = buf ? sha256_new(&all, d) : -ENOMEM;
 
+	if (rc == 0)
+		rc = sha256_new(&one, d);
 	for (size_t i = 0; rc == 0 && i < im->n_ranges; i++) {
 		struct flash_range *r = &im->ranges[i];
-		EVP_DigestInit_ex(one, EVP_sha256(), NULL);
 		for (uint64_t pos = r->start; rc == 0 && pos < r->end;) {
 			size_t n = r->end - pos < CHUNK ? (size_t)(r->end - pos) : CHUNK;
 			ssize_t got = pread(im->fd, buf, n, (off_t)pos);
-			if (got != (ssize_t)n)
+			if (got != (ssize_t)n) {
 				rc = diag_error(d, "%s: reading it: %s", im->path,
 						got < 0 ? strerror(errno) : "it is shorter than its bmap");
-			else if (EVP_DigestUpdate(one, buf, n) != 1 || EVP_DigestUpdate(all, buf, n) != 1)
-				rc = -EIO;
+			} else {
+				sha256_update(one, buf, n);
+				sha256_update(all, buf, n);
+			}
 			pos += n;
 		}
-		if (rc == 0 && EVP_DigestFinal_ex(one, sum, NULL) != 1)
-			rc = -EIO;
+		if (rc == 0)
+			rc = sha256_final(one, sum);
 		if (rc == 0 && expected && memcmp(sum, r->sha256, 32) != 0)
 			rc = diag_error(d, "%s: bytes %llu-%llu do not match their checksum in %s: the "
 					   "image or its bmap is damaged; no card was touched", im->path,
@@ -293,12 +296,10 @@ static int check_ranges(struct flash_image *im, bool expected, struct diag *d)
 		if (rc == 0 && !expected)
 			memcpy(r->sha256, sum, 32);
 	}
-	if (rc == 0 && EVP_DigestFinal_ex(all, im->mapped_sha256, NULL) != 1)
-		rc = -EIO;
-	if (rc == -EIO || rc == -ENOMEM)
-		diag_error(d, "%s: %s", im->path, rc == -EIO ? "SHA-256 failed" : "out of memory");
-	EVP_MD_CTX_free(all);
-	EVP_MD_CTX_free(one);
+	if (rc == 0)
+		rc = sha256_final(all, im->mapped_sha256);
+	sha256_free(all);
+	sha256_free(one);
 	free(buf);
 	return rc;
 }

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/sha256.h"
 #include "mkimage/flash/flash_priv.h"
 
 #define IO_SIZE (4u << 20)
@@ -351,14 +351,13 @@ static int compare_own(struct worker *w, const struct flash_range *r, uint64_t p
 	return range_differs(w, r, "the card's own");
 }
 
-static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CTX *sha)
+static int verify_range(struct worker *w, const struct flash_range *r, struct sha256 *sha)
 {
-	uint8_t sum[32];
+	uint8_t sum[SHA256_LEN];
 	/* a range with the card's own values is compared byte for byte: its checksum is the
 	 * image's (which was checked before any card was touched) */
 	bool own = w->ibuf && patched(w, r->start, r->end);
 
-	EVP_DigestInit_ex(sha, EVP_sha256(), NULL);
 	for (uint64_t pos = r->start; pos < r->end;) {
 		size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE;
 		size_t padded = (n + w->lbs - 1) / w->lbs * w->lbs;
@@ -378,11 +377,15 @@ static int verify_range(struct worker *w, const struct flash_range *r, EVP_MD_CT
 		if (own && compare_own(w, r, pos, n) < 0)
 			return -EIO;
 		if (!own)
-			EVP_DigestUpdate(sha, w->vbuf, n);
+			sha256_update(sha, w->vbuf, n);
 		count(w->j, &w->j->bytes_verified, n);
 		pos += n;
 	}
-	EVP_DigestFinal_ex(sha, sum, NULL);
+	if (sha256_final(sha, sum) < 0) {
+		fail_verify(w->j, EIO, "the SHA-256 of bytes %llu-%llu read back: libcrypto failed",
+			    (unsigned long long)r->start, (unsigned long long)r->end - 1);
+		return -EIO;
+	}
 	if (own || memcmp(sum, r->sha256, 32) == 0)
 		return 0;
 	return range_differs(w, r, "the image");
@@ -393,17 +396,21 @@ static void *verify_ranges(void *arg)
 {
 	struct worker *w = arg;
 	const struct flash_image *im = w->j->im;
-	EVP_MD_CTX *sha = EVP_MD_CTX_new();
-	int rc = sha ? 0 : -ENOMEM;
+	struct sha256 *sha = NULL;
+	struct diag d; /* what the hasher tells: flash_job_fail() takes it on */
+	int rc;
 
+	diag_init(&d);
+	rc = sha256_new(&sha, &d);
 	if (rc < 0)
-		flash_job_fail(w->j, ENOMEM, "out of memory");
+		flash_job_fail(w->j, -rc, "%s", d.n ? d.msgs[0].text : "out of memory");
 	/* whatever a buffer of the kernel still holds for this device goes first */
 	if (rc == 0)
 		ioctl(w->fd, BLKFLSBUF, 0);
 	for (size_t i = 0; rc == 0 && i < im->n_ranges; i++)
 		rc = verify_range(w, &im->ranges[i], sha);
-	EVP_MD_CTX_free(sha);
+	sha256_free(sha);
+	diag_release(&d);
 	w->verify_rc = rc;
 	return NULL;
 }

@@ -1,41 +1,53 @@
-# libarchive is not linked: sdimg loads it (dlopen) only when a tree is an archive, and names
-# it for packagers in its ".note.dlopen" ELF note (owner FDO, type 0x407c0c0a, JSON). ls, cat,
-# inspect and plan never load it; a build from a .tar does, and gives the folder's image. When
-# it cannot be loaded (a mount namespace puts an empty file over it: root and unshare only),
-# a build with an archive tree is one line naming the tree's FILE:LINE and the soname, exit 1,
-# nothing left; a build from a folder still works.
+# libarchive and libcrypto are not linked: sdimg loads them (dlopen) only when a tree is an
+# archive, and when a digest is taken (a build), and names them for packagers in its
+# ".note.dlopen" ELF notes (owner FDO, type 0x407c0c0a, JSON), each with the soname of the
+# system's library. ls, cat, inspect and plan never load libarchive; ls, cat and inspect never
+# load libcrypto; a build from a .tar loads libarchive, and gives the folder's image. When one
+# cannot be loaded (a mount namespace puts an empty file over it: root and unshare only),
+# a build with an archive tree is one line naming the tree's FILE:LINE and libarchive's
+# soname, a build or a personalize without libcrypto one line naming its soname, exit 1,
+# nothing left; a build from a folder still works without libarchive, ls, cat and inspect
+# without either.
 . "$TOP/tests/e2e-lib.sh"
 need readelf objcopy bsdtar sha256sum
 export LC_ALL=C.UTF-8 TZ=UTC
 real=${SDIMG_REAL:-$SDIMG}
 
-# no DT_NEEDED entry for libarchive
+# no DT_NEEDED entry for libarchive or libcrypto
 readelf -d "$real" >dynamic.txt || fail "readelf -d $real"
 grep -q 'NEEDED.*libc\.so' dynamic.txt || fail "readelf -d lists no NEEDED libc: $(cat dynamic.txt)"
 ! grep 'NEEDED.*libarchive' dynamic.txt || fail "sdimg is linked against libarchive"
+! grep 'NEEDED.*libcrypto' dynamic.txt || fail "sdimg is linked against libcrypto"
 
-# the note: type 0x407c0c0a owned by FDO, whose JSON names the feature and a soname
+# the notes: type 0x407c0c0a owned by FDO, each JSON naming a feature and a soname
 readelf -n "$real" >notes.txt || true # binutils 2.40 exits 1 after a note type it does not know
 grep -q 'FDO.*0x407c0c0a' notes.txt || fail "readelf -n shows no FDO note 0x407c0c0a"
 objcopy -O binary --only-section=.note.dlopen "$real" note.bin || fail "objcopy .note.dlopen"
-json=$(tr -d '\000' <note.bin | grep -ao '\[{.*}\]') || fail "no JSON in .note.dlopen"
-case $json in
-*'"feature":"archive"'*'"priority":"recommended"'*) ;;
-*) fail "the note's JSON lacks the archive feature: $json" ;;
-esac
-soname=$(printf '%s\n' "$json" | sed -n 's/.*"soname":\["\([^"]*\)"\].*/\1/p')
-[ -n "$soname" ] || fail "the note names no soname: $json"
-
-# ... the soname of the system's libarchive (the one compiled against, else the one installed)
-so=$(${CC:-cc} -print-file-name=libarchive.so 2>/dev/null || true)
-case $so in
-/*) ;;
-*) so=$(/sbin/ldconfig -p | awk '/libarchive\.so\.[0-9]+ / { print $NF; exit }') ;;
-esac
-[ -n "$so" ] && [ -e "$so" ] || fail "no libarchive.so found on this system"
-system=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = "$system" ] || fail "the note names $soname, $so is $system"
-echo "the note names $soname, as $so does"
+tr -d '\000' <note.bin | grep -ao '\[{[^]]*\]}\]' >notes.json || fail "no JSON in .note.dlopen"
+# note_soname FEATURE PRIORITY LIB: the soname the note of FEATURE names, which must be the
+# one of the system's LIB.so (the one compiled against, else the one installed)
+note_soname() {
+    json=$(grep -F "\"feature\":\"$1\"" notes.json) || fail "no note names the feature $1: $(cat notes.json)"
+    [ "$(printf '%s\n' "$json" | wc -l)" -eq 1 ] || fail "more than one note names $1: $json"
+    case $json in
+    *"\"priority\":\"$2\""*) ;;
+    *) fail "the note of $1 is not $2: $json" ;;
+    esac
+    soname=$(printf '%s\n' "$json" | sed -n 's/.*"soname":\["\([^"]*\)"\].*/\1/p')
+    [ -n "$soname" ] || fail "the note names no soname: $json"
+    so=$(${CC:-cc} -print-file-name="$3.so" 2>/dev/null || true)
+    case $so in
+    /*) ;;
+    *) so=$(/sbin/ldconfig -p | awk -v n="$3" 'index($1, n ".so.") == 1 { print $NF; exit }') ;;
+    esac
+    [ -n "$so" ] && [ -e "$so" ] || fail "no $3.so found on this system"
+    system=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    [ "$soname" = "$system" ] || fail "the note of $1 names $soname, $so is $system"
+    echo "the note of $1 ($2) names $soname, as $so does" >&2
+    printf '%s\n' "$soname"
+}
+soname=$(note_soname archive recommended libarchive) || exit 1
+crypto=$(note_soname sha256 required libcrypto) || exit 1
 
 # images from a folder and from the same folder as a tar
 mkdir -p src/d && echo hello >src/f && seq 1 1000 >src/d/n.txt
@@ -48,23 +60,44 @@ layout() { # layout NAME FROM
 layout dir src
 layout tar t.tar
 
-# loaded: LD_DEBUG=files of COMMAND... names libarchive (0) or not (1)
-loaded() {
-    LD_DEBUG=files "$real" "$@" >/dev/null 2>ld.txt || { cat ld.txt >&2; fail "sdimg $*"; }
-    grep -q 'file=libarchive' ld.txt
+# read_args CMD: the arguments of sdimg ls, cat or inspect on tar.img
+read_args() {
+    case $1 in
+    ls) echo ls tar.img:/d ;;
+    cat) echo cat tar.img:/f ;;
+    *) echo inspect tar.img ;;
+    esac
 }
-loaded build -q -o dir.img dir.layout && fail "a build from a folder loads libarchive"
-loaded build -q -o tar.img tar.layout || fail "a build from a .tar does not load libarchive"
+
+# loaded LIB COMMAND...: LD_DEBUG=files of sdimg COMMAND... names LIB (0) or not (1)
+loaded() {
+    lib_=$1
+    shift
+    LD_DEBUG=files "$real" "$@" >/dev/null 2>ld.txt || { cat ld.txt >&2; fail "sdimg $*"; }
+    grep -q "file=$lib_" ld.txt
+}
+loaded libarchive build -q -o dir.img dir.layout && fail "a build from a folder loads libarchive"
+loaded libarchive build -q -o tar.img tar.layout || fail "a build from a .tar does not load libarchive"
 [ "$(sha256sum <tar.img)" = "$(sha256sum <dir.img)" ] || fail "the .tar gives another image than the folder"
 for cmd in "ls tar.img:/d" "cat tar.img:/f" "inspect tar.img" "plan tar.layout" "plan dir.layout"; do
     # shellcheck disable=SC2086 # the words of cmd
-    ! loaded $cmd || fail "sdimg $cmd loads libarchive"
+    ! loaded libarchive $cmd || fail "sdimg $cmd loads libarchive"
 done
 echo "libarchive is loaded by a build from a .tar only, which gives the folder's image"
+loaded libcrypto build -q -o dir.img dir.layout || fail "a build does not load libcrypto"
+for cmd in "--version" "ls tar.img:/d" "cat tar.img:/f" "inspect tar.img"; do
+    # shellcheck disable=SC2086 # the words of cmd
+    ! loaded libcrypto $cmd || fail "sdimg $cmd loads libcrypto"
+done
+for cmd in ls cat inspect; do # what they say with libcrypto, for the namespace below
+    # shellcheck disable=SC2046 # the words of the command
+    "$real" $(read_args $cmd) >with.$cmd.out 2>&1 || fail "sdimg $cmd"
+done
+echo "libcrypto is loaded by a build, never by ls, cat or inspect"
 
 # libarchive that cannot be loaded: an empty file over it, in a mount namespace of its own
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1; then
-    echo "not root or no unshare: a libarchive that cannot be loaded is not tried"
+    echo "not root or no unshare: a libarchive or libcrypto that cannot be loaded is not tried"
     exit 77
 fi
 lib=$(/sbin/ldconfig -p | awk -v n="$soname" '$1 == n { print $NF; exit }')
@@ -106,3 +139,52 @@ done
 ! grep -q "$lib" /proc/self/mountinfo || fail "the bind mount over $lib leaked out of its namespace"
 echo "without libarchive: $(cat tar.err)"
 echo "libarchive is loaded when an archive is read, and only then"
+
+# libcrypto that cannot be loaded: a build (with its seed, or the layout's digest for one)
+# and a personalize (the card's ids) are one line each, exit 1, nothing left; ls, cat and
+# inspect say what they said with it
+lib=$(/sbin/ldconfig -p | awk -v n="$crypto" '$1 == n { print $NF; exit }')
+[ -n "$lib" ] && lib=$(readlink -f "$lib") && [ -f "$lib" ] || fail "ldconfig -p finds no $crypto"
+sed 's/ seed = "s"//' dir.layout >noseed.layout
+grep -q seed noseed.layout && fail "noseed.layout has a seed"
+cat >card.layout <<'LAYOUT'
+image { table = gpt seed = "s" }
+partition p {
+ type = fat
+ size = 8M
+ file "/serial" { content = "\${SERIAL}" per-card = true reserve = 16 }
+}
+LAYOUT
+"$real" build -q -o card.img card.layout || fail "sdimg build card.layout"
+[ -f card.img.cards.json ] || fail "card.layout gives no per-card manifest"
+cat >crypto.sh <<'SCRIPT'
+set -u
+mount --bind "$PWD/empty.so" "$1" || exit 3
+for l in dir noseed tar; do
+    TMPDIR=$PWD/spool "$2" build -q -o out/$l.img --bmap --sha256 $l.layout >$l.out 2>$l.err
+    echo $? >$l.status
+done
+TMPDIR=$PWD/spool "$2" personalize card.img --set SERIAL=1 -o out/card.img >card.out 2>card.err
+echo $? >card.status
+"$2" ls tar.img:/d >without.ls.out 2>&1 || echo ls >>failed
+"$2" cat tar.img:/f >without.cat.out 2>&1 || echo cat >>failed
+"$2" inspect tar.img >without.inspect.out 2>&1 || echo inspect >>failed
+SCRIPT
+rm -f failed out/dir.img
+unshare -m --propagation private sh crypto.sh "$lib" "$real" ||
+    fail "unshare -m: cannot bind an empty file over $lib (exit $?)"
+for l in dir noseed tar card; do
+    [ "$(cat $l.status)" -eq 1 ] || { cat $l.err >&2; fail "$l without libcrypto: exit $(cat $l.status)"; }
+    [ "$(wc -l <$l.err)" -eq 1 ] || { cat $l.err >&2; fail "$l without libcrypto: more than one line"; }
+    grep -qF "sdimg: SHA-256 digests need $crypto, which cannot be loaded: " $l.err ||
+        fail "$l without libcrypto: $(cat $l.err)"
+done
+[ -z "$(ls -A out)" ] || fail "left in out/ without libcrypto: $(ls -A out | tr '\n' ' ')"
+[ -z "$(ls -A spool)" ] || fail "left in \$TMPDIR without libcrypto: $(ls -A spool | tr '\n' ' ')"
+[ ! -e failed ] || fail "without libcrypto, sdimg $(cat failed | tr '\n' ' ')fails"
+for cmd in ls cat inspect; do
+    cmp -s with.$cmd.out without.$cmd.out || fail "without libcrypto, sdimg $cmd says: $(cat without.$cmd.out)"
+done
+! grep -q "$lib" /proc/self/mountinfo || fail "the bind mount over $lib leaked out of its namespace"
+echo "without libcrypto: $(cat dir.err)"
+echo "libcrypto is loaded when a digest is taken, and ls, cat and inspect need none"

@@ -12,6 +12,7 @@
 
 #include "common/bmap.h"
 #include "common/bytes.h"
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
 
@@ -23,15 +24,21 @@ static char *make_bmap(const char *body)
 	size_t len = strlen(body) - 2 + BMAP_HEX_LEN;
 	char *text = malloc(len + 1);
 	const char *at = strstr(body, "%s");
+	struct sha256 *sha;
+	struct diag d;
 	uint8_t sum[32];
 
+	diag_init(&d);
+	assert_int_equal(sha256_new(&sha, &d), 0);
 	assert_non_null(text);
 	assert_non_null(at);
 	size_t head = (size_t)(at - body);
 	memcpy(text, body, head);
 	memset(text + head, '0', BMAP_HEX_LEN);
 	strcpy(text + head + BMAP_HEX_LEN, at + 2);
-	assert_int_equal(bmap_file_checksum(text, len, head, sum), 0);
+	assert_int_equal(bmap_file_checksum(sha, text, len, head, sum), 0);
+	sha256_free(sha);
+	diag_release(&d);
 	bytes_hex(sum, 32, text + head);
 	text[head + BMAP_HEX_LEN] = at[2];
 	return text;
@@ -77,16 +84,19 @@ static void test_reads_what_build_writes(void **state)
 {
 	struct build_map m = { 0 };
 	struct strbuf s = { 0 };
+	struct sha256 *sha;
 	struct bmap b;
 	struct diag d;
 
 	(void)state;
 	diag_init(&d);
+	assert_int_equal(sha256_new(&sha, &d), 0);
 	assert_int_equal(build_map_add(&m, 0, 512), 0);
 	assert_int_equal(build_map_add(&m, 1 << 20, 3 << 20), 0);
 	build_map_to_blocks(&m, BMAP_BLOCK_SIZE, 64 << 20);
 	m.v[1].sha256[31] = 0xAB;
-	assert_int_equal(build_bmap_text(&m, 64 << 20, "card.img", &s), 0);
+	assert_int_equal(build_bmap_text(&m, 64 << 20, "card.img", sha, &s), 0);
+	sha256_free(sha);
 	assert_int_equal(bmap_parse(s.s, s.len, "card.img.bmap", &b, &d), 0);
 	assert_int_equal(b.blocks, 16384);
 	assert_int_equal(b.mapped, 1 + 768);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common/gpt.h"
+#include "common/sha256.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
 
@@ -19,17 +20,26 @@
 static void test_ids_follow_the_documented_rule(void **state)
 {
 	struct layout_guid g;
+	struct sha256 *sha;
+	struct diag d;
+	uint32_t id;
 	char text[37];
 
 	(void)state;
-	assert_int_equal(build_id_mbr_disk("rpi4-v1"), 0x93cc8d25);
-	build_id_gpt_disk("rpi4-v1", &g);
+	diag_init(&d);
+	assert_int_equal(sha256_new(&sha, &d), 0);
+	assert_int_equal(build_id_mbr_disk(sha, "rpi4-v1", &id), 0);
+	assert_int_equal(id, 0x93cc8d25);
+	assert_int_equal(build_id_gpt_disk(sha, "rpi4-v1", &g), 0);
 	layout_guid_text(&g, text);
 	assert_string_equal(text, "AE4F6180-B6B7-4B2F-9D6F-20A26B8F5B62");
-	assert_int_equal(build_id_volume("rpi4-v1", "boot"), 0x1fb8be9b);
-	build_id_partition_uuid("rpi4-v1", "rootfs", &g);
+	assert_int_equal(build_id_volume(sha, "rpi4-v1", "boot", &id), 0);
+	assert_int_equal(id, 0x1fb8be9b);
+	assert_int_equal(build_id_partition_uuid(sha, "rpi4-v1", "rootfs", &g), 0);
 	layout_guid_text(&g, text);
 	assert_string_equal(text, "B2CD68AD-ED7B-454D-AF25-816AC409EA81");
+	sha256_free(sha);
+	diag_release(&d);
 }
 
 static void test_gpt_crc32(void **state)

@@ -33,7 +33,9 @@ do_install() {
 }
 
 FILES:${PN} += "${datadir}/bash-completion ${datadir}/zsh"
-# libarchive is loaded with dlopen for archive trees, so no shlibs dependency names it
+# libarchive (archive trees) and libcrypto (every SHA-256: seeds, ids, checksums) are loaded
+# with dlopen, so no shlibs dependency names them; a build cannot do without libcrypto
+RDEPENDS:${PN} += "libcrypto"
 RRECOMMENDS:${PN} += "libarchive"
 
 BBCLASSEXTEND = "native nativesdk"
