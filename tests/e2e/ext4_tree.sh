@@ -2,7 +2,7 @@
 # shows owners, modes, times and links as the layout says (0:0 from a folder, owner and group
 # where set), two builds are one image, and (as root, with loop devices) the kernel mounts it
 # and a walk of the mount equals the folder's.
-. "$TOP/tests/e2e-lib.sh"
+. "$TOP/tests/e2e/lib/ext4.sh"
 need e2fsck debugfs sfdisk jq sha256sum mkfifo
 
 mkdir -p root/etc root/bin root/usr/share/doc root/empty
@@ -133,28 +133,15 @@ expect_status 1 "$SDIMG" build bad.layout -o bad.img
 expect_stderr "bad.layout:2: partition 'rootfs': ext4: features: '^bogus' is not one of"
 
 # the kernel's view: a walk of the mount equals the folder's (owners 0:0, times the timestamp)
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! dev=$(losetup -f --show -r -o "$off" --sizelimit "$size" a.img 2>/dev/null); then
-    echo "the mount check needs root and a loop device: skipped; the rest passed"
-    exit 0
-fi
-mkdir -p mnt
-if ! mount -t ext4 -o ro "$dev" mnt 2>/dev/null; then
-    losetup -d "$dev"
-    echo "the kernel did not mount ext4 here: the mount check skipped; the rest passed"
-    exit 0
-fi
-walk() { (cd "$1" && find . ! -name lost+found ! -path './lost+found/*' -printf '%m %y %s %p %l\n' | LC_ALL=C sort); }
-walk mnt >mounted.txt
-find mnt -printf '%U %G %T@\n' | sort -u >owners.txt
-(cd mnt && find . -type f -exec sha256sum {} + | LC_ALL=C sort) >sums.mnt
-umount mnt
-losetup -d "$dev"
 mkdir -p root/home/user && chmod 755 root/home root/home/user
 printf hello >root/etc/motd
-walk root >expected.txt
+ext4_mount a.img "$off" "$size"
+same_walk root mnt '%m %y %s %p %l\n'
 (cd root && find . -type f -exec sha256sum {} + | LC_ALL=C sort) >sums.root
-diff expected.txt mounted.txt >&2 || fail "the mount's walk differs from the folder's"
+(cd mnt && find . -type f -exec sha256sum {} + | LC_ALL=C sort) >sums.mnt
 diff sums.root sums.mnt >&2 || fail "the mount's files differ from the folder's"
+find mnt -printf '%U %G %T@\n' | sort -u >owners.txt
 grep -v '^0 0 1700000000' owners.txt | grep -v '^1000 100 1700000000' | grep -v '^7 0 1700000000' |
     grep -q . && fail "owners or times in the mount: $(cat owners.txt)"
+ext4_unmount
 exit 0
