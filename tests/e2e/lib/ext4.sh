@@ -1,15 +1,27 @@
-# Shared helpers of the ext4_*.sh end-to-end tests (sourced; not a test itself): the
-# kernel's view of an ext4 partition, mounted read-only over a loop device, against the
-# tree it was built from.
+# Shared helpers of the ext4_*.sh end-to-end tests (sourced; not a test itself): an ext4
+# partition read out and checked (e2fsck, debugfs), and the kernel's view of it, mounted
+# read-only over a loop device, against the tree it was built from.
 . "$TOP/tests/e2e-lib.sh"
 
-# ext4_mount IMG OFFSET SIZE: the ext4 volume at bytes [OFFSET, OFFSET+SIZE) of IMG mounted
-# read-only at mnt/ over a loop device (ext4_unmount lets both go; so does the end of the
-# test). Where root, a loop device or the kernel's ext4 is missing, the test ends here with
-# a pass (the rest passed) and a last line that says so.
+# ext4_clean IMG N VOL: partition N of IMG (where sfdisk places it) read out into VOL, which
+# e2fsck -fn finds clean
+ext4_clean() {
+    dd if="$1" of="$3" bs=1M iflag=skip_bytes,count_bytes skip="$(part_start "$1" "$2")" \
+        count="$(part_size "$1" "$2")" status=none
+    e2fsck -fn "$3" >e2fsck.out 2>&1 || fail "e2fsck -fn of partition $2 of $1 (exit $?): $(cat e2fsck.out)"
+}
+
+# stat_of PATH: what debugfs's stat says of PATH in the volume p.img
+stat_of() { debugfs -R "stat $1" p.img 2>/dev/null; }
+
+# ext4_mount IMG N: the ext4 volume of partition N of IMG mounted read-only at mnt/ over a
+# loop device (ext4_unmount lets both go; so does the end of the test). Where root, a loop
+# device or the kernel's ext4 is missing, the test ends here with a pass (the rest passed)
+# and a last line that says so.
 ext4_mount() {
     if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null ||
-        ! EXT4_LOOP=$(losetup -f --show -r -o "$2" --sizelimit "$3" "$1" 2>/dev/null); then
+        ! EXT4_LOOP=$(losetup -f --show -r -o "$(part_start "$1" "$2")" \
+            --sizelimit "$(part_size "$1" "$2")" "$1" 2>/dev/null); then
         echo "the mount check needs root and a loop device: skipped; the rest passed"
         exit 0
     fi
