@@ -36,6 +36,19 @@ expect_stderr() {
     grep -qF -- "$1" err.txt || { cat err.txt >&2; fail "stderr lacks: $1"; }
 }
 
+# wait_for SECONDS COMMAND...: runs COMMAND until it succeeds, 0.1 s apart; returns 1 when
+# it has not after SECONDS of those waits, for the caller to say what failed
+# (wait_for 5 test -s a.log || fail ...)
+wait_for() {
+    wait_ticks=$(($1 * 10))
+    shift
+    until "$@"; do
+        [ "$wait_ticks" -gt 0 ] || return 1
+        wait_ticks=$((wait_ticks - 1))
+        sleep 0.1
+    done
+}
+
 # build_refused NAME TEXT: the layout on stdin, as NAME.layout, does not build: `sdimg build
 # -q -o NAME.img NAME.layout` exits 1 with one line on stderr holding TEXT, and no NAME.img
 build_refused() {
