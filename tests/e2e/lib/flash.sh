@@ -60,7 +60,8 @@ flash_trap() {
 
 # ------------------------------------------------------------------ background commands
 
-ended() { ! kill -0 "$1" 2>/dev/null; } # ended PID: the process is no more
+# ended PID: the process is no more
+ended() { ! kill -0 "$1" 2>/dev/null; }
 
 # running PID WHAT: PID has not ended; else the test fails: "WHAT ended", with err.txt
 running() {
@@ -154,6 +155,7 @@ written() {
 wait_written() {
     wait_for 60 wrote "$@" || fail "$1: $(written "$1") bytes written in 60 s, expected $2"
 }
+# wrote LOG BYTES PID WHAT: LOG counts BYTES written; false while not, a failure once PID ended
 wrote() {
     [ "$(written "$1")" -lt "$2" ] || return 0
     running "$3" "$4"
@@ -281,6 +283,7 @@ station_start() {
     echo $STATION >>bg.txt
     wait_for 10 station_waits || fail "the station did not start in 10 s"
 }
+# station_waits: the station said it waits; false while not, a failure once it ended
 station_waits() {
     ! grep -q "waiting for cards" out.txt 2>/dev/null || return 0
     kill -0 "$STATION" 2>/dev/null || fail "the station did not start: $(cat err.txt)"
@@ -314,6 +317,7 @@ take() {
     loop_detach "$1"
     wait_for 10 slot_empty "$1" || fail "$1 still holds its card 10 s after losetup -d"
 }
+# slot_empty SLOT: the loop device SLOT holds no card
 slot_empty() { [ "$(cat "/sys/block/${1#/dev/}/size")" = 0 ]; }
 
 # lines: the station log's (station.jsonl) lines
@@ -328,6 +332,7 @@ line() { sed -n "$1p" station.jsonl | jq -r ".$2"; }
 wait_lines() {
     wait_for 60 station_logged "$1" || fail "the log has $(lines) lines after 60 s, expected $1: $(cat out.txt)"
 }
+# station_logged N: the log holds N lines; false while not, a failure once the station ended
 station_logged() {
     [ "$(lines)" -lt "$1" ] || return 0
     running "$STATION" "the station"
