@@ -36,6 +36,40 @@ expect_stderr() {
     grep -qF -- "$1" err.txt || { cat err.txt >&2; fail "stderr lacks: $1"; }
 }
 
+# wait_for SECONDS COMMAND...: runs COMMAND until it succeeds, 0.1 s apart; returns 1 when
+# it has not after SECONDS of those waits, for the caller to say what failed
+# (wait_for 5 test -s a.log || fail ...)
+wait_for() {
+    wait_ticks=$(($1 * 10))
+    shift
+    until "$@"; do
+        [ "$wait_ticks" -gt 0 ] || return 1
+        wait_ticks=$((wait_ticks - 1))
+        sleep 0.1
+    done
+}
+
+# build_refused NAME TEXT: the layout on stdin, as NAME.layout, does not build: `sdimg build
+# -q -o NAME.img NAME.layout` exits 1 with one line on stderr holding TEXT, and no NAME.img
+build_refused() {
+    cat >"$1.layout"
+    expect_status 1 "$SDIMG" build -q -o "$1.img" "$1.layout"
+    expect_stderr "$2"
+    [ ! -e "$1.img" ] || fail "$1: an image was left behind"
+}
+
+# differs_only_in RANGES A B: A and B differ, and every byte where they do lies in one of
+# the "START END" lines of the file RANGES (0-based, END excluded)
+differs_only_in() {
+    cmp -l "$2" "$3" >diff.txt || true
+    [ -s diff.txt ] || fail "$2 and $3 are identical"
+    awk -v r="$1" 'NR == FNR { lo[NR] = $1; hi[NR] = $2; n = NR; next }
+         { off = $1 - 1; ok = 0
+           for (i = 1; i <= n; i++) if (off >= lo[i] && off < hi[i]) ok = 1
+           if (!ok) { print "byte " off " differs outside the ranges of " r; exit 1 } }' \
+        "$1" diff.txt || fail "$2 and $3"
+}
+
 need() {
     for tool in "$@"; do
         command -v "$tool" >/dev/null 2>&1 || { echo "$tool is not installed"; exit 77; }

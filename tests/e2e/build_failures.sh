@@ -14,70 +14,58 @@ only_old_image() {
     [ "$(sha256sum <out/card.img)" = "$old" ] || fail "the older image was touched"
 }
 
+# build_fails TEXT: building card.layout into out/card.img exits 1 with one line on stderr
+# holding TEXT, and out/ holds the older image alone, untouched
+build_fails() {
+    expect_status 1 "$SDIMG" build -o out/card.img card.layout
+    expect_stderr "$1"
+    only_old_image
+}
+
 # a problem found only while reading the tree: a dangling symbolic link
 ln -s nowhere tree/broken
 cat >card.layout <<'LAYOUT'
 image { size = 64M }
 partition boot { type = fat size = 32M tree "/" { from = "tree" } }
 LAYOUT
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "tree/broken: dangling symbolic link"
-only_old_image
+build_fails "tree/broken: dangling symbolic link"
 rm tree/broken
 
 # contents that do not fit a fixed size
 head -c $((40 * M)) /dev/zero | tr '\0' 'x' >tree/big.bin
 printf 'image { size = 64M }\npartition boot {\n type = fat\n size = 16M\n tree "/" { from = "tree" }\n}\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:4: partition 'boot': the files and folders need 20481 clusters of 2K but this 16M FAT16 volume has 6144; size = 45M or more holds them"
-only_old_image
+build_fails "card.layout:4: partition 'boot': the files and folders need 20481 clusters of 2K but this 16M FAT16 volume has 6144; size = 45M or more holds them"
 rm tree/big.bin
 
 # a raw region whose file is larger than the space reserved for it
 head -c 5000 /dev/urandom >spl.bin
 printf 'raw spl {\n offset = 8K\n from = "spl.bin"\n size = 4K\n}\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:1: raw 'spl': ./spl.bin is 5000 bytes, the region has 4096"
-only_old_image
+build_fails "card.layout:1: raw 'spl': ./spl.bin is 5000 bytes, the region has 4096"
 
 # a raw partition image larger than the partition
 head -c $((5 * M)) /dev/zero >root.img
 printf 'image { size = 64M }\npartition root {\n from = "root.img"\n size = 4M\n}\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:4: partition 'root': its image needs 5 MiB, the partition has 4 MiB"
-only_old_image
+build_fails "card.layout:4: partition 'root': its image needs 5 MiB, the partition has 4 MiB"
 
 # a missing input, named with the layout line that wants it
 printf 'image { size = 64M }\npartition root {\n from = "nothere.img"\n size = 4M\n}\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "partition 'root': ./nothere.img: No such file or directory"
-only_old_image
+build_fails "partition 'root': ./nothere.img: No such file or directory"
 # ... also for a FAT partition's file and tree sources, and a plain file given as a tree
 : >empty.bin
 echo "just some text" >notes.txt
 printf 'image { size = 64M }\npartition boot { type = fat size = 16M\n file "/zImage" { from = "in/zImage" } }\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:3: partition 'boot': file '/zImage': ./in/zImage: No such file or directory"
-only_old_image
+build_fails "card.layout:3: partition 'boot': file '/zImage': ./in/zImage: No such file or directory"
 printf 'image { size = 64M }\npartition boot { type = fat size = 16M\n tree "/" { from = "notes.txt" } }\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:3: partition 'boot': tree '/': ./notes.txt: cannot be read as an archive: Unrecognized archive format (a tree comes from a folder or an archive; for this one file, write file \"/NAME\" { from = ... })"
-only_old_image
+build_fails "card.layout:3: partition 'boot': tree '/': ./notes.txt: cannot be read as an archive: Unrecognized archive format (a tree comes from a folder or an archive; for this one file, write file \"/NAME\" { from = ... })"
 printf 'image { size = 64M }\npartition boot { type = fat size = 16M\n tree "/" { from = "empty.bin" } }\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:3: partition 'boot': tree '/': ./empty.bin: an empty archive (no entries)"
-only_old_image
+build_fails "card.layout:3: partition 'boot': tree '/': ./empty.bin: an empty archive (no entries)"
 
 # an empty image file with size = auto, and strip on a folder
 : >empty.img
 printf 'image { size = 64M }\npartition root {\n from = "empty.img"\n}\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:2: partition 'root': ./empty.img is empty (give the partition a size)"
-only_old_image
+build_fails "card.layout:2: partition 'root': ./empty.img is empty (give the partition a size)"
 printf 'image { size = 64M }\npartition boot { type = fat size = 32M\n tree "/" { from = "tree" strip = 1 } }\n' >card.layout
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:3: tree '/': strip = 1: ./tree is a folder, and strip applies to archive entries"
-only_old_image
+build_fails "card.layout:3: tree '/': strip = 1: ./tree is a folder, and strip applies to archive entries"
 
 # the output name taken by something that is not an image file: refused, left alone
 printf 'image { size = 64M }\npartition boot { type = fat size = 32M tree "/" { from = "tree" } }\n' >card.layout
@@ -144,9 +132,7 @@ done
 { echo 'image { align = 1M }'; i=1; while [ $i -le 60 ]; do echo "partition p$i { size = 1M }"; i=$((i + 1)); done; } >card.layout
 expect_status 1 "$SDIMG" plan card.layout
 expect_stderr "card.layout:61: 60 partitions in the table: an MBR holds 59 at most"
-expect_status 1 "$SDIMG" build -o out/card.img card.layout
-expect_stderr "card.layout:61: 60 partitions in the table: an MBR holds 59 at most"
-only_old_image
+build_fails "card.layout:61: 60 partitions in the table: an MBR holds 59 at most"
 # with the extended partition in entry 1, every partition is logical: 56 at most
 { echo 'image { align = 1M extended-partition = 1 }'; i=1; while [ $i -le 57 ]; do echo "partition p$i { size = 1M }"; i=$((i + 1)); done; } >card.layout
 expect_status 1 "$SDIMG" plan card.layout

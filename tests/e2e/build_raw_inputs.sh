@@ -87,7 +87,7 @@ covered $((4 * M)) $((6 * M)) && covered $((7 * M)) $((8 * M)) ||
 
 # the bmap: its checksums are the image's; it maps the table, the regions but their
 # holes, the fills, root.ext4's extents; not the 4K-aligned holes nor 'spare'
-check_ranges $img $bmap
+check_sums $img $bmap
 mapped $bmap 0 512 "sector 0"
 mapped $bmap $((32 * K)) $((232 * K)) "flash"
 mapped $bmap $M $((M + 8 * K)) "loader before its first hole"
@@ -101,7 +101,7 @@ while read -r s e; do
     mapped $bmap $((8 * M + s)) $((8 * M + e)) "root.ext4 bytes $s-$((e - 1))"
 done <ext.txt
 unmapped() { # unmapped START END: no range of the bmap touches [START, END)
-    ! bmap_ranges $bmap | awk -v s="$1" -v e="$2" '$1 * 4096 < e && s < ($2 + 1) * 4096 { f = 1 } END { exit !f }' ||
+    ! bmap_blocks $bmap | awk -v s="$1" -v e="$2" '$1 * 4096 < e && s < ($2 + 1) * 4096 { f = 1 } END { exit !f }' ||
         fail "$bmap maps bytes of $1-$(($2 - 1))${3:+ ($3)}"
 }
 unmapped $((M + 8 * K)) $((M + 16 * K)) "loader's hole 8K-16K"

@@ -93,11 +93,24 @@ olds() {
 olds
 (cd out && sha256sum card.img card.img.bmap card.img.sha256) >old.sums
 
+# start_on_olds MODE INJECT PREFIX ARGS...: older files at every name (olds), then the build
+# started (start), back once its first hidden name is in out/
+start_on_olds() {
+    olds
+    start "$@"
+    wait_hidden out
+}
+
+# only_outputs WHAT: out/ holds the image, its bmap and its checksums, and nothing else
+only_outputs() {
+    [ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
+        fail "$1: out/ holds $(ls -A out | tr '\n' ' ')"
+}
+
 # all_or_none WHAT: either the build succeeded and every output is new, or it failed and
 # every older file is untouched; no hidden name either way
 all_or_none() {
-    [ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
-        fail "$1: out/ holds $(ls -A out | tr '\n' ' ') (exit $rc: $(cat bg.log))"
+    only_outputs "$1 (exit $rc: $(cat bg.log))"
     if [ $rc -eq 0 ]; then
         [ "$(sha256sum <out/card.img)" = "$new_img" ] || fail "$1: exit 0, but out/card.img is not the new image"
         grep -q older out/card.img.bmap out/card.img.sha256 && fail "$1: exit 0, but an older side file stayed"
@@ -118,9 +131,7 @@ for run in "named INT 0 250 500 750 1000" "named TERM 100 350 600 850" "unnamed 
     shift 2
     ok=0 stopped=0
     for ms in "$@"; do
-        olds
-        start $mode fsync:delay_exit=150000 "" -q -o out/card.img --bmap --sha256 card.layout
-        wait_hidden out
+        start_on_olds $mode fsync:delay_exit=150000 "" -q -o out/card.img --bmap --sha256 card.layout
         sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
         kill -$sig $pid 2>/dev/null || true
         finish
@@ -132,9 +143,7 @@ done
 
 # 2. SIGKILL leaves a hidden name behind; the next build to that name removes it, and a
 # build to another name in the folder leaves it alone
-olds
-start named fsync:delay_exit=2000000 "" -q -o out/card.img card.layout
-wait_hidden out
+start_on_olds named fsync:delay_exit=2000000 "" -q -o out/card.img card.layout
 kill -KILL $pid
 finish
 hidden=$(ls -A out | grep '^\.') || fail "SIGKILL left no hidden name (nothing to clean up)"
@@ -142,40 +151,31 @@ hidden=$(ls -A out | grep '^\.') || fail "SIGKILL left no hidden name (nothing t
 ls -A out | grep -qxF "$hidden" || fail "a build to another name removed $hidden"
 rm out/other.img
 "$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
-[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
-    fail "after SIGKILL, the next build left $(ls -A out | tr '\n' ' ')"
+only_outputs "after SIGKILL, the next build"
 echo "SIGKILL during a build: its hidden name goes with the next build to that name"
 
 # ... also with an unnamed file killed between linkat and rename
-olds
-start unnamed renameat2:delay_enter=3000000 "" -q -o out/card.img card.layout
-wait_hidden out
+start_on_olds unnamed renameat2:delay_enter=3000000 "" -q -o out/card.img card.layout
 kill -KILL $pid
 finish
 ls -A out | grep -q '^\.' || fail "SIGKILL before the rename left no hidden name"
 "$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
-[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
-    fail "after SIGKILL before the rename, the next build left $(ls -A out | tr '\n' ' ')"
+only_outputs "after SIGKILL before the rename, the next build"
 echo "SIGKILL between linkat and rename: the hidden name goes with the next build"
 
 # ... but the hidden name of a live build stays: both builds succeed
-olds
-start named fsync:delay_exit=400000 "" -q -o out/card.img card.layout
-wait_hidden out
+start_on_olds named fsync:delay_exit=400000 "" -q -o out/card.img card.layout
 live=$(ls -A out | grep '^\.')
 $NS sh -c 'mount -t tmpfs sdimg-noproc /proc && exec "$@"' sh "$SDIMG" build -q -o out/card.img card.layout ||
     fail "a second build beside a live one failed"
 kill -0 $tracer 2>/dev/null && { ls -A out | grep -qxF "$live" || fail "a second build removed $live of a live build"; }
 finish
 [ $rc -eq 0 ] || fail "a build whose folder another build cleaned up failed: $(cat bg.log)"
-[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
-    fail "two builds to one name left $(ls -A out | tr '\n' ' ')"
+only_outputs "two builds to one name"
 echo "two builds to one name at once: both succeed, nothing left"
 
 # 3. nohup: SIGHUP is ignored, the build goes on
-olds
-start named fsync:delay_exit=500000 nohup -q -o out/card.img card.layout
-wait_hidden out
+start_on_olds named fsync:delay_exit=500000 nohup -q -o out/card.img card.layout
 kill -HUP $pid
 finish
 [ $rc -eq 0 ] || fail "nohup sdimg build: SIGHUP stopped it (exit $rc): $(cat bg.log)"
@@ -191,9 +191,7 @@ cat >big.layout <<'LAYOUT'
 image { size = 3G seed = "big" }
 partition boot { type = fat size = 3000M tree "/" { from = "big" } }
 LAYOUT
-olds
-start named copy_file_range,pwrite64:delay_exit=50000 "" -q -o out/card.img big.layout
-wait_hidden out
+start_on_olds named copy_file_range,pwrite64:delay_exit=50000 "" -q -o out/card.img big.layout
 sleep 0.5
 kill -0 $tracer 2>/dev/null || fail "the big build ended before it was interrupted: $(cat bg.log)"
 t0=$(now_ms)
@@ -203,6 +201,5 @@ t=$(($(now_ms) - t0))
 [ $rc -ne 0 ] || fail "SIGINT: the big build succeeded"
 [ $t -le 1500 ] || fail "SIGINT: the big build took $t ms to stop"
 (cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT: an older file changed"
-[ "$(ls -A out | sort | tr '\n' ' ')" = "card.img card.img.bmap card.img.sha256 " ] ||
-    fail "SIGINT: left in out/: $(ls -A out | tr '\n' ' ')"
+only_outputs "SIGINT"
 echo "SIGINT in the middle of a 3 GiB FAT partition: stopped in $t ms (exit $rc), nothing left"

@@ -15,6 +15,18 @@ echo elf >fw/start4.elf
 echo log >fw/logs/boot.map
 echo cfg >config.txt
 
+# fat_image NAME ENTRIES: NAME.img built from NAME.layout, a 64M image whose one 32M FAT
+# partition holds ENTRIES (layout text: tree and file entries)
+fat_image() {
+    cat >"$1.layout" <<LAYOUT
+image { size = 64M }
+partition boot { type = fat size = 32M
+    $2
+}
+LAYOUT
+    expect_status 0 "$SDIMG" build -q -o "$1.img" "$1.layout"
+}
+
 # listing IMG: every path of the FAT volume at 4M, sorted
 listing() { mdir -/ -b -i "$1@@4194304" ::/ | sed 's|^::||' | sort; }
 expect_listing() {
@@ -24,13 +36,7 @@ expect_listing() {
 }
 
 # Raspberry Pi style: only the device trees and the overlays folder; dropped folders stay out
-cat >rpi.layout <<'LAYOUT'
-image { size = 64M }
-partition boot { type = fat size = 32M
-    tree "/" { from = "fw" include = "*.dtb, overlays/" exclude = "README" }
-}
-LAYOUT
-expect_status 0 "$SDIMG" build -q -o rpi.img rpi.layout
+fat_image rpi 'tree "/" { from = "fw" include = "*.dtb, overlays/" exclude = "README" }'
 [ ! -s err.txt ] || fail "unexpected messages: $(cat err.txt)"
 expect_listing rpi.img '/a.dtb
 /deep/
@@ -41,13 +47,7 @@ expect_listing rpi.img '/a.dtb
 [ "$(mtype -i rpi.img@@4194304 ::/deep/er/z.dtb)" = dtb-z ] || fail "z.dtb's bytes"
 
 # exclude alone: everything else, folders kept even when left empty; a path pattern
-cat >ex.layout <<'LAYOUT'
-image { size = 64M }
-partition boot { type = fat size = 32M
-    tree "/" { from = "fw" exclude = "*.map, deep/er/*.dtb" }
-}
-LAYOUT
-expect_status 0 "$SDIMG" build -q -o ex.img ex.layout
+fat_image ex 'tree "/" { from = "fw" exclude = "*.map, deep/er/*.dtb" }'
 expect_listing ex.img '/a.dtb
 /deep/
 /deep/er/
@@ -60,13 +60,7 @@ expect_listing ex.img '/a.dtb
 
 # the same tree from an archive, after strip: the same entries
 tar -cf fw.tar fw
-cat >tar.layout <<'LAYOUT'
-image { size = 64M }
-partition boot { type = fat size = 32M
-    tree "/" { from = "fw.tar" strip = 1 include = "*.dtb, overlays/" exclude = "README" }
-}
-LAYOUT
-expect_status 0 "$SDIMG" build -q -o tar.img tar.layout
+fat_image tar 'tree "/" { from = "fw.tar" strip = 1 include = "*.dtb, overlays/" exclude = "README" }'
 listing rpi.img >rpi.txt
 listing tar.img >tar.txt
 diff rpi.txt tar.txt >diff.txt || fail "archive and folder differ: $(cat diff.txt)"
@@ -79,40 +73,22 @@ ln -s vmlinuz-6.1 arc/vmlinuz
 echo from-archive >arc/config.txt
 echo secret >arc/cfg/key
 tar -czf arc.tar.gz arc
-cat >arc.layout <<'LAYOUT'
-image { size = 64M }
-partition boot { type = fat size = 32M
-    file "/config.txt" { from = "config.txt" }
-    tree "/" { from = "arc.tar.gz" strip = 1 exclude = "vmlinuz-*, config.txt, cfg" }
-}
-LAYOUT
-expect_status 0 "$SDIMG" build -q -o arc.img arc.layout
+fat_image arc 'file "/config.txt" { from = "config.txt" }
+    tree "/" { from = "arc.tar.gz" strip = 1 exclude = "vmlinuz-*, config.txt, cfg" }'
 expect_listing arc.img '/config.txt
 /vmlinuz' "an archive with exclude"
 [ "$(mtype -i arc.img@@4194304 ::/vmlinuz)" = kernel-6.1 ] || fail "the link's bytes"
 [ "$(mtype -i arc.img@@4194304 ::/config.txt)" = cfg ] || fail "config.txt replaced by a left-out one"
 
 # a tree under a folder: patterns count from the tree's top
-cat >sub.layout <<'LAYOUT'
-image { size = 64M }
-partition boot { type = fat size = 32M
-    tree "/fw" { from = "fw" include = "overlays/*.dtbo" }
-}
-LAYOUT
-expect_status 0 "$SDIMG" build -q -o sub.img sub.layout
+fat_image sub 'tree "/fw" { from = "fw" include = "overlays/*.dtbo" }'
 expect_listing sub.img '/fw/
 /fw/overlays/
 /fw/overlays/x.dtbo' "a path pattern under /fw"
 
 # a pattern that matches nothing is a warning with the layout line (a typo, most likely)
-cat >typo.layout <<'LAYOUT'
-image { size = 64M }
-partition boot { type = fat size = 32M
-    tree "/" {
-        from = "fw" include = "*.dtb, *.dbt" }
-}
-LAYOUT
-expect_status 0 "$SDIMG" build -q -o typo.img typo.layout
+fat_image typo 'tree "/" {
+        from = "fw" include = "*.dtb, *.dbt" }'
 expect_stderr "warning: typo.layout:3: partition 'boot': tree '/': include pattern '*.dbt' matches nothing in fw"
 
 # an empty pattern is an error naming the key's line; filters are keys of tree only

@@ -54,13 +54,7 @@ check_card() { # check_card DEV WANT_SERIAL WANT_HOST
 
 only_in_ranges() { # only_in_ranges A B
     allowed_ranges >allowed.txt
-    cmp -l "$1" "$2" >diff.txt || true
-    [ -s diff.txt ] || fail "$1 and $2 are identical"
-    awk 'NR == FNR { lo[NR] = $1; hi[NR] = $2; n = NR; next }
-         { off = $1 - 1; ok = 0
-           for (i = 1; i <= n; i++) if (off >= lo[i] && off < hi[i]) ok = 1
-           if (!ok) { print "byte " off " differs outside the per-card ranges"; exit 1 } }' \
-        allowed.txt diff.txt || fail "$1 and $2"
+    differs_only_in allowed.txt "$1" "$2"
 }
 
 a=$(ee_loop a $size)
@@ -109,50 +103,19 @@ expect_stderr 'no value for ${HOST}'
 # the station: one slot, three cards in turn; rows 2 and 3 go to the first two, the third
 # has none left and is refused; the log says which row went to which card
 echo "== the station"
-base=$((200 + ($$ % 100) * 3))
-while [ -e /sys/block/loop$base/loop/backing_file ]; do base=$((base + 1)); done
+base=$(free_slots 1)
 S=/dev/loop$base
 for c in 1 2 3; do fill_ee card$c.bin "$size"; done
-rm -f out.txt err.txt station.jsonl
-"$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log station.jsonl \
-    --card-values cards.csv --first-index 2 >out.txt 2>err.txt &
-station=$!
-echo $station >>bg.txt
-i=0
-until grep -q "waiting for cards" out.txt 2>/dev/null; do
-    kill -0 $station 2>/dev/null || fail "the station did not start: $(cat err.txt)"
-    [ $i -lt 100 ] || fail "the station did not start in 10 s"
-    sleep 0.1
-    i=$((i + 1))
-done
-lines() { if [ -f station.jsonl ]; then grep -c . station.jsonl || true; else echo 0; fi; }
+rm -f station.jsonl
+station_start "$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log station.jsonl \
+    --card-values cards.csv --first-index 2
 for c in 1 2 3; do
-    losetup "$S" card$c.bin || fail "losetup $S card$c.bin"
-    echo "$S $(realpath card$c.bin)" >>loops.txt
-    i=0
-    while [ "$(lines)" -lt $c ]; do
-        kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
-        [ $i -lt 600 ] || fail "card $c: no log line in 60 s: $(cat out.txt)"
-        sleep 0.1
-        i=$((i + 1))
-    done
-    losetup -d "$S" || fail "losetup -d $S"
-    forget loops "$S"
-    i=0
-    while [ "$(cat /sys/block/loop$base/size)" != 0 ]; do
-        [ $i -lt 100 ] || fail "$S still holds its card"
-        sleep 0.1
-        i=$((i + 1))
-    done
+    put "$S" card$c.bin
+    wait_lines $c
+    take "$S"
 done
-kill -INT $station
-set +e
-wait $station
-rc=$?
-set -e
-forget bg $station
-[ $rc -eq 1 ] || fail "the station exited $rc, expected 1 (a card was refused): $(cat out.txt err.txt)"
-line() { sed -n "$1p" station.jsonl | jq -r ".$2"; }
+kill -INT $STATION
+bg_expect $STATION 1 "the station (a card refused)"
 [ "$(line 1 result)" = pass ] && [ "$(line 1 card.row)" = 2 ] || fail "log line 1: $(sed -n 1p station.jsonl)"
 [ "$(line 2 result)" = pass ] && [ "$(line 2 card.row)" = 3 ] || fail "log line 2: $(sed -n 2p station.jsonl)"
 [ "$(line 2 card.values.HOST)" = three ] || fail "log line 2: values"

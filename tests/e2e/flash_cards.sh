@@ -17,9 +17,7 @@ make_inputs
 for table in mbr gpt; do
     echo "== $table"
     write_layout $table
-    "$SDIMG" build -q --bmap -o card.img card.layout || fail "$table: build"
-    size=$(stat -c %s card.img)
-    mapped=$(bmap_mapped card.img.bmap)
+    build_card card.layout card.img
     check_ranges card.img "" card.img.bmap
     extra=0
     [ $table = gpt ] || extra=1048576

@@ -24,14 +24,11 @@ need_fuse
 flash_trap
 make_inputs
 write_layout mbr
-"$SDIMG" build -q --bmap -o card.img card.layout || fail "build"
-size=$(stat -c %s card.img)
-mapped=$(bmap_mapped card.img.bmap)
+build_card card.layout card.img
 fill_ee ee.cache "$size"
 dio_modes
 echo "loop devices over FUSE files take --direct-io=: $DIO_MODES"
 
-MiB=1048576
 piece=$((4 * MiB))                 # sdimg writes and reads back in 4 MiB pieces
 set -- $(nth_range card.img.bmap 3)  # the FAT partition's tables and files: over 4 MiB
 fat_s=$1 fat_e=$2

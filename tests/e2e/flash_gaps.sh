@@ -13,14 +13,11 @@ need_loops
 flash_trap
 make_inputs
 write_layout mbr
-"$SDIMG" build -q --bmap -o card.img card.layout || fail "build"
-size=$(stat -c %s card.img)
-mapped=$(bmap_mapped card.img.bmap)
+build_card card.layout card.img
 bmap_gaps card.img.bmap "$size" >gaps.txt
 unmapped=$(awk '{ n += $2 - $1 } END { printf "%.0f\n", n }' gaps.txt)
 [ $((mapped + unmapped)) -eq "$size" ] || fail "mapped $mapped + unmapped $unmapped is not $size"
 echo "$(wc -l <gaps.txt) unmapped stretches, $unmapped bytes"
-MiB=1048576
 fill_ee ee.cache $((size + MiB))
 
 # gaps_are DEV BYTE: every unmapped stretch of DEV is all BYTE (octal for tr)

@@ -17,10 +17,7 @@ mkdir -p tree/sub
 head -c 300000 /dev/urandom >tree/kernel.img
 printf 'hello\n' >tree/sub/hello.txt
 printf 'image { size = 16M table = mbr seed = "refuse" }\npartition boot { type = fat16 size = 12M tree "/" { from = "tree" } }\n' >card.layout
-"$SDIMG" build -q --bmap -o card.img card.layout || fail "build"
-size=$(stat -c %s card.img)
-mapped=$(bmap_mapped card.img.bmap)
-MiB=1048576
+build_card card.layout card.img
 
 # sums NAME...: "NAME SHA256" of each target (read through the device where it is one)
 sums() {

@@ -62,85 +62,19 @@ need_loops
 need_fuse
 flash_trap
 
-mkdir big
-head -c 24000000 /dev/urandom >big/blob.bin
-printf 'image { size = 48M table = mbr }\npartition boot { type = fat32 size = 40M fat { cluster-size = 512 } tree "/" { from = "big" } }\n' >big.layout
-"$SDIMG" build -q --bmap -o card.img big.layout || fail "build"
-size=$(stat -c %s card.img)
-mapped=$(bmap_mapped card.img.bmap)
+blob_layout 24000000 48M 40M 512
+build_card big.layout card.img
 fill_ee ee.cache "$size"
-MiB=1048576
 
 # three free loop device numbers in a row, from a base of this test's own
-base=$((200 + ($$ % 100) * 3))
-while [ -e /sys/block/loop$base/loop/backing_file ] || [ -e /sys/block/loop$((base + 1))/loop/backing_file ] ||
-    [ -e /sys/block/loop$((base + 2))/loop/backing_file ]; do
-    base=$((base + 3))
-done
+base=$(free_slots 3)
 A=/dev/loop$base B=/dev/loop$((base + 1)) C=/dev/loop$((base + 2))
 echo "slots: $A $B $C"
 
-# put SLOT FILE [LOSETUP OPTIONS]: the card goes in (the time in ms into NAME.in)
-put() {
-    slot=$1 f=$2
-    shift 2
-    echo "${slot#/dev/} $(now_ms)" >>puts.txt
-    losetup "$@" "$slot" "$f" 2>loop.err || fail "losetup $slot $f: $(cat loop.err)"
-    echo "$slot $(realpath "$f")" >>loops.txt
-}
-
-# take SLOT: the card comes out (once sdimg has let it go, a loop device detaches)
-take() {
-    losetup -d "$1" || fail "losetup -d $1"
-    forget loops "$1"
-    i=0
-    while [ "$(cat /sys/block/${1#/dev/}/size)" != 0 ]; do
-        [ $i -lt 100 ] || fail "$1 still holds its card 10 s after losetup -d"
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
-# lines: the log's lines
-lines() {
-    if [ -f station.jsonl ]; then grep -c . station.jsonl || true; else echo 0; fi
-}
-
-# wait_lines N: the log holds N lines within 60 s
-wait_lines() {
-    i=0
-    while [ "$(lines)" -lt "$1" ]; do
-        kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
-        [ $i -lt 600 ] || fail "the log has $(lines) lines after 60 s, expected $1: $(cat out.txt)"
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
-# line N FIELD: a field of the log's Nth line
-line() { sed -n "$1p" station.jsonl | jq -r ".$2"; }
-
-# written LOG: the bytes a faultycard's log says were written
-written() { awk '$1 == "write" { n += $3 } END { printf "%.0f\n", n }' "$1"; }
-
-# wait_start: the station says it waits for cards
-wait_start() {
-    i=0
-    until grep -q "waiting for cards" out.txt 2>/dev/null; do
-        kill -0 $station 2>/dev/null || fail "the station did not start: $(cat err.txt)"
-        [ $i -lt 100 ] || fail "the station did not start in 10 s"
-        sleep 0.1
-        i=$((i + 1))
-    done
-}
-
 # the cards
-for c in 1 2 5 8; do fill_ee card$c.bin "$size"; done
-fill_ee card4.bin "$size"
-fill_ee flip.store "$size"
-fill_ee pulled.store "$size"
-fill_ee slow.store "$size"
-fill_ee other.bin "$size"
+for f in card1.bin card2.bin card4.bin card5.bin card8.bin flip.store pulled.store slow.store other.bin; do
+    fill_ee $f "$size"
+done
 set -- $(bmap_ranges card.img.bmap | tail -1)
 flip=$(($1 + 100))
 card_start flip --flip $flip; flip_pid=$CARD_PID
@@ -148,14 +82,10 @@ card_start pulled --slow-ms 100; pulled_pid=$CARD_PID
 card_start slow --slow-ms 60; slow_pid=$CARD_PID
 
 echo "== the station"
-rm -f out.txt err.txt # the last station's, which wait_start would read
-"$SDIMG" flash card.img --watch --match "loop$base" --match "/dev/loop$((base + 1))" --match "loop$((base + 2))" \
-    --allow-fixed --log station.jsonl --timeout 30 >out.txt 2>err.txt &
-station=$!
-echo $station >>bg.txt
-wait_start
+station_start "$SDIMG" flash card.img --watch --match "loop$base" --match "/dev/loop$((base + 1))" \
+    --match "loop$((base + 2))" --allow-fixed --log station.jsonl --timeout 30
 # cpu_ms: the station's own CPU time so far (its workers' is theirs)
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f", ($14 + $15) * 1000 / hz }' /proc/$station/stat; }
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f", ($14 + $15) * 1000 / hz }' /proc/$STATION/stat; }
 cpu_start=$(cpu_ms) # the image checked against its bmap
 
 put "$A" card1.bin
@@ -172,32 +102,22 @@ take "$A"
 put "$A" card5.bin
 take "$B"
 put "$B" pulled.mnt/card --direct-io=on
-until [ "$(written pulled.log)" -ge $((4 * MiB)) ]; do
-    kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
-    sleep 0.1
-done
+wait_written pulled.log $((4 * MiB)) "$STATION" "the station"
 kill -9 $pulled_pid # the card is pulled mid-write
 wait_lines 6
 take "$B"
 take "$C"
 put "$C" slow.mnt/card --direct-io=on
-until [ "$(written slow.log)" -ge $((2 * MiB)) ]; do
-    kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
-    sleep 0.1
-done
+wait_written slow.log $((2 * MiB)) "$STATION" "the station"
 cpu_cards=$(($(cpu_ms) - cpu_start))
-kill -INT $station
+kill -INT $STATION
 sleep 0.3
 take "$A"
 put "$A" card8.bin
-set +e
-wait $station
-rc=$?
-set -e
-forget bg $station
-echo "station ended with status $rc"
+bg_wait $STATION
+echo "station ended with status $BG_STATUS"
 sed 's/^/    /' out.txt err.txt
-[ $rc -eq 1 ] || fail "the station exited $rc, expected 1 (cards failed)"
+[ $BG_STATUS -eq 1 ] || fail "the station exited $BG_STATUS, expected 1 (cards failed)"
 
 # exactly one line per card, in the order their results came
 [ "$(lines)" = 7 ] || fail "the log has $(lines) lines, expected 7: $(cat station.jsonl)"
@@ -300,25 +220,11 @@ echo "fake: $(tj report.json "$fake" error)"
 loop_detach "$fake"
 
 echo "== the station with --check-capacity"
-rm -f out.txt err.txt # the last station's, which wait_start would read
-"$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --check-capacity --log cap.jsonl >out.txt 2>err.txt &
-station=$!
-echo $station >>bg.txt
-wait_start
+station_start "$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --check-capacity --log cap.jsonl
 put "$A" fake.mnt/card --direct-io=on
-i=0
-until [ -s cap.jsonl ]; do
-    [ $i -lt 300 ] || fail "no record of the fake card in 30 s: $(cat out.txt err.txt)"
-    sleep 0.1
-    i=$((i + 1))
-done
-kill -TERM $station
-set +e
-wait $station
-rc=$?
-set -e
-forget bg $station
-[ $rc -eq 1 ] || fail "the station exited $rc with a fake card"
+wait_for 30 test -s cap.jsonl || fail "no record of the fake card in 30 s: $(cat out.txt err.txt)"
+kill -TERM $STATION
+bg_expect $STATION 1 "the station with a fake card"
 [ "$(jq -r .result cap.jsonl)" = fail ] && [ "$(jq -r .stage cap.jsonl)" = capacity ] ||
     fail "the station's fake card: $(cat cap.jsonl)"
 grep -q "station stopped: 0 passed, 1 failed, 0 refused" out.txt || fail "summary: $(cat out.txt)"
@@ -328,25 +234,11 @@ loop_detach "$good"
 card_stop fake $fake_pid
 
 echo "== a station without --match leaves loop devices alone"
-rm -f out.txt err.txt # the last station's, which wait_start would read
-"$SDIMG" flash card.img --watch --log none.jsonl -v >out.txt 2>err.txt &
-station=$!
-echo $station >>bg.txt
-wait_start
+station_start "$SDIMG" flash card.img --watch --log none.jsonl -v
 put "$A" card8.bin
-i=0
-until grep -q "^loop$base  *left alone: not a card" out.txt; do
-    [ $i -lt 50 ] || fail "no word of loop$base left alone: $(cat out.txt)"
-    sleep 0.1
-    i=$((i + 1))
-done
-kill -TERM $station
-set +e
-wait $station
-rc=$?
-set -e
-forget bg $station
-[ $rc -eq 0 ] || fail "the station exited $rc with no card"
+wait_for 5 grep -q "^loop$base  *left alone: not a card" out.txt || fail "no word of loop$base left alone: $(cat out.txt)"
+kill -TERM $STATION
+bg_expect $STATION 0 "the station with no card"
 [ ! -s none.jsonl ] || fail "a loop device was taken for a card: $(cat none.jsonl)"
 [ "$(bytes_sum card8.bin 0 "$size")" = "$(bytes_sum ee.cache 0 "$size")" ] || fail "card8.bin was written"
 grep -q "station stopped: 0 passed, 0 failed, 0 refused" out.txt || fail "summary: $(cat out.txt)"
@@ -355,31 +247,18 @@ take "$A"
 echo "== without the kernel's uevents: a look at sysfs once a second"
 if command -v strace >/dev/null 2>&1; then
     # strace makes the station's socket() fail, as where netlink is not allowed
-    rm -f out.txt err.txt poll.jsonl
-    strace -o /dev/null -e trace=socket -e inject=socket:error=EPERM \
-        "$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log poll.jsonl >out.txt 2>err.txt &
-    tracer=$!
-    echo $tracer >>bg.txt
-    station=$tracer
-    wait_start
-    station=$(pgrep -P $tracer) || fail "no station under strace"
+    rm -f poll.jsonl
+    station_start strace -o /dev/null -e trace=socket -e inject=socket:error=EPERM \
+        "$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log poll.jsonl
+    tracer=$STATION
+    STATION=$(pgrep -P $tracer) || fail "no station under strace"
     grep -q "the kernel's uevents cannot be read here: looking at the disks once a second" out.txt ||
         fail "no word of the uevents missing: $(cat out.txt)"
     fill_ee card9.bin "$size"
     put "$A" card9.bin
-    i=0
-    until [ -s poll.jsonl ]; do
-        [ $i -lt 100 ] || fail "no card seen in 10 s without uevents: $(cat out.txt err.txt)"
-        sleep 0.1
-        i=$((i + 1))
-    done
-    kill -INT $station
-    set +e
-    wait $tracer
-    rc=$?
-    set -e
-    forget bg $tracer
-    [ $rc -eq 0 ] || fail "the station exited $rc: $(cat err.txt)"
+    wait_for 10 test -s poll.jsonl || fail "no card seen in 10 s without uevents: $(cat out.txt err.txt)"
+    kill -INT $STATION
+    bg_expect $tracer 0 "the station without uevents"
     [ "$(jq -r .result poll.jsonl)" = pass ] || fail "without uevents: $(cat poll.jsonl)"
     seen=$(($(date -d "$(jq -r .arrived poll.jsonl)" +%s%3N) - $(tail -1 puts.txt | cut -d' ' -f2)))
     echo "without uevents the station saw the card $seen ms after its attach"
@@ -395,28 +274,16 @@ fill_ee slow2.store "$size"
 card_start slow2 --slow-ms 100; slow2_pid=$CARD_PID
 rm -f station.jsonl
 put "$B" card8.bin
-rm -f out.txt err.txt # the last station's, which wait_start would read
-"$SDIMG" flash card.img --watch --match "loop$base" --match "loop$((base + 1))" --allow-fixed --log station.jsonl >out.txt 2>err.txt &
-station=$!
-echo $station >>bg.txt
-wait_start
+station_start "$SDIMG" flash card.img --watch --match "loop$base" --match "loop$((base + 1))" --allow-fixed --log station.jsonl
 grep -q "^loop$((base + 1))  *present at the start, not written" out.txt || fail "no word of the card present at the start: $(cat out.txt)"
 put "$A" slow2.mnt/card --direct-io=on
-until [ "$(written slow2.log)" -ge $((2 * MiB)) ]; do
-    kill -0 $station 2>/dev/null || fail "the station ended: $(cat err.txt)"
-    sleep 0.1
-done
-kill -INT $station
+wait_written slow2.log $((2 * MiB)) "$STATION" "the station"
+kill -INT $STATION
 sleep 0.3
-kill -INT $station
+kill -INT $STATION
 signalled=$(now_ms)
-set +e
-wait $station
-rc=$?
-set -e
-forget bg $station
-echo "the station ended $(($(now_ms) - signalled)) ms after the second signal, status $rc"
-[ $rc -eq 1 ] || fail "the station exited $rc with a card aborted"
+bg_expect $STATION 1 "the station with a card aborted"
+echo "the station ended $(($(now_ms) - signalled)) ms after the second signal, status $BG_STATUS"
 [ "$(lines)" = 1 ] || fail "the log has $(lines) lines: $(cat station.jsonl)"
 [ "$(jq -r .result station.jsonl)" = fail ] || fail "the aborted card: $(cat station.jsonl)"
 jq -r .error station.jsonl | grep -q "aborted: a second signal stopped the station" ||

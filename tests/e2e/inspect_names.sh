@@ -10,16 +10,21 @@ no_raw_controls() {
         fail "raw control characters in the output: $(od -c "$1" | head -20)"
 }
 
+# inspect_shows IMG ESCAPED FIELD EXACT: `sdimg inspect IMG` prints ESCAPED and no raw control
+# byte; in `sdimg inspect --json IMG` the field FIELD (a jq path) is EXACT, byte for byte
+inspect_shows() {
+    expect_status 0 "$SDIMG" inspect "$1"
+    no_raw_controls out.txt
+    grep -aqF -- "$2" out.txt || fail "$1: inspect does not print $2: $(cat -v out.txt | head -20)"
+    expect_status 0 "$SDIMG" inspect --json "$1"
+    [ "$(jq -r "$3" out.txt)" = "$4" ] || fail "$1: in inspect --json, $3 is not exact: $(jq -c "$3" out.txt)"
+}
+
 # a GPT partition name that would clear the screen
 truncate -s 32M g.img
 sgdisk -o -n 1:2048:+8M -t 1:0700 g.img >/dev/null
 sgdisk -c 1:"$(printf 'a\033[2Jb\007c\nd')" g.img >/dev/null 2>&1 || fail "sgdisk -c"
-expect_status 0 "$SDIMG" inspect g.img
-no_raw_controls out.txt
-grep -qF 'name a\x1b[2Jb\x07c\nd' out.txt || fail "GPT name not escaped: $(grep -a '^1 ' out.txt)"
-expect_status 0 "$SDIMG" inspect --json g.img
-[ "$(jq -r '.partitions[0].name' out.txt)" = "$(printf 'a\033[2Jb\007c\nd')" ] ||
-    fail "JSON name not exact: $(jq '.partitions[0].name' out.txt)"
+inspect_shows g.img 'name a\x1b[2Jb\x07c\nd' '.partitions[0].name' "$(printf 'a\033[2Jb\007c\nd')"
 
 # a FAT long name: mtools writes "ab cd ef.txt" (one LFN entry before its short entry); its
 # UTF-16 characters 2, 3 and 6 become newline, ESC and BEL
@@ -49,9 +54,4 @@ mke2fs -q -F -t ext4 -L "$(printf 'e\033x\377t')" e4.img >/dev/null 2>&1 || fail
 truncate -s 16M c.img
 echo 'start=8192, type=83' | sfdisk -q c.img
 dd if=e4.img of=c.img bs=1M seek=4 conv=notrunc status=none
-expect_status 0 "$SDIMG" inspect c.img
-no_raw_controls out.txt
-grep -aqF '"e\x1bx' out.txt || fail "ext label not escaped: $(grep -a ext4 out.txt)"
-expect_status 0 "$SDIMG" inspect --json c.img
-[ "$(jq -r '.partitions[0].ext.label' out.txt)" = "$(printf 'e\033x\357\277\275t')" ] ||
-    fail "JSON ext label: $(jq -c '.partitions[0].ext' out.txt)"
+inspect_shows c.img '"e\x1bx' '.partitions[0].ext.label' "$(printf 'e\033x\357\277\275t')"

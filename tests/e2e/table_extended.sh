@@ -90,13 +90,7 @@ sfdisk --json dflt.img >t.json
     fail "default: $(jq -c '[.partitiontable.partitions[] | .node + ":" + .type]' t.json)"
 
 # mistakes: one line each, naming the line
-bad() { # bad NAME EXPECTED-MESSAGE (the layout is on stdin)
-    cat >"$1.layout"
-    expect_status 1 "$SDIMG" build -q -o "$1.img" "$1.layout"
-    expect_stderr "$2"
-    [ ! -e "$1.img" ] || fail "$1: an image was left behind"
-}
-bad five "five.layout:7: partition 'e': primary = true: the MBR has four entries, and the extended partition is entry 4" <<'LAYOUT'
+build_refused five "five.layout:7: partition 'e': primary = true: the MBR has four entries, and the extended partition is entry 4" <<'LAYOUT'
 image { size = 64M }
 partition a { size = 4M }
 partition b { size = 4M }
@@ -105,35 +99,35 @@ partition d { size = 4M }
 partition e { size = 4M
     primary = true }
 LAYOUT
-bad early "early.layout:3: partition 'b': primary = true is for a partition listed after logical ones" <<'LAYOUT'
+build_refused early "early.layout:3: partition 'b': primary = true is for a partition listed after logical ones" <<'LAYOUT'
 image { size = 64M extended-partition = 3 }
 partition a { size = 4M }
 partition b { size = 4M primary = true }
 partition c { size = 4M }
 LAYOUT
-bad after "after.layout:5: partition 'd' would be a logical partition after the primary partition 'c' (primary = true)" <<'LAYOUT'
+build_refused after "after.layout:5: partition 'd' would be a logical partition after the primary partition 'c' (primary = true)" <<'LAYOUT'
 image { size = 64M extended-partition = 2 }
 partition a { size = 4M }
 partition b { size = 4M }
 partition c { size = 4M primary = true }
 partition d { size = 4M }
 LAYOUT
-bad empty "empty.layout:2: image: extended-partition = 4: no partition would be logical in it (the table holds 3 partitions" <<'LAYOUT'
+build_refused empty "empty.layout:2: image: extended-partition = 4: no partition would be logical in it (the table holds 3 partitions" <<'LAYOUT'
 image { size = 64M
     extended-partition = 4 }
 partition a { size = 4M }
 partition b { size = 4M }
 partition c { size = 4M }
 LAYOUT
-bad gptext "gptext.layout:1: image: extended-partition: only an mbr table has an extended partition" <<'LAYOUT'
+build_refused gptext "gptext.layout:1: image: extended-partition: only an mbr table has an extended partition" <<'LAYOUT'
 image { size = 64M table = gpt extended-partition = 2 }
 partition a { size = 4M }
 LAYOUT
-bad gptprim "gptprim.layout:2: partition 'a': primary: only an mbr table has primary and logical partitions" <<'LAYOUT'
+build_refused gptprim "gptprim.layout:2: partition 'a': primary: only an mbr table has primary and logical partitions" <<'LAYOUT'
 image { size = 64M table = gpt }
 partition a { size = 4M primary = true }
 LAYOUT
-bad range "range.layout:1: image: extended-partition:" <<'LAYOUT'
+build_refused range "range.layout:1: image: extended-partition:" <<'LAYOUT'
 image { size = 64M extended-partition = 5 }
 partition a { size = 4M }
 LAYOUT

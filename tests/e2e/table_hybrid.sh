@@ -85,13 +85,7 @@ sfdisk --json -Y dos last.img >mbr.json
 sgdisk -v last.img | grep -q "No problems found" || fail "sgdisk -v on hybrid-ee = last"
 
 # mistakes: one line each, naming the line
-bad() { # bad NAME EXPECTED-MESSAGE (the layout is on stdin)
-    cat >"$1.layout"
-    expect_status 1 "$SDIMG" build -q -o "$1.img" "$1.layout"
-    expect_stderr "$2"
-    [ ! -e "$1.img" ] || fail "$1: an image was left behind"
-}
-bad four "four.layout:6: partition 'd': hybrid = true: a hybrid MBR mirrors three partitions at most ('a', 'b' and 'c' already)" <<'LAYOUT'
+build_refused four "four.layout:6: partition 'd': hybrid = true: a hybrid MBR mirrors three partitions at most ('a', 'b' and 'c' already)" <<'LAYOUT'
 image { size = 64M table = hybrid }
 partition a { size = 4M hybrid = true }
 partition b { size = 4M hybrid = true }
@@ -99,27 +93,27 @@ partition c { size = 4M hybrid = true }
 partition d { size = 4M
     hybrid = true }
 LAYOUT
-bad none "none.layout:2: image: table = hybrid mirrors no partition in its MBR" <<'LAYOUT'
+build_refused none "none.layout:2: image: table = hybrid mirrors no partition in its MBR" <<'LAYOUT'
 image { size = 64M
     table = hybrid }
 partition a { size = 4M }
 LAYOUT
-bad out "out.layout:4: partition 'b': hybrid: the partition is not in the table (in-table = false)" <<'LAYOUT'
+build_refused out "out.layout:4: partition 'b': hybrid: the partition is not in the table (in-table = false)" <<'LAYOUT'
 image { size = 64M table = hybrid }
 partition a { size = 4M hybrid = true }
 partition b { size = 4M in-table = false
     hybrid = true }
 LAYOUT
-bad gpt "gpt.layout:2: partition 'a': hybrid: only a hybrid table (image { table = hybrid }) mirrors" <<'LAYOUT'
+build_refused gpt "gpt.layout:2: partition 'a': hybrid: only a hybrid table (image { table = hybrid }) mirrors" <<'LAYOUT'
 image { size = 64M table = gpt }
 partition a { size = 4M hybrid = true }
 LAYOUT
-bad type "type.layout:3: partition 'b': mbr-type: only a partition the hybrid MBR mirrors" <<'LAYOUT'
+build_refused type "type.layout:3: partition 'b': mbr-type: only a partition the hybrid MBR mirrors" <<'LAYOUT'
 image { size = 64M table = hybrid }
 partition a { size = 4M hybrid = true }
 partition b { size = 4M mbr-type = 0x83 }
 LAYOUT
-bad ee "ee.layout:1: image: hybrid-ee: only a hybrid table" <<'LAYOUT'
+build_refused ee "ee.layout:1: image: hybrid-ee: only a hybrid table" <<'LAYOUT'
 image { size = 64M table = gpt hybrid-ee = last }
 partition a { size = 4M }
 LAYOUT
@@ -135,7 +129,7 @@ expect_stderr "big.layout:4: partition 'big' (bytes 2194728288256-2203318222847)
 sed 's/^    hybrid = true }/}/' big.layout >big2.layout
 expect_status 0 "$SDIMG" plan big2.layout
 # gdisk and sgdisk refuse a hybrid MBR beside a GPT without backup ("Invalid partition data")
-bad nobackup "nobackup.layout:2: image: gpt-backup: a hybrid MBR beside a GPT without backup is refused by gdisk and sgdisk" <<'LAYOUT'
+build_refused nobackup "nobackup.layout:2: image: gpt-backup: a hybrid MBR beside a GPT without backup is refused by gdisk and sgdisk" <<'LAYOUT'
 image { size = 64M table = hybrid
     gpt-backup = false }
 partition a { size = 4M hybrid = true }

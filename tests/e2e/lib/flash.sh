@@ -6,9 +6,9 @@
 # file of the test folder and undone by flash_cleanup, which the EXIT trap runs
 # (flash_trap). Where root, loop devices or FUSE are missing the test skips (exit 77) with a
 # last line that says which.
-. "$TOP/tests/e2e-lib.sh"
-export LC_ALL=C.UTF-8 TZ=UTC
+. "$TOP/tests/e2e/lib/card.sh"
 FAULTYCARD=$BUILD/tests/tools/faultycard
+MiB=1048576
 
 skip() {
     echo "SKIP: $*"
@@ -27,8 +27,7 @@ flash_cleanup() {
     if [ -f bg.txt ]; then
         while read -r pid; do
             kill "$pid" 2>/dev/null
-            i=0
-            while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+            wait_for 10 ended "$pid"
         done <bg.txt
         rm -f bg.txt
     fi
@@ -40,23 +39,13 @@ flash_cleanup() {
         while read -r s; do swapoff "$s" 2>/dev/null; done <swaps.txt
         rm -f swaps.txt
     fi
-    if [ -f loops.txt ]; then
-        # only while the device is still over the file it was made over: a device the
-        # kernel let go may already serve someone else
-        while read -r l f; do
-            case $(losetup -nO BACK-FILE "$l" 2>/dev/null) in
-                "$f"*) losetup -d "$l" 2>/dev/null ;;
-            esac
-        done <loops.txt
-        rm -f loops.txt
-    fi
+    loop_cleanup
     if [ -f cards.txt ]; then
         while read -r pid mnt; do
             fusermount3 -u "$mnt" 2>/dev/null || umount "$mnt" 2>/dev/null ||
                 fusermount3 -uz "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
             kill "$pid" 2>/dev/null
-            i=0
-            while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+            wait_for 5 ended "$pid"
             kill -9 "$pid" 2>/dev/null
         done <cards.txt
         rm -f cards.txt
@@ -69,9 +58,30 @@ flash_trap() {
     trap 'exit 1' INT TERM HUP
 }
 
-forget() { # forget LIST WORD: the lines of LIST.txt that begin with WORD are gone
-    awk -v w="$2" '$1 != w' "$1.txt" >"$1.tmp"
-    mv "$1.tmp" "$1.txt"
+# ------------------------------------------------------------------ background commands
+
+# ended PID: the process is no more
+ended() { ! kill -0 "$1" 2>/dev/null; }
+
+# running PID WHAT: PID has not ended; else the test fails: "WHAT ended", with err.txt
+running() {
+    kill -0 "$1" 2>/dev/null || fail "$2 ended: $(cat err.txt)"
+}
+
+# bg_wait PID: waits for the background command PID (listed in bg.txt) to end, and forgets
+# it; its exit status in BG_STATUS
+bg_wait() {
+    set +e
+    wait "$1"
+    BG_STATUS=$?
+    set -e
+    forget bg "$1"
+}
+
+# bg_expect PID N WHAT: bg_wait, and fails unless PID (WHAT; its stderr in err.txt) exited N
+bg_expect() {
+    bg_wait "$1"
+    [ "$BG_STATUS" -eq "$2" ] || fail "$3 exited $BG_STATUS, expected $2: $(cat err.txt)"
 }
 
 # ------------------------------------------------------------------ what the tests need
@@ -99,29 +109,6 @@ need_fuse() {
 
 # ------------------------------------------------------------------ loops, cards
 
-# fill_ee FILE BYTES: a file of BYTES bytes 0xEE (a card that held something else)
-fill_ee() {
-    if [ -f ee.cache ] && [ "$(stat -c %s ee.cache)" -ge "$2" ]; then
-        head -c "$2" ee.cache >"$1"
-    else
-        head -c "$2" /dev/zero | tr '\0' '\356' >"$1"
-    fi
-}
-
-# loop_attach FILE [LOSETUP OPTIONS]: prints the new loop device (listed for the cleanup)
-loop_attach() {
-    f=$1
-    shift
-    dev=$(losetup -f --show "$@" "$f" 2>loop.err) || fail "losetup $* $f: $(cat loop.err)"
-    echo "$dev $(realpath "$f")" >>loops.txt
-    echo "$dev"
-}
-
-loop_detach() {
-    losetup -d "$1" || fail "losetup -d $1"
-    forget loops "$1"
-}
-
 # ee_loop NAME BYTES: a loop device over NAME.bin, BYTES bytes of 0xEE (prints it)
 ee_loop() {
     fill_ee "$1.bin" "$2"
@@ -140,23 +127,39 @@ card_start() {
         -o max_threads=16 >"$name.out" 2>&1 &
     CARD_PID=$!
     echo "$CARD_PID $PWD/$name.mnt" >>cards.txt
-    i=0
-    while [ ! -f "$name.mnt/card" ]; do
-        kill -0 "$CARD_PID" 2>/dev/null || skip "FUSE cannot mount here: $(tail -1 "$name.out")"
-        [ $i -lt 100 ] || fail "faultycard $name did not mount in 10 s: $(cat "$name.out")"
-        sleep 0.1
-        i=$((i + 1))
-    done
+    wait_for 10 card_mounted "$name" || fail "faultycard $name did not mount in 10 s: $(cat "$name.out")"
+}
+
+# card_mounted NAME: NAME.mnt/card is there; a skip where the daemon CARD_PID ended first
+card_mounted() {
+    [ ! -f "$1.mnt/card" ] || return 0
+    kill -0 "$CARD_PID" 2>/dev/null || skip "FUSE cannot mount here: $(tail -1 "$1.out")"
+    return 1
 }
 
 # card_stop NAME PID: unmounts the card (its loop device must be detached first)
 card_stop() {
     fusermount3 -u "$1.mnt" 2>/dev/null || umount "$1.mnt" 2>/dev/null || umount -l "$1.mnt" ||
         fail "cannot unmount $1.mnt"
-    i=0
-    while kill -0 "$2" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -9 "$2" 2>/dev/null || true
+    wait_for 5 ended "$2" || kill -9 "$2" 2>/dev/null || true
     forget cards "$2"
+}
+
+# written LOG: the bytes a faultycard's log says were written
+written() {
+    awk '$1 == "write" { n += $3 } END { printf "%.0f\n", n }' "$1"
+}
+
+# wait_written LOG BYTES PID WHAT: within 60 s the faultycard log LOG counts BYTES written,
+# while PID (WHAT, writing the card; its stderr in err.txt) runs
+wait_written() {
+    wait_for 60 wrote "$@" || fail "$1: $(written "$1") bytes written in 60 s, expected $2"
+}
+# wrote LOG BYTES PID WHAT: LOG counts BYTES written; false while not, a failure once PID ended
+wrote() {
+    [ "$(written "$1")" -lt "$2" ] || return 0
+    running "$3" "$4"
+    return 1
 }
 
 # card_loop NAME DIO: a loop device over NAME.mnt/card, with --direct-io=DIO (on|off)
@@ -181,37 +184,34 @@ dio_modes() {
 
 # ------------------------------------------------------------------ inputs and images
 
-# write_layout TABLE [SIZE_MIB]: card.layout, an MBR or a GPT card: a boot loader at 8K,
-# a FAT32 partition of tree/, an ext4 raw partition from root.ext4
-write_layout() {
-    case $1 in
-        mbr) tablekeys="" ;;
-        gpt) tablekeys="gpt-entries = 2M" ;;
-        *) fail "write_layout: $1" ;;
-    esac
-    cat >card.layout <<LAYOUT
-image { size = ${2:-96}M table = $1 seed = "flash-$1" $tablekeys }
-raw spl { offset = 8K from = "spl.bin" size = 1000K }
-partition boot {
-    type = fat32
-    size = 40M
-    bootable = true
-    fat { label = "BOOT" cluster-size = 512 }
-    tree "/" { from = "tree" }
+# build_card LAYOUT IMG: IMG and IMG.bmap built from LAYOUT; sets size (IMG's bytes) and
+# mapped (the bytes its bmap maps)
+build_card() {
+    "$SDIMG" build -q --bmap -o "$2" "$1" || fail "build $2 from $1"
+    size=$(stat -c %s "$2")
+    mapped=$(bmap_mapped "$2.bmap")
 }
-partition root { from = "root.ext4" size = 40M }
-LAYOUT
+
+# blob_layout BYTES IMAGE_SIZE FAT_SIZE CLUSTER: big.layout, an MBR image whose FAT32
+# partition holds one file of BYTES random bytes (big/blob.bin)
+blob_layout() {
+    mkdir -p big
+    head -c "$1" /dev/urandom >big/blob.bin
+    printf 'image { size = %s table = mbr }\npartition boot { type = fat32 size = %s fat { cluster-size = %s } tree "/" { from = "big" } }\n' \
+        "$2" "$3" "$4" >big.layout
+}
+
+# write_layout TABLE [SIZE_MIB]: card.layout (card_layout), an MBR or a GPT card of 96 MiB
+# or SIZE_MIB, its FAT partition a FAT32 of 40M with 512-byte clusters
+write_layout() {
+    card_layout "$1" "flash-$1" "${2:-96}M" fat32 40M 512
 }
 
 # ------------------------------------------------------------------ the bmap
 
 # bmap_ranges BMAP: one line "START END CHKSUM" per mapped range (bytes, END excluded)
 bmap_ranges() {
-    awk -F'[<>]' '/<Range / {
-        split($2, c, "\""); n = split($3, r, "-")
-        gsub(/ /, "", r[1]); gsub(/ /, "", r[n])
-        printf "%.0f %.0f %s\n", r[1] * 4096, (r[n] + 1) * 4096, c[2]
-    }' "$1"
+    bmap_blocks "$1" | awk '{ printf "%.0f %.0f %s\n", $1 * 4096, ($2 + 1) * 4096, $3 }'
 }
 
 # bmap_gaps BMAP SIZE: one line "START END" per unmapped stretch of [0, SIZE)
@@ -247,14 +247,7 @@ bytes_sum() {
 # check_ranges TARGET IMAGE BMAP: every mapped range of TARGET holds IMAGE's bytes, which
 # have the checksum the bmap gives them
 check_ranges() {
-    n=0
-    bmap_ranges "$3" >ranges.txt
-    while read -r s e sum; do
-        got=$(bytes_sum "$1" "$s" "$e")
-        [ "$got" = "$sum" ] || fail "$1: bytes $s-$((e - 1)) have sha256 $got, the bmap says $sum"
-        n=$((n + 1))
-    done <ranges.txt
-    [ "$n" -gt 0 ] || fail "$3 maps nothing"
+    check_sums "$1" "$3"
     [ -z "$2" ] || [ "$(bytes_sum "$2" 0 4096)" = "$(bytes_sum "$1" 0 4096)" ] ||
         fail "$1: sector 0 is not $2's"
 }
@@ -276,6 +269,74 @@ same_table() {
     sfdisk --json "$2" | jq -c '[.partitiontable.label, (.partitiontable.partitions[] | [.start, .size, .type])]' >table.b ||
         fail "sfdisk --json $2"
     cmp -s table.a table.b || fail "the table of $2 ($(cat table.b)) is not $1's ($(cat table.a))"
+}
+
+# ------------------------------------------------------------------ the station
+
+# station_start COMMAND...: COMMAND (sdimg flash --watch ..., or a wrapper that runs it) in
+# the background, its output in out.txt and err.txt; its pid in STATION (listed in bg.txt);
+# back once the station says it waits for cards
+station_start() {
+    rm -f out.txt err.txt # the last station's
+    "$@" >out.txt 2>err.txt &
+    STATION=$!
+    echo $STATION >>bg.txt
+    wait_for 10 station_waits || fail "the station did not start in 10 s"
+}
+# station_waits: the station said it waits; false while not, a failure once it ended
+station_waits() {
+    ! grep -q "waiting for cards" out.txt 2>/dev/null || return 0
+    kill -0 "$STATION" 2>/dev/null || fail "the station did not start: $(cat err.txt)"
+    return 1
+}
+
+# free_slots N: the first of N loop device numbers in a row that serve no file, from a base
+# of this test's own (the station's slots)
+free_slots() {
+    slots=$((200 + ($$ % 100) * 3))
+    while ! slots_free "$slots" "$1"; do slots=$((slots + $1)); done
+    echo "$slots"
+}
+slots_free() { # slots_free FIRST N: loop devices FIRST to FIRST+N-1 serve no file
+    for k in $(seq "$1" $(($1 + $2 - 1))); do
+        [ ! -e "/sys/block/loop$k/loop/backing_file" ] || return 1
+    done
+}
+
+# put SLOT FILE [LOSETUP OPTIONS]: the card goes in (the slot and the time in ms into puts.txt)
+put() {
+    slot=$1 f=$2
+    shift 2
+    echo "${slot#/dev/} $(now_ms)" >>puts.txt
+    losetup "$@" "$slot" "$f" 2>loop.err || fail "losetup $slot $f: $(cat loop.err)"
+    echo "$slot $(realpath "$f")" >>loops.txt
+}
+
+# take SLOT: the card comes out (once sdimg has let it go, a loop device detaches)
+take() {
+    loop_detach "$1"
+    wait_for 10 slot_empty "$1" || fail "$1 still holds its card 10 s after losetup -d"
+}
+# slot_empty SLOT: the loop device SLOT holds no card
+slot_empty() { [ "$(cat "/sys/block/${1#/dev/}/size")" = 0 ]; }
+
+# lines: the station log's (station.jsonl) lines
+lines() {
+    if [ -f station.jsonl ]; then grep -c . station.jsonl || true; else echo 0; fi
+}
+
+# line N FIELD: a field of the log's Nth line
+line() { sed -n "$1p" station.jsonl | jq -r ".$2"; }
+
+# wait_lines N: the log holds N lines within 60 s, the station (STATION) running till then
+wait_lines() {
+    wait_for 60 station_logged "$1" || fail "the log has $(lines) lines after 60 s, expected $1: $(cat out.txt)"
+}
+# station_logged N: the log holds N lines; false while not, a failure once the station ended
+station_logged() {
+    [ "$(lines)" -lt "$1" ] || return 0
+    running "$STATION" "the station"
+    return 1
 }
 
 # ------------------------------------------------------------------ the JSON report
