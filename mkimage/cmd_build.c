@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "common/path.h"
 #include "mkimage/builder/builder.h"
@@ -209,6 +210,19 @@ static int name_outputs(const struct build_request *r, const char *layout,
 	return distinct_outputs(o, layout);
 }
 
+/*
+ * The build's clock is UTC, from the moment its layout has been read (a layout's ${TZ} is
+ * still the user's). A zip entry without a zoned time carries an MS-DOS date and time, a
+ * wall-clock reading with no zone, which libarchive turns into seconds with mktime(3): in
+ * the builder's zone, the same zip would give another image on every machine. Read as UTC,
+ * it lands on FAT (whose times sdimg writes as UTC) and ext4 as the very time the zip shows.
+ */
+static void use_utc(void)
+{
+	setenv("TZ", "UTC0", 1);
+	tzset();
+}
+
 static int run_build(const struct cli_layout_args *args, const char *path,
 		     const struct build_request *r)
 {
@@ -221,9 +235,12 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 	diag_init(&d);
 	if (status == EXIT_FAILED)
 		diag_error(&d, "%s: out of memory", path);
-	if (status == EXIT_OK)
-		status = cli_layout_args_load(args, path, &d, &l) == 0 &&
-				 build_image_file(l, &o, &d) == 0 ? EXIT_OK : EXIT_FAILED;
+	if (status == EXIT_OK && cli_layout_args_load(args, path, &d, &l) < 0)
+		status = EXIT_FAILED;
+	if (status == EXIT_OK) {
+		use_utc();
+		status = build_image_file(l, &o, &d) == 0 ? EXIT_OK : EXIT_FAILED;
+	}
 	diag_print(&d, stderr, SDIMG_PROG);
 	layout_free(l);
 	diag_release(&d);

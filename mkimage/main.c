@@ -2,9 +2,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mkimage/cli.h"
 
@@ -51,15 +49,6 @@ int main(int argc, char **argv)
 	 */
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		setlocale(LC_CTYPE, "");
-	/*
-	 * sdimg's clock is UTC. A zip entry without a zoned time carries an MS-DOS date and time,
-	 * a wall-clock reading with no zone, which libarchive turns into seconds with mktime(3):
-	 * in the builder's zone, the same zip would give another image on every machine. Read
-	 * as UTC, it lands on FAT (whose times sdimg writes as UTC) as the very time the zip
-	 * shows. Nothing here prints local time.
-	 */
-	setenv("TZ", "UTC0", 1);
-	tzset();
 	if (argc < 2)
 		return cli_usage_error(NULL, "no command given");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
