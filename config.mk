@@ -41,19 +41,23 @@ endif
 # pkg-config's -L folders (with its sysroot), else where the compiler finds it.
 so_file = $(firstword $(wildcard \
     $(patsubst -L%,%/$(1).so,$(filter -L%,$(shell $(PKG_CONFIG) --libs-only-L $(1)))) \
-    $(shell $(CC) -print-file-name=$(1).so)))
+    $(shell $(CC) $(LDFLAGS) -print-file-name=$(1).so)))
 # $(call soname,PKG): the soname written in it, which the program passes to dlopen; none
-# stops the build.
+# stops the build. A packager may set LIBARCHIVE_SONAME and LIBCRYPTO_SONAME instead.
 soname = $(or $(shell $(READELF) -d $(call so_file,$(1)) 2>/dev/null | \
                       sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'), \
               $(error $(READELF) -d reads no soname from $(1).so ($(or $(call so_file,$(1)),not found)): install $(1)'s development files and binutils, or set READELF))
+ifeq ($(origin LIBARCHIVE_SONAME),undefined)
 LIBARCHIVE_SONAME := $(call soname,libarchive)
+endif
+ifeq ($(origin LIBCRYPTO_SONAME),undefined)
 LIBCRYPTO_SONAME  := $(call soname,libcrypto)
+endif
 CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\" \
             -DSDIMG_LIBCRYPTO_SONAME=\"$(LIBCRYPTO_SONAME)\"
 # dlopen is in glibc's libc since 2.34; before, in libdl.
 LDLIBS   += $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
-                    $(CC) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+                    $(CC) $(LDFLAGS) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 endif
 TEST_LDLIBS := -lcmocka
 

@@ -374,8 +374,9 @@ int bmap_parse(const char *text, size_t len, const char *name, struct bmap *b, s
 		rc = check_counts(&r, b);
 	if (rc == 0)
 		rc = sha256_new(&sha, d);
-	if (rc == 0 && bmap_file_checksum(sha, text, len, r.checksum_at, sum) < 0)
-		rc = diag_error(d, "%s: SHA-256 failed", name);
+	/* -EIO is told by the hasher; the field was read at r.checksum_at, so it fits there */
+	if (rc == 0 && (rc = bmap_file_checksum(sha, text, len, r.checksum_at, sum)) == -EINVAL)
+		rc = diag_error(d, "%s: BmapFileChecksum is not where it was read", name);
 	sha256_free(sha);
 	if (rc == 0 && memcmp(sum, r.file_sha, 32) != 0)
 		rc = diag_error(d, "%s: the block map's own checksum (BmapFileChecksum) does not "

@@ -32,11 +32,10 @@ void *dynlib_symbol(const struct dynlib *lib, const char *soname, const char *na
 {
 	void *p;
 
-	dlerror();
 	p = dlsym(lib->handle, name);
+	/* (dlerror() would name the library by its full path: the soname says enough) */
 	if (!p)
-		diag_error(d, "%s has no %s (%s): a version this sdimg was not built for", soname,
-			   name, loader_reason(soname));
+		diag_error(d, "%s has no %s: a version this sdimg was not built for", soname, name);
 	return p;
 }
 

@@ -33,7 +33,19 @@ struct item {
 	bool has_data;       /* its bytes are in this entry */
 	bool skipped;        /* strip left nothing of its path */
 	bool left_out;       /* by the tree's include and exclude */
+	uint64_t name_hash;  /* of the entry's name as the archive spells it: the data pass
+				checks that it meets the entry the listing met */
 };
+
+/* FNV-1a of @s: two entries with other names in one place are told apart. */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
 
 struct listing {
 	struct item *v;
@@ -132,7 +144,12 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	const char *hard = lib->archive_entry_hardlink(ae), *sym = lib->archive_entry_symlink(ae);
 	struct timespec ts = { lib->archive_entry_mtime(ae), lib->archive_entry_mtime_nsec(ae) };
 
-	if (!(it->path = clean_path(w, host, lib->archive_entry_pathname(ae))))
+	const char *name = content_archive_entry_name(lib, ae);
+
+	if (!*name)
+		return diag_error(w->b->d, "%s: the name of an entry cannot be read", host);
+	it->name_hash = name_hash(name);
+	if (!(it->path = clean_path(w, host, name)))
 		return -EINVAL;
 	if (!strip_names(it->path, e->strip)) {
 		it->skipped = true;
@@ -143,6 +160,9 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->m.gid = e->group_set ? e->group : (uint32_t)lib->archive_entry_gid(ae);
 	it->m.perm = lib->archive_entry_perm(ae) & 07777;
 	build_ext4_mtime(&w->b->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
+	if (it->type == AE_IFREG && !lib->archive_entry_size_is_set(ae))
+		return diag_error(w->b->d, "%s: %s: the archive does not say how large it is",
+				  host, name);
 	it->size = lib->archive_entry_size_is_set(ae) && lib->archive_entry_size(ae) > 0
 			   ? (uint64_t)lib->archive_entry_size(ae) : 0;
 	it->major = (uint32_t)lib->archive_entry_rdevmajor(ae);
@@ -152,7 +172,7 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 		return -EINVAL;
 	if (hard && !strip_names(it->target, e->strip))
 		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which strip removes",
-				  host, lib->archive_entry_pathname(ae), hard);
+				  host, name, hard);
 	if (!hard && it->type == AE_IFLNK && !(it->target = strdup(sym ? sym : "")))
 		return -ENOMEM;
 	if (it->type == 0 && it->size == 0)
@@ -425,15 +445,22 @@ static void judge_items(struct ext4_walk *w, struct item **sorted, size_t n)
 		it->left_out = !content_filter_takes(w->filter, it->path, it->type == AE_IFDIR);
 	}
 	for (size_t i = n; i-- > 0;) {
-		const char *slash = strrchr(sorted[i]->path, '/');
-		if (sorted[i]->left_out || !slash)
+		const char *path = sorted[i]->path;
+		if (sorted[i]->left_out)
 			continue;
-		size_t len = (size_t)(slash - sorted[i]->path);
-		memcpy(up, sorted[i]->path, len);
-		up[len] = '\0';
-		struct item *f = find_item(sorted, n, up);
-		if (f && f->type == AE_IFDIR)
-			f->left_out = false;
+		/* the nearest listed folder above it stays, past folders only implied (made with
+		 * defaults anyway); its own turn comes later and carries it further up */
+		for (const char *slash = strrchr(path, '/'); slash;
+		     slash = memrchr(path, '/', (size_t)(slash - path))) {
+			size_t len = (size_t)(slash - path);
+			memcpy(up, path, len);
+			up[len] = '\0';
+			struct item *f = find_item(sorted, n, up);
+			if (f && f->type == AE_IFDIR) {
+				f->left_out = false;
+				break;
+			}
+		}
 	}
 }
 
@@ -510,12 +537,19 @@ static int write_data(struct ext4_walk *w, struct content_passes *p, struct list
 	    st.st_mtim.tv_nsec != l->st.st_mtim.tv_nsec)
 		return diag_error(w->b->d, "%s: changed while the image was built", p->host);
 	for (size_t i = 0; rc == 0 && i < l->n; i++) {
-		if (lib->archive_read_next_header(r.a, &ae) < ARCHIVE_WARN) {
+		const struct item *it = &l->v[i];
+		int h = lib->archive_read_next_header(r.a, &ae);
+		if (h == ARCHIVE_EOF || (h >= ARCHIVE_WARN &&
+					 name_hash(content_archive_entry_name(lib, ae)) != it->name_hash)) {
+			rc = diag_error(w->b->d, "%s: entry %zu is not the one listed (it changed "
+					"while the image was built?)", p->host, i + 1);
+			break;
+		}
+		if (h < ARCHIVE_WARN) {
 			rc = diag_error(w->b->d, "%s: %s (it changed while the image was built?)",
 					p->host, lib->archive_error_string(r.a));
 			break;
 		}
-		const struct item *it = &l->v[i];
 		start_entry(&r);
 		if (it->has_data && it->ino && !it->skipped)
 			rc = ext4_write_data(w->v, it->ino, read_archive, &r, it->path);

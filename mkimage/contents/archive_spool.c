@@ -223,9 +223,54 @@ int content_unpack_finish(struct content_unpack *u, int *ret_spool, struct diag 
 	return 0;
 }
 
+/* The spool read back by the data pass: forward only, as the listing read the stream. */
+struct spool_reader {
+	const struct content_archive_lib *lib; /* borrowed */
+	int fd;				       /* borrowed */
+	char buf[65536];
+};
+
+static la_ssize_t spool_read(struct archive *a, void *ctx, const void **buf)
+{
+	struct spool_reader *r = ctx;
+	ssize_t n;
+
+	while ((n = read(r->fd, r->buf, sizeof(r->buf))) < 0 && errno == EINTR)
+		;
+	if (n < 0) {
+		r->lib->archive_set_error(a, errno, "%s", strerror(errno));
+		return ARCHIVE_FATAL;
+	}
+	*buf = r->buf;
+	return n;
+}
+
+/* Skips forward by a seek (0 when it cannot: libarchive then reads through). */
+static la_int64_t spool_skip(struct archive *a, void *ctx, la_int64_t request)
+{
+	struct spool_reader *r = ctx;
+
+	(void)a;
+	return lseek(r->fd, (off_t)request, SEEK_CUR) < 0 ? 0 : request;
+}
+
+static int spool_close(struct archive *a, void *ctx)
+{
+	(void)a;
+	free(ctx);
+	return ARCHIVE_OK;
+}
+
+/*
+ * The spool is a seekable file, but libarchive is given no seek callback: with one, it
+ * would read a zip by its central directory instead of entry by entry as the listing did
+ * through the stream, and the two passes would not meet the same entries in the same
+ * order (a zip may hold entries its directory does not list).
+ */
 struct archive *content_archive_reopen(const struct content_archive_lib *lib, const char *host,
 				       int spool_fd, struct diag *d)
 {
+	struct spool_reader *r;
 	struct archive *a;
 
 	if (spool_fd < 0)
@@ -234,12 +279,18 @@ struct archive *content_archive_reopen(const struct content_archive_lib *lib, co
 		diag_error(d, "%s: reading its decompressed copy: %s", host, strerror(errno));
 		return NULL;
 	}
-	if (!(a = lib->archive_read_new())) {
+	r = malloc(sizeof(*r));
+	a = r ? lib->archive_read_new() : NULL;
+	if (!a) {
+		free(r);
 		diag_error(d, "%s: out of memory", host);
 		return NULL;
 	}
+	r->lib = lib;
+	r->fd = spool_fd;
 	content_archive_support(lib, a);
-	if (lib->archive_read_open_fd(a, spool_fd, 65536) != ARCHIVE_OK) {
+	/* libarchive calls spool_close, which frees r, whether or not the open succeeds */
+	if (lib->archive_read_open2(a, r, NULL, spool_read, spool_skip, spool_close) != ARCHIVE_OK) {
 		diag_error(d, "%s: reading its decompressed copy: %s", host,
 			   lib->archive_error_string(a));
 		lib->archive_read_free(a);

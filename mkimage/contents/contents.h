@@ -122,7 +122,7 @@ struct content {
 	X(archive_error_string) X(archive_filter_bytes) X(archive_filter_code)            \
 	X(archive_filter_count) X(archive_read_data) X(archive_read_data_block)           \
 	X(archive_read_free) X(archive_read_new) X(archive_read_next_header)              \
-	X(archive_read_open) X(archive_read_open_fd) X(archive_read_open_filename)        \
+	X(archive_read_open) X(archive_read_open2) X(archive_read_open_filename)          \
 	X(archive_read_support_filter_all) X(archive_read_support_format_7zip)            \
 	X(archive_read_support_format_ar) X(archive_read_support_format_cab)              \
 	X(archive_read_support_format_cpio) X(archive_read_support_format_empty)          \
@@ -155,6 +155,11 @@ void content_archive_lib_close(struct content_archive_lib *lib);
  * but mtree, whose listings name host files: a `tree` source holds its own bytes only.
  */
 void content_archive_support(const struct content_archive_lib *lib, struct archive *a);
+
+/* The name of @ae as the archive spells it (UTF-8 where it can be read so), for messages
+ * and paths; "" when it cannot be read at all. */
+const char *content_archive_entry_name(const struct content_archive_lib *lib,
+				       struct archive_entry *ae);
 
 /*
  * An archive read in two passes, a listing and then the data, by a reader other than

@@ -69,9 +69,6 @@ struct archive *content_archive_open(const struct content_archive_lib *lib, cons
 /* After a failure to read @a: a hint when what was given is no archive at all ("" else). */
 const char *content_archive_hint(const struct content_archive_lib *lib, struct archive *a);
 
-/* The name of @ae as the archive spells it, for messages and paths. */
-const char *content_archive_entry_name(const struct content_archive_lib *lib,
-				       struct archive_entry *ae);
 
 /* gzip decompressed through zlib, which checks each member's CRC-32 and length (archive_gzip.c). */
 struct content_gzip;

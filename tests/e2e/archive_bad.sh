@@ -1,7 +1,7 @@
 # Bad archives as `tree` sources: each gives one clear line naming the archive (and the
 # entry), exit 1 and no image; none crashes or takes much memory.
 . "$TOP/tests/e2e-lib.sh"
-need bsdtar tar /usr/bin/time
+need bsdtar tar /usr/bin/time python3 gzip
 export LC_ALL=C.UTF-8 TZ=UTC
 
 mkdir t && echo hi >t/a && head -c 100000 /dev/urandom >t/r
@@ -80,6 +80,19 @@ done
 bad bomb.tar "bomb.tar: its symbolic links copy more than 10204 entries (4 times the 51 it holds, plus 10000)"
 # the same as a folder (counted as the walk goes: the entries it has seen of its own so far)
 bad bomb "./bomb: its symbolic links copy more than 10052 entries (4 times the 13 it holds, plus 10000)"
+
+# a zip written to a pipe (its sizes only in data descriptors), gzipped: read as a stream it
+# does not say how large its files are, and FAT and ext4 both refuse it (ext4 made them empty)
+python3 - <<'PY' | gzip -n >stream.zip.gz
+import sys, zipfile
+with zipfile.ZipFile(sys.stdout.buffer, "w") as z:
+    z.writestr("f.txt", "x" * 80)
+PY
+bad stream.zip.gz "stream.zip.gz: f.txt: the archive does not say how large it is"
+printf 'image { table = none }\npartition p { type = ext4 size = 16M tree "/" { from = "stream.zip.gz" } }\n' >bad.layout
+expect_status 1 "$SDIMG" build -o bad.img bad.layout
+expect_stderr "stream.zip.gz: f.txt: the archive does not say how large it is"
+[ ! -e bad.img ] || fail "stream.zip.gz on ext4: a failed build left bad.img"
 
 # 100,000 empty files in one folder: more than a FAT directory holds; memory stays modest
 mkdir -p many/d && (cd many/d && seq -f 'f%06g' 100000 | xargs touch) && bsdtar -C many -czf many.tgz .

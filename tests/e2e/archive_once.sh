@@ -6,7 +6,7 @@
 # small) the build decompresses the archive again and gives the same image; the spool leaves
 # nothing. An ext4 tree reads its archive the same way, and its sparse entries keep their holes.
 . "$TOP/tests/e2e-lib.sh"
-need bsdtar strace sha256sum debugfs
+need bsdtar strace sha256sum debugfs python3 mtype
 export LC_ALL=C.UTF-8 TZ=UTC
 
 mkdir -p src/d && head -c 600000 /dev/urandom >src/d/r.bin && seq 1 100000 >src/n.txt
@@ -103,4 +103,28 @@ ext4_layout e4bad corrupt.tgz
 expect_status 1 "$SDIMG" build -q -o e4bad.img e4bad.layout
 expect_stderr "corrupt.tgz: a damaged gzip stream: incorrect data check"
 [ ! -e e4bad.img ] || fail "a damaged gzip stream left an ext4 image"
+
+# a zip whose directory does not list every entry, gzipped: the data pass reads the spool as
+# the listing read the stream, entry by entry (read by its directory, the second pass met
+# other entries than the first: ext4 files got another file's bytes)
+python3 - <<'PY'
+import zipfile
+z = zipfile.ZipFile("hidden.zip", "w")
+for name, text in (("x", "xx"), ("y", "yy"), ("z", "zz")):
+    z.writestr(name, text * 3000)
+z.writestr("d/", "")
+z.filelist = [i for i in z.filelist if i.filename != "y"]
+z.close()
+PY
+gzip -n hidden.zip
+ext4_layout hid4 hidden.zip.gz
+"$SDIMG" build -q -o hid4.img hid4.layout || fail "ext4 from a zip with an entry its directory does not list"
+printf 'image { table = none seed = "s" }\npartition p { type = fat size = 8M\n tree "/" { from = "hidden.zip.gz" } }\n' >hidf.layout
+"$SDIMG" build -q -o hidf.img hidf.layout || fail "FAT from a zip with an entry its directory does not list"
+for f in x y z; do
+    debugfs -R "dump /$f got.bin" hid4.img >/dev/null 2>&1 || fail "ext4: no /$f"
+    [ "$(head -c 6 got.bin)" = "$f$f$f$f$f$f" ] || fail "ext4: /$f holds $(head -c 6 got.bin)..."
+    [ "$(mtype -i hidf.img "::/$f" | head -c 6)" = "$f$f$f$f$f$f" ] || fail "FAT: /$f is not its own"
+done
+echo "a zip with an entry its directory does not list: both passes read the same entries"
 echo "a compressed archive is decompressed once, or twice without room for its spool"

@@ -134,6 +134,18 @@ d etc/ssl
 d etc/ssl/certs
 f etc/ssl/certs/ca.pem' "an archive without folder entries, include = ssl/"
 
+# a listed folder keeps its own owner and mode when what stays lies below a folder the
+# archive only implies (a/ listed, a/b/ not, a/b/c kept)
+mkdir -p own/a/b && echo c >own/a/b/c && echo o >own/a/o && chmod 0700 own/a
+tar --owner=1000 --group=1000 --numeric-owner -C own --no-recursion -cf own.tar a a/o a/b/c
+layout own own.tar 'include = "c"'
+expect_status 0 "$SDIMG" build -q own.layout -o own.img
+expect_paths own.img 'd a
+d a/b
+f a/b/c' "include = c below an implied folder"
+stat_of /a | grep -q 'Mode:  0700' || fail "/a, kept for what lies below a/b, lost its mode: $(stat_of /a | grep Mode)"
+stat_of /a | grep -q 'User:  1000' || fail "/a, kept for what lies below a/b, lost its owner"
+
 # cpio's newc format gives a file of two names its bytes at the last name only: the name that
 # stays has them, whichever is left out (the one the other links to, or the one with the bytes)
 if command -v bsdtar >/dev/null; then
