@@ -1,5 +1,6 @@
 /* Unit tests: host file bytes into an image file, zeros left out (common/sparse). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,6 +100,33 @@ static void test_sparse_copy_zeros(void **state)
 	free(c.buf);
 }
 
+/* Into a file of another file system (tmpfs), where copy_file_range() may refuse to copy:
+ * the bytes then go from the buffer, and are the same. */
+static void test_sparse_copy_other_fs(void **state)
+{
+	int src = temp_file(8 * MiB), dst = open("/dev/shm", O_TMPFILE | O_RDWR, 0600);
+	uint8_t data[9000];
+	struct sparse_fault fault;
+
+	(void)state;
+	if (dst < 0) {
+		close(src);
+		skip();
+	}
+	assert_int_equal(ftruncate(dst, 10 * MiB), 0);
+	memset(data, 0x5A, sizeof(data));
+	put(src, data, sizeof(data), 100);
+	put(src, data, sizeof(data), 6 * MiB);
+	struct sparse_copy c = { .src = src, .src_off = 3, .len = 8 * MiB - 3, .dst = dst,
+				 .dst_off = MiB + 1, .buf = malloc(SPARSE_CHUNK) };
+	assert_int_equal(sparse_copy(&c, &fault), 0);
+	assert_same(src, 3, dst, MiB + 1, 8 * MiB - 3);
+	assert_true(allocated(dst) <= 8 * SPARSE_BLOCK);
+	close(src);
+	close(dst);
+	free(c.buf);
+}
+
 static bool stop_now(void *ctx)
 {
 	return ++*(int *)ctx > 1;
@@ -141,6 +169,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sparse_write),
 		cmocka_unit_test(test_sparse_copy_zeros),
+		cmocka_unit_test(test_sparse_copy_other_fs),
 		cmocka_unit_test(test_sparse_copy_ends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
