@@ -239,7 +239,11 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 		status = EXIT_FAILED;
 	if (status == EXIT_OK) {
 		use_utc();
-		status = build_image_file(l, &o, &d) == 0 ? EXIT_OK : EXIT_FAILED;
+		int rc = build_image_file(l, &o, &d);
+		status = rc == 0 ? EXIT_OK : EXIT_FAILED;
+		/* every failure says why; should a path forget to, the build is not silent */
+		if (rc < 0 && !d.errors)
+			diag_error(&d, "%s: the build failed: %s", path, strerror(-rc));
 	}
 	diag_print(&d, stderr, SDIMG_PROG);
 	layout_free(l);
