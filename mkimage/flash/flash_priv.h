@@ -190,7 +190,8 @@ struct flash_job {
 	char error[300];
 	int error_errno;
 	char warning[160];
-	uint64_t bytes_written, bytes_verified, gap_bytes;
+	uint64_t bytes_written, bytes_verified, gap_bytes; /* bytes_verified: those that matched */
+	bool gaps_verified;             /* the zeros of --gaps zero were read back */
 	uint64_t first_bad_start, first_bad_end; /* the first range that read back wrong */
 	bool has_bad_range;
 	struct timespec t_start, t_write_end, t_end, t_progress;

@@ -204,6 +204,9 @@ int flash_image_open(struct flash_image *im, const char *path, const char *bmap_
 			     im->compression ? "the image is written whole"
 					     : "its data extents are written, and its holes are "
 					       "zeros on the cards unless --gaps says otherwise");
+	if (rc == 0 && im->bmap_path && !im->mapped_bytes)
+		diag_warning(d, "%s: nothing to write: its bmap %s maps no block", path,
+			     im->bmap_path);
 	if (rc == 0)
 		rc = check_ranges(im, im->bmap_path != NULL, d);
 	bmap_release(&b);

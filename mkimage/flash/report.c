@@ -107,7 +107,7 @@ void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n)
 			 s.info.usb_port);
 		fprintf(out, "%-16s %-32.32s %-8s %7.1fs%s%s\n", s.path, card,
 			flash_result_name(s.result), s.started ? elapsed(&s) : 0.0,
-			s.error[0] ? "  " : "", s.error);
+			s.error[0] || s.warning[0] ? "  " : "", s.error[0] ? s.error : s.warning);
 	}
 }
 
@@ -131,6 +131,7 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 	json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes_written));
 	json_object_set_new(o, "bytes_verified", json_integer((json_int_t)s->bytes_verified));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)s->gap_bytes));
+	json_object_set_new(o, "gaps_verified", json_boolean(s->gaps_verified));
 	json_object_set_new(o, "mapped_sha256", json_string(hex));
 	if (s->has_bad_range) {
 		json_t *r = json_object();
@@ -164,6 +165,9 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(image, "mapped_bytes", json_integer((json_int_t)im->mapped_bytes));
 	json_object_set_new(image, "mapped_sha256", json_string(hex));
 	json_object_set_new(image, "bmap", im->bmap_path ? json_string(im->bmap_path) : json_null());
+	json_object_set_new(image, "warning", im->bmap_path && !im->mapped_bytes
+						 ? json_string("nothing to write: the bmap maps no block")
+						 : json_null());
 	for (size_t i = 0; i < n; i++) {
 		struct flash_job s = snapshot(&jobs[i]);
 		json_t *t = flash_job_json(&s, im);
