@@ -47,8 +47,13 @@ static void describe(const struct flash_job *j, char *buf, size_t n)
 	const struct flash_image *im = j->im;
 	bool verifying = j->stage == FLASH_STAGE_VERIFY;
 	uint64_t done = verifying ? j->bytes_verified : j->bytes_written;
+	/* the zeros of --gaps zero are read back after the mapped bytes (the gaps are written
+	 * by then) */
+	uint64_t total = im->mapped_bytes +
+			 (verifying && j->o->gaps == FLASH_GAPS_ZERO ? j->gap_bytes : 0);
 	double secs = elapsed(j), mib = (double)done / 1048576.0;
-	double rate = secs > 0 ? mib / secs : 0, left = (double)(im->mapped_bytes - done) / 1048576.0;
+	double rate = secs > 0 ? mib / secs : 0;
+	double left = done < total ? (double)(total - done) / 1048576.0 : 0;
 
 	if (j->result == FLASH_REFUSED)
 		snprintf(buf, n, "refused: %s", j->error);
@@ -58,7 +63,7 @@ static void describe(const struct flash_job *j, char *buf, size_t n)
 		snprintf(buf, n, "pass in %.1f s%s%s", secs, j->warning[0] ? "; " : "", j->warning);
 	else
 		snprintf(buf, n, "%s %.1f/%.1f MiB %.1f MiB/s ETA %.0f s", flash_stage_name(j->stage),
-			 mib, (double)im->mapped_bytes / 1048576.0, rate,
+			 mib, (double)total / 1048576.0, rate,
 			 rate > 0 ? left / rate : 0.0);
 }
 
