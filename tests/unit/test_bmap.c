@@ -80,19 +80,25 @@ static void test_reads_by_hand(void **state)
 	diag_release(&d);
 }
 
-/* Replaces the first @from in the good text by @to (after @prefix) and expects it read, with
- * its second range 3-5. */
-static void expect_read(const char *prefix, const char *from, const char *to)
+/* The good text with its first @from replaced by @to, after @prefix, its checksum made right. */
+static char *edited(const char *prefix, const char *from, const char *to)
 {
 	char body[2048];
 	const char *at = strstr(good, from);
-	struct bmap b;
-	struct diag d;
 
 	assert_non_null(at);
 	snprintf(body, sizeof(body), "%s%.*s%s%s", prefix, (int)(at - good), good, to,
 		 at + strlen(from));
-	char *text = make_bmap(body);
+	return make_bmap(body);
+}
+
+/* The good text edited (edited()) is read, with its second range 3-5. */
+static void expect_read(const char *prefix, const char *from, const char *to)
+{
+	char *text = edited(prefix, from, to);
+	struct bmap b;
+	struct diag d;
+
 	diag_init(&d);
 	if (bmap_parse(text, strlen(text), "x.bmap", &b, &d) != 0)
 		diag_print(&d, stderr, "  got");
@@ -149,14 +155,10 @@ static void test_reads_what_build_writes(void **state)
 /* Replaces the first @from in the good text by @to and expects @needle in the error. */
 static void expect_refused(const char *from, const char *to, const char *needle)
 {
-	char body[2048];
-	const char *at = strstr(good, from);
+	char *text = edited("", from, to);
 	struct bmap b;
 	struct diag d;
 
-	assert_non_null(at);
-	snprintf(body, sizeof(body), "%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
-	char *text = make_bmap(body);
 	diag_init(&d);
 	int rc = bmap_parse(text, strlen(text), "x.bmap", &b, &d);
 	if (rc != -EINVAL)
