@@ -224,11 +224,17 @@ static int read_range(struct reader *r, const struct tag *t, struct bmap *b)
 	if (t->attr[0] && (rc = parse_hex(r, t->value, v.sha256)) < 0)
 		return rc;
 	v.has_sha256 = t->attr[0] != 0;
-	if ((dash = strchr(text, '-')))
+	/* "FIRST-LAST", or "FIRST - LAST" as bmaptool also reads it, or "FIRST" */
+	char *last = NULL;
+	if ((dash = strchr(text, '-'))) {
+		last = dash + 1 + strspn(dash + 1, " \t\r\n");
+		while (dash > text && is_space(dash[-1]))
+			dash--;
 		*dash = 0;
+	}
 	rc = parse_u64(r, text, &v.first);
 	if (rc == 0)
-		rc = dash ? parse_u64(r, dash + 1, &v.last) : (v.last = v.first, 0);
+		rc = last ? parse_u64(r, last, &v.last) : (v.last = v.first, 0);
 	if (rc < 0)
 		return rc;
 	if (v.last < v.first || (b->n && v.first <= b->ranges[b->n - 1].last))
@@ -298,6 +304,32 @@ static int read_field(struct reader *r, const struct tag *t, struct bmap *b, uns
 	return rc ? rc : expect_close(r, name);
 }
 
+/*
+ * The format's version, MAJOR.MINOR: 2.x is read, and 1.4, which is 2.0 under the number
+ * it was first released with (the same elements, ChecksumType included). 1.3 checks with
+ * SHA-1 and 1.0 to 1.2 not at all; a later major version may mean other things.
+ */
+static int check_version(struct reader *r, const char *v)
+{
+	char *end;
+	unsigned long major = strtoul(v, &end, 10), minor;
+
+	if (!isdigit((unsigned char)*v) || *end != '.' || !isdigit((unsigned char)end[1]))
+		return bad(r, "the version is not MAJOR.MINOR");
+	minor = strtoul(end + 1, &end, 10);
+	if (*end)
+		return bad(r, "the version is not MAJOR.MINOR");
+	if (major == 2 || (major == 1 && minor == 4))
+		return 0;
+	if (major == 1 && minor == 3)
+		return bad(r, "block map format 1.3 checks its ranges with SHA-1, which sdimg does "
+			      "not trust: make the map again (format 2.0, sha256)");
+	if (major < 2)
+		return bad(r, "block map format 1.0 to 1.2 has no checksums: make the map again "
+			      "(format 2.0, sha256)");
+	return bad(r, "a block map format newer than sdimg reads (1.4 and 2.x)");
+}
+
 static int read_bmap_element(struct reader *r, struct bmap *b)
 {
 	struct tag t;
@@ -309,8 +341,8 @@ static int read_bmap_element(struct reader *r, struct bmap *b)
 		return rc;
 	if (t.closing || strcmp(t.name, "bmap") != 0 || strcmp(t.attr, "version") != 0)
 		return bad(r, "the file does not start with <bmap version=...>");
-	if (strncmp(t.value, "2.", 2) != 0)
-		return bad(r, "only block map format 2.x is read (1.x uses SHA-1)");
+	if ((rc = check_version(r, t.value)) < 0)
+		return rc;
 	for (;;) {
 		if ((rc = read_tag(r, &t)) < 0)
 			return rc;
@@ -366,6 +398,9 @@ int bmap_parse(const char *text, size_t len, const char *name, struct bmap *b, s
 	int rc;
 
 	memset(b, 0, sizeof(*b));
+	/* a UTF-8 byte order mark, which XML readers (and so bmaptool) pass over */
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		r.p += 3;
 	if (memchr(text, 0, len))
 		rc = bad(&r, "it holds a NUL byte");
 	else

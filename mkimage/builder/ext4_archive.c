@@ -564,7 +564,7 @@ static int open_lib(struct ext4_walk *w, struct content_archive_lib *lib)
 {
 	size_t first = w->b->d->n;
 	char *place = NULL;
-	int rc = content_archive_lib_open(lib, w->b->d);
+	int rc = content_archive_lib_open(lib, "archive trees", w->b->d);
 
 	if (rc < 0 && asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line,
 			       w->e->path) >= 0)

@@ -623,7 +623,7 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
 			     .first_node = c->n };
 	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
-	int rc = content_archive_lib_open(&ls.lib, d);
+	int rc = content_archive_lib_open(&ls.lib, "archive trees", d);
 
 	if (rc == 0)
 		rc = register_archive(&ls);

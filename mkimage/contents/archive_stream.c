@@ -160,7 +160,7 @@ static int write_archive(struct sink *out, const struct content *c, const struct
 	/* libarchive, opened for the first archive with bytes to write: the listing has
 	 * loaded it already, and this takes one more reference */
 	if (rc == 0 && n && !out->lib.dl.handle)
-		rc = content_archive_lib_open(&out->lib, out->d);
+		rc = content_archive_lib_open(&out->lib, "archive trees", out->d);
 	if (rc == 0 && n) {
 		struct archive *a = content_archive_reopen(&out->lib, ca->path, ca->spooled ? ca->spool_fd : -1, out->d);
 		rc = a ? stream(out, ca->path, a, v, n) : -EINVAL;

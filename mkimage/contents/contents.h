@@ -112,24 +112,26 @@ struct content {
  * from libarchive's own header, named as libarchive names them) and calls through it:
  * lib->archive_read_new(). One member per function sdimg calls.
  */
-#define CONTENT_ARCHIVE_FUNCS(X)                                                          \
-	X(archive_entry_filetype) X(archive_entry_gid) X(archive_entry_hardlink)          \
-	X(archive_entry_mtime) X(archive_entry_mtime_is_set) X(archive_entry_mtime_nsec)  \
-	X(archive_entry_pathname) X(archive_entry_pathname_utf8) X(archive_entry_perm)    \
-	X(archive_entry_rdevmajor) X(archive_entry_rdevminor) X(archive_entry_size)       \
-	X(archive_entry_size_is_set) X(archive_entry_symlink) X(archive_entry_uid)        \
-	X(archive_entry_xattr_next) X(archive_entry_xattr_reset) X(archive_errno)         \
-	X(archive_error_string) X(archive_filter_bytes) X(archive_filter_code)            \
-	X(archive_filter_count) X(archive_read_data) X(archive_read_data_block)           \
-	X(archive_read_free) X(archive_read_new) X(archive_read_next_header)              \
-	X(archive_read_open) X(archive_read_open2) X(archive_read_open_filename)          \
-	X(archive_read_support_filter_all) X(archive_read_support_format_7zip)            \
-	X(archive_read_support_format_ar) X(archive_read_support_format_cab)              \
-	X(archive_read_support_format_cpio) X(archive_read_support_format_empty)          \
-	X(archive_read_support_format_iso9660) X(archive_read_support_format_lha)         \
-	X(archive_read_support_format_rar) X(archive_read_support_format_rar5)            \
-	X(archive_read_support_format_raw) X(archive_read_support_format_tar)             \
-	X(archive_read_support_format_warc) X(archive_read_support_format_xar)            \
+#define CONTENT_ARCHIVE_FUNCS(X)                                                        \
+	X(archive_entry_filetype) X(archive_entry_gid) X(archive_entry_hardlink)        \
+	X(archive_entry_mtime) X(archive_entry_mtime_is_set)                            \
+	X(archive_entry_mtime_nsec) X(archive_entry_pathname)                           \
+	X(archive_entry_pathname_utf8) X(archive_entry_perm) X(archive_entry_rdevmajor) \
+	X(archive_entry_rdevminor) X(archive_entry_size) X(archive_entry_size_is_set)   \
+	X(archive_entry_symlink) X(archive_entry_uid) X(archive_entry_xattr_next)       \
+	X(archive_entry_xattr_reset) X(archive_errno) X(archive_error_string)           \
+	X(archive_filter_bytes) X(archive_filter_code) X(archive_filter_count)          \
+	X(archive_read_data) X(archive_read_data_block) X(archive_read_free)            \
+	X(archive_read_new) X(archive_read_next_header) X(archive_read_open)            \
+	X(archive_read_open2) X(archive_read_open_fd) X(archive_read_open_filename)     \
+	X(archive_read_support_filter_all) X(archive_read_support_filter_bzip2)         \
+	X(archive_read_support_filter_lz4) X(archive_read_support_format_7zip)          \
+	X(archive_read_support_format_ar) X(archive_read_support_format_cab)            \
+	X(archive_read_support_format_cpio) X(archive_read_support_format_empty)        \
+	X(archive_read_support_format_iso9660) X(archive_read_support_format_lha)       \
+	X(archive_read_support_format_rar) X(archive_read_support_format_rar5)          \
+	X(archive_read_support_format_raw) X(archive_read_support_format_tar)           \
+	X(archive_read_support_format_warc) X(archive_read_support_format_xar)          \
 	X(archive_read_support_format_zip) X(archive_set_error)
 
 #define CONTENT_ARCHIVE_MEMBER(name) __typeof__(name) *name;
@@ -141,11 +143,12 @@ struct content_archive_lib {
 
 /*
  * Opens libarchive into @lib and resolves every member. Returns 0, or a negative errno
- * with one line in @d for the caller to prefix with its place: "archive trees need
+ * with one line in @d for the caller to prefix with its place: "@feature need
  * libarchive.so.13, which cannot be loaded: ..." (or the symbol it lacks); @lib is then
- * closed.
+ * closed. @feature names what needs it: "archive trees", "bzip2 and lz4 images".
  */
-int content_archive_lib_open(struct content_archive_lib *lib, struct diag *d);
+int content_archive_lib_open(struct content_archive_lib *lib, const char *feature,
+			     struct diag *d);
 
 /* Gives back the reference of @lib. Accepts a closed or zeroed table. */
 void content_archive_lib_close(struct content_archive_lib *lib);

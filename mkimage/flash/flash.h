@@ -8,6 +8,7 @@
  *   usage.c         whether the disk is in use: it holds /, a partition is mounted, is swap,
  *                   or something (device-mapper, md, btrfs) is built on it
  *   image.c         the image, its bmap, and every mapped range checked before any write
+ *   unpack.c        what the image file holds, raw or compressed (by its bytes), decompressed
  *   target_write.c  one target: O_DIRECT writes, gaps, O_DIRECT read-back, table re-read
  *   run.c           every target at once, each in its own process; a hung one is given up
  *   capacity.c      --check-capacity: stamps over the card's whole size, read back

@@ -89,7 +89,8 @@ struct flash_image {
 	uint64_t mapped_bytes;
 	char *bmap_path;            /* the bmap used, or NULL (owned) */
 	uint8_t mapped_sha256[32];  /* over the mapped bytes, in order */
-	const char *compression;    /* "zst", "xz", "gz" or NULL */
+	const char *compression;    /* "zstd", "xz", "gzip", "bzip2", "lz4", "lzma" or NULL */
+	size_t suffix_len;          /* the length of the name's compression suffix (0: none) */
 };
 
 /*
@@ -103,6 +104,18 @@ struct flash_image {
 int flash_image_open(struct flash_image *im, const char *path, const char *bmap_path,
 		     struct diag *d);
 void flash_image_close(struct flash_image *im);
+
+/*
+ * unpack.c: the image file @fd (@size bytes, im->path) by what its bytes hold. A raw image
+ * becomes im->fd itself; a compressed one (zstd, skippable frames included, xz, gzip,
+ * bzip2, lz4, legacy lzma) is decompressed into an unnamed file under $TMPDIR or /var/tmp,
+ * which becomes im->fd (with im->size, im->compression and im->suffix_len), and @fd is
+ * closed. Refused, with @fd closed: a name whose compression suffix the bytes do not
+ * match, a compression that cannot be read here (lzip, lzop, compress), an archive of files
+ * (NAME.tar.*, NAME.zip, ...), and a stream that does not decompress whole. Returns 0 or a
+ * negative errno with one message in @d.
+ */
+int flash_image_unpack(struct flash_image *im, int fd, uint64_t size, struct diag *d);
 
 /* ---- card_values.c: --card-values ------------------------------------------------------ */
 
@@ -177,7 +190,8 @@ struct flash_job {
 	char error[300];
 	int error_errno;
 	char warning[160];
-	uint64_t bytes_written, bytes_verified, gap_bytes;
+	uint64_t bytes_written, bytes_verified, gap_bytes; /* bytes_verified: those that matched */
+	bool gaps_verified;             /* the zeros of --gaps zero were read back */
 	uint64_t first_bad_start, first_bad_end; /* the first range that read back wrong */
 	bool has_bad_range;
 	struct timespec t_start, t_write_end, t_end, t_progress;

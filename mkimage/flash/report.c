@@ -47,8 +47,13 @@ static void describe(const struct flash_job *j, char *buf, size_t n)
 	const struct flash_image *im = j->im;
 	bool verifying = j->stage == FLASH_STAGE_VERIFY;
 	uint64_t done = verifying ? j->bytes_verified : j->bytes_written;
+	/* the zeros of --gaps zero are read back after the mapped bytes (the gaps are written
+	 * by then) */
+	uint64_t total = im->mapped_bytes +
+			 (verifying && j->o->gaps == FLASH_GAPS_ZERO ? j->gap_bytes : 0);
 	double secs = elapsed(j), mib = (double)done / 1048576.0;
-	double rate = secs > 0 ? mib / secs : 0, left = (double)(im->mapped_bytes - done) / 1048576.0;
+	double rate = secs > 0 ? mib / secs : 0;
+	double left = done < total ? (double)(total - done) / 1048576.0 : 0;
 
 	if (j->result == FLASH_REFUSED)
 		snprintf(buf, n, "refused: %s", j->error);
@@ -58,7 +63,7 @@ static void describe(const struct flash_job *j, char *buf, size_t n)
 		snprintf(buf, n, "pass in %.1f s%s%s", secs, j->warning[0] ? "; " : "", j->warning);
 	else
 		snprintf(buf, n, "%s %.1f/%.1f MiB %.1f MiB/s ETA %.0f s", flash_stage_name(j->stage),
-			 mib, (double)im->mapped_bytes / 1048576.0, rate,
+			 mib, (double)total / 1048576.0, rate,
 			 rate > 0 ? left / rate : 0.0);
 }
 
@@ -107,7 +112,7 @@ void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n)
 			 s.info.usb_port);
 		fprintf(out, "%-16s %-32.32s %-8s %7.1fs%s%s\n", s.path, card,
 			flash_result_name(s.result), s.started ? elapsed(&s) : 0.0,
-			s.error[0] ? "  " : "", s.error);
+			s.error[0] || s.warning[0] ? "  " : "", s.error[0] ? s.error : s.warning);
 	}
 }
 
@@ -131,6 +136,7 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 	json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes_written));
 	json_object_set_new(o, "bytes_verified", json_integer((json_int_t)s->bytes_verified));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)s->gap_bytes));
+	json_object_set_new(o, "gaps_verified", json_boolean(s->gaps_verified));
 	json_object_set_new(o, "mapped_sha256", json_string(hex));
 	if (s->has_bad_range) {
 		json_t *r = json_object();
@@ -164,6 +170,9 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(image, "mapped_bytes", json_integer((json_int_t)im->mapped_bytes));
 	json_object_set_new(image, "mapped_sha256", json_string(hex));
 	json_object_set_new(image, "bmap", im->bmap_path ? json_string(im->bmap_path) : json_null());
+	json_object_set_new(image, "warning", im->bmap_path && !im->mapped_bytes
+						 ? json_string("nothing to write: the bmap maps no block")
+						 : json_null());
 	for (size_t i = 0; i < n; i++) {
 		struct flash_job s = snapshot(&jobs[i]);
 		json_t *t = flash_job_json(&s, im);

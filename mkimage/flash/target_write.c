@@ -238,13 +238,32 @@ static int write_ranges(struct worker *w)
 
 /* ------------------------------------------------------------------ gaps */
 
+/* Gap @i (0 to n_ranges: the stretch before range @i, the last one after every range up
+ * to the image's end) on the device's block grid, into [*@start, *@end). Returns false
+ * when it holds no whole block. */
+static bool gap_of(const struct worker *w, size_t i, uint64_t *start, uint64_t *end)
+{
+	const struct flash_image *im = w->j->im;
+	uint64_t from = i ? im->ranges[i - 1].end : 0;
+	uint64_t to = i < im->n_ranges ? im->ranges[i].start : im->size;
+
+	*start = (from + w->lbs - 1) / w->lbs * w->lbs;
+	*end = to / w->lbs * w->lbs;
+	return *start < *end;
+}
+
+/* Sets the job's warning, after the one it holds. */
+static void add_warning(struct flash_job *j, const char *text)
+{
+	flash_job_lock(j);
+	size_t len = strlen(j->warning);
+	snprintf(j->warning + len, sizeof(j->warning) - len, "%s%s", len ? "; " : "", text);
+	flash_job_unlock(j);
+}
+
 /* The stretch [@start, @end) between ranges, on the device's block grid. */
 static int fill_gap(struct worker *w, uint64_t start, uint64_t end, bool *discard_ok)
 {
-	start = (start + w->lbs - 1) / w->lbs * w->lbs;
-	end = end / w->lbs * w->lbs;
-	if (start >= end)
-		return 0;
 	/* in pieces, so that a card discarding a large gap slowly still shows progress */
 	for (uint64_t pos = start; w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok && pos < end;) {
 		uint64_t range[2] = { pos, end - pos < DISCARD_PIECE ? end - pos : DISCARD_PIECE };
@@ -276,27 +295,21 @@ static int fill_gaps(struct worker *w)
 {
 	const struct flash_image *im = w->j->im;
 	bool discard_ok = true;
-	uint64_t pos = 0;
+	uint64_t start, end;
 	int rc = 0;
 
 	if (w->j->o->gaps == FLASH_GAPS_KEEP)
 		return 0;
 	set_stage(w->j, FLASH_STAGE_GAPS, true);
-	for (size_t i = 0; rc == 0 && i <= im->n_ranges; i++) {
-		uint64_t next = i < im->n_ranges ? im->ranges[i].start : im->size;
-		rc = fill_gap(w, pos, next, &discard_ok);
-		pos = i < im->n_ranges ? im->ranges[i].end : pos;
-	}
+	for (size_t i = 0; rc == 0 && i <= im->n_ranges; i++)
+		if (gap_of(w, i, &start, &end))
+			rc = fill_gap(w, start, end, &discard_ok);
 	if (rc == 0 && w->j->o->gaps == FLASH_GAPS_ZERO && fsync(w->fd) < 0) {
 		flash_job_fail(w->j, errno, "flushing the zeros of the gaps: %s", strerror(errno));
 		rc = -EIO;
 	}
-	if (rc == 0 && !discard_ok) {
-		flash_job_lock(w->j);
-		snprintf(w->j->warning, sizeof(w->j->warning),
-			 "the device cannot discard: the gaps keep what they held");
-		flash_job_unlock(w->j);
-	}
+	if (rc == 0 && !discard_ok)
+		add_warning(w->j, "the device cannot discard: the gaps keep what they held");
 	return rc;
 }
 
@@ -326,6 +339,16 @@ static bool patched(const struct worker *w, uint64_t start, uint64_t end)
 	return false;
 }
 
+/* The @n bytes counted as verified of a range whose checksum was not proven come off
+ * bytes_verified, which counts only bytes that matched. Returns -EIO. */
+static int unverified(struct worker *w, uint64_t n)
+{
+	flash_job_lock(w->j);
+	w->j->bytes_verified -= n;
+	flash_job_unlock(w->j);
+	return -EIO;
+}
+
 /* Range @r read back differs from @what: the job fails, naming it. Returns -EIO. */
 static int range_differs(struct worker *w, const struct flash_range *r, const char *what)
 {
@@ -351,43 +374,53 @@ static int compare_own(struct worker *w, const struct flash_range *r, uint64_t p
 	return range_differs(w, r, "the card's own");
 }
 
+/* [@pos, @pos + @n) of the card into w->vbuf (whole blocks). Returns 0 or -EIO with the
+ * job failed at verify. */
+static int read_back(struct worker *w, uint64_t pos, size_t n)
+{
+	size_t padded = (n + w->lbs - 1) / w->lbs * w->lbs;
+	ssize_t got;
+
+	do
+		got = pread(w->fd, w->vbuf, padded, (off_t)pos);
+	while (got < 0 && errno == EINTR);
+	if (got >= (ssize_t)n)
+		return 0;
+	int e = got < 0 ? errno : EIO;
+	fail_verify(w->j, e, "reading bytes %llu-%llu back: %s", (unsigned long long)pos,
+		    (unsigned long long)(pos + n - 1), got < 0 ? strerror(e) : "the card ends there");
+	return -EIO;
+}
+
 static int verify_range(struct worker *w, const struct flash_range *r, struct sha256 *sha)
 {
 	uint8_t sum[SHA256_LEN];
 	/* a range with the card's own values is compared byte for byte: its checksum is the
 	 * image's (which was checked before any card was touched) */
 	bool own = w->ibuf && patched(w, r->start, r->end);
+	/* counted as the read-back goes (the progress shows it), taken back unless the
+	 * range's checksum matches; a range compared byte for byte counts what matched */
+	uint64_t counted = 0;
 
 	for (uint64_t pos = r->start; pos < r->end;) {
 		size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE;
-		size_t padded = (n + w->lbs - 1) / w->lbs * w->lbs;
-		ssize_t got;
-		if (!wait_durable(w, pos + n) || failed(w->j))
-			return -EIO;
-		do
-			got = pread(w->fd, w->vbuf, padded, (off_t)pos);
-		while (got < 0 && errno == EINTR);
-		if (got < (ssize_t)n) {
-			int e = got < 0 ? errno : EIO;
-			fail_verify(w->j, e, "reading bytes %llu-%llu back: %s",
-				       (unsigned long long)pos, (unsigned long long)(pos + n - 1),
-				       got < 0 ? strerror(e) : "the card ends there");
-			return -EIO;
-		}
-		if (own && compare_own(w, r, pos, n) < 0)
-			return -EIO;
+		if (!wait_durable(w, pos + n) || failed(w->j) || read_back(w, pos, n) < 0 ||
+		    (own && compare_own(w, r, pos, n) < 0))
+			return unverified(w, counted);
 		if (!own)
 			sha256_update(sha, w->vbuf, n);
 		count(w->j, &w->j->bytes_verified, n);
+		counted += own ? 0 : n;
 		pos += n;
 	}
 	if (sha256_final(sha, sum) < 0) {
 		fail_verify(w->j, EIO, "the SHA-256 of bytes %llu-%llu read back: libcrypto failed",
 			    (unsigned long long)r->start, (unsigned long long)r->end - 1);
-		return -EIO;
+		return unverified(w, counted);
 	}
 	if (own || memcmp(sum, r->sha256, 32) == 0)
 		return 0;
+	unverified(w, counted);
 	return range_differs(w, r, "the image");
 }
 
@@ -413,6 +446,52 @@ static void *verify_ranges(void *arg)
 	diag_release(&d);
 	w->verify_rc = rc;
 	return NULL;
+}
+
+/*
+ * The zeros --gaps zero wrote, read back once the writes are over: they are the image's
+ * as much as its data (without a bmap, the holes of a raw image and its zero blocks).
+ * Each piece that reads back all zeros counts as verified.
+ */
+static int verify_gaps(struct worker *w)
+{
+	const struct flash_image *im = w->j->im;
+	uint64_t start, end;
+
+	for (size_t i = 0; i <= im->n_ranges; i++) {
+		if (!gap_of(w, i, &start, &end))
+			continue;
+		for (uint64_t pos = start; pos < end;) {
+			size_t n = end - pos < IO_SIZE ? (size_t)(end - pos) : IO_SIZE;
+			struct flash_range piece = { .start = pos, .end = pos + n };
+			if (failed(w->j) || read_back(w, pos, n) < 0)
+				return -EIO;
+			if (w->vbuf[0] || memcmp(w->vbuf, w->vbuf + 1, n - 1))
+				return range_differs(w, &piece, "the zeros written there");
+			count(w->j, &w->j->bytes_verified, n);
+			pos += n;
+		}
+	}
+	flash_job_lock(w->j);
+	w->j->gaps_verified = true;
+	flash_job_unlock(w->j);
+	return 0;
+}
+
+/* A card that passes with the holes of a bmap-less image (the image's zeros) not read
+ * back says so: --gaps keep left them as they were, discard to what the card makes of
+ * them. With a bmap, what it does not map is no part of the image. */
+static void warn_unverified(struct flash_job *j)
+{
+	const struct flash_image *im = j->im;
+	char text[120];
+
+	if (im->bmap_path || im->mapped_bytes == im->size || !j->o->verify)
+		return;
+	snprintf(text, sizeof(text), "the image's holes (%llu bytes) were not read back "
+		 "(--gaps %s)", (unsigned long long)(im->size - im->mapped_bytes),
+		 j->o->gaps == FLASH_GAPS_KEEP ? "keep" : "discard");
+	add_warning(j, text);
 }
 
 /* Starts the read-back beside the writes. */
@@ -481,6 +560,9 @@ void flash_job_run(struct flash_job *j)
 	struct worker w = { .j = j, .fd = -1 };
 	int rc = open_target(&w);
 
+	if (j->im->bmap_path && j->im->mapped_bytes == 0)
+		add_warning(j, "nothing to write: the bmap maps no block");
+
 	if (rc == 0 && posix_memalign((void **)&w.buf, IO_ALIGN, IO_SIZE) != 0) {
 		flash_job_fail(j, ENOMEM, "out of memory");
 		rc = -ENOMEM;
@@ -494,6 +576,10 @@ void flash_job_run(struct flash_job *j)
 	if (rc == 0)
 		rc = fill_gaps(&w);
 	rc = finish_verify(&w, rc);
+	if (rc == 0 && j->o->verify && j->o->gaps == FLASH_GAPS_ZERO)
+		rc = verify_gaps(&w);
+	if (rc == 0 && !j->gaps_verified)
+		warn_unverified(j);
 	if (rc == 0) /* the kernel reads the new table; a device without partitions refuses */
 		ioctl(w.fd, BLKRRPART, 0);
 	if (w.fd >= 0)

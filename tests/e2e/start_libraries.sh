@@ -2,14 +2,15 @@
 # archive, and when a digest is taken (a build), and names them for packagers in its
 # ".note.dlopen" ELF notes (owner FDO, type 0x407c0c0a, JSON), each with the soname of the
 # system's library. ls, cat, inspect and plan never load libarchive; ls, cat and inspect never
-# load libcrypto; a build from a .tar loads libarchive, and gives the folder's image. When one
+# load libcrypto; a build from a .tar loads libarchive, and gives the folder's image; flash
+# loads it for a bzip2 (or lz4) image, not for a raw or zstd one. When one
 # cannot be loaded (a mount namespace puts an empty file over it: root and unshare only),
 # a build with an archive tree is one line naming the tree's FILE:LINE and libarchive's
 # soname, a build or a personalize without libcrypto one line naming its soname, exit 1,
 # nothing left; a build from a folder still works without libarchive, ls, cat and inspect
 # without either.
 . "$TOP/tests/e2e-lib.sh"
-need readelf objcopy bsdtar sha256sum
+need readelf objcopy bsdtar sha256sum zstd bzip2
 export LC_ALL=C.UTF-8 TZ=UTC
 real=${SDIMG_REAL:-$SDIMG}
 
@@ -83,7 +84,20 @@ for cmd in "ls tar.img:/d" "cat tar.img:/f" "inspect tar.img" "plan tar.layout" 
     # shellcheck disable=SC2086 # the words of cmd
     ! loaded libarchive $cmd || fail "sdimg $cmd loads libarchive"
 done
-echo "libarchive is loaded by a build from a .tar only, which gives the folder's image"
+# flash decompresses zstd, xz and gzip itself, bzip2 and lz4 through libarchive: it is loaded
+# for those alone (the image is read before the target, /dev/null, is refused)
+head -c 65536 /dev/urandom >r.img
+zstd -q -c r.img >r.img.zst && bzip2 -c r.img >r.img.bz2 || fail "zstd or bzip2"
+for image in r.img r.img.zst r.img.bz2; do
+    LD_DEBUG=files "$real" flash "$image" /dev/null --dry-run >/dev/null 2>ld.txt || true
+    grep -q "$image: no bmap found" ld.txt || { cat ld.txt >&2; fail "sdimg flash $image did not read it"; }
+    if grep -q "file=libarchive" ld.txt; then
+        [ $image = r.img.bz2 ] || fail "sdimg flash $image loads libarchive"
+    else
+        [ $image != r.img.bz2 ] || fail "sdimg flash r.img.bz2 does not load libarchive"
+    fi
+done
+echo "libarchive is loaded by a build from a .tar only, which gives the folder's image, and by a flash of a bzip2 image"
 loaded libcrypto build -q -o dir.img dir.layout || fail "a build does not load libcrypto"
 for cmd in "--version" "ls tar.img:/d" "cat tar.img:/f" "inspect tar.img"; do
     # shellcheck disable=SC2086 # the words of cmd

@@ -80,6 +80,49 @@ static void test_reads_by_hand(void **state)
 	diag_release(&d);
 }
 
+/* The good text with its first @from replaced by @to, after @prefix, its checksum made right. */
+static char *edited(const char *prefix, const char *from, const char *to)
+{
+	char body[2048];
+	const char *at = strstr(good, from);
+
+	assert_non_null(at);
+	snprintf(body, sizeof(body), "%s%.*s%s%s", prefix, (int)(at - good), good, to,
+		 at + strlen(from));
+	return make_bmap(body);
+}
+
+/* The good text edited (edited()) is read, with its second range 3-5. */
+static void expect_read(const char *prefix, const char *from, const char *to)
+{
+	char *text = edited(prefix, from, to);
+	struct bmap b;
+	struct diag d;
+
+	diag_init(&d);
+	if (bmap_parse(text, strlen(text), "x.bmap", &b, &d) != 0)
+		diag_print(&d, stderr, "  got");
+	assert_int_equal(d.n, 0);
+	assert_int_equal(b.n, 2);
+	assert_int_equal(b.ranges[1].first, 3);
+	assert_int_equal(b.ranges[1].last, 5);
+	bmap_release(&b);
+	diag_release(&d);
+	free(text);
+}
+
+/* What bmaptool reads too: format 1.4 (2.0 under its first number), a UTF-8 byte order
+ * mark, "FIRST - LAST" ranges, single blocks as "N-N". */
+static void test_reads_as_bmaptool(void **state)
+{
+	(void)state;
+	expect_read("", "version=\"2.0\"", "version=\"1.4\"");
+	expect_read("", "version=\"2.0\"", "version=\"2.1\"");
+	expect_read("\xEF\xBB\xBF", "", "");
+	expect_read("", "> 3-5 <", "> 3 - 5 <");
+	expect_read("", "> 0 <", "> 0-0 <");
+}
+
 static void test_reads_what_build_writes(void **state)
 {
 	struct build_map m = { 0 };
@@ -112,14 +155,10 @@ static void test_reads_what_build_writes(void **state)
 /* Replaces the first @from in the good text by @to and expects @needle in the error. */
 static void expect_refused(const char *from, const char *to, const char *needle)
 {
-	char body[2048];
-	const char *at = strstr(good, from);
+	char *text = edited("", from, to);
 	struct bmap b;
 	struct diag d;
 
-	assert_non_null(at);
-	snprintf(body, sizeof(body), "%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
-	char *text = make_bmap(body);
 	diag_init(&d);
 	int rc = bmap_parse(text, strlen(text), "x.bmap", &b, &d);
 	if (rc != -EINVAL)
@@ -135,7 +174,12 @@ static void expect_refused(const char *from, const char *to, const char *needle)
 static void test_refuses(void **state)
 {
 	(void)state;
-	expect_refused("version=\"2.0\"", "version=\"1.4\"", "only block map format 2.x");
+	expect_refused("version=\"2.0\"", "version=\"1.3\"", "format 1.3 checks its ranges with SHA-1");
+	expect_refused("version=\"2.0\"", "version=\"1.2\"", "format 1.0 to 1.2 has no checksums");
+	expect_refused("version=\"2.0\"", "version=\"3.0\"", "newer than sdimg reads (1.4 and 2.x)");
+	expect_refused("version=\"2.0\"", "version=\"2\"", "not MAJOR.MINOR");
+	expect_refused("version=\"2.0\"", "version=\"2.x\"", "not MAJOR.MINOR");
+	expect_refused("> 3-5 <", "> 3 - -5 <", "a number is expected");
 	expect_refused("> 3-5 <", "> 0-5 <", "do not ascend apart");
 	expect_refused("> 3-5 <", "> 5-3 <", "do not ascend apart");
 	expect_refused("> 3-5 <", "> 3-6 <", "past the end of the image");
@@ -158,6 +202,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_by_hand),
+		cmocka_unit_test(test_reads_as_bmaptool),
 		cmocka_unit_test(test_reads_what_build_writes),
 		cmocka_unit_test(test_refuses),
 	};

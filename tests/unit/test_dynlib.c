@@ -93,7 +93,7 @@ static void test_content_archive_lib(void **state)
 
 	(void)state;
 	diag_init(&d);
-	assert_int_equal(content_archive_lib_open(&lib, &d), 0);
+	assert_int_equal(content_archive_lib_open(&lib, "archive trees", &d), 0);
 	assert_int_equal(d.n, 0);
 #define CHECK_MEMBER(name) assert_non_null(lib.name);
 	CONTENT_ARCHIVE_FUNCS(CHECK_MEMBER)
