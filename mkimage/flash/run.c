@@ -235,7 +235,7 @@ static bool is_report(const char *path, const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode) || st->st_size > 64 << 20) /* no report is that large */
 		return false;
-	json_t *j = json_load_file(path, JSON_DISABLE_EOF_CHECK, NULL);
+	json_t *j = json_load_file(path, 0, NULL);
 	bool report = json_is_object(j) && json_is_array(json_object_get(j, "targets"));
 	json_decref(j);
 	return report;

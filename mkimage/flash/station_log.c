@@ -99,12 +99,17 @@ int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d
 		return diag_error(d, "%s: out of memory", log);
 	size_t len = strlen(line);
 	line[len] = '\n'; /* json_dumps ends it with a NUL: it becomes the line's end */
-	struct stat st;
-	int rc = fstat(fd, &st) < 0 ? -errno : write_all(fd, line, len + 1);
+	struct stat st; /* where the record begins: the log's end (O_APPEND) */
+	if (fstat(fd, &st) < 0) {
+		free(line);
+		return diag_error(d, "%s: the card's record cannot be written: %s", log,
+				  strerror(errno));
+	}
+	int rc = write_all(fd, line, len + 1);
 	free(line);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
-	if (rc < 0 && st.st_size >= 0 && ftruncate(fd, st.st_size) == 0 && fsync(fd) == 0)
+	if (rc < 0 && ftruncate(fd, st.st_size) == 0 && fsync(fd) == 0)
 		return diag_error(d, "%s: the card's record cannot be written: %s (the log ends "
 				     "with the record before it)", log, strerror(-rc));
 	if (rc < 0)

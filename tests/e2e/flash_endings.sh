@@ -200,7 +200,7 @@ wait_for 60 grep -q "^loop$base " out.txt || fail "no line of the card in 60 s: 
 bg_expect $STATION 1 "the station whose log is full"
 [ "$(stat -c %s full/log.jsonl)" = "$before" ] || fail "the log grew by a partial record: $(tail -c 300 full/log.jsonl)"
 jq -c . full/log.jsonl >/dev/null || fail "the log is no list of whole records"
-grep -q "log.jsonl: the card's record cannot be written" out.txt || fail "no word of the log: $(cat out.txt)"
+grep -q "log.jsonl: the card.s record cannot be written: No space left on device (the log ends with the record before it)" out.txt || fail "no word of the log: $(cat out.txt)"
 said=$(grep -n "cannot be written" out.txt | head -1 | cut -d: -f1)
 shown=$(grep -n "^loop$base " out.txt | head -1 | cut -d: -f1)
 [ "$said" -lt "$shown" ] || fail "the card's line came before the word of the log: $(cat out.txt)"
