@@ -166,19 +166,19 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 	snprintf(devno, sizeof(devno), "%u:%u", s->info.major, s->info.minor);
 	bytes_hex(im->mapped_sha256, 32, hex);
 	json_object_set_new(o, "device", utf8_json_string(s->path));
-	json_object_set_new(o, "major_minor", s->info.name[0] ? utf8_json_string(devno) : json_null());
+	json_object_set_new(o, "major_minor", s->info.name[0] ? json_string(devno) : json_null());
 	json_object_set_new(o, "model", utf8_json_string(s->info.model));
 	json_object_set_new(o, "serial", utf8_json_string(s->info.serial));
 	json_object_set_new(o, "usb_port", utf8_json_string(s->info.usb_port));
 	json_object_set_new(o, "size", json_integer((json_int_t)s->info.size));
-	json_object_set_new(o, "result", utf8_json_string(flash_result_name(s->result)));
-	json_object_set_new(o, "stage", utf8_json_string(flash_stage_name(s->stage)));
+	json_object_set_new(o, "result", json_string(flash_result_name(s->result)));
+	json_object_set_new(o, "stage", json_string(flash_stage_name(s->stage)));
 	json_object_set_new(o, "error", s->error[0] ? utf8_json_string(s->error) : json_null());
 	json_object_set_new(o, "errno", s->error_errno ? json_integer(s->error_errno) : json_null());
 	json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes_written));
 	json_object_set_new(o, "bytes_verified", json_integer((json_int_t)s->bytes_verified));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)s->gap_bytes));
-	json_object_set_new(o, "mapped_sha256", utf8_json_string(hex));
+	json_object_set_new(o, "mapped_sha256", json_string(hex));
 	if (s->has_bad_range) {
 		json_t *r = json_object();
 		json_object_set_new(r, "start", json_integer((json_int_t)s->first_bad_start));
@@ -209,13 +209,13 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(image, "path", utf8_json_string(im->path));
 	json_object_set_new(image, "size", json_integer((json_int_t)im->size));
 	json_object_set_new(image, "mapped_bytes", json_integer((json_int_t)im->mapped_bytes));
-	json_object_set_new(image, "mapped_sha256", utf8_json_string(hex));
+	json_object_set_new(image, "mapped_sha256", json_string(hex));
 	json_object_set_new(image, "bmap", im->bmap_path ? utf8_json_string(im->bmap_path) : json_null());
 	for (size_t i = 0; i < n; i++) {
 		struct flash_job s = snapshot(&jobs[i]);
 		json_t *t = flash_job_json(&s, im);
 		if (dry_run && s.result == FLASH_PASS) /* nothing was written: it would be */
-			json_object_set_new(t, "result", utf8_json_string("accepted"));
+			json_object_set_new(t, "result", json_string("accepted"));
 		json_array_append_new(targets, t);
 	}
 	json_object_set_new(root, "dry_run", json_boolean(dry_run));

@@ -229,11 +229,11 @@ static void report_sync_folder(const char *path)
 	}
 }
 
-/* Whether the regular file @path is a report a run of flash wrote (a JSON object with
+/* Whether the regular file @path (@st) is a report a run of flash wrote (a JSON object with
  * "targets"): one that could claim a verdict for a card. */
 static bool is_report(const char *path, const struct stat *st)
 {
-	if (!S_ISREG(st->st_mode) || st->st_size > 64 << 20) /* no report is that large */
+	if (st->st_size > 64 << 20) /* no report is that large */
 		return false;
 	json_t *j = json_load_file(path, 0, NULL);
 	bool report = json_is_object(j) && json_is_array(json_object_get(j, "targets"));
@@ -259,9 +259,11 @@ static int report_prepare(const char *path, struct diag *d)
 				  strerror(errno));
 	close(fd);
 	unlink(tmp);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (stat(path, &st) < 0)
+		return 0; /* a new path: nothing is made there before the report is whole */
+	if (!S_ISREG(st.st_mode))
 		return diag_error(d, "%s: the report must be a regular file", path);
-	if (stat(path, &st) == 0 && is_report(path, &st)) {
+	if (is_report(path, &st)) {
 		if (unlink(path) < 0)
 			return diag_error(d, "%s: the earlier report cannot be removed: %s", path,
 					  strerror(errno));

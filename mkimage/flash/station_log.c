@@ -54,7 +54,7 @@ static json_t *iso_time(const struct timespec *t)
 	gmtime_r(&t->tv_sec, &tm);
 	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf + n, sizeof(buf) - n, ".%03ldZ", t->tv_nsec / 1000000);
-	return utf8_json_string(buf);
+	return json_string(buf);
 }
 
 static int write_all(int fd, const char *p, size_t len)

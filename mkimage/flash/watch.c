@@ -16,10 +16,10 @@
  * the station takes a card there again, so no card is written twice. Cards present when
  * the station starts are not written (they did not arrive).
  *
- * SIGINT, SIGTERM and SIGHUP (the terminal closed, an SSH session dropped; not under nohup)
- * arrive through a signalfd (they stay blocked, in the workers too, so a ^C on the terminal does not kill
- * them): the first stops the station taking cards and lets the cards in flight finish; a
- * second aborts them (they fail).
+ * SIGINT, SIGTERM and SIGHUP (the terminal closed, an SSH session dropped; not under
+ * nohup) arrive through a signalfd (they stay blocked, in the workers too, so a ^C on the
+ * terminal does not kill them): the first stops the station taking cards and lets the
+ * cards in flight finish; a second aborts them (they fail).
  */
 #include <errno.h>
 #include <fcntl.h>
