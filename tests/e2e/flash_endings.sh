@@ -182,34 +182,40 @@ take "$A"
 card_stop hup $hup_pid
 
 echo "== the station's log on a full disk: no partial record, the card not announced as pass"
-mkdir full
-mount -t tmpfs -o size=8k sdimg-full full || skip "no tmpfs can be mounted here"
-echo "$PWD/full" >>mounts.txt
-head -c 4096 /dev/zero >full/pad
-# whole records that leave less room than one more takes
 jq -c '.targets[0]' pass.json >rec.json
-while [ $(($(stat -c %s full/log.jsonl 2>/dev/null || echo 0) + $(stat -c %s rec.json) + 1)) -lt 4096 ]; do
-    cat rec.json >>full/log.jsonl
-done
-before=$(stat -c %s full/log.jsonl)
-fill_ee full.bin "$size"
-station_start sh -c 'exec "$0" "$@" 2>&1' "$SDIMG" flash big.img --watch --match "loop$base" \
-    --allow-fixed --log full/log.jsonl
-put "$A" full.bin
-wait_for 60 grep -q "^loop$base " out.txt || fail "no line of the card in 60 s: $(cat out.txt)"
-bg_expect $STATION 1 "the station whose log is full"
-[ "$(stat -c %s full/log.jsonl)" = "$before" ] || fail "the log grew by a partial record: $(tail -c 300 full/log.jsonl)"
-jq -c . full/log.jsonl >/dev/null || fail "the log is no list of whole records"
-grep -q "log.jsonl: the card.s record cannot be written: No space left on device (the log ends with the record before it)" out.txt || fail "no word of the log: $(cat out.txt)"
-said=$(grep -n "cannot be written" out.txt | head -1 | cut -d: -f1)
-shown=$(grep -n "^loop$base " out.txt | head -1 | cut -d: -f1)
-[ "$said" -lt "$shown" ] || fail "the card's line came before the word of the log: $(cat out.txt)"
-grep "^loop$base " out.txt | grep -q " fail " || fail "a card whose record is not in the log was shown as: $(grep "^loop$base " out.txt)"
-grep -q "station stopped: 0 passed, 1 failed" out.txt || fail "summary: $(cat out.txt)"
-take "$A"
+mkdir full
+if mount -t tmpfs -o size=8k sdimg-full full 2>mount.err; then
+    echo "$PWD/full" >>mounts.txt
+    head -c 4096 /dev/zero >full/pad
+    # whole records that leave less room than one more takes
+    while [ $(($(stat -c %s full/log.jsonl 2>/dev/null || echo 0) + $(stat -c %s rec.json) + 1)) -lt 4096 ]; do
+        cat rec.json >>full/log.jsonl
+    done
+    before=$(stat -c %s full/log.jsonl)
+    fill_ee full.bin "$size"
+    station_start sh -c 'exec "$0" "$@" 2>&1' "$SDIMG" flash big.img --watch --match "loop$base" \
+        --allow-fixed --log full/log.jsonl
+    put "$A" full.bin
+    wait_for 60 grep -q "^loop$base " out.txt || fail "no line of the card in 60 s: $(cat out.txt)"
+    bg_expect $STATION 1 "the station whose log is full"
+    [ "$(stat -c %s full/log.jsonl)" = "$before" ] || fail "the log grew by a partial record: $(tail -c 300 full/log.jsonl)"
+    jq -c . full/log.jsonl >/dev/null || fail "the log is no list of whole records"
+    grep -q "log.jsonl: the card.s record cannot be written: No space left on device (the log ends with the record before it)" out.txt ||
+        fail "no word of the log: $(cat out.txt)"
+    said=$(grep -n "cannot be written" out.txt | head -1 | cut -d: -f1)
+    shown=$(grep -n "^loop$base " out.txt | head -1 | cut -d: -f1)
+    [ "$said" -lt "$shown" ] || fail "the card's line came before the word of the log: $(cat out.txt)"
+    grep "^loop$base " out.txt | grep -q " fail .*its record is not in the log" ||
+        fail "a card whose record is not in the log was shown as: $(grep "^loop$base " out.txt)"
+    grep -q "station stopped: 0 passed, 1 failed" out.txt || fail "summary: $(cat out.txt)"
+    holds_image full.bin || fail "the card said to be written and verified does not hold the image"
+    take "$A"
+else
+    echo "SKIPPED PART: no tmpfs can be mounted here ($(cat mount.err)): the full log was not run"
+fi
 
 echo "== a log that ends in a partial record: cut off, the next record whole"
-cp full/log.jsonl cut.jsonl
+cat rec.json rec.json >cut.jsonl
 whole=$(wc -l <cut.jsonl)
 part=$(printf '{"slot":"loop%s","result":"pa' "$base")
 printf '%s' "$part" >>cut.jsonl
