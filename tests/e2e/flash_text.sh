@@ -58,6 +58,7 @@ fill_ee good.bin "$size"
 expect_status 0 "$SDIMG" flash cards.img "$good" --allow-fixed --card-values serials.csv --json
 [ "$(jq -r '.targets[0].card.values.CARD_SERIAL' out.txt)" = "SN${fffd}42" ] ||
     fail "the card's value: $(jq -c '.targets[0].card' out.txt)"
+LC_ALL=C grep -aq "serial=SN${bad}42" good.bin || fail "the card does not hold the value's bytes as given"
 loop_detach "$good"
 
 echo "== progress on a terminal of 80 columns: a long target path, a long reason"
