@@ -11,6 +11,7 @@
 #   SIGINT, SIGTERM, SIGHUP mid-write (a slow faultycard)  1  fail "aborted", summary
 #   SIGKILL mid-write                                      137 no report (old one removed)
 #   a damaged bmap                                         1  no report, untouched
+#   --report naming the image or its bmap                  1  both kept, untouched
 #   a missing CSV of --card-values                         1  no report, untouched
 #   the station: SIGHUP with a card in flight              0  it finishes, logged, summary
 #   the station's log on a full disk                       1  no partial record; the card
