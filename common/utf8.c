@@ -2,6 +2,9 @@
 #include "common/utf8.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Length of the UTF-8 sequence led by @c and the smallest code point it may encode
  * (RFC 3629 §3), or 0 when @c cannot lead a sequence. */
@@ -111,4 +114,32 @@ int utf8_from_utf16(const uint16_t *in, size_t n, char *out, size_t cap)
 		return -ENAMETOOLONG;
 	out[o] = 0;
 	return (int)o;
+}
+
+json_t *utf8_json_string(const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (j)
+		return j;
+	size_t len = strlen(s), n = 0;
+	char *clean = malloc(len * 3 + 1);
+	if (!clean)
+		return NULL;
+	while (*s) {
+		const char *at = s;
+		uint32_t cp;
+		if (utf8_decode(&s, &cp) == 0) {
+			memcpy(clean + n, at, (size_t)(s - at));
+			n += (size_t)(s - at);
+		} else {
+			memcpy(clean + n, "\xEF\xBF\xBD", 3);
+			n += 3;
+			s++;
+		}
+	}
+	clean[n] = '\0';
+	j = json_string(clean);
+	free(clean);
+	return j;
 }

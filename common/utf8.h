@@ -35,4 +35,15 @@ long utf8_utf16_units(const char *s);
  */
 int utf8_from_utf16(const uint16_t *in, size_t n, char *out, size_t cap);
 
+struct json_t;
+
+/*
+ * @s as a JSON string (a jansson value): exact when it is valid UTF-8 (JSON escapes control
+ * characters), else each byte that is no UTF-8 becomes U+FFFD. jansson refuses invalid UTF-8
+ * (json_string() returns NULL), and the key given it would go missing from the document:
+ * every JSON text sdimg writes from a name, path or value it did not make goes through this.
+ * Returns NULL only when out of memory.
+ */
+struct json_t *utf8_json_string(const char *s);
+
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
+#include "common/utf8.h"
 #include "mkimage/flash/flash_priv.h"
 
 static bool is_name(const char *s, size_t len)
@@ -362,7 +363,7 @@ json_t *flash_card_json(const struct flash_card_set *c)
 	json_t *o = json_object(), *v = json_object();
 
 	for (size_t i = 0; o && v && i < c->n_vars; i++)
-		json_object_set_new(v, c->vars[i].name, json_string(c->vars[i].value));
+		json_object_set_new(v, c->vars[i].name, utf8_json_string(c->vars[i].value));
 	if (o) {
 		json_object_set_new(o, "index", json_integer((json_int_t)c->index));
 		json_object_set_new(o, "row", c->row ? json_integer((json_int_t)c->row) : json_null());

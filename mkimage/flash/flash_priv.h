@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -214,6 +215,15 @@ void flash_job_reap(struct flash_job *j);
  * abandoned (its worker may stay blocked in the kernel until the card answers). */
 void flash_job_watchdog(struct flash_job *j, unsigned timeout);
 
+/* The signals that stop a run or a station, into @set: SIGINT, SIGTERM and SIGHUP (the
+ * terminal closed, an SSH session dropped), but not SIGHUP where it was ignored when sdimg
+ * started (nohup). */
+void flash_stop_signals(sigset_t *set);
+
+/* Gives up @j, in flight, for @why ("aborted: WHY" its error): it fails unless it already
+ * had, its worker is killed. A job not in flight is left as it is. */
+void flash_job_abort(struct flash_job *j, const char *why);
+
 /* Locks @j's fields. The lock is robust: a worker that died holding it (killed, crashed)
  * leaves it usable, and the reaper fails its job. */
 void flash_job_lock(struct flash_job *j);
@@ -324,8 +334,14 @@ void flash_card_print(FILE *out, struct flash_card *c);
 
 /* Appends the card's JSON line (the report's fields for it, its slot, location and
  * timestamps, and the image's) to the log @fd, then fsyncs it. Returns 0 or a negative
- * errno with a message in @d naming @log. */
+ * errno with a message in @d naming @log; what was written of a line that failed (a full
+ * disk) is cut off again, so that the log holds whole records only. */
 int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d);
+
+/* The log @fd (@log its name) as a station opens it: a last line without its newline (a
+ * station that was cut off mid-record) is cut off, with a warning in @d, so that the next
+ * record does not run on from it. Returns 0 or a negative errno with a message in @d. */
+int flash_log_cut_partial(int fd, const char *log, struct diag *d);
 int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n,
 		     bool dry_run, struct diag *d);
 

@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "common/bytes.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "mkimage/flash/flash_priv.h"
 
 const char *flash_stage_name(enum flash_stage s)
@@ -67,21 +70,65 @@ static void describe(const struct flash_job *j, char *buf, size_t n)
 			 rate > 0 ? left / rate : 0.0);
 }
 
+/* The terminal's width in columns (stderr's), or 0 where it does not say. */
+static unsigned terminal_columns(void)
+{
+	struct winsize w;
+
+	return ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 ? w.ws_col : 0;
+}
+
+/* Cuts @line to @columns - 1 characters (a UTF-8 sequence counts as one; a byte that leads
+ * none as one): a line that wraps would take two rows, and the redraw, which moves up one
+ * row per target, would leave the text of the rows it missed behind. */
+static void clip(char *line, unsigned columns)
+{
+	unsigned shown = 0;
+
+	if (columns < 2)
+		return;
+	for (char *c = line; *c; c++)
+		if (((unsigned char)*c & 0xC0) != 0x80 && ++shown == columns) {
+			*c = '\0';
+			return;
+		}
+}
+
+/* "TARGET WHAT" into @row (@n bytes), cut to the terminal's @columns (0: unknown, uncut);
+ * a target path longer than a third of them keeps only its end, after "...", so that what
+ * happens to the target stays in view. */
+static void row_text(char *row, size_t n, const char *path, const char *what, unsigned columns)
+{
+	size_t len = strlen(path), keep = columns / 3 > 16 ? columns / 3 : 16;
+
+	if (columns && len > keep) {
+		const char *tail = path + len - (keep - 3);
+		while (((unsigned char)*tail & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+			tail++;
+		snprintf(row, n, "...%s %s", tail, what);
+	} else {
+		snprintf(row, n, "%-16s %s", path, what);
+	}
+	clip(row, columns);
+}
+
 void flash_progress_update(struct flash_progress *p, struct flash_job *jobs, size_t n, bool force)
 {
 	struct timespec t;
-	char line[400];
+	char line[400], row[440];
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	if (p->tty) {
 		if (!force && p->lines_drawn && flash_seconds(&p->last_draw, &t) < 1.0)
 			return;
+		unsigned columns = terminal_columns(); /* again each time: it may be resized */
 		if (p->lines_drawn)
 			fprintf(stderr, "\033[%dA", p->lines_drawn);
 		for (size_t i = 0; i < n; i++) {
 			struct flash_job s = snapshot(&jobs[i]);
 			describe(&s, line, sizeof(line));
-			fprintf(stderr, "\r\033[K%-16s %s\n", s.path, line);
+			row_text(row, sizeof(row), s.path, line, columns);
+			fprintf(stderr, "\r\033[K%s\n", row);
 		}
 		p->lines_drawn = (int)n;
 		p->last_draw = t;
@@ -123,15 +170,15 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 
 	snprintf(devno, sizeof(devno), "%u:%u", s->info.major, s->info.minor);
 	bytes_hex(im->mapped_sha256, 32, hex);
-	json_object_set_new(o, "device", json_string(s->path));
+	json_object_set_new(o, "device", utf8_json_string(s->path));
 	json_object_set_new(o, "major_minor", s->info.name[0] ? json_string(devno) : json_null());
-	json_object_set_new(o, "model", json_string(s->info.model));
-	json_object_set_new(o, "serial", json_string(s->info.serial));
-	json_object_set_new(o, "usb_port", json_string(s->info.usb_port));
+	json_object_set_new(o, "model", utf8_json_string(s->info.model));
+	json_object_set_new(o, "serial", utf8_json_string(s->info.serial));
+	json_object_set_new(o, "usb_port", utf8_json_string(s->info.usb_port));
 	json_object_set_new(o, "size", json_integer((json_int_t)s->info.size));
 	json_object_set_new(o, "result", json_string(flash_result_name(s->result)));
 	json_object_set_new(o, "stage", json_string(flash_stage_name(s->stage)));
-	json_object_set_new(o, "error", s->error[0] ? json_string(s->error) : json_null());
+	json_object_set_new(o, "error", s->error[0] ? utf8_json_string(s->error) : json_null());
 	json_object_set_new(o, "errno", s->error_errno ? json_integer(s->error_errno) : json_null());
 	json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes_written));
 	json_object_set_new(o, "bytes_verified", json_integer((json_int_t)s->bytes_verified));
@@ -152,7 +199,7 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 	json_object_set_new(o, "verify_s", wrote && (s->finished || s->abandoned)
 						   ? json_real(flash_seconds(&s->t_write_end, &s->t_end))
 						   : json_null());
-	json_object_set_new(o, "warning", s->warning[0] ? json_string(s->warning) : json_null());
+	json_object_set_new(o, "warning", s->warning[0] ? utf8_json_string(s->warning) : json_null());
 	if (s->card) /* --card-values: which values went to this card */
 		json_object_set_new(o, "card", flash_card_json(s->card));
 	return o;
@@ -165,11 +212,11 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	char hex[65];
 
 	bytes_hex(im->mapped_sha256, 32, hex);
-	json_object_set_new(image, "path", json_string(im->path));
+	json_object_set_new(image, "path", utf8_json_string(im->path));
 	json_object_set_new(image, "size", json_integer((json_int_t)im->size));
 	json_object_set_new(image, "mapped_bytes", json_integer((json_int_t)im->mapped_bytes));
 	json_object_set_new(image, "mapped_sha256", json_string(hex));
-	json_object_set_new(image, "bmap", im->bmap_path ? json_string(im->bmap_path) : json_null());
+	json_object_set_new(image, "bmap", im->bmap_path ? utf8_json_string(im->bmap_path) : json_null());
 	json_object_set_new(image, "warning", im->bmap_path && !im->mapped_bytes
 						 ? json_string("nothing to write: the bmap maps no block")
 						 : json_null());

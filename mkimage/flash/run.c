@@ -92,6 +92,23 @@ void flash_job_watchdog(struct flash_job *j, unsigned timeout)
 	}
 }
 
+void flash_job_abort(struct flash_job *j, const char *why)
+{
+	flash_job_lock(j);
+	if (j->started && !j->finished && !j->abandoned) {
+		if (j->result == FLASH_PASS) { /* a failure it already had is the news */
+			snprintf(j->error, sizeof(j->error), "aborted: %s", why);
+			j->error_errno = ECANCELED;
+			j->result = FLASH_FAIL;
+		}
+		j->abandoned = true;
+		clock_gettime(CLOCK_MONOTONIC, &j->t_end);
+	}
+	flash_job_unlock(j);
+	if (j->worker > 0)
+		kill(j->worker, SIGKILL);
+}
+
 static bool all_done(struct flash_job *jobs, size_t n)
 {
 	bool done = true;
@@ -167,25 +184,178 @@ static void dry_run(FILE *out, const struct flash_image *im, struct flash_job *j
 	}
 }
 
-/* The JSON report into @out (stdout with --json, the --report file, or NULL: none). */
-static int finish_report(const struct flash_options *o, FILE *out, const struct flash_image *im,
+/* ---- --report FILE: written whole, by rename, or not at all ---------------------------- */
+
+/* The folder of @path into @dir (@n bytes), and its last name into *@base. */
+static void report_folder(const char *path, char *dir, size_t n, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	*base = slash ? slash + 1 : path;
+	if (!slash)
+		snprintf(dir, n, ".");
+	else if (slash == path)
+		snprintf(dir, n, "/");
+	else
+		snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+/* A new file beside @path, for its next report: its descriptor (name in @tmp, @n bytes), or
+ * -1 with errno. */
+static int report_temp(const char *path, char *tmp, size_t n)
+{
+	char dir[PATH_MAX];
+	const char *base;
+
+	report_folder(path, dir, sizeof(dir), &base);
+	if ((size_t)snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base) >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkostemp(tmp, O_CLOEXEC);
+}
+
+/* fsync of @path's folder: the rename or the unlink in it survives a power cut. */
+static void report_sync_folder(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *base;
+
+	report_folder(path, dir, sizeof(dir), &base);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* Whether the regular file @path (@st) is a report a run of flash wrote (a JSON object with
+ * "targets"): one that could claim a verdict for a card. */
+static bool is_report(const char *path, const struct stat *st)
+{
+	if (st->st_size > 64 << 20) /* no report is that large */
+		return false;
+	json_t *j = json_load_file(path, 0, NULL);
+	bool report = json_is_object(j) && json_is_array(json_object_get(j, "targets"));
+	json_decref(j);
+	return report;
+}
+
+/*
+ * Before anything else: the folder of --report must take a new file (a path that cannot be
+ * written is told before any card is), and the report of an earlier run at the path is
+ * removed, so that no run that ends early (a signal, SIGKILL, a bad bmap, a missing CSV)
+ * leaves a report that speaks of other cards. Any other file there stays until the report
+ * replaces it.
+ */
+static int report_prepare(const char *path, struct diag *d)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	int fd = report_temp(path, tmp, sizeof(tmp));
+
+	if (fd < 0)
+		return diag_error(d, "%s: the report cannot be written there: %s", path,
+				  strerror(errno));
+	close(fd);
+	unlink(tmp);
+	if (stat(path, &st) < 0)
+		return 0; /* a new path: nothing is made there before the report is whole */
+	if (!S_ISREG(st.st_mode))
+		return diag_error(d, "%s: the report must be a regular file", path);
+	if (is_report(path, &st)) {
+		if (unlink(path) < 0)
+			return diag_error(d, "%s: the earlier report cannot be removed: %s", path,
+					  strerror(errno));
+		report_sync_folder(path);
+	}
+	return 0;
+}
+
+/* Whether the file at @path is the image or its bmap. */
+static bool report_names_input(const char *path, const struct flash_image *im)
+{
+	struct stat r, x;
+
+	if (stat(path, &r) < 0)
+		return false;
+	return (stat(im->path, &x) == 0 && x.st_dev == r.st_dev && x.st_ino == r.st_ino) ||
+	       (im->bmap_path && stat(im->bmap_path, &x) == 0 && x.st_dev == r.st_dev &&
+		x.st_ino == r.st_ino);
+}
+
+/* The JSON report: on the standard output with --json; with --report into a new file
+ * beside FILE, on disk, then renamed to FILE, so that FILE is a whole report or none. */
+static int finish_report(const struct flash_options *o, const struct flash_image *im,
 			 struct flash_job *jobs, size_t n, struct diag *d)
 {
-	/* the report file was opened, not emptied, before anything was known */
-	if (o->report && out && ftruncate(fileno(out), 0) < 0)
+	if (o->json)
+		return flash_write_json(stdout, im, jobs, n, o->dry_run, d);
+	if (!o->report)
+		return 0;
+	char tmp[PATH_MAX];
+	int fd = report_temp(o->report, tmp, sizeof(tmp));
+	if (fd < 0)
 		return diag_error(d, "%s: %s", o->report, strerror(errno));
-	int rc = out ? flash_write_json(out, im, jobs, n, o->dry_run, d) : 0;
-
-	if (o->report && out && fflush(out) != 0 && rc == 0)
+	mode_t mask = umask(0); /* the mode a file made by open(0666) would have */
+	umask(mask);
+	FILE *out = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+	int rc = out ? flash_write_json(out, im, jobs, n, o->dry_run, d)
+		     : diag_error(d, "%s: %s", o->report, strerror(errno));
+	if (rc == 0 && (fflush(out) != 0 || fsync(fd) < 0))
 		rc = diag_error(d, "%s: %s", o->report, strerror(errno));
+	if (out ? fclose(out) != 0 : close(fd) < 0) {
+		if (rc == 0)
+			rc = diag_error(d, "%s: %s", o->report, strerror(errno));
+	}
+	if (rc == 0 && rename(tmp, o->report) < 0)
+		rc = diag_error(d, "%s: %s", o->report, strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	else
+		report_sync_folder(o->report);
 	return rc;
 }
 
-static int run_jobs(const struct flash_options *o, FILE *report, struct flash_image *im,
+void flash_stop_signals(sigset_t *set)
+{
+	struct sigaction hup;
+
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	/* a signal blocked is queued even where it was ignored: nohup's stays ignored */
+	if (sigaction(SIGHUP, NULL, &hup) < 0 || hup.sa_handler != SIG_IGN)
+		sigaddset(set, SIGHUP);
+}
+
+/* SIGINT, SIGTERM or SIGHUP (a closed terminal, a dropped SSH session): every card in
+ * flight is aborted (it fails, its worker killed), and the run ends as any other does, with
+ * its lines, summary and report. */
+static void stop_jobs(const struct flash_options *o, int sig, struct flash_job *jobs, size_t n)
+{
+	char why[80];
+	unsigned in_flight = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		flash_job_lock(&jobs[i]);
+		in_flight += jobs[i].started && !jobs[i].finished && !jobs[i].abandoned;
+		flash_job_unlock(&jobs[i]);
+	}
+	if (o->verbosity > 0)
+		fprintf(stderr, "%s: stopping: %u in flight aborted (they fail)\n",
+			strsignal(sig), in_flight);
+	snprintf(why, sizeof(why), "%s stopped the run", strsignal(sig));
+	for (size_t i = 0; i < n; i++)
+		flash_job_abort(&jobs[i], why);
+}
+
+static int run_jobs(const struct flash_options *o, struct flash_image *im,
 		    struct flash_job *jobs, size_t n, struct diag *d)
 {
 	struct flash_progress p = { .tty = isatty(STDERR_FILENO) && o->verbosity > 0 };
 	int status = 0;
+	sigset_t stop, old;
 
 	p.last_stage = calloc(n, sizeof(*p.last_stage));
 	p.last_finished = calloc(n, sizeof(*p.last_finished));
@@ -194,11 +364,17 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 		free(p.last_finished);
 		return diag_error(d, "%s: out of memory", o->image);
 	}
+	/* blocked before the workers start, in them too: a ^C on the terminal reaches the
+	 * main process alone, which stops them and says what became of each card */
+	flash_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == FLASH_PASS)
 			flash_job_start(&jobs[i]);
 	while (!all_done(jobs, n)) {
-		nanosleep(&(struct timespec){ 0, TICK_NS }, NULL);
+		int sig = sigtimedwait(&stop, NULL, &(struct timespec){ 0, TICK_NS });
+		if (sig > 0)
+			stop_jobs(o, sig, jobs, n);
 		for (size_t i = 0; i < n; i++) {
 			flash_job_reap(&jobs[i]);
 			flash_job_watchdog(&jobs[i], o->timeout);
@@ -229,21 +405,11 @@ static int run_jobs(const struct flash_options *o, FILE *report, struct flash_im
 	}
 	free(p.last_stage);
 	free(p.last_finished);
-	if (finish_report(o, report, im, jobs, n, d) < 0)
+	if (finish_report(o, im, jobs, n, d) < 0)
 		status = 1;
+	/* a signal that came since is delivered now: after the report */
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
-}
-
-/* Whether the open report file @fd is the image or its bmap. */
-static bool report_names_input(int fd, const struct flash_image *im)
-{
-	struct stat r, x;
-
-	if (fstat(fd, &r) < 0)
-		return false;
-	return (stat(im->path, &x) == 0 && x.st_dev == r.st_dev && x.st_ino == r.st_ino) ||
-	       (im->bmap_path && stat(im->bmap_path, &x) == 0 && x.st_dev == r.st_dev &&
-		x.st_ino == r.st_ino);
 }
 
 /* --card-values: each target that is to be written takes the next card's values, in the
@@ -274,28 +440,16 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	struct flash_image im;
 	struct flash_job *jobs;
 	struct stat root;
-	/* the report file first: a path that cannot be written is told before any card is; it
-	 * is emptied only when the report is written (it might be the image, by a slip) */
-	int report_fd = o->report ? open(o->report, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666) : -1;
-	bool created = report_fd >= 0;
-	if (o->report && report_fd < 0 && errno == EEXIST)
-		report_fd = open(o->report, O_WRONLY | O_CLOEXEC);
-	FILE *report = report_fd >= 0 ? fdopen(report_fd, "w") : o->json ? stdout : NULL;
-	int rc;
+	int rc = o->report ? report_prepare(o->report, d) : 0;
 
-	if (o->report && !report)
-		return diag_error(d, "%s: the report cannot be written there: %s", o->report,
-				  strerror(errno));
+	if (rc < 0)
+		return rc;
 	rc = flash_image_open(&im, o->image, o->bmap, d);
-	if (rc == 0 && o->report && report_names_input(report_fd, &im))
+	if (rc == 0 && o->report && report_names_input(o->report, &im))
 		rc = diag_error(d, "%s: the report would overwrite the image or its bmap", o->report);
 	if (rc < 0) {
 		if (rc == -EINVAL && im.fd >= 0)
 			flash_image_close(&im);
-		if (o->report)
-			fclose(report);
-		if (created) /* nothing was reported: no empty file is left */
-			unlink(o->report);
 		return rc;
 	}
 	if (stat("/", &root) < 0)
@@ -303,8 +457,6 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	jobs = mmap(NULL, o->n_targets * sizeof(*jobs), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (jobs == MAP_FAILED) {
-		if (o->report)
-			fclose(report);
 		flash_image_close(&im);
 		return diag_error(d, "%s: out of memory", o->image);
 	}
@@ -332,17 +484,11 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		rc = 0;
 		for (size_t i = 0; i < o->n_targets; i++)
 			rc |= jobs[i].result != FLASH_PASS;
-		if (finish_report(o, report, &im, jobs, o->n_targets, d) < 0)
+		if (finish_report(o, &im, jobs, o->n_targets, d) < 0)
 			rc = 1;
 	} else {
-		rc = run_jobs(o, report, &im, jobs, o->n_targets, d);
+		rc = run_jobs(o, &im, jobs, o->n_targets, d);
 	}
-	if (o->report && fclose(report) != 0 && rc == 0) {
-		diag_error(d, "%s: %s", o->report, strerror(errno));
-		rc = 1;
-	}
-	if (rc < 0 && created) /* no card was written: nothing was reported */
-		unlink(o->report);
 	for (size_t i = 0; i < o->n_targets; i++) {
 		pthread_mutex_destroy(&jobs[i].lock);
 		flash_card_release(jobs[i].card);

@@ -7,9 +7,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/utf8.h"
 #include "mkimage/flash/flash_priv.h"
 
 static struct flash_job snapshot(struct flash_card *c)
@@ -77,9 +79,9 @@ int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d
 	bool wrote = s.t_first_write.tv_sec || s.t_first_write.tv_nsec;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
-	json_object_set_new(o, "slot", json_string(c->slot));
-	json_object_set_new(o, "location", json_string(s.info.location));
-	json_object_set_new(o, "image", json_string(s.im->path));
+	json_object_set_new(o, "slot", utf8_json_string(c->slot));
+	json_object_set_new(o, "location", utf8_json_string(s.info.location));
+	json_object_set_new(o, "image", utf8_json_string(s.im->path));
 	json_object_set_new(o, "image_size", json_integer((json_int_t)s.im->size));
 	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)s.im->mapped_bytes));
 	json_object_set_new(o, "arrived", iso_time(&c->arrived_wall));
@@ -97,12 +99,61 @@ int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d
 		return diag_error(d, "%s: out of memory", log);
 	size_t len = strlen(line);
 	line[len] = '\n'; /* json_dumps ends it with a NUL: it becomes the line's end */
+	struct stat st; /* where the record begins: the log's end (O_APPEND) */
+	if (fstat(fd, &st) < 0) {
+		free(line);
+		return diag_error(d, "%s: the card's record cannot be written: %s", log,
+				  strerror(errno));
+	}
 	int rc = write_all(fd, line, len + 1);
 	free(line);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
+	if (rc < 0 && ftruncate(fd, st.st_size) == 0 && fsync(fd) == 0)
+		return diag_error(d, "%s: the card's record cannot be written: %s (the log ends "
+				     "with the record before it)", log, strerror(-rc));
 	if (rc < 0)
-		return diag_error(d, "%s: the card's record cannot be written: %s", log,
-				  strerror(-rc));
+		return diag_error(d, "%s: the card's record cannot be written: %s, and what was "
+				     "written of it cannot be cut off", log, strerror(-rc));
+	return 0;
+}
+
+/* The offset of the byte after the last newline of the first @size bytes of @fd (0: none),
+ * or a negative errno. */
+static off_t after_last_newline(int fd, off_t size)
+{
+	char buf[4096];
+
+	while (size > 0) {
+		size_t n = size < (off_t)sizeof(buf) ? (size_t)size : sizeof(buf);
+		ssize_t got = pread(fd, buf, n, size - (off_t)n);
+		if (got != (ssize_t)n)
+			return got < 0 ? -errno : -EIO;
+		for (size_t i = n; i > 0; i--)
+			if (buf[i - 1] == '\n')
+				return size - (off_t)n + (off_t)i;
+		size -= (off_t)n;
+	}
+	return 0;
+}
+
+int flash_log_cut_partial(int fd, const char *log, struct diag *d)
+{
+	struct stat st;
+	off_t end;
+
+	if (fstat(fd, &st) < 0)
+		return diag_error(d, "%s: %s", log, strerror(errno));
+	if (st.st_size == 0 || (end = after_last_newline(fd, st.st_size)) == st.st_size)
+		return 0;
+	if (end < 0)
+		return diag_error(d, "%s: %s", log, strerror((int)-end));
+	if (ftruncate(fd, end) < 0 || fsync(fd) < 0)
+		return diag_error(d, "%s: ends in %lld bytes of a record not written whole, which "
+				     "cannot be cut off: %s", log, (long long)(st.st_size - end),
+				  strerror(errno));
+	diag_warning(d, "%s: ended in %lld bytes of a record not written whole (a full disk, a "
+		     "power cut): cut off, the log ends with its last whole record", log,
+		     (long long)(st.st_size - end));
 	return 0;
 }

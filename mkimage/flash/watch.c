@@ -16,9 +16,10 @@
  * the station takes a card there again, so no card is written twice. Cards present when
  * the station starts are not written (they did not arrive).
  *
- * SIGINT and SIGTERM arrive through a signalfd (they stay blocked, in the workers too, so
- * a ^C on the terminal does not kill them): the first stops the station taking cards and
- * lets the cards in flight finish; a second aborts them (they fail).
+ * SIGINT, SIGTERM and SIGHUP (the terminal closed, an SSH session dropped; not under
+ * nohup) arrive through a signalfd (they stay blocked, in the workers too, so a ^C on the
+ * terminal does not kill them): the first stops the station taking cards and lets the
+ * cards in flight finish; a second aborts them (they fail).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,10 +98,29 @@ static unsigned in_flight(const struct station *s)
 	return n;
 }
 
-/* The card's log record, then its line; the counts. */
+/* The card's log record, then its line; the counts. A card whose record cannot be logged
+ * fails (it is not announced as pass), and the station takes no more cards. */
 static void report_card(struct station *s, struct flash_card *c)
 {
+	/* the record is on disk before the operator is told: what was shown was kept */
+	if (s->log_fd >= 0 && !s->log_failed) {
+		struct diag why;
+		diag_init(&why);
+		if (flash_card_log(s->log_fd, s->o->log, c, &why) < 0) {
+			s->log_failed = true;
+			s->stopping = true;
+			fprintf(stderr, "%s\n", why.msgs[0].text);
+			diag_error(s->d, "%s", why.msgs[0].text);
+		}
+		diag_release(&why);
+	}
 	flash_job_lock(&c->job);
+	if (s->log_failed && c->job.result == FLASH_PASS) {
+		snprintf(c->job.error, sizeof(c->job.error),
+			 "written and verified, but its record is not in the log: not to be "
+			 "shipped");
+		c->job.result = FLASH_FAIL;
+	}
 	enum flash_result r = c->job.result;
 	flash_job_unlock(&c->job);
 
@@ -110,13 +130,6 @@ static void report_card(struct station *s, struct flash_card *c)
 		s->failed++;
 	else
 		s->refused++;
-	/* the record is on disk before the operator is told: what was shown was kept */
-	if (s->log_fd >= 0 && !s->log_failed &&
-	    flash_card_log(s->log_fd, s->o->log, c, s->d) < 0) {
-		/* a station that cannot keep its records takes no more cards */
-		s->log_failed = true;
-		s->stopping = true;
-	}
 	if (s->o->verbosity > 0)
 		flash_card_print(s->out, c);
 	else if (r != FLASH_PASS)
@@ -169,25 +182,9 @@ static void check_workers(struct station *s)
 /* A second signal: every card in flight fails, its worker is killed. */
 static void abort_cards(struct station *s)
 {
-	for (size_t i = 0; i < MAX_IN_FLIGHT; i++) {
-		struct flash_job *j = &s->cards[i].job;
-		if (!s->cards[i].in_use)
-			continue;
-		flash_job_lock(j);
-		if (!j->finished && !j->abandoned) {
-			if (j->result == FLASH_PASS) {
-				snprintf(j->error, sizeof(j->error),
-					 "aborted: a second signal stopped the station");
-				j->error_errno = ECANCELED;
-				j->result = FLASH_FAIL;
-			}
-			j->abandoned = true;
-			now(&j->t_end);
-		}
-		flash_job_unlock(j);
-		if (j->worker > 0)
-			kill(j->worker, SIGKILL);
-	}
+	for (size_t i = 0; i < MAX_IN_FLIGHT; i++)
+		if (s->cards[i].in_use)
+			flash_job_abort(&s->cards[i].job, "a second signal stopped the station");
 	s->aborted = true;
 }
 
@@ -402,14 +399,13 @@ static void take_cards(struct station *s)
 
 /* ---------------------------------------------------------------- signals */
 
-/* SIGINT and SIGTERM, blocked, through a descriptor; @old gets the mask to restore. */
+/* The signals that stop the station (flash_stop_signals), blocked, through a descriptor;
+ * @old gets the mask to restore. */
 static int open_signals(sigset_t *old)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	flash_stop_signals(&set);
 	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
 		return -errno;
 	int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -444,11 +440,12 @@ static void on_signal(struct station *s, int fd)
 /* Opens the log to append to it, or makes it (*@created). */
 static int open_log(const char *path, bool *created, struct diag *d)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	/* read and written: a last line left unfinished is found and cut off */
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 
 	*created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
-		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(d, "%s: the log cannot be written there: %s", path, strerror(errno));
 	/* the file's name must survive a power cut as well as its lines */
@@ -563,7 +560,9 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 		drop_log(o->log, s.log_fd, created);
 		return rc;
 	}
-	if (s.log_fd >= 0 && (rc = check_log(o->log, s.log_fd, &im, d)) < 0) {
+	/* only a file of its own is cut back (check_log) */
+	if (s.log_fd >= 0 && ((rc = check_log(o->log, s.log_fd, &im, d)) < 0 ||
+			      (rc = flash_log_cut_partial(s.log_fd, o->log, d)) < 0)) {
 		flash_image_close(&im);
 		drop_log(o->log, s.log_fd, created);
 		return rc;

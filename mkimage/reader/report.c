@@ -105,44 +105,13 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 	return stdout_status(d);
 }
 
-/* @s as a JSON string: exact when it is valid UTF-8 (JSON escapes control characters),
- * else each byte that is no UTF-8 becomes U+FFFD (jansson refuses invalid UTF-8, and the key
- * would go missing). */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-
-	if (j)
-		return j;
-	size_t len = strlen(s), n = 0;
-	char *clean = malloc(len * 3 + 1);
-	if (!clean)
-		return NULL;
-	while (*s) {
-		const char *at = s;
-		uint32_t cp;
-		if (utf8_decode(&s, &cp) == 0) {
-			memcpy(clean + n, at, (size_t)(s - at));
-			n += (size_t)(s - at);
-		} else {
-			memcpy(clean + n, "\xEF\xBF\xBD", 3);
-			n += 3;
-			s++;
-		}
-	}
-	clean[n] = '\0';
-	j = json_string(clean);
-	free(clean);
-	return j;
-}
-
 static json_t *json_fat(const struct disk_part *p)
 {
 	const struct fat_info *i = &p->fat.info;
 	json_t *o = json_object();
 
 	if (p->content_error[0]) {
-		json_object_set_new(o, "error", json_text(p->content_error));
+		json_object_set_new(o, "error", utf8_json_string(p->content_error));
 		return o;
 	}
 	json_object_set_new(o, "type", json_integer(i->type));
@@ -155,7 +124,7 @@ static json_t *json_fat(const struct disk_part *p)
 	json_object_set_new(o, "data_offset", json_integer((json_int_t)(p->start + i->data_offset)));
 	json_object_set_new(o, "hidden_sectors", json_integer(i->hidden_sectors));
 	json_object_set_new(o, "total_sectors", json_integer(i->total_sectors));
-	json_object_set_new(o, "label", json_text(i->label));
+	json_object_set_new(o, "label", utf8_json_string(i->label));
 	json_object_set_new(o, "serial", json_integer(i->volume_id));
 	json_object_set_new(o, "used_bytes", json_integer((json_int_t)(i->clusters - p->fat.free_clusters) * i->cluster_size));
 	json_object_set_new(o, "free_bytes", json_integer((json_int_t)p->fat.free_clusters * i->cluster_size));
@@ -174,8 +143,8 @@ static json_t *json_part(const struct disk_part *p)
 					      : json_null());
 	json_object_set_new(o, "size", json_integer((json_int_t)p->size));
 	json_object_set_new(o, "type", json_string(p->type));
-	json_object_set_new(o, "type_name", json_text(p->type_name));
-	json_object_set_new(o, "name", json_text(p->name));
+	json_object_set_new(o, "type_name", utf8_json_string(p->type_name));
+	json_object_set_new(o, "name", utf8_json_string(p->name));
 	json_object_set_new(o, "uuid", json_string(p->uuid));
 	json_object_set_new(o, "bootable", json_boolean(p->bootable));
 	json_object_set_new(o, "content", json_string(content_name(p)));
@@ -184,7 +153,7 @@ static json_t *json_part(const struct disk_part *p)
 	if (p->content == CONTENT_EXT) {
 		json_t *e = json_object();
 		json_object_set_new(e, "kind", json_string(p->ext.kind));
-		json_object_set_new(e, "label", json_text(p->ext.label));
+		json_object_set_new(e, "label", utf8_json_string(p->ext.label));
 		json_object_set_new(e, "uuid", json_string(p->ext.uuid));
 		json_object_set_new(e, "block_size", json_integer(p->ext.block_size));
 		json_object_set_new(e, "size", json_integer((json_int_t)p->ext.size));
@@ -199,7 +168,7 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	json_t *root = json_object(), *image = json_object(), *parts = json_array(),
 	       *gaps = json_array(), *finds = json_array();
 
-	json_object_set_new(image, "path", json_text(k->path));
+	json_object_set_new(image, "path", utf8_json_string(k->path));
 	json_object_set_new(image, "size", json_integer((json_int_t)k->size));
 	json_object_set_new(image, "table", json_string(k->table));
 	json_object_set_new(image, "id", k->id[0] ? json_string(k->id) : json_null());

@@ -294,11 +294,6 @@ grep -q "station stopped: 0 passed, 1 failed, 0 refused" out.txt || fail "summar
 # what the station wrote before it stopped may still be on its way to the card (a piece in
 # the loop device's queue, the FUSE file's page cache): once that has settled, the card holds
 # no more than the station wrote, and at most the one piece (IO_SIZE, 4 MiB) in flight
-settled() { # settled LOG: the count of LOG did not change in the last second
-    settled_a=$(written "$1")
-    sleep 1
-    [ "$(written "$1")" = "$settled_a" ]
-}
 wait_for 30 settled slow2.log || fail "the aborted card is still written 30 s after the station ended"
 [ "$(written slow2.log)" -le $((w + 4 * MiB)) ] ||
     fail "the aborted card got $(written slow2.log) bytes; the station wrote $w before it stopped"

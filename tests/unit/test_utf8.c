@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "common/utf8.h"
 
@@ -66,12 +67,34 @@ static void test_decode_leaves_bad_input(void **state)
 	assert_string_equal(s, "z");
 }
 
+/* jansson refuses invalid UTF-8: the JSON text keeps every valid character, and each byte
+ * that is no UTF-8 becomes U+FFFD, so that no key of a report goes missing. */
+static void test_json_string(void **state)
+{
+	json_t *j;
+
+	(void)state;
+	j = utf8_json_string("a\xc3\xa9\n");
+	assert_non_null(j);
+	assert_string_equal(json_string_value(j), "a\xc3\xa9\n");
+	json_decref(j);
+	j = utf8_json_string("/dev/x\xff\xe2\x82y\xc3\xa9");
+	assert_non_null(j);
+	assert_string_equal(json_string_value(j), "/dev/x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9");
+	json_decref(j);
+	j = utf8_json_string("");
+	assert_non_null(j);
+	assert_string_equal(json_string_value(j), "");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utf8_to_utf16),
 		cmocka_unit_test(test_utf16_units),
 		cmocka_unit_test(test_decode_leaves_bad_input),
+		cmocka_unit_test(test_json_string),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,6 +162,15 @@ wrote() {
     return 1
 }
 
+# settled LOG: the count of the faultycard log LOG did not change in the last second (what
+# a run wrote before it was stopped may still be on its way to the card: a piece in the loop
+# device's queue, the FUSE file's page cache)
+settled() {
+    settled_a=$(written "$1")
+    sleep 1
+    [ "$(written "$1")" = "$settled_a" ]
+}
+
 # card_loop NAME DIO: a loop device over NAME.mnt/card, with --direct-io=DIO (on|off)
 card_loop() {
     loop_attach "$1.mnt/card" --direct-io="$2"
