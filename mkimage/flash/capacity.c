@@ -1,13 +1,25 @@
 /*
  * capacity: --check-capacity (flash_priv.h). A card that claims more than it holds keeps
- * only its real capacity and maps the rest onto it (the high address bits are not wired),
- * or loses what is written past it. Stamps of one block each, at every multiple of a
- * power-of-two stride and at the last block, written first and read back after: a stamp
- * that shows another stamp of this check names the wrap, one that shows other bytes the
- * loss. A wrap at a multiple of the stride lands every stamp past it on another stamp (a
- * wrap that divides the stride, on the first one), so one write and one read per stamp
- * find it: seconds, not the minutes a full write and read-back of the card would take.
- * Nothing is restored: the image is written over the card next, and its own ranges after.
+ * only its real capacity W and maps the rest onto it (byte x lands on byte x mod W: its
+ * high address bits are not wired, or its controller wraps at the size of its flash), or
+ * loses what is written past it. Every 512-byte sector the check writes is a stamp that
+ * names its own offset and this check's random id; what the stamps cover is chosen so that
+ * every wrap lands one stamp on another:
+ *   the dense region  a stamp in every sector of the card's first S bytes, written in
+ *                     large sequential pieces (cheap on any card)
+ *   the sparse stamps one 4 KiB block at every multiple of S past it, and the card's last
+ *                     block
+ * where S, a power of two, is about the square root of 64 KiB times the size (4 MiB on a
+ * 256 MiB card, 64 MiB on a 64 GiB one: both halves cost about the same time on a card).
+ * Why any W (a multiple of the 512-byte sector, below the size claimed) is caught: W < S
+ * wraps the dense region onto itself; for S <= W the first sparse stamp at or past W, at
+ * k*S < W + S, lands at k*S - W < S, inside the dense region, which was written before it
+ * and so reads back that stamp (the last block does so when no multiple of S past W is on
+ * the card). The sector read back names the offset written there, and the distance between
+ * the two is a multiple of W (W itself for that first stamp): the report gives the wrap. A
+ * card that loses what lies past W reads back something other than the stamps past it
+ * (the last block's at least). Nothing is restored: the image is written over the card
+ * next, and its own ranges after.
  */
 #include <errno.h>
 #include <linux/fs.h>
@@ -21,19 +33,27 @@
 #include "common/units.h"
 #include "mkimage/flash/flash_priv.h"
 
-#define STAMP_SIZE 4096u
+#define SECTOR 512u            /* one stamp */
+#define BLOCK 4096u            /* a sparse stamp's block: whole blocks for any sector size */
+#define PIECE (1u << 20)       /* the dense region is written and read in pieces of so much */
 static const char STAMP_MAGIC[16] = "sdimg capacity";
 
 /* One check: its random id, and where its stamps go. */
 struct stamps {
 	uint8_t id[16];
-	uint64_t stride, size, last; /* last: the last block's offset */
-	size_t count;
+	uint64_t size;   /* the size the card claims */
+	uint64_t stride; /* S: the dense region's length and the sparse stamps' stride */
+	uint64_t dense;  /* the dense region's end: S, or less on a card smaller than S */
+	uint64_t last;   /* the last block's offset */
+	bool has_last;   /* whether it is a sparse block of its own */
+	size_t blocks;   /* sparse blocks, the last one's included */
+	size_t count;    /* stamps (sectors) in all */
 };
 
-static uint64_t stamp_offset(const struct stamps *s, size_t i)
+/* The @i-th sparse block's offset: S, 2S, ..., then the last block. */
+static uint64_t block_offset(const struct stamps *s, size_t i)
 {
-	return i + 1 == s->count ? s->last : (uint64_t)i * s->stride;
+	return s->has_last && i + 1 == s->blocks ? s->last : (uint64_t)(i + 1) * s->stride;
 }
 
 static void put_u64(uint8_t *p, uint64_t v)
@@ -51,7 +71,8 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
-/* The stamp for byte @off: magic, the check's id, @off, then bytes that depend on both. */
+/* The stamp of the sector at byte @off: magic, the check's id, @off, then bytes that
+ * depend on both. */
 static void make_stamp(const struct stamps *s, uint64_t off, uint8_t *buf)
 {
 	uint64_t x = get_u64(s->id) ^ get_u64(s->id + 8) ^ (off * 0x9e3779b97f4a7c15ull) ^ 1;
@@ -59,7 +80,7 @@ static void make_stamp(const struct stamps *s, uint64_t off, uint8_t *buf)
 	memcpy(buf, STAMP_MAGIC, 16);
 	memcpy(buf + 16, s->id, 16);
 	put_u64(buf + 32, off);
-	for (size_t i = 40; i + 8 <= STAMP_SIZE; i += 8) {
+	for (size_t i = 40; i + 8 <= SECTOR; i += 8) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -67,26 +88,41 @@ static void make_stamp(const struct stamps *s, uint64_t off, uint8_t *buf)
 	}
 }
 
-/* The offset whose stamp @buf holds (a stamp of this check), or UINT64_MAX. */
+/* The stamps of the @len bytes at @off (whole sectors) into @buf. */
+static void make_stamps(const struct stamps *s, uint64_t off, size_t len, uint8_t *buf)
+{
+	for (size_t i = 0; i < len; i += SECTOR)
+		make_stamp(s, off + i, buf + i);
+}
+
+/* The offset whose stamp the sector @buf holds (a stamp of this check), or UINT64_MAX. */
 static uint64_t stamp_of(const struct stamps *s, const uint8_t *buf, uint8_t *scratch)
 {
 	if (memcmp(buf, STAMP_MAGIC, 16) != 0 || memcmp(buf + 16, s->id, 16) != 0)
 		return UINT64_MAX;
 	uint64_t off = get_u64(buf + 32);
 	make_stamp(s, off, scratch);
-	return memcmp(buf, scratch, STAMP_SIZE) == 0 ? off : UINT64_MAX;
+	return memcmp(buf, scratch, SECTOR) == 0 ? off : UINT64_MAX;
 }
 
+/* S: the power of two (a block at least) nearest above the square root of 64 KiB times
+ * @size, where the dense region's sequential bytes and the sparse blocks' seeks cost
+ * about the same; then where the stamps go. */
 static void plan(struct stamps *s, uint64_t size, unsigned lbs)
 {
-	uint64_t want = (size + FLASH_CAPACITY_STAMPS - 2) / (FLASH_CAPACITY_STAMPS - 1);
-
 	s->size = size;
-	s->stride = STAMP_SIZE;
-	while (s->stride < want)
+	s->stride = BLOCK;
+	while ((s->stride >> 8) * (s->stride >> 8) < size)
 		s->stride <<= 1;
-	s->last = (size - STAMP_SIZE) / lbs * lbs;
-	s->count = (size_t)((s->last + s->stride - 1) / s->stride) + 1; /* the last one too */
+	uint64_t whole = size / BLOCK * BLOCK;
+	s->dense = s->stride < whole ? s->stride : whole;
+	s->blocks = (size_t)((size - BLOCK) / s->stride); /* S, 2S, ... with a block before the end */
+	s->last = (size - BLOCK) / lbs * lbs;
+	/* the last block, unless the dense region or a sparse block holds it whole (where it
+	 * overlaps one, it writes the same stamps there) */
+	s->has_last = s->last + BLOCK > s->dense && s->last != (uint64_t)s->blocks * s->stride;
+	s->blocks += s->has_last;
+	s->count = (size_t)(s->dense / SECTOR) + s->blocks * (BLOCK / SECTOR);
 }
 
 static void progress(struct flash_job *j, bool first_write)
@@ -106,26 +142,39 @@ static bool gone(struct flash_job *j)
 	return g;
 }
 
+/* Writes the stamps of [@off, @off + @len) from @buf. Returns 0 or -EIO (job failed). */
+static int put_stamps(struct flash_job *j, int fd, uint64_t off, size_t len, const uint8_t *buf)
+{
+	ssize_t n;
+
+	do
+		n = pwrite(fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)len) {
+		progress(j, false);
+		return 0;
+	}
+	int e = n < 0 ? errno : ENOSPC;
+	flash_job_fail(j, e, "writing the capacity stamps at byte %llu: %s",
+		       (unsigned long long)off, strerror(e));
+	return -EIO;
+}
+
+/* The dense region first, then the sparse blocks in ascending order: a wrapped sparse
+ * block lands on the dense region after it was written, and so is what it reads back. */
 static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf)
 {
-	for (size_t i = 0; i < s->count; i++) {
-		uint64_t off = stamp_offset(s, i);
-		make_stamp(s, off, buf);
-		if (gone(j))
+	progress(j, true);
+	for (uint64_t off = 0; off < s->dense; off += PIECE) {
+		size_t len = s->dense - off < PIECE ? (size_t)(s->dense - off) : PIECE;
+		make_stamps(s, off, len, buf);
+		if (gone(j) || put_stamps(j, fd, off, len, buf) < 0)
 			return -EIO;
-		if (i == 0)
-			progress(j, true);
-		ssize_t n;
-		do
-			n = pwrite(fd, buf, STAMP_SIZE, (off_t)off);
-		while (n < 0 && errno == EINTR);
-		if (n != (ssize_t)STAMP_SIZE) {
-			int e = n < 0 ? errno : ENOSPC;
-			flash_job_fail(j, e, "writing the capacity stamp at byte %llu: %s",
-				       (unsigned long long)off, strerror(e));
+	}
+	for (size_t i = 0; i < s->blocks; i++) {
+		make_stamps(s, block_offset(s, i), BLOCK, buf);
+		if (gone(j) || put_stamps(j, fd, block_offset(s, i), BLOCK, buf) < 0)
 			return -EIO;
-		}
-		progress(j, false);
 	}
 	if (fsync(fd) < 0) {
 		flash_job_fail(j, errno, "flushing the capacity stamps: %s", strerror(errno));
@@ -135,12 +184,12 @@ static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uin
 	return 0;
 }
 
-/* What the stamps showed instead of themselves: the first misplaced or lost one, and the
- * greatest common divisor of the distances of every misplaced one (the card wraps at a
- * divisor of each: at most that many bytes are real). */
+/* What the stamps showed instead of themselves: the first wrong one, and the greatest
+ * common divisor of the distances between where a stamp was read and where it was written
+ * (the card wraps at a divisor of each: at most that many bytes are real). */
 struct findings {
 	uint64_t first_at, first_shows; /* shows: the offset whose stamp it holds, or MAX */
-	uint64_t wrap;                  /* 0: no stamp shows at a lower offset */
+	uint64_t wrap;                  /* 0: no stamp shows elsewhere */
 	size_t bad;
 };
 
@@ -154,17 +203,18 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* The sector read at @off is not its stamp: @got holds another's, or other bytes. */
 static void note(struct findings *f, const struct stamps *s, uint64_t off, const uint8_t *got,
 		 uint8_t *scratch)
 {
 	uint64_t other = stamp_of(s, got, scratch);
 
-	if (f->bad++ == 0) {
-		f->first_at = off;
+	if (f->bad++ == 0 || (f->first_shows == UINT64_MAX && other != UINT64_MAX)) {
+		f->first_at = off; /* the first that names another stamp tells the most */
 		f->first_shows = other;
 	}
-	if (other != UINT64_MAX && other > off)
-		f->wrap = gcd(f->wrap, other - off);
+	if (other != UINT64_MAX && other != off)
+		f->wrap = gcd(f->wrap, other > off ? other - off : off - other);
 }
 
 static void fail_findings(struct flash_job *j, const struct stamps *s, const struct findings *f)
@@ -180,9 +230,12 @@ static void fail_findings(struct flash_job *j, const struct stamps *s, const str
 			 (unsigned long long)f->first_at);
 	if (f->wrap) {
 		units_human(f->wrap, holds, sizeof(holds));
+		if (strchr(holds, '.')) /* not whole units: "40.00 MiB" would round */
+			snprintf(holds, sizeof(holds), "%llu bytes", (unsigned long long)f->wrap);
 		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
-			       "card wraps, it holds at most %s, not the %s it claims", f->bad,
-			       s->count, first, holds, claims);
+			       "card wraps, it holds at most %s, not the %s it claims (what is "
+			       "written at byte %llu lands on byte 0)", f->bad, s->count, first,
+			       holds, claims, (unsigned long long)f->wrap);
 	} else {
 		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
 			       "card does not keep what is written there, not the %s it claims",
@@ -190,30 +243,44 @@ static void fail_findings(struct flash_job *j, const struct stamps *s, const str
 	}
 }
 
-static int read_stamps(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf,
-		       uint8_t *want)
+/* Reads [@off, @off + @len) back into @buf and notes every sector that is not its stamp.
+ * Returns 0 or -EIO (job failed). */
+static int check_stamps(struct flash_job *j, int fd, const struct stamps *s, uint64_t off,
+			size_t len, uint8_t *buf, struct findings *f)
+{
+	uint8_t want[SECTOR];
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)len) {
+		int e = n < 0 ? errno : EIO;
+		flash_job_fail(j, e, "reading the capacity stamps at byte %llu back: %s",
+			       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
+		return -EIO;
+	}
+	for (size_t i = 0; i < len; i += SECTOR) {
+		make_stamp(s, off + i, want);
+		if (memcmp(buf + i, want, SECTOR) != 0)
+			note(f, s, off + i, buf + i, want);
+	}
+	progress(j, false);
+	return 0;
+}
+
+static int read_stamps(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf)
 {
 	struct findings f = { 0 };
 
-	for (size_t i = 0; i < s->count; i++) {
-		uint64_t off = stamp_offset(s, i);
-		ssize_t n;
-		if (gone(j))
+	for (uint64_t off = 0; off < s->dense; off += PIECE) {
+		size_t len = s->dense - off < PIECE ? (size_t)(s->dense - off) : PIECE;
+		if (gone(j) || check_stamps(j, fd, s, off, len, buf, &f) < 0)
 			return -EIO;
-		do
-			n = pread(fd, buf, STAMP_SIZE, (off_t)off);
-		while (n < 0 && errno == EINTR);
-		if (n != (ssize_t)STAMP_SIZE) {
-			int e = n < 0 ? errno : EIO;
-			flash_job_fail(j, e, "reading the capacity stamp at byte %llu back: %s",
-				       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
-			return -EIO;
-		}
-		make_stamp(s, off, want);
-		if (memcmp(buf, want, STAMP_SIZE) != 0)
-			note(&f, s, off, buf, want);
-		progress(j, false);
 	}
+	for (size_t i = 0; i < s->blocks; i++)
+		if (gone(j) || check_stamps(j, fd, s, block_offset(s, i), BLOCK, buf, &f) < 0)
+			return -EIO;
 	if (f.bad == 0)
 		return 0;
 	fail_findings(j, s, &f);
@@ -223,10 +290,10 @@ static int read_stamps(struct flash_job *j, int fd, const struct stamps *s, uint
 int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t size)
 {
 	struct stamps s;
-	uint8_t *buf = NULL, *want = NULL;
+	uint8_t *buf = NULL;
 	int rc = -EIO;
 
-	if (size < STAMP_SIZE || lbs > STAMP_SIZE) {
+	if (size < BLOCK || lbs > BLOCK) {
 		flash_job_fail(j, EINVAL, "too small for the capacity check (%llu bytes)",
 			       (unsigned long long)size);
 		return -EIO;
@@ -236,12 +303,10 @@ int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t siz
 		flash_job_fail(j, errno, "no random id for the capacity stamps: %s", strerror(errno));
 		return -EIO;
 	}
-	if (posix_memalign((void **)&buf, STAMP_SIZE, STAMP_SIZE) != 0 ||
-	    posix_memalign((void **)&want, STAMP_SIZE, STAMP_SIZE) != 0)
+	if (posix_memalign((void **)&buf, BLOCK, PIECE) != 0)
 		flash_job_fail(j, ENOMEM, "out of memory");
-	else if (write_stamps(j, fd, &s, buf) == 0 && read_stamps(j, fd, &s, buf, want) == 0)
+	else if (write_stamps(j, fd, &s, buf) == 0 && read_stamps(j, fd, &s, buf) == 0)
 		rc = 0;
 	free(buf);
-	free(want);
 	return rc;
 }

@@ -209,16 +209,15 @@ void flash_job_unlock(struct flash_job *j);
 void flash_job_run(struct flash_job *j);
 
 /*
- * --check-capacity (capacity.c): writes a stamp of one 4 KiB block at every multiple of a
- * power-of-two stride over the card's whole @size (at most FLASH_CAPACITY_STAMPS stamps,
- * the last block's included), then reads them all back with O_DIRECT. A card that wraps
- * at a multiple of the stride or at one of its divisors (as one whose high address bits
- * are not wired does) shows a stamp where another's was written; one that drops or
- * garbles what lies past its real capacity shows a stamp that differs. @fd is open
+ * --check-capacity (capacity.c): writes a stamp into every 512-byte sector of the card's
+ * first S bytes and of one 4 KiB block at every multiple of S and at its end (S about the
+ * square root of 64 KiB times @size), each naming its offset, then reads them all back
+ * with O_DIRECT. A card that wraps at any sector below @size (byte x lands on x mod W)
+ * shows, in a sector, the stamp written W (or a multiple of W) bytes away; one that drops
+ * or garbles what lies past its real capacity shows a stamp that differs. @fd is open
  * O_DIRECT, @lbs its logical block size. Returns 0, or -EIO with the job failed (at the
  * capacity stage, for what the stamps show).
  */
-#define FLASH_CAPACITY_STAMPS 128
 int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t size);
 
 /* Records the job's failure (the first one only) at its current stage. */
