@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -155,6 +156,27 @@ json_t *flash_card_json(const struct flash_card_set *c);
 
 /* ---- target_write.c: one target, from open to the re-read partition table -------------- */
 
+/*
+ * Looks up the target @path, the one time its name is followed: a descriptor that opens
+ * nothing on the device (O_PATH: no tape rewinds, no watchdog starts, whatever @path names),
+ * whose kind and numbers are in @st. Everything after works on this descriptor, so that a
+ * name re-pointed meanwhile (a symbolic link, a udev name) changes nothing. Returns the
+ * descriptor or a negative errno.
+ */
+int flash_target_lookup(const char *path, struct stat *st);
+
+/*
+ * Opens the device that @pfd (flash_target_lookup) is, for writing: O_RDWR, O_DIRECT and
+ * O_EXCL, through /proc/self/fd (the same inode, not a name looked up again). O_EXCL fails
+ * while anything mounts or holds the device, or its disk or a partition of it is held.
+ * Returns the descriptor or a negative errno.
+ */
+int flash_target_hold(int pfd);
+
+/* Why flash_target_hold() failed with @err, for the report: "cannot open it for writing:
+ * ...", the cause of EBUSY named. */
+void flash_target_hold_error(char *buf, size_t n, int err);
+
 /* CAPACITY: the stamps of --check-capacity, before the writes. */
 enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_CAPACITY, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS,
 		   FLASH_STAGE_VERIFY, FLASH_STAGE_DONE };
@@ -166,6 +188,8 @@ enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
  * reporter reads it. */
 struct flash_job {
 	const char *path;               /* the target as given */
+	int fd;                         /* the target, open for writing and held (O_EXCL) from
+					   its check on, inherited by its worker; -1: none */
 	struct flash_target info;       /* from the classifier */
 	const struct flash_image *im;
 	const struct flash_options *o;
@@ -189,8 +213,15 @@ struct flash_job {
 /* A mutex the workers' processes share with the main one (robust: see flash_job_lock). */
 void flash_job_init_lock(pthread_mutex_t *m);
 
-/* Starts @j's worker process (run.c); a job that cannot be started fails. */
-void flash_job_start(struct flash_job *j);
+/* Starts @j's worker process (run.c) on its device j->fd, which passes to the worker: this
+ * process closes it (j->fd is -1 after). @held (@n): the descriptors of the targets this
+ * process holds, in its own memory (the jobs' is shared, and changes under a worker that
+ * has just started): the worker closes all but its own, which is -1 there after. A job
+ * that cannot be started fails. */
+void flash_job_start(struct flash_job *j, int *held, size_t n);
+
+/* Lets go of @j's device (j->fd), if this process holds it. */
+void flash_job_release(struct flash_job *j);
 
 /* Reaps @j's worker when it has ended: one that ended without finishing its job (killed,
  * crashed) fails it. */
@@ -205,8 +236,9 @@ void flash_job_watchdog(struct flash_job *j, unsigned timeout);
 void flash_job_lock(struct flash_job *j);
 void flash_job_unlock(struct flash_job *j);
 
-/* The worker's body: writes, handles gaps, verifies, re-reads the table. */
-void flash_job_run(struct flash_job *j);
+/* The worker's body on the device @fd (the job's, held since its check; closed at the
+ * end): writes, handles gaps, verifies, re-reads the table. */
+void flash_job_run(struct flash_job *j, int fd);
 
 /*
  * --check-capacity (capacity.c): writes a stamp into every 512-byte sector of the card's

@@ -449,18 +449,42 @@ static int finish_verify(struct worker *w, int rc)
 
 /* ------------------------------------------------------------------ the job */
 
-static int open_target(struct worker *w)
+int flash_target_lookup(const char *path, struct stat *st)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int flash_target_hold(int pfd)
+{
+	char self[40];
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	int fd = open(self, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void flash_target_hold_error(char *buf, size_t n, int err)
+{
+	snprintf(buf, n, "cannot open it for writing: %s%s", strerror(err),
+		 err == EBUSY ? " (mounted, or held by another program)" : "");
+}
+
+/* The job's device, held since its check (w->fd): its block size and size. */
+static int size_target(struct worker *w)
 {
 	struct flash_job *j = w->j;
 	uint64_t size = 0;
 	int lbs = 0;
 
-	w->fd = open(j->path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
-	if (w->fd < 0) {
-		flash_job_fail(j, errno, "cannot open it for writing: %s%s", strerror(errno),
-			       errno == EBUSY ? " (mounted, or held by another program)" : "");
-		return -EIO;
-	}
 	if (ioctl(w->fd, BLKSSZGET, &lbs) < 0 || lbs < 512 || lbs > (int)IO_ALIGN ||
 	    ioctl(w->fd, BLKGETSIZE64, &size) < 0) {
 		flash_job_fail(j, errno, "not a block device the kernel can size");
@@ -476,10 +500,10 @@ static int open_target(struct worker *w)
 	return 0;
 }
 
-void flash_job_run(struct flash_job *j)
+void flash_job_run(struct flash_job *j, int fd)
 {
-	struct worker w = { .j = j, .fd = -1 };
-	int rc = open_target(&w);
+	struct worker w = { .j = j, .fd = fd };
+	int rc = size_target(&w);
 
 	if (rc == 0 && posix_memalign((void **)&w.buf, IO_ALIGN, IO_SIZE) != 0) {
 		flash_job_fail(j, ENOMEM, "out of memory");
