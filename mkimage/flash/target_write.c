@@ -1,8 +1,10 @@
 /*
  * target_write: one target, from open to the re-read partition table (flash_priv.h).
- * The device is opened O_DIRECT and O_EXCL and held until its verify ends: nobody mounts it
- * meanwhile, and neither the writes nor the read-back go through the page cache, which
- * could otherwise answer the verify with what was written rather than what the card holds.
+ * The device is opened O_DIRECT and O_EXCL at its check, through the descriptor its name
+ * was looked up by (flash_target_hold); the worker inherits it and holds it until its
+ * verify ends: nobody mounts it meanwhile, and neither the writes nor the read-back go
+ * through the page cache, which could otherwise answer the verify with what was written
+ * rather than what the card holds.
  * Writes are whole logical blocks from aligned buffers, up to 4 MiB, in ascending order.
  * The read-back runs beside the writes, in a thread of its own that follows them at a
  * distance: a stretch is read back once an fsync has put it on the card (every 64 MiB
@@ -475,7 +477,8 @@ int flash_target_hold(int pfd)
 void flash_target_hold_error(char *buf, size_t n, int err)
 {
 	snprintf(buf, n, "cannot open it for writing: %s%s", strerror(err),
-		 err == EBUSY ? " (mounted, or held by another program)" : "");
+		 err == EBUSY ? " (mounted, or held by another program)"
+		 : err == ENOENT ? " (/proc/self/fd, through which it is opened, is missing)" : "");
 }
 
 /* The job's device, held since its check (w->fd): its block size and size. */
