@@ -7,11 +7,7 @@
 need jq sfdisk partx sha256sum
 need_loops
 flash_trap
-
-head -c $MiB /dev/urandom >small.img
-img=$(sha256sum <small.img | cut -d' ' -f1)
-# holds DEVICE: the image's bytes are DEVICE's first
-holds() { [ "$(bytes_sum "$1" 0 $MiB)" = "$img" ]; }
+small_image
 
 echo "== a disk and its own partition"
 truncate -s 64M disk.bin
@@ -53,5 +49,5 @@ expect_status 0 "$SDIMG" flash small.img "$p1" "$p2" --allow-fixed --json
 cp out.txt report.json
 expect_pass report.json "$p1" $MiB
 expect_pass report.json "$p2" $MiB
-holds "$p1" && holds "$p2" || fail "the partitions do not hold the image"
+holds_small "$p1" && holds_small "$p2" || fail "the partitions do not hold the image"
 echo "two partitions of one disk, without the disk: both written"
