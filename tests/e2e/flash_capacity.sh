@@ -16,15 +16,15 @@ need_loops
 need_fuse
 flash_trap
 dio_modes
-set -- $DIO_MODES
-dio=$1
+dio=${DIO_MODES%% *}
 
 claims=$((256 * MiB))
 wraps="$((40 * MiB + 4096)) $((100 * MiB + 512)) $((255 * MiB + 512)) $((3 * MiB + 1536)) \
 $((claims - 3584)) $MiB $((32 * MiB)) $((128 * MiB))"
 head -c 65536 /dev/urandom >small.img
-cards=""
+cards="" n=0
 for w in $wraps; do
+    n=$((n + 1))
     truncate -s "$w" "w$w.store"
     card_start "w$w" --size "$claims" --wrap "$w"
     eval "dev_$w=\$(card_loop w$w $dio)"
@@ -37,7 +37,7 @@ genuine=$(card_loop genuine "$dio")
 start=$(now_ms)
 # shellcheck disable=SC2086 # the cards, one word each
 expect_status 1 "$SDIMG" flash small.img $cards "$genuine" --allow-fixed --check-capacity --json
-echo "--check-capacity over $(echo $wraps | wc -w) fake cards and a genuine one (256 MiB each, loop --direct-io=$dio): $(($(now_ms) - start)) ms"
+echo "--check-capacity over $n fake cards and a genuine one (256 MiB each, loop --direct-io=$dio): $(($(now_ms) - start)) ms"
 cp out.txt report.json
 expect_pass report.json "$genuine" 65536
 for w in $wraps; do
