@@ -3,23 +3,20 @@
  * only its real capacity W and maps the rest onto it (byte x lands on byte x mod W: its
  * high address bits are not wired, or its controller wraps at the size of its flash), or
  * loses what is written past it. Every 512-byte sector the check writes is a stamp that
- * names its own offset and this check's random id; what the stamps cover is chosen so that
- * every wrap lands one stamp on another:
- *   the dense region  a stamp in every sector of the card's first S bytes, written in
- *                     large sequential pieces (cheap on any card)
- *   the sparse stamps one 4 KiB block at every multiple of S past it, and the card's last
- *                     block
- * where S, a power of two, is about the square root of 64 KiB times the size (4 MiB on a
- * 256 MiB card, 64 MiB on a 64 GiB one: both halves cost about the same time on a card).
- * Why any W (a multiple of the 512-byte sector, below the size claimed) is caught: W < S
- * wraps the dense region onto itself; for S <= W the first sparse stamp at or past W, at
- * k*S < W + S, lands at k*S - W < S, inside the dense region, which was written before it
- * and so reads back that stamp (the last block does so when no multiple of S past W is on
- * the card). The sector read back names the offset written there, and the distance between
- * the two is a multiple of W (W itself for that first stamp): the report gives the wrap. A
- * card that loses what lies past W reads back something other than the stamps past it
- * (the last block's at least). Nothing is restored: the image is written over the card
- * next, and its own ranges after.
+ * names its own offset and this check's random id. It writes one 4 KiB block of stamps at
+ * every multiple of S and the card's last block, then reads its first S bytes (the window)
+ * and every block back, where S, a power of two, is about the square root of 256 KiB times
+ * the size (8 MiB on a 256 MiB card, 128 MiB on a 64 GiB one): one sequential read and a
+ * few hundred seeks, seconds on a card.
+ * Why any W (a multiple of the 512-byte sector, below the size claimed) is caught: for
+ * S <= W the first block at or past W, at k*S < W + S, lands at k*S - W < S, inside the
+ * window; below S the block at S lands at S mod W, inside it too; the last block does so
+ * when no multiple of S lies between W and the card's end. Nothing of this check is ever
+ * written into the window at its own offset, so a stamp of this check read there names
+ * where it was written, a multiple of W away (W itself for that first block past a W of S
+ * or more): the report gives the wrap. A card that loses what lies past W reads back
+ * something other than the blocks past it (the last one at least). Nothing is restored:
+ * the image is written over the card next, and its own ranges after.
  */
 #include <errno.h>
 #include <linux/fs.h>
@@ -35,22 +32,22 @@
 
 #define SECTOR 512u            /* one stamp */
 #define BLOCK 4096u            /* a sparse stamp's block: whole blocks for any sector size */
-#define PIECE (1u << 20)       /* the dense region is written and read in pieces of so much */
+#define PIECE (1u << 20)       /* the window is read in pieces of so much */
 static const char STAMP_MAGIC[16] = "sdimg capacity";
 
 /* One check: its random id, and where its stamps go. */
 struct stamps {
 	uint8_t id[16];
 	uint64_t size;   /* the size the card claims */
-	uint64_t stride; /* S: the dense region's length and the sparse stamps' stride */
-	uint64_t dense;  /* the dense region's end: S, or less on a card smaller than S */
+	uint64_t stride; /* S: the window's length and the blocks' stride */
+	uint64_t window; /* the window's end: S, or less on a card smaller than S */
 	uint64_t last;   /* the last block's offset */
-	bool has_last;   /* whether it is a sparse block of its own */
-	size_t blocks;   /* sparse blocks, the last one's included */
+	bool has_last;   /* whether it is a block of its own (not the last multiple of S) */
+	size_t blocks;   /* blocks, the last one's included */
 	size_t count;    /* stamps (sectors) in all */
 };
 
-/* The @i-th sparse block's offset: S, 2S, ..., then the last block. */
+/* The @i-th block's offset: S, 2S, ..., then the last block. */
 static uint64_t block_offset(const struct stamps *s, size_t i)
 {
 	return s->has_last && i + 1 == s->blocks ? s->last : (uint64_t)(i + 1) * s->stride;
@@ -105,24 +102,24 @@ static uint64_t stamp_of(const struct stamps *s, const uint8_t *buf, uint8_t *sc
 	return memcmp(buf, scratch, SECTOR) == 0 ? off : UINT64_MAX;
 }
 
-/* S: the power of two (a block at least) nearest above the square root of 64 KiB times
- * @size, where the dense region's sequential bytes and the sparse blocks' seeks cost
- * about the same; then where the stamps go. */
+/* S: the power of two (a block at least) nearest above the square root of 256 KiB times
+ * @size, where the window's sequential read and the blocks' seeks cost about the same on
+ * a card; then where the stamps go. */
 static void plan(struct stamps *s, uint64_t size, unsigned lbs)
 {
 	s->size = size;
 	s->stride = BLOCK;
-	while ((s->stride >> 8) * (s->stride >> 8) < size)
-		s->stride <<= 1;
+	while (s->stride < (1ull << 40) && (s->stride >> 9) * (s->stride >> 9) < size)
+		s->stride <<= 1; /* 1 TiB is the square root's for every size a device can have */
 	uint64_t whole = size / BLOCK * BLOCK;
-	s->dense = s->stride < whole ? s->stride : whole;
+	s->window = s->stride < whole ? s->stride : whole;
 	s->blocks = (size_t)((size - BLOCK) / s->stride); /* S, 2S, ... with a block before the end */
 	s->last = (size - BLOCK) / lbs * lbs;
-	/* the last block, unless the dense region or a sparse block holds it whole (where it
-	 * overlaps one, it writes the same stamps there) */
-	s->has_last = s->last + BLOCK > s->dense && s->last != (uint64_t)s->blocks * s->stride;
+	/* the last block, unless it is the last multiple of S (inside the window, on a card
+	 * smaller than S, it shows there at its own offset: no sign of a wrap) */
+	s->has_last = s->last != (uint64_t)s->blocks * s->stride;
 	s->blocks += s->has_last;
-	s->count = (size_t)(s->dense / SECTOR) + s->blocks * (BLOCK / SECTOR);
+	s->count = s->blocks * (BLOCK / SECTOR);
 }
 
 static void progress(struct flash_job *j, bool first_write)
@@ -142,15 +139,15 @@ static bool gone(struct flash_job *j)
 	return g;
 }
 
-/* Writes the stamps of [@off, @off + @len) from @buf. Returns 0 or -EIO (job failed). */
-static int put_stamps(struct flash_job *j, int fd, uint64_t off, size_t len, const uint8_t *buf)
+/* Writes the stamps of the block at @off from @buf. Returns 0 or -EIO (job failed). */
+static int put_block(struct flash_job *j, int fd, uint64_t off, const uint8_t *buf)
 {
 	ssize_t n;
 
 	do
-		n = pwrite(fd, buf, len, (off_t)off);
+		n = pwrite(fd, buf, BLOCK, (off_t)off);
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)len) {
+	if (n == (ssize_t)BLOCK) {
 		progress(j, false);
 		return 0;
 	}
@@ -160,20 +157,13 @@ static int put_stamps(struct flash_job *j, int fd, uint64_t off, size_t len, con
 	return -EIO;
 }
 
-/* The dense region first, then the sparse blocks in ascending order: a wrapped sparse
- * block lands on the dense region after it was written, and so is what it reads back. */
+/* Every block, in ascending order. */
 static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf)
 {
 	progress(j, true);
-	for (uint64_t off = 0; off < s->dense; off += PIECE) {
-		size_t len = s->dense - off < PIECE ? (size_t)(s->dense - off) : PIECE;
-		make_stamps(s, off, len, buf);
-		if (gone(j) || put_stamps(j, fd, off, len, buf) < 0)
-			return -EIO;
-	}
 	for (size_t i = 0; i < s->blocks; i++) {
 		make_stamps(s, block_offset(s, i), BLOCK, buf);
-		if (gone(j) || put_stamps(j, fd, block_offset(s, i), BLOCK, buf) < 0)
+		if (gone(j) || put_block(j, fd, block_offset(s, i), buf) < 0)
 			return -EIO;
 	}
 	if (fsync(fd) < 0) {
@@ -184,13 +174,14 @@ static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uin
 	return 0;
 }
 
-/* What the stamps showed instead of themselves: the first wrong one, and the greatest
- * common divisor of the distances between where a stamp was read and where it was written
- * (the card wraps at a divisor of each: at most that many bytes are real). */
+/* What the stamps showed: the first wrong one, and the greatest common divisor of the
+ * distances between where a stamp was read and where it was written (the card wraps at a
+ * divisor of each: at most that many bytes are real). */
 struct findings {
 	uint64_t first_at, first_shows; /* shows: the offset whose stamp it holds, or MAX */
 	uint64_t wrap;                  /* 0: no stamp shows elsewhere */
-	size_t bad;
+	size_t bad;                     /* blocks' stamps read back wrong */
+	size_t moved;                   /* stamps found in the window, away from their offset */
 };
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -203,13 +194,11 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* The sector read at @off is not its stamp: @got holds another's, or other bytes. */
-static void note(struct findings *f, const struct stamps *s, uint64_t off, const uint8_t *got,
-		 uint8_t *scratch)
+/* The sector read at @off is not its stamp: @got holds another's (@other), or other bytes. */
+static void note(struct findings *f, uint64_t off, uint64_t other)
 {
-	uint64_t other = stamp_of(s, got, scratch);
-
-	if (f->bad++ == 0 || (f->first_shows == UINT64_MAX && other != UINT64_MAX)) {
+	if ((f->bad == 0 && f->moved == 0) ||
+	    (f->first_shows == UINT64_MAX && other != UINT64_MAX)) {
 		f->first_at = off; /* the first that names another stamp tells the most */
 		f->first_shows = other;
 	}
@@ -232,10 +221,11 @@ static void fail_findings(struct flash_job *j, const struct stamps *s, const str
 		units_human(f->wrap, holds, sizeof(holds));
 		if (strchr(holds, '.')) /* not whole units: "40.00 MiB" would round */
 			snprintf(holds, sizeof(holds), "%llu bytes", (unsigned long long)f->wrap);
-		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
-			       "card wraps, it holds at most %s, not the %s it claims (what is "
-			       "written at byte %llu lands on byte 0)", f->bad, s->count, first,
-			       holds, claims, (unsigned long long)f->wrap);
+		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong, %zu "
+			       "found elsewhere (%s): the card wraps, it holds at most %s, not the "
+			       "%s it claims (what is written at byte %llu lands on byte 0)",
+			       f->bad, s->count, f->moved, first, holds, claims,
+			       (unsigned long long)f->wrap);
 	} else {
 		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
 			       "card does not keep what is written there, not the %s it claims",
@@ -243,29 +233,64 @@ static void fail_findings(struct flash_job *j, const struct stamps *s, const str
 	}
 }
 
-/* Reads [@off, @off + @len) back into @buf and notes every sector that is not its stamp.
- * Returns 0 or -EIO (job failed). */
-static int check_stamps(struct flash_job *j, int fd, const struct stamps *s, uint64_t off,
-			size_t len, uint8_t *buf, struct findings *f)
+/* Reads the @len bytes at @off into @buf. Returns 0 or -EIO (job failed). */
+static int get(struct flash_job *j, int fd, uint64_t off, size_t len, uint8_t *buf)
 {
-	uint8_t want[SECTOR];
 	ssize_t n;
 
 	do
 		n = pread(fd, buf, len, (off_t)off);
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)len) {
-		int e = n < 0 ? errno : EIO;
-		flash_job_fail(j, e, "reading the capacity stamps at byte %llu back: %s",
-			       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
-		return -EIO;
+	if (n == (ssize_t)len) {
+		progress(j, false);
+		return 0;
 	}
-	for (size_t i = 0; i < len; i += SECTOR) {
-		make_stamp(s, off + i, want);
-		if (memcmp(buf + i, want, SECTOR) != 0)
-			note(f, s, off + i, buf + i, want);
+	int e = n < 0 ? errno : EIO;
+	flash_job_fail(j, e, "reading the capacity stamps at byte %llu back: %s",
+		       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
+	return -EIO;
+}
+
+/* The window: a stamp of this check there, away from its own offset, is one that landed
+ * where it was not written. */
+static int read_window(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf,
+		       struct findings *f)
+{
+	uint8_t scratch[SECTOR];
+
+	for (uint64_t off = 0; off < s->window; off += PIECE) {
+		size_t len = s->window - off < PIECE ? (size_t)(s->window - off) : PIECE;
+		if (gone(j) || get(j, fd, off, len, buf) < 0)
+			return -EIO;
+		for (size_t i = 0; i < len; i += SECTOR) {
+			uint64_t other = stamp_of(s, buf + i, scratch);
+			if (other != UINT64_MAX && other != off + i) {
+				note(f, off + i, other);
+				f->moved++;
+			}
+		}
 	}
-	progress(j, false);
+	return 0;
+}
+
+/* Every block: each sector must be its own stamp. */
+static int read_blocks(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf,
+		       struct findings *f)
+{
+	uint8_t want[SECTOR], scratch[SECTOR];
+
+	for (size_t b = 0; b < s->blocks; b++) {
+		uint64_t off = block_offset(s, b);
+		if (gone(j) || get(j, fd, off, BLOCK, buf) < 0)
+			return -EIO;
+		for (size_t i = 0; i < BLOCK; i += SECTOR) {
+			make_stamp(s, off + i, want);
+			if (memcmp(buf + i, want, SECTOR) != 0) {
+				note(f, off + i, stamp_of(s, buf + i, scratch));
+				f->bad++;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -273,15 +298,9 @@ static int read_stamps(struct flash_job *j, int fd, const struct stamps *s, uint
 {
 	struct findings f = { 0 };
 
-	for (uint64_t off = 0; off < s->dense; off += PIECE) {
-		size_t len = s->dense - off < PIECE ? (size_t)(s->dense - off) : PIECE;
-		if (gone(j) || check_stamps(j, fd, s, off, len, buf, &f) < 0)
-			return -EIO;
-	}
-	for (size_t i = 0; i < s->blocks; i++)
-		if (gone(j) || check_stamps(j, fd, s, block_offset(s, i), BLOCK, buf, &f) < 0)
-			return -EIO;
-	if (f.bad == 0)
+	if (read_window(j, fd, s, buf, &f) < 0 || read_blocks(j, fd, s, buf, &f) < 0)
+		return -EIO;
+	if (f.bad == 0 && f.moved == 0)
 		return 0;
 	fail_findings(j, s, &f);
 	return -EIO;

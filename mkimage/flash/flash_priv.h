@@ -241,14 +241,14 @@ void flash_job_unlock(struct flash_job *j);
 void flash_job_run(struct flash_job *j, int fd);
 
 /*
- * --check-capacity (capacity.c): writes a stamp into every 512-byte sector of the card's
- * first S bytes and of one 4 KiB block at every multiple of S and at its end (S about the
- * square root of 64 KiB times @size), each naming its offset, then reads them all back
- * with O_DIRECT. A card that wraps at any sector below @size (byte x lands on x mod W)
- * shows, in a sector, the stamp written W (or a multiple of W) bytes away; one that drops
- * or garbles what lies past its real capacity shows a stamp that differs. @fd is open
- * O_DIRECT, @lbs its logical block size. Returns 0, or -EIO with the job failed (at the
- * capacity stage, for what the stamps show).
+ * --check-capacity (capacity.c): writes one 4 KiB block of stamps at every multiple of S
+ * and at the card's end (S about the square root of 256 KiB times @size), each 512-byte
+ * sector naming its offset, then reads the first S bytes and every block back with
+ * O_DIRECT. A card that wraps at any sector below @size (byte x lands on x mod W) shows
+ * in its first S bytes a stamp written W (or a multiple of W) bytes further; one that
+ * drops or garbles what lies past its real capacity shows a block that differs. @fd is
+ * open O_DIRECT, @lbs its logical block size. Returns 0, or -EIO with the job failed (at
+ * the capacity stage, for what the stamps show).
  */
 int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t size);
 
