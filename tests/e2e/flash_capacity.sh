@@ -7,6 +7,8 @@
 #   W = 3 MiB + 1536                                   below the region stamped densely
 #   W = 256 MiB - 3584                                 past the last 4 KiB block's start
 #   W = 1 MiB, 32 MiB, 128 MiB                         powers of two
+# and a card that keeps nothing written past 40 MiB + 4 KiB (--drop), which fails at stage
+# capacity too: it does not keep what is written there.
 # Each fake card fails at stage capacity, saying it wraps and where (the byte that lands on
 # byte 0 is W), and gets none of the image; the genuine card passes. The check's time for
 # all of them is printed.
@@ -30,14 +32,18 @@ for w in $wraps; do
     eval "dev_$w=\$(card_loop w$w $dio)"
     eval "cards=\"\$cards \$dev_$w\""
 done
+lost=$((40 * MiB + 4096))
+truncate -s "$claims" lost.store
+card_start lost --drop "$lost:$claims"
+dev_lost=$(card_loop lost "$dio")
 truncate -s "$claims" genuine.store
 card_start genuine
 genuine=$(card_loop genuine "$dio")
 
 start=$(now_ms)
 # shellcheck disable=SC2086 # the cards, one word each
-expect_status 1 "$SDIMG" flash small.img $cards "$genuine" --allow-fixed --check-capacity --json
-echo "--check-capacity over $n fake cards and a genuine one (256 MiB each, loop --direct-io=$dio): $(($(now_ms) - start)) ms"
+expect_status 1 "$SDIMG" flash small.img $cards "$dev_lost" "$genuine" --allow-fixed --check-capacity --json
+echo "--check-capacity over $((n + 1)) fake cards and a genuine one (256 MiB each, loop --direct-io=$dio): $(($(now_ms) - start)) ms"
 cp out.txt report.json
 expect_pass report.json "$genuine" 65536
 for w in $wraps; do
@@ -48,3 +54,6 @@ for w in $wraps; do
     [ "$(tj report.json "$dev" bytes_written)" = 0 ] || fail "wrap at $w: the fake card got the image"
     echo "wrap at $w: $(tj report.json "$dev" error)"
 done
+expect_fail report.json "$dev_lost" capacity "the card does not keep what is written there, not the 256 MiB it claims"
+[ "$(tj report.json "$dev_lost" bytes_written)" = 0 ] || fail "the lossy card got the image"
+echo "lost past $lost: $(tj report.json "$dev_lost" error)"
