@@ -139,21 +139,27 @@ static bool gone(struct flash_job *j)
 	return g;
 }
 
-/* Writes the stamps of the block at @off from @buf. Returns 0 or -EIO (job failed). */
-static int put_block(struct flash_job *j, int fd, uint64_t off, const uint8_t *buf)
+/* Writes (@write) or reads the @len bytes at @off from or into @buf. Returns 0 or -EIO
+ * (job failed). */
+static int stamp_io(struct flash_job *j, int fd, bool write, uint64_t off, size_t len,
+		    uint8_t *buf)
 {
 	ssize_t n;
 
 	do
-		n = pwrite(fd, buf, BLOCK, (off_t)off);
+		n = write ? pwrite(fd, buf, len, (off_t)off) : pread(fd, buf, len, (off_t)off);
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)BLOCK) {
+	if (n == (ssize_t)len) {
 		progress(j, false);
 		return 0;
 	}
-	int e = n < 0 ? errno : ENOSPC;
-	flash_job_fail(j, e, "writing the capacity stamps at byte %llu: %s",
-		       (unsigned long long)off, strerror(e));
+	int e = n < 0 ? errno : write ? ENOSPC : EIO;
+	if (write)
+		flash_job_fail(j, e, "writing the capacity stamps at byte %llu: %s",
+			       (unsigned long long)off, strerror(e));
+	else
+		flash_job_fail(j, e, "reading the capacity stamps at byte %llu back: %s",
+			       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
 	return -EIO;
 }
 
@@ -163,7 +169,7 @@ static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uin
 	progress(j, true);
 	for (size_t i = 0; i < s->blocks; i++) {
 		make_stamps(s, block_offset(s, i), BLOCK, buf);
-		if (gone(j) || put_block(j, fd, block_offset(s, i), buf) < 0)
+		if (gone(j) || stamp_io(j, fd, true, block_offset(s, i), BLOCK, buf) < 0)
 			return -EIO;
 	}
 	if (fsync(fd) < 0) {
@@ -233,24 +239,6 @@ static void fail_findings(struct flash_job *j, const struct stamps *s, const str
 	}
 }
 
-/* Reads the @len bytes at @off into @buf. Returns 0 or -EIO (job failed). */
-static int get(struct flash_job *j, int fd, uint64_t off, size_t len, uint8_t *buf)
-{
-	ssize_t n;
-
-	do
-		n = pread(fd, buf, len, (off_t)off);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)len) {
-		progress(j, false);
-		return 0;
-	}
-	int e = n < 0 ? errno : EIO;
-	flash_job_fail(j, e, "reading the capacity stamps at byte %llu back: %s",
-		       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
-	return -EIO;
-}
-
 /* The window: a stamp of this check there, away from its own offset, is one that landed
  * where it was not written. */
 static int read_window(struct flash_job *j, int fd, const struct stamps *s, uint8_t *buf,
@@ -260,7 +248,7 @@ static int read_window(struct flash_job *j, int fd, const struct stamps *s, uint
 
 	for (uint64_t off = 0; off < s->window; off += PIECE) {
 		size_t len = s->window - off < PIECE ? (size_t)(s->window - off) : PIECE;
-		if (gone(j) || get(j, fd, off, len, buf) < 0)
+		if (gone(j) || stamp_io(j, fd, false, off, len, buf) < 0)
 			return -EIO;
 		for (size_t i = 0; i < len; i += SECTOR) {
 			uint64_t other = stamp_of(s, buf + i, scratch);
@@ -281,7 +269,7 @@ static int read_blocks(struct flash_job *j, int fd, const struct stamps *s, uint
 
 	for (size_t b = 0; b < s->blocks; b++) {
 		uint64_t off = block_offset(s, b);
-		if (gone(j) || get(j, fd, off, BLOCK, buf) < 0)
+		if (gone(j) || stamp_io(j, fd, false, off, BLOCK, buf) < 0)
 			return -EIO;
 		for (size_t i = 0; i < BLOCK; i += SECTOR) {
 			make_stamp(s, off + i, want);
