@@ -56,7 +56,7 @@ loop_detach "$held"
 card_stop held $held_pid
 
 echo "== the station looks its card up once"
-if command -v strace >/dev/null 2>&1; then
+if command -v strace >/dev/null 2>&1 && command -v pgrep >/dev/null 2>&1; then
     slot=/dev/loop$(free_slots 1)
     fill_ee card.bin $((2 * MiB))
     station_start strace -f -qq -o trace.txt -e trace=%file "$SDIMG" flash small.img --watch \
@@ -75,5 +75,5 @@ if command -v strace >/dev/null 2>&1; then
     echo "the station's one syscall naming its card: $(sed 's/^[0-9]* *//' named.txt)"
     take "$slot"
 else
-    echo "no strace here: the station's part is not checked"
+    echo "no strace or pgrep here: the station's part is not checked"
 fi
