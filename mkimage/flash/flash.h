@@ -50,6 +50,7 @@ enum flash_verdict {
 struct flash_target {
 	char name[32];           /* kernel name: "sdb", "mmcblk0", "loop3", "sdb1" */
 	unsigned major, minor;
+	unsigned disk_major, disk_minor; /* its whole disk's (its own, for a whole disk) */
 	uint64_t size;           /* bytes (sysfs counts 512-byte units whatever the sector size) */
 	bool read_only;          /* `ro`: a card's lock switch, a read-only loop */
 	bool removable;          /* the kernel's removable-media flag (card readers) */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -169,6 +170,27 @@ json_t *flash_card_json(const struct flash_card_set *c);
 
 /* ---- target_write.c: one target, from open to the re-read partition table -------------- */
 
+/*
+ * Looks up the target @path, the one time its name is followed: a descriptor that opens
+ * nothing on the device (O_PATH: no tape rewinds, no watchdog starts, whatever @path names),
+ * whose kind and numbers are in @st. Everything after works on this descriptor, so that a
+ * name re-pointed meanwhile (a symbolic link, a udev name) changes nothing. Returns the
+ * descriptor or a negative errno.
+ */
+int flash_target_lookup(const char *path, struct stat *st);
+
+/*
+ * Opens the device that @pfd (flash_target_lookup) is, for writing: O_RDWR, O_DIRECT and
+ * O_EXCL, through /proc/self/fd (the same inode, not a name looked up again). O_EXCL fails
+ * while anything mounts or holds the device, or its disk or a partition of it is held.
+ * Returns the descriptor or a negative errno.
+ */
+int flash_target_hold(int pfd);
+
+/* Why flash_target_hold() failed with @err, for the report: "cannot open it for writing:
+ * ...", the cause of EBUSY named. */
+void flash_target_hold_error(char *buf, size_t n, int err);
+
 /* CAPACITY: the stamps of --check-capacity, before the writes. */
 enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_CAPACITY, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS,
 		   FLASH_STAGE_VERIFY, FLASH_STAGE_DONE };
@@ -180,6 +202,8 @@ enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
  * reporter reads it. */
 struct flash_job {
 	const char *path;               /* the target as given */
+	int fd;                         /* the target, open for writing and held (O_EXCL) from
+					   its check on, inherited by its worker; -1: none */
 	struct flash_target info;       /* from the classifier */
 	const struct flash_image *im;
 	const struct flash_options *o;
@@ -204,8 +228,15 @@ struct flash_job {
 /* A mutex the workers' processes share with the main one (robust: see flash_job_lock). */
 void flash_job_init_lock(pthread_mutex_t *m);
 
-/* Starts @j's worker process (run.c); a job that cannot be started fails. */
-void flash_job_start(struct flash_job *j);
+/* Starts @j's worker process (run.c) on its device j->fd, which passes to the worker: this
+ * process closes it (j->fd is -1 after). @held (@n): the descriptors of the targets this
+ * process holds, in its own memory (the jobs' is shared, and changes under a worker that
+ * has just started): the worker closes all but its own, which is -1 there after. A job
+ * that cannot be started fails. */
+void flash_job_start(struct flash_job *j, int *held, size_t n);
+
+/* Lets go of @j's device (j->fd), if this process holds it. */
+void flash_job_release(struct flash_job *j);
 
 /* Reaps @j's worker when it has ended: one that ended without finishing its job (killed,
  * crashed) fails it. */
@@ -229,20 +260,20 @@ void flash_job_abort(struct flash_job *j, const char *why);
 void flash_job_lock(struct flash_job *j);
 void flash_job_unlock(struct flash_job *j);
 
-/* The worker's body: writes, handles gaps, verifies, re-reads the table. */
-void flash_job_run(struct flash_job *j);
+/* The worker's body on the device @fd (the job's, held since its check; closed at the
+ * end): writes, handles gaps, verifies, re-reads the table. */
+void flash_job_run(struct flash_job *j, int fd);
 
 /*
- * --check-capacity (capacity.c): writes a stamp of one 4 KiB block at every multiple of a
- * power-of-two stride over the card's whole @size (at most FLASH_CAPACITY_STAMPS stamps,
- * the last block's included), then reads them all back with O_DIRECT. A card that wraps
- * at a multiple of the stride or at one of its divisors (as one whose high address bits
- * are not wired does) shows a stamp where another's was written; one that drops or
- * garbles what lies past its real capacity shows a stamp that differs. @fd is open
- * O_DIRECT, @lbs its logical block size. Returns 0, or -EIO with the job failed (at the
- * capacity stage, for what the stamps show).
+ * --check-capacity (capacity.c): writes one 4 KiB block of stamps at every multiple of S
+ * and at the card's end (S about the square root of 256 KiB times @size), each 512-byte
+ * sector naming its offset, then reads the first S bytes and every block back with
+ * O_DIRECT. A card that wraps at any sector below @size (byte x lands on x mod W) shows
+ * in its first S bytes a stamp written W (or a multiple of W) bytes further; one that
+ * drops or garbles what lies past its real capacity shows a block that differs. @fd is
+ * open O_DIRECT, @lbs its logical block size. Returns 0, or -EIO with the job failed (at
+ * the capacity stage, for what the stamps show).
  */
-#define FLASH_CAPACITY_STAMPS 128
 int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t size);
 
 /* Records the job's failure (the first one only) at its current stage. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,41 +35,90 @@ void flash_job_init_lock(pthread_mutex_t *m)
 	pthread_mutexattr_destroy(&a);
 }
 
-/* Classifies @j: a block device that the classifier accepts, not given twice. */
+/* Refuses @j: @fmt says why. */
+__attribute__((format(printf, 2, 3))) static void refuse(struct flash_job *j, const char *fmt,
+							 ...)
+{
+	va_list ap;
+
+	flash_job_release(j);
+	j->result = FLASH_REFUSED;
+	va_start(ap, fmt);
+	vsnprintf(j->error, sizeof(j->error), fmt, ap);
+	va_end(ap);
+}
+
+/* Whether the accepted targets @a and @b are a disk and one of its own partitions: the
+ * kernel lets only one of them be held, and writing the disk destroys the partition. */
+static bool disk_and_partition(const struct flash_target *a, const struct flash_target *b)
+{
+	return a->partition != b->partition && a->disk_major == b->disk_major &&
+	       a->disk_minor == b->disk_minor;
+}
+
+/* The earlier targets (@index of @jobs) against @j: the same device twice is written
+ * once; a disk and its own partition, both accepted, are both refused (and a disk's other
+ * partitions after it). Returns whether @j may go on. */
+static bool apart_from_earlier(struct flash_job *j, struct flash_job *jobs, size_t index)
+{
+	for (size_t i = 0; i < index; i++) {
+		struct flash_job *e = &jobs[i];
+		if (!e->info.name[0])
+			continue;
+		if (e->info.major == j->info.major && e->info.minor == j->info.minor) {
+			refuse(j, "the same device as %s", e->path);
+			return false;
+		}
+		if (e->info.verdict != FLASH_ACCEPT || j->info.verdict != FLASH_ACCEPT ||
+		    !disk_and_partition(&e->info, &j->info))
+			continue;
+		const char *as_disk = "%s, one of its partitions, is also a target: a disk and "
+				      "its own partition are not written in one run";
+		const char *as_part = "a partition of %s, also a target: a disk and its own "
+				      "partition are not written in one run";
+		if (e->result == FLASH_PASS) /* a reason it already has comes first */
+			refuse(e, e->info.partition ? as_part : as_disk, j->path);
+		refuse(j, j->info.partition ? as_part : as_disk, e->path);
+		return false;
+	}
+	return true;
+}
+
+/* Checks @j: a block device that the classifier accepts, not given twice, neither the disk
+ * nor a partition of another target, and held (j->fd) from here on. Its path is looked up
+ * once: what is classified, held and written is what that lookup found. */
 static void check_target(struct flash_job *j, struct flash_job *jobs, size_t index,
 			 dev_t root_dev, struct diag *d)
 {
 	const struct flash_options *o = j->o;
 	struct stat st;
+	int pfd = flash_target_lookup(j->path, &st);
 
 	j->result = FLASH_REFUSED;
 	j->stage = FLASH_STAGE_CHECK;
-	if (stat(j->path, &st) < 0) {
-		snprintf(j->error, sizeof(j->error), "%s (nothing is created there)", strerror(errno));
-		j->error_errno = errno;
+	if (pfd < 0) {
+		snprintf(j->error, sizeof(j->error), "%s (nothing is created there)", strerror(-pfd));
+		j->error_errno = -pfd;
 		return;
 	}
 	if (!S_ISBLK(st.st_mode)) {
 		snprintf(j->error, sizeof(j->error), "not a block device");
-		return;
-	}
-	for (size_t i = 0; i < index; i++)
-		if (jobs[i].info.major == major(st.st_rdev) && jobs[i].info.minor == minor(st.st_rdev) &&
-		    jobs[i].info.name[0]) {
-			snprintf(j->error, sizeof(j->error), "the same device as %s", jobs[i].path);
-			return;
-		}
-	if (flash_classify(&o->roots, major(st.st_rdev), minor(st.st_rdev), root_dev, j->im->size,
-			   o->allow_fixed, &j->info, d) < 0) {
+	} else if (flash_classify(&o->roots, major(st.st_rdev), minor(st.st_rdev), root_dev,
+				  j->im->size, o->allow_fixed, &j->info, d) < 0) {
 		snprintf(j->error, sizeof(j->error), "its kind cannot be read from sysfs");
-		return;
+	} else if (apart_from_earlier(j, jobs, index)) {
+		if (j->info.verdict != FLASH_ACCEPT) {
+			snprintf(j->error, sizeof(j->error), "%s", j->info.why);
+		} else if ((j->fd = flash_target_hold(pfd)) < 0) {
+			j->error_errno = -j->fd;
+			flash_target_hold_error(j->error, sizeof(j->error), -j->fd);
+			j->fd = -1;
+		} else {
+			j->result = FLASH_PASS;
+			j->error[0] = 0;
+		}
 	}
-	if (j->info.verdict != FLASH_ACCEPT) {
-		snprintf(j->error, sizeof(j->error), "%s", j->info.why);
-		return;
-	}
-	j->result = FLASH_PASS;
-	j->error[0] = 0;
+	close(pfd);
 }
 
 void flash_job_watchdog(struct flash_job *j, unsigned timeout)
@@ -121,8 +171,17 @@ static bool all_done(struct flash_job *jobs, size_t n)
 	return done;
 }
 
-void flash_job_start(struct flash_job *j)
+void flash_job_release(struct flash_job *j)
 {
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+}
+
+void flash_job_start(struct flash_job *j, int *held, size_t n)
+{
+	int fd = j->fd; /* the worker's own from the fork on: j lives in shared memory */
+
 	clock_gettime(CLOCK_MONOTONIC, &j->t_start);
 	j->t_progress = j->t_start;
 	j->stage = j->o->check_capacity ? FLASH_STAGE_CAPACITY : FLASH_STAGE_WRITE;
@@ -133,9 +192,16 @@ void flash_job_start(struct flash_job *j)
 		/* a worker never writes on after the run that reports it has ended */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(1);
-		flash_job_run(j);
+		for (size_t i = 0; i < n; i++) /* the other targets are not this worker's */
+			if (held[i] >= 0 && held[i] != fd)
+				close(held[i]);
+		flash_job_run(j, fd);
 		_exit(0);
 	}
+	for (size_t i = 0; i < n; i++)
+		if (held[i] == fd)
+			held[i] = -1;
+	flash_job_release(j); /* the worker holds it now, or nobody */
 	j->worker = pid;
 	j->started = pid > 0;
 	if (!j->started) {
@@ -359,9 +425,11 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im,
 
 	p.last_stage = calloc(n, sizeof(*p.last_stage));
 	p.last_finished = calloc(n, sizeof(*p.last_finished));
-	if (!p.last_stage || !p.last_finished) {
+	int *held = malloc(n * sizeof(*held)); /* this process's memory: see flash_job_start */
+	if (!p.last_stage || !p.last_finished || !held) {
 		free(p.last_stage);
 		free(p.last_finished);
+		free(held);
 		return diag_error(d, "%s: out of memory", o->image);
 	}
 	/* blocked before the workers start, in them too: a ^C on the terminal reaches the
@@ -369,8 +437,11 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im,
 	flash_stop_signals(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	for (size_t i = 0; i < n; i++)
+		held[i] = jobs[i].fd;
+	for (size_t i = 0; i < n; i++)
 		if (jobs[i].result == FLASH_PASS)
-			flash_job_start(&jobs[i]);
+			flash_job_start(&jobs[i], held, n);
+	free(held);
 	while (!all_done(jobs, n)) {
 		int sig = sigtimedwait(&stop, NULL, &(struct timespec){ 0, TICK_NS });
 		if (sig > 0)
@@ -468,7 +539,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		diag_warning(d, "%s: --gaps keep without a bmap: the image's holes keep what the "
 			     "cards held there, which can break their file systems", o->image);
 	for (size_t i = 0; i < o->n_targets; i++) {
-		jobs[i] = (struct flash_job){ .path = o->targets[i], .im = &im, .o = &eff };
+		jobs[i] = (struct flash_job){ .path = o->targets[i], .fd = -1, .im = &im, .o = &eff };
 		flash_job_init_lock(&jobs[i].lock);
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}
@@ -490,6 +561,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		rc = run_jobs(o, &im, jobs, o->n_targets, d);
 	}
 	for (size_t i = 0; i < o->n_targets; i++) {
+		flash_job_release(&jobs[i]); /* not started: a dry run, or no card values */
 		pthread_mutex_destroy(&jobs[i].lock);
 		flash_card_release(jobs[i].card);
 	}

@@ -132,6 +132,8 @@ int flash_classify(const struct flash_roots *r, unsigned major, unsigned minor, 
 	int rc = flash_locate(r, major, minor, &k, t, d);
 	if (rc < 0)
 		goto out;
+	t->disk_major = k.v[0].major;
+	t->disk_minor = k.v[0].minor;
 	flash_hardware(&k, t);
 	rc = flash_in_use(r, &k, t, root_dev, t->why, sizeof(t->why), d);
 	if (rc < 0) {

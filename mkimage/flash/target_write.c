@@ -1,8 +1,10 @@
 /*
  * target_write: one target, from open to the re-read partition table (flash_priv.h).
- * The device is opened O_DIRECT and O_EXCL and held until its verify ends: nobody mounts it
- * meanwhile, and neither the writes nor the read-back go through the page cache, which
- * could otherwise answer the verify with what was written rather than what the card holds.
+ * The device is opened O_DIRECT and O_EXCL at its check, through the descriptor its name
+ * was looked up by (flash_target_hold); the worker inherits it and holds it until its
+ * verify ends: nobody mounts it meanwhile, and neither the writes nor the read-back go
+ * through the page cache, which could otherwise answer the verify with what was written
+ * rather than what the card holds.
  * Writes are whole logical blocks from aligned buffers, up to 4 MiB, in ascending order.
  * The read-back runs beside the writes, in a thread of its own that follows them at a
  * distance: a stretch is read back once an fsync has put it on the card (every 64 MiB
@@ -528,18 +530,43 @@ static int finish_verify(struct worker *w, int rc)
 
 /* ------------------------------------------------------------------ the job */
 
-static int open_target(struct worker *w)
+int flash_target_lookup(const char *path, struct stat *st)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int flash_target_hold(int pfd)
+{
+	char self[40];
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	int fd = open(self, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void flash_target_hold_error(char *buf, size_t n, int err)
+{
+	snprintf(buf, n, "cannot open it for writing: %s%s", strerror(err),
+		 err == EBUSY ? " (mounted, or held by another program)"
+		 : err == ENOENT ? " (/proc/self/fd, through which it is opened, is missing)" : "");
+}
+
+/* The job's device, held since its check (w->fd): its block size and size. */
+static int size_target(struct worker *w)
 {
 	struct flash_job *j = w->j;
 	uint64_t size = 0;
 	int lbs = 0;
 
-	w->fd = open(j->path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
-	if (w->fd < 0) {
-		flash_job_fail(j, errno, "cannot open it for writing: %s%s", strerror(errno),
-			       errno == EBUSY ? " (mounted, or held by another program)" : "");
-		return -EIO;
-	}
 	if (ioctl(w->fd, BLKSSZGET, &lbs) < 0 || lbs < 512 || lbs > (int)IO_ALIGN ||
 	    ioctl(w->fd, BLKGETSIZE64, &size) < 0) {
 		flash_job_fail(j, errno, "not a block device the kernel can size");
@@ -555,10 +582,10 @@ static int open_target(struct worker *w)
 	return 0;
 }
 
-void flash_job_run(struct flash_job *j)
+void flash_job_run(struct flash_job *j, int fd)
 {
-	struct worker w = { .j = j, .fd = -1 };
-	int rc = open_target(&w);
+	struct worker w = { .j = j, .fd = fd };
+	int rc = size_target(&w);
 
 	if (j->im->bmap_path && j->im->mapped_bytes == 0)
 		add_warning(j, "nothing to write: the bmap maps no block");

@@ -221,13 +221,34 @@ static void take_values(struct station *s, struct flash_card *c)
 	diag_release(&why);
 }
 
+/* Looks up the card's device node once and holds what it found (c->job.fd), when that is
+ * the disk @k that was classified; else the card is refused. */
+static void hold_card(struct flash_card *c, const struct disk *k)
+{
+	struct stat st;
+	int pfd = flash_target_lookup(c->path, &st);
+
+	if (pfd < 0 || !S_ISBLK(st.st_mode) || major(st.st_rdev) != k->major ||
+	    minor(st.st_rdev) != k->minor) {
+		snprintf(c->job.error, sizeof(c->job.error),
+			 "%s is not the block device %u:%u (no device node for %s)", c->path,
+			 k->major, k->minor, k->name);
+	} else if ((c->job.fd = flash_target_hold(pfd)) < 0) {
+		c->job.error_errno = -c->job.fd;
+		flash_target_hold_error(c->job.error, sizeof(c->job.error), -c->job.fd);
+		c->job.fd = -1;
+	} else {
+		c->job.result = FLASH_PASS;
+	}
+	if (pfd >= 0)
+		close(pfd);
+}
+
 /* Sets up @c for the disk @k classified as @t; a refused card's job is only a record. */
 static void prepare(struct station *s, struct flash_card *c, const struct disk *k,
 		    const struct flash_target *t, const struct timespec *arrived,
 		    const struct timespec *arrived_wall)
 {
-	struct stat st;
-
 	memset(c, 0, sizeof(*c));
 	c->in_use = true;
 	c->arrived = *arrived;
@@ -237,21 +258,19 @@ static void prepare(struct station *s, struct flash_card *c, const struct disk *
 	for (char *p = c->path; *p; p++) /* the kernel's "cciss!c0d0" is /dev/cciss/c0d0 */
 		if (*p == '!')
 			*p = '/';
-	c->job = (struct flash_job){ .path = c->path, .info = *t, .im = s->im, .o = s->o };
+	c->job = (struct flash_job){ .path = c->path, .fd = -1, .info = *t, .im = s->im,
+				     .o = s->o };
 	flash_job_init_lock(&c->job.lock);
 	c->job.stage = FLASH_STAGE_CHECK;
 	c->job.result = FLASH_REFUSED;
 	if (t->verdict != FLASH_ACCEPT)
 		snprintf(c->job.error, sizeof(c->job.error), "%s", t->why);
-	else if (stat(c->path, &st) < 0 || !S_ISBLK(st.st_mode) ||
-		 major(st.st_rdev) != k->major || minor(st.st_rdev) != k->minor)
-		snprintf(c->job.error, sizeof(c->job.error),
-			 "%s is not the block device %u:%u (no device node for %s)", c->path,
-			 k->major, k->minor, k->name);
 	else
-		c->job.result = FLASH_PASS;
+		hold_card(c, k);
 	if (c->job.result == FLASH_PASS && s->cv)
 		take_values(s, c);
+	if (c->job.result != FLASH_PASS) /* a refused card is let go at once */
+		flash_job_release(&c->job);
 }
 
 /* A card arrived on @k: written, refused, or not the station's. */
@@ -293,7 +312,8 @@ static void arrive(struct station *s, struct disk *k)
 	}
 	if (s->o->verbosity > 1)
 		fprintf(s->out, "%-24s arrived: %s\n", c->slot, t.why);
-	flash_job_start(&c->job); /* it flushes what was printed */
+	flash_job_start(&c->job, NULL, 0); /* it flushes what was printed; the station holds
+					       no other card: each went to its worker */
 	k->card = c;
 	k->state = DISK_BUSY;
 	if (!c->job.started) /* no worker: failed at once */

@@ -16,7 +16,13 @@
  *   --slow-ms MS          every write waits MS milliseconds first, one write at a time
  *   --hang-at OFF         a write touching byte OFF blocks until SIGUSR1 arrives, the file
  *                         system is unmounted, or --hang-max seconds pass (default 120)
- *   --log FILE            one line per event: "write OFF LEN", "hang OFF", "released OFF"
+ *   --log FILE            one line per event: "write OFF LEN", "hang OFF", "released OFF",
+ *                         "readlink TARGET"
+ *   --link FIRST --relink THEN
+ *                         MOUNTPOINT/link, a symbolic link to FIRST the first time it is
+ *                         followed (or read), to THEN ever after: a name re-pointed
+ *                         between two looks, without a race (the kernel asks for a FUSE
+ *                         link's target each time it follows it)
  * Offsets and sizes are bytes, with an optional K, M or G suffix (binary).
  * FUSE options follow the mount point (-f to stay in the foreground, as the tests run it).
  */
@@ -40,6 +46,7 @@
 #include <unistd.h>
 
 #define CARD "/card"
+#define LINK "/link"
 #define NONE UINT64_MAX
 
 struct span {
@@ -53,6 +60,8 @@ static struct {
 	uint64_t flip, hang_at;
 	unsigned slow_ms, hang_max;
 	bool flipped;
+	const char *link_first, *link_then;
+	unsigned link_reads;
 	FILE *log;
 	pthread_mutex_t lock, log_lock, slow_lock; /* the store and the flip; the log; slow */
 } card = {
@@ -137,6 +146,12 @@ static int card_getattr(const char *path, struct stat *st, struct fuse_file_info
 		st->st_nlink = 2;
 		return 0;
 	}
+	if (card.link_first && strcmp(path, LINK) == 0) {
+		st->st_mode = S_IFLNK | 0777;
+		st->st_nlink = 1;
+		st->st_size = (off_t)strlen(card.link_first);
+		return 0;
+	}
 	if (strcmp(path, CARD) != 0)
 		return -ENOENT;
 	st->st_mode = S_IFREG | 0600;
@@ -158,6 +173,21 @@ static int card_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
 	fill(buf, CARD + 1, NULL, 0, 0);
+	if (card.link_first)
+		fill(buf, LINK + 1, NULL, 0, 0);
+	return 0;
+}
+
+/* --link: FIRST once, THEN after. */
+static int card_readlink(const char *path, char *buf, size_t len)
+{
+	if (!card.link_first || strcmp(path, LINK) != 0 || len == 0)
+		return -ENOENT;
+	pthread_mutex_lock(&card.lock);
+	const char *to = card.link_reads++ ? card.link_then : card.link_first;
+	pthread_mutex_unlock(&card.lock);
+	note("readlink %s", to);
+	snprintf(buf, len, "%s", to);
 	return 0;
 }
 
@@ -279,6 +309,7 @@ static void card_destroy(void *data)
 static const struct fuse_operations ops = {
 	.getattr = card_getattr,
 	.readdir = card_readdir,
+	.readlink = card_readlink,
 	.open = card_open,
 	.truncate = card_truncate,
 	.read = card_read,
@@ -320,7 +351,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: faultycard --store FILE [--size N] [--wrap N] [--drop A:B] "
 			"[--flip OFF] [--eio-write A:B] [--eio-read A:B] [--slow-ms MS] "
-			"[--hang-at OFF] [--hang-max S] [--log FILE] MOUNTPOINT [FUSE OPTIONS]\n");
+			"[--hang-at OFF] [--hang-max S] [--log FILE] [--link FIRST --relink THEN] "
+			"MOUNTPOINT [FUSE OPTIONS]\n");
 	return 2;
 }
 
@@ -353,6 +385,10 @@ int main(int argc, char **argv)
 			bad = number(arg, &card.hang_at);
 		else if (!strcmp(opt, "hang-max"))
 			bad = number(arg, &v) < 0 || v > 86400 || !(card.hang_max = (unsigned)v);
+		else if (!strcmp(opt, "link"))
+			card.link_first = arg;
+		else if (!strcmp(opt, "relink"))
+			card.link_then = arg;
 		else if (!strcmp(opt, "log"))
 			bad = !(card.log = fopen(arg, "a"));
 		else
@@ -362,7 +398,7 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (!store || i >= argc)
+	if (!store || i >= argc || !card.link_first != !card.link_then)
 		return usage();
 	struct stat st;
 	if ((card.store = open(store, O_RDWR | O_CLOEXEC)) < 0 || fstat(card.store, &st) < 0) {

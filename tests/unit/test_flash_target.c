@@ -420,7 +420,12 @@ static void test_partition_needs_allow_fixed(void **state)
 	assert_true(t.partition && t.usb && t.removable);
 	assert_true(t.size == 512 * MiB);
 	assert_string_equal(t.usb_port, "1-2.3");
+	/* its whole disk's numbers: a run refuses a disk given with its own partition */
+	assert_true(t.disk_major == 8 && t.disk_minor == 16);
 	expect(&t, FLASH_NEEDS_ALLOW_FIXED, "sdb1 is a partition of sdb, not a whole disk");
+	assert_int_equal(classify(&f, 8, 16, OTHER_ROOT, 100 * MiB, false, &t), 0);
+	assert_true(!t.partition && t.disk_major == 8 && t.disk_minor == 16);
+	assert_int_equal(classify(&f, 8, 17, OTHER_ROOT, 100 * MiB, false, &t), 0);
 	assert_int_equal(classify(&f, 8, 17, OTHER_ROOT, 100 * MiB, true, &t), 0);
 	expect(&t, FLASH_ACCEPT, "sdb1 is a partition of sdb");
 }

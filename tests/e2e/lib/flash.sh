@@ -216,6 +216,15 @@ write_layout() {
     card_layout "$1" "flash-$1" "${2:-96}M" fat32 40M 512
 }
 
+# small_image: small.img, 1 MiB of random bytes (without a bmap: written whole)
+small_image() {
+    head -c $MiB /dev/urandom >small.img
+    SMALL_SUM=$(sha256sum <small.img | cut -d' ' -f1)
+}
+
+# holds_small DEVICE: DEVICE's first MiB is small.img's
+holds_small() { [ "$(bytes_sum "$1" 0 $MiB)" = "$SMALL_SUM" ]; }
+
 # ------------------------------------------------------------------ the bmap
 
 # bmap_ranges BMAP: one line "START END CHKSUM" per mapped range (bytes, END excluded)
