@@ -309,6 +309,21 @@ void cards_manifest_release(struct cards_manifest *m)
 
 /* ---------------------------------------------------------------- templates */
 
+const char *cards_var_name_problem(const char *name)
+{
+	static const char *const derived[] = { "PARTUUID_", "VOLUME_ID_" };
+	size_t len = strlen(name);
+
+	if (!len || strchr("0123456789", name[0]) ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len)
+		return "is not a variable name (letters, digits, _, not starting with a digit)";
+	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
+		if (strncmp(name, derived[i], strlen(derived[i])) == 0 || strcmp(name, "DISK_ID") == 0)
+			return "names an id each card derives from its values (DISK_ID, "
+			       "PARTUUID_NAME, VOLUME_ID_NAME): it cannot be given";
+	return NULL;
+}
+
 /* The name of the ${NAME} at @p, its length in *@len; NULL when @p starts none. */
 static const char *var_at(const char *p, size_t *len)
 {

@@ -80,6 +80,14 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 void cards_manifest_release(struct cards_manifest *m);
 
 /*
+ * Why @name cannot be one of a card's variables, or NULL when it can: a variable's name is
+ * letters, digits and _, not starting with a digit (no control character, no space: a name
+ * goes into each card's ids and its report), and never one of the ids a card derives from
+ * its values (DISK_ID, PARTUUID_*, VOLUME_ID_*), whose text the manifest's tables hold.
+ */
+const char *cards_var_name_problem(const char *name);
+
+/*
  * @template with each ${NAME} replaced by the value of NAME in @vars (@n of them), in a new
  * string in *@ret (free() it). A name without a value is an error naming it and @where.
  * Returns 0, -EINVAL with a message in @d, or -ENOMEM.

@@ -130,11 +130,14 @@ int flash_watch(const struct flash_options *o, struct diag *d);
 
 /* ---- per-card values (cards.c) ---- */
 
-/* Bytes of one card that differ from the image's: @len bytes at @offset. */
+/* Bytes of one card that differ from the image's: @len bytes at @offset, the last
+ * @zero_tail of them zeros that @bytes does not hold (a per-card file's reserve past its
+ * content: a large reserve costs no memory per card). */
 struct flash_patch {
 	uint64_t offset;
 	size_t len;
-	uint8_t *bytes; /* owned */
+	size_t zero_tail;
+	uint8_t *bytes; /* owned: len - zero_tail bytes */
 };
 
 struct flash_patches {
