@@ -169,10 +169,9 @@ static int personalize(const struct args *a, struct diag *d)
 	rc = cards_manifest_read(a->cards ? a->cards : cards, &m, d);
 	if (rc == 0 && ((in = open(a->image, O_RDONLY | O_CLOEXEC)) < 0 || fstat(in, &st) < 0))
 		rc = diag_error(d, "%s: %s", a->image, strerror(errno));
-	if (rc == 0 && (uint64_t)st.st_size != m.image_size)
-		rc = diag_error(d, "%s: %llu bytes, but its manifest is of an image of %llu bytes",
-				a->image, (unsigned long long)st.st_size,
-				(unsigned long long)m.image_size);
+	if (rc == 0)
+		rc = flash_cards_check(&m, a->cards ? a->cards : cards, in, a->image,
+				       (uint64_t)st.st_size, d);
 	if (rc == 0 && stat(a->output, &ost) == 0 && ost.st_dev == st.st_dev &&
 	    ost.st_ino == st.st_ino)
 		rc = diag_error(d, "%s: is the image itself; write the card's copy elsewhere",

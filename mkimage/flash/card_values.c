@@ -316,15 +316,18 @@ void flash_card_values_hint(const char *image, struct diag *d)
 				"every card gets the image's own", image, path);
 }
 
-static int read_manifest(struct flash_card_values *cv, const char *image, struct diag *d)
+static int read_manifest(struct flash_card_values *cv, const struct flash_image *im,
+			 struct diag *d)
 {
 	char path[4200];
+	int rc;
 
-	if (!manifest_path(image, path, sizeof(path)))
+	if (!manifest_path(im->path, path, sizeof(path)))
 		return diag_error(d, "%s: no per-card manifest beside it (%s.cards.json, which "
-				     "sdimg build writes for a layout with per-card values)", image,
-				  image);
-	return cards_manifest_read(path, &cv->manifest, d);
+				     "sdimg build writes for a layout with per-card values)", im->path,
+				  im->path);
+	rc = cards_manifest_read(path, &cv->manifest, d);
+	return rc < 0 ? rc : flash_cards_check(&cv->manifest, path, im->fd, im->path, im->size, d);
 }
 
 /* @rc, and a line that says so when it is -ENOMEM (which no callee has put into words). */
@@ -336,7 +339,7 @@ static int said_out_of_memory(int rc, const char *image, struct diag *d)
 }
 
 int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,
-			   uint64_t first_index, const char *image, struct diag *d)
+			   uint64_t first_index, const struct flash_image *im, struct diag *d)
 {
 	int rc = 0;
 
@@ -355,8 +358,8 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 	if (rc == 0)
 		rc = check_names(cv, d);
 	if (rc == 0)
-		rc = read_manifest(cv, image, d);
-	return said_out_of_memory(rc, image, d);
+		rc = read_manifest(cv, im, d);
+	return said_out_of_memory(rc, im->path, d);
 }
 
 void flash_card_values_close(struct flash_card_values *cv)

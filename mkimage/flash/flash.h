@@ -162,6 +162,23 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 			size_t n_vars, int fd, const char *image, struct flash_patches *ret,
 			struct diag *d);
 
+/*
+ * Whether the per-card manifest @m, read from @manifest, belongs to the image @fd (named
+ * @image, of @size bytes) and says the truth about it, before any card's bytes are made
+ * from it: the image's size and the SHA-256 of its mapped ranges are the manifest's; each
+ * per-card file lies in a FAT volume at the start of a partition of the image's table (clear
+ * of the table: sector 0, the GPT headers and arrays), where that volume's geometry puts its
+ * FATs, clusters and FSInfo sectors; its directory entry is in a directory of the volume and
+ * is the one the volume finds at its path; the image holds its template, the entry's first
+ * cluster and size, the chain in each FAT and the free count a card with the template would
+ * have; each volume id is its boot sector's BS_VolID; the ids' GPT headers are where GPT
+ * keeps them; no two fields share a byte (but the FAT entries of two files, and one
+ * volume's FSInfo) or a cluster, and every one lies in the mapped ranges. Returns 0, or
+ * -EINVAL with one line in @d naming @manifest and the field, or another negative errno.
+ */
+int flash_cards_check(const struct cards_manifest *m, const char *manifest, int fd,
+		      const char *image, uint64_t size, struct diag *d);
+
 /* Copies into @buf, which holds the image's @len bytes at @offset, the patched bytes
  * that fall inside it. */
 void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,

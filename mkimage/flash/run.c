@@ -279,13 +279,9 @@ static int assign_card_values(const struct flash_options *o, const struct flash_
 			      struct flash_job *jobs, struct flash_card_values *cv,
 			      struct diag *d)
 {
-	int rc = flash_card_values_open(cv, o->card_values, o->n_card_values, o->first_index,
-					o->image, d);
+	int rc = flash_card_values_open(cv, o->card_values, o->n_card_values, o->first_index, im,
+					d);
 
-	if (rc == 0 && cv->manifest.image_size != im->size)
-		rc = diag_error(d, "%s: %llu bytes, but its per-card manifest is of an image of "
-				   "%llu bytes", o->image, (unsigned long long)im->size,
-				(unsigned long long)cv->manifest.image_size);
 	for (size_t i = 0; rc == 0 && i < o->n_targets; i++) {
 		if (jobs[i].result != FLASH_PASS)
 			continue;

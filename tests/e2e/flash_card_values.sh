@@ -100,6 +100,27 @@ printf 'CARD_SERIAL\nx\n' >short.csv
 expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values short.csv
 expect_stderr 'no value for ${HOST}'
 
+# a manifest that is not the image's own (another build of the same size, or edited by
+# hand) is refused before any card is touched
+cp card.img.cards.json own.json
+sed 's/on every card/on each card/' card.layout >other.layout
+"$SDIMG" build -q --bmap -o other.img other.layout || fail "build other.img"
+[ "$(stat -c %s other.img)" = "$size" ] || fail "other.img: another size"
+dd if="$a" of=before.img bs=1M count=1 iflag=direct status=none
+cp other.img.cards.json card.img.cards.json
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+expect_stderr "card.img: its per-card manifest card.img.cards.json belongs to another image"
+jq '.ids["gpt-headers"][0] = 1024' own.json >card.img.cards.json
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+expect_stderr "card.img.cards.json: ids: no GPT header at byte 1024"
+jq '.fields[1].entry = 446' own.json >card.img.cards.json
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+expect_stderr "card.img.cards.json: boot:/cmdline.txt: its directory entry at byte 446 is in no directory"
+dd if="$a" of=after.img bs=1M count=1 iflag=direct status=none
+cmp -s before.img after.img || fail "a run with a manifest not the image's wrote a card"
+cp own.json card.img.cards.json
+rm -f other.img*
+
 # the names: each once, none an id the card derives (the card would hold one value and
 # the report name another); a CSV saved with a byte order mark reads as any other
 values_refused() { # values_refused MESSAGE --card-values...
