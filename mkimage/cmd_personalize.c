@@ -219,6 +219,8 @@ int cmd_personalize(int argc, char **argv)
 	rc = personalize(&a, &d);
 	if (rc == -ENOMEM)
 		diag_error(&d, "%s: out of memory", a.output);
+	else if (rc < 0 && !d.errors) /* never exit 1 in silence */
+		diag_error(&d, "%s: %s", a.output, strerror(-rc));
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	free(a.vars);

@@ -269,6 +269,7 @@ static int gather(const struct build *b, struct cards_manifest *m)
 static int bind_image(const struct build *b, struct cards_manifest *m)
 {
 	uint64_t size = b->plan->image_size;
+	size_t errors = b->d->errors;
 	struct build_map blocks = { .v = malloc((b->map.n + 1) * sizeof(*blocks.v)),
 				    .n = b->map.n, .cap = b->map.n + 1 };
 	int rc = 0;
@@ -285,7 +286,7 @@ static int bind_image(const struct build *b, struct cards_manifest *m)
 			blocks.v[i].start, blocks.v[i].end < size ? blocks.v[i].end : size };
 	free(blocks.v);
 	rc = cards_digest(b->image.fd, m->mapped, m->n_mapped, b->sha, m->mapped_sha256, b->d);
-	if (rc < 0 && rc != -ENOMEM && !b->d->errors)
+	if (rc < 0 && rc != -ENOMEM && b->d->errors == errors)
 		rc = diag_error(b->d, "%s: reading the image back for its per-card manifest: %s",
 				b->o->output, strerror(-rc));
 	return rc;

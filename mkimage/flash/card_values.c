@@ -112,6 +112,8 @@ static char *read_text(const char *path, struct diag *d)
 		else
 			rc = strbuf_puts(&s, buf);
 	}
+	if (rc == -ENOMEM)
+		rc = diag_error(d, "%s: out of memory reading it", path);
 	if (rc == 0 && ferror(f))
 		rc = diag_error(d, "%s: %s", path, strerror(errno));
 	fclose(f);

@@ -146,6 +146,13 @@ printf '\357\273\277CARD_SERIAL,HOST\r\nSN-1,one\r\n' >bom.csv
 expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values bom.csv
 grep -qF "card 1 (row 1): CARD_SERIAL=SN-1, HOST=one" out.txt || fail "a CSV with a BOM: $(cat out.txt)"
 
+# out of memory says so in one line, exit 1 (a CSV of 100 MB read in 100 MB of memory)
+{ echo CARD_SERIAL; head -c 100000000 /dev/zero | tr '\0' x; echo; } >huge.csv
+(ulimit -v 100000 && exec "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values huge.csv) \
+    >out.txt 2>err.txt && fail "100 MB of values in 100 MB of memory"
+expect_stderr "out of memory"
+rm -f huge.csv
+
 # --dry-run: each card's values, escaped, and what --gaps zero adds to the mapped bytes
 printf 'CARD_SERIAL,HOST\n"SN\n1",one\nSN-2,two\n' >nl.csv
 expect_status 0 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --dry-run --gaps zero --card-values nl.csv
