@@ -427,11 +427,13 @@ const char *cards_var_name_problem(const char *name)
 	if (!len || strchr("0123456789", name[0]) ||
 	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len)
 		return "is not a variable name (letters, digits, _, not starting with a digit)";
+	bool id = strcmp(name, "DISK_ID") == 0;
+
 	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
-		if (strncmp(name, derived[i], strlen(derived[i])) == 0 || strcmp(name, "DISK_ID") == 0)
-			return "names an id each card derives from its values (DISK_ID, "
-			       "PARTUUID_NAME, VOLUME_ID_NAME): it cannot be given";
-	return NULL;
+		id |= strncmp(name, derived[i], strlen(derived[i])) == 0;
+	return id ? "names an id each card derives from its values (DISK_ID, PARTUUID_NAME, "
+		    "VOLUME_ID_NAME): it cannot be given"
+		  : NULL;
 }
 
 /* The name of the ${NAME} at @p, its length in *@len; NULL when @p starts none. */

@@ -35,6 +35,22 @@ static void test_render(void **state)
 	diag_release(&d);
 }
 
+/* @m written out to @path and read back into @r: what cards_manifest_read() returns. */
+static int round_trip(const struct cards_manifest *m, const char *path, struct cards_manifest *r,
+		      struct diag *d)
+{
+	char *text = NULL;
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(cards_manifest_text(m, &text), 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	free(text);
+	cards_manifest_release(r);
+	return cards_manifest_read(path, r, d);
+}
+
 static void test_manifest_round_trip(void **state)
 {
 	struct cards_file f = { .partition = "boot", .path = "/a b/\"q\".txt",
@@ -53,17 +69,15 @@ static void test_manifest_round_trip(void **state)
 				    .n_gpt_headers = 2, .parts = parts, .n_parts = 1,
 				    .volumes = &vol, .n_volumes = 1 };
 	struct cards_manifest r = { 0 };
-	char path[] = "/tmp/test_cards_XXXXXX", *text = NULL;
+	char path[] = "/tmp/test_cards_XXXXXX";
 	struct diag d;
 	int fd = mkstemp(path);
 
 	(void)state;
 	diag_init(&d);
 	assert_true(fd >= 0);
-	assert_int_equal(cards_manifest_text(&m, &text), 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	assert_int_equal(cards_manifest_read(path, &r, &d), 0);
+	assert_int_equal(round_trip(&m, path, &r, &d), 0);
 	assert_int_equal(r.n_files, 1);
 	assert_string_equal(r.files[0].path, f.path);
 	assert_string_equal(r.files[0].template, f.template);
@@ -76,27 +90,14 @@ static void test_manifest_round_trip(void **state)
 	assert_int_equal(r.n_mapped, 2);
 	assert_int_equal(r.mapped[1].end, 2 << 20);
 	assert_memory_equal(r.mapped_sha256, m.mapped_sha256, 32);
-	cards_manifest_release(&r);
 	/* ranges out of order: not a manifest */
 	mapped[1] = (struct cards_range){ 0, 4096 };
-	free(text);
-	assert_int_equal(cards_manifest_text(&m, &text), 0);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	assert_int_equal(cards_manifest_read(path, &r, &d), -EINVAL);
-	cards_manifest_release(&r);
+	assert_int_equal(round_trip(&m, path, &r, &d), -EINVAL);
 	mapped[1] = (struct cards_range){ 1 << 19, 2 << 20 };
 	/* a reserve smaller than the template, or an offset past the image: not a manifest */
 	f.reserve = 3;
-	free(text);
-	assert_int_equal(cards_manifest_text(&m, &text), 0);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	assert_int_equal(cards_manifest_read(path, &r, &d), -EINVAL);
+	assert_int_equal(round_trip(&m, path, &r, &d), -EINVAL);
 	cards_manifest_release(&r);
-	free(text);
 	unlink(path);
 	diag_release(&d);
 }
