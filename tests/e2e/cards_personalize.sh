@@ -122,6 +122,8 @@ edited '.ids.volumes[0]["volume-id"][0] = .ids.volumes[0].volume + 100' "bad.jso
 edited '.fields[1].entry = .fields[0].entry' "bad.json: boot:/host: the directory entry at byte"
 edited '.fields[1].data = .fields[0].data | .fields[1]["first-cluster"] = .fields[0]["first-cluster"]' \
     "bad.json: boot:/host: the image does not hold its template"
+edited '.fields[1] = .fields[0]' "bad.json: boot:/etc-id/serial.txt: bytes $(jq '.fields[0].data' g.img.cards.json)-"
+grep -qF "overlap those of boot:/etc-id/serial.txt" err.txt || fail "two fields in one place: $(cat err.txt)"
 edited '.fields[0].fats[0] += 512' "bad.json: boot:/etc-id/serial.txt: FAT 1 is not at byte"
 edited '.fields[0].volume = 0' "bad.json: boot:/etc-id/serial.txt: no partition of the image starts at byte 0"
 edited '.image.mapped = [[0, 4096]]' "g.img: its per-card manifest bad.json belongs to another image"
