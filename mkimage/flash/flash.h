@@ -13,6 +13,7 @@
  *   capacity.c      --check-capacity: stamps over the card's whole size, read back
  *   report.c        progress, the summary table and the JSON report
  *   cards.c         one card's own bytes, from the per-card manifest (common/cards.h)
+ *   cards_check.c   the manifest checked against its image before any card's bytes
  *   card_values.c   --card-values: each card's values, from a CSV file or counters
  *   disks.c         the whole disks sysfs lists now, with their size: what a station sees
  *   uevent.c        the kernel's uevents (netlink), which tell a station to look again
