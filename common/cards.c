@@ -3,12 +3,51 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "common/sha256.h"
 #include "common/strbuf.h"
+
+#define DIGEST_CHUNK (1u << 20)
+
+static int digest_ranges(int fd, const struct cards_range *r, size_t n, struct sha256 *sha,
+			 uint8_t *buf, uint8_t out[32])
+{
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t pos = r[i].start; pos < r[i].end;) {
+			size_t want = r[i].end - pos < DIGEST_CHUNK ? (size_t)(r[i].end - pos)
+								    : DIGEST_CHUNK;
+			ssize_t got = pread(fd, buf, want, (off_t)pos);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				return got < 0 ? -errno : -EIO;
+			sha256_update(sha, buf, (size_t)got);
+			pos += (uint64_t)got;
+		}
+	return sha256_final(sha, out) < 0 ? -EIO : 0;
+}
+
+int cards_digest(int fd, const struct cards_range *ranges, size_t n, struct sha256 *sha,
+		 uint8_t out[32], struct diag *d)
+{
+	struct sha256 *own = NULL;
+	uint8_t *buf = malloc(DIGEST_CHUNK);
+	int rc = buf ? 0 : -ENOMEM;
+
+	if (rc == 0 && !sha && (rc = sha256_new(&own, d)) == 0)
+		sha = own;
+	if (rc == 0)
+		rc = digest_ranges(fd, ranges, n, sha, buf, out);
+	sha256_free(own);
+	free(buf);
+	return rc;
+}
 
 static json_t *offsets(const uint64_t *v, unsigned n)
 {
@@ -21,8 +60,9 @@ static json_t *offsets(const uint64_t *v, unsigned n)
 
 static json_t *file_json(const struct cards_file *f)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I}",
-			      "kind", "fat-file", "partition", f->partition, "path", f->path,
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I}",
+			      "kind", "fat-file", "partition", f->partition, "volume",
+			      (json_int_t)f->volume, "path", f->path,
 			      "template", f->template, "reserve", (json_int_t)f->reserve,
 			      "fat-type", (int)f->fat_type, "cluster-size",
 			      (json_int_t)f->cluster_size, "first-cluster",
@@ -58,13 +98,33 @@ static json_t *ids_json(const struct cards_manifest *m)
 						       "number", (int)m->parts[i].number,
 						       "per-card-uuid", m->parts[i].per_card_uuid));
 	for (size_t i = 0; i < m->n_volumes; i++)
-		json_array_append_new(vols, json_pack("{s:s, s:o}", "partition",
-						      m->volumes[i].partition, "volume-id",
+		json_array_append_new(vols, json_pack("{s:s, s:I, s:o}", "partition",
+						      m->volumes[i].partition, "volume",
+						      (json_int_t)m->volumes[i].volume, "volume-id",
 						      offsets(m->volumes[i].volume_id,
 							      m->volumes[i].n_volume_id)));
 	json_object_set_new(o, "partitions", parts);
 	json_object_set_new(o, "volumes", vols);
 	return o;
+}
+
+static const char hex_digits[] = "0123456789abcdef";
+
+/* "image": the ranges the manifest's image was written in, and SHA-256 over them. */
+static json_t *image_json(const struct cards_manifest *m)
+{
+	json_t *mapped = json_array();
+	char hex[65];
+
+	for (int i = 0; i < 32; i++) {
+		hex[2 * i] = hex_digits[m->mapped_sha256[i] >> 4];
+		hex[2 * i + 1] = hex_digits[m->mapped_sha256[i] & 15];
+	}
+	hex[64] = '\0';
+	for (size_t i = 0; mapped && i < m->n_mapped; i++)
+		json_array_append_new(mapped, json_pack("[I, I]", (json_int_t)m->mapped[i].start,
+							(json_int_t)m->mapped[i].end));
+	return mapped ? json_pack("{s:o, s:s}", "mapped", mapped, "sha256", hex) : NULL;
 }
 
 int cards_manifest_text(const struct cards_manifest *m, char **ret)
@@ -75,6 +135,8 @@ int cards_manifest_text(const struct cards_manifest *m, char **ret)
 
 	for (size_t i = 0; fields && i < m->n_files; i++)
 		json_array_append_new(fields, file_json(&m->files[i]));
+	if (root)
+		json_object_set_new(root, "image", image_json(m));
 	if (root)
 		json_object_set_new(root, "ids", ids_json(m));
 	if (root && fields)
@@ -164,6 +226,8 @@ static int read_file(json_t *o, uint64_t image_size, struct cards_file *f)
 	if ((rc = get_str(o, "partition", &f->partition)) || (rc = get_str(o, "path", &f->path)) ||
 	    (rc = get_str(o, "template", &f->template)))
 		return rc;
+	if (get_u64(o, "volume", image_size - 512, &f->volume))
+		return -1;
 	if (get_u64(o, "reserve", UINT32_MAX, &f->reserve) || get_u64(o, "fat-type", 32, &type) ||
 	    (type != 12 && type != 16 && type != 32) || get_u32(o, "cluster-size", &f->cluster_size) ||
 	    !f->cluster_size || get_u32(o, "first-cluster", &f->first_cluster) ||
@@ -205,7 +269,8 @@ static int read_volume(json_t *o, uint64_t image_size, struct cards_volume *v)
 
 	if (rc)
 		return rc;
-	if (get_offsets(o, "volume-id", v->volume_id, &v->n_volume_id, true))
+	if (get_u64(o, "volume", image_size - 512, &v->volume) ||
+	    get_offsets(o, "volume-id", v->volume_id, &v->n_volume_id, true))
 		return -1;
 	for (unsigned i = 0; i < v->n_volume_id; i++)
 		if (v->volume_id[i] > image_size - 4)
@@ -249,6 +314,43 @@ static int read_ids(json_t *root, struct cards_manifest *m)
 	return 0;
 }
 
+static int hex_value(char c)
+{
+	const char *p = c ? strchr(hex_digits, c) : NULL;
+
+	return p ? (int)(p - hex_digits) : -1;
+}
+
+/* "image": its ranges ascending and apart, inside the image, and their SHA-256. */
+static int read_image(json_t *root, struct cards_manifest *m)
+{
+	json_t *im = json_object_get(root, "image"), *mapped = json_object_get(im, "mapped");
+	const char *hex = json_string_value(json_object_get(im, "sha256"));
+
+	if (!json_is_array(mapped) || !hex || strlen(hex) != 64)
+		return -1;
+	for (int i = 0; i < 32; i++) {
+		int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		m->mapped_sha256[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (!(m->mapped = calloc(json_array_size(mapped) + 1, sizeof(*m->mapped))))
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(mapped); i++) {
+		json_t *r = json_array_get(mapped, i), *a = json_array_get(r, 0), *b = json_array_get(r, 1);
+		if (!json_is_array(r) || json_array_size(r) != 2 || !json_is_integer(a) ||
+		    !json_is_integer(b) || json_integer_value(a) < 0 ||
+		    json_integer_value(b) <= json_integer_value(a) ||
+		    (uint64_t)json_integer_value(b) > m->image_size ||
+		    (i && (uint64_t)json_integer_value(a) < m->mapped[i - 1].end))
+			return -1;
+		m->mapped[m->n_mapped++] = (struct cards_range){ (uint64_t)json_integer_value(a),
+								 (uint64_t)json_integer_value(b) };
+	}
+	return 0;
+}
+
 static int read_fields(json_t *root, struct cards_manifest *m)
 {
 	json_t *fields = json_object_get(root, "fields");
@@ -258,7 +360,8 @@ static int read_fields(json_t *root, struct cards_manifest *m)
 	    get_u64(root, "image-size", UINT64_MAX >> 4, &m->image_size) || m->image_size < 512 ||
 	    !json_is_array(fields))
 		return -1;
-	if ((rc = get_str(root, "seed", &m->seed)) || (rc = read_ids(root, m)))
+	if ((rc = get_str(root, "seed", &m->seed)) || (rc = read_image(root, m)) ||
+	    (rc = read_ids(root, m)))
 		return rc;
 	m->files = calloc(json_array_size(fields) + 1, sizeof(*m->files));
 	if (!m->files)
@@ -279,6 +382,12 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 
 	if (!root)
 		return diag_error(d, "%s: %s", path, err.text);
+	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT_OLD) == 0) {
+		json_decref(root);
+		return diag_error(d, "%s: a per-card manifest of an older sdimg (\"%s\"), which "
+				     "does not say which image it belongs to: build the image again "
+				     "for one of \"%s\"", path, CARDS_FORMAT_OLD, CARDS_FORMAT);
+	}
 	rc = read_fields(root, m);
 	json_decref(root);
 	if (rc == -ENOMEM)
@@ -303,11 +412,29 @@ void cards_manifest_release(struct cards_manifest *m)
 	for (size_t i = 0; i < m->n_volumes; i++)
 		free(m->volumes[i].partition);
 	free(m->volumes);
+	free(m->mapped);
 	free(m->seed);
 	*m = (struct cards_manifest){ 0 };
 }
 
 /* ---------------------------------------------------------------- templates */
+
+const char *cards_var_name_problem(const char *name)
+{
+	static const char *const derived[] = { "PARTUUID_", "VOLUME_ID_" };
+	size_t len = strlen(name);
+
+	if (!len || strchr("0123456789", name[0]) ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len)
+		return "is not a variable name (letters, digits, _, not starting with a digit)";
+	bool id = strcmp(name, "DISK_ID") == 0;
+
+	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
+		id |= strncmp(name, derived[i], strlen(derived[i])) == 0;
+	return id ? "names an id each card derives from its values (DISK_ID, PARTUUID_NAME, "
+		    "VOLUME_ID_NAME): it cannot be given"
+		  : NULL;
+}
 
 /* The name of the ${NAME} at @p, its length in *@len; NULL when @p starts none. */
 static const char *var_at(const char *p, size_t *len)

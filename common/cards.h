@@ -13,12 +13,14 @@
 
 #include "common/diag.h"
 
-#define CARDS_FORMAT "sdimg-cards 1"
+#define CARDS_FORMAT "sdimg-cards 2"
+#define CARDS_FORMAT_OLD "sdimg-cards 1" /* without "image": refused, the image to be built again */
 #define CARDS_MBR_DISK_ID 440u /* the MBR disk signature's byte */
 
 /* A FAT file whose content is a template filled in for each card. */
 struct cards_file {
 	char *partition;        /* the layout's partition name (owned) */
+	uint64_t volume;        /* the first byte of its partition, the volume's boot sector */
 	char *path;             /* its FAT path (owned) */
 	char *template;         /* its content, ${NAME} standing for a card's value (owned) */
 	uint64_t reserve;       /* the most bytes a card's content may take */
@@ -46,12 +48,23 @@ struct cards_part {
 /* A FAT volume with volume-id = per-card: where its BS_VolID fields are. */
 struct cards_volume {
 	char *partition;        /* owned */
+	uint64_t volume;        /* the first byte of its partition, the volume's boot sector */
 	uint64_t volume_id[2];  /* the boot sector's field and (FAT32) its backup's */
 	unsigned n_volume_id;
 };
 
+/* Bytes [start, end) of the image. */
+struct cards_range {
+	uint64_t start, end;
+};
+
 struct cards_manifest {
 	uint64_t image_size;
+	/* the image it belongs to: the ranges of it the build wrote (ascending, apart, as its
+	 * bmap maps them), and SHA-256 over their bytes in order (cards_digest()) */
+	struct cards_range *mapped;
+	size_t n_mapped;
+	uint8_t mapped_sha256[32];
 	char *seed;             /* the layout's seed: per-card ids derive from it (owned) */
 	struct cards_file *files;
 	size_t n_files;
@@ -70,6 +83,16 @@ struct cards_var {
 	const char *value;
 };
 
+/*
+ * SHA-256 of the bytes of @fd in @ranges (@n), in order, into @out, with @sha (NULL: one of
+ * its own, for a message in @d when there is none). Reads only those ranges, never a hole
+ * between them. Returns 0, -EIO (a short read; @sha failed: its diag says so), -errno or
+ * -ENOMEM.
+ */
+struct sha256;
+int cards_digest(int fd, const struct cards_range *ranges, size_t n, struct sha256 *sha,
+		 uint8_t out[32], struct diag *d);
+
 /* The manifest's JSON text in *@ret (free() it). Returns 0 or -ENOMEM. */
 int cards_manifest_text(const struct cards_manifest *m, char **ret);
 
@@ -78,6 +101,14 @@ int cards_manifest_text(const struct cards_manifest *m, char **ret);
 int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d);
 
 void cards_manifest_release(struct cards_manifest *m);
+
+/*
+ * Why @name cannot be one of a card's variables, or NULL when it can: a variable's name is
+ * letters, digits and _, not starting with a digit (no control character, no space: a name
+ * goes into each card's ids and its report), and never one of the ids a card derives from
+ * its values (DISK_ID, PARTUUID_*, VOLUME_ID_*), whose text the manifest's tables hold.
+ */
+const char *cards_var_name_problem(const char *name);
 
 /*
  * @template with each ${NAME} replaced by the value of NAME in @vars (@n of them), in a new

@@ -51,6 +51,12 @@ static int add_var(struct args *a, char *assignment)
 	a->vars = v;
 	*eq = '\0'; /* argv's own string: the name ends there */
 	a->vars[a->n_vars++] = (struct cards_var){ .name = assignment, .value = eq + 1 };
+	const char *why = cards_var_name_problem(assignment);
+	if (why)
+		return cli_usage_error(CMD, "--set '%s' %s", assignment, why);
+	for (size_t i = 0; i + 1 < a->n_vars; i++)
+		if (strcmp(a->vars[i].name, assignment) == 0)
+			return cli_usage_error(CMD, "--set '%s' given twice", assignment);
 	return 0;
 }
 
@@ -114,12 +120,39 @@ static int copy_image(int in, int out, uint64_t size, const char *path, struct d
 	return 0;
 }
 
+/* @len bytes of @buf at @offset of @fd, whatever pieces write takes them in. */
+static int write_at(int fd, const uint8_t *buf, size_t len, uint64_t offset)
+{
+	while (len) {
+		ssize_t w = pwrite(fd, buf, len, (off_t)offset);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		buf += w, len -= (size_t)w, offset += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Each patch in turn (a later one wins where two meet), its zero tail a piece at a time. */
 static int apply(const struct flash_patches *p, int fd, const char *path, struct diag *d)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (pwrite(fd, p->v[i].bytes, p->v[i].len, (off_t)p->v[i].offset) !=
-		    (ssize_t)p->v[i].len)
-			return diag_error(d, "%s: %s", path, strerror(errno));
+	static const uint8_t zeros[65536];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < p->n; i++) {
+		const struct flash_patch *x = &p->v[i];
+		size_t held = x->len - x->zero_tail;
+		rc = write_at(fd, x->bytes, held, x->offset);
+		for (size_t done = 0; rc == 0 && done < x->zero_tail;) {
+			size_t n = x->zero_tail - done < sizeof(zeros) ? x->zero_tail - done
+								       : sizeof(zeros);
+			rc = write_at(fd, zeros, n, x->offset + held + done);
+			done += n;
+		}
+	}
+	if (rc < 0)
+		return diag_error(d, "%s: %s", path, strerror(-rc));
 	return fsync(fd) < 0 ? diag_error(d, "%s: %s", path, strerror(errno)) : 0;
 }
 
@@ -136,10 +169,9 @@ static int personalize(const struct args *a, struct diag *d)
 	rc = cards_manifest_read(a->cards ? a->cards : cards, &m, d);
 	if (rc == 0 && ((in = open(a->image, O_RDONLY | O_CLOEXEC)) < 0 || fstat(in, &st) < 0))
 		rc = diag_error(d, "%s: %s", a->image, strerror(errno));
-	if (rc == 0 && (uint64_t)st.st_size != m.image_size)
-		rc = diag_error(d, "%s: %llu bytes, but its manifest is of an image of %llu bytes",
-				a->image, (unsigned long long)st.st_size,
-				(unsigned long long)m.image_size);
+	if (rc == 0)
+		rc = flash_cards_check(&m, a->cards ? a->cards : cards, in, a->image,
+				       (uint64_t)st.st_size, d);
 	if (rc == 0 && stat(a->output, &ost) == 0 && ost.st_dev == st.st_dev &&
 	    ost.st_ino == st.st_ino)
 		rc = diag_error(d, "%s: is the image itself; write the card's copy elsewhere",
@@ -187,6 +219,8 @@ int cmd_personalize(int argc, char **argv)
 	rc = personalize(&a, &d);
 	if (rc == -ENOMEM)
 		diag_error(&d, "%s: out of memory", a.output);
+	else if (rc < 0 && !d.errors) /* never exit 1 in silence */
+		diag_error(&d, "%s: %s", a.output, strerror(-rc));
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	free(a.vars);

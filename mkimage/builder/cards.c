@@ -23,7 +23,8 @@ static int card_file(const struct build *b, size_t i, const struct content_node 
 	if (fat_tree_file_place(ps->tree, n->path, &at) < 0 || !at.data)
 		return diag_error(b->d, "%s: per-card file %s was not placed", p->name, n->path);
 	*ret = (struct cards_file){
-		.partition = strdup(p->name), .path = strdup(n->path), .template = strdup(n->text),
+		.partition = strdup(p->name), .volume = vol, .path = strdup(n->path),
+		.template = strdup(n->text),
 		.reserve = p->entries[n->source].reserve, .fat_type = (unsigned)g->type,
 		.cluster_size = g->cluster_size,
 		.first_cluster = (uint32_t)((at.data - g->data_offset) / g->cluster_size + 2),
@@ -72,7 +73,7 @@ static int add_volume(const struct build *b, size_t i, struct cards_manifest *m)
 	uint64_t vol = build_region_of(b, i)->start;
 	/* BS_VolID: byte 39 on FAT12/16, 67 on FAT32 (fatgen103 §3.2, §3.3), whose backup boot
 	 * sector in sector 6 holds it too */
-	struct cards_volume v = { .partition = strdup(b->l->parts[i].name) };
+	struct cards_volume v = { .partition = strdup(b->l->parts[i].name), .volume = vol };
 	struct cards_volume *vs = realloc(m->volumes, (m->n_volumes + 1) * sizeof(*vs));
 
 	if (vs)
@@ -262,6 +263,35 @@ static int gather(const struct build *b, struct cards_manifest *m)
 	return set_free_base(b, m);
 }
 
+/* The image the manifest belongs to: the ranges its bmap maps (build_finish() turns the same
+ * records into the same blocks), cut at the image's end, and SHA-256 over their bytes, read
+ * back from the page cache the writers just filled; the holes are never read. */
+static int bind_image(const struct build *b, struct cards_manifest *m)
+{
+	uint64_t size = b->plan->image_size;
+	size_t errors = b->d->errors;
+	struct build_map blocks = { .v = malloc((b->map.n + 1) * sizeof(*blocks.v)),
+				    .n = b->map.n, .cap = b->map.n + 1 };
+	int rc = 0;
+
+	m->mapped = calloc(b->map.n + 1, sizeof(*m->mapped));
+	if (!blocks.v || !m->mapped) {
+		free(blocks.v);
+		return -ENOMEM;
+	}
+	memcpy(blocks.v, b->map.v, b->map.n * sizeof(*blocks.v));
+	build_map_to_blocks(&blocks, BMAP_BLOCK_SIZE, size);
+	for (size_t i = 0; i < blocks.n; i++)
+		m->mapped[m->n_mapped++] = (struct cards_range){
+			blocks.v[i].start, blocks.v[i].end < size ? blocks.v[i].end : size };
+	free(blocks.v);
+	rc = cards_digest(b->image.fd, m->mapped, m->n_mapped, b->sha, m->mapped_sha256, b->d);
+	if (rc < 0 && rc != -ENOMEM && b->d->errors == errors)
+		rc = diag_error(b->d, "%s: reading the image back for its per-card manifest: %s",
+				b->o->output, strerror(-rc));
+	return rc;
+}
+
 int build_write_cards(struct build *b)
 {
 	struct cards_manifest m = { .image_size = b->plan->image_size };
@@ -269,7 +299,8 @@ int build_write_cards(struct build *b)
 	int rc = (m.seed = strdup(b->l->image.seed)) ? gather(b, &m) : -ENOMEM;
 
 	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes)) {
-		if (asprintf(&b->cards_path, "%s.cards.json", b->o->output) < 0) {
+		rc = bind_image(b, &m);
+		if (rc == 0 && asprintf(&b->cards_path, "%s.cards.json", b->o->output) < 0) {
 			b->cards_path = NULL;
 			rc = -ENOMEM;
 		}

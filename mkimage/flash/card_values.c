@@ -113,6 +113,8 @@ static char *read_text(const char *path, struct diag *d)
 		else
 			rc = strbuf_puts(&s, buf);
 	}
+	if (rc == -ENOMEM)
+		rc = diag_error(d, "%s: out of memory reading it", path);
 	if (rc == 0 && ferror(f))
 		rc = diag_error(d, "%s: %s", path, strerror(errno));
 	fclose(f);
@@ -133,6 +135,10 @@ static int read_csv(struct flash_card_values *cv, const char *path, struct diag 
 
 	if (!text)
 		return -EINVAL;
+	/* a UTF-8 byte order mark, as spreadsheets write "CSV UTF-8", is no part of the first
+	 * name */
+	if (strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
 	rc = csv_line(&p, &cv->names, &cv->n_names);
 	for (size_t i = 0; rc == 0 && i < cv->n_names; i++)
 		if (!is_name(cv->names[i], strlen(cv->names[i])))
@@ -169,6 +175,36 @@ static int read_csv(struct flash_card_values *cv, const char *path, struct diag 
 
 /* ---------------------------------------------------------------- counters */
 
+#define INDEX_WIDTH_MAX 20 /* digits: 2^64 - 1 has 20 */
+
+/* The {index}, {index:N} or {index:0N} at @p: its width (0: none), whether zero-padded and
+ * its length in *@used. Returns 0, -EINVAL when @p starts no such thing, -ERANGE for a
+ * width past INDEX_WIDTH_MAX. */
+static int index_at(const char *p, unsigned *width, bool *zero, size_t *used)
+{
+	const char *q = p + 7;
+	unsigned long w = 0;
+
+	*width = 0;
+	*zero = false;
+	if (strncmp(p, "{index}", 7) == 0) {
+		*used = 7;
+		return 0;
+	}
+	if (strncmp(p, "{index:", 7) != 0 || !isdigit((unsigned char)*q))
+		return -EINVAL;
+	*zero = *q == '0';
+	for (; isdigit((unsigned char)*q); q++)
+		w = w > INDEX_WIDTH_MAX ? w : w * 10 + (unsigned long)(*q - '0');
+	if (*q != '}')
+		return -EINVAL;
+	if (w > INDEX_WIDTH_MAX)
+		return -ERANGE;
+	*width = (unsigned)w;
+	*used = (size_t)(q + 1 - p);
+	return 0;
+}
+
 /* NAME=PATTERN: PATTERN's {index} (or {index:0N}, {index:N}) is the card's index. */
 static int add_counter(struct flash_card_values *cv, const char *spec, struct diag *d)
 {
@@ -179,11 +215,13 @@ static int add_counter(struct flash_card_values *cv, const char *spec, struct di
 				  spec);
 	for (const char *b = strchr(eq, '{'); b; b = strchr(b + 1, '{')) {
 		unsigned w;
-		char z;
-		int used = 0;
-		if (strncmp(b, "{index}", 7) == 0)
-			continue;
-		if (sscanf(b, "{index:%u%c%n", &w, &z, &used) < 2 || z != '}' || w > 20)
+		bool zero;
+		size_t used;
+		int rc = index_at(b, &w, &zero, &used);
+		if (rc == -ERANGE)
+			return diag_error(d, "--card-values: '%s': a width of at most %d digits "
+					     "({index:0%d})", spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX);
+		if (rc < 0)
 			return diag_error(d, "--card-values: '%s': write {index} or {index:06} for "
 					     "the card's number", spec);
 	}
@@ -201,15 +239,11 @@ static char *counter_value(const char *spec, uint64_t index)
 	int rc = strbuf_puts(&s, "");
 
 	for (const char *p = strchr(spec, '=') + 1; rc == 0 && *p;) {
-		unsigned w = 0;
-		char z = 0, num[48];
-		int used = 0;
-		bool zero = strncmp(p, "{index:0", 8) == 0;
-		if (strncmp(p, "{index}", 7) == 0) {
-			snprintf(num, sizeof(num), "%" PRIu64, index);
-			rc = strbuf_puts(&s, num);
-			p += 7;
-		} else if (sscanf(p, "{index:%u%c%n", &w, &z, &used) == 2 && z == '}') {
+		unsigned w;
+		bool zero;
+		size_t used;
+		char num[INDEX_WIDTH_MAX + 8];
+		if (*p == '{' && index_at(p, &w, &zero, &used) == 0) {
 			snprintf(num, sizeof(num), zero ? "%0*" PRIu64 : "%*" PRIu64, (int)w, index);
 			rc = strbuf_puts(&s, num);
 			p += used;
@@ -222,6 +256,40 @@ static char *counter_value(const char *spec, uint64_t index)
 		return NULL;
 	}
 	return s.s;
+}
+
+/* Each variable's name once, none an id the card derives: the card would hold one value
+ * and the report name another. */
+static int check_names(const struct flash_card_values *cv, struct diag *d)
+{
+	size_t n = cv->n_names + cv->n_counters;
+
+	for (size_t i = 0; i < n; i++) {
+		bool col = i < cv->n_names;
+		const char *name = col ? cv->names[i] : cv->counters[i - cv->n_names];
+		int len = (int)(col ? strlen(name) : strcspn(name, "="));
+		char *own = strndup(name, (size_t)len);
+		const char *why = own ? cards_var_name_problem(own) : NULL;
+		free(own);
+		if (!own)
+			return -ENOMEM;
+		if (why)
+			return col ? diag_error(d, "%s:1: '%.*s' %s", cv->csv, len, name, why)
+				   : diag_error(d, "--card-values: '%.*s' %s", len, name, why);
+		for (size_t k = 0; k < i; k++) {
+			bool kcol = k < cv->n_names;
+			const char *other = kcol ? cv->names[k] : cv->counters[k - cv->n_names];
+			size_t olen = kcol ? strlen(other) : strcspn(other, "=");
+			if (olen != (size_t)len || memcmp(other, name, olen) != 0)
+				continue;
+			if (col)
+				return diag_error(d, "%s:1: '%.*s' names two columns", cv->csv, len, name);
+			return diag_error(d, "--card-values: '%.*s' %s", len, name,
+					  kcol ? "is a column of the CSV file and a counter too"
+					       : "has two counters");
+		}
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------- the source */
@@ -251,19 +319,30 @@ void flash_card_values_hint(const char *image, struct diag *d)
 				"every card gets the image's own", image, path);
 }
 
-static int read_manifest(struct flash_card_values *cv, const char *image, struct diag *d)
+static int read_manifest(struct flash_card_values *cv, const struct flash_image *im,
+			 struct diag *d)
 {
 	char path[4200];
+	int rc;
 
-	if (!manifest_path(image, path, sizeof(path)))
+	if (!manifest_path(im->path, path, sizeof(path)))
 		return diag_error(d, "%s: no per-card manifest beside it (%s.cards.json, which "
-				     "sdimg build writes for a layout with per-card values)", image,
-				  image);
-	return cards_manifest_read(path, &cv->manifest, d);
+				     "sdimg build writes for a layout with per-card values)", im->path,
+				  im->path);
+	rc = cards_manifest_read(path, &cv->manifest, d);
+	return rc < 0 ? rc : flash_cards_check(&cv->manifest, path, im->fd, im->path, im->size, d);
+}
+
+/* @rc, and a line that says so when it is -ENOMEM (which no callee has put into words). */
+static int said_out_of_memory(int rc, const char *image, struct diag *d)
+{
+	if (rc == -ENOMEM)
+		diag_error(d, "%s: out of memory for the cards' values", image);
+	return rc;
 }
 
 int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,
-			   uint64_t first_index, const char *image, struct diag *d)
+			   uint64_t first_index, const struct flash_image *im, struct diag *d)
 {
 	int rc = 0;
 
@@ -280,8 +359,10 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 		}
 	}
 	if (rc == 0)
-		rc = read_manifest(cv, image, d);
-	return rc;
+		rc = check_names(cv, d);
+	if (rc == 0)
+		rc = read_manifest(cv, im, d);
+	return said_out_of_memory(rc, im->path, d);
 }
 
 void flash_card_values_close(struct flash_card_values *cv)
@@ -330,7 +411,7 @@ int flash_card_values_next(struct flash_card_values *cv, int fd, const char *ima
 	*ret = NULL;
 	if (!c || !(c->vars = calloc(cv->n_names + cv->n_counters + 1, sizeof(*c->vars)))) {
 		free(c);
-		return -ENOMEM;
+		return said_out_of_memory(-ENOMEM, image, d);
 	}
 	c->index = cv->next_index++;
 	if (cv->csv) {
@@ -352,7 +433,7 @@ int flash_card_values_next(struct flash_card_values *cv, int fd, const char *ima
 					 d);
 	if (rc < 0) {
 		flash_card_release(c);
-		return rc;
+		return said_out_of_memory(rc, image, d);
 	}
 	*ret = c;
 	return 0;

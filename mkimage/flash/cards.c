@@ -44,18 +44,35 @@ static struct fat_card_file fat_file(const struct cards_file *f)
 				       .first_cluster = f->first_cluster, .clusters = f->clusters };
 }
 
+/* A new patch of @reserve bytes at @offset: @content (@len bytes), then zeros, which it
+ * does not hold. */
+static int add_content_patch(struct flash_patches *p, uint64_t offset, const char *content,
+			     size_t len, uint64_t reserve)
+{
+	struct flash_patch *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	uint8_t *bytes = malloc(len ? len : 1);
+	if (!bytes)
+		return -ENOMEM;
+	memcpy(bytes, content, len);
+	p->v[p->n++] = (struct flash_patch){ .offset = offset, .len = (size_t)reserve,
+					     .zero_tail = (size_t)reserve - len, .bytes = bytes };
+	return 0;
+}
+
 /* One per-card file filled with @content (@len bytes, at most its reserve). */
 static int file_patches(const struct cards_file *f, const char *content, size_t len, int fd,
 			const char *image, struct flash_patches *p, struct diag *d)
 {
 	struct fat_card_file ff = fat_file(f);
 	uint8_t *b;
-	int rc = add_patch(p, fd, image, f->data, (size_t)f->reserve, d, &b);
+	int rc = add_content_patch(p, f->data, content, len, f->reserve);
 
 	if (rc < 0)
 		return rc;
-	memset(b, 0, (size_t)f->reserve);
-	memcpy(b, content, len);
 	if ((rc = add_patch(p, fd, image, f->entry, 32, d, &b)) < 0)
 		return rc;
 	fat_card_entry(&ff, len, b);
@@ -103,10 +120,25 @@ static int cmp_var(const void *a, const void *b)
 	return strcmp(((const struct cards_var *)a)->name, ((const struct cards_var *)b)->name);
 }
 
+/* @s into @sha as its length (8 bytes, little-endian) and its bytes: one string's end can
+ * never be taken for another's. */
+static void hash_string(struct sha256 *sha, const char *s)
+{
+	uint64_t len = strlen(s);
+	uint8_t le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(len >> (8 * i));
+	sha256_update(sha, le, sizeof(le));
+	sha256_update(sha, s, (size_t)len);
+}
+
 /*
  * An id of one card: SHA-256 of SEED "\n" "card/" PURPOSE NAME "\n" and then each of the
- * card's values as NAME "=" VALUE "\n" in the order of their names, so that cards with other
- * values get other ids, and the same card the same ones again.
+ * card's values, in the order of their names, as its name and its value, each
+ * length-prefixed (hash_string()), so that cards with other values get other ids whatever
+ * bytes the values hold (a newline in a value cannot pass for the start of another), and
+ * the same card the same ones again.
  */
 static int card_hash(struct sha256 *sha, const char *seed, const struct cards_var *sorted,
 		     size_t n, const char *purpose, const char *name, uint8_t out[SHA256_LEN])
@@ -117,10 +149,8 @@ static int card_hash(struct sha256 *sha, const char *seed, const struct cards_va
 	sha256_update(sha, name, strlen(name));
 	sha256_update(sha, "\n", 1);
 	for (size_t i = 0; i < n; i++) {
-		sha256_update(sha, sorted[i].name, strlen(sorted[i].name));
-		sha256_update(sha, "=", 1);
-		sha256_update(sha, sorted[i].value, strlen(sorted[i].value));
-		sha256_update(sha, "\n", 1);
+		hash_string(sha, sorted[i].name);
+		hash_string(sha, sorted[i].value);
 	}
 	return sha256_final(sha, out);
 }
@@ -377,9 +407,13 @@ void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void 
 		const struct flash_patch *x = &p->v[i];
 		uint64_t lo = x->offset > offset ? x->offset : offset;
 		uint64_t hi = x->offset + x->len < offset + len ? x->offset + x->len : offset + len;
-		if (lo < hi)
+		uint64_t held = x->offset + (x->len - x->zero_tail); /* zeros from here */
+		uint64_t mid = held < lo ? lo : held > hi ? hi : held;
+		if (lo < mid)
 			memcpy((uint8_t *)buf + (lo - offset), x->bytes + (lo - x->offset),
-			       (size_t)(hi - lo));
+			       (size_t)(mid - lo));
+		if (mid < hi)
+			memset((uint8_t *)buf + (mid - offset), 0, (size_t)(hi - mid));
 	}
 }
 

@@ -14,6 +14,7 @@
  *   capacity.c      --check-capacity: stamps over the card's whole size, read back
  *   report.c        progress, the summary table and the JSON report
  *   cards.c         one card's own bytes, from the per-card manifest (common/cards.h)
+ *   cards_check.c   the manifest checked against its image before any card's bytes
  *   card_values.c   --card-values: each card's values, from a CSV file or counters
  *   disks.c         the whole disks sysfs lists now, with their size: what a station sees
  *   uevent.c        the kernel's uevents (netlink), which tell a station to look again
@@ -132,11 +133,14 @@ int flash_watch(const struct flash_options *o, struct diag *d);
 
 /* ---- per-card values (cards.c) ---- */
 
-/* Bytes of one card that differ from the image's: @len bytes at @offset. */
+/* Bytes of one card that differ from the image's: @len bytes at @offset, the last
+ * @zero_tail of them zeros that @bytes does not hold (a per-card file's reserve past its
+ * content: a large reserve costs no memory per card). */
 struct flash_patch {
 	uint64_t offset;
 	size_t len;
-	uint8_t *bytes; /* owned */
+	size_t zero_tail;
+	uint8_t *bytes; /* owned: len - zero_tail bytes */
 };
 
 struct flash_patches {
@@ -160,6 +164,23 @@ struct flash_patches {
 int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *vars,
 			size_t n_vars, int fd, const char *image, struct flash_patches *ret,
 			struct diag *d);
+
+/*
+ * Whether the per-card manifest @m, read from @manifest, belongs to the image @fd (named
+ * @image, of @size bytes) and says the truth about it, before any card's bytes are made
+ * from it: the image's size and the SHA-256 of its mapped ranges are the manifest's; each
+ * per-card file lies in a FAT volume at the start of a partition of the image's table (clear
+ * of the table: sector 0, the GPT headers and arrays), where that volume's geometry puts its
+ * FATs, clusters and FSInfo sectors; its directory entry is in a directory of the volume and
+ * is the one the volume finds at its path; the image holds its template, the entry's first
+ * cluster and size, the chain in each FAT and the free count a card with the template would
+ * have; each volume id is its boot sector's BS_VolID; the ids' GPT headers are where GPT
+ * keeps them; no two fields share a byte (but the FAT entries of two files, and one
+ * volume's FSInfo) or a cluster, and every one lies in the mapped ranges. Returns 0, or
+ * -EINVAL with one line in @d naming @manifest and the field, or another negative errno.
+ */
+int flash_cards_check(const struct cards_manifest *m, const char *manifest, int fd,
+		      const char *image, uint64_t size, struct diag *d);
 
 /* Copies into @buf, which holds the image's @len bytes at @offset, the patched bytes
  * that fall inside it. */

@@ -144,10 +144,11 @@ struct flash_card_set {
 	struct flash_patches patches;
 };
 
-/* Reads the CSV file and counters of --card-values (@specs, @n) and the image's per-card
- * manifest. Returns 0 or a negative errno with a message in @d (close @cv either way). */
+/* Reads the CSV file and counters of --card-values (@specs, @n) and the per-card manifest of
+ * the image @im, which it checks against @im (flash_cards_check()). Returns 0 or a negative
+ * errno with a message in @d (close @cv either way). */
 int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,
-			   uint64_t first_index, const char *image, struct diag *d);
+			   uint64_t first_index, const struct flash_image *im, struct diag *d);
 void flash_card_values_close(struct flash_card_values *cv);
 
 /* Without --card-values: a warning in @d when the image has a per-card manifest. */

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "mkimage/flash/flash_priv.h"
+#include "mkimage/reader/reader.h"
 
 #define TICK_NS 200000000L /* how often the main process looks */
 
@@ -233,6 +235,22 @@ void flash_job_reap(struct flash_job *j)
 	}
 }
 
+/* The card's number, its row and its values, as a line of the dry run; names and values
+ * shown with their control characters escaped (a value may hold a newline). */
+static void dry_run_card(FILE *out, const struct flash_card_set *c)
+{
+	fprintf(out, "  card %" PRIu64, c->index);
+	if (c->row)
+		fprintf(out, " (row %zu)", c->row);
+	for (size_t i = 0; i < c->n_vars; i++) {
+		fputs(i ? ", " : ": ", out);
+		reader_fputs_visible(c->vars[i].name, out);
+		fputs("=", out);
+		reader_fputs_visible(c->vars[i].value, out);
+	}
+	fputs("\n", out);
+}
+
 static void dry_run(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n)
 {
 	fprintf(out, "%s: %llu bytes, %llu mapped in %zu range%s%s%s\n", im->path,
@@ -241,12 +259,21 @@ static void dry_run(FILE *out, const struct flash_image *im, struct flash_job *j
 		im->bmap_path ? im->bmap_path : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct flash_job *j = &jobs[i];
-		if (j->result == FLASH_REFUSED)
+		/* --gaps zero writes the stretches between the ranges too (a device whose
+		 * blocks are larger than 4 KiB may leave a part block at the end unwritten) */
+		uint64_t zeros = j->o->gaps == FLASH_GAPS_ZERO ? im->size - im->mapped_bytes : 0;
+		if (j->result == FLASH_REFUSED) {
 			fprintf(out, "%s: refused: %s\n", j->path, j->error);
-		else
-			fprintf(out, "%s: would write %llu bytes%s: %s\n", j->path,
-				(unsigned long long)im->mapped_bytes,
-				j->o->verify ? " and read them back" : "", j->info.why);
+			continue;
+		}
+		fprintf(out, "%s: would write %llu bytes", j->path,
+			(unsigned long long)(im->mapped_bytes + zeros));
+		if (zeros)
+			fprintf(out, " (%llu mapped, %llu zeros over the gaps: --gaps zero)",
+				(unsigned long long)im->mapped_bytes, (unsigned long long)zeros);
+		fprintf(out, "%s: %s\n", j->o->verify ? " and read them back" : "", j->info.why);
+		if (j->card)
+			dry_run_card(out, j->card);
 	}
 }
 
@@ -489,13 +516,9 @@ static int assign_card_values(const struct flash_options *o, const struct flash_
 			      struct flash_job *jobs, struct flash_card_values *cv,
 			      struct diag *d)
 {
-	int rc = flash_card_values_open(cv, o->card_values, o->n_card_values, o->first_index,
-					o->image, d);
+	int rc = flash_card_values_open(cv, o->card_values, o->n_card_values, o->first_index, im,
+					d);
 
-	if (rc == 0 && cv->manifest.image_size != im->size)
-		rc = diag_error(d, "%s: %llu bytes, but its per-card manifest is of an image of "
-				   "%llu bytes", o->image, (unsigned long long)im->size,
-				(unsigned long long)cv->manifest.image_size);
 	for (size_t i = 0; rc == 0 && i < o->n_targets; i++) {
 		if (jobs[i].result != FLASH_PASS)
 			continue;

@@ -589,12 +589,8 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	}
 	struct flash_card_values cv = { 0 };
 	if (o->n_card_values &&
-	    ((rc = flash_card_values_open(&cv, o->card_values, o->n_card_values, o->first_index,
-					  o->image, d)) < 0 ||
-	     (cv.manifest.image_size != im.size &&
-	      (rc = diag_error(d, "%s: %llu bytes, but its per-card manifest is of an image of "
-				  "%llu bytes", o->image, (unsigned long long)im.size,
-			       (unsigned long long)cv.manifest.image_size)) < 0))) {
+	    (rc = flash_card_values_open(&cv, o->card_values, o->n_card_values, o->first_index,
+					 &im, d)) < 0) {
 		flash_card_values_close(&cv);
 		flash_image_close(&im);
 		drop_log(o->log, s.log_fd, created);

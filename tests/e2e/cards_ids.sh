@@ -52,6 +52,21 @@ EOT
     expect_status 1 "$SDIMG" personalize id.img -o c.img
     expect_stderr "its ids are per-card, and derive from the card's values"
 
+    # two value sets never give two cards the same ids: names and values go into the ids
+    # length-prefixed, so a newline in a value cannot pass for the start of another
+    expect_status 0 "$SDIMG" personalize id.img --set "$(printf 'CARD_SERIAL=X\nHOST=y')" --set HOST=z -o a.img
+    expect_status 0 "$SDIMG" personalize id.img --set CARD_SERIAL=X --set "$(printf 'HOST=y\nHOST=z')" -o b.img
+    [ "$(sfdisk --json a.img | jq -r .partitiontable.id)" != "$(sfdisk --json b.img | jq -r .partitiontable.id)" ] ||
+        fail "$table: two value sets that differ give one disk id"
+    # a name given twice, a name of an id the card derives, a name with a control character
+    expect_status 2 "$SDIMG" personalize id.img --set SN=1 --set SN=2 -o c.img
+    grep -qF -- "--set 'SN' given twice" err.txt || fail "$table: --set twice: $(cat err.txt)"
+    expect_status 2 "$SDIMG" personalize id.img --set SN=1 --set PARTUUID_root=x -o c.img
+    grep -qF "names an id each card derives" err.txt || fail "$table: --set PARTUUID_root: $(cat err.txt)"
+    expect_status 2 "$SDIMG" personalize id.img --set "$(printf 'S\tN=1')" -o c.img
+    grep -qF "is not a variable name" err.txt || fail "$table: --set with a tab: $(cat err.txt)"
+    [ ! -e c.img ] || fail "$table: a refused personalize left c.img"
+
     # the image's own id, verbatim in a file that is not per-card: refused
     if [ $table = gpt ]; then id=$(part_json id.img 2 uuid | tr A-F a-f)
     else id=$(sfdisk --json id.img | jq -r .partitiontable.id | sed 's/^0x//')-02; fi

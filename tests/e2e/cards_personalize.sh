@@ -54,7 +54,7 @@ partition boot {
 EOT
     expect_status 0 "$SDIMG" build card.layout -o card.img -q
     [ -f card.img.cards.json ] || fail "$fat: no card.img.cards.json beside the image"
-    [ "$(jq -r .format card.img.cards.json)" = "sdimg-cards 1" ] || fail "$fat: manifest format"
+    [ "$(jq -r .format card.img.cards.json)" = "sdimg-cards 2" ] || fail "$fat: manifest format"
     [ "$(jq '.fields | length' card.img.cards.json)" -eq 2 ] || fail "$fat: two per-card files"
     volume_clean card.img
     [ "$(card_file card.img /etc-id/serial.txt)" = 'serial=${CARD_SERIAL}' ] ||
@@ -84,6 +84,52 @@ expect_stderr 'boot:/etc-id/serial.txt: no value for ${CARD_SERIAL}'
 [ -z "$(ls c.img.* 2>/dev/null)" ] || fail "a failed personalize left a temporary file"
 expect_status 1 "$SDIMG" personalize card.img --set HOST=a -o card.img
 expect_status 1 "$SDIMG" personalize card.layout --set HOST=a -o c.img
+
+# the manifest is bound to its image and checked against it before anything is written: a
+# manifest of another build of the same size, of an older sdimg, or edited by hand (a field
+# over a GPT header, the MBR, a boot sector's code, or another field) is refused in one
+# line naming it, and no output is left
+cat >g.layout <<'EOT'
+image { table = gpt size = 48M }
+partition boot {
+    type = fat32
+    size = 40M
+    fat { cluster-size = 512 volume-id = per-card }
+    file "/plain.txt" { content = "one\n" }
+    file "/etc-id/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 3000 }
+    file "/host" { content = "\${HOST}" per-card = true reserve = 64 }
+}
+EOT
+sed 's/"one\\n"/"two\\n"/' g.layout >g2.layout
+expect_status 0 "$SDIMG" build g.layout -o g.img -q
+expect_status 0 "$SDIMG" build g2.layout -o g2.img -q
+[ "$(stat -c %s g.img)" = "$(stat -c %s g2.img)" ] || fail "two builds of one size"
+cmp -s g.img g2.img && fail "two builds that differ"
+manifest_refused() { # manifest_refused MANIFEST MESSAGE
+    expect_status 1 "$SDIMG" personalize g.img --cards "$1" --set CARD_SERIAL=1 --set HOST=h -o c.img
+    expect_stderr "$2"
+    [ ! -e c.img ] && [ -z "$(ls c.img.* 2>/dev/null)" ] || fail "a refused manifest left c.img"
+}
+edited() { # edited JQ MESSAGE: g.img's manifest edited by JQ is refused with MESSAGE
+    jq "$1" g.img.cards.json >bad.json
+    manifest_refused bad.json "$2"
+}
+manifest_refused g2.img.cards.json "g.img: its per-card manifest g2.img.cards.json belongs to another image"
+edited '.format = "sdimg-cards 1"' 'bad.json: a per-card manifest of an older sdimg ("sdimg-cards 1"), which does not say which image it belongs to: build the image again'
+edited '.fields[0].data = 512' "bad.json: boot:/etc-id/serial.txt: its data at byte 512 is not where cluster"
+edited '.fields[0].entry = 446' "bad.json: boot:/etc-id/serial.txt: its directory entry at byte 446 is in no directory of the volume"
+edited '.ids.volumes[0]["volume-id"][0] = .ids.volumes[0].volume + 100' "bad.json: boot: volume-id: byte $(jq ".ids.volumes[0].volume + 100" g.img.cards.json) is not the BS_VolID"
+edited '.fields[1].entry = .fields[0].entry' "bad.json: boot:/host: the directory entry at byte"
+edited '.fields[1].data = .fields[0].data | .fields[1]["first-cluster"] = .fields[0]["first-cluster"]' \
+    "bad.json: boot:/host: the image does not hold its template"
+edited '.fields[1] = .fields[0]' "bad.json: boot:/etc-id/serial.txt: bytes $(jq '.fields[0].data' g.img.cards.json)-"
+grep -qF "overlap those of boot:/etc-id/serial.txt" err.txt || fail "two fields in one place: $(cat err.txt)"
+edited '.fields[0].fats[0] += 512' "bad.json: boot:/etc-id/serial.txt: FAT 1 is not at byte"
+edited '.fields[0].volume = 0' "bad.json: boot:/etc-id/serial.txt: no partition of the image starts at byte 0"
+edited '.image.mapped = [[0, 4096]]' "g.img: its per-card manifest bad.json belongs to another image"
+expect_status 0 "$SDIMG" personalize g.img --set CARD_SERIAL=1 --set HOST=h -o c.img
+volume_clean c.img
+rm -f c.img g2.img*
 
 # the layout's own checks
 printf 'partition p { type = fat size = 8M file "/a" { content = "x" per-card = true } }\n' | build_refused bad "needs 'reserve'"

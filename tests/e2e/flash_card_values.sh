@@ -100,6 +100,88 @@ printf 'CARD_SERIAL\nx\n' >short.csv
 expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values short.csv
 expect_stderr 'no value for ${HOST}'
 
+# a manifest that is not the image's own (another build of the same size, or edited by
+# hand) is refused before any card is touched
+cp card.img.cards.json own.json
+sed 's/on every card/on each card/' card.layout >other.layout
+"$SDIMG" build -q --bmap -o other.img other.layout || fail "build other.img"
+[ "$(stat -c %s other.img)" = "$size" ] || fail "other.img: another size"
+dd if="$a" of=before.img bs=1M count=1 iflag=direct status=none
+cp other.img.cards.json card.img.cards.json
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+expect_stderr "card.img: its per-card manifest card.img.cards.json belongs to another image"
+jq '.ids["gpt-headers"][0] = 1024' own.json >card.img.cards.json
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+expect_stderr "card.img.cards.json: ids: no GPT header at byte 1024"
+jq '.fields[1].entry = 446' own.json >card.img.cards.json
+expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+expect_stderr "card.img.cards.json: boot:/cmdline.txt: its directory entry at byte 446 is in no directory"
+dd if="$a" of=after.img bs=1M count=1 iflag=direct status=none
+cmp -s before.img after.img || fail "a run with a manifest not the image's wrote a card"
+cp own.json card.img.cards.json
+rm -f other.img*
+
+# the names: each once, none an id the card derives (the card would hold one value and
+# the report name another); a CSV saved with a byte order mark reads as any other
+values_refused() { # values_refused MESSAGE --card-values...
+    vr_msg=$1
+    shift
+    expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run "$@"
+    expect_stderr "$vr_msg"
+}
+printf 'CARD_SERIAL,HOST,CARD_SERIAL\nA,b,C\n' >twice.csv
+values_refused "twice.csv:1: 'CARD_SERIAL' names two columns" --card-values twice.csv
+values_refused "--card-values: 'HOST' is a column of the CSV file and a counter too" \
+    --card-values cards.csv --card-values 'HOST=h{index}'
+values_refused "--card-values: 'HOST' has two counters" --card-values 'CARD_SERIAL=s' \
+    --card-values 'HOST=h{index}' --card-values 'HOST=x'
+printf 'CARD_SERIAL,HOST,PARTUUID_root\nA,b,c\n' >derived.csv
+values_refused "derived.csv:1: 'PARTUUID_root' names an id each card derives" --card-values derived.csv
+values_refused "--card-values: 'DISK_ID' names an id each card derives" \
+    --card-values cards.csv --card-values 'DISK_ID=0'
+values_refused "--card-values: 'VOLUME_ID_boot' names an id each card derives" \
+    --card-values cards.csv --card-values 'VOLUME_ID_boot=1234-5678'
+values_refused "a width of at most 20 digits ({index:020})" --card-values 'CARD_SERIAL=SN{index:021}'
+printf '\357\273\277CARD_SERIAL,HOST\r\nSN-1,one\r\n' >bom.csv
+expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values bom.csv
+grep -qF "card 1 (row 1): CARD_SERIAL=SN-1, HOST=one" out.txt || fail "a CSV with a BOM: $(cat out.txt)"
+
+# out of memory says so in one line, exit 1 (a CSV of 100 MB read in 100 MB of memory)
+{ echo CARD_SERIAL; head -c 100000000 /dev/zero | tr '\0' x; echo; } >huge.csv
+(ulimit -v 100000 && exec "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values huge.csv) \
+    >out.txt 2>err.txt && fail "100 MB of values in 100 MB of memory"
+expect_stderr "out of memory"
+rm -f huge.csv
+
+# --dry-run: each card's values, escaped, and what --gaps zero adds to the mapped bytes
+printf 'CARD_SERIAL,HOST\n"SN\n1",one\nSN-2,two\n' >nl.csv
+expect_status 0 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --dry-run --gaps zero --card-values nl.csv
+mapped=$(sed -n 's/.* \([0-9]*\) mapped in .*/\1/p' out.txt)
+grep -qF "$a: would write $size bytes ($mapped mapped, $((size - mapped)) zeros over the gaps: --gaps zero)" out.txt ||
+    fail "dry run, --gaps zero: $(cat out.txt)"
+grep -qF 'card 1 (row 1): CARD_SERIAL=SN\n1, HOST=one' out.txt || fail "dry run: card 1: $(cat out.txt)"
+grep -qF 'card 2 (row 2): CARD_SERIAL=SN-2, HOST=two' out.txt || fail "dry run: card 2: $(cat out.txt)"
+
+# a reserve of 1 GiB is not held in memory once per card: two cards' values fit in far
+# less than one reserve of memory
+cat >big.layout <<'EOT'
+image { table = mbr }
+partition boot {
+    type = fat32
+    size = 1200M
+    file "/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 1G }
+}
+EOT
+"$SDIMG" build -q --bmap -o big.img big.layout || fail "build big.img"
+truncate -s 1300M big1.bin big2.bin
+big1=$(loop_attach big1.bin)
+big2=$(loop_attach big2.bin)
+(ulimit -v 1500000 && exec "$SDIMG" flash big.img "$big1" "$big2" --allow-fixed --dry-run \
+    --card-values 'CARD_SERIAL=S{index}') >out.txt 2>err.txt ||
+    fail "two cards of a 1 GiB reserve in 1.5 GB of memory: $(cat err.txt)"
+grep -qF "card 2: CARD_SERIAL=S2" out.txt || fail "big reserve: $(cat out.txt)"
+rm -f big.img big1.bin big2.bin
+
 # the station: one slot, three cards in turn; rows 2 and 3 go to the first two, the third
 # has none left and is refused; the log says which row went to which card
 echo "== the station"

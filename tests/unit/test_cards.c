@@ -35,6 +35,22 @@ static void test_render(void **state)
 	diag_release(&d);
 }
 
+/* @m written out to @path and read back into @r: what cards_manifest_read() returns. */
+static int round_trip(const struct cards_manifest *m, const char *path, struct cards_manifest *r,
+		      struct diag *d)
+{
+	char *text = NULL;
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(cards_manifest_text(m, &text), 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	free(text);
+	cards_manifest_release(r);
+	return cards_manifest_read(path, r, d);
+}
+
 static void test_manifest_round_trip(void **state)
 {
 	struct cards_file f = { .partition = "boot", .path = "/a b/\"q\".txt",
@@ -46,22 +62,22 @@ static void test_manifest_round_trip(void **state)
 	struct cards_part parts[] = { { .name = "boot", .number = 1, .per_card_uuid = true } };
 	struct cards_volume vol = { .partition = "boot", .volume_id = { 67, 3139 },
 				    .n_volume_id = 2 };
+	struct cards_range mapped[] = { { 0, 4096 }, { 1 << 19, 2 << 20 } };
 	struct cards_manifest m = { .image_size = 8 << 20, .seed = "s", .files = &f,
+				    .mapped = mapped, .n_mapped = 2, .mapped_sha256 = { 0xab, 1 },
 				    .n_files = 1, .gpt_headers = { 512, (8 << 20) - 512 },
 				    .n_gpt_headers = 2, .parts = parts, .n_parts = 1,
 				    .volumes = &vol, .n_volumes = 1 };
 	struct cards_manifest r = { 0 };
-	char path[] = "/tmp/test_cards_XXXXXX", *text = NULL;
+	char path[] = "/tmp/test_cards_XXXXXX";
 	struct diag d;
 	int fd = mkstemp(path);
 
 	(void)state;
 	diag_init(&d);
 	assert_true(fd >= 0);
-	assert_int_equal(cards_manifest_text(&m, &text), 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	assert_int_equal(cards_manifest_read(path, &r, &d), 0);
+	assert_int_equal(round_trip(&m, path, &r, &d), 0);
 	assert_int_equal(r.n_files, 1);
 	assert_string_equal(r.files[0].path, f.path);
 	assert_string_equal(r.files[0].template, f.template);
@@ -71,17 +87,17 @@ static void test_manifest_round_trip(void **state)
 	assert_int_equal(r.n_parts, 1);
 	assert_true(r.parts[0].per_card_uuid);
 	assert_int_equal(r.volumes[0].volume_id[1], 3139);
-	cards_manifest_release(&r);
+	assert_int_equal(r.n_mapped, 2);
+	assert_int_equal(r.mapped[1].end, 2 << 20);
+	assert_memory_equal(r.mapped_sha256, m.mapped_sha256, 32);
+	/* ranges out of order: not a manifest */
+	mapped[1] = (struct cards_range){ 0, 4096 };
+	assert_int_equal(round_trip(&m, path, &r, &d), -EINVAL);
+	mapped[1] = (struct cards_range){ 1 << 19, 2 << 20 };
 	/* a reserve smaller than the template, or an offset past the image: not a manifest */
 	f.reserve = 3;
-	free(text);
-	assert_int_equal(cards_manifest_text(&m, &text), 0);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	assert_int_equal(cards_manifest_read(path, &r, &d), -EINVAL);
+	assert_int_equal(round_trip(&m, path, &r, &d), -EINVAL);
 	cards_manifest_release(&r);
-	free(text);
 	unlink(path);
 	diag_release(&d);
 }
@@ -125,6 +141,17 @@ static void test_overlay(void **state)
 	memset(buf, 0, sizeof(buf));
 	flash_patches_overlay(&p, 0, buf, 4);           /* before them: untouched */
 	assert_int_equal(buf[0] | buf[1] | buf[2] | buf[3], 0);
+	/* a patch whose last bytes are zeros it does not hold */
+	uint8_t c[] = { 7 };
+	struct flash_patch z = { .offset = 10, .len = 4, .zero_tail = 3, .bytes = c };
+	struct flash_patches pz = { .v = &z, .n = 1 };
+	memset(buf, 0xFF, sizeof(buf));
+	flash_patches_overlay(&pz, 9, buf, sizeof(buf)); /* bytes 9..14 */
+	uint8_t want_z[] = { 0xFF, 7, 0, 0, 0, 0xFF };
+	assert_memory_equal(buf, want_z, sizeof(want_z));
+	memset(buf, 0xFF, sizeof(buf));
+	flash_patches_overlay(&pz, 12, buf, 1);          /* inside the zeros alone */
+	assert_int_equal(buf[0], 0);
 }
 
 int main(void)

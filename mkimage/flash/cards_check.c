@@ -1,0 +1,543 @@
+/*
+ * cards_check: whether a per-card manifest belongs to its image and says the truth about
+ * it (flash.h), before any card or copy is written: a manifest of another build, or one
+ * edited by hand, would otherwise put a card's bytes over its partition table, its boot
+ * sector or its file system and the card would pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/gpt.h"
+#include "common/mbr.h"
+#include "fat/fat.h"
+#include "mkimage/flash/flash.h"
+#include "mkimage/reader/reader.h"
+
+/* FAT32 BPB fields (fatgen103 §3.3): the FSInfo sector and the backup boot sector. */
+#define BPB_FSINFO 48
+#define BPB_BKBOOTSEC 50
+#define FAT_VOLID_16 39 /* BS_VolID on FAT12/16 (§3.2), on FAT32 (§3.3) */
+#define FAT_VOLID_32 67
+/* FSInfo (§5): FSI_LeadSig "RRaA" at 0, FSI_StrucSig "rrAa" at 484 */
+#define FSI_STRUCSIG 484
+#define DIR_ENTRY 32u
+#define DIR_ATTR_DIR_OR_LABEL 0x18
+
+struct checker {
+	const struct cards_manifest *m;
+	const char *manifest, *image;
+	int fd;
+	struct disk k;
+	struct diag *d;
+};
+
+/* One line naming the manifest and @what (a field, "ids"): the manifest is refused. */
+__attribute__((format(printf, 3, 4))) static int refuse(const struct checker *c, const char *what,
+							const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return diag_error(c->d, "%s: %s: %s (the manifest does not fit %s; use the one its build "
+				"wrote beside it)", c->manifest, what, why, c->image);
+}
+
+static int read_at(const struct checker *c, void *buf, size_t len, uint64_t at)
+{
+	ssize_t got = pread(c->fd, buf, len, (off_t)at);
+
+	if (got < 0 || (size_t)got != len)
+		return diag_error(c->d, "%s: cannot read %zu bytes at %" PRIu64 ": %s", c->image, len,
+				  at, got < 0 ? strerror(errno) : "too short");
+	return 0;
+}
+
+static uint64_t le(const uint8_t *p, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = bytes - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* ---------------------------------------------------------------- the image */
+
+/* Whether [@start, @end) lies in the manifest's mapped ranges, those its digest covers. */
+static bool mapped(const struct cards_manifest *m, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < m->n_mapped && start < end; i++)
+		if (m->mapped[i].start <= start && start < m->mapped[i].end)
+			start = m->mapped[i].end;
+	return start >= end;
+}
+
+static int check_image(const struct checker *c, uint64_t size)
+{
+	size_t errors = c->d->errors;
+	uint8_t sum[32];
+	int rc;
+
+	if (size != c->m->image_size)
+		return diag_error(c->d, "%s: %" PRIu64 " bytes, but its per-card manifest %s is of an "
+					"image of %" PRIu64 " bytes", c->image, size, c->manifest,
+				  c->m->image_size);
+	if ((rc = cards_digest(c->fd, c->m->mapped, c->m->n_mapped, NULL, sum, c->d)) < 0)
+		return c->d->errors > errors ? rc /* the hasher said why */
+					     : diag_error(c->d, "%s: reading its mapped bytes: %s",
+							  c->image, strerror(-rc));
+	if (memcmp(sum, c->m->mapped_sha256, sizeof(sum)) != 0)
+		return diag_error(c->d, "%s: its per-card manifest %s belongs to another image (the "
+					"SHA-256 of the mapped bytes differs): use the one its build "
+					"wrote beside it", c->image, c->manifest);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- fields */
+
+enum span_kind { SPAN_DATA, SPAN_ENTRY, SPAN_FAT, SPAN_FSINFO, SPAN_VOLUME_ID, SPAN_TABLE };
+
+/* Bytes [start, end) a card's patches change, and whose they are. */
+struct span {
+	uint64_t start, end;
+	enum span_kind kind;
+	char what[160];
+};
+
+struct spans {
+	struct span *v;
+	size_t n;
+};
+
+static int add_span(struct spans *s, uint64_t start, uint64_t len, enum span_kind kind,
+		    const char *what)
+{
+	struct span *v = realloc(s->v, (s->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	s->v[s->n] = (struct span){ .start = start, .end = start + len, .kind = kind };
+	snprintf(s->v[s->n++].what, sizeof(s->v[0].what), "%s", what);
+	return 0;
+}
+
+/* Where the GPT header at @at keeps its entry array, into *@lo, *@hi; false: no header. */
+static bool gpt_array(const struct checker *c, uint64_t at, uint64_t *lo, uint64_t *hi)
+{
+	uint8_t h[512];
+
+	if (at > c->m->image_size - 512 || pread(c->fd, h, 512, (off_t)at) != 512 ||
+	    memcmp(h, GPT_SIGNATURE, GPT_SIGNATURE_LEN) != 0)
+		return false;
+	*lo = le(h + GPT_HDR_ENTRIES_LBA, 8) * 512;
+	*hi = *lo + le(h + GPT_HDR_ENTRY_COUNT, 4) * le(h + GPT_HDR_ENTRY_SIZE, 4);
+	return true;
+}
+
+/* The partition table's own bytes: sector 0, and on GPT both headers and their arrays. */
+static size_t table_ranges(const struct checker *c, struct cards_range r[5])
+{
+	uint64_t lo, hi, backup = c->m->image_size - 512;
+	size_t n = 0;
+
+	if (strcmp(c->k.table, "none") == 0) /* a bare volume: sector 0 is its boot sector */
+		return 0;
+	r[n++] = (struct cards_range){ 0, 512 };
+	if (gpt_array(c, 512, &lo, &hi)) {
+		r[n++] = (struct cards_range){ 512, 1024 };
+		r[n++] = (struct cards_range){ lo, hi };
+	}
+	if (gpt_array(c, backup, &lo, &hi)) {
+		r[n++] = (struct cards_range){ backup, backup + 512 };
+		r[n++] = (struct cards_range){ lo, hi };
+	}
+	return n;
+}
+
+/* The partition of the table that starts at @volume, clear of the table's own bytes. */
+static int partition_at(const struct checker *c, const char *what, uint64_t volume,
+			const struct disk_part **ret)
+{
+	struct cards_range t[5];
+	size_t nt = table_ranges(c, t);
+
+	*ret = NULL;
+	for (size_t i = 0; i < c->k.n_parts && !*ret; i++)
+		if (c->k.parts[i].start == volume && c->k.parts[i].size)
+			*ret = &c->k.parts[i];
+	if (!*ret)
+		return refuse(c, what, "no partition of the image starts at byte %" PRIu64, volume);
+	for (size_t i = 0; i < nt; i++)
+		if ((*ret)->start < t[i].end && t[i].start < (*ret)->start + (*ret)->size)
+			return refuse(c, what, "its partition at byte %" PRIu64 " overlaps the "
+					       "partition table (bytes %" PRIu64 "-%" PRIu64 ")",
+				      volume, t[i].start, t[i].end - 1);
+	return 0;
+}
+
+/* A FAT volume of the image, opened at @volume (its partition's first byte). */
+struct volume {
+	struct fat_vol *v;
+	const struct fat_info *info;
+	uint64_t start, size;
+	uint64_t fsinfo, bk_boot; /* FAT32: byte offsets in the volume */
+};
+
+static int open_volume(const struct checker *c, const char *what, uint64_t at,
+		       struct volume *ret)
+{
+	const struct disk_part *p;
+	uint8_t bs[FAT_SECTOR];
+	struct diag scratch;
+	int rc = partition_at(c, what, at, &p);
+
+	*ret = (struct volume){ .start = at };
+	if (rc < 0)
+		return rc;
+	ret->size = p->size;
+	diag_init(&scratch);
+	rc = fat_vol_open(c->fd, at, p->size, &ret->v, &scratch);
+	if (rc < 0)
+		rc = refuse(c, what, "the partition at byte %" PRIu64 " holds no FAT volume: %s", at,
+			    scratch.n ? scratch.msgs[0].text : strerror(-rc));
+	diag_release(&scratch);
+	if (rc < 0 || (rc = read_at(c, bs, sizeof(bs), at)) < 0)
+		return rc;
+	ret->info = fat_vol_info(ret->v);
+	if (ret->info->type == FAT_32) {
+		ret->fsinfo = le(bs + BPB_FSINFO, 2) * ret->info->bytes_per_sector;
+		ret->bk_boot = le(bs + BPB_BKBOOTSEC, 2) * ret->info->bytes_per_sector;
+	}
+	return 0;
+}
+
+/* "NAME.EXT" of the short directory entry @e, as the reader names it. */
+static void short_name(const uint8_t *e, char out[13])
+{
+	size_t o = 0;
+
+	for (int i = 0; i < 11; i++) {
+		if (i == 8 && e[8] != ' ')
+			out[o++] = '.';
+		if (e[i] != ' ')
+			out[o++] = (char)e[i];
+	}
+	out[o] = '\0';
+}
+
+struct find_entry {
+	const char *key;          /* the name sought, folded (fat_path_key()) */
+	struct fat_dirent found;
+	bool ok;
+};
+
+static int match_entry(void *ctx, const struct fat_dirent *e)
+{
+	struct find_entry *f = ctx;
+	char *a = fat_path_key(e->name), *b = fat_path_key(e->short_name);
+	int rc = !a || !b ? -ENOMEM : 0;
+
+	if (rc == 0 && (strcmp(a, f->key) == 0 || strcmp(b, f->key) == 0)) {
+		f->found = *e;
+		f->ok = true;
+		rc = 1;
+	}
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* The entry at f->entry is the one the volume finds at f->path (its short name, first
+ * cluster and size), in a directory of the volume. */
+static int check_entry_name(const struct checker *c, const struct volume *v,
+			    const struct cards_file *f, const char *what, const uint8_t e[32])
+{
+	const char *slash = strrchr(f->path, '/');
+	char *dir = slash ? strndup(f->path, (size_t)(slash - f->path)) : NULL;
+	struct find_entry fe = { .key = slash ? fat_path_key(slash + 1) : NULL };
+	struct diag scratch;
+	char raw[13];
+	int rc = dir && fe.key ? 0 : -ENOMEM;
+
+	diag_init(&scratch);
+	if (rc == 0)
+		rc = fat_vol_list(v->v, *dir ? dir : "/", match_entry, &fe, &scratch);
+	diag_release(&scratch);
+	free(dir);
+	free((char *)fe.key);
+	if (rc == -ENOMEM)
+		return rc;
+	short_name(e, raw);
+	if (!fe.ok)
+		return refuse(c, what, "the volume has no file at this path");
+	if (strcmp(fe.found.short_name, raw) != 0 ||
+	    fe.found.first_cluster != (le(e + 26, 2) | (v->info->type == FAT_32 ? le(e + 20, 2) << 16 : 0)) ||
+	    fe.found.size != le(e + 28, 4))
+		return refuse(c, what, "the directory entry at byte %" PRIu64 " (%s) is not the "
+				       "file's (%s)", f->entry, raw, fe.found.short_name);
+	return 0;
+}
+
+/* Where the FAT geometry puts the file's FATs, clusters, entry and FSInfo. */
+static int check_geometry(const struct checker *c, const struct volume *v,
+			  const struct cards_file *f, const char *what)
+{
+	const struct fat_info *in = v->info;
+	uint64_t bps = in->bytes_per_sector, root = v->start + (in->reserved +
+				(uint64_t)in->fats * in->fat_sectors) * bps;
+	uint64_t data = v->start + in->data_offset;
+	uint64_t end = data + (uint64_t)in->clusters * in->cluster_size;
+
+	if (f->fat_type != (unsigned)in->type || f->cluster_size != in->cluster_size ||
+	    f->n_fats != in->fats)
+		return refuse(c, what, "the volume is FAT%u of %u-byte clusters and %u FATs, not "
+				       "what the manifest says", (unsigned)in->type, in->cluster_size,
+			      in->fats);
+	for (unsigned k = 0; k < f->n_fats; k++)
+		if (f->fats[k] != v->start + (in->reserved + (uint64_t)k * in->fat_sectors) * bps)
+			return refuse(c, what, "FAT %u is not at byte %" PRIu64, k + 1, f->fats[k]);
+	if (f->first_cluster < 2 || (uint64_t)f->first_cluster + f->clusters > in->clusters + 2ull)
+		return refuse(c, what, "clusters %" PRIu32 "-%" PRIu64 " are not all in the volume",
+			      f->first_cluster, (uint64_t)f->first_cluster + f->clusters - 1);
+	if (f->data != data + (uint64_t)(f->first_cluster - 2) * in->cluster_size)
+		return refuse(c, what, "its data at byte %" PRIu64 " is not where cluster %" PRIu32
+				       " starts", f->data, f->first_cluster);
+	bool in_root = in->type != FAT_32 && f->entry >= root && f->entry + DIR_ENTRY <= data &&
+		       (f->entry - root) % DIR_ENTRY == 0;
+	bool in_data = f->entry >= data && f->entry + DIR_ENTRY <= end &&
+		       (f->entry - data) % DIR_ENTRY == 0 &&
+		       (f->entry < f->data || f->entry >= f->data + (uint64_t)f->clusters * f->cluster_size);
+	if (!in_root && !in_data)
+		return refuse(c, what, "its directory entry at byte %" PRIu64 " is in no directory "
+				       "of the volume", f->entry);
+	if ((in->type == FAT_32) != (f->n_fsinfo == 2) ||
+	    (f->n_fsinfo && (f->fsinfo[0] != v->start + v->fsinfo ||
+			     f->fsinfo[1] != v->start + v->bk_boot + v->fsinfo)))
+		return refuse(c, what, "its FSInfo sectors are not the volume's");
+	return 0;
+}
+
+/* The image holds what a card with the template as its content would: the template at
+ * data, the entry's first cluster and size, the chain in each FAT and the free count. */
+static int check_template(const struct checker *c, const struct cards_file *f, const char *what)
+{
+	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
+					  .cluster_size = f->cluster_size,
+					  .first_cluster = f->first_cluster, .clusters = f->clusters };
+	size_t tlen = strlen(f->template), flen = (size_t)fat_card_fat_len(&ff);
+	size_t most = (tlen > flen ? tlen : flen) + DIR_ENTRY; /* what buf holds at a time */
+	uint8_t *buf = malloc(most), *want = malloc(most);
+	int rc = buf && want ? read_at(c, buf, tlen, f->data) : -ENOMEM;
+
+	if (rc == 0 && memcmp(buf, f->template, tlen) != 0)
+		rc = refuse(c, what, "the image does not hold its template at byte %" PRIu64, f->data);
+	if (rc == 0 && (rc = read_at(c, buf, DIR_ENTRY, f->entry)) == 0) {
+		memcpy(want, buf, DIR_ENTRY);
+		fat_card_entry(&ff, tlen, want);
+		if (memcmp(want, buf, DIR_ENTRY) != 0 || buf[0] == 0 || buf[0] == 0xE5 ||
+		    (buf[11] & DIR_ATTR_DIR_OR_LABEL))
+			rc = refuse(c, what, "the directory entry at byte %" PRIu64 " does not name "
+					     "a file of %zu bytes from cluster %" PRIu32, f->entry,
+				    tlen, tlen ? f->first_cluster : 0);
+	}
+	for (unsigned k = 0; rc == 0 && k < f->n_fats; k++) {
+		uint64_t at = f->fats[k] + fat_card_fat_start(&ff);
+		if ((rc = read_at(c, buf, flen, at)) < 0)
+			break;
+		memcpy(want, buf, flen);
+		fat_card_chain(&ff, tlen, want);
+		if (memcmp(want, buf, flen) != 0)
+			rc = refuse(c, what, "FAT %u does not chain clusters %" PRIu32 "-%" PRIu32
+					     " as the template's length says", k + 1,
+				    f->first_cluster, f->first_cluster + f->clusters - 1);
+	}
+	free(buf);
+	free(want);
+	return rc;
+}
+
+/* FAT32: each FSInfo sector holds free-base less what the volume's templates use. */
+static int check_fsinfo(const struct checker *c, const struct cards_file *f, const char *what)
+{
+	uint32_t free_count = f->free_base;
+	uint8_t s[FAT_SECTOR], want[FAT_SECTOR];
+	int rc = 0;
+
+	for (size_t j = 0; j < c->m->n_files; j++) {
+		const struct cards_file *g = &c->m->files[j];
+		const struct fat_card_file gf = { .type = (enum fat_type)g->fat_type,
+						  .cluster_size = g->cluster_size,
+						  .first_cluster = g->first_cluster,
+						  .clusters = g->clusters };
+		if (g->n_fsinfo && g->fsinfo[0] == f->fsinfo[0])
+			free_count -= fat_card_used(&gf, strlen(g->template));
+	}
+	for (unsigned k = 0; rc == 0 && k < f->n_fsinfo; k++) {
+		if ((rc = read_at(c, s, sizeof(s), f->fsinfo[k])) < 0)
+			break;
+		memcpy(want, s, sizeof(s));
+		fat_card_fsinfo(want, free_count);
+		if (memcmp(s, "RRaA", 4) != 0 || memcmp(s + FSI_STRUCSIG, "rrAa", 4) != 0 ||
+		    memcmp(want, s, sizeof(s)) != 0)
+			rc = refuse(c, what, "the FSInfo sector at byte %" PRIu64 " does not count "
+					     "%" PRIu32 " free clusters", f->fsinfo[k], free_count);
+	}
+	return rc;
+}
+
+static int check_file(struct checker *c, const struct cards_file *f, struct spans *s)
+{
+	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
+					  .cluster_size = f->cluster_size,
+					  .first_cluster = f->first_cluster, .clusters = f->clusters };
+	char what[160];
+	uint8_t e[DIR_ENTRY];
+	struct volume v;
+	int rc;
+
+	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
+	rc = open_volume(c, what, f->volume, &v);
+	if (rc == 0)
+		rc = check_geometry(c, &v, f, what);
+	if (rc == 0)
+		rc = check_template(c, f, what);
+	if (rc == 0)
+		rc = check_fsinfo(c, f, what);
+	if (rc == 0 && (rc = read_at(c, e, sizeof(e), f->entry)) == 0)
+		rc = check_entry_name(c, &v, f, what, e);
+	fat_vol_close(v.v);
+	if (rc == 0)
+		rc = add_span(s, f->data, f->reserve, SPAN_DATA, what);
+	if (rc == 0)
+		rc = add_span(s, f->entry, DIR_ENTRY, SPAN_ENTRY, what);
+	for (unsigned k = 0; rc == 0 && k < f->n_fats; k++)
+		rc = add_span(s, f->fats[k] + fat_card_fat_start(&ff), fat_card_fat_len(&ff),
+			      SPAN_FAT, what);
+	for (unsigned k = 0; rc == 0 && k < f->n_fsinfo; k++)
+		rc = add_span(s, f->fsinfo[k], FAT_SECTOR, SPAN_FSINFO, what);
+	return rc;
+}
+
+static int check_volume(struct checker *c, const struct cards_volume *cv, struct spans *s)
+{
+	char what[160];
+	struct volume v;
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: volume-id", cv->partition);
+	if ((rc = open_volume(c, what, cv->volume, &v)) < 0) {
+		fat_vol_close(v.v);
+		return rc;
+	}
+	bool fat32 = v.info->type == FAT_32;
+	if (cv->n_volume_id != (fat32 ? 2u : 1u) ||
+	    cv->volume_id[0] != v.start + (fat32 ? FAT_VOLID_32 : FAT_VOLID_16) ||
+	    (fat32 && cv->volume_id[1] != v.start + v.bk_boot + FAT_VOLID_32))
+		rc = refuse(c, what, "byte %" PRIu64 " is not the BS_VolID of the volume's boot "
+				     "sector", cv->volume_id[0]);
+	fat_vol_close(v.v);
+	for (unsigned k = 0; rc == 0 && k < cv->n_volume_id; k++)
+		rc = add_span(s, cv->volume_id[k], 4, SPAN_VOLUME_ID, what);
+	return rc;
+}
+
+/* The ids in the table: the MBR's signature, both GPT headers where GPT keeps them, every
+ * partition number one of the table's. */
+static int check_ids(struct checker *c, struct spans *s)
+{
+	const struct cards_manifest *m = c->m;
+	uint64_t lo, hi;
+	uint8_t sig[2];
+	int rc = 0;
+
+	if (m->mbr_disk_id && (rc = read_at(c, sig, 2, MBR_SIGNATURE)) == 0) {
+		if (sig[0] != 0x55 || sig[1] != 0xAA)
+			return refuse(c, "ids", "sector 0 holds no MBR");
+		rc = add_span(s, CARDS_MBR_DISK_ID, 4, SPAN_TABLE, "ids: mbr-disk-id");
+	}
+	for (unsigned i = 0; rc == 0 && i < m->n_gpt_headers; i++) {
+		uint64_t at = m->gpt_headers[i];
+		if (at != (i ? m->image_size - 512 : 512) || !gpt_array(c, at, &lo, &hi))
+			return refuse(c, "ids", "no GPT header at byte %" PRIu64, at);
+		rc = add_span(s, at, 512, SPAN_TABLE, "ids: gpt-headers");
+		if (rc == 0)
+			rc = add_span(s, lo, hi - lo, SPAN_TABLE, "ids: a GPT entry array");
+	}
+	for (size_t i = 0; rc == 0 && i < m->n_parts; i++) {
+		bool found = false;
+		for (size_t k = 0; k < c->k.n_parts; k++)
+			found |= c->k.parts[k].number == m->parts[i].number;
+		if (!found)
+			return refuse(c, "ids", "the image has no partition %u (%s)", m->parts[i].number,
+				      m->parts[i].name);
+	}
+	return rc;
+}
+
+/* No two fields share a byte, but the FAT entries of two files (FAT12 packs two clusters in
+ * three bytes: the patches keep each other's bits) and one volume's FSInfo; no two files
+ * share a cluster; and the image's digest covers every byte a card's patches start from. */
+static int check_apart(const struct checker *c, const struct spans *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct span *a = &s->v[i];
+		if (!mapped(c->m, a->start, a->end))
+			return refuse(c, a->what, "bytes %" PRIu64 "-%" PRIu64 " are not in its "
+						  "mapped ranges", a->start, a->end - 1);
+		for (size_t k = 0; k < i; k++) {
+			const struct span *b = &s->v[k];
+			if (a->start >= b->end || b->start >= a->end ||
+			    (a->kind == SPAN_FAT && b->kind == SPAN_FAT) ||
+			    (a->kind == SPAN_FSINFO && b->kind == SPAN_FSINFO && a->start == b->start))
+				continue;
+			return refuse(c, a->what, "bytes %" PRIu64 "-%" PRIu64 " overlap those of %s",
+				      a->start, a->end - 1, b->what);
+		}
+	}
+	for (size_t i = 0; i < c->m->n_files; i++)
+		for (size_t k = 0; k < i; k++) {
+			const struct cards_file *a = &c->m->files[i], *b = &c->m->files[k];
+			if (a->volume == b->volume && a->first_cluster < b->first_cluster + b->clusters &&
+			    b->first_cluster < a->first_cluster + a->clusters)
+				return refuse(c, a->path, "its clusters are also those of %s", b->path);
+		}
+	return 0;
+}
+
+int flash_cards_check(const struct cards_manifest *m, const char *manifest, int fd,
+		      const char *image, uint64_t size, struct diag *d)
+{
+	struct checker c = { .m = m, .manifest = manifest, .image = image, .fd = fd, .d = d };
+	struct spans s = { 0 };
+	struct diag scratch;
+	int rc = check_image(&c, size);
+
+	if (rc < 0)
+		return rc;
+	diag_init(&scratch);
+	rc = reader_read_disk_uncounted(&c.k, image, fd, &scratch);
+	if (rc < 0)
+		rc = diag_error(d, "%s: %s", manifest,
+				scratch.n ? scratch.msgs[0].text : strerror(-rc));
+	diag_release(&scratch);
+	if (rc == 0)
+		rc = check_ids(&c, &s);
+	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++)
+		rc = check_volume(&c, &m->volumes[i], &s);
+	for (size_t i = 0; rc == 0 && i < m->n_files; i++)
+		rc = check_file(&c, &m->files[i], &s);
+	if (rc == 0)
+		rc = check_apart(&c, &s);
+	free(s.v);
+	reader_release_disk(&c.k);
+	return rc;
+}
