@@ -296,27 +296,25 @@ static int check_names(const struct flash_card_values *cv, struct diag *d)
 
 /* IMAGE.cards.json, or beside the image without its compression suffix, into @path;
  * whether it exists. */
-static bool manifest_path(const char *image, char *path, size_t n)
+/* IMAGE.cards.json, or the name without its compression suffix (which unpack.c found:
+ * card.img.zst -> card.img.cards.json) + .cards.json, into @path: whether it exists. */
+static bool manifest_path(const struct flash_image *im, char *path, size_t n)
 {
-	static const char *const suffixes[] = { ".zst", ".xz", ".gz" };
-	size_t len = strlen(image);
+	size_t len = strlen(im->path);
 
-	snprintf(path, n, "%s.cards.json", image);
-	for (size_t i = 0; i < 3 && access(path, F_OK) != 0; i++) {
-		size_t sl = strlen(suffixes[i]);
-		if (len > sl && strcmp(image + len - sl, suffixes[i]) == 0)
-			snprintf(path, n, "%.*s.cards.json", (int)(len - sl), image);
-	}
+	snprintf(path, n, "%s.cards.json", im->path);
+	if (access(path, F_OK) != 0 && im->suffix_len && len > im->suffix_len)
+		snprintf(path, n, "%.*s.cards.json", (int)(len - im->suffix_len), im->path);
 	return access(path, F_OK) == 0;
 }
 
-void flash_card_values_hint(const char *image, struct diag *d)
+void flash_card_values_hint(const struct flash_image *im, struct diag *d)
 {
 	char path[4200];
 
-	if (manifest_path(image, path, sizeof(path)))
+	if (manifest_path(im, path, sizeof(path)))
 		diag_warning(d, "%s: the image has per-card values (%s): without --card-values "
-				"every card gets the image's own", image, path);
+				"every card gets the image's own", im->path, path);
 }
 
 static int read_manifest(struct flash_card_values *cv, const struct flash_image *im,
@@ -325,7 +323,7 @@ static int read_manifest(struct flash_card_values *cv, const struct flash_image 
 	char path[4200];
 	int rc;
 
-	if (!manifest_path(im->path, path, sizeof(path)))
+	if (!manifest_path(im, path, sizeof(path)))
 		return diag_error(d, "%s: no per-card manifest beside it (%s.cards.json, which "
 				     "sdimg build writes for a layout with per-card values)", im->path,
 				  im->path);

@@ -152,7 +152,7 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 void flash_card_values_close(struct flash_card_values *cv);
 
 /* Without --card-values: a warning in @d when the image has a per-card manifest. */
-void flash_card_values_hint(const char *image, struct diag *d);
+void flash_card_values_hint(const struct flash_image *im, struct diag *d);
 
 /* The next card's values (its number is taken, whatever happens) and its bytes, read from
  * the image @fd. Returns 0 with *@ret (free with flash_card_release()), or a negative errno

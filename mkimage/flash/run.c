@@ -568,7 +568,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	}
 	struct flash_card_values cv = { 0 };
 	if (!o->n_card_values)
-		flash_card_values_hint(o->image, d);
+		flash_card_values_hint(&im, d);
 	rc = o->n_card_values ? assign_card_values(o, &im, jobs, &cv, d) : 0;
 	if (rc < 0) {
 		/* no card is written when one of them has no values */

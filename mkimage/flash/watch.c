@@ -598,7 +598,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	}
 	s.cv = o->n_card_values ? &cv : NULL;
 	if (!o->n_card_values)
-		flash_card_values_hint(o->image, d);
+		flash_card_values_hint(&im, d);
 	struct flash_options eff = *o; /* without a bmap the image's holes are zeros that matter */
 	if (!im.bmap_path && !o->gaps_set)
 		eff.gaps = FLASH_GAPS_ZERO;

@@ -6,7 +6,7 @@
 # cards, the read-back passed on the card's own bytes, and the --json report says which row
 # and values went to which card. A CSV with too few rows writes no card at all.
 . "$TOP/tests/e2e/lib/flash.sh"
-need jq sfdisk sgdisk fsck.fat mtype cmp
+need jq sfdisk sgdisk fsck.fat mtype cmp bzip2
 need_loops
 flash_trap
 
@@ -84,6 +84,14 @@ check_card "$a" SN000041 node41
 check_card "$b" SN000042 node42
 [ "$(jq -r '.targets[1].card.index' report.json)" = 42 ] || fail "counter: index"
 [ "$(jq -r '.targets[1].card.row' report.json)" = null ] || fail "counter: row"
+
+# a compressed image finds its manifest under the raw image's name, whatever the suffix
+# (card.img.bz2 -> card.img.cards.json), as it finds its bmap
+bzip2 -k card.img
+expect_status 0 "$SDIMG" flash card.img.bz2 "$a" --allow-fixed --json --card-values 'CARD_SERIAL=Z{index}' \
+    --card-values 'HOST=bz'
+check_card "$a" Z1 bz
+rm -f card.img.bz2
 
 # without --card-values every card gets the image's own values: a warning says so
 expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed -q
