@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,14 +57,50 @@ static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st
 	return m;
 }
 
+/* Finds the data extent at or after @r->pos: [data, hole), or data = hole = UINT64_MAX when
+ * only a hole is left. Where the file system has no SEEK_DATA, all of it is data. */
+static int next_extent(struct ext4_host_reader *r)
+{
+	off_t data = lseek(r->fd, (off_t)r->pos, SEEK_DATA), hole;
+
+	if (data < 0 && errno == ENXIO) {
+		r->data = r->hole = UINT64_MAX;
+		return 0;
+	}
+	if (data < 0 || (hole = lseek(r->fd, data, SEEK_HOLE)) < 0) {
+		if (errno != EINVAL && errno != ENOTSUP)
+			return -errno;
+		r->data = r->pos;
+		r->hole = UINT64_MAX;
+		return 0;
+	}
+	r->data = (uint64_t)data;
+	r->hole = (uint64_t)hole;
+	return 0;
+}
+
 long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 {
+	struct ext4_host_reader *r = ctx;
 	ssize_t n;
+	int rc;
 
-	do
-		n = read(*(int *)ctx, buf, len);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : (long)n;
+	if (r->pos >= r->hole && (rc = next_extent(r)) < 0)
+		return rc;
+	if (r->pos < r->data) { /* a hole: zeros, which the volume leaves out as well */
+		uint64_t gap = r->data - r->pos;
+		n = gap < len ? (ssize_t)gap : (ssize_t)len;
+		memset(buf, 0, (size_t)n);
+	} else {
+		uint64_t left = r->hole - r->pos;
+		do
+			n = pread(r->fd, buf, left < len ? (size_t)left : len, (off_t)r->pos);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+	}
+	r->pos += (uint64_t)n;
+	return (long)n;
 }
 
 struct text_reader {
@@ -83,7 +120,8 @@ static long read_text(void *ctx, void *buf, size_t len)
 }
 
 /* The host files whose bytes wait for the end of their tree's walk, in walk order. */
-static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host)
+static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host,
+			 const struct stat *st)
 {
 	if (w->n_data == w->cap_data) {
 		size_t cap = w->cap_data ? w->cap_data * 2 : 64;
@@ -95,30 +133,84 @@ static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host)
 	}
 	if (!(w->data[w->n_data].host = strdup(host)))
 		return -ENOMEM;
+	w->data[w->n_data].listed = fileid_of(st);
 	w->data[w->n_data++].ino = ino;
 	return 0;
 }
 
-static int write_one(struct ext4_walk *w, const struct ext4_pending *p)
-{
-	int fd = open(p->host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+/* The host folder the pending files are opened in, kept open for the files after it from
+ * the same folder. */
+struct host_folder {
+	int fd;
+	char *path; /* owned; NULL: none open */
+};
 
-	if (fd < 0)
-		return diag_error(w->b->d, "%s: %s", p->host, strerror(errno));
-	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &fd, p->host);
-	close(fd);
+/* The file @host opened in its folder (@f, opened again when it is another one), by its
+ * name there and never through a symbolic link at that name. Returns the fd or -errno. */
+static int open_in_folder(struct host_folder *f, const char *host)
+{
+	const char *slash = strrchr(host, '/');
+	size_t len = slash ? (size_t)(slash - host) : 0;
+
+	if (!f->path || strlen(f->path) != len || strncmp(f->path, host, len)) {
+		if (f->path)
+			close(f->fd);
+		free(f->path);
+		if (!(f->path = strndup(host, len)))
+			return -ENOMEM;
+		f->fd = open(len ? f->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (f->fd < 0) {
+			int rc = -errno;
+			free(f->path);
+			f->path = NULL;
+			return rc;
+		}
+	}
+	int fd = openat(f->fd, slash ? slash + 1 : host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Whether the file open at @fd is still the one the walk listed. */
+static bool unchanged(int fd, const struct ext4_pending *p)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, &st);
+}
+
+static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ext4_pending *p)
+{
+	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host) };
+	int rc;
+
+	if (r.fd < 0)
+		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
+	if (!unchanged(r.fd, p))
+		rc = -EIO;
+	else if ((rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host)) == 0 &&
+		 !unchanged(r.fd, p))
+		rc = -EIO; /* written while it was read */
+	close(r.fd);
+	if (rc == -EIO)
+		return diag_error(w->b->d, "%s: changed while the image was built (it is not the "
+					   "file of %" PRIu64 " bytes that was listed)", p->host,
+				  p->listed.size);
 	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
 }
 
 static int write_pending(struct ext4_walk *w)
 {
+	struct host_folder f = { -1, NULL };
 	int rc = 0;
 
 	for (size_t i = 0; i < w->n_data; i++) {
 		if (rc == 0 && w->data[i].ino)
-			rc = write_one(w, &w->data[i]);
+			rc = write_one(w, &f, &w->data[i]);
 		free(w->data[i].host);
 	}
+	if (f.path)
+		close(f.fd);
+	free(f.path);
 	w->n_data = 0;
 	for (size_t i = 0; i < w->n_links; i++) /* the places kept in data go with it */
 		w->links[i].pending = 0;
@@ -216,7 +308,7 @@ static int add_host_file(struct ext4_walk *w, const char *name, const struct sta
 		w->data[l->pending - 1].ino = *ino;
 		return 0;
 	}
-	return remember_data(w, *ino, host);
+	return remember_data(w, *ino, host, st);
 }
 
 /*
@@ -229,7 +321,7 @@ static int leave_out_linked(struct ext4_walk *w, const struct stat *st, const ch
 	size_t pending = 0;
 
 	if (S_ISREG(st->st_mode) && st->st_size && !ext4_measuring(w->v)) {
-		int rc = remember_data(w, 0, host);
+		int rc = remember_data(w, 0, host, st);
 		if (rc < 0)
 			return rc;
 		pending = w->n_data;
@@ -480,8 +572,9 @@ static int add_file(struct ext4_walk *w, const char *host)
 				e->path, host, fd < 0 ? strerror(errno) : "not a regular file");
 	} else {
 		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
-		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd, &fd, host,
-				   NULL);
+		struct ext4_host_reader r = { .fd = fd };
+		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd, &r,
+				   host, NULL);
 	}
 	if (fd >= 0)
 		close(fd);
