@@ -53,23 +53,6 @@ struct listing {
 	struct stat st;      /* the archive when it was listed */
 };
 
-/* @path less its first @strip names, moved down in place; false when nothing is left. */
-static bool strip_names(char *path, unsigned strip)
-{
-	char *p = path;
-
-	for (unsigned k = 0; k < strip; k++) {
-		if (!*p)
-			return false;
-		p += strcspn(p, "/");
-		p += *p == '/';
-	}
-	if (strip && !*p)
-		return false;
-	memmove(path, p, strlen(p) + 1);
-	return true;
-}
-
 static void free_listing(struct listing *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -84,35 +67,24 @@ static void free_listing(struct listing *l)
 	free(l->v);
 }
 
-/* An entry's path as it goes into the partition: "./" and '/' at either end dropped, no
- * empty, "." or ".." name in it. Returns a new string, or NULL with a message. */
-static char *clean_path(struct ext4_walk *w, const char *host, const char *raw)
+/* An entry's path, or a hard link's target, @raw as it goes into the partition: normalised
+ * as on every file system, less its first @strip names, in *@ret. Returns 0, 1 when strip
+ * leaves nothing, or a negative errno with a message. */
+static int entry_path(struct ext4_walk *w, const char *host, const char *raw, unsigned strip,
+		      char **ret)
 {
-	const char *p = raw;
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	if (!strcmp(p, "."))
-		p = "";
-	size_t n = strlen(p);
-	while (n && p[n - 1] == '/')
-		n--;
-	if (p[0] == '/' || n > CONTENT_MAX_PATH) {
-		diag_error(w->b->d, "%s: '%s' leaves the partition or is longer than %d bytes",
-			   host, raw, CONTENT_MAX_PATH);
-		return NULL;
+	int rc = content_archive_norm_path(raw, strip, ret);
+
+	if (rc == -EINVAL)
+		return diag_error(w->b->d, "%s: %s: the entry's path leaves the partition (..)",
+				  host, raw);
+	if (rc == 0 && strlen(*ret) > CONTENT_MAX_PATH) {
+		free(*ret);
+		*ret = NULL;
+		return diag_error(w->b->d, "%s: %s: the entry's path is longer than %d bytes", host,
+				  raw, CONTENT_MAX_PATH);
 	}
-	for (const char *q = p; q < p + n;) {
-		size_t k = strcspn(q, "/");
-		if (k == 0 || (k == 1 && q[0] == '.') || (k == 2 && q[0] == '.' && q[1] == '.')) {
-			diag_error(w->b->d, "%s: '%s' has an empty, '.' or '..' name", host, raw);
-			return NULL;
-		}
-		q += k + 1;
-	}
-	char *s = strndup(p, n);
-	if (!s)
-		diag_error(w->b->d, "out of memory");
-	return s;
+	return rc;
 }
 
 static int read_xattrs(const struct content_archive_lib *lib, struct archive_entry *ae,
@@ -149,12 +121,10 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	if (!*name)
 		return diag_error(w->b->d, "%s: the name of an entry cannot be read", host);
 	it->name_hash = name_hash(name);
-	if (!(it->path = clean_path(w, host, name)))
-		return -EINVAL;
-	if (!strip_names(it->path, e->strip)) {
-		it->skipped = true;
-		return 0;
-	}
+	int rc = entry_path(w, host, name, e->strip, &it->path);
+	it->skipped = rc == 1;
+	if (rc)
+		return rc < 0 ? rc : 0;
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
 	it->m.uid = e->owner_set ? e->owner : (uint32_t)lib->archive_entry_uid(ae);
 	it->m.gid = e->group_set ? e->group : (uint32_t)lib->archive_entry_gid(ae);
@@ -168,9 +138,9 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->major = (uint32_t)lib->archive_entry_rdevmajor(ae);
 	it->minor = (uint32_t)lib->archive_entry_rdevminor(ae);
 	it->has_data = it->type == AE_IFREG && it->size > 0;
-	if (hard && !(it->target = clean_path(w, host, hard)))
-		return -EINVAL;
-	if (hard && !strip_names(it->target, e->strip))
+	if (hard && (rc = entry_path(w, host, hard, e->strip, &it->target)) < 0)
+		return rc;
+	if (hard && rc == 1)
 		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which strip removes",
 				  host, name, hard);
 	if (!hard && it->type == AE_IFLNK && !(it->target = strdup(sym ? sym : "")))

@@ -162,6 +162,14 @@ const char *content_archive_entry_name(const struct content_archive_lib *lib,
 				       struct archive_entry *ae);
 
 /*
+ * An archive entry's path @raw as every file system takes it: "." and empty names dropped and
+ * ".." applied ("./a/", "/a" and "a//b/.." all give "a"), then @strip leading names removed.
+ * Returns 0 with the malloc'd result in *@ret ("" for the top itself), 1 when stripping
+ * leaves nothing, -EINVAL when ".." climbs out of the top, or -ENOMEM.
+ */
+int content_archive_norm_path(const char *raw, unsigned strip, char **ret);
+
+/*
  * An archive read in two passes, a listing and then the data, by a reader other than
  * content_gather() (an ext4 tree): decompressed once, as a FAT tree's archive is. The first
  * pass reads a compressed archive through its decompressed stream (gzip's through zlib, which

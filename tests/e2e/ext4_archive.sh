@@ -71,6 +71,22 @@ sed 's/from = "plain.tar.zst"/from = "unpacked" strip = 1/' plain.tar.zst.layout
 expect_status 1 "$SDIMG" build dirstrip.layout -o e.img
 expect_stderr "is a folder, and strip applies to archive entries"
 
+# names normalised as on FAT (they were refused): '/abs', 'a//b', './a/./c'
+need python3
+python3 - <<'PY'
+import io, tarfile
+with tarfile.open('names.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    for name, data in (('/abs', b'A'), ('a//b', b'B'), ('./a/./c', b'C')):
+        i = tarfile.TarInfo(name)
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+PY
+layout names.tar
+expect_status 0 "$SDIMG" build names.tar.layout -o n.img
+ext4_clean n.img 1 p.img
+[ "$(debugfs -R 'cat /abs' p.img 2>/dev/null)$(debugfs -R 'cat /a/b' p.img 2>/dev/null)$(debugfs -R 'cat /a/c' p.img 2>/dev/null)" = ABC ] ||
+    fail "'/abs', 'a//b', './a/./c' are not /abs, /a/b, /a/c"
+
 # the kernel's view of the first image against the archive's listing
 ext4_mount tar.img 1
 same_walk root mnt '%U %G %m %y %s %p %l\n'
