@@ -320,10 +320,36 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 	return err ? fail_at(v, err, what, "adding the hard link") : 0;
 }
 
+/*
+ * Whether Linux reads and lists the attribute @name on ext4: a name in one of the namespaces
+ * its ext4 driver has a handler for (fs/ext4/xattr.c, ext4_xattr_handlers), with something
+ * after the prefix, at most XATTR_NAME_MAX (255) bytes; of "system.", only the two ACLs
+ * (system.data is the driver's own, for inline data).
+ */
+static bool xattr_name_usable(const char *name)
+{
+	static const char *const prefixes[] = { "user.", "trusted.", "security." };
+	size_t len = strlen(name);
+
+	if (len > 255)
+		return false;
+	if (!strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default"))
+		return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return len > strlen(prefixes[i]);
+	return false;
+}
+
 int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
 		   size_t len, const char *what)
 {
 	struct ext2_xattr_handle *h;
+
+	if (!xattr_name_usable(name))
+		return diag_error(v->d, "%s: extended attribute '%s': not a name Linux can use on "
+					"ext4 (user.*, trusted.*, security.*, system.posix_acl_access, "
+					"system.posix_acl_default; at most 255 bytes)", what, name);
 	errcode_t err = ext2fs_xattrs_open(v->fs, ino, &h);
 
 	if (err)
@@ -332,5 +358,8 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 		err = ext2fs_xattr_set(h, name, value, len);
 	errcode_t err2 = ext2fs_xattrs_close(&h);
 	err = err ? err : err2;
+	if (err == EXT2_ET_EA_NO_SPACE)
+		return diag_error(v->d, "%s: extended attribute '%s' (%zu bytes): the inode's "
+					"attributes do not fit in it and one block", what, name, len);
 	return err ? fail_at(v, err, what, "setting the attributes of") : 0;
 }

@@ -581,18 +581,19 @@ static int add_file(struct ext4_walk *w, const char *host)
 	return rc;
 }
 
+/* One entry of the partition; what went wrong names its layout line (FILE:LINE), before
+ * the entry's own place (its source's path, or the archive and the name in it). */
 static int add_entry(struct ext4_walk *w)
 {
 	const struct layout_entry *e = w->e;
-	char *host = NULL;
+	size_t first = w->b->d->n;
+	char *host = NULL, place[600];
 	int rc = 0;
 
-	if (e->from) {
-		char place[600];
-		snprintf(place, sizeof(place), "%s:%d: ", e->loc.file, e->loc.line);
-		if ((rc = layout_input_path(w->b->l, e->from, place, w->b->d, &host)) < 0)
-			return rc;
-	}
+	snprintf(place, sizeof(place), "%s:%d: ", e->loc.file, e->loc.line);
+
+	if (e->from && (rc = layout_input_path(w->b->l, e->from, place, w->b->d, &host)) < 0)
+		return rc;
 	if (e->kind == LAYOUT_ENTRY_TREE) {
 		rc = add_tree(w, host);
 	} else if (e->kind == LAYOUT_ENTRY_FILE) {
@@ -604,6 +605,8 @@ static int add_entry(struct ext4_walk *w)
 			rc = ext4_add_dir(w->v, ino, NULL, &m, e->path, NULL);
 	}
 	free(host);
+	if (rc < 0)
+		diag_prefix(w->b->d, first, place);
 	return rc;
 }
 

@@ -113,6 +113,7 @@ struct content {
  * lib->archive_read_new(). One member per function sdimg calls.
  */
 #define CONTENT_ARCHIVE_FUNCS(X)                                                          \
+	X(archive_entry_acl_next) X(archive_entry_acl_reset)                              \
 	X(archive_entry_filetype) X(archive_entry_gid) X(archive_entry_hardlink)          \
 	X(archive_entry_mtime) X(archive_entry_mtime_is_set) X(archive_entry_mtime_nsec)  \
 	X(archive_entry_pathname) X(archive_entry_pathname_utf8) X(archive_entry_perm)    \
