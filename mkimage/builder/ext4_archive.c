@@ -244,8 +244,9 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	if (rc)
 		return rc < 0 ? rc : 0;
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
-	it->m.uid = e->owner_set ? e->owner : (uint32_t)lib->archive_entry_uid(ae);
-	it->m.gid = e->group_set ? e->group : (uint32_t)lib->archive_entry_gid(ae);
+	bool root = e->owners == LAYOUT_OWNERS_ROOT;
+	it->m.uid = e->owner_set ? e->owner : root ? 0 : (uint32_t)lib->archive_entry_uid(ae);
+	it->m.gid = e->group_set ? e->group : root ? 0 : (uint32_t)lib->archive_entry_gid(ae);
 	it->m.perm = lib->archive_entry_perm(ae) & 07777;
 	build_ext4_mtime(&w->b->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
 	if (it->type == AE_IFREG && !lib->archive_entry_size_is_set(ae))

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "ext4/ext4.h"
@@ -34,6 +35,7 @@ struct walk_folder {
 	const char *host;
 	struct ext4_meta m;
 	uint32_t ino;           /* 0: not made yet */
+	int fd;                 /* open while the walk is below it (its attributes) */
 };
 
 void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
@@ -77,6 +79,69 @@ static int next_extent(struct ext4_host_reader *r)
 	r->data = (uint64_t)data;
 	r->hole = (uint64_t)hole;
 	return 0;
+}
+
+/* Whether a host folder's entries keep their own owners: owners = host, or no owners key
+ * and the build runs as root (who can make a tree of many owners). */
+static bool keeps_host_owners(const struct layout_entry *e)
+{
+	return e->owners == LAYOUT_OWNERS_HOST || (e->owners == LAYOUT_OWNERS_UNSET && !geteuid());
+}
+
+/* The owner, mode and time of the host entry @st of a tree: the layout's owner and group
+ * where set, else the entry's own or root's (keeps_host_owners()). Without an owners key,
+ * an owner that is neither root nor the build's user is counted, for the warning. */
+static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, uint32_t perm)
+{
+	const struct layout_entry *e = w->e;
+	bool keep = keeps_host_owners(e);
+	struct ext4_meta m = { .uid = e->owner_set ? e->owner : keep ? st->st_uid : 0,
+			       .gid = e->group_set ? e->group : keep ? st->st_gid : 0,
+			       .perm = perm };
+
+	if (!keep && e->owners == LAYOUT_OWNERS_UNSET &&
+	    ((!e->owner_set && st->st_uid && st->st_uid != geteuid()) ||
+	     (!e->group_set && st->st_gid && st->st_gid != getegid())))
+		w->others_owners++;
+	build_ext4_mtime(&w->b->l->image, &st->st_mtim, &m);
+	return m;
+}
+
+/* The extended attributes of a host entry onto its inode @ino: of the open @fd where @path
+ * is NULL (a folder), else of @path itself, not what a symbolic link there points to. */
+static int copy_host_xattrs(struct ext4_walk *w, int fd, const char *path, uint32_t ino,
+			    const char *host)
+{
+	ssize_t n = path ? llistxattr(path, NULL, 0) : flistxattr(fd, NULL, 0);
+	char *names, *value = NULL;
+	int rc = 0;
+
+	if (n <= 0)
+		return n == 0 || errno == ENOTSUP ? 0 : diag_error(w->b->d, "%s: its extended "
+						"attributes: %s", host, strerror(errno));
+	if (!(names = malloc((size_t)n)))
+		return -ENOMEM;
+	n = path ? llistxattr(path, names, (size_t)n) : flistxattr(fd, names, (size_t)n);
+	if (n < 0)
+		rc = diag_error(w->b->d, "%s: its extended attributes: %s", host, strerror(errno));
+	for (const char *name = names; rc == 0 && name < names + n; name += strlen(name) + 1) {
+		ssize_t len = path ? lgetxattr(path, name, NULL, 0) : fgetxattr(fd, name, NULL, 0);
+		char *v = len > 0 ? realloc(value, (size_t)len) : value;
+		if (len > 0 && v)
+			len = path ? lgetxattr(path, name, v, (size_t)len)
+				   : fgetxattr(fd, name, v, (size_t)len);
+		value = v;
+		if (len < 0)
+			rc = diag_error(w->b->d, "%s: extended attribute '%s': %s", host, name,
+					strerror(errno));
+		else if (!v)
+			rc = -ENOMEM;
+		else
+			rc = ext4_set_xattr(w->v, ino, name, v, (size_t)len, host);
+	}
+	free(value);
+	free(names);
+	return rc;
 }
 
 long build_ext4_read_fd(void *ctx, void *buf, size_t len)
@@ -299,7 +364,7 @@ static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const 
 static int add_host_file(struct ext4_walk *w, const char *name, const struct stat *st,
 			 uint32_t dir, const char *host, const struct host_link *l, uint32_t *ino)
 {
-	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
 
 	if (rc < 0 || !st->st_size || ext4_measuring(w->v))
@@ -336,9 +401,10 @@ static int make_folder(struct ext4_walk *w, struct walk_folder *f)
 
 	if (f->ino)
 		return 0;
-	if ((rc = make_folder(w, f->up)) < 0)
+	if ((rc = make_folder(w, f->up)) < 0 ||
+	    (rc = ext4_add_dir(w->v, f->up->ino, f->name, &f->m, f->host, &f->ino)) < 0)
 		return rc;
-	return ext4_add_dir(w->v, f->up->ino, f->name, &f->m, f->host, &f->ino);
+	return copy_host_xattrs(w, f->fd, NULL, f->ino, f->host);
 }
 
 static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
@@ -352,7 +418,7 @@ static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
 	if ((size_t)n == sizeof(target))
 		return diag_error(w->b->d, "%s: the link's target is longer than 4095 bytes", host);
 	target[n] = '\0';
-	struct ext4_meta m = meta_of(w, st, 0777);
+	struct ext4_meta m = host_meta(w, st, 0777);
 	return ext4_add_symlink(w->v, dir, name, &m, target, host, ino);
 }
 
@@ -361,9 +427,20 @@ static int add_host_special(struct ext4_walk *w, const char *name, const struct 
 {
 	enum ext4_special kind = S_ISCHR(st->st_mode) ? EXT4_CHAR : S_ISBLK(st->st_mode) ? EXT4_BLOCK
 			       : S_ISFIFO(st->st_mode) ? EXT4_FIFO : EXT4_SOCKET;
-	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	return ext4_add_special(w->v, dir, name, &m, kind, major(st->st_rdev), minor(st->st_rdev),
 				host, ino);
+}
+
+/* The extended attributes of the entry @name of the host folder open at @dirfd, by the
+ * folder's descriptor (the kernel's name of it in /proc), not by the entry's host path. */
+static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, uint32_t ino,
+			     const char *host)
+{
+	char path[64 + 256];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
+	return copy_host_xattrs(w, -1, path, ino, host);
 }
 
 /* A host folder and what is below it; @takes: the filters keep it for itself. The walk
@@ -372,14 +449,14 @@ static int add_host_folder(struct ext4_walk *w, int dirfd, const char *name,
 			   const struct stat *st, struct walk_folder *up, const char *host,
 			   bool takes)
 {
-	struct walk_folder f = { up, name, host, meta_of(w, st, st->st_mode & 07777), 0 };
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct walk_folder f = { up, name, host, host_meta(w, st, st->st_mode & 07777), 0,
+				 openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) };
 	int rc;
 
-	if (fd < 0)
+	if (f.fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	rc = takes ? make_folder(w, &f) : 0;
-	return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &f, host);
+	return rc < 0 ? (close(f.fd), rc) : walk_dir(w, f.fd, &f, host);
 }
 
 /* One name of a host folder, and what is below it. The filters judge a symbolic link by
@@ -410,6 +487,8 @@ static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name,
 		rc = add_host_symlink(w, dirfd, name, &st, dir->ino, host, &ino);
 	else
 		rc = add_host_special(w, name, &st, dir->ino, host, &ino);
+	if (rc == 0)
+		rc = copy_entry_xattrs(w, dirfd, name, ino, host);
 	if (rc == 0 && l)
 		l->ext4_ino = ino;
 	else if (rc == 0 && st.st_nlink > 1)
@@ -438,6 +517,7 @@ static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const 
 		return rc;
 	}
 	w->depth++;
+	dir->fd = keep; /* fd is closed: the folder's attributes are read through its copy */
 	for (size_t i = 0; i < n; i++) {
 		char *path = NULL;
 		if (rc == 0 && asprintf(&path, "%s/%s", host, names[i]) < 0)
@@ -514,12 +594,20 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
-	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	if (rc == 0)
 		rc = ext4_add_dir(w->v, top.ino, NULL, &m, host, NULL);
+	if (rc == 0)
+		rc = copy_host_xattrs(w, fd, NULL, top.ino, host);
 	w->top_len = strlen(host);
+	w->others_owners = 0;
 	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
 	int rc2 = write_pending(w); /* frees what is left after an error too */
+	if (rc == 0 && rc2 == 0 && w->others_owners)
+		diag_warning(w->b->d, "%s:%d: tree '%s': %zu entries of %s belong to other users "
+				      "than root and you: they are made root's, as the build does not "
+				      "run as root (owners = host keeps them, owners = root says so)",
+			     e->loc.file, e->loc.line, e->path, w->others_owners, host);
 	return rc < 0 ? rc : rc2;
 }
 

@@ -3,7 +3,7 @@
 # where set), two builds are one image, and (as root, with loop devices) the kernel mounts it
 # and a walk of the mount equals the folder's.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck debugfs sfdisk jq sha256sum mkfifo
+need e2fsck debugfs sfdisk jq sha256sum mkfifo setpriv setcap getcap setfattr getfattr setfacl getfacl
 
 mkdir -p root/etc root/bin root/usr/share/doc root/empty
 printf 'board\n' >root/etc/hostname
@@ -124,6 +124,40 @@ sed 's/ext4 { journal = false }/ext4 { features = "^bogus" }/' auto.layout >bad.
 expect_status 1 "$SDIMG" build bad.layout -o bad.img
 expect_stderr "bad.layout:2: partition 'rootfs': ext4: features: '^bogus' is not one of"
 
+# a host folder's owners and extended attributes (they were made 0:0 and dropped): built as
+# root without an owners key, its entries keep their owners (a setgid file of group 42 stays
+# setgid 42), a capability, a user attribute and an ACL; owners = root makes them root's; as
+# another user they are root's, with one warning that counts the entries of other owners
+mkdir -p own/home/user own/bin
+printf x >own/bin/chage && chown 0:42 own/bin/chage && chmod 2755 own/bin/chage
+head -c 1000 /dev/urandom >own/bin/ping && setcap cap_net_raw+ep own/bin/ping
+chown 1000:1000 own/home/user
+printf y >own/note && setfattr -n user.origin -v board own/note && setfacl -m u:1000:rw own/note
+chmod -R a+rX own && chmod 777 .
+cat >own.layout <<'LAYOUT'
+image { table = gpt seed = "ext4" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 16M tree "/" { from = "own" } }
+LAYOUT
+expect_status 0 "$SDIMG" build own.layout -o own.img
+ext4_clean own.img 1 p.img
+stat_of /bin/chage | grep -q 'Mode:  02755' || fail "/bin/chage lost its setgid bit"
+stat_of /bin/chage | grep -q 'User:     0   Group:    42' || fail "/bin/chage is not 0:42"
+stat_of /home/user | grep -q 'User:  1000   Group:  1000' || fail "/home/user is not 1000:1000"
+debugfs -R 'ea_list /bin/ping' p.img 2>/dev/null | grep -q 'security.capability (20)' ||
+    fail "/bin/ping lost its capability"
+debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'user.origin (5) = "board"' ||
+    fail "/note lost user.origin"
+debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'system.posix_acl_access' ||
+    fail "/note lost its ACL"
+sed 's/from = "own"/from = "own" owners = root/' own.layout >own-root.layout
+expect_status 0 "$SDIMG" build own-root.layout -o own-root.img
+ext4_clean own-root.img 1 p.img
+stat_of /home/user | grep -q 'User:     0   Group:     0' || fail "owners = root: /home/user is not 0:0"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$SDIMG" build own.layout -o own-nobody.img \
+    >out.txt 2>err.txt || { cat err.txt >&2; fail "the build as nobody failed"; }
+expect_stderr "warning: own.layout:2: tree '/': 2 entries of ./own belong to other users than root and you"
+cmp -s own-root.img own-nobody.img || fail "as nobody, the image is not the one owners = root gives"
+
 # the kernel's view: a walk of the mount equals the folder's (owners 0:0, times the timestamp)
 mkdir -p root/home/user && chmod 755 root/home root/home/user
 printf hello >root/etc/motd
@@ -135,5 +169,16 @@ diff sums.root sums.mnt >&2 || fail "the mount's files differ from the folder's"
 find mnt -printf '%U %G %T@\n' | sort -u >owners.txt
 grep -v '^0 0 1700000000' owners.txt | grep -v '^1000 100 1700000000' | grep -v '^7 0 1700000000' |
     grep -q . && fail "owners or times in the mount: $(cat owners.txt)"
+ext4_unmount
+
+# and of the host folder's owners, attributes and ACL
+ext4_mount own.img 1
+same_walk own mnt '%U %G %m %y %s %p %l\n'
+for f in bin/ping note home/user bin/chage; do
+    [ "$(cd own && getfattr -h -d -m - $f 2>&1)" = "$(cd mnt && getfattr -h -d -m - $f 2>&1)" ] ||
+        fail "the mount's attributes of $f differ from the folder's"
+done
+[ "$(cd mnt && getfacl -n note)" = "$(cd own && getfacl -n note)" ] || fail "the mount's ACL of /note differs"
+[ "$(getcap mnt/bin/ping | cut -d' ' -f2-)" = "cap_net_raw=ep" ] || fail "the mount's /bin/ping: $(getcap mnt/bin/ping)"
 ext4_unmount
 exit 0
