@@ -19,9 +19,20 @@ static int file_type(uint16_t mode)
 	return file_types[(mode & LINUX_S_IFMT) >> 12];
 }
 
+/* What went wrong in @doing @what; a volume that is full says whether inodes or blocks ran
+ * out, and how many it has. */
 static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
 {
-	diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
+	struct ext2_super_block *s = v->fs->super;
+
+	if (err == EXT2_ET_INODE_ALLOC_FAIL)
+		diag_error(v->d, "%s: ext4: %s %s: all %u inodes are used (ext4 { inodes })",
+			   v->image, doing, what, s->s_inodes_count);
+	else if (ext4_errno(err) == -ENOSPC)
+		diag_error(v->d, "%s: ext4: %s %s: all %llu blocks of %u bytes are used", v->image,
+			   doing, what, (unsigned long long)ext2fs_blocks_count(s), v->fs->blocksize);
+	else
+		diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
 	return ext4_errno(err);
 }
 

@@ -263,10 +263,12 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
 }
 
-static int write_pending(struct ext4_walk *w)
+/* The bytes of the files the walk listed, when @walked (the walk went well); their list
+ * freed either way. */
+static int write_pending(struct ext4_walk *w, bool walked)
 {
 	struct host_folder f = { -1, NULL };
-	int rc = 0;
+	int rc = walked ? 0 : -ECANCELED;
 
 	for (size_t i = 0; i < w->n_data; i++) {
 		if (rc == 0 && w->data[i].ino)
@@ -279,7 +281,7 @@ static int write_pending(struct ext4_walk *w)
 	w->n_data = 0;
 	for (size_t i = 0; i < w->n_links; i++) /* the places kept in data go with it */
 		w->links[i].pending = 0;
-	return rc;
+	return walked ? rc : 0;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -602,7 +604,7 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	w->top_len = strlen(host);
 	w->others_owners = 0;
 	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
-	int rc2 = write_pending(w); /* frees what is left after an error too */
+	int rc2 = write_pending(w, rc == 0);
 	if (rc == 0 && rc2 == 0 && w->others_owners)
 		diag_warning(w->b->d, "%s:%d: tree '%s': %zu entries of %s belong to other users "
 				      "than root and you: they are made root's, as the build does not "
@@ -768,16 +770,72 @@ int build_check_ext4(struct build *b, size_t i)
 	return 0;
 }
 
+/* The messages of @from into @to, as they are; @from emptied. */
+static void relay_all(struct diag *to, struct diag *from)
+{
+	for (size_t k = 0; k < from->n; k++) {
+		const struct diag_msg *m = &from->msgs[k];
+		if (m->level == DIAG_ERROR)
+			diag_error(to, "%s", m->text);
+		else if (m->level == DIAG_WARNING)
+			diag_warning(to, "%s", m->text);
+		else
+			diag_note(to, "%s", m->text);
+	}
+	diag_release(from);
+}
+
+/*
+ * Partition @i of a size set in the layout was too small (@d holds what ran out): that, in
+ * one line that names the size key and the size the entries need, found as size = auto finds
+ * it. Where inodes is set, the size that holds them is not sought: a count of inodes too
+ * small is not fixed by any size.
+ */
+static void too_small(struct build *b, size_t i, struct diag *d)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct layout_loc *loc = p->size_loc.file ? &p->size_loc : &p->loc;
+	const char *why = d->n ? d->msgs[d->n - 1].text : "the entries do not fit";
+	struct diag *keep = b->d, scratch;
+	uint64_t need = 0;
+	int rc = -ENOSPC;
+
+	diag_init(&scratch);
+	b->d = &scratch;
+	if (!p->ext4.inodes_set)
+		rc = build_measure_ext4(b, i, &need);
+	b->d = keep;
+	diag_release(&scratch);
+	char tail[200];
+	if (rc == 0)
+		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "M or more (or "
+			 "size = auto)", p->name, (need + (1u << 20) - 1) >> 20);
+	else
+		snprintf(tail, sizeof(tail), "partition '%s' needs a larger size%s", p->name,
+			 p->ext4.inodes_set ? ", or more inodes" : "");
+	if (!strncmp(why, loc->file, strlen(loc->file))) /* it names its entry's line */
+		diag_error(b->d, "%s: %s", why, tail);
+	else
+		diag_error(b->d, "%s:%d: %s: %s", loc->file, loc->line, why, tail);
+	diag_release(d);
+}
+
 int build_write_ext4(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
 	const struct plan_region *r = build_region_of(b, i);
 	struct ext4_params params;
 	struct ext4_volume *v;
+	struct diag scratch;
 
 	if (params_of(b, p, &params) < 0)
 		return -EIO;
-	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, b->d, &v);
+	diag_init(&scratch);
+	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch, &v);
+	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
+		too_small(b, i, &scratch);
+	else
+		relay_all(b->d, &scratch);
 	if (rc == -ENOSPC && p->size_kind == LAYOUT_SIZE_AUTO)
 		diag_note(b->d, "partition '%s': the files took more blocks than measured: give "
 				"it an 'extra'", p->name);

@@ -91,7 +91,23 @@ auto=$(part_size auto.img 1)
 ext4_clean auto.img 1 pa.img
 sed "s/size = auto/size = $((auto / 1048576 - 1))M/" auto.layout >small.layout
 expect_status 1 "$SDIMG" build small.layout -o small.img
-expect_stderr "Could not allocate"
+# what ran out, and the size it needs, in one line that names the layout line
+expect_stderr "small.layout:2: small.img: ext4: adding ./root/"
+grep -q "inodes are used (ext4 { inodes }): partition 'rootfs' needs size = $((auto / 1048576))M or more (or size = auto)" err.txt ||
+    fail "the message does not say the size needed: $(cat err.txt)"
+# 4 MiB of 4 KiB blocks hold no journal: the keys that make one fit are named
+cat >journal.layout <<'LAYOUT'
+image { table = gpt seed = "ext4" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 4M }
+LAYOUT
+expect_status 1 "$SDIMG" build journal.layout -o journal.img
+expect_stderr "journal.layout:2: journal.img: ext4: 1024 blocks of 4096 bytes are too few for a journal (2048 or more): journal = false, or block-size = 1K: partition 'rootfs' needs size = 8M or more"
+# a walk that fails is the one error: the files it listed are not read after it
+mkdir -p locked/d && printf x >locked/a && chmod 000 locked/a locked/d && chmod 777 .
+sed 's/from = "root"/from = "locked"/; s/size = auto/size = 8M/' auto.layout >locked.layout
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$SDIMG" build locked.layout -o locked.img \
+    >out.txt 2>err.txt && fail "a folder that cannot be read was built"
+expect_stderr "locked.layout:2: ./locked/d: Permission denied"
 sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
