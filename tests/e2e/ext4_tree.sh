@@ -112,6 +112,26 @@ sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
 
+# a sparse host file's holes are found (SEEK_DATA), not read: 1 GiB of them was read in full
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
+    mkdir -p sparse && truncate -s 1G sparse/big && printf data >>sparse/big
+    sed 's/from = "root"/from = "sparse"/; s/size = auto/size = 16M/' auto.layout >sparse.layout
+    strace -f -o trace.txt -e trace=read,pread64 "$SDIMG_REAL" build -q -o sparse.img sparse.layout ||
+        fail "the build of a sparse file failed"
+    bytes=$(awk '/= [0-9]+$/ { n += $NF } END { printf "%d", n }' trace.txt)
+    [ "$bytes" -lt 16777216 ] || fail "a 1 GiB sparse file: the build read $bytes bytes"
+    ext4_clean sparse.img 1 p.img
+    stat_of /big | grep -q 'Size: 1073741828' || fail "/big is not 1 GiB and 4 bytes"
+    # one block of data, the last, and holes before it
+    phys=$(debugfs -R 'ex /big' p.img 2>/dev/null | awk '/ 262144 - 262144 / { print $8 }')
+    [ -n "$phys" ] && [ "$(debugfs -R 'ex /big' p.img 2>/dev/null | grep -c ' - ')" -eq 1 ] ||
+        fail "/big is not one block of data after its holes: $(debugfs -R 'ex /big' p.img 2>&1)"
+    [ "$(dd if=p.img bs=4096 skip="$phys" count=1 status=none | head -c 4)" = data ] ||
+        fail "/big's last block is not its data"
+else
+    echo "strace cannot trace here: the sparse read check skipped"
+fi
+
 # every ext4 { } key as dumpe2fs reads it back, on an MBR (type 0x83)
 cat >keys.layout <<'LAYOUT'
 image { table = mbr seed = "ext4" timestamp = 1700000000 }
