@@ -435,12 +435,17 @@ static int add_host_special(struct ext4_walk *w, const char *name, const struct 
 }
 
 /* The extended attributes of the entry @name of the host folder open at @dirfd, by the
- * folder's descriptor (the kernel's name of it in /proc), not by the entry's host path. */
+ * folder's descriptor (the kernel's name of it in /proc), not by the entry's host path
+ * (which a folder renamed meanwhile would lead elsewhere); by that path where there is no
+ * /proc (a chroot). */
 static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, uint32_t ino,
 			     const char *host)
 {
 	char path[64 + 256];
 
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
+	if (access(path, F_OK) < 0)
+		return copy_host_xattrs(w, -1, host, ino, host);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
 	return copy_host_xattrs(w, -1, path, ino, host);
 }
