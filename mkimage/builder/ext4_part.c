@@ -600,6 +600,7 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	w->others_owners = 0;
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	if (rc == 0)
@@ -607,7 +608,6 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	if (rc == 0)
 		rc = copy_host_xattrs(w, fd, NULL, top.ino, host);
 	w->top_len = strlen(host);
-	w->others_owners = 0;
 	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
 	int rc2 = write_pending(w, rc == 0);
 	if (rc == 0 && rc2 == 0 && w->others_owners)
