@@ -809,6 +809,8 @@ static void too_small(struct build *b, size_t i, struct diag *d)
 	b->d = &scratch;
 	if (!p->ext4.inodes_set)
 		rc = build_measure_ext4(b, i, &need);
+	if (rc == 0 && need <= build_region_of(b, i)->size)
+		rc = -ENOSPC; /* a trial's count is no better than the build's */
 	b->d = keep;
 	diag_release(&scratch);
 	char tail[200];
