@@ -133,6 +133,8 @@ if [ -e acl.want ]; then
         ext4_mount $a.img 1
         (cd mnt && getfacl -R f d) >acl.got
         diff acl.want acl.got >&2 || fail "$a.tar: the mount's ACLs differ from the folder's (above)"
+        [ "$(stat -c %A mnt/f)" = "$(stat -c %A acl/f)" ] ||
+            fail "$a.tar: /f is $(stat -c %A mnt/f), not $(stat -c %A acl/f) (the mask is the group bits)"
         ext4_unmount
     done
 fi
