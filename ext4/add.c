@@ -19,9 +19,20 @@ static int file_type(uint16_t mode)
 	return file_types[(mode & LINUX_S_IFMT) >> 12];
 }
 
+/* What went wrong in @doing @what; a volume that is full says whether inodes or blocks ran
+ * out, and how many it has. */
 static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
 {
-	diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
+	struct ext2_super_block *s = v->fs->super;
+
+	if (err == EXT2_ET_INODE_ALLOC_FAIL)
+		diag_error(v->d, "%s: ext4: %s %s: all %u inodes are used (ext4 { inodes })",
+			   v->image, doing, what, s->s_inodes_count);
+	else if (ext4_errno(err) == -ENOSPC)
+		diag_error(v->d, "%s: ext4: %s %s: all %llu blocks of %u bytes are used", v->image,
+			   doing, what, (unsigned long long)ext2fs_blocks_count(s), v->fs->blocksize);
+	else
+		diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
 	return ext4_errno(err);
 }
 
@@ -320,10 +331,36 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 	return err ? fail_at(v, err, what, "adding the hard link") : 0;
 }
 
+/*
+ * Whether Linux reads and lists the attribute @name on ext4: a name in one of the namespaces
+ * its ext4 driver has a handler for (fs/ext4/xattr.c, ext4_xattr_handlers), with something
+ * after the prefix, at most XATTR_NAME_MAX (255) bytes; of "system.", only the two ACLs
+ * (system.data is the driver's own, for inline data).
+ */
+static bool xattr_name_usable(const char *name)
+{
+	static const char *const prefixes[] = { "user.", "trusted.", "security." };
+	size_t len = strlen(name);
+
+	if (len > 255)
+		return false;
+	if (!strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default"))
+		return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return len > strlen(prefixes[i]);
+	return false;
+}
+
 int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
 		   size_t len, const char *what)
 {
 	struct ext2_xattr_handle *h;
+
+	if (!xattr_name_usable(name))
+		return diag_error(v->d, "%s: extended attribute '%s': not a name Linux can use on "
+					"ext4 (user.*, trusted.*, security.*, system.posix_acl_access, "
+					"system.posix_acl_default; at most 255 bytes)", what, name);
 	errcode_t err = ext2fs_xattrs_open(v->fs, ino, &h);
 
 	if (err)
@@ -332,5 +369,8 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 		err = ext2fs_xattr_set(h, name, value, len);
 	errcode_t err2 = ext2fs_xattrs_close(&h);
 	err = err ? err : err2;
+	if (err == EXT2_ET_EA_NO_SPACE)
+		return diag_error(v->d, "%s: extended attribute '%s' (%zu bytes): the inode's "
+					"attributes do not fit in it and one block", what, name, len);
 	return err ? fail_at(v, err, what, "setting the attributes of") : 0;
 }

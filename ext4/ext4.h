@@ -7,6 +7,7 @@
  *   io.c      libext2fs's block I/O onto the image file at the volume's offset
  *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
  *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
+ *   acl.c     POSIX ACLs as the values of their extended attributes
  *   meta.c    owner, mode and times of an inode
  *   features.c  the features a layout turns on or off
  *   read.c    the read side: folders listed and files read, for sdimg ls and cat
@@ -99,6 +100,23 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 /* The extended attribute @name ("security.capability", "user.x") of inode @ino. */
 int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
 		   size_t len, const char *what);
+
+/* One entry of a POSIX ACL (acl(5)): what it names, its rwx bits (0 to 7) and, for a named
+ * user or group, the uid or gid. The tags are the kernel's (ACL_USER_OBJ, ...). */
+enum ext4_acl_tag {
+	EXT4_ACL_USER_OBJ = 0x01, EXT4_ACL_USER = 0x02, EXT4_ACL_GROUP_OBJ = 0x04,
+	EXT4_ACL_GROUP = 0x08, EXT4_ACL_MASK = 0x10, EXT4_ACL_OTHER = 0x20,
+};
+struct ext4_acl_entry {
+	uint16_t tag;
+	uint16_t perm;
+	uint32_t id;
+};
+/* The value of system.posix_acl_access or system.posix_acl_default (ext4_set_xattr()) that
+ * holds the @n entries @e (sorted here), malloc'd in *@ret, *@ret_len bytes (acl.c). Returns
+ * 0, -EINVAL for an ACL Linux would refuse (an entry twice, no mask beside a named user or
+ * group, the owner's, group's or other's entry missing), or -ENOMEM. */
+int ext4_acl_xattr(struct ext4_acl_entry *e, size_t n, void **ret, size_t *ret_len);
 
 /* Whether @v is a trial (ext4_params.measure). */
 bool ext4_measuring(const struct ext4_volume *v);

@@ -144,6 +144,12 @@ static int add_journal(struct ext4_volume *v)
 	struct ext2fs_journal_params jp;
 	errcode_t err = ext2fs_get_journal_params(&jp, v->fs);
 
+	if (err == EXT2_ET_JOURNAL_TOO_SMALL) { /* libext2fs wants 2048 blocks for one */
+		diag_error(v->d, "%s: ext4: %llu blocks of %u bytes are too few for a journal (2048 "
+				 "or more): journal = false, or block-size = 1K", v->image,
+			   (unsigned long long)ext2fs_blocks_count(v->fs->super), v->fs->blocksize);
+		return -ENOSPC;
+	}
 	if (err)
 		return ext4_fail(v, err, "sizing the journal");
 	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL,

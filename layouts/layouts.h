@@ -50,6 +50,9 @@ struct layout_loc {
 enum layout_table { LAYOUT_TABLE_MBR, LAYOUT_TABLE_GPT, LAYOUT_TABLE_NONE };
 
 enum layout_mtime { LAYOUT_MTIME_FIXED, LAYOUT_MTIME_SOURCE };
+/* A tree's `owners` on ext4: unset (a host folder's own owners where the build runs as root,
+ * else 0:0; an archive's as its entries say), the source's (`host`), or 0:0 (`root`). */
+enum layout_owners { LAYOUT_OWNERS_UNSET, LAYOUT_OWNERS_HOST, LAYOUT_OWNERS_ROOT };
 
 enum layout_part_type {
 	LAYOUT_PART_RAW,
@@ -173,6 +176,7 @@ struct layout_entry {
 	unsigned attrs;         /* file: enum layout_attr bits */
 	bool owner_set, group_set;
 	uint32_t owner, group;  /* ext4: with owner_set / group_set; else 0 */
+	enum layout_owners owners; /* tree on ext4: whose owners its entries keep */
 	bool per_card;          /* file: content is a template filled in for each card
 				   (sdimg personalize, sdimg flash --card-values) */
 	uint64_t reserve;       /* file with per_card: bytes its clusters hold for any card */

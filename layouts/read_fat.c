@@ -190,11 +190,12 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 	return bad ? -EINVAL : read_per_card(r, s, e);
 }
 
-/* owner and group: numbers written into an ext4 file system; FAT has no owners. */
+/* owner, group and owners: numbers, or whose they are, written into an ext4 file system; FAT
+ * has no owners. */
 static int read_owner_keys(struct reader *r, const struct sect *s,
 			   const struct layout_partition *p, struct layout_entry *e)
 {
-	static const char *const keys[] = { "owner", "group" };
+	static const char *const keys[] = { "owner", "group", "owners" };
 	uint64_t v;
 	int bad = 0;
 
@@ -202,10 +203,12 @@ static int read_owner_keys(struct reader *r, const struct sect *s,
 		e->owner = (uint32_t)v;
 	if ((e->group_set = layout_key_u64(s, "group", &v)))
 		e->group = (uint32_t)v;
+	if (layout_key_u64(s, "owners", &v))
+		e->owners = v == 0 ? LAYOUT_OWNERS_HOST : LAYOUT_OWNERS_ROOT;
 	static const char *const fat_only[] = { "first", "attrs", "per-card" };
 	const size_t n_fat_only = sizeof(fat_only) / sizeof(fat_only[0]);
 
-	for (size_t i = 0; i < 2 && p->type != LAYOUT_PART_EXT4; i++)
+	for (size_t i = 0; i < 3 && p->type != LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, keys[i]))
 			bad |= layout_key_error(r, s, keys[i], "only an ext4 partition has owners "
 						"(FAT has none)") < 0;

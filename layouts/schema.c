@@ -15,6 +15,7 @@ static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "
 static const char *const part_size_words[] = { "auto", "grow", NULL };
 /* An id may also be set anew on every card (sdimg personalize, flash --card-values). */
 static const char *const per_card_words[] = { "per-card", NULL };
+static const char *const owners_words[] = { "host", "root", NULL };
 
 #define STRING(n) { .name = (n), .type = KEY_STRING }
 #define SIZE(n, f) { .name = (n), .type = KEY_SIZE, .flags = (f) }
@@ -50,7 +51,8 @@ static const struct key_spec ext4_keys[] = {
 };
 static const struct key_spec tree_keys[] = {
 	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"),
-	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
+	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1),
+	CHOICE("owners", owners_words), END,
 };
 static const struct key_spec file_keys[] = {
 	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS),

@@ -314,6 +314,7 @@ struct host_link;
 struct ext4_pending {
 	uint32_t ino;
 	char *host;               /* owned */
+	struct fileid listed;     /* the file @host named when the walk met it */
 };
 struct content_filter;
 struct ext4_walk {
@@ -330,13 +331,22 @@ struct ext4_walk {
 				    * left out) */
 	size_t n_data, cap_data;
 	size_t depth;
+	size_t others_owners;     /* host entries whose owner or group was made root's though
+				   * it is neither root nor the build's user's */
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
 /* A stored time as image.mtime says, from @ts (NULL: none). */
 void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
 		      struct ext4_meta *m);
-/* ext4_read_fn over a file descriptor (*(int *)ctx). */
+/* A host file read for ext4_write_data(): its holes (SEEK_DATA, SEEK_HOLE) handed out as
+ * zeros without reading them. */
+struct ext4_host_reader {
+	int fd;
+	uint64_t pos;             /* the bytes handed out so far */
+	uint64_t data, hole;      /* the data extent around or after @pos: [data, hole) */
+};
+/* ext4_read_fn over a struct ext4_host_reader whose @fd is open at its start. */
 long build_ext4_read_fd(void *ctx, void *buf, size_t len);
 /* ext4_archive.c: the archive @host of a tree entry, with owners, modes, links, device
  * nodes and extended attributes as its entries give them. */

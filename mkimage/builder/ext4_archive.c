@@ -4,6 +4,8 @@
  * file's bytes go to its inode. An archive made with its names sorted (tar --sort=name) of a
  * folder thus gives the image the folder gives, where owners agree. */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,23 +55,6 @@ struct listing {
 	struct stat st;      /* the archive when it was listed */
 };
 
-/* @path less its first @strip names, moved down in place; false when nothing is left. */
-static bool strip_names(char *path, unsigned strip)
-{
-	char *p = path;
-
-	for (unsigned k = 0; k < strip; k++) {
-		if (!*p)
-			return false;
-		p += strcspn(p, "/");
-		p += *p == '/';
-	}
-	if (strip && !*p)
-		return false;
-	memmove(path, p, strlen(p) + 1);
-	return true;
-}
-
 static void free_listing(struct listing *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -84,35 +69,36 @@ static void free_listing(struct listing *l)
 	free(l->v);
 }
 
-/* An entry's path as it goes into the partition: "./" and '/' at either end dropped, no
- * empty, "." or ".." name in it. Returns a new string, or NULL with a message. */
-static char *clean_path(struct ext4_walk *w, const char *host, const char *raw)
+/* An entry's path, or a hard link's target, @raw as it goes into the partition: normalised
+ * as on every file system, less its first @strip names, in *@ret. Returns 0, 1 when strip
+ * leaves nothing, or a negative errno with a message. */
+static int entry_path(struct ext4_walk *w, const char *host, const char *raw, unsigned strip,
+		      char **ret)
 {
-	const char *p = raw;
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
-	if (!strcmp(p, "."))
-		p = "";
-	size_t n = strlen(p);
-	while (n && p[n - 1] == '/')
-		n--;
-	if (p[0] == '/' || n > CONTENT_MAX_PATH) {
-		diag_error(w->b->d, "%s: '%s' leaves the partition or is longer than %d bytes",
-			   host, raw, CONTENT_MAX_PATH);
-		return NULL;
+	int rc = content_archive_norm_path(raw, strip, ret);
+
+	if (rc == -EINVAL)
+		return diag_error(w->b->d, "%s: %s: the entry's path leaves the partition (..)",
+				  host, raw);
+	if (rc == 0 && strlen(*ret) > CONTENT_MAX_PATH) {
+		free(*ret);
+		*ret = NULL;
+		return diag_error(w->b->d, "%s: %s: the entry's path is longer than %d bytes", host,
+				  raw, CONTENT_MAX_PATH);
 	}
-	for (const char *q = p; q < p + n;) {
-		size_t k = strcspn(q, "/");
-		if (k == 0 || (k == 1 && q[0] == '.') || (k == 2 && q[0] == '.' && q[1] == '.')) {
-			diag_error(w->b->d, "%s: '%s' has an empty, '.' or '..' name", host, raw);
-			return NULL;
-		}
-		q += k + 1;
-	}
-	char *s = strndup(p, n);
-	if (!s)
-		diag_error(w->b->d, "out of memory");
-	return s;
+	return rc;
+}
+
+/* Room in @it for @more attributes. */
+static int grow_xattrs(struct item *it, size_t more)
+{
+	struct xattr *x = realloc(it->xattrs, (it->n_xattrs + more) * sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	it->xattrs = x;
+	memset(x + it->n_xattrs, 0, more * sizeof(*x));
+	return 0;
 }
 
 static int read_xattrs(const struct content_archive_lib *lib, struct archive_entry *ae,
@@ -120,13 +106,13 @@ static int read_xattrs(const struct content_archive_lib *lib, struct archive_ent
 {
 	const char *name;
 	const void *value;
-	size_t len, n = (size_t)lib->archive_entry_xattr_reset(ae);
+	size_t len, n = (size_t)lib->archive_entry_xattr_reset(ae), end = it->n_xattrs + n;
 
 	if (!n)
 		return 0;
-	if (!(it->xattrs = calloc(n, sizeof(*it->xattrs))))
+	if (grow_xattrs(it, n) < 0)
 		return -ENOMEM;
-	while (it->n_xattrs < n &&
+	while (it->n_xattrs < end &&
 	       lib->archive_entry_xattr_next(ae, &name, &value, &len) == ARCHIVE_OK) {
 		struct xattr *x = &it->xattrs[it->n_xattrs++];
 		if (!(x->name = strdup(name)) || !(x->value = malloc(len ? len : 1)))
@@ -135,6 +121,110 @@ static int read_xattrs(const struct content_archive_lib *lib, struct archive_ent
 		x->len = len;
 	}
 	return 0;
+}
+
+/* The kernel's tag of libarchive's POSIX.1e ACL tag @tag (0: another). */
+static uint16_t acl_tag(int tag)
+{
+	switch (tag) {
+	case ARCHIVE_ENTRY_ACL_USER_OBJ: return EXT4_ACL_USER_OBJ;
+	case ARCHIVE_ENTRY_ACL_USER: return EXT4_ACL_USER;
+	case ARCHIVE_ENTRY_ACL_GROUP_OBJ: return EXT4_ACL_GROUP_OBJ;
+	case ARCHIVE_ENTRY_ACL_GROUP: return EXT4_ACL_GROUP;
+	case ARCHIVE_ENTRY_ACL_MASK: return EXT4_ACL_MASK;
+	case ARCHIVE_ENTRY_ACL_OTHER: return EXT4_ACL_OTHER;
+	default: return 0;
+	}
+}
+
+/*
+ * The uid or gid of a named user or group of an ACL entry that gives its name only (GNU tar
+ * stores "user:NAME:rwx" without the number, bsdtar both): a name of digits is that number,
+ * another is looked up on this host, as tar does when it extracts. Returns 0 or -ENOENT.
+ */
+static int acl_id(const char *name, bool is_user, uint32_t *ret)
+{
+	char buf[4096], *end;
+	struct passwd pw, *pwp = NULL;
+	struct group gr, *grp = NULL;
+
+	if (!name || !*name)
+		return -ENOENT;
+	errno = 0;
+	unsigned long n = strtoul(name, &end, 10);
+	if (!*end && !errno && n < UINT32_MAX && *name != '-') {
+		*ret = (uint32_t)n;
+		return 0;
+	}
+	if (is_user && getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) == 0 && pwp) {
+		*ret = (uint32_t)pwp->pw_uid;
+		return 0;
+	}
+	if (!is_user && getgrnam_r(name, &gr, buf, sizeof(buf), &grp) == 0 && grp) {
+		*ret = (uint32_t)grp->gr_gid;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * The entry's ACL of @type (access or default) as the attribute @xname, where it has one
+ * (GNU tar --acls, bsdtar --acls: libarchive gives ACL entries, not attributes). An access
+ * ACL's mask is the group bits of the mode, as Linux keeps them (acl(5)); libarchive gives
+ * the owning group's entry there.
+ */
+static int read_acl(struct ext4_walk *w, const struct content_archive_lib *lib, const char *host,
+		    struct archive_entry *ae, struct item *it, int type, const char *xname)
+{
+	int n = lib->archive_entry_acl_reset(ae, type), t, perm, tag, id;
+	const char *name, *raw = content_archive_entry_name(lib, ae);
+	struct ext4_acl_entry *e;
+	size_t k = 0;
+
+	if (n <= 0)
+		return 0;
+	if (!(e = calloc((size_t)n, sizeof(*e))))
+		return -ENOMEM;
+	while (k < (size_t)n &&
+	       lib->archive_entry_acl_next(ae, type, &t, &perm, &tag, &id, &name) == ARCHIVE_OK) {
+		e[k] = (struct ext4_acl_entry){ acl_tag(tag), (uint16_t)(perm & 7), (uint32_t)id };
+		bool named = tag == ARCHIVE_ENTRY_ACL_USER || tag == ARCHIVE_ENTRY_ACL_GROUP;
+		if (named && id < 0 && acl_id(name, tag == ARCHIVE_ENTRY_ACL_USER, &e[k].id) < 0) {
+			free(e);
+			return diag_error(w->b->d, "%s: %s: its %s names the %s '%s', which this host "
+						   "does not know", host, raw, xname,
+					  tag == ARCHIVE_ENTRY_ACL_USER ? "user" : "group",
+					  name ? name : "");
+		}
+		if (tag == ARCHIVE_ENTRY_ACL_MASK && type == ARCHIVE_ENTRY_ACL_TYPE_ACCESS)
+			it->m.perm = (it->m.perm & ~070u) | (uint32_t)(perm & 7) << 3;
+		k++;
+	}
+	struct xattr x = { .name = strdup(xname) };
+	int rc = x.name ? ext4_acl_xattr(e, k, &x.value, &x.len) : -ENOMEM;
+	free(e);
+	if (rc == 0 && (rc = grow_xattrs(it, 1)) == 0)
+		it->xattrs[it->n_xattrs++] = x;
+	else
+		free(x.name);
+	if (rc == -EINVAL)
+		return diag_error(w->b->d, "%s: %s: its %s is not an ACL Linux takes", host, raw,
+				  xname);
+	return rc;
+}
+
+/* The entry's POSIX.1e ACLs as attributes; an NFSv4 ACL (zip, tar of FreeBSD or macOS)
+ * is no ACL ext4 holds. */
+static int read_acls(struct ext4_walk *w, const struct content_archive_lib *lib,
+		     const char *host, struct archive_entry *ae, struct item *it)
+{
+	if (lib->archive_entry_acl_reset(ae, ARCHIVE_ENTRY_ACL_TYPE_NFS4) > 0)
+		return diag_error(w->b->d, "%s: %s: an NFSv4 ACL, which ext4 cannot hold", host,
+				  content_archive_entry_name(lib, ae));
+	int rc = read_acl(w, lib, host, ae, it, ARCHIVE_ENTRY_ACL_TYPE_ACCESS,
+			  "system.posix_acl_access");
+	return rc < 0 ? rc : read_acl(w, lib, host, ae, it, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT,
+				      "system.posix_acl_default");
 }
 
 static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib,
@@ -149,15 +239,14 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	if (!*name)
 		return diag_error(w->b->d, "%s: the name of an entry cannot be read", host);
 	it->name_hash = name_hash(name);
-	if (!(it->path = clean_path(w, host, name)))
-		return -EINVAL;
-	if (!strip_names(it->path, e->strip)) {
-		it->skipped = true;
-		return 0;
-	}
+	int rc = entry_path(w, host, name, e->strip, &it->path);
+	it->skipped = rc == 1;
+	if (rc)
+		return rc < 0 ? rc : 0;
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
-	it->m.uid = e->owner_set ? e->owner : (uint32_t)lib->archive_entry_uid(ae);
-	it->m.gid = e->group_set ? e->group : (uint32_t)lib->archive_entry_gid(ae);
+	bool root = e->owners == LAYOUT_OWNERS_ROOT;
+	it->m.uid = e->owner_set ? e->owner : root ? 0 : (uint32_t)lib->archive_entry_uid(ae);
+	it->m.gid = e->group_set ? e->group : root ? 0 : (uint32_t)lib->archive_entry_gid(ae);
 	it->m.perm = lib->archive_entry_perm(ae) & 07777;
 	build_ext4_mtime(&w->b->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
 	if (it->type == AE_IFREG && !lib->archive_entry_size_is_set(ae))
@@ -168,9 +257,9 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->major = (uint32_t)lib->archive_entry_rdevmajor(ae);
 	it->minor = (uint32_t)lib->archive_entry_rdevminor(ae);
 	it->has_data = it->type == AE_IFREG && it->size > 0;
-	if (hard && !(it->target = clean_path(w, host, hard)))
-		return -EINVAL;
-	if (hard && !strip_names(it->target, e->strip))
+	if (hard && (rc = entry_path(w, host, hard, e->strip, &it->target)) < 0)
+		return rc;
+	if (hard && rc == 1)
 		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which strip removes",
 				  host, name, hard);
 	if (!hard && it->type == AE_IFLNK && !(it->target = strdup(sym ? sym : "")))
@@ -179,7 +268,8 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 		it->has_data = false;
 	else if (it->type == 0) /* a hard link that carries the bytes (pax, cpio) */
 		it->has_data = true;
-	return read_xattrs(lib, ae, it);
+	rc = read_xattrs(lib, ae, it);
+	return rc < 0 ? rc : read_acls(w, lib, host, ae, it);
 }
 
 /* The first pass: every entry of the archive read by @p into @l. */
@@ -273,15 +363,19 @@ static int parent_of(struct ext4_walk *w, const struct item *it, char *full, siz
 	return rc;
 }
 
+/* The attributes of @it, messages naming it in the archive @host. */
 static int set_xattrs(struct ext4_walk *w, const struct item *it, const char *host)
 {
-	for (size_t k = 0; k < it->n_xattrs; k++) {
-		int rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
-					it->xattrs[k].len, host);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	char *what = NULL;
+	int rc = 0;
+
+	if (it->n_xattrs && asprintf(&what, "%s: %s", host, *it->path ? it->path : ".") < 0)
+		return -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < it->n_xattrs; k++)
+		rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
+				    it->xattrs[k].len, what);
+	free(what);
+	return rc;
 }
 
 /* The inode of @it (anything but a hard link) named @name in the folder @dir; @full is its

@@ -4,12 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "ext4/ext4.h"
@@ -33,6 +35,7 @@ struct walk_folder {
 	const char *host;
 	struct ext4_meta m;
 	uint32_t ino;           /* 0: not made yet */
+	int fd;                 /* open while the walk is below it (its attributes) */
 };
 
 void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
@@ -56,14 +59,113 @@ static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st
 	return m;
 }
 
+/* Finds the data extent at or after @r->pos: [data, hole), or data = hole = UINT64_MAX when
+ * only a hole is left. Where the file system has no SEEK_DATA, all of it is data. */
+static int next_extent(struct ext4_host_reader *r)
+{
+	off_t data = lseek(r->fd, (off_t)r->pos, SEEK_DATA), hole;
+
+	if (data < 0 && errno == ENXIO) {
+		r->data = r->hole = UINT64_MAX;
+		return 0;
+	}
+	if (data < 0 || (hole = lseek(r->fd, data, SEEK_HOLE)) < 0) {
+		if (errno != EINVAL && errno != ENOTSUP)
+			return -errno;
+		r->data = r->pos;
+		r->hole = UINT64_MAX;
+		return 0;
+	}
+	r->data = (uint64_t)data;
+	r->hole = (uint64_t)hole;
+	return 0;
+}
+
+/* Whether a host folder's entries keep their own owners: owners = host, or no owners key
+ * and the build runs as root (who can make a tree of many owners). */
+static bool keeps_host_owners(const struct layout_entry *e)
+{
+	return e->owners == LAYOUT_OWNERS_HOST || (e->owners == LAYOUT_OWNERS_UNSET && !geteuid());
+}
+
+/* The owner, mode and time of the host entry @st of a tree: the layout's owner and group
+ * where set, else the entry's own or root's (keeps_host_owners()). Without an owners key,
+ * an owner that is neither root nor the build's user is counted, for the warning. */
+static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, uint32_t perm)
+{
+	const struct layout_entry *e = w->e;
+	bool keep = keeps_host_owners(e);
+	struct ext4_meta m = { .uid = e->owner_set ? e->owner : keep ? st->st_uid : 0,
+			       .gid = e->group_set ? e->group : keep ? st->st_gid : 0,
+			       .perm = perm };
+
+	if (!keep && e->owners == LAYOUT_OWNERS_UNSET &&
+	    ((!e->owner_set && st->st_uid && st->st_uid != geteuid()) ||
+	     (!e->group_set && st->st_gid && st->st_gid != getegid())))
+		w->others_owners++;
+	build_ext4_mtime(&w->b->l->image, &st->st_mtim, &m);
+	return m;
+}
+
+/* The extended attributes of a host entry onto its inode @ino: of the open @fd where @path
+ * is NULL (a folder), else of @path itself, not what a symbolic link there points to. */
+static int copy_host_xattrs(struct ext4_walk *w, int fd, const char *path, uint32_t ino,
+			    const char *host)
+{
+	ssize_t n = path ? llistxattr(path, NULL, 0) : flistxattr(fd, NULL, 0);
+	char *names, *value = NULL;
+	int rc = 0;
+
+	if (n <= 0)
+		return n == 0 || errno == ENOTSUP ? 0 : diag_error(w->b->d, "%s: its extended "
+						"attributes: %s", host, strerror(errno));
+	if (!(names = malloc((size_t)n)))
+		return -ENOMEM;
+	n = path ? llistxattr(path, names, (size_t)n) : flistxattr(fd, names, (size_t)n);
+	if (n < 0)
+		rc = diag_error(w->b->d, "%s: its extended attributes: %s", host, strerror(errno));
+	for (const char *name = names; rc == 0 && name < names + n; name += strlen(name) + 1) {
+		ssize_t len = path ? lgetxattr(path, name, NULL, 0) : fgetxattr(fd, name, NULL, 0);
+		char *v = len > 0 ? realloc(value, (size_t)len) : value;
+		if (len > 0 && v)
+			len = path ? lgetxattr(path, name, v, (size_t)len)
+				   : fgetxattr(fd, name, v, (size_t)len);
+		value = v;
+		if (len < 0)
+			rc = diag_error(w->b->d, "%s: extended attribute '%s': %s", host, name,
+					strerror(errno));
+		else if (!v)
+			rc = -ENOMEM;
+		else
+			rc = ext4_set_xattr(w->v, ino, name, v, (size_t)len, host);
+	}
+	free(value);
+	free(names);
+	return rc;
+}
+
 long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 {
+	struct ext4_host_reader *r = ctx;
 	ssize_t n;
+	int rc;
 
-	do
-		n = read(*(int *)ctx, buf, len);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : (long)n;
+	if (r->pos >= r->hole && (rc = next_extent(r)) < 0)
+		return rc;
+	if (r->pos < r->data) { /* a hole: zeros, which the volume leaves out as well */
+		uint64_t gap = r->data - r->pos;
+		n = gap < len ? (ssize_t)gap : (ssize_t)len;
+		memset(buf, 0, (size_t)n);
+	} else {
+		uint64_t left = r->hole - r->pos;
+		do
+			n = pread(r->fd, buf, left < len ? (size_t)left : len, (off_t)r->pos);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+	}
+	r->pos += (uint64_t)n;
+	return (long)n;
 }
 
 struct text_reader {
@@ -83,7 +185,8 @@ static long read_text(void *ctx, void *buf, size_t len)
 }
 
 /* The host files whose bytes wait for the end of their tree's walk, in walk order. */
-static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host)
+static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host,
+			 const struct stat *st)
 {
 	if (w->n_data == w->cap_data) {
 		size_t cap = w->cap_data ? w->cap_data * 2 : 64;
@@ -95,34 +198,90 @@ static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host)
 	}
 	if (!(w->data[w->n_data].host = strdup(host)))
 		return -ENOMEM;
+	w->data[w->n_data].listed = fileid_of(st);
 	w->data[w->n_data++].ino = ino;
 	return 0;
 }
 
-static int write_one(struct ext4_walk *w, const struct ext4_pending *p)
-{
-	int fd = open(p->host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+/* The host folder the pending files are opened in, kept open for the files after it from
+ * the same folder. */
+struct host_folder {
+	int fd;
+	char *path; /* owned; NULL: none open */
+};
 
-	if (fd < 0)
-		return diag_error(w->b->d, "%s: %s", p->host, strerror(errno));
-	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &fd, p->host);
-	close(fd);
+/* The file @host opened in its folder (@f, opened again when it is another one), by its
+ * name there and never through a symbolic link at that name. Returns the fd or -errno. */
+static int open_in_folder(struct host_folder *f, const char *host)
+{
+	const char *slash = strrchr(host, '/');
+	size_t len = slash ? (size_t)(slash - host) : 0;
+
+	if (!f->path || strlen(f->path) != len || strncmp(f->path, host, len)) {
+		if (f->path)
+			close(f->fd);
+		free(f->path);
+		if (!(f->path = strndup(host, len)))
+			return -ENOMEM;
+		f->fd = open(len ? f->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (f->fd < 0) {
+			int rc = -errno;
+			free(f->path);
+			f->path = NULL;
+			return rc;
+		}
+	}
+	int fd = openat(f->fd, slash ? slash + 1 : host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Whether the file open at @fd is still the one the walk listed. */
+static bool unchanged(int fd, const struct ext4_pending *p)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, &st);
+}
+
+static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ext4_pending *p)
+{
+	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host) };
+	int rc;
+
+	if (r.fd < 0)
+		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
+	if (!unchanged(r.fd, p))
+		rc = -EIO;
+	else if ((rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host)) == 0 &&
+		 !unchanged(r.fd, p))
+		rc = -EIO; /* written while it was read */
+	close(r.fd);
+	if (rc == -EIO)
+		return diag_error(w->b->d, "%s: changed while the image was built (it is not the "
+					   "file of %" PRIu64 " bytes that was listed)", p->host,
+				  p->listed.size);
 	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
 }
 
-static int write_pending(struct ext4_walk *w)
+/* The bytes of the files the walk listed, when @walked (the walk went well); their list
+ * freed either way. */
+static int write_pending(struct ext4_walk *w, bool walked)
 {
-	int rc = 0;
+	struct host_folder f = { -1, NULL };
+	int rc = walked ? 0 : -ECANCELED;
 
 	for (size_t i = 0; i < w->n_data; i++) {
 		if (rc == 0 && w->data[i].ino)
-			rc = write_one(w, &w->data[i]);
+			rc = write_one(w, &f, &w->data[i]);
 		free(w->data[i].host);
 	}
+	if (f.path)
+		close(f.fd);
+	free(f.path);
 	w->n_data = 0;
 	for (size_t i = 0; i < w->n_links; i++) /* the places kept in data go with it */
 		w->links[i].pending = 0;
-	return rc;
+	return walked ? rc : 0;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -207,7 +366,7 @@ static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const 
 static int add_host_file(struct ext4_walk *w, const char *name, const struct stat *st,
 			 uint32_t dir, const char *host, const struct host_link *l, uint32_t *ino)
 {
-	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
 
 	if (rc < 0 || !st->st_size || ext4_measuring(w->v))
@@ -216,7 +375,7 @@ static int add_host_file(struct ext4_walk *w, const char *name, const struct sta
 		w->data[l->pending - 1].ino = *ino;
 		return 0;
 	}
-	return remember_data(w, *ino, host);
+	return remember_data(w, *ino, host, st);
 }
 
 /*
@@ -229,7 +388,7 @@ static int leave_out_linked(struct ext4_walk *w, const struct stat *st, const ch
 	size_t pending = 0;
 
 	if (S_ISREG(st->st_mode) && st->st_size && !ext4_measuring(w->v)) {
-		int rc = remember_data(w, 0, host);
+		int rc = remember_data(w, 0, host, st);
 		if (rc < 0)
 			return rc;
 		pending = w->n_data;
@@ -244,9 +403,10 @@ static int make_folder(struct ext4_walk *w, struct walk_folder *f)
 
 	if (f->ino)
 		return 0;
-	if ((rc = make_folder(w, f->up)) < 0)
+	if ((rc = make_folder(w, f->up)) < 0 ||
+	    (rc = ext4_add_dir(w->v, f->up->ino, f->name, &f->m, f->host, &f->ino)) < 0)
 		return rc;
-	return ext4_add_dir(w->v, f->up->ino, f->name, &f->m, f->host, &f->ino);
+	return copy_host_xattrs(w, f->fd, NULL, f->ino, f->host);
 }
 
 static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
@@ -260,7 +420,7 @@ static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
 	if ((size_t)n == sizeof(target))
 		return diag_error(w->b->d, "%s: the link's target is longer than 4095 bytes", host);
 	target[n] = '\0';
-	struct ext4_meta m = meta_of(w, st, 0777);
+	struct ext4_meta m = host_meta(w, st, 0777);
 	return ext4_add_symlink(w->v, dir, name, &m, target, host, ino);
 }
 
@@ -269,9 +429,25 @@ static int add_host_special(struct ext4_walk *w, const char *name, const struct 
 {
 	enum ext4_special kind = S_ISCHR(st->st_mode) ? EXT4_CHAR : S_ISBLK(st->st_mode) ? EXT4_BLOCK
 			       : S_ISFIFO(st->st_mode) ? EXT4_FIFO : EXT4_SOCKET;
-	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	return ext4_add_special(w->v, dir, name, &m, kind, major(st->st_rdev), minor(st->st_rdev),
 				host, ino);
+}
+
+/* The extended attributes of the entry @name of the host folder open at @dirfd, by the
+ * folder's descriptor (the kernel's name of it in /proc), not by the entry's host path
+ * (which a folder renamed meanwhile would lead elsewhere); by that path where there is no
+ * /proc (a chroot). */
+static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, uint32_t ino,
+			     const char *host)
+{
+	char path[64 + 256];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
+	if (access(path, F_OK) < 0)
+		return copy_host_xattrs(w, -1, host, ino, host);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
+	return copy_host_xattrs(w, -1, path, ino, host);
 }
 
 /* A host folder and what is below it; @takes: the filters keep it for itself. The walk
@@ -280,14 +456,14 @@ static int add_host_folder(struct ext4_walk *w, int dirfd, const char *name,
 			   const struct stat *st, struct walk_folder *up, const char *host,
 			   bool takes)
 {
-	struct walk_folder f = { up, name, host, meta_of(w, st, st->st_mode & 07777), 0 };
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	struct walk_folder f = { up, name, host, host_meta(w, st, st->st_mode & 07777), 0,
+				 openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) };
 	int rc;
 
-	if (fd < 0)
+	if (f.fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	rc = takes ? make_folder(w, &f) : 0;
-	return rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &f, host);
+	return rc < 0 ? (close(f.fd), rc) : walk_dir(w, f.fd, &f, host);
 }
 
 /* One name of a host folder, and what is below it. The filters judge a symbolic link by
@@ -318,6 +494,8 @@ static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name,
 		rc = add_host_symlink(w, dirfd, name, &st, dir->ino, host, &ino);
 	else
 		rc = add_host_special(w, name, &st, dir->ino, host, &ino);
+	if (rc == 0)
+		rc = copy_entry_xattrs(w, dirfd, name, ino, host);
 	if (rc == 0 && l)
 		l->ext4_ino = ino;
 	else if (rc == 0 && st.st_nlink > 1)
@@ -346,6 +524,7 @@ static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const 
 		return rc;
 	}
 	w->depth++;
+	dir->fd = keep; /* fd is closed: the folder's attributes are read through its copy */
 	for (size_t i = 0; i < n; i++) {
 		char *path = NULL;
 		if (rc == 0 && asprintf(&path, "%s/%s", host, names[i]) < 0)
@@ -421,13 +600,21 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
+	w->others_owners = 0;
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
-	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
+	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	if (rc == 0)
 		rc = ext4_add_dir(w->v, top.ino, NULL, &m, host, NULL);
+	if (rc == 0)
+		rc = copy_host_xattrs(w, fd, NULL, top.ino, host);
 	w->top_len = strlen(host);
 	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
-	int rc2 = write_pending(w); /* frees what is left after an error too */
+	int rc2 = write_pending(w, rc == 0);
+	if (rc == 0 && rc2 == 0 && w->others_owners)
+		diag_warning(w->b->d, "%s:%d: tree '%s': %zu entries of %s belong to other users "
+				      "than root and you: they are made root's, as the build does not "
+				      "run as root (owners = host keeps them, owners = root says so)",
+			     e->loc.file, e->loc.line, e->path, w->others_owners, host);
 	return rc < 0 ? rc : rc2;
 }
 
@@ -480,26 +667,28 @@ static int add_file(struct ext4_walk *w, const char *host)
 				e->path, host, fd < 0 ? strerror(errno) : "not a regular file");
 	} else {
 		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
-		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd, &fd, host,
-				   NULL);
+		struct ext4_host_reader r = { .fd = fd };
+		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd, &r,
+				   host, NULL);
 	}
 	if (fd >= 0)
 		close(fd);
 	return rc;
 }
 
+/* One entry of the partition; what went wrong names its layout line (FILE:LINE), before
+ * the entry's own place (its source's path, or the archive and the name in it). */
 static int add_entry(struct ext4_walk *w)
 {
 	const struct layout_entry *e = w->e;
-	char *host = NULL;
+	size_t first = w->b->d->n;
+	char *host = NULL, place[600];
 	int rc = 0;
 
-	if (e->from) {
-		char place[600];
-		snprintf(place, sizeof(place), "%s:%d: ", e->loc.file, e->loc.line);
-		if ((rc = layout_input_path(w->b->l, e->from, place, w->b->d, &host)) < 0)
-			return rc;
-	}
+	snprintf(place, sizeof(place), "%s:%d: ", e->loc.file, e->loc.line);
+
+	if (e->from && (rc = layout_input_path(w->b->l, e->from, place, w->b->d, &host)) < 0)
+		return rc;
 	if (e->kind == LAYOUT_ENTRY_TREE) {
 		rc = add_tree(w, host);
 	} else if (e->kind == LAYOUT_ENTRY_FILE) {
@@ -511,6 +700,8 @@ static int add_entry(struct ext4_walk *w)
 			rc = ext4_add_dir(w->v, ino, NULL, &m, e->path, NULL);
 	}
 	free(host);
+	if (rc < 0)
+		diag_prefix(w->b->d, first, place);
 	return rc;
 }
 
@@ -584,16 +775,74 @@ int build_check_ext4(struct build *b, size_t i)
 	return 0;
 }
 
+/* The messages of @from into @to, as they are; @from emptied. */
+static void relay_all(struct diag *to, struct diag *from)
+{
+	for (size_t k = 0; k < from->n; k++) {
+		const struct diag_msg *m = &from->msgs[k];
+		if (m->level == DIAG_ERROR)
+			diag_error(to, "%s", m->text);
+		else if (m->level == DIAG_WARNING)
+			diag_warning(to, "%s", m->text);
+		else
+			diag_note(to, "%s", m->text);
+	}
+	diag_release(from);
+}
+
+/*
+ * Partition @i of a size set in the layout was too small (@d holds what ran out): that, in
+ * one line that names the size key and the size the entries need, found as size = auto finds
+ * it. Where inodes is set, the size that holds them is not sought: a count of inodes too
+ * small is not fixed by any size.
+ */
+static void too_small(struct build *b, size_t i, struct diag *d)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct layout_loc *loc = p->size_loc.file ? &p->size_loc : &p->loc;
+	const char *why = d->n ? d->msgs[d->n - 1].text : "the entries do not fit";
+	struct diag *keep = b->d, scratch;
+	uint64_t need = 0;
+	int rc = -ENOSPC;
+
+	diag_init(&scratch);
+	b->d = &scratch;
+	if (!p->ext4.inodes_set)
+		rc = build_measure_ext4(b, i, &need);
+	if (rc == 0 && need <= build_region_of(b, i)->size)
+		rc = -ENOSPC; /* a trial's count is no better than the build's */
+	b->d = keep;
+	diag_release(&scratch);
+	char tail[200];
+	if (rc == 0)
+		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "M or more (or "
+			 "size = auto)", p->name, (need + (1u << 20) - 1) >> 20);
+	else
+		snprintf(tail, sizeof(tail), "partition '%s' needs a larger size%s", p->name,
+			 p->ext4.inodes_set ? ", or more inodes" : "");
+	if (!strncmp(why, loc->file, strlen(loc->file))) /* it names its entry's line */
+		diag_error(b->d, "%s: %s", why, tail);
+	else
+		diag_error(b->d, "%s:%d: %s: %s", loc->file, loc->line, why, tail);
+	diag_release(d);
+}
+
 int build_write_ext4(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
 	const struct plan_region *r = build_region_of(b, i);
 	struct ext4_params params;
 	struct ext4_volume *v;
+	struct diag scratch;
 
 	if (params_of(b, p, &params) < 0)
 		return -EIO;
-	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, b->d, &v);
+	diag_init(&scratch);
+	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch, &v);
+	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
+		too_small(b, i, &scratch);
+	else
+		relay_all(b->d, &scratch);
 	if (rc == -ENOSPC && p->size_kind == LAYOUT_SIZE_AUTO)
 		diag_note(b->d, "partition '%s': the files took more blocks than measured: give "
 				"it an 'extra'", p->name);

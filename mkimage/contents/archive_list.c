@@ -114,13 +114,7 @@ static const char *entry_name(const struct lister *ls, struct archive_entry *ae)
 	return content_archive_entry_name(&ls->lib, ae);
 }
 
-/*
- * @raw with "." and empty components dropped and ".." applied ("./a/", "/a" and "a//b/.."
- * all give "a"), then @strip leading components removed. Returns 0 with the malloc'd result
- * in *@ret ("" for the top itself), 1 when stripping leaves nothing, -EINVAL when ".."
- * climbs out of the top, or -ENOMEM.
- */
-static int norm_path(const char *raw, unsigned strip, char **ret)
+int content_archive_norm_path(const char *raw, unsigned strip, char **ret)
 {
 	char *out = malloc(strlen(raw) + 1);
 	size_t w = 0;
@@ -196,7 +190,7 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 static int remember_gone(struct lister *ls, struct archive_entry *ae)
 {
 	char *path = NULL;
-	int rc = norm_path(entry_name(ls, ae), 0, &path);
+	int rc = content_archive_norm_path(entry_name(ls, ae), 0, &path);
 
 	if (rc)
 		return rc < 0 ? rc : 0;
@@ -213,7 +207,7 @@ static int remember_gone(struct lister *ls, struct archive_entry *ae)
 static int find_gone(const struct lister *ls, const char *target, size_t *ret)
 {
 	char *path = NULL;
-	int rc = norm_path(target, 0, &path);
+	int rc = content_archive_norm_path(target, 0, &path);
 
 	if (rc)
 		return rc < 0 ? rc : -ENOENT;
@@ -264,7 +258,7 @@ static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry
 	const char *target = ls->lib.archive_entry_hardlink(ae);
 	char *trel = NULL;
 	size_t g = 0;
-	int rc = norm_path(target, ls->e->strip, &trel);
+	int rc = content_archive_norm_path(target, ls->e->strip, &trel);
 
 	if (rc == 1 && (rc = find_gone(ls, target, &g)) == 0)
 		return link_to_gone(ls, rel, ae, g);
@@ -288,7 +282,7 @@ static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
 	char *trel = NULL, *path = NULL, *key = NULL;
 	struct content_node *t = NULL;
 	size_t g;
-	int rc = norm_path(ls->lib.archive_entry_hardlink(ae), ls->e->strip, &trel);
+	int rc = content_archive_norm_path(ls->lib.archive_entry_hardlink(ae), ls->e->strip, &trel);
 
 	if (rc == 1 && find_gone(ls, ls->lib.archive_entry_hardlink(ae), &g) == 0 &&
 	    !ls->gone[g].size) {
@@ -322,7 +316,7 @@ static int add_symlink(struct lister *ls, const char *rel, struct archive_entry 
 				  ls->host, entry_name(ls, ae), target ? target : "nothing");
 	if (asprintf(&joined, "%.*s/%s", slash ? (int)(slash - rel) : 0, rel, target) < 0)
 		return -ENOMEM;
-	rc = norm_path(joined, 0, &trel);
+	rc = content_archive_norm_path(joined, 0, &trel);
 	free(joined);
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the tree",
@@ -370,7 +364,7 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	const char *name = entry_name(ls, ae);
 	mode_t type = ls->lib.archive_entry_filetype(ae);
 	char *rel = NULL;
-	int rc = norm_path(name, ls->e->strip, &rel);
+	int rc = content_archive_norm_path(name, ls->e->strip, &rel);
 
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",

@@ -113,6 +113,7 @@ struct content {
  * lib->archive_read_new(). One member per function sdimg calls.
  */
 #define CONTENT_ARCHIVE_FUNCS(X)                                                        \
+	X(archive_entry_acl_next) X(archive_entry_acl_reset)                            \
 	X(archive_entry_filetype) X(archive_entry_gid) X(archive_entry_hardlink)        \
 	X(archive_entry_mtime) X(archive_entry_mtime_is_set)                            \
 	X(archive_entry_mtime_nsec) X(archive_entry_pathname)                           \
@@ -163,6 +164,14 @@ void content_archive_support(const struct content_archive_lib *lib, struct archi
  * and paths; "" when it cannot be read at all. */
 const char *content_archive_entry_name(const struct content_archive_lib *lib,
 				       struct archive_entry *ae);
+
+/*
+ * An archive entry's path @raw as every file system takes it: "." and empty names dropped and
+ * ".." applied ("./a/", "/a" and "a//b/.." all give "a"), then @strip leading names removed.
+ * Returns 0 with the malloc'd result in *@ret ("" for the top itself), 1 when stripping
+ * leaves nothing, -EINVAL when ".." climbs out of the top, or -ENOMEM.
+ */
+int content_archive_norm_path(const char *raw, unsigned strip, char **ret);
 
 /*
  * An archive read in two passes, a listing and then the data, by a reader other than

@@ -57,3 +57,30 @@ head -c 1048576 /dev/urandom >r.bin
 held 'head -c 1048576 /dev/urandom >r.new && touch -d @1 r.new && mv r.new r.bin' raw.layout
 [ "$(cat rc.txt)" -eq 1 ] || fail "a replaced raw input: exit $(cat rc.txt)"
 expect_stderr "./r.bin: changed while the image was built"
+
+# ext4: a folder's file grown, replaced by other bytes of the same size, or written to while
+# it is read, after the walk listed it (it was cut to its listed size, or its new bytes taken
+# silently). The build is held at its first lseek: the search of a.f's data, after a.f was
+# opened and checked and before it is read; b.f is opened and checked after that.
+mkdir -p e && printf AAAA >e/a.f && printf BBBB >e/b.f
+printf 'image { table = none }\npartition p { type = ext4 size = 8M tree "/" { from = "e" } }\n' >ext4.layout
+ext4_held() {
+    (rc=0; strace -f -o /dev/null -e inject=lseek:delay_exit=3000000:when=1 "$REAL" build -q \
+        -o x.img ext4.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
+    sleep 1.5
+    sh -c "$1"
+    wait
+}
+ext4_held 'printf BBBBBBBB >e/b.f'
+[ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a grown file: exit $(cat rc.txt)"
+expect_stderr "./e/b.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
+[ ! -e x.img ] || fail "a failed build left x.img"
+printf BBBB >e/b.f
+ext4_held 'printf CCCC >e/b.f.new && touch -d @1 e/b.f.new && mv e/b.f.new e/b.f'
+[ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a replaced file: exit $(cat rc.txt)"
+expect_stderr "./e/b.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
+[ ! -e x.img ] || fail "a failed build left x.img"
+ext4_held 'printf DDDD >>e/a.f'
+[ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a file written to while it was read: exit $(cat rc.txt)"
+expect_stderr "./e/a.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
+[ ! -e x.img ] || fail "a failed build left x.img"

@@ -4,7 +4,7 @@
 # folder gives the same image where owners agree; and (as root, with loop devices) a walk of
 # the mount equals the archive's listing.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck debugfs sfdisk jq tar zstd setpriv setcap getfattr
+need e2fsck debugfs sfdisk jq tar zstd setpriv setcap getfattr python3 setfacl getfacl bsdtar
 [ "$(id -u)" -eq 0 ] || { echo "making a root-owned tree with device nodes needs root: skipped"; exit 77; }
 
 mkdir -p root/etc root/bin root/dev root/usr/lib root/var/empty
@@ -71,6 +71,56 @@ sed 's/from = "plain.tar.zst"/from = "unpacked" strip = 1/' plain.tar.zst.layout
 expect_status 1 "$SDIMG" build dirstrip.layout -o e.img
 expect_stderr "is a folder, and strip applies to archive entries"
 
+# names normalised as on FAT (they were refused): '/abs', 'a//b', './a/./c'
+python3 - <<'PY'
+import io, tarfile
+with tarfile.open('names.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    for name, data in (('/abs', b'A'), ('a//b', b'B'), ('./a/./c', b'C')):
+        i = tarfile.TarInfo(name)
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+PY
+layout names.tar
+expect_status 0 "$SDIMG" build names.tar.layout -o n.img
+ext4_clean n.img 1 p.img
+[ "$(debugfs -R 'cat /abs' p.img 2>/dev/null)$(debugfs -R 'cat /a/b' p.img 2>/dev/null)$(debugfs -R 'cat /a/c' p.img 2>/dev/null)" = ABC ] ||
+    fail "'/abs', 'a//b', './a/./c' are not /abs, /a/b, /a/c"
+
+# ACLs as GNU tar and bsdtar store them (libarchive gives ACL entries, not attributes): the
+# access ACL of a file, whose mask is not its owning group's entry, and a folder's default
+# ACL, as system.posix_acl_access and _default (they were dropped); compared with getfacl
+# through the kernel below
+mkdir -p acl/d && echo x >acl/f
+if setfacl -m u:1000:rwx,g::r--,m::rwx acl/f 2>/dev/null && setfacl -d -m u:1000:r-x,g:44:rwx acl/d; then
+    tar --acls -C acl -cf gnu-acl.tar .
+    bsdtar --acls -C acl -cf bsd-acl.tar .
+    for a in gnu-acl bsd-acl; do
+        layout $a.tar
+        expect_status 0 "$SDIMG" build $a.tar.layout -o $a.img
+        ext4_clean $a.img 1 p.img
+        debugfs -R 'ea_list /f' p.img 2>/dev/null | grep -q 'system.posix_acl_access' ||
+            fail "$a.tar: /f has no ACL"
+    done
+    (cd acl && getfacl -R f d) >acl.want
+else
+    echo "this folder takes no ACLs: the ACL check skipped"
+    rm -f acl.want
+fi
+
+# attribute names Linux cannot use on ext4 are refused, naming the entry
+python3 - <<'PY'
+import io, tarfile
+for n, name in ((1, 'foo.bar'), (2, 'user.')):
+    with tarfile.open('bad%d.tar' % n, 'w', format=tarfile.PAX_FORMAT) as t:
+        i = tarfile.TarInfo('etc/x')
+        i.pax_headers = {'SCHILY.xattr.' + name: 'v'}
+        t.addfile(i, io.BytesIO(b''))
+PY
+layout bad1.tar
+build_refused bad1 "./bad1.tar: etc/x: extended attribute 'foo.bar': not a name Linux can use on ext4" <bad1.tar.layout
+layout bad2.tar
+build_refused bad2 "./bad2.tar: etc/x: extended attribute 'user.': not a name Linux can use on ext4" <bad2.tar.layout
+
 # the kernel's view of the first image against the archive's listing
 ext4_mount tar.img 1
 same_walk root mnt '%U %G %m %y %s %p %l\n'
@@ -78,4 +128,14 @@ getfattr -h -d -m - mnt/bin/ping 2>/dev/null | grep -q 'security.capability=0sAQ
     fail "the mount lost the capability"
 [ "$(stat -c '%t:%T' mnt/dev/null)" = "1:3" ] || fail "the mount's /dev/null is $(stat -c '%t:%T' mnt/dev/null)"
 ext4_unmount
+if [ -e acl.want ]; then
+    for a in gnu-acl bsd-acl; do
+        ext4_mount $a.img 1
+        (cd mnt && getfacl -R f d) >acl.got
+        diff acl.want acl.got >&2 || fail "$a.tar: the mount's ACLs differ from the folder's (above)"
+        [ "$(stat -c %A mnt/f)" = "$(stat -c %A acl/f)" ] ||
+            fail "$a.tar: /f is $(stat -c %A mnt/f), not $(stat -c %A acl/f) (the mask is the group bits)"
+        ext4_unmount
+    done
+fi
 exit 0

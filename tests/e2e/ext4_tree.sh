@@ -3,7 +3,7 @@
 # where set), two builds are one image, and (as root, with loop devices) the kernel mounts it
 # and a walk of the mount equals the folder's.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck debugfs sfdisk jq sha256sum mkfifo
+need e2fsck debugfs sfdisk jq sha256sum mkfifo setpriv setcap getcap setfattr getfattr setfacl getfacl
 
 mkdir -p root/etc root/bin root/usr/share/doc root/empty
 printf 'board\n' >root/etc/hostname
@@ -91,10 +91,46 @@ auto=$(part_size auto.img 1)
 ext4_clean auto.img 1 pa.img
 sed "s/size = auto/size = $((auto / 1048576 - 1))M/" auto.layout >small.layout
 expect_status 1 "$SDIMG" build small.layout -o small.img
-expect_stderr "Could not allocate"
+# what ran out, and the size it needs, in one line that names the layout line
+expect_stderr "small.layout:2: small.img: ext4: adding ./root/"
+grep -q "inodes are used (ext4 { inodes }): partition 'rootfs' needs size = $((auto / 1048576))M or more (or size = auto)" err.txt ||
+    fail "the message does not say the size needed: $(cat err.txt)"
+# 4 MiB of 4 KiB blocks hold no journal: the keys that make one fit are named
+cat >journal.layout <<'LAYOUT'
+image { table = gpt seed = "ext4" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 4M }
+LAYOUT
+expect_status 1 "$SDIMG" build journal.layout -o journal.img
+expect_stderr "journal.layout:2: journal.img: ext4: 1024 blocks of 4096 bytes are too few for a journal (2048 or more): journal = false, or block-size = 1K: partition 'rootfs' needs size = 8M or more"
+# a walk that fails is the one error: the files it listed are not read after it
+mkdir -p locked/d && printf x >locked/a && chmod 000 locked/a locked/d && chmod 777 .
+sed 's/from = "root"/from = "locked"/; s/size = auto/size = 8M/' auto.layout >locked.layout
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$SDIMG" build locked.layout -o locked.img \
+    >out.txt 2>err.txt && fail "a folder that cannot be read was built"
+expect_stderr "locked.layout:2: ./locked/d: Permission denied"
 sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
+
+# a sparse host file's holes are found (SEEK_DATA), not read: 1 GiB of them was read in full
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
+    mkdir -p sparse && truncate -s 1G sparse/big && printf data >>sparse/big
+    sed 's/from = "root"/from = "sparse"/; s/size = auto/size = 16M/' auto.layout >sparse.layout
+    strace -f -o trace.txt -e trace=read,pread64 "$SDIMG_REAL" build -q -o sparse.img sparse.layout ||
+        fail "the build of a sparse file failed"
+    bytes=$(awk '/= [0-9]+$/ { n += $NF } END { printf "%d", n }' trace.txt)
+    [ "$bytes" -lt 16777216 ] || fail "a 1 GiB sparse file: the build read $bytes bytes"
+    ext4_clean sparse.img 1 p.img
+    stat_of /big | grep -q 'Size: 1073741828' || fail "/big is not 1 GiB and 4 bytes"
+    # one block of data, the last, and holes before it
+    phys=$(debugfs -R 'ex /big' p.img 2>/dev/null | awk '/ 262144 - 262144 / { print $8 }')
+    [ -n "$phys" ] && [ "$(debugfs -R 'ex /big' p.img 2>/dev/null | grep -c ' - ')" -eq 1 ] ||
+        fail "/big is not one block of data after its holes: $(debugfs -R 'ex /big' p.img 2>&1)"
+    [ "$(dd if=p.img bs=4096 skip="$phys" count=1 status=none | head -c 4)" = data ] ||
+        fail "/big's last block is not its data"
+else
+    echo "strace cannot trace here: the sparse read check skipped"
+fi
 
 # every ext4 { } key as dumpe2fs reads it back, on an MBR (type 0x83)
 cat >keys.layout <<'LAYOUT'
@@ -124,6 +160,40 @@ sed 's/ext4 { journal = false }/ext4 { features = "^bogus" }/' auto.layout >bad.
 expect_status 1 "$SDIMG" build bad.layout -o bad.img
 expect_stderr "bad.layout:2: partition 'rootfs': ext4: features: '^bogus' is not one of"
 
+# a host folder's owners and extended attributes (they were made 0:0 and dropped): built as
+# root without an owners key, its entries keep their owners (a setgid file of group 42 stays
+# setgid 42), a capability, a user attribute and an ACL; owners = root makes them root's; as
+# another user they are root's, with one warning that counts the entries of other owners
+mkdir -p own/home/user own/bin
+printf x >own/bin/chage && chown 0:42 own/bin/chage && chmod 2755 own/bin/chage
+head -c 1000 /dev/urandom >own/bin/ping && setcap cap_net_raw+ep own/bin/ping
+chown 1000:1000 own/home/user
+printf y >own/note && setfattr -n user.origin -v board own/note && setfacl -m u:1000:rw own/note
+chmod -R a+rX own && chmod 777 .
+cat >own.layout <<'LAYOUT'
+image { table = gpt seed = "ext4" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 16M tree "/" { from = "own" } }
+LAYOUT
+expect_status 0 "$SDIMG" build own.layout -o own.img
+ext4_clean own.img 1 p.img
+stat_of /bin/chage | grep -q 'Mode:  02755' || fail "/bin/chage lost its setgid bit"
+stat_of /bin/chage | grep -q 'User:     0   Group:    42' || fail "/bin/chage is not 0:42"
+stat_of /home/user | grep -q 'User:  1000   Group:  1000' || fail "/home/user is not 1000:1000"
+debugfs -R 'ea_list /bin/ping' p.img 2>/dev/null | grep -q 'security.capability (20)' ||
+    fail "/bin/ping lost its capability"
+debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'user.origin (5) = "board"' ||
+    fail "/note lost user.origin"
+debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'system.posix_acl_access' ||
+    fail "/note lost its ACL"
+sed 's/from = "own"/from = "own" owners = root/' own.layout >own-root.layout
+expect_status 0 "$SDIMG" build own-root.layout -o own-root.img
+ext4_clean own-root.img 1 p.img
+stat_of /home/user | grep -q 'User:     0   Group:     0' || fail "owners = root: /home/user is not 0:0"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$SDIMG" build own.layout -o own-nobody.img \
+    >out.txt 2>err.txt || { cat err.txt >&2; fail "the build as nobody failed"; }
+expect_stderr "warning: own.layout:2: tree '/': 2 entries of ./own belong to other users than root and you"
+cmp -s own-root.img own-nobody.img || fail "as nobody, the image is not the one owners = root gives"
+
 # the kernel's view: a walk of the mount equals the folder's (owners 0:0, times the timestamp)
 mkdir -p root/home/user && chmod 755 root/home root/home/user
 printf hello >root/etc/motd
@@ -135,5 +205,16 @@ diff sums.root sums.mnt >&2 || fail "the mount's files differ from the folder's"
 find mnt -printf '%U %G %T@\n' | sort -u >owners.txt
 grep -v '^0 0 1700000000' owners.txt | grep -v '^1000 100 1700000000' | grep -v '^7 0 1700000000' |
     grep -q . && fail "owners or times in the mount: $(cat owners.txt)"
+ext4_unmount
+
+# and of the host folder's owners, attributes and ACL
+ext4_mount own.img 1
+same_walk own mnt '%U %G %m %y %s %p %l\n'
+for f in bin/ping note home/user bin/chage; do
+    [ "$(cd own && getfattr -h -d -m - $f 2>&1)" = "$(cd mnt && getfattr -h -d -m - $f 2>&1)" ] ||
+        fail "the mount's attributes of $f differ from the folder's"
+done
+[ "$(cd mnt && getfacl -n note)" = "$(cd own && getfacl -n note)" ] || fail "the mount's ACL of /note differs"
+[ "$(getcap mnt/bin/ping | cut -d' ' -f2-)" = "cap_net_raw=ep" ] || fail "the mount's /bin/ping: $(getcap mnt/bin/ping)"
 ext4_unmount
 exit 0

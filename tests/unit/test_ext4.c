@@ -111,11 +111,45 @@ static void test_build_and_read(void **state)
 	diag_release(&d);
 }
 
+/* An ACL as setxattr(2) takes it: version 2, then the entries sorted by tag and id, each
+ * 2 + 2 + 4 bytes little-endian; the owner's, group's, mask's and other's id undefined. */
+static void test_acl_xattr(void **state)
+{
+	struct ext4_acl_entry e[] = {
+		{ EXT4_ACL_OTHER, 4, 0 }, { EXT4_ACL_USER, 7, 1000 }, { EXT4_ACL_MASK, 7, 0 },
+		{ EXT4_ACL_USER, 5, 33 }, { EXT4_ACL_GROUP_OBJ, 4, 0 }, { EXT4_ACL_USER_OBJ, 6, 0 },
+	};
+	static const uint8_t want[] = {
+		2, 0, 0, 0,
+		0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 5, 0, 33, 0, 0, 0,
+		0x02, 0, 7, 0, 0xe8, 0x03, 0, 0, 0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+		0x10, 0, 7, 0, 0xff, 0xff, 0xff, 0xff, 0x20, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+	};
+	void *value;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(ext4_acl_xattr(e, 6, &value, &len), 0);
+	assert_int_equal(len, sizeof(want));
+	assert_memory_equal(value, want, sizeof(want));
+	free(value);
+	/* a named user without a mask, a user twice, the owner's entry missing: refused */
+	struct ext4_acl_entry no_mask[] = { { EXT4_ACL_USER_OBJ, 6, 0 }, { EXT4_ACL_USER, 7, 1 },
+					    { EXT4_ACL_GROUP_OBJ, 4, 0 }, { EXT4_ACL_OTHER, 4, 0 } };
+	assert_int_equal(ext4_acl_xattr(no_mask, 4, &value, &len), -EINVAL);
+	struct ext4_acl_entry twice[] = { { EXT4_ACL_USER_OBJ, 6, 0 }, { EXT4_ACL_USER, 7, 1 },
+					  { EXT4_ACL_USER, 5, 1 }, { EXT4_ACL_GROUP_OBJ, 4, 0 },
+					  { EXT4_ACL_MASK, 7, 0 }, { EXT4_ACL_OTHER, 4, 0 } };
+	assert_int_equal(ext4_acl_xattr(twice, 6, &value, &len), -EINVAL);
+	assert_int_equal(ext4_acl_xattr(no_mask + 1, 3, &value, &len), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_build_and_read),
+		cmocka_unit_test(test_acl_xattr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -417,6 +417,10 @@ static void test_errors_values(void **state)
 		     "t.layout:2: partition 'boot': type: 'ext3' is not one of raw, fat, fat12, fat16, fat32 or ext4");
 	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" owner = 0 } }",
 		     "t.layout:3: partition 'boot': tree '/': owner: only an ext4 partition has owners");
+	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" owners = host } }",
+		     "t.layout:3: partition 'boot': tree '/': owners: only an ext4 partition has owners");
+	expect_error("partition root {\n type = ext4\n tree \"/\" { from = \"x\" owners = me } }",
+		     "t.layout:3: partition 'root': tree '/': owners: 'me' is not one of host or root");
 	expect_error("partition boot {\n type = fat\n ext4 { journal = false } }",
 		     "t.layout:3: partition 'boot': ext4: an ext4 { } section needs type = ext4");
 	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = hidden } }",
