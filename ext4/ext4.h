@@ -2,8 +2,9 @@
  * ext4: an ext4 file system built in one pass into an image file at an offset, through
  * e2fsprogs' libext2fs, the same on every run for the same calls: every identifier comes from
  * the caller, every time stored is the caller's, inodes and blocks are taken in the order the
- * entries are added (callers add a folder's names sorted), and the inode tables are written
- * as zeros (nothing is left for the kernel to initialise on first mount).
+ * entries are added (callers add a folder's names sorted), and the inode tables and the
+ * journal are zeros, said to be so (nothing is left for the kernel to initialise on first
+ * mount): the image region reads as zeros before, and they are not written.
  *   io.c      libext2fs's block I/O onto the image file at the volume's offset
  *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
  *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
@@ -60,8 +61,10 @@ int ext4_features_check(const char *text, char *why, size_t n);
 
 /*
  * Makes an empty file system of @size bytes (whole blocks of it) at byte @offset of the
- * image @fd, named @image in messages: superblock, group tables, zeroed inode tables, the
- * root folder (0:0, 0755) and lost+found. Returns 0 or a negative errno with a message.
+ * image @fd, named @image in messages: superblock, group tables, inode tables, the root
+ * folder (0:0, 0755) and lost+found. The region must read as zeros (a new sparse file): the
+ * inode tables and the journal are left as they are there, holes of the file, and
+ * ext4_used_ranges() counts them. Returns 0 or a negative errno with a message.
  */
 int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params *p,
 		const char *image, struct diag *d, struct ext4_volume **ret);
@@ -109,7 +112,8 @@ int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t 
 		bool *ret_is_dir);
 
 /* Calls @each(@ctx, start, len) for each run of blocks in use, as byte offsets from the
- * volume's start, in order. Returns 0 or what @each returned. */
+ * volume's start, in order: the inode tables and the journal among them, whose zeros a card
+ * must read though the image file has holes there. Returns 0 or what @each returned. */
 int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),
 		     void *ctx);
 

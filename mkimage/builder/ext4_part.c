@@ -608,6 +608,21 @@ int build_write_ext4(struct build *b, size_t i)
 	return ext4_finish(v);
 }
 
+/* The messages of a trial that failed for a reason of its inputs, in @to as they came: the
+ * build stops there, so they are said once, as a build would have said them. */
+static void keep_messages(struct diag *to, const struct diag *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const struct diag_msg *m = &from->msgs[i];
+		if (m->level == DIAG_ERROR)
+			diag_error(to, "%s", m->text);
+		else if (m->level == DIAG_WARNING)
+			diag_warning(to, "%s", m->text);
+		else
+			diag_note(to, "%s", m->text);
+	}
+}
+
 /* One trial at @size in the scratch file @fd: 0 fits, -ENOSPC does not, else an error of
  * the inputs (its messages in b->d). */
 static int trial(struct build *b, const struct layout_partition *p,
@@ -620,13 +635,10 @@ static int trial(struct build *b, const struct layout_partition *p,
 		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
 	diag_init(&scratch);
 	int rc = build_volume(b, p, params, fd, 0, size, &scratch, &v);
-	diag_release(&scratch);
 	ext4_discard(v);
-	if (rc < 0 && rc != -ENOSPC && rc != -ENOMEM && rc != -EINTR) {
-		struct ext4_volume *again = NULL; /* the same error, its messages in b->d */
-		build_volume(b, p, params, fd, 0, size, b->d, &again);
-		ext4_discard(again);
-	}
+	if (rc < 0 && rc != -ENOSPC)
+		keep_messages(b->d, &scratch);
+	diag_release(&scratch);
 	return rc;
 }
 
