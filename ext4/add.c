@@ -28,9 +28,9 @@ static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const
 int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino,
 		bool *ret_is_dir)
 {
-	ext2_ino_t ino;
+	uint32_t ino;
 
-	if (ext2fs_lookup(v->fs, dir, name, (int)strlen(name), NULL, &ino))
+	if (ext4_names_find(v, dir, name, &ino) < 0)
 		return -ENOENT;
 	*ret_ino = ino;
 	if (ret_is_dir)
@@ -50,17 +50,6 @@ static int check_new_name(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (ext4_lookup(v, dir, name, &ino, NULL) == 0)
 		return diag_error(v->d, "%s: '%s' is there already", what, name);
 	return 0;
-}
-
-/* @name -> @ino in @dir, the folder grown by a block when it is full. */
-static errcode_t link_name(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
-			   int file_type)
-{
-	errcode_t err = ext2fs_link(v->fs, dir, name, ino, file_type);
-
-	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
-		err = ext2fs_link(v->fs, dir, name, ino, file_type);
-	return err;
 }
 
 static errcode_t read_large(struct ext4_volume *v, uint32_t ino, struct ext2_inode_large *inode)
@@ -105,7 +94,7 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 		ext2_ino_t new_ino;
 		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)) &&
 		    !(err = ext2fs_mkdir(v->fs, dir, new_ino, NULL)))
-			err = link_name(v, dir, name, new_ino, EXT2_FT_DIR);
+			err = ext4_names_link(v, dir, name, new_ino, EXT2_FT_DIR);
 		ino = new_ino;
 	}
 	if (err == 0)
@@ -135,7 +124,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 	}
 	if (err == 0) {
 		ext2fs_inode_alloc_stats2(v->fs, ino, +1, 0);
-		err = link_name(v, dir, name, ino, file_type(type));
+		err = ext4_names_link(v, dir, name, ino, file_type(type));
 	}
 	if (err)
 		return fail_at(v, err, what, "adding");
@@ -259,10 +248,10 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 		return diag_error(v->d, "%s: the link's target is empty or longer than a block",
 				  what);
 	errcode_t err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFLNK | 0777, NULL, &ino);
+	if (err == 0) /* made unnamed, then named as every entry is (names.c) */
+		err = ext2fs_symlink(v->fs, dir, ino, NULL, target);
 	if (err == 0)
-		err = ext2fs_symlink(v->fs, dir, ino, name, target);
-	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
-		err = ext2fs_link(v->fs, dir, name, ino, EXT2_FT_SYMLINK); /* made, not named */
+		err = ext4_names_link(v, dir, name, ino, EXT2_FT_SYMLINK);
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFLNK, m);
 	if (err)
@@ -312,7 +301,7 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 	if (err == 0 && inode.i_links_count >= LINK_MAX_EXT4)
 		return diag_error(v->d, "%s: more than %d links to one file", what, LINK_MAX_EXT4);
 	if (err == 0)
-		err = link_name(v, dir, name, ino, file_type(inode.i_mode));
+		err = ext4_names_link(v, dir, name, ino, file_type(inode.i_mode));
 	if (err == 0) {
 		inode.i_links_count++;
 		err = write_large(v, ino, &inode);

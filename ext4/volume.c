@@ -242,6 +242,7 @@ void ext4_discard(struct ext4_volume *v)
 		return;
 	if (v->fs)
 		ext2fs_free(v->fs);
+	ext4_names_free(v->names);
 	free(v->zero_block);
 	free(v);
 }
