@@ -34,9 +34,10 @@ struct ext4_params {
 	const char *features;       /* changes to the default features, or NULL:
 				     * ext4_features_apply() */
 	int64_t timestamp;          /* creation, check and write times of the volume */
-	bool measure;               /* a trial, to size a volume: files get their blocks but
-				     * no bytes (ext4_write_data() does nothing), nothing is
-				     * zeroed; a volume too small fails with -ENOSPC */
+	bool measure;               /* a trial, to size a volume: files get the blocks the
+				     * build gives them but no bytes (ext4_write_data() reads
+				     * them to find their zero blocks, writes nothing); a
+				     * volume too small fails with -ENOSPC */
 };
 
 /* Owner, permission bits (07777) and modification time of one entry. */
@@ -90,6 +91,10 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
  * from @read(@ctx, ...). */
 int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
 		    const char *what);
+/* In a trial, instead of ext4_write_data() where reading the bytes costs too much: every
+ * block of the file @ino's size taken (the build may take fewer: it leaves zero blocks out).
+ * Does nothing in a build. */
+int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what);
 int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 		     const struct ext4_meta *m, const char *target, const char *what,
 		     uint32_t *ret_ino);

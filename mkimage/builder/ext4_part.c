@@ -210,7 +210,7 @@ static int add_host_file(struct ext4_walk *w, const char *name, const struct sta
 	struct ext4_meta m = meta_of(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
 
-	if (rc < 0 || !st->st_size || ext4_measuring(w->v))
+	if (rc < 0 || !st->st_size)
 		return rc;
 	if (l && l->pending) {
 		w->data[l->pending - 1].ino = *ino;
@@ -228,7 +228,7 @@ static int leave_out_linked(struct ext4_walk *w, const struct stat *st, const ch
 {
 	size_t pending = 0;
 
-	if (S_ISREG(st->st_mode) && st->st_size && !ext4_measuring(w->v)) {
+	if (S_ISREG(st->st_mode) && st->st_size) {
 		int rc = remember_data(w, 0, host);
 		if (rc < 0)
 			return rc;

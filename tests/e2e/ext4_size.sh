@@ -3,7 +3,7 @@
 # zeros); with size = auto an error of the contents is said once, as it is; the size auto
 # chooses is the smallest that works, and one MiB less does not.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck dumpe2fs sfdisk jq sha256sum
+need e2fsck dumpe2fs debugfs sfdisk jq sha256sum
 
 # a large volume: its inode tables (128 MiB) and journal (64 MiB) are not written, the
 # image file holds little more than its superblocks and bitmaps; the bmap maps them all
@@ -30,3 +30,30 @@ build_refused dup "'a' is there already" <<'LAYOUT'
 image { seed = "dup" timestamp = 1700000000 }
 partition rootfs { type = ext4 size = auto tree "/" { from = "dup" } file "/a" { content = "x" } }
 LAYOUT
+
+# size = auto is the smallest size that works: a sparse file's holes and a file's zero
+# blocks take no blocks in the trials either (the build leaves them out), and one MiB less
+# does not build; the same with a set inode count
+need_mktree
+mkdir -p root/many
+"$MKTREE" root/many 2000 100 5 >/dev/null || fail "mktree"
+truncate -s 200M root/sparse
+printf data | dd of=root/sparse bs=1 seek=100M conv=notrunc status=none
+head -c 20M /dev/zero >root/zeros
+{ head -c 3M /dev/urandom; head -c 5M /dev/zero; head -c 1M /dev/urandom; } >root/mixed
+for inodes in '' 'ext4 { inodes = 4000 }'; do
+    cat >auto.layout <<LAYOUT
+image { table = gpt seed = "ext4" timestamp = 1700000000 align = 1M }
+partition rootfs { type = ext4 size = auto tree "/" { from = "root" } $inodes }
+LAYOUT
+    expect_status 0 "$SDIMG" build auto.layout -o auto.img
+    auto=$(part_size auto.img 1)
+    ext4_clean auto.img 1 pa.img
+    [ "$auto" -le $((48 * 1048576)) ] || fail "auto ($inodes) chose $auto bytes for 12 MiB of data"
+    sed "s/size = auto/size = $((auto / 1048576 - 1))M/" auto.layout >small.layout
+    expect_status 1 "$SDIMG" build small.layout -o small.img
+    expect_stderr "Could not allocate"
+    debugfs -R 'dump /mixed mixed.out' pa.img >/dev/null 2>&1
+    cmp -s root/mixed mixed.out || fail "/mixed's bytes differ"
+    rm -f auto.img pa.img small.img mixed.out
+done
