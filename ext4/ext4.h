@@ -108,6 +108,11 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
 		   size_t len, const char *what);
 
+/* Every folder whose names need more than one block rewritten as a hashed tree (dir_index),
+ * as the kernel keeps them; after the last entry is added, before ext4_used_ranges() (a
+ * trial too: the trees take blocks). Returns 0 or a negative errno with a message. */
+int ext4_index_folders(struct ext4_volume *v);
+
 /* Whether @v is a trial (ext4_params.measure). */
 bool ext4_measuring(const struct ext4_volume *v);
 

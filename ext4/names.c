@@ -6,6 +6,11 @@
  * room left at the end of each of its blocks is known. A name goes where ext2fs_link() would
  * put it, in the first block with room for it (the last entry of that block is cut to its
  * length and the new one takes the rest), so that the bytes are those libext2fs writes.
+ * Once every name is in, a folder of more than one block is rewritten as a hashed tree
+ * (dir_index), as the kernel keeps one (its Documentation/filesystems/ext4/directory.rst,
+ * "Hash Tree Directories"): a root block with "." and "..", the hash's version and the
+ * index of the leaves (through one level of index blocks when the root cannot hold them
+ * all), and leaf blocks that hold the names in order of their hashes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -312,6 +317,253 @@ errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name,
 	while (f->first_open < f->n_blocks && f->room[f->first_open] < MIN_REC_LEN)
 		f->first_open++;
 	return remember(v->names, f, name, len, ino, (uint8_t)type);
+}
+
+/* One name of a folder to index, with its hash. */
+struct hashed {
+	const struct entry *e;
+	ext2_dirhash_t hash, minor;
+};
+
+static int compare_hashed(const void *a, const void *b)
+{
+	const struct hashed *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return strcmp(x->e->name, y->e->name);
+}
+
+/* The shape of a folder's tree: its blocks are the root, @n_nodes index blocks, @n_leaves
+ * leaves, in that order. */
+struct tree {
+	uint32_t n_leaves, n_nodes;
+	uint32_t *first;        /* per leaf: index of its first name in the sorted array */
+	uint32_t *hash;         /* per leaf: the hash the index gives it (low bit: the leaf
+				 * goes on with the previous leaf's last hash) */
+	uint32_t *node_hash;    /* per index block: its first leaf's hash */
+	uint32_t root_limit, node_limit;
+};
+
+/* The names @h (sorted) cut into leaves of @usable bytes each. */
+static errcode_t cut_leaves(const struct hashed *h, size_t n, size_t usable, struct tree *t)
+{
+	size_t used = usable;
+
+	if (!(t->first = malloc((n + 1) * sizeof(*t->first))) ||
+	    !(t->hash = malloc((n + 1) * sizeof(*t->hash))))
+		return EXT2_ET_NO_MEMORY;
+	t->n_leaves = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t need = EXT2_DIR_REC_LEN(strlen(h[i].e->name));
+		if (used + need > usable) {
+			bool goes_on = i && h[i - 1].hash == h[i].hash;
+			t->first[t->n_leaves] = (uint32_t)i;
+			t->hash[t->n_leaves++] = h[i].hash | goes_on;
+			used = 0;
+		}
+		used += need;
+	}
+	return 0;
+}
+
+static void put_dirent(ext2_filsys fs, char *at, uint32_t ino, const char *name, unsigned rec_len,
+		       int type)
+{
+	struct ext2_dir_entry *d = (struct ext2_dir_entry *)at;
+	size_t len = strlen(name);
+
+	d->inode = ino;
+	ext2fs_set_rec_len(fs, rec_len, d);
+	ext2fs_dirent_set_name_len(d, (int)len);
+	ext2fs_dirent_set_file_type(d, type);
+	memcpy(d->name, name, len);
+}
+
+/* Leaf @k of the tree @t: its names, the last one taking the rest of the block. */
+static void fill_leaf(ext2_filsys fs, const struct tree *t, const struct hashed *h, size_t n,
+		      uint32_t k, char *buf)
+{
+	size_t end = fs->blocksize - csum_size(fs), off = 0;
+	uint32_t last = k + 1 < t->n_leaves ? t->first[k + 1] : (uint32_t)n;
+
+	memset(buf, 0, fs->blocksize);
+	for (uint32_t i = t->first[k]; i < last; i++) {
+		unsigned len = EXT2_DIR_REC_LEN(strlen(h[i].e->name));
+		put_dirent(fs, buf + off, h[i].e->ino, h[i].e->name,
+			   i + 1 < last ? len : (unsigned)(end - off), h[i].e->type);
+		off += len;
+	}
+	if (csum_size(fs))
+		ext2fs_initialize_dirent_tail(fs, EXT2_DIRENT_TAIL(buf, fs->blocksize));
+}
+
+/* The index entries at @at: @limit of them, the children from block @child on, whose hashes
+ * are @hashes[0 .. @count) (the first one's is not stored). */
+static void fill_index(char *at, uint32_t limit, uint32_t count, uint32_t child,
+		       const uint32_t *hashes)
+{
+	struct ext2_dx_countlimit *cl = (struct ext2_dx_countlimit *)at;
+	struct ext2_dx_entry *e = (struct ext2_dx_entry *)at;
+
+	for (uint32_t i = 0; i < count; i++) {
+		e[i].hash = ext2fs_cpu_to_le32(hashes[i]);
+		e[i].block = ext2fs_cpu_to_le32(child + i);
+	}
+	cl->limit = ext2fs_cpu_to_le16((uint16_t)limit);
+	cl->count = ext2fs_cpu_to_le16((uint16_t)count);
+}
+
+/* Block @b (logical) of the folder @f indexed as @t, into @buf. */
+static void fill_block(ext2_filsys fs, const struct folder *f, const struct ext4_names *n,
+		       const struct tree *t, const struct hashed *h, size_t count, uint32_t b,
+		       char *buf)
+{
+	uint32_t leaves_at = 1 + t->n_nodes;
+
+	if (b >= leaves_at)
+		return fill_leaf(fs, t, h, count, b - leaves_at, buf);
+	memset(buf, 0, fs->blocksize);
+	if (b > 0) { /* an index block: an empty entry over the whole block, then the index */
+		uint32_t from = (b - 1) * t->node_limit, left = t->n_leaves - from;
+		put_dirent(fs, buf, 0, "", fs->blocksize, 0);
+		fill_index(buf + 8, t->node_limit, left < t->node_limit ? left : t->node_limit,
+			   leaves_at + from, t->hash + from);
+		return;
+	}
+	uint32_t parent = f->ino;
+	for (uint32_t i = f->first; i; i = n->entries[i - 1].next)
+		if (!strcmp(n->entries[i - 1].name, ".."))
+			parent = n->entries[i - 1].ino;
+	put_dirent(fs, buf, f->ino, ".", 12, EXT2_FT_DIR);
+	put_dirent(fs, buf + 12, parent, "..", fs->blocksize - 12, EXT2_FT_DIR);
+	struct ext2_dx_root_info *info = (struct ext2_dx_root_info *)(buf + 24);
+	info->hash_version = fs->super->s_def_hash_version;
+	info->info_length = sizeof(*info);
+	info->indirect_levels = t->n_nodes ? 1 : 0;
+	if (!t->n_nodes) {
+		fill_index(buf + 32, t->root_limit, t->n_leaves, 1, t->hash);
+		return;
+	}
+	fill_index(buf + 32, t->root_limit, t->n_nodes, 1, t->node_hash);
+}
+
+/* The names of @f but "." and "..", with their hashes as the volume computes them, sorted. */
+static errcode_t hash_names(ext2_filsys fs, const struct ext4_names *n, const struct folder *f,
+			    struct hashed *h, size_t *ret_n)
+{
+	int alg = fs->super->s_def_hash_version;
+	size_t count = 0;
+
+	if (alg <= EXT2_HASH_TEA && (fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH))
+		alg += EXT2_HASH_LEGACY_UNSIGNED - EXT2_HASH_LEGACY;
+	for (uint32_t i = f->first; i; i = n->entries[i - 1].next) {
+		const struct entry *e = &n->entries[i - 1];
+		if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+			continue;
+		errcode_t err = ext2fs_dirhash2(alg, e->name, (int)strlen(e->name), NULL, 0,
+						fs->super->s_hash_seed, &h[count].hash,
+						&h[count].minor);
+		if (err)
+			return err;
+		h[count++].e = e;
+	}
+	qsort(h, count, sizeof(*h), compare_hashed);
+	*ret_n = count;
+	return 0;
+}
+
+/* The tree of the sorted names @h: 0 with its shape, or 0 with no leaves when they fit in one
+ * block or need more than one level of index blocks (the folder then stays as it is). */
+static errcode_t plan_tree(ext2_filsys fs, const struct hashed *h, size_t count, struct tree *t)
+{
+	size_t dx_tail = csum_size(fs) ? sizeof(struct ext2_dx_tail) : 0;
+	errcode_t err;
+
+	t->root_limit = (uint32_t)((fs->blocksize - 32 - dx_tail) / sizeof(struct ext2_dx_entry));
+	t->node_limit = (uint32_t)((fs->blocksize - 8 - dx_tail) / sizeof(struct ext2_dx_entry));
+	if ((err = cut_leaves(h, count, fs->blocksize - csum_size(fs), t)))
+		return err;
+	if (t->n_leaves > t->root_limit)
+		t->n_nodes = (t->n_leaves + t->node_limit - 1) / t->node_limit;
+	if (t->n_leaves < 2 || t->n_nodes > t->root_limit) {
+		t->n_leaves = 0;
+		return 0;
+	}
+	if (!(t->node_hash = malloc((t->n_nodes + 1) * sizeof(*t->node_hash))))
+		return EXT2_ET_NO_MEMORY;
+	for (uint32_t k = 0; k < t->n_nodes; k++)
+		t->node_hash[k] = t->hash[k * t->node_limit];
+	return 0;
+}
+
+/* The folder @f made @blocks blocks long, and marked as indexed. */
+static errcode_t resize_folder(struct ext4_volume *v, struct folder *f, uint32_t blocks)
+{
+	ext2_filsys fs = v->fs;
+	struct ext2_inode inode;
+	errcode_t err = 0;
+
+	while (err == 0 && f->n_blocks < blocks)
+		err = grow_folder(v, f);
+	if (err == 0 && f->n_blocks > blocks)
+		err = ext2fs_punch(fs, f->ino, NULL, NULL, blocks, ~0ULL);
+	if (err == 0)
+		err = ext2fs_read_inode(fs, f->ino, &inode);
+	if (err)
+		return err;
+	f->n_blocks = blocks;
+	inode.i_flags |= EXT2_INDEX_FL;
+	if ((err = ext2fs_inode_size_set(fs, &inode, (uint64_t)blocks * fs->blocksize)))
+		return err;
+	return ext2fs_write_inode(fs, f->ino, &inode);
+}
+
+/* The folder @f rewritten as a hashed tree, when its names need more than one block. */
+static errcode_t index_folder(struct ext4_volume *v, struct folder *f)
+{
+	ext2_filsys fs = v->fs;
+	struct hashed *h = malloc((f->n_entries + 1) * sizeof(*h));
+	char *buf = malloc(fs->blocksize);
+	struct tree t = { 0 };
+	size_t count = 0;
+	errcode_t err = h && buf ? 0 : EXT2_ET_NO_MEMORY;
+
+	if (err == 0)
+		err = hash_names(fs, v->names, f, h, &count);
+	if (err == 0)
+		err = plan_tree(fs, h, count, &t);
+	uint32_t blocks = 1 + t.n_nodes + t.n_leaves;
+	if (err == 0 && t.n_leaves)
+		err = resize_folder(v, f, blocks);
+	for (uint32_t b = 0; err == 0 && t.n_leaves && b < blocks; b++) {
+		blk64_t blk;
+		fill_block(fs, f, v->names, &t, h, count, b, buf);
+		if (!(err = block_of(fs, f->ino, b, &blk)))
+			err = ext2fs_write_dir_block4(fs, blk, buf, 0, f->ino);
+	}
+	free(t.first);
+	free(t.hash);
+	free(t.node_hash);
+	free(buf);
+	free(h);
+	return err;
+}
+
+int ext4_index_folders(struct ext4_volume *v)
+{
+	struct ext4_names *n = v->names;
+
+	if (!n || !ext2fs_has_feature_dir_index(v->fs->super))
+		return 0;
+	for (size_t i = 0; i < n->folder_cap; i++) {
+		errcode_t err = n->folders[i].ino ? index_folder(v, &n->folders[i]) : 0;
+		if (err)
+			return ext4_fail(v, err, "indexing the folders");
+	}
+	return 0;
 }
 
 void ext4_names_free(struct ext4_names *n)

@@ -563,6 +563,8 @@ static int build_volume(struct build *b, const struct layout_partition *p,
 		w.e = &p->entries[k];
 		rc = add_entry(&w);
 	}
+	if (rc == 0)
+		rc = ext4_index_folders(w.v);
 	free(w.links);
 	free(w.data);
 	b->d = keep;
