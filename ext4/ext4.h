@@ -8,6 +8,7 @@
  *   io.c      libext2fs's block I/O onto the image file at the volume's offset
  *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
  *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
+ *   names.c   the names of each folder in memory while building; big folders made hashed trees
  *   meta.c    owner, mode and times of an inode
  *   features.c  the features a layout turns on or off
  *   read.c    the read side: folders listed and files read, for sdimg ls and cat
