@@ -39,9 +39,9 @@ static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const
 int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino,
 		bool *ret_is_dir)
 {
-	ext2_ino_t ino;
+	uint32_t ino;
 
-	if (ext2fs_lookup(v->fs, dir, name, (int)strlen(name), NULL, &ino))
+	if (ext4_names_find(v, dir, name, &ino) < 0)
 		return -ENOENT;
 	*ret_ino = ino;
 	if (ret_is_dir)
@@ -61,17 +61,6 @@ static int check_new_name(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (ext4_lookup(v, dir, name, &ino, NULL) == 0)
 		return diag_error(v->d, "%s: '%s' is there already", what, name);
 	return 0;
-}
-
-/* @name -> @ino in @dir, the folder grown by a block when it is full. */
-static errcode_t link_name(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
-			   int file_type)
-{
-	errcode_t err = ext2fs_link(v->fs, dir, name, ino, file_type);
-
-	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
-		err = ext2fs_link(v->fs, dir, name, ino, file_type);
-	return err;
 }
 
 static errcode_t read_large(struct ext4_volume *v, uint32_t ino, struct ext2_inode_large *inode)
@@ -116,7 +105,7 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 		ext2_ino_t new_ino;
 		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)) &&
 		    !(err = ext2fs_mkdir(v->fs, dir, new_ino, NULL)))
-			err = link_name(v, dir, name, new_ino, EXT2_FT_DIR);
+			err = ext4_names_link(v, dir, name, new_ino, EXT2_FT_DIR);
 		ino = new_ino;
 	}
 	if (err == 0)
@@ -146,7 +135,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 	}
 	if (err == 0) {
 		ext2fs_inode_alloc_stats2(v->fs, ino, +1, 0);
-		err = link_name(v, dir, name, ino, file_type(type));
+		err = ext4_names_link(v, dir, name, ino, file_type(type));
 	}
 	if (err)
 		return fail_at(v, err, what, "adding");
@@ -159,9 +148,50 @@ static bool all_zeros(const struct ext4_volume *v, const void *p, size_t n)
 	return memcmp(p, v->zero_block, n) == 0;
 }
 
-/* The file's bytes, a block at a time; zero blocks are skipped (holes). */
-static int write_data(struct ext4_volume *v, ext2_file_t f, uint64_t size, ext4_read_fn read,
-		      void *ctx, const char *what)
+/* A trial's run of blocks that hold bytes, taken when it ends: the blocks the build writes,
+ * without their bytes. */
+struct taken {
+	uint32_t ino;
+	struct ext2_inode_large inode;
+	blk64_t start, len;
+};
+
+static errcode_t take_run(struct ext4_volume *v, struct taken *t)
+{
+	errcode_t err = 0;
+
+	if (t->len)
+		err = ext2fs_fallocate(v->fs, EXT2_FALLOCATE_FORCE_UNINIT, t->ino,
+				       (struct ext2_inode *)&t->inode, ~0ULL, t->start, t->len);
+	t->len = 0;
+	return err;
+}
+
+/* One block of @n bytes at @pos: written to @f or, in a trial, taken in @t; one of zeros
+ * is a hole either way. */
+static errcode_t put_block(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t pos,
+			   const char *buf, size_t n)
+{
+	bool zeros = all_zeros(v, buf, n);
+	unsigned int written;
+
+	if (t && zeros)
+		return take_run(v, t);
+	if (t) {
+		if (!t->len)
+			t->start = pos / v->fs->blocksize;
+		t->len++;
+		return 0;
+	}
+	if (zeros)
+		return ext2fs_file_llseek(f, pos + n, EXT2_SEEK_SET, NULL);
+	return ext2fs_file_write(f, buf, (unsigned int)n, &written);
+}
+
+/* The file's bytes, a block at a time, into @f (or @t in a trial); zero blocks are skipped
+ * (holes). */
+static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t size,
+		      ext4_read_fn read, void *ctx, const char *what)
 {
 	size_t bs = v->fs->blocksize, cap = 256 * bs;
 	char *buf = malloc(cap);
@@ -183,33 +213,44 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, uint64_t size, ext4_
 		}
 		for (size_t off = 0; rc == 0 && off < got; off += bs) {
 			size_t n = got - off < bs ? got - off : bs;
-			errcode_t err = 0;
-			unsigned int written;
-			if (all_zeros(v, buf + off, n))
-				err = ext2fs_file_llseek(f, pos + off + n, EXT2_SEEK_SET, NULL);
-			else
-				err = ext2fs_file_write(f, buf + off, (unsigned int)n, &written);
+			errcode_t err = put_block(v, f, t, pos + off, buf + off, n);
 			if (err)
 				rc = fail_at(v, err, what, "writing");
 		}
 		pos += got;
 	}
+	errcode_t err = rc == 0 && t ? take_run(v, t) : 0;
+	if (err)
+		rc = fail_at(v, err, what, "adding");
 	free(buf);
 	return rc;
 }
 
-/* A trial's file: the blocks of its @size bytes taken, nothing written. */
-static int allocate(struct ext4_volume *v, uint32_t ino, uint64_t size, const char *what)
+/* A trial's file: its bytes read, the blocks the build would write them to taken. */
+static int take_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		     const char *what)
 {
-	struct ext2_inode_large inode;
-	blk64_t blocks = (size + v->fs->blocksize - 1) / v->fs->blocksize;
-	errcode_t err = read_large(v, ino, &inode);
+	struct taken t = { .ino = ino };
+	errcode_t err = read_large(v, ino, &t.inode);
+	int rc = err ? fail_at(v, err, what, "adding") : 0;
 
-	if (err == 0)
-		err = ext2fs_fallocate(v->fs, EXT2_FALLOCATE_FORCE_UNINIT, ino,
-				       (struct ext2_inode *)&inode, ~0ULL, 0, blocks);
-	if (err == 0)
-		err = write_large(v, ino, &inode);
+	if (rc == 0)
+		rc = write_data(v, NULL, &t, EXT2_I_SIZE(&t.inode), read, ctx, what);
+	if (rc == 0 && (err = write_large(v, ino, &t.inode)))
+		rc = fail_at(v, err, what, "adding");
+	return rc;
+}
+
+int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what)
+{
+	struct taken t = { .ino = ino };
+	errcode_t err = read_large(v, ino, &t.inode);
+
+	t.len = (EXT2_I_SIZE(&t.inode) + v->fs->blocksize - 1) / v->fs->blocksize;
+	if (err == 0 && v->measure)
+		err = take_run(v, &t);
+	if (err == 0 && v->measure)
+		err = write_large(v, ino, &t.inode);
 	return err ? fail_at(v, err, what, "adding") : 0;
 }
 
@@ -230,9 +271,7 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, size)))
 		return fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
-	if (rc == 0 && size && v->measure)
-		rc = allocate(v, ino, size, what);
-	else if (rc == 0 && size && read)
+	if (rc == 0 && size && read)
 		rc = ext4_write_data(v, ino, read, ctx, what);
 	if (rc == 0 && ret_ino)
 		*ret_ino = ino;
@@ -245,12 +284,12 @@ int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 	ext2_file_t f;
 
 	if (v->measure)
-		return 0;
+		return take_data(v, ino, read, ctx, what);
 	errcode_t err = ext2fs_file_open(v->fs, ino, EXT2_FILE_WRITE, &f);
 
 	if (err)
 		return fail_at(v, err, what, "writing");
-	int rc = write_data(v, f, ext2fs_file_get_size(f), read, ctx, what);
+	int rc = write_data(v, f, NULL, ext2fs_file_get_size(f), read, ctx, what);
 	err = ext2fs_file_close(f);
 	if (rc == 0 && err)
 		rc = fail_at(v, err, what, "writing");
@@ -270,10 +309,10 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 		return diag_error(v->d, "%s: the link's target is empty or longer than a block",
 				  what);
 	errcode_t err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFLNK | 0777, NULL, &ino);
+	if (err == 0) /* made unnamed, then named as every entry is (names.c) */
+		err = ext2fs_symlink(v->fs, dir, ino, NULL, target);
 	if (err == 0)
-		err = ext2fs_symlink(v->fs, dir, ino, name, target);
-	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
-		err = ext2fs_link(v->fs, dir, name, ino, EXT2_FT_SYMLINK); /* made, not named */
+		err = ext4_names_link(v, dir, name, ino, EXT2_FT_SYMLINK);
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFLNK, m);
 	if (err)
@@ -323,7 +362,7 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 	if (err == 0 && inode.i_links_count >= LINK_MAX_EXT4)
 		return diag_error(v->d, "%s: more than %d links to one file", what, LINK_MAX_EXT4);
 	if (err == 0)
-		err = link_name(v, dir, name, ino, file_type(inode.i_mode));
+		err = ext4_names_link(v, dir, name, ino, file_type(inode.i_mode));
 	if (err == 0) {
 		inode.i_links_count++;
 		err = write_large(v, ino, &inode);

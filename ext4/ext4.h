@@ -2,12 +2,14 @@
  * ext4: an ext4 file system built in one pass into an image file at an offset, through
  * e2fsprogs' libext2fs, the same on every run for the same calls: every identifier comes from
  * the caller, every time stored is the caller's, inodes and blocks are taken in the order the
- * entries are added (callers add a folder's names sorted), and the inode tables are written
- * as zeros (nothing is left for the kernel to initialise on first mount).
+ * entries are added (callers add a folder's names sorted), and the inode tables and the
+ * journal are zeros, said to be so (nothing is left for the kernel to initialise on first
+ * mount): the image region reads as zeros before, and they are not written.
  *   io.c      libext2fs's block I/O onto the image file at the volume's offset
  *   volume.c  the empty file system: parameters, tables, root, lost+found, journal, close
  *   add.c     folders, files, symbolic links, device nodes, hard links, extended attributes
  *   acl.c     POSIX ACLs as the values of their extended attributes
+ *   names.c   the names of each folder in memory while building; big folders made hashed trees
  *   meta.c    owner, mode and times of an inode
  *   features.c  the features a layout turns on or off
  *   read.c    the read side: folders listed and files read, for sdimg ls and cat
@@ -34,9 +36,10 @@ struct ext4_params {
 	const char *features;       /* changes to the default features, or NULL:
 				     * ext4_features_apply() */
 	int64_t timestamp;          /* creation, check and write times of the volume */
-	bool measure;               /* a trial, to size a volume: files get their blocks but
-				     * no bytes (ext4_write_data() does nothing), nothing is
-				     * zeroed; a volume too small fails with -ENOSPC */
+	bool measure;               /* a trial, to size a volume: files get the blocks the
+				     * build gives them but no bytes (ext4_write_data() reads
+				     * them to find their zero blocks, writes nothing); a
+				     * volume too small fails with -ENOSPC */
 };
 
 /* Owner, permission bits (07777) and modification time of one entry. */
@@ -61,8 +64,10 @@ int ext4_features_check(const char *text, char *why, size_t n);
 
 /*
  * Makes an empty file system of @size bytes (whole blocks of it) at byte @offset of the
- * image @fd, named @image in messages: superblock, group tables, zeroed inode tables, the
- * root folder (0:0, 0755) and lost+found. Returns 0 or a negative errno with a message.
+ * image @fd, named @image in messages: superblock, group tables, inode tables, the root
+ * folder (0:0, 0755) and lost+found. The region must read as zeros (a new sparse file): the
+ * inode tables and the journal are left as they are there, holes of the file, and
+ * ext4_used_ranges() counts them. Returns 0 or a negative errno with a message.
  */
 int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params *p,
 		const char *image, struct diag *d, struct ext4_volume **ret);
@@ -88,6 +93,10 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
  * from @read(@ctx, ...). */
 int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
 		    const char *what);
+/* In a trial, instead of ext4_write_data() where reading the bytes costs too much: every
+ * block of the file @ino's size taken (the build may take fewer: it leaves zero blocks out).
+ * Does nothing in a build. */
+int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what);
 int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 		     const struct ext4_meta *m, const char *target, const char *what,
 		     uint32_t *ret_ino);
@@ -118,6 +127,11 @@ struct ext4_acl_entry {
  * group, the owner's, group's or other's entry missing), or -ENOMEM. */
 int ext4_acl_xattr(struct ext4_acl_entry *e, size_t n, void **ret, size_t *ret_len);
 
+/* Every folder whose names need more than one block rewritten as a hashed tree (dir_index),
+ * as the kernel keeps them; after the last entry is added, before ext4_used_ranges() (a
+ * trial too: the trees take blocks). Returns 0 or a negative errno with a message. */
+int ext4_index_folders(struct ext4_volume *v);
+
 /* Whether @v is a trial (ext4_params.measure). */
 bool ext4_measuring(const struct ext4_volume *v);
 
@@ -127,7 +141,8 @@ int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t 
 		bool *ret_is_dir);
 
 /* Calls @each(@ctx, start, len) for each run of blocks in use, as byte offsets from the
- * volume's start, in order. Returns 0 or what @each returned. */
+ * volume's start, in order: the inode tables and the journal among them, whose zeros a card
+ * must read though the image file has holes there. Returns 0 or what @each returned. */
 int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),
 		     void *ctx);
 

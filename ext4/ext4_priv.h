@@ -13,6 +13,7 @@ struct ext4_volume {
 	int64_t timestamp;
 	void *zero_block;       /* one block of zeros, to find holes */
 	bool measure;
+	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
 };
 
 /* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
@@ -33,6 +34,17 @@ void ext4_io_name(int fd, uint64_t offset, uint64_t size, char *buf, size_t n);
  * message naming @what in v->d. */
 int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what);
 int ext4_errno(errcode_t err);
+
+/* names.c: @name in the folder @dir, found in memory (the folder read from the volume the
+ * first time): 0 with its inode, or -ENOENT (also when the folder cannot be read: linking
+ * a name then says why). */
+int ext4_names_find(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino);
+/* The entry @name -> @ino (of the EXT2_FT_ @type) added to the folder @dir where
+ * ext2fs_link() would put it, the folder grown by a block when no block has room; for names
+ * not there yet (ext4_names_find()). */
+errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
+			  int type);
+void ext4_names_free(struct ext4_names *n);
 
 /* meta.c: owner, permissions with the type bits @type (LINUX_S_IFREG, ...), and every time
  * of @inode; a new inode's creation time too. */

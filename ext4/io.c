@@ -130,6 +130,14 @@ static errcode_t region_pwrite(io_channel ch, uint64_t pos, size_t len, const vo
 			u->used = r->clock;
 			return 0;
 		}
+	}
+	/* no two runs may hold the same bytes: the runs a write overlaps but that cannot take
+	 * it whole are passed on before it joins or starts another */
+	for (int i = 0; i < RUNS; i++)
+		if (overlaps(&r->runs[i], pos, len) && (err = flush_run(r, &r->runs[i])))
+			return err;
+	for (int i = 0; i < RUNS; i++) {
+		struct run *u = &r->runs[i];
 		if (u->len && pos == u->pos + u->len && u->len + len <= RUN_BYTES) {
 			memcpy(u->buf + u->len, buf, len);
 			u->len += len;
@@ -137,9 +145,6 @@ static errcode_t region_pwrite(io_channel ch, uint64_t pos, size_t len, const vo
 			return 0;
 		}
 	}
-	for (int i = 0; i < RUNS; i++)
-		if (overlaps(&r->runs[i], pos, len) && (err = flush_run(r, &r->runs[i])))
-			return err;
 	for (int i = 1; i < RUNS && oldest->len; i++) /* an empty one, else the oldest */
 		if (!r->runs[i].len || r->runs[i].used < oldest->used)
 			oldest = &r->runs[i];

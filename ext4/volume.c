@@ -10,7 +10,7 @@ int ext4_errno(errcode_t err)
 	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
 	    err == EXT2_ET_DIR_NO_SPACE || err == EXT2_ET_TOOSMALL ||
 	    err == EXT2_ET_JOURNAL_TOO_SMALL || err == EXT2_ET_DIR_NO_SPACE_FOR_CSUM ||
-	    err == EXT2_ET_RES_GDT_BLOCKS || err == ENOSPC)
+	    err == EXT2_ET_RES_GDT_BLOCKS || err == EXT2_ET_TOO_MANY_INODES || err == ENOSPC)
 		return -ENOSPC;
 	return err > 0 && err < 4096 ? -(int)err : -EIO;
 }
@@ -88,21 +88,14 @@ static void set_identity(ext2_filsys fs, const struct ext4_params *p)
 	ext2fs_init_csum_seed(fs);
 }
 
-/* Every inode table written as zeros, and said so, so that no kernel thread does it later. */
-static int zero_inode_tables(struct ext4_volume *v)
+/* Every inode table said to be zeros, so that no kernel thread initialises it later: the
+ * region reads as zeros already (ext4_create()), and is not written again. */
+static void mark_inode_tables_zeroed(ext2_filsys fs)
 {
-	ext2_filsys fs = v->fs;
-
 	for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
-		errcode_t err = ext2fs_zero_blocks2(fs, ext2fs_inode_table_loc(fs, g),
-						    (int)fs->inode_blocks_per_group, NULL, NULL);
-		if (err)
-			return ext4_fail(v, err, "writing the inode tables");
 		ext2fs_bg_flags_set(fs, g, EXT2_BG_INODE_ZEROED);
 		ext2fs_group_desc_csum_set(fs, g);
 	}
-	ext2fs_zero_blocks2(fs, 0, 0, NULL, NULL); /* frees its buffer */
-	return 0;
 }
 
 /* The reserved inodes (1 to s_first_ino - 1) taken, the bad-block inode written. */
@@ -152,8 +145,8 @@ static int add_journal(struct ext4_volume *v)
 	}
 	if (err)
 		return ext4_fail(v, err, "sizing the journal");
-	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL,
-					     v->measure ? EXT2_MKJOURNAL_LAZYINIT : 0)))
+	/* its blocks are zeros already (ext4_create()): only its superblock is written */
+	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL, EXT2_MKJOURNAL_LAZYINIT)))
 		return ext4_fail(v, err, "writing the journal");
 	struct ext2_inode_large inode;
 	ext2fs_read_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode,
@@ -201,8 +194,8 @@ int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params
 		rc = ext4_fail(v, err, "placing the group tables");
 	if (rc == 0 && (err = ext2fs_convert_subcluster_bitmap(v->fs, &v->fs->block_map)))
 		rc = ext4_fail(v, err, "the block bitmap");
-	if (rc == 0 && !v->measure)
-		rc = zero_inode_tables(v);
+	if (rc == 0)
+		mark_inode_tables_zeroed(v->fs);
 	if (rc == 0)
 		rc = make_root(v);
 	if (rc == 0)
@@ -255,6 +248,7 @@ void ext4_discard(struct ext4_volume *v)
 		return;
 	if (v->fs)
 		ext2fs_free(v->fs);
+	ext4_names_free(v->names);
 	free(v->zero_block);
 	free(v);
 }

@@ -369,7 +369,7 @@ static int add_host_file(struct ext4_walk *w, const char *name, const struct sta
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
 
-	if (rc < 0 || !st->st_size || ext4_measuring(w->v))
+	if (rc < 0 || !st->st_size)
 		return rc;
 	if (l && l->pending) {
 		w->data[l->pending - 1].ino = *ino;
@@ -387,7 +387,7 @@ static int leave_out_linked(struct ext4_walk *w, const struct stat *st, const ch
 {
 	size_t pending = 0;
 
-	if (S_ISREG(st->st_mode) && st->st_size && !ext4_measuring(w->v)) {
+	if (S_ISREG(st->st_mode) && st->st_size) {
 		int rc = remember_data(w, 0, host, st);
 		if (rc < 0)
 			return rc;
@@ -754,6 +754,8 @@ static int build_volume(struct build *b, const struct layout_partition *p,
 		w.e = &p->entries[k];
 		rc = add_entry(&w);
 	}
+	if (rc == 0)
+		rc = ext4_index_folders(w.v);
 	free(w.links);
 	free(w.data);
 	b->d = keep;
@@ -857,6 +859,21 @@ int build_write_ext4(struct build *b, size_t i)
 	return ext4_finish(v);
 }
 
+/* The messages of a trial that failed for a reason of its inputs, in @to as they came: the
+ * build stops there, so they are said once, as a build would have said them. */
+static void keep_messages(struct diag *to, const struct diag *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		const struct diag_msg *m = &from->msgs[i];
+		if (m->level == DIAG_ERROR)
+			diag_error(to, "%s", m->text);
+		else if (m->level == DIAG_WARNING)
+			diag_warning(to, "%s", m->text);
+		else
+			diag_note(to, "%s", m->text);
+	}
+}
+
 /* One trial at @size in the scratch file @fd: 0 fits, -ENOSPC does not, else an error of
  * the inputs (its messages in b->d). */
 static int trial(struct build *b, const struct layout_partition *p,
@@ -869,13 +886,10 @@ static int trial(struct build *b, const struct layout_partition *p,
 		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
 	diag_init(&scratch);
 	int rc = build_volume(b, p, params, fd, 0, size, &scratch, &v);
-	diag_release(&scratch);
 	ext4_discard(v);
-	if (rc < 0 && rc != -ENOSPC && rc != -ENOMEM && rc != -EINTR) {
-		struct ext4_volume *again = NULL; /* the same error, its messages in b->d */
-		build_volume(b, p, params, fd, 0, size, b->d, &again);
-		ext4_discard(again);
-	}
+	if (rc < 0 && rc != -ENOSPC)
+		keep_messages(b->d, &scratch);
+	diag_release(&scratch);
 	return rc;
 }
 

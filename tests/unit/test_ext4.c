@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -144,12 +145,68 @@ static void test_acl_xattr(void **state)
 	assert_int_equal(ext4_acl_xattr(no_mask + 1, 3, &value, &len), -EINVAL);
 }
 
+static int count_entry(void *ctx, const struct ext4_dirent *e)
+{
+	(void)e;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/* 8,000 names in one folder of 1K blocks: each found in memory, a second one refused, the
+ * folder a hashed tree with a level of index blocks, each name read back. */
+static void test_big_folder(void **state)
+{
+	struct ext4_params p = { .block_size = 1024, .inode_size = 256, .inodes = 10000,
+				 .timestamp = 1700000000, .uuid = { 1, 2, 3 } };
+	struct ext4_meta m = { .perm = 0644, .mtime = 1700000000 };
+	struct ext4_volume *v;
+	struct diag d;
+	uint32_t dir, ino, found;
+	size_t listed = 0;
+	char name[64], path[80], out[64];
+	int fd = memfd_create("test", 0);
+
+	(void)state;
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 32 << 20), 0);
+	assert_int_equal(ext4_create(fd, 0, 32 << 20, &p, "mem", &d, &v), 0);
+	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "many", &m, "/many", &dir), 0);
+	for (int i = 0; i < 8000; i++) {
+		struct text t = { name, 0 };
+		snprintf(name, sizeof(name), "a-rather-long-name-%05d", i);
+		t.left = strlen(name);
+		assert_int_equal(ext4_add_file(v, dir, name, &m, t.left, read_text, &t, name, &ino), 0);
+		assert_int_equal(ext4_lookup(v, dir, name, &found, NULL), 0);
+		assert_int_equal(found, ino);
+	}
+	assert_int_equal(ext4_add_file(v, dir, "a-rather-long-name-04321", &m, 0, NULL, NULL, "x",
+				       NULL), -EINVAL);
+	assert_int_equal(ext4_lookup(v, dir, "a-rather-long-name-08000", &found, NULL), -ENOENT);
+	assert_int_equal(ext4_index_folders(v), 0);
+	assert_int_equal(ext4_finish(v), 0);
+
+	assert_int_equal(ext4_open_read(fd, 0, 32 << 20, "mem", &d, &v), 0);
+	assert_int_equal(ext4_list(v, "/many", count_entry, &listed, &d), 0);
+	assert_int_equal(listed, 8000);
+	for (int i = 0; i < 8000; i += 997) {
+		snprintf(path, sizeof(path), "/many/a-rather-long-name-%05d", i);
+		out[0] = 0;
+		assert_int_equal(ext4_read_file(v, path, append, out, &d), 0);
+		assert_string_equal(out, path + 6);
+	}
+	ext4_discard(v);
+	close(fd);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_build_and_read),
 		cmocka_unit_test(test_acl_xattr),
+		cmocka_unit_test(test_big_folder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
