@@ -94,6 +94,23 @@ void diag_note(struct diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+void diag_take(struct diag *to, struct diag *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		struct diag_msg *m = &from->msgs[i];
+		if (array_grow((void **)&to->msgs, &to->cap, to->n + 1, sizeof(*to->msgs)) < 0) {
+			free(m->text); /* as diag_add(): the count stays right */
+		} else {
+			to->msgs[to->n++] = *m;
+		}
+		to->errors += m->level == DIAG_ERROR;
+		m->text = NULL;
+	}
+	from->n = 0;
+	from->errors = 0;
+	diag_release(from);
+}
+
 void diag_print(const struct diag *d, FILE *out, const char *prog)
 {
 	for (size_t i = 0; i < d->n; i++) {

@@ -58,6 +58,10 @@ int diag_prefix(struct diag *d, size_t first, const char *prefix);
 /* Adds a note: something the user may not expect, which is as it should be. */
 void diag_note(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Moves every message of @from, in order and at its level, to the end of @to; @from is left
+ * empty (a scratch diag whose work turned out to matter). */
+void diag_take(struct diag *to, struct diag *from);
+
 /* Prints every message, one per line: errors as "PROG: MSG", warnings as
  * "PROG: warning: MSG", notes as "PROG: note: MSG". */
 void diag_print(const struct diag *d, FILE *out, const char *prog);

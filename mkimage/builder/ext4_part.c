@@ -777,21 +777,6 @@ int build_check_ext4(struct build *b, size_t i)
 	return 0;
 }
 
-/* The messages of @from into @to, as they are; @from emptied. */
-static void relay_all(struct diag *to, struct diag *from)
-{
-	for (size_t k = 0; k < from->n; k++) {
-		const struct diag_msg *m = &from->msgs[k];
-		if (m->level == DIAG_ERROR)
-			diag_error(to, "%s", m->text);
-		else if (m->level == DIAG_WARNING)
-			diag_warning(to, "%s", m->text);
-		else
-			diag_note(to, "%s", m->text);
-	}
-	diag_release(from);
-}
-
 /*
  * Partition @i of a size set in the layout was too small (@d holds what ran out): that, in
  * one line that names the size key and the size the entries need, found as size = auto finds
@@ -844,7 +829,7 @@ int build_write_ext4(struct build *b, size_t i)
 	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
 		too_small(b, i, &scratch);
 	else
-		relay_all(b->d, &scratch);
+		diag_take(b->d, &scratch);
 	if (rc == -ENOSPC && p->size_kind == LAYOUT_SIZE_AUTO)
 		diag_note(b->d, "partition '%s': the files took more blocks than measured: give "
 				"it an 'extra'", p->name);
@@ -857,21 +842,6 @@ int build_write_ext4(struct build *b, size_t i)
 		return rc;
 	}
 	return ext4_finish(v);
-}
-
-/* The messages of a trial that failed for a reason of its inputs, in @to as they came: the
- * build stops there, so they are said once, as a build would have said them. */
-static void keep_messages(struct diag *to, const struct diag *from)
-{
-	for (size_t i = 0; i < from->n; i++) {
-		const struct diag_msg *m = &from->msgs[i];
-		if (m->level == DIAG_ERROR)
-			diag_error(to, "%s", m->text);
-		else if (m->level == DIAG_WARNING)
-			diag_warning(to, "%s", m->text);
-		else
-			diag_note(to, "%s", m->text);
-	}
 }
 
 /* One trial at @size in the scratch file @fd: 0 fits, -ENOSPC does not, else an error of
@@ -887,8 +857,10 @@ static int trial(struct build *b, const struct layout_partition *p,
 	diag_init(&scratch);
 	int rc = build_volume(b, p, params, fd, 0, size, &scratch, &v);
 	ext4_discard(v);
+	/* a trial that failed for a reason of its inputs: the build stops there, so its
+	 * messages are said once, as a build would have said them */
 	if (rc < 0 && rc != -ENOSPC)
-		keep_messages(b->d, &scratch);
+		diag_take(b->d, &scratch);
 	diag_release(&scratch);
 	return rc;
 }
