@@ -805,8 +805,7 @@ static void too_small(struct build *b, size_t i, struct diag *d)
 		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "M or more (or "
 			 "size = auto)", p->name, (need + (1u << 20) - 1) >> 20);
 	else
-		snprintf(tail, sizeof(tail), "partition '%s' needs a larger size%s", p->name,
-			 p->ext4.inodes_set ? ", or more inodes" : "");
+		snprintf(tail, sizeof(tail), "partition '%s' needs a larger size", p->name);
 	if (!strncmp(why, loc->file, strlen(loc->file))) /* it names its entry's line */
 		diag_error(b->d, "%s: %s", why, tail);
 	else

@@ -52,7 +52,8 @@ LAYOUT
     [ "$auto" -le $((48 * 1048576)) ] || fail "auto ($inodes) chose $auto bytes for 12 MiB of data"
     sed "s/size = auto/size = $((auto / 1048576 - 1))M/" auto.layout >small.layout
     expect_status 1 "$SDIMG" build small.layout -o small.img
-    grep -qE "Could not allocate|requested number of inodes" err.txt || fail "$(cat err.txt)"
+    grep -qE "all [0-9]+ (inodes|blocks of [0-9]+ bytes) are used.*partition 'rootfs' needs" err.txt ||
+        fail "$(cat err.txt)"
     debugfs -R 'dump /mixed mixed.out' pa.img >/dev/null 2>&1
     cmp -s root/mixed mixed.out || fail "/mixed's bytes differ"
     rm -f auto.img pa.img small.img mixed.out
