@@ -261,8 +261,10 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 	errcode_t err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFLNK | 0777, NULL, &ino);
 	if (err == 0)
 		err = ext2fs_symlink(v->fs, dir, ino, name, target);
+	/* a full folder: ext2fs_symlink() gave back the inode and block it took, so the link
+	 * is made again, whole, once the folder has grown */
 	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
-		err = ext2fs_link(v->fs, dir, name, ino, EXT2_FT_SYMLINK); /* made, not named */
+		err = ext2fs_symlink(v->fs, dir, ino, name, target);
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFLNK, m);
 	if (err)

@@ -137,6 +137,13 @@ static int read_xattrs(const struct content_archive_lib *lib, struct archive_ent
 	return 0;
 }
 
+/* Whether @type (AE_IFREG, ...) is one an ext4 inode can have. */
+static bool type_ext4_has(unsigned type)
+{
+	return type == AE_IFREG || type == AE_IFDIR || type == AE_IFLNK || type == AE_IFCHR ||
+	       type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK;
+}
+
 static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib,
 		      const char *host, struct archive_entry *ae, struct item *it)
 {
@@ -156,6 +163,9 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 		return 0;
 	}
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
+	if (!hard && !type_ext4_has(it->type)) /* type 0 means a hard link here */
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is of a type ext4 has not",
+				  e->loc.file, e->loc.line, e->path, host, name);
 	it->m.uid = e->owner_set ? e->owner : (uint32_t)lib->archive_entry_uid(ae);
 	it->m.gid = e->group_set ? e->group : (uint32_t)lib->archive_entry_gid(ae);
 	it->m.perm = lib->archive_entry_perm(ae) & 07777;
