@@ -216,6 +216,8 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (err)
 		return fail_at(v, err, what, "adding");
 	ext2fs_extent_free(h);
+	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
+	inode.i_mode = LINUX_S_IFREG;
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, size)))
 		return fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
@@ -232,6 +234,7 @@ int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 		    const char *what)
 {
 	ext2_file_t f;
+	__u64 size;
 
 	if (v->measure)
 		return 0;
@@ -239,7 +242,11 @@ int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 
 	if (err)
 		return fail_at(v, err, what, "writing");
-	int rc = write_data(v, f, ext2fs_file_get_size(f), read, ctx, what);
+	if ((err = ext2fs_file_get_lsize(f, &size))) { /* all 64 bits of it */
+		ext2fs_file_close(f);
+		return fail_at(v, err, what, "writing");
+	}
+	int rc = write_data(v, f, size, read, ctx, what);
 	err = ext2fs_file_close(f);
 	if (rc == 0 && err)
 		rc = fail_at(v, err, what, "writing");
@@ -285,6 +292,11 @@ int ext4_add_special(struct ext4_volume *v, uint32_t dir, const char *name,
 	struct ext2_inode_large inode;
 	uint32_t ino;
 
+	/* Linux's dev_t holds 12 bits of major and 20 of minor (include/linux/kdev_t.h): a
+	 * larger number would be stored as another device */
+	if ((kind == EXT4_CHAR || kind == EXT4_BLOCK) && (major >= 1u << 12 || minor >= 1u << 20))
+		return diag_error(v->d, "%s: device %u,%u: Linux holds majors below 4096 and minors "
+				  "below 1048576", what, major, minor);
 	memset(&inode, 0, sizeof(inode));
 	/* the device number as Linux stores it: the old 8:8 form when it fits, else the new
 	 * form in the second word (fs/ext4/inode.c, old_encode_dev and new_encode_dev) */
