@@ -76,10 +76,12 @@ static errcode_t write_large(struct ext4_volume *v, uint32_t ino, struct ext2_in
 
 /* Owner, mode and times of the inode @ino. */
 static errcode_t set_meta(struct ext4_volume *v, uint32_t ino, uint16_t type,
-			  const struct ext4_meta *m)
+			  const struct ext4_meta *m, const char *what)
 {
 	struct ext2_inode_large inode;
 	errcode_t err = read_large(v, ino, &inode);
+
+	ext4_meta_check_time(v, m, what);
 
 	if (err == 0) {
 		ext4_meta_apply(v, &inode, type, m);
@@ -109,7 +111,7 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 		ino = new_ino;
 	}
 	if (err == 0)
-		err = set_meta(v, ino, LINUX_S_IFDIR, m);
+		err = set_meta(v, ino, LINUX_S_IFDIR, m, what);
 	if (err)
 		return fail_at(v, err, what, "making the folder");
 	if (ret_ino)
@@ -129,6 +131,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 		return rc;
 	errcode_t err = ext2fs_new_inode(v->fs, dir, type | 0644, NULL, &ino);
 	if (err == 0) {
+		ext4_meta_check_time(v, m, what);
 		ext4_meta_apply(v, inode, type, m);
 		inode->i_links_count = 1;
 		err = write_large(v, ino, inode);
@@ -273,7 +276,7 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (err == EXT2_ET_DIR_NO_SPACE && !(err = ext2fs_expand_dir(v->fs, dir)))
 		err = ext2fs_symlink(v->fs, dir, ino, name, target);
 	if (err == 0)
-		err = set_meta(v, ino, LINUX_S_IFLNK, m);
+		err = set_meta(v, ino, LINUX_S_IFLNK, m, what);
 	if (err)
 		return fail_at(v, err, what, "adding the link");
 	if (ret_ino)

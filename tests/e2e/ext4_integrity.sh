@@ -1,5 +1,6 @@
 # ext4 builds that used to be corrupt or crash: an archive entry with no file type is one
-# line naming the layout and the entry; a device number Linux cannot hold likewise; symbolic
+# line naming the layout and the entry; a device number Linux cannot hold likewise; times
+# outside ext4's range clamp with a warning instead of wrapping; symbolic
 # links added to a folder whose block is full (each grows it) leave e2fsck -fn clean and each
 # link where it points; files of 2 GiB, 5 GiB and 17 GiB (sparse, a few data blocks far out)
 # keep their size and bytes, read back through the kernel.
@@ -30,6 +31,30 @@ printf '. %d 0 0 x\nsda1 %d 8 1048576 x\n' 16877 25008 | cpio_of bigminor.cpio
 layout_of bigminor.cpio 8M | build_refused bigminor "/sda1: device 8,1048576: Linux holds majors below 4096"
 printf '. %d 0 0 x\nodd %d 4096 1 x\n' 16877 8612 | cpio_of bigmajor.cpio
 layout_of bigmajor.cpio 8M | build_refused bigmajor "/odd: device 4096,1"
+
+# times ext4 cannot hold clamp to its range with a warning naming the entry (1900, 2500;
+# with inode-size = 128, 2040), where they used to wrap; 2400 is kept, in the epoch bits
+mkdir when
+echo a >when/f
+for y in 1900 2400 2500 2040; do
+    tar --format=pax --mtime="$y-01-01 00:00:00 UTC" -C when -cf "$y.tar" f
+    isize=; [ $y != 2040 ] || isize='ext4 { inode-size = 128 }'
+    printf 'image { table = gpt timestamp = 1700000000 mtime = source }\npartition rootfs { type = ext4 size = 8M tree "/y%s" { from = "%s.tar" } %s }\n' \
+        $y $y "$isize" >"t$y.layout"
+    expect_status 0 "$SDIMG" build -q "t$y.layout" -o "t$y.img"
+    ext4_clean "t$y.img" 1 p.img
+    debugfs -R "stat /y$y/f" p.img 2>/dev/null | grep 'mtime:' >"mtime$y"
+    cp err.txt "err$y.txt"
+done
+[ ! -s err2400.txt ] || fail "a warning for 2400: $(cat err2400.txt)"
+cp err1900.txt err.txt
+expect_stderr "/y1900/f: its time (-2208988800 s from 1970) is outside what ext4 holds"
+grep -q 'mtime: 0x80000000:00000000 -- Fri Dec 13 20:45:52 1901' mtime1900 || fail "1900 is not 1901-12-13: $(cat mtime1900)"
+grep -q 'mtime: 0x28cd9d00:00000003 -- Sat Jan  1 00:00:00 2400' mtime2400 || fail "2400 is not kept: $(cat mtime2400)"
+grep -q 'mtime: 0x7fffffff:00000003 -- Thu May 10 22:38:55 2446' mtime2500 || fail "2500 is not 2446-05-10: $(cat mtime2500)"
+grep -q 'mtime: 0x7fffffff -- Tue Jan 19 03:14:07 2038' mtime2040 || fail "2040 with 128-byte inodes is not 2038-01-19: $(cat mtime2040)"
+cp err2040.txt err.txt
+expect_stderr "/y2040/f: its time (2208988800 s from 1970) is past 2038-01-19, the last an inode of 128 bytes holds"
 
 # 300 symbolic links (fast and slow) and 300 files in one folder of a small volume: the folder
 # grows while links are added; each link keeps its own inode and target
