@@ -90,6 +90,30 @@ static errcode_t set_meta(struct ext4_volume *v, uint32_t ino, uint16_t type,
 	return err;
 }
 
+/* A folder's new subfolder @ino made and named in @dir. Each subfolder's ".." is a link of
+ * @dir; past LINK_MAX_EXT4 links the count is 1, "more than can be counted", as the kernel
+ * keeps it with the dir_nlink feature (fs/ext4/namei.c, ext4_inc_count) and e2fsck expects. */
+static errcode_t make_subfolder(struct ext4_volume *v, uint32_t dir, const char *name,
+				uint32_t ino, const char *what, int *rc)
+{
+	struct ext2_inode_large parent;
+	errcode_t err = read_large(v, dir, &parent);
+	bool uncounted = parent.i_links_count == 1 || parent.i_links_count >= LINK_MAX_EXT4;
+
+	if (err == 0 && uncounted && !ext2fs_has_feature_dir_nlink(v->fs->super)) {
+		*rc = diag_error(v->d, "%s: more than %d folders in one folder need the dir_nlink "
+				 "feature", what, LINK_MAX_EXT4 - 2);
+		return 0;
+	}
+	if (err == 0 && !(err = ext2fs_mkdir(v->fs, dir, ino, NULL)))
+		err = link_name(v, dir, name, ino, EXT2_FT_DIR);
+	if (err == 0 && uncounted && !(err = read_large(v, dir, &parent))) {
+		parent.i_links_count = 1;
+		err = write_large(v, dir, &parent);
+	}
+	return err;
+}
+
 int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
 		 const char *what, uint32_t *ret_ino)
 {
@@ -105,9 +129,10 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 		if (rc < 0)
 			return rc;
 		ext2_ino_t new_ino;
-		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)) &&
-		    !(err = ext2fs_mkdir(v->fs, dir, new_ino, NULL)))
-			err = link_name(v, dir, name, new_ino, EXT2_FT_DIR);
+		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)))
+			err = make_subfolder(v, dir, name, new_ino, what, &rc);
+		if (rc < 0)
+			return rc;
 		ino = new_ino;
 	}
 	if (err == 0)
