@@ -76,14 +76,40 @@ static errcode_t write_large(struct ext4_volume *v, uint32_t ino, struct ext2_in
 
 /* Owner, mode and times of the inode @ino. */
 static errcode_t set_meta(struct ext4_volume *v, uint32_t ino, uint16_t type,
-			  const struct ext4_meta *m)
+			  const struct ext4_meta *m, const char *what)
 {
 	struct ext2_inode_large inode;
 	errcode_t err = read_large(v, ino, &inode);
 
+	ext4_meta_check_time(v, m, what);
+
 	if (err == 0) {
 		ext4_meta_apply(v, &inode, type, m);
 		err = write_large(v, ino, &inode);
+	}
+	return err;
+}
+
+/* A folder's new subfolder @ino made and named in @dir. Each subfolder's ".." is a link of
+ * @dir; past LINK_MAX_EXT4 links the count is 1, "more than can be counted", as the kernel
+ * keeps it with the dir_nlink feature (fs/ext4/namei.c, ext4_inc_count) and e2fsck expects. */
+static errcode_t make_subfolder(struct ext4_volume *v, uint32_t dir, const char *name,
+				uint32_t ino, const char *what, int *rc)
+{
+	struct ext2_inode_large parent;
+	errcode_t err = read_large(v, dir, &parent);
+	bool uncounted = parent.i_links_count == 1 || parent.i_links_count >= LINK_MAX_EXT4;
+
+	if (err == 0 && uncounted && !ext2fs_has_feature_dir_nlink(v->fs->super)) {
+		*rc = diag_error(v->d, "%s: more than %d folders in one folder need the dir_nlink "
+				 "feature", what, LINK_MAX_EXT4 - 2);
+		return 0;
+	}
+	if (err == 0 && !(err = ext2fs_mkdir(v->fs, dir, ino, NULL)))
+		err = ext4_names_link(v, dir, name, ino, EXT2_FT_DIR);
+	if (err == 0 && uncounted && !(err = read_large(v, dir, &parent))) {
+		parent.i_links_count = 1;
+		err = write_large(v, dir, &parent);
 	}
 	return err;
 }
@@ -103,13 +129,14 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 		if (rc < 0)
 			return rc;
 		ext2_ino_t new_ino;
-		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)) &&
-		    !(err = ext2fs_mkdir(v->fs, dir, new_ino, NULL)))
-			err = ext4_names_link(v, dir, name, new_ino, EXT2_FT_DIR);
+		if (!(err = ext2fs_new_inode(v->fs, dir, LINUX_S_IFDIR | 0755, NULL, &new_ino)))
+			err = make_subfolder(v, dir, name, new_ino, what, &rc);
+		if (rc < 0)
+			return rc;
 		ino = new_ino;
 	}
 	if (err == 0)
-		err = set_meta(v, ino, LINUX_S_IFDIR, m);
+		err = set_meta(v, ino, LINUX_S_IFDIR, m, what);
 	if (err)
 		return fail_at(v, err, what, "making the folder");
 	if (ret_ino)
@@ -129,6 +156,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 		return rc;
 	errcode_t err = ext2fs_new_inode(v->fs, dir, type | 0644, NULL, &ino);
 	if (err == 0) {
+		ext4_meta_check_time(v, m, what);
 		ext4_meta_apply(v, inode, type, m);
 		inode->i_links_count = 1;
 		err = write_large(v, ino, inode);
@@ -268,6 +296,8 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (err)
 		return fail_at(v, err, what, "adding");
 	ext2fs_extent_free(h);
+	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
+	inode.i_mode = LINUX_S_IFREG;
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, size)))
 		return fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
@@ -282,6 +312,7 @@ int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 		    const char *what)
 {
 	ext2_file_t f;
+	__u64 size;
 
 	if (v->measure)
 		return take_data(v, ino, read, ctx, what);
@@ -289,7 +320,11 @@ int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 
 	if (err)
 		return fail_at(v, err, what, "writing");
-	int rc = write_data(v, f, NULL, ext2fs_file_get_size(f), read, ctx, what);
+	if ((err = ext2fs_file_get_lsize(f, &size))) { /* all 64 bits of it */
+		ext2fs_file_close(f);
+		return fail_at(v, err, what, "writing");
+	}
+	int rc = write_data(v, f, NULL, size, read, ctx, what);
 	err = ext2fs_file_close(f);
 	if (rc == 0 && err)
 		rc = fail_at(v, err, what, "writing");
@@ -314,7 +349,7 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (err == 0)
 		err = ext4_names_link(v, dir, name, ino, EXT2_FT_SYMLINK);
 	if (err == 0)
-		err = set_meta(v, ino, LINUX_S_IFLNK, m);
+		err = set_meta(v, ino, LINUX_S_IFLNK, m, what);
 	if (err)
 		return fail_at(v, err, what, "adding the link");
 	if (ret_ino)
@@ -333,6 +368,11 @@ int ext4_add_special(struct ext4_volume *v, uint32_t dir, const char *name,
 	struct ext2_inode_large inode;
 	uint32_t ino;
 
+	/* Linux's dev_t holds 12 bits of major and 20 of minor (include/linux/kdev_t.h): a
+	 * larger number would be stored as another device */
+	if ((kind == EXT4_CHAR || kind == EXT4_BLOCK) && (major >= 1u << 12 || minor >= 1u << 20))
+		return diag_error(v->d, "%s: device %u,%u: Linux holds majors below 4096 and minors "
+				  "below 1048576", what, major, minor);
 	memset(&inode, 0, sizeof(inode));
 	/* the device number as Linux stores it: the old 8:8 form when it fits, else the new
 	 * form in the second word (fs/ext4/inode.c, old_encode_dev and new_encode_dev) */

@@ -47,8 +47,11 @@ errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name,
 void ext4_names_free(struct ext4_names *n);
 
 /* meta.c: owner, permissions with the type bits @type (LINUX_S_IFREG, ...), and every time
- * of @inode; a new inode's creation time too. */
+ * of @inode (clamped to what it holds); a new inode's creation time too. */
 void ext4_meta_apply(struct ext4_volume *v, struct ext2_inode_large *inode, uint16_t type,
 		     const struct ext4_meta *m);
+/* A warning naming @what when @m's time is outside what an inode of @v holds (it is then
+ * stored as the nearest it holds). */
+void ext4_meta_check_time(struct ext4_volume *v, const struct ext4_meta *m, const char *what);
 
 #endif

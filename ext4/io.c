@@ -2,7 +2,9 @@
  * block at a time, between writes of its inode and of bitmaps: writes are kept in RUNS runs
  * of consecutive bytes (up to RUN_BYTES each), a write that continues a run or falls inside
  * it joins it, a read inside one is answered from it, and the run written least recently is
- * passed on in one pwrite when a new one needs its place (all of them on flush and close). */
+ * passed on in one pwrite when a new one needs its place (all of them on flush and close).
+ * No two runs hold the same byte: a write or read that meets a run it does not fall inside
+ * passes that run on first, so the image and the runs together always hold the newest bytes. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -125,14 +127,14 @@ static errcode_t region_pwrite(io_channel ch, uint64_t pos, size_t len, const vo
 	r->clock++;
 	for (int i = 0; i < RUNS; i++) {
 		struct run *u = &r->runs[i];
-		if (inside(u, pos, len)) {
+		if (inside(u, pos, len)) { /* no other run holds any of these bytes */
 			memcpy(u->buf + (pos - u->pos), buf, len);
 			u->used = r->clock;
 			return 0;
 		}
 	}
-	/* no two runs may hold the same bytes: the runs a write overlaps but that cannot take
-	 * it whole are passed on before it joins or starts another */
+	/* older copies of any of these bytes go out first: the runs never overlap, so the bytes
+	 * of a run are the newest whatever the order they are passed on in */
 	for (int i = 0; i < RUNS; i++)
 		if (overlaps(&r->runs[i], pos, len) && (err = flush_run(r, &r->runs[i])))
 			return err;

@@ -227,6 +227,13 @@ static int read_acls(struct ext4_walk *w, const struct content_archive_lib *lib,
 				      "system.posix_acl_default");
 }
 
+/* Whether @type (AE_IFREG, ...) is one an ext4 inode can have. */
+static bool type_ext4_has(unsigned type)
+{
+	return type == AE_IFREG || type == AE_IFDIR || type == AE_IFLNK || type == AE_IFCHR ||
+	       type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK;
+}
+
 static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib,
 		      const char *host, struct archive_entry *ae, struct item *it)
 {
@@ -244,6 +251,9 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	if (rc)
 		return rc < 0 ? rc : 0;
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
+	if (!hard && !type_ext4_has(it->type)) /* type 0 means a hard link here */
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is of a type ext4 has not",
+				  e->loc.file, e->loc.line, e->path, host, name);
 	bool root = e->owners == LAYOUT_OWNERS_ROOT;
 	it->m.uid = e->owner_set ? e->owner : root ? 0 : (uint32_t)lib->archive_entry_uid(ae);
 	it->m.gid = e->group_set ? e->group : root ? 0 : (uint32_t)lib->archive_entry_gid(ae);

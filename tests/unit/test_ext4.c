@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "ext4/ext4.h"
+#include "ext4/ext4_priv.h"
 
 static void test_features(void **state)
 {
@@ -200,6 +200,58 @@ static void test_big_folder(void **state)
 	diag_release(&d);
 }
 
+static uint16_t links_of(struct ext4_volume *v, uint32_t ino)
+{
+	struct ext2_inode inode;
+	assert_int_equal(ext2fs_read_inode(v->fs, ino, &inode), 0);
+	return inode.i_links_count;
+}
+
+/* A folder of more than 65,000 links (subfolders' ".."): its count is 1 from there on, as
+ * the kernel's dir_nlink keeps it, not a 16-bit count that wraps to 0. */
+static void test_many_subfolders(void **state)
+{
+	struct ext4_params p = { .block_size = 1024, .inode_size = 256, .timestamp = 1700000000 };
+	struct ext4_meta m = { .perm = 0755, .mtime = 1700000000 };
+	struct ext4_volume *v;
+	struct ext2_inode inode;
+	struct diag d;
+	uint32_t top;
+	int fd = memfd_create("test", 0);
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(ftruncate(fd, 4 << 20), 0);
+	assert_int_equal(ext4_create(fd, 0, 4 << 20, &p, "mem", &d, &v), 0);
+	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "top", &m, "/top", &top), 0);
+	assert_int_equal(ext4_add_dir(v, top, "a", &m, "/top/a", NULL), 0);
+	assert_int_equal(links_of(v, top), 3);
+	/* as if 64,997 subfolders were there */
+	assert_int_equal(ext2fs_read_inode(v->fs, top, &inode), 0);
+	inode.i_links_count = 64999;
+	assert_int_equal(ext2fs_write_inode(v->fs, top, &inode), 0);
+	assert_int_equal(ext4_add_dir(v, top, "b", &m, "/top/b", NULL), 0);
+	assert_int_equal(links_of(v, top), 65000);
+	assert_int_equal(ext4_add_dir(v, top, "c", &m, "/top/c", NULL), 0);
+	assert_int_equal(links_of(v, top), 1);
+	assert_int_equal(ext4_add_dir(v, top, "d", &m, "/top/d", NULL), 0);
+	assert_int_equal(links_of(v, top), 1);
+	ext4_discard(v);
+
+	/* without dir_nlink, one too many is an error naming the entry */
+	p.features = "^dir_nlink";
+	assert_int_equal(ext4_create(fd, 0, 4 << 20, &p, "mem", &d, &v), 0);
+	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "top", &m, "/top", &top), 0);
+	assert_int_equal(ext2fs_read_inode(v->fs, top, &inode), 0);
+	inode.i_links_count = 65000;
+	assert_int_equal(ext2fs_write_inode(v->fs, top, &inode), 0);
+	assert_int_equal(ext4_add_dir(v, top, "e", &m, "/top/e", NULL), -EINVAL);
+	assert_non_null(strstr(d.msgs[d.n - 1].text, "/top/e: more than 64998 folders in one folder"));
+	ext4_discard(v);
+	close(fd);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_build_and_read),
 		cmocka_unit_test(test_acl_xattr),
 		cmocka_unit_test(test_big_folder),
+		cmocka_unit_test(test_many_subfolders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
