@@ -374,6 +374,65 @@ static int read_fields(json_t *root, struct cards_manifest *m)
 	return 0;
 }
 
+/* The keys of each object of the manifest (README.md, "Per-card values"), NULL-ended. */
+static const char *const root_keys[] = { "format", "image-size", "seed", "image", "ids", "fields",
+					 NULL };
+static const char *const image_keys[] = { "mapped", "sha256", NULL };
+static const char *const ids_keys[] = { "mbr-disk-id", "gpt-headers", "partitions", "volumes",
+					NULL };
+static const char *const part_keys[] = { "name", "number", "per-card-uuid", NULL };
+static const char *const volume_keys[] = { "partition", "volume", "volume-id", NULL };
+static const char *const file_keys[] = { "kind", "partition", "volume", "path", "template",
+					 "reserve", "fat-type", "cluster-size", "first-cluster",
+					 "clusters", "data", "entry", "fats", "fsinfo", "free-base",
+					 NULL };
+
+/* The first key of @o (when an object) that is not one of @known, or NULL. */
+static const char *unknown_key(json_t *o, const char *const *known)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(o, key, v) {
+		size_t i = 0;
+		while (known[i] && strcmp(known[i], key) != 0)
+			i++;
+		if (!known[i])
+			return key;
+	}
+	return NULL;
+}
+
+/* The first key of the objects in array @a that is not one of @known, or NULL. */
+static const char *unknown_key_in(json_t *a, const char *const *known)
+{
+	const char *key = NULL;
+
+	for (size_t i = 0; !key && i < json_array_size(a); i++)
+		key = unknown_key(json_array_get(a, i), known);
+	return key;
+}
+
+/* The first key of the manifest that its format does not have, or NULL: a key the reader
+ * would pass over unread is a manifest edited by hand or of another format. */
+static const char *stray_key(json_t *root)
+{
+	json_t *ids = json_object_get(root, "ids");
+	const char *key = unknown_key(root, root_keys);
+
+	if (!key)
+		key = unknown_key(json_object_get(root, "image"), image_keys);
+	if (!key)
+		key = unknown_key(ids, ids_keys);
+	if (!key)
+		key = unknown_key_in(json_object_get(ids, "partitions"), part_keys);
+	if (!key)
+		key = unknown_key_in(json_object_get(ids, "volumes"), volume_keys);
+	if (!key)
+		key = unknown_key_in(json_object_get(root, "fields"), file_keys);
+	return key;
+}
+
 int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d)
 {
 	json_error_t err;
@@ -387,6 +446,13 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 		return diag_error(d, "%s: a per-card manifest of an older sdimg (\"%s\"), which "
 				     "does not say which image it belongs to: build the image again "
 				     "for one of \"%s\"", path, CARDS_FORMAT_OLD, CARDS_FORMAT);
+	}
+	const char *stray = stray_key(root);
+	if (stray) {
+		rc = diag_error(d, "%s: an unknown key \"%s\" (not of a per-card manifest of "
+				   "\"%s\")", path, stray, CARDS_FORMAT);
+		json_decref(root);
+		return rc;
 	}
 	rc = read_fields(root, m);
 	json_decref(root);

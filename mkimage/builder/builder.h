@@ -20,6 +20,7 @@
 #define SDIMG_MKIMAGE_BUILDER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/diag.h"
@@ -74,5 +75,26 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 
 /* ".zst", ".xz", ".gz"; "" for none. */
 const char *build_compression_suffix(enum build_compression kind);
+
+/* ---- ids.c: every id the layout leaves unset comes from its seed (the builder derives
+ * them; flash/ checks a per-card manifest's seed against its image with them) ---------- *
+ * id = SHA-256 of the bytes SEED "\n" PURPOSE, PURPOSE being "disk-id" (MBR signature: the
+ * first 4 bytes, little-endian), "disk-guid", "partition-uuid/NAME" (GUIDs: the first 16
+ * bytes in text order with the RFC 4122 version-4 and variant bits set) or
+ * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian), "ext4-uuid/NAME" (an ext4
+ * file system's UUID, as a GUID) or "ext4-hash-seed/NAME" (its directory hash seed: the
+ * first 16 bytes). So
+ *   printf '%s\n%s' "$SEED" "volume-id/boot" | sha256sum
+ * predicts them. */
+/* Each takes the SHA-256 with @sha and returns 0, or -EIO when libcrypto failed (its diag
+ * says so). */
+struct sha256;
+int build_id_mbr_disk(struct sha256 *sha, const char *seed, uint32_t *ret);
+int build_id_gpt_disk(struct sha256 *sha, const char *seed, struct layout_guid *ret);
+int build_id_partition_uuid(struct sha256 *sha, const char *seed, const char *name,
+			    struct layout_guid *ret);
+int build_id_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret);
+int build_id_ext4(struct sha256 *sha, const char *seed, const char *name,
+		  struct layout_guid *ret_uuid, uint8_t ret_hash_seed[16]);
 
 #endif

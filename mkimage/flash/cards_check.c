@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/gpt.h"
 #include "common/mbr.h"
+#include "common/sha256.h"
 #include "fat/fat.h"
+#include "mkimage/builder/builder.h"
 #include "mkimage/flash/flash.h"
 #include "mkimage/reader/reader.h"
 
@@ -33,6 +36,7 @@ struct checker {
 	const char *manifest, *image;
 	int fd;
 	struct disk k;
+	struct sha256 *sha; /* for the ids the manifest's seed derives */
 	struct diag *d;
 };
 
@@ -427,6 +431,23 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
 	return rc;
 }
 
+/* The image holds the volume id the manifest's seed derives for the volume's name: the
+ * build wrote it so (mkimage/builder/ids.c), and a card's id comes from the same seed. */
+static int check_volume_seed(const struct checker *c, const struct cards_volume *cv,
+			     const char *what)
+{
+	uint8_t id[4];
+	uint32_t want;
+	int rc = read_at(c, id, sizeof(id), cv->volume_id[0]);
+
+	if (rc == 0 && (rc = build_id_volume(c->sha, c->m->seed, cv->partition, &want)) == 0 &&
+	    le(id, 4) != want)
+		rc = refuse(c, what, "its seed is not the image's (the volume id %08" PRIx64 " at "
+				     "byte %" PRIu64 " is not %08" PRIx32 ", which the seed derives "
+				     "for '%s')", le(id, 4), cv->volume_id[0], want, cv->partition);
+	return rc;
+}
+
 static int check_volume(struct checker *c, const struct cards_volume *cv, struct spans *s)
 {
 	char what[160];
@@ -445,21 +466,136 @@ static int check_volume(struct checker *c, const struct cards_volume *cv, struct
 		rc = refuse(c, what, "byte %" PRIu64 " is not the BS_VolID of the volume's boot "
 				     "sector", cv->volume_id[0]);
 	fat_vol_close(v.v);
+	if (rc == 0)
+		rc = check_volume_seed(c, cv, what);
 	for (unsigned k = 0; rc == 0 && k < cv->n_volume_id; k++)
 		rc = add_span(s, cv->volume_id[k], 4, SPAN_VOLUME_ID, what);
 	return rc;
 }
 
-/* The ids in the table: the MBR's signature, both GPT headers where GPT keeps them, every
- * partition number one of the table's. */
+/* The ids the manifest sets on each card are of the image's own table: mbr-disk-id on an
+ * MBR, on a GPT gpt-headers with byte 512 and, when the image ends in a backup header, the
+ * last sector's (a card whose backup header kept the image's ids would hold a corrupt
+ * GPT), and the partitions only with one of them. */
+static int check_table_kind(const struct checker *c)
+{
+	const struct cards_manifest *m = c->m;
+	uint64_t lo, hi;
+	unsigned headers = 1 + gpt_array(c, m->image_size - 512, &lo, &hi);
+
+	if (m->mbr_disk_id && strcmp(c->k.table, "mbr") != 0)
+		return refuse(c, "ids", "mbr-disk-id, but the image's table is %s", c->k.table);
+	if (m->n_gpt_headers && strcmp(c->k.table, "gpt") != 0)
+		return refuse(c, "ids", "gpt-headers, but the image's table is %s", c->k.table);
+	if (m->n_gpt_headers && m->n_gpt_headers != headers && headers == 2)
+		return refuse(c, "ids", "gpt-headers must list both GPT headers, at byte 512 and at "
+					"byte %" PRIu64 " (the last sector)", m->image_size - 512);
+	if (m->n_gpt_headers && m->n_gpt_headers != headers)
+		return refuse(c, "ids", "gpt-headers must list the one GPT header, at byte 512 (the "
+					"image has no backup header)");
+	if (m->n_parts && !m->mbr_disk_id && !m->n_gpt_headers)
+		return refuse(c, "ids", "partitions without mbr-disk-id or gpt-headers");
+	return 0;
+}
+
+/* The image's disk id is the one the manifest's seed derives: the build wrote it so
+ * (mkimage/builder/ids.c), and each card's ids come from the same seed. */
+static int check_disk_seed(const struct checker *c)
+{
+	const struct cards_manifest *m = c->m;
+	struct layout_guid g;
+	uint32_t id;
+	char want[40] = "";
+	int rc = 0;
+
+	if (m->mbr_disk_id && (rc = build_id_mbr_disk(c->sha, m->seed, &id)) == 0)
+		snprintf(want, sizeof(want), "0x%08" PRIx32, id);
+	else if (m->n_gpt_headers && (rc = build_id_gpt_disk(c->sha, m->seed, &g)) == 0)
+		layout_guid_text(&g, want);
+	if (rc == 0 && *want && strcasecmp(want, c->k.id) != 0)
+		rc = refuse(c, "seed", "its seed is not the image's (the disk id %s is not %s, "
+				       "which the seed derives)", c->k.id, want);
+	return rc;
+}
+
+/* The image's partition numbered @number, or NULL. */
+static const struct disk_part *part_numbered(const struct checker *c, unsigned number)
+{
+	for (size_t k = 0; k < c->k.n_parts; k++)
+		if (c->k.parts[k].number == number)
+			return &c->k.parts[k];
+	return NULL;
+}
+
+/* The number of the image's partition that starts at @volume, or 0. */
+static unsigned number_at(const struct checker *c, uint64_t volume)
+{
+	for (size_t k = 0; k < c->k.n_parts; k++)
+		if (c->k.parts[k].start == volume && c->k.parts[k].size)
+			return c->k.parts[k].number;
+	return 0;
+}
+
+/* The volumes and fields that name partition @p say it starts where its number does. */
+static bool volumes_agree(const struct checker *c, const struct cards_part *p)
+{
+	const struct cards_manifest *m = c->m;
+	bool ok = true;
+
+	for (size_t i = 0; i < m->n_volumes; i++)
+		ok &= strcmp(m->volumes[i].partition, p->name) != 0 ||
+		      number_at(c, m->volumes[i].volume) == p->number;
+	for (size_t i = 0; i < m->n_files; i++)
+		ok &= strcmp(m->files[i].partition, p->name) != 0 ||
+		      number_at(c, m->files[i].volume) == p->number;
+	return ok;
+}
+
+/* Partition @p of the manifest is the image's partition of its name and number: there is
+ * one of that number, listed once; on a GPT with per-card GUIDs its entry holds the GUID the
+ * seed derives for the name (so a manifest with two numbers swapped cannot point
+ * ${PARTUUID_NAME} at the other partition); and the volumes of that name start there. */
+static int check_part(const struct checker *c, size_t i)
+{
+	const struct cards_part *p = &c->m->parts[i];
+	const struct disk_part *dp = part_numbered(c, p->number);
+	struct layout_guid g;
+	char want[40];
+	int rc;
+
+	if (!dp)
+		return refuse(c, "ids", "the image has no partition %u (%s)", p->number, p->name);
+	for (size_t k = 0; k < i; k++)
+		if (c->m->parts[k].number == p->number)
+			return refuse(c, "ids", "partition %u is listed twice (%s and %s)", p->number,
+				      c->m->parts[k].name, p->name);
+	if (c->m->n_gpt_headers && p->per_card_uuid) {
+		if ((rc = build_id_partition_uuid(c->sha, c->m->seed, p->name, &g)) < 0)
+			return rc;
+		layout_guid_text(&g, want);
+		if (strcasecmp(want, dp->uuid) != 0)
+			return refuse(c, "ids", "partition %u is not '%s' (its GUID %s is not %s, "
+						"which the seed derives for '%s')", p->number,
+				      p->name, dp->uuid, want, p->name);
+	}
+	if (!volumes_agree(c, p))
+		return refuse(c, "ids", "partition %u is not '%s' (its volumes start elsewhere)",
+			      p->number, p->name);
+	return 0;
+}
+
+/* The ids in the table: of the image's table kind and from its seed, the MBR's signature,
+ * both GPT headers where GPT keeps them, every partition of the table once, by its number. */
 static int check_ids(struct checker *c, struct spans *s)
 {
 	const struct cards_manifest *m = c->m;
 	uint64_t lo, hi;
 	uint8_t sig[2];
-	int rc = 0;
+	int rc = check_table_kind(c);
 
-	if (m->mbr_disk_id && (rc = read_at(c, sig, 2, MBR_SIGNATURE)) == 0) {
+	if (rc == 0)
+		rc = check_disk_seed(c);
+	if (rc == 0 && m->mbr_disk_id && (rc = read_at(c, sig, 2, MBR_SIGNATURE)) == 0) {
 		if (sig[0] != 0x55 || sig[1] != 0xAA)
 			return refuse(c, "ids", "sector 0 holds no MBR");
 		rc = add_span(s, CARDS_MBR_DISK_ID, 4, SPAN_TABLE, "ids: mbr-disk-id");
@@ -472,14 +608,11 @@ static int check_ids(struct checker *c, struct spans *s)
 		if (rc == 0)
 			rc = add_span(s, lo, hi - lo, SPAN_TABLE, "ids: a GPT entry array");
 	}
-	for (size_t i = 0; rc == 0 && i < m->n_parts; i++) {
-		bool found = false;
-		for (size_t k = 0; k < c->k.n_parts; k++)
-			found |= c->k.parts[k].number == m->parts[i].number;
-		if (!found)
-			return refuse(c, "ids", "the image has no partition %u (%s)", m->parts[i].number,
-				      m->parts[i].name);
-	}
+	if (rc == 0 && m->n_gpt_headers && m->n_parts != c->k.n_parts)
+		return refuse(c, "ids", "%zu partitions, but the image has %zu", m->n_parts,
+			      c->k.n_parts);
+	for (size_t i = 0; rc == 0 && i < m->n_parts; i++)
+		rc = check_part(c, i);
 	return rc;
 }
 
@@ -521,7 +654,7 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 	struct diag scratch;
 	int rc = check_image(&c, size);
 
-	if (rc < 0)
+	if (rc < 0 || (rc = sha256_new(&c.sha, d)) < 0)
 		return rc;
 	diag_init(&scratch);
 	rc = reader_read_disk_uncounted(&c.k, image, fd, &scratch);
@@ -538,6 +671,7 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 	if (rc == 0)
 		rc = check_apart(&c, &s);
 	free(s.v);
+	sha256_free(c.sha);
 	reader_release_disk(&c.k);
 	return rc;
 }

@@ -174,8 +174,10 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
  * FATs, clusters and FSInfo sectors; its directory entry is in a directory of the volume and
  * is the one the volume finds at its path; the image holds its template, the entry's first
  * cluster and size, the chain in each FAT and the free count a card with the template would
- * have; each volume id is its boot sector's BS_VolID; the ids' GPT headers are where GPT
- * keeps them; no two fields share a byte (but the FAT entries of two files, and one
+ * have; each volume id is its boot sector's BS_VolID; the ids are of the image's table kind
+ * (mbr-disk-id on an MBR, on a GPT both its headers), each partition listed once by the
+ * number of its name, and the image holds the ids the manifest's seed derives; no two
+ * fields share a byte (but the FAT entries of two files, and one
  * volume's FSInfo) or a cluster, and every one lies in the mapped ranges. Returns 0, or
  * -EINVAL with one line in @d naming @manifest and the field, or another negative errno.
  */

@@ -105,31 +105,68 @@ expect_status 0 "$SDIMG" build g.layout -o g.img -q
 expect_status 0 "$SDIMG" build g2.layout -o g2.img -q
 [ "$(stat -c %s g.img)" = "$(stat -c %s g2.img)" ] || fail "two builds of one size"
 cmp -s g.img g2.img && fail "two builds that differ"
-manifest_refused() { # manifest_refused MANIFEST MESSAGE
-    expect_status 1 "$SDIMG" personalize g.img --cards "$1" --set CARD_SERIAL=1 --set HOST=h -o c.img
-    expect_stderr "$2"
+manifest_refused() { # manifest_refused IMAGE MANIFEST MESSAGE
+    expect_status 1 "$SDIMG" personalize "$1" --cards "$2" --set CARD_SERIAL=1 --set HOST=h -o c.img
+    expect_stderr "$3"
     [ ! -e c.img ] && [ -z "$(ls c.img.* 2>/dev/null)" ] || fail "a refused manifest left c.img"
 }
-edited() { # edited JQ MESSAGE: g.img's manifest edited by JQ is refused with MESSAGE
-    jq "$1" g.img.cards.json >bad.json
-    manifest_refused bad.json "$2"
+edited() { # edited IMAGE JQ MESSAGE: IMAGE's manifest edited by JQ is refused with MESSAGE
+    jq "$2" "$1.cards.json" >bad.json
+    manifest_refused "$1" bad.json "$3"
 }
-manifest_refused g2.img.cards.json "g.img: its per-card manifest g2.img.cards.json belongs to another image"
-edited '.format = "sdimg-cards 1"' 'bad.json: a per-card manifest of an older sdimg ("sdimg-cards 1"), which does not say which image it belongs to: build the image again'
-edited '.fields[0].data = 512' "bad.json: boot:/etc-id/serial.txt: its data at byte 512 is not where cluster"
-edited '.fields[0].entry = 446' "bad.json: boot:/etc-id/serial.txt: its directory entry at byte 446 is in no directory of the volume"
-edited '.ids.volumes[0]["volume-id"][0] = .ids.volumes[0].volume + 100' "bad.json: boot: volume-id: byte $(jq ".ids.volumes[0].volume + 100" g.img.cards.json) is not the BS_VolID"
-edited '.fields[1].entry = .fields[0].entry' "bad.json: boot:/host: the directory entry at byte"
-edited '.fields[1].data = .fields[0].data | .fields[1]["first-cluster"] = .fields[0]["first-cluster"]' \
+manifest_refused g.img g2.img.cards.json "g.img: its per-card manifest g2.img.cards.json belongs to another image"
+edited g.img '.format = "sdimg-cards 1"' 'bad.json: a per-card manifest of an older sdimg ("sdimg-cards 1"), which does not say which image it belongs to: build the image again'
+edited g.img '.fields[0].data = 512' "bad.json: boot:/etc-id/serial.txt: its data at byte 512 is not where cluster"
+edited g.img '.fields[0].entry = 446' "bad.json: boot:/etc-id/serial.txt: its directory entry at byte 446 is in no directory of the volume"
+edited g.img '.ids.volumes[0]["volume-id"][0] = .ids.volumes[0].volume + 100' "bad.json: boot: volume-id: byte $(jq ".ids.volumes[0].volume + 100" g.img.cards.json) is not the BS_VolID"
+edited g.img '.fields[1].entry = .fields[0].entry' "bad.json: boot:/host: the directory entry at byte"
+edited g.img '.fields[1].data = .fields[0].data | .fields[1]["first-cluster"] = .fields[0]["first-cluster"]' \
     "bad.json: boot:/host: the image does not hold its template"
-edited '.fields[1] = .fields[0]' "bad.json: boot:/etc-id/serial.txt: bytes $(jq '.fields[0].data' g.img.cards.json)-"
+edited g.img '.fields[1] = .fields[0]' "bad.json: boot:/etc-id/serial.txt: bytes $(jq '.fields[0].data' g.img.cards.json)-"
 grep -qF "overlap those of boot:/etc-id/serial.txt" err.txt || fail "two fields in one place: $(cat err.txt)"
-edited '.fields[0].fats[0] += 512' "bad.json: boot:/etc-id/serial.txt: FAT 1 is not at byte"
-edited '.fields[0].volume = 0' "bad.json: boot:/etc-id/serial.txt: no partition of the image starts at byte 0"
-edited '.image.mapped = [[0, 4096]]' "g.img: its per-card manifest bad.json belongs to another image"
+edited g.img '.fields[0].fats[0] += 512' "bad.json: boot:/etc-id/serial.txt: FAT 1 is not at byte"
+edited g.img '.fields[0].volume = 0' "bad.json: boot:/etc-id/serial.txt: no partition of the image starts at byte 0"
+edited g.img '.image.mapped = [[0, 4096]]' "g.img: its per-card manifest bad.json belongs to another image"
+# the manifest's seed is the image's (the image holds the ids it derives); a key the format
+# does not have is named
+edited g.img '.seed = "other"' "bad.json: boot: volume-id: its seed is not the image's"
+edited g.img '.fields[0].evil = 1' 'bad.json: an unknown key "evil"'
+edited g.img '.ids.volumes[0].evil = 1' 'bad.json: an unknown key "evil"'
 expect_status 0 "$SDIMG" personalize g.img --set CARD_SERIAL=1 --set HOST=h -o c.img
 volume_clean c.img
 rm -f c.img g2.img*
+
+# the ids a card gets anew are of the image's own table and seed: a manifest edited to give a
+# GPT image's card an MBR signature (over its protective MBR) or an MBR image's GPT headers,
+# one GPT header of two (the backup would be left corrupt), partition numbers swapped or
+# given twice (root=PARTUUID= would name another partition), or another seed is refused
+for table in gpt mbr; do
+    cat >ids.layout <<EOT
+image { table = $table disk-id = per-card }
+partition boot {
+    type = fat
+    size = 8M
+    fat { volume-id = per-card }
+    file "/cmdline.txt" { content = "root=PARTUUID=\\\${PARTUUID_root} \\\${CARD_SERIAL}" per-card = true reserve = 512 }
+}
+partition root { type = raw size = 4M }
+EOT
+    expect_status 0 "$SDIMG" build ids.layout -o ids.img -q
+    edited ids.img '.seed = "other"' "bad.json: seed: its seed is not the image's"
+    edited ids.img '.ids.partitions[1].number = 1' "bad.json: ids: partition 1 is listed twice (boot and root)"
+    if [ $table = gpt ]; then
+        edited ids.img '.ids["mbr-disk-id"] = 440' "bad.json: ids: mbr-disk-id, but the image's table is gpt"
+        edited ids.img '.ids["gpt-headers"] = [512]' "bad.json: ids: gpt-headers must list both GPT headers"
+        edited ids.img '.ids.partitions[0].number = 2 | .ids.partitions[1].number = 1' \
+            "bad.json: ids: partition 2 is not 'boot' (its GUID"
+    else
+        edited ids.img '.ids["gpt-headers"] = [512]' "bad.json: ids: gpt-headers, but the image's table is mbr"
+        edited ids.img '.ids.partitions[0].number = 2 | .ids.partitions[1].number = 1' \
+            "bad.json: ids: partition 2 is not 'boot' (its volumes start elsewhere)"
+    fi
+    expect_status 0 "$SDIMG" personalize ids.img --set CARD_SERIAL=1 -o c.img
+    rm -f c.img
+done
 
 # the layout's own checks
 printf 'partition p { type = fat size = 8M file "/a" { content = "x" per-card = true } }\n' | build_refused bad "needs 'reserve'"

@@ -118,12 +118,16 @@ dd if="$a" of=before.img bs=1M count=1 iflag=direct status=none
 cp other.img.cards.json card.img.cards.json
 expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
 expect_stderr "card.img: its per-card manifest card.img.cards.json belongs to another image"
-jq '.ids["gpt-headers"][0] = 1024' own.json >card.img.cards.json
-expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
-expect_stderr "card.img.cards.json: ids: no GPT header at byte 1024"
-jq '.fields[1].entry = 446' own.json >card.img.cards.json
-expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
-expect_stderr "card.img.cards.json: boot:/cmdline.txt: its directory entry at byte 446 is in no directory"
+edited() { # edited JQ MESSAGE: a flash with own.json edited by JQ is refused with MESSAGE
+    jq "$1" own.json >card.img.cards.json
+    expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv
+    expect_stderr "card.img.cards.json: $2"
+}
+edited '.ids["gpt-headers"][0] = 1024' "ids: no GPT header at byte 1024"
+edited '.ids["mbr-disk-id"] = 440' "ids: mbr-disk-id, but the image's table is gpt"
+edited '.ids.partitions[0].number = 2 | .ids.partitions[1].number = 1' "ids: partition 2 is not"
+edited '.seed = "other"' "seed: its seed is not the image's"
+edited '.fields[1].entry = 446' "boot:/cmdline.txt: its directory entry at byte 446 is in no directory"
 dd if="$a" of=after.img bs=1M count=1 iflag=direct status=none
 cmp -s before.img after.img || fail "a run with a manifest not the image's wrote a card"
 cp own.json card.img.cards.json

@@ -90,6 +90,11 @@ static void test_manifest_round_trip(void **state)
 	assert_int_equal(r.n_mapped, 2);
 	assert_int_equal(r.mapped[1].end, 2 << 20);
 	assert_memory_equal(r.mapped_sha256, m.mapped_sha256, 32);
+	/* every key the writer writes, mbr-disk-id too, is one the reader knows */
+	m.mbr_disk_id = true;
+	assert_int_equal(round_trip(&m, path, &r, &d), 0);
+	assert_true(r.mbr_disk_id);
+	m.mbr_disk_id = false;
 	/* ranges out of order: not a manifest */
 	mapped[1] = (struct cards_range){ 0, 4096 };
 	assert_int_equal(round_trip(&m, path, &r, &d), -EINVAL);
@@ -98,6 +103,38 @@ static void test_manifest_round_trip(void **state)
 	f.reserve = 3;
 	assert_int_equal(round_trip(&m, path, &r, &d), -EINVAL);
 	cards_manifest_release(&r);
+	unlink(path);
+	diag_release(&d);
+}
+
+/* A key the format does not have, in a field of an otherwise good manifest, is refused by
+ * name. */
+static void test_manifest_unknown_key(void **state)
+{
+	struct cards_file f = { .partition = "p", .path = "/a", .template = "x", .reserve = 512,
+				.fat_type = 16, .cluster_size = 512, .first_cluster = 2,
+				.clusters = 1, .data = 4096, .entry = 2048, .fats = { 1024 },
+				.n_fats = 1 };
+	struct cards_manifest m = { .image_size = 1 << 20, .seed = "s", .files = &f, .n_files = 1 };
+	struct cards_manifest r = { 0 };
+	char path[] = "/tmp/test_cards_XXXXXX", *text = NULL;
+	const char *kind = "\"kind\": \"fat-file\"";
+	struct diag d;
+	int fd = mkstemp(path);
+
+	(void)state;
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(cards_manifest_text(&m, &text), 0);
+	char *at = strstr(text, kind);
+	assert_non_null(at);
+	assert_true(dprintf(fd, "%.*s\"evil\": 1, %s", (int)(at - text), text, at) > 0);
+	close(fd);
+	assert_int_equal(cards_manifest_read(path, &r, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0].text, ": an unknown key \"evil\""));
+	cards_manifest_release(&r);
+	free(text);
 	unlink(path);
 	diag_release(&d);
 }
@@ -159,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_manifest_round_trip),
+		cmocka_unit_test(test_manifest_unknown_key),
 		cmocka_unit_test(test_fat12_chain),
 		cmocka_unit_test(test_overlay),
 	};
