@@ -94,6 +94,7 @@ expect_status 1 "$SDIMG" build small.layout -o small.img
 expect_stderr "Could not allocate"
 sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
+ext4_fsck extra.img 1
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
 
 # every ext4 { } key as dumpe2fs reads it back, on an MBR (type 0x83)
