@@ -124,7 +124,7 @@ same_facts() {
     tree_facts "$1" "${3:-}" facts.want
     tree_facts "$2" "${3:-}" facts.got
     diff facts.want facts.got >facts.diff || {
-        head -40 facts.diff >&2
+        head -40 facts.diff | cut -c1-300 >&2
         fail "$(grep -c '^>' facts.diff) entries of $2 differ from $1's ($(wc -l <facts.want) entries; < $1, > $2)"
     }
 }
