@@ -88,7 +88,11 @@ check() {
 image { table = gpt seed = "rootfs" mtime = source }
 partition rootfs { type = ext4 size = 320M tree "/" { from = "$1" } }
 LAYOUT
-    expect_status 0 "$SDIMG" build "$1.layout" -o "$1.img"
+    if ! (expect_status 0 "$SDIMG" build "$1.layout" -o "$1.img"); then
+        echo "FAIL above: the build from $1" >&2
+        failed="$failed $1"
+        return 0
+    fi
     # e2fsck and the mount are both looked at, whatever the other says
     if ! (ext4_clean "$1.img" 1 p.img); then
         echo "FAIL above: e2fsck -fn of the ext4 built from $1" >&2
