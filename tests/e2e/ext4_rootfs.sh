@@ -27,19 +27,19 @@ cache=${SDIMG_DEB_CACHE:-$BUILD/deb-cache}
 mkdir -p "$cache"
 missing=""
 for p in $PACKAGES; do
-    ls "$cache/${p}_"*.deb >/dev/null 2>&1 || missing="$missing $p"
+    [ -n "$(find "$cache" -name "${p}_*.deb")" ] || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
     # shellcheck disable=SC2086
     (cd "$cache" && apt-get -q download $missing) >apt.out 2>&1 || {
         tail -3 apt.out
-        echo "apt-get download could not fetch the packages (offline, or no Debian sources): skipped"
+        echo "apt-get download could not fetch$missing (offline, no Debian sources, or a release without one of them): skipped"
         exit 77
     }
 fi
 mkdir root
 for p in $PACKAGES; do
-    deb=$(ls "$cache/${p}_"*.deb | LC_ALL=C sort | tail -1)
+    deb=$(find "$cache" -name "${p}_*.deb" | LC_ALL=C sort | tail -1)
     dpkg-deb -x "$deb" root || fail "dpkg-deb -x $deb"
 done
 
