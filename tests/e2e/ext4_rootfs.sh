@@ -94,15 +94,17 @@ LAYOUT
         return 0
     fi
     # e2fsck and the mount are both looked at, whatever the other says
+    bad=""
     if ! (ext4_clean "$1.img" 1 p.img); then
         echo "FAIL above: e2fsck -fn of the ext4 built from $1" >&2
-        failed="$failed $1"
+        bad=1
     fi
     rm -f p.img
     if ! (ext4_mount "$1.img" 1 && same_facts root mnt "$2"); then
         echo "FAIL above: the mount of the ext4 built from $1" >&2
-        failed="$failed $1"
+        bad=1
     fi
+    [ -z "$bad" ] || failed="$failed $1"
     rm -f "$1.img"
 }
 # a folder: everything
