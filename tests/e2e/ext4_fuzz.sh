@@ -17,7 +17,7 @@ RANDTREE=$BUILD/tests/tools/randtree
 unset SOURCE_DATE_EPOCH
 CORPUS=$TOP/tests/fuzz/corpus/ext4tree
 
-# same_bytes_debugfs VOL: debugfs's rdump of the volume VOL gives t/'s names, types, sizes,
+# same_by_debugfs VOL: debugfs's rdump of the volume VOL gives t/'s names, types, sizes,
 # bytes and link targets (rdump keeps no owners, xattrs, hard links or special files)
 same_by_debugfs() {
     rm -rf rd && mkdir rd
