@@ -42,7 +42,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all deps check-deps demo check exports unit unit-san e2e examples fuzz bench install uninstall clean
+.PHONY: all deps check-deps demo check exports unit unit-san e2e examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -104,6 +104,14 @@ deps:
 # otherwise it names the missing ones and goes on (the tests that need one skip).
 check-deps:
 	@DEB_PACKAGES="$(DEB_PACKAGES)" NO_INSTALL="$(NO_INSTALL)" tests/install-deps --if-possible
+
+# The ext4 differential fuzzer (tests/e2e/ext4_fuzz.sh) for FUZZ_SECONDS from seed FUZZ_SEED
+# (1): random trees built as ext4 and compared; failing seeds go to tests/fuzz/corpus/ext4tree/
+FUZZ_SEED ?= 1
+fuzz-ext4: all $(BUILD)/tests/tools/randtree
+	@d=$$(mktemp -d) && cd $$d && SDIMG=$(abspath $(BUILD)/sdimg) BUILD=$(abspath $(BUILD)) \
+	    TOP=$(CURDIR) EXT4_FUZZ_SECONDS=$(FUZZ_SECONDS) EXT4_FUZZ_SEED=$(FUZZ_SEED) \
+	    sh $(CURDIR)/tests/e2e/ext4_fuzz.sh; rc=$$?; rm -rf $$d; exit $$rc
 
 examples: all
 	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg)

@@ -5,8 +5,8 @@
 # read, are still read twice. Without room for the spool (no $TMPDIR, or one that is too
 # small) the build decompresses the archive again and gives the same image; the spool leaves
 # nothing. An ext4 tree reads its archive the same way, and its sparse entries keep their holes.
-. "$TOP/tests/e2e-lib.sh"
-need bsdtar strace sha256sum debugfs python3 mtype
+. "$TOP/tests/e2e/lib/ext4.sh"
+need bsdtar strace sha256sum debugfs e2fsck python3 mtype
 export LC_ALL=C.UTF-8 TZ=UTC
 
 mkdir -p src/d && head -c 600000 /dev/urandom >src/d/r.bin && seq 1 100000 >src/n.txt
@@ -77,6 +77,7 @@ ext4_layout() { # ext4_layout NAME FROM
 (cd src && bsdtar -cf ../t.tar .) || fail "bsdtar"
 ext4_layout e4tar t.tar
 "$SDIMG" build -q -o e4tar.img e4tar.layout || fail "ext4 build from t.tar"
+ext4_fsck e4tar.img
 for f in holes.bin d/r.bin n.txt; do # a sparse entry whose hole runs to its end, and data
     debugfs -R "dump /$f got.bin" e4tar.img >/dev/null 2>&1 || fail "debugfs cannot dump /$f"
     cmp -s got.bin "src/$f" || fail "ext4 from t.tar: /$f is not the file archived"
@@ -119,6 +120,7 @@ PY
 gzip -n hidden.zip
 ext4_layout hid4 hidden.zip.gz
 "$SDIMG" build -q -o hid4.img hid4.layout || fail "ext4 from a zip with an entry its directory does not list"
+ext4_fsck hid4.img
 printf 'image { table = none seed = "s" }\npartition p { type = fat size = 8M\n tree "/" { from = "hidden.zip.gz" } }\n' >hidf.layout
 "$SDIMG" build -q -o hidf.img hidf.layout || fail "FAT from a zip with an entry its directory does not list"
 for f in x y z; do

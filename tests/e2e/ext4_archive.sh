@@ -55,6 +55,7 @@ layout plain.tar.zst
 layout unpacked
 expect_status 0 "$SDIMG" build plain.tar.zst.layout -o a.img
 expect_status 0 "$SDIMG" build unpacked.layout -o b.img
+ext4_fsck a.img 1
 cmp -s a.img b.img || fail "the image from the archive differs from the one from its folder"
 
 # strip: the same tree one folder down in the archive, stripped, gives the same image; a strip
@@ -66,6 +67,7 @@ expect_status 0 "$SDIMG" build nested.layout -o c.img
 cmp -s a.img c.img || fail "strip = 1 of ./rootfs/ gives another image"
 sed 's/strip = 1/strip = 9/' nested.layout >gone.layout
 expect_status 0 "$SDIMG" build gone.layout -o d.img
+ext4_fsck d.img 1
 grep -q "strip = 9 leaves nothing of" err.txt || fail "no warning when strip leaves nothing"
 sed 's/from = "plain.tar.zst"/from = "unpacked" strip = 1/' plain.tar.zst.layout >dirstrip.layout
 expect_status 1 "$SDIMG" build dirstrip.layout -o e.img

@@ -6,7 +6,7 @@
 # file with its bytes; e2fsck -fn finds both volumes clean and they are the same bytes; a
 # pattern that matches nothing is a warning naming the layout line, also for a folder an
 # archive only implies; a newc cpio's file of two names keeps the bytes its last name carries.
-. "$TOP/tests/e2e-lib.sh"
+. "$TOP/tests/e2e/lib/ext4.sh"
 need e2fsck debugfs sfdisk jq tar sha256sum
 
 mkdir -p src/etc/ssl/certs src/etc/empty src/usr/include/sys src/usr/lib/static \
@@ -42,12 +42,8 @@ partition rootfs { type = ext4 size = 16M
 LAYOUT
 }
 
-# volume IMG: the ext4 volume of IMG's first partition into p.img
-volume() {
-    dd if="$1" of=p.img bs=1M iflag=skip_bytes,count_bytes skip="$(part_start "$1" 1)" \
-        count="$(part_size "$1" 1)" status=none
-    out=$(e2fsck -fn p.img 2>&1) || fail "e2fsck -fn of $1 (exit $?): $out"
-}
+# volume IMG: the ext4 volume of IMG's first partition into p.img, which e2fsck -fn finds clean
+volume() { ext4_clean "$1" 1 p.img; }
 
 # expect_paths IMG WANT WHAT: the paths of IMG's volume as debugfs writes them out (d folder,
 # f file, l link; lost+found left out) are exactly WANT
@@ -118,6 +114,7 @@ f usr/share/doc/README" "exclude alone"
 # own) matches
 layout typo src 'include = "*.so, *.sp" exclude = "*.b"'
 expect_status 0 "$SDIMG" build -q typo.layout -o typo.img
+ext4_fsck typo.img 1
 grep -qF "warning: typo.layout:3: partition 'rootfs': tree '/': include pattern '*.sp' matches nothing in src" err.txt ||
     fail "no warning for '*.sp': $(cat err.txt)"
 grep -qF "warning: typo.layout:3: partition 'rootfs': tree '/': exclude pattern '*.b' matches nothing in src" err.txt ||

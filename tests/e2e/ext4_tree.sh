@@ -110,6 +110,7 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$SDIMG" build locked.layo
 expect_stderr "locked.layout:2: ./locked/d: Permission denied"
 sed "s/size = auto/size = auto extra = 3M/" auto.layout >extra.layout
 expect_status 0 "$SDIMG" build extra.layout -o extra.img
+ext4_fsck extra.img 1
 [ "$(part_size extra.img 1)" -eq $((auto + 3 * 1048576)) ] || fail "extra = 3M did not add 3 MiB"
 
 # a sparse host file's holes are found (SEEK_DATA), not read: 1 GiB of them was read in full

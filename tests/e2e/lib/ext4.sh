@@ -54,3 +54,77 @@ same_walk() {
     walk "$2" "$3" >walk.got
     diff walk.want walk.got >&2 || fail "the walk of $2 differs from $1's (above: < only in $1, > only in $2)"
 }
+
+# ext4_fsck IMG [N]: the ext4 volume IMG, or partition N of the image IMG, is clean for
+# e2fsck -fn (the check every ext4 build of the e2e scripts ends with); the copy it reads out
+# is removed again
+ext4_fsck() {
+    if [ $# -ge 2 ]; then
+        ext4_clean "$1" "$2" fsck.vol
+        rm -f fsck.vol
+    else
+        e2fsck -fn "$1" >e2fsck.out 2>&1 || fail "e2fsck -fn of $1 (exit $?): $(cat e2fsck.out)"
+    fi
+}
+
+# tree_facts DIR [LEAVE]: one line per entry of DIR (lost+found at its top left out), sorted
+# by path, for a diff of a source tree with the kernel's mount of what was built from it:
+#   path type mode owner:group size mtime nlink rdev link-target sha256 xattrs link-group
+# A folder's size and link count are the file system's own and show as '-'; mtime is in
+# nanoseconds; xattrs are every name=hex value getfattr lists (so ACLs and capabilities);
+# link-group is the first path of a file's hard-link group ('-' for a file with one name).
+# LEAVE names facts a source format cannot carry, and those show as '-': any of owner,
+# xattrs, links (nlink and link-group), ns (mtime in whole seconds), root (no line for the
+# top folder), sockets (no line for a socket), specials (none for devices, fifos and sockets).
+# Paths must not hold tabs or newlines.
+tree_facts() {
+    (cd "$1" && find . ! -path ./lost+found ! -path './lost+found/*' \
+        -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%n\t%i\t%l\n') >facts.find
+    (cd "$1" && find . \( -type b -o -type c \) -exec stat -c '%n	%t:%T' {} +) >facts.rdev
+    (cd "$1" && find . ! -path './lost+found/*' -type f -exec sha256sum {} +) >facts.sum
+    (cd "$1" && getfattr -R -P -h -d -m - -e hex . 2>/dev/null) >facts.xattr || true
+    LC_ALL=C awk -F '\t' -v leave=" ${2:-} " '
+        function left(what) { return index(leave, " " what " ") > 0 }
+        FILENAME == "facts.rdev" { rdev[$1] = $2; next }
+        FILENAME == "facts.sum" { p = substr($0, 67); sum[p] = substr($0, 1, 64); next }
+        FILENAME == "facts.xattr" {
+            if ($0 ~ /^# file: /) { cur = substr($0, 9); if (cur != ".") cur = "./" cur; next }
+            if ($0 != "" && !left("xattrs")) xa[cur] = xa[cur] " " $0
+            next
+        }
+        {
+            n++; path[n] = $1; line[n] = $0
+            if ($2 == "f" && $7 > 1) { if (!($8 in first) || $1 < first[$8]) first[$8] = $1 }
+        }
+        END {
+            for (i = 1; i <= n; i++) {
+                split(line[i], f, "\t")
+                if (f[1] == "." && left("root")) continue
+                if (f[2] == "s" && left("sockets")) continue
+                if (f[2] ~ /^[bcps]$/ && left("specials")) continue
+                size = f[5]; nl = f[7]; grp = "-"
+                if (f[2] == "d") { size = "-"; nl = "-" }
+                if (f[2] == "f" && f[7] > 1) grp = first[f[8]]
+                if (left("links")) { nl = "-"; grp = "-" }
+                t = f[6]; if (left("ns")) sub(/\..*/, "", t); else sub(/0$/, "", t)
+                own = left("owner") ? "-" : f[4]
+                x = (f[1] in xa) ? substr(xa[f[1]], 2) : "-"
+                r = (f[1] in rdev) ? rdev[f[1]] : "-"
+                s = (f[1] in sum) ? sum[f[1]] : "-"
+                l = f[9] == "" ? "-" : f[9]
+                print f[1] "\t" f[2] "\t" f[3] "\t" own "\t" size "\t" t "\t" nl "\t" r "\t" l "\t" s "\t" x "\t" grp
+            }
+        }' facts.rdev facts.sum facts.xattr facts.find | LC_ALL=C sort >"${3:-facts.out}"
+    rm -f facts.find facts.rdev facts.sum facts.xattr
+}
+
+# same_facts WANT GOT [LEAVE]: tree_facts of the folders WANT and GOT agree (but for LEAVE);
+# the first differences on stderr, all of them in facts.diff
+same_facts() {
+    tree_facts "$1" "${3:-}" facts.want
+    tree_facts "$2" "${3:-}" facts.got
+    diff facts.want facts.got >facts.diff || {
+        head -40 facts.diff | cut -c1-300 >&2
+        fail "$(grep -c '^>' facts.diff) entries of $2 differ from $1's ($(wc -l <facts.want) entries; < $1, > $2)"
+    }
+}
