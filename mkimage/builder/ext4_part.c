@@ -109,11 +109,36 @@ static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, ui
 
 /* The extended attributes of a host entry onto its inode @ino: of the open @fd where @path
  * is NULL (a folder), else of @path itself, not what a symbolic link there points to. */
+/* The value of the attribute @name of a host entry (@path, or @fd where @path is NULL) into
+ * *@buf, grown as needed (*@cap bytes): its length (0 for an empty value), or -1 with errno
+ * set. A value that grows between the two calls is read again. */
+static ssize_t host_xattr(int fd, const char *path, const char *name, char **buf, size_t *cap)
+{
+	for (;;) {
+		ssize_t len = path ? lgetxattr(path, name, NULL, 0) : fgetxattr(fd, name, NULL, 0);
+		if (len <= 0)
+			return len;
+		if ((size_t)len > *cap) {
+			char *v = realloc(*buf, (size_t)len);
+			if (!v) {
+				errno = ENOMEM;
+				return -1;
+			}
+			*buf = v;
+			*cap = (size_t)len;
+		}
+		len = path ? lgetxattr(path, name, *buf, *cap) : fgetxattr(fd, name, *buf, *cap);
+		if (len >= 0 || errno != ERANGE)
+			return len;
+	}
+}
+
 static int copy_host_xattrs(struct ext4_walk *w, int fd, const char *path, uint32_t ino,
 			    const char *host)
 {
 	ssize_t n = path ? llistxattr(path, NULL, 0) : flistxattr(fd, NULL, 0);
 	char *names, *value = NULL;
+	size_t cap = 0;
 	int rc = 0;
 
 	if (n <= 0)
@@ -125,19 +150,12 @@ static int copy_host_xattrs(struct ext4_walk *w, int fd, const char *path, uint3
 	if (n < 0)
 		rc = diag_error(w->b->d, "%s: its extended attributes: %s", host, strerror(errno));
 	for (const char *name = names; rc == 0 && name < names + n; name += strlen(name) + 1) {
-		ssize_t len = path ? lgetxattr(path, name, NULL, 0) : fgetxattr(fd, name, NULL, 0);
-		char *v = len > 0 ? realloc(value, (size_t)len) : value;
-		if (len > 0 && v)
-			len = path ? lgetxattr(path, name, v, (size_t)len)
-				   : fgetxattr(fd, name, v, (size_t)len);
-		value = v;
+		ssize_t len = host_xattr(fd, path, name, &value, &cap);
 		if (len < 0)
 			rc = diag_error(w->b->d, "%s: extended attribute '%s': %s", host, name,
 					strerror(errno));
-		else if (!v)
-			rc = -ENOMEM;
-		else
-			rc = ext4_set_xattr(w->v, ino, name, v, (size_t)len, host);
+		else /* an empty value is a value: "user.flag" with nothing in it */
+			rc = ext4_set_xattr(w->v, ino, name, len ? value : "", (size_t)len, host);
 	}
 	free(value);
 	free(names);
