@@ -170,7 +170,7 @@ printf x >own/bin/chage && chown 0:42 own/bin/chage && chmod 2755 own/bin/chage
 head -c 1000 /dev/urandom >own/bin/ping && setcap cap_net_raw+ep own/bin/ping
 chown 1000:1000 own/home/user
 printf y >own/note && setfattr -n user.origin -v board own/note && setfacl -m u:1000:rw own/note
-setfattr -n user.flag own/note # an empty value is a value
+printf z >own/flag && setfattr -n user.flag own/flag # an empty value is a value, alone too
 chmod -R a+rX own && chmod 777 .
 cat >own.layout <<'LAYOUT'
 image { table = gpt seed = "ext4" timestamp = 1700000000 }
@@ -185,7 +185,7 @@ debugfs -R 'ea_list /bin/ping' p.img 2>/dev/null | grep -q 'security.capability 
     fail "/bin/ping lost its capability"
 debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'user.origin (5) = "board"' ||
     fail "/note lost user.origin"
-debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'user.flag (0)' || fail "/note lost its empty user.flag"
+debugfs -R 'ea_list /flag' p.img 2>/dev/null | grep -q 'user.flag (0)' || fail "/flag lost its empty user.flag"
 debugfs -R 'ea_list /note' p.img 2>/dev/null | grep -q 'system.posix_acl_access' ||
     fail "/note lost its ACL"
 sed 's/from = "own"/from = "own" owners = root/' own.layout >own-root.layout
