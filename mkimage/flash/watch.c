@@ -492,24 +492,19 @@ static void drop_log(const char *path, int fd, bool created)
 		unlink(path);
 }
 
-static bool same_file(const struct stat *a, const char *path)
-{
-	struct stat b;
-
-	return path && stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
-}
-
-/* The log is a file of its own: not the image, not its bmap, not a device. */
-static int check_log(const char *path, int fd, const struct flash_image *im, struct diag *d)
+/* The log is a file of its own: no input of the run (flash_run_input()), not a device. */
+static int check_log(const struct flash_options *o, int fd, const struct flash_image *im,
+		     struct diag *d)
 {
 	struct stat st;
+	const char *input;
 
 	if (fstat(fd, &st) < 0)
-		return diag_error(d, "%s: %s", path, strerror(errno));
+		return diag_error(d, "%s: %s", o->log, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return diag_error(d, "%s: the log must be a regular file", path);
-	if (same_file(&st, im->path) || same_file(&st, im->bmap_path))
-		return diag_error(d, "%s: the log would be written into the image or its bmap", path);
+		return diag_error(d, "%s: the log must be a regular file", o->log);
+	if ((input = flash_run_input(&st, o, im)))
+		return diag_error(d, "%s: the log would be written into %s", o->log, input);
 	return 0;
 }
 
@@ -581,7 +576,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 		return rc;
 	}
 	/* only a file of its own is cut back (check_log) */
-	if (s.log_fd >= 0 && ((rc = check_log(o->log, s.log_fd, &im, d)) < 0 ||
+	if (s.log_fd >= 0 && ((rc = check_log(o, s.log_fd, &im, d)) < 0 ||
 			      (rc = flash_log_cut_partial(s.log_fd, o->log, d)) < 0)) {
 		flash_image_close(&im);
 		drop_log(o->log, s.log_fd, created);
