@@ -62,7 +62,7 @@ static void flash_usage(FILE *out)
 		"  -h, --help          show this help\n\n"
 		"SIGINT, SIGTERM or SIGHUP aborts the targets in flight: they fail, and the run ends\n"
 		"with its summary and report; before any card is touched it ends the run with no\n"
-		"report. One ignored when sdimg started (nohup, a background job) stays ignored.\n\n"
+		"report. SIGHUP is ignored under nohup; SIGINT and SIGTERM are always taken.\n\n"
 		"The station, --watch: waits for cards and writes IMAGE onto each one as it arrives\n"
 		"(a disk that appears, or whose size goes from 0 to more: a card in a reader), several\n"
 		"at once, once each: a card's slot takes another card only after it was taken out.\n"

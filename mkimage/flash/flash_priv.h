@@ -253,10 +253,10 @@ void flash_job_reap(struct flash_job *j);
  * abandoned (its worker may stay blocked in the kernel until the card answers). */
 void flash_job_watchdog(struct flash_job *j, unsigned timeout);
 
-/* The signals that stop a run or a station, into @set: SIGINT, SIGTERM and SIGHUP (the
- * terminal closed, an SSH session dropped), each but where it was ignored when sdimg
- * started: what its parent chose to ignore (nohup's SIGHUP, a shell's SIGINT and SIGQUIT
- * for a job it runs in the background) stays ignored, whichever signal it is. */
+/* The signals that stop a run or a station, into @set: SIGINT and SIGTERM, which someone
+ * sends to stop it, always (also where they were ignored when sdimg started, as a script's
+ * background job ignores SIGINT), and SIGHUP (the terminal closed, an SSH session dropped)
+ * but where it was ignored (nohup: asked to outlive the terminal). */
 void flash_stop_signals(sigset_t *set);
 
 /* Gives up @j, in flight, for @why ("aborted: WHY" its error): it fails unless it already

@@ -441,14 +441,16 @@ static int finish_report(const struct flash_options *o, const struct flash_image
 
 void flash_stop_signals(sigset_t *set)
 {
-	static const int stop[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction was;
+	struct sigaction hup;
 
 	sigemptyset(set);
-	/* a signal blocked is queued even where it was ignored: an ignored one is left out */
-	for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
-		if (sigaction(stop[i], NULL, &was) < 0 || was.sa_handler != SIG_IGN)
-			sigaddset(set, stop[i]);
+	/* asked for, by a person or a program: taken even where the parent ignored them (a
+	 * script's background job ignores SIGINT, lest the terminal's ^C reach it) */
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	/* a signal blocked is queued even where it was ignored: nohup's stays ignored */
+	if (sigaction(SIGHUP, NULL, &hup) < 0 || hup.sa_handler != SIG_IGN)
+		sigaddset(set, SIGHUP);
 }
 
 /* "SIGINT", "SIGTERM", "SIGHUP": the name a script sends it by. */
