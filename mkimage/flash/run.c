@@ -85,8 +85,9 @@ static bool same_backing(const struct flash_roots *r, const struct flash_target 
 }
 
 /* The earlier targets (@index of @jobs) against @j: the same device twice is written
- * once, as are two loop devices over one file; a disk and its own partition, both accepted, are both refused (and a disk's other
- * partitions after it). Returns whether @j may go on. */
+ * once, as are two loop devices over one file; a disk and its own partition, both
+ * accepted, are both refused (and a disk's other partitions after it). Returns whether @j
+ * may go on. */
 static bool apart_from_earlier(struct flash_job *j, struct flash_job *jobs, size_t index)
 {
 	for (size_t i = 0; i < index; i++) {
@@ -649,7 +650,11 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	flash_stop_signals(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	int rc = run_blocked(o, &stop, d);
-	/* one that came after the last look is delivered now: after the report */
+	/* a run that ended before any card (a bad bmap, a missing CSV) has said why in its
+	 * line: a signal that came meanwhile is taken, not left to kill it in silence; one
+	 * that came after a run's last look is delivered now, after its report */
+	while (rc < 0 && sigtimedwait(&stop, NULL, &(struct timespec){ 0, 0 }) > 0)
+		;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
