@@ -10,6 +10,8 @@
 #     not yet written): one line, exit 1, no report (an earlier one is gone), the card
 #     untouched; SIGINT too where it was ignored when sdimg started (a script's background
 #     job, as here), as it is taken mid-write (flash_endings.sh)
+#   SIGTERM while the station starts (the CSV, a FIFO, not yet written): it stops once
+#     started, with its summary, exit 0
 #   two loop devices over one file: the second refused ("the same backing file as")
 #   a compressed image without a bmap is written whole: no word of holes under --gaps keep
 . "$TOP/tests/e2e/lib/flash.sh"
@@ -97,6 +99,20 @@ for sig in TERM HUP INT; do
     [ ! -e old.json ] || fail "SIG$sig: a report was left: $(cat old.json)"
     untouched "SIG$sig before any card"
 done
+
+echo "== the station: SIGTERM while it starts stops it once started, with its summary"
+rm -f fifo.csv st.jsonl
+mkfifo fifo.csv
+"$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log st.jsonl \
+    --card-values fifo.csv >out.txt 2>err.txt &
+pid=$!
+echo $pid >>bg.txt
+wait_for 10 test -e st.jsonl || fail "the station made no log"
+kill -TERM $pid
+sleep 0.5
+timeout 5 sh -c 'printf "CARD_SERIAL\nSN-1\n" >fifo.csv' || true
+bg_expect $pid 0 "the station stopped by SIGTERM as it started"
+grep -q "station stopped: 0 passed, 0 failed, 0 refused" out.txt || fail "no summary: $(cat out.txt err.txt)"
 
 echo "== two loop devices over one file: the second refused"
 b=$(loop_attach a.bin)
