@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/strbuf.h"
@@ -306,6 +307,31 @@ static bool manifest_path(const struct flash_image *im, char *path, size_t n)
 	if (access(path, F_OK) != 0 && im->suffix_len && len > im->suffix_len)
 		snprintf(path, n, "%.*s.cards.json", (int)(len - im->suffix_len), im->path);
 	return access(path, F_OK) == 0;
+}
+
+/* Whether the file at @path is @st (the same device and inode). */
+static bool same_file(const struct stat *st, const char *path)
+{
+	struct stat x;
+
+	return path && stat(path, &x) == 0 && x.st_dev == st->st_dev && x.st_ino == st->st_ino;
+}
+
+const char *flash_run_input(const struct stat *st, const struct flash_options *o,
+			    const struct flash_image *im)
+{
+	char path[4200];
+
+	if (same_file(st, im->path))
+		return "the image";
+	if (same_file(st, im->bmap_path))
+		return "its bmap";
+	for (size_t i = 0; i < o->n_card_values; i++)
+		if (!strchr(o->card_values[i], '=') && same_file(st, o->card_values[i]))
+			return "the CSV of --card-values";
+	if (manifest_path(im, path, sizeof(path)) && same_file(st, path))
+		return "the image's per-card manifest";
+	return NULL;
 }
 
 void flash_card_values_hint(const struct flash_image *im, struct diag *d)

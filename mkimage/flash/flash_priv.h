@@ -151,6 +151,12 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 			   uint64_t first_index, const struct flash_image *im, struct diag *d);
 void flash_card_values_close(struct flash_card_values *cv);
 
+/* Which input of the run the file @st is (by device and inode): "the image", "its bmap",
+ * "the CSV of --card-values", "the image's per-card manifest"; NULL for none of them. A
+ * report or a log written there would destroy what the run reads. */
+const char *flash_run_input(const struct stat *st, const struct flash_options *o,
+			    const struct flash_image *im);
+
 /* Without --card-values: a warning in @d when the image has a per-card manifest. */
 void flash_card_values_hint(const struct flash_image *im, struct diag *d);
 
@@ -247,9 +253,10 @@ void flash_job_reap(struct flash_job *j);
  * abandoned (its worker may stay blocked in the kernel until the card answers). */
 void flash_job_watchdog(struct flash_job *j, unsigned timeout);
 
-/* The signals that stop a run or a station, into @set: SIGINT, SIGTERM and SIGHUP (the
- * terminal closed, an SSH session dropped), but not SIGHUP where it was ignored when sdimg
- * started (nohup). */
+/* The signals that stop a run or a station, into @set: SIGINT and SIGTERM, which someone
+ * sends to stop it, always (also where they were ignored when sdimg started, as a script's
+ * background job ignores SIGINT), and SIGHUP (the terminal closed, an SSH session dropped)
+ * but where it was ignored (nohup: asked to outlive the terminal). */
 void flash_stop_signals(sigset_t *set);
 
 /* Gives up @j, in flight, for @why ("aborted: WHY" its error): it fails unless it already
@@ -370,9 +377,12 @@ void flash_card_print(FILE *out, struct flash_card *c);
  * disk) is cut off again, so that the log holds whole records only. */
 int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d);
 
-/* The log @fd (@log its name) as a station opens it: a last line without its newline (a
- * station that was cut off mid-record) is cut off, with a warning in @d, so that the next
- * record does not run on from it. Returns 0 or a negative errno with a message in @d. */
+/* The log @fd (@log its name) as a station opens it: empty, or a station's log (its last
+ * whole line a station's record, or, with none, a first record begun), else it is refused
+ * untouched (-EINVAL: another file given as the log is never cut nor appended to). A last
+ * line without its newline (a station that was cut off mid-record) is cut off, with a
+ * warning in @d, so that the next record does not run on from it. Returns 0 or a negative
+ * errno with a message in @d. */
 int flash_log_cut_partial(int fd, const char *log, struct diag *d);
 int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *jobs, size_t n,
 		     bool dry_run, struct diag *d);

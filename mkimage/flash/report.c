@@ -181,6 +181,7 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 	json_object_set_new(o, "error", s->error[0] ? utf8_json_string(s->error) : json_null());
 	json_object_set_new(o, "errno", s->error_errno ? json_integer(s->error_errno) : json_null());
 	json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes_written));
+	json_object_set_new(o, "verified", json_boolean(s->o->verify));
 	json_object_set_new(o, "bytes_verified", json_integer((json_int_t)s->bytes_verified));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)s->gap_bytes));
 	json_object_set_new(o, "gaps_verified", json_boolean(s->gaps_verified));

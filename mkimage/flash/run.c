@@ -58,9 +58,36 @@ static bool disk_and_partition(const struct flash_target *a, const struct flash_
 	       a->disk_minor == b->disk_minor;
 }
 
+/* The file behind the loop device @t (its disk's loop/backing_file in sysfs) into *@st:
+ * whether there is one that can be found. */
+static bool loop_backing(const struct flash_roots *r, const struct flash_target *t,
+			 struct stat *st)
+{
+	char dir[PATH_MAX], file[PATH_MAX];
+
+	if (!t->loop)
+		return false;
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/dev/block/%u:%u", r->sys, t->disk_major,
+			     t->disk_minor) >= sizeof(dir))
+		return false;
+	return flash_attr(dir, "loop/backing_file", file, sizeof(file)) == 0 && file[0] &&
+	       stat(file, st) == 0;
+}
+
+/* Whether the loop devices @a and @b serve the same file: two targets, one medium. */
+static bool same_backing(const struct flash_roots *r, const struct flash_target *a,
+			 const struct flash_target *b)
+{
+	struct stat x, y;
+
+	return loop_backing(r, a, &x) && loop_backing(r, b, &y) && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
 /* The earlier targets (@index of @jobs) against @j: the same device twice is written
- * once; a disk and its own partition, both accepted, are both refused (and a disk's other
- * partitions after it). Returns whether @j may go on. */
+ * once, as are two loop devices over one file; a disk and its own partition, both
+ * accepted, are both refused (and a disk's other partitions after it). Returns whether @j
+ * may go on. */
 static bool apart_from_earlier(struct flash_job *j, struct flash_job *jobs, size_t index)
 {
 	for (size_t i = 0; i < index; i++) {
@@ -69,6 +96,10 @@ static bool apart_from_earlier(struct flash_job *j, struct flash_job *jobs, size
 			continue;
 		if (e->info.major == j->info.major && e->info.minor == j->info.minor) {
 			refuse(j, "the same device as %s", e->path);
+			return false;
+		}
+		if (same_backing(&j->o->roots, &e->info, &j->info)) {
+			refuse(j, "the same backing file as %s", e->path);
 			return false;
 		}
 		if (e->info.verdict != FLASH_ACCEPT || j->info.verdict != FLASH_ACCEPT ||
@@ -235,8 +266,9 @@ void flash_job_reap(struct flash_job *j)
 	}
 }
 
-/* The card's number, its row and its values, as a line of the dry run; names and values
- * shown with their control characters escaped (a value may hold a newline). */
+/* The card's number, its row and its values, as a line of the dry run; names shown with
+ * their control characters escaped, values in double quotes as C strings (a value may hold
+ * a comma, a quote or a newline). */
 static void dry_run_card(FILE *out, const struct flash_card_set *c)
 {
 	fprintf(out, "  card %" PRIu64, c->index);
@@ -246,7 +278,7 @@ static void dry_run_card(FILE *out, const struct flash_card_set *c)
 		fputs(i ? ", " : ": ", out);
 		reader_fputs_visible(c->vars[i].name, out);
 		fputs("=", out);
-		reader_fputs_visible(c->vars[i].value, out);
+		reader_fputs_quoted(c->vars[i].value, out);
 	}
 	fputs("\n", out);
 }
@@ -365,16 +397,14 @@ static int report_prepare(const char *path, struct diag *d)
 	return 0;
 }
 
-/* Whether the file at @path is the image or its bmap. */
-static bool report_names_input(const char *path, const struct flash_image *im)
+/* --report naming an input of the run (flash_run_input()) is refused before any card. */
+static int report_apart_from_inputs(const struct flash_options *o, const struct flash_image *im,
+				    struct diag *d)
 {
-	struct stat r, x;
+	struct stat r;
+	const char *input = stat(o->report, &r) == 0 ? flash_run_input(&r, o, im) : NULL;
 
-	if (stat(path, &r) < 0)
-		return false;
-	return (stat(im->path, &x) == 0 && x.st_dev == r.st_dev && x.st_ino == r.st_ino) ||
-	       (im->bmap_path && stat(im->bmap_path, &x) == 0 && x.st_dev == r.st_dev &&
-		x.st_ino == r.st_ino);
+	return input ? diag_error(d, "%s: the report would overwrite %s", o->report, input) : 0;
 }
 
 /* The JSON report: on the standard output with --json; with --report into a new file
@@ -415,11 +445,30 @@ void flash_stop_signals(sigset_t *set)
 	struct sigaction hup;
 
 	sigemptyset(set);
+	/* asked for, by a person or a program: taken even where the parent ignored them (a
+	 * script's background job ignores SIGINT, lest the terminal's ^C reach it) */
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	/* a signal blocked is queued even where it was ignored: nohup's stays ignored */
 	if (sigaction(SIGHUP, NULL, &hup) < 0 || hup.sa_handler != SIG_IGN)
 		sigaddset(set, SIGHUP);
+}
+
+/* "SIGINT", "SIGTERM", "SIGHUP": the name a script sends it by. */
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+/* A signal of @stop that came before any card was touched: the run ends there, with one
+ * line, and no report (an earlier one is gone: report_prepare). */
+static int stopped_before_cards(const sigset_t *stop, struct diag *d)
+{
+	int sig = sigtimedwait(stop, NULL, &(struct timespec){ 0, 0 });
+
+	return sig > 0 ? diag_error(d, "stopped by %s before any card was touched",
+				    stop_signal_name(sig))
+		       : 0;
 }
 
 /* SIGINT, SIGTERM or SIGHUP (a closed terminal, a dropped SSH session): every card in
@@ -443,12 +492,14 @@ static void stop_jobs(const struct flash_options *o, int sig, struct flash_job *
 		flash_job_abort(&jobs[i], why);
 }
 
+/* The run itself, with the signals of @stop blocked since it began (flash_run): a ^C on
+ * the terminal reaches the main process alone, which stops the workers and says what became
+ * of each card. */
 static int run_jobs(const struct flash_options *o, struct flash_image *im,
-		    struct flash_job *jobs, size_t n, struct diag *d)
+		    struct flash_job *jobs, size_t n, const sigset_t *stop, struct diag *d)
 {
 	struct flash_progress p = { .tty = isatty(STDERR_FILENO) && o->verbosity > 0 };
 	int status = 0;
-	sigset_t stop, old;
 
 	p.last_stage = calloc(n, sizeof(*p.last_stage));
 	p.last_finished = calloc(n, sizeof(*p.last_finished));
@@ -459,10 +510,6 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im,
 		free(held);
 		return diag_error(d, "%s: out of memory", o->image);
 	}
-	/* blocked before the workers start, in them too: a ^C on the terminal reaches the
-	 * main process alone, which stops them and says what became of each card */
-	flash_stop_signals(&stop);
-	sigprocmask(SIG_BLOCK, &stop, &old);
 	for (size_t i = 0; i < n; i++)
 		held[i] = jobs[i].fd;
 	for (size_t i = 0; i < n; i++)
@@ -470,7 +517,7 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im,
 			flash_job_start(&jobs[i], held, n);
 	free(held);
 	while (!all_done(jobs, n)) {
-		int sig = sigtimedwait(&stop, NULL, &(struct timespec){ 0, TICK_NS });
+		int sig = sigtimedwait(stop, NULL, &(struct timespec){ 0, TICK_NS });
 		if (sig > 0)
 			stop_jobs(o, sig, jobs, n);
 		for (size_t i = 0; i < n; i++) {
@@ -505,8 +552,6 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im,
 	free(p.last_finished);
 	if (finish_report(o, im, jobs, n, d) < 0)
 		status = 1;
-	/* a signal that came since is delivered now: after the report */
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
 }
 
@@ -529,7 +574,7 @@ static int assign_card_values(const struct flash_options *o, const struct flash_
 	return rc;
 }
 
-int flash_run(const struct flash_options *o, struct diag *d)
+static int run_blocked(const struct flash_options *o, const sigset_t *stop, struct diag *d)
 {
 	struct flash_image im;
 	struct flash_job *jobs;
@@ -539,8 +584,8 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	if (rc < 0)
 		return rc;
 	rc = flash_image_open(&im, o->image, o->bmap, d);
-	if (rc == 0 && o->report && report_names_input(o->report, &im))
-		rc = diag_error(d, "%s: the report would overwrite the image or its bmap", o->report);
+	if (rc == 0 && o->report)
+		rc = report_apart_from_inputs(o, &im, d);
 	if (rc < 0) {
 		if (rc == -EINVAL && im.fd >= 0)
 			flash_image_close(&im);
@@ -558,7 +603,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	struct flash_options eff = *o;
 	if (!im.bmap_path && !o->gaps_set)
 		eff.gaps = FLASH_GAPS_ZERO;
-	else if (!im.bmap_path && o->gaps == FLASH_GAPS_KEEP)
+	else if (!im.bmap_path && o->gaps == FLASH_GAPS_KEEP && im.mapped_bytes < im.size)
 		diag_warning(d, "%s: --gaps keep without a bmap: the image's holes keep what the "
 			     "cards held there, which can break their file systems", o->image);
 	for (size_t i = 0; i < o->n_targets; i++) {
@@ -570,8 +615,10 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	if (!o->n_card_values)
 		flash_card_values_hint(&im, d);
 	rc = o->n_card_values ? assign_card_values(o, &im, jobs, &cv, d) : 0;
+	if (rc == 0)
+		rc = stopped_before_cards(stop, d);
 	if (rc < 0) {
-		/* no card is written when one of them has no values */
+		/* no card is written when one of them has no values, or after a signal */
 	} else if (o->dry_run) {
 		if (!o->json)
 			dry_run(stdout, &im, jobs, o->n_targets);
@@ -581,7 +628,7 @@ int flash_run(const struct flash_options *o, struct diag *d)
 		if (finish_report(o, &im, jobs, o->n_targets, d) < 0)
 			rc = 1;
 	} else {
-		rc = run_jobs(o, &im, jobs, o->n_targets, d);
+		rc = run_jobs(o, &im, jobs, o->n_targets, stop, d);
 	}
 	for (size_t i = 0; i < o->n_targets; i++) {
 		flash_job_release(&jobs[i]); /* not started: a dry run, or no card values */
@@ -591,5 +638,23 @@ int flash_run(const struct flash_options *o, struct diag *d)
 	flash_card_values_close(&cv);
 	munmap(jobs, o->n_targets * sizeof(*jobs));
 	flash_image_close(&im);
+	return rc;
+}
+
+int flash_run(const struct flash_options *o, struct diag *d)
+{
+	sigset_t stop, old;
+
+	/* blocked first of all, and so in the workers too: a signal at any moment is taken by
+	 * the run (stopped_before_cards, then run_jobs), never by the default action */
+	flash_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	int rc = run_blocked(o, &stop, d);
+	/* a run that ended before any card (a bad bmap, a missing CSV) has said why in its
+	 * line: a signal that came meanwhile is taken, not left to kill it in silence; one
+	 * that came after a run's last look is delivered now, after its report */
+	while (rc < 0 && sigtimedwait(&stop, NULL, &(struct timespec){ 0, 0 }) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

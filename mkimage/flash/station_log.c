@@ -137,17 +137,78 @@ static off_t after_last_newline(int fd, off_t size)
 	return 0;
 }
 
+/* How a station's record begins (flash_card_log: "slot" first, the order kept). */
+#define RECORD_START "{\"slot\":"
+
+/* Whether the @len bytes at @line are a station's record: a JSON object with a "slot" and a
+ * "result". */
+static bool station_record(const char *line, size_t len)
+{
+	json_t *o = json_loadb(line, len, 0, NULL);
+	bool record = json_is_object(o) && json_is_string(json_object_get(o, "slot")) &&
+		      json_is_string(json_object_get(o, "result"));
+
+	json_decref(o);
+	return record;
+}
+
+/* Whether the first @end bytes of @fd, which end in a newline, end in a station's record
+ * (1), not (0), or a negative errno. */
+static int ends_in_record(int fd, off_t end)
+{
+	enum { MAX_RECORD = 64 << 10 }; /* far more than a record takes */
+	off_t from = end > MAX_RECORD ? end - MAX_RECORD : 0;
+	size_t n = (size_t)(end - from);
+	char *buf = malloc(n);
+
+	if (!buf)
+		return -ENOMEM;
+	ssize_t got = pread(fd, buf, n, from);
+	int rc = got < 0 ? -errno : got != (ssize_t)n ? -EIO : 0;
+	if (rc == 0) {
+		char *nl = memrchr(buf, '\n', n - 1); /* the line before the last newline */
+		char *line = nl ? nl + 1 : buf;
+		rc = (nl || from == 0) && station_record(line, (size_t)(buf + n - 1 - line));
+	}
+	free(buf);
+	return rc;
+}
+
+/* Whether the @size bytes of @fd, the first @end of them whole lines, are a station's log
+ * (1), not (0), or a negative errno: with no whole line, its bytes begin a record. */
+static int station_log(int fd, off_t end, off_t size)
+{
+	char head[sizeof(RECORD_START) - 1];
+
+	if (end > 0)
+		return ends_in_record(fd, end);
+	if (size < (off_t)sizeof(head))
+		return 0;
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	if (got < 0)
+		return -errno;
+	return got == (ssize_t)sizeof(head) && memcmp(head, RECORD_START, sizeof(head)) == 0;
+}
+
 int flash_log_cut_partial(int fd, const char *log, struct diag *d)
 {
 	struct stat st;
 	off_t end;
+	int rc;
 
 	if (fstat(fd, &st) < 0)
 		return diag_error(d, "%s: %s", log, strerror(errno));
-	if (st.st_size == 0 || (end = after_last_newline(fd, st.st_size)) == st.st_size)
+	if (st.st_size == 0)
 		return 0;
-	if (end < 0)
+	if ((end = after_last_newline(fd, st.st_size)) < 0)
 		return diag_error(d, "%s: %s", log, strerror((int)-end));
+	if ((rc = station_log(fd, end, st.st_size)) < 0)
+		return diag_error(d, "%s: %s", log, strerror(-rc));
+	if (rc == 0)
+		return diag_error(d, "%s: not a station log (its last line is no station's record): "
+				     "left as it is; give --log a new file or a station's log", log);
+	if (end == st.st_size)
+		return 0;
 	if (ftruncate(fd, end) < 0 || fsync(fd) < 0)
 		return diag_error(d, "%s: ends in %lld bytes of a record not written whole, which "
 				     "cannot be cut off: %s", log, (long long)(st.st_size - end),

@@ -587,6 +587,8 @@ void flash_job_run(struct flash_job *j, int fd)
 	struct worker w = { .j = j, .fd = fd };
 	int rc = size_target(&w);
 
+	if (!j->o->verify) /* a pass then says the card took the writes, not what it holds */
+		add_warning(j, "not read back (--no-verify)");
 	if (j->im->bmap_path && j->im->mapped_bytes == 0)
 		add_warning(j, "nothing to write: the bmap maps no block");
 

@@ -419,22 +419,13 @@ static void take_cards(struct station *s)
 
 /* ---------------------------------------------------------------- signals */
 
-/* The signals that stop the station (flash_stop_signals), blocked, through a descriptor;
- * @old gets the mask to restore. */
-static int open_signals(sigset_t *old)
+/* The signals that stop the station (@set, blocked since it began: flash_watch), through
+ * a descriptor; one that came while it started is read there first. */
+static int open_signals(const sigset_t *set)
 {
-	sigset_t set;
+	int fd = signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
 
-	flash_stop_signals(&set);
-	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-		return -errno;
-	int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (fd < 0) {
-		int rc = -errno;
-		sigprocmask(SIG_SETMASK, old, NULL);
-		return rc;
-	}
-	return fd;
+	return fd < 0 ? -errno : fd;
 }
 
 static void on_signal(struct station *s, int fd)
@@ -492,24 +483,19 @@ static void drop_log(const char *path, int fd, bool created)
 		unlink(path);
 }
 
-static bool same_file(const struct stat *a, const char *path)
-{
-	struct stat b;
-
-	return path && stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
-}
-
-/* The log is a file of its own: not the image, not its bmap, not a device. */
-static int check_log(const char *path, int fd, const struct flash_image *im, struct diag *d)
+/* The log is a file of its own: no input of the run (flash_run_input()), not a device. */
+static int check_log(const struct flash_options *o, int fd, const struct flash_image *im,
+		     struct diag *d)
 {
 	struct stat st;
+	const char *input;
 
 	if (fstat(fd, &st) < 0)
-		return diag_error(d, "%s: %s", path, strerror(errno));
+		return diag_error(d, "%s: %s", o->log, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return diag_error(d, "%s: the log must be a regular file", path);
-	if (same_file(&st, im->path) || same_file(&st, im->bmap_path))
-		return diag_error(d, "%s: the log would be written into the image or its bmap", path);
+		return diag_error(d, "%s: the log must be a regular file", o->log);
+	if ((input = flash_run_input(&st, o, im)))
+		return diag_error(d, "%s: the log would be written into %s", o->log, input);
 	return 0;
 }
 
@@ -563,12 +549,11 @@ static int serve(struct station *s, int sig_fd, int ev_fd)
 	return rc;
 }
 
-int flash_watch(const struct flash_options *o, struct diag *d)
+static int watch_blocked(const struct flash_options *o, const sigset_t *stop, struct diag *d)
 {
 	struct flash_image im;
 	struct station s = { .log_fd = -1, .out = stdout, .d = d };
 	struct stat root;
-	sigset_t old_mask;
 	int rc, sig_fd, ev_fd;
 
 	bool created = false;
@@ -581,7 +566,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 		return rc;
 	}
 	/* only a file of its own is cut back (check_log) */
-	if (s.log_fd >= 0 && ((rc = check_log(o->log, s.log_fd, &im, d)) < 0 ||
+	if (s.log_fd >= 0 && ((rc = check_log(o, s.log_fd, &im, d)) < 0 ||
 			      (rc = flash_log_cut_partial(s.log_fd, o->log, d)) < 0)) {
 		flash_image_close(&im);
 		drop_log(o->log, s.log_fd, created);
@@ -607,7 +592,7 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	s.root_dev = stat("/", &root) == 0 ? root.st_dev : 0;
 	s.cards = mmap(NULL, MAX_IN_FLIGHT * sizeof(*s.cards), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	sig_fd = s.cards == MAP_FAILED ? -ENOMEM : open_signals(&old_mask);
+	sig_fd = s.cards == MAP_FAILED ? -ENOMEM : open_signals(stop);
 	if (sig_fd < 0) {
 		rc = diag_error(d, "the station cannot start: %s", strerror(-sig_fd));
 		if (s.cards != MAP_FAILED)
@@ -632,7 +617,6 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	if (ev_fd >= 0)
 		close(ev_fd);
 	close(sig_fd);
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	munmap(s.cards, MAX_IN_FLIGHT * sizeof(*s.cards));
 	free(s.disks);
 	flash_card_values_close(&cv);
@@ -642,4 +626,20 @@ int flash_watch(const struct flash_options *o, struct diag *d)
 	if (rc < 0)
 		return rc;
 	return s.failed || s.refused || s.log_failed ? 1 : 0;
+}
+
+int flash_watch(const struct flash_options *o, struct diag *d)
+{
+	sigset_t stop, old;
+
+	/* blocked first of all, as for a run (flash_run): a signal while the station starts
+	 * stops it once it has started, with its summary, never by the default action */
+	flash_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	int rc = watch_blocked(o, &stop, d);
+	/* a station that could not start has said why: a signal meanwhile is taken */
+	while (rc < 0 && sigtimedwait(&stop, NULL, &(struct timespec){ 0, 0 }) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }

@@ -156,6 +156,10 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
  */
 void reader_fputs_visible(const char *s, FILE *out);
 
+/* @s in double quotes, escaped as reader_fputs_visible() prints it and its double quotes as
+ * \": a value that holds a comma, a quote or a newline reads as one value. */
+void reader_fputs_quoted(const char *s, FILE *out);
+
 /* @s escaped as reader_fputs_visible() prints it, in a new string (free() it), or NULL when
  * out of memory. */
 char *reader_visible_dup(const char *s);

@@ -3,12 +3,15 @@
 
 #include <stdlib.h>
 
-void reader_fputs_visible(const char *s, FILE *out)
+/* @s as reader_fputs_visible() prints it; with @quoted its double quotes escaped too. */
+static void put_escaped(const char *s, bool quoted, FILE *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	for (; *p; p++) {
-		if (*p == '\n')
+		if (*p == '"' && quoted)
+			fputs("\\\"", out);
+		else if (*p == '\n')
 			fputs("\\n", out);
 		else if (*p == '\t')
 			fputs("\\t", out);
@@ -25,6 +28,18 @@ void reader_fputs_visible(const char *s, FILE *out)
 		} else
 			fputc(*p, out);
 	}
+}
+
+void reader_fputs_visible(const char *s, FILE *out)
+{
+	put_escaped(s, false, out);
+}
+
+void reader_fputs_quoted(const char *s, FILE *out)
+{
+	fputc('"', out);
+	put_escaped(s, true, out);
+	fputc('"', out);
 }
 
 char *reader_visible_dup(const char *s)

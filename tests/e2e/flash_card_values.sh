@@ -156,7 +156,7 @@ values_refused "--card-values: 'VOLUME_ID_boot' names an id each card derives" \
 values_refused "a width of at most 20 digits ({index:020})" --card-values 'CARD_SERIAL=SN{index:021}'
 printf '\357\273\277CARD_SERIAL,HOST\r\nSN-1,one\r\n' >bom.csv
 expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values bom.csv
-grep -qF "card 1 (row 1): CARD_SERIAL=SN-1, HOST=one" out.txt || fail "a CSV with a BOM: $(cat out.txt)"
+grep -qF 'card 1 (row 1): CARD_SERIAL="SN-1", HOST="one"' out.txt || fail "a CSV with a BOM: $(cat out.txt)"
 
 # out of memory says so in one line, exit 1 (a CSV of 100 MB read in 100 MB of memory)
 { echo CARD_SERIAL; head -c 100000000 /dev/zero | tr '\0' x; echo; } >huge.csv
@@ -165,14 +165,20 @@ grep -qF "card 1 (row 1): CARD_SERIAL=SN-1, HOST=one" out.txt || fail "a CSV wit
 expect_stderr "out of memory"
 rm -f huge.csv
 
-# --dry-run: each card's values, escaped, and what --gaps zero adds to the mapped bytes
-printf 'CARD_SERIAL,HOST\n"SN\n1",one\nSN-2,two\n' >nl.csv
+# --dry-run: each card's values, quoted and escaped as C strings (a comma, a quote, a
+# newline in a value read as part of it), and what --gaps zero adds to the mapped bytes
+printf 'CARD_SERIAL,HOST\n"SN\n1",one\nSN-2,two\n"a,1, HOST=b","c""q"\n' >nl.csv
 expect_status 0 "$SDIMG" flash card.img "$a" "$b" --allow-fixed --dry-run --gaps zero --card-values nl.csv
 mapped=$(sed -n 's/.* \([0-9]*\) mapped in .*/\1/p' out.txt)
 grep -qF "$a: would write $size bytes ($mapped mapped, $((size - mapped)) zeros over the gaps: --gaps zero)" out.txt ||
     fail "dry run, --gaps zero: $(cat out.txt)"
-grep -qF 'card 1 (row 1): CARD_SERIAL=SN\n1, HOST=one' out.txt || fail "dry run: card 1: $(cat out.txt)"
-grep -qF 'card 2 (row 2): CARD_SERIAL=SN-2, HOST=two' out.txt || fail "dry run: card 2: $(cat out.txt)"
+grep -qF 'card 1 (row 1): CARD_SERIAL="SN\n1", HOST="one"' out.txt || fail "dry run: card 1: $(cat out.txt)"
+grep -qF 'card 2 (row 2): CARD_SERIAL="SN-2", HOST="two"' out.txt || fail "dry run: card 2: $(cat out.txt)"
+c=$(ee_loop c $size)
+expect_status 0 "$SDIMG" flash card.img "$a" "$b" "$c" --allow-fixed --dry-run --card-values nl.csv
+grep -qF 'card 3 (row 3): CARD_SERIAL="a,1, HOST=b", HOST="c\"q"' out.txt ||
+    fail "dry run: a value with a comma and a quote: $(grep 'card 3' out.txt)"
+loop_detach "$c"
 
 # a reserve of 1 GiB is not held in memory once per card: two cards' values fit in far
 # less than one reserve of memory
@@ -191,7 +197,7 @@ big2=$(loop_attach big2.bin)
 (ulimit -v 1500000 && exec "$SDIMG" flash big.img "$big1" "$big2" --allow-fixed --dry-run \
     --card-values 'CARD_SERIAL=S{index}') >out.txt 2>err.txt ||
     fail "two cards of a 1 GiB reserve in 1.5 GB of memory: $(cat err.txt)"
-grep -qF "card 2: CARD_SERIAL=S2" out.txt || fail "big reserve: $(cat out.txt)"
+grep -qF 'card 2: CARD_SERIAL="S2"' out.txt || fail "big reserve: $(cat out.txt)"
 rm -f big.img big1.bin big2.bin
 
 # the station: one slot, three cards in turn; rows 2 and 3 go to the first two, the third
