@@ -74,12 +74,16 @@ static bool loop_backing(const struct flash_roots *r, const struct flash_target 
 	       stat(file, st) == 0;
 }
 
-/* Whether the loop devices @a and @b serve the same file: two targets, one medium. */
+/* Whether @a and @b lie on two loop devices that serve the same file: two targets, one
+ * medium. Two partitions of one loop disk, or a disk and its own partition, are not that:
+ * they are told apart by what they are (disk_and_partition()). */
 static bool same_backing(const struct flash_roots *r, const struct flash_target *a,
 			 const struct flash_target *b)
 {
 	struct stat x, y;
 
+	if (a->disk_major == b->disk_major && a->disk_minor == b->disk_minor)
+		return false;
 	return loop_backing(r, a, &x) && loop_backing(r, b, &y) && x.st_dev == y.st_dev &&
 	       x.st_ino == y.st_ino;
 }
