@@ -313,6 +313,7 @@ struct ext4_walk {
 	size_t depth;
 	size_t others_owners;     /* host entries whose owner or group was made root's though
 				   * it is neither root nor the build's user's */
+	bool host_xattrs;         /* a host entry of the tree had extended attributes */
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);

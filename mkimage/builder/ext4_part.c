@@ -13,6 +13,8 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include "ext4/ext4.h"
 #include "mkimage/builder/builder_priv.h"
@@ -144,6 +146,7 @@ static int copy_host_xattrs(struct ext4_walk *w, int fd, const char *path, uint3
 	if (n <= 0)
 		return n == 0 || errno == ENOTSUP ? 0 : diag_error(w->b->d, "%s: its extended "
 						"attributes: %s", host, strerror(errno));
+	w->host_xattrs = true;
 	if (!(names = malloc((size_t)n)))
 		return -ENOMEM;
 	n = path ? llistxattr(path, names, (size_t)n) : flistxattr(fd, names, (size_t)n);
@@ -605,6 +608,43 @@ static int parent_at(struct ext4_walk *w, const char *path, uint32_t *ret_dir,
 	return rc;
 }
 
+/* Whether the build may read trusted.* attributes: Linux lists and reads them only for a
+ * process with CAP_SYS_ADMIN (xattr(7)), and hides them from others without an error. */
+static bool reads_trusted_xattrs(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, caps) < 0)
+		return !geteuid();
+	return caps[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
+}
+
+/* The warnings of a host folder's walk that went well: owners made root's (the part of
+ * them the layout leaves to the folder), and trusted.* attributes the build cannot see in
+ * a tree that carries attributes. */
+static void warn_host_tree(struct ext4_walk *w, const char *host)
+{
+	const struct layout_entry *e = w->e;
+	const char *what = !e->owner_set && !e->group_set
+				   ? "other users or groups than root and you: their owner and "
+				     "group are made root's"
+			   : e->owner_set ? "other groups than root's and yours: their group is made "
+					    "root's"
+					  : "other users than root and you: their owner is made root's";
+
+	if (w->others_owners)
+		diag_warning(w->b->d, "%s:%d: tree '%s': %zu entries of %s belong to %s, as the "
+				      "build does not run as root (owners = host keeps them, owners "
+				      "= root says so)", e->loc.file, e->loc.line, e->path,
+			     w->others_owners, host, what);
+	if (w->host_xattrs && !reads_trusted_xattrs())
+		diag_warning(w->b->d, "%s:%d: tree '%s': %s has extended attributes, and its "
+				      "trusted.* ones, if any, cannot be read without CAP_SYS_ADMIN "
+				      "(root): they are not carried over", e->loc.file, e->loc.line,
+			     e->path, host);
+}
+
 /* The host folder @host (@st) of a tree entry, and all below it. */
 static int add_host_tree(struct ext4_walk *w, const char *host, const struct stat *st)
 {
@@ -619,6 +659,8 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	w->others_owners = 0;
+	w->host_xattrs = false;
+	w->n_links = 0; /* hard links join the names of one tree entry only (LAYOUT.md) */
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	if (rc == 0)
@@ -628,11 +670,8 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	w->top_len = strlen(host);
 	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
 	int rc2 = write_pending(w, rc == 0);
-	if (rc == 0 && rc2 == 0 && w->others_owners)
-		diag_warning(w->b->d, "%s:%d: tree '%s': %zu entries of %s belong to other users "
-				      "than root and you: they are made root's, as the build does not "
-				      "run as root (owners = host keeps them, owners = root says so)",
-			     e->loc.file, e->loc.line, e->path, w->others_owners, host);
+	if (rc == 0 && rc2 == 0)
+		warn_host_tree(w, host);
 	return rc < 0 ? rc : rc2;
 }
 
@@ -665,6 +704,15 @@ static int add_tree(struct ext4_walk *w, const char *host)
 	return rc;
 }
 
+/* Why a `file` entry cannot take a host entry of @mode (not a regular file). */
+static const char *not_regular(mode_t mode)
+{
+	return S_ISFIFO(mode)  ? "a fifo, not a regular file"
+	       : S_ISSOCK(mode) ? "a socket, not a regular file"
+	       : S_ISDIR(mode)	? "a folder, not a regular file (a tree entry takes folders)"
+				: "a device node, not a regular file";
+}
+
 static int add_file(struct ext4_walk *w, const char *host)
 {
 	const struct layout_entry *e = w->e;
@@ -679,10 +727,15 @@ static int add_file(struct ext4_walk *w, const char *host)
 		return rc < 0 ? rc : ext4_add_file(w->v, dir, name, &m, t.left, read_text, &t,
 						   e->path, NULL);
 	}
-	int fd = open(host, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	/* Without O_NONBLOCK, opening a fifo waits for a writer that never comes; a regular
+	 * file reads the same either way. */
+	int fd = open(host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		rc = diag_error(w->b->d, "%s:%d: file '%s': %s: %s", e->loc.file, e->loc.line,
-				e->path, host, fd < 0 ? strerror(errno) : "not a regular file");
+				e->path, host, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = diag_error(w->b->d, "%s:%d: file '%s': %s: %s", e->loc.file, e->loc.line,
+				e->path, host, not_regular(st.st_mode));
 	} else {
 		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
 		struct ext4_host_reader r = { .fd = fd };
