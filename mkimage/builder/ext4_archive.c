@@ -250,6 +250,10 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->skipped = rc == 1;
 	if (rc)
 		return rc < 0 ? rc : 0;
+	/* cpio names a folder listed twice a hard link to itself (the same inode number);
+	 * a folder has no hard links, so it is the folder again, as tar gives it */
+	if (hard && lib->archive_entry_filetype(ae) == AE_IFDIR)
+		hard = NULL;
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
 	if (!hard && !type_ext4_has(it->type)) /* type 0 means a hard link here */
 		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is of a type ext4 has not",

@@ -4,7 +4,7 @@
 # folder gives the same image where owners agree; and (as root, with loop devices) a walk of
 # the mount equals the archive's listing.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck debugfs sfdisk jq tar zstd setpriv setcap getfattr python3 setfacl getfacl bsdtar
+need e2fsck debugfs sfdisk jq tar zstd setpriv setcap getfattr python3 setfacl getfacl bsdtar cpio
 [ "$(id -u)" -eq 0 ] || { echo "making a root-owned tree with device nodes needs root: skipped"; exit 77; }
 
 mkdir -p root/etc root/bin root/dev root/usr/lib root/var/empty
@@ -185,6 +185,21 @@ partition rootfs { type = ext4 size = 32M
 }
 LAYOUT
 build_refused two "two.layout:4: tree '/': ./other.tar: 'h' is a hard link to 'g', which is not in this archive (hard links reach only within one tree)" <two.in
+
+# a folder listed twice: cpio calls the second a hard link to the first (same inode), tar a
+# folder again; both build, to one image, on ext4 and on FAT (cpio was refused on both)
+mkdir -p twice/dir && echo hi >twice/dir/f
+(cd twice && printf 'dir\ndir/f\ndir\n' | cpio -o -H newc --quiet >../twice.cpio &&
+    tar --no-recursion -cf ../twice.tar dir dir/f dir)
+for a in twice.cpio twice.tar; do
+    layout $a
+    expect_status 0 "$SDIMG" build $a.layout -o $a.img
+    sed 's/type = ext4 size = 32M/type = fat32 size = 64M/' $a.layout >$a.fat.layout
+    expect_status 0 "$SDIMG" build $a.fat.layout -o $a.fat.img
+done
+ext4_fsck twice.cpio.img 1
+cmp -s twice.cpio.img twice.tar.img || fail "ext4: a folder twice in cpio gives another image than in tar"
+cmp -s twice.cpio.fat.img twice.tar.fat.img || fail "FAT: a folder twice in cpio gives another image than in tar"
 
 # the kernel's view of the first image against the archive's listing
 ext4_mount tar.img 1
