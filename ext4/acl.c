@@ -4,7 +4,9 @@
  * sorted by tag and then id as the kernel's posix_acl_valid() wants them. libext2fs turns
  * that form into ext4's own shorter one when it stores the attribute (ext2fs_xattr_set). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ext4/ext4.h"
 
@@ -73,4 +75,71 @@ int ext4_acl_xattr(struct ext4_acl_entry *e, size_t n, void **ret, size_t *ret_l
 	*ret = p;
 	*ret_len = len;
 	return 0;
+}
+
+/* Why the @n entries of @e, in the order of the value, are not an ACL the kernel takes
+ * (fs/posix_acl.c, posix_acl_valid: the tags in the order owner, named users, owning group,
+ * named groups, mask, other, named ones by ascending id; each rwx at most), or NULL. */
+static const char *acl_order_wrong(const struct ext4_acl_entry *e, size_t n, char *why,
+				   size_t size)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (e[i].tag) {
+		case EXT4_ACL_USER_OBJ: case EXT4_ACL_USER: case EXT4_ACL_GROUP_OBJ:
+		case EXT4_ACL_GROUP: case EXT4_ACL_MASK: case EXT4_ACL_OTHER:
+			break;
+		default:
+			snprintf(why, size, "entry %zu has the unknown tag 0x%x", i + 1, e[i].tag);
+			return why;
+		}
+		if (e[i].perm > 7) {
+			snprintf(why, size, "entry %zu grants 0x%x, more than rwx", i + 1, e[i].perm);
+			return why;
+		}
+		if (i && compare_entries(&e[i - 1], &e[i]) > 0) {
+			snprintf(why, size, "entry %zu is out of the order owner, users, group, "
+					    "groups, mask, other (ids ascending)", i + 1);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+const char *ext4_acl_check(const void *value, size_t len, char *why, size_t size)
+{
+	const uint8_t *p = value;
+
+	if (len < 4 || (len - 4) % 8) {
+		snprintf(why, size, "%zu bytes, not a 4-byte version and 8-byte entries", len);
+		return why;
+	}
+	uint32_t version = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			   (uint32_t)p[3] << 24;
+	if (version != ACL_XATTR_VERSION) {
+		snprintf(why, size, "version %u, not %u", version, ACL_XATTR_VERSION);
+		return why;
+	}
+	size_t n = (len - 4) / 8;
+	struct ext4_acl_entry *e = calloc(n ? n : 1, sizeof(*e));
+	if (!e) {
+		snprintf(why, size, "%s", strerror(ENOMEM));
+		return why;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *q = p + 4 + 8 * i;
+		bool named = (q[0] | q[1] << 8) == EXT4_ACL_USER || (q[0] | q[1] << 8) == EXT4_ACL_GROUP;
+		e[i] = (struct ext4_acl_entry){
+			(uint16_t)(q[0] | q[1] << 8), (uint16_t)(q[2] | q[3] << 8),
+			named ? (uint32_t)q[4] | (uint32_t)q[5] << 8 | (uint32_t)q[6] << 16 |
+					(uint32_t)q[7] << 24 : 0,
+		};
+	}
+	const char *wrong = acl_order_wrong(e, n, why, size);
+	if (!wrong && !acl_valid(e, n)) {
+		snprintf(why, size, "an entry twice, the owner's, group's or other's entry missing, "
+				    "or named users or groups without a mask");
+		wrong = why;
+	}
+	free(e);
+	return wrong;
 }

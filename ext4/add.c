@@ -431,15 +431,60 @@ static bool xattr_name_usable(const char *name)
 	return false;
 }
 
-int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
-		   size_t len, const char *what)
+/*
+ * Why the kernel would not take the attribute @name on an inode of @mode, or NULL: user.* only
+ * beside files and folders (xattr(7); fs/xattr.c, xattr_permission), security.capability only
+ * beside files (capabilities(7)), no ACL on a symbolic link and a default ACL only beside a
+ * folder (acl(5); fs/posix_acl.c, set_posix_acl).
+ */
+static const char *xattr_type_wrong(const char *name, uint16_t mode)
 {
-	struct ext2_xattr_handle *h;
+	bool file = LINUX_S_ISREG(mode), dir = LINUX_S_ISDIR(mode);
+
+	if (!strncmp(name, "user.", 5) && !file && !dir)
+		return "user.* attributes are only for files and folders (xattr(7))";
+	if (!strcmp(name, "security.capability") && !file)
+		return "capabilities are only for files (capabilities(7))";
+	if (!strcmp(name, "system.posix_acl_default") && !dir)
+		return "only folders have default ACLs (acl(5))";
+	if (!strncmp(name, "system.posix_acl_", 17) && LINUX_S_ISLNK(mode))
+		return "symbolic links have no ACLs (acl(5))";
+	return NULL;
+}
+
+/* Whether the attribute @name of value @value, @len bytes, may be set on the inode @ino; a
+ * message naming @what when not. */
+static int xattr_check(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
+		       size_t len, const char *what)
+{
+	struct ext2_inode_large inode;
+	char why[160];
+	const char *wrong;
 
 	if (!xattr_name_usable(name))
 		return diag_error(v->d, "%s: extended attribute '%s': not a name Linux can use on "
 					"ext4 (user.*, trusted.*, security.*, system.posix_acl_access, "
 					"system.posix_acl_default; at most 255 bytes)", what, name);
+	errcode_t err = read_large(v, ino, &inode);
+	if (err)
+		return fail_at(v, err, what, "setting the attributes of");
+	if ((wrong = xattr_type_wrong(name, inode.i_mode)))
+		return diag_error(v->d, "%s: attribute %s: %s", what, name, wrong);
+	if (!strncmp(name, "system.posix_acl_", 17) &&
+	    (wrong = ext4_acl_check(value, len, why, sizeof(why))))
+		return diag_error(v->d, "%s: attribute %s: not a POSIX ACL the kernel reads (%s)",
+				  what, name, wrong);
+	return 0;
+}
+
+int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
+		   size_t len, const char *what)
+{
+	struct ext2_xattr_handle *h;
+	int rc = xattr_check(v, ino, name, value, len, what);
+
+	if (rc < 0)
+		return rc;
 	errcode_t err = ext2fs_xattrs_open(v->fs, ino, &h);
 
 	if (err)

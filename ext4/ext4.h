@@ -106,7 +106,10 @@ int ext4_add_special(struct ext4_volume *v, uint32_t dir, const char *name,
 /* Another name for the inode @ino (not a folder). */
 int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
 		       const char *what);
-/* The extended attribute @name ("security.capability", "user.x") of inode @ino. */
+/* The extended attribute @name ("security.capability", "user.x") of inode @ino, refused when
+ * the kernel would not take it there: a name it has no handler for, user.* beside a file or
+ * folder, security.capability beside a file, an ACL on a symbolic link, a default ACL beside
+ * a folder, an ACL's value it cannot read. @what names the entry in messages. */
 int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const void *value,
 		   size_t len, const char *what);
 
@@ -126,6 +129,10 @@ struct ext4_acl_entry {
  * 0, -EINVAL for an ACL Linux would refuse (an entry twice, no mask beside a named user or
  * group, the owner's, group's or other's entry missing), or -ENOMEM. */
 int ext4_acl_xattr(struct ext4_acl_entry *e, size_t n, void **ret, size_t *ret_len);
+/* Why the value @value, @len bytes, of system.posix_acl_access or _default is not an ACL
+ * the kernel reads (its form, its tags, its order, the entries it needs), written in @why
+ * (@size bytes) and returned; NULL when it is one. */
+const char *ext4_acl_check(const void *value, size_t len, char *why, size_t size);
 
 /* Every folder whose names need more than one block rewritten as a hashed tree (dir_index),
  * as the kernel keeps them; after the last entry is added, before ext4_used_ranges() (a

@@ -250,6 +250,10 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->skipped = rc == 1;
 	if (rc)
 		return rc < 0 ? rc : 0;
+	/* cpio names a folder listed twice a hard link to itself (the same inode number);
+	 * a folder has no hard links, so it is the folder again, as tar gives it */
+	if (hard && lib->archive_entry_filetype(ae) == AE_IFDIR)
+		hard = NULL;
 	it->type = hard ? 0 : lib->archive_entry_filetype(ae);
 	if (!hard && !type_ext4_has(it->type)) /* type 0 means a hard link here */
 		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is of a type ext4 has not",
@@ -379,7 +383,8 @@ static int set_xattrs(struct ext4_walk *w, const struct item *it, const char *ho
 	char *what = NULL;
 	int rc = 0;
 
-	if (it->n_xattrs && asprintf(&what, "%s: %s", host, *it->path ? it->path : ".") < 0)
+	if (it->n_xattrs && asprintf(&what, "%s:%d: tree '%s': %s: %s", w->e->loc.file,
+				     w->e->loc.line, w->e->path, host, *it->path ? it->path : ".") < 0)
 		return -ENOMEM;
 	for (size_t k = 0; rc == 0 && k < it->n_xattrs; k++)
 		rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
@@ -431,7 +436,16 @@ static int make_link(struct ext4_walk *w, struct item **sorted, size_t n, struct
 		it->ino = t->ino;
 		return rc;
 	}
-	if (!t || !t->ino || t->type == AE_IFDIR)
+	if (t == it)
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is a hard link to itself "
+					   "(the same path twice)", w->e->loc.file, w->e->loc.line,
+				  w->e->path, host, it->path);
+	if (!t)
+		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is a hard link to '%s', "
+					   "which is not in this archive (hard links reach only "
+					   "within one tree)", w->e->loc.file, w->e->loc.line,
+				  w->e->path, host, it->path, it->target);
+	if (!t->ino || t->type == AE_IFDIR)
 		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which is not a "
 					   "file before it", host, it->path, it->target);
 	it->ino = t->ino;

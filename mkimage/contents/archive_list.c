@@ -363,13 +363,16 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 {
 	const char *name = entry_name(ls, ae);
 	mode_t type = ls->lib.archive_entry_filetype(ae);
+	/* cpio names a folder listed twice a hard link to itself (the same inode number); a
+	 * folder has no hard links, so it is the folder again, as tar gives it */
+	const char *hard = type == AE_IFDIR ? NULL : ls->lib.archive_entry_hardlink(ae);
 	char *rel = NULL;
 	int rc = content_archive_norm_path(name, ls->e->strip, &rel);
 
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",
 				  ls->host, name);
-	if (rc == 1 && ls->lib.archive_entry_hardlink(ae) && ls->lib.archive_entry_size(ae) > 0)
+	if (rc == 1 && hard && ls->lib.archive_entry_size(ae) > 0)
 		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
 	if (rc == 1 && type == AE_IFREG)
 		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
@@ -377,24 +380,24 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 		return rc < 0 ? rc : 0;
 	ls->kept++;
 	ls->copies.held_nodes++;
-	if (!*rel && (type != AE_IFDIR || ls->lib.archive_entry_hardlink(ae)))
+	if (!*rel && (type != AE_IFDIR || hard))
 		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
 				ls->host, name);
 	/* a hard link first: tar gives it no file type */
-	else if (ls->lib.archive_entry_hardlink(ae) && ls->lib.archive_entry_size(ae) <= 0)
+	else if (hard && ls->lib.archive_entry_size(ae) <= 0)
 		rc = add_hardlink(ls, rel, ae);
 	else if (type == AE_IFDIR && !*rel && !strcmp(ls->e->path, "/"))
 		rc = 0; /* the root, which FAT stores nothing about */
 	else if (type == AE_IFDIR)
 		rc = add_node(ls, &(struct content_node){ .is_dir = true }, rel, ae);
-	else if (type == AE_IFREG || ls->lib.archive_entry_hardlink(ae))
+	else if (type == AE_IFREG || hard)
 		rc = add_file(ls, rel, ae);
 	else if (type == AE_IFLNK)
 		rc = add_symlink(ls, rel, ae);
 	else
 		rc = diag_error(ls->d, "%s: %s: a %s cannot go on a FAT file system", ls->host, name,
 				special_kind(type));
-	if (rc == 0 && ls->lib.archive_entry_hardlink(ae) && ls->lib.archive_entry_size(ae) > 0)
+	if (rc == 0 && hard && ls->lib.archive_entry_size(ae) > 0)
 		rc = give_bytes_to_target(ls, ae);
 	free(rel);
 	return rc;

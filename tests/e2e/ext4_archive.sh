@@ -4,7 +4,7 @@
 # folder gives the same image where owners agree; and (as root, with loop devices) a walk of
 # the mount equals the archive's listing.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck debugfs sfdisk jq tar zstd setpriv setcap getfattr python3 setfacl getfacl bsdtar
+need e2fsck debugfs sfdisk jq tar zstd setpriv setcap getfattr python3 setfacl getfacl bsdtar cpio
 [ "$(id -u)" -eq 0 ] || { echo "making a root-owned tree with device nodes needs root: skipped"; exit 77; }
 
 mkdir -p root/etc root/bin root/dev root/usr/lib root/var/empty
@@ -122,6 +122,84 @@ layout bad1.tar
 build_refused bad1 "./bad1.tar: etc/x: extended attribute 'foo.bar': not a name Linux can use on ext4" <bad1.tar.layout
 layout bad2.tar
 build_refused bad2 "./bad2.tar: etc/x: extended attribute 'user.': not a name Linux can use on ext4" <bad2.tar.layout
+
+# attributes the kernel would not show or allow where the entry is are refused, naming the
+# layout's line, the entry and why (they were stored and read back as "No such attribute"):
+# user.* beside a symbolic link or a device, a capability beside a symbolic link, a default
+# ACL beside a file; and an ACL's value the kernel cannot read, saying what is wrong with it
+python3 - <<'PY2'
+import io, tarfile
+obj = b'\x01\x00\x07\x00\x00\x00\x00\x00\x04\x00\x05\x00\x00\x00\x00\x00\x20\x00\x05\x00\x00\x00\x00\x00'
+def tar(path, name, type, attr, value):
+    with tarfile.open(path, 'w', format=tarfile.PAX_FORMAT) as t:
+        i = tarfile.TarInfo(name)
+        i.type = type
+        i.linkname = 'f' if type == tarfile.SYMTYPE else ''
+        i.pax_headers = {'SCHILY.xattr.' + attr: value.decode('utf-8', 'surrogateescape')}
+        t.addfile(i, io.BytesIO(b''))
+tar('xsym.tar', 'l', tarfile.SYMTYPE, 'user.a', b'v')
+tar('xchr.tar', 'c', tarfile.CHRTYPE, 'user.a', b'v')
+tar('xcap.tar', 'l', tarfile.SYMTYPE, 'security.capability', b'\x01\x00\x00\x02' + b'\x00' * 16)
+tar('xdef.tar', 'f', tarfile.REGTYPE, 'system.posix_acl_default', b'\x02\x00\x00\x00' + obj)
+tar('xver.tar', 'f', tarfile.REGTYPE, 'system.posix_acl_access', b'\x01\x00\x00\x00' + obj)
+tar('xlen.tar', 'f', tarfile.REGTYPE, 'system.posix_acl_access', b'\x02\x00\x00\x00' + obj[:20])
+tar('xord.tar', 'f', tarfile.REGTYPE, 'system.posix_acl_access', b'\x02\x00\x00\x00' + obj[8:16] + obj[:8] + obj[16:])
+PY2
+for x in xsym:l:"user.a: user.* attributes are only for files and folders (xattr(7))" \
+         xchr:c:"user.a: user.* attributes are only for files and folders (xattr(7))" \
+         xcap:l:"security.capability: capabilities are only for files" \
+         xdef:f:"system.posix_acl_default: only folders have default ACLs" \
+         xver:f:"system.posix_acl_access: not a POSIX ACL the kernel reads (version 1, not 2)" \
+         xlen:f:"system.posix_acl_access: not a POSIX ACL the kernel reads (24 bytes, not a 4-byte version and 8-byte entries)" \
+         xord:f:"system.posix_acl_access: not a POSIX ACL the kernel reads (entry 2 is out of the order"; do
+    a=${x%%:*} rest=${x#*:}
+    layout $a.tar
+    build_refused $a "$a.layout:2: tree '/': ./$a.tar: ${rest%%:*}: attribute ${rest#*:}" <$a.tar.layout
+done
+
+# hard links: a name linked to itself says so; a link to a file of another tree says links
+# reach only within one archive (both read "which is not a file before it")
+python3 - <<'PY2'
+import io, tarfile
+with tarfile.open('self.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo('f')
+    i.size = 1
+    t.addfile(i, io.BytesIO(b'x'))
+    i = tarfile.TarInfo('f')
+    i.type, i.linkname = tarfile.LNKTYPE, 'f'
+    t.addfile(i)
+with tarfile.open('first.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    t.addfile(tarfile.TarInfo('g'))
+with tarfile.open('other.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    i = tarfile.TarInfo('h')
+    i.type, i.linkname = tarfile.LNKTYPE, 'g'
+    t.addfile(i)
+PY2
+layout self.tar
+build_refused self "self.layout:2: tree '/': ./self.tar: 'f' is a hard link to itself (the same path twice)" <self.tar.layout
+cat >two.in <<LAYOUT
+image { table = gpt seed = "ext4-archive" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 32M
+    tree "/" { from = "first.tar" }
+    tree "/" { from = "other.tar" }
+}
+LAYOUT
+build_refused two "two.layout:4: tree '/': ./other.tar: 'h' is a hard link to 'g', which is not in this archive (hard links reach only within one tree)" <two.in
+
+# a folder listed twice: cpio calls the second a hard link to the first (same inode), tar a
+# folder again; both build, to one image, on ext4 and on FAT (cpio was refused on both)
+mkdir -p twice/dir && echo hi >twice/dir/f
+(cd twice && printf 'dir\ndir/f\ndir\n' | cpio -o -H newc --quiet >../twice.cpio &&
+    tar --no-recursion -cf ../twice.tar dir dir/f dir)
+for a in twice.cpio twice.tar; do
+    layout $a
+    expect_status 0 "$SDIMG" build $a.layout -o $a.img
+    sed 's/type = ext4 size = 32M/type = fat32 size = 64M/' $a.layout >$a.fat.layout
+    expect_status 0 "$SDIMG" build $a.fat.layout -o $a.fat.img
+done
+ext4_fsck twice.cpio.img 1
+cmp -s twice.cpio.img twice.tar.img || fail "ext4: a folder twice in cpio gives another image than in tar"
+cmp -s twice.cpio.fat.img twice.tar.fat.img || fail "FAT: a folder twice in cpio gives another image than in tar"
 
 # the kernel's view of the first image against the archive's listing
 ext4_mount tar.img 1
