@@ -499,6 +499,43 @@ static errcode_t plan_tree(ext2_filsys fs, const struct hashed *h, size_t count,
 	return 0;
 }
 
+/* The path of the folder @ino into @buf (@size bytes), from the names in memory: each folder
+ * a build adds is linked into a parent it has touched, so its name is there; "/" for the root. */
+static void folder_path(const struct ext4_names *n, uint32_t ino, char *buf, size_t size)
+{
+	char tail[4096] = "";
+
+	for (unsigned depth = 0; ino != EXT2_ROOT_INO && depth < 4096; depth++) {
+		const struct entry *e = NULL;
+		for (size_t i = 0; !e && i < n->n_entries; i++)
+			if (n->entries[i].ino == ino && n->entries[i].type == EXT2_FT_DIR &&
+			    strcmp(n->entries[i].name, ".") && strcmp(n->entries[i].name, ".."))
+				e = &n->entries[i];
+		if (!e) {
+			snprintf(buf, size, "the folder of inode %u", ino);
+			return;
+		}
+		char up[4096];
+		snprintf(up, sizeof(up), "/%s%s", e->name, tail);
+		memcpy(tail, up, sizeof(tail));
+		ino = e->dir;
+	}
+	snprintf(buf, size, "%s", tail[0] ? tail : "/");
+}
+
+/* The names of @f, @count of them, need a third level of index blocks, which the kernel
+ * reads only with the largedir feature, which sdimg does not write: the folder stays linear
+ * (still correct, its lookups only slower), and the build says so. */
+static void warn_unindexed(struct ext4_volume *v, const struct folder *f, size_t count)
+{
+	char path[4096];
+
+	folder_path(v->names, f->ino, path, sizeof(path));
+	diag_warning(v->d, "%s: ext4: %s: %zu names need more than two index levels of %u-byte "
+			   "blocks: written unindexed (a larger block-size indexes more)", v->image,
+		     path, count, v->fs->blocksize);
+}
+
 /* The folder @f made @blocks blocks long, and marked as indexed. */
 static errcode_t resize_folder(struct ext4_volume *v, struct folder *f, uint32_t blocks)
 {
@@ -535,6 +572,8 @@ static errcode_t index_folder(struct ext4_volume *v, struct folder *f)
 		err = hash_names(fs, v->names, f, h, &count);
 	if (err == 0)
 		err = plan_tree(fs, h, count, &t);
+	if (err == 0 && t.n_nodes > t.root_limit)
+		warn_unindexed(v, f, count);
 	uint32_t blocks = 1 + t.n_nodes + t.n_leaves;
 	if (err == 0 && t.n_leaves)
 		err = resize_folder(v, f, blocks);

@@ -138,9 +138,12 @@ static int add_journal(struct ext4_volume *v)
 	errcode_t err = ext2fs_get_journal_params(&jp, v->fs);
 
 	if (err == EXT2_ET_JOURNAL_TOO_SMALL) { /* libext2fs wants 2048 blocks for one */
+		uint64_t blocks = ext2fs_blocks_count(v->fs->super);
+		/* 1K blocks help only a volume that holds 2048 of them, and not one that has them */
+		bool smaller = v->fs->blocksize > 1024 && blocks * (v->fs->blocksize / 1024) > 2048;
 		diag_error(v->d, "%s: ext4: %llu blocks of %u bytes are too few for a journal (2048 "
-				 "or more): journal = false, or block-size = 1K", v->image,
-			   (unsigned long long)ext2fs_blocks_count(v->fs->super), v->fs->blocksize);
+				 "or more): journal = false%s", v->image, (unsigned long long)blocks,
+			   v->fs->blocksize, smaller ? ", or block-size = 1K" : "");
 		return -ENOSPC;
 	}
 	if (err)

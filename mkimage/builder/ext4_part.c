@@ -851,7 +851,7 @@ int build_check_ext4(struct build *b, size_t i)
 /*
  * Partition @i of a size set in the layout was too small (@d holds what ran out): that, in
  * one line that names the size key and the size the entries need, found as size = auto finds
- * it. Where inodes is set, the size that holds them is not sought: a count of inodes too
+ * it (in units of the partition's align, at most 1 MiB). Where inodes is set, the size that holds them is not sought: a count of inodes too
  * small is not fixed by any size.
  */
 static void too_small(struct build *b, size_t i, struct diag *d)
@@ -872,9 +872,14 @@ static void too_small(struct build *b, size_t i, struct diag *d)
 	b->d = keep;
 	diag_release(&scratch);
 	char tail[200];
-	if (rc == 0)
+	/* the measure's unit is the partition's align up to 1 MiB, whole KiB at least: said
+	 * as found, not rounded up to a MiB it does not need */
+	if (rc == 0 && need % (1u << 20) == 0)
 		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "M or more (or "
-			 "size = auto)", p->name, (need + (1u << 20) - 1) >> 20);
+			 "size = auto)", p->name, need >> 20);
+	else if (rc == 0)
+		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "K or more (or "
+			 "size = auto)", p->name, (need + 1023) >> 10);
 	else
 		snprintf(tail, sizeof(tail), "partition '%s' needs a larger size", p->name);
 	if (!strncmp(why, loc->file, strlen(loc->file))) /* it names its entry's line */

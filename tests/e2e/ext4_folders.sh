@@ -33,6 +33,23 @@ debugfs -R 'htree /' ps.img 2>/dev/null | grep -q 'Indirect levels' &&
     fail "the root folder of three names was made a hashed tree"
 rm -f ps.img
 
+# names that need a third level of index blocks (47,000 of 255 bytes in 1K blocks): the
+# folder is written linear, and the build says so, naming it (ext4 reads a third level only
+# with the largedir feature)
+mkdir -p deep/d
+pad=$(printf '%0249d' 0)
+(cd deep/d && seq -f "%06g$pad" 1 47000 | xargs touch)
+cat >deep.layout <<'LAYOUT'
+image { seed = "deep" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 80M tree "/" { from = "deep" }
+    ext4 { block-size = 1K inodes = 48000 } }
+LAYOUT
+expect_status 0 "$SDIMG" build deep.layout -o deep.img
+grep -q 'warning: .*/d: 47000 names need more than two index levels of 1024-byte blocks: written unindexed' err.txt ||
+    fail "no warning of the folder written unindexed: $(cat err.txt)"
+ext4_clean deep.img 1 pd.img
+rm -rf deep deep.img pd.img
+
 # the kernel finds every name, in both
 ext4_mount small.img 1
 [ "$(ls mnt/many | wc -l)" -eq 100000 ] || fail "the kernel lists $(ls mnt/many | wc -l) names"

@@ -58,3 +58,23 @@ LAYOUT
     cmp -s root/mixed mixed.out || fail "/mixed's bytes differ"
     rm -f auto.img pa.img small.img mixed.out
 done
+
+# a set size too small: only the advice that applies (not the block size already set), and
+# the size found as size = auto finds it, in units of the partition's align (not a MiB)
+for case in '1K journal' '4K nojournal'; do
+    set -- $case
+    if [ "$2" = journal ]; then ext='block-size = 1K'; else ext='journal = false'; fi
+    cat >tiny.layout <<LAYOUT
+image { table = gpt seed = "tiny" timestamp = 1700000000 }
+partition rootfs { type = ext4 size = 64K align = 64K file "/a" { content = "x" } ext4 { $ext } }
+LAYOUT
+    expect_status 1 "$SDIMG" build tiny.layout -o tiny.img
+    expect_stderr "partition 'rootfs' needs size ="
+    ! grep -q 'block-size = 1K' err.txt || fail "advice of the block size already set: $(cat err.txt)"
+    need=$(sed -n "s/.*needs size = \([0-9]*[KM]\) or more.*/\1/p" err.txt)
+    [ "$2" = nojournal ] && [ "$need" = 1M ] && fail "1M asked where less builds: $(cat err.txt)"
+    sed "s/size = 64K/size = $need/" tiny.layout >fits.layout
+    expect_status 0 "$SDIMG" build fits.layout -o tiny.img
+    ext4_clean tiny.img 1 pt.img
+    rm -f tiny.img pt.img
+done
