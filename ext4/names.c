@@ -504,6 +504,7 @@ static errcode_t plan_tree(ext2_filsys fs, const struct hashed *h, size_t count,
 static void folder_path(const struct ext4_names *n, uint32_t ino, char *buf, size_t size)
 {
 	char tail[4096] = "";
+	size_t len = 0;
 
 	for (unsigned depth = 0; ino != EXT2_ROOT_INO && depth < 4096; depth++) {
 		const struct entry *e = NULL;
@@ -515,9 +516,13 @@ static void folder_path(const struct ext4_names *n, uint32_t ino, char *buf, siz
 			snprintf(buf, size, "the folder of inode %u", ino);
 			return;
 		}
-		char up[4096];
-		snprintf(up, sizeof(up), "/%s%s", e->name, tail);
-		memcpy(tail, up, sizeof(tail));
+		size_t name_len = strlen(e->name);
+		if (len + name_len + 1 >= sizeof(tail)) /* deeper than a path can say: its end */
+			break;
+		memmove(tail + name_len + 1, tail, len + 1); /* "/NAME" before what is there */
+		tail[0] = '/';
+		memcpy(tail + 1, e->name, name_len);
+		len += name_len + 1;
 		ino = e->dir;
 	}
 	snprintf(buf, size, "%s", tail[0] ? tail : "/");
