@@ -259,6 +259,13 @@ void flash_job_watchdog(struct flash_job *j, unsigned timeout);
  * but where it was ignored (nohup: asked to outlive the terminal). */
 void flash_stop_signals(sigset_t *set);
 
+/* Runs @body(@o, stop, @d) with the stop signals (flash_stop_signals) blocked from its first
+ * instant, for @body to take them; a signal that came while a @body that failed before any
+ * card said why is taken too. Returns what @body returned. */
+int flash_blocking_stop_signals(const struct flash_options *o, struct diag *d,
+				int (*body)(const struct flash_options *o, const sigset_t *stop,
+					    struct diag *d));
+
 /* Gives up @j, in flight, for @why ("aborted: WHY" its error): it fails unless it already
  * had, its worker is killed. A job not in flight is left as it is. */
 void flash_job_abort(struct flash_job *j, const char *why);

@@ -645,20 +645,27 @@ static int run_blocked(const struct flash_options *o, const sigset_t *stop, stru
 	return rc;
 }
 
-int flash_run(const struct flash_options *o, struct diag *d)
+int flash_blocking_stop_signals(const struct flash_options *o, struct diag *d,
+				int (*body)(const struct flash_options *o, const sigset_t *stop,
+					    struct diag *d))
 {
 	sigset_t stop, old;
 
 	/* blocked first of all, and so in the workers too: a signal at any moment is taken by
-	 * the run (stopped_before_cards, then run_jobs), never by the default action */
+	 * @body (before any card, or by its loop), never by the default action */
 	flash_stop_signals(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &old);
-	int rc = run_blocked(o, &stop, d);
-	/* a run that ended before any card (a bad bmap, a missing CSV) has said why in its
-	 * line: a signal that came meanwhile is taken, not left to kill it in silence; one
-	 * that came after a run's last look is delivered now, after its report */
+	int rc = body(o, &stop, d);
+	/* a run or station that ended before any card (a bad bmap, a missing CSV) has said why
+	 * in its line: a signal that came meanwhile is taken, not left to kill it in silence;
+	 * one that came after a run's last look is delivered now, after its report */
 	while (rc < 0 && sigtimedwait(&stop, NULL, &(struct timespec){ 0, 0 }) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+int flash_run(const struct flash_options *o, struct diag *d)
+{
+	return flash_blocking_stop_signals(o, d, run_blocked);
 }

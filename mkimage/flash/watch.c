@@ -630,16 +630,6 @@ static int watch_blocked(const struct flash_options *o, const sigset_t *stop, st
 
 int flash_watch(const struct flash_options *o, struct diag *d)
 {
-	sigset_t stop, old;
-
-	/* blocked first of all, as for a run (flash_run): a signal while the station starts
-	 * stops it once it has started, with its summary, never by the default action */
-	flash_stop_signals(&stop);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	int rc = watch_blocked(o, &stop, d);
-	/* a station that could not start has said why: a signal meanwhile is taken */
-	while (rc < 0 && sigtimedwait(&stop, NULL, &(struct timespec){ 0, 0 }) > 0)
-		;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return rc;
+	/* a signal while the station starts stops it once it has started, with its summary */
+	return flash_blocking_stop_signals(o, d, watch_blocked);
 }
