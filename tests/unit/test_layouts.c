@@ -216,6 +216,28 @@ static void test_source_date_epoch(void **state)
 	o.source_date_epoch = "yesterday";
 	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
 	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: 'yesterday' is not a whole number"));
+	/* only what date +%s prints: no hex, octal look, sign or space; an overflow is too large */
+	static const char *const not_numbers[] = { "0x10", "010", "+5", "-5", " 5", "5 ", "1e9" };
+	for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+		char want[80];
+		snprintf(want, sizeof(want), "SOURCE_DATE_EPOCH: '%s' is not a whole number of "
+			 "seconds as date +%%s prints it", not_numbers[i]);
+		o.source_date_epoch = not_numbers[i];
+		assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+		assert_true(diag_has(&d, want));
+	}
+	o.source_date_epoch = "99999999999999999999999";
+	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: '99999999999999999999999' is too large (at "
+			     "most 4354819199)"));
+	o.source_date_epoch = "4354819200";
+	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: '4354819200' is too large"));
+	o.source_date_epoch = "0";
+	assert_int_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_int_equal(l->image.timestamp, 0);
+	layout_free(l);
+	l = NULL;
 	diag_release(&d);
 }
 
