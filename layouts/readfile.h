@@ -4,14 +4,17 @@
 
 #include <stddef.h>
 
-/* Layout files larger than this are refused: no layout is anywhere near it. */
-#define READFILE_MAX (16u << 20)
-
 /*
- * Reads @path into a new NUL-terminated buffer *@ret_text (free() it).
- * Returns 0, or a negative errno: -EFBIG for a file over READFILE_MAX, -EILSEQ for a file
- * holding a NUL byte (not a text file), -EISDIR for a folder.
+ * Reads @path, a regular file of at most @max bytes, into a new NUL-terminated buffer
+ * *@ret_text (free() it). Returns 0, or a negative errno: -EFBIG for a file over @max
+ * (refused by its size before it is read), -EILSEQ for a file holding a NUL byte (not a
+ * text file), -EISDIR for a folder, -ESPIPE for a FIFO, a socket or a device (never waited
+ * on: see path_open_regular()).
  */
-int layout_read_text_file(const char *path, char **ret_text);
+int layout_read_text_file(const char *path, size_t max, char **ret_text);
+
+/* The message for an error of layout_read_text_file() about @path that is no errno's own
+ * text: "not a text file ...", "larger than 1 MiB ...", or strerror(). */
+const char *layout_read_text_problem(int rc, char *buf, size_t n);
 
 #endif

@@ -300,6 +300,42 @@ static void test_variables(void **state)
 	expect_error("partition p { from = ${NOPE} }", "t.layout:1: variable ${NOPE} is not set");
 }
 
+/* A default may hold variables itself: ${NOPE:-${BOARD}} is BOARD's value, not "${BOARD}". */
+static void test_nested_defaults(void **state)
+{
+	struct layout *l = load_ok("partition boot { type = fat\n"
+				   "  file \"/a\" { content = \"${NOPE:-${BOARD}}\" }\n"
+				   "  file \"/b\" { content = ${NOPE:-x${NOPE2:-<${EMPTY}>}y} }\n"
+				   "  file \"/c\" { content = \"${NOPE:-${NOPE2:-\\${CARD}}}\" }\n"
+				   "  file \"/d\" { content = \"${BOARD:-${UNSET}}!\" } }\n");
+	char deep[256] = "", text[512];
+
+	(void)state;
+	assert_string_equal(l->parts[0].entries[0].content, "rpi4");
+	assert_string_equal(l->parts[0].entries[1].content, "x<>y");
+	assert_string_equal(l->parts[0].entries[2].content, "${CARD}");
+	/* a default that is not taken is only read: its variables need not be set */
+	assert_string_equal(l->parts[0].entries[3].content, "rpi4!");
+	layout_free(l);
+	expect_error("partition p { from = \"${NOPE:-a${UNSET}}\" }",
+		     "t.layout:1: variable ${UNSET} is not set");
+	expect_error("partition p { from = \"${NOPE:-${BOARD\"\n}", "t.layout:1: '${' without a "
+		     "closing '}'");
+	/* eight defaults nested in defaults are the limit */
+	for (int i = 0; i < 8; i++)
+		strcat(deep, "${NOPE:-");
+	strcat(deep, "${BOARD}");
+	for (int i = 0; i < 8; i++)
+		strcat(deep, "}");
+	snprintf(text, sizeof(text), "partition p { type = fat\n file \"/a\" { content = \"%s\" } }",
+		 deep);
+	l = load_ok(text);
+	assert_string_equal(l->parts[0].entries[0].content, "rpi4");
+	layout_free(l);
+	snprintf(text, sizeof(text), "partition p { from = \"${NOPE:-%s}\" }", deep);
+	expect_error(text, "t.layout:1: defaults nested more than 8 deep (${A:-${B:-...}})");
+}
+
 /* The default seed covers the values substituted: other --set values, other ids. */
 static void test_seed_covers_variables(void **state)
 {
@@ -585,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),
 		cmocka_unit_test(test_variables),
+		cmocka_unit_test(test_nested_defaults),
 		cmocka_unit_test(test_seed_covers_variables),
 		cmocka_unit_test(test_includes),
 		cmocka_unit_test(test_errors_syntax),
