@@ -13,8 +13,8 @@
  */
 int layout_read_text_file(const char *path, size_t max, char **ret_text);
 
-/* The message for an error of layout_read_text_file() about @path that is no errno's own
- * text: "not a text file ...", "larger than 1 MiB ...", or strerror(). */
+/* The words for the error @rc of layout_read_text_file(): its own for -EILSEQ, -ESPIPE and
+ * -EFBIG (which names the limit, written into @buf of @n bytes), strerror() otherwise. */
 const char *layout_read_text_problem(int rc, char *buf, size_t n);
 
 #endif
