@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "common/path.h"
 #include "common/sha256.h"
 #include "common/strbuf.h"
 
@@ -436,9 +437,17 @@ static const char *stray_key(json_t *root)
 int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d)
 {
 	json_error_t err;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+	int fd = path_open_regular(path);
+	json_t *root = NULL;
 	int rc;
 
+	if (fd == -ESPIPE)
+		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): a "
+				     "per-card manifest is read only from a file", path);
+	if (fd < 0)
+		return diag_error(d, "%s: %s", path, strerror(-fd));
+	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err);
+	close(fd);
 	if (!root)
 		return diag_error(d, "%s: %s", path, err.text);
 	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT_OLD) == 0) {

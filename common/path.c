@@ -1,9 +1,13 @@
 /* path: folder of a path, and relative paths resolved against a folder (see path.h). */
 #include "common/path.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 char *path_dir(const char *path)
 {
@@ -32,4 +36,30 @@ char *path_append(const char *dir, const char *name)
 	p[a] = '/';
 	memcpy(p + a + 1, name, b + 1);
 	return p;
+}
+
+int path_open_regular(const char *path)
+{
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that may never
+	 * come (POSIX open(), "O_NONBLOCK"); a regular file ignores it, and it is cleared
+	 * below for the reads */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else if (S_ISDIR(st.st_mode))
+		rc = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		rc = -ESPIPE;
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }

@@ -14,4 +14,12 @@ char *path_join(const char *dir, const char *rel);
  * Returns a new string (free() it), or NULL when out of memory. */
 char *path_append(const char *dir, const char *name);
 
+/*
+ * Opens @path for reading when it is a regular file (a symlink to one is followed).
+ * Returns the descriptor (close-on-exec, blocking), -EISDIR for a folder, -ESPIPE for
+ * anything else that is no regular file (a FIFO, a socket, a device: opened without
+ * waiting for a writer, so that nothing hangs on one), or another negative errno.
+ */
+int path_open_regular(const char *path);
+
 #endif

@@ -236,6 +236,18 @@ struct layout_var {
 	const char *value;
 };
 
+/*
+ * The limits of the layout language (LAYOUT.md, "Limits"), each checked before the work
+ * it bounds: a real layout is a few KiB, and a hostile one (an include bomb, a huge
+ * variable) must fail at once, not after minutes and gigabytes.
+ */
+#define LAYOUT_TEXT_MAX (1u << 20)   /* bytes of the layout, every file it includes (each
+					time it is included) and every ${VAR} value put in */
+#define LAYOUT_VALUE_MAX (64u << 10) /* bytes of one ${VAR}'s value */
+#define LAYOUT_INCLUDES_MAX 256      /* include() calls read, in all */
+#define LAYOUT_INCLUDE_DEPTH_MAX 16  /* includes nested in includes */
+#define LAYOUT_DEFAULT_DEPTH_MAX 8   /* ${A:-${B:-...}} defaults nested in defaults */
+
 struct layout_options {
 	const char *const *input_dirs; /* -I DIR, n_input_dirs of them, searched in order for
 					 `from` files and (after the including file's folder)

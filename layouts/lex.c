@@ -9,13 +9,14 @@
 
 #include "common/array.h"
 #include "common/strbuf.h"
+#include "common/units.h"
+#include "layouts/layouts.h"
 
 struct lexer {
 	const char *file;
 	const char *p;
 	int line;
-	lex_lookup_fn lookup;
-	void *ctx;
+	const struct lex_vars *vars;
 	struct diag *d;
 	struct tok_list *out;
 	struct strbuf buf; /* the current string value */
@@ -42,42 +43,102 @@ static bool ends_word(const char *p)
 	return p[0] == '/' && (p[1] == '/' || p[1] == '*');
 }
 
-/* Expands the ${...} at lx->p (which points at '$') into the string buffer. */
-static int expand_var(struct lexer *lx)
+static int unclosed_var(struct lexer *lx)
 {
-	const char *start = lx->p + 2;
-	const char *end = strchr(start, '}');
+	return diag_error(lx->d, "%s:%d: '${' without a closing '}'", lx->file, lx->line);
+}
 
-	if (!end || memchr(start, '\n', (size_t)(end - start)))
-		return diag_error(lx->d, "%s:%d: '${' without a closing '}'", lx->file, lx->line);
-	char *expr = strndup(start, (size_t)(end - start));
-	if (!expr)
-		return -ENOMEM;
-	char *dflt = strstr(expr, ":-");
-	if (dflt) {
-		*dflt = '\0';
-		dflt += 2;
+/* The value of ${@name} into the string, within the limits of LAYOUT.md ("Limits"): each
+ * is checked before the value is copied. */
+static int put_value(struct lexer *lx, const char *name, const char *value)
+{
+	size_t n = strlen(value);
+	char limit[32];
+
+	if (n > LAYOUT_VALUE_MAX) {
+		units_human(LAYOUT_VALUE_MAX, limit, sizeof(limit));
+		return diag_error(lx->d, "%s:%d: ${%s} is %zu bytes long: a variable's value "
+					 "holds at most %s", lx->file, lx->line, name, n, limit);
 	}
+	if (n > LAYOUT_TEXT_MAX - *lx->vars->text_used) {
+		units_human(LAYOUT_TEXT_MAX, limit, sizeof(limit));
+		return diag_error(lx->d, "%s:%d: ${%s}: too large: a layout with its includes and "
+					 "its variables' values holds at most %s of text",
+				  lx->file, lx->line, name, limit);
+	}
+	*lx->vars->text_used += n;
+	return strbuf_puts(&lx->buf, value);
+}
+
+static int expand_var(struct lexer *lx, unsigned depth, bool use);
+
+/*
+ * The DEFAULT of ${NAME:-DEFAULT}, lx->p at its first character, up to the '}' that
+ * closes it (where lx->p is left): its text, with \$ for a '$' and each ${...} in it
+ * expanded, goes into the string when @use, and is only read past otherwise (its
+ * variables then need not be set).
+ */
+static int expand_default(struct lexer *lx, unsigned depth, bool use)
+{
 	int rc = 0;
-	bool named = (isalpha((unsigned char)*expr) || *expr == '_') &&
-		     strspn(expr, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
-			     strlen(expr);
-	const char *value = named ? lx->lookup(lx->ctx, expr) : NULL;
-	if (!value)
-		value = dflt;
-	if (!named)
-		rc = diag_error(lx->d, "%s:%d: '${' must be followed by a variable name (letters, "
-				       "digits, _) and '}'", lx->file, lx->line);
-	else if (!value)
+
+	while (rc == 0 && *lx->p != '}') {
+		if (*lx->p == '\0' || *lx->p == '\n')
+			return unclosed_var(lx);
+		if (lx->p[0] == '$' && lx->p[1] == '{') {
+			rc = expand_var(lx, depth + 1, use);
+			continue;
+		}
+		if (lx->p[0] == '\\' && lx->p[1] == '$')
+			lx->p++;
+		rc = use ? strbuf_putc(&lx->buf, *lx->p) : 0;
+		lx->p++;
+	}
+	return rc;
+}
+
+/*
+ * Expands the ${NAME} or ${NAME:-DEFAULT} at lx->p (which points at '$'), itself in
+ * @depth defaults, into the string buffer when @use (else reads past it).
+ */
+static int expand_var(struct lexer *lx, unsigned depth, bool use)
+{
+	const char *name = lx->p + 2;
+	size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	const char *after = name + n;
+	bool has_default = after[0] == ':' && after[1] == '-';
+	int rc = 0;
+
+	if (n == 0 || isdigit((unsigned char)*name) || (*after != '}' && !has_default)) {
+		if (name[strcspn(name, "}\n")] != '}')
+			return unclosed_var(lx);
+		return diag_error(lx->d, "%s:%d: '${' must be followed by a variable name "
+					 "(letters, digits, _) and '}'", lx->file, lx->line);
+	}
+	if (depth > LAYOUT_DEFAULT_DEPTH_MAX)
+		return diag_error(lx->d, "%s:%d: defaults nested more than %d deep "
+					 "(${A:-${B:-...}})", lx->file, lx->line,
+				  LAYOUT_DEFAULT_DEPTH_MAX);
+	char *var = strndup(name, n);
+	if (!var)
+		return -ENOMEM;
+	const char *value = use ? lx->vars->lookup(lx->vars->ctx, var) : NULL;
+	lx->p = after;
+	if (has_default) {
+		lx->p += 2;
+		rc = expand_default(lx, depth, use && !value);
+	} else if (use && !value) {
 		rc = diag_error(lx->d,
 				"%s:%d: variable ${%s} is not set (set it in the environment or "
 				"with --set %s=VALUE, or write ${%s:-DEFAULT}; a per-card file "
 				"leaves it to each card with \\${%s})",
-				lx->file, lx->line, expr, expr, expr, expr);
-	else
-		rc = strbuf_puts(&lx->buf, value);
-	free(expr);
-	lx->p = end + 1;
+				lx->file, lx->line, var, var, var, var);
+	}
+	if (rc == 0 && value)
+		rc = put_value(lx, var, value);
+	free(var);
+	if (rc == 0)
+		lx->p++; /* the closing '}' */
 	return rc;
 }
 
@@ -168,7 +229,7 @@ static int dq_piece(struct lexer *lx)
 		return dq_escape(lx);
 	}
 	if (lx->p[0] == '$' && lx->p[1] == '{')
-		return expand_var(lx);
+		return expand_var(lx, 0, true);
 	return plain_char(lx);
 }
 
@@ -211,7 +272,7 @@ static int lex_bare_var(struct lexer *lx)
 	int rc = strbuf_reset(&lx->buf);
 
 	if (rc == 0)
-		rc = expand_var(lx);
+		rc = expand_var(lx, 0, true);
 	if (rc < 0)
 		return rc;
 	return emit(lx, TOK_STRING, lx->buf.s, lx->buf.len, line);
@@ -294,14 +355,16 @@ static int lex_one(struct lexer *lx)
 	return emit(lx, TOK_WORD, p, (size_t)(lx->p - p), lx->line);
 }
 
-int layout_lex(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
+int layout_lex(const char *file, const char *text, const struct lex_vars *vars,
 	       struct diag *d, struct tok_list *out)
 {
-	struct lexer lx = {
-		.file = file, .p = text, .line = 1, .lookup = lookup, .ctx = ctx, .d = d, .out = out,
-	};
+	struct lexer lx = { .file = file, .p = text, .line = 1, .vars = vars, .d = d, .out = out };
 	int rc = 0;
 
+	/* a UTF-8 byte order mark, as some Windows editors write, is no part of the text
+	 * (Unicode 15.0, 23.8: at the start of a UTF-8 stream it is only a signature) */
+	if (strncmp(lx.p, "\xef\xbb\xbf", 3) == 0)
+		lx.p += 3;
 	while (rc == 0 && *lx.p)
 		rc = lex_one(&lx);
 	strbuf_release(&lx.buf);

@@ -5,7 +5,8 @@
  *     by the start of a comment;
  *   - strings: "..." with C-like escapes (\n \t \\ \" \$ \ooo \xhh ..., backslash-newline
  *     continues the line) and ${VAR} expanded; '...' literal but for \' and \\;
- *   - a bare ${VAR} or ${VAR:-default}: a string holding the variable's value;
+ *   - a bare ${VAR} or ${VAR:-default}: a string holding the variable's value (a default
+ *     may hold ${...} itself, up to LAYOUT_DEFAULT_DEPTH_MAX deep, and \$ for a '$');
  *   - the symbols { } ( ) = += and ,;
  *   - comments (# and // to the end of the line, and slash-star to star-slash across
  *     lines) and white space are dropped.
@@ -46,11 +47,20 @@ struct tok_list {
  */
 typedef const char *(*lex_lookup_fn)(void *ctx, const char *name);
 
+/* Where ${NAME} finds its value, and the text the layout holds so far. */
+struct lex_vars {
+	lex_lookup_fn lookup;
+	void *ctx;
+	size_t *text_used; /* bytes of the layout's text so far: each value put in adds to it,
+			      up to LAYOUT_TEXT_MAX */
+};
+
 /*
- * Tokenizes @text of file @file into @out (appending). Returns 0, -EINVAL with the
- * problem in @d as "FILE:LINE: ...", or -ENOMEM (for the caller to report).
+ * Tokenizes @text of file @file into @out (appending); a UTF-8 byte order mark at its
+ * start is skipped. Returns 0, -EINVAL with the problem in @d as "FILE:LINE: ...", or
+ * -ENOMEM (for the caller to report).
  */
-int layout_lex(const char *file, const char *text, lex_lookup_fn lookup, void *ctx,
+int layout_lex(const char *file, const char *text, const struct lex_vars *vars,
 	       struct diag *d, struct tok_list *out);
 
 /* Frees the tokens and their texts; @l is left empty. */

@@ -77,12 +77,11 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 		struct layout **ret_layout)
 {
 	char *text = NULL;
-	int rc = layout_read_text_file(path, &text);
+	char why[160];
+	int rc = layout_read_text_file(path, LAYOUT_TEXT_MAX, &text);
 
-	if (rc == -EILSEQ)
-		return diag_error(d, "%s: not a text file (it holds a NUL byte)", path);
 	if (rc < 0)
-		return diag_error(d, "%s: %s", path, strerror(-rc));
+		return diag_error(d, "%s: %s", path, layout_read_text_problem(rc, why, sizeof(why)));
 	rc = layout_load_text(path, text, opts, d, ret_layout);
 	free(text);
 	return rc;

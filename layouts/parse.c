@@ -196,11 +196,26 @@ static bool same_file(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* Whether one more include() stays within the limits of LAYOUT.md ("Limits"): 0, or
+ * -EINVAL reported at @loc. The first file is the layout itself, not an include. */
+static int check_include_limits(struct parser *p, struct layout_loc loc, const char *arg)
+{
+	if (p->n_chain > LAYOUT_INCLUDE_DEPTH_MAX)
+		return diag_error(p->d, "%s:%d: include(\"%s\"): includes nested more than %d deep",
+				  loc.file, loc.line, arg, LAYOUT_INCLUDE_DEPTH_MAX);
+	if (p->n_includes >= LAYOUT_INCLUDES_MAX)
+		return diag_error(p->d, "%s:%d: include(\"%s\"): more than %d includes in one "
+					"layout (each time a file is included counts)",
+				  loc.file, loc.line, arg, LAYOUT_INCLUDES_MAX);
+	return 0;
+}
+
 static int include_file(struct parser *p, struct layout_loc loc, const char *arg,
 			struct tree_section *s)
 {
 	char *path = NULL;
 	char *text = NULL;
+	char why[160];
 	unsigned file;
 	int rc = find_include(p, loc, arg, &path);
 
@@ -208,15 +223,18 @@ static int include_file(struct parser *p, struct layout_loc loc, const char *arg
 		if (same_file(p->chain[i], path))
 			rc = diag_error(p->d, "%s:%d: include(\"%s\") includes itself", loc.file,
 					loc.line, arg);
-	if (rc == 0 && p->n_chain >= MAX_INCLUDE_DEPTH)
-		rc = diag_error(p->d, "%s:%d: includes nested more than %d deep", loc.file,
-				loc.line, MAX_INCLUDE_DEPTH);
-	if (rc == 0 && (rc = layout_read_text_file(path, &text)) < 0 && rc != -ENOMEM)
-		rc = diag_error(p->d, "%s:%d: include(\"%s\"): %s: %s", loc.file, loc.line, arg,
-				path, rc == -EILSEQ ? "not a text file (it holds a NUL byte)"
-						    : strerror(-rc));
 	if (rc == 0)
+		rc = check_include_limits(p, loc, arg);
+	if (rc == 0 &&
+	    (rc = layout_read_text_file(path, LAYOUT_TEXT_MAX - p->text_used, &text)) < 0 &&
+	    rc != -ENOMEM)
+		rc = diag_error(p->d, "%s:%d: include(\"%s\"): %s: %s", loc.file, loc.line, arg,
+				path, layout_read_text_problem(rc, why, sizeof(why)));
+	if (rc == 0) {
+		p->n_includes++;
+		p->text_used += strlen(text);
 		rc = add_file(p->doc, path, text, &file);
+	}
 	if (rc == 0)
 		rc = parse_file(p, file, s);
 	free(path);
@@ -286,7 +304,8 @@ static int parse_file(struct parser *p, unsigned file, struct tree_section *s)
 {
 	struct tok_list toks = { 0 };
 	const char *name = p->doc->files[file];
-	int rc = layout_lex(name, p->doc->texts[file], lookup_var, p, p->d, &toks);
+	struct lex_vars vars = { .lookup = lookup_var, .ctx = p, .text_used = &p->text_used };
+	int rc = layout_lex(name, p->doc->texts[file], &vars, p->d, &toks);
 
 	if (rc == 0 && p->out_of_memory)
 		rc = -ENOMEM;
@@ -305,11 +324,18 @@ int layout_parse(const char *name, const char *text, const struct layout_options
 		 struct diag *d, struct doc *doc)
 {
 	struct parser p = { .doc = doc, .d = d, .errors_before = d->errors, .opts = opts };
-	char *copy = strdup(text);
+	size_t len = strlen(text);
+	char *copy = NULL;
 	unsigned file = 0;
+	char why[160];
 	int rc;
 
 	memset(doc, 0, sizeof(*doc));
+	if (len > LAYOUT_TEXT_MAX)
+		return diag_error(d, "%s: %s", name,
+				  layout_read_text_problem(-EFBIG, why, sizeof(why)));
+	p.text_used = len;
+	copy = strdup(text);
 	rc = copy ? add_file(doc, name, copy, &file) : -ENOMEM;
 	if (rc == 0) {
 		struct layout_loc loc = { doc->files[0], 1 };

@@ -8,7 +8,6 @@
 #include "layouts/lex.h"
 #include "layouts/parse.h"
 
-#define MAX_INCLUDE_DEPTH 16
 #define MAX_ERRORS 20 /* the parse stops after this many (a file that is no layout at all) */
 
 struct parser {
@@ -17,8 +16,11 @@ struct parser {
 	size_t errors_before; /* d->errors when the parse began */
 	const struct layout_options *opts;
 	bool out_of_memory;   /* recording a ${VAR} ran out of memory */
-	const char *chain[MAX_INCLUDE_DEPTH]; /* the files being read, outermost first */
+	/* the files being read, outermost first: the layout and its nested includes */
+	const char *chain[1 + LAYOUT_INCLUDE_DEPTH_MAX];
 	size_t n_chain;
+	size_t n_includes; /* include() calls read so far */
+	size_t text_used;  /* bytes of text so far: files read and ${VAR} values put in */
 };
 
 /* The tokens of one file, and the next one to read. */

@@ -47,7 +47,7 @@ static int read_timestamp(struct reader *r, const struct sect *s, struct layout_
 
 	if (env && *env) {
 		uint64_t e;
-		if (layout_value_uint(env, 0, LAYOUT_TIMESTAMP_MAX, &e, &why) < 0)
+		if (layout_value_seconds(env, LAYOUT_TIMESTAMP_MAX, &e, &why) < 0)
 			return diag_error(r->d, "SOURCE_DATE_EPOCH: %s", why.text);
 		im->timestamp_from_env = true;
 		if (!set)

@@ -2,16 +2,20 @@
 #include "layouts/readfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/path.h"
+#include "common/units.h"
+#include "layouts/layouts.h"
 
-/* Reads all of @fd into *@buf (capacity *@cap), at most READFILE_MAX + 1 bytes. */
-static int read_all(int fd, char **buf, size_t *cap, size_t *ret_len)
+/* Reads all of @fd into *@buf (capacity *@cap), at most @max + 1 bytes (a file that grew
+ * after its size was checked is still caught). */
+static int read_all(int fd, size_t max, char **buf, size_t *cap, size_t *ret_len)
 {
 	size_t len = 0;
 
@@ -26,7 +30,7 @@ static int read_all(int fd, char **buf, size_t *cap, size_t *ret_len)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > READFILE_MAX)
+		if (len > max)
 			return -EFBIG;
 	}
 	(*buf)[len] = '\0';
@@ -34,22 +38,22 @@ static int read_all(int fd, char **buf, size_t *cap, size_t *ret_len)
 	return 0;
 }
 
-int layout_read_text_file(const char *path, char **ret_text)
+int layout_read_text_file(const char *path, size_t max, char **ret_text)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t cap = 0, len = 0;
 	int rc = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = path_open_regular(path);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		rc = -errno;
-	else if (S_ISDIR(st.st_mode))
-		rc = -EISDIR;
+	else if ((uint64_t)st.st_size > max)
+		rc = -EFBIG;
 	else
-		rc = read_all(fd, &buf, &cap, &len);
+		rc = read_all(fd, max, &buf, &cap, &len);
 	if (rc == 0 && memchr(buf, '\0', len))
 		rc = -EILSEQ;
 	if (rc == 0) {
@@ -59,4 +63,24 @@ int layout_read_text_file(const char *path, char **ret_text)
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+const char *layout_read_text_problem(int rc, char *buf, size_t n)
+{
+	char limit[32];
+
+	switch (rc) {
+	case -EILSEQ:
+		return "not a text file (it holds a NUL byte)";
+	case -ESPIPE:
+		return "not a regular file (a FIFO, a socket or a device): a layout is read only "
+		       "from a file";
+	case -EFBIG:
+		units_human(LAYOUT_TEXT_MAX, limit, sizeof(limit));
+		snprintf(buf, n, "too large: a layout with its includes and its variables' values "
+				 "holds at most %s of text", limit);
+		return buf;
+	default:
+		return strerror(-rc);
+	}
 }

@@ -4,14 +4,17 @@
 
 #include <stddef.h>
 
-/* Layout files larger than this are refused: no layout is anywhere near it. */
-#define READFILE_MAX (16u << 20)
-
 /*
- * Reads @path into a new NUL-terminated buffer *@ret_text (free() it).
- * Returns 0, or a negative errno: -EFBIG for a file over READFILE_MAX, -EILSEQ for a file
- * holding a NUL byte (not a text file), -EISDIR for a folder.
+ * Reads @path, a regular file of at most @max bytes, into a new NUL-terminated buffer
+ * *@ret_text (free() it). Returns 0, or a negative errno: -EFBIG for a file over @max
+ * (refused by its size before it is read), -EILSEQ for a file holding a NUL byte (not a
+ * text file), -EISDIR for a folder, -ESPIPE for a FIFO, a socket or a device (never waited
+ * on: see path_open_regular()).
  */
-int layout_read_text_file(const char *path, char **ret_text);
+int layout_read_text_file(const char *path, size_t max, char **ret_text);
+
+/* The words for the error @rc of layout_read_text_file(): its own for -EILSEQ, -ESPIPE and
+ * -EFBIG (which names the limit, written into @buf of @n bytes), strerror() otherwise. */
+const char *layout_read_text_problem(int rc, char *buf, size_t n);
 
 #endif

@@ -85,6 +85,27 @@ int layout_value_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, 
 	return 0;
 }
 
+int layout_value_seconds(const char *s, uint64_t max, uint64_t *ret, struct why *why)
+{
+	size_t digits = strspn(s, "0123456789");
+	const char *p = s;
+	uint64_t v;
+
+	/* the Reproducible Builds specification of SOURCE_DATE_EPOCH: "an ASCII representation
+	 * of an integer with no fractional component, identical to the output format of
+	 * date +%s"; anything else (0x10, 010, +5, " 5") is a mistake, not another spelling */
+	if (digits == 0 || s[digits] != '\0' || (s[0] == '0' && digits > 1))
+		return fail(why, "'%s' is not a whole number of seconds as date +%%s prints it "
+				 "(decimal digits, no leading zero)", s);
+	if (parse_decimal(&p, &v) < 0 || v > max) {
+		snprintf(why->text, sizeof(why->text), "'%.40s' is too large (at most %llu)", s,
+			 (unsigned long long)max);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
 int layout_value_bool(const char *s, bool *ret, struct why *why)
 {
 	static const char *const yes[] = { "true", "yes", "on" };

@@ -22,6 +22,10 @@ int layout_value_size(const char *s, uint64_t *ret, struct why *why);
 /* A whole number, decimal or 0x hex, within [min, max]. */
 int layout_value_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct why *why);
 
+/* A count of seconds as `date +%s` prints it (SOURCE_DATE_EPOCH): decimal digits only, no
+ * sign, space, 0x or leading zero, at most @max ("too large" above it). */
+int layout_value_seconds(const char *s, uint64_t max, uint64_t *ret, struct why *why);
+
 /* true/false, yes/no, on/off (any case). */
 int layout_value_bool(const char *s, bool *ret, struct why *why);
 

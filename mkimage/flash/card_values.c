@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
 #include "mkimage/flash/flash_priv.h"
@@ -95,18 +96,32 @@ static void free_fields(char **v, size_t n)
 	free(v);
 }
 
+/* @path opened as a stream when it is a regular file; else NULL, reported in @d. */
+static FILE *open_csv(const char *path, struct diag *d)
+{
+	int fd = path_open_regular(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+
+	if (fd == -ESPIPE)
+		diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): the card "
+			      "values are read only from a file", path);
+	else if (!f)
+		diag_error(d, "%s: %s", path, strerror(fd < 0 ? -fd : errno));
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 static char *read_text(const char *path, struct diag *d)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = open_csv(path, d);
 	struct strbuf s = { 0 };
 	char buf[4096];
 	size_t got;
 	int rc = 0;
 
-	if (!f) {
-		diag_error(d, "%s: %s", path, strerror(errno));
+	if (!f)
 		return NULL;
-	}
 	while (rc == 0 && (got = fread(buf, 1, sizeof(buf) - 1, f)) > 0) {
 		buf[got] = '\0';
 		if (memchr(buf, '\0', got))

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "layouts/parse.h"
 #include "layouts/schema.h"
@@ -183,20 +184,176 @@ static void test_include_into_a_section(void **state)
 	assert_true(diag_has(&d, "p/open.layout:1: '{' of partition 'x' is never closed"));
 	layout_doc_release(&doc);
 	diag_release(&d);
+}
 
-	/* a chain of includes deeper than 16 */
-	for (int i = 0; i < 20; i++) {
-		char name[32], text[64];
+/* Parses @text as @name with @opts and expects an error line containing @needle. */
+static void expect_parse_error(const char *name, const char *text,
+			       const struct layout_options *opts, const char *needle)
+{
+	struct doc doc;
+	struct diag d;
+
+	diag_init(&d);
+	if (layout_parse(name, text, opts, &d, &doc) == 0 || !diag_has(&d, needle)) {
+		fprintf(stderr, "  expected an error containing: %s\n  got:\n", needle);
+		dump_diag(&d);
+	}
+	assert_true(diag_has(&d, needle));
+	assert_int_equal(d.errors, 1);
+	layout_doc_release(&doc);
+	diag_release(&d);
+}
+
+/* Parses @text as @name with @opts and expects no error. */
+static void expect_parse_ok(const char *name, const char *text,
+			    const struct layout_options *opts)
+{
+	struct doc doc;
+	struct diag d;
+
+	diag_init(&d);
+	if (layout_parse(name, text, opts, &d, &doc) != 0)
+		dump_diag(&d);
+	assert_int_equal(d.errors, 0);
+	layout_doc_release(&doc);
+	diag_release(&d);
+}
+
+/* 16 nested includes are the limit: accepted; a 17th is refused where it is named. */
+static void test_include_depth_edges(void **state)
+{
+	char name[32], text[64];
+
+	(void)state;
+	assert_int_equal(system("mkdir -p p"), 0);
+	for (int i = 1; i < 16; i++) {
 		snprintf(name, sizeof(name), "p/d%d.layout", i);
 		snprintf(text, sizeof(text), "include(\"d%d.layout\")\n", i + 1);
 		write_file(name, text);
 	}
-	diag_init(&d);
-	assert_int_not_equal(layout_parse("p/d0.layout", "include(\"d1.layout\")\n", &test_opts, &d,
-					  &doc), 0);
-	assert_true(diag_has(&d, "p/d15.layout:1: includes nested more than 16 deep"));
+	write_file("p/d16.layout", "# the 16th include\n");
+	expect_parse_ok("p/d0.layout", "include(\"d1.layout\")\n", &test_opts);
+	write_file("p/d16.layout", "include(\"d17.layout\")\n");
+	write_file("p/d17.layout", "# one too deep\n");
+	expect_parse_error("p/d0.layout", "include(\"d1.layout\")\n", &test_opts,
+			   "p/d16.layout:1: include(\"d17.layout\"): includes nested more than 16 "
+			   "deep");
+}
+
+/* @n lines of include("@file") into a new string (free() it). */
+static char *includes_text(const char *file, int n)
+{
+	size_t each = strlen(file) + 12;
+	char *text = malloc(each * (size_t)n + 1);
+
+	assert_non_null(text);
+	text[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(text + strlen(text), each + 1, "include(\"%s\")\n", file);
+	return text;
+}
+
+/* The number of includes, and the text of the layout with its includes, are bounded before
+ * anything is read: an include bomb or one big file included many times fails at once. */
+static void test_include_limits(void **state)
+{
+	char *text;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p p"), 0);
+	write_file("p/leaf.layout", "# leaf\n");
+	text = includes_text("leaf.layout", 256);
+	expect_parse_ok("p/m.layout", text, &test_opts);
+	free(text);
+	text = includes_text("leaf.layout", 257);
+	expect_parse_error("p/m.layout", text, &test_opts,
+			   "p/m.layout:257: include(\"leaf.layout\"): more than 256 includes in one "
+			   "layout");
+	free(text);
+
+	/* 600 KiB is fine once; twice it takes the layout past 1 MiB */
+	text = malloc(600 << 10);
+	assert_non_null(text);
+	memset(text, '#', (600 << 10) - 1);
+	text[(600 << 10) - 1] = '\0';
+	write_file("p/big.layout", text);
+	expect_parse_ok("p/m.layout", "include(\"big.layout\")\n", &test_opts);
+	expect_parse_error("p/m.layout", "include(\"big.layout\")\ninclude(\"big.layout\")\n",
+			   &test_opts,
+			   "p/m.layout:2: include(\"big.layout\"): p/big.layout: too large: a layout "
+			   "with its includes and its variables' values holds at most 1 MiB of text");
+	free(text);
+	text = malloc(LAYOUT_TEXT_MAX + 2);
+	assert_non_null(text);
+	memset(text, '#', LAYOUT_TEXT_MAX + 1);
+	text[LAYOUT_TEXT_MAX + 1] = '\0';
+	expect_parse_error("t.layout", text, &test_opts, "t.layout: too large: a layout with its "
+			   "includes and its variables' values holds at most 1 MiB of text");
+	text[LAYOUT_TEXT_MAX] = '\0';
+	expect_parse_ok("t.layout", text, &test_opts);
+	free(text);
+}
+
+/* A FIFO (or a device, a socket) is never waited on: refused in one line. */
+static void test_include_of_a_fifo(void **state)
+{
+	(void)state;
+	/* a parse that waits on the FIFO ends the test program (SIGALRM), never hangs it */
+	alarm(30);
+	assert_int_equal(system("mkdir -p p && rm -f p/fifo.layout && mkfifo p/fifo.layout"), 0);
+	expect_parse_error("p/m.layout", "include(\"fifo.layout\")\n", &test_opts,
+			   "p/m.layout:1: include(\"fifo.layout\"): p/fifo.layout: not a regular "
+			   "file (a FIFO, a socket or a device): a layout is read only from a file");
+	expect_parse_error("p/m.layout", "include(\"/dev/null\")\n", &test_opts,
+			   "p/m.layout:1: include(\"/dev/null\"): /dev/null: not a regular file");
+	alarm(0);
+}
+
+/* ${VAR}: one value holds at most 64 KiB, and all the values put in count towards the
+ * layout's 1 MiB of text. */
+static void test_variable_limits(void **state)
+{
+	char *big = malloc(LAYOUT_VALUE_MAX + 2);
+	struct layout_var vars[] = { { "BIG", big } };
+	struct layout_options o = { .vars = vars, .n_vars = 1 };
+	char text[16 * 64];
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'v', LAYOUT_VALUE_MAX + 1);
+	big[LAYOUT_VALUE_MAX + 1] = '\0';
+	expect_parse_error("t.layout", "\npartition a { from = ${BIG} }", &o,
+			   "t.layout:2: ${BIG} is 65537 bytes long: a variable's value holds at most "
+			   "64 KiB");
+	big[LAYOUT_VALUE_MAX] = '\0';
+	text[0] = '\0';
+	for (int i = 0; i < 15; i++)
+		snprintf(text + strlen(text), 64, "partition p%d { from = \"${BIG}\" }\n", i);
+	expect_parse_ok("t.layout", text, &o);
+	strcat(text, "partition p15 { from = ${BIG} }\n");
+	expect_parse_error("t.layout", text, &o,
+			   "t.layout:16: ${BIG}: too large: a layout with its includes and its "
+			   "variables' values holds at most 1 MiB of text");
+	free(big);
+}
+
+/* A UTF-8 byte order mark opens a layout or an included file: skipped. Elsewhere it is
+ * text like any other. */
+static void test_byte_order_mark(void **state)
+{
+	struct doc doc;
+	const struct tree_section *top;
+
+	(void)state;
+	top = parse_ok("\xef\xbb\xbfpartition a {}\n", &doc);
+	assert_int_equal(top->n_subs, 1);
+	assert_string_equal(top->subs[0]->title, "a");
 	layout_doc_release(&doc);
-	diag_release(&d);
+	assert_int_equal(system("mkdir -p p"), 0);
+	write_file("p/bom.layout", "\xef\xbb\xbfsize = 8M\n");
+	expect_parse_ok("p/m.layout", "partition a {\ninclude(\"bom.layout\")\n}\n", &test_opts);
+	expect_errors("partition a {}\n\xef\xbb\xbfpartition b {}\n", 1, "t.layout:2: unknown "
+		      "section '\xef\xbb\xbfpartition'");
 }
 
 /* ------------------------------------------------------------------ syntax errors */
@@ -506,6 +663,11 @@ int main(void)
 		cmocka_unit_test(test_tree_nesting_and_titles),
 		cmocka_unit_test(test_empty_and_comment_only),
 		cmocka_unit_test(test_include_into_a_section),
+		cmocka_unit_test(test_include_depth_edges),
+		cmocka_unit_test(test_include_limits),
+		cmocka_unit_test(test_include_of_a_fifo),
+		cmocka_unit_test(test_variable_limits),
+		cmocka_unit_test(test_byte_order_mark),
 		cmocka_unit_test(test_stray_symbols),
 		cmocka_unit_test(test_key_syntax),
 		cmocka_unit_test(test_section_syntax),

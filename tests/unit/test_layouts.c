@@ -216,6 +216,28 @@ static void test_source_date_epoch(void **state)
 	o.source_date_epoch = "yesterday";
 	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
 	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: 'yesterday' is not a whole number"));
+	/* only what date +%s prints: no hex, octal look, sign or space; an overflow is too large */
+	static const char *const not_numbers[] = { "0x10", "010", "+5", "-5", " 5", "5 ", "1e9" };
+	for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+		char want[80];
+		snprintf(want, sizeof(want), "SOURCE_DATE_EPOCH: '%s' is not a whole number of "
+			 "seconds as date +%%s prints it", not_numbers[i]);
+		o.source_date_epoch = not_numbers[i];
+		assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+		assert_true(diag_has(&d, want));
+	}
+	o.source_date_epoch = "99999999999999999999999";
+	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: '99999999999999999999999' is too large (at "
+			     "most 4354819199)"));
+	o.source_date_epoch = "4354819200";
+	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: '4354819200' is too large"));
+	o.source_date_epoch = "0";
+	assert_int_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
+	assert_int_equal(l->image.timestamp, 0);
+	layout_free(l);
+	l = NULL;
 	diag_release(&d);
 }
 
@@ -276,6 +298,42 @@ static void test_variables(void **state)
 	layout_free(l);
 	expect_error("\n\npartition p { from = \"${NOPE}\" }", "t.layout:3: variable ${NOPE} is not set");
 	expect_error("partition p { from = ${NOPE} }", "t.layout:1: variable ${NOPE} is not set");
+}
+
+/* A default may hold variables itself: ${NOPE:-${BOARD}} is BOARD's value, not "${BOARD}". */
+static void test_nested_defaults(void **state)
+{
+	struct layout *l = load_ok("partition boot { type = fat\n"
+				   "  file \"/a\" { content = \"${NOPE:-${BOARD}}\" }\n"
+				   "  file \"/b\" { content = ${NOPE:-x${NOPE2:-<${EMPTY}>}y} }\n"
+				   "  file \"/c\" { content = \"${NOPE:-${NOPE2:-\\${CARD}}}\" }\n"
+				   "  file \"/d\" { content = \"${BOARD:-${UNSET}}!\" } }\n");
+	char deep[256] = "", text[512];
+
+	(void)state;
+	assert_string_equal(l->parts[0].entries[0].content, "rpi4");
+	assert_string_equal(l->parts[0].entries[1].content, "x<>y");
+	assert_string_equal(l->parts[0].entries[2].content, "${CARD}");
+	/* a default that is not taken is only read: its variables need not be set */
+	assert_string_equal(l->parts[0].entries[3].content, "rpi4!");
+	layout_free(l);
+	expect_error("partition p { from = \"${NOPE:-a${UNSET}}\" }",
+		     "t.layout:1: variable ${UNSET} is not set");
+	expect_error("partition p { from = \"${NOPE:-${BOARD\"\n}", "t.layout:1: '${' without a "
+		     "closing '}'");
+	/* eight defaults nested in defaults are the limit */
+	for (int i = 0; i < 8; i++)
+		strcat(deep, "${NOPE:-");
+	strcat(deep, "${BOARD}");
+	for (int i = 0; i < 8; i++)
+		strcat(deep, "}");
+	snprintf(text, sizeof(text), "partition p { type = fat\n file \"/a\" { content = \"%s\" } }",
+		 deep);
+	l = load_ok(text);
+	assert_string_equal(l->parts[0].entries[0].content, "rpi4");
+	layout_free(l);
+	snprintf(text, sizeof(text), "partition p { from = \"${NOPE:-%s}\" }", deep);
+	expect_error(text, "t.layout:1: defaults nested more than 8 deep (${A:-${B:-...}})");
 }
 
 /* The default seed covers the values substituted: other --set values, other ids. */
@@ -563,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),
 		cmocka_unit_test(test_variables),
+		cmocka_unit_test(test_nested_defaults),
 		cmocka_unit_test(test_seed_covers_variables),
 		cmocka_unit_test(test_includes),
 		cmocka_unit_test(test_errors_syntax),
