@@ -43,6 +43,16 @@ int build_file_check_name(const char *path, const char *what, struct diag *d);
 int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
 		      struct diag *d);
 
+/* build_file_create() for a file that is never put at @path (the raw image of a build that
+ * writes only its compressed copy): whatever is at @path (a link, a folder) is no matter;
+ * the file is made in @path's folder, hidden names as for @path. */
+int build_file_create_scratch(struct build_file *f, const char *path, const char *what,
+			      uint64_t size, struct diag *d);
+
+/* Removes the hidden names that dead builds to @path left in its folder (as
+ * build_file_create() does), for a name this build does not write. */
+void build_file_remove_dead(const char *path);
+
 /*
  * fsyncs the @n files and puts each at its name, replacing older files there (each new
  * file takes the permissions of the older one it replaces); when any step fails every

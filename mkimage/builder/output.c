@@ -191,22 +191,18 @@ static void keep_mode(struct build_file *f)
 		(void)fchmod(f->fd, st.st_mode & 0777);
 }
 
-int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
-		      struct diag *d)
+/* build_file_create() without the check of what is at @path: the file is never put there. */
+static int create_at(struct build_file *f, const char *path, const char *what, uint64_t size,
+		     bool scratch, struct diag *d)
 {
-	struct stat st;
 	int rc;
 
 	*f = (struct build_file)BUILD_FILE_INIT;
-	/* rename() would replace a device node, a fifo or a link with the file: refuse */
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
-				     "files only", path);
 	if (!(f->path = strdup(path)))
 		return diag_error(d, "%s: out of memory", path);
 	remove_dead_temporaries(path);
 	rc = open_unnamed_or_hidden(f);
-	if (rc == 0) /* from the start: a hidden name is as private as the older file */
+	if (rc == 0 && !scratch) /* from the start: a hidden name is as private as the older file */
 		keep_mode(f);
 	if (rc < 0) {
 		diag_error(d, "%s: cannot create %s: %s", path, what, strerror(-rc));
@@ -221,6 +217,30 @@ int build_file_create(struct build_file *f, const char *path, const char *what, 
 		return rc;
 	}
 	return 0;
+}
+
+int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
+		      struct diag *d)
+{
+	struct stat st;
+
+	*f = (struct build_file)BUILD_FILE_INIT;
+	/* rename() would replace a device node, a fifo or a link with the file: refuse */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
+				     "files only", path);
+	return create_at(f, path, what, size, false, d);
+}
+
+int build_file_create_scratch(struct build_file *f, const char *path, const char *what,
+			      uint64_t size, struct diag *d)
+{
+	return create_at(f, path, what, size, true, d);
+}
+
+void build_file_remove_dead(const char *path)
+{
+	remove_dead_temporaries(path);
 }
 
 static int sync_dir(const char *path)
