@@ -104,10 +104,13 @@ static void drop_old_cards(struct build *b)
 
 /* Puts every output in place together: the image (unless only its compressed copy is
  * wanted), the compressed copy, the bmap, the checksums, the per-card manifest (or no
- * manifest: an older one goes). */
+ * manifest: an older one goes). The set is locked meanwhile: another build to the same
+ * names puts its set in place before or after, never files of both. */
 static int commit(struct build *b)
 {
 	struct build_file *files[BUILD_MAX_FILES];
+	const char *names[BUILD_MAX_FILES];
+	struct build_lock lock;
 	size_t n = 0;
 
 	if (b->o->write_raw)
@@ -120,13 +123,23 @@ static int commit(struct build *b)
 		files[n++] = &b->sha256;
 	if (b->cards_path)
 		files[n++] = &b->cards;
+	for (size_t i = 0; i < n; i++)
+		names[i] = files[i]->path;
+	if (!b->o->write_raw) /* the manifest's folder, which a build without one cleans */
+		names[n] = b->o->output;
+	/* waits while another build puts its set in place; before the signals are held
+	 * where nothing has a name yet, so that one may end the wait */
+	int rc = build_files_lock(names, n + !b->o->write_raw, &lock);
+	if (rc < 0)
+		return rc;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
 		build_hold_signals(b);
-	int rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, interrupted, b, b->d);
+	rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, interrupted, b, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
 	b->placed = rc == 0;
 	if (rc == 0 && !b->cards_path)
 		drop_old_cards(b);
+	build_files_unlock(&lock);
 	return rc;
 }
 
