@@ -210,10 +210,13 @@ static int output_spares_from(const struct layout *l, const struct build_options
 	if (!from)
 		return EXIT_OK;
 	diag_init(&scratch);
-	if (layout_input_path(l, from, "", &scratch, &path) == -ENOMEM)
-		status = cli_usage_error("build", "out of memory");
+	if (layout_input_path(l, from, "", &scratch, &path) == -ENOMEM) {
+		fprintf(stderr, "%s: out of memory\n", SDIMG_PROG);
+		status = EXIT_FAILED;
+	}
 	diag_release(&scratch);
-	snprintf(what, sizeof(what), "the input at %s:%d", loc->file, loc->line);
+	snprintf(what, sizeof(what), "the input at %s:%d", loc->file ? loc->file : l->path,
+		 loc->line);
 	if (path)
 		status = output_spares(o, cards, path, what);
 	free(path);
