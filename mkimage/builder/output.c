@@ -9,7 +9,8 @@
  * builds to its name (SIGKILL, a crash, a power cut) unlocked, and removes them. An older
  * file at a name is swapped out (RENAME_EXCHANGE), so that a failure while the set is put
  * in place swaps the older ones back: they are untouched whatever happens; the new file
- * takes the older one's permissions.
+ * takes the older one's permissions. While a set is put in place the folders of its files
+ * are locked (flock), so that two builds to one set put theirs in place one after the other.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -191,7 +192,8 @@ static void keep_mode(struct build_file *f)
 		(void)fchmod(f->fd, st.st_mode & 0777);
 }
 
-/* build_file_create() without the check of what is at @path: the file is never put there. */
+/* build_file_create() without the check of what is at @path; a @scratch file, never put
+ * there, does not take the permissions of what is there either. */
 static int create_at(struct build_file *f, const char *path, const char *what, uint64_t size,
 		     bool scratch, struct diag *d)
 {
