@@ -2,7 +2,9 @@
  * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
  * [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]`.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +121,6 @@ static const char *with_suffix(const char *base, const char *suffix, char **owne
 	return asprintf(owned, "%s%s", base, suffix) < 0 ? (*owned = NULL) : *owned;
 }
 
-/* Whether @a and @b name one file: the same text, or one existing file. */
 /* @path with its folder made canonical ("./a/../out.img" -> "/home/u/out.img"), or NULL
  * when the folder does not exist (then the text is compared). Free it. */
 static char *canonical(const char *path)
@@ -148,25 +149,105 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* Two outputs at one name would leave one of them (or the layout) overwritten: refused. */
-static int distinct_outputs(const struct build_options *o, const char *layout)
+/* The names a build may write, and what each is: the image, the compressed image, the bmap,
+ * the checksums and the per-card manifest (written with per-card values; without them an
+ * older one there is removed: either way the name is the build's). NULL: not written. */
+#define N_OUTPUTS 5
+static void output_names(const struct build_options *o, const char *cards,
+			 const char *names[N_OUTPUTS])
 {
-	const char *names[5] = { layout, o->write_raw ? o->output : NULL, o->compressed, o->bmap,
-				 o->sha256 };
-	static const char *const what[5] = { "the layout", "the image", "the compressed image",
-					     "the bmap", "the checksum file" };
+	names[0] = o->write_raw ? o->output : NULL;
+	names[1] = o->compressed;
+	names[2] = o->bmap;
+	names[3] = o->sha256;
+	names[4] = cards;
+}
 
-	for (int i = 0; i < 5; i++)
-		for (int j = i + 1; names[i] && j < 5; j++)
+static const char *const output_what[N_OUTPUTS] = { "the image", "the compressed image",
+						    "the bmap", "the checksum file",
+						    "the per-card manifest" };
+
+/* Two outputs at one name would leave one of them (or the layout) overwritten: refused. */
+static int distinct_outputs(const struct build_options *o, const char *cards, const char *layout)
+{
+	const char *names[N_OUTPUTS + 1] = { layout };
+	const char *what[N_OUTPUTS + 1] = { "the layout" };
+
+	output_names(o, cards, names + 1);
+	memcpy(what + 1, output_what, sizeof(output_what));
+	for (int i = 0; i <= N_OUTPUTS; i++)
+		for (int j = i + 1; names[i] && j <= N_OUTPUTS; j++)
 			if (names[j] && same_file(names[i], names[j]))
 				return cli_usage_error("build", "%s and %s would both be %s", what[i],
 						       what[j], names[j]);
 	return EXIT_OK;
 }
 
-/* The outputs' names from the request; the strings live in @owned (free them). */
+/* An output at the name of @input, a file the build reads (@what: "the input at
+ * card.layout:3"), would replace it: refused. */
+static int output_spares(const struct build_options *o, const char *cards, const char *input,
+			 const char *what)
+{
+	const char *names[N_OUTPUTS];
+
+	output_names(o, cards, names);
+	for (int i = 0; i < N_OUTPUTS; i++)
+		if (names[i] && same_file(input, names[i]))
+			return cli_usage_error("build", "%s and %s would both be %s", what,
+					       output_what[i], names[i]);
+	return EXIT_OK;
+}
+
+/* The `from` file @from (written at @loc) spared by every output; one that no input folder
+ * holds is not read (the build says so), so nothing of it can be replaced. */
+static int output_spares_from(const struct layout *l, const struct build_options *o,
+			      const char *cards, const char *from, const struct layout_loc *loc)
+{
+	char *path = NULL, what[PATH_MAX + 32];
+	struct diag scratch;
+	int status = EXIT_OK;
+
+	if (!from)
+		return EXIT_OK;
+	diag_init(&scratch);
+	if (layout_input_path(l, from, "", &scratch, &path) == -ENOMEM) {
+		fprintf(stderr, "%s: out of memory\n", SDIMG_PROG);
+		status = EXIT_FAILED;
+	}
+	diag_release(&scratch);
+	snprintf(what, sizeof(what), "the input at %s:%d", loc->file ? loc->file : l->path,
+		 loc->line);
+	if (path)
+		status = output_spares(o, cards, path, what);
+	free(path);
+	return status;
+}
+
+/* Every file the build reads besides the layout (checked with the outputs, before it was
+ * read): its includes and its `from` inputs, spared by every output. */
+static int outputs_spare_inputs(const struct layout *l, const struct build_options *o,
+				const char *cards)
+{
+	int status = EXIT_OK;
+
+	for (size_t i = 1; status == EXIT_OK && i < l->n_files; i++)
+		status = output_spares(o, cards, l->files[i], "an included layout");
+	for (size_t i = 0; status == EXIT_OK && i < l->n_raws; i++)
+		status = output_spares_from(l, o, cards, l->raws[i].from, &l->raws[i].loc);
+	for (size_t i = 0; status == EXIT_OK && i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		status = output_spares_from(l, o, cards, p->from, &p->loc);
+		for (size_t k = 0; status == EXIT_OK && k < p->n_entries; k++)
+			status = output_spares_from(l, o, cards, p->entries[k].from,
+						    &p->entries[k].loc);
+	}
+	return status;
+}
+
+/* The outputs' names from the request, the per-card manifest's in @owned[5]; the strings live
+ * in @owned (free them). */
 static int name_outputs(const struct build_request *r, const char *layout,
-			struct build_options *o, char *owned[5])
+			struct build_options *o, char *owned[6])
 {
 	const char *given = r->output ? r->output : (owned[0] = default_output(layout));
 	enum build_compression by_name;
@@ -205,9 +286,9 @@ static int name_outputs(const struct build_request *r, const char *layout,
 		o->sha256 = r->sha256_file ? r->sha256_file
 					   : with_suffix(o->output, ".sha256", &owned[4]);
 	if (!o->output || (o->compress && !o->compressed) || (r->bmap && !o->bmap) ||
-	    (r->sha256 && !o->sha256))
+	    (r->sha256 && !o->sha256) || !with_suffix(o->output, BUILD_CARDS_SUFFIX, &owned[5]))
 		return EXIT_FAILED;
-	return distinct_outputs(o, layout);
+	return distinct_outputs(o, owned[5], layout);
 }
 
 /*
@@ -227,7 +308,7 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 		     const struct build_request *r)
 {
 	struct build_options o = { .verbosity = r->verbosity, .report = stdout };
-	char *owned[5] = { NULL };
+	char *owned[6] = { NULL };
 	struct layout *l = NULL;
 	struct diag d;
 	int status = name_outputs(r, path, &o, owned);
@@ -237,6 +318,8 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 		diag_error(&d, "%s: out of memory", path);
 	if (status == EXIT_OK && cli_layout_args_load(args, path, &d, &l) < 0)
 		status = EXIT_FAILED;
+	if (status == EXIT_OK)
+		status = outputs_spare_inputs(l, &o, owned[5]);
 	if (status == EXIT_OK) {
 		use_utc();
 		int rc = build_image_file(l, &o, &d);
@@ -248,7 +331,7 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 	diag_print(&d, stderr, SDIMG_PROG);
 	layout_free(l);
 	diag_release(&d);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		free(owned[i]);
 	return status;
 }

@@ -88,22 +88,29 @@ static bool interrupted(void *build)
 }
 
 /* An image without per-card values has no manifest: one an earlier build left beside it
- * would describe another image. */
+ * would describe another image, and so would the hidden name of one a killed build left.
+ * A name too long for its file system holds nothing to remove. */
 static void drop_old_cards(struct build *b)
 {
 	char *old = NULL;
 
-	if (asprintf(&old, "%s.cards.json", b->o->output) >= 0 && unlink(old) < 0 &&
-	    errno != ENOENT)
+	if (asprintf(&old, "%s" BUILD_CARDS_SUFFIX, b->o->output) < 0)
+		return;
+	build_file_remove_dead(old);
+	if (unlink(old) < 0 && errno != ENOENT && errno != ENAMETOOLONG)
 		diag_warning(b->d, "%s: %s (it belongs to an earlier image)", old, strerror(errno));
 	free(old);
 }
 
 /* Puts every output in place together: the image (unless only its compressed copy is
- * wanted), the compressed copy, the bmap, the checksums. */
+ * wanted), the compressed copy, the bmap, the checksums, the per-card manifest (or no
+ * manifest: an older one goes). The set is locked meanwhile: another build to the same
+ * names puts its set in place before or after, never files of both. */
 static int commit(struct build *b)
 {
 	struct build_file *files[BUILD_MAX_FILES];
+	const char *names[BUILD_MAX_FILES];
+	struct build_lock lock;
 	size_t n = 0;
 
 	if (b->o->write_raw)
@@ -116,19 +123,47 @@ static int commit(struct build *b)
 		files[n++] = &b->sha256;
 	if (b->cards_path)
 		files[n++] = &b->cards;
+	for (size_t i = 0; i < n; i++)
+		names[i] = files[i]->path;
+	if (!b->o->write_raw) /* the manifest's folder, which a build without one cleans */
+		names[n] = b->o->output;
+	/* waits while another build puts its set in place; before the signals are held
+	 * where nothing has a name yet, so that one may end the wait */
+	int rc = build_files_lock(names, n + !b->o->write_raw, &lock);
+	if (rc < 0)
+		return rc;
 	if (!b->signals_blocked) /* the files get names now: no signal may leave them behind */
 		build_hold_signals(b);
-	int rc = build_interrupted(b) ? -EINTR
-				      : build_files_commit(files, n, interrupted, b, b->d);
+	rc = build_interrupted(b) ? -EINTR : build_files_commit(files, n, interrupted, b, b->d);
 	build_file_abort(&b->image); /* when it was not committed: the unnamed file goes */
 	b->placed = rc == 0;
 	if (rc == 0 && !b->cards_path)
 		drop_old_cards(b);
+	build_files_unlock(&lock);
 	return rc;
 }
 
-/* Every output's name fits its file system: before any work. */
-static int check_output_names(const struct build_options *o, struct diag *d)
+/* Whether @l has per-card values: a build writes a per-card manifest for them. */
+static bool has_per_card_values(const struct layout *l)
+{
+	bool any = l->image.disk_id_per_card;
+
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		if (!layout_part_is_fat(p))
+			continue;
+		any |= p->fat.volume_id_per_card;
+		for (size_t k = 0; k < p->n_entries; k++)
+			any |= p->entries[k].per_card;
+	}
+	return any;
+}
+
+/* Every output's name fits its file system: before any work. The per-card manifest's is
+ * checked only for a layout with per-card values: without them no manifest is written
+ * (and none can be at a name too long). */
+static int check_output_names(const struct layout *l, const struct build_options *o,
+			      struct diag *d)
 {
 	int rc = o->write_raw ? build_file_check_name(o->output, "the image", d) : 0;
 
@@ -138,12 +173,21 @@ static int check_output_names(const struct build_options *o, struct diag *d)
 		rc = build_file_check_name(o->bmap, "the bmap", d);
 	if (rc == 0 && o->sha256)
 		rc = build_file_check_name(o->sha256, "the checksum file", d);
+	if (rc == 0 && has_per_card_values(l)) {
+		char *cards = NULL;
+		if (asprintf(&cards, "%s" BUILD_CARDS_SUFFIX, o->output) < 0)
+			return -ENOMEM;
+		rc = build_file_check_name(cards, "the per-card manifest", d);
+		free(cards);
+	}
 	return rc;
 }
 
 static int write_everything(struct build *b)
 {
-	int rc = build_file_create(&b->image, b->o->output, "the image", b->plan->image_size, b->d);
+	/* with only the compressed copy wanted, the image is never put at its name */
+	int rc = (b->o->write_raw ? build_file_create : build_file_create_scratch)(
+		&b->image, b->o->output, "the image", b->plan->image_size, b->d);
 
 	if (rc < 0)
 		return rc;
@@ -218,7 +262,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
 	answered_signals(&b.stop_signals);
 	b.tty = isatty(STDERR_FILENO) && o->verbosity != BUILD_QUIET;
-	rc = check_output_names(o, d);
+	rc = check_output_names(l, o, d);
 	if (rc == 0)
 		rc = build_state_init(&b);
 	if (rc == 0)

@@ -73,6 +73,9 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_sizes,
 		      uint64_t *part_sizes, uint64_t *part_starts);
 
+/* The per-card manifest's name is the image's (o->output) with this added. */
+#define BUILD_CARDS_SUFFIX ".cards.json"
+
 /* ".zst", ".xz", ".gz"; "" for none. */
 const char *build_compression_suffix(enum build_compression kind);
 

@@ -300,7 +300,7 @@ int build_write_cards(struct build *b)
 
 	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes)) {
 		rc = bind_image(b, &m);
-		if (rc == 0 && asprintf(&b->cards_path, "%s.cards.json", b->o->output) < 0) {
+		if (rc == 0 && asprintf(&b->cards_path, "%s" BUILD_CARDS_SUFFIX, b->o->output) < 0) {
 			b->cards_path = NULL;
 			rc = -ENOMEM;
 		}

@@ -170,19 +170,40 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* One `sha256sum` line: "HEX  NAME". */
+/* @name as a checksum line holds it: a backslash, a newline and a carriage return escaped
+ * as the two characters \\, \n and \r (a line that holds an escape starts with a backslash, which
+ * tells `sha256sum -c` to undo them: GNU coreutils' format, which also takes a carriage
+ * return at the end of a line for a DOS line end). */
+static int put_name(struct strbuf *s, const char *name)
+{
+	int rc = 0;
+
+	for (const char *p = name; rc == 0 && *p; p++)
+		rc = *p == '\\' ? strbuf_puts(s, "\\\\")
+		   : *p == '\n' ? strbuf_puts(s, "\\n")
+		   : *p == '\r' ? strbuf_puts(s, "\\r")
+				: strbuf_putc(s, *p);
+	return rc;
+}
+
+/* One `sha256sum` line: "HEX  NAME", or "\HEX  NAME" with the name escaped (put_name()). */
 static int checksum_line(struct strbuf *s, struct sha256 *sha, const char *path)
 {
+	const char *name = base_name(path);
 	uint8_t digest[SHA256_LEN];
 	char line[70];
+	int rc = 0;
 
 	if (sha256_final(sha, digest) < 0)
 		return -EIO;
 	bytes_hex(digest, sizeof(digest), line);
 	memcpy(line + 64, "  ", 3);
-	int rc = strbuf_puts(s, line);
+	if (strpbrk(name, "\\\n\r"))
+		rc = strbuf_putc(s, '\\');
 	if (rc == 0)
-		rc = strbuf_puts(s, base_name(path));
+		rc = strbuf_puts(s, line);
+	if (rc == 0)
+		rc = put_name(s, name);
 	return rc ? rc : strbuf_putc(s, '\n');
 }
 

@@ -9,7 +9,8 @@
  * builds to its name (SIGKILL, a crash, a power cut) unlocked, and removes them. An older
  * file at a name is swapped out (RENAME_EXCHANGE), so that a failure while the set is put
  * in place swaps the older ones back: they are untouched whatever happens; the new file
- * takes the older one's permissions.
+ * takes the older one's permissions. While a set is put in place the folders of its files
+ * are locked (flock), so that two builds to one set put theirs in place one after the other.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -191,22 +192,19 @@ static void keep_mode(struct build_file *f)
 		(void)fchmod(f->fd, st.st_mode & 0777);
 }
 
-int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
-		      struct diag *d)
+/* build_file_create() without the check of what is at @path; a @scratch file, never put
+ * there, does not take the permissions of what is there either. */
+static int create_at(struct build_file *f, const char *path, const char *what, uint64_t size,
+		     bool scratch, struct diag *d)
 {
-	struct stat st;
 	int rc;
 
 	*f = (struct build_file)BUILD_FILE_INIT;
-	/* rename() would replace a device node, a fifo or a link with the file: refuse */
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
-				     "files only", path);
 	if (!(f->path = strdup(path)))
 		return diag_error(d, "%s: out of memory", path);
 	remove_dead_temporaries(path);
 	rc = open_unnamed_or_hidden(f);
-	if (rc == 0) /* from the start: a hidden name is as private as the older file */
+	if (rc == 0 && !scratch) /* from the start: a hidden name is as private as the older file */
 		keep_mode(f);
 	if (rc < 0) {
 		diag_error(d, "%s: cannot create %s: %s", path, what, strerror(-rc));
@@ -221,6 +219,99 @@ int build_file_create(struct build_file *f, const char *path, const char *what, 
 		return rc;
 	}
 	return 0;
+}
+
+int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
+		      struct diag *d)
+{
+	struct stat st;
+
+	*f = (struct build_file)BUILD_FILE_INIT;
+	/* rename() would replace a device node, a fifo or a link with the file: refuse */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
+				     "files only", path);
+	return create_at(f, path, what, size, false, d);
+}
+
+int build_file_create_scratch(struct build_file *f, const char *path, const char *what,
+			      uint64_t size, struct diag *d)
+{
+	return create_at(f, path, what, size, true, d);
+}
+
+void build_file_remove_dead(const char *path)
+{
+	remove_dead_temporaries(path);
+}
+
+/* ---- the lock of an output set: an flock on each of its folders ---- */
+
+/* Adds the folder of @path to @lock, unless it holds it already (a second open of a
+ * folder the process has locked would wait for itself). One that cannot be opened for
+ * reading (a folder the user may write but not list) stays unlocked, as on a file system
+ * without flock. */
+static int lock_add_folder(struct build_lock *lock, const char *path)
+{
+	char *dir = path_dir(path);
+	struct build_lock_folder *f = &lock->folders[lock->n];
+	struct stat st;
+
+	if (!dir)
+		return -ENOMEM;
+	f->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (f->fd < 0 || fstat(f->fd, &st) < 0) {
+		if (f->fd >= 0)
+			close(f->fd);
+		return 0;
+	}
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	for (size_t i = 0; i < lock->n; i++)
+		if (lock->folders[i].dev == f->dev && lock->folders[i].ino == f->ino) {
+			close(f->fd);
+			return 0;
+		}
+	lock->n++;
+	return 0;
+}
+
+static int folder_order(const void *a, const void *b)
+{
+	const struct build_lock_folder *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int build_files_lock(const char *const *paths, size_t n, struct build_lock *lock)
+{
+	int rc = n <= BUILD_MAX_FILES ? 0 : -E2BIG;
+
+	lock->n = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = lock_add_folder(lock, paths[i]);
+	if (rc < 0) {
+		build_files_unlock(lock);
+		return rc;
+	}
+	/* one order for every build (device, inode), so that two builds whose sets share
+	 * folders never wait for each other crosswise; a file system without flock (EINVAL,
+	 * ENOLCK) leaves the set unlocked, as it leaves the temporaries */
+	qsort(lock->folders, lock->n, sizeof(lock->folders[0]), folder_order);
+	for (size_t i = 0; i < lock->n; i++)
+		while (flock(lock->folders[i].fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	return 0;
+}
+
+void build_files_unlock(struct build_lock *lock)
+{
+	for (size_t i = 0; i < lock->n; i++)
+		close(lock->folders[i].fd); /* the lock goes with the descriptor */
+	lock->n = 0;
 }
 
 static int sync_dir(const char *path)

@@ -5,7 +5,8 @@
 #  - SIGINT or SIGTERM at any moment of putting the outputs in place: exit 0 with every new
 #    output in place, or non-zero with every older file untouched, never a mix;
 #  - SIGKILL leaves a hidden name (during the build, or between linkat and rename with an
-#    unnamed file): the next build to that name removes it, and never one of a live build;
+#    unnamed file): the next build to that name removes it (the per-card manifest's too,
+#    also when that build writes none), and never one of a live build;
 #  - under nohup, SIGHUP does not stop the build;
 #  - SIGINT in the middle of a large FAT partition ends the build within a second, with
 #    nothing left behind.
@@ -162,6 +163,23 @@ ls -A out | grep -q '^\.' || fail "SIGKILL before the rename left no hidden name
 "$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
 only_outputs "after SIGKILL before the rename, the next build"
 echo "SIGKILL between linkat and rename: the hidden name goes with the next build"
+
+# ... also the hidden name of a per-card manifest, when the next build to that image has no
+# per-card values (and so no manifest of its own to write)
+sed 's/seed = "signals"/seed = "signals" disk-id = per-card/' card.layout >percard.layout
+start_on_olds named fsync:delay_exit=2000000 "" -q -o out/card.img percard.layout
+n=0
+until [ "$(ls -A out | grep -c '^\.')" -ge 2 ]; do
+    kill -0 $tracer 2>/dev/null || fail "the per-card build ended before its manifest had a hidden name: $(cat bg.log)"
+    n=$((n + 1))
+    [ $n -lt 600 ] || fail "the per-card build made no hidden name for its manifest in 30 s"
+    sleep 0.05
+done
+kill -KILL $pid
+finish
+"$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
+only_outputs "after SIGKILL of a per-card build, the next build without per-card values"
+echo "SIGKILL of a per-card build: the next build, without a manifest, removes the manifest's hidden name too"
 
 # ... but the hidden name of a live build stays: both builds succeed
 start_on_olds named fsync:delay_exit=400000 "" -q -o out/card.img card.layout

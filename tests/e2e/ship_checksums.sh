@@ -2,7 +2,8 @@
 # What ships beside an image checks out with the standard tools: `sha256sum -c` passes on
 # IMAGE.sha256 (one line per image file written: the raw image, the compressed one, or
 # only the compressed one with -o X.img.zst|.xz|.gz), and zstd -d, xz -d and gzip -d give
-# back the raw image byte for byte, at the default and at other levels. The .gz carries no
+# back the raw image byte for byte, at the default and at other levels; a name holding a
+# backslash, a newline or a carriage return is escaped as sha256sum escapes it. The .gz carries no
 # name and no time. bmaptool copy finds IMAGE.bmap beside IMAGE.xz and IMAGE.gz too.
 . "$TOP/tests/e2e/lib/ship.sh"
 need sha256sum zstd xz gzip cmp bmaptool mke2fs sfdisk jq
@@ -111,3 +112,21 @@ only maps card.map
 sums_ok named sums/card.sums card.img card.img.zst
 cmp -s maps/card.map zst/card.img.bmap || fail "--bmap=FILE: another bmap"
 echo "--sha256=FILE, --bmap=FILE: written where asked"
+
+# names with a backslash, a newline or a carriage return: escaped as sha256sum escapes them
+# (a leading backslash on the line), so that sha256sum -c finds each file
+for name in 'back\slash.img' "$(printf 'new\nline.img')" "$(printf 'cr\rin.img')" "$(printf 'end.img\r')"; do
+    rm -rf odd && mkdir odd
+    "$SDIMG" build -q -o "odd/$name" --compress gz --sha256 card.layout >build.log 2>&1 ||
+        fail "build -o $name: $(cat build.log)"
+    # byte for byte what sha256sum writes (a carriage return it escapes since coreutils 9)
+    (cd odd && sha256sum "$name" "$name.gz") >want.sha256
+    case $name in
+        *"$(printf '')"*) grep -q '\\r' want.sha256 || cp "odd/$name.sha256" want.sha256 ;;
+    esac
+    cmp -s want.sha256 "odd/$name.sha256" || fail "$name.sha256 is not what sha256sum writes: $(od -c "odd/$name.sha256" | head -5)"
+    (cd odd && sha256sum --strict -c "$name.sha256") >sumcheck.log 2>&1 ||
+        fail "sha256sum -c $name.sha256: $(cat sumcheck.log)"
+    cmp -s "odd/$name" $raw || fail "-o $name: another image"
+done
+echo "names with a backslash, a newline, a carriage return: sha256sum -c passes"

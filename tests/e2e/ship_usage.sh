@@ -2,17 +2,19 @@
 # Bad --compress requests are usage errors: exit 2, before any work, with one line that
 # names the problem (followed by the hint every usage error of sdimg prints), nothing on
 # stdout and nothing written: an unknown kind, a level out of range or not a number, and
-# an -o whose suffix names another compression than --compress.
+# an -o whose suffix names another compression than --compress. So are outputs at one name,
+# the per-card manifest's (IMAGE.cards.json) included, and an output at the name of a file
+# the build reads: the layout, an included layout, a `from` input.
 . "$TOP/tests/e2e-lib.sh"
 
 mkdir -p tree out && echo hi >tree/hello.txt
 printf 'image { size = 64M }\npartition boot { type = fat size = 32M tree "/" { from = "tree" } }\n' >card.layout
 
-# usage MESSAGE ARGS...: `sdimg build ARGS card.layout` (in out/) is a usage error
-usage() {
-    msg=$1
-    shift
-    (cd out && expect_status 2 "$SDIMG" build "$@" ../card.layout && cp err.txt out.txt ../) ||
+# usage_of LAYOUT MESSAGE ARGS...: `sdimg build ARGS ../LAYOUT` (in out/) is a usage error
+usage_of() {
+    layout=$1 msg=$2
+    shift 2
+    (cd out && expect_status 2 "$SDIMG" build "$@" "../$layout" && cp err.txt out.txt ../) ||
         fail "sdimg build $*"
     [ "$(wc -l <err.txt)" -eq 2 ] || fail "build $*: $(wc -l <err.txt) lines: $(cat err.txt)"
     [ "$(head -1 err.txt)" = "sdimg: $msg" ] || fail "build $*: '$(head -1 err.txt)', expected 'sdimg: $msg'"
@@ -21,6 +23,11 @@ usage() {
     [ "$(ls -A out | tr '\n' ' ')" = "err.txt out.txt " ] || fail "build $*: wrote $(ls -A out | tr '\n' ' ')"
     rm -f out/err.txt out/out.txt
     echo "build $*: exit 2, $(head -1 err.txt)"
+}
+
+# usage MESSAGE ARGS...: `sdimg build ARGS card.layout` (in out/) is a usage error
+usage() {
+    usage_of card.layout "$@"
 }
 
 usage "--compress: 'bogus' is not zst, xz or gz" --compress bogus
@@ -43,3 +50,35 @@ usage "the bmap and the checksum file would both be x" --bmap=x --sha256=x
 usage "the layout and the image would both be ../card.layout" -o ../card.layout
 usage "-o needs a file name" -o ''
 usage "--bmap= needs a file name" --bmap=
+# IMAGE.cards.json is an output too (written with per-card values, removed without them)
+usage "the bmap and the per-card manifest would both be c.img.cards.json" -o c.img --bmap=c.img.cards.json
+usage "the checksum file and the per-card manifest would both be x.img.cards.json" -o x.img.zst --sha256=./x.img.cards.json
+cp card.layout c.img.cards.json
+usage_of c.img.cards.json "the layout and the per-card manifest would both be ../c.img.cards.json" -o ../c.img
+
+# files the build reads: an included layout, the `from` of a raw region, a raw partition,
+# a file and a tree's archive; they keep their bytes
+head -c 3000 /dev/urandom >spl.bin
+head -c 4000 /dev/urandom >part.bin
+echo note >n.img.cards.json
+tar -cf files.tar -C tree hello.txt
+printf 'raw spl { offset = 8K from = "spl.bin" }\n' >inc.layout
+cat >reads.layout <<'LAYOUT'
+image { size = 64M }
+include("inc.layout")
+partition raw1 { type = raw size = 1M from = "part.bin" }
+partition boot {
+    type = fat size = 32M
+    file "/note.txt" { from = "n.img.cards.json" }
+    tree "/t" { from = "files.tar" }
+}
+LAYOUT
+sha256sum inc.layout spl.bin part.bin n.img.cards.json files.tar >inputs.sums
+usage_of reads.layout "an included layout and the image would both be ../inc.layout" -o ../inc.layout
+usage_of reads.layout "the input at ../inc.layout:1 and the image would both be ../spl.bin" -o ../spl.bin
+usage_of reads.layout "the input at ../reads.layout:3 and the image would both be ../part.bin" -o ../part.bin --compress xz
+usage_of reads.layout "the input at ../reads.layout:6 and the per-card manifest would both be ../n.img.cards.json" -o ../n.img
+usage_of reads.layout "the input at ../reads.layout:7 and the bmap would both be ../files.tar" -o c.img --bmap=../files.tar
+usage_of reads.layout "the input at ../reads.layout:7 and the checksum file would both be ../files.tar" -o ../files.tar.img.zst --sha256=../files.tar
+sha256sum --quiet -c inputs.sums || fail "an input of the layout changed"
+(cd out && "$SDIMG" build -q ../reads.layout) || fail "reads.layout does not build"

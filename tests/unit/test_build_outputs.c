@@ -216,6 +216,64 @@ static void test_commit_stop_and_dead_temporaries(void **state)
 	diag_release(&d);
 }
 
+/* The image of a build that writes only its compressed copy is made whatever is at its
+ * name (a link, a folder), and leaves that as it was. */
+static void test_scratch_beside_anything(void **state)
+{
+	struct build_file a;
+	struct diag d;
+	char target[32] = "";
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(symlink("victim", "x.img"), 0);
+	assert_int_equal(build_file_create(&a, "x.img", "it", 0, &d), -EINVAL);
+	assert_int_equal(build_file_create_scratch(&a, "x.img", "it", 8192, &d), 0);
+	assert_true(a.fd >= 0);
+	assert_int_equal(write(a.fd, "data", 4), 4);
+	build_file_abort(&a);
+	assert_int_equal(readlink("x.img", target, sizeof(target) - 1), 6);
+	assert_int_equal(access("victim", F_OK), -1);
+	assert_int_equal(unlink("x.img"), 0);
+	assert_int_equal(mkdir("x.img", 0755), 0);
+	assert_int_equal(build_file_create_scratch(&a, "x.img", "it", 0, &d), 0);
+	build_file_abort(&a);
+	assert_int_equal(rmdir("x.img"), 0); /* still an empty folder */
+	assert_int_equal(d.errors, 1);
+	diag_release(&d);
+}
+
+/* Whether another open of folder @dir can take its flock now. */
+static bool folder_free(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	bool free_now = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return free_now;
+}
+
+/* The lock of an output set holds each of its folders once (one named twice would wait
+ * for itself), passes over one it cannot open, and is gone once released. */
+static void test_files_lock(void **state)
+{
+	const char *paths[4] = { "lk1/a.img", "lk2/a.bmap", "lk1/a.sha256", "nowhere/a.zst" };
+	struct build_lock lock;
+
+	(void)state;
+	assert_int_equal(mkdir("lk1", 0755), 0);
+	assert_int_equal(mkdir("lk2", 0755), 0);
+	assert_int_equal(build_files_lock(paths, 4, &lock), 0);
+	assert_int_equal(lock.n, 2);
+	assert_false(folder_free("lk1"));
+	assert_false(folder_free("lk2"));
+	build_files_unlock(&lock);
+	assert_true(folder_free("lk1"));
+	assert_true(folder_free("lk2"));
+	assert_int_equal(rmdir("lk1"), 0);
+	assert_int_equal(rmdir("lk2"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_bmap_checksum),
 		cmocka_unit_test(test_commit_all_or_none),
 		cmocka_unit_test(test_commit_stop_and_dead_temporaries),
+		cmocka_unit_test(test_scratch_beside_anything),
+		cmocka_unit_test(test_files_lock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
