@@ -42,9 +42,7 @@ static void progress_done(struct build *b)
 static const int stop_signal_numbers[] = { SIGINT, SIGTERM, SIGHUP };
 #define N_STOP_SIGNALS (sizeof(stop_signal_numbers) / sizeof(stop_signal_numbers[0]))
 
-/* The stop signals the build answers: SIGINT, SIGTERM and SIGHUP, but not one that is
- * ignored (nohup ignores SIGHUP, a shell SIGINT for a background job): it stays ignored. */
-static void answered_signals(sigset_t *set)
+void build_stop_signals(sigset_t *set)
 {
 	struct sigaction sa;
 
@@ -52,6 +50,19 @@ static void answered_signals(sigset_t *set)
 	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
 		if (sigaction(stop_signal_numbers[i], NULL, &sa) < 0 || sa.sa_handler != SIG_IGN)
 			sigaddset(set, stop_signal_numbers[i]);
+}
+
+bool build_stop_pending(const sigset_t *set)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) < 0)
+		return false;
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigismember(set, stop_signal_numbers[i]) &&
+		    sigismember(&pending, stop_signal_numbers[i]))
+			return true;
+	return false;
 }
 
 void build_hold_signals(struct build *b)
@@ -69,17 +80,10 @@ void build_release_signals(struct build *b)
 
 bool build_interrupted(struct build *b)
 {
-	sigset_t pending;
-
-	if (!b->signals_blocked || sigpending(&pending) < 0)
+	if (!b->signals_blocked || !build_stop_pending(&b->stop_signals))
 		return false;
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigismember(&b->stop_signals, stop_signal_numbers[i]) &&
-		    sigismember(&pending, stop_signal_numbers[i])) {
-			diag_error(b->d, "%s: interrupted", b->o->output);
-			return true;
-		}
-	return false;
+	diag_error(b->d, "%s: interrupted", b->o->output);
+	return true;
 }
 
 static bool interrupted(void *build)
@@ -216,7 +220,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
-	answered_signals(&b.stop_signals);
+	build_stop_signals(&b.stop_signals);
 	b.tty = isatty(STDERR_FILENO) && o->verbosity != BUILD_QUIET;
 	rc = check_output_names(o, d);
 	if (rc == 0)
