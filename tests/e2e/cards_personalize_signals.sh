@@ -1,0 +1,77 @@
+#!/bin/sh
+# `sdimg personalize` makes its copy as a build makes its outputs: SIGINT or SIGTERM in the
+# middle of the copy (strace slows each piece of it) ends it within a second with nothing
+# left and the older file at the name untouched, with a hidden temporary name (/proc hidden)
+# and with an unnamed file; SIGKILL leaves a hidden name, which the next run to that name
+# removes (a run to another name leaves it alone).
+. "$TOP/tests/e2e-lib.sh"
+need sha256sum
+. "$TOP/tests/e2e/lib/signals.sh"
+
+head -c 24M /dev/urandom >blob.bin
+cat >card.layout <<'EOT'
+image { table = mbr seed = "signals" }
+partition boot {
+    type = fat
+    size = 8M
+    file "/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 64 }
+}
+partition data { from = "blob.bin" }
+EOT
+"$SDIMG" build -q -o card.img card.layout
+"$SDIMG" personalize card.img --set CARD_SERIAL=7 -o want.img
+
+# older: out/ holds an older c.img (its sum in old.sum) and nothing else
+older() {
+    rm -rf out && mkdir out
+    echo "an older card" >out/c.img
+    sha256sum <out/c.img >old.sum
+}
+
+# only_older WHAT: out/ holds the older c.img, untouched, and nothing else
+only_older() {
+    [ "$(ls -A out | tr '\n' ' ')" = "c.img " ] || fail "$1: out/ holds $(ls -A out | tr '\n' ' ')"
+    [ "$(sha256sum <out/c.img)" = "$(cat old.sum)" ] || fail "$1: the older out/c.img changed"
+}
+
+# start_copy MODE: personalize card.img to out/c.img in the background, each copy_file_range
+# and pwrite slowed to 50 ms (seconds of copying), back while it copies
+start_copy() {
+    older
+    start_traced "$1" copy_file_range,pwrite64:delay_exit=50000 "$SDIMG" personalize card.img \
+        --set CARD_SERIAL=7 -o out/c.img
+    if [ "$1" = named ]; then
+        wait_hidden out
+    else
+        sleep 0.5
+    fi
+    sleep 0.3
+    kill -0 $tracer 2>/dev/null || fail "$1: personalize ended before it was stopped: $(cat bg.log)"
+}
+
+for run in "unnamed INT" "unnamed TERM" "named INT" "named TERM"; do
+    set -- $run
+    start_copy $1
+    t0=$(now_ms)
+    kill -$2 $pid
+    finish
+    t=$(($(now_ms) - t0))
+    [ $rc -ne 0 ] || fail "$1, SIG$2: personalize succeeded"
+    [ $t -le 1500 ] || fail "$1, SIG$2: personalize took $t ms to stop"
+    only_older "$1, SIG$2 (exit $rc: $(cat bg.log))"
+    echo "$1, SIG$2 in the middle of the copy: stopped in $t ms (exit $rc), nothing left"
+done
+
+# SIGKILL: the hidden name stays until the next run to that name
+start_copy named
+kill -KILL $pid
+finish
+hidden=$(ls -A out | grep '^\.') || fail "SIGKILL left no hidden name (nothing to clean up)"
+"$SDIMG" personalize card.img --set CARD_SERIAL=7 -o out/other.img
+ls -A out | grep -qxF "$hidden" || fail "a run to another name removed $hidden"
+rm out/other.img
+"$SDIMG" personalize card.img --set CARD_SERIAL=7 -o out/c.img
+[ "$(ls -A out | tr '\n' ' ')" = "c.img " ] || fail "after SIGKILL, the next run left $(ls -A out | tr '\n' ' ')"
+cmp -s out/c.img want.img || fail "after SIGKILL, the next run's copy is not the card's"
+echo "SIGKILL during the copy: its hidden name goes with the next run to that name"
+echo "cards_personalize_signals: ok"
