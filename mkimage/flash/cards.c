@@ -13,32 +13,52 @@
 #include "mkimage/flash/flash_priv.h"
 
 /*
- * Which patches touch each 4 KiB page of the image, so that a new patch takes what the
- * earlier ones changed from those alone, not from all of them: a hash table of (page, patch)
- * pairs, chained in the order they were added.
+ * Which patches touch each block of the image, so that a new patch takes what the earlier
+ * ones changed from those alone, not from all of them: a hash table of (block, patch) pairs,
+ * chained in the order they were added. A patch is noted in the blocks of the smallest size
+ * (4 KiB, 64 KiB, 1 MiB, ... 16 times the one before) of which it covers at most 17: a large
+ * reserve costs a few pairs, not one per page.
  */
 #define PAGE_SHIFT 12
+#define LEVEL_BITS 4  /* each size 16 times the one before */
+#define LEVELS 12     /* up to 2^56 bytes */
 
-struct page_ref {
-	uint64_t page;
+/* The key of the block of size @level that holds byte @offset. */
+static uint64_t block_key(uint64_t offset, unsigned level)
+{
+	return (offset >> (PAGE_SHIFT + LEVEL_BITS * level)) << LEVEL_BITS | level;
+}
+
+/* The size of block a patch of @len bytes is noted in. */
+static unsigned level_of(uint64_t len)
+{
+	unsigned level = 0;
+
+	while (level + 1 < LEVELS && len > (uint64_t)16 << (PAGE_SHIFT + LEVEL_BITS * level))
+		level++;
+	return level;
+}
+
+struct block_ref {
+	uint64_t key;  /* block_key() */
 	size_t patch;
 	size_t next;  /* 1 + the index of the bucket's earlier pair, 0: none */
 };
 
-struct flash_patch_pages {
-	struct page_ref *refs;
+struct flash_patch_blocks {
+	struct block_ref *refs;
 	size_t n, cap;
 	size_t *heads;  /* per bucket: 1 + the index of its latest pair, 0: none */
 	size_t n_heads; /* a power of two */
 };
 
-static size_t bucket(const struct flash_patch_pages *t, uint64_t page)
+static size_t bucket(const struct flash_patch_blocks *t, uint64_t key)
 {
-	return (size_t)((page * 0x9e3779b97f4a7c15u) >> 32) & (t->n_heads - 1);
+	return (size_t)((key * 0x9e3779b97f4a7c15u) >> 32) & (t->n_heads - 1);
 }
 
 /* Twice the buckets when there are more pairs than buckets: chains stay short. */
-static int pages_grow(struct flash_patch_pages *t)
+static int blocks_grow(struct flash_patch_blocks *t)
 {
 	size_t n_heads = t->n_heads ? 2 * t->n_heads : 1024;
 	size_t *heads = calloc(n_heads, sizeof(*heads));
@@ -49,37 +69,38 @@ static int pages_grow(struct flash_patch_pages *t)
 	t->heads = heads;
 	t->n_heads = n_heads;
 	for (size_t i = 0; i < t->n; i++) {
-		size_t b = bucket(t, t->refs[i].page);
+		size_t b = bucket(t, t->refs[i].key);
 		t->refs[i].next = heads[b];
 		heads[b] = i + 1;
 	}
 	return 0;
 }
 
-/* Notes that patch @i of @p touches its pages. */
-static int pages_add(struct flash_patches *p, size_t i)
+/* Notes the blocks patch @i of @p touches. */
+static int blocks_add(struct flash_patches *p, size_t i)
 {
 	const struct flash_patch *x = &p->v[i];
-	struct flash_patch_pages *t = p->pages;
+	struct flash_patch_blocks *t = p->blocks;
 
-	if (!t && !(t = p->pages = calloc(1, sizeof(*t))))
+	if (!t && !(t = p->blocks = calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	if (!x->len)
 		return 0;
-	for (uint64_t page = x->offset >> PAGE_SHIFT;
-	     page <= (x->offset + x->len - 1) >> PAGE_SHIFT; page++) {
+	unsigned level = level_of(x->len);
+	for (uint64_t key = block_key(x->offset, level);
+	     key <= block_key(x->offset + x->len - 1, level); key += 1u << LEVEL_BITS) {
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? 2 * t->cap : 1024;
-			struct page_ref *refs = realloc(t->refs, cap * sizeof(*refs));
+			struct block_ref *refs = realloc(t->refs, cap * sizeof(*refs));
 			if (!refs)
 				return -ENOMEM;
 			t->refs = refs;
 			t->cap = cap;
 		}
-		if (t->n >= t->n_heads && pages_grow(t) < 0)
+		if (t->n >= t->n_heads && blocks_grow(t) < 0)
 			return -ENOMEM;
-		size_t b = bucket(t, page);
-		t->refs[t->n] = (struct page_ref){ .page = page, .patch = i, .next = t->heads[b] };
+		size_t b = bucket(t, key);
+		t->refs[t->n] = (struct block_ref){ .key = key, .patch = i, .next = t->heads[b] };
 		t->heads[b] = ++t->n;
 	}
 	return 0;
@@ -92,38 +113,58 @@ static int cmp_size(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Copies into @buf, the image's @len bytes at @offset, what the patches before the last one
- * changed there, in the order they were made (a later one wins). */
+/* Patches found for an overlay. */
+struct found {
+	size_t *v;
+	size_t n, cap;
+};
+
+/* Adds to @f the patches noted in the block @key that share a byte with [@offset, @offset +
+ * @len). Returns 0 or -ENOMEM. */
+static int collect(const struct flash_patches *p, uint64_t key, uint64_t offset, size_t len,
+		   struct found *f)
+{
+	const struct flash_patch_blocks *t = p->blocks;
+
+	for (size_t r = t->heads[bucket(t, key)]; r; r = t->refs[r - 1].next) {
+		const struct block_ref *ref = &t->refs[r - 1];
+		const struct flash_patch *x = &p->v[ref->patch];
+		if (ref->key != key || x->offset >= offset + len || offset >= x->offset + x->len)
+			continue;
+		if (f->n == f->cap) {
+			size_t cap = f->cap ? 2 * f->cap : 16;
+			size_t *v = realloc(f->v, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			f->v = v;
+			f->cap = cap;
+		}
+		f->v[f->n++] = ref->patch;
+	}
+	return 0;
+}
+
+/* Copies into @buf, the image's @len bytes at @offset, what the patches made so far changed
+ * there, in the order they were made (a later one wins). */
 static int overlay_earlier(const struct flash_patches *p, uint64_t offset, uint8_t *buf,
 			   size_t len)
 {
-	const struct flash_patch_pages *t = p->pages;
-	size_t *found = NULL, n = 0, cap = 0;
+	struct found f = { 0 };
+	int rc = 0;
 
-	for (uint64_t page = offset >> PAGE_SHIFT; t && len && t->n_heads &&
-	     page <= (offset + len - 1) >> PAGE_SHIFT; page++)
-		for (size_t r = t->heads[bucket(t, page)]; r; r = t->refs[r - 1].next) {
-			const struct flash_patch *x = &p->v[t->refs[r - 1].patch];
-			if (t->refs[r - 1].page != page || x->offset >= offset + len ||
-			    offset >= x->offset + x->len)
-				continue;
-			if (n == cap) {
-				size_t *v = realloc(found, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-				if (!v) {
-					free(found);
-					return -ENOMEM;
-				}
-				found = v;
-			}
-			found[n++] = t->refs[r - 1].patch;
-		}
-	if (n)
-		qsort(found, n, sizeof(*found), cmp_size);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || found[i] != found[i - 1])
-			flash_patch_overlay(&p->v[found[i]], offset, buf, len);
-	free(found);
-	return 0;
+	if (!p->blocks || !p->blocks->n_heads || !len)
+		return 0;
+	for (unsigned level = 0; rc == 0 && level < LEVELS; level++)
+		for (uint64_t key = block_key(offset, level);
+		     rc == 0 && key <= block_key(offset + len - 1, level); key += 1u << LEVEL_BITS)
+			rc = collect(p, key, offset, len, &f);
+	if (rc == 0 && f.n)
+		qsort(f.v, f.n, sizeof(*f.v), cmp_size);
+	for (size_t i = 0; rc == 0 && i < f.n; i++)
+		if (i == 0 || f.v[i] != f.v[i - 1]) /* noted in two blocks: overlaid once */
+			flash_patch_overlay(&p->v[f.v[i]], offset, buf, len);
+	free(f.v);
+	return rc;
 }
 
 /* Room for one more patch in @p. */
@@ -156,7 +197,7 @@ static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_
 				  (unsigned long long)offset, got < 0 ? strerror(errno) : "too short");
 	/* what earlier patches changed here stays changed (two files' FAT entries may share
 	 * bytes) */
-	if (overlay_earlier(p, offset, bytes, len) < 0 || pages_add(p, p->n - 1) < 0)
+	if (overlay_earlier(p, offset, bytes, len) < 0 || blocks_add(p, p->n - 1) < 0)
 		return -ENOMEM;
 	*ret = bytes;
 	return 0;
@@ -181,7 +222,7 @@ static int add_content_patch(struct flash_patches *p, uint64_t offset, const cha
 	memcpy(bytes, content, len);
 	p->v[p->n++] = (struct flash_patch){ .offset = offset, .len = (size_t)reserve,
 					     .zero_tail = (size_t)reserve - len, .bytes = bytes };
-	return pages_add(p, p->n - 1);
+	return blocks_add(p, p->n - 1);
 }
 
 /* One per-card file filled with @content (@len bytes, at most its reserve). */
@@ -581,10 +622,10 @@ void flash_patches_release(struct flash_patches *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->v[i].bytes);
 	free(p->v);
-	if (p->pages) {
-		free(p->pages->refs);
-		free(p->pages->heads);
-		free(p->pages);
+	if (p->blocks) {
+		free(p->blocks->refs);
+		free(p->blocks->heads);
+		free(p->blocks);
 	}
 	*p = (struct flash_patches){ 0 };
 }

@@ -143,13 +143,13 @@ struct flash_patch {
 	uint8_t *bytes; /* owned: len - zero_tail bytes */
 };
 
-struct flash_patch_pages;
+struct flash_patch_blocks;
 
 struct flash_patches {
 	struct flash_patch *v;
 	size_t n, cap;
-	struct flash_patch_pages *pages; /* which patches touch each page of the image, while
-					    they are made (cards.c) */
+	struct flash_patch_blocks *blocks; /* which patches touch each block of the image, while
+					      they are made (cards.c) */
 };
 
 /*
