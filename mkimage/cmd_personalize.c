@@ -80,9 +80,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return rc;
 			break;
 		case 'o':
+			if (!*optarg)
+				return cli_usage_error(CMD, "-o needs a file name");
 			a->output = optarg;
 			break;
 		case 'c':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--cards needs a file name");
 			a->cards = optarg;
 			break;
 		case 'h':
@@ -184,12 +188,20 @@ static int write_copy(const struct args *a, int in, uint64_t size,
 	return rc;
 }
 
+/* Whether @path names the file @st tells of (its device and inode). */
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat o;
+
+	return stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
 static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 {
 	struct cards_manifest m = { 0 };
 	struct flash_patches p = { 0 };
 	char *cards = NULL;
-	struct stat st, ost;
+	struct stat st, mst;
 	int in = -1, rc;
 
 	if (!a->cards && asprintf(&cards, "%s.cards.json", a->image) < 0)
@@ -202,10 +214,12 @@ static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 		rc = diag_error(d, "%s: %s", a->image, strerror(errno));
 	if (rc == 0)
 		rc = flash_cards_check(&m, manifest, in, a->image, (uint64_t)st.st_size, d);
-	if (rc == 0 && stat(a->output, &ost) == 0 && ost.st_dev == st.st_dev &&
-	    ost.st_ino == st.st_ino)
+	if (rc == 0 && same_file(a->output, &st))
 		rc = diag_error(d, "%s: is the image itself; write the card's copy elsewhere",
 				a->output);
+	if (rc == 0 && stat(manifest, &mst) == 0 && same_file(a->output, &mst))
+		rc = diag_error(d, "%s: is the image's per-card manifest; write the card's copy "
+				   "elsewhere", a->output);
 	if (rc == 0)
 		rc = flash_cards_patches(&m, a->vars, a->n_vars, in, a->image, &p, d);
 	if (rc == 0)

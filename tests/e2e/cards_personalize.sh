@@ -83,6 +83,12 @@ expect_stderr 'boot:/etc-id/serial.txt: no value for ${CARD_SERIAL}'
 [ ! -e c.img ] || fail "a failed personalize left c.img"
 [ -z "$(ls c.img.* 2>/dev/null)" ] || fail "a failed personalize left a temporary file"
 expect_status 1 "$SDIMG" personalize card.img --set HOST=a -o card.img
+# nor over its manifest, an input as the image is; an empty -o is a usage error
+cp card.img.cards.json manifest.json
+expect_status 1 "$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o card.img.cards.json
+expect_stderr "card.img.cards.json: is the image's per-card manifest; write the card's copy elsewhere"
+cmp -s card.img.cards.json manifest.json || fail "personalize -o IMAGE.cards.json changed the manifest"
+expect_status 2 "$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o ''
 expect_status 1 "$SDIMG" personalize card.layout --set HOST=a -o c.img
 
 # -o that is not a regular file (a FIFO, a folder, a symlink, a device node) is refused as a
