@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/gpt.h"
 #include "common/sha256.h"
 
@@ -89,15 +90,8 @@ static int blocks_add(struct flash_patches *p, size_t i)
 	unsigned level = level_of(x->len);
 	for (uint64_t key = block_key(x->offset, level);
 	     key <= block_key(x->offset + x->len - 1, level); key += 1u << LEVEL_BITS) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 1024;
-			struct block_ref *refs = realloc(t->refs, cap * sizeof(*refs));
-			if (!refs)
-				return -ENOMEM;
-			t->refs = refs;
-			t->cap = cap;
-		}
-		if (t->n >= t->n_heads && blocks_grow(t) < 0)
+		if (array_grow((void **)&t->refs, &t->cap, t->n + 1, sizeof(*t->refs)) < 0 ||
+		    (t->n >= t->n_heads && blocks_grow(t) < 0))
 			return -ENOMEM;
 		size_t b = bucket(t, key);
 		t->refs[t->n] = (struct block_ref){ .key = key, .patch = i, .next = t->heads[b] };
@@ -131,14 +125,8 @@ static int collect(const struct flash_patches *p, uint64_t key, uint64_t offset,
 		const struct flash_patch *x = &p->v[ref->patch];
 		if (ref->key != key || x->offset >= offset + len || offset >= x->offset + x->len)
 			continue;
-		if (f->n == f->cap) {
-			size_t cap = f->cap ? 2 * f->cap : 16;
-			size_t *v = realloc(f->v, cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			f->v = v;
-			f->cap = cap;
-		}
+		if (array_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
+			return -ENOMEM;
 		f->v[f->n++] = ref->patch;
 	}
 	return 0;
@@ -167,26 +155,13 @@ static int overlay_earlier(const struct flash_patches *p, uint64_t offset, uint8
 	return rc;
 }
 
-/* Room for one more patch in @p. */
-static int room(struct flash_patches *p)
-{
-	if (p->n < p->cap)
-		return 0;
-	size_t cap = p->cap ? 2 * p->cap : 64;
-	struct flash_patch *v = realloc(p->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->v = v;
-	p->cap = cap;
-	return 0;
-}
-
 /* A new patch of @len bytes at @offset, holding what the image (with the earlier patches)
  * has there. */
 static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_t offset,
 		     size_t len, struct diag *d, uint8_t **ret)
 {
-	uint8_t *bytes = room(p) == 0 ? calloc(1, len ? len : 1) : NULL;
+	uint8_t *bytes = array_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) == 0
+				 ? calloc(1, len ? len : 1) : NULL;
 
 	if (!bytes)
 		return -ENOMEM;
@@ -215,7 +190,8 @@ static struct fat_card_file fat_file(const struct cards_file *f)
 static int add_content_patch(struct flash_patches *p, uint64_t offset, const char *content,
 			     size_t len, uint64_t reserve)
 {
-	uint8_t *bytes = room(p) == 0 ? malloc(len ? len : 1) : NULL;
+	uint8_t *bytes = array_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) == 0
+				 ? malloc(len ? len : 1) : NULL;
 
 	if (!bytes)
 		return -ENOMEM;

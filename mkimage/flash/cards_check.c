@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/gpt.h"
 #include "common/mbr.h"
 #include "common/sha256.h"
@@ -135,14 +136,8 @@ struct spans {
 static int add_span(struct spans *s, uint64_t start, uint64_t len, enum span_kind kind,
 		    const char *what)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct span *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+		return -ENOMEM;
 	s->v[s->n] = (struct span){ .start = start, .end = start + len, .kind = kind };
 	snprintf(s->v[s->n++].what, sizeof(s->v[0].what), "%s", what);
 	return 0;

@@ -3,6 +3,7 @@
 # the copy is made beside its output and copied across (copy_file_range cannot cross file
 # systems: the bytes go through a buffer), both ways, a replaced file keeping its mode.
 . "$TOP/tests/e2e-lib.sh"
+. "$TOP/tests/e2e/lib/personalize.sh"
 need mount umount
 
 mkdir other
@@ -12,17 +13,7 @@ trap 'umount other 2>/dev/null || true' EXIT
 trap 'exit 1' INT TERM HUP
 [ "$(stat -c %d .)" != "$(stat -c %d other)" ] || fail "other/ is on the same file system"
 
-head -c 3M /dev/urandom >blob.bin
-cat >card.layout <<'EOT'
-image { table = mbr seed = "other-fs" }
-partition boot {
-    type = fat
-    size = 8M
-    file "/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 64 }
-}
-partition data { from = "blob.bin" }
-EOT
-"$SDIMG" build -q -o card.img card.layout
+serial_card other-fs 3
 "$SDIMG" personalize card.img --set CARD_SERIAL=7 -o here.img
 
 expect_status 0 "$SDIMG" personalize card.img --set CARD_SERIAL=7 -o other/c.img

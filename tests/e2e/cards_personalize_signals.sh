@@ -5,20 +5,11 @@
 # and with an unnamed file; SIGKILL leaves a hidden name, which the next run to that name
 # removes (a run to another name leaves it alone).
 . "$TOP/tests/e2e-lib.sh"
+. "$TOP/tests/e2e/lib/personalize.sh"
 need sha256sum
 . "$TOP/tests/e2e/lib/signals.sh"
 
-head -c 24M /dev/urandom >blob.bin
-cat >card.layout <<'EOT'
-image { table = mbr seed = "signals" }
-partition boot {
-    type = fat
-    size = 8M
-    file "/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 64 }
-}
-partition data { from = "blob.bin" }
-EOT
-"$SDIMG" build -q -o card.img card.layout
+serial_card signals 24
 "$SDIMG" personalize card.img --set CARD_SERIAL=7 -o want.img
 
 # older: out/ holds an older c.img (its sum in old.sum) and nothing else
