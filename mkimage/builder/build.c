@@ -147,12 +147,15 @@ static int check_output_names(const struct build_options *o, struct diag *d)
 
 static int write_everything(struct build *b)
 {
+	/* held from before its creation: a signal between the creation of a hidden name and
+	 * the hold would leave the name behind; an unnamed image lets one end the process */
+	build_hold_signals(b);
 	int rc = build_file_create(&b->image, b->o->output, "the image", b->plan->image_size, b->d);
 
+	if (rc == 0 && !b->image.tmp_path)
+		build_release_signals(b);
 	if (rc < 0)
 		return rc;
-	if (b->image.tmp_path)
-		build_hold_signals(b);
 	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->sha,
 			       b->d);
 	if (rc == 0)

@@ -380,8 +380,8 @@ static int check_entry_name(const struct checker *c, const struct cards_file *f,
 	short_name(e, raw);
 	if (!s->found)
 		return refuse(c, what, "the volume has no file at this path");
-	if (strcmp(s->entry.short_name, raw) != 0 ||
-	    s->entry.first_cluster != (le(e + 26, 2) | (f->fat_type == 32 ? le(e + 20, 2) << 16 : 0)) ||
+	uint64_t first = le(e + 26, 2) | (f->fat_type == (unsigned)FAT_32 ? le(e + 20, 2) << 16 : 0);
+	if (strcmp(s->entry.short_name, raw) != 0 || s->entry.first_cluster != first ||
 	    s->entry.size != le(e + 28, 4))
 		return refuse(c, what, "the directory entry at byte %" PRIu64 " (%s) is not the "
 				       "file's (%s)", f->entry, raw, s->entry.short_name);

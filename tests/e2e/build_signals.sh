@@ -6,6 +6,7 @@
 #    output in place, or non-zero with every older file untouched, never a mix;
 #  - SIGKILL leaves a hidden name (during the build, or between linkat and rename with an
 #    unnamed file): the next build to that name removes it, and never one of a live build;
+#  - SIGINT as the image's hidden name is made leaves nothing;
 #  - under nohup, SIGHUP does not stop the build;
 #  - SIGINT in the middle of a large FAT partition ends the build within a second, with
 #    nothing left behind.
@@ -86,6 +87,16 @@ for run in "named INT 0 250 500 750 1000" "named TERM 100 350 600 850" "unnamed 
     done
     echo "$mode, SIG$sig at $# moments: $ok built, $stopped stopped, never a mix"
 done
+
+# ... and at the moment the image's hidden name is made (its lock slowed to 0.5 s): the name
+# goes with the build
+start_on_olds named flock:delay_exit=500000 "" -q -o out/card.img card.layout
+kill -INT $pid
+finish
+[ $rc -ne 0 ] || fail "SIGINT as the hidden name was made: the build succeeded"
+(cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT as the hidden name was made: an older file changed"
+only_outputs "SIGINT as the hidden name was made (exit $rc: $(cat bg.log))"
+echo "named, SIGINT as the image's hidden name is made: nothing left"
 
 # 2. SIGKILL leaves a hidden name behind; the next build to that name removes it, and a
 # build to another name in the folder leaves it alone

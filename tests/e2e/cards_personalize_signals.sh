@@ -2,8 +2,8 @@
 # `sdimg personalize` makes its copy as a build makes its outputs: SIGINT or SIGTERM in the
 # middle of the copy (strace slows each piece of it) ends it within a second with nothing
 # left and the older file at the name untouched, with a hidden temporary name (/proc hidden)
-# and with an unnamed file; SIGKILL leaves a hidden name, which the next run to that name
-# removes (a run to another name leaves it alone).
+# and with an unnamed file, also as the hidden name is made; SIGKILL leaves a hidden name,
+# which the next run to that name removes (a run to another name leaves it alone).
 . "$TOP/tests/e2e-lib.sh"
 . "$TOP/tests/e2e/lib/personalize.sh"
 need sha256sum
@@ -52,6 +52,16 @@ for run in "unnamed INT" "unnamed TERM" "named INT" "named TERM"; do
     only_older "$1, SIG$2 (exit $rc: $(cat bg.log))"
     echo "$1, SIG$2 in the middle of the copy: stopped in $t ms (exit $rc), nothing left"
 done
+
+# ... and at the moment the hidden name is made (its lock slowed to 0.5 s)
+older
+start_traced named flock:delay_exit=500000 "$SDIMG" personalize card.img --set CARD_SERIAL=7 -o out/c.img
+wait_hidden out
+kill -INT $pid
+finish
+[ $rc -ne 0 ] || fail "SIGINT as the hidden name was made: personalize succeeded"
+only_older "SIGINT as the hidden name was made (exit $rc: $(cat bg.log))"
+echo "named, SIGINT as the hidden name is made: nothing left"
 
 # SIGKILL: the hidden name stays until the next run to that name
 start_copy named
