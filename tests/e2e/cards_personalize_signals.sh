@@ -63,6 +63,26 @@ finish
 only_older "SIGINT as the hidden name was made (exit $rc: $(cat bg.log))"
 echo "named, SIGINT as the hidden name is made: nothing left"
 
+# ... and at moments all through putting the copy in place (each fsync and rename slowed to
+# 0.15 s): the new copy with the older file's mode, or the older file untouched, never other
+for ms in 0 150 300 450; do
+    older
+    chmod 600 out/c.img
+    start_traced named fsync,renameat2:delay_exit=150000 "$SDIMG" personalize card.img \
+        --set CARD_SERIAL=7 -o out/c.img
+    sleep "0.$(printf %03d $ms)"
+    kill -INT $pid 2>/dev/null || true
+    finish
+    if [ $rc -eq 0 ]; then
+        [ "$(ls -A out | tr '\n' ' ')" = "c.img " ] && cmp -s out/c.img want.img ||
+            fail "SIGINT $ms ms into the end: exit 0, but out/ holds $(ls -A out | tr '\n' ' ') or not the card's copy"
+        [ "$(stat -c %a out/c.img)" = 600 ] || fail "SIGINT $ms ms into the end: the copy is $(stat -c %a out/c.img)"
+    else
+        only_older "SIGINT $ms ms into the end (exit $rc: $(cat bg.log))"
+    fi
+done
+echo "SIGINT at 4 moments of putting the copy in place: all or none"
+
 # SIGKILL: the hidden name stays until the next run to that name
 start_copy named
 kill -KILL $pid
