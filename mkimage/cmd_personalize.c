@@ -166,9 +166,9 @@ static int apply(const struct flash_patches *p, int fd, const char *path, struct
 /*
  * The card's copy at a->output, made as a build makes its outputs (mkimage/builder/output.c):
  * unseen until complete, then put in place at once (a new file 0666 less the umask, a
- * replaced one with its older mode), never over anything but a regular file. From its
- * creation the stop signals of @stop are held (a hidden name must not outlive the process)
- * and asked for during the copy.
+ * replaced one with its older mode), never over anything but a regular file. From before
+ * its creation the stop signals of @stop are held (a hidden name must not outlive the
+ * process) and asked for during the copy and before it is put in place.
  */
 static int write_copy(const struct args *a, int in, uint64_t size,
 		      const struct flash_patches *p, sigset_t *stop, struct diag *d)
