@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/sparse.h"
+#include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
 #include "mkimage/flash/flash.h"
 
@@ -25,7 +28,7 @@ static void usage(FILE *out)
 		"FAT follow), nothing else changes.\n\n"
 		"Options:\n"
 		"  --set NAME=VALUE  the card's value of ${NAME} (repeatable)\n"
-		"  -o, --output OUT  the image to write (replaced when it exists)\n"
+		"  -o, --output OUT  the image to write (a regular file: replaced when it exists)\n"
 		"  --cards FILE      the per-card manifest (default: IMAGE.cards.json)\n"
 		"  -h, --help        show this help\n",
 		SDIMG_PROG);
@@ -77,9 +80,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return rc;
 			break;
 		case 'o':
+			if (!*optarg)
+				return cli_usage_error(CMD, "-o needs a file name");
 			a->output = optarg;
 			break;
 		case 'c':
+			if (!*optarg)
+				return cli_usage_error(CMD, "--cards needs a file name");
 			a->cards = optarg;
 			break;
 		case 'h':
@@ -97,27 +104,29 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-/* @in's bytes into @out, holes kept where the file system shows them. */
-static int copy_image(int in, int out, uint64_t size, const char *path, struct diag *d)
+static bool stop_pending(void *stop_signals)
 {
-	if (ftruncate(out, (off_t)size) < 0)
-		return diag_error(d, "%s: %s", path, strerror(errno));
-	for (off_t pos = 0; (uint64_t)pos < size;) {
-		off_t data = lseek(in, pos, SEEK_DATA);
-		if (data < 0 || (uint64_t)data >= size)
-			break;
-		off_t hole = lseek(in, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > size)
-			hole = (off_t)size;
-		off_t src = data, dst = data;
-		while (src < hole) {
-			ssize_t n = copy_file_range(in, &src, out, &dst, (size_t)(hole - src), 0);
-			if (n <= 0)
-				return diag_error(d, "%s: %s", path, n < 0 ? strerror(errno) : "short copy");
-		}
-		pos = hole;
-	}
-	return 0;
+	return build_stop_pending(stop_signals);
+}
+
+/* The image's @size bytes from @in into @out (new: it reads as zeros), its holes and zero
+ * blocks left out; in the kernel where it can (copy_file_range), through a buffer where not
+ * (another file system). A stop signal of @stop ends it with -EINTR. */
+static int copy_image(int in, int out, uint64_t size, const struct args *a, sigset_t *stop,
+		      struct diag *d)
+{
+	struct sparse_copy c = { .src = in, .len = size, .dst = out, .buf = malloc(SPARSE_CHUNK),
+				 .stop = stop_pending, .stop_ctx = stop };
+	struct sparse_fault fault;
+	int rc = c.buf ? sparse_copy(&c, &fault) : -ENOMEM;
+
+	free(c.buf);
+	if (rc == 0 || rc == -EINTR || rc == -ENOMEM)
+		return rc;
+	if (fault.in_dst)
+		return diag_error(d, "%s: %s", a->output, strerror(-rc));
+	return diag_error(d, "%s: %s", a->image, rc == -ENODATA ? "it shrank while it was copied"
+							      : strerror(-rc));
 }
 
 /* @len bytes of @buf at @offset of @fd, whatever pieces write takes them in. */
@@ -151,63 +160,82 @@ static int apply(const struct flash_patches *p, int fd, const char *path, struct
 			done += n;
 		}
 	}
-	if (rc < 0)
-		return diag_error(d, "%s: %s", path, strerror(-rc));
-	return fsync(fd) < 0 ? diag_error(d, "%s: %s", path, strerror(errno)) : 0;
+	return rc < 0 ? diag_error(d, "%s: %s", path, strerror(-rc)) : 0;
 }
 
-static int personalize(const struct args *a, struct diag *d)
+/*
+ * The card's copy at a->output, made as a build makes its outputs (mkimage/builder/output.c):
+ * unseen until complete, then put in place at once (a new file 0666 less the umask, a
+ * replaced one with its older mode), never over anything but a regular file. From before
+ * its creation the stop signals of @stop are held (a hidden name must not outlive the
+ * process) and asked for during the copy and before it is put in place.
+ */
+static int write_copy(const struct args *a, int in, uint64_t size,
+		      const struct flash_patches *p, sigset_t *stop, struct diag *d)
+{
+	struct build_file f, *files[] = { &f };
+
+	sigprocmask(SIG_BLOCK, stop, NULL);
+	int rc = build_file_create(&f, a->output, "the card's image", size, d);
+
+	if (rc == 0)
+		rc = copy_image(in, f.fd, size, a, stop, d);
+	if (rc == 0)
+		rc = apply(p, f.fd, a->output, d);
+	if (rc == 0)
+		rc = build_files_commit(files, 1, stop_pending, stop, d);
+	build_file_abort(&f); /* when it was not committed: the file goes */
+	return rc;
+}
+
+/* Whether @path names the file @st tells of (its device and inode). */
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat o;
+
+	return stat(path, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 {
 	struct cards_manifest m = { 0 };
 	struct flash_patches p = { 0 };
-	char *cards = NULL, *tmp = NULL;
-	struct stat st, ost;
-	int in = -1, out = -1, rc;
+	char *cards = NULL;
+	struct stat st, mst;
+	int in = -1, rc;
 
-	if (asprintf(&cards, "%s.cards.json", a->image) < 0)
+	if (!a->cards && asprintf(&cards, "%s.cards.json", a->image) < 0)
 		return -ENOMEM;
-	rc = cards_manifest_read(a->cards ? a->cards : cards, &m, d);
+	const char *manifest = a->cards ? a->cards : cards;
+	rc = build_file_check_name(a->output, "the card's image", d);
+	if (rc == 0)
+		rc = cards_manifest_read(manifest, &m, d);
 	if (rc == 0 && ((in = open(a->image, O_RDONLY | O_CLOEXEC)) < 0 || fstat(in, &st) < 0))
 		rc = diag_error(d, "%s: %s", a->image, strerror(errno));
 	if (rc == 0)
-		rc = flash_cards_check(&m, a->cards ? a->cards : cards, in, a->image,
-				       (uint64_t)st.st_size, d);
-	if (rc == 0 && stat(a->output, &ost) == 0 && ost.st_dev == st.st_dev &&
-	    ost.st_ino == st.st_ino)
+		rc = flash_cards_check(&m, manifest, in, a->image, (uint64_t)st.st_size, d);
+	if (rc == 0 && same_file(a->output, &st))
 		rc = diag_error(d, "%s: is the image itself; write the card's copy elsewhere",
 				a->output);
+	if (rc == 0 && stat(manifest, &mst) == 0 && same_file(a->output, &mst))
+		rc = diag_error(d, "%s: is the image's per-card manifest; write the card's copy "
+				   "elsewhere", a->output);
 	if (rc == 0)
 		rc = flash_cards_patches(&m, a->vars, a->n_vars, in, a->image, &p, d);
-	if (rc == 0 && asprintf(&tmp, "%s.XXXXXX", a->output) < 0) {
-		tmp = NULL;
-		rc = -ENOMEM;
-	}
-	if (rc == 0 && (out = mkstemp(tmp)) < 0)
-		rc = diag_error(d, "%s: %s", a->output, strerror(errno));
 	if (rc == 0)
-		rc = copy_image(in, out, m.image_size, a->output, d);
-	if (rc == 0)
-		rc = apply(&p, out, a->output, d);
-	if (rc == 0 && fchmod(out, 0644) < 0)
-		rc = diag_error(d, "%s: %s", a->output, strerror(errno));
-	if (rc == 0 && rename(tmp, a->output) < 0)
-		rc = diag_error(d, "%s: %s", a->output, strerror(errno));
-	if (out >= 0 && rc != 0)
-		unlink(tmp);
-	if (out >= 0)
-		close(out);
+		rc = write_copy(a, in, m.image_size, &p, stop, d);
 	if (in >= 0)
 		close(in);
 	flash_patches_release(&p);
 	cards_manifest_release(&m);
 	free(cards);
-	free(tmp);
 	return rc;
 }
 
 int cmd_personalize(int argc, char **argv)
 {
 	struct args a = { 0 };
+	sigset_t stop, old;
 	struct diag d;
 	int rc = parse_args(argc, argv, &a);
 
@@ -216,8 +244,16 @@ int cmd_personalize(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	}
 	diag_init(&d);
-	rc = personalize(&a, &d);
-	if (rc == -ENOMEM)
+	build_stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, NULL, &old);
+	rc = personalize(&a, &stop, &d);
+	/* a stop signal that came while the copy was made ends the process now, nothing of
+	 * the copy left; after success it stays held, and the process exits with success */
+	if (rc != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc == -EINTR)
+		diag_error(&d, "%s: interrupted", a.output);
+	else if (rc == -ENOMEM)
 		diag_error(&d, "%s: out of memory", a.output);
 	else if (rc < 0 && !d.errors) /* never exit 1 in silence */
 		diag_error(&d, "%s: %s", a.output, strerror(-rc));

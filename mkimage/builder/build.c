@@ -42,9 +42,7 @@ static void progress_done(struct build *b)
 static const int stop_signal_numbers[] = { SIGINT, SIGTERM, SIGHUP };
 #define N_STOP_SIGNALS (sizeof(stop_signal_numbers) / sizeof(stop_signal_numbers[0]))
 
-/* The stop signals the build answers: SIGINT, SIGTERM and SIGHUP, but not one that is
- * ignored (nohup ignores SIGHUP, a shell SIGINT for a background job): it stays ignored. */
-static void answered_signals(sigset_t *set)
+void build_stop_signals(sigset_t *set)
 {
 	struct sigaction sa;
 
@@ -52,6 +50,19 @@ static void answered_signals(sigset_t *set)
 	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
 		if (sigaction(stop_signal_numbers[i], NULL, &sa) < 0 || sa.sa_handler != SIG_IGN)
 			sigaddset(set, stop_signal_numbers[i]);
+}
+
+bool build_stop_pending(const sigset_t *set)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) < 0)
+		return false;
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		if (sigismember(set, stop_signal_numbers[i]) &&
+		    sigismember(&pending, stop_signal_numbers[i]))
+			return true;
+	return false;
 }
 
 void build_hold_signals(struct build *b)
@@ -69,17 +80,10 @@ void build_release_signals(struct build *b)
 
 bool build_interrupted(struct build *b)
 {
-	sigset_t pending;
-
-	if (!b->signals_blocked || sigpending(&pending) < 0)
+	if (!b->signals_blocked || !build_stop_pending(&b->stop_signals))
 		return false;
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigismember(&b->stop_signals, stop_signal_numbers[i]) &&
-		    sigismember(&pending, stop_signal_numbers[i])) {
-			diag_error(b->d, "%s: interrupted", b->o->output);
-			return true;
-		}
-	return false;
+	diag_error(b->d, "%s: interrupted", b->o->output);
+	return true;
 }
 
 static bool interrupted(void *build)
@@ -185,14 +189,17 @@ static int check_output_names(const struct layout *l, const struct build_options
 
 static int write_everything(struct build *b)
 {
+	/* held from before its creation: a signal between the creation of a hidden name and
+	 * the hold would leave the name behind; an unnamed image lets one end the process */
+	build_hold_signals(b);
 	/* with only the compressed copy wanted, the image is never put at its name */
 	int rc = (b->o->write_raw ? build_file_create : build_file_create_scratch)(
 		&b->image, b->o->output, "the image", b->plan->image_size, b->d);
 
+	if (rc == 0 && !b->image.tmp_path)
+		build_release_signals(b);
 	if (rc < 0)
 		return rc;
-	if (b->image.tmp_path)
-		build_hold_signals(b);
 	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->sha,
 			       b->d);
 	if (rc == 0)
@@ -260,7 +267,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
-	answered_signals(&b.stop_signals);
+	build_stop_signals(&b.stop_signals);
 	b.tty = isatty(STDERR_FILENO) && o->verbosity != BUILD_QUIET;
 	rc = check_output_names(l, o, d);
 	if (rc == 0)

@@ -19,6 +19,7 @@
 #ifndef SDIMG_MKIMAGE_BUILDER_H
 #define SDIMG_MKIMAGE_BUILDER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +79,61 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 
 /* ".zst", ".xz", ".gz"; "" for none. */
 const char *build_compression_suffix(enum build_compression kind);
+
+/* ---- output.c: the files of a build, all put in place together or none (also those of
+ * `sdimg personalize`) ------------------------------------------------------------------ */
+struct build_file {
+	int fd;          /* -1 when closed: start from BUILD_FILE_INIT */
+	char *path;      /* the final name, owned */
+	char *tmp_path;  /* a named temporary file (when the file system has no O_TMPFILE) */
+	int old_fd;      /* the older file, locked while the temporary name holds it, or -1 */
+};
+
+#define BUILD_FILE_INIT { .fd = -1, .old_fd = -1 }
+#define BUILD_MAX_FILES 5 /* the image, a compressed image, the bmap, the checksums, the
+				 * per-card manifest */
+
+/* Whether @path's last component fits its folder's file system (@what in the message:
+ * "the image"): asked before the work, since only putting the file in place would tell.
+ * Returns 0 or -EINVAL with a message in @d. */
+int build_file_check_name(const char *path, const char *what, struct diag *d);
+
+/*
+ * Creates the file for @path (@what in messages: "the image", "the bmap"), empty, or sparse
+ * of @size bytes: an unnamed file in @path's folder where the file system allows it
+ * (nothing is left behind whatever happens), else a hidden temporary name there, of one
+ * length whatever @path's. Either is locked while the process lives; hidden names that
+ * dead builds to @path left there (no lock held) are removed first. Nothing exists at
+ * @path until build_files_commit().
+ * Returns 0 or a negative errno with a message naming @path in @d.
+ */
+int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
+		      struct diag *d);
+
+/*
+ * fsyncs the @n files and puts each at its name, replacing older files there (each new
+ * file takes the permissions of the older one it replaces); when any step fails every
+ * older file is back at its name and none of the new ones is left. @stop(@stop_ctx) (may
+ * be NULL) is asked once all are written out, before the first is put in place: true
+ * gives -EINTR (no message). From then on nothing stops the commit but a failure.
+ * Returns 0 or a negative errno with a message in @d (the files are then aborted).
+ */
+int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
+		       void *stop_ctx, struct diag *d);
+
+/* Removes whatever build_file_create() made; the older file at the name stays untouched.
+ * Safe after build_files_commit() and on BUILD_FILE_INIT. */
+void build_file_abort(struct build_file *f);
+
+/* ---- build.c: the signals that stop a build (and `sdimg personalize`) ---------------- */
+
+/* Into @set: SIGINT, SIGTERM and SIGHUP, but not one that is ignored (nohup ignores SIGHUP,
+ * a shell SIGINT for a background job): it stays ignored. Held (sigprocmask()) while a
+ * file has a name, they are asked for with build_stop_pending() inside every long loop. */
+void build_stop_signals(sigset_t *set);
+
+/* Whether a signal of @set is pending. */
+bool build_stop_pending(const sigset_t *set);
 
 /* ---- ids.c: every id the layout leaves unset comes from its seed (the builder derives
  * them; flash/ checks a per-card manifest's seed against its image with them) ---------- *

@@ -13,35 +13,9 @@
 #include "common/diag.h"
 #include "common/fileid.h"
 #include "layouts/layouts.h"
+#include "mkimage/builder/builder.h"
 
-/* ---- output.c: the files of a build, all put in place together or none -------------- */
-struct build_file {
-	int fd;          /* -1 when closed: start from BUILD_FILE_INIT */
-	char *path;      /* the final name, owned */
-	char *tmp_path;  /* a named temporary file (when the file system has no O_TMPFILE) */
-	int old_fd;      /* the older file, locked while the temporary name holds it, or -1 */
-};
-
-#define BUILD_FILE_INIT { .fd = -1, .old_fd = -1 }
-#define BUILD_MAX_FILES 5 /* the image, a compressed image, the bmap, the checksums, the
-				 * per-card manifest */
-
-/* Whether @path's last component fits its folder's file system (@what in the message:
- * "the image"): asked before the work, since only putting the file in place would tell.
- * Returns 0 or -EINVAL with a message in @d. */
-int build_file_check_name(const char *path, const char *what, struct diag *d);
-
-/*
- * Creates the file for @path (@what in messages: "the image", "the bmap"), empty, or sparse
- * of @size bytes: an unnamed file in @path's folder where the file system allows it
- * (nothing is left behind whatever happens), else a hidden temporary name there, of one
- * length whatever @path's. Either is locked while the process lives; hidden names that
- * dead builds to @path left there (no lock held) are removed first. Nothing exists at
- * @path until build_files_commit().
- * Returns 0 or a negative errno with a message naming @path in @d.
- */
-int build_file_create(struct build_file *f, const char *path, const char *what, uint64_t size,
-		      struct diag *d);
+/* ---- output.c (beside what builder.h declares) ---------------------------------------- */
 
 /* build_file_create() for a file that is never put at @path (the raw image of a build that
  * writes only its compressed copy): whatever is at @path (a link, a folder) is no matter;
@@ -75,21 +49,6 @@ int build_files_lock(const char *const *paths, size_t n, struct build_lock *lock
 
 /* Releases build_files_lock()'s lock. */
 void build_files_unlock(struct build_lock *lock);
-
-/*
- * fsyncs the @n files and puts each at its name, replacing older files there (each new
- * file takes the permissions of the older one it replaces); when any step fails every
- * older file is back at its name and none of the new ones is left. @stop(@stop_ctx) (may
- * be NULL) is asked once all are written out, before the first is put in place: true
- * gives -EINTR (no message). From then on nothing stops the commit but a failure.
- * Returns 0 or a negative errno with a message in @d (the files are then aborted).
- */
-int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
-		       void *stop_ctx, struct diag *d);
-
-/* Removes whatever build_file_create() made; the older file at the name stays untouched.
- * Safe after build_files_commit() and on BUILD_FILE_INIT. */
-void build_file_abort(struct build_file *f);
 
 /* ---- map.c: what must read back as written ------------------------------------------- */
 

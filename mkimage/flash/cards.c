@@ -1,27 +1,168 @@
 /* cards: one card's own bytes, from the per-card manifest (see flash.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/gpt.h"
 #include "common/sha256.h"
 
 #include "fat/fat.h"
-#include "mkimage/flash/flash.h"
+#include "mkimage/flash/flash_priv.h"
+
+/*
+ * Which patches touch each block of the image, so that a new patch takes what the earlier
+ * ones changed from those alone, not from all of them: a hash table of (block, patch) pairs,
+ * chained in the order they were added. A patch is noted in the blocks of the smallest size
+ * (4 KiB, 64 KiB, 1 MiB, ... 16 times the one before) of which it covers at most 17: a large
+ * reserve costs a few pairs, not one per page.
+ */
+#define PAGE_SHIFT 12
+#define LEVEL_BITS 4  /* each size 16 times the one before */
+#define LEVELS 12     /* up to 2^56 bytes */
+
+/* The key of the block of size @level that holds byte @offset. */
+static uint64_t block_key(uint64_t offset, unsigned level)
+{
+	return (offset >> (PAGE_SHIFT + LEVEL_BITS * level)) << LEVEL_BITS | level;
+}
+
+/* The size of block a patch of @len bytes is noted in. */
+static unsigned level_of(uint64_t len)
+{
+	unsigned level = 0;
+
+	while (level + 1 < LEVELS && len > (uint64_t)16 << (PAGE_SHIFT + LEVEL_BITS * level))
+		level++;
+	return level;
+}
+
+struct block_ref {
+	uint64_t key;  /* block_key() */
+	size_t patch;
+	size_t next;  /* 1 + the index of the bucket's earlier pair, 0: none */
+};
+
+struct flash_patch_blocks {
+	struct block_ref *refs;
+	size_t n, cap;
+	size_t *heads;  /* per bucket: 1 + the index of its latest pair, 0: none */
+	size_t n_heads; /* a power of two */
+};
+
+static size_t bucket(const struct flash_patch_blocks *t, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15u) >> 32) & (t->n_heads - 1);
+}
+
+/* Twice the buckets when there are more pairs than buckets: chains stay short. */
+static int blocks_grow(struct flash_patch_blocks *t)
+{
+	size_t n_heads = t->n_heads ? 2 * t->n_heads : 1024;
+	size_t *heads = calloc(n_heads, sizeof(*heads));
+
+	if (!heads)
+		return -ENOMEM;
+	free(t->heads);
+	t->heads = heads;
+	t->n_heads = n_heads;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t b = bucket(t, t->refs[i].key);
+		t->refs[i].next = heads[b];
+		heads[b] = i + 1;
+	}
+	return 0;
+}
+
+/* Notes the blocks patch @i of @p touches. */
+static int blocks_add(struct flash_patches *p, size_t i)
+{
+	const struct flash_patch *x = &p->v[i];
+	struct flash_patch_blocks *t = p->blocks;
+
+	if (!t && !(t = p->blocks = calloc(1, sizeof(*t))))
+		return -ENOMEM;
+	if (!x->len)
+		return 0;
+	unsigned level = level_of(x->len);
+	for (uint64_t key = block_key(x->offset, level);
+	     key <= block_key(x->offset + x->len - 1, level); key += 1u << LEVEL_BITS) {
+		if (array_grow((void **)&t->refs, &t->cap, t->n + 1, sizeof(*t->refs)) < 0 ||
+		    (t->n >= t->n_heads && blocks_grow(t) < 0))
+			return -ENOMEM;
+		size_t b = bucket(t, key);
+		t->refs[t->n] = (struct block_ref){ .key = key, .patch = i, .next = t->heads[b] };
+		t->heads[b] = ++t->n;
+	}
+	return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Patches found for an overlay. */
+struct found {
+	size_t *v;
+	size_t n, cap;
+};
+
+/* Adds to @f the patches noted in the block @key that share a byte with [@offset, @offset +
+ * @len). Returns 0 or -ENOMEM. */
+static int collect(const struct flash_patches *p, uint64_t key, uint64_t offset, size_t len,
+		   struct found *f)
+{
+	const struct flash_patch_blocks *t = p->blocks;
+
+	for (size_t r = t->heads[bucket(t, key)]; r; r = t->refs[r - 1].next) {
+		const struct block_ref *ref = &t->refs[r - 1];
+		const struct flash_patch *x = &p->v[ref->patch];
+		if (ref->key != key || x->offset >= offset + len || offset >= x->offset + x->len)
+			continue;
+		if (array_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v)) < 0)
+			return -ENOMEM;
+		f->v[f->n++] = ref->patch;
+	}
+	return 0;
+}
+
+/* Copies into @buf, the image's @len bytes at @offset, what the patches made so far changed
+ * there, in the order they were made (a later one wins). */
+static int overlay_earlier(const struct flash_patches *p, uint64_t offset, uint8_t *buf,
+			   size_t len)
+{
+	struct found f = { 0 };
+	int rc = 0;
+
+	if (!p->blocks || !p->blocks->n_heads || !len)
+		return 0;
+	for (unsigned level = 0; rc == 0 && level < LEVELS; level++)
+		for (uint64_t key = block_key(offset, level);
+		     rc == 0 && key <= block_key(offset + len - 1, level); key += 1u << LEVEL_BITS)
+			rc = collect(p, key, offset, len, &f);
+	if (rc == 0 && f.n)
+		qsort(f.v, f.n, sizeof(*f.v), cmp_size);
+	for (size_t i = 0; rc == 0 && i < f.n; i++)
+		if (i == 0 || f.v[i] != f.v[i - 1]) /* noted in two blocks: overlaid once */
+			flash_patch_overlay(&p->v[f.v[i]], offset, buf, len);
+	free(f.v);
+	return rc;
+}
 
 /* A new patch of @len bytes at @offset, holding what the image (with the earlier patches)
  * has there. */
 static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_t offset,
 		     size_t len, struct diag *d, uint8_t **ret)
 {
-	struct flash_patch *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	uint8_t *bytes = array_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) == 0
+				 ? calloc(1, len ? len : 1) : NULL;
 
-	if (!v)
-		return -ENOMEM;
-	p->v = v;
-	uint8_t *bytes = calloc(1, len ? len : 1);
 	if (!bytes)
 		return -ENOMEM;
 	p->v[p->n++] = (struct flash_patch){ .offset = offset, .len = len, .bytes = bytes };
@@ -31,8 +172,8 @@ static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_
 				  (unsigned long long)offset, got < 0 ? strerror(errno) : "too short");
 	/* what earlier patches changed here stays changed (two files' FAT entries may share
 	 * bytes) */
-	struct flash_patches earlier = { .v = p->v, .n = p->n - 1 };
-	flash_patches_overlay(&earlier, offset, bytes, len);
+	if (overlay_earlier(p, offset, bytes, len) < 0 || blocks_add(p, p->n - 1) < 0)
+		return -ENOMEM;
 	*ret = bytes;
 	return 0;
 }
@@ -49,18 +190,15 @@ static struct fat_card_file fat_file(const struct cards_file *f)
 static int add_content_patch(struct flash_patches *p, uint64_t offset, const char *content,
 			     size_t len, uint64_t reserve)
 {
-	struct flash_patch *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	uint8_t *bytes = array_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) == 0
+				 ? malloc(len ? len : 1) : NULL;
 
-	if (!v)
-		return -ENOMEM;
-	p->v = v;
-	uint8_t *bytes = malloc(len ? len : 1);
 	if (!bytes)
 		return -ENOMEM;
 	memcpy(bytes, content, len);
 	p->v[p->n++] = (struct flash_patch){ .offset = offset, .len = (size_t)reserve,
 					     .zero_tail = (size_t)reserve - len, .bytes = bytes };
-	return 0;
+	return blocks_add(p, p->n - 1);
 }
 
 /* One per-card file filled with @content (@len bytes, at most its reserve). */
@@ -86,31 +224,65 @@ static int file_patches(const struct cards_file *f, const char *content, size_t 
 	return 0;
 }
 
+static int cmp_fsinfo(const void *a, const void *b, void *files)
+{
+	const struct cards_file *f = files;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (f[x].fsinfo[0] != f[y].fsinfo[0])
+		return f[x].fsinfo[0] < f[y].fsinfo[0] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+int flash_fsinfo_used(const struct cards_manifest *m, const size_t *lens, uint32_t *used,
+		      bool *first)
+{
+	size_t *order = malloc((m->n_files + 1) * sizeof(*order)), n = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_files; i++)
+		if (m->files[i].n_fsinfo)
+			order[n++] = i;
+	/* by FSInfo sector, each sector's files in the manifest's order */
+	qsort_r(order, n, sizeof(*order), cmp_fsinfo, m->files);
+	for (size_t g = 0, e; g < n; g = e) {
+		uint64_t at = m->files[order[g]].fsinfo[0];
+		uint32_t sum = 0;
+		for (e = g; e < n && m->files[order[e]].fsinfo[0] == at; e++) {
+			const struct cards_file *f = &m->files[order[e]];
+			struct fat_card_file ff = fat_file(f);
+			sum += fat_card_used(&ff, lens ? lens[order[e]] : strlen(f->template));
+		}
+		for (size_t k = g; k < e; k++) {
+			used[order[k]] = sum;
+			if (first)
+				first[order[k]] = k == g;
+		}
+	}
+	free(order);
+	return 0;
+}
+
 /* FAT32: each volume's FSInfo free count, with the clusters its per-card files now use. */
 static int fsinfo_patches(const struct cards_manifest *m, const size_t *lens, int fd,
 			  const char *image, struct flash_patches *p, struct diag *d)
 {
-	for (size_t i = 0; i < m->n_files; i++) {
+	uint32_t *used = calloc(m->n_files + 1, sizeof(*used));
+	bool *first = calloc(m->n_files + 1, sizeof(*first));
+	int rc = used && first ? flash_fsinfo_used(m, lens, used, first) : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
 		const struct cards_file *f = &m->files[i];
-		bool first = true;
-		uint32_t free_count = f->free_base;
-		for (size_t j = 0; j < m->n_files; j++) {
-			const struct cards_file *g = &m->files[j];
-			if (!g->n_fsinfo || g->fsinfo[0] != f->fsinfo[0])
-				continue;
-			first &= j >= i;
-			struct fat_card_file gf = fat_file(g);
-			free_count -= fat_card_used(&gf, lens[j]);
-		}
-		for (unsigned k = 0; first && k < f->n_fsinfo; k++) {
+		for (unsigned k = 0; rc == 0 && first[i] && k < f->n_fsinfo; k++) {
 			uint8_t *b;
-			int rc = add_patch(p, fd, image, f->fsinfo[k], FAT_SECTOR, d, &b);
-			if (rc < 0)
-				return rc;
-			fat_card_fsinfo(b, free_count);
+			if ((rc = add_patch(p, fd, image, f->fsinfo[k], FAT_SECTOR, d, &b)) == 0)
+				fat_card_fsinfo(b, f->free_base - used[i]);
 		}
 	}
-	return 0;
+	free(used);
+	free(first);
+	return rc;
 }
 
 /* ---- ids set anew on every card ---- */
@@ -400,21 +572,25 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 	return rc;
 }
 
+void flash_patch_overlay(const struct flash_patch *x, uint64_t offset, void *buf, size_t len)
+{
+	uint64_t lo = x->offset > offset ? x->offset : offset;
+	uint64_t hi = x->offset + x->len < offset + len ? x->offset + x->len : offset + len;
+	uint64_t held = x->offset + (x->len - x->zero_tail); /* zeros from here */
+	uint64_t mid = held < lo ? lo : held > hi ? hi : held;
+
+	if (lo < mid)
+		memcpy((uint8_t *)buf + (lo - offset), x->bytes + (lo - x->offset),
+		       (size_t)(mid - lo));
+	if (mid < hi)
+		memset((uint8_t *)buf + (mid - offset), 0, (size_t)(hi - mid));
+}
+
 void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,
 			   size_t len)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		const struct flash_patch *x = &p->v[i];
-		uint64_t lo = x->offset > offset ? x->offset : offset;
-		uint64_t hi = x->offset + x->len < offset + len ? x->offset + x->len : offset + len;
-		uint64_t held = x->offset + (x->len - x->zero_tail); /* zeros from here */
-		uint64_t mid = held < lo ? lo : held > hi ? hi : held;
-		if (lo < mid)
-			memcpy((uint8_t *)buf + (lo - offset), x->bytes + (lo - x->offset),
-			       (size_t)(mid - lo));
-		if (mid < hi)
-			memset((uint8_t *)buf + (mid - offset), 0, (size_t)(hi - mid));
-	}
+	for (size_t i = 0; i < p->n; i++)
+		flash_patch_overlay(&p->v[i], offset, buf, len);
 }
 
 void flash_patches_release(struct flash_patches *p)
@@ -422,5 +598,10 @@ void flash_patches_release(struct flash_patches *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->v[i].bytes);
 	free(p->v);
+	if (p->blocks) {
+		free(p->blocks->refs);
+		free(p->blocks->heads);
+		free(p->blocks);
+	}
 	*p = (struct flash_patches){ 0 };
 }

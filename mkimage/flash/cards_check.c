@@ -13,12 +13,13 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/gpt.h"
 #include "common/mbr.h"
 #include "common/sha256.h"
 #include "fat/fat.h"
 #include "mkimage/builder/builder.h"
-#include "mkimage/flash/flash.h"
+#include "mkimage/flash/flash_priv.h"
 #include "mkimage/reader/reader.h"
 
 /* FAT32 BPB fields (fatgen103 §3.3): the FSInfo sector and the backup boot sector. */
@@ -37,6 +38,7 @@ struct checker {
 	int fd;
 	struct disk k;
 	struct sha256 *sha; /* for the ids the manifest's seed derives */
+	uint32_t *fsinfo_used; /* per file: the clusters its FSInfo sector's templates use */
 	struct diag *d;
 };
 
@@ -75,12 +77,21 @@ static uint64_t le(const uint8_t *p, int bytes)
 
 /* ---------------------------------------------------------------- the image */
 
-/* Whether [@start, @end) lies in the manifest's mapped ranges, those its digest covers. */
+/* Whether [@start, @end) lies in the manifest's mapped ranges, those its digest covers
+ * (ascending and apart, cards_manifest_read() made sure: found by halving). */
 static bool mapped(const struct cards_manifest *m, uint64_t start, uint64_t end)
 {
-	for (size_t i = 0; i < m->n_mapped && start < end; i++)
-		if (m->mapped[i].start <= start && start < m->mapped[i].end)
-			start = m->mapped[i].end;
+	size_t lo = 0, hi = m->n_mapped;
+
+	while (lo < hi) { /* the first range that ends past @start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->mapped[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->n_mapped && start < end && m->mapped[i].start <= start; i++)
+		start = m->mapped[i].end;
 	return start >= end;
 }
 
@@ -113,22 +124,20 @@ enum span_kind { SPAN_DATA, SPAN_ENTRY, SPAN_FAT, SPAN_FSINFO, SPAN_VOLUME_ID, S
 struct span {
 	uint64_t start, end;
 	enum span_kind kind;
+	size_t order;      /* in which it was added: of two with one start, the first */
 	char what[160];
 };
 
 struct spans {
 	struct span *v;
-	size_t n;
+	size_t n, cap;
 };
 
 static int add_span(struct spans *s, uint64_t start, uint64_t len, enum span_kind kind,
 		    const char *what)
 {
-	struct span *v = realloc(s->v, (s->n + 1) * sizeof(*v));
-
-	if (!v)
+	if (array_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
 		return -ENOMEM;
-	s->v = v;
 	s->v[s->n] = (struct span){ .start = start, .end = start + len, .kind = kind };
 	snprintf(s->v[s->n++].what, sizeof(s->v[0].what), "%s", what);
 	return 0;
@@ -238,57 +247,188 @@ static void short_name(const uint8_t *e, char out[13])
 	out[o] = '\0';
 }
 
-struct find_entry {
-	const char *key;          /* the name sought, folded (fat_path_key()) */
-	struct fat_dirent found;
-	bool ok;
+/* ---------------------------------------------------------------- names */
+
+#define NAMES_DEPTH_MAX 64u /* as deep as the builder nests folders */
+
+/* A per-card file sought among its volume's entries by its path: the keys (fat_path_key())
+ * of its folder and of its name, and the first entry of that name in that folder. */
+struct sought {
+	uint64_t volume;
+	char *folder, *name;  /* owned */
+	size_t file;          /* its index in the manifest */
+	bool found;
+	struct fat_dirent_id {
+		char short_name[13];
+		uint32_t first_cluster, size;
+	} entry;
 };
 
-static int match_entry(void *ctx, const struct fat_dirent *e)
+/* By volume, folder and name: each folder's files together, found by halving. */
+static int cmp_sought(const void *a, const void *b)
 {
-	struct find_entry *f = ctx;
-	char *a = fat_path_key(e->name), *b = fat_path_key(e->short_name);
-	int rc = !a || !b ? -ENOMEM : 0;
+	const struct sought *x = a, *y = b;
+	int r;
 
-	if (rc == 0 && (strcmp(a, f->key) == 0 || strcmp(b, f->key) == 0)) {
-		f->found = *e;
-		f->ok = true;
-		rc = 1;
+	if (x->volume != y->volume)
+		return x->volume < y->volume ? -1 : 1;
+	if ((r = strcmp(x->folder, y->folder)) != 0 || (r = strcmp(x->name, y->name)) != 0)
+		return r;
+	return (x->file > y->file) - (x->file < y->file);
+}
+
+static int cmp_sought_file(const void *a, const void *b)
+{
+	const struct sought *x = a, *y = b;
+
+	return (x->file > y->file) - (x->file < y->file);
+}
+
+/* One volume's walk: its sought files (v, n, sorted), the key of the folder being listed. */
+struct names_walk {
+	struct sought *v;
+	size_t n;
+	char *folder;
+};
+
+static int walk_folder(void *ctx, const char *path)
+{
+	struct names_walk *w = ctx;
+
+	free(w->folder);
+	w->folder = fat_path_key(path);
+	return w->folder ? 0 : -ENOMEM;
+}
+
+/* The files sought in the folder being listed by the name @key take @e, unless an earlier
+ * entry was theirs. */
+static void take_entry(struct names_walk *w, const char *key, const struct fat_dirent *e)
+{
+	size_t lo = 0, hi = w->n;
+
+	while (lo < hi) { /* the first (folder, name) not below the one listed */
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(w->v[mid].folder, w->folder);
+		if ((r ? r : strcmp(w->v[mid].name, key)) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->n && strcmp(w->v[lo].folder, w->folder) == 0 &&
+	       strcmp(w->v[lo].name, key) == 0; lo++)
+		if (!w->v[lo].found) {
+			struct fat_dirent_id *id = &w->v[lo].entry;
+			snprintf(id->short_name, sizeof(id->short_name), "%s", e->short_name);
+			id->first_cluster = e->first_cluster;
+			id->size = e->size;
+			w->v[lo].found = true;
+		}
+}
+
+/* An entry of the folder being listed, matched by its long and its short name. */
+static int walk_entry(void *ctx, const struct fat_dirent *e)
+{
+	char *a = fat_path_key(e->name), *b = fat_path_key(e->short_name);
+
+	if (a && b) {
+		take_entry(ctx, a, e);
+		take_entry(ctx, b, e);
 	}
 	free(a);
 	free(b);
+	return a && b ? 0 : -ENOMEM;
+}
+
+/* The files of v[0..n) (one volume's) found in one walk over its folders. */
+static int find_in_volume(const struct checker *c, struct sought *v, size_t n)
+{
+	const struct cards_file *f = &c->m->files[v[0].file];
+	static const struct fat_walk_fns fns = { .folder = walk_folder, .entry = walk_entry };
+	struct names_walk w = { .v = v, .n = n, .folder = fat_path_key("/") };
+	struct diag scratch;
+	struct volume vol;
+	char what[160];
+	int rc;
+
+	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
+	if (!w.folder)
+		return -ENOMEM;
+	if ((rc = open_volume(c, what, f->volume, &vol)) == 0) {
+		diag_init(&scratch);
+		/* a folder the walk cannot list leaves its files unfound: refused by the caller */
+		if (fat_vol_walk(vol.v, "/", NAMES_DEPTH_MAX, &fns, &w, &scratch) == -ENOMEM)
+			rc = -ENOMEM;
+		diag_release(&scratch);
+	}
+	fat_vol_close(vol.v);
+	free(w.folder);
 	return rc;
 }
 
-/* The entry at f->entry is the one the volume finds at f->path (its short name, first
- * cluster and size), in a directory of the volume. */
-static int check_entry_name(const struct checker *c, const struct volume *v,
-			    const struct cards_file *f, const char *what, const uint8_t e[32])
+/* The entry at f->entry is the one the volume finds at f->path (@s: what it found there):
+ * its short name, first cluster and size. */
+static int check_entry_name(const struct checker *c, const struct cards_file *f,
+			    const struct sought *s)
 {
-	const char *slash = strrchr(f->path, '/');
-	char *dir = slash ? strndup(f->path, (size_t)(slash - f->path)) : NULL;
-	struct find_entry fe = { .key = slash ? fat_path_key(slash + 1) : NULL };
-	struct diag scratch;
-	char raw[13];
-	int rc = dir && fe.key ? 0 : -ENOMEM;
+	uint8_t e[DIR_ENTRY];
+	char what[160], raw[13];
+	int rc = read_at(c, e, sizeof(e), f->entry);
 
-	diag_init(&scratch);
-	if (rc == 0)
-		rc = fat_vol_list(v->v, *dir ? dir : "/", match_entry, &fe, &scratch);
-	diag_release(&scratch);
-	free(dir);
-	free((char *)fe.key);
-	if (rc == -ENOMEM)
+	if (rc < 0)
 		return rc;
+	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
 	short_name(e, raw);
-	if (!fe.ok)
+	if (!s->found)
 		return refuse(c, what, "the volume has no file at this path");
-	if (strcmp(fe.found.short_name, raw) != 0 ||
-	    fe.found.first_cluster != (le(e + 26, 2) | (v->info->type == FAT_32 ? le(e + 20, 2) << 16 : 0)) ||
-	    fe.found.size != le(e + 28, 4))
+	uint64_t first = le(e + 26, 2) | (f->fat_type == (unsigned)FAT_32 ? le(e + 20, 2) << 16 : 0);
+	if (strcmp(s->entry.short_name, raw) != 0 || s->entry.first_cluster != first ||
+	    s->entry.size != le(e + 28, 4))
 		return refuse(c, what, "the directory entry at byte %" PRIu64 " (%s) is not the "
-				       "file's (%s)", f->entry, raw, fe.found.short_name);
+				       "file's (%s)", f->entry, raw, s->entry.short_name);
 	return 0;
+}
+
+/* Each per-card file's path finds, in its volume, its directory entry (its short name,
+ * first cluster and size): one walk over each volume's folders for all of them. */
+static int check_names(const struct checker *c)
+{
+	const struct cards_manifest *m = c->m;
+	struct sought *v = calloc(m->n_files + 1, sizeof(*v));
+	int rc = v ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
+		const struct cards_file *f = &m->files[i];
+		const char *slash = strrchr(f->path, '/');
+		char *folder = slash ? strndup(f->path, (size_t)(slash - f->path)) : NULL;
+		v[i] = (struct sought){ .volume = f->volume, .file = i,
+					.folder = folder ? fat_path_key(*folder ? folder : "/") : NULL,
+					.name = fat_path_key(slash ? slash + 1 : f->path) };
+		free(folder);
+		if (!slash) {
+			char what[160];
+			snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
+			rc = refuse(c, what, "the path does not start with /");
+		} else if (!v[i].folder || !v[i].name) {
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == 0)
+		qsort(v, m->n_files, sizeof(*v), cmp_sought);
+	for (size_t g = 0, e; rc == 0 && g < m->n_files; g = e) {
+		for (e = g; e < m->n_files && v[e].volume == v[g].volume; e++)
+			;
+		rc = find_in_volume(c, v + g, e - g);
+	}
+	if (rc == 0)
+		qsort(v, m->n_files, sizeof(*v), cmp_sought_file);
+	for (size_t i = 0; rc == 0 && i < m->n_files; i++)
+		rc = check_entry_name(c, &m->files[i], &v[i]);
+	for (size_t i = 0; v && i < m->n_files; i++) {
+		free(v[i].folder);
+		free(v[i].name);
+	}
+	free(v);
+	return rc;
 }
 
 /* Where the FAT geometry puts the file's FATs, clusters, entry and FSInfo. */
@@ -372,19 +512,10 @@ static int check_template(const struct checker *c, const struct cards_file *f, c
 /* FAT32: each FSInfo sector holds free-base less what the volume's templates use. */
 static int check_fsinfo(const struct checker *c, const struct cards_file *f, const char *what)
 {
-	uint32_t free_count = f->free_base;
+	uint32_t free_count = f->free_base - c->fsinfo_used[f - c->m->files];
 	uint8_t s[FAT_SECTOR], want[FAT_SECTOR];
 	int rc = 0;
 
-	for (size_t j = 0; j < c->m->n_files; j++) {
-		const struct cards_file *g = &c->m->files[j];
-		const struct fat_card_file gf = { .type = (enum fat_type)g->fat_type,
-						  .cluster_size = g->cluster_size,
-						  .first_cluster = g->first_cluster,
-						  .clusters = g->clusters };
-		if (g->n_fsinfo && g->fsinfo[0] == f->fsinfo[0])
-			free_count -= fat_card_used(&gf, strlen(g->template));
-	}
 	for (unsigned k = 0; rc == 0 && k < f->n_fsinfo; k++) {
 		if ((rc = read_at(c, s, sizeof(s), f->fsinfo[k])) < 0)
 			break;
@@ -404,7 +535,6 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
 					  .cluster_size = f->cluster_size,
 					  .first_cluster = f->first_cluster, .clusters = f->clusters };
 	char what[160];
-	uint8_t e[DIR_ENTRY];
 	struct volume v;
 	int rc;
 
@@ -416,8 +546,6 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
 		rc = check_template(c, f, what);
 	if (rc == 0)
 		rc = check_fsinfo(c, f, what);
-	if (rc == 0 && (rc = read_at(c, e, sizeof(e), f->entry)) == 0)
-		rc = check_entry_name(c, &v, f, what, e);
 	fat_vol_close(v.v);
 	if (rc == 0)
 		rc = add_span(s, f->data, f->reserve, SPAN_DATA, what);
@@ -616,34 +744,106 @@ static int check_ids(struct checker *c, struct spans *s)
 	return rc;
 }
 
-/* No two fields share a byte, but the FAT entries of two files (FAT12 packs two clusters in
- * three bytes: the patches keep each other's bits) and one volume's FSInfo; no two files
- * share a cluster; and the image's digest covers every byte a card's patches start from. */
-static int check_apart(const struct checker *c, const struct spans *s)
+static int cmp_span(const void *a, const void *b)
 {
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Of the spans before @a (by start), the one it must not overlap that reaches farthest:
+ * @reach holds, for the kinds FAT, FSInfo and the others, the farthest-reaching so far. */
+static const struct span *overlapped(const struct span *a, const struct span *const reach[3])
+{
+	const struct span *fat = reach[0], *fsinfo = reach[1], *other = reach[2];
+
+	if (a->start == a->end) /* it changes no byte */
+		return NULL;
+	if (other && other->end > a->start)
+		return other;
+	/* two files' FAT entries may share bytes (FAT12); one volume's files its FSInfo */
+	if (fat && fat->end > a->start && a->kind != SPAN_FAT)
+		return fat;
+	if (fsinfo && fsinfo->end > a->start &&
+	    (a->kind != SPAN_FSINFO || fsinfo->start != a->start))
+		return fsinfo;
+	return NULL;
+}
+
+/* No two fields share a byte, but the FAT entries of two files (FAT12 packs two clusters in
+ * three bytes: the patches keep each other's bits) and one volume's FSInfo; and the image's
+ * digest covers every byte a card's patches start from. In one pass by start; what is
+ * refused is of the span added first among those at fault (of two that overlap, the later
+ * one names the earlier), as a check of each span against those before it would find. */
+static int check_spans_apart(const struct checker *c, struct spans *s)
+{
+	const struct span *reach[3] = { NULL, NULL, NULL };
+	const struct span *bad = NULL, *other = NULL; /* other: NULL when bad is not mapped */
+
+	for (size_t i = 0; i < s->n; i++)
+		s->v[i].order = i;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
 	for (size_t i = 0; i < s->n; i++) {
-		const struct span *a = &s->v[i];
-		if (!mapped(c->m, a->start, a->end))
-			return refuse(c, a->what, "bytes %" PRIu64 "-%" PRIu64 " are not in its "
-						  "mapped ranges", a->start, a->end - 1);
-		for (size_t k = 0; k < i; k++) {
-			const struct span *b = &s->v[k];
-			if (a->start >= b->end || b->start >= a->end ||
-			    (a->kind == SPAN_FAT && b->kind == SPAN_FAT) ||
-			    (a->kind == SPAN_FSINFO && b->kind == SPAN_FSINFO && a->start == b->start))
-				continue;
-			return refuse(c, a->what, "bytes %" PRIu64 "-%" PRIu64 " overlap those of %s",
-				      a->start, a->end - 1, b->what);
+		const struct span *a = &s->v[i], *b = overlapped(a, reach);
+		if (!mapped(c->m, a->start, a->end) && (!bad || a->order <= bad->order))
+			bad = a, other = NULL;
+		if (b) {
+			const struct span *later = a->order > b->order ? a : b;
+			if (!bad || later->order < bad->order)
+				bad = later, other = later == a ? b : a;
 		}
+		int k = a->kind == SPAN_FAT ? 0 : a->kind == SPAN_FSINFO ? 1 : 2;
+		if (!reach[k] || a->end > reach[k]->end)
+			reach[k] = a;
 	}
-	for (size_t i = 0; i < c->m->n_files; i++)
-		for (size_t k = 0; k < i; k++) {
-			const struct cards_file *a = &c->m->files[i], *b = &c->m->files[k];
-			if (a->volume == b->volume && a->first_cluster < b->first_cluster + b->clusters &&
-			    b->first_cluster < a->first_cluster + a->clusters)
-				return refuse(c, a->path, "its clusters are also those of %s", b->path);
-		}
+	if (bad && !other)
+		return refuse(c, bad->what, "bytes %" PRIu64 "-%" PRIu64 " are not in its mapped "
+					    "ranges", bad->start, bad->end - 1);
+	if (bad)
+		return refuse(c, bad->what, "bytes %" PRIu64 "-%" PRIu64 " overlap those of %s",
+			      bad->start, bad->end - 1, other->what);
 	return 0;
+}
+
+static int cmp_clusters(const void *a, const void *b, void *files)
+{
+	const struct cards_file *f = files;
+	const struct cards_file *x = &f[*(const size_t *)a], *y = &f[*(const size_t *)b];
+
+	if (x->volume != y->volume)
+		return x->volume < y->volume ? -1 : 1;
+	if (x->first_cluster != y->first_cluster)
+		return x->first_cluster < y->first_cluster ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* No two files of a volume share a cluster: in one pass by volume and first cluster. */
+static int check_clusters_apart(const struct checker *c)
+{
+	const struct cards_manifest *m = c->m;
+	size_t *order = malloc((m->n_files + 1) * sizeof(*order));
+	const struct cards_file *far = NULL; /* of the volume, the one whose clusters end last */
+	int rc = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_files; i++)
+		order[i] = i;
+	qsort_r(order, m->n_files, sizeof(*order), cmp_clusters, m->files);
+	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
+		const struct cards_file *a = &m->files[order[i]];
+		uint64_t a_end = (uint64_t)a->first_cluster + a->clusters;
+		if (far && far->volume != a->volume)
+			far = NULL;
+		if (a->clusters && far && a->first_cluster < (uint64_t)far->first_cluster + far->clusters)
+			rc = refuse(c, a->path, "its clusters are also those of %s", far->path);
+		if (!far || a_end > (uint64_t)far->first_cluster + far->clusters)
+			far = a;
+	}
+	free(order);
+	return rc;
 }
 
 int flash_cards_check(const struct cards_manifest *m, const char *manifest, int fd,
@@ -666,10 +866,19 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 		rc = check_ids(&c, &s);
 	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++)
 		rc = check_volume(&c, &m->volumes[i], &s);
+	if (rc == 0 && !(c.fsinfo_used = calloc(m->n_files + 1, sizeof(*c.fsinfo_used))))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = flash_fsinfo_used(m, NULL, c.fsinfo_used, NULL);
 	for (size_t i = 0; rc == 0 && i < m->n_files; i++)
 		rc = check_file(&c, &m->files[i], &s);
 	if (rc == 0)
-		rc = check_apart(&c, &s);
+		rc = check_names(&c);
+	if (rc == 0)
+		rc = check_spans_apart(&c, &s);
+	if (rc == 0)
+		rc = check_clusters_apart(&c);
+	free(c.fsinfo_used);
 	free(s.v);
 	sha256_free(c.sha);
 	reader_release_disk(&c.k);

@@ -143,9 +143,13 @@ struct flash_patch {
 	uint8_t *bytes; /* owned: len - zero_tail bytes */
 };
 
+struct flash_patch_blocks;
+
 struct flash_patches {
 	struct flash_patch *v;
-	size_t n;
+	size_t n, cap;
+	struct flash_patch_blocks *blocks; /* which patches touch each block of the image, while
+					      they are made (cards.c) */
 };
 
 /*
@@ -188,6 +192,9 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
  * that fall inside it. */
 void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,
 			   size_t len);
+
+/* The same for the one patch @x. */
+void flash_patch_overlay(const struct flash_patch *x, uint64_t offset, void *buf, size_t len);
 
 void flash_patches_release(struct flash_patches *p);
 

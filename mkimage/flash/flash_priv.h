@@ -175,6 +175,15 @@ int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *
 /* {"index", "row" (null without CSV), "values": {NAME: VALUE}}. */
 json_t *flash_card_json(const struct flash_card_set *c);
 
+/* ---- cards.c ---- */
+
+/* FAT32: for each per-card file i of @m with FSInfo sectors, into used[i] the clusters all
+ * the files that share its FSInfo sector use with contents of lens[j] bytes (lens NULL:
+ * their templates), and into first[i] (first may be NULL) whether i is the first of those
+ * in @m; one sort, whatever the number of files. Returns 0 or -ENOMEM. */
+int flash_fsinfo_used(const struct cards_manifest *m, const size_t *lens, uint32_t *used,
+		      bool *first);
+
 /* ---- target_write.c: one target, from open to the re-read partition table -------------- */
 
 /*

@@ -7,73 +7,20 @@
 #  - SIGKILL leaves a hidden name (during the build, or between linkat and rename with an
 #    unnamed file): the next build to that name removes it (the per-card manifest's too,
 #    also when that build writes none), and never one of a live build;
+#  - SIGINT as the image's hidden name is made leaves nothing;
 #  - under nohup, SIGHUP does not stop the build;
 #  - SIGINT in the middle of a large FAT partition ends the build within a second, with
 #    nothing left behind.
 . "$TOP/tests/e2e-lib.sh"
-need strace unshare sha256sum
-env --default-signal=INT true 2>/dev/null || { echo "env has no --default-signal (coreutils < 8.31)"; exit 77; }
-strace -f -o /dev/null true 2>/dev/null || { echo "strace cannot trace here (ptrace not allowed)"; exit 77; }
-NS=""
-for ns in "unshare -m" "unshare -rm"; do
-    if $ns sh -c 'mount -t tmpfs sdimg-noproc /proc' 2>/dev/null; then
-        NS=$ns
-        break
-    fi
-done
-[ -n "$NS" ] || { echo "no mount namespace can be made here to hide /proc"; exit 77; }
-
-PIDS=""
-cleanup() {
-    for p in $PIDS; do kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-trap 'cleanup; exit 1' INT TERM HUP
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+need sha256sum
+. "$TOP/tests/e2e/lib/signals.sh"
 
 # start MODE INJECT PREFIX ARGS...: `PREFIX sdimg build ARGS` in the background under strace
-# with the fault injection INJECT, its output in bg.log; MODE named hides /proc from it.
-# $pid: the build's own process, $tracer: what to wait for (it exits as the build does).
+# (start_traced)
 start() {
     mode=$1 inject=$2 prefix=$3
     shift 3
-    rm -f pid.txt
-    if [ "$mode" = named ]; then
-        env --default-signal=INT,TERM,HUP strace -o /dev/null -f -e inject="$inject" $NS sh -c \
-            'mount -t tmpfs sdimg-noproc /proc && echo $$ >pid.txt && exec "$@"' sh $prefix "$SDIMG" build "$@" >bg.log 2>&1 &
-    else
-        env --default-signal=INT,TERM,HUP strace -o /dev/null -f -e inject="$inject" sh -c \
-            'echo $$ >pid.txt && exec "$@"' sh $prefix "$SDIMG" build "$@" >bg.log 2>&1 &
-    fi
-    tracer=$!
-    PIDS="$PIDS $tracer"
-    n=0
-    until [ -s pid.txt ]; do
-        n=$((n + 1))
-        [ $n -lt 300 ] || fail "the build did not start: $(cat bg.log)"
-        sleep 0.05
-    done
-    pid=$(cat pid.txt)
-}
-
-# finish: waits for the build; $rc is its exit status
-finish() {
-    set +e
-    wait $tracer
-    rc=$?
-    set -e
-}
-
-# wait_hidden DIR: until a hidden temporary name appears in DIR
-wait_hidden() {
-    n=0
-    until ls -A "$1" | grep -q '^\.'; do
-        kill -0 $tracer 2>/dev/null || fail "the build ended before a hidden name appeared: $(cat bg.log)"
-        n=$((n + 1))
-        [ $n -lt 600 ] || fail "no hidden name appeared in $1 in 30 s"
-        sleep 0.05
-    done
+    start_traced "$mode" "$inject" $prefix "$SDIMG" build "$@"
 }
 
 mkdir -p tree
@@ -141,6 +88,16 @@ for run in "named INT 0 250 500 750 1000" "named TERM 100 350 600 850" "unnamed 
     done
     echo "$mode, SIG$sig at $# moments: $ok built, $stopped stopped, never a mix"
 done
+
+# ... and at the moment the image's hidden name is made (its lock slowed to 0.5 s): the name
+# goes with the build
+start_on_olds named flock:delay_exit=500000 "" -q -o out/card.img card.layout
+kill -INT $pid
+finish
+[ $rc -ne 0 ] || fail "SIGINT as the hidden name was made: the build succeeded"
+(cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT as the hidden name was made: an older file changed"
+only_outputs "SIGINT as the hidden name was made (exit $rc: $(cat bg.log))"
+echo "named, SIGINT as the image's hidden name is made: nothing left"
 
 # 2. SIGKILL leaves a hidden name behind; the next build to that name removes it, and a
 # build to another name in the folder leaves it alone

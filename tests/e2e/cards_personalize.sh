@@ -83,7 +83,37 @@ expect_stderr 'boot:/etc-id/serial.txt: no value for ${CARD_SERIAL}'
 [ ! -e c.img ] || fail "a failed personalize left c.img"
 [ -z "$(ls c.img.* 2>/dev/null)" ] || fail "a failed personalize left a temporary file"
 expect_status 1 "$SDIMG" personalize card.img --set HOST=a -o card.img
+# nor over its manifest, an input as the image is; an empty -o is a usage error
+cp card.img.cards.json manifest.json
+expect_status 1 "$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o card.img.cards.json
+expect_stderr "card.img.cards.json: is the image's per-card manifest; write the card's copy elsewhere"
+cmp -s card.img.cards.json manifest.json || fail "personalize -o IMAGE.cards.json changed the manifest"
+expect_status 2 "$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o ''
 expect_status 1 "$SDIMG" personalize card.layout --set HOST=a -o c.img
+
+# -o that is not a regular file (a FIFO, a folder, a symlink, a device node) is refused as a
+# build refuses it, and left as it was; a new copy is 0666 less the umask, a replaced one
+# keeps the older file's mode (a card's copy may hold its keys)
+mkfifo fifo
+mkdir folder
+ln -s victim.img link
+others="fifo folder link"
+mknod node c 1 3 2>/dev/null && others="$others node"
+for o in $others; do
+    expect_status 1 "$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o $o
+    expect_stderr "$o: exists and is not a regular file; sdimg writes image files only"
+done
+[ -p fifo ] && [ -d folder ] && [ -L link ] && [ ! -e victim.img ] || fail "a refused -o changed"
+[ ! -e node ] || [ -c node ] || fail "personalize -o replaced a device node"
+(umask 027 && "$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o new.img)
+[ "$(stat -c %a new.img)" = 640 ] || fail "a new copy under umask 027 is $(stat -c %a new.img)"
+echo "older keys" >keys.img
+chmod 600 keys.img
+"$SDIMG" personalize card.img --set CARD_SERIAL=1 --set HOST=a -o keys.img
+[ "$(stat -c %a keys.img)" = 600 ] || fail "a replaced 0600 file became $(stat -c %a keys.img)"
+cmp -s keys.img new.img || fail "the replaced file does not hold the card's copy"
+[ "$(ls -A | grep -c '^\.sdimg')" = 0 ] || fail "personalize left a hidden name"
+rm -f new.img keys.img
 
 # the manifest is bound to its image and checked against it before anything is written: a
 # manifest of another build of the same size, of an older sdimg, or edited by hand (a field
