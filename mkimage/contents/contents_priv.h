@@ -66,8 +66,14 @@ int content_merge_filtered(struct content *c, struct content *s, const struct la
 struct archive *content_archive_open(const struct content_archive_lib *lib, const char *host,
 				     struct diag *d);
 
-/* After a failure to read @a: a hint when what was given is no archive at all ("" else). */
-const char *content_archive_hint(const struct content_archive_lib *lib, struct archive *a);
+/*
+ * After @a failed to open @host or to read its first header: the error, in @d, as "@host:
+ * cannot be read as an archive: ..." with a hint when it is no archive at all, or as "@host:
+ * an mtree listing ..." when it is one (content_archive_support() leaves mtree out). Returns
+ * -EINVAL.
+ */
+int content_archive_unreadable(const struct content_archive_lib *lib, struct archive *a,
+			       const char *host, struct diag *d);
 
 
 /* gzip decompressed through zlib, which checks each member's CRC-32 and length (archive_gzip.c). */
