@@ -338,6 +338,9 @@ static int add_symlink(struct lister *ls, const char *rel, struct archive_entry 
 	char *joined = NULL, *trel = NULL;
 	int rc;
 
+	if (ls->e->links == LAYOUT_LINKS_REFUSE)
+		return diag_error(ls->d, "%s: %s: a symbolic link (to %s), and links = refuse takes "
+				  "none", ls->host, entry_name(ls, ae), target ? target : "nothing");
 	if (!target || target[0] == '/' || !*target)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
 				  ls->host, entry_name(ls, ae), target ? target : "nothing");

@@ -3,6 +3,7 @@
 #ifndef SDIMG_MKIMAGE_CONTENTS_PRIV_H
 #define SDIMG_MKIMAGE_CONTENTS_PRIV_H
 
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common/diag.h"
@@ -37,6 +38,14 @@ struct content_copies {
 /* Counts one copy of @size bytes made by a link of @source: 0, or -EINVAL past the bound. */
 int content_count_copy(struct content_copies *cc, uint64_t size, const char *source,
 		       struct diag *d);
+
+/*
+ * Follows the symbolic link @name of the folder @dirfd name by name (host_links.c): 1 when
+ * what it leads to is the folder @top or lies below it, 0 when it lies elsewhere, or a
+ * negative errno (-ENOENT: it dangles, -ELOOP: too many links in a row). What it leads to is
+ * in *@ret.
+ */
+int content_link_inside(int dirfd, const char *name, const struct stat *top, struct stat *ret);
 
 /* The time image.mtime @im gives a node whose own mtime is @ts (NULL: none). */
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);

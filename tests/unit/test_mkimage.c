@@ -129,7 +129,7 @@ static void test_gather_overlay(void **state)
 	write_text("in/b/Sub/z", "bz");
 	write_text("in/cfg", "config");
 	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"a\" }\n"
-				"tree \"/\" { from = \"b\" }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
+				"tree \"/\" { from = \"b\" links = follow }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
 				"file \"/n.txt\" { content = \"hello\" attrs = \"hidden\" }\n dir \"/logs\" {} }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
@@ -139,7 +139,7 @@ static void test_gather_overlay(void **state)
 	assert_non_null(live(&c, "/sub/z")); /* ... and keep the case they had first */
 	assert_string_equal(live(&c, "/sub/y")->host_path, "in/cfg");
 	assert_true(live(&c, "/sub/y")->first);
-	assert_int_equal(live(&c, "/link")->size, 2); /* a link that resolves is followed */
+	assert_int_equal(live(&c, "/link")->size, 2); /* followed out of its tree: links = follow */
 	assert_string_equal(live(&c, "/n.txt")->text, "hello");
 	assert_int_equal(live(&c, "/n.txt")->attrs, LAYOUT_ATTR_HIDDEN);
 	assert_true(live(&c, "/logs")->is_dir);
