@@ -91,11 +91,70 @@ static int splice_target(char *rest, size_t size, const char *target)
 	return 0;
 }
 
-/* Makes @fd the current folder *@cur (closing the one before). */
-static void enter(int *cur, int fd)
+/* Makes the folder @fd the current one, *@cur (closing the one before), and what the names
+ * followed so far lead to. */
+static void enter(int *cur, int *obj, int fd)
 {
 	close(*cur);
 	*cur = fd;
+	*obj = -1;
+}
+
+/* Takes the first name of @rest, and the slashes after it, off @rest into @name: "" when
+ * @rest starts with "/" (the root). */
+static int take_name(char *rest, char name[NAME_MAX + 1])
+{
+	size_t len = strcspn(rest, "/");
+	size_t skip = len + strspn(rest + len, "/");
+
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(name, rest, len);
+	name[len] = '\0';
+	memmove(rest, rest + skip, strlen(rest + skip) + 1);
+	return 0;
+}
+
+/*
+ * Follows @name (not ".") from the folder *@cur, with @rest the names after it: into a
+ * folder, to the last name's file (*@obj), or, for a link, by putting its target before
+ * @rest (of @size bytes), counting the links in a row in *@hops.
+ */
+static int follow_name(const char *name, char *rest, size_t size, int *cur, int *obj,
+		       unsigned *hops)
+{
+	char target[PATH_MAX + 1];
+	struct stat st;
+	int fd;
+
+	if (!*name || !strcmp(name, "..")) { /* the root, or the kernel's own parent (mounts too) */
+		fd = *name ? openat(*cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)
+			   : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		enter(cur, obj, fd);
+		return 0;
+	}
+	fd = openat(*cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		return -saved;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		enter(cur, obj, fd);
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode) && !*rest) {
+		*obj = fd; /* the last name: a file, a device, a fifo... */
+		return 0;
+	}
+	int rc = !S_ISLNK(st.st_mode)	 ? -ENOTDIR
+		 : ++*hops > LINK_HOPS ? -ELOOP
+					 : read_link(fd, target, sizeof(target));
+	close(fd);
+	return rc < 0 ? rc : splice_target(rest, size, target);
 }
 
 /*
@@ -105,58 +164,17 @@ static void enter(int *cur, int fd)
  */
 static int follow(char *rest, size_t size, int *cur, int *obj)
 {
-	char target[PATH_MAX + 1];
+	char name[NAME_MAX + 1];
 	unsigned hops = 0;
-	struct stat st;
+	int rc = 0;
 
 	*obj = -1;
-	while (*rest) {
-		size_t len = strcspn(rest, "/");
-		int fd;
-		if (!len) { /* an absolute target starts again at the root */
-			if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-				return -errno;
-			enter(cur, fd);
-			*obj = -1;
-			len = strspn(rest, "/");
-			memmove(rest, rest + len, strlen(rest + len) + 1);
-			continue;
-		}
-		char name[NAME_MAX + 1];
-		if (len > NAME_MAX)
-			return -ENAMETOOLONG;
-		memcpy(name, rest, len);
-		name[len] = '\0';
-		len += strspn(rest + len, "/");
-		memmove(rest, rest + len, strlen(rest + len) + 1);
-		if (!strcmp(name, "."))
-			continue;
-		fd = openat(*cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			int saved = errno;
-			if (fd >= 0)
-				close(fd);
-			return -saved;
-		}
-		if (S_ISDIR(st.st_mode)) { /* ".." too: the kernel's own parent, mounts included */
-			enter(cur, fd);
-			*obj = -1;
-			continue;
-		}
-		int rc = S_ISLNK(st.st_mode) ? (++hops > LINK_HOPS ? -ELOOP
-								   : read_link(fd, target, sizeof(target)))
-					     : *rest ? -ENOTDIR : 0;
-		if (rc == 0 && S_ISLNK(st.st_mode))
-			rc = splice_target(rest, size, target);
-		if (rc < 0 || S_ISLNK(st.st_mode)) {
-			close(fd);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		*obj = fd; /* the last name: a file, a device, a fifo... */
+	while (rc == 0 && *rest) {
+		rc = take_name(rest, name);
+		if (rc == 0 && strcmp(name, "."))
+			rc = follow_name(name, rest, size, cur, obj, &hops);
 	}
-	return 0;
+	return rc;
 }
 
 int content_link_inside(int dirfd, const char *name, const struct stat *top, struct stat *ret)
