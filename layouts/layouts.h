@@ -53,6 +53,10 @@ enum layout_mtime { LAYOUT_MTIME_FIXED, LAYOUT_MTIME_SOURCE };
 /* A tree's `owners` on ext4: unset (a host folder's own owners where the build runs as root,
  * else 0:0; an archive's as its entries say), the source's (`host`), or 0:0 (`root`). */
 enum layout_owners { LAYOUT_OWNERS_UNSET, LAYOUT_OWNERS_HOST, LAYOUT_OWNERS_ROOT };
+/* A FAT tree's `links`: which symbolic links it follows (FAT has none: a followed link is a
+ * copy of what it names). Those whose target lies inside the tree (the default, whoever runs
+ * the build), every one that resolves (`follow`), or none: any link is an error (`refuse`). */
+enum layout_links { LAYOUT_LINKS_INSIDE, LAYOUT_LINKS_FOLLOW, LAYOUT_LINKS_REFUSE };
 
 enum layout_part_type {
 	LAYOUT_PART_RAW,
@@ -177,6 +181,7 @@ struct layout_entry {
 	bool owner_set, group_set;
 	uint32_t owner, group;  /* ext4: with owner_set / group_set; else 0 */
 	enum layout_owners owners; /* tree on ext4: whose owners its entries keep */
+	enum layout_links links; /* tree on FAT: which symbolic links are followed */
 	bool per_card;          /* file: content is a template filled in for each card
 				   (sdimg personalize, sdimg flash --card-values) */
 	uint64_t reserve;       /* file with per_card: bytes its clusters hold for any card */

@@ -220,6 +220,22 @@ static int read_owner_keys(struct reader *r, const struct sect *s,
 	return bad ? -EINVAL : 0;
 }
 
+/* links: which symbolic links a FAT tree follows; ext4 keeps each link as a link and follows
+ * none, so there it would mean nothing. */
+static int read_links(struct reader *r, const struct sect *s, const struct layout_partition *p,
+		      struct layout_entry *e)
+{
+	uint64_t v;
+
+	if (!layout_key_u64(s, "links", &v))
+		return 0;
+	if (p->type == LAYOUT_PART_EXT4)
+		return layout_key_error(r, s, "links", "an ext4 partition keeps symbolic links as "
+					"links and follows none (only a FAT tree has it)");
+	e->links = (enum layout_links)v;
+	return 0;
+}
+
 static int read_entry_keys(struct reader *r, const struct sect *s, struct layout_entry *e)
 {
 	uint64_t strip;
@@ -254,7 +270,8 @@ static int read_entry(struct reader *r, const struct tree_section *node,
 	int rc = check_entry_path(r, &s, e->path, kind);
 	int rc2 = read_entry_keys(r, &s, e);
 	int rc3 = read_owner_keys(r, &s, p, e);
-	return rc2 == -ENOMEM ? rc2 : rc < 0 ? rc : rc2 < 0 ? rc2 : rc3;
+	int rc4 = read_links(r, &s, p, e);
+	return rc2 == -ENOMEM ? rc2 : rc < 0 ? rc : rc2 < 0 ? rc2 : rc3 < 0 ? rc3 : rc4;
 }
 
 /* LAYOUT_ENTRY_TREE, _FILE or _DIR for a sub-section, or -1 for another (fat, ext4). */

@@ -16,6 +16,7 @@ static const char *const part_size_words[] = { "auto", "grow", NULL };
 /* An id may also be set anew on every card (sdimg personalize, flash --card-values). */
 static const char *const per_card_words[] = { "per-card", NULL };
 static const char *const owners_words[] = { "host", "root", NULL };
+static const char *const links_words[] = { "inside", "follow", "refuse", NULL }; /* enum layout_links */
 
 #define STRING(n) { .name = (n), .type = KEY_STRING }
 #define SIZE(n, f) { .name = (n), .type = KEY_SIZE, .flags = (f) }
@@ -52,7 +53,7 @@ static const struct key_spec ext4_keys[] = {
 static const struct key_spec tree_keys[] = {
 	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"),
 	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1),
-	CHOICE("owners", owners_words), END,
+	CHOICE("owners", owners_words), CHOICE("links", links_words), END,
 };
 static const struct key_spec file_keys[] = {
 	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS),

@@ -49,13 +49,41 @@ struct lister {
 	size_t n_links, cap_links;
 };
 
-const char *content_archive_hint(const struct content_archive_lib *lib, struct archive *a)
+/*
+ * Whether @host is an mtree listing: libarchive reading it with every filter and mtree alone
+ * recognises it. Opening only chooses the format from the first bytes; no header is read,
+ * which would open the host files that the listing names.
+ */
+static bool is_mtree(const struct content_archive_lib *lib, const char *host)
+{
+	struct archive *a = lib->archive_read_new();
+	bool mtree = false;
+
+	if (a) {
+		lib->archive_read_support_filter_all(a);
+		lib->archive_read_support_format_mtree(a);
+		mtree = lib->archive_read_open_filename(a, host, 65536) == ARCHIVE_OK;
+		lib->archive_read_free(a);
+	}
+	return mtree;
+}
+
+/* the way to put a single file that is no archive into a partition */
+#define ONE_FILE "; for this one file, write file \"/NAME\" { from = ... }"
+
+int content_archive_unreadable(const struct content_archive_lib *lib, struct archive *a,
+			       const char *host, struct diag *d)
 {
 	/* libarchive's "unrecognized format" is EILSEQ on Linux */
-	return lib->archive_errno(a) == EILSEQ
-		       ? " (a tree comes from a folder or an archive; for this one file, write "
-			 "file \"/NAME\" { from = ... })"
-		       : "";
+	bool no_archive = lib->archive_errno(a) == EILSEQ;
+
+	if (no_archive && is_mtree(lib, host))
+		return diag_error(d, "%s: reads as an mtree listing, which names files of the "
+				  "building machine instead of holding them; a tree comes from a "
+				  "folder or an archive (tar, cpio, zip, ...)%s", host, ONE_FILE);
+	return diag_error(d, "%s: cannot be read as an archive: %s%s", host,
+			  lib->archive_error_string(a), no_archive ? " (a tree comes from a "
+			  "folder or an archive" ONE_FILE ")" : "");
 }
 
 void content_archive_support(const struct content_archive_lib *lib, struct archive *a)
@@ -90,8 +118,7 @@ struct archive *content_archive_open(const struct content_archive_lib *lib, cons
 	}
 	content_archive_support(lib, a);
 	if (lib->archive_read_open_filename(a, host, 65536) != ARCHIVE_OK) {
-		diag_error(d, "%s: cannot be read as an archive: %s%s", host,
-			   lib->archive_error_string(a), content_archive_hint(lib, a));
+		content_archive_unreadable(lib, a, host, d);
 		lib->archive_read_free(a);
 		return NULL;
 	}
@@ -311,6 +338,9 @@ static int add_symlink(struct lister *ls, const char *rel, struct archive_entry 
 	char *joined = NULL, *trel = NULL;
 	int rc;
 
+	if (ls->e->links == LAYOUT_LINKS_REFUSE)
+		return diag_error(ls->d, "%s: %s: a symbolic link (to %s), and links = refuse takes "
+				  "none", ls->host, entry_name(ls, ae), target ? target : "nothing");
 	if (!target || target[0] == '/' || !*target)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
 				  ls->host, entry_name(ls, ae), target ? target : "nothing");
@@ -550,9 +580,7 @@ static int list_all(struct lister *ls, struct archive *a, const struct content_u
 		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, content_unpack_error(u),
 				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
 	if (r != ARCHIVE_EOF && !ls->ordinal)
-		return diag_error(ls->d, "%s: cannot be read as an archive: %s%s", ls->host,
-				  ls->lib.archive_error_string(a),
-				  content_archive_hint(&ls->lib, a));
+		return content_archive_unreadable(&ls->lib, a, ls->host, ls->d);
 	if (r != ARCHIVE_EOF)
 		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, ls->lib.archive_error_string(a),
 				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");

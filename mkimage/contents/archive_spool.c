@@ -187,9 +187,7 @@ int content_unpack_open(const struct content_archive_lib *lib, const char *host,
 		if (r != ARCHIVE_OK && u->bad[0])
 			rc = diag_error(d, "%s: %s", host, u->bad);
 		else if (r != ARCHIVE_OK)
-			rc = diag_error(d, "%s: cannot be read as an archive: %s%s", host,
-					u->lib->archive_error_string(u->a),
-					content_archive_hint(u->lib, u->a));
+			rc = content_archive_unreadable(u->lib, u->a, host, d);
 	}
 	if (rc == 1)
 		*ret = u;

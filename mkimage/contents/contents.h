@@ -130,6 +130,7 @@ struct content {
 	X(archive_read_support_format_ar) X(archive_read_support_format_cab)            \
 	X(archive_read_support_format_cpio) X(archive_read_support_format_empty)        \
 	X(archive_read_support_format_iso9660) X(archive_read_support_format_lha)       \
+	X(archive_read_support_format_mtree)                                            \
 	X(archive_read_support_format_rar) X(archive_read_support_format_rar5)          \
 	X(archive_read_support_format_raw) X(archive_read_support_format_tar)           \
 	X(archive_read_support_format_warc) X(archive_read_support_format_xar)          \

@@ -3,6 +3,7 @@
 #ifndef SDIMG_MKIMAGE_CONTENTS_PRIV_H
 #define SDIMG_MKIMAGE_CONTENTS_PRIV_H
 
+#include <sys/stat.h>
 #include <time.h>
 
 #include "common/diag.h"
@@ -38,6 +39,14 @@ struct content_copies {
 int content_count_copy(struct content_copies *cc, uint64_t size, const char *source,
 		       struct diag *d);
 
+/*
+ * Follows the symbolic link @name of the folder @dirfd name by name (host_links.c): 1 when
+ * what it leads to is the folder @top or lies below it, 0 when it lies elsewhere, or a
+ * negative errno (-ENOENT: it dangles, -ELOOP: too many links in a row). What it leads to is
+ * in *@ret.
+ */
+int content_link_inside(int dirfd, const char *name, const struct stat *top, struct stat *ret);
+
 /* The time image.mtime @im gives a node whose own mtime is @ts (NULL: none). */
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 
@@ -66,8 +75,14 @@ int content_merge_filtered(struct content *c, struct content *s, const struct la
 struct archive *content_archive_open(const struct content_archive_lib *lib, const char *host,
 				     struct diag *d);
 
-/* After a failure to read @a: a hint when what was given is no archive at all ("" else). */
-const char *content_archive_hint(const struct content_archive_lib *lib, struct archive *a);
+/*
+ * After @a failed to open @host or to read its first header: the error, in @d, as "@host:
+ * cannot be read as an archive: ..." with a hint when it is no archive at all, or as "@host:
+ * an mtree listing ..." when it is one (content_archive_support() leaves mtree out). Returns
+ * -EINVAL.
+ */
+int content_archive_unreadable(const struct content_archive_lib *lib, struct archive *a,
+			       const char *host, struct diag *d);
 
 
 /* gzip decompressed through zlib, which checks each member's CRC-32 and length (archive_gzip.c). */

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ struct gatherer {
 	struct { dev_t dev; ino_t ino; } chain[CONTENT_MAX_DEPTH + 1]; /* the top and its folders */
 	size_t depth;
 	const char *top;	      /* the tree's folder, for messages */
+	struct stat top_st;	      /* ... as it was opened */
+	enum layout_links links;      /* which symbolic links the tree follows */
 	size_t in_links;	      /* folders on the chain reached through a symbolic link */
 	struct content_copies copies; /* what the folder holds, what its links copy */
 };
@@ -84,6 +87,39 @@ static int check_entry(struct gatherer *g, int dirfd, const char *name, const ch
 		return diag_error(g->d, "%s: a %s cannot go on a FAT file system", host,
 				  S_ISFIFO(st->st_mode) ? "fifo" : S_ISSOCK(st->st_mode) ? "socket"
 												: "device node");
+	return 0;
+}
+
+/*
+ * Whether the tree's `links` takes the symbolic link @name of the folder @dirfd (@host), which
+ * check_entry() saw lead to @st: 0, or an error naming the link and its target.
+ */
+static int check_link(struct gatherer *g, int dirfd, const char *name, const char *host,
+		      const struct stat *st)
+{
+	char target[PATH_MAX + 1];
+	struct stat end;
+	ssize_t n;
+
+	if (g->links == LAYOUT_LINKS_FOLLOW)
+		return 0;
+	if ((n = readlinkat(dirfd, name, target, sizeof(target) - 1)) < 0)
+		return diag_error(g->d, "%s: %s", host, strerror(errno));
+	target[n] = '\0';
+	if (g->links == LAYOUT_LINKS_REFUSE)
+		return diag_error(g->d, "%s: a symbolic link (to %s), and links = refuse takes none",
+				  host, target);
+	int rc = content_link_inside(dirfd, name, &g->top_st, &end);
+	if (rc < 0)
+		return diag_error(g->d, "%s: following the symbolic link to %s: %s", host, target,
+				  strerror(-rc));
+	if (end.st_dev != st->st_dev || end.st_ino != st->st_ino)
+		return diag_error(g->d, "%s: changed while it was read (the symbolic link leads "
+				  "elsewhere)", host);
+	if (rc == 0)
+		return diag_error(g->d, "%s: a symbolic link to %s, outside the tree %s (links = "
+				  "inside, the default, follows only links inside it; links = follow "
+				  "takes this one)", host, target, g->top);
 	return 0;
 }
 
@@ -205,6 +241,8 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 	/* a folder or file listed as such that is now a link was swapped while it was walked */
 	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
 		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
+	if (rc >= 0 && link)
+		rc = check_link(g, dirfd, name, host, &st) ?: rc;
 
 	if (rc >= 0 && (rc = count_entry(g, rc == 0 ? (uint64_t)st.st_size : 0) ?: rc) < 0)
 		return rc;
@@ -290,6 +328,8 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 		rc = fd;
 	if (rc >= 0) {
 		g->top = host;
+		g->top_st = st;
+		g->links = e->links;
 		g->copies = (struct content_copies){ 0 };
 		g->chain[0].dev = st.st_dev;
 		g->chain[0].ino = st.st_ino;

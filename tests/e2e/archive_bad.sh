@@ -54,11 +54,22 @@ echo "just some text" >notes.txt
 bad notes.txt "notes.txt: cannot be read as an archive: Unrecognized archive format"
 
 # an mtree listing names host files: never a source (it would put /etc/hostname in the image),
-# and neither is a one-word text file that libarchive would read as one
+# and neither is a one-word text file that libarchive would read as one; the message says
+# mtree, compressed or not, on FAT and ext4, and no file the listing names is opened (a fifo
+# would hang the build)
+mtree="reads as an mtree listing, which names files of the building machine instead of holding them"
 printf '#mtree\n./x type=file contents=/etc/hostname\n' >host.mtree
-bad host.mtree "host.mtree: cannot be read as an archive: Unrecognized archive format"
+bad host.mtree "host.mtree: $mtree"
 echo hostname >word.txt
-bad word.txt "word.txt: cannot be read as an archive: Unrecognized archive format"
+bad word.txt "word.txt: $mtree"
+bsdtar --format=mtree -cf made.mtree t && gzip -k made.mtree
+bad made.mtree "made.mtree: $mtree"
+bad made.mtree.gz "made.mtree.gz: $mtree"
+mkfifo wait.fifo && printf '#mtree\n./x type=file contents=wait.fifo\n' >fifo.mtree
+printf 'image { table = none }\npartition p { type = ext4 size = 16M tree "/" { from = "fifo.mtree" } }\n' >bad.layout
+expect_status 1 timeout 20 "$SDIMG" build -o bad.img bad.layout
+expect_stderr "fifo.mtree: $mtree"
+[ ! -e bad.img ] || fail "fifo.mtree on ext4: a failed build left bad.img"
 
 # folders FAT sees as one (README/a and readme/b), and a later entry a over the folder a/
 mkdir -p cs/README cs/readme && echo a >cs/README/a && echo b >cs/readme/b

@@ -2,7 +2,7 @@
 # Inputs that change between the moment they are listed or measured and the moment their
 # bytes are copied are an error naming the input, never other bytes in the image: a tree's
 # folder swapped for a symbolic link to another folder (files of the same size), a raw
-# region's file cut short or replaced.
+# region's file cut short or replaced, a link re-pointed out of its tree.
 # strace's fault injection holds the build after it has listed its inputs (at the ftruncate
 # that sizes the image), while the test changes them.
 . "$TOP/tests/e2e-lib.sh"
@@ -44,6 +44,20 @@ wait
 expect_stderr "./t/b: changed while it was read (now a symbolic link)"
 [ ! -e x.img ] || fail "a failed build left x.img"
 rm t/b && mv t/b.old t/b
+
+# a link found to lead inside the tree (links = inside), re-pointed out of it while it is
+# followed name by name: what it leads to is no longer what was listed, an error (the build
+# is held at the first readlinkat, where the walk reads the link's target)
+mkdir -p t3 && echo LLLL >t3/f && echo SSSS >secret && ln -s f t3/l
+printf 'image { table = none }\npartition p { type = fat size = 8M tree "/" { from = "t3" } }\n' >link.layout
+(rc=0; strace -f -o /dev/null -e inject=readlinkat:delay_exit=3000000:when=1 "$REAL" build -q \
+    -o x.img link.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
+sleep 1.5
+ln -sfn ../secret t3/l
+wait
+[ "$(cat rc.txt)" -eq 1 ] || fail "a link re-pointed while it was followed: exit $(cat rc.txt)"
+expect_stderr "./t3/l: changed while it was read (the symbolic link leads elsewhere)"
+[ ! -e x.img ] || fail "a failed build left x.img"
 
 # a raw region's file cut short (it was written as its first part plus zeros), or rewritten
 # with other bytes of the same size

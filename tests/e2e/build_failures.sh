@@ -78,6 +78,24 @@ done
 [ -p fifo.img ] && [ -L link.img ] || fail "the fifo or the link was replaced"
 only_old_image
 
+# a symbolic link to a regular file where any output goes (the image, the compressed image,
+# the bmap, the checksums, the per-card manifest) is refused too, as LAYOUT.md says, and the
+# file it names is untouched
+echo "not an image" >victim.txt
+printf 'image { size = 64M }\npartition boot { type = fat size = 32M\n file "/id" { content = "\\${ID}" per-card = true reserve = 1K } }\n' >percard.layout
+for case in "v.img|-o v.img" "v.img.zst|-o v.img.zst" "v.img.zst|-o v.img --compress zst" \
+    "v.map|-o v.img --bmap=v.map" "v.sum|-o v.img --sha256=v.sum" "v.img.cards.json|-o v.img"; do
+    name=${case%%|*}
+    layout=card.layout
+    [ "$name" != v.img.cards.json ] || layout=percard.layout
+    ln -s victim.txt "$name"
+    expect_status 1 "$SDIMG" build ${case#*|} $layout
+    expect_stderr "$name: exists and is not a regular file"
+    [ -L "$name" ] && [ "$(cat victim.txt)" = "not an image" ] || fail "$name: the link or its file changed"
+    [ "$name" = v.img ] || [ ! -e v.img ] || fail "$name: v.img was written"
+    rm "$name"
+done
+
 # a file size limit (ulimit -f): the image cannot be made
 (ulimit -f 1024 && "$SDIMG" build -o out/card.img card.layout) >out.txt 2>err.txt && fail "built past ulimit -f"
 expect_stderr "out/card.img: cannot make a 67108864-byte image: File too large"

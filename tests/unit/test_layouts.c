@@ -479,6 +479,11 @@ static void test_errors_values(void **state)
 		     "t.layout:3: partition 'boot': tree '/': owners: only an ext4 partition has owners");
 	expect_error("partition root {\n type = ext4\n tree \"/\" { from = \"x\" owners = me } }",
 		     "t.layout:3: partition 'root': tree '/': owners: 'me' is not one of host or root");
+	expect_error("partition root {\n type = ext4\n tree \"/\" { from = \"x\" links = refuse } }",
+		     "t.layout:3: partition 'root': tree '/': links: an ext4 partition keeps symbolic "
+		     "links as links and follows none (only a FAT tree has it)");
+	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" links = copy } }",
+		     "t.layout:3: partition 'boot': tree '/': links: 'copy' is not one of inside, follow or refuse");
 	expect_error("partition boot {\n type = fat\n ext4 { journal = false } }",
 		     "t.layout:3: partition 'boot': ext4: an ext4 { } section needs type = ext4");
 	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = hidden } }",

@@ -129,7 +129,7 @@ static void test_gather_overlay(void **state)
 	write_text("in/b/Sub/z", "bz");
 	write_text("in/cfg", "config");
 	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"a\" }\n"
-				"tree \"/\" { from = \"b\" }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
+				"tree \"/\" { from = \"b\" links = follow }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
 				"file \"/n.txt\" { content = \"hello\" attrs = \"hidden\" }\n dir \"/logs\" {} }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
@@ -139,7 +139,7 @@ static void test_gather_overlay(void **state)
 	assert_non_null(live(&c, "/sub/z")); /* ... and keep the case they had first */
 	assert_string_equal(live(&c, "/sub/y")->host_path, "in/cfg");
 	assert_true(live(&c, "/sub/y")->first);
-	assert_int_equal(live(&c, "/link")->size, 2); /* a link that resolves is followed */
+	assert_int_equal(live(&c, "/link")->size, 2); /* followed out of its tree: links = follow */
 	assert_string_equal(live(&c, "/n.txt")->text, "hello");
 	assert_int_equal(live(&c, "/n.txt")->attrs, LAYOUT_ATTR_HIDDEN);
 	assert_true(live(&c, "/logs")->is_dir);
@@ -216,6 +216,39 @@ static void test_gather_errors(void **state)
 	expect_gather_error("partition p { type = fat\n file \"/a\" { content = \"1\" }\n"
 			    " file \"/A/b\" { content = \"2\" } }",
 			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file there");
+}
+
+/* links: what a link of a host folder leads to decides, found name by name (host_links.c) */
+static void test_gather_links(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p in/lk/sub/deep in/lkout && echo f > in/lk/f && echo o > in/lkout/o"
+				" && ln -sf ../f in/lk/sub/rel && ln -sf sub/./deep/../../f in/lk/dots"
+				" && ln -sf sub in/lk/dir && ln -sf dir/rel in/lk/chain"
+				" && ln -sf \"$PWD/in/lk/f\" in/lk/abs && ln -sf ../lk/f in/lk/back"
+				" && mkdir -p in/lo && ln -sf ../lkout/o in/lo/out"
+				" && mkdir -p in/ld && ln -sf ../lkout in/ld/dir"), 0);
+	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"lk\" } }\n");
+	diag_init(&d);
+	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	for (const char *const *p = (const char *const[]){ "/sub/rel", "/dots", "/chain", "/abs",
+							   "/back", "/dir/rel", NULL }; *p; p++) {
+		const struct content_node *n = live(&c, *p);
+		assert_non_null(n);
+		assert_int_equal(n->size, 2);
+	}
+	content_release(&c);
+	layout_free(l);
+	diag_release(&d);
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"lo\" } }",
+			    "in/lo/out: a symbolic link to ../lkout/o, outside the tree in/lo");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"ld\" } }",
+			    "in/ld/dir: a symbolic link to ../lkout, outside the tree in/ld");
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"lk\" links = refuse } }",
+			    "in/lk/abs: a symbolic link (to ");
 }
 
 /* Builds in/NAME with bsdtar from the shell commands @make run in a fresh folder. */
@@ -387,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_gather_overlay),
 		cmocka_unit_test(test_gather_case_of_folders),
 		cmocka_unit_test(test_gather_errors),
+		cmocka_unit_test(test_gather_links),
 		cmocka_unit_test(test_gather_archive),
 		cmocka_unit_test(test_gather_archive_errors),
 		cmocka_unit_test(test_gather_hardlink_to_stripped),
