@@ -73,8 +73,8 @@ static int sink(struct build_compressor *z, size_t len, struct diag *d)
  * alone: never on the number of workers, nor on what a libzstd picks by default. From level
  * 6 it is what libzstd 1.5 picks for a large input, four windows (windows of 2 MiB up to
  * level 8, 4 MiB up to 16, 8 MiB beyond); where zstd would shrink the window to fit a small
- * image, that image is one job either way. Up to level 5 the window is at most 2 MiB: jobs of one window rather than four hold
- * a quarter of the memory per worker at the same ratio. */
+ * image, that image is one job either way. Up to level 5 the window is at most 2 MiB: jobs
+ * of one window rather than four hold a quarter of the memory per worker at the same ratio. */
 static int zstd_job_size(int level)
 {
 	return level <= 5 ? 2 << 20 : level <= 8 ? 8 << 20 : level <= 16 ? 16 << 20 : 32 << 20;
