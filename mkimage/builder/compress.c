@@ -1,9 +1,11 @@
 /*
  * compress: the image streamed through zstd, xz or gzip into a file (builder_priv.h).
- * The output depends on the input and the level only, never on the machine or the number
- * of threads: zstd always runs its multithreaded streaming mode (the same frames for any
- * number of workers from 1 up), xz always its multithreaded encoder with a fixed block size
- * (the blocks, not the threads, decide the output), gzip writes no name and no time.
+ * The output depends on the input and the level only, never on the machine, the number of
+ * threads or their timing: zstd always runs its multithreaded streaming mode (the same
+ * frames for any number of workers from 1 up) with a job size fixed by the level, and the
+ * frame ends on the call that hands it the image's last byte (zstd_write); xz always its
+ * multithreaded encoder with a fixed block size (the blocks, not the threads, decide the
+ * output); gzip writes no name and no time.
  */
 #include <errno.h>
 #include <lzma.h>
@@ -27,8 +29,11 @@ struct build_compressor {
 	struct sha256 *sha;   /* the compressed bytes' SHA-256, as they are written (may be NULL) */
 	uint8_t *out;         /* OUT_BUF bytes */
 	ZSTD_CCtx *zstd;
+	uint64_t zstd_left;   /* image bytes zstd is still to get */
+	bool zstd_ended;      /* the frame is complete */
 	lzma_stream xz;
 	z_stream gz;
+	gz_header gz_header;  /* zlib keeps a pointer to it until deflateEnd */
 	bool xz_open, gz_open;
 };
 
@@ -64,10 +69,22 @@ static int sink(struct build_compressor *z, size_t len, struct diag *d)
 
 /* ------------------------------------------------------------------ zstd */
 
+/* The size of the jobs zstd's workers compress, set here so that it depends on the level
+ * alone: never on the number of workers, nor on what a libzstd picks by default. From level
+ * 6 it is what libzstd 1.5 picks for a large input, four windows (windows of 2 MiB up to
+ * level 8, 4 MiB up to 16, 8 MiB beyond); where zstd would shrink the window to fit a small
+ * image, that image is one job either way. Up to level 5 the window is at most 2 MiB: jobs
+ * of one window rather than four hold a quarter of the memory per worker at the same ratio. */
+static int zstd_job_size(int level)
+{
+	return level <= 5 ? 2 << 20 : level <= 8 ? 8 << 20 : level <= 16 ? 16 << 20 : 32 << 20;
+}
+
 static int zstd_open(struct build_compressor *z, int level, uint64_t size, struct diag *d)
 {
 	if (!(z->zstd = ZSTD_createCCtx()))
 		return -ENOMEM;
+	z->zstd_left = size;
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_compressionLevel, level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(z->zstd, size)))
@@ -75,14 +92,13 @@ static int zstd_open(struct build_compressor *z, int level, uint64_t size, struc
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_nbWorkers, (int)threads())))
 		return diag_error(d, "%s: this libzstd has no multithreading, which sdimg needs "
 				     "for a .zst that is the same on every machine", z->path);
-	/* up to level 5 the window is at most 2 MiB: jobs of one window rather than zstd's
-	 * default of four hold a quarter of the memory per worker at the same ratio; higher
-	 * levels keep zstd's jobs. The frames still depend on the level alone. */
-	if (level <= 5 && ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_jobSize, 2 << 20)))
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_jobSize, zstd_job_size(level))))
 		return diag_error(d, "%s: zstd refuses its job size", z->path);
 	return 0;
 }
 
+/* Hands zstd [@buf, @buf + @len) with ZSTD_e_continue, or with ZSTD_e_end until the frame is
+ * complete; never ZSTD_e_flush, which would cut a job where the call happens to fall. */
 static int zstd_step(struct build_compressor *z, const void *buf, size_t len, bool end,
 		     struct diag *d)
 {
@@ -96,9 +112,48 @@ static int zstd_step(struct build_compressor *z, const void *buf, size_t len, bo
 		int rc = sink(z, out.pos, d);
 		if (rc < 0)
 			return rc;
-		if (end ? left == 0 : in.pos == in.size)
+		if (end ? left == 0 : in.pos == in.size) {
+			z->zstd_ended = end;
 			return 0;
+		}
 	}
+}
+
+/*
+ * Feeds @len bytes of the image: all with ZSTD_e_continue but the image's last byte, which
+ * goes in alone with ZSTD_e_end. The multithreaded compressor cuts a job whenever its input
+ * buffer is full, but when it finds its table of jobs full at that moment it keeps the full
+ * buffer for a later call. Were the frame ended by a later call without input, such a
+ * buffer would become the last job, while a buffer that a worker had taken in time would be
+ * followed by an empty last block of 3 bytes: two frames for one image, chosen by thread
+ * timing. With a byte still to come, every full buffer becomes a job that does not end the
+ * frame, and the frame ends in the job that holds the last byte, whatever the timing. (Given
+ * with ZSTD_e_end, the byte may wait while a full buffer waits for a place; zstd then
+ * flushes that buffer as the full job it is, never a part of one.)
+ */
+static int zstd_write(struct build_compressor *z, const uint8_t *buf, size_t len,
+		      struct diag *d)
+{
+	int rc = 0;
+
+	if (len < z->zstd_left) {
+		z->zstd_left -= len;
+		return zstd_step(z, buf, len, false, d);
+	}
+	/* the last write (more than the image holds would make zstd say the size is wrong) */
+	if (len > 1)
+		rc = zstd_step(z, buf, len - 1, false, d);
+	if (rc == 0)
+		rc = zstd_step(z, buf + len - 1, 1, true, d);
+	z->zstd_left = 0;
+	return rc;
+}
+
+/* The frame is complete after the image's last byte; only an image of no bytes, or one
+ * shorter than announced (which zstd refuses), ends here. */
+static int zstd_finish(struct build_compressor *z, struct diag *d)
+{
+	return z->zstd_ended ? 0 : zstd_step(z, NULL, 0, true, d);
 }
 
 /* ------------------------------------------------------------------ xz */
@@ -144,13 +199,12 @@ static int xz_step(struct build_compressor *z, const void *buf, size_t len, bool
 
 static int gz_open(struct build_compressor *z, int level, struct diag *d)
 {
-	/* no name, no time; OS 3 (Unix) as gzip itself writes on every Unix */
-	static gz_header header = { .os = 3 };
-
 	if (deflateInit2(&z->gz, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return diag_error(d, "%s: gzip has no level %d", z->path, level);
 	z->gz_open = true;
-	if (deflateSetHeader(&z->gz, &header) != Z_OK)
+	/* no name, no time; OS 3 (Unix) as gzip itself writes on every Unix */
+	z->gz_header = (gz_header){ .os = 3 };
+	if (deflateSetHeader(&z->gz, &z->gz_header) != Z_OK)
 		return diag_error(d, "%s: gzip cannot start", z->path);
 	return 0;
 }
@@ -205,7 +259,7 @@ static int step(struct build_compressor *z, const void *buf, size_t len, bool en
 {
 	switch (z->kind) {
 	case BUILD_COMPRESS_ZSTD:
-		return zstd_step(z, buf, len, end, d);
+		return end ? zstd_finish(z, d) : zstd_write(z, buf, len, d);
 	case BUILD_COMPRESS_XZ:
 		return xz_step(z, buf, len, end, d);
 	default:

@@ -112,5 +112,9 @@ expect_status 1 /usr/bin/time -o rss.txt -f %M "$SDIMG" build -o bad.img bad.lay
 expect_stderr "many.tgz: ./d/: 100002 directory entries (long names included); a FAT directory holds at most 65536"
 [ ! -e bad.img ] || fail "many.tgz: a failed build left bad.img"
 rss=$(tail -1 rss.txt)
-[ "$rss" -lt 204800 ] || fail "100,000 entries took $rss KiB"
-echo "100,000 entries: $rss KiB peak"
+if [ "${SDIMG_SANITIZED:-0}" = 1 ]; then
+    echo "100,000 entries: $rss KiB peak (the sanitizer build's memory: not checked)"
+else
+    [ "$rss" -lt 204800 ] || fail "100,000 entries took $rss KiB"
+    echo "100,000 entries: $rss KiB peak"
+fi

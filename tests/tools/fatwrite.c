@@ -76,7 +76,8 @@ static int add_dir(struct run *run, const char *host, const char *fat)
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(dir);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n) /* qsort takes no NULL array, not even of no names */
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		char *h, *f;
 		struct stat st;
