@@ -198,10 +198,53 @@ static int output_spares(const struct build_options *o, const char *cards, const
 	return EXIT_OK;
 }
 
-/* The `from` file @from (written at @loc) spared by every output; one that no input folder
- * holds is not read (the build says so), so nothing of it can be replaced. */
+/* Whether the folder of @name is the folder @held (its stat) or lies under it, through links
+ * and ".." alike: the folder's real path is walked up to the root, each step compared by
+ * device and inode. An output whose folder does not exist is nowhere (the build says so). */
+static bool folder_holds(const struct stat *held, const char *name)
+{
+	char *dir = path_dir(name), *real = dir ? realpath(dir, NULL) : NULL;
+	bool inside = false;
+
+	free(dir);
+	while (real && !inside) {
+		struct stat st;
+		inside = stat(real, &st) == 0 && st.st_dev == held->st_dev &&
+			 st.st_ino == held->st_ino;
+		char *slash = strrchr(real, '/');
+		if (!slash || (slash == real && !real[1]))
+			break;
+		slash[slash == real] = '\0'; /* "/a/b" -> "/a" -> "/" */
+	}
+	free(real);
+	return inside;
+}
+
+/* A tree copies its folder @folder (the input at @where) whole, by the time the build reads
+ * it: an output in it would be copied into the next image (the hidden name of an unfinished
+ * one into this one), so none may be at or under it. */
+static int outputs_outside(const struct build_options *o, const char *cards,
+			   const char *folder, const char *where)
+{
+	const char *names[N_OUTPUTS];
+	struct stat held;
+
+	if (stat(folder, &held) < 0 || !S_ISDIR(held.st_mode))
+		return EXIT_OK;
+	output_names(o, cards, names);
+	for (int i = 0; i < N_OUTPUTS; i++)
+		if (names[i] && folder_holds(&held, names[i]))
+			return cli_usage_error("build", "%s, the folder %s, would hold %s %s",
+					       where, folder, output_what[i], names[i]);
+	return EXIT_OK;
+}
+
+/* The `from` file @from (written at @loc) spared by every output, and when it is the folder
+ * of a @tree, none inside it; one that no input folder holds is not read (the build says
+ * so), so nothing of it can be replaced. */
 static int output_spares_from(const struct layout *l, const struct build_options *o,
-			      const char *cards, const char *from, const struct layout_loc *loc)
+			      const char *cards, const char *from, const struct layout_loc *loc,
+			      bool tree)
 {
 	char *path = NULL, what[PATH_MAX + 32];
 	struct diag scratch;
@@ -219,12 +262,15 @@ static int output_spares_from(const struct layout *l, const struct build_options
 		 loc->line);
 	if (path)
 		status = output_spares(o, cards, path, what);
+	if (path && tree && status == EXIT_OK)
+		status = outputs_outside(o, cards, path, what);
 	free(path);
 	return status;
 }
 
 /* Every file the build reads besides the layout (checked with the outputs, before it was
- * read): its includes and its `from` inputs, spared by every output. */
+ * read): its includes and its `from` inputs, spared by every output, and the folders its
+ * trees copy, which hold none. */
 static int outputs_spare_inputs(const struct layout *l, const struct build_options *o,
 				const char *cards)
 {
@@ -233,13 +279,14 @@ static int outputs_spare_inputs(const struct layout *l, const struct build_optio
 	for (size_t i = 1; status == EXIT_OK && i < l->n_files; i++)
 		status = output_spares(o, cards, l->files[i], "an included layout");
 	for (size_t i = 0; status == EXIT_OK && i < l->n_raws; i++)
-		status = output_spares_from(l, o, cards, l->raws[i].from, &l->raws[i].loc);
+		status = output_spares_from(l, o, cards, l->raws[i].from, &l->raws[i].loc, false);
 	for (size_t i = 0; status == EXIT_OK && i < l->n_parts; i++) {
 		const struct layout_partition *p = &l->parts[i];
-		status = output_spares_from(l, o, cards, p->from, &p->loc);
+		status = output_spares_from(l, o, cards, p->from, &p->loc, false);
 		for (size_t k = 0; status == EXIT_OK && k < p->n_entries; k++)
 			status = output_spares_from(l, o, cards, p->entries[k].from,
-						    &p->entries[k].loc);
+						    &p->entries[k].loc,
+						    p->entries[k].kind == LAYOUT_ENTRY_TREE);
 	}
 	return status;
 }

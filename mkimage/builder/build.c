@@ -92,18 +92,42 @@ static bool interrupted(void *build)
 }
 
 /* An image without per-card values has no manifest: one an earlier build left beside it
- * would describe another image, and so would the hidden name of one a killed build left.
- * A name too long for its file system holds nothing to remove. */
+ * would describe another image. A name too long for its file system holds nothing to
+ * remove. */
 static void drop_old_cards(struct build *b)
 {
 	char *old = NULL;
 
 	if (asprintf(&old, "%s" BUILD_CARDS_SUFFIX, b->o->output) < 0)
 		return;
-	build_file_remove_dead(old);
 	if (unlink(old) < 0 && errno != ENOENT && errno != ENAMETOOLONG)
 		diag_warning(b->d, "%s: %s (it belongs to an earlier image)", old, strerror(errno));
 	free(old);
+}
+
+/* Removes the hidden names that dead builds (SIGKILL, a crash: no lock held) left for
+ * @output + @suffix. */
+static void remove_dead_of(const char *output, const char *suffix)
+{
+	char *name = NULL;
+
+	if (asprintf(&name, "%s%s", output, suffix) < 0)
+		return;
+	build_file_remove_dead(name);
+	free(name);
+}
+
+/* Every name a build derives from the image's (the bmap, the checksums, the compressed
+ * copies, the per-card manifest) is the build's whether or not this one writes it: the
+ * hidden names that killed builds left for them go, else a build with --bmap killed and
+ * then one without would leave the bmap's hidden name for good. */
+static void remove_dead_derived(const struct build *b)
+{
+	remove_dead_of(b->o->output, ".bmap");
+	remove_dead_of(b->o->output, ".sha256");
+	remove_dead_of(b->o->output, BUILD_CARDS_SUFFIX);
+	for (int k = BUILD_COMPRESS_ZSTD; k <= BUILD_COMPRESS_GZIP; k++)
+		remove_dead_of(b->o->output, build_compression_suffix(k));
 }
 
 /* Puts every output in place together: the image (unless only its compressed copy is
@@ -143,6 +167,8 @@ static int commit(struct build *b)
 	b->placed = rc == 0;
 	if (rc == 0 && !b->cards_path)
 		drop_old_cards(b);
+	if (rc == 0)
+		remove_dead_derived(b);
 	build_files_unlock(&lock);
 	return rc;
 }

@@ -5,8 +5,8 @@
 #  - SIGINT or SIGTERM at any moment of putting the outputs in place: exit 0 with every new
 #    output in place, or non-zero with every older file untouched, never a mix;
 #  - SIGKILL leaves a hidden name (during the build, or between linkat and rename with an
-#    unnamed file): the next build to that name removes it (the per-card manifest's too,
-#    also when that build writes none), and never one of a live build;
+#    unnamed file): the next build to that name removes it (the per-card manifest's and the
+#    bmap's too, also when that build writes none), and never one of a live build;
 #  - SIGINT as the image's hidden name is made leaves nothing;
 #  - under nohup, SIGHUP does not stop the build;
 #  - SIGINT in the middle of a large FAT partition ends the build within a second, with
@@ -123,20 +123,34 @@ echo "SIGKILL between linkat and rename: the hidden name goes with the next buil
 
 # ... also the hidden name of a per-card manifest, when the next build to that image has no
 # per-card values (and so no manifest of its own to write)
+# wait_second_hidden WHAT: until out/ holds two hidden names, the image's and WHAT's
+wait_second_hidden() {
+    n=0
+    until [ "$(ls -A out | grep -c '^\.')" -ge 2 ]; do
+        kill -0 $tracer 2>/dev/null || fail "the build ended before $1 had a hidden name: $(cat bg.log)"
+        n=$((n + 1))
+        [ $n -lt 600 ] || fail "the build made no hidden name for $1 in 30 s"
+        sleep 0.05
+    done
+}
 sed 's/seed = "signals"/seed = "signals" disk-id = per-card/' card.layout >percard.layout
 start_on_olds named fsync:delay_exit=2000000 "" -q -o out/card.img percard.layout
-n=0
-until [ "$(ls -A out | grep -c '^\.')" -ge 2 ]; do
-    kill -0 $tracer 2>/dev/null || fail "the per-card build ended before its manifest had a hidden name: $(cat bg.log)"
-    n=$((n + 1))
-    [ $n -lt 600 ] || fail "the per-card build made no hidden name for its manifest in 30 s"
-    sleep 0.05
-done
+wait_second_hidden "its per-card manifest"
 kill -KILL $pid
 finish
 "$SDIMG" build -q -o out/card.img --bmap --sha256 card.layout
 only_outputs "after SIGKILL of a per-card build, the next build without per-card values"
 echo "SIGKILL of a per-card build: the next build, without a manifest, removes the manifest's hidden name too"
+
+# ... and so of the bmap (as of the checksums and the compressed copies): the next build to
+# that image without --bmap removes its hidden name
+start_on_olds named fsync:delay_exit=2000000 "" -q -o out/card.img --bmap card.layout
+wait_second_hidden "its bmap"
+kill -KILL $pid
+finish
+"$SDIMG" build -q -o out/card.img --sha256 card.layout
+only_outputs "after SIGKILL of a build with --bmap, the next build without"
+echo "SIGKILL of a build with --bmap: the next build, without --bmap, removes the bmap's hidden name too"
 
 # ... but the hidden name of a live build stays: both builds succeed
 start_on_olds named fsync:delay_exit=400000 "" -q -o out/card.img card.layout

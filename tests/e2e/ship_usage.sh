@@ -4,7 +4,8 @@
 # stdout and nothing written: an unknown kind, a level out of range or not a number, and
 # an -o whose suffix names another compression than --compress. So are outputs at one name,
 # the per-card manifest's (IMAGE.cards.json) included, and an output at the name of a file
-# the build reads: the layout, an included layout, a `from` input.
+# the build reads: the layout, an included layout, a `from` input; and an output at or
+# under the folder a tree copies (through links and ..), on FAT and on ext4.
 . "$TOP/tests/e2e-lib.sh"
 
 mkdir -p tree out && echo hi >tree/hello.txt
@@ -82,3 +83,17 @@ usage_of reads.layout "the input at ../reads.layout:7 and the bmap would both be
 usage_of reads.layout "the input at ../reads.layout:7 and the checksum file would both be ../files.tar" -o ../files.tar.img.zst --sha256=../files.tar
 sha256sum --quiet -c inputs.sums || fail "an input of the layout changed"
 (cd out && "$SDIMG" build -q ../reads.layout) || fail "reads.layout does not build"
+
+# outputs inside a tree's folder (the next build would copy them in), however named; the
+# folder keeps what it holds
+rm -f out/reads.img
+mkdir -p tree/sub && ln -s tree treelink
+printf 'image { table = mbr seed = "r" }\npartition r {\n type = ext4 size = 16M\n tree "/" { from = "treelink/sub" } }\n' >ext.layout
+ls -AR tree >tree.list
+usage "the input at ../card.layout:2, the folder ../tree, would hold the compressed image ../tree/o.img.zst" -o ../tree/o.img.zst --sha256
+usage "the input at ../card.layout:2, the folder ../tree, would hold the image ../treelink/sub/../c.img" -o ../treelink/sub/../c.img
+usage "the input at ../card.layout:2, the folder ../tree, would hold the bmap ../treelink/sub/c.bmap" -o c.img --bmap=../treelink/sub/c.bmap
+usage "the input at ../card.layout:2, the folder ../tree, would hold the checksum file ../out/../tree/c.sha256" -o c.img --sha256=../out/../tree/c.sha256
+usage_of ext.layout "the input at ../ext.layout:4, the folder ../treelink/sub, would hold the image ../tree/sub/c.img" -o ../tree/sub/c.img
+[ "$(ls -AR tree)" = "$(cat tree.list)" ] || fail "a refused build wrote into the tree's folder: $(ls -AR tree)"
+(cd out && "$SDIMG" build -q -o ../tree.img ../ext.layout) || fail "ext.layout does not build beside its tree"
