@@ -103,7 +103,9 @@ static void lfn_add(struct lfn_state *l, const uint8_t *e)
 		l->on = ord >= 1 && ord <= LFN_ENTRIES_MAX;
 		l->count = l->expect = ord;
 		l->sum = e[LDIR_CHKSUM];
-	} else if (!l->on || ord != l->expect || e[LDIR_CHKSUM] != l->sum) {
+	} else if (!l->on || !l->expect || ord != l->expect || e[LDIR_CHKSUM] != l->sum) {
+		/* a name already complete (expect 0) takes no more entries: an ordinal 0 after
+		 * ordinal 1 would index before the buffer */
 		l->on = false;
 	}
 	if (!l->on)

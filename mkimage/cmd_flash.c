@@ -197,6 +197,8 @@ int cmd_flash(int argc, char **argv)
 	while (status == EXIT_OK && (c = getopt_long(argc, argv, "qvh", options, NULL)) != -1) {
 		if (c == 'h') {
 			flash_usage(stdout);
+			free(match);
+			free(values);
 			return EXIT_OK;
 		} else if (c == OPT_BMAP) {
 			o.bmap = optarg;

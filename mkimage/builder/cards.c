@@ -255,7 +255,11 @@ static int gather(const struct build *b, struct cards_manifest *m)
 			if (!v)
 				return -ENOMEM;
 			m->files = v;
-			int rc = card_file(b, i, n, &m->files[m->n_files++]);
+			/* filled, then counted: cards_manifest_release() frees what a counted slot
+			 * holds, and a failed card_file() leaves only what it allocated */
+			m->files[m->n_files] = (struct cards_file){ 0 };
+			int rc = card_file(b, i, n, &m->files[m->n_files]);
+			m->n_files++;
 			if (rc < 0)
 				return rc;
 		}

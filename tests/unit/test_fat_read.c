@@ -657,6 +657,102 @@ static void test_free_clusters(void **state)
 	}
 }
 
+struct dirents {
+	struct fat_dirent list[4];
+	int n;
+};
+
+static int keep(void *ctx, const struct fat_dirent *e)
+{
+	struct dirents *k = ctx;
+
+	if (k->n < 4)
+		k->list[k->n] = *e;
+	k->n++;
+	return 0;
+}
+/* The first stored entry of the long name in make_volume()'s root: 2 LFN entries, then the
+ * short entry (FAT12 and FAT16: the fixed root before the data area). */
+static size_t long_name_at(const uint8_t *root, size_t len)
+{
+	for (size_t i = 0; i + 3 * 32 <= len; i += 32)
+		if (root[i] == (0x40 | 2) && root[i + 11] == 0x0F)
+			return i;
+	fail_msg("no long name in the root");
+	return 0;
+}
+
+struct lfn_case {
+	uint8_t ords[4]; /* stored LDIR_Ord of each LFN entry before the short entry, 0xFF: none
+			  * (ordinal 0 is stored as 0x80: a first byte 0 ends the directory) */
+	bool long_name;	 /* the long name is read (else the short name, the LFN being broken) */
+};
+
+/* Long-name entries in sequences a hostile image may hold (fatgen103 "FAT Long Directory
+ * Entries": ordinals 1..20 counting down to 1, the first stored one with 0x40): the reader
+ * uses the name only for a whole sequence and never indexes outside its name buffer (an
+ * ordinal 0 after a complete name once wrote 26 bytes before it). */
+static void test_lfn_ordinals(void **state)
+{
+	static const struct lfn_case cases[] = {
+		{ { 0x42, 0x01, 0xFF }, true },	      /* as written */
+		{ { 0x42, 0x01, 0x80, 0xFF }, false }, /* ordinal 0 after a complete name */
+		{ { 0x42, 0x01, 0x01, 0xFF }, false }, /* ordinal 1 twice */
+		{ { 0x41, 0x01, 0xFF }, false },       /* ordinal 1 after a whole one-entry name */
+		{ { 0x40, 0x01, 0xFF }, false },       /* a last entry with ordinal 0 */
+		{ { 0x42, 0x80, 0xFF }, false },       /* ordinal 0 where 1 is due */
+		{ { 0x42, 0x02, 0x01, 0xFF }, false }, /* ordinal 2 twice */
+		{ { 0x55, 0x01, 0xFF }, false },       /* ordinal 21: beyond 255 units */
+		{ { 0x7F, 0x01, 0xFF }, false },       /* ordinal 63 */
+		{ { 0x3F, 0x42, 0x01, 0xFF }, true },  /* a stray entry before a whole name */
+	};
+	const uint64_t size = 2 * 1024 * 1024;
+	uint8_t root[512 * 32], crafted[512 * 32];
+	struct fat_geom g;
+	struct diag d;
+	int fd = make_volume(FAT_12, size, 512, &g);
+	struct fat_vol *v;
+	uint64_t root_off;
+	size_t len, at;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fat_vol_open(fd, 0, size, &v, &d), 0);
+	len = (size_t)fat_vol_info(v)->root_entries * 32;
+	root_off = fat_vol_info(v)->data_offset - len;
+	fat_vol_close(v);
+	assert_true(len <= sizeof(root));
+	assert_int_equal(pread(fd, root, len, (off_t)root_off), (ssize_t)len);
+	at = long_name_at(root, len);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct dirents got = { .n = 0 };
+		size_t o = at, n = 0;
+
+		memset(crafted, 0, sizeof(crafted));
+		memcpy(crafted, root, at);
+		/* each LFN entry: a copy of the written one with the same low ordinal bits (the
+		 * checksum stays that of the short entry), under the case's ordinal */
+		for (; n < 4 && cases[k].ords[n] != 0xFF; n++, o += 32) {
+			memcpy(crafted + o, root + at + ((cases[k].ords[n] & 0x3F) == 2 ? 0 : 32), 32);
+			crafted[o] = cases[k].ords[n];
+		}
+		memcpy(crafted + o, root + at + 64, len - at - 64 - 32 * (n > 2 ? n - 2 : 0));
+		assert_int_equal(pwrite(fd, crafted, len, (off_t)root_off), (ssize_t)len);
+		assert_int_equal(fat_vol_open(fd, 0, size, &v, &d), 0);
+		assert_int_equal(fat_vol_list(v, "/", keep, &got, &d), 0);
+		fat_vol_close(v);
+		assert_int_equal(got.n, 3);
+		if (cases[k].long_name)
+			assert_string_equal(got.list[0].name, "A long name \xf0\x9f\x98\x80.txt");
+		else
+			assert_string_equal(got.list[0].name, "ALONGN~1.TXT");
+		assert_string_equal(got.list[0].short_name, "ALONGN~1.TXT");
+	}
+	assert_int_equal(d.errors, 0);
+	diag_release(&d);
+	close(fd);
+}
+
 /* Random damage to the boot sector, FATs and directories: errors, never crashes or hangs
  * (run under ASan/UBSan by `make unit-san`). Seeded, so every run is the same. */
 static void test_random_damage(void **state)
@@ -708,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_walk_loops),
 		cmocka_unit_test(test_walk_depth),
 		cmocka_unit_test(test_free_clusters),
+		cmocka_unit_test(test_lfn_ordinals),
 		cmocka_unit_test(test_random_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
