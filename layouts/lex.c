@@ -10,6 +10,7 @@
 #include "common/array.h"
 #include "common/strbuf.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "layouts/layouts.h"
 
 struct lexer {
@@ -205,10 +206,12 @@ static int dq_escape(struct lexer *lx)
 		return strbuf_putc(&lx->buf, c);
 	}
 	k = strchr(from, c);
-	if (!k)
-		return diag_error(lx->d, "%s:%d: unknown escape '\\%c' in a string (write '\\\\' "
+	if (!k) {
+		char one[2] = { c, '\0' }, shown[12];
+		return diag_error(lx->d, "%s:%d: unknown escape '\\%s' in a string (write '\\\\' "
 					 "for a backslash, or use single quotes)",
-				  lx->file, lx->line, c);
+				  lx->file, lx->line, utf8_shown(one, shown, sizeof(shown)));
+	}
 	lx->p++;
 	return strbuf_putc(&lx->buf, to[k - from]);
 }

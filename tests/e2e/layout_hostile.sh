@@ -81,6 +81,17 @@ for v in 0x10 010 +5 " 5"; do
     refused "SOURCE_DATE_EPOCH: '$v' is not a whole number of seconds as date +%s prints it" \
         env SOURCE_DATE_EPOCH="$v" "$SDIMG" plan card.layout
 done
+# bytes that are no printable text show escaped, and the message stays one line
+refused "SOURCE_DATE_EPOCH: '5\\n' is not a whole number" env SOURCE_DATE_EPOCH="5
+" "$SDIMG" plan card.layout
+refused "SOURCE_DATE_EPOCH: '\\xFF\\t<U+FEFF>' is not a whole number" \
+    env SOURCE_DATE_EPOCH="$(printf '\377\t\357\273\277')" "$SDIMG" plan card.layout
+printf '\357\273image { size = 16M }\n' >cutbom.layout
+refused "cutbom.layout:1: unknown section '\\xEF\\xBBimage'" "$SDIMG" plan cutbom.layout
+printf '\357\273\277\357\273\277image { size = 16M }\n' >twobom.layout
+refused "twobom.layout:1: unknown section '<U+FEFF>image'" "$SDIMG" plan twobom.layout
+printf 'image { size = 16M }\npartition "a\033[2Jb" { size = 1M\n sise = 1 }\n' >esc.layout
+refused "esc.layout:3: unknown key 'sise' in partition 'a\\x1B[2Jb'" "$SDIMG" plan esc.layout
 refused "SOURCE_DATE_EPOCH: '99999999999999999999999' is too large (at most 4354819199)" \
     env SOURCE_DATE_EPOCH=99999999999999999999999 "$SDIMG" plan card.layout
 echo "ok"

@@ -88,6 +88,27 @@ static void test_json_string(void **state)
 	json_decref(j);
 }
 
+/* A message quotes text on one line: printable UTF-8 as is, control characters and bytes
+ * that are no UTF-8 escaped, invisible characters by number, a long text cut with "...". */
+static void test_shown(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	assert_string_equal(utf8_shown("boot \xc3\xa9", buf, sizeof(buf)), "boot \xc3\xa9");
+	assert_string_equal(utf8_shown("5\n\t\r", buf, sizeof(buf)), "5\\n\\t\\r");
+	assert_string_equal(utf8_shown("\x1b\x7f\xef", buf, sizeof(buf)), "\\x1B\\x7F\\xEF");
+	assert_string_equal(utf8_shown("\xef\xbb\xbfimage", buf, sizeof(buf)), "<U+FEFF>image");
+	assert_string_equal(utf8_shown("\xc2\x85", buf, sizeof(buf)), "<U+0085>");
+	assert_string_equal(utf8_shown("a\xe2\x80\xae", buf, sizeof(buf)), "a<U+202E>");
+	assert_string_equal(utf8_shown("0123456789abcde", buf, sizeof(buf)), "0123456789abcde");
+	assert_string_equal(utf8_shown("0123456789abcdef", buf, sizeof(buf)), "0123456789ab...");
+	assert_string_equal(utf8_shown("0123456789\n", buf, sizeof(buf)), "0123456789\\n");
+	assert_string_equal(utf8_shown("0123456789\nxy\n", buf, sizeof(buf)), "0123456789\\n...");
+	assert_string_equal(utf8_shown("0123456789ab\xff", buf, sizeof(buf)), "0123456789ab...");
+	assert_string_equal(utf8_shown("", buf, sizeof(buf)), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -95,6 +116,7 @@ int main(void)
 		cmocka_unit_test(test_utf16_units),
 		cmocka_unit_test(test_decode_leaves_bad_input),
 		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_shown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
