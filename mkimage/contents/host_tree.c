@@ -64,8 +64,9 @@ static int add_dir(struct gatherer *g, const char *path, const struct stat *st, 
 
 /*
  * What @name in folder @dirfd (AT_FDCWD: @name is a path) is, after following links, in
- * *@st: 0 a regular file, 1 a folder, else an error naming @host (its path). *@ret_link
- * (may be NULL) tells whether @name itself is a symbolic link.
+ * *@st: 1 a folder, 0 anything else (check_kind() says whether FAT takes it), or an error
+ * naming @host (its path). *@ret_link (may be NULL) tells whether @name itself is a
+ * symbolic link.
  */
 static int check_entry(struct gatherer *g, int dirfd, const char *name, const char *host,
 		       struct stat *st, bool *ret_link)
@@ -81,8 +82,14 @@ static int check_entry(struct gatherer *g, int dirfd, const char *name, const ch
 	else if (fstatat(dirfd, name, st, 0) < 0)
 		return errno == ENOENT ? diag_error(g->d, "%s: dangling symbolic link", host)
 				       : diag_error(g->d, "%s: %s", host, strerror(errno));
-	if (S_ISDIR(st->st_mode))
-		return 1;
+	return S_ISDIR(st->st_mode) ? 1 : 0;
+}
+
+/* 0 when @st (not a folder), named @host, is a regular file, which is all FAT holds besides
+ * folders; else an error. A link is judged before (check_link()): where it leads comes
+ * first. */
+static int check_kind(struct gatherer *g, const char *host, const struct stat *st)
+{
 	if (!S_ISREG(st->st_mode))
 		return diag_error(g->d, "%s: a %s cannot go on a FAT file system", host,
 				  S_ISFIFO(st->st_mode) ? "fifo" : S_ISSOCK(st->st_mode) ? "socket"
@@ -126,7 +133,9 @@ static int check_link(struct gatherer *g, int dirfd, const char *name, const cha
 /* A host file given by its path: a regular file (0) or a folder (1), after following links. */
 static int check_file(struct gatherer *g, const char *host, struct stat *st)
 {
-	return check_entry(g, AT_FDCWD, host, host, st, NULL);
+	int rc = check_entry(g, AT_FDCWD, host, host, st, NULL);
+
+	return rc == 0 ? check_kind(g, host, st) : rc;
 }
 
 /*
@@ -243,6 +252,8 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
 	if (rc >= 0 && link)
 		rc = check_link(g, dirfd, name, host, &st) ?: rc;
+	if (rc == 0)
+		rc = check_kind(g, host, &st);
 
 	if (rc >= 0 && (rc = count_entry(g, rc == 0 ? (uint64_t)st.st_size : 0) ?: rc) < 0)
 		return rc;

@@ -74,6 +74,10 @@ mkdir o5 && ln -s ../outdir o5/d
 refused o5 o5 '' "./o5/d: a symbolic link to ../outdir, $outside ./o5"
 mkdir o6 && ln -s / o6/root
 refused o6 o6 '' "./o6/root: a symbolic link to /, $outside ./o6"
+# a link out of the tree to a device: where it leads is the fault, not what it is
+mkdir o7 && ln -s /dev/null o7/null
+refused o7 o7 '' "./o7/null: a symbolic link to /dev/null, $outside ./o7"
+refused o7f o7 'links = follow' "./o7/null: a device node cannot go on a FAT file system"
 
 # the same default for an ordinary user: a file they may read is still outside the tree
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
