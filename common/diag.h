@@ -55,6 +55,12 @@ void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(pr
  */
 int diag_prefix(struct diag *d, size_t first, const char *prefix);
 
+/*
+ * Puts @suffix after message @i (a number of lines before: d->n then), which must exist:
+ * "(and 40 more ...)" once the count is known. Returns 0 or -ENOMEM (the line stays).
+ */
+int diag_suffix(struct diag *d, size_t i, const char *suffix);
+
 /* Adds a note: something the user may not expect, which is as it should be. */
 void diag_note(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -35,6 +35,17 @@ struct gatherer {
 	enum layout_links links;      /* which symbolic links the tree follows */
 	size_t in_links;	      /* folders on the chain reached through a symbolic link */
 	struct content_copies copies; /* what the folder holds, what its links copy */
+	struct faulty *faulty;	      /* owned: the entries refused so far, each told once */
+	size_t n_faulty, faulty_cap;
+};
+
+/* An entry of the tree that was refused: the folder links that reach it again (each a path
+ * of its own) add to the count of its one message instead of a message each. */
+struct faulty {
+	dev_t dev;
+	ino_t ino;
+	size_t msg;  /* its message in the diag */
+	size_t more; /* the other paths that reached it */
 };
 
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns)
@@ -65,20 +76,18 @@ static int add_dir(struct gatherer *g, const char *path, const struct stat *st, 
 /*
  * What @name in folder @dirfd (AT_FDCWD: @name is a path) is, after following links, in
  * *@st: 1 a folder, 0 anything else (check_kind() says whether FAT takes it), or an error
- * naming @host (its path). *@ret_link (may be NULL) tells whether @name itself is a
- * symbolic link.
+ * naming @host (its path). *@ret_lst (may be NULL) is @name itself, a symbolic link or not
+ * (its st_ino 0 when even that is unknown).
  */
 static int check_entry(struct gatherer *g, int dirfd, const char *name, const char *host,
-		       struct stat *st, bool *ret_link)
+		       struct stat *st, struct stat *ret_lst)
 {
-	struct stat lst;
+	struct stat own, *lst = ret_lst ? ret_lst : &own;
 
-	if (fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(dirfd, name, lst, AT_SYMLINK_NOFOLLOW) < 0)
 		return diag_error(g->d, "%s: %s", host, strerror(errno));
-	if (ret_link)
-		*ret_link = S_ISLNK(lst.st_mode);
-	if (!S_ISLNK(lst.st_mode))
-		*st = lst;
+	if (!S_ISLNK(lst->st_mode))
+		*st = *lst;
 	else if (fstatat(dirfd, name, st, 0) < 0)
 		return errno == ENOENT ? diag_error(g->d, "%s: dangling symbolic link", host)
 				       : diag_error(g->d, "%s: %s", host, strerror(errno));
@@ -238,22 +247,92 @@ static int count_entry(struct gatherer *g, uint64_t size)
 	return 0;
 }
 
+/*
+ * Whether the entry @le of the folder @dirfd (@host) may go into the tree: 0 a file, 1 a
+ * folder (its st in *@st, *@lst the entry itself), else an error.
+ */
+static int check_listed(struct gatherer *g, int dirfd, const struct listed *le,
+			const char *host, struct stat *st, struct stat *lst)
+{
+	bool link;
+	int rc;
+
+	lst->st_ino = 0;
+	rc = check_entry(g, dirfd, le->name, host, st, lst);
+	link = lst->st_ino && S_ISLNK(lst->st_mode);
+	/* a folder or file listed as such that is now a link was swapped while it was walked */
+	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
+		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
+	if (rc >= 0 && link)
+		rc = check_link(g, dirfd, le->name, host, st) ?: rc;
+	if (rc == 0)
+		rc = check_kind(g, host, st);
+	for (size_t i = 0; rc == 1 && i < g->depth; i++)
+		if (g->chain[i].dev == st->st_dev && g->chain[i].ino == st->st_ino)
+			return diag_error(g->d, "%s: symbolic link loop (it leads back to a folder "
+						"that contains it)", host);
+	return rc;
+}
+
+/*
+ * check_listed() with its message, if any, told once for the entry @lst however many paths
+ * of folder links reach it (a dangling link under a folder that 40 links name is one
+ * mistake): the first path's message stays, the others count in it.
+ */
+static int check_once(struct gatherer *g, int dirfd, const struct listed *le,
+		      const char *host, struct stat *st, struct stat *lst)
+{
+	struct diag scratch = { 0 }, *d = g->d;
+	int rc;
+
+	g->d = &scratch;
+	rc = check_listed(g, dirfd, le, host, st, lst);
+	g->d = d;
+	if (rc >= 0 || !lst->st_ino || scratch.n != 1) {
+		diag_take(d, &scratch);
+		return rc;
+	}
+	for (size_t i = 0; i < g->n_faulty; i++)
+		if (g->faulty[i].dev == lst->st_dev && g->faulty[i].ino == lst->st_ino) {
+			g->faulty[i].more++;
+			diag_release(&scratch);
+			return rc;
+		}
+	if (array_grow((void **)&g->faulty, &g->faulty_cap, g->n_faulty + 1,
+		       sizeof(*g->faulty)) == 0)
+		g->faulty[g->n_faulty++] = (struct faulty){ .dev = lst->st_dev, .ino = lst->st_ino,
+							    .msg = d->n };
+	diag_take(d, &scratch);
+	return rc;
+}
+
+/* Ends each message of an entry reached by more paths with their number; forgets them. */
+static int tell_more_paths(struct gatherer *g)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < g->n_faulty; i++) {
+		char more[120];
+		if (!g->faulty[i].more)
+			continue;
+		snprintf(more, sizeof(more), " (and %zu more path%s to it through folder links)",
+			 g->faulty[i].more, g->faulty[i].more == 1 ? "" : "s");
+		rc = diag_suffix(g->d, g->faulty[i].msg, more);
+	}
+	free(g->faulty);
+	g->faulty = NULL;
+	g->n_faulty = g->faulty_cap = 0;
+	return rc;
+}
+
 /* Adds the entry @le of the folder @dirfd (@host: its host path) at FAT path @path. */
 static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, const char *host,
 		      const char *path)
 {
 	const char *name = le->name;
-	struct stat st;
-	bool link = false;
-	int rc = check_entry(g, dirfd, name, host, &st, &link);
-
-	/* a folder or file listed as such that is now a link was swapped while it was walked */
-	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
-		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
-	if (rc >= 0 && link)
-		rc = check_link(g, dirfd, name, host, &st) ?: rc;
-	if (rc == 0)
-		rc = check_kind(g, host, &st);
+	struct stat st, lst;
+	int rc = check_once(g, dirfd, le, host, &st, &lst);
+	bool link = S_ISLNK(lst.st_mode);
 
 	if (rc >= 0 && (rc = count_entry(g, rc == 0 ? (uint64_t)st.st_size : 0) ?: rc) < 0)
 		return rc;
@@ -261,10 +340,6 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 		return rc;
 	if (rc == 0)
 		return add_host_file(g, path, host, &st, 0, false);
-	for (size_t i = 0; i < g->depth; i++)
-		if (g->chain[i].dev == st.st_dev && g->chain[i].ino == st.st_ino)
-			return diag_error(g->d, "%s: symbolic link loop (it leads back to a folder "
-						"that contains it)", host);
 	rc = add_dir(g, path, &st, host); /* refuses a path deeper than CONTENT_MAX_DEPTH */
 	if (rc < 0)
 		return rc;
@@ -346,6 +421,8 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 		g->chain[0].ino = st.st_ino;
 		g->depth = 1;
 		rc = walk(g, fd, host, e->path);
+		if (tell_more_paths(g) < 0)
+			rc = -ENOMEM;
 		g->depth = 0;
 		close(fd);
 	}

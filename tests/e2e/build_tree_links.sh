@@ -74,6 +74,13 @@ mkdir o5 && ln -s ../outdir o5/d
 refused o5 o5 '' "./o5/d: a symbolic link to ../outdir, $outside ./o5"
 mkdir o6 && ln -s / o6/root
 refused o6 o6 '' "./o6/root: a symbolic link to /, $outside ./o6"
+# one dangling link that 85 paths of folder links reach is one mistake: one line
+mkdir -p b3/d0 && ln -s nothere b3/d0/r
+for i in 1 2 3; do
+    mkdir b3/d$i
+    for j in a b c d; do ln -s ../d$((i - 1)) b3/d$i/$j; done
+done
+refused b3 b3 '' "./b3/d0/r: dangling symbolic link (and 84 more paths to it through folder links)"
 # a link out of the tree to a device: where it leads is the fault, not what it is
 mkdir o7 && ln -s /dev/null o7/null
 refused o7 o7 '' "./o7/null: a symbolic link to /dev/null, $outside ./o7"
