@@ -211,6 +211,7 @@ static int list_dir(struct gatherer *g, int dirfd, const char *host, struct list
 			close(fd);
 		return diag_error(g->d, "%s: %s", host, strerror(saved));
 	}
+	rewinddir(dir); /* the copy shares @dirfd's position, which count_held() moved */
 	while ((errno = 0, e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -235,16 +236,56 @@ static int list_dir(struct gatherer *g, int dirfd, const char *host, struct list
 }
 
 /*
- * Counts an entry of @size bytes as the folder's own, or as a copy made by a link: -E2BIG
- * past the bound on copies, which stops the whole walk (it would only fail again).
+ * Counts an entry of @size bytes as a copy made by a link (the folder's own were counted
+ * before the walk, count_held()): -E2BIG past the bound on copies, which stops the whole
+ * walk (it would only fail again).
  */
 static int count_entry(struct gatherer *g, uint64_t size)
 {
 	if (g->in_links)
 		return content_count_copy(&g->copies, size, g->top, g->d) < 0 ? -E2BIG : 0;
-	g->copies.held_nodes++;
-	g->copies.held_bytes += size;
 	return 0;
+}
+
+/*
+ * Adds what the folder @dirfd holds of its own, @depth folders below the tree's top, to
+ * g->copies: each entry, and the bytes of each file (a link to a file counts its file's,
+ * as the walk takes them); folders reached through links are copies, not counted here.
+ * Counted in full before the walk, so that the bound on copies is the same whatever names
+ * the links have (a link walked before the folder it copies is judged as one walked after
+ * it). Says nothing: what cannot be read here is told by the walk.
+ */
+static void count_held(struct gatherer *g, int dirfd, size_t depth)
+{
+	struct diag quiet = { 0 }, *d = g->d;
+	struct listed *names = NULL;
+	size_t n = 0;
+
+	g->d = &quiet;
+	list_dir(g, dirfd, "", &names, &n);
+	g->d = d;
+	diag_release(&quiet);
+	for (size_t i = 0; i < n; i++) {
+		struct stat lst, st;
+		g->copies.held_nodes++;
+		if (fstatat(dirfd, names[i].name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(lst.st_mode) ||
+		    (S_ISLNK(lst.st_mode) && fstatat(dirfd, names[i].name, &st, 0) == 0 &&
+		     S_ISREG(st.st_mode)))
+			g->copies.held_bytes += (uint64_t)(S_ISREG(lst.st_mode) ? lst : st).st_size;
+		if (!S_ISDIR(lst.st_mode) || depth >= CONTENT_MAX_DEPTH)
+			continue;
+		int fd = openat(dirfd, names[i].name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			count_held(g, fd, depth + 1);
+			close(fd);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i].name);
+	free(names);
 }
 
 /*
@@ -417,6 +458,7 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 		g->top_st = st;
 		g->links = e->links;
 		g->copies = (struct content_copies){ 0 };
+		count_held(g, fd, 1);
 		g->chain[0].dev = st.st_dev;
 		g->chain[0].ino = st.st_ino;
 		g->depth = 1;
