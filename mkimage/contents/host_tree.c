@@ -371,7 +371,7 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 		      const char *path)
 {
 	const char *name = le->name;
-	struct stat st, lst;
+	struct stat st, lst = { 0 };
 	int rc = check_once(g, dirfd, le, host, &st, &lst);
 	bool link = S_ISLNK(lst.st_mode);
 

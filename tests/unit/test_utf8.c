@@ -92,21 +92,27 @@ static void test_json_string(void **state)
  * that are no UTF-8 escaped, invisible characters by number, a long text cut with "...". */
 static void test_shown(void **state)
 {
+	static const struct {
+		const char *in, *shown; /* shown in 16 bytes */
+	} cases[] = {
+		{ "boot \xc3\xa9", "boot \xc3\xa9" },
+		{ "5\n\t\r", "5\\n\\t\\r" },
+		{ "\x1b\x7f\xef", "\\x1B\\x7F\\xEF" },
+		{ "\xef\xbb\xbfimage", "<U+FEFF>image" },
+		{ "\xc2\x85", "<U+0085>" },
+		{ "a\xe2\x80\xae", "a<U+202E>" },
+		{ "0123456789abcde", "0123456789abcde" },
+		{ "0123456789abcdef", "0123456789ab..." },
+		{ "0123456789\n", "0123456789\\n" },
+		{ "0123456789\nxy\n", "0123456789\\n..." },
+		{ "0123456789ab\xff", "0123456789ab..." },
+		{ "", "" },
+	};
 	char buf[16];
 
 	(void)state;
-	assert_string_equal(utf8_shown("boot \xc3\xa9", buf, sizeof(buf)), "boot \xc3\xa9");
-	assert_string_equal(utf8_shown("5\n\t\r", buf, sizeof(buf)), "5\\n\\t\\r");
-	assert_string_equal(utf8_shown("\x1b\x7f\xef", buf, sizeof(buf)), "\\x1B\\x7F\\xEF");
-	assert_string_equal(utf8_shown("\xef\xbb\xbfimage", buf, sizeof(buf)), "<U+FEFF>image");
-	assert_string_equal(utf8_shown("\xc2\x85", buf, sizeof(buf)), "<U+0085>");
-	assert_string_equal(utf8_shown("a\xe2\x80\xae", buf, sizeof(buf)), "a<U+202E>");
-	assert_string_equal(utf8_shown("0123456789abcde", buf, sizeof(buf)), "0123456789abcde");
-	assert_string_equal(utf8_shown("0123456789abcdef", buf, sizeof(buf)), "0123456789ab...");
-	assert_string_equal(utf8_shown("0123456789\n", buf, sizeof(buf)), "0123456789\\n");
-	assert_string_equal(utf8_shown("0123456789\nxy\n", buf, sizeof(buf)), "0123456789\\n...");
-	assert_string_equal(utf8_shown("0123456789ab\xff", buf, sizeof(buf)), "0123456789ab...");
-	assert_string_equal(utf8_shown("", buf, sizeof(buf)), "");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(utf8_shown(cases[i].in, buf, sizeof(buf)), cases[i].shown);
 }
 
 int main(void)
