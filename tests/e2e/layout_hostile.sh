@@ -93,6 +93,8 @@ printf '\357\273\277\357\273\277image { size = 16M }\n' >twobom.layout
 refused "twobom.layout:1: unknown section '<U+FEFF>image'" "$SDIMG" plan twobom.layout
 printf 'image { size = 16M }\npartition "a\033[2Jb" { size = 1M\n sise = 1 }\n' >esc.layout
 refused "esc.layout:3: unknown key 'sise' in partition 'a\\x1B[2Jb'" "$SDIMG" plan esc.layout
+printf 'image { size = 16M }\npartition boot { type = fat size = 8M fat { label = "A\\033B" } }\n' >label.layout
+refused "label.layout:2: partition 'boot': fat: label: 'A\\x1BB': '?' cannot stand" "$SDIMG" plan label.layout
 refused "SOURCE_DATE_EPOCH: '99999999999999999999999' is too large (at most 4354819199)" \
     env SOURCE_DATE_EPOCH=99999999999999999999999 "$SDIMG" plan card.layout
 # an empty SOURCE_DATE_EPOCH is no value: the image is the one built without it
