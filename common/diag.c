@@ -85,6 +85,20 @@ int diag_prefix(struct diag *d, size_t first, const char *prefix)
 	return 0;
 }
 
+int diag_suffix(struct diag *d, size_t i, const char *suffix)
+{
+	struct diag_msg *m = i < d->n ? &d->msgs[i] : NULL;
+	char *text = NULL;
+
+	if (!m || !m->text)
+		return 0; /* a line lost when memory ran out, or the fixed out-of-memory line */
+	if (asprintf(&text, "%s%s", m->text, suffix) < 0)
+		return -ENOMEM;
+	free(m->text);
+	m->text = text;
+	return 0;
+}
+
 void diag_note(struct diag *d, const char *fmt, ...)
 {
 	va_list ap;

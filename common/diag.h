@@ -55,6 +55,13 @@ void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(pr
  */
 int diag_prefix(struct diag *d, size_t first, const char *prefix);
 
+/*
+ * Puts @suffix after message @i (d->n when it was added): "(and 40 more ...)" once the
+ * count is known; nothing when there is no such line (lost when memory ran out). Returns 0
+ * or -ENOMEM (the line stays as it was).
+ */
+int diag_suffix(struct diag *d, size_t i, const char *suffix);
+
 /* Adds a note: something the user may not expect, which is as it should be. */
 void diag_note(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

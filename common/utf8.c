@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,4 +143,66 @@ json_t *utf8_json_string(const char *s)
 	j = json_string(clean);
 	free(clean);
 	return j;
+}
+
+/* Characters that print nothing or change the order of what follows (Unicode's C1
+ * controls, zero-width and direction marks, the byte order mark): shown by number. */
+static int invisible(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x200B && cp <= 0x200F) ||
+	       (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) ||
+	       cp == 0xFEFF;
+}
+
+/* The escape of code point @cp led by byte @c, or of the byte @c alone when it is no UTF-8
+ * (!@valid), into @out: "" when it shows as itself. */
+static void escape_one(unsigned char c, int valid, uint32_t cp, char out[16])
+{
+	static const char named[] = { '\n', 'n', '\r', 'r', '\t', 't' };
+
+	out[0] = '\0';
+	if (!valid) {
+		snprintf(out, 16, "\\x%02X", c);
+		return;
+	}
+	if (cp < 0x20 || cp == 0x7F) {
+		for (size_t i = 0; i < sizeof(named); i += 2)
+			if (named[i] == (char)cp) {
+				snprintf(out, 16, "\\%c", named[i + 1]);
+				return;
+			}
+		snprintf(out, 16, "\\x%02X", c);
+	} else if (invisible(cp)) {
+		snprintf(out, 16, "<U+%04X>", (unsigned)cp);
+	}
+}
+
+const char *utf8_shown(const char *s, char *buf, size_t cap)
+{
+	static const char cut[] = "...";
+	size_t n = 0, fit = 0; /* fit: the end of the last piece the cut mark may follow */
+
+	if (cap < sizeof(cut))
+		return cap ? memset(buf, 0, 1) : buf;
+	while (*s) {
+		const char *next = s;
+		uint32_t cp = 0;
+		char esc[16];
+		int valid = utf8_decode(&next, &cp) == 0;
+
+		if (!valid)
+			next = s + 1;
+		escape_one((unsigned char)*s, valid, cp, esc);
+		size_t len = *esc ? strlen(esc) : (size_t)(next - s);
+		if (n + len + 1 > cap) {
+			memcpy(buf + fit, cut, sizeof(cut));
+			return buf;
+		}
+		memcpy(buf + n, *esc ? esc : s, len);
+		n += len;
+		fit = n + sizeof(cut) <= cap ? n : fit;
+		s = next;
+	}
+	buf[n] = '\0';
+	return buf;
 }

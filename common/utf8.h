@@ -35,6 +35,15 @@ long utf8_utf16_units(const char *s);
  */
 int utf8_from_utf16(const uint16_t *in, size_t n, char *out, size_t cap);
 
+/*
+ * @s as a message may quote it on one line (RFC 3629 text as is): a control character
+ * becomes \n, \r, \t or \xHH, each byte that is no UTF-8 \xHH, and a character that
+ * shows nothing or reorders the line (a byte order mark U+FEFF, zero-width and direction
+ * marks, C1 controls) <U+XXXX>. A text too long for @cap bytes ends in "...". Returns @buf.
+ * Every message of sdimg that quotes a layout's words or an environment value uses it.
+ */
+const char *utf8_shown(const char *s, char *buf, size_t cap);
+
 struct json_t;
 
 /*

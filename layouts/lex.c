@@ -10,6 +10,7 @@
 #include "common/array.h"
 #include "common/strbuf.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "layouts/layouts.h"
 
 struct lexer {
@@ -20,6 +21,7 @@ struct lexer {
 	struct diag *d;
 	struct tok_list *out;
 	struct strbuf buf; /* the current string value */
+	char quote;        /* '"' inside a double-quoted string, else '\0' */
 };
 
 static int emit(struct lexer *lx, enum tok_type type, const char *text, size_t n, int line)
@@ -73,6 +75,28 @@ static int put_value(struct lexer *lx, const char *name, const char *value)
 static int expand_var(struct lexer *lx, unsigned depth, bool use);
 
 /*
+ * Whether the DEFAULT at @p has the '}' that closes it: on its line and, in a
+ * double-quoted string, before the string's closing @quote (a \" is no closing quote);
+ * each ${ in it opens one more '}'.
+ */
+static bool default_closed(const char *p, char quote)
+{
+	size_t open = 0;
+
+	for (; *p && *p != '\n' && *p != quote; p++) {
+		if (p[0] == '\\' && (p[1] == '$' || (quote && p[1] == quote))) {
+			p++;
+		} else if (p[0] == '$' && p[1] == '{') {
+			open++;
+			p++;
+		} else if (*p == '}' && open-- == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * The DEFAULT of ${NAME:-DEFAULT}, lx->p at its first character, up to the '}' that
  * closes it (where lx->p is left): its text, with \$ for a '$' and each ${...} in it
  * expanded, goes into the string when @use, and is only read past otherwise (its
@@ -124,7 +148,12 @@ static int expand_var(struct lexer *lx, unsigned depth, bool use)
 		return -ENOMEM;
 	const char *value = use ? lx->vars->lookup(lx->vars->ctx, var) : NULL;
 	lx->p = after;
-	if (has_default) {
+	if (has_default && !default_closed(after + 2, lx->quote)) {
+		/* named before any variable of the default is looked up: the '}' missing here
+		 * is the mistake, whatever the rest holds */
+		rc = diag_error(lx->d, "%s:%d: '${%s:-' without a closing '}'%s", lx->file,
+				lx->line, var, lx->quote ? " before the string's closing '\"'" : "");
+	} else if (has_default) {
 		lx->p += 2;
 		rc = expand_default(lx, depth, use && !value);
 	} else if (use && !value) {
@@ -205,10 +234,12 @@ static int dq_escape(struct lexer *lx)
 		return strbuf_putc(&lx->buf, c);
 	}
 	k = strchr(from, c);
-	if (!k)
-		return diag_error(lx->d, "%s:%d: unknown escape '\\%c' in a string (write '\\\\' "
+	if (!k) {
+		char one[2] = { c, '\0' }, shown[12];
+		return diag_error(lx->d, "%s:%d: unknown escape '\\%s' in a string (write '\\\\' "
 					 "for a backslash, or use single quotes)",
-				  lx->file, lx->line, c);
+				  lx->file, lx->line, utf8_shown(one, shown, sizeof(shown)));
+	}
 	lx->p++;
 	return strbuf_putc(&lx->buf, to[k - from]);
 }
@@ -254,12 +285,14 @@ static int lex_quoted(struct lexer *lx, char quote, int (*piece)(struct lexer *)
 	int rc = strbuf_reset(&lx->buf);
 
 	lx->p++;
+	lx->quote = quote == '"' ? quote : '\0';
 	while (rc == 0 && *lx->p != quote) {
 		if (*lx->p == '\0')
 			return diag_error(lx->d, "%s:%d: string not closed (a %c is missing)",
 					  lx->file, line, quote);
 		rc = piece(lx);
 	}
+	lx->quote = '\0';
 	if (rc < 0)
 		return rc;
 	lx->p++;

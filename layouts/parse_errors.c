@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "layouts/parse_priv.h"
 
 void layout_parse_label(const struct tree_section *s, char *buf, size_t n)
@@ -31,8 +32,12 @@ int layout_parse_error(struct parser *p, struct layout_loc loc, const struct tre
 int layout_parse_never_closed(struct parser *p, struct layout_loc loc, const char *name,
 			      const char *title)
 {
+	char shown[200], shown_title[200];
+
 	return diag_error(p->d, "%s:%d: '{' of %s%s%s%s is never closed (a '}' is missing)",
-			  loc.file, loc.line, name, title ? " '" : "", title ? title : "",
+			  loc.file, loc.line, utf8_shown(name, shown, sizeof(shown)),
+			  title ? " '" : "", title ? utf8_shown(title, shown_title,
+								sizeof(shown_title)) : "",
 			  title ? "'" : "");
 }
 
@@ -40,6 +45,7 @@ int layout_parse_stray(struct parser *p, struct cursor *c, const struct tree_sec
 {
 	const struct tok *t = peek(c, 0);
 	const char *hint = "";
+	char shown[200];
 
 	switch (t->type) {
 	case TOK_COMMA:
@@ -61,7 +67,8 @@ int layout_parse_stray(struct parser *p, struct cursor *c, const struct tree_sec
 	case TOK_RBRACE:
 		break;
 	}
-	return layout_parse_error(p, loc_of(p, c, t), s, "unexpected '%s'%s", t->text, hint);
+	return layout_parse_error(p, loc_of(p, c, t), s, "unexpected '%s'%s",
+				  utf8_shown(t->text, shown, sizeof(shown)), hint);
 }
 
 /* "unknown key 'sise' in partition 'boot' (did you mean 'size'?)"; "unknown section 'x'"
@@ -70,20 +77,21 @@ int layout_parse_stray(struct parser *p, struct cursor *c, const struct tree_sec
 static void report_unknown(struct parser *p, struct layout_loc loc, const struct tree_section *s,
 			   const char *name, bool section)
 {
-	char what[300];
+	char what[300], shown[200];
 
 	layout_tree_what(s, what, sizeof(what));
+	utf8_shown(name, shown, sizeof(shown));
 	section |= !*what;
 	const char *foreign = layout_foreign_hint(s->spec->name, name);
 	const char *near = foreign ? NULL : layout_schema_suggest(s->spec, name, section);
 	if (foreign) {
 		diag_error(p->d, "%s:%d: unknown %s '%s'%s%s (did you mean %s?)", loc.file,
-			   loc.line, section ? "section" : "key", name, *what ? " in " : "", what,
+			   loc.line, section ? "section" : "key", shown, *what ? " in " : "", what,
 			   foreign);
 		return;
 	}
 	diag_error(p->d, "%s:%d: unknown %s '%s'%s%s%s%s%s", loc.file, loc.line,
-		   section ? "section" : "key", name, *what ? " in " : "", what,
+		   section ? "section" : "key", shown, *what ? " in " : "", what,
 		   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 }
 

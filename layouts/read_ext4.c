@@ -5,14 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
+
 /* The keys whose form the key table cannot say all about. */
 static int check_ext4_keys(struct reader *r, const struct sect *s, const struct layout_ext4 *e)
 {
 	int bad = 0;
+	char shown[200];
 
 	if (e->label && strlen(e->label) > 16)
 		bad |= layout_key_error(r, s, "label", "'%s' is longer than the 16 bytes of an "
-					"ext4 volume name", e->label) < 0;
+					"ext4 volume name",
+					utf8_shown(e->label, shown, sizeof(shown))) < 0;
 	if (e->block_size != 1024 && e->block_size != 2048 && e->block_size != 4096)
 		bad |= layout_key_error(r, s, "block-size", "%u is not 1K, 2K or 4K",
 					e->block_size) < 0;

@@ -6,19 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
+
 /* ------------------------------------------------------------------ fat { } */
 
 static int check_label(struct reader *r, const struct sect *s, const char *label)
 {
+	char shown[200];
+
+	utf8_shown(label, shown, sizeof(shown));
 	if (strlen(label) > 11)
-		return layout_key_error(r, s, "label", "'%s' is longer than 11 characters", label);
+		return layout_key_error(r, s, "label", "'%s' is longer than 11 characters", shown);
 	for (const char *p = label; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c < 0x20 || c >= 0x7f || strchr("\"*+,./:;<=>?[\\]|", c))
 			return layout_key_error(r, s, "label",
 						"'%s': '%c' cannot stand in a FAT volume label (use "
 						"A-Z, 0-9, space and !#$%%&'()-@^_`{}~)",
-						label, c >= 0x20 && c < 0x7f ? c : '?');
+						shown, c >= 0x20 && c < 0x7f ? c : '?');
 	}
 	for (const char *p = label; *p; p++)
 		if (*p >= 'a' && *p <= 'z') {
@@ -33,11 +38,15 @@ static int check_label(struct reader *r, const struct sect *s, const char *label
 
 static int check_oem_name(struct reader *r, const struct sect *s, const char *oem)
 {
+	char shown[200];
+
+	utf8_shown(oem, shown, sizeof(shown));
 	if (strlen(oem) > 8)
-		return layout_key_error(r, s, "oem-name", "'%s' is longer than 8 characters", oem);
+		return layout_key_error(r, s, "oem-name", "'%s' is longer than 8 characters", shown);
 	for (const char *p = oem; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			return layout_key_error(r, s, "oem-name", "'%s' must be printable ASCII", oem);
+			return layout_key_error(r, s, "oem-name", "'%s' must be printable ASCII",
+						shown);
 	return 0;
 }
 

@@ -204,6 +204,7 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 	static const char *const gpt_only[] = { "gpt-type", "uuid" };
 	const struct key_value *v;
 	int rc, bad = 0;
+	char shown[200];
 
 	bad |= read_hybrid(r, s, p) < 0;
 	p->primary_loc = layout_key_loc(s, "primary");
@@ -231,7 +232,8 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 		bad |= layout_key_error(r, s, "label", "is not valid UTF-8") < 0;
 	else if (units > GPT_NAME_UNITS)
 		bad |= layout_key_error(r, s, "label", "'%s' is longer than the %d UTF-16 units a "
-					"GPT partition name holds", p->label, GPT_NAME_UNITS) < 0;
+					"GPT partition name holds",
+					utf8_shown(p->label, shown, sizeof(shown)), GPT_NAME_UNITS) < 0;
 	return bad ? -EINVAL : 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/utf8.h"
 
 struct tree_section *layout_tree_new(const struct section_spec *spec, const char *title,
 				     struct layout_loc loc, const struct tree_section *parent)
@@ -65,7 +66,7 @@ const struct tree_section *layout_tree_sub(const struct tree_section *s, const c
 
 void layout_tree_what(const struct tree_section *s, char *buf, size_t n)
 {
-	char parent[300] = "";
+	char parent[300] = "", title[200];
 
 	if (!s->parent) {
 		snprintf(buf, n, "%s", "");
@@ -73,7 +74,8 @@ void layout_tree_what(const struct tree_section *s, char *buf, size_t n)
 	}
 	layout_tree_what(s->parent, parent, sizeof(parent));
 	snprintf(buf, n, "%.200s%s%s%s%.180s%s", parent, *parent ? ": " : "", s->spec->name,
-		 s->title ? " '" : "", s->title ? s->title : "", s->title ? "'" : "");
+		 s->title ? " '" : "", s->title ? utf8_shown(s->title, title, sizeof(title)) : "",
+		 s->title ? "'" : "");
 }
 
 void layout_tree_free(struct tree_section *s)

@@ -8,9 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/utf8.h"
+
 static int fail(struct why *why, const char *fmt, const char *arg)
 {
-	snprintf(why->text, sizeof(why->text), fmt, arg);
+	char shown[200];
+
+	snprintf(why->text, sizeof(why->text), fmt, utf8_shown(arg, shown, sizeof(shown)));
 	return -EINVAL;
 }
 

@@ -35,6 +35,17 @@ struct gatherer {
 	enum layout_links links;      /* which symbolic links the tree follows */
 	size_t in_links;	      /* folders on the chain reached through a symbolic link */
 	struct content_copies copies; /* what the folder holds, what its links copy */
+	struct faulty *faulty;	      /* owned: the entries refused so far, each told once */
+	size_t n_faulty, faulty_cap;
+};
+
+/* An entry of the tree that was refused: the folder links that reach it again (each a path
+ * of its own) add to the count of its one message instead of a message each. */
+struct faulty {
+	dev_t dev;
+	ino_t ino;
+	size_t msg;  /* its message in the diag */
+	size_t more; /* the other paths that reached it */
 };
 
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns)
@@ -64,25 +75,30 @@ static int add_dir(struct gatherer *g, const char *path, const struct stat *st, 
 
 /*
  * What @name in folder @dirfd (AT_FDCWD: @name is a path) is, after following links, in
- * *@st: 0 a regular file, 1 a folder, else an error naming @host (its path). *@ret_link
- * (may be NULL) tells whether @name itself is a symbolic link.
+ * *@st: 1 a folder, 0 anything else (check_kind() says whether FAT takes it), or an error
+ * naming @host (its path). *@ret_lst (may be NULL) is @name itself, a symbolic link or not
+ * (its st_ino 0 when even that is unknown).
  */
 static int check_entry(struct gatherer *g, int dirfd, const char *name, const char *host,
-		       struct stat *st, bool *ret_link)
+		       struct stat *st, struct stat *ret_lst)
 {
-	struct stat lst;
+	struct stat own, *lst = ret_lst ? ret_lst : &own;
 
-	if (fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(dirfd, name, lst, AT_SYMLINK_NOFOLLOW) < 0)
 		return diag_error(g->d, "%s: %s", host, strerror(errno));
-	if (ret_link)
-		*ret_link = S_ISLNK(lst.st_mode);
-	if (!S_ISLNK(lst.st_mode))
-		*st = lst;
+	if (!S_ISLNK(lst->st_mode))
+		*st = *lst;
 	else if (fstatat(dirfd, name, st, 0) < 0)
 		return errno == ENOENT ? diag_error(g->d, "%s: dangling symbolic link", host)
 				       : diag_error(g->d, "%s: %s", host, strerror(errno));
-	if (S_ISDIR(st->st_mode))
-		return 1;
+	return S_ISDIR(st->st_mode) ? 1 : 0;
+}
+
+/* 0 when @st (not a folder), named @host, is a regular file, which is all FAT holds besides
+ * folders; else an error. A link is judged before (check_link()): where it leads comes
+ * first. */
+static int check_kind(struct gatherer *g, const char *host, const struct stat *st)
+{
 	if (!S_ISREG(st->st_mode))
 		return diag_error(g->d, "%s: a %s cannot go on a FAT file system", host,
 				  S_ISFIFO(st->st_mode) ? "fifo" : S_ISSOCK(st->st_mode) ? "socket"
@@ -126,7 +142,9 @@ static int check_link(struct gatherer *g, int dirfd, const char *name, const cha
 /* A host file given by its path: a regular file (0) or a folder (1), after following links. */
 static int check_file(struct gatherer *g, const char *host, struct stat *st)
 {
-	return check_entry(g, AT_FDCWD, host, host, st, NULL);
+	int rc = check_entry(g, AT_FDCWD, host, host, st, NULL);
+
+	return rc == 0 ? check_kind(g, host, st) : rc;
 }
 
 /*
@@ -193,6 +211,7 @@ static int list_dir(struct gatherer *g, int dirfd, const char *host, struct list
 			close(fd);
 		return diag_error(g->d, "%s: %s", host, strerror(saved));
 	}
+	rewinddir(dir); /* the copy shares @dirfd's position, which count_held() moved */
 	while ((errno = 0, e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -217,16 +236,134 @@ static int list_dir(struct gatherer *g, int dirfd, const char *host, struct list
 }
 
 /*
- * Counts an entry of @size bytes as the folder's own, or as a copy made by a link: -E2BIG
- * past the bound on copies, which stops the whole walk (it would only fail again).
+ * Counts an entry of @size bytes as a copy made by a link (the folder's own were counted
+ * before the walk, count_held()): -E2BIG past the bound on copies, which stops the whole
+ * walk (it would only fail again).
  */
 static int count_entry(struct gatherer *g, uint64_t size)
 {
 	if (g->in_links)
 		return content_count_copy(&g->copies, size, g->top, g->d) < 0 ? -E2BIG : 0;
-	g->copies.held_nodes++;
-	g->copies.held_bytes += size;
 	return 0;
+}
+
+/*
+ * Adds what the folder @dirfd holds of its own, @depth folders below the tree's top, to
+ * g->copies: each entry, and the bytes of each file (a link to a file counts its file's,
+ * as the walk takes them); folders reached through links are copies, not counted here.
+ * Counted in full before the walk, so that the bound on copies is the same whatever names
+ * the links have (a link walked before the folder it copies is judged as one walked after
+ * it). Says nothing: what cannot be read here is told by the walk.
+ */
+static void count_held(struct gatherer *g, int dirfd, size_t depth)
+{
+	struct diag quiet = { 0 }, *d = g->d;
+	struct listed *names = NULL;
+	size_t n = 0;
+
+	g->d = &quiet;
+	list_dir(g, dirfd, "", &names, &n);
+	g->d = d;
+	diag_release(&quiet);
+	for (size_t i = 0; i < n; i++) {
+		struct stat lst, st;
+		g->copies.held_nodes++;
+		if (fstatat(dirfd, names[i].name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(lst.st_mode) ||
+		    (S_ISLNK(lst.st_mode) && fstatat(dirfd, names[i].name, &st, 0) == 0 &&
+		     S_ISREG(st.st_mode)))
+			g->copies.held_bytes += (uint64_t)(S_ISREG(lst.st_mode) ? lst : st).st_size;
+		if (!S_ISDIR(lst.st_mode) || depth >= CONTENT_MAX_DEPTH)
+			continue;
+		int fd = openat(dirfd, names[i].name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			count_held(g, fd, depth + 1);
+			close(fd);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i].name);
+	free(names);
+}
+
+/*
+ * Whether the entry @le of the folder @dirfd (@host) may go into the tree: 0 a file, 1 a
+ * folder (its st in *@st, *@lst the entry itself), else an error.
+ */
+static int check_listed(struct gatherer *g, int dirfd, const struct listed *le,
+			const char *host, struct stat *st, struct stat *lst)
+{
+	bool link;
+	int rc;
+
+	lst->st_ino = 0;
+	rc = check_entry(g, dirfd, le->name, host, st, lst);
+	link = lst->st_ino && S_ISLNK(lst->st_mode);
+	/* a folder or file listed as such that is now a link was swapped while it was walked */
+	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
+		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
+	if (rc >= 0 && link)
+		rc = check_link(g, dirfd, le->name, host, st) ?: rc;
+	if (rc == 0)
+		rc = check_kind(g, host, st);
+	for (size_t i = 0; rc == 1 && i < g->depth; i++)
+		if (g->chain[i].dev == st->st_dev && g->chain[i].ino == st->st_ino)
+			return diag_error(g->d, "%s: symbolic link loop (it leads back to a folder "
+						"that contains it)", host);
+	return rc;
+}
+
+/*
+ * check_listed() with its message, if any, told once for the entry @lst however many paths
+ * of folder links reach it (a dangling link under a folder that 40 links name is one
+ * mistake): the first path's message stays, the others count in it.
+ */
+static int check_once(struct gatherer *g, int dirfd, const struct listed *le,
+		      const char *host, struct stat *st, struct stat *lst)
+{
+	struct diag scratch = { 0 }, *d = g->d;
+	int rc;
+
+	g->d = &scratch;
+	rc = check_listed(g, dirfd, le, host, st, lst);
+	g->d = d;
+	if (rc >= 0 || !lst->st_ino || scratch.n != 1) {
+		diag_take(d, &scratch);
+		return rc;
+	}
+	for (size_t i = 0; i < g->n_faulty; i++)
+		if (g->faulty[i].dev == lst->st_dev && g->faulty[i].ino == lst->st_ino) {
+			g->faulty[i].more++;
+			diag_release(&scratch);
+			return rc;
+		}
+	if (array_grow((void **)&g->faulty, &g->faulty_cap, g->n_faulty + 1,
+		       sizeof(*g->faulty)) == 0)
+		g->faulty[g->n_faulty++] = (struct faulty){ .dev = lst->st_dev, .ino = lst->st_ino,
+							    .msg = d->n };
+	diag_take(d, &scratch);
+	return rc;
+}
+
+/* Ends each message of an entry reached by more paths with their number; forgets them. */
+static int tell_more_paths(struct gatherer *g)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < g->n_faulty; i++) {
+		char more[120];
+		if (!g->faulty[i].more)
+			continue;
+		snprintf(more, sizeof(more), " (and %zu more path%s to it through folder links)",
+			 g->faulty[i].more, g->faulty[i].more == 1 ? "" : "s");
+		rc = diag_suffix(g->d, g->faulty[i].msg, more);
+	}
+	free(g->faulty);
+	g->faulty = NULL;
+	g->n_faulty = g->faulty_cap = 0;
+	return rc;
 }
 
 /* Adds the entry @le of the folder @dirfd (@host: its host path) at FAT path @path. */
@@ -234,15 +371,9 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 		      const char *path)
 {
 	const char *name = le->name;
-	struct stat st;
-	bool link = false;
-	int rc = check_entry(g, dirfd, name, host, &st, &link);
-
-	/* a folder or file listed as such that is now a link was swapped while it was walked */
-	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
-		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
-	if (rc >= 0 && link)
-		rc = check_link(g, dirfd, name, host, &st) ?: rc;
+	struct stat st, lst = { 0 };
+	int rc = check_once(g, dirfd, le, host, &st, &lst);
+	bool link = S_ISLNK(lst.st_mode);
 
 	if (rc >= 0 && (rc = count_entry(g, rc == 0 ? (uint64_t)st.st_size : 0) ?: rc) < 0)
 		return rc;
@@ -250,10 +381,6 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 		return rc;
 	if (rc == 0)
 		return add_host_file(g, path, host, &st, 0, false);
-	for (size_t i = 0; i < g->depth; i++)
-		if (g->chain[i].dev == st.st_dev && g->chain[i].ino == st.st_ino)
-			return diag_error(g->d, "%s: symbolic link loop (it leads back to a folder "
-						"that contains it)", host);
 	rc = add_dir(g, path, &st, host); /* refuses a path deeper than CONTENT_MAX_DEPTH */
 	if (rc < 0)
 		return rc;
@@ -331,10 +458,13 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 		g->top_st = st;
 		g->links = e->links;
 		g->copies = (struct content_copies){ 0 };
+		count_held(g, fd, 1);
 		g->chain[0].dev = st.st_dev;
 		g->chain[0].ino = st.st_ino;
 		g->depth = 1;
 		rc = walk(g, fd, host, e->path);
+		if (tell_more_paths(g) < 0)
+			rc = -ENOMEM;
 		g->depth = 0;
 		close(fd);
 	}

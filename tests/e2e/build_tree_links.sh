@@ -74,6 +74,27 @@ mkdir o5 && ln -s ../outdir o5/d
 refused o5 o5 '' "./o5/d: a symbolic link to ../outdir, $outside ./o5"
 mkdir o6 && ln -s / o6/root
 refused o6 o6 '' "./o6/root: a symbolic link to /, $outside ./o6"
+# one dangling link that 85 paths of folder links reach is one mistake: one line
+mkdir -p b3/d0 && ln -s nothere b3/d0/r
+for i in 1 2 3; do
+    mkdir b3/d$i
+    for j in a b c d; do ln -s ../d$((i - 1)) b3/d$i/$j; done
+done
+refused b3 b3 '' "./b3/d0/r: dangling symbolic link (and 84 more paths to it through folder links)"
+# the bound on copies (4 times the tree's own entries, plus 10,000) is judged on the whole
+# tree, whatever the links' names: a link to a folder of 10,500 files is one copy of it
+# whether it is listed before the folder or after it; six such links are too many
+mkdir -p lt/z && (cd lt/z && seq 1 10500 | xargs touch) && ln -s z lt/a
+fat_layout lt lt ''
+expect_status 0 "$SDIMG" build -q -o lt.img lt.layout
+mv lt/a lt/zz && expect_status 0 "$SDIMG" build -q -o lt.img lt.layout && rm lt.img
+for l in l1 l2 l3 l4 l5; do ln -s z lt/$l; done
+refused lt6 lt '' "./lt: its symbolic links copy more than 52028 entries (4 times the 10507 it holds, plus 10000)"
+rm -r lt
+# a link out of the tree to a device: where it leads is the fault, not what it is
+mkdir o7 && ln -s /dev/null o7/null
+refused o7 o7 '' "./o7/null: a symbolic link to /dev/null, $outside ./o7"
+refused o7f o7 'links = follow' "./o7/null: a device node cannot go on a FAT file system"
 
 # the same default for an ordinary user: a file they may read is still outside the tree
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

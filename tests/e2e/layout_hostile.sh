@@ -2,7 +2,8 @@
 # layout, an include or a file of per-card values is refused at once, never waited on; a
 # byte order mark opens a layout; a default may hold a variable; includes nest 16 deep and
 # no more; an include bomb, a huge layout and a huge variable fail at once with one line that
-# names the limit; SOURCE_DATE_EPOCH is decimal digits or an error that says what is wrong.
+# names the limit; SOURCE_DATE_EPOCH is decimal digits or an error that says what is wrong
+# (empty is unset); a message shows control bytes and bytes that are no UTF-8 escaped.
 # Every command runs under `timeout`, so that a program that waits on a FIFO fails the test
 # instead of hanging it.
 . "$TOP/tests/e2e-lib.sh"
@@ -81,6 +82,27 @@ for v in 0x10 010 +5 " 5"; do
     refused "SOURCE_DATE_EPOCH: '$v' is not a whole number of seconds as date +%s prints it" \
         env SOURCE_DATE_EPOCH="$v" "$SDIMG" plan card.layout
 done
+# bytes that are no printable text show escaped, and the message stays one line
+refused "SOURCE_DATE_EPOCH: '5\\n' is not a whole number" env SOURCE_DATE_EPOCH="5
+" "$SDIMG" plan card.layout
+refused "SOURCE_DATE_EPOCH: '\\xFF\\t<U+FEFF>' is not a whole number" \
+    env SOURCE_DATE_EPOCH="$(printf '\377\t\357\273\277')" "$SDIMG" plan card.layout
+printf '\357\273image { size = 16M }\n' >cutbom.layout
+refused "cutbom.layout:1: unknown section '\\xEF\\xBBimage'" "$SDIMG" plan cutbom.layout
+printf '\357\273\277\357\273\277image { size = 16M }\n' >twobom.layout
+refused "twobom.layout:1: unknown section '<U+FEFF>image'" "$SDIMG" plan twobom.layout
+printf 'image { size = 16M }\npartition "a\033[2Jb" { size = 1M\n sise = 1 }\n' >esc.layout
+refused "esc.layout:3: unknown key 'sise' in partition 'a\\x1B[2Jb'" "$SDIMG" plan esc.layout
+printf 'image { size = 16M }\npartition boot { type = fat size = 8M fat { label = "A\\033B" } }\n' >label.layout
+refused "label.layout:2: partition 'boot': fat: label: 'A\\x1BB': '?' cannot stand" "$SDIMG" plan label.layout
 refused "SOURCE_DATE_EPOCH: '99999999999999999999999' is too large (at most 4354819199)" \
     env SOURCE_DATE_EPOCH=99999999999999999999999 "$SDIMG" plan card.layout
+# an empty SOURCE_DATE_EPOCH is no value: the image is the one built without it
+env SOURCE_DATE_EPOCH= "$SDIMG" build -q -o empty-epoch.img card.layout ||
+    fail "an empty SOURCE_DATE_EPOCH is refused"
+(unset SOURCE_DATE_EPOCH; "$SDIMG" build -q -o no-epoch.img card.layout) ||
+    fail "the build without SOURCE_DATE_EPOCH failed"
+cmp -s empty-epoch.img no-epoch.img || fail "an empty SOURCE_DATE_EPOCH changed the image"
+SOURCE_DATE_EPOCH=1000000000 "$SDIMG" build -q -o epoch.img card.layout || fail "SOURCE_DATE_EPOCH=1000000000"
+! cmp -s epoch.img no-epoch.img || fail "SOURCE_DATE_EPOCH=1000000000 left the image unchanged"
 echo "ok"

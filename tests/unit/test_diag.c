@@ -36,10 +36,29 @@ static void test_take(void **state)
 	diag_release(&to);
 }
 
+/* diag_suffix: a count known later ends the line it belongs to; a line that is not there
+ * (lost when memory ran out) is no error. */
+static void test_suffix(void **state)
+{
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	diag_error(&d, "a: dangling symbolic link");
+	diag_error(&d, "b");
+	assert_int_equal(diag_suffix(&d, 0, " (and 3 more)"), 0);
+	assert_string_equal(d.msgs[0].text, "a: dangling symbolic link (and 3 more)");
+	assert_string_equal(d.msgs[1].text, "b");
+	assert_int_equal(diag_suffix(&d, 2, " (and 1 more)"), 0);
+	assert_int_equal(d.n, 2);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_take),
+		cmocka_unit_test(test_suffix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -353,7 +353,7 @@ static void test_byte_order_mark(void **state)
 	write_file("p/bom.layout", "\xef\xbb\xbfsize = 8M\n");
 	expect_parse_ok("p/m.layout", "partition a {\ninclude(\"bom.layout\")\n}\n", &test_opts);
 	expect_errors("partition a {}\n\xef\xbb\xbfpartition b {}\n", 1, "t.layout:2: unknown "
-		      "section '\xef\xbb\xbfpartition'");
+		      "section '<U+FEFF>partition'");
 }
 
 /* ------------------------------------------------------------------ syntax errors */

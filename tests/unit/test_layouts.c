@@ -319,8 +319,16 @@ static void test_nested_defaults(void **state)
 	layout_free(l);
 	expect_error("partition p { from = \"${NOPE:-a${UNSET}}\" }",
 		     "t.layout:1: variable ${UNSET} is not set");
-	expect_error("partition p { from = \"${NOPE:-${BOARD\"\n}", "t.layout:1: '${' without a "
-		     "closing '}'");
+	expect_error("partition p { from = \"${NOPE:-${BOARD\"\n}", "t.layout:1: '${NOPE:-' "
+		     "without a closing '}'");
+	/* the outer '}' missing is named whether the inner variable is set or not, also when a
+	 * later '}' would close it past the string's end */
+	expect_error("partition p { from = \"${NOPE:-${UNSET}\" }", "t.layout:1: '${NOPE:-' "
+		     "without a closing '}' before the string's closing '\"'");
+	expect_error("partition p { from = \"${NOPE:-${BOARD}\" }", "t.layout:1: '${NOPE:-' "
+		     "without a closing '}' before the string's closing '\"'");
+	expect_error("partition p { from = ${NOPE:-${UNSET}\n}", "t.layout:1: '${NOPE:-' without "
+		     "a closing '}'");
 	/* eight defaults nested in defaults are the limit */
 	for (int i = 0; i < 8; i++)
 		strcat(deep, "${NOPE:-");

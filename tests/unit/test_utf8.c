@@ -88,6 +88,33 @@ static void test_json_string(void **state)
 	json_decref(j);
 }
 
+/* A message quotes text on one line: printable UTF-8 as is, control characters and bytes
+ * that are no UTF-8 escaped, invisible characters by number, a long text cut with "...". */
+static void test_shown(void **state)
+{
+	static const struct {
+		const char *in, *shown; /* shown in 16 bytes */
+	} cases[] = {
+		{ "boot \xc3\xa9", "boot \xc3\xa9" },
+		{ "5\n\t\r", "5\\n\\t\\r" },
+		{ "\x1b\x7f\xef", "\\x1B\\x7F\\xEF" },
+		{ "\xef\xbb\xbfimage", "<U+FEFF>image" },
+		{ "\xc2\x85", "<U+0085>" },
+		{ "a\xe2\x80\xae", "a<U+202E>" },
+		{ "0123456789abcde", "0123456789abcde" },
+		{ "0123456789abcdef", "0123456789ab..." },
+		{ "0123456789\n", "0123456789\\n" },
+		{ "0123456789\nxy\n", "0123456789\\n..." },
+		{ "0123456789ab\xff", "0123456789ab..." },
+		{ "", "" },
+	};
+	char buf[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(utf8_shown(cases[i].in, buf, sizeof(buf)), cases[i].shown);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -95,6 +122,7 @@ int main(void)
 		cmocka_unit_test(test_utf16_units),
 		cmocka_unit_test(test_decode_leaves_bad_input),
 		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_shown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
