@@ -115,6 +115,19 @@ cmp -s keys.img new.img || fail "the replaced file does not hold the card's copy
 [ "$(ls -A | grep -c '^\.sdimg')" = 0 ] || fail "personalize left a hidden name"
 rm -f new.img keys.img
 
+# an image that is not a regular file (a FIFO, a pipe, a folder) is refused in one line at
+# once: nothing waits for a writer (timeout: a waiting sdimg fails rather than hangs)
+for i in fifo /dev/stdin folder; do
+    case $i in
+        folder) why="folder: Is a directory" ;;
+        *) why="$i: not a regular file (a FIFO, a socket or a device)" ;;
+    esac
+    cat card.img | expect_status 1 timeout -k 2 10 "$SDIMG" personalize $i --cards card.img.cards.json \
+        --set CARD_SERIAL=1 --set HOST=a -o c.img
+    expect_stderr "$why"
+    [ ! -e c.img ] || fail "personalize $i left c.img"
+done
+
 # the manifest is bound to its image and checked against it before anything is written: a
 # manifest of another build of the same size, of an older sdimg, or edited by hand (a field
 # over a GPT header, the MBR, a boot sector's code, or another field) is refused in one

@@ -38,6 +38,24 @@ kept() { [ "$(sha256sum <"$1")" = "$2" ] || fail "$3 changed $1"; }
 # untouched: the card a still holds 0xEE only
 untouched() { all_bytes a.bin 0 "$size" 356 || fail "$1: the card was written"; }
 
+echo "== an image or bmap that is not a regular file: refused in one line, nothing waits on it"
+mkfifo fifo.img
+mkdir folder.img
+# refused_input WHY ARGS: flash ARGS ends at once (timeout: a waiting sdimg fails rather
+# than hangs), exit 1, saying WHY
+refused_input() {
+    why=$1
+    shift
+    cat card.img | expect_status 1 timeout -k 2 10 "$SDIMG" flash "$@" "$a" --allow-fixed --dry-run
+    expect_stderr "$why"
+}
+for i in fifo.img /dev/stdin; do
+    refused_input "$i: not a regular file (a FIFO, a socket or a device)" $i
+done
+refused_input "folder.img: Is a directory" folder.img
+refused_input "fifo.img: not a regular file (a FIFO, a socket or a device)" card.img --bmap fifo.img
+untouched "an image that is no file"
+
 echo "== --report naming the CSV or the per-card manifest: refused, kept, no card touched"
 expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv --report cards.csv
 expect_stderr "cards.csv: the report would overwrite the CSV of --card-values"
