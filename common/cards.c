@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -397,6 +398,12 @@ static int read_ids(json_t *root, struct cards_manifest *m, struct problem *p)
 	m->volumes = calloc(json_array_size(vols) + 1, sizeof(*m->volumes));
 	if (!m->parts || !m->volumes)
 		return -ENOMEM;
+	if (json_array_size(parts) > CARDS_MAX_PARTITIONS)
+		return refuse(p, "ids", "partitions", "%zu, more than the %u partitions a table holds",
+			      json_array_size(parts), CARDS_MAX_PARTITIONS);
+	if (json_array_size(vols) > CARDS_MAX_PARTITIONS) /* one at the start of a partition */
+		return refuse(p, "ids", "volumes", "%zu, more than the %u partitions a table holds",
+			      json_array_size(vols), CARDS_MAX_PARTITIONS);
 	for (size_t i = 0; i < json_array_size(parts); i++)
 		if ((rc = read_part(json_array_get(parts, i), i, &m->parts[m->n_parts++], p)))
 			return rc;
@@ -473,6 +480,9 @@ static int read_fields(json_t *root, struct cards_manifest *m, struct problem *p
 		return rc;
 	if (!json_is_array(fields))
 		return refuse(p, "", "fields", "missing, or not a list");
+	if (json_array_size(fields) > CARDS_MAX_FIELDS) /* each costs a check against the image */
+		return refuse(p, "", "fields", "%zu, more than the %u per-card files a manifest "
+			      "holds", json_array_size(fields), CARDS_MAX_FIELDS);
 	if ((rc = get_str(root, "", "seed", &m->seed, p)) || (rc = read_image(root, m, p)) ||
 	    (rc = read_ids(root, m, p)))
 		return rc;
@@ -545,6 +555,36 @@ static const char *stray_key(json_t *root)
 	return key;
 }
 
+/* The @fd's bytes (a regular file's) in *@ret, *@len of them: one read of the whole, where
+ * jansson's json_loadfd() reads a byte per call. -EFBIG over CARDS_MANIFEST_MAX_BYTES. */
+static int read_text(int fd, char **ret, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > CARDS_MANIFEST_MAX_BYTES)
+		return -EFBIG;
+	if (!(buf = malloc((size_t)st.st_size + 1)))
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int rc = n < 0 ? -errno : -EIO;
+			free(buf);
+			return rc;
+		}
+		got += (size_t)n;
+	}
+	*ret = buf;
+	*len = got;
+	return 0;
+}
+
 int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d)
 {
 	json_error_t err;
@@ -557,8 +597,17 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 				     "per-card manifest is read only from a file", path);
 	if (fd < 0)
 		return diag_error(d, "%s: %s", path, strerror(-fd));
-	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err);
+	char *text = NULL;
+	size_t len = 0;
+	rc = read_text(fd, &text, &len);
 	close(fd);
+	if (rc == -EFBIG)
+		return diag_error(d, "%s: over %u MiB, more than a per-card manifest holds", path,
+				  CARDS_MANIFEST_MAX_BYTES >> 20);
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : diag_error(d, "%s: %s", path, strerror(-rc));
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	free(text);
 	if (!root)
 		return diag_error(d, "%s: %s", path, err.text);
 	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT_OLD) == 0) {
