@@ -304,6 +304,15 @@ static int read_file_clusters(json_t *o, const char *at, uint64_t image_size,
 	return 0;
 }
 
+/* Whether @s holds no control byte (which would break a one-line message). */
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
 static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_file *f,
 		     struct problem *p)
 {
@@ -318,7 +327,9 @@ static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_
 	if ((rc = get_str(o, at, "partition", &f->partition, p)) ||
 	    (rc = get_str(o, at, "path", &f->path, p)))
 		return rc;
-	snprintf(at, sizeof(at), "fields[%zu] (%.100s:%.150s)", index, f->partition, f->path);
+	if (printable(f->partition) && printable(f->path)) /* else the index alone: one line */
+		snprintf(at, sizeof(at), "fields[%zu] (%.100s:%.150s)", index, f->partition,
+			 f->path);
 	if ((rc = get_str(o, at, "template", &f->template, p)) ||
 	    (rc = get_u64(o, at, "volume", 0, image_size - 512, &f->volume, p)) ||
 	    (rc = get_u64(o, at, "reserve", 1, UINT32_MAX, &f->reserve, p)))
