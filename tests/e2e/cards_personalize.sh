@@ -201,14 +201,14 @@ number;.ids.partitions = [{"name": "boot", "number": 0, "per-card-uuid": false}]
 volume-id;.ids.volumes[0]["volume-id"] = [-5];bad.json: a damaged per-card manifest: ids: volumes[0]: volume-id: [-5], but each must be a byte offset
 gpt-headers;.ids["gpt-headers"] = [513];bad.json: a damaged per-card manifest: ids: gpt-headers: byte 513 does not start a sector
 seed;del(.seed);bad.json: a damaged per-card manifest: seed: missing, but it must be a string
-fields;.fields[0] as \$f | .fields = [range(65537) | \$f];bad.json: a damaged per-card manifest: fields: 65537, more than the 65536 per-card files a manifest holds
+fields;.fields[0] as \$f | .fields = [range(32769) | \$f];bad.json: a damaged per-card manifest: fields: 32769, more than the 32768 per-card files a manifest holds
 partitions;.ids.partitions = [range(129) | {}];bad.json: a damaged per-card manifest: ids: partitions: 129, more than the 128 partitions a table holds
 volumes;.ids.volumes[0] as \$v | .ids.volumes = [range(129) | \$v];bad.json: a damaged per-card manifest: ids: volumes: 129, more than the 128 partitions a table holds
 EOT
-# a manifest over 64 MiB is refused by its size, before it is read (here a sparse one)
+# a manifest over 16 MiB is refused by its size, before it is read (here a sparse one)
 jq . g.img.cards.json >bad.json
-truncate -s +64M bad.json
-manifest_refused g.img bad.json "bad.json: over 64 MiB, more than a per-card manifest holds"
+truncate -s +16M bad.json
+manifest_refused g.img bad.json "bad.json: over 16 MiB, more than a per-card manifest holds"
 
 expect_status 0 "$SDIMG" personalize g.img --set CARD_SERIAL=1 --set HOST=h -o c.img
 volume_clean c.img
