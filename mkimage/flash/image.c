@@ -144,7 +144,8 @@ int flash_open_image_file(const char *path, struct diag *d)
 {
 	int fd = path_open_regular(path);
 
-	if (fd == -ESPIPE)
+	/* ENXIO: open() of a socket, or of a device without its driver */
+	if (fd == -ESPIPE || fd == -ENXIO)
 		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): an "
 				     "image and its bmap are read only from a file", path);
 	if (fd < 0)
