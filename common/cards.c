@@ -2,10 +2,12 @@
 #include "common/cards.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -160,50 +162,104 @@ int cards_manifest_text(const struct cards_manifest *m, char **ret)
 
 /* ---------------------------------------------------------------- reading */
 
-static int get_u64(json_t *o, const char *key, uint64_t max, uint64_t *ret)
+/*
+ * Why a manifest is refused: the place of the value at fault ("fields[0] (boot:/a.txt):
+ * entry", "image: mapped[3]") and what is wrong with it, one line for the message.
+ */
+struct problem {
+	char text[512];
+};
+
+/* Sets @p to "@at: @key: " and the reason; returns -EINVAL. */
+__attribute__((format(printf, 4, 5))) static int refuse(struct problem *p, const char *at,
+							 const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(p->text, sizeof(p->text), "%s%s%s: ", at, *at && *key ? ": " : "", key);
+
+	if (n < 0 || (size_t)n >= sizeof(p->text))
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(p->text + n, sizeof(p->text) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* @v as the manifest spells it, cut short (a hostile value may be long), or "missing". */
+static const char *shown(json_t *v, char buf[48])
+{
+	char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+
+	if (!v)
+		return "missing";
+	if (!text)
+		return "a value";
+	if (strlen(text) >= 48)
+		snprintf(buf, 48, "%.40s...", text);
+	else
+		snprintf(buf, 48, "%s", text);
+	free(text);
+	return buf;
+}
+
+/* The whole number at @key of @o, from @min to @max, into *@ret. */
+static int get_u64(json_t *o, const char *at, const char *key, uint64_t min, uint64_t max,
+		   uint64_t *ret, struct problem *p)
 {
 	json_t *v = json_object_get(o, key);
+	char buf[48];
 
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    (uint64_t)json_integer_value(v) > max)
-		return -1;
+	    (uint64_t)json_integer_value(v) < min || (uint64_t)json_integer_value(v) > max)
+		return refuse(p, at, key, "%s, but it must be a whole number from %llu to %llu",
+			      shown(v, buf), (unsigned long long)min, (unsigned long long)max);
 	*ret = (uint64_t)json_integer_value(v);
 	return 0;
 }
 
-static int get_u32(json_t *o, const char *key, uint32_t *ret)
+static int get_u32(json_t *o, const char *at, const char *key, uint32_t min, uint32_t *ret,
+		   struct problem *p)
 {
 	uint64_t v;
+	int rc = get_u64(o, at, key, min, UINT32_MAX, &v, p);
 
-	if (get_u64(o, key, UINT32_MAX, &v) < 0)
-		return -1;
-	*ret = (uint32_t)v;
-	return 0;
+	if (rc == 0)
+		*ret = (uint32_t)v;
+	return rc;
 }
 
-static int get_str(json_t *o, const char *key, char **ret)
+static int get_str(json_t *o, const char *at, const char *key, char **ret, struct problem *p)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	json_t *v = json_object_get(o, key);
+	const char *s = json_string_value(v);
+	char buf[48];
 
 	if (!s)
-		return -1;
+		return refuse(p, at, key, "%s, but it must be a string", shown(v, buf));
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int get_offsets(json_t *o, const char *key, uint64_t v[2], unsigned *n, bool required)
+/* The list of one or two byte offsets at @key of @o, each at most @max; an absent one is
+ * an empty list unless @required. */
+static int get_offsets(json_t *o, const char *at, const char *key, uint64_t max, uint64_t v[2],
+		       unsigned *n, bool required, struct problem *p)
 {
 	json_t *a = json_object_get(o, key);
+	char buf[48];
 
 	*n = 0;
-	if (!a)
-		return required ? -1 : 0;
+	if (!a && !required)
+		return 0;
 	if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > 2)
-		return -1;
+		return refuse(p, at, key, "%s, but it must list one or two byte offsets",
+			      shown(a, buf));
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		json_t *x = json_array_get(a, i);
-		if (!json_is_integer(x) || json_integer_value(x) < 0)
-			return -1;
+		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		    (uint64_t)json_integer_value(x) > max)
+			return refuse(p, at, key, "%s, but each must be a byte offset from 0 to "
+					 "%llu", shown(a, buf), (unsigned long long)max);
 		v[(*n)++] = (uint64_t)json_integer_value(x);
 	}
 	return 0;
@@ -217,101 +273,155 @@ static const char *str_or_empty(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-static int read_file(json_t *o, uint64_t image_size, struct cards_file *f)
+/* A fat-file's FAT geometry: its type, cluster size and the clusters it holds. */
+static int read_file_clusters(json_t *o, const char *at, uint64_t image_size,
+			      struct cards_file *f, struct problem *p)
 {
 	uint64_t type = 0;
-	int rc = 0;
+	int rc;
 
-	if (!json_is_object(o) || strcmp(str_or_empty(o, "kind"), "fat-file") != 0)
-		return -1;
-	if ((rc = get_str(o, "partition", &f->partition)) || (rc = get_str(o, "path", &f->path)) ||
-	    (rc = get_str(o, "template", &f->template)))
+	if ((rc = get_u64(o, at, "fat-type", 12, 32, &type, p)))
 		return rc;
-	if (get_u64(o, "volume", image_size - 512, &f->volume))
-		return -1;
-	if (get_u64(o, "reserve", UINT32_MAX, &f->reserve) || get_u64(o, "fat-type", 32, &type) ||
-	    (type != 12 && type != 16 && type != 32) || get_u32(o, "cluster-size", &f->cluster_size) ||
-	    !f->cluster_size || get_u32(o, "first-cluster", &f->first_cluster) ||
-	    f->first_cluster < 2 || get_u32(o, "clusters", &f->clusters) ||
-	    get_u64(o, "data", image_size, &f->data) || get_u64(o, "entry", image_size - 32, &f->entry) ||
-	    get_offsets(o, "fats", f->fats, &f->n_fats, true) ||
-	    get_offsets(o, "fsinfo", f->fsinfo, &f->n_fsinfo, false))
-		return -1;
+	if (type != 12 && type != 16 && type != 32)
+		return refuse(p, at, "fat-type", "%llu, but it must be 12, 16 or 32",
+			      (unsigned long long)type);
 	f->fat_type = (unsigned)type;
-	if ((uint64_t)f->clusters * f->cluster_size < f->reserve ||
-	    f->data + (uint64_t)f->clusters * f->cluster_size > image_size ||
-	    strlen(f->template) > f->reserve)
-		return -1;
-	if (f->n_fsinfo && get_u32(o, "free-base", &f->free_base))
-		return -1;
-	for (unsigned i = 0; i < f->n_fsinfo; i++)
-		if (f->fsinfo[i] > image_size - 512)
-			return -1;
+	if ((rc = get_u32(o, at, "cluster-size", 1, &f->cluster_size, p)) ||
+	    (rc = get_u32(o, at, "first-cluster", 2, &f->first_cluster, p)) || /* FAT data
+	    clusters are numbered from 2 (Microsoft FAT specification, "FAT Data Structure") */
+	    (rc = get_u32(o, at, "clusters", 0, &f->clusters, p)) ||
+	    (rc = get_u64(o, at, "data", 0, image_size, &f->data, p)))
+		return rc;
+	uint64_t bytes = (uint64_t)f->clusters * f->cluster_size;
+	if (bytes < f->reserve)
+		return refuse(p, at, "clusters", "%u of %u bytes hold less than its reserve of "
+			      "%llu bytes", f->clusters, f->cluster_size,
+			      (unsigned long long)f->reserve);
+	if (f->data + bytes > image_size)
+		return refuse(p, at, "clusters", "its %u clusters from byte %llu end past the "
+			      "image's %llu bytes", f->clusters, (unsigned long long)f->data,
+			      (unsigned long long)image_size);
 	return 0;
 }
 
-static int read_part(json_t *o, struct cards_part *p)
+/* Whether @s holds no control byte (which would break a one-line message). */
+static bool printable(const char *s)
 {
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_file *f,
+		     struct problem *p)
+{
+	char at[300];
+	int rc;
+
+	snprintf(at, sizeof(at), "fields[%zu]", index);
+	if (!json_is_object(o))
+		return refuse(p, at, "", "not an object");
+	if (strcmp(str_or_empty(o, "kind"), "fat-file") != 0)
+		return refuse(p, at, "kind", "must be \"fat-file\"");
+	if ((rc = get_str(o, at, "partition", &f->partition, p)) ||
+	    (rc = get_str(o, at, "path", &f->path, p)))
+		return rc;
+	if (printable(f->partition) && printable(f->path)) /* else the index alone: one line */
+		snprintf(at, sizeof(at), "fields[%zu] (%.100s:%.150s)", index, f->partition,
+			 f->path);
+	if ((rc = get_str(o, at, "template", &f->template, p)) ||
+	    (rc = get_u64(o, at, "volume", 0, image_size - 512, &f->volume, p)) ||
+	    (rc = get_u64(o, at, "reserve", 1, UINT32_MAX, &f->reserve, p)))
+		return rc;
+	if (strlen(f->template) > f->reserve)
+		return refuse(p, at, "template", "%zu bytes, more than its reserve of %llu",
+			      strlen(f->template), (unsigned long long)f->reserve);
+	if ((rc = read_file_clusters(o, at, image_size, f, p)) ||
+	    (rc = get_u64(o, at, "entry", 0, image_size - 32, &f->entry, p)) ||
+	    (rc = get_offsets(o, at, "fats", image_size, f->fats, &f->n_fats, true, p)) ||
+	    (rc = get_offsets(o, at, "fsinfo", image_size - 512, f->fsinfo, &f->n_fsinfo, false,
+			      p)))
+		return rc;
+	if (f->n_fsinfo && (rc = get_u32(o, at, "free-base", 0, &f->free_base, p)))
+		return rc;
+	return 0;
+}
+
+static int read_part(json_t *o, size_t index, struct cards_part *part, struct problem *p)
+{
+	char at[48];
 	uint64_t n;
-	int rc = get_str(o, "name", &p->name);
+	int rc;
 
-	if (rc)
+	snprintf(at, sizeof(at), "ids: partitions[%zu]", index);
+	if ((rc = get_str(o, at, "name", &part->name, p)) ||
+	    (rc = get_u64(o, at, "number", 1, 128, &n, p)))
 		return rc;
-	if (get_u64(o, "number", 128, &n) || !n || !json_is_boolean(json_object_get(o, "per-card-uuid")))
-		return -1;
-	p->number = (unsigned)n;
-	p->per_card_uuid = json_is_true(json_object_get(o, "per-card-uuid"));
+	if (!json_is_boolean(json_object_get(o, "per-card-uuid")))
+		return refuse(p, at, "per-card-uuid", "must be true or false");
+	part->number = (unsigned)n;
+	part->per_card_uuid = json_is_true(json_object_get(o, "per-card-uuid"));
 	return 0;
 }
 
-static int read_volume(json_t *o, uint64_t image_size, struct cards_volume *v)
+static int read_volume(json_t *o, size_t index, uint64_t image_size, struct cards_volume *v,
+		       struct problem *p)
 {
-	int rc = get_str(o, "partition", &v->partition);
+	char at[48];
+	int rc;
 
-	if (rc)
+	snprintf(at, sizeof(at), "ids: volumes[%zu]", index);
+	if ((rc = get_str(o, at, "partition", &v->partition, p)) ||
+	    (rc = get_u64(o, at, "volume", 0, image_size - 512, &v->volume, p)) ||
+	    (rc = get_offsets(o, at, "volume-id", image_size - 4, v->volume_id, &v->n_volume_id,
+			      true, p)))
 		return rc;
-	if (get_u64(o, "volume", image_size - 512, &v->volume) ||
-	    get_offsets(o, "volume-id", v->volume_id, &v->n_volume_id, true))
-		return -1;
-	for (unsigned i = 0; i < v->n_volume_id; i++)
-		if (v->volume_id[i] > image_size - 4)
-			return -1;
 	return 0;
 }
 
-static int read_ids(json_t *root, struct cards_manifest *m)
+static int read_ids(json_t *root, struct cards_manifest *m, struct problem *p)
 {
 	json_t *ids = json_object_get(root, "ids");
 	json_t *parts = json_object_get(ids, "partitions"), *vols = json_object_get(ids, "volumes");
 	uint64_t at;
+	int rc;
 
-	if (!json_is_object(ids) || !json_is_array(parts) || !json_is_array(vols))
-		return -1;
+	if (!json_is_object(ids))
+		return refuse(p, "ids", "", "missing, or not an object");
+	if (!json_is_array(parts) || !json_is_array(vols))
+		return refuse(p, "ids", json_is_array(parts) ? "volumes" : "partitions",
+			      "missing, or not a list");
 	if (json_object_get(ids, "mbr-disk-id")) {
-		if (get_u64(ids, "mbr-disk-id", CARDS_MBR_DISK_ID, &at) || at != CARDS_MBR_DISK_ID)
-			return -1;
+		if ((rc = get_u64(ids, "ids", "mbr-disk-id", CARDS_MBR_DISK_ID, CARDS_MBR_DISK_ID,
+				  &at, p)))
+			return rc;
 		m->mbr_disk_id = true;
 	}
-	if (get_offsets(ids, "gpt-headers", m->gpt_headers, &m->n_gpt_headers, false))
-		return -1;
+	if ((rc = get_offsets(ids, "ids", "gpt-headers", m->image_size - 512, m->gpt_headers,
+			      &m->n_gpt_headers, false, p)))
+		return rc;
 	for (unsigned i = 0; i < m->n_gpt_headers; i++)
-		if (m->gpt_headers[i] % 512 || m->gpt_headers[i] > m->image_size - 512)
-			return -1;
+		if (m->gpt_headers[i] % 512)
+			return refuse(p, "ids", "gpt-headers", "byte %llu does not start a sector",
+				      (unsigned long long)m->gpt_headers[i]);
 	m->parts = calloc(json_array_size(parts) + 1, sizeof(*m->parts));
 	m->volumes = calloc(json_array_size(vols) + 1, sizeof(*m->volumes));
 	if (!m->parts || !m->volumes)
 		return -ENOMEM;
-	for (size_t i = 0; i < json_array_size(parts); i++) {
-		int rc = read_part(json_array_get(parts, i), &m->parts[m->n_parts++]);
-		if (rc)
+	if (json_array_size(parts) > CARDS_MAX_PARTITIONS)
+		return refuse(p, "ids", "partitions", "%zu, more than the %u partitions a table holds",
+			      json_array_size(parts), CARDS_MAX_PARTITIONS);
+	if (json_array_size(vols) > CARDS_MAX_PARTITIONS) /* one at the start of a partition */
+		return refuse(p, "ids", "volumes", "%zu, more than the %u partitions a table holds",
+			      json_array_size(vols), CARDS_MAX_PARTITIONS);
+	for (size_t i = 0; i < json_array_size(parts); i++)
+		if ((rc = read_part(json_array_get(parts, i), i, &m->parts[m->n_parts++], p)))
 			return rc;
-	}
-	for (size_t i = 0; i < json_array_size(vols); i++) {
-		int rc = read_volume(json_array_get(vols, i), m->image_size,
-				     &m->volumes[m->n_volumes++]);
-		if (rc)
+	for (size_t i = 0; i < json_array_size(vols); i++)
+		if ((rc = read_volume(json_array_get(vols, i), i, m->image_size,
+				      &m->volumes[m->n_volumes++], p)))
 			return rc;
-	}
 	return 0;
 }
 
@@ -322,56 +432,78 @@ static int hex_value(char c)
 	return p ? (int)(p - hex_digits) : -1;
 }
 
+/* image.mapped[@i]: a range [START, END] inside the image, after the one before. */
+static int read_range(json_t *r, size_t i, struct cards_manifest *m, struct problem *p)
+{
+	json_t *a = json_array_get(r, 0), *b = json_array_get(r, 1);
+	char key[32], buf[48];
+
+	snprintf(key, sizeof(key), "mapped[%zu]", i);
+	if (!json_is_array(r) || json_array_size(r) != 2 || !json_is_integer(a) ||
+	    !json_is_integer(b) || json_integer_value(a) < 0 ||
+	    json_integer_value(b) <= json_integer_value(a) ||
+	    (uint64_t)json_integer_value(b) > m->image_size ||
+	    (i && (uint64_t)json_integer_value(a) < m->mapped[i - 1].end))
+		return refuse(p, "image", key, "%s, but a range must be [START, END] with START < "
+			      "END <= image-size %llu, after the range before it", shown(r, buf),
+			      (unsigned long long)m->image_size);
+	m->mapped[m->n_mapped++] = (struct cards_range){ (uint64_t)json_integer_value(a),
+							 (uint64_t)json_integer_value(b) };
+	return 0;
+}
+
 /* "image": its ranges ascending and apart, inside the image, and their SHA-256. */
-static int read_image(json_t *root, struct cards_manifest *m)
+static int read_image(json_t *root, struct cards_manifest *m, struct problem *p)
 {
 	json_t *im = json_object_get(root, "image"), *mapped = json_object_get(im, "mapped");
 	const char *hex = json_string_value(json_object_get(im, "sha256"));
+	int rc;
 
-	if (!json_is_array(mapped) || !hex || strlen(hex) != 64)
-		return -1;
+	if (!json_is_array(mapped))
+		return refuse(p, "image", "mapped", "missing, or not a list");
+	if (!hex || strlen(hex) != 64)
+		return refuse(p, "image", "sha256", "must be 64 hexadecimal digits");
 	for (int i = 0; i < 32; i++) {
 		int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
-			return -1;
+			return refuse(p, "image", "sha256", "must be 64 hexadecimal digits "
+							     "(0-9, a-f)");
 		m->mapped_sha256[i] = (uint8_t)(hi << 4 | lo);
 	}
 	if (!(m->mapped = calloc(json_array_size(mapped) + 1, sizeof(*m->mapped))))
 		return -ENOMEM;
-	for (size_t i = 0; i < json_array_size(mapped); i++) {
-		json_t *r = json_array_get(mapped, i), *a = json_array_get(r, 0), *b = json_array_get(r, 1);
-		if (!json_is_array(r) || json_array_size(r) != 2 || !json_is_integer(a) ||
-		    !json_is_integer(b) || json_integer_value(a) < 0 ||
-		    json_integer_value(b) <= json_integer_value(a) ||
-		    (uint64_t)json_integer_value(b) > m->image_size ||
-		    (i && (uint64_t)json_integer_value(a) < m->mapped[i - 1].end))
-			return -1;
-		m->mapped[m->n_mapped++] = (struct cards_range){ (uint64_t)json_integer_value(a),
-								 (uint64_t)json_integer_value(b) };
-	}
+	for (size_t i = 0; i < json_array_size(mapped); i++)
+		if ((rc = read_range(json_array_get(mapped, i), i, m, p)))
+			return rc;
 	return 0;
 }
 
-static int read_fields(json_t *root, struct cards_manifest *m)
+static int read_fields(json_t *root, struct cards_manifest *m, struct problem *p)
 {
 	json_t *fields = json_object_get(root, "fields");
+	char buf[48];
 	int rc;
 
-	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT) != 0 ||
-	    get_u64(root, "image-size", UINT64_MAX >> 4, &m->image_size) || m->image_size < 512 ||
-	    !json_is_array(fields))
-		return -1;
-	if ((rc = get_str(root, "seed", &m->seed)) || (rc = read_image(root, m)) ||
-	    (rc = read_ids(root, m)))
+	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT) != 0)
+		return refuse(p, "", "format", "%s, but a per-card manifest of sdimg has \"%s\"",
+			      shown(json_object_get(root, "format"), buf), CARDS_FORMAT);
+	if ((rc = get_u64(root, "", "image-size", 512, UINT64_MAX >> 4, &m->image_size, p)))
+		return rc;
+	if (!json_is_array(fields))
+		return refuse(p, "", "fields", "missing, or not a list");
+	if (json_array_size(fields) > CARDS_MAX_FIELDS) /* each costs a check against the image */
+		return refuse(p, "", "fields", "%zu, more than the %u per-card files a manifest "
+			      "holds", json_array_size(fields), CARDS_MAX_FIELDS);
+	if ((rc = get_str(root, "", "seed", &m->seed, p)) || (rc = read_image(root, m, p)) ||
+	    (rc = read_ids(root, m, p)))
 		return rc;
 	m->files = calloc(json_array_size(fields) + 1, sizeof(*m->files));
 	if (!m->files)
 		return -ENOMEM;
-	for (size_t i = 0; i < json_array_size(fields); i++) {
-		int rc = read_file(json_array_get(fields, i), m->image_size, &m->files[m->n_files++]);
-		if (rc)
+	for (size_t i = 0; i < json_array_size(fields); i++)
+		if ((rc = read_file(json_array_get(fields, i), i, m->image_size,
+				    &m->files[m->n_files++], p)))
 			return rc;
-	}
 	return 0;
 }
 
@@ -434,6 +566,36 @@ static const char *stray_key(json_t *root)
 	return key;
 }
 
+/* The @fd's bytes (a regular file's) in *@ret, *@len of them: one read of the whole, where
+ * jansson's json_loadfd() reads a byte per call. -EFBIG over CARDS_MANIFEST_MAX_BYTES. */
+static int read_text(int fd, char **ret, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > CARDS_MANIFEST_MAX_BYTES)
+		return -EFBIG;
+	if (!(buf = malloc((size_t)st.st_size + 1)))
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int rc = n < 0 ? -errno : -EIO;
+			free(buf);
+			return rc;
+		}
+		got += (size_t)n;
+	}
+	*ret = buf;
+	*len = got;
+	return 0;
+}
+
 int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d)
 {
 	json_error_t err;
@@ -446,8 +608,17 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 				     "per-card manifest is read only from a file", path);
 	if (fd < 0)
 		return diag_error(d, "%s: %s", path, strerror(-fd));
-	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err);
+	char *text = NULL;
+	size_t len = 0;
+	rc = read_text(fd, &text, &len);
 	close(fd);
+	if (rc == -EFBIG)
+		return diag_error(d, "%s: over %u MiB, more than a per-card manifest holds", path,
+				  CARDS_MANIFEST_MAX_BYTES >> 20);
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : diag_error(d, "%s: %s", path, strerror(-rc));
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	free(text);
 	if (!root)
 		return diag_error(d, "%s: %s", path, err.text);
 	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT_OLD) == 0) {
@@ -463,13 +634,13 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 		json_decref(root);
 		return rc;
 	}
-	rc = read_fields(root, m);
+	struct problem why = { "" };
+	rc = read_fields(root, m, &why);
 	json_decref(root);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
-		return diag_error(d, "%s: not a per-card manifest of sdimg (\"format\": \"%s\") or "
-				     "damaged", path, CARDS_FORMAT);
+		return diag_error(d, "%s: a damaged per-card manifest: %s", path, why.text);
 	return 0;
 }
 

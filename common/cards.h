@@ -16,6 +16,11 @@
 #define CARDS_FORMAT "sdimg-cards 2"
 #define CARDS_FORMAT_OLD "sdimg-cards 1" /* without "image": refused, the image to be built again */
 #define CARDS_MBR_DISK_ID 440u /* the MBR disk signature's byte */
+/* The most a manifest may hold (README.md, "Per-card values"): a larger one is refused before
+ * it is read, one of more fields, volumes or ranges before any is checked */
+#define CARDS_MANIFEST_MAX_BYTES (16u << 20)
+#define CARDS_MAX_FIELDS 32768u
+#define CARDS_MAX_PARTITIONS 128u /* a GPT's usual entry array; numbers are 1 to 128 */
 
 /* A FAT file whose content is a template filled in for each card. */
 struct cards_file {

@@ -210,7 +210,9 @@ static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 	rc = build_file_check_name(a->output, "the card's image", d);
 	if (rc == 0)
 		rc = cards_manifest_read(manifest, &m, d);
-	if (rc == 0 && ((in = open(a->image, O_RDONLY | O_CLOEXEC)) < 0 || fstat(in, &st) < 0))
+	if (rc == 0 && (in = flash_open_image_file(a->image, d)) < 0)
+		rc = in;
+	else if (rc == 0 && fstat(in, &st) < 0)
 		rc = diag_error(d, "%s: %s", a->image, strerror(errno));
 	if (rc == 0)
 		rc = flash_cards_check(&m, manifest, in, a->image, (uint64_t)st.st_size, d);

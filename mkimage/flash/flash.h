@@ -170,6 +170,13 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 			struct diag *d);
 
 /*
+ * Opens the image @path for reading when it is a regular file (a symbolic link to one is
+ * followed): a FIFO, a socket, a device or a folder is refused at once, never waited on.
+ * Returns the descriptor (close-on-exec), or a negative errno with one line in @d.
+ */
+int flash_open_image_file(const char *path, struct diag *d);
+
+/*
  * Whether the per-card manifest @m, read from @manifest, belongs to the image @fd (named
  * @image, of @size bytes) and says the truth about it, before any card's bytes are made
  * from it: the image's size and the SHA-256 of its mapped ranges are the manifest's; each

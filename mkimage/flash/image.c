@@ -13,6 +13,7 @@
 
 #include "common/array.h"
 #include "common/bmap.h"
+#include "common/path.h"
 #include "common/sha256.h"
 #include "mkimage/flash/flash_priv.h"
 
@@ -139,25 +140,39 @@ static char *find_bmap(const char *path, size_t suffix_len)
 	return NULL;
 }
 
+int flash_open_image_file(const char *path, struct diag *d)
+{
+	int fd = path_open_regular(path);
+
+	/* ENXIO: open() of a socket, or of a device without its driver */
+	if (fd == -ESPIPE || fd == -ENXIO)
+		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): an "
+				     "image and its bmap are read only from a file", path);
+	if (fd < 0)
+		return diag_error(d, "%s: %s", path, strerror(-fd));
+	return fd;
+}
+
 static int read_bmap(const char *path, struct bmap *b, struct diag *d)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = flash_open_image_file(path, d);
 	struct stat st;
 	char *text = NULL;
 	int rc = 0;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
 		rc = diag_error(d, "%s: %s", path, strerror(errno));
-	else if (!S_ISREG(st.st_mode) || st.st_size > BMAP_MAX_BYTES)
-		rc = diag_error(d, "%s: not a block map (not a file, or over 64 MiB)", path);
+	else if (st.st_size > BMAP_MAX_BYTES)
+		rc = diag_error(d, "%s: not a block map (over 64 MiB)", path);
 	else if (!(text = malloc((size_t)st.st_size + 1)))
 		rc = -ENOMEM;
 	else if (pread(fd, text, (size_t)st.st_size, 0) != st.st_size)
 		rc = diag_error(d, "%s: %s", path, strerror(errno));
 	else
 		rc = bmap_parse(text, (size_t)st.st_size, path, b, d);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	free(text);
 	return rc;
 }
@@ -165,13 +180,13 @@ static int read_bmap(const char *path, struct bmap *b, struct diag *d)
 static int open_raw_or_unpack(struct flash_image *im, struct diag *d)
 {
 	struct stat st;
-	int fd = open(im->path, O_RDONLY | O_CLOEXEC);
+	int fd = flash_open_image_file(im->path, d);
 
 	if (fd < 0)
-		return diag_error(d, "%s: %s", im->path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return fd;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return diag_error(d, "%s: not an image file", im->path);
+		return diag_error(d, "%s: %s", im->path, strerror(errno));
 	}
 	return flash_image_unpack(im, fd, (uint64_t)st.st_size, d);
 }

@@ -115,6 +115,19 @@ cmp -s keys.img new.img || fail "the replaced file does not hold the card's copy
 [ "$(ls -A | grep -c '^\.sdimg')" = 0 ] || fail "personalize left a hidden name"
 rm -f new.img keys.img
 
+# an image that is not a regular file (a FIFO, a pipe, a folder) is refused in one line at
+# once: nothing waits for a writer (timeout: a waiting sdimg fails rather than hangs)
+for i in fifo /dev/stdin folder; do
+    case $i in
+        folder) why="folder: Is a directory" ;;
+        *) why="$i: not a regular file (a FIFO, a socket or a device)" ;;
+    esac
+    cat card.img | expect_status 1 timeout -k 2 10 "$SDIMG" personalize $i --cards card.img.cards.json \
+        --set CARD_SERIAL=1 --set HOST=a -o c.img
+    expect_stderr "$why"
+    [ ! -e c.img ] || fail "personalize $i left c.img"
+done
+
 # the manifest is bound to its image and checked against it before anything is written: a
 # manifest of another build of the same size, of an older sdimg, or edited by hand (a field
 # over a GPT header, the MBR, a boot sector's code, or another field) is refused in one
@@ -162,6 +175,41 @@ edited g.img '.image.mapped = [[0, 4096]]' "g.img: its per-card manifest bad.jso
 edited g.img '.seed = "other"' "bad.json: boot: volume-id: its seed is not the image's"
 edited g.img '.fields[0].evil = 1' 'bad.json: an unknown key "evil"'
 edited g.img '.ids.volumes[0].evil = 1' 'bad.json: an unknown key "evil"'
+# a value of the wrong kind or out of its range is named by its place: the key and, in a
+# field, its index and path (one key edited at a time; KEY;JQ;MESSAGE)
+f='bad.json: a damaged per-card manifest: fields[0] (boot:/etc-id/serial.txt)'
+while IFS=';' read -r key edit message; do
+    edited g.img "$edit" "$message"
+done <<EOT
+entry;.fields[0].entry = -1;$f: entry: -1, but it must be a whole number from 0 to
+entry;.fields[0].entry = 8370000.5;$f: entry: 8370000.5, but it must be a whole number
+reserve;.fields[0].reserve = 0;$f: reserve: 0, but it must be a whole number from 1 to
+template;.fields[0].template = ("x" * 3001);$f: template: 3001 bytes, more than its reserve of 3000
+cluster-size;.fields[0]["cluster-size"] = 0;$f: cluster-size: 0, but it must be a whole number from 1 to
+first-cluster;.fields[0]["first-cluster"] = 0;$f: first-cluster: 0, but it must be a whole number from 2 to
+fat-type;.fields[0]["fat-type"] = 13;$f: fat-type: 13, but it must be 12, 16 or 32
+clusters;.fields[0].clusters = 1;$f: clusters: 1 of 512 bytes hold less than its reserve of 3000 bytes
+fats;.fields[0].fats = [];$f: fats: [], but it must list one or two byte offsets
+fsinfo;.fields[0].fsinfo = [1e15];$f: fsinfo: [1000000000000000], but each must be a byte offset from 0 to
+free-base;del(.fields[0]["free-base"]);$f: free-base: missing, but it must be a whole number
+path;.fields[1].path = 7;bad.json: a damaged per-card manifest: fields[1]: path: 7, but it must be a string
+kind;.fields[1].kind = "ext4-file";bad.json: a damaged per-card manifest: fields[1]: kind: must be "fat-file"
+mapped;.image.mapped = [[100, 50]];bad.json: a damaged per-card manifest: image: mapped[0]: [100,50], but a range must be [START, END] with START < END
+sha256;.image.sha256 = "00";bad.json: a damaged per-card manifest: image: sha256: must be 64 hexadecimal digits
+image-size;.["image-size"] = 5;bad.json: a damaged per-card manifest: image-size: 5, but it must be a whole number from 512 to
+number;.ids.partitions = [{"name": "boot", "number": 0, "per-card-uuid": false}];bad.json: a damaged per-card manifest: ids: partitions[0]: number: 0, but it must be a whole number from 1 to 128
+volume-id;.ids.volumes[0]["volume-id"] = [-5];bad.json: a damaged per-card manifest: ids: volumes[0]: volume-id: [-5], but each must be a byte offset
+gpt-headers;.ids["gpt-headers"] = [513];bad.json: a damaged per-card manifest: ids: gpt-headers: byte 513 does not start a sector
+seed;del(.seed);bad.json: a damaged per-card manifest: seed: missing, but it must be a string
+fields;.fields[0] as \$f | .fields = [range(32769) | \$f];bad.json: a damaged per-card manifest: fields: 32769, more than the 32768 per-card files a manifest holds
+partitions;.ids.partitions = [range(129) | {}];bad.json: a damaged per-card manifest: ids: partitions: 129, more than the 128 partitions a table holds
+volumes;.ids.volumes[0] as \$v | .ids.volumes = [range(129) | \$v];bad.json: a damaged per-card manifest: ids: volumes: 129, more than the 128 partitions a table holds
+EOT
+# a manifest over 16 MiB is refused by its size, before it is read (here a sparse one)
+jq . g.img.cards.json >bad.json
+truncate -s +16M bad.json
+manifest_refused g.img bad.json "bad.json: over 16 MiB, more than a per-card manifest holds"
+
 expect_status 0 "$SDIMG" personalize g.img --set CARD_SERIAL=1 --set HOST=h -o c.img
 volume_clean c.img
 rm -f c.img g2.img*

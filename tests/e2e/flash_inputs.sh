@@ -6,11 +6,13 @@
 #     CSV, an image, text without a final newline): refused, the file untouched
 #   --no-verify: the pass says "not read back (--no-verify)" ("verified": false, a warning
 #     in the report and on the table)
-#   SIGTERM, SIGHUP or SIGINT before any card is touched (here: while the CSV, a FIFO, is
-#     not yet written): one line, exit 1, no report (an earlier one is gone), the card
-#     untouched; SIGINT too where it was ignored when sdimg started (a script's background
-#     job, as here), as it is taken mid-write (flash_endings.sh)
-#   SIGTERM while the station starts (the CSV, a FIFO, not yet written): it stops once
+#   an IMAGE or --bmap that is no regular file (a FIFO, a pipe, a folder): refused in one
+#     line, never waited on
+#   SIGTERM, SIGHUP or SIGINT before any card is touched (here: while the image, on a
+#     faultycard whose read waits, is checked): one line, exit 1, no report (an earlier one
+#     is gone), the card untouched; SIGINT too where it was ignored when sdimg started (a
+#     script's background job, as here), as it is taken mid-write (flash_endings.sh)
+#   SIGTERM while the station starts (its image read waiting the same way): it stops once
 #     started, with its summary, exit 0
 #   two loop devices over one file: the second refused ("the same backing file as")
 #   a compressed image without a bmap is written whole: no word of holes under --gaps keep
@@ -37,6 +39,24 @@ a=$(ee_loop a "$size")
 kept() { [ "$(sha256sum <"$1")" = "$2" ] || fail "$3 changed $1"; }
 # untouched: the card a still holds 0xEE only
 untouched() { all_bytes a.bin 0 "$size" 356 || fail "$1: the card was written"; }
+
+echo "== an image or bmap that is not a regular file: refused in one line, nothing waits on it"
+mkfifo fifo.img
+mkdir folder.img
+# refused_input WHY ARGS: flash ARGS ends at once (timeout: a waiting sdimg fails rather
+# than hangs), exit 1, saying WHY
+refused_input() {
+    why=$1
+    shift
+    cat card.img | expect_status 1 timeout -k 2 10 "$SDIMG" flash "$@" "$a" --allow-fixed --dry-run
+    expect_stderr "$why"
+}
+for i in fifo.img /dev/stdin; do
+    refused_input "$i: not a regular file (a FIFO, a socket or a device)" $i
+done
+refused_input "folder.img: Is a directory" folder.img
+refused_input "fifo.img: not a regular file (a FIFO, a socket or a device)" card.img --bmap fifo.img
+untouched "an image that is no file"
 
 echo "== --report naming the CSV or the per-card manifest: refused, kept, no card touched"
 expect_status 1 "$SDIMG" flash card.img "$a" --allow-fixed --card-values cards.csv --report cards.csv
@@ -82,37 +102,51 @@ expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed --report report.json
 [ "$(tj report.json "$a" warning)" = null ] || fail "a read-back pass warns: $(tj report.json "$a" warning)"
 
 echo "== a signal before any card is touched: one line, exit 1, no report"
+# the image (one without per-card values: no manifest beside it) is read from a faultycard
+# whose first read waits (FIFOs are refused, never waited on): the signal comes while
+# sdimg checks the image
+if [ -c /dev/fuse ] && command -v fusermount3 >/dev/null 2>&1 && [ -x "$FAULTYCARD" ]; then
+printf 'image { table = mbr size = 16M }\npartition boot { type = fat16 size = 8M }\n' >plain.layout
+"$SDIMG" build -q --bmap -o plain.img plain.layout || fail "build plain.img"
 for sig in TERM HUP INT; do
     fill_ee a.bin "$size"
     cp report.json old.json
-    rm -f fifo.csv
-    mkfifo fifo.csv
-    "$SDIMG" flash card.img "$a" --allow-fixed --report old.json --card-values fifo.csv >out.txt 2>err.txt &
+    cp plain.img slow.store
+    card_start slow --hang-read-at 0
+    "$SDIMG" flash slow.mnt/card "$a" --bmap plain.img.bmap --allow-fixed --report old.json \
+        >out.txt 2>err.txt &
     pid=$!
     echo $pid >>bg.txt
-    wait_for 10 test ! -e old.json || fail "SIG$sig: the old report is still there"
+    wait_for 10 grep -q "^hang" slow.log || fail "SIG$sig: sdimg did not read the image"
+    [ ! -e old.json ] || fail "SIG$sig: the old report is still there"
     kill -$sig $pid
     sleep 0.5
-    timeout 5 sh -c 'printf "CARD_SERIAL\nSN-1\n" >fifo.csv' || true
+    kill -USR1 "$CARD_PID"
     bg_expect $pid 1 "sdimg flash stopped by SIG$sig before any card"
     expect_stderr "stopped by SIG$sig before any card was touched"
     [ ! -e old.json ] || fail "SIG$sig: a report was left: $(cat old.json)"
     untouched "SIG$sig before any card"
+    card_stop slow "$CARD_PID"
 done
 
 echo "== the station: SIGTERM while it starts stops it once started, with its summary"
-rm -f fifo.csv st.jsonl
-mkfifo fifo.csv
-"$SDIMG" flash card.img --watch --match "loop$base" --allow-fixed --log st.jsonl \
-    --card-values fifo.csv >out.txt 2>err.txt &
+rm -f st.jsonl
+cp plain.img slow.store
+card_start slow --hang-read-at 0
+"$SDIMG" flash slow.mnt/card --bmap plain.img.bmap --watch --match "loop$base" --allow-fixed \
+    --log st.jsonl >out.txt 2>err.txt &
 pid=$!
 echo $pid >>bg.txt
-wait_for 10 test -e st.jsonl || fail "the station made no log"
+wait_for 10 grep -q "^hang" slow.log || fail "the station did not read the image"
 kill -TERM $pid
 sleep 0.5
-timeout 5 sh -c 'printf "CARD_SERIAL\nSN-1\n" >fifo.csv' || true
+kill -USR1 "$CARD_PID"
 bg_expect $pid 0 "the station stopped by SIGTERM as it started"
 grep -q "station stopped: 0 passed, 0 failed, 0 refused" out.txt || fail "no summary: $(cat out.txt err.txt)"
+card_stop slow "$CARD_PID"
+else
+    echo "(no FUSE here: the signals before any card are not tried)"
+fi
 
 echo "== two loop devices over one file: the second refused"
 b=$(loop_attach a.bin)

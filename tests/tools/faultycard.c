@@ -16,6 +16,7 @@
  *   --slow-ms MS          every write waits MS milliseconds first, one write at a time
  *   --hang-at OFF         a write touching byte OFF blocks until SIGUSR1 arrives, the file
  *                         system is unmounted, or --hang-max seconds pass (default 120)
+ *   --hang-read-at OFF    the same for a read: a slow image file, which holds its reader
  *   --log FILE            one line per event: "write OFF LEN", "hang OFF", "released OFF",
  *                         "readlink TARGET"
  *   --link FIRST --relink THEN
@@ -57,7 +58,7 @@ static struct {
 	int store;
 	uint64_t size, wrap;
 	struct span drop, eio_write, eio_read;
-	uint64_t flip, hang_at;
+	uint64_t flip, hang_at, hang_read_at;
 	unsigned slow_ms, hang_max;
 	bool flipped;
 	const char *link_first, *link_then;
@@ -66,7 +67,8 @@ static struct {
 	pthread_mutex_t lock, log_lock, slow_lock; /* the store and the flip; the log; slow */
 } card = {
 	.store = -1, .wrap = NONE, .drop = { NONE, NONE }, .eio_write = { NONE, NONE },
-	.eio_read = { NONE, NONE }, .flip = NONE, .hang_at = NONE, .hang_max = 120,
+	.eio_read = { NONE, NONE }, .flip = NONE, .hang_at = NONE, .hang_read_at = NONE,
+	.hang_max = 120,
 	.lock = PTHREAD_MUTEX_INITIALIZER, .log_lock = PTHREAD_MUTEX_INITIALIZER,
 	.slow_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -207,6 +209,8 @@ static int card_truncate(const char *path, off_t size, struct fuse_file_info *fi
 	return (uint64_t)size == card.size ? 0 : -EPERM; /* a card does not change its size */
 }
 
+static void hang(uint64_t off);
+
 static int card_read(const char *path, char *buf, size_t len, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -216,6 +220,9 @@ static int card_read(const char *path, char *buf, size_t len, off_t off,
 		return 0;
 	if (len > card.size - (uint64_t)off)
 		len = (size_t)(card.size - (uint64_t)off);
+	if (card.hang_read_at != NONE && card.hang_read_at >= (uint64_t)off &&
+	    card.hang_read_at < (uint64_t)off + len)
+		hang((uint64_t)off);
 	if (touches(&card.eio_read, (uint64_t)off, len)) {
 		note("eio-read %jd %zu", (intmax_t)off, len);
 		return -EIO;
@@ -351,7 +358,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: faultycard --store FILE [--size N] [--wrap N] [--drop A:B] "
 			"[--flip OFF] [--eio-write A:B] [--eio-read A:B] [--slow-ms MS] "
-			"[--hang-at OFF] [--hang-max S] [--log FILE] [--link FIRST --relink THEN] "
+			"[--hang-at OFF] [--hang-read-at OFF] [--hang-max S] [--log FILE] [--link FIRST --relink THEN] "
 			"MOUNTPOINT [FUSE OPTIONS]\n");
 	return 2;
 }
@@ -383,6 +390,8 @@ int main(int argc, char **argv)
 			bad = number(arg, &v) < 0 || v > 60000 || !(card.slow_ms = (unsigned)v);
 		else if (!strcmp(opt, "hang-at"))
 			bad = number(arg, &card.hang_at);
+		else if (!strcmp(opt, "hang-read-at"))
+			bad = number(arg, &card.hang_read_at);
 		else if (!strcmp(opt, "hang-max"))
 			bad = number(arg, &v) < 0 || v > 86400 || !(card.hang_max = (unsigned)v);
 		else if (!strcmp(opt, "link"))
