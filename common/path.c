@@ -41,12 +41,16 @@ char *path_append(const char *dir, const char *name)
 int path_open_regular(const char *path)
 {
 	struct stat st;
-	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that may never
-	 * come (POSIX open(), "O_NONBLOCK"); a regular file ignores it, and it is cleared
-	 * below for the reads */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int rc = 0;
+	int fd, rc = 0;
 
+	/* judged before the open too: opening a device can act on it (a serial line's open
+	 * raises its modem lines, a tape's rewinds) */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ESPIPE;
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that may never
+	 * come (POSIX open(), "O_NONBLOCK"): a FIFO put at the name after the stat(); a
+	 * regular file ignores it, and it is cleared below for the reads */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0)

@@ -17,8 +17,9 @@ char *path_append(const char *dir, const char *name);
 /*
  * Opens @path for reading when it is a regular file (a symlink to one is followed).
  * Returns the descriptor (close-on-exec, blocking), -EISDIR for a folder, -ESPIPE for
- * anything else that is no regular file (a FIFO, a socket, a device: opened without
- * waiting for a writer, so that nothing hangs on one), or another negative errno.
+ * anything else that is no regular file (a FIFO, a socket, a device: judged by stat()
+ * before any open, so that nothing hangs on one or is acted on by its opening), or
+ * another negative errno.
  */
 int path_open_regular(const char *path);
 
