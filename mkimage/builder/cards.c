@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/cards.h"
 #include "fat/fat.h"
 #include "mkimage/builder/builder_priv.h"
@@ -239,6 +240,7 @@ static int gather_ids(const struct build *b, struct cards_manifest *m)
 
 static int gather(const struct build *b, struct cards_manifest *m)
 {
+	size_t cap = m->n_files; /* of m->files, grown by array_grow() */
 	int rc = gather_ids(b, m);
 
 	if (rc < 0)
@@ -251,10 +253,9 @@ static int gather(const struct build *b, struct cards_manifest *m)
 			const struct content_node *n = &c->nodes[k];
 			if (n->removed || n->is_dir || !b->l->parts[i].entries[n->source].per_card)
 				continue;
-			struct cards_file *v = realloc(m->files, (m->n_files + 1) * sizeof(*v));
-			if (!v)
+			if (array_grow((void **)&m->files, &cap, m->n_files + 1,
+				       sizeof(*m->files)) < 0)
 				return -ENOMEM;
-			m->files = v;
 			/* filled, then counted: cards_manifest_release() frees what a counted slot
 			 * holds, and a failed card_file() leaves only what it allocated */
 			m->files[m->n_files] = (struct cards_file){ 0 };
