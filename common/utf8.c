@@ -103,10 +103,10 @@ int utf8_from_utf16(const uint16_t *in, size_t n, char *out, size_t cap)
 
 	while (i < n) {
 		uint32_t cp = utf16_next(in, n, &i);
-		int len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		size_t len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 		if (o + len + 1 > cap)
 			return -ENAMETOOLONG;
-		for (int k = len - 1; k > 0; k--, cp >>= 6)
+		for (size_t k = len - 1; k > 0; k--, cp >>= 6)
 			out[o + k] = (char)(0x80 | (cp & 0x3F));
 		out[o] = (char)(len == 1 ? cp : (lead[len] | cp));
 		o += len;

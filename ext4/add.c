@@ -298,7 +298,8 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 	ext2fs_extent_free(h);
 	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
 	inode.i_mode = LINUX_S_IFREG;
-	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, size)))
+	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode,
+						 (ext2_off64_t)size)))
 		return fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
 	if (rc == 0 && size && read)

@@ -170,13 +170,15 @@ static size_t count_bytes(io_channel ch, int count)
 static errcode_t region_read_blk64(io_channel ch, unsigned long long block, int count,
 				   void *data)
 {
-	return region_pread(ch, block * (uint64_t)ch->block_size, count_bytes(ch, count), data);
+	return region_pread(ch, (uint64_t)block * (uint64_t)ch->block_size, count_bytes(ch, count),
+			    data);
 }
 
 static errcode_t region_write_blk64(io_channel ch, unsigned long long block, int count,
 				    const void *data)
 {
-	return region_pwrite(ch, block * (uint64_t)ch->block_size, count_bytes(ch, count), data);
+	return region_pwrite(ch, (uint64_t)block * (uint64_t)ch->block_size, count_bytes(ch, count),
+			     data);
 }
 
 static errcode_t region_read_blk(io_channel ch, unsigned long block, int count, void *data)

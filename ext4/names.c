@@ -173,7 +173,7 @@ static errcode_t read_names(struct ext4_names *n, struct folder *f, ext2_filsys 
 		if (rec_len < 8 || off + rec_len > end)
 			return EXT2_ET_DIR_CORRUPTED;
 		if (d->inode)
-			err = remember(n, f, d->name, ext2fs_dirent_name_len(d), d->inode,
+			err = remember(n, f, d->name, (size_t)ext2fs_dirent_name_len(d), d->inode,
 				       (uint8_t)ext2fs_dirent_file_type(d));
 		*room = (uint16_t)room_of(d, rec_len);
 	}

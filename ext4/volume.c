@@ -62,7 +62,7 @@ static int fill_super(struct ext2_super_block *s, uint64_t size, const struct ex
 		s->s_min_extra_isize = s->s_want_extra_isize =
 			sizeof(struct ext2_inode_large) - EXT2_GOOD_OLD_INODE_SIZE;
 	else
-		s->s_feature_ro_compat &= ~EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
+		s->s_feature_ro_compat &= ~(uint32_t)EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
 	return 0;
 }
 
@@ -79,7 +79,8 @@ static void set_identity(ext2_filsys fs, const struct ext4_params *p)
 	s->s_flags |= EXT2_FLAGS_UNSIGNED_HASH;
 	if (ext2fs_has_feature_metadata_csum(s))
 		s->s_checksum_type = EXT2_CRC32C_CHKSUM;
-	s->s_max_mnt_count = (__u16)-1;
+	/* -1: no mount-count check (the field is signed in ext2_fs.h) */
+	s->s_max_mnt_count = -1;
 	s->s_mkfs_time = s->s_lastcheck = s->s_wtime = (uint32_t)p->timestamp;
 	s->s_mkfs_time_hi = s->s_lastcheck_hi = s->s_wtime_hi = (uint8_t)(p->timestamp >> 32);
 	memset(s->s_volume_name, 0, sizeof(s->s_volume_name));

@@ -111,7 +111,7 @@ static void lfn_add(struct lfn_state *l, const uint8_t *e)
 	if (!l->on)
 		return;
 	for (unsigned j = 0; j < FAT_LFN_UNITS; j++)
-		l->u[(ord - 1) * FAT_LFN_UNITS + j] = get_le16(e + fat_lfn_unit_offset(j));
+		l->u[(unsigned)(ord - 1) * FAT_LFN_UNITS + j] = get_le16(e + fat_lfn_unit_offset(j));
 	l->expect = ord - 1;
 }
 
