@@ -20,6 +20,7 @@
 
 #include "common/bytes.h"
 #include "mkimage/builder/builder.h"
+#include "tool_test_util.h"
 
 #define IMAGE "d.img"
 #define SECTOR 512
@@ -117,17 +118,6 @@ static void expect_record(const uint8_t s[SECTOR], unsigned i, uint8_t status, u
 
 /* ---- the outside judges ---- */
 
-static bool have_tool(const char *tool)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin command -v %s >/dev/null 2>&1",
-		 tool);
-	if (system(cmd) == 0)
-		return true;
-	fprintf(stderr, "  (%s not found: its check skipped)\n", tool);
-	return false;
-}
-
 /* What `sfdisk --json @args IMAGE` says, parsed: its partitions array (the caller frees
  * the root with json_decref()), or NULL without sfdisk. */
 static json_t *sfdisk_json(const char *args, json_t **ret_parts)
@@ -137,7 +127,7 @@ static json_t *sfdisk_json(const char *args, json_t **ret_parts)
 
 	if (!have_tool("sfdisk"))
 		return NULL;
-	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin sfdisk --json %s " IMAGE
+	snprintf(cmd, sizeof(cmd), TOOL_PATH "sfdisk --json %s " IMAGE
 		 " 2>/dev/null", args);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
@@ -179,15 +169,10 @@ static void expect_sfdisk(json_t *parts, size_t i, const char *node, long long s
 static void expect_sgdisk_verified(bool backup_missing)
 {
 	char out[4096];
-	size_t got;
 
 	if (!have_tool("sgdisk"))
 		return;
-	FILE *p = popen("PATH=$PATH:/sbin:/usr/sbin sgdisk -v " IMAGE " 2>&1", "r");
-	assert_non_null(p);
-	got = fread(out, 1, sizeof(out) - 1, p);
-	out[got] = 0;
-	pclose(p);
+	tool_output(TOOL_PATH "sgdisk -v " IMAGE " 2>&1", out, sizeof(out));
 	const char *want = backup_missing ? "Backup header: ERROR" : "No problems found";
 	if (!strstr(out, want))
 		fail_msg("sgdisk -v: no \"%s\" in:\n%s", want, out);
@@ -549,7 +534,8 @@ static void test_hybrid(void **state)
 	json_t *parts, *root;
 
 	(void)state;
-	build_ok("image { size = 8M table = hybrid align = 1M disk-id = 01234567-89ab-cdef-0123-456789abcdef }\n"
+	build_ok("image { size = 8M table = hybrid align = 1M\n"
+		 "        disk-id = 01234567-89ab-cdef-0123-456789abcdef }\n"
 		 "partition boot { size = 1M hybrid = true bootable = true mbr-type = 0x0c }\n"
 		 "partition gap { size = 1M }\n"
 		 "partition two { size = 2M hybrid = true }\n"

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "ext4/ext4_priv.h"
+#include "tool_test_util.h"
 
 #define IMAGE "e.img"
 
@@ -72,24 +73,12 @@ static const struct ext4_meta file_meta = { .uid = 1000, .gid = 100, .perm = 064
 
 /* ---- the outside judges: e2fsprogs' programs on the image ---- */
 
-/* Whether e2fsprogs' @tool can be run; a line on stderr when not (that check is skipped). */
-static bool have_tool(const char *tool)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin command -v %s >/dev/null 2>&1",
-		 tool);
-	if (system(cmd) == 0)
-		return true;
-	fprintf(stderr, "  (%s not found: its check skipped)\n", tool);
-	return false;
-}
-
 /* e2fsck finds nothing to fix in the image. */
 static void expect_fsck_clean(void)
 {
 	if (!have_tool("e2fsck"))
 		return;
-	int rc = system("PATH=$PATH:/sbin:/usr/sbin e2fsck -fn " IMAGE " >fsck.log 2>&1");
+	int rc = system(TOOL_PATH "e2fsck -fn " IMAGE " >fsck.log 2>&1");
 	if (rc != 0)
 		assert_int_equal(system("cat fsck.log >&2"), 0);
 	assert_int_equal(rc, 0);
@@ -100,22 +89,12 @@ static void expect_fsck_clean(void)
 static bool debugfs(const char *request, char *out, size_t n)
 {
 	char cmd[512];
-	size_t got = 0;
 
 	if (!have_tool("debugfs"))
 		return false;
-	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/sbin:/usr/sbin TZ=UTC debugfs -R '%s' " IMAGE
-		 " 2>/dev/null", request);
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	while (got + 1 < n) {
-		size_t r = fread(out + got, 1, n - 1 - got, p);
-		if (r == 0)
-			break;
-		got += r;
-	}
-	out[got] = 0;
-	assert_int_equal(pclose(p), 0);
+	snprintf(cmd, sizeof(cmd), TOOL_PATH "TZ=UTC debugfs -R '%s' " IMAGE " 2>/dev/null",
+		 request);
+	assert_int_equal(tool_output(cmd, out, n), 0);
 	return true;
 }
 
