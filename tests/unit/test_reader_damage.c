@@ -334,7 +334,8 @@ static void test_lfn_damage(void **state)
 	root_write(fd, &r);
 	expect_names(fd, "README.TXT", "Second long name.txt", NULL);
 
-	/* the short entry made README's (its checksum matching again): the long name is its */
+	/* another file's entry (README's cluster and size) under the short name the long name
+	 * was made for: the checksum, the only tie, matches, and the long name is read */
 	r = pristine;
 	memcpy(sfn, r.bytes + short_entry(&pristine, "README  TXT") * ENTRY, ENTRY);
 	memcpy(sfn, "FIRSTL~1TXT", 11);
