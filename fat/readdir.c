@@ -242,7 +242,7 @@ int fat_rd_lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, s
 			return diag_error(d, "%s: no such file or directory", path), -ENOENT;
 		if (ret->first_cluster == 0 && p != path + strspn(path, "/"))
 			return diag_error(d, "%s: a directory without a cluster", path);
-		r = fat_rd_list(v, ret->first_cluster, NULL, NULL, match, &f, d);
+		r = fat_rd_list(v, ret->first_cluster, NULL, path, match, &f, d);
 		if (r < 0)
 			return r;
 		if (!r)
@@ -258,7 +258,7 @@ int fat_vol_list(struct fat_vol *v, const char *path,
 	struct fat_dirent dir;
 	int r = fat_rd_lookup_dir(v, path, &dir, d);
 
-	return r ? r : fat_rd_list(v, dir.first_cluster, NULL, NULL, fn, ctx, d);
+	return r ? r : fat_rd_list(v, dir.first_cluster, NULL, path, fn, ctx, d);
 }
 
 int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *ret,

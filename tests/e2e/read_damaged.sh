@@ -1,7 +1,8 @@
 #!/bin/sh
 # Reading damaged images: a cluster chain that loops back, a directory entry larger than the
-# whole data area, a damaged boot sector, a partition of 0 bytes. Each is one clear line
-# naming the image (and the file), never a stream of repeated clusters or a wrapped number.
+# whole data area, a damaged boot sector, a partition of 0 bytes, a folder whose chain breaks.
+# Each is one clear line naming the image (and the file), never a stream of repeated clusters
+# or a wrapped number.
 . "$TOP/tests/e2e-lib.sh"
 need jq
 
@@ -66,3 +67,18 @@ expect_stderr "sdimg: t.img:/a/b: its cluster 2 is also another folder's, or its
 [ "$(wc -l <out.txt)" -le 8 ] || fail "ls -R of a looping tree printed $(wc -l <out.txt) lines"
 "$SDIMG" inspect t.img >t.txt || fail "inspect of a looping tree: $(cat t.txt)"
 ! grep -q "files in" t.txt || fail "inspect counts a looping tree: $(grep "files in" t.txt)"
+
+# a folder of two clusters whose first links to a free cluster: ls and cat name the folder
+# (and the file looked up), not "IMAGE:: a directory's ..."
+mkdir -p w/a && for i in $(seq 70); do : >w/a/f$i; done
+printf 'image { table = none }\npartition p { type = fat16 size = 16M fat { cluster-size = 2K } tree "/" { from = "w" } }\n' >w.layout
+"$SDIMG" build -q -o w.img w.layout
+"$SDIMG" ls w.img:/a >/dev/null || fail "ls of the intact folder"
+fat=$(($(le w.img 14 2) * 512))
+# /a is cluster 2, its 72 entries in two clusters of 64
+[ "$(le w.img $((fat + 2 * 2)) 2)" -eq 3 ] || fail "/a does not go on from cluster 2 to 3"
+printf '\000\000' | dd of=w.img bs=1 seek=$((fat + 2 * 2)) conv=notrunc status=none
+expect_status 1 "$SDIMG" ls w.img:/a
+expect_stderr "sdimg: w.img:/a: a directory's cluster chain leads to cluster 0, outside 2.."
+expect_status 1 "$SDIMG" cat w.img:/a/f70
+expect_stderr "sdimg: w.img:/a/f70: a directory's cluster chain leads to cluster 0, outside 2.."
