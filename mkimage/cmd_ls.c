@@ -336,49 +336,81 @@ int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out
 	return status;
 }
 
+static void ls_usage(FILE *out)
+{
+	fprintf(out, "Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
+		     "Lists a folder of a FAT or ext2/3/4 partition. PART is a partition number, a GPT\n"
+		     "name or a volume label; without a table the whole image is the volume\n"
+		     "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
+		     "  -l, --long       FAT: attributes (d r h s a), size, time (UTC), 8.3 name,\n"
+		     "                   name; ext: mode, owner, group, size or device, time\n"
+		     "                   (UTC), name, link target\n"
+		     "  -R, --recursive  every folder below as well, down to 64 levels\n",
+		SDIMG_PROG);
+}
+
+/* What the command line of `ls` asks for besides the address. */
+struct ls_request {
+	bool longer, recursive;
+};
+
+static int take_ls_option(void *ctx, int key, char *arg)
+{
+	struct ls_request *r = ctx;
+
+	(void)arg;
+	if (key == 'l')
+		r->longer = true;
+	else
+		r->recursive = true;
+	return EXIT_OK;
+}
+
 int cmd_ls(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "long", no_argument, NULL, 'l' }, { "recursive", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	bool longer = false, recursive = false;
-	int c;
+	static const struct cli_command ls = {
+		.name = "ls", .options = options, .usage = ls_usage, .take = take_ls_option,
+		.n_args = 1, .other_args = "one IMAGE[:PART][/PATH], please",
+	};
+	struct ls_request r = { 0 };
+	int first, status = cli_parse(&ls, argc, argv, &r, &first);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "lRh", options, NULL)) != -1) {
-		if (c == 'h') {
-			printf("Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
-			       "Lists a folder of a FAT or ext2/3/4 partition. PART is a partition number, a GPT\n"
-			       "name or a volume label; without a table the whole image is the volume\n"
-			       "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
-			       "  -l, --long       FAT: attributes (d r h s a), size, time (UTC), 8.3 name,\n"
-			       "                   name; ext: mode, owner, group, size or device, time\n"
-			       "                   (UTC), name, link target\n"
-			       "  -R, --recursive  every folder below as well, down to 64 levels\n",
-			       SDIMG_PROG);
-			return EXIT_OK;
-		} else if (c == 'l') {
-			longer = true;
-		} else if (c == 'R') {
-			recursive = true;
-		} else {
-			return cli_usage_error("ls", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("ls", "one IMAGE[:PART][/PATH], please");
-	return cli_ls_run(argv[optind], false, longer, recursive, stdout, stderr);
+	if (status != CLI_GO)
+		return status;
+	return cli_ls_run(argv[first], false, r.longer, r.recursive, stdout, stderr);
+}
+
+static void cat_usage(FILE *out)
+{
+	fprintf(out, "Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT or ext2/3/4 partition to the "
+		     "standard output\n(IMAGE:/PATH when the image has no table).\n", SDIMG_PROG);
+}
+
+/* `cat` has no option but --help, which cli_parse() answers. */
+static int take_no_option(void *ctx, int key, char *arg)
+{
+	(void)ctx;
+	(void)key;
+	(void)arg;
+	return EXIT_OK;
 }
 
 int cmd_cat(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT or ext2/3/4 partition to the "
-		       "standard output\n(IMAGE:/PATH when the image has no table).\n", SDIMG_PROG);
-		return EXIT_OK;
-	}
-	if (argc != 2 || argv[1][0] == '-')
-		return cli_usage_error("cat", "one IMAGE:PART/PATH, please");
-	return cli_ls_run(argv[1], true, false, false, stdout, stderr);
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	static const struct cli_command cat = {
+		.name = "cat", .options = options, .usage = cat_usage, .take = take_no_option,
+		.n_args = 1, .other_args = "one IMAGE:PART/PATH, please",
+	};
+	int first, status = cli_parse(&cat, argc, argv, NULL, &first);
+
+	if (status != CLI_GO)
+		return status;
+	return cli_ls_run(argv[first], true, false, false, stdout, stderr);
 }
