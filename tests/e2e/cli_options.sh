@@ -59,6 +59,15 @@ for c in $(cat commands.txt); do
     echo "$c: -h, --help; unknown options, ${takes:-no option with an argument}, ${flag:-no flag}, no argument"
 done
 
+# a short option refused inside a group is named alone, whatever came before it; a long one
+# by its name, without its =VALUE; an abbreviation that fits two options is said to
+refused "unknown option '-x'" ls -lx x.img
+refused "unknown option '-x'" ls --long -xl x.img
+refused "unknown option '--no-such'" ls --recursive --no-such=a/b x.img
+refused "option '--c' is ambiguous" flash --c x.img
+refused "option '--output' needs an argument" build card.layout --outp
+refused "option '-o' needs an argument" personalize x.img --set A=1 -o
+
 # sdimg's own options, before the command
 refused "unknown option '--no-such-option'" "" --no-such-option build
 refused "unknown option '-Z'" "" -Z
