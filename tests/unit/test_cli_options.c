@@ -74,7 +74,7 @@ static void slurp(int fd, char *buf, size_t size)
 /* cli_parse() of @cmd on "t ARGS..." (NULL-terminated), stdout and stderr captured. */
 static void parse(struct run *r, const struct cli_command *cmd, ...)
 {
-	char err_name[] = "/tmp/test_cli_err.XXXXXX", out_name[] = "/tmp/test_cli_out.XXXXXX";
+	char err_name[] = "err.XXXXXX", out_name[] = "out.XXXXXX"; /* in the test's folder */
 	int err = mkstemp(err_name), out = mkstemp(out_name);
 	int saved_err = dup(2), saved_out = dup(1);
 	int argc = 0;
