@@ -78,9 +78,9 @@ static size_t options_starting(const struct option *options, const char *name, s
  */
 static int option_error(const struct cli_command *cmd, int c, char **argv)
 {
-	const char *word = optind > 0 ? argv[optind - 1] : "";
-	bool long_word = strncmp(word, "--", 2) == 0 && word[2];
-	const char *name = word + 2;
+	const char *word = optind > 0 ? argv[optind - 1] : NULL;
+	bool long_word = word && strncmp(word, "--", 2) == 0 && word[2];
+	const char *name = long_word ? word + 2 : "";
 	size_t len = strcspn(name, "=");
 	const struct option *o = long_word ? option_named(cmd->options, name, len) : NULL;
 
