@@ -1,11 +1,13 @@
 /*
  * mkimage: the sdimg commands over layouts/ and fat/. main.c parses the command line and
  * dispatches to one cmd_* function per subcommand; each returns the process exit status
- * (0 success, 1 the work failed, 2 bad usage) and prints its own messages once.
+ * (0 success, 1 the work failed, 2 bad usage) and prints its own messages once. Every one
+ * reads its options through cli_parse() (options.c): one table, one way to refuse.
  */
 #ifndef SDIMG_MKIMAGE_H
 #define SDIMG_MKIMAGE_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,41 @@ int cmd_cat(int argc, char **argv);
  * (The ls fuzz target calls it with its own streams.)
  */
 int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out, FILE *err);
+
+/* ---- options.c: the one option parser of every command */
+
+/*
+ * What a command (or sdimg itself, before the command's name) accepts: its getopt_long(3)
+ * table, where an entry whose val is a letter has that letter as its short option (the
+ * others take vals from 256 on) and { "help", no_argument, NULL, 'h' } is -h, --help; its
+ * --help text; and what it does with each option. Options may follow the arguments unless
+ * @options_first; "--" ends them.
+ */
+struct cli_command {
+	const char *name;              /* "build"; NULL for sdimg's own options */
+	const struct option *options;  /* ends with a zeroed entry */
+	void (*usage)(FILE *out);      /* the --help text, onto @out */
+	/* One option (@key its val, @arg its argument or NULL): EXIT_OK, or the status the
+	 * command ends with, its message said (cli_usage_error() for a bad argument). */
+	int (*take)(void *ctx, int key, char *arg);
+	bool options_first;
+	/* How many arguments the command takes (0: it counts them itself), and what it says
+	 * when none is given (NULL: @other_args) and when another number is. */
+	int n_args;
+	const char *no_args, *other_args;
+};
+
+/* cli_parse()'s answer when the command goes on with its arguments. */
+#define CLI_GO (-1)
+
+/*
+ * Reads the options of @argv (argv[0] is the command's name) for @cmd, handing each to
+ * cmd->take with @ctx. Returns CLI_GO with the first argument's index in *@ret_first, or the
+ * status the command ends with: EXIT_OK after --help (printed on stdout), EXIT_USAGE after
+ * one line on stderr and the --help hint (an unknown option, a missing argument, the wrong
+ * number of arguments), or what cmd->take returned.
+ */
+int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *ctx, int *ret_first);
 
 /* Prints "sdimg: MSG" and the --help hint on stderr; returns EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -383,9 +383,46 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 	return status;
 }
 
+enum { OPT_SET = 256, OPT_COMPRESS, OPT_BMAP, OPT_SHA256 };
+
+/* The command line of `build` besides the layout. */
+struct build_command_line {
+	struct cli_layout_args args;
+	struct build_request r;
+};
+
+static int take_build_option(void *ctx, int key, char *arg)
+{
+	struct build_command_line *b = ctx;
+	struct build_request *r = &b->r;
+
+	if (key == 'o' && !*arg)
+		return cli_usage_error("build", "-o needs a file name");
+	if ((key == OPT_BMAP || key == OPT_SHA256) && arg && !*arg)
+		return cli_usage_error("build", "%s= needs a file name",
+				       key == OPT_BMAP ? "--bmap" : "--sha256");
+	if (key == 'I')
+		return cli_layout_args_input(&b->args, "build", arg);
+	if (key == OPT_SET)
+		return cli_layout_args_set(&b->args, "build", arg);
+	if (key == 'o') {
+		r->output = arg;
+	} else if (key == OPT_COMPRESS) {
+		r->compress = arg;
+	} else if (key == OPT_BMAP) {
+		r->bmap = true;
+		r->bmap_file = arg;
+	} else if (key == OPT_SHA256) {
+		r->sha256 = true;
+		r->sha256_file = arg;
+	} else {
+		r->verbosity = key == 'q' ? BUILD_QUIET : BUILD_VERBOSE;
+	}
+	return EXIT_OK;
+}
+
 int cmd_build(int argc, char **argv)
 {
-	enum { OPT_SET = 256, OPT_COMPRESS, OPT_BMAP, OPT_SHA256 };
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'I' },
@@ -398,49 +435,15 @@ int cmd_build(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_layout_args args = { 0 };
-	struct build_request r = { .verbosity = BUILD_NORMAL };
-	int c, status = EXIT_OK;
+	static const struct cli_command build = {
+		.name = "build", .options = options, .usage = build_usage, .take = take_build_option,
+		.n_args = 1, .no_args = "no layout file given", .other_args = "one layout file, please",
+	};
+	struct build_command_line b = { .r = { .verbosity = BUILD_NORMAL } };
+	int first, status = cli_parse(&build, argc, argv, &b, &first);
 
-	opterr = 0;
-	while (status == EXIT_OK && (c = getopt_long(argc, argv, "o:I:qvh", options, NULL)) != -1) {
-		if (c == 'h') {
-			build_usage(stdout);
-			cli_layout_args_release(&args);
-			return EXIT_OK;
-		} else if (c == 'o' && !*optarg) {
-			status = cli_usage_error("build", "-o needs a file name");
-		} else if (c == 'o') {
-			r.output = optarg;
-		} else if (c == OPT_COMPRESS) {
-			r.compress = optarg;
-		} else if ((c == OPT_BMAP || c == OPT_SHA256) && optarg && !*optarg) {
-			status = cli_usage_error("build", "%s= needs a file name",
-						 c == OPT_BMAP ? "--bmap" : "--sha256");
-		} else if (c == OPT_BMAP) {
-			r.bmap = true;
-			r.bmap_file = optarg;
-		} else if (c == OPT_SHA256) {
-			r.sha256 = true;
-			r.sha256_file = optarg;
-		} else if (c == 'I') {
-			status = cli_layout_args_input(&args, "build", optarg);
-		} else if (c == OPT_SET) {
-			status = cli_layout_args_set(&args, "build", optarg);
-		} else if (c == 'q') {
-			r.verbosity = BUILD_QUIET;
-		} else if (c == 'v') {
-			r.verbosity = BUILD_VERBOSE;
-		} else {
-			status = cli_usage_error("build", "unknown or incomplete option '%s'",
-					     argv[optind - 1]);
-		}
-	}
-	if (status == EXIT_OK && optind + 1 != argc)
-		status = cli_usage_error("build", optind == argc ? "no layout file given"
-							     : "one layout file, please");
-	if (status == EXIT_OK)
-		status = run_build(&args, argv[optind], &r);
-	cli_layout_args_release(&args);
+	if (status == CLI_GO)
+		status = run_build(&b.args, argv[first], &b.r);
+	cli_layout_args_release(&b.args);
 	return status;
 }

@@ -154,11 +154,67 @@ static int run_flash(const struct flash_options *o)
 	return rc == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
+enum { OPT_BMAP = 256, OPT_NO_VERIFY, OPT_GAPS, OPT_ALLOW_FIXED, OPT_JSON, OPT_REPORT,
+       OPT_TIMEOUT, OPT_DRY_RUN, OPT_CHECK_CAPACITY, OPT_WATCH, OPT_MATCH, OPT_LOG,
+       OPT_CARD_VALUES, OPT_FIRST_INDEX };
+
+/* An option that takes no argument: the switch it sets. */
+static void take_flag(struct flash_options *o, int key)
+{
+	if (key == OPT_NO_VERIFY)
+		o->verify = false;
+	else if (key == OPT_ALLOW_FIXED)
+		o->allow_fixed = true;
+	else if (key == OPT_JSON)
+		o->json = true;
+	else if (key == OPT_DRY_RUN)
+		o->dry_run = true;
+	else if (key == OPT_CHECK_CAPACITY)
+		o->check_capacity = true;
+	else if (key == OPT_WATCH)
+		o->watch = true;
+	else
+		o->verbosity = key == 'q' ? 0 : 2;
+}
+
+/* The flash options the command line makes, and the arrays its repeated options fill. */
+struct flash_command_line {
+	struct flash_options o;
+	const char **match, **values; /* o.match and o.card_values, writable */
+};
+
+static int take_flash_option(void *ctx, int key, char *arg)
+{
+	struct flash_command_line *f = ctx;
+	struct flash_options *o = &f->o;
+
+	if (key == OPT_BMAP) {
+		o->bmap = arg;
+	} else if (key == OPT_GAPS) {
+		o->gaps_set = true;
+		return parse_gaps(arg, &o->gaps);
+	} else if (key == OPT_REPORT) {
+		o->report = arg;
+	} else if (key == OPT_TIMEOUT) {
+		return parse_timeout(arg, &o->timeout);
+	} else if (key == OPT_MATCH) {
+		if (!*arg)
+			return cli_usage_error("flash", "--match: an empty pattern");
+		f->match[o->n_match++] = arg;
+	} else if (key == OPT_LOG) {
+		o->log = arg;
+	} else if (key == OPT_CARD_VALUES) {
+		f->values[o->n_card_values++] = arg;
+	} else if (key == OPT_FIRST_INDEX) {
+		return parse_first_index(arg, &o->first_index);
+	} else {
+		take_flag(o, key);
+	}
+	return EXIT_OK;
+}
+
 int cmd_flash(int argc, char **argv)
 {
-	enum { OPT_BMAP = 256, OPT_NO_VERIFY, OPT_GAPS, OPT_ALLOW_FIXED, OPT_JSON, OPT_REPORT,
-	       OPT_TIMEOUT, OPT_DRY_RUN, OPT_CHECK_CAPACITY, OPT_WATCH, OPT_MATCH, OPT_LOG,
-	       OPT_CARD_VALUES, OPT_FIRST_INDEX };
 	static const struct option options[] = {
 		{ "bmap", required_argument, NULL, OPT_BMAP },
 		{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
@@ -179,77 +235,33 @@ int cmd_flash(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct flash_options o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,
-				   .roots = { "/sys", "/proc" }, .first_index = 1 };
-	int c, status = EXIT_OK;
-	/* every --match is one argument: there are fewer of them than arguments */
-	const char **match = calloc((size_t)argc, sizeof(*match));
-	const char **values = calloc((size_t)argc, sizeof(*values));
+	static const struct cli_command flash = {
+		.name = "flash", .options = options, .usage = flash_usage, .take = take_flash_option,
+	};
+	struct flash_command_line f = {
+		.o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,
+		       .roots = { "/sys", "/proc" }, .first_index = 1 },
+		/* every --match is one argument: there are fewer of them than arguments */
+		.match = calloc((size_t)argc, sizeof(const char *)),
+		.values = calloc((size_t)argc, sizeof(const char *)),
+	};
+	int first, status;
 
-	if (!match || !values) {
-		free(match);
-		free(values);
+	if (!f.match || !f.values) {
+		free(f.match);
+		free(f.values);
 		return cli_usage_error("flash", "out of memory");
 	}
-	o.match = match;
-	o.card_values = values;
-	opterr = 0;
-	while (status == EXIT_OK && (c = getopt_long(argc, argv, "qvh", options, NULL)) != -1) {
-		if (c == 'h') {
-			flash_usage(stdout);
-			free(match);
-			free(values);
-			return EXIT_OK;
-		} else if (c == OPT_BMAP) {
-			o.bmap = optarg;
-		} else if (c == OPT_NO_VERIFY) {
-			o.verify = false;
-		} else if (c == OPT_GAPS) {
-			status = parse_gaps(optarg, &o.gaps);
-			o.gaps_set = true;
-		} else if (c == OPT_ALLOW_FIXED) {
-			o.allow_fixed = true;
-		} else if (c == OPT_JSON) {
-			o.json = true;
-		} else if (c == OPT_REPORT) {
-			o.report = optarg;
-		} else if (c == OPT_TIMEOUT) {
-			status = parse_timeout(optarg, &o.timeout);
-		} else if (c == OPT_DRY_RUN) {
-			o.dry_run = true;
-		} else if (c == OPT_CHECK_CAPACITY) {
-			o.check_capacity = true;
-		} else if (c == OPT_WATCH) {
-			o.watch = true;
-		} else if (c == OPT_MATCH) {
-			if (*optarg)
-				match[o.n_match++] = optarg;
-			else
-				status = cli_usage_error("flash", "--match: an empty pattern");
-		} else if (c == OPT_LOG) {
-			o.log = optarg;
-		} else if (c == OPT_CARD_VALUES) {
-			values[o.n_card_values++] = optarg;
-		} else if (c == OPT_FIRST_INDEX) {
-			status = parse_first_index(optarg, &o.first_index);
-		} else if (c == 'q') {
-			o.verbosity = 0;
-		} else if (c == 'v') {
-			o.verbosity = 2;
-		} else {
-			status = cli_usage_error("flash", "unknown or incomplete option '%s'",
-						 argv[optind - 1]);
-		}
+	f.o.match = f.match;
+	f.o.card_values = f.values;
+	status = cli_parse(&flash, argc, argv, &f, &first);
+	if (status == CLI_GO && (status = check_usage(&f.o, argc - first)) == EXIT_OK) {
+		f.o.image = argv[first];
+		f.o.targets = (const char *const *)argv + first + 1;
+		f.o.n_targets = (size_t)(argc - first - 1);
+		status = run_flash(&f.o);
 	}
-	if (status == EXIT_OK)
-		status = check_usage(&o, argc - optind);
-	if (status == EXIT_OK) {
-		o.image = argv[optind];
-		o.targets = (const char *const *)argv + optind + 1;
-		o.n_targets = (size_t)(argc - optind - 1);
-		status = run_flash(&o);
-	}
-	free(match);
-	free(values);
+	free(f.match);
+	free(f.values);
 	return status;
 }

@@ -51,37 +51,48 @@ static int run_inspect(const char *path, bool json, uint64_t eb)
 	return status;
 }
 
+enum { OPT_JSON = 256, OPT_ERASE };
+
+/* What the command line of `inspect` asks for besides the image. */
+struct inspect_request {
+	bool json;
+	uint64_t erase_block;
+};
+
+static int take_inspect_option(void *ctx, int key, char *arg)
+{
+	struct inspect_request *r = ctx;
+	uint64_t eb = r->erase_block;
+	char why[160];
+
+	if (key == OPT_JSON) {
+		r->json = true;
+		return EXIT_OK;
+	}
+	if (layout_parse_size(arg, &eb, why, sizeof(why)) < 0 || eb < 512 || eb % 512)
+		return cli_usage_error("inspect", "--erase-block: %s",
+				       eb % 512 || eb < 512 ? "a multiple of 512 bytes, please" : why);
+	r->erase_block = eb;
+	return EXIT_OK;
+}
+
 int cmd_inspect(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_ERASE };
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "erase-block", required_argument, NULL, OPT_ERASE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t eb = 4u << 20;
-	bool json = false;
-	char why[160];
-	int c;
+	static const struct cli_command inspect = {
+		.name = "inspect", .options = options, .usage = inspect_usage,
+		.take = take_inspect_option, .n_args = 1, .no_args = "no image or device given",
+		.other_args = "one image or device, please",
+	};
+	struct inspect_request r = { .erase_block = 4u << 20 };
+	int first, status = cli_parse(&inspect, argc, argv, &r, &first);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		if (c == 'h') {
-			inspect_usage(stdout);
-			return EXIT_OK;
-		} else if (c == OPT_JSON) {
-			json = true;
-		} else if (c == OPT_ERASE) {
-			if (layout_parse_size(optarg, &eb, why, sizeof(why)) < 0 || eb < 512 || eb % 512)
-				return cli_usage_error("inspect", "--erase-block: %s",
-						   eb % 512 || eb < 512 ? "a multiple of 512 bytes, please" : why);
-		} else {
-			return cli_usage_error("inspect", "unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("inspect", optind == argc ? "no image or device given"
-							     : "one image or device, please");
-	return run_inspect(argv[optind], json, eb);
+	if (status != CLI_GO)
+		return status;
+	return run_inspect(argv[first], r.json, r.erase_block);
 }

@@ -63,42 +63,42 @@ static int add_var(struct args *a, char *assignment)
 	return 0;
 }
 
+enum { OPT_SET = 256, OPT_CARDS };
+
+static int take_option(void *ctx, int key, char *arg)
+{
+	struct args *a = ctx;
+
+	if (key == OPT_SET)
+		return add_var(a, arg);
+	if (!*arg)
+		return cli_usage_error(CMD, "%s needs a file name", key == 'o' ? "-o" : "--cards");
+	if (key == 'o')
+		a->output = arg;
+	else
+		a->cards = arg;
+	return EXIT_OK;
+}
+
+/* Returns 0 to go on with @a, -1 after --help, or the exit status of a usage error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' }, { "output", required_argument, NULL, 'o' },
-		{ "cards", required_argument, NULL, 'c' }, { "help", no_argument, NULL, 'h' },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "output", required_argument, NULL, 'o' },
+		{ "cards", required_argument, NULL, OPT_CARDS },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc;
+	static const struct cli_command personalize = {
+		.name = CMD, .options = opts, .usage = usage, .take = take_option, .n_args = 1,
+		.no_args = "no image given", .other_args = "one image only",
+	};
+	int first, status = cli_parse(&personalize, argc, argv, a, &first);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if ((rc = add_var(a, optarg)) != 0)
-				return rc;
-			break;
-		case 'o':
-			if (!*optarg)
-				return cli_usage_error(CMD, "-o needs a file name");
-			a->output = optarg;
-			break;
-		case 'c':
-			if (!*optarg)
-				return cli_usage_error(CMD, "--cards needs a file name");
-			a->cards = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return cli_usage_error(CMD, "unknown option");
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage_error(CMD, optind >= argc ? "no image given" : "one image only");
-	a->image = argv[optind];
+	if (status != CLI_GO)
+		return status == EXIT_OK ? -1 : status;
+	a->image = argv[first];
 	if (!a->output)
 		return cli_usage_error(CMD, "no output given (-o OUT)");
 	return 0;

@@ -185,40 +185,42 @@ static int run_plan(const struct cli_layout_args *args, const char *path, bool j
 	return status;
 }
 
+enum { OPT_JSON = 256, OPT_SET };
+
+/* What the command line of `plan` asks for besides the layout. */
+struct plan_request {
+	struct cli_layout_args args;
+	bool json;
+};
+
+static int take_plan_option(void *ctx, int key, char *arg)
+{
+	struct plan_request *r = ctx;
+
+	if (key == OPT_JSON) {
+		r->json = true;
+		return EXIT_OK;
+	}
+	return key == 'I' ? cli_layout_args_input(&r->args, "plan", arg)
+			  : cli_layout_args_set(&r->args, "plan", arg);
+}
+
 int cmd_plan(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_SET };
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, OPT_JSON }, { "input", required_argument, NULL, 'I' },
 		{ "set", required_argument, NULL, OPT_SET }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_layout_args args = { 0 };
-	bool json = false;
-	int c, status = EXIT_OK;
+	static const struct cli_command plan = {
+		.name = "plan", .options = options, .usage = plan_usage, .take = take_plan_option,
+		.n_args = 1, .no_args = "no layout file given", .other_args = "one layout file, please",
+	};
+	struct plan_request r = { 0 };
+	int first, status = cli_parse(&plan, argc, argv, &r, &first);
 
-	opterr = 0;
-	while (status == EXIT_OK && (c = getopt_long(argc, argv, "I:h", options, NULL)) != -1) {
-		if (c == 'h') {
-			plan_usage(stdout);
-			cli_layout_args_release(&args);
-			return EXIT_OK;
-		} else if (c == OPT_JSON) {
-			json = true;
-		} else if (c == 'I') {
-			status = cli_layout_args_input(&args, "plan", optarg);
-		} else if (c == OPT_SET) {
-			status = cli_layout_args_set(&args, "plan", optarg);
-		} else {
-			status = cli_usage_error("plan", "unknown or incomplete option '%s'",
-					     argv[optind - 1]);
-		}
-	}
-	if (status == EXIT_OK && optind + 1 != argc)
-		status = cli_usage_error("plan", optind == argc ? "no layout file given"
-							    : "one layout file, please");
-	if (status == EXIT_OK)
-		status = run_plan(&args, argv[optind], json);
-	cli_layout_args_release(&args);
+	if (status == CLI_GO)
+		status = run_plan(&r.args, argv[first], r.json);
+	cli_layout_args_release(&r.args);
 	return status;
 }

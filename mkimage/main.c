@@ -1,6 +1,7 @@
 /* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
 #include <locale.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,8 +39,27 @@ static void print_usage(FILE *out)
 		SDIMG_PROG);
 }
 
+/* sdimg's own options, before the command's name: only -V needs saying after the parse. */
+static int take_option(void *ctx, int key, char *arg)
+{
+	(void)arg;
+	*(bool *)ctx = key == 'V';
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cli_command sdimg = {
+		.options = options, .usage = print_usage, .take = take_option, .options_first = true,
+	};
+	bool version = false;
+	int first, status;
+
 	/* past a file size limit (ulimit -f), write() must fail with EFBIG, not kill us */
 	signal(SIGXFSZ, SIG_IGN);
 	/*
@@ -49,18 +69,16 @@ int main(int argc, char **argv)
 	 */
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		setlocale(LC_CTYPE, "");
-	if (argc < 2)
-		return cli_usage_error(NULL, "no command given");
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		print_usage(stdout);
-		return EXIT_OK;
-	}
-	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+	if ((status = cli_parse(&sdimg, argc, argv, &version, &first)) != CLI_GO)
+		return status;
+	if (version) {
 		printf("%s %s\n", SDIMG_PROG, SDIMG_VERSION);
 		return EXIT_OK;
 	}
+	if (first == argc)
+		return cli_usage_error(NULL, "no command given");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+		if (strcmp(argv[first], commands[i].name) == 0)
+			return commands[i].run(argc - first, argv + first);
+	return cli_usage_error(NULL, "unknown command '%s'", argv[first]);
 }

@@ -10,6 +10,8 @@
  *   findings.c   the SD alignment report: what is off the erase-block grid, and the fix
  *   report.c     the report as text or JSON
  *   visible.c    names from the image printed with control characters made visible
+ *   browse.c     a volume for `ls` and `cat`: which partition, then one table of operations
+ *                per file system (browse_fat.c, browse_ext.c)
  * Nothing in the image is trusted. Errors are 0 or a negative errno, with the message in
  * the caller's struct diag.
  */
@@ -147,6 +149,45 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		      struct diag *d);
 int reader_print_json(const struct disk *k, const struct findings *f, uint64_t erase_block,
 		      struct diag *d);
+
+/* ---- browse.c: the folders and files of a partition's file system, for `ls` and `cat` */
+
+/* `ls -R` lists folders nested this deep below the one named, as the builder makes them;
+ * a deeper folder of a card from elsewhere is listed by its own path. */
+#define READER_LS_DEPTH_MAX 64u
+
+/* How `ls` lists a folder. */
+struct reader_listing {
+	FILE *out;
+	bool longer;    /* -l: the long form of the volume's kind */
+	bool recursive; /* -R: every folder below, with a heading each */
+};
+
+/* An open file system of a partition, of whatever kind browse.c knows (FAT, ext2/3/4). */
+struct reader_volume;
+
+/*
+ * Opens the file system of the partition @part names on the disk @k, read from @fd (the
+ * image @image): a partition number (":1"), a GPT partition name, or a volume label (any
+ * case); NULL or "" for a disk without a table. The volume's messages then name it
+ * (IMAGE:PART/PATH). Returns 0, or a negative errno with a message in @d (no such
+ * partition, none that ls can read, a damaged file system).
+ */
+int reader_volume_open(const struct disk *k, int fd, const char *image, const char *part,
+		       struct diag *d, struct reader_volume **ret);
+
+/* Lists the folder @path of @v onto how->out. Returns 0 or a negative errno (message in @d). */
+int reader_volume_list(struct reader_volume *v, const char *path,
+		       const struct reader_listing *how, struct diag *d);
+
+/* The bytes of the file @path of @v through @out, in order. Returns 0, what @out returned,
+ * or a negative errno with a message in @d. */
+int reader_volume_read(struct reader_volume *v, const char *path,
+		       int (*out)(void *ctx, const void *buf, size_t len), void *ctx,
+		       struct diag *d);
+
+/* Closes @v. Accepts NULL. */
+void reader_volume_close(struct reader_volume *v);
 
 /* ---- visible.c: text from the image (names, labels) for a terminal */
 

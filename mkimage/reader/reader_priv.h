@@ -51,4 +51,26 @@ int reader_read_primary_gpt(struct disk *k, struct fdisk_context *cxt);
  * what a FAT volume holds (free clusters, files, folders). */
 int reader_probe_all(struct disk *k, bool count, struct diag *d);
 
+/*
+ * browse.c: what `ls` and `cat` do with one kind of file system, one table a kind
+ * (browse_fat.c, browse_ext.c). Each function posts its messages into @d, naming paths in
+ * the volume ("/a/b: ..."), which browse.c prefixes with the volume's address.
+ */
+struct reader_browse_ops {
+	enum disk_content content; /* what reader_probe_all() found the partition to hold */
+	/* the volume label the probe read, or "" */
+	const char *(*label)(const struct disk_part *p);
+	int (*open)(int fd, const struct disk_part *p, const char *image, struct diag *d,
+		    void **ret);
+	int (*list)(void *fs, const char *path, const struct reader_listing *how, struct diag *d);
+	int (*read)(void *fs, const char *path, int (*out)(void *ctx, const void *buf, size_t len),
+		    void *ctx, struct diag *d);
+	void (*close)(void *fs);
+};
+
+extern const struct reader_browse_ops reader_browse_fat, reader_browse_ext;
+
+/* The heading of each folder `ls -R` lists below the one named: an empty line, "PATH:". */
+void reader_print_heading(FILE *out, const char *path);
+
 #endif

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Every command reads its options through one parser, and says a bad command line one way:
+# exit 2, nothing on stdout, one line naming the problem and the hint to the command's
+# --help. For each command `sdimg --help` lists: an unknown long and short option, an option
+# that wants an argument given none, an option that takes none given one, no argument at
+# all; -h and --help exit 0 with the usage on stdout. Options go before or after the
+# arguments, as --opt=VALUE or --opt VALUE, and "--" ends them.
+. "$TOP/tests/e2e-lib.sh"
+
+# refused WANT COMMAND ARGS...: `sdimg COMMAND ARGS` exits 2 with "sdimg: WANT" and the
+# hint to `sdimg COMMAND --help` (only "sdimg --help" for sdimg's own options: COMMAND "")
+refused() {
+    msg=$1 cmd=$2
+    shift 2
+    expect_status 2 "$SDIMG" ${cmd:+"$cmd"} "$@"
+    hint="Try 'sdimg${cmd:+ $cmd} --help'."
+    [ "$(wc -l <err.txt)" -eq 2 ] || fail "sdimg $cmd $*: $(wc -l <err.txt) lines: $(cat err.txt)"
+    [ "$(head -1 err.txt)" = "sdimg: $msg" ] ||
+        fail "sdimg $cmd $*: '$(head -1 err.txt)', expected 'sdimg: $msg'"
+    [ "$(tail -1 err.txt)" = "$hint" ] || fail "sdimg $cmd $*: no hint: $(cat err.txt)"
+    [ ! -s out.txt ] || fail "sdimg $cmd $*: prints on stdout: $(cat out.txt)"
+}
+
+# usage_refused COMMAND ARGS...: as refused, whatever the line says
+usage_refused() {
+    cmd=$1
+    shift
+    expect_status 2 "$SDIMG" "$cmd" "$@"
+    [ "$(wc -l <err.txt)" -eq 2 ] || fail "sdimg $cmd $*: $(wc -l <err.txt) lines: $(cat err.txt)"
+    [ "$(tail -1 err.txt)" = "Try 'sdimg $cmd --help'." ] || fail "sdimg $cmd $*: no hint: $(cat err.txt)"
+    [ ! -s out.txt ] || fail "sdimg $cmd $*: prints on stdout: $(cat out.txt)"
+}
+
+"$SDIMG" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { on = 0 } on { print $1 }' >commands.txt
+[ "$(wc -l <commands.txt)" -ge 7 ] || fail "sdimg --help lists $(wc -l <commands.txt) commands"
+
+for c in $(cat commands.txt); do
+    for h in -h --help; do
+        expect_status 0 "$SDIMG" "$c" "$h"
+        head -1 out.txt | grep -q "^Usage: sdimg $c " || fail "sdimg $c $h: $(head -1 out.txt)"
+        [ ! -s err.txt ] || fail "sdimg $c $h: $(cat err.txt)"
+    done
+    "$SDIMG" "$c" --help >help.txt
+    refused "unknown option '--no-such-option'" "$c" --no-such-option x.img
+    refused "unknown option '--no-such-option'" "$c" x.img --no-such-option=1
+    refused "unknown option '-Z'" "$c" -Z x.img
+    # an option of its --help that wants an argument ("--set VAR=VALUE"), given none
+    takes=$(grep -o -- '--[a-z][a-z0-9-]* [A-Z]' help.txt | head -1 | cut -d' ' -f1)
+    if [ -n "$takes" ]; then
+        refused "option '$takes' needs an argument" "$c" x.img "$takes"
+    fi
+    # an option of its --help that takes none ("--json", "--long"), given one
+    flag=$(grep -o -- '^ *\(-[a-zA-Z], \)\?--[a-z][a-z0-9-]*\(  \|$\)' help.txt | grep -v -- '--help' |
+        head -1 | sed 's/.*\(--[a-z0-9-]*\).*/\1/')
+    if [ -n "$flag" ]; then
+        refused "option '$flag' takes no argument" "$c" "$flag=1" x.img
+    fi
+    usage_refused "$c"
+    echo "$c: -h, --help; unknown options, ${takes:-no option with an argument}, ${flag:-no flag}, no argument"
+done
+
+# a short option refused inside a group is named alone, whatever came before it; a long one
+# by its name, without its =VALUE; an abbreviation that fits two options is said to
+refused "unknown option '-x'" ls -lx x.img
+refused "unknown option '-x'" ls --long -xl x.img
+refused "unknown option '--no-such'" ls --recursive --no-such=a/b x.img
+refused "option '--c' is ambiguous" flash --c x.img
+refused "option '--output' needs an argument" build card.layout --outp
+refused "option '-o' needs an argument" personalize x.img --set A=1 -o
+
+# sdimg's own options, before the command
+refused "unknown option '--no-such-option'" "" --no-such-option build
+refused "unknown option '-Z'" "" -Z
+refused "no command given" ""
+expect_status 0 "$SDIMG" --version
+grep -q '^sdimg ' out.txt || fail "sdimg --version: $(cat out.txt)"
+
+# options before and after the arguments, --opt=VALUE and --opt VALUE, and "--"
+printf 'image { size = 16M }\npartition boot { type = fat size = 8M }\n' >card.layout
+expect_status 0 "$SDIMG" plan card.layout --json
+grep -q '"regions"' out.txt || fail "plan LAYOUT --json: $(cat out.txt)"
+expect_status 0 "$SDIMG" plan --set=A=1 --json -I . card.layout
+expect_status 0 "$SDIMG" build -q card.layout --output=card.img
+expect_status 0 "$SDIMG" inspect card.img --erase-block 4M
+expect_status 0 "$SDIMG" inspect --erase-block=4M card.img
+cp card.img ./-l.img
+expect_status 0 "$SDIMG" ls -- -l.img:1
+expect_status 0 "$SDIMG" ls -l -- -l.img:1
+expect_status 0 "$SDIMG" ls card.img:1 -l -R
+refused "option '--erase-block' needs an argument" inspect card.img --erase-block
+# "--" ends the options: what follows is an argument, whatever it looks like
+expect_status 1 "$SDIMG" cat -- -missing.img:1/a
+expect_stderr "-missing.img:1/a: no such image"
+echo "options before and after arguments, both forms of an argument, and -- pass"
