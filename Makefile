@@ -42,7 +42,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all deps check-deps demo check exports unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all deps check-deps demo check exports loops loops-v unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -154,10 +154,18 @@ e2e-sanitized: all $(TEST_TOOLS)
 exports: $(LIBS)
 	@tests/check-exports $(BUILD)
 
+# No folder has a loop of more than 3 files calling into each other (loops-v: each
+# folder's largest).
+loops: $(LIBS)
+	@tests/check-loops $(BUILD)
+loops-v: $(LIBS)
+	@tests/check-loops -v $(BUILD)
+
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) all
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e

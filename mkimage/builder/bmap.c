@@ -16,7 +16,7 @@
 #include "common/sha256.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/map.h"
 
 #define NO_CHECKSUM "0000000000000000000000000000000000000000000000000000000000000000"
 

@@ -125,7 +125,7 @@ int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *c
  * Safe after build_files_commit() and on BUILD_FILE_INIT. */
 void build_file_abort(struct build_file *f);
 
-/* ---- build.c: the signals that stop a build (and `sdimg personalize`) ---------------- */
+/* ---- stop.c: the signals that stop a build (and `sdimg personalize`) ----------------- */
 
 /* Into @set: SIGINT, SIGTERM and SIGHUP, but not one that is ignored (nohup ignores SIGHUP,
  * a shell SIGINT for a background job): it stays ignored. Held (sigprocmask()) while a

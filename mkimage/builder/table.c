@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/builder.h"
+#include "mkimage/builder/tables.h"
 
 #define GPT_ATTR_LEGACY_BIOS_BOOTABLE (1ull << 2) /* UEFI 2.10, table 5.8 */
 #define MBR_TYPE_EXTENDED_LBA 0x0f
