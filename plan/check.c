@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "layouts/plan_priv.h"
+#include "plan/plan_priv.h"
 
 static bool known(const struct plan_region *r)
 {

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "layouts/plan_priv.h"
+#include "plan/plan_priv.h"
 
 /*
  * Automatic starts (LAYOUT.md, "partition", `start`). A partition without `start` begins at
