@@ -1,4 +1,4 @@
-/* plan_check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
+/* check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
 #include <errno.h>
 #include <stdio.h>
 

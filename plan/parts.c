@@ -1,4 +1,4 @@
-/* plan_parts: where each partition starts and how large it is (LAYOUT.md, "partition"). */
+/* parts: where each partition starts and how large it is (LAYOUT.md, "partition"). */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -12,6 +12,7 @@
 
 #include "common/array.h"
 #include "layouts/layouts.h"
+#include "plan/plan.h"
 #include "plan/plan_priv.h"
 
 const char *plan_kind_name(enum plan_kind k)

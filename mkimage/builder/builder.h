@@ -15,6 +15,8 @@
  *   compress.c     zstd, xz and gzip streams
  *   bmap.c         the block map in bmaptool's format
  *   output.c       every output file appears at its name together with the others, or none
+ *   stop.c         progress on the terminal, and the signals that stop a build
+ *   region.c       where the plan puts each layout partition
  */
 #ifndef SDIMG_MKIMAGE_BUILDER_H
 #define SDIMG_MKIMAGE_BUILDER_H

@@ -21,6 +21,7 @@
 #include "mkimage/builder/map.h"
 #include "mkimage/builder/stop.h"
 #include "mkimage/contents/contents.h"
+#include "plan/plan.h"
 
 /* ---- copy.c: bytes of a host file into the image ---------------------------------------- */
 

@@ -8,6 +8,7 @@
 #include "common/array.h"
 #include "layouts/layouts.h"
 #include "mkimage/builder/map.h"
+#include "plan/plan.h"
 
 int build_map_add(struct build_map *m, uint64_t start, uint64_t len)
 {

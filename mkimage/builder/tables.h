@@ -11,6 +11,7 @@
 
 #include "common/diag.h"
 #include "layouts/layouts.h"
+#include "plan/plan.h"
 
 struct sha256;
 
