@@ -8,7 +8,7 @@
  * in the input folders (inputs.c), for whoever reads it.
  *
  * Inside: lex.c turns each file into tokens, parse.c reads them into a section tree
- * (tree.h) checked against the one key table of the language (schema.c; foreign.c tells
+ * (section_tree.h) checked against the one key table of the language (schema.c; foreign.c tells
  * other tools' words), read_*.c turn the tree into a struct layout, validate.c checks
  * the rules that span sections and query.c answers questions about the result.
  *

@@ -1,4 +1,4 @@
-/* tree: sections and keys of a layout as written (see tree.h). */
+/* section_tree: sections and keys of a layout as written (see section_tree.h). */
 #include "layouts/section_tree.h"
 
 #include <errno.h>

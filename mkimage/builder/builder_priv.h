@@ -46,7 +46,7 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
  */
 int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what);
 
-/* ---- inputs.c: what a raw region or raw partition writes ------------------------------ */
+/* ---- read_inputs.c: what a raw region or raw partition writes ------------------------------ */
 
 /* The from, skip, fill and holes of one raw region or raw partition, as the layout gives
  * them, with the resolved path of `from` (borrowed from the build and the layout). */
@@ -98,7 +98,7 @@ struct build {
 	sigset_t old_mask;
 };
 
-/* inputs.c */
+/* read_inputs.c */
 void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret);
 void build_input_of_part(const struct build *b, size_t i, struct build_input *ret);
 int build_state_init(struct build *b);
@@ -123,12 +123,12 @@ int build_compressor_write(struct build_compressor *z, const void *buf, size_t l
 int build_compressor_finish(struct build_compressor *z, struct diag *d);
 void build_compressor_free(struct build_compressor *z);
 
-/* inputs.c: partition @i of @l (sd-format = true) as the SD formatter lays it out.
+/* read_inputs.c: partition @i of @l (sd-format = true) as the SD formatter lays it out.
  * Returns 0 or -EINVAL with the messages in @d. */
 int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
 		    struct fat_sd_layout *ret);
 
-/* plan.c */
+/* sizes.c */
 /* Passes fat/'s messages in @scratch on to @d, each placed at @loc of partition @p;
  * returns @rc. */
 int build_relay(struct diag *d, const struct layout_partition *p, const struct layout_loc *loc,
@@ -191,12 +191,12 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len);
  * nodes and extended attributes as its entries give them. */
 int build_ext4_archive(struct ext4_walk *w, const char *host);
 
-/* write.c */
+/* write_regions.c */
 int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);
 
-/* cards.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
+/* manifest.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
  * when the layout has per-card values. Returns 0 or a negative errno with a message. */
 int build_write_cards(struct build *b);
 

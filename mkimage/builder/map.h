@@ -39,9 +39,9 @@ uint64_t build_map_bytes(const struct build_map *m, uint64_t image_size);
 
 void build_map_release(struct build_map *m);
 
-/* ---- bmap.c ------------------------------------------------------------------------- */
+/* ---- bmap_text.c -------------------------------------------------------------------- */
 
-/* bmap.c: the block map text of the ranges of @m (in whole BMAP_BLOCK_SIZE blocks, with
+/* The block map text of the ranges of @m (in whole BMAP_BLOCK_SIZE blocks, with
  * their checksums) for an image of @image_size bytes named @name, appended to @s, its own
  * checksum taken with @sha. Returns 0 or a negative errno (-EIO: @sha failed, and its diag
  * says so). */

@@ -1,4 +1,4 @@
-/* plan: sizes from the contents, the final plan, and each FAT volume's geometry. */
+/* sizes: sizes from the contents, the final plan, and each FAT volume's geometry. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 
 struct sha256;
 
-/* ---- table.c: the partition table (MBR, EBRs, GPT), through libfdisk ------------------  */
+/* ---- write_table.c: the partition table (MBR, EBRs, GPT), through libfdisk ------------  */
 
 /*
  * Writes the table the plan describes (mbr or gpt; nothing for none) into @fd, the image of

@@ -1,5 +1,5 @@
 /*
- * table: the partition table (MBR with its EBRs, or GPT) through libfdisk, exactly as
+ * write_table: the partition table (MBR with its EBRs, or GPT) through libfdisk, exactly as
  * planned (see builder_priv.h).
  * libfdisk (as util-linux 2.38 ships it) on an image file: the grain is set to one sector
  * before the device is assigned and every size is explicit, so nothing is rounded; the
