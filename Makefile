@@ -6,10 +6,11 @@ BUILD   ?= build
 
 # One static library per module, each exporting only names with its own prefix (checked by
 # tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms flash/ (flash_),
-# builder/ (build_), contents/ (content_) and reader/ (reader_), over fat/ (fat_), ext4/ (ext4_), layouts/
-# (layout_, plan_) and common/ (each file's own name).
+# builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), fat/ (fat_),
+# ext4/ (ext4_), layouts/ (layout_) and common/ (each file's own name).
 common_SRC   := $(wildcard common/*.c)
 layouts_SRC  := $(wildcard layouts/*.c)
+plan_SRC     := $(wildcard plan/*.c)
 fat_SRC      := $(wildcard fat/*.c)
 ext4_SRC     := $(wildcard ext4/*.c)
 contents_SRC := $(wildcard mkimage/contents/*.c)
@@ -20,7 +21,7 @@ cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
 mkimage_SRC  := $(cli_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-MODULES := cli flash builder contents reader fat ext4 layouts common
+MODULES := cli flash builder contents reader plan fat ext4 layouts common
 LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -42,7 +43,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all deps check-deps demo check exports unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all deps check-deps demo check exports loops loops-v unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -55,6 +56,7 @@ $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
 
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
+$(BUILD)/libplan.a:    $(call obj,$(plan_SRC))
 $(BUILD)/libfat.a:     $(call obj,$(fat_SRC))
 $(BUILD)/libext4.a:    $(call obj,$(ext4_SRC))
 $(BUILD)/libcontents.a: $(call obj,$(contents_SRC))
@@ -83,7 +85,7 @@ $(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay
 
 # libFuzzer needs clang; the sources are compiled straight into each target.
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS) $(PKG_CFLAGS)
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(fat_SRC) $(ext4_SRC) $(mkimage_SRC)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(plan_SRC) $(fat_SRC) $(ext4_SRC) $(mkimage_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -154,10 +156,18 @@ e2e-sanitized: all $(TEST_TOOLS)
 exports: $(LIBS)
 	@tests/check-exports $(BUILD)
 
+# No folder has a loop of more than 3 files calling into each other (loops-v: each
+# folder's largest).
+loops: $(LIBS)
+	@tests/check-loops $(BUILD)
+loops-v: $(LIBS)
+	@tests/check-loops -v $(BUILD)
+
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) all
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e

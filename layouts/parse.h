@@ -30,7 +30,7 @@
 #include "common/diag.h"
 #include "common/strbuf.h"
 #include "layouts/layouts.h"
-#include "layouts/tree.h"
+#include "layouts/section_tree.h"
 
 /* A parsed layout: its tree and the files it was read from. */
 struct doc {

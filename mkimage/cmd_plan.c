@@ -7,6 +7,7 @@
 #include "common/units.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
+#include "plan/plan.h"
 
 static void plan_usage(FILE *out)
 {

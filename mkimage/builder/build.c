@@ -16,75 +16,8 @@
 
 #include "common/units.h"
 #include "mkimage/builder/builder_priv.h"
-
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-void build_progress(struct build *b, const char *what, const char *name)
-{
-	if (!b->tty || seconds_since(&b->t0) < 1.0)
-		return;
-	fprintf(stderr, "\r\033[Ksdimg: %s %s ...", what, name);
-	b->progress_shown = true;
-}
-
-static void progress_done(struct build *b)
-{
-	if (b->progress_shown)
-		fprintf(stderr, "\r\033[K");
-}
-
-static const int stop_signal_numbers[] = { SIGINT, SIGTERM, SIGHUP };
-#define N_STOP_SIGNALS (sizeof(stop_signal_numbers) / sizeof(stop_signal_numbers[0]))
-
-void build_stop_signals(sigset_t *set)
-{
-	struct sigaction sa;
-
-	sigemptyset(set);
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigaction(stop_signal_numbers[i], NULL, &sa) < 0 || sa.sa_handler != SIG_IGN)
-			sigaddset(set, stop_signal_numbers[i]);
-}
-
-bool build_stop_pending(const sigset_t *set)
-{
-	sigset_t pending;
-
-	if (sigpending(&pending) < 0)
-		return false;
-	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-		if (sigismember(set, stop_signal_numbers[i]) &&
-		    sigismember(&pending, stop_signal_numbers[i]))
-			return true;
-	return false;
-}
-
-void build_hold_signals(struct build *b)
-{
-	/* a blocked signal stays pending even when ignored: only those answered are held */
-	sigprocmask(SIG_BLOCK, &b->stop_signals, &b->old_mask);
-	b->signals_blocked = true;
-}
-
-void build_release_signals(struct build *b)
-{
-	b->signals_blocked = false;
-	sigprocmask(SIG_SETMASK, &b->old_mask, NULL);
-}
-
-bool build_interrupted(struct build *b)
-{
-	if (!b->signals_blocked || !build_stop_pending(&b->stop_signals))
-		return false;
-	diag_error(b->d, "%s: interrupted", b->o->output);
-	return true;
-}
+#include "mkimage/builder/output.h"
+#include "mkimage/builder/tables.h"
 
 static bool interrupted(void *build)
 {
@@ -308,9 +241,9 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 		build_report_partitions(&b);
 	if (rc == 0)
 		rc = write_everything(&b);
-	progress_done(&b);
+	build_progress_done(&b);
 	if (rc == 0 && o->verbosity != BUILD_QUIET)
-		report(&b, seconds_since(&b.t0));
+		report(&b, build_seconds(&b));
 	build_state_release(&b);
 	/* once the outputs are being put in place a signal can no longer change the outcome:
 	 * on success the held signals stay blocked (the caller exits with success, and a

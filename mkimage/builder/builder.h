@@ -1,20 +1,22 @@
 /*
  * builder: the whole card image a layout describes, and what ships with it (the interface
  * of mkimage/builder/; `sdimg build`):
- *   build.c        the steps in order: inputs, plan, tables, regions, volumes, finish
- *   inputs.c       contents gathered and checked before anything is written
- *   plan.c         sizes from the measured contents, the final plan, FAT geometries
- *   table.c        the partition table: MBR (and its EBRs) or GPT, through libfdisk
- *   gpt_entries.c  the primary GPT entry array moved where the layout puts it
- *   write.c        raw regions, raw partitions and FAT volumes into the image
- *   copy.c         a host file into the image, holes kept
- *   ids.c          every id the layout leaves unset, derived from its seed
- *   map.c          what must read back as written (the bmap's ranges)
- *   cards.c        IMAGE.cards.json: where the per-card files lie (common/cards.h)
- *   finish.c       the one pass after writing: compressed copy, bmap, checksums
- *   compress.c     zstd, xz and gzip streams
- *   bmap.c         the block map in bmaptool's format
- *   output.c       every output file appears at its name together with the others, or none
+ *   build.c          the steps in order: inputs, plan, tables, regions, volumes, finish
+ *   read_inputs.c    contents gathered and checked before anything is written
+ *   sizes.c          sizes from the measured contents, the final plan, FAT geometries
+ *   write_table.c    the partition table: MBR (and its EBRs) or GPT, through libfdisk
+ *   gpt_entries.c    the primary GPT entry array moved where the layout puts it
+ *   write_regions.c  raw regions, raw partitions and FAT volumes into the image
+ *   copy.c           a host file into the image, holes kept
+ *   ids.c            every id the layout leaves unset, derived from its seed
+ *   map.c            what must read back as written (the bmap's ranges)
+ *   manifest.c       IMAGE.cards.json: where the per-card files lie (common/cards.h)
+ *   finish.c         the one pass after writing: compressed copy, bmap, checksums
+ *   compress.c       zstd, xz and gzip streams
+ *   bmap_text.c      the block map in bmaptool's format
+ *   output.c         every output file appears at its name together with the others, or none
+ *   stop.c           progress on the terminal, and the signals that stop a build
+ *   region.c         where the plan puts each layout partition
  */
 #ifndef SDIMG_MKIMAGE_BUILDER_H
 #define SDIMG_MKIMAGE_BUILDER_H
@@ -125,7 +127,7 @@ int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *c
  * Safe after build_files_commit() and on BUILD_FILE_INIT. */
 void build_file_abort(struct build_file *f);
 
-/* ---- build.c: the signals that stop a build (and `sdimg personalize`) ---------------- */
+/* ---- stop.c: the signals that stop a build (and `sdimg personalize`) ----------------- */
 
 /* Into @set: SIGINT, SIGTERM and SIGHUP, but not one that is ignored (nohup ignores SIGHUP,
  * a shell SIGINT for a background job): it stays ignored. Held (sigprocmask()) while a

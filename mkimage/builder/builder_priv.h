@@ -1,82 +1,27 @@
 /*
- * The builder's parts (private to mkimage/builder/): the state of one build and its steps,
- * derived ids, the output file, partition tables and raw copies. build.c joins them.
+ * The state of one build and its steps (private to mkimage/builder/): build.c joins them.
+ * Beside it: output.h (the output files), map.h (what must read back as written),
+ * tables.h (the partition tables) and stop.h (progress and the signals that stop a build).
  */
 #ifndef SDIMG_MKIMAGE_BUILDER_PRIV_H
 #define SDIMG_MKIMAGE_BUILDER_PRIV_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "common/bmap.h"
 #include "common/diag.h"
 #include "common/fileid.h"
+#include "fat/fat.h"
 #include "layouts/layouts.h"
 #include "mkimage/builder/builder.h"
-
-/* ---- output.c (beside what builder.h declares) ---------------------------------------- */
-
-/* build_file_create() for a file that is never put at @path (the raw image of a build that
- * writes only its compressed copy): whatever is at @path (a link, a folder) is no matter;
- * the file is made in @path's folder, hidden names as for @path. */
-int build_file_create_scratch(struct build_file *f, const char *path, const char *what,
-			      uint64_t size, struct diag *d);
-
-/* Removes the hidden names that dead builds to @path left in its folder (as
- * build_file_create() does), for a name this build does not write. */
-void build_file_remove_dead(const char *path);
-
-/*
- * The lock of an output set: an flock on the folder of each of its files, held while the
- * set is put in place, so that two builds to one set put theirs in place one after the
- * other, never files of both. Taken in one order for every build (so two never wait for
- * each other), waiting as long as another build holds one.
- */
-struct build_lock {
-	struct build_lock_folder {
-		int fd;
-		dev_t dev;
-		ino_t ino;
-	} folders[BUILD_MAX_FILES];
-	size_t n;               /* folders locked */
-};
-
-/* Locks the folders of the @n (at most BUILD_MAX_FILES) @paths. Returns 0 (also where a
- * folder cannot be opened for reading or its file system has no flock: that one is not
- * locked) or -ENOMEM (nothing locked; the caller says so). */
-int build_files_lock(const char *const *paths, size_t n, struct build_lock *lock);
-
-/* Releases build_files_lock()'s lock. */
-void build_files_unlock(struct build_lock *lock);
-
-/* ---- map.c: what must read back as written ------------------------------------------- */
-
-struct build_range {
-	uint64_t start, end;   /* bytes, end excluded */
-	uint8_t sha256[32];    /* of the range's bytes (finish.c) */
-};
-
-struct build_map {
-	struct build_range *v;
-	size_t n, cap;
-};
-
-/* Records [@start, @start + @len). Returns 0 or -ENOMEM. */
-int build_map_add(struct build_map *m, uint64_t start, uint64_t len);
-
-/* Records the partition table's sectors of @p: sector 0, the EBRs, both GPT headers and
- * arrays. Returns 0 or -ENOMEM. */
-int build_map_add_tables(struct build_map *m, const struct plan *p);
-
-/* Turns the records into whole blocks of @block bytes within @image_size (the last block
- * may be partial: its range still ends on the block grid), sorted and merged. */
-void build_map_to_blocks(struct build_map *m, uint64_t block, uint64_t image_size);
-
-/* The bytes the ranges cover inside the image. */
-uint64_t build_map_bytes(const struct build_map *m, uint64_t image_size);
-
-void build_map_release(struct build_map *m);
+#include "mkimage/builder/map.h"
+#include "mkimage/builder/stop.h"
+#include "mkimage/contents/contents.h"
+#include "plan/plan.h"
 
 /* ---- copy.c: bytes of a host file into the image ---------------------------------------- */
 
@@ -101,7 +46,7 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
  */
 int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what);
 
-/* ---- inputs.c: what a raw region or raw partition writes ------------------------------ */
+/* ---- read_inputs.c: what a raw region or raw partition writes ------------------------------ */
 
 /* The from, skip, fill and holes of one raw region or raw partition, as the layout gives
  * them, with the resolved path of `from` (borrowed from the build and the layout). */
@@ -115,77 +60,6 @@ struct build_input {
 	size_t n_holes;
 	struct layout_loc skip_loc, holes_loc;
 };
-
-/* ---- table.c: the partition table (MBR, EBRs, GPT), through libfdisk ------------------  */
-
-/*
- * Writes the table the plan describes (mbr or gpt; nothing for none) into @fd, the image of
- * plan->image_size bytes named @path in messages. @mbr_types[i] is the MBR type byte of
- * layout partition i (the builder resolves `fat` by the FAT type it chose). Every id is
- * set: the layout's, or one derived from its seed. libfdisk never moves or resizes what the
- * plan decided; a relocated GPT entry array (gpt-entries) is moved afterwards and the
- * header's CRC fixed.
- * Returns 0 or a negative errno with a message in @d.
- */
-int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types, int fd,
-		 const char *path, struct sha256 *sha, struct diag *d);
-
-/* ---- gpt_entries.c: the primary GPT entry array where the layout puts it ------------- */
-
-/*
- * Moves the 128-entry array from LBA 2 to @entries_lba in the image @fd, zeroes where it was,
- * and updates the primary header's PartitionEntryLBA and HeaderCRC32 (UEFI 2.10, 5.3.2).
- * The backup header and array are untouched (the array's CRC does not change).
- * Returns 0 or a negative errno with a message naming @path in @d.
- */
-int build_move_gpt_entries(int fd, uint64_t entries_lba, const char *path, struct diag *d);
-
-/* All of @n bytes at @off of @fd read (written), or a negative errno (-EIO: short). */
-int build_pread_all(int fd, void *buf, size_t n, uint64_t off);
-int build_pwrite_all(int fd, const void *buf, size_t n, uint64_t off);
-
-/*
- * Sets the 64-bit field at byte @field (enum gpt_header_field) of the primary GPT header in
- * @fd to @value and its HeaderCRC32 anew (UEFI 2.10, 5.3.2). Returns 0, -EILSEQ when LBA 1
- * holds no GPT header, or a negative errno.
- */
-int build_gpt_header_set(int fd, size_t field, uint64_t value);
-
-/* ---- gpt_backup.c: a GPT without its backup (gpt-backup = false) ------------------------ */
-
-/*
- * Gives the image @fd of @image_size bytes room for the backup GPT past its end, where
- * libfdisk then writes it; build_drop_gpt_backup() cuts it off again, sets the primary
- * header's AlternateLBA to the image's last LBA (where the backup would be) with its CRC,
- * and ends the protective MBR entry at that LBA.
- * Both return 0 or a negative errno with a message naming @path in @d.
- */
-int build_gpt_backup_room(int fd, uint64_t image_size, const char *path, struct diag *d);
-int build_drop_gpt_backup(int fd, uint64_t image_size, const char *path, struct diag *d);
-
-/* ---- hybrid.c: the MBR of table = hybrid --------------------------------------------- */
-
-/*
- * Writes bytes 440-511 of sector 0 of @fd (the image named @path in messages) over the
- * protective MBR libfdisk wrote: the MBR disk signature derived from the seed, an 0xEE entry
- * from LBA 1 up to the first mirrored partition (first, or after the mirrored entries with
- * hybrid-ee = last), and one entry per partition with `hybrid`, in layout order, typed
- * @mbr_types[i] and active when bootable. The plan has checked that there are one to three
- * and that they end within 2 TiB.
- * Returns 0 or a negative errno with a message in @d.
- */
-int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
-			   int fd, const char *path, struct sha256 *sha, struct diag *d);
-
-#include <signal.h>
-#include <stdbool.h>
-#include <time.h>
-
-#include "fat/fat.h"
-#include "common/fileid.h"
-#include "mkimage/builder/builder.h"
-#include "mkimage/builder/builder_priv.h"
-#include "mkimage/contents/contents.h"
 
 /* What one layout partition needs while it is built. */
 struct part_state {
@@ -224,7 +98,7 @@ struct build {
 	sigset_t old_mask;
 };
 
-/* inputs.c */
+/* read_inputs.c */
 void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret);
 void build_input_of_part(const struct build *b, size_t i, struct build_input *ret);
 int build_state_init(struct build *b);
@@ -234,14 +108,6 @@ int build_read_inputs(struct build *b);
 /* finish.c: one pass over the written image for the compressed copy, the bmap's range
  * checksums and the image's SHA-256; then the bmap and the checksum file. */
 int build_finish(struct build *b);
-
-/* bmap.c: the block map text of the ranges of @m (in whole BMAP_BLOCK_SIZE blocks, with
- * their checksums) for an image of @image_size bytes named @name, appended to @s, its own
- * checksum taken with @sha. Returns 0 or a negative errno (-EIO: @sha failed, and its diag
- * says so). */
-struct strbuf;
-int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *name,
-		    struct sha256 *sha, struct strbuf *s);
 
 /* compress.c: a compressed copy, streamed */
 struct build_compressor;
@@ -257,12 +123,12 @@ int build_compressor_write(struct build_compressor *z, const void *buf, size_t l
 int build_compressor_finish(struct build_compressor *z, struct diag *d);
 void build_compressor_free(struct build_compressor *z);
 
-/* inputs.c: partition @i of @l (sd-format = true) as the SD formatter lays it out.
+/* read_inputs.c: partition @i of @l (sd-format = true) as the SD formatter lays it out.
  * Returns 0 or -EINVAL with the messages in @d. */
 int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
 		    struct fat_sd_layout *ret);
 
-/* plan.c */
+/* sizes.c */
 /* Passes fat/'s messages in @scratch on to @d, each placed at @loc of partition @p;
  * returns @rc. */
 int build_relay(struct diag *d, const struct layout_partition *p, const struct layout_loc *loc,
@@ -325,27 +191,16 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len);
  * nodes and extended attributes as its entries give them. */
 int build_ext4_archive(struct ext4_walk *w, const char *host);
 
-/* write.c */
+/* write_regions.c */
 int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);
 
-/* cards.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
+/* manifest.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
  * when the layout has per-card values. Returns 0 or a negative errno with a message. */
 int build_write_cards(struct build *b);
 
-/* build.c */
-void build_progress(struct build *b, const char *what, const char *name);
-bool build_interrupted(struct build *b);
-
-/* While a file has a hidden name, SIGINT, SIGTERM and SIGHUP (those not ignored when the
- * build began) wait, so that no signal leaves the file behind: build_interrupted() asks
- * for them between steps and inside every long loop (each MiB written or compressed, each
- * file of a FAT volume), so that a build stops within a fraction of a second. */
-void build_hold_signals(struct build *b);
-void build_release_signals(struct build *b);
-
-/* The plan region of layout partition @i, or NULL. */
+/* region.c: the plan region of layout partition @i, or NULL. */
 const struct plan_region *build_region_of(const struct build *b, size_t i);
 
 #endif

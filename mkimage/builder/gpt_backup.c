@@ -4,7 +4,7 @@
  * it is given the image with room for one past its end; that room is then cut off and the
  * primary header says where the backup would be (UEFI 2.10, 5.3.2).
  */
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/tables.h"
 
 #include <errno.h>
 #include <string.h>

@@ -6,7 +6,8 @@
  * sector before the first mirrored partition, as gdisk makes it: the GPT's own structures
  * and anything else before that partition stay protected from MBR-only tools.
  */
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/builder.h"
+#include "mkimage/builder/tables.h"
 
 #include <errno.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 
 #include "common/bytes.h"
 #include "common/sha256.h"
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/builder.h"
 
 /* SHA-256 of SEED "\n" PURPOSE NAME (NAME may be ""). */
 static int id_hash(struct sha256 *sha, const char *seed, const char *purpose, const char *name,

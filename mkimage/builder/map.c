@@ -6,7 +6,9 @@
 #include <stdlib.h>
 
 #include "common/array.h"
-#include "mkimage/builder/builder_priv.h"
+#include "layouts/layouts.h"
+#include "mkimage/builder/map.h"
+#include "plan/plan.h"
 
 int build_map_add(struct build_map *m, uint64_t start, uint64_t len)
 {

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/path.h"
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/output.h"
 
 #define HIDDEN_PREFIX ".sdimg."
 

@@ -12,8 +12,8 @@
  *   target_write.c  one target: O_DIRECT writes, gaps, O_DIRECT read-back, table re-read
  *   run.c           every target at once, each in its own process; a hung one is given up
  *   capacity.c      --check-capacity: stamps over the card's whole size, read back
- *   report.c        progress, the summary table and the JSON report
- *   cards.c         one card's own bytes, from the per-card manifest (common/cards.h)
+ *   run_report.c    progress, the summary table and the JSON report
+ *   card_patches.c  one card's own bytes, from the per-card manifest (common/cards.h)
  *   cards_check.c   the manifest checked against its image before any card's bytes
  *   card_values.c   --card-values: each card's values, from a CSV file or counters
  *   disks.c         the whole disks sysfs lists now, with their size: what a station sees
@@ -131,7 +131,7 @@ int flash_run(const struct flash_options *o, struct diag *d);
  */
 int flash_watch(const struct flash_options *o, struct diag *d);
 
-/* ---- per-card values (cards.c) ---- */
+/* ---- per-card values (card_patches.c) ---- */
 
 /* Bytes of one card that differ from the image's: @len bytes at @offset, the last
  * @zero_tail of them zeros that @bytes does not hold (a per-card file's reserve past its
@@ -149,14 +149,14 @@ struct flash_patches {
 	struct flash_patch *v;
 	size_t n, cap;
 	struct flash_patch_blocks *blocks; /* which patches touch each block of the image, while
-					      they are made (cards.c) */
+					      they are made (card_patches.c) */
 };
 
 /*
  * The bytes of one card whose values are @vars (@n_vars): its per-card ids (disk-id =
  * per-card: the MBR disk signature, or the GPT disk GUID and partition GUIDs in both
  * headers and arrays with their CRCs; volume-id = per-card: BS_VolID), each derived from
- * m->seed and the card's values (SHA-256, cards.c), which templates name as ${DISK_ID},
+ * m->seed and the card's values (SHA-256, card_patches.c), which templates name as ${DISK_ID},
  * ${PARTUUID_NAME} and ${VOLUME_ID_NAME}; then for each per-card file of @m,
  * its content (the template filled in, then zeros up to its reserve), its directory entry,
  * its clusters' FAT entries in every FAT and, on FAT32, both FSInfo free counts, each read

@@ -1,7 +1,7 @@
 /*
  * Internals shared by the files of mkimage/flash/ (private to it): the classifier's device
  * (sysfs.c, hardware.c, usage.c), the image being written (image.c), the work on one
- * target (target_write.c) and the run over all of them (run.c, report.c).
+ * target (target_write.c) and the run over all of them (run.c, run_report.c).
  */
 #ifndef SDIMG_MKIMAGE_FLASH_PRIV_H
 #define SDIMG_MKIMAGE_FLASH_PRIV_H
@@ -175,7 +175,7 @@ int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *
 /* {"index", "row" (null without CSV), "values": {NAME: VALUE}}. */
 json_t *flash_card_json(const struct flash_card_set *c);
 
-/* ---- cards.c ---- */
+/* ---- card_patches.c ---- */
 
 /* FAT32: for each per-card file i of @m with FSInfo sectors, into used[i] the clusters all
  * the files that share its FSInfo sector use with contents of lens[j] bytes (lens NULL:
@@ -347,7 +347,7 @@ const char *flash_slot_name(const struct flash_target *t);
  * /dev/NAME. */
 bool flash_slot_matches(const char *const *patterns, size_t n, const struct flash_target *t);
 
-/* ---- report.c ------------------------------------------------------------------------- */
+/* ---- run_report.c --------------------------------------------------------------------- */
 
 const char *flash_stage_name(enum flash_stage s);
 const char *flash_result_name(enum flash_result r);

@@ -10,6 +10,7 @@
 #include "common/array.h"
 #include "common/units.h"
 #include "layouts/layouts.h"
+#include "plan/plan.h"
 
 __attribute__((format(printf, 5, 6))) static int add(struct findings *f, const char *severity,
 						     const char *code, unsigned part,

@@ -35,6 +35,7 @@
 #include "layouts/layouts.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/reader/reader.h"
+#include "plan/plan.h"
 
 #define MAX_IMAGE (64u << 20)
 #define FILE_LIMIT (256u << 20)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "layouts/layouts.h"
+#include "plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

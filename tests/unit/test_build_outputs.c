@@ -18,6 +18,7 @@
 #include "common/sha256.h"
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/output.h"
 
 static void test_map_to_blocks(void **state)
 {

@@ -1,5 +1,5 @@
 /* Unit tests: per-card values: templates and the manifest (common/cards), a per-card file's
- * FAT entries (fat/card.c), and the patches that overlay an image (flash/cards.c). */
+ * FAT entries (fat/card.c), and the patches that overlay an image (flash/card_patches.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
 
 #include "layouts/parse.h"
 #include "layouts/schema.h"
-#include "layouts/tree.h"
+#include "layouts/section_tree.h"
 
 /* Parses @text as "t.layout" into @doc; returns what layout_parse() returned. */
 static int parse(const char *text, struct diag *d, struct doc *doc)

@@ -1,5 +1,6 @@
 /* Unit tests of the plan: every byte range a layout resolves to. */
 #include "layout_test_util.h"
+#include "plan/plan.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* cards: the per-card manifest beside the image (common/cards.h; see builder_priv.h). */
+/* manifest: the per-card manifest beside the image (common/cards.h; see builder_priv.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

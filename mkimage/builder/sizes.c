@@ -1,4 +1,4 @@
-/* plan: sizes from the contents, the final plan, and each FAT volume's geometry. */
+/* sizes: sizes from the contents, the final plan, and each FAT volume's geometry. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,15 +6,6 @@
 
 #include "common/units.h"
 #include "mkimage/builder/builder_priv.h"
-
-const struct plan_region *build_region_of(const struct build *b, size_t i)
-{
-	for (size_t k = 0; b->plan && k < b->plan->n_regions; k++)
-		if (b->plan->regions[k].kind == PLAN_PARTITION &&
-		    b->plan->regions[k].part == &b->l->parts[i])
-			return &b->plan->regions[k];
-	return NULL;
-}
 
 int build_relay(struct diag *d, const struct layout_partition *p, const struct layout_loc *loc,
 		struct diag *scratch, int rc)

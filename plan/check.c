@@ -1,8 +1,8 @@
-/* plan_check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
+/* check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
 #include <errno.h>
 #include <stdio.h>
 
-#include "layouts/plan_priv.h"
+#include "plan/plan_priv.h"
 
 static bool known(const struct plan_region *r)
 {

@@ -1,4 +1,4 @@
-/* cards: one card's own bytes, from the per-card manifest (see flash.h). */
+/* card_patches: one card's own bytes, from the per-card manifest (see flash.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

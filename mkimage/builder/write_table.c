@@ -1,5 +1,5 @@
 /*
- * table: the partition table (MBR with its EBRs, or GPT) through libfdisk, exactly as
+ * write_table: the partition table (MBR with its EBRs, or GPT) through libfdisk, exactly as
  * planned (see builder_priv.h).
  * libfdisk (as util-linux 2.38 ships it) on an image file: the grain is set to one sector
  * before the device is assigned and every size is explicit, so nothing is rounded; the
@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/builder.h"
+#include "mkimage/builder/tables.h"
 
 #define GPT_ATTR_LEGACY_BIOS_BOOTABLE (1ull << 2) /* UEFI 2.10, table 5.8 */
 #define MBR_TYPE_EXTENDED_LBA 0x0f

@@ -1,5 +1,5 @@
 /*
- * tree: a layout as written, one node per section (private to layouts/).
+ * section_tree: a layout as written, one node per section (private to layouts/).
  *
  * The parser (parse.h) builds it; the readers (read_priv.h) turn it into a struct layout.
  * Every section and key carries its entry in the key table (schema.h) and where it was

@@ -12,7 +12,8 @@
 
 #include "common/array.h"
 #include "layouts/layouts.h"
-#include "layouts/plan_priv.h"
+#include "plan/plan.h"
+#include "plan/plan_priv.h"
 
 const char *plan_kind_name(enum plan_kind k)
 {

@@ -1,4 +1,4 @@
-/* write: raw regions, raw partitions and FAT volumes into the image. */
+/* write_regions: raw regions, raw partitions and FAT volumes into the image. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

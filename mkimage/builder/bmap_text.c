@@ -1,5 +1,5 @@
 /*
- * bmap: the block map of an image in the format bmaptool reads (format version 2.0): the
+ * bmap_text: the block map of an image in the format bmaptool reads (format version 2.0): the
  * image size, 4096-byte blocks, the mapped block ranges each with the SHA-256 of its bytes
  * (a partial last block hashed at its real length), and BmapFileChecksum, the SHA-256 of the
  * whole file computed with that element's text taken as 64 '0' characters.
@@ -16,7 +16,7 @@
 #include "common/sha256.h"
 #include "common/strbuf.h"
 #include "common/utf8.h"
-#include "mkimage/builder/builder_priv.h"
+#include "mkimage/builder/map.h"
 
 #define NO_CHECKSUM "0000000000000000000000000000000000000000000000000000000000000000"
 

@@ -1,8 +1,9 @@
-/* plan internals, shared by plan.c, plan_parts.c and plan_check.c (private to layouts/). */
-#ifndef SDIMG_LAYOUTS_PLAN_PRIV_H
-#define SDIMG_LAYOUTS_PLAN_PRIV_H
+/* plan internals, shared by plan.c, parts.c and check.c (private to plan/). */
+#ifndef SDIMG_PLAN_PRIV_H
+#define SDIMG_PLAN_PRIV_H
 
 #include "layouts/layouts.h"
+#include "plan/plan.h"
 
 #define MBR_TABLE_START 440u                 /* disk signature at 440, entries at 446 */
 #define GPT_ENTRIES_BYTES (128u * 128u)      /* 128 entries of 128 bytes */
@@ -23,11 +24,11 @@ struct planner {
 uint64_t plan_align_up(uint64_t v, uint64_t a);
 int plan_add_region(struct planner *pl, const struct plan_region *r);
 
-/* Places every partition (and the EBRs of logical ones); plan_parts.c. */
+/* Places every partition (and the EBRs of logical ones); parts.c. */
 int plan_place_partitions(struct planner *pl);
 /* Sizes a `grow` partition once the image size is known, then the extended partition. */
 int plan_resolve_grow(struct planner *pl);
-/* Overlaps, regions past the end, table limits; plan_check.c. */
+/* Overlaps, regions past the end, table limits; check.c. */
 int plan_check(struct planner *pl);
 
 #endif

@@ -1,4 +1,4 @@
-/* report: what a run shows while it works, and its results (flash_priv.h). */
+/* run_report: what a run shows while it works, and its results (flash_priv.h). */
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* inputs: the state and inputs of a build, read and checked before anything is written. */
+/* read_inputs: the state and inputs of a build, read and checked before anything is written. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* tree: sections and keys of a layout as written (see tree.h). */
-#include "layouts/tree.h"
+/* section_tree: sections and keys of a layout as written (see section_tree.h). */
+#include "layouts/section_tree.h"
 
 #include <errno.h>
 #include <stdio.h>

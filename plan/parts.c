@@ -1,8 +1,8 @@
-/* plan_parts: where each partition starts and how large it is (LAYOUT.md, "partition"). */
+/* parts: where each partition starts and how large it is (LAYOUT.md, "partition"). */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "layouts/plan_priv.h"
+#include "plan/plan_priv.h"
 
 /*
  * Automatic starts (LAYOUT.md, "partition", `start`). A partition without `start` begins at

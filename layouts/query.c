@@ -1,0 +1,42 @@
+/* query: questions about a layout once it is read (see layouts.h): the names of its types,
+ * what a partition holds, where its extended partition is. The readers ask here, never
+ * load.c back. */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "layouts/layouts.h"
+
+const char *layout_part_type_name(enum layout_part_type t)
+{
+	static const char *const names[] = { "raw", "fat", "fat12", "fat16", "fat32", "ext4" };
+	return (unsigned)t < 6 ? names[t] : "?";
+}
+
+const char *layout_table_name(enum layout_table t)
+{
+	static const char *const names[] = { "mbr", "gpt", "none" };
+	return (unsigned)t < 3 ? names[t] : "?";
+}
+
+unsigned layout_extended_slot(const struct layout *l)
+{
+	size_t n = 0;
+
+	if (l->image.table != LAYOUT_TABLE_MBR)
+		return 0;
+	if (l->image.extended_slot)
+		return l->image.extended_slot;
+	for (size_t i = 0; i < l->n_parts; i++)
+		n += l->parts[i].in_table;
+	return n > 4 ? 4 : 0;
+}
+
+bool layout_part_is_fat(const struct layout_partition *p)
+{
+	return p->type != LAYOUT_PART_RAW && p->type != LAYOUT_PART_EXT4;
+}
+
+bool layout_part_has_files(const struct layout_partition *p)
+{
+	return p->type != LAYOUT_PART_RAW;
+}
