@@ -309,9 +309,6 @@ struct ext4_walk {
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
-/* A stored time as image.mtime says, from @ts (NULL: none). */
-void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
-		      struct ext4_meta *m);
 /* A host file read for ext4_write_data(): its holes (SEEK_DATA, SEEK_HOLE) handed out as
  * zeros without reading them. */
 struct ext4_host_reader {

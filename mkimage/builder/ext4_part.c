@@ -40,24 +40,11 @@ struct walk_folder {
 	int fd;                 /* open while the walk is below it (its attributes) */
 };
 
-void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
-		      struct ext4_meta *m)
-{
-	m->mtime = im->timestamp;
-	m->mtime_ns = 0;
-	if (im->mtime == LAYOUT_MTIME_FIXED || !ts)
-		return;
-	if (im->timestamp_from_env && ts->tv_sec >= im->timestamp)
-		return;
-	m->mtime = ts->tv_sec;
-	m->mtime_ns = (uint32_t)ts->tv_nsec;
-}
-
 static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st, uint32_t perm)
 {
 	struct ext4_meta m = { .uid = w->e->owner_set ? w->e->owner : 0,
 			       .gid = w->e->group_set ? w->e->group : 0, .perm = perm };
-	build_ext4_mtime(&w->b->l->image, st ? &st->st_mtim : NULL, &m);
+	m.mtime = content_mtime(&w->b->l->image, st ? &st->st_mtim : NULL, &m.mtime_ns);
 	return m;
 }
 
@@ -105,7 +92,7 @@ static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, ui
 	    ((!e->owner_set && st->st_uid && st->st_uid != geteuid()) ||
 	     (!e->group_set && st->st_gid && st->st_gid != getegid())))
 		w->others_owners++;
-	build_ext4_mtime(&w->b->l->image, &st->st_mtim, &m);
+	m.mtime = content_mtime(&w->b->l->image, &st->st_mtim, &m.mtime_ns);
 	return m;
 }
 

@@ -1,14 +1,20 @@
 /*
- * contents: what goes into one FAT partition (the interface of mkimage/contents/), gathered
- * from the layout's tree, file and dir entries in file order, with LAYOUT.md's overlay rule:
- * a later entry replaces an earlier one at the same FAT path (compared as FAT compares:
- * case-insensitively); two directories at one path merge. Two names that FAT sees as equal
- * from one source are an error.
+ * contents: what goes into a partition's file system from the layout's tree, file and dir
+ * entries (the interface of mkimage/contents/), for FAT and ext4 alike: host folders and
+ * archives, strip, include and exclude, and the rule of stored times, shared by every file
+ * system; and the model of one FAT partition, gathered in file order with LAYOUT.md's
+ * overlay rule: a later entry replaces an earlier one at the same FAT path (compared as FAT
+ * compares: case-insensitively); two directories at one path merge. Two names that FAT sees
+ * as equal from one source are an error.
+ *   rules.c           the rule of stored times (image.mtime, SOURCE_DATE_EPOCH), every file
+ *                     system's
  *   model.c           the content model: nodes, the overlay rule, the path index
- *   host_tree.c       tree/file/dir entries read from host folders and files
+ *   host_tree.c       tree/file/dir entries read from host folders and files; a tree's
+ *                     include and exclude judge each entry before it is examined
  *   archive_list.c    the listing pass over an archive (headers only) into the model
  *   archive_stream.c  the data pass: archive entries streamed to their clusters
- *   archive_spool.c   a compressed archive decompressed once, kept for the data pass
+ *   archive_spool.c   a compressed archive decompressed once, kept for the data pass (FAT
+ *                     and ext4 trees alike: content_passes)
  *   archive_gzip.c    gzip decompressed through zlib, which checks its CRC-32 (libarchive
  *                     does not)
  *   archive_lib.c     libarchive, loaded with dlopen only when a tree is an archive
@@ -236,6 +242,15 @@ bool content_filter_takes(struct content_filter *f, const char *rel, bool is_dir
 void content_filter_warn(const struct content_filter *f, const char *place, struct diag *d);
 
 void content_filter_release(struct content_filter *f);
+
+/*
+ * The one rule of stored times, for every file system: the time image.mtime @im gives an
+ * entry whose own mtime is @ts (NULL: it has none, as a layout's text or dir entry): the
+ * image's timestamp for mtime = fixed or no time of its own; with SOURCE_DATE_EPOCH, a time
+ * at or after it clamped to it; else @ts itself. Its nanoseconds go to *@ret_ns (0 unless
+ * @ts is kept).
+ */
+int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 
 /*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).

@@ -47,8 +47,6 @@ int content_count_copy(struct content_copies *cc, uint64_t size, const char *sou
  */
 int content_link_inside(int dirfd, const char *name, const struct stat *top, struct stat *ret);
 
-/* The time image.mtime @im gives a node whose own mtime is @ts (NULL: none). */
-int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 
 /*
  * Adds the entries of archive @host (the `from` of tree entry @e, layout entry number

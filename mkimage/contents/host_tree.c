@@ -48,17 +48,6 @@ struct faulty {
 	size_t more; /* the other paths that reached it */
 };
 
-int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns)
-{
-	*ret_ns = 0;
-	if (im->mtime == LAYOUT_MTIME_FIXED || !ts)
-		return im->timestamp;
-	if (im->timestamp_from_env && ts->tv_sec >= im->timestamp)
-		return im->timestamp; /* clamped to SOURCE_DATE_EPOCH */
-	*ret_ns = (uint32_t)ts->tv_nsec;
-	return ts->tv_sec;
-}
-
 static int64_t node_mtime(const struct gatherer *g, const struct stat *st, uint32_t *ret_ns)
 {
 	return content_mtime(&g->l->image, st ? &st->st_mtim : NULL, ret_ns);
