@@ -71,6 +71,9 @@ struct content_node {
 	bool first;
 	bool removed;    /* replaced by a later entry */
 	bool implicit;   /* a folder created because a path needs it */
+	bool judged;     /* a tree's include and exclude judged it as its walk met it, ... */
+	bool left_out;   /* ... and left it out by its own name (a folder may stay for what
+			  * it holds) */
 };
 
 /* An archive files come from, as it was when it was listed. */
@@ -236,6 +239,14 @@ int content_filter_init(struct content_filter *f, const struct layout_entry *e);
  * the caller's to say.
  */
 bool content_filter_takes(struct content_filter *f, const char *rel, bool is_dir);
+
+/*
+ * Whether the entry at @rel is left out whatever it turns out to be (a symbolic link not yet
+ * followed, which may lead to a file or a folder): an exclude pattern matches it, judged as a
+ * file, or a folder above it. Only then is it judged (content_filter_takes() as a file: its
+ * hits counted), so that it need never be looked at further.
+ */
+bool content_filter_drops(struct content_filter *f, const char *rel);
 
 /* One warning in @d per pattern that counted no hit, starting with @place:
  * "<place>include pattern '*.dbt' matches nothing in <from>". */
