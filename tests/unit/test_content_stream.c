@@ -18,21 +18,7 @@
 #include <cmocka.h>
 
 #include "mkimage/contents/contents_priv.h"
-
-static struct layout *load(const char *text)
-{
-	static const char *const in_dir[] = { "in" };
-	struct layout_options o = { .input_dirs = in_dir, .n_input_dirs = 1 };
-	struct layout *l = NULL;
-	struct diag d;
-
-	diag_init(&d);
-	if (layout_load_text("t.layout", text, &o, &d, &l) != 0)
-		diag_print(&d, stderr, "  diag");
-	diag_release(&d);
-	assert_non_null(l);
-	return l;
-}
+#include "layout_test_util.h"
 
 static void sh(const char *cmd)
 {
@@ -53,7 +39,7 @@ static void paths_of(const struct content *c, char *out, size_t n)
 /* Gathers the one partition of @text into @c: its return, the messages in @d. */
 static int gather(const char *text, struct content *c, struct diag *d)
 {
-	struct layout *l = load(text);
+	struct layout *l = load_in(text);
 	int rc;
 
 	*c = (struct content){ 0 };
@@ -61,6 +47,26 @@ static int gather(const char *text, struct content *c, struct diag *d)
 	rc = content_gather(l, &l->parts[0], c, d);
 	layout_free(l);
 	return rc;
+}
+
+/* The tree "/" of folder @from with the filter keys @filters gathers without a message, to
+ * the live paths @want ("a;b;" in the order they were added). */
+static void expect_paths(const char *from, const char *filters, const char *want)
+{
+	struct content c;
+	struct diag d;
+	char text[512], got[1024];
+
+	snprintf(text, sizeof(text), "partition p { type = fat\n tree \"/\" { from = \"%s\"\n %s } }",
+		 from, filters);
+	assert_int_equal(gather(text, &c, &d), 0);
+	if (d.n)
+		diag_print(&d, stderr, "  diag");
+	assert_int_equal(d.n, 0);
+	paths_of(&c, got, sizeof(got));
+	assert_string_equal(got, want);
+	content_release(&c);
+	diag_release(&d);
 }
 
 /* The stored-time rule: fixed gives the timestamp, source the entry's own time (with its
@@ -164,30 +170,18 @@ static void test_filter_before_examine(void **state)
 {
 	struct content c;
 	struct diag d;
-	char got[1024];
 
 	(void)state;
 	sh("mkdir -p in/f/sub in/f/logs && echo k > in/f/kernel.img && echo d > in/f/sub/a.dtb && "
 	   "ln -s /nowhere in/f/dangling.tmp && ln -s loop in/f/loop && ln -s ../.. in/f/sub/up && "
 	   "ln -s ../../etc in/f/out && mkfifo in/f/logs/pipe in/f/sub/pipe && "
 	   "ln -s sub in/f/lsub");
-	assert_int_equal(gather("partition p { type = fat\n tree \"/\" { from = \"f\"\n exclude = "
-				"\"*.tmp, loop, up, out, logs/, pipe\" } }", &c, &d), 0);
-	assert_int_equal(d.n, 0);
-	paths_of(&c, got, sizeof(got));
-	assert_string_equal(got, "/kernel.img;/lsub;/lsub/a.dtb;/sub;/sub/a.dtb;");
-	content_release(&c);
-	diag_release(&d);
-
+	expect_paths("f", "exclude = \"*.tmp, loop, up, out, logs/, pipe\"",
+		     "/kernel.img;/lsub;/lsub/a.dtb;/sub;/sub/a.dtb;");
 	/* include alone leaves out a fifo it does not name unchecked; a link that may lead to a
 	 * folder is followed, and judged as that folder */
-	assert_int_equal(gather("partition p { type = fat\n tree \"/\" { from = \"f\"\n include = "
-				"\"*.dtb\" exclude = \"*.tmp, loop, up, out\" } }", &c, &d), 0);
-	assert_int_equal(d.n, 0);
-	paths_of(&c, got, sizeof(got));
-	assert_string_equal(got, "/lsub;/lsub/a.dtb;/sub;/sub/a.dtb;");
-	content_release(&c);
-	diag_release(&d);
+	expect_paths("f", "include = \"*.dtb\" exclude = \"*.tmp, loop, up, out\"",
+		     "/lsub;/lsub/a.dtb;/sub;/sub/a.dtb;");
 
 	/* kept, they are refused as before, each once */
 	assert_int_equal(gather("partition p { type = fat\n tree \"/\" { from = \"f\"\n exclude = "
