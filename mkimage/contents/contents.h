@@ -11,6 +11,8 @@
  *   model.c           the content model: nodes, the overlay rule, the path index
  *   host_tree.c       tree/file/dir entries read from host folders and files; a tree's
  *                     include and exclude judge each entry before it is examined
+ *   host_walk.c       a host folder's walk for a file system that keeps links, devices,
+ *                     owners and attributes as they are (ext4)
  *   archive_list.c    the listing pass over an archive (headers only) into the model
  *   archive_stream.c  the data pass: archive entries streamed to their clusters
  *   archive_spool.c   a compressed archive decompressed once, kept for the data pass (FAT
@@ -30,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -253,6 +256,46 @@ bool content_filter_drops(struct content_filter *f, const char *rel);
 void content_filter_warn(const struct content_filter *f, const char *place, struct diag *d);
 
 void content_filter_release(struct content_filter *f);
+
+/*
+ * The walk of a host folder for a file system that keeps what it finds as it is (symbolic
+ * links as links, device nodes, owners, attributes: ext4), which then writes what it makes of
+ * each entry rather than a walk of its own (host_walk.c): each folder's names sorted by their
+ * bytes, a folder before what it holds, each entry looked at by its own name (a link is never
+ * followed) and judged by the tree's include and exclude first. A folder left out by them is
+ * walked too: a name in it may stay, and the patterns count what they match.
+ */
+struct content_walk_entry {
+	int dirfd;		/* the folder that holds it, open */
+	const char *name;	/* its name there */
+	const char *host;	/* its host path, for messages */
+	const struct stat *st;	/* the entry itself (lstat: a link is the link) */
+	bool takes;		/* the filters keep it by its own name (always without them) */
+};
+
+struct content_walk_ops {
+	/* A folder, open at @fd while the walk is below it, before what it holds (@up: what
+	 * the caller made of the folder holding it): what the caller makes of it in *@ret, for
+	 * the entries inside. 0, or a negative errno (message in the walk's diag) that ends
+	 * the walk, the caller having freed what it made. */
+	int (*folder)(void *ctx, void *up, const struct content_walk_entry *e, int fd,
+		      void **ret);
+	/* The walk is done below @folder, which the caller may free. */
+	void (*folder_done)(void *ctx, void *folder);
+	/* Anything but a folder, in @folder: 0 or a negative errno that ends the walk. */
+	int (*entry)(void *ctx, void *folder, const struct content_walk_entry *e);
+	/* Asked after each entry: true stops the walk (-EINTR). */
+	bool (*stop)(void *ctx);
+};
+
+/*
+ * Walks the host folder open at @fd (closed here), named @host, the caller's @top, with the
+ * include and exclude of @filter (NULL: none). Returns 0 or the first negative errno (its
+ * messages in @d): a folder that cannot be read, a tree more than CONTENT_MAX_DEPTH folders
+ * deep, or what @ops said.
+ */
+int content_walk_host(int fd, const char *host, void *top, struct content_filter *filter,
+		      const struct content_walk_ops *ops, void *ctx, struct diag *d);
 
 /*
  * The one rule of stored times, for every file system: the time image.mtime @im gives an
