@@ -5,6 +5,7 @@
  * refuses to hold.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -260,6 +261,123 @@ static void test_limits(void **state)
 	diag_release(&d);
 }
 
+/* What a walk met, as "F name" (a folder), "E name" (anything else), "/" (a folder done),
+ * with "-" after what the filters leave out. */
+struct walk_log {
+	char text[2048];
+	int open_folders;
+	int stop_after; /* entries before stop() says stop (0: never) */
+	int entries;
+};
+
+static void log_entry(struct walk_log *w, char kind, const struct content_walk_entry *e)
+{
+	size_t n = strlen(w->text);
+
+	snprintf(w->text + n, sizeof(w->text) - n, "%c %s%s;", kind, e->name, e->takes ? "" : "-");
+}
+
+static int log_folder(void *ctx, void *up, const struct content_walk_entry *e, int fd, void **ret)
+{
+	struct walk_log *w = ctx;
+
+	(void)up;
+	assert_true(fd >= 0 && S_ISDIR(e->st->st_mode));
+	log_entry(w, 'F', e);
+	w->open_folders++;
+	*ret = w;
+	return 0;
+}
+
+static void log_folder_done(void *ctx, void *folder)
+{
+	struct walk_log *w = ctx;
+
+	assert_ptr_equal(folder, w);
+	strncat(w->text, "/;", sizeof(w->text) - strlen(w->text) - 1);
+	w->open_folders--;
+}
+
+static int log_other(void *ctx, void *folder, const struct content_walk_entry *e)
+{
+	struct walk_log *w = ctx;
+
+	(void)folder;
+	log_entry(w, S_ISLNK(e->st->st_mode) ? 'L' : 'E', e);
+	return 0;
+}
+
+static bool log_stops(void *ctx)
+{
+	struct walk_log *w = ctx;
+
+	return w->stop_after && ++w->entries >= w->stop_after;
+}
+
+static const struct content_walk_ops log_ops = {
+	.folder = log_folder, .folder_done = log_folder_done, .entry = log_other,
+	.stop = log_stops,
+};
+
+/* Walks in/@from with @f (may be NULL) into @w: the walk's return. */
+static int walk_logged(const char *from, struct content_filter *f, struct walk_log *w,
+		       struct diag *d)
+{
+	char host[64];
+
+	snprintf(host, sizeof(host), "in/%s", from);
+	int fd = open(host, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	return content_walk_host(fd, host, w, f, &log_ops, w, d);
+}
+
+/* The walk of file systems that keep what they find: names in byte order, a folder before
+ * what it holds, links not followed (a dangling one is just a link), the filters' verdict on
+ * each entry by its own name, a folder left out walked all the same; stop() ends it. */
+static void test_walk_host(void **state)
+{
+	char *exc[] = { "*.tmp", "cache/" };
+	struct layout_entry e = { .exclude = exc, .n_exclude = 2, .from = "w" };
+	struct content_filter f;
+	struct walk_log w = { .text = "" };
+	struct diag d;
+
+	(void)state;
+	sh("mkdir -p in/w/b/c in/w/cache && touch in/w/b/z in/w/b/a.tmp in/w/a in/w/Z "
+	   "in/w/cache/x && ln -s /nowhere in/w/b/c/dangling && ln -s b in/w/lb");
+	diag_init(&d);
+	assert_int_equal(walk_logged("w", NULL, &w, &d), 0);
+	assert_string_equal(w.text, "E Z;E a;F b;E a.tmp;F c;L dangling;/;E z;/;F cache;E x;/;L lb;");
+	assert_int_equal(w.open_folders, 0);
+
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	w = (struct walk_log){ .text = "" };
+	assert_int_equal(walk_logged("w", &f, &w, &d), 0);
+	assert_string_equal(w.text, "E Z;E a;F b;E a.tmp-;F c;L dangling;/;E z;/;F cache-;E x-;/;L lb;");
+	assert_int_equal(f.exclude_hits[0], 1);
+	assert_int_equal(f.exclude_hits[1], 1);
+	content_filter_release(&f);
+
+	w = (struct walk_log){ .text = "", .stop_after = 3 };
+	assert_int_equal(walk_logged("w", NULL, &w, &d), -EINTR);
+	assert_int_equal(w.open_folders, 0);
+	assert_int_equal(d.n, 0);
+
+	/* folders nested CONTENT_MAX_DEPTH - 1 deep below the top are walked; one more is an
+	 * error (with the top, a path of more than CONTENT_MAX_DEPTH folders) */
+	w = (struct walk_log){ .text = "" };
+	sh("mkdir -p in/deep2/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"
+	   "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d");
+	assert_int_equal(walk_logged("deep2", NULL, &w, &d), 0);
+	sh("mkdir -p in/deep2/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"
+	   "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d");
+	w = (struct walk_log){ .text = "" };
+	assert_int_equal(walk_logged("deep2", NULL, &w, &d), -EINVAL);
+	assert_true(diag_has(&d, "/d: more than 64 folders deep"));
+	assert_int_equal(w.open_folders, 0);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_filter_before_examine),
 		cmocka_unit_test(test_fat_refusals),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_walk_host),
 	};
 	return cmocka_run_group_tests_name("content_stream", tests, NULL, NULL);
 }
