@@ -161,23 +161,17 @@ struct ext4_walk {
 	const struct layout_partition *p;
 	const struct layout_entry *e;
 	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
-	size_t top_len;           /* of the host folder's path: a name's path from the top
-				   * is what follows it */
 	struct host_link *links;  /* host files with more than one name */
 	size_t n_links, cap_links;
 	struct ext4_pending *data; /* files whose bytes are written after the walk (ino 0:
 				    * left out) */
 	size_t n_data, cap_data;
-	size_t depth;
 	size_t others_owners;     /* host entries whose owner or group was made root's though
 				   * it is neither root nor the build's user's */
 	bool host_xattrs;         /* a host entry of the tree had extended attributes */
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
-/* A stored time as image.mtime says, from @ts (NULL: none). */
-void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
-		      struct ext4_meta *m);
 /* A host file read for ext4_write_data(): its holes (SEEK_DATA, SEEK_HOLE) handed out as
  * zeros without reading them. */
 struct ext4_host_reader {

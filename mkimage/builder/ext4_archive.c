@@ -262,7 +262,8 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->m.uid = e->owner_set ? e->owner : root ? 0 : (uint32_t)lib->archive_entry_uid(ae);
 	it->m.gid = e->group_set ? e->group : root ? 0 : (uint32_t)lib->archive_entry_gid(ae);
 	it->m.perm = lib->archive_entry_perm(ae) & 07777;
-	build_ext4_mtime(&w->b->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m);
+	it->m.mtime = content_mtime(&w->b->l->image,
+				    lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m.mtime_ns);
 	if (it->type == AE_IFREG && !lib->archive_entry_size_is_set(ae))
 		return diag_error(w->b->d, "%s: %s: the archive does not say how large it is",
 				  host, name);

@@ -1,7 +1,6 @@
 /* ext4_part: an ext4 partition from its tree, file and dir entries, in layout order, each
  * host folder walked with its names sorted byte-wise, written through ext4/ at the
  * partition's region of the image. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,7 +29,8 @@ struct host_link {
 
 /* A host folder on the walk, made when the walk takes it or, with filters, when the first
  * name below it that stays is made (LAYOUT.md, "Filters"): with its own owner, mode and
- * time either way. */
+ * time either way. The walk is contents/' (content_walk_host()); this is what ext4 makes of
+ * what it finds. */
 struct walk_folder {
 	struct walk_folder *up; /* the folder holding it (NULL: the tree's top) */
 	const char *name;
@@ -40,24 +40,11 @@ struct walk_folder {
 	int fd;                 /* open while the walk is below it (its attributes) */
 };
 
-void build_ext4_mtime(const struct layout_image *im, const struct timespec *ts,
-		      struct ext4_meta *m)
-{
-	m->mtime = im->timestamp;
-	m->mtime_ns = 0;
-	if (im->mtime == LAYOUT_MTIME_FIXED || !ts)
-		return;
-	if (im->timestamp_from_env && ts->tv_sec >= im->timestamp)
-		return;
-	m->mtime = ts->tv_sec;
-	m->mtime_ns = (uint32_t)ts->tv_nsec;
-}
-
 static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st, uint32_t perm)
 {
 	struct ext4_meta m = { .uid = w->e->owner_set ? w->e->owner : 0,
 			       .gid = w->e->group_set ? w->e->group : 0, .perm = perm };
-	build_ext4_mtime(&w->b->l->image, st ? &st->st_mtim : NULL, &m);
+	m.mtime = content_mtime(&w->b->l->image, st ? &st->st_mtim : NULL, &m.mtime_ns);
 	return m;
 }
 
@@ -105,7 +92,7 @@ static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, ui
 	    ((!e->owner_set && st->st_uid && st->st_uid != geteuid()) ||
 	     (!e->group_set && st->st_gid && st->st_gid != getegid())))
 		w->others_owners++;
-	build_ext4_mtime(&w->b->l->image, &st->st_mtim, &m);
+	m.mtime = content_mtime(&w->b->l->image, &st->st_mtim, &m.mtime_ns);
 	return m;
 }
 
@@ -305,57 +292,6 @@ static int write_pending(struct ext4_walk *w, bool walked)
 	return walked ? rc : 0;
 }
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in the open folder @fd (closed here), sorted byte-wise. */
-static int list_names(struct ext4_walk *w, int fd, const char *host, char ***ret, size_t *ret_n)
-{
-	DIR *dir = fdopendir(fd);
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	int rc = 0;
-
-	if (!dir) {
-		close(fd);
-		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	}
-	while (rc == 0) {
-		errno = 0;
-		if (!(de = readdir(dir))) {
-			if (errno)
-				rc = diag_error(w->b->d, "%s: %s", host, strerror(errno));
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (n == cap) {
-			char **m = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
-			if (!m)
-				rc = -ENOMEM;
-			else
-				names = m;
-		}
-		if (rc == 0 && !(names[n++] = strdup(de->d_name)))
-			rc = -ENOMEM;
-	}
-	closedir(dir);
-	if (rc < 0) {
-		while (n)
-			free(names[--n]);
-		free(names);
-		return rc;
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), compare_names);
-	*ret = names;
-	*ret_n = n;
-	return 0;
-}
-
 static struct host_link *find_link(struct ext4_walk *w, const struct stat *st)
 {
 	for (size_t i = 0; i < w->n_links; i++)
@@ -378,8 +314,6 @@ static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t in
 	w->links[w->n_links++] = (struct host_link){ st->st_dev, st->st_ino, ino, pending };
 	return 0;
 }
-
-static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const char *host);
 
 /* A host file: its inode now, its bytes once the whole tree has its inodes (as for an
  * archive, whose bytes come in a second pass), in the place kept for them at a name of it
@@ -471,97 +405,77 @@ static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, u
 	return copy_host_xattrs(w, -1, path, ino, host);
 }
 
-/* A host folder and what is below it; @takes: the filters keep it for itself. The walk
- * goes below a folder left out too, where a name may stay and the patterns count. */
-static int add_host_folder(struct ext4_walk *w, int dirfd, const char *name,
-			   const struct stat *st, struct walk_folder *up, const char *host,
-			   bool takes)
+/* A host folder the walk met, before what is below it: made now when the filters keep it
+ * for itself; else when a name below it that stays is (the walk goes below a folder left
+ * out too, where a name may stay and the patterns count). */
+static int walk_folder_in(void *ctx, void *up, const struct content_walk_entry *e, int fd,
+			  void **ret)
 {
-	struct walk_folder f = { up, name, host, host_meta(w, st, st->st_mode & 07777), 0,
-				 openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) };
+	struct ext4_walk *w = ctx;
+	struct walk_folder *f = malloc(sizeof(*f));
 	int rc;
 
-	if (f.fd < 0)
-		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	rc = takes ? make_folder(w, &f) : 0;
-	return rc < 0 ? (close(f.fd), rc) : walk_dir(w, f.fd, &f, host);
+	if (!f)
+		return -ENOMEM;
+	*f = (struct walk_folder){ up, e->name, e->host,
+				   host_meta(w, e->st, e->st->st_mode & 07777), 0, fd };
+	if ((rc = e->takes ? make_folder(w, f) : 0) < 0) {
+		free(f);
+		return rc;
+	}
+	*ret = f;
+	return 0;
 }
 
-/* One name of a host folder, and what is below it. The filters judge a symbolic link by
- * its own path, as a file: ext4 keeps it a link. */
-static int add_host_entry(struct ext4_walk *w, int dirfd, const char *name,
-			  struct walk_folder *dir, const char *host)
+static void walk_folder_done(void *ctx, void *folder)
 {
-	struct stat st;
+	(void)ctx;
+	free(folder);
+}
+
+/* One name of a host folder but a folder. The filters judge a symbolic link by its own path,
+ * as a file: ext4 keeps it a link. */
+static int walk_entry(void *ctx, void *folder, const struct content_walk_entry *e)
+{
+	struct ext4_walk *w = ctx;
+	struct walk_folder *dir = folder;
+	const struct stat *st = e->st;
+	const char *name = e->name, *host = e->host;
 	uint32_t ino = 0;
 	int rc;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	bool takes = !w->filter || content_filter_takes(w->filter, host + w->top_len + 1,
-							 S_ISDIR(st.st_mode));
-	if (S_ISDIR(st.st_mode))
-		return add_host_folder(w, dirfd, name, &st, dir, host, takes);
-	struct host_link *l = st.st_nlink > 1 ? find_link(w, &st) : NULL;
-	if (!takes)
-		return l || st.st_nlink < 2 ? 0 : leave_out_linked(w, &st, host);
+	struct host_link *l = st->st_nlink > 1 ? find_link(w, st) : NULL;
+	if (!e->takes)
+		return l || st->st_nlink < 2 ? 0 : leave_out_linked(w, st, host);
 	if ((rc = make_folder(w, dir)) < 0)
 		return rc;
 	if (l && l->ext4_ino)
 		return ext4_add_hard_link(w->v, dir->ino, name, l->ext4_ino, host);
-	if (S_ISREG(st.st_mode))
-		rc = add_host_file(w, name, &st, dir->ino, host, l, &ino);
-	else if (S_ISLNK(st.st_mode))
-		rc = add_host_symlink(w, dirfd, name, &st, dir->ino, host, &ino);
+	if (S_ISREG(st->st_mode))
+		rc = add_host_file(w, name, st, dir->ino, host, l, &ino);
+	else if (S_ISLNK(st->st_mode))
+		rc = add_host_symlink(w, e->dirfd, name, st, dir->ino, host, &ino);
 	else
-		rc = add_host_special(w, name, &st, dir->ino, host, &ino);
+		rc = add_host_special(w, name, st, dir->ino, host, &ino);
 	if (rc == 0)
-		rc = copy_entry_xattrs(w, dirfd, name, ino, host);
+		rc = copy_entry_xattrs(w, e->dirfd, name, ino, host);
 	if (rc == 0 && l)
 		l->ext4_ino = ino;
-	else if (rc == 0 && st.st_nlink > 1)
-		rc = remember_link(w, &st, ino, 0);
+	else if (rc == 0 && st->st_nlink > 1)
+		rc = remember_link(w, st, ino, 0);
 	return rc;
 }
 
-/* The names of the host folder open at @fd (closed here) into the folder @dir. */
-static int walk_dir(struct ext4_walk *w, int fd, struct walk_folder *dir, const char *host)
+static bool walk_stops(void *ctx)
 {
-	char **names = NULL;
-	size_t n = 0;
-	int rc;
-
-	if (w->depth >= CONTENT_MAX_DEPTH) {
-		close(fd);
-		return diag_error(w->b->d, "%s: more than %d folders deep", host, CONTENT_MAX_DEPTH);
-	}
-	int keep = dup(fd);
-	if (keep < 0) {
-		close(fd);
-		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
-	}
-	if ((rc = list_names(w, fd, host, &names, &n)) < 0) {
-		close(keep);
-		return rc;
-	}
-	w->depth++;
-	dir->fd = keep; /* fd is closed: the folder's attributes are read through its copy */
-	for (size_t i = 0; i < n; i++) {
-		char *path = NULL;
-		if (rc == 0 && asprintf(&path, "%s/%s", host, names[i]) < 0)
-			rc = -ENOMEM;
-		if (rc == 0)
-			rc = add_host_entry(w, keep, names[i], dir, path);
-		if (rc == 0 && build_interrupted(w->b))
-			rc = -EINTR;
-		free(path);
-		free(names[i]);
-	}
-	w->depth--;
-	free(names);
-	close(keep);
-	return rc;
+	return build_interrupted(((struct ext4_walk *)ctx)->b);
 }
+
+/* What ext4 makes of each entry of a host folder's walk. */
+static const struct content_walk_ops ext4_walk_ops = {
+	.folder = walk_folder_in, .folder_done = walk_folder_done, .entry = walk_entry,
+	.stop = walk_stops,
+};
 
 /* The folder at @path (absolute, "/" the root), made with 0:0, 0755 and the timestamp
  * where it is missing; its inode in @ret_ino. */
@@ -667,8 +581,9 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 		rc = ext4_add_dir(w->v, top.ino, NULL, &m, host, NULL);
 	if (rc == 0)
 		rc = copy_host_xattrs(w, fd, NULL, top.ino, host);
-	w->top_len = strlen(host);
-	rc = rc < 0 ? (close(fd), rc) : walk_dir(w, fd, &top, host);
+	top.fd = fd;
+	rc = rc < 0 ? (close(fd), rc)
+		    : content_walk_host(fd, host, &top, w->filter, &ext4_walk_ops, w, w->b->d);
 	int rc2 = write_pending(w, rc == 0);
 	if (rc == 0 && rc2 == 0)
 		warn_host_tree(w, host);

@@ -1,14 +1,22 @@
 /*
- * contents: what goes into one FAT partition (the interface of mkimage/contents/), gathered
- * from the layout's tree, file and dir entries in file order, with LAYOUT.md's overlay rule:
- * a later entry replaces an earlier one at the same FAT path (compared as FAT compares:
- * case-insensitively); two directories at one path merge. Two names that FAT sees as equal
- * from one source are an error.
+ * contents: what goes into a partition's file system from the layout's tree, file and dir
+ * entries (the interface of mkimage/contents/), for FAT and ext4 alike: host folders and
+ * archives, strip, include and exclude, and the rule of stored times, shared by every file
+ * system; and the model of one FAT partition, gathered in file order with LAYOUT.md's
+ * overlay rule: a later entry replaces an earlier one at the same FAT path (compared as FAT
+ * compares: case-insensitively); two directories at one path merge. Two names that FAT sees
+ * as equal from one source are an error.
+ *   rules.c           the rule of stored times (image.mtime, SOURCE_DATE_EPOCH), every file
+ *                     system's
  *   model.c           the content model: nodes, the overlay rule, the path index
- *   host_tree.c       tree/file/dir entries read from host folders and files
+ *   host_tree.c       tree/file/dir entries read from host folders and files; a tree's
+ *                     include and exclude judge each entry before it is examined
+ *   host_walk.c       a host folder's walk for a file system that keeps links, devices,
+ *                     owners and attributes as they are (ext4)
  *   archive_list.c    the listing pass over an archive (headers only) into the model
  *   archive_stream.c  the data pass: archive entries streamed to their clusters
- *   archive_spool.c   a compressed archive decompressed once, kept for the data pass
+ *   archive_spool.c   a compressed archive decompressed once, kept for the data pass (FAT
+ *                     and ext4 trees alike: content_passes)
  *   archive_gzip.c    gzip decompressed through zlib, which checks its CRC-32 (libarchive
  *                     does not)
  *   archive_lib.c     libarchive, loaded with dlopen only when a tree is an archive
@@ -24,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -65,6 +74,9 @@ struct content_node {
 	bool first;
 	bool removed;    /* replaced by a later entry */
 	bool implicit;   /* a folder created because a path needs it */
+	bool judged;     /* a tree's include and exclude judged it as its walk met it, ... */
+	bool left_out;   /* ... and left it out by its own name (a folder may stay for what
+			  * it holds) */
 };
 
 /* An archive files come from, as it was when it was listed. */
@@ -231,11 +243,68 @@ int content_filter_init(struct content_filter *f, const struct layout_entry *e);
  */
 bool content_filter_takes(struct content_filter *f, const char *rel, bool is_dir);
 
+/*
+ * Whether the entry at @rel is left out whatever it turns out to be (a symbolic link not yet
+ * followed, which may lead to a file or a folder): an exclude pattern matches it, judged as a
+ * file, or a folder above it. Only then is it judged (content_filter_takes() as a file: its
+ * hits counted), so that it need never be looked at further.
+ */
+bool content_filter_drops(struct content_filter *f, const char *rel);
+
 /* One warning in @d per pattern that counted no hit, starting with @place:
  * "<place>include pattern '*.dbt' matches nothing in <from>". */
 void content_filter_warn(const struct content_filter *f, const char *place, struct diag *d);
 
 void content_filter_release(struct content_filter *f);
+
+/*
+ * The walk of a host folder for a file system that keeps what it finds as it is (symbolic
+ * links as links, device nodes, owners, attributes: ext4), which then writes what it makes of
+ * each entry rather than a walk of its own (host_walk.c): each folder's names sorted by their
+ * bytes, a folder before what it holds, each entry looked at by its own name (a link is never
+ * followed) and judged by the tree's include and exclude first. A folder left out by them is
+ * walked too: a name in it may stay, and the patterns count what they match.
+ */
+struct content_walk_entry {
+	int dirfd;		/* the folder that holds it, open */
+	const char *name;	/* its name there */
+	const char *host;	/* its host path, for messages */
+	const struct stat *st;	/* the entry itself (lstat: a link is the link) */
+	bool takes;		/* the filters keep it by its own name (always without them) */
+};
+
+struct content_walk_ops {
+	/* A folder, open at @fd while the walk is below it, before what it holds (@up: what
+	 * the caller made of the folder holding it): what the caller makes of it in *@ret, for
+	 * the entries inside. 0, or a negative errno (message in the walk's diag) that ends
+	 * the walk, the caller having freed what it made. */
+	int (*folder)(void *ctx, void *up, const struct content_walk_entry *e, int fd,
+		      void **ret);
+	/* The walk is done below @folder, which the caller may free. */
+	void (*folder_done)(void *ctx, void *folder);
+	/* Anything but a folder, in @folder: 0 or a negative errno that ends the walk. */
+	int (*entry)(void *ctx, void *folder, const struct content_walk_entry *e);
+	/* Asked after each entry: true stops the walk (-EINTR). */
+	bool (*stop)(void *ctx);
+};
+
+/*
+ * Walks the host folder open at @fd (closed here), named @host, the caller's @top, with the
+ * include and exclude of @filter (NULL: none). Returns 0 or the first negative errno (its
+ * messages in @d): a folder that cannot be read, a tree more than CONTENT_MAX_DEPTH folders
+ * deep, or what @ops said.
+ */
+int content_walk_host(int fd, const char *host, void *top, struct content_filter *filter,
+		      const struct content_walk_ops *ops, void *ctx, struct diag *d);
+
+/*
+ * The one rule of stored times, for every file system: the time image.mtime @im gives an
+ * entry whose own mtime is @ts (NULL: it has none, as a layout's text or dir entry): the
+ * image's timestamp for mtime = fixed or no time of its own; with SOURCE_DATE_EPOCH, a time
+ * at or after it clamped to it; else @ts itself. Its nanoseconds go to *@ret_ns (0 unless
+ * @ts is kept).
+ */
+int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 
 /*
  * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).

@@ -47,8 +47,6 @@ int content_count_copy(struct content_copies *cc, uint64_t size, const char *sou
  */
 int content_link_inside(int dirfd, const char *name, const struct stat *top, struct stat *ret);
 
-/* The time image.mtime @im gives a node whose own mtime is @ts (NULL: none). */
-int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 
 /*
  * Adds the entries of archive @host (the `from` of tree entry @e, layout entry number
@@ -58,14 +56,18 @@ int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, 
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
 			 size_t source, struct content *c, struct diag *d);
 
+/* @path relative to the tree's top @top ("a/b"; "" for the top itself), or NULL when it lies
+ * above the top. */
+const char *content_relative(const char *path, const char *top);
+
 /*
  * Adds the nodes of @s, where tree entry @e was gathered alone, to @c: those its include and
- * exclude patterns keep, and the folders that lead to them (filter.c). The archives of @s
- * move to @c. A pattern that matched nothing is a warning starting with @place.
- * Returns 0 or a negative errno (messages in @d).
+ * exclude patterns @f keep (a node the walk judged already, by its verdict), and the folders
+ * that lead to them (filter.c). The archives of @s move to @c. A pattern that matched
+ * nothing is a warning starting with @place. Returns 0 or a negative errno (messages in @d).
  */
 int content_merge_filtered(struct content *c, struct content *s, const struct layout_entry *e,
-			   const char *place, struct diag *d);
+			   struct content_filter *f, const char *place, struct diag *d);
 
 /*
  * Opens @host for reading with every filter and format libarchive has (chosen by content,

@@ -1,8 +1,9 @@
 /*
  * filter: a FAT tree's include and exclude patterns (LAYOUT.md, "Filters"). The tree is
- * gathered whole into a model of its own (links resolved, strip applied), its entries are
- * judged there (by patterns.c), and only those kept join the partition's model: an entry
- * left out never replaces what an earlier entry put at its path.
+ * gathered into a model of its own (links resolved, strip applied; a host folder's walk
+ * judges each entry before it examines it and leaves out what cannot stay), the rest of its
+ * entries are judged there (by patterns.c), and only those kept join the partition's model:
+ * an entry left out never replaces what an earlier entry put at its path.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,8 +12,7 @@
 #include "common/array.h"
 #include "mkimage/contents/contents_priv.h"
 
-/* @path relative to the tree's top @top ("" for the top itself), or NULL above the top. */
-static const char *relative(const char *path, const char *top)
+const char *content_relative(const char *path, const char *top)
 {
 	size_t n = strcmp(top, "/") ? strlen(top) : 0;
 
@@ -48,14 +48,14 @@ static int decide(struct content *s, const struct layout_entry *e, struct conten
 {
 	for (size_t i = 0; i < s->n; i++) {
 		const struct content_node *n = &s->nodes[i];
-		const char *rel = relative(n->path, e->path);
+		const char *rel = content_relative(n->path, e->path);
 		if (n->removed)
 			continue;
 		if (!rel || !*rel) {
 			keep[i] = true;
 			continue;
 		}
-		keep[i] = content_filter_takes(f, rel, n->is_dir);
+		keep[i] = n->judged ? !n->left_out : content_filter_takes(f, rel, n->is_dir);
 	}
 	for (size_t i = s->n; i-- > 0;)
 		if (keep[i] && !s->nodes[i].removed && keep_parent(s, i, keep) < 0)
@@ -79,17 +79,14 @@ static int take_archives(struct content *c, struct content *s, uint32_t *ret_bas
 }
 
 int content_merge_filtered(struct content *c, struct content *s, const struct layout_entry *e,
-			   const char *place, struct diag *d)
+			   struct content_filter *f, const char *place, struct diag *d)
 {
-	struct content_filter f;
 	bool *keep = calloc(s->n + 1, sizeof(*keep));
 	uint32_t base = 0;
-	int rc = content_filter_init(&f, e); /* released even when it fails */
+	int rc = keep ? 0 : -ENOMEM;
 
-	if (rc == 0 && !keep)
-		rc = -ENOMEM;
 	if (rc == 0)
-		rc = decide(s, e, &f, keep);
+		rc = decide(s, e, f, keep);
 	if (rc == 0)
 		rc = take_archives(c, s, &base);
 	for (size_t i = 0; rc == 0 && i < s->n; i++) {
@@ -101,8 +98,7 @@ int content_merge_filtered(struct content *c, struct content *s, const struct la
 		rc = content_add(c, &n, d);
 	}
 	if (rc == 0)
-		content_filter_warn(&f, place, d);
-	content_filter_release(&f);
+		content_filter_warn(f, place, d);
 	free(keep);
 	return rc;
 }

@@ -6,7 +6,9 @@
  * looked up relative to the descriptor it was listed through, and a folder is entered
  * through a link only where the listing saw one: a folder swapped for a link while it is
  * walked cannot lead the walk elsewhere. (A file unreadable to us is found when its bytes
- * are copied; fat/ checks there that it is still the file listed here.)
+ * are copied; fat/ checks there that it is still the file listed here.) A tree's include
+ * and exclude judge each entry before it is examined: what they leave out is never followed
+ * nor checked.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,6 +39,17 @@ struct gatherer {
 	struct content_copies copies; /* what the folder holds, what its links copy */
 	struct faulty *faulty;	      /* owned: the entries refused so far, each told once */
 	size_t n_faulty, faulty_cap;
+	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
+	const char *tree_path;	      /* the tree's path in the partition */
+};
+
+/* What a tree's include and exclude say of an entry of its folder when its walk meets it. */
+enum judgement {
+	JUDGE_NONE,	/* no filters: every entry stays */
+	JUDGE_TAKEN,	/* it stays by its own name */
+	JUDGE_LEFT_OUT,	/* a folder left out by its name: walked, for what may stay in it */
+	JUDGE_LATER,	/* a symbolic link not excluded: what it leads to is judged */
+	JUDGE_DROP,	/* left out with all it may hold: never looked at further */
 };
 
 /* An entry of the tree that was refused: the folder links that reach it again (each a path
@@ -48,26 +61,17 @@ struct faulty {
 	size_t more; /* the other paths that reached it */
 };
 
-int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns)
-{
-	*ret_ns = 0;
-	if (im->mtime == LAYOUT_MTIME_FIXED || !ts)
-		return im->timestamp;
-	if (im->timestamp_from_env && ts->tv_sec >= im->timestamp)
-		return im->timestamp; /* clamped to SOURCE_DATE_EPOCH */
-	*ret_ns = (uint32_t)ts->tv_nsec;
-	return ts->tv_sec;
-}
-
 static int64_t node_mtime(const struct gatherer *g, const struct stat *st, uint32_t *ret_ns)
 {
 	return content_mtime(&g->l->image, st ? &st->st_mtim : NULL, ret_ns);
 }
 
-static int add_dir(struct gatherer *g, const char *path, const struct stat *st, const char *origin)
+static int add_dir(struct gatherer *g, const char *path, const struct stat *st, const char *origin,
+		   enum judgement j)
 {
 	struct content_node n = { .path = (char *)path, .is_dir = true, .source = g->source,
-				  .origin = (char *)origin };
+				  .origin = (char *)origin, .judged = j != JUDGE_NONE,
+				  .left_out = j == JUDGE_LEFT_OUT };
 
 	n.mtime = node_mtime(g, st, &n.mtime_ns);
 	return content_add(g->c, &n, g->d);
@@ -170,12 +174,13 @@ static int open_folder(struct gatherer *g, int dirfd, const char *name, const ch
 }
 
 static int add_host_file(struct gatherer *g, const char *path, const char *host,
-			 const struct stat *st, unsigned attrs, bool first)
+			 const struct stat *st, unsigned attrs, bool first, enum judgement j)
 {
 	struct content_node n = {
 		.path = (char *)path, .host_path = (char *)host, .size = (uint64_t)st->st_size,
 		.attrs = attrs, .first = first, .source = g->source, .origin = (char *)host,
-		.host_id = fileid_of(st),
+		.host_id = fileid_of(st), .judged = j != JUDGE_NONE,
+		.left_out = j == JUDGE_LEFT_OUT,
 	};
 
 	n.mtime = node_mtime(g, st, &n.mtime_ns);
@@ -366,12 +371,45 @@ static int tell_more_paths(struct gatherer *g)
 	return rc;
 }
 
+/*
+ * The tree's include and exclude on the entry @le of the folder @dirfd, at FAT path @path,
+ * before it is examined (LAYOUT.md, "Filters"): judged by its own name and kind, as the
+ * listing gives them; a symbolic link, which may lead to a folder, is left out here only when
+ * it is excluded (JUDGE_LATER otherwise: judged once followed).
+ */
+static enum judgement judge_listed(struct gatherer *g, int dirfd, const struct listed *le,
+				   const char *path)
+{
+	const char *rel = g->filter ? content_relative(path, g->tree_path) : NULL;
+	struct stat lst;
+
+	if (!rel || !*rel)
+		return JUDGE_NONE;
+	if (fstatat(dirfd, le->name, &lst, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(lst.st_mode))
+		return content_filter_drops(g->filter, rel) ? JUDGE_DROP : JUDGE_LATER;
+	if (content_filter_takes(g->filter, rel, S_ISDIR(lst.st_mode)))
+		return JUDGE_TAKEN;
+	return S_ISDIR(lst.st_mode) ? JUDGE_LEFT_OUT : JUDGE_DROP;
+}
+
+/* A symbolic link at @path that led to a folder (@is_dir) or a file, judged as that. */
+static enum judgement judge_followed(struct gatherer *g, const char *path, bool is_dir)
+{
+	if (content_filter_takes(g->filter, content_relative(path, g->tree_path), is_dir))
+		return JUDGE_TAKEN;
+	return is_dir ? JUDGE_LEFT_OUT : JUDGE_DROP;
+}
+
 /* Adds the entry @le of the folder @dirfd (@host: its host path) at FAT path @path. */
 static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, const char *host,
 		      const char *path)
 {
 	const char *name = le->name;
 	struct stat st, lst = { 0 };
+	enum judgement j = judge_listed(g, dirfd, le, path);
+
+	if (j == JUDGE_DROP)
+		return 0;
 	int rc = check_once(g, dirfd, le, host, &st, &lst);
 	bool link = S_ISLNK(lst.st_mode);
 
@@ -379,9 +417,11 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 		return rc;
 	if (rc < 0)
 		return rc;
+	if (j == JUDGE_LATER && (j = judge_followed(g, path, rc == 1)) == JUDGE_DROP)
+		return 0;
 	if (rc == 0)
-		return add_host_file(g, path, host, &st, 0, false);
-	rc = add_dir(g, path, &st, host); /* refuses a path deeper than CONTENT_MAX_DEPTH */
+		return add_host_file(g, path, host, &st, 0, false, j);
+	rc = add_dir(g, path, &st, host, j); /* refuses a path deeper than CONTENT_MAX_DEPTH */
 	if (rc < 0)
 		return rc;
 	if (g->depth == sizeof(g->chain) / sizeof(g->chain[0]))
@@ -449,7 +489,7 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 				      "applies to archive entries", e->loc.file, e->loc.line, e->path,
 				e->strip, host);
 	if (rc > 0 && strcmp(e->path, "/") != 0)
-		rc = add_dir(g, e->path, &st, host);
+		rc = add_dir(g, e->path, &st, host, JUDGE_NONE);
 	int fd = rc >= 0 ? open_folder(g, AT_FDCWD, host, host, &st, true) : -1;
 	if (rc >= 0 && fd < 0)
 		rc = fd;
@@ -472,19 +512,27 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 	return rc;
 }
 
-/* A tree with include or exclude patterns: gathered alone, then what they keep joins. */
+/* A tree with include or exclude patterns: gathered alone, its walk judging each entry before
+ * it examines it, then what they keep joins. */
 static int gather_filtered(struct gatherer *g, const struct layout_entry *e, const char *place)
 {
 	struct content alone = { .implicit_mtime = g->c->implicit_mtime };
 	struct content *c = g->c;
-	int rc;
+	struct content_filter f;
+	int rc = content_filter_init(&f, e);
 
+	if (rc < 0)
+		return rc;
 	g->c = &alone;
+	g->filter = &f;
+	g->tree_path = e->path;
 	rc = gather_tree(g, e);
 	g->c = c;
+	g->filter = NULL;
 	if (rc == 0)
-		rc = content_merge_filtered(c, &alone, e, place, g->d);
+		rc = content_merge_filtered(c, &alone, e, &f, place, g->d);
 	content_release(&alone);
+	content_filter_release(&f);
 	return rc;
 }
 
@@ -510,7 +558,7 @@ static int gather_file(struct gatherer *g, const struct layout_entry *e)
 		rc = diag_error(g->d, "%s:%d: file '%s': %s is a folder (use tree)", e->loc.file,
 				e->loc.line, e->path, host);
 	if (rc == 0)
-		rc = add_host_file(g, e->path, host, &st, e->attrs, e->first);
+		rc = add_host_file(g, e->path, host, &st, e->attrs, e->first, JUDGE_NONE);
 	free(host);
 	return rc;
 }
@@ -547,7 +595,7 @@ int content_gather(const struct layout *l, const struct layout_partition *p,
 		case LAYOUT_ENTRY_DIR:
 		default:
 			snprintf(origin, sizeof(origin), "%s:%d", e->loc.file, e->loc.line);
-			rc = add_dir(&g, e->path, NULL, origin);
+			rc = add_dir(&g, e->path, NULL, origin, JUDGE_NONE);
 			break;
 		}
 		if (rc == -ENOMEM)

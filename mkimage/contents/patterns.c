@@ -37,7 +37,7 @@ static bool pattern_matches(const char *pat, const char *rel, bool is_dir)
 
 /*
  * Whether any of the @n patterns @v matches @rel or a folder above it ("a/b/c": "a", "a/b",
- * "a/b/c"); each pattern that matches @rel itself counts a hit in @hits.
+ * "a/b/c"); each pattern that matches @rel itself counts a hit in @hits (NULL: none counted).
  */
 static bool any_matches(char *const *v, size_t n, size_t *hits, const char *rel, bool is_dir)
 {
@@ -51,7 +51,8 @@ static bool any_matches(char *const *v, size_t n, size_t *hits, const char *rel,
 	prefix[len] = '\0';
 	for (size_t i = 0; i < n; i++)
 		if (pattern_matches(v[i], prefix, is_dir)) {
-			hits[i]++;
+			if (hits)
+				hits[i]++;
 			found = true;
 		}
 	for (char *slash = strrchr(prefix, '/'); !found && slash; slash = strrchr(prefix, '/')) {
@@ -82,6 +83,18 @@ bool content_filter_takes(struct content_filter *f, const char *rel, bool is_dir
 	bool excluded = any_matches(e->exclude, e->n_exclude, f->exclude_hits, rel, is_dir);
 
 	return (included || !e->n_include) && !excluded;
+}
+
+bool content_filter_drops(struct content_filter *f, const char *rel)
+{
+	const struct layout_entry *e = f->e;
+
+	/* a pattern that matches a file matches a folder of that name too (a trailing '/' only
+	 * adds folders): excluded as a file is excluded as whatever it is */
+	if (!any_matches(e->exclude, e->n_exclude, NULL, rel, false))
+		return false;
+	content_filter_takes(f, rel, false);
+	return true;
 }
 
 static void warn_unmatched(char *const *v, size_t n, const size_t *hits, const char *key,

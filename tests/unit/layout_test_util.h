@@ -38,6 +38,23 @@ static inline struct layout *load_ok(const char *text)
 	return l;
 }
 
+/* Loads @text as "t.layout" with its inputs looked up in the folder "in"; fails the test if
+ * it does not load. */
+static inline struct layout *load_in(const char *text)
+{
+	static const char *const in_dir[] = { "in" };
+	struct layout_options o = { .input_dirs = in_dir, .n_input_dirs = 1 };
+	struct layout *l = NULL;
+	struct diag d;
+
+	diag_init(&d);
+	if (layout_load_text("t.layout", text, &o, &d, &l) != 0)
+		dump_diag(&d);
+	diag_release(&d);
+	assert_non_null(l);
+	return l;
+}
+
 /* Loads @text and expects it to fail with an error line containing @needle. */
 static inline void expect_error(const char *text, const char *needle)
 {

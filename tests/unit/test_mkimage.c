@@ -15,6 +15,7 @@
 #include "common/sha256.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
+#include "layout_test_util.h"
 
 /* Expected values computed outside: printf '%s\n%s' SEED PURPOSE | sha256sum */
 static void test_ids_follow_the_documented_rule(void **state)
@@ -67,21 +68,6 @@ static void write_text(const char *path, const char *text)
 	fclose(f);
 }
 
-static struct layout *load(const char *text)
-{
-	static const char *const in_dir[] = { "in" };
-	struct layout_options o = { .input_dirs = in_dir, .n_input_dirs = 1 };
-	struct layout *l = NULL;
-	struct diag d;
-
-	diag_init(&d);
-	if (layout_load_text("t.layout", text, &o, &d, &l) != 0)
-		diag_print(&d, stderr, "  diag");
-	diag_release(&d);
-	assert_non_null(l);
-	return l;
-}
-
 static const struct content_node *live(const struct content *c, const char *path)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -107,7 +93,7 @@ static void test_gather_empty_folder(void **state)
 
 	(void)state;
 	assert_int_equal(system("mkdir -p in/empty/inner"), 0);
-	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"empty\" } }\n");
+	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"empty\" } }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
 	assert_non_null(live(&c, "/inner"));
@@ -128,7 +114,7 @@ static void test_gather_overlay(void **state)
 	write_text("in/b/X", "bX!"); /* replaces /x: FAT sees X and x as one name */
 	write_text("in/b/Sub/z", "bz");
 	write_text("in/cfg", "config");
-	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"a\" }\n"
+	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"a\" }\n"
 				"tree \"/\" { from = \"b\" links = follow }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
 				"file \"/n.txt\" { content = \"hello\" attrs = \"hidden\" }\n dir \"/logs\" {} }\n");
 	diag_init(&d);
@@ -157,7 +143,7 @@ static void test_gather_case_of_folders(void **state)
 
 	(void)state;
 	assert_int_equal(system("mkdir -p in/esp/EFI/BOOT && echo x > in/esp/EFI/BOOT/BOOTX64.EFI"), 0);
-	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"esp\" }\n"
+	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"esp\" }\n"
 				"file \"/efi/boot/grub.cfg\" { content = \"set timeout=0\" }\n"
 				"dir \"/a\" {}\n file \"/A/b\" { content = \"b\" }\n"
 				"file \"/x/y\" { content = \"y\" }\n file \"/X\" { content = \"x\" } }\n");
@@ -180,7 +166,7 @@ static void expect_gather_error(const char *layout, const char *needle)
 {
 	struct content c = { 0 };
 	struct diag d;
-	struct layout *l = load(layout);
+	struct layout *l = load_in(layout);
 
 	diag_init(&d);
 	assert_int_not_equal(content_gather(l, &l->parts[0], &c, &d), 0);
@@ -231,7 +217,7 @@ static void test_gather_links(void **state)
 				" && ln -sf \"$PWD/in/lk/f\" in/lk/abs && ln -sf ../lk/f in/lk/back"
 				" && mkdir -p in/lo && ln -sf ../lkout/o in/lo/out"
 				" && mkdir -p in/ld && ln -sf ../lkout in/ld/dir"), 0);
-	struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"lk\" } }\n");
+	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"lk\" } }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
 	for (const char *const *p = (const char *const[]){ "/sub/rel", "/dots", "/chain", "/abs",
@@ -269,7 +255,7 @@ static void test_gather_archive(void **state)
 	(void)state;
 	make_tar("a.tar", "mkdir -p top/sub && echo 12345 > top/sub/f && ln top/sub/f top/h && "
 		 "ln -s sub/f top/s && ln -s s top/s2", "");
-	struct layout *l = load("partition p { type = fat\n tree \"/x\" { from = \"a.tar\" strip = 1 } }");
+	struct layout *l = load_in("partition p { type = fat\n tree \"/x\" { from = \"a.tar\" strip = 1 } }");
 	diag_init(&d);
 	if (content_gather(l, &l->parts[0], &c, &d) != 0)
 		diag_print(&d, stderr, "  diag");
@@ -300,7 +286,7 @@ static void test_gather_hardlink_to_stripped(void **state)
 		struct content c = { 0 };
 		struct diag d;
 		make_tar("h.a", "mkdir sub && echo 12345 > a && ln a sub/h && ln a sub/i", opts[i]);
-		struct layout *l = load("partition p { type = fat\n tree \"/\" { from = \"h.a\" strip = 1 } }");
+		struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"h.a\" strip = 1 } }");
 		diag_init(&d);
 		if (content_gather(l, &l->parts[0], &c, &d) != 0)
 			diag_print(&d, stderr, "  diag");

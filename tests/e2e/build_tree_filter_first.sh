@@ -1,0 +1,58 @@
+# tree filters judge before the walk looks: on FAT, an entry that include or exclude leaves
+# out is never followed nor checked, so an excluded dangling link, link loop, link out of the
+# tree, fifo or device node does not stop the build; what stays is still checked as before,
+# and the patterns count what they match as before (a pattern that matches nothing warns).
+. "$TOP/tests/e2e-lib.sh"
+need mdir mkfifo
+
+mkdir -p fw/sub fw/logs
+echo kernel >fw/kernel.img
+echo dtb >fw/sub/a.dtb
+ln -s /nowhere/at/all fw/dangling.tmp
+ln -s loop fw/loop
+ln -s ../.. fw/sub/up
+ln -s ../outside.txt fw/outside
+echo out >outside.txt
+mkfifo fw/logs/pipe
+mkfifo fw/sub/pipe
+
+fat_layout() {
+    cat >"$1.layout" <<LAYOUT
+image { size = 64M }
+partition boot { type = fat size = 32M
+    tree "/" { from = "fw" $2 }
+}
+LAYOUT
+}
+listing() { mdir -/ -b -i "$1@@4194304" ::/ | sed 's|^::||' | sort; }
+
+# exclude: the links and fifos it names are never looked at
+fat_layout ex 'exclude = "*.tmp, loop, up, outside, logs/, pipe"'
+expect_status 0 "$SDIMG" build -q -o ex.img ex.layout
+[ ! -s err.txt ] || fail "unexpected messages: $(cat err.txt)"
+listing ex.img >got.txt
+printf '%s\n' /kernel.img /sub/ /sub/a.dtb | sort >want.txt
+diff want.txt got.txt >diff.txt || fail "exclude: $(cat diff.txt)"
+
+# include alone: a fifo it does not name is left out unchecked; a symbolic link it does
+# not name may lead to a folder holding what it names, so it is followed and checked
+fat_layout inc 'include = "*.dtb, kernel.img" exclude = "*.tmp, loop, up, outside"'
+expect_status 0 "$SDIMG" build -q -o inc.img inc.layout
+listing inc.img >got.txt
+diff want.txt got.txt >diff.txt || fail "include: $(cat diff.txt)"
+fat_layout inc2 'include = "*.dtb" exclude = "loop, up, outside, pipe"'
+expect_status 1 "$SDIMG" build -q -o inc2.img inc2.layout
+expect_stderr "inc2.layout:3: partition 'boot': tree '/': ./fw/dangling.tmp: dangling symbolic link"
+
+# what stays is checked as before: a link that is not excluded, and a fifo
+fat_layout kept 'exclude = "*.tmp, loop, up, outside"'
+expect_status 1 "$SDIMG" build -q -o kept.img kept.layout
+grep -qF "./fw/logs/pipe: a fifo cannot go on a FAT file system" err.txt ||
+    fail "a kept fifo was not refused: $(cat err.txt)"
+[ "$(wc -l <err.txt)" -eq 2 ] || fail "expected two refusals: $(cat err.txt)"
+
+# the patterns count what they leave out unexamined: no warning for them, one for a typo
+fat_layout typo 'exclude = "*.tmp, loop, up, outside, logs/, pipe, *.tpm"'
+expect_status 0 "$SDIMG" build -q -o typo.img typo.layout
+expect_stderr "warning: typo.layout:3: partition 'boot': tree '/': exclude pattern '*.tpm' matches nothing in fw"
+exit 0
