@@ -1,5 +1,7 @@
 # sdimg: one plain Makefile. `make` builds build/sdimg; `make check` runs every test.
-# Flags live in config.mk; objects depend on their headers through -MMD.
+# Flags live in config.mk (the project's own in SDIMG_CPPFLAGS, SDIMG_CFLAGS, SDIMG_LDFLAGS and
+# SDIMG_LDLIBS, the user's CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS after them); objects depend on
+# their headers through -MMD.
 include config.mk
 
 BUILD   ?= build
@@ -36,8 +38,8 @@ TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 # faultycard is a FUSE file system (libfuse3); without libfuse3 it is not built and the
 # tests that need it skip.
 ifeq ($(shell pkg-config --exists fuse3 2>/dev/null && echo yes),yes)
-$(BUILD)/tests/tools/faultycard.o: CFLAGS += $(shell pkg-config --cflags fuse3)
-$(BUILD)/tests/tools/faultycard: LDLIBS += $(shell pkg-config --libs fuse3)
+$(BUILD)/tests/tools/faultycard.o: SDIMG_CFLAGS += $(shell pkg-config --cflags fuse3)
+$(BUILD)/tests/tools/faultycard: SDIMG_LDLIBS += $(shell pkg-config --libs fuse3)
 else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
@@ -51,7 +53,7 @@ all: $(BUILD)/sdimg
 # read (tests/san/defaults.c).
 SAN_DEFAULTS := $(if $(filter 1,$(SANITIZE)),$(BUILD)/tests/san/defaults.o)
 $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
@@ -62,30 +64,29 @@ $(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
 $(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
 $(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
-$(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/tests/unit/%.o: CPPFLAGS += -Itests/unit
+$(BUILD)/tests/unit/%.o: SDIMG_CPPFLAGS += -Itests/unit
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(SDIMG_CPPFLAGS) $(CPPFLAGS) $(SDIMG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS) $(TEST_LDLIBS)
 
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 $(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 # libFuzzer needs clang; the sources are compiled straight into each target.
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS) $(PKG_CFLAGS)
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(SDIMG_CPPFLAGS) $(CPPFLAGS)
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(fat_SRC) $(ext4_SRC) $(mkimage_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 fuzz:
 	@DEB_PACKAGES="clang" tests/install-deps
