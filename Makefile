@@ -44,7 +44,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all deps check-deps demo check exports unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all deps check-deps demo check exports format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -154,6 +154,13 @@ e2e-sanitized: all $(TEST_TOOLS)
 # Each library exports only names with its own prefix.
 exports: $(LIBS)
 	@tests/check-exports $(BUILD)
+
+# The C files against the style of .clang-format: what clang-format would change, named by
+# file and line, fails.
+FORMAT_FILES = $(shell find . \( -path ./.git -o -path './build*' \) -prune -o -name '*.[ch]' -print | sort)
+format-check:
+	@DEB_PACKAGES="clang-format" tests/install-deps
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
