@@ -99,15 +99,16 @@ fuzz:
 	    rc=$$?; tail -3 build/fuzz/$$n.log; [ $$rc -eq 0 ] || exit 1; \
 	done
 
-# Debian packages the build and the tests need; a no-op when all are present.
+# Debian packages and locales the build and the tests need; a no-op when all are present.
 deps:
-	@DEB_PACKAGES="$(DEB_PACKAGES)" tests/install-deps
+	@DEB_PACKAGES="$(DEB_PACKAGES)" DEB_LOCALES="$(DEB_LOCALES)" tests/install-deps
 
 # What `make check` does about them: installs them only as root with apt-get and without
 # NO_INSTALL=1 (a distribution's package build runs `make check` unprivileged and offline);
 # otherwise it names the missing ones and goes on (the tests that need one skip).
 check-deps:
-	@DEB_PACKAGES="$(DEB_PACKAGES)" NO_INSTALL="$(NO_INSTALL)" tests/install-deps --if-possible
+	@DEB_PACKAGES="$(DEB_PACKAGES)" DEB_LOCALES="$(DEB_LOCALES)" NO_INSTALL="$(NO_INSTALL)" \
+	    tests/install-deps --if-possible
 
 # The ext4 differential fuzzer (tests/e2e/ext4_fuzz.sh) for FUZZ_SECONDS from seed FUZZ_SEED
 # (1): random trees built as ext4 and compared; failing seeds go to tests/fuzz/corpus/ext4tree/
