@@ -69,9 +69,9 @@ orders_differ() {
 # fails the test, which would run in C instead without a word (`make deps` makes them:
 # DEB_LOCALES in config.mk)
 need_locales() {
-    have=$(locale -a 2>/dev/null | tr 'A-Z' 'a-z' | tr -d '-')
+    have=$(locale -a 2>/dev/null | tr '[:upper:]' '[:lower:]' | tr -d '-')
     for l in "$@"; do
-        echo "$have" | grep -qxF "$(echo "$l" | tr 'A-Z' 'a-z' | tr -d '-')" ||
+        echo "$have" | grep -qxF "$(echo "$l" | tr '[:upper:]' '[:lower:]' | tr -d '-')" ||
             fail "the locale $l is missing (make deps makes it): this test would run in C"
     done
 }
