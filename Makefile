@@ -1,5 +1,7 @@
 # sdimg: one plain Makefile. `make` builds build/sdimg; `make check` runs every test.
-# Flags live in config.mk; objects depend on their headers through -MMD.
+# Flags live in config.mk (the project's own in SDIMG_CPPFLAGS, SDIMG_CFLAGS, SDIMG_LDFLAGS and
+# SDIMG_LDLIBS, the user's CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS after them); objects depend on
+# their headers through -MMD.
 include config.mk
 
 BUILD   ?= build
@@ -37,13 +39,13 @@ TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 # faultycard is a FUSE file system (libfuse3); without libfuse3 it is not built and the
 # tests that need it skip.
 ifeq ($(shell pkg-config --exists fuse3 2>/dev/null && echo yes),yes)
-$(BUILD)/tests/tools/faultycard.o: CFLAGS += $(shell pkg-config --cflags fuse3)
-$(BUILD)/tests/tools/faultycard: LDLIBS += $(shell pkg-config --libs fuse3)
+$(BUILD)/tests/tools/faultycard.o: SDIMG_CFLAGS += $(shell pkg-config --cflags fuse3)
+$(BUILD)/tests/tools/faultycard: SDIMG_LDLIBS += $(shell pkg-config --libs fuse3)
 else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all deps check-deps demo check exports loops loops-v unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -52,7 +54,7 @@ all: $(BUILD)/sdimg
 # read (tests/san/defaults.c).
 SAN_DEFAULTS := $(if $(filter 1,$(SANITIZE)),$(BUILD)/tests/san/defaults.o)
 $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
@@ -64,30 +66,29 @@ $(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
 $(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
 $(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
-$(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)
 	@rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/tests/unit/%.o: CPPFLAGS += -Itests/unit
+$(BUILD)/tests/unit/%.o: SDIMG_CPPFLAGS += -Itests/unit
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(SDIMG_CPPFLAGS) $(CPPFLAGS) $(SDIMG_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(TEST_LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS) $(TEST_LDLIBS)
 
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 $(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 # libFuzzer needs clang; the sources are compiled straight into each target.
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(CPPFLAGS) $(PKG_CFLAGS)
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(SDIMG_CPPFLAGS) $(CPPFLAGS)
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(plan_SRC) $(fat_SRC) $(ext4_SRC) $(mkimage_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
 fuzz:
 	@DEB_PACKAGES="clang" tests/install-deps
@@ -100,15 +101,16 @@ fuzz:
 	    rc=$$?; tail -3 build/fuzz/$$n.log; [ $$rc -eq 0 ] || exit 1; \
 	done
 
-# Debian packages the build and the tests need; a no-op when all are present.
+# Debian packages and locales the build and the tests need; a no-op when all are present.
 deps:
-	@DEB_PACKAGES="$(DEB_PACKAGES)" tests/install-deps
+	@DEB_PACKAGES="$(DEB_PACKAGES)" DEB_LOCALES="$(DEB_LOCALES)" tests/install-deps
 
 # What `make check` does about them: installs them only as root with apt-get and without
 # NO_INSTALL=1 (a distribution's package build runs `make check` unprivileged and offline);
 # otherwise it names the missing ones and goes on (the tests that need one skip).
 check-deps:
-	@DEB_PACKAGES="$(DEB_PACKAGES)" NO_INSTALL="$(NO_INSTALL)" tests/install-deps --if-possible
+	@DEB_PACKAGES="$(DEB_PACKAGES)" DEB_LOCALES="$(DEB_LOCALES)" NO_INSTALL="$(NO_INSTALL)" \
+	    tests/install-deps --if-possible
 
 # The ext4 differential fuzzer (tests/e2e/ext4_fuzz.sh) for FUZZ_SECONDS from seed FUZZ_SEED
 # (1): random trees built as ext4 and compared; failing seeds go to tests/fuzz/corpus/ext4tree/
@@ -162,6 +164,13 @@ loops: $(LIBS)
 	@tests/check-loops $(BUILD)
 loops-v: $(LIBS)
 	@tests/check-loops -v $(BUILD)
+
+# The C files against the style of .clang-format: what clang-format would change, named by
+# file and line, fails.
+FORMAT_FILES = $(shell find . \( -path ./.git -o -path './build*' \) -prune -o -name '*.[ch]' -print | sort)
+format-check:
+	@DEB_PACKAGES="clang-format" tests/install-deps
+	@clang-format --dry-run --Werror $(FORMAT_FILES)
 
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps

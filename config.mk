@@ -13,25 +13,31 @@ MANDIR  ?= $(DATADIR)/man
 BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
 ZSH_COMPLETION_DIR  ?= $(DATADIR)/zsh/site-functions
 
-CPPFLAGS += -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
-CFLAGS   += -std=c11 -Wall -Wextra -O2 -g -MMD -MP
+# What the build needs is in the SDIMG_ variables (the defines, the include folders, the C
+# standard, the warnings, the dependency files, the libraries); CPPFLAGS, CFLAGS, LDFLAGS and
+# LDLIBS are the user's (environment or command line) and come after them on each command
+# line, so `make CFLAGS=-O0` changes the optimisation and keeps the rest.
+SDIMG_CPPFLAGS = -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
+SDIMG_CFLAGS   = -std=c11 -Wall -Wextra -MMD -MP
+SDIMG_LDFLAGS  =
+SDIMG_LDLIBS   =
 # Warnings are errors only in the project's own builds (.ci/run and `make check` set
 # WERROR=1): a distribution's newer compiler may warn where ours does not.
 ifeq ($(WERROR),1)
-CFLAGS   += -Werror
+SDIMG_CFLAGS   += -Werror
 endif
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-CFLAGS   += $(PKG_CFLAGS)
+SDIMG_CPPFLAGS += $(PKG_CFLAGS)
 # libarchive and libcrypto are compiled against but not linked: mkimage/contents/archive_lib.c
 # loads libarchive with dlopen when a tree is an archive, common/sha256.c loads libcrypto when
 # a digest is taken, each by the soname of the one compiled against (below).
 DLOPEN_PKGS := libarchive libcrypto
 LINKED_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
-LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
+SDIMG_LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
 
 # A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
 # the build, named. The goals that install them, or call a make that checks, need none.
-NO_PKG_GOALS := deps check-deps demo check unit-san e2e-san clean uninstall
+NO_PKG_GOALS := deps check-deps demo check unit-san e2e-san format-check clean uninstall
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -53,21 +59,29 @@ endif
 ifeq ($(origin LIBCRYPTO_SONAME),undefined)
 LIBCRYPTO_SONAME  := $(call soname,libcrypto)
 endif
-CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\" \
-            -DSDIMG_LIBCRYPTO_SONAME=\"$(LIBCRYPTO_SONAME)\"
+SDIMG_CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\" \
+                  -DSDIMG_LIBCRYPTO_SONAME=\"$(LIBCRYPTO_SONAME)\"
 # dlopen is in glibc's libc since 2.34; before, in libdl.
-LDLIBS   += $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
-                    $(CC) $(LDFLAGS) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+SDIMG_LDLIBS   += $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
+                          $(CC) $(LDFLAGS) -x c -o /dev/null - 2>/dev/null || echo -ldl)
 endif
 TEST_LDLIBS := -lcmocka
 
+# The user's optimisation and debugging flags where none are given: -O2 -g, and -O1 -g
+# under the sanitizers (SANITIZE=1).
 ifeq ($(SANITIZE),1)
-CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LDFLAGS += -fsanitize=address,undefined
+CFLAGS ?= -O1 -g
+SDIMG_CFLAGS   += -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SDIMG_LDFLAGS  += -fsanitize=address,undefined
+else
+CFLAGS ?= -O2 -g
 endif
 
 # Everything `make deps` installs: the build, the unit tests and the end-to-end oracles.
 DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
                 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libext2fs-dev comerr-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
                 p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils bzip2 lz4 xxd qemu-system-x86 fuse3 libfuse3-dev strace \
-                zsh genimage attr libcap2-bin acl cpio zip valgrind
+                zsh genimage attr libcap2-bin acl cpio zip valgrind locales
+# The locales the reproducibility tests build in (tests/e2e/build_repro.sh, ship_repro.sh):
+# `make deps` makes them with locale-gen; a test whose locale is missing fails.
+DEB_LOCALES := de_DE.UTF-8 fr_FR.UTF-8

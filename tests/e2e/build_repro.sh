@@ -3,7 +3,9 @@
 # golden image: its hash, and the MBR, boot sectors, FSInfo and first FAT sectors of it and of
 # a FAT12 volume as hex dumps (tests/e2e/golden/), which show a change field by field.
 . "$TOP/tests/e2e-lib.sh"
+. "$TOP/tests/e2e/lib/repro.sh"
 need sha256sum python3 mdir
+need_locales de_DE.UTF-8 fr_FR.UTF-8
 
 cat >card.layout <<'LAYOUT'
 image { size = 256M seed = "repro" }
@@ -40,19 +42,15 @@ make_tree() {
     done
     head -c 100000 /dev/zero | tr '\0' 'q' >"$dir/sub/x.bin"
 }
-make_tree tree1 forward
-# the second copy on tmpfs where there is one: its folders list in another order (tmpfs
-# lists newest first, ext4 by name hash), which is what the test is about
-shm=$(mktemp -d /dev/shm/sdimg-repro.XXXXXX 2>/dev/null || mktemp -d "$PWD/tree2.XXXXXX")
-trap 'rm -rf "$shm"' EXIT
-make_tree "$shm/t" backward
-ln -s "$shm/t" tree2
+# both copies on a tmpfs, made in opposite orders: their folders list in other orders,
+# which is what the test is about
+orders_folder
+make_tree "$orders_dir/1" forward
+make_tree "$orders_dir/2" backward
+ln -s "$orders_dir/1" tree1
+ln -s "$orders_dir/2" tree2
 chmod 0700 tree2/sub
-if [ "$(ls -f tree1 | tr '\n' ' ')" = "$(ls -f tree2/ | tr '\n' ' ')" ]; then
-    echo "(both copies list in the same order on this machine)"
-else
-    echo "the two copies list their files in different orders"
-fi
+orders_differ tree1/ tree2/
 
 build() { # build OUTPUT TREE TZ LANG UMASK
     (umask "$5" && TREE=$2 TZ=$3 LANG=$4 LC_ALL=$4 "$SDIMG" build -q -o "$1" card.layout) ||

@@ -2,13 +2,14 @@
 # ordinary user, offline. tests/install-deps --if-possible (what `make check` runs first)
 # names missing packages and goes on unless it runs as root with apt-get and without
 # NO_INSTALL=1; and the build, run as an unprivileged user with every package present,
-# invokes no apt-get, apt, sudo or dpkg. Shims first in PATH log any such call.
+# invokes no apt-get, apt, sudo, dpkg or locale-gen. Shims first in PATH log any such call;
+# they are first shown to log one made as that user, run directly and through make.
 . "$TOP/tests/e2e-lib.sh"
 need make tar dpkg-query
 
 work=$PWD
 mkdir shims
-for t in apt-get apt aptitude sudo dpkg; do
+for t in apt-get apt aptitude sudo dpkg locale-gen localedef; do
     printf '#!/bin/sh\necho "%s $*" >>%s/invoked.log\nexit ${SHIM_STATUS:-1}\n' "$t" "$work" >shims/$t
     chmod 755 shims/$t
 done
@@ -27,11 +28,20 @@ nothing_invoked() {
 }
 pkgs="dpkg sdimg-no-such-package"
 
-# an ordinary user: the missing package is named, nothing runs, the status is 0
-as_user env PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" "$TOP/tests/install-deps" --if-possible \
+# the shims catch the ordinary user's calls (else "nothing invoked" below would prove nothing)
+as_user env PATH="$work/shims:$PATH" sh -c 'apt-get -v; sudo -n true; dpkg -l; localedef --help' >/dev/null 2>&1 || true
+[ "$(cat invoked.log)" = "$(printf 'apt-get -v\nsudo -n true\ndpkg -l\nlocaledef --help')" ] ||
+    { cat invoked.log; fail "the shims did not log the ordinary user's calls"; }
+: >invoked.log
+
+# an ordinary user: the missing package and locale are named, nothing runs, the status is 0
+as_user env PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" DEB_LOCALES="sdimg_NO.UTF-8" \
+    "$TOP/tests/install-deps" --if-possible \
     >out.txt 2>&1 || { cat out.txt; fail "install-deps --if-possible failed as an ordinary user"; }
 grep -q 'not installing (not root): missing Debian packages: sdimg-no-such-package' out.txt ||
     { cat out.txt; fail "install-deps does not name the missing package"; }
+grep -q 'not making locales (not root): missing locales: sdimg_NO.UTF-8' out.txt ||
+    { cat out.txt; fail "install-deps does not name the missing locale"; }
 nothing_invoked "install-deps as an ordinary user"
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -60,10 +70,16 @@ tar -C "$TOP" --exclude=./.git --exclude=./build --exclude=./examples/out -cf - 
 tar -C "$BUILD" --exclude=./san --exclude=./fuzz -cf - . | tar -C src/build -xf -
 touch src/mkimage/main.c
 [ "$(id -u)" -ne 0 ] || chown -R 65534:65534 src
+# the shims catch a call made through make: `make deps` with a missing package asks sudo
+as_user env PATH="$work/shims:$PATH" make -s -C src DEB_PACKAGES=sdimg-no-such-package deps \
+    >make.log 2>&1 && { cat make.log; fail "make deps installed a package that does not exist"; }
+grep -qx 'sudo apt-get -q update' invoked.log ||
+    { cat make.log invoked.log; fail "the shims did not log make deps' call of sudo"; }
+: >invoked.log
 as_user env PATH="$work/shims:$PATH" make -s -C src BUILD=build WERROR=1 check-deps all exports examples \
     >make.log 2>&1 || { tail -30 make.log; fail "the build as an ordinary user failed"; }
 nothing_invoked "make check-deps all exports examples as an ordinary user"
-! grep -q '^installing' make.log || { cat make.log; fail "make check-deps wanted to install"; }
+! grep -Eq '^(installing|making locales)' make.log || { cat make.log; fail "make check-deps wanted to install"; }
 [ -s src/examples/out/raspberrypi4.img ] || fail "the examples were not built"
 [ src/build/sdimg -nt src/mkimage/main.c ] || fail "sdimg was not relinked"
 echo "check_unprivileged: ok"

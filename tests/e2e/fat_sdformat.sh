@@ -25,7 +25,7 @@ while read -r ts type start rsc sf data bu; do
     [ "$got" -eq "$data" ] || fail "$ts: data area at sector $got, want $data"
     [ $((got % bu)) -eq 0 ] || fail "$ts: data area not on the boundary unit $bu"
     mtools_same "card.img@@$off" src
-    dd if=card.img of=vol.img bs=1M iflag=skip_bytes skip=$off conv=sparse status=none
+    extract card.img "$off" $(($(stat -c %s card.img) - off)) vol.img
     fsck_clean vol.img
     echo "$ts sectors: FAT$type, start $start, reserved $rsc, FAT $sf, data at $data"
     rm -f card.img vol.img

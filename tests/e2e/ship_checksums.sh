@@ -8,7 +8,9 @@
 . "$TOP/tests/e2e/lib/ship.sh"
 need sha256sum zstd xz gzip cmp bmaptool mke2fs sfdisk jq
 make_inputs
-# a small card (xz -9 and zstd -19 take their time): the boot loader and the FAT partition
+# a small card (xz -9 and zstd -19 take their time on random bytes, so the 3 MB kernel is
+# cut to 300 KB: its size proves nothing here): the boot loader and the FAT partition
+head -c 300000 /dev/urandom >tree/boot/kernel.img
 cat >card.layout <<'LAYOUT'
 image { size = 20M seed = "small" }
 raw spl { offset = 8K from = "spl.bin" size = 1000K }
@@ -122,7 +124,8 @@ for name in 'back\slash.img' "$(printf 'new\nline.img')" "$(printf 'cr\rin.img')
     # byte for byte what sha256sum writes (a carriage return it escapes since coreutils 9)
     (cd odd && sha256sum "$name" "$name.gz") >want.sha256
     case $name in
-        *"$(printf '')"*) grep -q '\\r' want.sha256 || cp "odd/$name.sha256" want.sha256 ;;
+        *"$(printf '
+')"*) grep -q '\\r' want.sha256 || cp "odd/$name.sha256" want.sha256 ;;
     esac
     cmp -s want.sha256 "odd/$name.sha256" || fail "$name.sha256 is not what sha256sum writes: $(od -c "odd/$name.sha256" | head -5)"
     (cd odd && sha256sum --strict -c "$name.sha256") >sumcheck.log 2>&1 ||

@@ -1,30 +1,29 @@
 #!/bin/sh
 # Everything a build ships is reproducible: two builds from two copies of the inputs made in
-# different orders with different mtimes and modes (one on tmpfs, which lists folders in
-# another order), under other umask, TZ and LANG, give one SHA-256 for every output file:
+# opposite orders on a tmpfs (so that each folder lists in other orders) with different mtimes
+# and modes, under other umask, TZ and LANG, give one SHA-256 for every output file:
 # card.img, card.img.zst, .xz, .gz, card.img.bmap and card.img.sha256. The compressed files
 # are the same made on one CPU (taskset -c 0) as on all of them.
 . "$TOP/tests/e2e/lib/ship.sh"
+. "$TOP/tests/e2e/lib/repro.sh"
 need sha256sum taskset mke2fs
+need_locales de_DE.UTF-8
 make_inputs
 write_layout mbr
 sed 's|from = "tree"|from = "${TREE}"|' card.layout >repro.layout
 
-# the second copy of the tree: files copied in reverse order, other mtimes and modes, on
-# tmpfs where there is one
-shm=$(mktemp -d /dev/shm/sdimg-ship.XXXXXX 2>/dev/null || mktemp -d "$PWD/tree2.XXXXXX")
-trap 'rm -rf "$shm"' EXIT
-(cd tree && find . -type d) | sort -r | while IFS= read -r d; do mkdir -p "$shm/t/$d"; done
-(cd tree && find . -type f) | sort -r | while IFS= read -r f; do
-    cp "tree/$f" "$shm/t/$f"
-    touch -d "@$((1500000000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') * 1000))" "$shm/t/$f"
+# two copies of the tree on a tmpfs, each folder's entries made in byte order in the first
+# and in the reverse in the second, which has other mtimes and modes too
+orders_folder
+copy_in_order tree "$orders_dir/1" forward
+copy_in_order tree "$orders_dir/2" backward
+find "$orders_dir/2" -type f | while IFS= read -r f; do
+    touch -d "@$((1500000000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') * 1000))" "$f"
 done
-chmod -R go-rwx "$shm/t/many"
-ln -s "$shm/t" tree2
-diff -r tree tree2 >/dev/null || fail "the two copies of the tree differ"
-if [ "$(cd tree && find . | tr '\n' ' ')" = "$(cd tree2/ && find . | tr '\n' ' ')" ]; then
-    echo "(both copies list in the same order on this machine)"
-fi
+chmod -R go-rwx "$orders_dir/2/many"
+ln -s "$orders_dir/1" tree1
+ln -s "$orders_dir/2" tree2
+orders_differ tree1/ tree2/
 
 # build DIR TREE TZ LANG UMASK KIND [taskset ARGS]: card.img, card.img.KIND, .bmap, .sha256
 build() {
@@ -39,7 +38,7 @@ build() {
 sum() { sha256sum <"$1" | cut -d' ' -f1; }
 
 for kind in zst xz gz; do
-    build one-$kind tree UTC C 022 $kind
+    build one-$kind tree1 UTC C 022 $kind
     build two-$kind tree2 Asia/Kathmandu de_DE.UTF-8 077 $kind
     for f in card.img card.img.$kind card.img.bmap card.img.sha256; do
         [ "$(sum one-$kind/$f)" = "$(sum two-$kind/$f)" ] ||

@@ -3,14 +3,16 @@
  *
  *   fatwrite [-t 12|16|32] [-c CLUSTER] [-f FATS] [-e ROOT_ENTRIES] [-r RESERVED]
  *            [-a DATA_ALIGN] [-o OFFSET] [-l LABEL] [-i VOLID] [-n OEM] [-T TIME] [-F NFD]
- *            [-1 FATPATH] [-S] [-s] OUT SIZE|auto DIR
+ *            [-1 FATPATH] [-S] [-s] [-U] OUT SIZE|auto DIR
  *
  * OUT is created (or truncated) with OFFSET + SIZE bytes and the volume is written at OFFSET.
  * SIZE "auto" uses fat_min_size(). -1 marks one FAT path ("/MLO") `first` in its folder.
  * -S lays SIZE out as a whole SD card (fat_sd_format()): the volume goes at the partition
  * start the SD formatter uses, to the end of the card; -o is then ignored. -s prints the geometry. Files get their own mtime unless
  * -T fixes one. At most NFD files (default 256) are read through their fd (copy_file_range);
- * the rest through the read callback, which opens the file on each call.
+ * the rest through the read callback, which opens the file on each call. -U adds each folder's
+ * entries in the order the host lists them (readdir) instead of sorted, so that the library's
+ * own order is all that decides the volume's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +34,7 @@ struct run {
 	int fd_budget;
 	const char *first; /* FAT path given the first flag */
 	int sd;		   /* -S: SIZE is a whole SD card */
+	int listed_order;  /* -U: entries added as readdir gives them */
 	char **paths; /* host paths handed to the callback, freed at the end */
 	size_t n_paths;
 };
@@ -55,7 +58,7 @@ static int cmp_names(const void *a, const void *b)
 
 static int add_entry(struct run *run, const char *host, const char *fat, const struct stat *st);
 
-/* Adds the contents of host folder @host under FAT path @fat, in sorted order. */
+/* Adds the contents of host folder @host under FAT path @fat, in sorted order (-U: listed). */
 static int add_dir(struct run *run, const char *host, const char *fat)
 {
 	DIR *dir = opendir(host);
@@ -76,7 +79,7 @@ static int add_dir(struct run *run, const char *host, const char *fat)
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(dir);
-	if (n) /* qsort takes no NULL array, not even of no names */
+	if (n && !run->listed_order) /* qsort takes no NULL array, not even of no names */
 		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		char *h, *f;
@@ -129,7 +132,7 @@ static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:1:Ss")) != -1) {
+	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:1:SsU")) != -1) {
 		switch (c) {
 		case 't': o->type = (enum fat_type)atoi(optarg); break;
 		case 'c': o->cluster_size = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -146,6 +149,7 @@ static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run
 		case '1': run->first = optarg; break;
 		case 'S': run->sd = 1; break;
 		case 's': *show = 1; break;
+		case 'U': run->listed_order = 1; break;
 		default: return -1;
 		}
 	}
