@@ -43,20 +43,9 @@ static void diag_add(struct diag *d, enum diag_level level, const char *fmt, va_
 		d->errors++;
 }
 
-int diag_verror(struct diag *d, const char *fmt, va_list ap)
+void diag_vpost_error(struct diag *d, const char *fmt, va_list ap)
 {
 	diag_add(d, DIAG_ERROR, fmt, ap);
-	return -EINVAL;
-}
-
-int diag_error(struct diag *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	diag_add(d, DIAG_ERROR, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 void diag_warning(struct diag *d, const char *fmt, ...)

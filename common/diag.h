@@ -10,6 +10,7 @@
 #ifndef SDIMG_DIAG_H
 #define SDIMG_DIAG_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,12 +39,38 @@ void diag_init(struct diag *d);
 /* Frees every message and leaves @d empty and reusable. Accepts NULL. */
 void diag_release(struct diag *d);
 
+/* Adds an error line formatted like printf, as vprintf() takes its arguments. When memory
+ * runs out the line is replaced by a fixed one. */
+void diag_vpost_error(struct diag *d, const char *fmt, va_list ap);
+
 /*
- * Adds an error line formatted like printf. Returns -EINVAL, so that a function can
- * `return diag_error(d, ...)`. When memory runs out the line is replaced by a fixed one.
+ * Adds an error line formatted like printf and returns @code, a negative errno, so that a
+ * function can `return diag_errno(d, -ENOSPC, ...)` and its caller still knows what went
+ * wrong. @code is taken before the line is formatted: `diag_errno(d, -errno, ...)` keeps the
+ * errno of the failure. Inline, so that a static analyser sees the value returned.
  */
-int diag_error(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int diag_verror(struct diag *d, const char *fmt, va_list ap);
+__attribute__((format(printf, 3, 4)))
+static inline int diag_errno(struct diag *d, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vpost_error(d, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* As diag_errno() for -EINVAL, the code of bad input: `return diag_error(d, ...)`. */
+__attribute__((format(printf, 2, 3)))
+static inline int diag_error(struct diag *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vpost_error(d, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
 
 /* Adds a warning line: something the user asked for that works but deserves a look. */
 void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -291,9 +291,9 @@ int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_n
 	need = tree_alloc_clusters(t, g);
 	if (need > g->clusters) {
 		char cs[16];
-		diag_error(d, "the files need %" PRIu64 " clusters of %s but the volume has %" PRIu32,
-			   need, fat_fmt_size(cs, sizeof(cs), g->cluster_size), g->clusters);
-		return -ENOSPC;
+		return diag_errno(d, -ENOSPC, "the files need %" PRIu64 " clusters of %s but the "
+				  "volume has %" PRIu32, need,
+				  fat_fmt_size(cs, sizeof(cs), g->cluster_size), g->clusters);
 	}
 	*ret_next = (uint32_t)(need + 2);
 	return 0;

@@ -375,9 +375,8 @@ static int read_manifest(struct flash_card_values *cv, const struct flash_image 
 /* @rc, and a line that says so when it is -ENOMEM (which no callee has put into words). */
 static int said_out_of_memory(int rc, const char *image, struct diag *d)
 {
-	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory for the cards' values", image);
-	return rc;
+	return rc == -ENOMEM ? diag_errno(d, rc, "%s: out of memory for the cards' values", image)
+			     : rc;
 }
 
 int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,
