@@ -156,23 +156,19 @@ int flash_open_image_file(const char *path, struct diag *d)
 static int read_bmap(const char *path, struct bmap *b, struct diag *d)
 {
 	int fd = flash_open_image_file(path, d);
-	struct stat st;
 	char *text = NULL;
-	int rc = 0;
+	size_t len = 0;
+	int rc;
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		rc = diag_error(d, "%s: %s", path, strerror(errno));
-	else if (st.st_size > BMAP_MAX_BYTES)
-		rc = diag_error(d, "%s: not a block map (over 64 MiB)", path);
-	else if (!(text = malloc((size_t)st.st_size + 1)))
-		rc = -ENOMEM;
-	else if (pread(fd, text, (size_t)st.st_size, 0) != st.st_size)
-		rc = diag_error(d, "%s: %s", path, strerror(errno));
-	else
-		rc = bmap_parse(text, (size_t)st.st_size, path, b, d);
+	rc = path_read_fd(fd, BMAP_MAX_BYTES, &text, &len);
 	close(fd);
+	if (rc == -EFBIG)
+		return diag_error(d, "%s: not a block map (over 64 MiB)", path);
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : diag_errno(d, rc, "%s: %s", path, strerror(-rc));
+	rc = bmap_parse(text, len, path, b, d);
 	free(text);
 	return rc;
 }
