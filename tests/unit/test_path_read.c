@@ -15,11 +15,12 @@
 
 #include "common/path.h"
 
-/* A fresh folder for one test's files, its name in @dir (PATH_MAX-free: short names). */
-static void temp_dir(char *dir, size_t n)
+/* A fresh folder for one test's files, in @dir, and the path of its file @name in @path. */
+static void temp_dir(char (*dir)[64], char (*path)[96], const char *name)
 {
-	snprintf(dir, n, "/tmp/sdimg-test-path-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	snprintf(*dir, sizeof(*dir), "/tmp/sdimg-test-path-XXXXXX");
+	assert_non_null(mkdtemp(*dir));
+	snprintf(*path, sizeof(*path), "%s/%s", *dir, name);
 }
 
 static void write_file(const char *path, const void *p, size_t len)
@@ -38,8 +39,7 @@ static void test_path_read_cap(void **state)
 	size_t len = 0;
 
 	(void)state;
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/f", dir);
+	temp_dir(&dir, &path, "f");
 	for (size_t i = 0; i < sizeof(data); i++)
 		data[i] = (char)('a' + i % 26);
 	write_file(path, data, sizeof(data));
@@ -66,8 +66,7 @@ static void test_path_read_empty(void **state)
 	size_t len = 1;
 
 	(void)state;
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/empty", dir);
+	temp_dir(&dir, &path, "empty");
 	write_file(path, "", 0);
 	assert_int_equal(path_read_file(path, 0, &buf, &len), 0);
 	assert_non_null(buf);
@@ -85,8 +84,7 @@ static void test_path_read_errors(void **state)
 	size_t len = 0;
 
 	(void)state;
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/missing", dir);
+	temp_dir(&dir, &path, "missing");
 	assert_int_equal(path_read_file(path, 100, &buf, &len), -ENOENT);
 	assert_int_equal(path_read_file(dir, 100, &buf, &len), -EISDIR);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
@@ -104,8 +102,7 @@ static void test_path_read_fd(void **state)
 	size_t len = 0;
 
 	(void)state;
-	temp_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/f", dir);
+	temp_dir(&dir, &path, "f");
 	write_file(path, "0123456789", 10);
 	int fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
