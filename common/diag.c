@@ -43,9 +43,16 @@ static void diag_add(struct diag *d, enum diag_level level, const char *fmt, va_
 		d->errors++;
 }
 
-void diag_vpost_error(struct diag *d, const char *fmt, va_list ap)
+int diag_post_error(struct diag *d, const char *fmt, ...)
 {
+	int saved = errno; /* diag_errno(d, -errno, ...) may read it after the line is posted */
+	va_list ap;
+
+	va_start(ap, fmt);
 	diag_add(d, DIAG_ERROR, fmt, ap);
+	va_end(ap);
+	errno = saved;
+	return 0;
 }
 
 void diag_warning(struct diag *d, const char *fmt, ...)
