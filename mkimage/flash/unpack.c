@@ -374,7 +374,7 @@ static const struct codec *codec_of_bytes(const uint8_t *m, size_t n)
 
 static int unpack_with(struct flash_image *im, const struct codec *c, int in, struct diag *d)
 {
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	const char *tmpdir = getenv("TMPDIR"), *dir = tmpdir && *tmpdir ? tmpdir : "/var/tmp";
 	struct unpack u = { .path = im->path, .codec = c, .d = d };
 	uint8_t *ibuf = malloc(CHUNK), *obuf = malloc(CHUNK);
 	int rc = ibuf && obuf ? 0 : -ENOMEM;
