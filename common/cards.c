@@ -566,52 +566,18 @@ static const char *stray_key(json_t *root)
 	return key;
 }
 
-/* The @fd's bytes (a regular file's) in *@ret, *@len of them: one read of the whole, where
- * jansson's json_loadfd() reads a byte per call. -EFBIG over CARDS_MANIFEST_MAX_BYTES. */
-static int read_text(int fd, char **ret, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if ((uint64_t)st.st_size > CARDS_MANIFEST_MAX_BYTES)
-		return -EFBIG;
-	if (!(buf = malloc((size_t)st.st_size + 1)))
-		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int rc = n < 0 ? -errno : -EIO;
-			free(buf);
-			return rc;
-		}
-		got += (size_t)n;
-	}
-	*ret = buf;
-	*len = got;
-	return 0;
-}
-
 int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag *d)
 {
 	json_error_t err;
-	int fd = path_open_regular(path);
 	json_t *root = NULL;
-	int rc;
-
-	if (fd == -ESPIPE)
-		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): a "
-				     "per-card manifest is read only from a file", path);
-	if (fd < 0)
-		return diag_error(d, "%s: %s", path, strerror(-fd));
 	char *text = NULL;
 	size_t len = 0;
-	rc = read_text(fd, &text, &len);
-	close(fd);
+	/* read whole, where jansson's json_loadfd() reads a byte per call */
+	int rc = path_read_file(path, CARDS_MANIFEST_MAX_BYTES, &text, &len);
+
+	if (rc == -ESPIPE)
+		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): a "
+				     "per-card manifest is read only from a file", path);
 	if (rc == -EFBIG)
 		return diag_error(d, "%s: over %u MiB, more than a per-card manifest holds", path,
 				  CARDS_MANIFEST_MAX_BYTES >> 20);

@@ -43,20 +43,16 @@ static void diag_add(struct diag *d, enum diag_level level, const char *fmt, va_
 		d->errors++;
 }
 
-int diag_verror(struct diag *d, const char *fmt, va_list ap)
+int diag_post_error(struct diag *d, const char *fmt, ...)
 {
-	diag_add(d, DIAG_ERROR, fmt, ap);
-	return -EINVAL;
-}
-
-int diag_error(struct diag *d, const char *fmt, ...)
-{
+	int saved = errno; /* diag_errno(d, -errno, ...) may read it after the line is posted */
 	va_list ap;
 
 	va_start(ap, fmt);
 	diag_add(d, DIAG_ERROR, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	errno = saved;
+	return 0;
 }
 
 void diag_warning(struct diag *d, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #ifndef SDIMG_DIAG_H
 #define SDIMG_DIAG_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -39,11 +40,29 @@ void diag_init(struct diag *d);
 void diag_release(struct diag *d);
 
 /*
- * Adds an error line formatted like printf. Returns -EINVAL, so that a function can
- * `return diag_error(d, ...)`. When memory runs out the line is replaced by a fixed one.
+ * Adds an error line formatted like printf; errno is left as it was. Returns 0. When memory
+ * runs out the line is replaced by a fixed one. Called through diag_errno() and diag_error().
  */
-int diag_error(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int diag_verror(struct diag *d, const char *fmt, va_list ap);
+int diag_post_error(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The @code of diag_errno(), once its line is posted (@posted: diag_post_error()'s 0).
+ * Inline and not variadic, so that a static analyser sees the value returned. */
+static inline int diag_code(int posted, int code)
+{
+	(void)posted;
+	return code;
+}
+
+/*
+ * diag_errno(d, code, fmt, ...): adds an error line formatted like printf and returns
+ * @code, a negative errno, so that a function can `return diag_errno(d, -ENOSPC, ...)` and
+ * its caller still knows what went wrong. `diag_errno(d, -errno, "%s", strerror(errno))`
+ * keeps the errno of the failure: posting the line leaves errno alone.
+ */
+#define diag_errno(d, code, ...) diag_code(diag_post_error((d), __VA_ARGS__), (code))
+
+/* diag_error(d, fmt, ...): diag_errno() for -EINVAL, the code of bad input. */
+#define diag_error(d, ...) diag_code(diag_post_error((d), __VA_ARGS__), -EINVAL)
 
 /* Adds a warning line: something the user asked for that works but deserves a look. */
 void diag_warning(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

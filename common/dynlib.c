@@ -22,9 +22,8 @@ int dynlib_open(struct dynlib *lib, const char *soname, const char *feature, str
 	lib->handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (lib->handle)
 		return 0;
-	diag_error(d, "%s need %s, which cannot be loaded: %s", feature, soname,
-		   loader_reason(soname));
-	return -ELIBACC;
+	return diag_errno(d, -ELIBACC, "%s need %s, which cannot be loaded: %s", feature, soname,
+			  loader_reason(soname));
 }
 
 void *dynlib_symbol(const struct dynlib *lib, const char *soname, const char *name,

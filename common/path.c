@@ -1,8 +1,11 @@
 /* path: folder of a path, and relative paths resolved against a folder (see path.h). */
 #include "common/path.h"
 
+#include "common/array.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,4 +69,66 @@ int path_open_regular(const char *path)
 		return rc;
 	}
 	return fd;
+}
+
+/* Reads @fd to its end into *@buf (capacity *@cap, grown as needed), at most @max + 1
+ * bytes: one more than @max says that the file is over it. */
+static int read_to_end(int fd, size_t max, char **buf, size_t *cap, size_t *ret_len)
+{
+	size_t len = 0;
+
+	for (;;) {
+		if (array_grow((void **)buf, cap, len + 4096 + 1, 1) < 0)
+			return -ENOMEM;
+		ssize_t n = read(fd, *buf + len, *cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max)
+			return -EFBIG;
+	}
+	(*buf)[len] = '\0';
+	*ret_len = len;
+	return 0;
+}
+
+int path_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > max)
+		return -EFBIG;
+	/* the size stat() gives read at once, and its end seen without another grow */
+	if ((uint64_t)st.st_size < SIZE_MAX - 4096 - 1) {
+		cap = (size_t)st.st_size + 4096 + 1;
+		if (!(buf = malloc(cap)))
+			return -ENOMEM;
+	}
+	rc = read_to_end(fd, max, &buf, &cap, ret_len);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	*ret_buf = buf;
+	return 0;
+}
+
+int path_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+{
+	int fd = path_open_regular(path);
+
+	if (fd < 0)
+		return fd;
+	int rc = path_read_fd(fd, max, ret_buf, ret_len);
+	close(fd);
+	return rc;
 }

@@ -2,6 +2,8 @@
 #ifndef SDIMG_PATH_H
 #define SDIMG_PATH_H
 
+#include <stddef.h>
+
 /* The folder of @path: "." when it has none, "/" for a file at the root.
  * Returns a new string (free() it), or NULL when out of memory. */
 char *path_dir(const char *path);
@@ -22,5 +24,17 @@ char *path_append(const char *dir, const char *name);
  * another negative errno.
  */
 int path_open_regular(const char *path);
+
+/*
+ * Reads all of @fd, a regular file of at most @max bytes (SIZE_MAX: as much as memory holds),
+ * from where it stands into a new buffer *@ret_buf (free() it), with a NUL after its
+ * *@ret_len bytes. Returns 0, or a negative errno: -EFBIG for a file over @max (refused by
+ * its size before any read, or caught while read when it grew), -ENOMEM, or read()'s.
+ * Nothing is returned on failure.
+ */
+int path_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len);
+
+/* path_open_regular() then path_read_fd(): all of the file @path, with the errors of both. */
+int path_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
 
 #endif

@@ -65,10 +65,8 @@ int sha256_new(struct sha256 **ret, struct diag *d)
 		s->md = s->EVP_sha256();
 		start(s);
 	}
-	if (rc == 0 && s->failed) {
-		diag_error(d, "%s cannot start a SHA-256 digest", SDIMG_LIBCRYPTO_SONAME);
-		rc = -EIO;
-	}
+	if (rc == 0 && s->failed)
+		rc = diag_errno(d, -EIO, "%s cannot start a SHA-256 digest", SDIMG_LIBCRYPTO_SONAME);
 	if (rc < 0) {
 		sha256_free(s);
 		return rc;

@@ -8,6 +8,8 @@
 
 #include "common/sparse.h"
 
+#include "common/extent.h"
+
 static bool all_zero(const uint8_t *p, size_t len)
 {
 	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
@@ -161,7 +163,8 @@ static int check_length(const struct sparse_copy *c)
 
 int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault)
 {
-	uint64_t pos = 0;
+	struct extent_walk w;
+	uint64_t start, end;
 	bool in_kernel = true;
 
 	*fault = (struct sparse_fault){ 0 };
@@ -169,23 +172,13 @@ int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault)
 	 * left out like written ones, and two lseek() calls a file are saved */
 	if (c->len <= SPARSE_CHUNK)
 		return copy_data(c, 0, c->len, &in_kernel, fault);
-	while (pos < c->len) {
-		uint64_t end = c->src_off + c->len;
-		off_t data = lseek(c->src, (off_t)(c->src_off + pos), SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
-			return check_length(c); /* only a hole is left */
-		if (data < 0) /* no SEEK_DATA here: all of it is data */
-			data = (off_t)(c->src_off + pos);
-		if ((uint64_t)data >= end)
-			return check_length(c);
-		off_t hole = lseek(c->src, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > end)
-			hole = (off_t)end;
-		int rc = copy_data(c, (uint64_t)data - c->src_off, (uint64_t)(hole - data),
-				   &in_kernel, fault);
+	extent_start(&w, c->src, c->src_off, c->src_off + c->len);
+	while (extent_next(&w, &start, &end)) {
+		int rc = copy_data(c, start - c->src_off, end - start, &in_kernel, fault);
 		if (rc < 0)
 			return rc;
-		pos = (uint64_t)hole - c->src_off;
+		if (end == c->src_off + c->len)
+			return 0;
 	}
-	return 0;
+	return check_length(c); /* only a hole is left: is it inside the file? */
 }

@@ -18,3 +18,19 @@ void units_human(uint64_t bytes, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%.2f %s", (double)bytes / (double)scale, units[u]);
 }
+
+const char *units_layout(uint64_t bytes, char *buf, size_t n)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (bytes >= 1024 && bytes % 1024 == 0 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, n, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, n, "%llu%c", (unsigned long long)bytes, units[u]);
+	return buf;
+}

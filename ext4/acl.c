@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "ext4/ext4.h"
 
 #define ACL_XATTR_VERSION 2u
@@ -113,8 +114,7 @@ const char *ext4_acl_check(const void *value, size_t len, char *why, size_t size
 		snprintf(why, size, "%zu bytes, not a 4-byte version and 8-byte entries", len);
 		return why;
 	}
-	uint32_t version = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-			   (uint32_t)p[3] << 24;
+	uint32_t version = get_le32(p);
 	if (version != ACL_XATTR_VERSION) {
 		snprintf(why, size, "version %u, not %u", version, ACL_XATTR_VERSION);
 		return why;
@@ -127,11 +127,10 @@ const char *ext4_acl_check(const void *value, size_t len, char *why, size_t size
 	}
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *q = p + 4 + 8 * i;
-		bool named = (q[0] | q[1] << 8) == EXT4_ACL_USER || (q[0] | q[1] << 8) == EXT4_ACL_GROUP;
+		bool named = get_le16(q) == EXT4_ACL_USER || get_le16(q) == EXT4_ACL_GROUP;
 		e[i] = (struct ext4_acl_entry){
-			(uint16_t)(q[0] | q[1] << 8), (uint16_t)(q[2] | q[3] << 8),
-			named ? (uint32_t)q[4] | (uint32_t)q[5] << 8 | (uint32_t)q[6] << 16 |
-					(uint32_t)q[7] << 24 : 0,
+			get_le16(q), get_le16(q + 2),
+			named ? get_le32(q + 4) : 0,
 		};
 	}
 	const char *wrong = acl_order_wrong(e, n, why, size);

@@ -142,10 +142,10 @@ static int add_journal(struct ext4_volume *v)
 		uint64_t blocks = ext2fs_blocks_count(v->fs->super);
 		/* 1K blocks help only a volume that holds 2048 of them, and not one that has them */
 		bool smaller = v->fs->blocksize > 1024 && blocks * (v->fs->blocksize / 1024) > 2048;
-		diag_error(v->d, "%s: ext4: %llu blocks of %u bytes are too few for a journal (2048 "
-				 "or more): journal = false%s", v->image, (unsigned long long)blocks,
-			   v->fs->blocksize, smaller ? ", or block-size = 1K" : "");
-		return -ENOSPC;
+		return diag_errno(v->d, -ENOSPC, "%s: ext4: %llu blocks of %u bytes are too few for a "
+				  "journal (2048 or more): journal = false%s", v->image,
+				  (unsigned long long)blocks, v->fs->blocksize,
+				  smaller ? ", or block-size = 1K" : "");
 	}
 	if (err)
 		return ext4_fail(v, err, "sizing the journal");

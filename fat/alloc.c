@@ -291,9 +291,9 @@ int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_n
 	need = tree_alloc_clusters(t, g);
 	if (need > g->clusters) {
 		char cs[16];
-		diag_error(d, "the files need %" PRIu64 " clusters of %s but the volume has %" PRIu32,
-			   need, fat_fmt_size(cs, sizeof(cs), g->cluster_size), g->clusters);
-		return -ENOSPC;
+		return diag_errno(d, -ENOSPC, "the files need %" PRIu64 " clusters of %s but the "
+				  "volume has %" PRIu32, need,
+				  units_layout(g->cluster_size, cs, sizeof(cs)), g->clusters);
 	}
 	*ret_next = (uint32_t)(need + 2);
 	return 0;
@@ -352,14 +352,14 @@ static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct
 		diag_init(&quiet);
 		if (!min_size(t, o, vol_offset, &sectors, &quiet))
 			snprintf(more, sizeof(more), "; size = %s or more holds them",
-				 fat_fmt_size(size, sizeof(size),
-					      (sectors * FAT_SECTOR + (1u << 20) - 1) >> 20 << 20));
+				 units_layout((sectors * FAT_SECTOR + (1u << 20) - 1) >> 20 << 20, size,
+					      sizeof(size)));
 		diag_release(&quiet);
 	}
 	return diag_error(d, "the files and folders need %" PRIu64 " clusters of %s but this "
 			     "%s FAT%d volume has %" PRIu32 "%s", need,
-			  fat_fmt_size(cs, sizeof(cs), g->cluster_size),
-			  fat_fmt_size(size, sizeof(size), (uint64_t)g->total_sectors * FAT_SECTOR),
+			  units_layout(g->cluster_size, cs, sizeof(cs)),
+			  units_layout((uint64_t)g->total_sectors * FAT_SECTOR, size, sizeof(size)),
 			  g->type, g->clusters, more);
 }
 
@@ -427,7 +427,7 @@ static int stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
 
 	diag_init(&loud);
 	params_for_tree(t, o, sectors, vol_offset, 0, &g, &loud, &why);
-	fat_fmt_size(size, sizeof(size), sectors * FAT_SECTOR);
+	units_layout(sectors * FAT_SECTOR, size, sizeof(size));
 	for (size_t k = 0; k < loud.n; k++)
 		if (loud.msgs[k].level == DIAG_ERROR) {
 			if (was == FAT_WHY_SETTINGS) /* the same at any size */

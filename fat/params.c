@@ -36,22 +36,6 @@ int fat_count_ok(enum fat_type type, uint32_t n)
 	}
 }
 
-const char *fat_fmt_size(char *buf, size_t len, uint64_t bytes)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (bytes >= 1024 && bytes % 1024 == 0 && u < 3) {
-		bytes /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%" PRIu64, bytes);
-	else
-		snprintf(buf, len, "%" PRIu64 "%c", bytes, units[u]);
-	return buf;
-}
-
 /* FAT sectors needed for @count clusters (fatgen103: entries 0 and 1 are reserved). */
 static uint64_t fat_need(enum fat_type type, uint64_t count)
 {
@@ -305,7 +289,7 @@ static int check_resolved(const struct fat_opts *o, const struct fat_geom *g, ui
 		return diag_error(d, "reserved = %u puts the data area at disk sector %" PRIu64
 				     ", not a multiple of data-align %s; reserved = %" PRIu64
 				     " would align it",
-				  o->reserved, start, fat_fmt_size(a, sizeof(a), o->data_align),
+				  o->reserved, start, units_layout(o->data_align, a, sizeof(a)),
 				  o->reserved + (align - start % align));
 	}
 	return 0;

@@ -27,8 +27,8 @@ static void list_spcs(char *buf, size_t len, const struct fat_opts *o, enum fat_
 		snprintf(buf, len, "no cluster size works for FAT%d", type);
 		return;
 	}
-	fat_fmt_size(a, sizeof(a), (uint64_t)first * FAT_SECTOR);
-	fat_fmt_size(b, sizeof(b), (uint64_t)last * FAT_SECTOR);
+	units_layout((uint64_t)first * FAT_SECTOR, a, sizeof(a));
+	units_layout((uint64_t)last * FAT_SECTOR, b, sizeof(b));
 	if (first == last)
 		snprintf(buf, len, "FAT%d works with cluster-size %s", type, a);
 	else
@@ -89,8 +89,8 @@ static const char *fmt_mib(char *buf, size_t len, uint64_t sectors, int down)
 			    : (sectors * FAT_SECTOR + (1u << 20) - 1) >> 20;
 
 	if (!mib)
-		return fat_fmt_size(buf, len, sectors * FAT_SECTOR);
-	return fat_fmt_size(buf, len, mib << 20);
+		return units_layout(sectors * FAT_SECTOR, buf, len);
+	return units_layout(mib << 20, buf, len);
 }
 
 /* The size advice "size = 9M or more works" for the settings @o (or that none does). */
@@ -118,7 +118,7 @@ static int pad_overflow(const struct fat_opts *o, const struct fat_cand *c, stru
 			     "data area, more than the 65535 a FAT boot sector "
 			     "counts; use data-align = 32M or less (it defaults to the image's "
 			     "align), or set reserved and no data-align",
-			  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved);
+			  units_layout(o->data_align, a, sizeof(a)), c->want_reserved);
 }
 
 /* No room for clusters: data-align padding, or the volume is too small for the system area. */
@@ -129,7 +129,7 @@ static int no_room(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 	struct fat_opts less = *o;
 
 	*why = FAT_WHY_SMALL;
-	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
+	units_layout(ts * FAT_SECTOR, size, sizeof(size));
 	bigger(more, sizeof(more), o, ts, off);
 	if (c->pad) {
 		do
@@ -139,18 +139,18 @@ static int no_room(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 			return diag_error(d, "data-align %s pads the reserved sectors to %" PRIu64
 					     ", which leaves no room for clusters in this %s "
 					     "volume; %s, or data-align = %s or less",
-					  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved,
+					  units_layout(o->data_align, a, sizeof(a)), c->want_reserved,
 					  size, more,
-					  fat_fmt_size(cs, sizeof(cs), less.data_align));
+					  units_layout(less.data_align, cs, sizeof(cs)));
 		return diag_error(d, "data-align %s pads the reserved sectors to %" PRIu64 ", which "
 				     "leaves no room for clusters in this %s volume; %s",
-				  fat_fmt_size(a, sizeof(a), o->data_align), c->want_reserved, size,
+				  units_layout(o->data_align, a, sizeof(a)), c->want_reserved, size,
 				  more);
 	}
 	return diag_error(d, "%s is too small for FAT%d with cluster-size %s: %" PRIu32
 			     " reserved sectors, FATs and root directory leave no room for "
 			     "clusters; %s", size, type,
-			  fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR), c->reserved, more);
+			  units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs)), c->reserved, more);
 }
 
 /* The fewest and most clusters sdimg gives @type, and how fatgen103 draws those lines. */
@@ -173,15 +173,15 @@ static int too_few(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 
 	while (s >= 1 && !fat_works(o, type, s, ts, off))
 		s /= 2;
-	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
-	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
+	units_layout(ts * FAT_SECTOR, size, sizeof(size));
+	units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs));
 	bigger(more, sizeof(more), o, ts, off);
 	if (s >= 1)
 		return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin "
 				     "of 16); %s with cluster-size %s gives %" PRIu32
 				     "; use cluster-size = %s or less, or a larger volume (%s)",
 				  type, count_min(type), type == FAT_32 ? 65525u : 4085u, size, cs,
-				  c->clusters, fat_fmt_size(alt, sizeof(alt), (uint64_t)s * FAT_SECTOR),
+				  c->clusters, units_layout((uint64_t)s * FAT_SECTOR, alt, sizeof(alt)),
 				  more);
 	return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin of 16); "
 			     "%s with cluster-size %s gives %" PRIu32 " and no cluster "
@@ -199,8 +199,8 @@ static int too_many(const struct fat_opts *o, enum fat_type type, uint32_t spc, 
 
 	while (s <= 128 && !fat_works(o, type, s, ts, off))
 		s *= 2;
-	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
-	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
+	units_layout(ts * FAT_SECTOR, size, sizeof(size));
+	units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs));
 	fmt_mib(less, sizeof(less), fit, 1);
 	if (s <= 128)
 		return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
@@ -209,7 +209,7 @@ static int too_many(const struct fat_opts *o, enum fat_type type, uint32_t spc, 
 				  type == FAT_32 ? "" : type == FAT_16 ? " (65525 less a margin of 16)"
 								      : " (4085 less a margin of 16)",
 				  size, cs, c->clusters,
-				  fat_fmt_size(alt, sizeof(alt), (uint64_t)s * FAT_SECTOR), less);
+				  units_layout((uint64_t)s * FAT_SECTOR, alt, sizeof(alt)), less);
 	return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
 			     "cluster-size %s gives %" PRIu32 " and no cluster size up to 64K gives "
 			     "few enough; use size = %s or less, or another FAT type", type,
@@ -255,8 +255,8 @@ static int impossible_auto(const struct fat_opts *o, uint64_t ts, uint64_t off, 
 	if (!c.room)
 		return no_room(o, type, spc, ts, off, &c, d, why);
 	*why = c.clusters > FAT32_MAX ? FAT_WHY_STUCK : FAT_WHY_SMALL;
-	fat_fmt_size(size, sizeof(size), ts * FAT_SECTOR);
-	fat_fmt_size(cs, sizeof(cs), (uint64_t)spc * FAT_SECTOR);
+	units_layout(ts * FAT_SECTOR, size, sizeof(size));
+	units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs));
 	for (int i = 0; i < 3; i++)
 		list_spcs(alt[i], sizeof(alt[i]), o, types[i], ts, off);
 	return diag_error(d, "cluster-size %s gives %" PRIu32 " clusters on %s; "

@@ -2,6 +2,7 @@
 #ifndef SDIMG_FAT_PARAMS_PRIV_H
 #define SDIMG_FAT_PARAMS_PRIV_H
 
+#include "common/units.h"
 #include "fat/fat.h"
 
 /*
@@ -78,9 +79,6 @@ int fat_pick(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct f
 /* The error when fat_pick() finds nothing, with @why set (fat/params_limits.c). */
 int fat_params_impossible(const struct fat_opts *o, uint64_t ts, uint64_t off, struct diag *d,
 			  enum fat_why *why);
-
-/* Formats @bytes as "512", "4K", "1M", "3G" (exact units only, else bytes) into @buf. */
-const char *fat_fmt_size(char *buf, size_t len, uint64_t bytes);
 
 /* Fills label, OEM name, volume id and CHS fields of @g from @o; checks label and OEM name. */
 int fat_geom_names(struct fat_geom *g, const struct fat_opts *o, uint64_t vol_bytes,

@@ -26,9 +26,8 @@ int fat_rd_pread(struct fat_vol *v, void *buf, size_t len, uint64_t off, struct 
 			continue;
 		if (n <= 0) {
 			int e = n < 0 ? errno : EIO;
-			diag_error(d, "reading the FAT volume at byte %" PRIu64 ": %s", v->off + off,
-				   n < 0 ? strerror(e) : "end of file");
-			return -e;
+			return diag_errno(d, -e, "reading the FAT volume at byte %" PRIu64 ": %s",
+					  v->off + off, n < 0 ? strerror(e) : "end of file");
 		}
 		p += n;
 		len -= (size_t)n;
@@ -287,7 +286,7 @@ int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
 	uint8_t *buf = malloc(FAT_COUNT_CHUNK);
 
 	if (!buf)
-		return diag_error(d, "counting free clusters: out of memory"), -ENOMEM;
+		return diag_errno(d, -ENOMEM, "counting free clusters: out of memory");
 	for (uint64_t first = 0; first < end; first += per_read) {
 		uint32_t n = (uint32_t)(end - first < per_read ? end - first : per_read);
 		size_t len = (size_t)fat_ent_bytes(v->info.type, n);

@@ -236,17 +236,17 @@ int fat_rd_lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, s
 			return 0;
 		len = strcspn(p, "/");
 		if (!(ret->attrs & FAT_ATTR_DIR))
-			return diag_error(d, "%s: %s is not a directory", path, ret->name), -ENOTDIR;
+			return diag_errno(d, -ENOTDIR, "%s: %s is not a directory", path, ret->name);
 		if (len >= sizeof(comp) || (f.n = (memcpy(comp, p, len), comp[len] = 0,
 						   folded(comp, f.want))) <= 0)
-			return diag_error(d, "%s: no such file or directory", path), -ENOENT;
+			return diag_errno(d, -ENOENT, "%s: no such file or directory", path);
 		if (ret->first_cluster == 0 && p != path + strspn(path, "/"))
 			return diag_error(d, "%s: a directory without a cluster", path);
 		r = fat_rd_list(v, ret->first_cluster, NULL, path, match, &f, d);
 		if (r < 0)
 			return r;
 		if (!r)
-			return diag_error(d, "%s: no such file or directory", path), -ENOENT;
+			return diag_errno(d, -ENOENT, "%s: no such file or directory", path);
 		*ret = f.found;
 		p += len;
 	}
@@ -269,7 +269,7 @@ int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *re
 	if (r)
 		return r;
 	if (!(ret->attrs & FAT_ATTR_DIR))
-		return diag_error(d, "%s: not a directory", path), -ENOTDIR;
+		return diag_errno(d, -ENOTDIR, "%s: not a directory", path);
 	if (!ret->first_cluster && path[strspn(path, "/")])
 		return diag_error(d, "%s: a directory without a cluster", path);
 	return 0;
@@ -332,14 +332,14 @@ int fat_vol_read(struct fat_vol *v, const char *path,
 	if (r)
 		return r;
 	if (f.attrs & FAT_ATTR_DIR)
-		return diag_error(d, "%s: is a directory", path), -EISDIR;
+		return diag_errno(d, -EISDIR, "%s: is a directory", path);
 	if (f.size / v->info.cluster_size > v->info.clusters)
 		return diag_error(d, "%s: its size (%" PRIu32 " bytes) is larger than the volume's "
 				     "data area (%" PRIu32 " clusters of %" PRIu32 " bytes)",
 				  path, f.size, v->info.clusters, v->info.cluster_size);
 	seen = fat_rd_seen_new(v);
 	if (!seen)
-		return diag_error(d, "%s: out of memory", path), -ENOMEM;
+		return diag_errno(d, -ENOMEM, "%s: out of memory", path);
 	r = stream_chain(v, path, f.first_cluster, f.size, seen, fn, ctx, d);
 	free(seen);
 	return r;

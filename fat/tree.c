@@ -304,19 +304,16 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 	int r;
 
 	if (size > UINT32_MAX) {
-		diag_error(d, "%s: %" PRIu64 " bytes; a FAT file must be smaller than 4 GiB", where,
-			   size);
-		return -EFBIG;
+		return diag_errno(d, -EFBIG, "%s: %" PRIu64 " bytes; a FAT file must be smaller "
+				  "than 4 GiB", where, size);
 	}
 	if (size && !src)
 		return diag_error(d, "%s: no source for its bytes", where);
 	r = walk(t, path, &parent, &n, &name, &len, d);
 	if (r)
 		return r;
-	if (n) {
-		diag_error(d, "%s: %s already exists", where, path);
-		return -EEXIST;
-	}
+	if (n)
+		return diag_errno(d, -EEXIST, "%s: %s already exists", where, path);
 	r = node_add(t, parent, name, len, &n);
 	if (r)
 		return r;

@@ -44,9 +44,8 @@ static bool stopped(const struct wctx *w)
 /* Says that writing at volume byte @off failed with @e; returns -@e. */
 static int write_failed(struct wctx *w, uint64_t off, int e)
 {
-	diag_error(w->d, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
-		   w->image ? w->image : "", w->image ? ": " : "", w->vol + off, strerror(e));
-	return -e;
+	return diag_errno(w->d, -e, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
+			  w->image ? w->image : "", w->image ? ": " : "", w->vol + off, strerror(e));
 }
 
 /* pwrite()s all of @buf at volume byte @off. */

@@ -252,6 +252,6 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
 	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory", o->output);
+		return diag_errno(d, rc, "%s: out of memory", o->output);
 	return rc < 0 ? rc : d->errors ? -EINVAL : 0;
 }

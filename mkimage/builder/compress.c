@@ -58,8 +58,7 @@ static int sink(struct build_compressor *z, size_t len, struct diag *d)
 			continue;
 		if (w <= 0) {
 			int e = w < 0 ? errno : EIO;
-			diag_error(d, "%s: %s", z->path, strerror(e));
-			return -e;
+			return diag_errno(d, -e, "%s: %s", z->path, strerror(e));
 		}
 		p += w;
 		len -= (size_t)w;

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/extent.h"
 #include "common/sparse.h"
 #include "mkimage/builder/builder_priv.h"
 
@@ -78,24 +79,13 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 		    struct build_map *map)
 {
-	uint64_t pos = from;
+	struct extent_walk w;
+	uint64_t start, end;
 
-	while (pos < to) {
-		off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
-			break; /* only a hole is left */
-		if (data < 0)
-			data = (off_t)pos;
-		if ((uint64_t)data >= to)
-			break;
-		off_t hole = lseek(fd, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > to)
-			hole = (off_t)to;
-		if (build_map_add(map, dst_offset + ((uint64_t)data - from),
-				  (uint64_t)(hole - data)) < 0)
+	extent_start(&w, fd, from, to);
+	while (extent_next(&w, &start, &end))
+		if (build_map_add(map, dst_offset + (start - from), end - start) < 0)
 			return -ENOMEM;
-		pos = (uint64_t)hole;
-	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/extent.h"
 #include "common/sha256.h"
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
@@ -112,23 +113,18 @@ static int feed_data(struct feed *f, uint64_t pos, uint64_t len)
 /* Feeds [@from, @to) of the image: its data extents read, its holes as zeros. */
 static int walk(struct feed *f, uint64_t from, uint64_t to)
 {
-	int fd = f->b->image.fd;
-	uint64_t pos = from;
+	struct extent_walk w;
+	uint64_t pos = from, start, end;
 	int rc = 0;
 
-	while (rc == 0 && pos < to) {
-		off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
-		uint64_t start = data >= 0 ? min64((uint64_t)data, to) : errno == ENXIO ? to : pos;
+	extent_start(&w, f->b->image.fd, from, to);
+	while (rc == 0 && extent_next(&w, &start, &end)) {
 		rc = feed_zeros(f, pos, start - pos);
-		pos = start;
-		if (rc < 0 || pos >= to)
-			break;
-		off_t hole = lseek(fd, (off_t)pos, SEEK_HOLE);
-		uint64_t end = hole >= 0 ? min64((uint64_t)hole, to) : to;
-		rc = feed_data(f, pos, end - pos);
+		if (rc == 0)
+			rc = feed_data(f, start, end - start);
 		pos = end;
 	}
-	return rc;
+	return rc == 0 ? feed_zeros(f, pos, to - pos) : rc;
 }
 
 static int pass(struct feed *f)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/bytes.h"
 #include "common/cards.h"
 #include "fat/fat.h"
 #include "mkimage/builder/builder_priv.h"
@@ -54,8 +55,7 @@ static int set_free_base(const struct build *b, struct cards_manifest *m)
 		/* FSI_Free_Count: bytes 488-491 of the FSInfo sector (fatgen103 §5) */
 		if (pread(b->image.fd, le, 4, (off_t)(f->fsinfo[0] + 488)) != 4)
 			return diag_error(b->d, "%s: cannot read back FSInfo", b->o->output);
-		uint32_t free_now = (uint32_t)le[0] | (uint32_t)le[1] << 8 | (uint32_t)le[2] << 16 |
-				    (uint32_t)le[3] << 24;
+		uint32_t free_now = get_le32(le);
 		for (size_t j = 0; j < m->n_files; j++)
 			if (m->files[j].fsinfo[0] == f->fsinfo[0])
 				free_now += (uint32_t)((strlen(m->files[j].template) +

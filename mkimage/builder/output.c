@@ -380,7 +380,7 @@ static int prepare(struct build_file *f)
 int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
 		       void *stop_ctx, struct diag *d)
 {
-	bool swapped[BUILD_MAX_FILES];
+	bool swapped[BUILD_MAX_FILES] = { false }; /* put_in_place() sets each it is given */
 	size_t placed = 0;
 	int rc = n <= BUILD_MAX_FILES ? 0 : -E2BIG;
 

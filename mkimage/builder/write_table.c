@@ -243,7 +243,5 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
 		rc = build_drop_gpt_backup(fd, p->image_size, path, d);
 	if (rc == 0 && p->hybrid)
 		rc = build_write_hybrid_mbr(l, p, mbr_types, fd, path, sha, d);
-	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory", path);
-	return rc;
+	return rc == -ENOMEM ? diag_errno(d, rc, "%s: out of memory", path) : rc;
 }

@@ -131,14 +131,6 @@ static void progress(struct flash_job *j, bool first_write)
 	flash_job_unlock(j);
 }
 
-static bool gone(struct flash_job *j)
-{
-	flash_job_lock(j);
-	bool g = j->result != FLASH_PASS || j->abandoned;
-	flash_job_unlock(j);
-	return g;
-}
-
 /* Writes (@write) or reads the @len bytes at @off from or into @buf. Returns 0 or -EIO
  * (job failed). */
 static int stamp_io(struct flash_job *j, int fd, bool write, uint64_t off, size_t len,
@@ -169,7 +161,7 @@ static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uin
 	progress(j, true);
 	for (size_t i = 0; i < s->blocks; i++) {
 		make_stamps(s, block_offset(s, i), BLOCK, buf);
-		if (gone(j) || stamp_io(j, fd, true, block_offset(s, i), BLOCK, buf) < 0)
+		if (flash_job_stopped(j) || stamp_io(j, fd, true, block_offset(s, i), BLOCK, buf) < 0)
 			return -EIO;
 	}
 	if (fsync(fd) < 0) {
@@ -248,7 +240,7 @@ static int read_window(struct flash_job *j, int fd, const struct stamps *s, uint
 
 	for (uint64_t off = 0; off < s->window; off += PIECE) {
 		size_t len = s->window - off < PIECE ? (size_t)(s->window - off) : PIECE;
-		if (gone(j) || stamp_io(j, fd, false, off, len, buf) < 0)
+		if (flash_job_stopped(j) || stamp_io(j, fd, false, off, len, buf) < 0)
 			return -EIO;
 		for (size_t i = 0; i < len; i += SECTOR) {
 			uint64_t other = stamp_of(s, buf + i, scratch);
@@ -269,7 +261,7 @@ static int read_blocks(struct flash_job *j, int fd, const struct stamps *s, uint
 
 	for (size_t b = 0; b < s->blocks; b++) {
 		uint64_t off = block_offset(s, b);
-		if (gone(j) || stamp_io(j, fd, false, off, BLOCK, buf) < 0)
+		if (flash_job_stopped(j) || stamp_io(j, fd, false, off, BLOCK, buf) < 0)
 			return -EIO;
 		for (size_t i = 0; i < BLOCK; i += SECTOR) {
 			make_stamp(s, off + i, want);

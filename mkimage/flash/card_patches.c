@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/bytes.h"
 #include "common/gpt.h"
 #include "common/sha256.h"
 
@@ -428,8 +429,7 @@ static int derive_ids(struct sha256 *sha, const struct cards_manifest *m,
 	else if (m->n_gpt_headers)
 		rc = card_hash(sha, m->seed, sorted, n_vars, "disk-guid", "", h);
 	if (rc == 0 && m->mbr_disk_id) {
-		c->mbr = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
-			 (uint32_t)h[3] << 24;
+		c->mbr = get_le32(h);
 		snprintf(text, sizeof(text), "%08x", c->mbr);
 		rc = add_id_var(c, strdup("DISK_ID"), text);
 	} else if (rc == 0 && m->n_gpt_headers) {
@@ -457,8 +457,7 @@ static int derive_ids(struct sha256 *sha, const struct cards_manifest *m,
 			       h);
 		if (rc < 0)
 			break;
-		c->volume[i] = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
-			       (uint32_t)h[3] << 24;
+		c->volume[i] = get_le32(h);
 		snprintf(text, sizeof(text), "%04X-%04X", c->volume[i] >> 16, c->volume[i] & 0xFFFF);
 		rc = add_id_var(c, joined("VOLUME_ID_", m->volumes[i].partition), text);
 	}

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,51 +97,26 @@ static void free_fields(char **v, size_t n)
 	free(v);
 }
 
-/* @path opened as a stream when it is a regular file; else NULL, reported in @d. */
-static FILE *open_csv(const char *path, struct diag *d)
-{
-	int fd = path_open_regular(path);
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-
-	if (fd == -ESPIPE)
-		diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): the card "
-			      "values are read only from a file", path);
-	else if (!f)
-		diag_error(d, "%s: %s", path, strerror(fd < 0 ? -fd : errno));
-	if (fd >= 0 && !f)
-		close(fd);
-	return f;
-}
-
+/* The whole CSV text of @path, NUL-terminated (free() it), or NULL with the error in @d. */
 static char *read_text(const char *path, struct diag *d)
 {
-	FILE *f = open_csv(path, d);
-	struct strbuf s = { 0 };
-	char buf[4096];
-	size_t got;
-	int rc = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = path_read_file(path, SIZE_MAX, &text, &len);
 
-	if (!f)
-		return NULL;
-	while (rc == 0 && (got = fread(buf, 1, sizeof(buf) - 1, f)) > 0) {
-		buf[got] = '\0';
-		if (memchr(buf, '\0', got))
-			rc = diag_error(d, "%s: a NUL byte: not a CSV text file", path);
-		else
-			rc = strbuf_puts(&s, buf);
-	}
-	if (rc == -ENOMEM)
-		rc = diag_error(d, "%s: out of memory reading it", path);
-	if (rc == 0 && ferror(f))
-		rc = diag_error(d, "%s: %s", path, strerror(errno));
-	fclose(f);
-	if (rc == 0 && !s.s)
-		rc = strbuf_puts(&s, "");
-	if (rc < 0) {
-		strbuf_release(&s);
-		return NULL;
-	}
-	return s.s;
+	if (rc == -ESPIPE)
+		diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): the card "
+			      "values are read only from a file", path);
+	else if (rc == -ENOMEM)
+		diag_error(d, "%s: out of memory reading it", path);
+	else if (rc < 0)
+		diag_error(d, "%s: %s", path, strerror(-rc));
+	else if (memchr(text, '\0', len))
+		diag_error(d, "%s: a NUL byte: not a CSV text file", path);
+	else
+		return text;
+	free(text);
+	return NULL;
 }
 
 static int read_csv(struct flash_card_values *cv, const char *path, struct diag *d)
@@ -375,9 +351,8 @@ static int read_manifest(struct flash_card_values *cv, const struct flash_image 
 /* @rc, and a line that says so when it is -ENOMEM (which no callee has put into words). */
 static int said_out_of_memory(int rc, const char *image, struct diag *d)
 {
-	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory for the cards' values", image);
-	return rc;
+	return rc == -ENOMEM ? diag_errno(d, rc, "%s: out of memory for the cards' values", image)
+			     : rc;
 }
 
 int flash_card_values_open(struct flash_card_values *cv, const char *const *specs, size_t n,

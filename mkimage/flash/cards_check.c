@@ -784,7 +784,8 @@ static int check_spans_apart(const struct checker *c, struct spans *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		s->v[i].order = i;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_span);
+	if (s->n) /* qsort() wants an array, even of none */
+		qsort(s->v, s->n, sizeof(*s->v), cmp_span);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct span *a = &s->v[i], *b = overlapped(a, reach);
 		if (!mapped(c->m, a->start, a->end) && (!bad || a->order <= bad->order))

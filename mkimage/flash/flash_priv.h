@@ -284,6 +284,9 @@ void flash_job_abort(struct flash_job *j, const char *why);
 void flash_job_lock(struct flash_job *j);
 void flash_job_unlock(struct flash_job *j);
 
+/* Whether @j has failed or was abandoned: its worker stops at the next piece of work. */
+bool flash_job_stopped(struct flash_job *j);
+
 /* The worker's body on the device @fd (the job's, held since its check; closed at the
  * end): writes, handles gaps, verifies, re-reads the table. */
 void flash_job_run(struct flash_job *j, int fd);

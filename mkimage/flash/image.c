@@ -13,6 +13,7 @@
 
 #include "common/array.h"
 #include "common/bmap.h"
+#include "common/extent.h"
 #include "common/path.h"
 #include "common/sha256.h"
 #include "mkimage/flash/flash_priv.h"
@@ -53,20 +54,19 @@ static int ranges_from_bmap(struct flash_image *im, const struct bmap *b, struct
 static int ranges_from_extents(struct flash_image *im)
 {
 	size_t cap = 0;
-	uint64_t pos = 0;
+	struct extent_walk w;
+	uint64_t pos = 0, start, end;
 
-	while (pos < im->size) {
-		off_t data = lseek(im->fd, (off_t)pos, SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
-			break;
-		uint64_t start = data < 0 ? pos : (uint64_t)data / BMAP_BLOCK_SIZE * BMAP_BLOCK_SIZE;
-		off_t hole = data < 0 ? -1 : lseek(im->fd, data, SEEK_HOLE);
-		uint64_t end = hole < 0 ? im->size : (uint64_t)hole;
+	extent_start(&w, im->fd, 0, im->size);
+	while (extent_next(&w, &start, &end)) {
+		start = start / BMAP_BLOCK_SIZE * BMAP_BLOCK_SIZE;
 		end = (end + BMAP_BLOCK_SIZE - 1) / BMAP_BLOCK_SIZE * BMAP_BLOCK_SIZE;
 		if (end > im->size)
 			end = im->size;
 		if (start < pos)
 			start = pos;
+		if (start >= end) /* within the block the last extent ended in */
+			continue;
 		if (im->n_ranges && im->ranges[im->n_ranges - 1].end == start) {
 			im->mapped_bytes += end - start;
 			im->ranges[im->n_ranges - 1].end = end;
@@ -156,23 +156,19 @@ int flash_open_image_file(const char *path, struct diag *d)
 static int read_bmap(const char *path, struct bmap *b, struct diag *d)
 {
 	int fd = flash_open_image_file(path, d);
-	struct stat st;
 	char *text = NULL;
-	int rc = 0;
+	size_t len = 0;
+	int rc;
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		rc = diag_error(d, "%s: %s", path, strerror(errno));
-	else if (st.st_size > BMAP_MAX_BYTES)
-		rc = diag_error(d, "%s: not a block map (over 64 MiB)", path);
-	else if (!(text = malloc((size_t)st.st_size + 1)))
-		rc = -ENOMEM;
-	else if (pread(fd, text, (size_t)st.st_size, 0) != st.st_size)
-		rc = diag_error(d, "%s: %s", path, strerror(errno));
-	else
-		rc = bmap_parse(text, (size_t)st.st_size, path, b, d);
+	rc = path_read_fd(fd, BMAP_MAX_BYTES, &text, &len);
 	close(fd);
+	if (rc == -EFBIG)
+		return diag_error(d, "%s: not a block map (over 64 MiB)", path);
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : diag_errno(d, rc, "%s: %s", path, strerror(-rc));
+	rc = bmap_parse(text, len, path, b, d);
 	free(text);
 	return rc;
 }

@@ -129,28 +129,21 @@ static int resolve(const struct flash_roots *r, unsigned major, unsigned minor,
 {
 	char link[PATH_MAX], devices[PATH_MAX];
 
-	if (!realpath(r->sys, k->sys)) {
-		int rc = -errno;
-		diag_error(d, "%s: %s", r->sys, strerror(-rc));
-		return rc;
-	}
+	if (!realpath(r->sys, k->sys))
+		return diag_errno(d, -errno, "%s: %s", r->sys, strerror(errno));
 	int len = snprintf(link, sizeof(link), "%s/dev/block/%u:%u", k->sys, major, minor);
 	if (len < 0 || (size_t)len >= sizeof(link))
 		return diag_error(d, "%s: the path is too long", k->sys);
 	if (!realpath(link, k->dir)) {
-		int rc = -errno;
-		if (rc == -ENOENT)
-			diag_error(d, "%u:%u: no such block device (nothing at %s)", major, minor, link);
-		else
-			diag_error(d, "%s: %s", link, strerror(-rc));
-		return rc == -ENOENT ? -ENODEV : rc;
+		if (errno == ENOENT)
+			return diag_errno(d, -ENODEV, "%u:%u: no such block device (nothing at %s)",
+					  major, minor, link);
+		return diag_errno(d, -errno, "%s: %s", link, strerror(errno));
 	}
 	/* Walking up the tree must stay inside sysfs: the link must lead below SYS/devices. */
 	len = snprintf(devices, sizeof(devices), "%s/devices/", k->sys);
-	if (len < 0 || strncmp(k->dir, devices, (size_t)len) != 0) {
-		diag_error(d, "%s leads to %s, outside %s", link, k->dir, devices);
-		return -EINVAL;
-	}
+	if (len < 0 || strncmp(k->dir, devices, (size_t)len) != 0)
+		return diag_error(d, "%s leads to %s, outside %s", link, k->dir, devices);
 	return 0;
 }
 
@@ -172,11 +165,9 @@ int flash_locate(const struct flash_roots *r, unsigned major, unsigned minor,
 	t->minor = minor;
 	if ((rc = attr_devno(k->dir, "dev", &got_major, &got_minor)) < 0 ||
 	    (rc = attr_u64(k->dir, "size", &sectors)) < 0 ||
-	    (rc = flash_attr(k->dir, "ro", ro, sizeof(ro))) < 0) {
-		diag_error(d, "%s: cannot read its dev, size and ro attributes: %s", k->dir,
-			   strerror(-rc));
-		return rc;
-	}
+	    (rc = flash_attr(k->dir, "ro", ro, sizeof(ro))) < 0)
+		return diag_errno(d, rc, "%s: cannot read its dev, size and ro attributes: %s",
+				  k->dir, strerror(-rc));
 	if (got_major != major || got_minor != minor)
 		return diag_error(d, "%s: sysfs says it is %u:%u, not %u:%u", k->dir, got_major,
 				  got_minor, major, minor);
@@ -192,11 +183,9 @@ int flash_locate(const struct flash_roots *r, unsigned major, unsigned minor,
 	snprintf(k->disk_dir, sizeof(k->disk_dir), "%s", k->dir);
 	if (t->partition)
 		*strrchr(k->disk_dir, '/') = '\0';
-	if ((rc = load_members(k)) < 0) {
-		diag_error(d, "%s: cannot list the disk and its partitions: %s", k->disk_dir,
-			   strerror(-rc));
-		return rc;
-	}
+	if ((rc = load_members(k)) < 0)
+		return diag_errno(d, rc, "%s: cannot list the disk and its partitions: %s",
+				  k->disk_dir, strerror(-rc));
 	return 0;
 }
 

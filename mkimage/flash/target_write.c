@@ -70,6 +70,14 @@ void flash_job_unlock(struct flash_job *j)
 	pthread_mutex_unlock(&j->lock);
 }
 
+bool flash_job_stopped(struct flash_job *j)
+{
+	flash_job_lock(j);
+	bool stopped = j->result != FLASH_PASS || j->abandoned;
+	flash_job_unlock(j);
+	return stopped;
+}
+
 /* The job's first failure, at @stage (or the stage it is in, for a negative one). */
 static void fail_at(struct flash_job *j, int stage, int err, const char *fmt, va_list ap)
 {
@@ -124,14 +132,6 @@ static void count(struct flash_job *j, uint64_t *field, uint64_t n)
 	*field += n;
 	now(&j->t_progress);
 	flash_job_unlock(j);
-}
-
-static bool failed(struct flash_job *j)
-{
-	flash_job_lock(j);
-	bool f = j->result != FLASH_PASS || j->abandoned;
-	flash_job_unlock(j);
-	return f;
 }
 
 /* [@off, @off + @len) of the image into @buf; a failure fails the job (-EIO). */
@@ -220,7 +220,7 @@ static int write_ranges(struct worker *w)
 		const struct flash_range *r = &im->ranges[i];
 		for (uint64_t pos = r->start; pos < r->end;) {
 			size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE, padded;
-			if (failed(w->j) || read_image(w, pos, n, &padded) < 0)
+			if (flash_job_stopped(w->j) || read_image(w, pos, n, &padded) < 0)
 				return -EIO;
 			if (w->j->card) /* the card's own bytes where its values go */
 				flash_patches_overlay(&w->j->card->patches, pos, w->buf, n);
@@ -269,7 +269,7 @@ static int fill_gap(struct worker *w, uint64_t start, uint64_t end, bool *discar
 	/* in pieces, so that a card discarding a large gap slowly still shows progress */
 	for (uint64_t pos = start; w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok && pos < end;) {
 		uint64_t range[2] = { pos, end - pos < DISCARD_PIECE ? end - pos : DISCARD_PIECE };
-		if (failed(w->j))
+		if (flash_job_stopped(w->j))
 			return -EIO;
 		if (ioctl(w->fd, BLKDISCARD, range) < 0) {
 			*discard_ok = false; /* unsupported here: the gaps keep what they hold */
@@ -285,7 +285,7 @@ static int fill_gap(struct worker *w, uint64_t start, uint64_t end, bool *discar
 	memset(w->buf, 0, IO_SIZE);
 	for (uint64_t pos = start; pos < end;) {
 		size_t n = end - pos < IO_SIZE ? (size_t)(end - pos) : IO_SIZE;
-		if (failed(w->j) || put(w, w->buf, n, pos) < 0)
+		if (flash_job_stopped(w->j) || put(w, w->buf, n, pos) < 0)
 			return -EIO;
 		count(w->j, &w->j->gap_bytes, n);
 		pos += n;
@@ -406,7 +406,7 @@ static int verify_range(struct worker *w, const struct flash_range *r, struct sh
 
 	for (uint64_t pos = r->start; pos < r->end;) {
 		size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE;
-		if (!wait_durable(w, pos + n) || failed(w->j) || read_back(w, pos, n) < 0 ||
+		if (!wait_durable(w, pos + n) || flash_job_stopped(w->j) || read_back(w, pos, n) < 0 ||
 		    (own && compare_own(w, r, pos, n) < 0))
 			return unverified(w, counted);
 		if (!own)
@@ -466,7 +466,7 @@ static int verify_gaps(struct worker *w)
 		for (uint64_t pos = start; pos < end;) {
 			size_t n = end - pos < IO_SIZE ? (size_t)(end - pos) : IO_SIZE;
 			struct flash_range piece = { .start = pos, .end = pos + n };
-			if (failed(w->j) || read_back(w, pos, n) < 0)
+			if (flash_job_stopped(w->j) || read_back(w, pos, n) < 0)
 				return -EIO;
 			if (w->vbuf[0] || memcmp(w->vbuf, w->vbuf + 1, n - 1))
 				return range_differs(w, &piece, "the zeros written there");

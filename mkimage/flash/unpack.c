@@ -19,6 +19,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/bytes.h"
 #include "mkimage/contents/contents.h"
 #include "mkimage/flash/flash_priv.h"
 
@@ -245,16 +246,11 @@ static bool starts(const uint8_t *m, size_t n, const char *magic, size_t len)
 	return n >= len && memcmp(m, magic, len) == 0;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* A zstd frame, or a skippable frame (magic 0x184D2A50 to 0x184D2A5F, RFC 8878 3.1.2), as
  * pzstd writes before its frames. */
 static bool is_zstd(const uint8_t *m, size_t n)
 {
-	return n >= 4 && (le32(m) == 0xFD2FB528u || (le32(m) & 0xFFFFFFF0u) == 0x184D2A50u);
+	return n >= 4 && (get_le32(m) == 0xFD2FB528u || (get_le32(m) & 0xFFFFFFF0u) == 0x184D2A50u);
 }
 
 static bool is_xz(const uint8_t *m, size_t n)
@@ -275,7 +271,7 @@ static bool is_bzip2(const uint8_t *m, size_t n)
 /* The frame format (0x184D2204), or the legacy one lz4 -l writes (0x184C2102). */
 static bool is_lz4(const uint8_t *m, size_t n)
 {
-	return n >= 4 && (le32(m) == 0x184D2204u || le32(m) == 0x184C2102u);
+	return n >= 4 && (get_le32(m) == 0x184D2204u || get_le32(m) == 0x184C2102u);
 }
 
 /*
@@ -287,9 +283,9 @@ static bool is_lzma(const uint8_t *m, size_t n)
 {
 	if (n < MAGIC_BYTES || m[0] > 224)
 		return false;
-	uint32_t dict = le32(m + 1);
+	uint32_t dict = get_le32(m + 1);
 	uint32_t top = dict ? 1u << (31 - __builtin_clz(dict)) : 0;
-	bool unknown = le32(m + 5) == UINT32_MAX && le32(m + 9) == UINT32_MAX;
+	bool unknown = get_le32(m + 5) == UINT32_MAX && get_le32(m + 9) == UINT32_MAX;
 	return dict >= 4096 && (dict == top || dict == top + top / 2) &&
 	       (unknown || (m[11] == 0 && m[12] == 0));
 }
@@ -378,7 +374,7 @@ static const struct codec *codec_of_bytes(const uint8_t *m, size_t n)
 
 static int unpack_with(struct flash_image *im, const struct codec *c, int in, struct diag *d)
 {
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	const char *tmpdir = getenv("TMPDIR"), *dir = tmpdir && *tmpdir ? tmpdir : "/var/tmp";
 	struct unpack u = { .path = im->path, .codec = c, .d = d };
 	uint8_t *ibuf = malloc(CHUNK), *obuf = malloc(CHUNK);
 	int rc = ibuf && obuf ? 0 : -ENOMEM;

@@ -108,9 +108,8 @@ static int check_mounts(const struct flash_roots *r, const struct flash_disk *k,
 
 	if (!f) {
 		rc = rc < 0 ? rc : -errno;
-		diag_error(d, "%s: %s (without it, whether %s is mounted cannot be told)", path,
-			   strerror(-rc), t->name);
-		return rc;
+		return diag_errno(d, rc, "%s: %s (without it, whether %s is mounted cannot be told)",
+				  path, strerror(-rc), t->name);
 	}
 	for (unsigned no = 1; getline(&line, &cap, f) >= 0 && found < 2; no++) {
 		struct mount m;
@@ -152,9 +151,8 @@ static int check_swaps(const struct flash_roots *r, const struct flash_disk *k,
 		rc = rc < 0 ? rc : -errno;
 		if (rc == -ENOENT)
 			return 0;
-		diag_error(d, "%s: %s (without it, whether %s is swap cannot be told)", path,
-			   strerror(-rc), t->name);
-		return rc;
+		return diag_errno(d, rc, "%s: %s (without it, whether %s is swap cannot be told)",
+				  path, strerror(-rc), t->name);
 	}
 	for (bool header = true; !found && getline(&line, &cap, f) >= 0; header = false) {
 		char *file = strtok_r(line, " \t\n", &save);
@@ -207,11 +205,9 @@ static int check_holders(const struct flash_disk *k, const struct flash_target *
 				   i ? k->v[i].name : "");
 		int rc = len < 0 || (size_t)len >= sizeof(dir) ? -ENAMETOOLONG
 							      : first_entry(dir, holder, sizeof(holder));
-		if (rc < 0) {
-			diag_error(d, "%s: %s (without it, whether %s is in use cannot be told)", dir,
-				   strerror(-rc), k->v[i].name);
-			return rc;
-		}
+		if (rc < 0)
+			return diag_errno(d, rc, "%s: %s (without it, whether %s is in use cannot be "
+					  "told)", dir, strerror(-rc), k->v[i].name);
 		if (rc > 0) {
 			snprintf(why, n, "%s is in use by %s (device-mapper, md or bcache built on it)",
 				 k->v[i].name, holder);

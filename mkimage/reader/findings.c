@@ -35,22 +35,6 @@ static void grid(uint64_t bytes, char *buf, size_t n)
 	units_human(bytes, buf, n);
 }
 
-/* @bytes as a layout writes a size: "4M", "16K", "512". */
-static const char *layout_size(uint64_t bytes, char *buf, size_t n)
-{
-	static const char units[] = "TGMK";
-
-	for (int i = 0; i < 4; i++) {
-		uint64_t u = 1ull << (10 * (4 - i));
-		if (bytes >= u && bytes % u == 0) {
-			snprintf(buf, n, "%llu%c", (unsigned long long)(bytes / u), units[i]);
-			return buf;
-		}
-	}
-	snprintf(buf, n, "%llu", (unsigned long long)bytes);
-	return buf;
-}
-
 static int check_start(const struct disk_part *p, uint64_t eb, struct findings *f)
 {
 	char g[32], a[32], l[32];
@@ -65,7 +49,7 @@ static int check_start(const struct disk_part *p, uint64_t eb, struct findings *
 		   "start = %llus, or leave start out with align = %s)",
 		   p->number, (unsigned long long)p->start, (unsigned long long)(p->start / 512), g, a,
 		   (unsigned long long)((p->start + eb - 1) / eb * eb),
-		   (unsigned long long)((p->start + eb - 1) / eb * eb / 512), layout_size(eb, l, sizeof(l)));
+		   (unsigned long long)((p->start + eb - 1) / eb * eb / 512), units_layout(eb, l, sizeof(l)));
 }
 
 /* Whether fat_params() accepts @o (with data-align @align) for the volume of @p and gives
@@ -119,7 +103,7 @@ static int check_data_area(const struct disk_part *p, uint64_t eb, struct findin
 	if (data % eb == 0)
 		return 0;
 	grid(eb, g, sizeof(g));
-	layout_size(eb, l, sizeof(l));
+	units_layout(eb, l, sizeof(l));
 	if (settings_fit(p, o, i->type, eb, NULL, why, sizeof(why)))
 		return add(f, "warning", "data-misaligned", p->number,
 			   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
@@ -191,7 +175,7 @@ static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct fin
 				 "clusters of %s; for a FAT%d volume of this size sdimg chooses %s (its "
 				 "default, capped by the SD specification's table): fat { cluster-size "
 				 "= %s }, or leave cluster-size out",
-				 have, (int)i->type, want, layout_size(sd_g.cluster_size, l, sizeof(l)));
+				 have, (int)i->type, want, units_layout(sd_g.cluster_size, l, sizeof(l)));
 	} else if (settings_work(p, typed, i->type, eb, &typed_g)) {
 		/* sdimg would choose another type: the nearest size that keeps this one */
 		o.cluster_size = typed_g.cluster_size;
@@ -202,7 +186,7 @@ static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct fin
 				 "clusters of %s; for FAT%d at this size sdimg chooses %s: type = fat%d "
 				 "with fat { cluster-size = %s }, or with cluster-size left out",
 				 have, (int)i->type, want, (int)i->type,
-				 layout_size(typed_g.cluster_size, l, sizeof(l)));
+				 units_layout(typed_g.cluster_size, l, sizeof(l)));
 	}
 	if (rc == 0 && i->fats == 2)
 		rc = add(f, "info", "two-fats", p->number,

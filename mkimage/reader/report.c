@@ -15,8 +15,7 @@ static int stdout_status(struct diag *d)
 {
 	if (!ferror(stdout))
 		return 0;
-	diag_error(d, "standard output: write error");
-	return -EIO;
+	return diag_errno(d, -EIO, "standard output: write error");
 }
 
 static const char *const backup_names[] = { "valid", "missing", "INVALID" };

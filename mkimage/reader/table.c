@@ -267,9 +267,7 @@ static int read_disk(struct disk *k, const char *path, int fd, bool count, struc
 		rc = find_gaps(k);
 	if (rc == 0)
 		rc = reader_probe_all(k, count, d);
-	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory", path);
-	return rc;
+	return rc == -ENOMEM ? diag_errno(d, rc, "%s: out of memory", path) : rc;
 }
 
 int reader_read_disk(struct disk *k, const char *path, int fd, struct diag *d)
@@ -294,11 +292,8 @@ int reader_open(const char *path, struct diag *d)
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd < 0) {
-		int e = errno;
-		diag_error(d, "%s: %s", path, strerror(e));
-		return -e;
-	}
+	if (fd < 0)
+		return diag_errno(d, -errno, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
 		close(fd);
 		return diag_error(d, "%s: neither an image file nor a block device", path);
@@ -307,8 +302,7 @@ int reader_open(const char *path, struct diag *d)
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		int e = errno;
 		close(fd);
-		diag_error(d, "%s: %s", path, strerror(e));
-		return -e;
+		return diag_errno(d, -e, "%s: %s", path, strerror(e));
 	}
 	return fd;
 }

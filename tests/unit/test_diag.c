@@ -8,6 +8,9 @@
 
 #include "common/diag.h"
 
+#include <errno.h>
+#include <wchar.h>
+
 /* diag_take: a scratch diag's messages move to the end of another, in order, each at its
  * level, with the error count; the scratch is left empty and reusable. */
 static void test_take(void **state)
@@ -54,11 +57,35 @@ static void test_suffix(void **state)
 	diag_release(&d);
 }
 
+/* diag_errno() returns the code it is given, diag_error() -EINVAL; both post one error line,
+ * and errno is as it was, so that `-errno` after the line still names the failure. */
+static void test_errno(void **state)
+{
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	errno = ENOSPC;
+	assert_int_equal(diag_errno(&d, -errno, "x: %s", strerror(errno)), -ENOSPC);
+	assert_int_equal(errno, ENOSPC);
+	/* a line that cannot be formatted (a lone surrogate: EILSEQ) leaves errno alone too */
+	static const wchar_t lone[] = { 0xD800, 0 };
+	assert_int_equal(diag_errno(&d, -errno, "%ls", lone), -ENOSPC);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(diag_errno(&d, -EIO, "y"), -EIO);
+	assert_int_equal(diag_error(&d, "z %d", 1), -EINVAL);
+	assert_int_equal(d.errors, 4);
+	assert_true(diag_has(&d, "x: No space left on device"));
+	assert_true(diag_has(&d, "z 1"));
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_take),
 		cmocka_unit_test(test_suffix),
+		cmocka_unit_test(test_errno),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
