@@ -97,14 +97,20 @@ static void free_fields(char **v, size_t n)
 	free(v);
 }
 
+/* A card-values file holds a line a card: 64 MiB is hundreds of thousands of cards, and a
+ * card image given here by mistake is refused before it is read into memory. */
+#define CARD_VALUES_MAX_BYTES (64u << 20)
+
 /* The whole CSV text of @path, NUL-terminated (free() it), or NULL with the error in @d. */
 static char *read_text(const char *path, struct diag *d)
 {
 	char *text = NULL;
 	size_t len = 0;
-	int rc = path_read_file(path, SIZE_MAX, &text, &len);
+	int rc = path_read_file(path, CARD_VALUES_MAX_BYTES, &text, &len);
 
-	if (rc == -ESPIPE)
+	if (rc == -EFBIG)
+		diag_error(d, "%s: over 64 MiB: not a card-values file", path);
+	else if (rc == -ESPIPE)
 		diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): the card "
 			      "values are read only from a file", path);
 	else if (rc == -ENOMEM)

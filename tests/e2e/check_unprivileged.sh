@@ -27,6 +27,9 @@ nothing_invoked() {
     [ ! -s invoked.log ] || { cat invoked.log; fail "$1 invoked a package tool"; }
 }
 pkgs="dpkg sdimg-no-such-package"
+# the script from a copy the ordinary user can reach (a checkout in /root, mode 0700, is not)
+cp "$TOP/tests/install-deps" install-deps
+chmod 755 install-deps
 
 # the shims catch the ordinary user's calls (else "nothing invoked" below would prove nothing)
 as_user env PATH="$work/shims:$PATH" sh -c 'apt-get -v; sudo -n true; dpkg -l; localedef --help' >/dev/null 2>&1 || true
@@ -36,7 +39,7 @@ as_user env PATH="$work/shims:$PATH" sh -c 'apt-get -v; sudo -n true; dpkg -l; l
 
 # an ordinary user: the missing package and locale are named, nothing runs, the status is 0
 as_user env PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" DEB_LOCALES="sdimg_NO.UTF-8" \
-    "$TOP/tests/install-deps" --if-possible \
+    "$work/install-deps" --if-possible \
     >out.txt 2>&1 || { cat out.txt; fail "install-deps --if-possible failed as an ordinary user"; }
 grep -q 'not installing (not root): missing Debian packages: sdimg-no-such-package' out.txt ||
     { cat out.txt; fail "install-deps does not name the missing package"; }
@@ -46,16 +49,16 @@ nothing_invoked "install-deps as an ordinary user"
 
 if [ "$(id -u)" -eq 0 ]; then
     # root who says no, and root under fakeroot (a package's binary target)
-    PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" NO_INSTALL=1 "$TOP/tests/install-deps" --if-possible \
+    PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" NO_INSTALL=1 "$work/install-deps" --if-possible \
         >out.txt 2>&1 || { cat out.txt; fail "install-deps with NO_INSTALL=1 failed"; }
     grep -q 'not installing (NO_INSTALL=1)' out.txt || { cat out.txt; fail "NO_INSTALL=1 is not named"; }
     nothing_invoked "install-deps with NO_INSTALL=1"
-    PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" FAKEROOTKEY=1 "$TOP/tests/install-deps" --if-possible \
+    PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" FAKEROOTKEY=1 "$work/install-deps" --if-possible \
         >out.txt 2>&1 || { cat out.txt; fail "install-deps under fakeroot failed"; }
     grep -q 'not installing (under fakeroot)' out.txt || { cat out.txt; fail "fakeroot is not named"; }
     nothing_invoked "install-deps under fakeroot"
     # root with apt-get: it installs (the shims answer), which shows they catch a call
-    PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" SHIM_STATUS=0 "$TOP/tests/install-deps" --if-possible \
+    PATH="$work/shims:$PATH" DEB_PACKAGES="$pkgs" SHIM_STATUS=0 "$work/install-deps" --if-possible \
         >out.txt 2>&1 || { cat out.txt; fail "install-deps as root failed"; }
     grep -q '^apt-get -q -y install --no-install-recommends sdimg-no-such-package$' invoked.log ||
         { cat invoked.log; fail "install-deps as root did not call apt-get install"; }

@@ -35,6 +35,15 @@ grep -qF "$msg: the card values are read only from a file" err.txt || { cat err.
 refused "$msg: a per-card manifest is read only from a file" \
     "$SDIMG" personalize card.img --set CARD_SERIAL=1 -o one.img --cards fifo
 [ ! -e one.img ] || fail "personalize left an image behind"
+# a card image given as --card-values by mistake: refused by its size before it is read
+# into memory (under a 256 MiB address-space limit a whole read could not even be tried;
+# the sanitizers' shadow memory needs more address space than that)
+truncate -s 1G big.csv
+as_limit=262144
+[ "${SDIMG_SANITIZED:-0}" != 1 ] || as_limit=unlimited
+expect_status 1 timeout -k 2 20 sh -c 'ulimit -v "$0"; exec "$@"' "$as_limit" \
+    "$SDIMG" flash --dry-run --card-values big.csv card.img target.img
+grep -qF "big.csv: over 64 MiB: not a card-values file" err.txt || { cat err.txt >&2; fail "--card-values 1G"; }
 
 # a UTF-8 byte order mark at the start of the layout and of an included file
 printf '\357\273\277image { size = 16M table = mbr }\ninclude("part.layout")\n' >bom.layout
