@@ -74,6 +74,8 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 static void relay_messages(const char *image, const char *part, struct diag *inner,
 			   struct diag *d)
 {
+	if (part && !*part) /* "card.img:/a" names a bare volume as "card.img" does */
+		part = NULL;
 	for (size_t i = 0; i < inner->n; i++) {
 		const char *msg = inner->msgs[i].text;
 		char *text = reader_visible_dup(msg);

@@ -99,7 +99,7 @@ static void test_build_and_read(void **state)
 	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "etc", &m, "/etc", NULL), 0);
 	assert_int_equal(ext4_finish(v), 0);
 
-	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, "mem", &d, &v), 0);
+	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, &d, &v), 0);
 	assert_int_equal(ext4_read_file(v, "/motd", append, out, &d), 0);
 	assert_string_equal(out, "hello");
 	assert_int_equal(ext4_list(v, "/", on_entry, &seen, &d), 0);
@@ -186,7 +186,7 @@ static void test_big_folder(void **state)
 	assert_int_equal(ext4_index_folders(v), 0);
 	assert_int_equal(ext4_finish(v), 0);
 
-	assert_int_equal(ext4_open_read(fd, 0, 32 << 20, "mem", &d, &v), 0);
+	assert_int_equal(ext4_open_read(fd, 0, 32 << 20, &d, &v), 0);
 	assert_int_equal(ext4_list(v, "/many", count_entry, &listed, &d), 0);
 	assert_int_equal(listed, 8000);
 	for (int i = 0; i < 8000; i += 997) {
