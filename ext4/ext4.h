@@ -163,8 +163,11 @@ void ext4_discard(struct ext4_volume *v);
 
 /* ---- read.c: the read side (sdimg ls, cat) ---- */
 
-/* Opens the ext2/3/4 file system of @size bytes at @offset of @fd (named @image) to read. */
-int ext4_open_read(int fd, uint64_t offset, uint64_t size, const char *image, struct diag *d,
+/* Opens the ext2/3/4 file system of @size bytes at @offset of @fd to read. Its messages (and
+ * those of ext4_list() and ext4_read_file()) name the path or the step, not the image: the
+ * caller says which image and partition; a read past the end of the image file or of the
+ * region is an error that says so (the image is cut short), never zeros. */
+int ext4_open_read(int fd, uint64_t offset, uint64_t size, struct diag *d,
 		   struct ext4_volume **ret);
 
 struct ext4_dirent {

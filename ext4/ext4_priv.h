@@ -14,6 +14,8 @@ struct ext4_volume {
 	void *zero_block;       /* one block of zeros, to find holes */
 	bool measure;
 	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
+	int fd;                 /* read.c: the image, and the region of the volume in it, */
+	uint64_t offset, size;  /* which its messages on a cut image name */
 };
 
 /* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the

@@ -4,7 +4,10 @@
  * it joins it, a read inside one is answered from it, and the run written least recently is
  * passed on in one pwrite when a new one needs its place (all of them on flush and close).
  * No two runs hold the same byte: a write or read that meets a run it does not fall inside
- * passes that run on first, so the image and the runs together always hold the newest bytes. */
+ * passes that run on first, so the image and the runs together always hold the newest bytes.
+ * A channel opened for writing reads the bytes past the end of its (sparse, still short) image
+ * file as zeros; one opened read-only reads an image that should hold them all, and a read
+ * past its end is EXT2_ET_SHORT_READ (a cut image). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@ struct region {
 	uint64_t offset, size;
 	struct run runs[RUNS];
 	uint64_t clock;
+	bool reading;           /* opened read-only: the end of the file is an error */
 };
 
 static struct region *region_of(io_channel ch)
@@ -107,6 +111,8 @@ static errcode_t region_pread(io_channel ch, uint64_t pos, size_t len, void *buf
 			continue;
 		if (n < 0)
 			return errno;
+		if (n == 0 && r->reading)
+			return EXT2_ET_SHORT_READ;
 		if (n == 0) { /* past the end of a sparse image file that is still short */
 			memset((char *)buf + done, 0, len - done);
 			break;
@@ -235,7 +241,7 @@ static errcode_t region_open(const char *name, int flags, io_channel *ret)
 {
 	struct region r = { 0 };
 
-	(void)flags;
+	r.reading = !(flags & IO_FLAG_RW);
 	if (sscanf(name, "%d:%" SCNu64 ":%" SCNu64, &r.fd, &r.offset, &r.size) != 3)
 		return EXT2_ET_BAD_DEVICE_NAME;
 	io_channel ch = calloc(1, sizeof(*ch));

@@ -3,10 +3,44 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ext4/ext4_priv.h"
 
-int ext4_open_read(int fd, uint64_t offset, uint64_t size, const char *image, struct diag *d,
+/* Where the bytes @v's file system claims end: the end of its region when not known yet. */
+static uint64_t claimed_end(const struct ext4_volume *v)
+{
+	if (!v->fs)
+		return v->offset + v->size;
+	return v->offset + ext2fs_blocks_count(v->fs->super) * (uint64_t)v->fs->blocksize;
+}
+
+/* libext2fs's error code as a negative errno, with a message naming @what (a path, or what
+ * was being done) in v->d. A read past the end of the image file (the io channel opened
+ * read-only: EXT2_ET_SHORT_READ) or past the end of the region (EXT2_ET_LLSEEK_FAILED: the
+ * file system claims more than its partition or image) is said in those words. */
+static int read_fail(struct ext4_volume *v, errcode_t err, const char *what)
+{
+	struct stat st;
+	uint64_t file = fstat(v->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	uint64_t region_end = v->offset + v->size;
+
+	if (err == EXT2_ET_SHORT_READ || (err == EXT2_ET_LLSEEK_FAILED && region_end >= file))
+		diag_error(v->d, "%s: the image ends at byte %llu, the %s claims bytes up to %llu: "
+				 "the image is cut short", what, (unsigned long long)file,
+			   err == EXT2_ET_SHORT_READ ? "partition" : "file system",
+			   (unsigned long long)(err == EXT2_ET_SHORT_READ ? region_end
+									 : claimed_end(v)));
+	else if (err == EXT2_ET_LLSEEK_FAILED)
+		diag_error(v->d, "%s: the partition ends at byte %llu, its file system claims bytes "
+				 "up to %llu", what, (unsigned long long)region_end,
+			   (unsigned long long)claimed_end(v));
+	else
+		diag_error(v->d, "%s: ext4: %s", what, error_message(err));
+	return ext4_errno(err);
+}
+
+int ext4_open_read(int fd, uint64_t offset, uint64_t size, struct diag *d,
 		   struct ext4_volume **ret)
 {
 	struct ext4_volume *v = calloc(1, sizeof(*v));
@@ -16,12 +50,14 @@ int ext4_open_read(int fd, uint64_t offset, uint64_t size, const char *image, st
 		return -ENOMEM;
 	initialize_ext2_error_table();
 	v->d = d;
-	v->image = image;
+	v->fd = fd;
+	v->offset = offset;
+	v->size = size;
 	ext4_io_name(fd, offset, size, name, sizeof(name));
 	errcode_t err = ext2fs_open2(name, NULL, EXT2_FLAG_64BITS, 0, 0, ext4_io_manager(), &v->fs);
 	if (err) {
-		int rc = ext4_fail(v, err, "opening the file system");
 		v->fs = NULL;
+		int rc = read_fail(v, err, "opening the ext4 file system");
 		ext4_discard(v);
 		return rc;
 	}
@@ -36,7 +72,7 @@ static int resolve(struct ext4_volume *v, const char *path, ext2_ino_t *ret)
 
 	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
 		return diag_error(v->d, "%s: no such file or folder", path);
-	return err ? ext4_fail(v, err, path) : 0;
+	return err ? read_fail(v, err, path) : 0;
 }
 
 static int64_t inode_mtime(const struct ext2_inode_large *inode, size_t isize)
@@ -65,7 +101,7 @@ static int fill_dirent(struct ext4_volume *v, ext2_ino_t ino, struct ext4_dirent
 	errcode_t err = ext2fs_read_inode_full(v->fs, ino, (struct ext2_inode *)&inode,
 					       sizeof(inode));
 	if (err)
-		return ext4_fail(v, err, e->name);
+		return read_fail(v, err, e->name);
 	e->mode = inode.i_mode;
 	e->uid = inode_uid(inode);
 	e->gid = inode_gid(inode);
@@ -88,7 +124,7 @@ static int fill_dirent(struct ext4_volume *v, ext2_ino_t ino, struct ext4_dirent
 			ext2fs_file_close(f);
 		}
 		if (err)
-			return ext4_fail(v, err, e->name);
+			return read_fail(v, err, e->name);
 		target[got] = '\0';
 		e->target = target;
 	}
@@ -124,12 +160,15 @@ int ext4_list(struct ext4_volume *v, const char *path,
 	v->d = d;
 	if ((rc = resolve(v, path, &ino)) < 0)
 		return rc;
-	if (ext2fs_check_directory(v->fs, ino))
+	errcode_t err = ext2fs_check_directory(v->fs, ino);
+	if (err == EXT2_ET_NO_DIRECTORY)
 		return diag_error(v->d, "%s: not a folder", path);
-	errcode_t err = ext2fs_dir_iterate(v->fs, ino, 0, NULL, on_dirent, &c);
+	if (err)
+		return read_fail(v, err, path);
+	err = ext2fs_dir_iterate(v->fs, ino, 0, NULL, on_dirent, &c);
 	if (c.rc)
 		return c.rc;
-	return err ? ext4_fail(v, err, path) : 0;
+	return err ? read_fail(v, err, path) : 0;
 }
 
 int ext4_read_file(struct ext4_volume *v, const char *path,
@@ -146,18 +185,18 @@ int ext4_read_file(struct ext4_volume *v, const char *path,
 		return rc;
 	errcode_t err = ext2fs_read_inode(v->fs, ino, &inode);
 	if (err)
-		return ext4_fail(v, err, path);
+		return read_fail(v, err, path);
 	if (!LINUX_S_ISREG(inode.i_mode))
 		return diag_error(v->d, "%s: not a regular file", path);
 	if ((err = ext2fs_file_open(v->fs, ino, 0, &f)))
-		return ext4_fail(v, err, path);
+		return read_fail(v, err, path);
 	char *buf = malloc(65536);
 	unsigned got = 0;
 	rc = buf ? 0 : -ENOMEM;
 	while (rc == 0 && !(err = ext2fs_file_read(f, buf, 65536, &got)) && got)
 		rc = out(ctx, buf, got);
 	if (rc == 0 && err)
-		rc = ext4_fail(v, err, path);
+		rc = read_fail(v, err, path);
 	free(buf);
 	ext2fs_file_close(f);
 	return rc;

@@ -16,6 +16,8 @@ struct reader_volume {
 	const struct reader_browse_ops *ops;
 	void *fs;
 	const char *image, *part; /* borrowed: the address the messages name */
+	unsigned number;
+	uint64_t end, image_size; /* the partition's end past the image's: said once read */
 };
 
 /* The operations for what @p holds, or NULL when no kind reads it. */
@@ -49,9 +51,22 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 		return NULL;
 	}
 	for (size_t i = 0; i < k->n_parts; i++)
-		if ((end && !*end && k->parts[i].number == no) || !strcmp(k->parts[i].name, part))
+		if (end && !*end && k->parts[i].number == no)
 			return &k->parts[i];
 	const struct disk_part *found = NULL;
+	for (size_t i = 0; i < k->n_parts; i++) {
+		const struct disk_part *p = &k->parts[i];
+		if (strcmp(p->name, part) != 0)
+			continue;
+		if (found) { /* GPT names need not differ */
+			diag_error(d, "%s: partitions %u and %u are both named '%s': name one by its "
+				      "number", image, found->number, p->number, part);
+			return NULL;
+		}
+		found = p;
+	}
+	if (found)
+		return found;
 	for (size_t i = 0; i < k->n_parts; i++) {
 		const struct disk_part *p = &k->parts[i];
 		const char *label = label_of(p);
@@ -74,6 +89,8 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 static void relay_messages(const char *image, const char *part, struct diag *inner,
 			   struct diag *d)
 {
+	if (part && !*part) /* "card.img:/a" names a bare volume as "card.img" does */
+		part = NULL;
 	for (size_t i = 0; i < inner->n; i++) {
 		const char *msg = inner->msgs[i].text;
 		char *text = reader_visible_dup(msg);
@@ -97,13 +114,22 @@ int reader_volume_open(const struct disk *k, int fd, const char *image, const ch
 	*ret = NULL;
 	if (!p)
 		return -EINVAL;
+	if (p->start >= k->size)
+		return diag_error(d, "%s: partition %u lies outside the image: it starts at byte %llu, "
+				     "the image has %llu bytes", image, p->number,
+				  (unsigned long long)p->start, (unsigned long long)k->size);
+	if (!p->size)
+		return diag_error(d, "%s: partition %u is 0 bytes long (its table entry gives it no "
+				     "sectors)", image, p->number);
 	if (!ops)
 		return diag_error(d, "%s: partition %u holds no FAT or ext file system", image,
 				  p->number);
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return diag_error(d, "%s: out of memory", image);
-	*v = (struct reader_volume){ .ops = ops, .image = image, .part = part };
+	*v = (struct reader_volume){ .ops = ops, .image = image, .part = part,
+				     .number = p->number, .end = p->start + p->size,
+				     .image_size = k->size };
 	diag_init(&inner);
 	rc = ops->open(fd, p, image, &inner, &v->fs);
 	relay_messages(image, part, &inner, d);
@@ -115,6 +141,18 @@ int reader_volume_open(const struct disk *k, int fd, const char *image, const ch
 	return 0;
 }
 
+/* After a listing or a file read whole: a partition that runs past the end of the image
+ * (its table entry wrong, or the image cut short) is read only as far as its file system
+ * reaches, which may be inside the image; say so, since other files may not be there. */
+static void warn_beyond_end(const struct reader_volume *v, int rc, struct diag *d)
+{
+	if (rc == 0 && v->end > v->image_size)
+		diag_warning(d, "%s: partition %u ends at byte %llu, past the end of the image (%llu "
+				"bytes): the table is wrong or the image is cut short", v->image,
+			     v->number, (unsigned long long)v->end,
+			     (unsigned long long)v->image_size);
+}
+
 int reader_volume_list(struct reader_volume *v, const char *path,
 		       const struct reader_listing *how, struct diag *d)
 {
@@ -124,6 +162,7 @@ int reader_volume_list(struct reader_volume *v, const char *path,
 	diag_init(&inner);
 	rc = v->ops->list(v->fs, path, how, &inner);
 	relay_messages(v->image, v->part, &inner, d);
+	warn_beyond_end(v, rc, d);
 	return rc;
 }
 
@@ -137,6 +176,7 @@ int reader_volume_read(struct reader_volume *v, const char *path,
 	diag_init(&inner);
 	rc = v->ops->read(v->fs, path, out, ctx, &inner);
 	relay_messages(v->image, v->part, &inner, d);
+	warn_beyond_end(v, rc, d);
 	return rc;
 }
 

@@ -19,8 +19,9 @@ static int ext_open(int fd, const struct disk_part *p, const char *image, struct
 		    void **ret)
 {
 	struct ext4_volume *v = NULL;
-	int rc = ext4_open_read(fd, p->start, p->size, image, d, &v);
+	int rc = ext4_open_read(fd, p->start, p->size, d, &v);
 
+	(void)image; /* the caller names the image before ext4's messages */
 	*ret = v;
 	return rc;
 }

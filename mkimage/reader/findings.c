@@ -142,6 +142,18 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 	return rc;
 }
 
+/* An ext volume that claims more bytes than its partition (for a bare volume, the image: one
+ * cut short) holds: reading it fails past that point. */
+static int check_ext_volume(const struct disk_part *p, struct findings *f)
+{
+	if (p->ext.size <= p->size)
+		return 0;
+	return add(f, "error", "beyond-end", p->number,
+		   "the ext volume claims %llu bytes but only %llu are there: it runs past the end "
+		   "of its partition or the image", (unsigned long long)p->ext.size,
+		   (unsigned long long)p->size);
+}
+
 static bool far_apart(uint32_t a, uint32_t b)
 {
 	return a * 4ull <= b || a >= b * 4ull;
@@ -315,6 +327,8 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 			rc |= add(f, "error", "fat-unreadable", p->number, "%s", p->content_error);
 		else if (p->content == CONTENT_FAT)
 			rc |= check_fat_volume(k, p, eb, f) | check_cluster_size(p, eb, f);
+		else if (p->content == CONTENT_EXT && p->start + p->size <= k->size)
+			rc |= check_ext_volume(p, f);
 	}
 	return rc ? -ENOMEM : 0;
 }

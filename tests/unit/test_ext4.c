@@ -99,7 +99,7 @@ static void test_build_and_read(void **state)
 	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "etc", &m, "/etc", NULL), 0);
 	assert_int_equal(ext4_finish(v), 0);
 
-	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, "mem", &d, &v), 0);
+	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, &d, &v), 0);
 	assert_int_equal(ext4_read_file(v, "/motd", append, out, &d), 0);
 	assert_string_equal(out, "hello");
 	assert_int_equal(ext4_list(v, "/", on_entry, &seen, &d), 0);
@@ -107,6 +107,38 @@ static void test_build_and_read(void **state)
 	assert_string_equal(seen.names[1], "etc");
 	assert_int_equal(seen.modes[4], 020755); /* a character device, rwxr-xr-x */
 	assert_int_equal(ext4_read_file(v, "/nope", append, out, &d), -EINVAL);
+	ext4_discard(v);
+	close(fd);
+	diag_release(&d);
+}
+
+/* A read past the end of the image file: the writer's channel reads zeros there (a sparse
+ * image still short), the reader's is an error that says the image is cut short. */
+static void test_read_cut_short(void **state)
+{
+	struct ext4_params p = { .block_size = 1024, .inode_size = 256, .timestamp = 1700000000 };
+	struct ext4_meta m = { .perm = 0644, .mtime = 1700000000 };
+	struct ext4_volume *v;
+	struct text t = { "hello", 5 };
+	char out[64] = "";
+	struct diag d;
+	int fd = memfd_create("test", 0);
+
+	(void)state;
+	diag_init(&d);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 4096), 0); /* the writer reads past this end as zeros */
+	assert_int_equal(ext4_create(fd, 4096, 4 << 20, &p, "mem", &d, &v), 0);
+	assert_int_equal(ext4_add_file(v, EXT4_ROOT, "motd", &m, 5, read_text, &t, "/motd", NULL), 0);
+	assert_int_equal(ext4_finish(v), 0);
+	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, &d, &v), 0);
+	/* the superblock stays, the inode table goes */
+	assert_int_equal(ftruncate(fd, 4096 + 2048), 0);
+	assert_int_equal(ext4_read_file(v, "/motd", append, out, &d), -EIO);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.msgs[0].text, "/motd: the image ends at byte 6144, the partition "
+					    "claims bytes up to 4198400: the image is cut short");
+	assert_string_equal(out, "");
 	ext4_discard(v);
 	close(fd);
 	diag_release(&d);
@@ -186,7 +218,7 @@ static void test_big_folder(void **state)
 	assert_int_equal(ext4_index_folders(v), 0);
 	assert_int_equal(ext4_finish(v), 0);
 
-	assert_int_equal(ext4_open_read(fd, 0, 32 << 20, "mem", &d, &v), 0);
+	assert_int_equal(ext4_open_read(fd, 0, 32 << 20, &d, &v), 0);
 	assert_int_equal(ext4_list(v, "/many", count_entry, &listed, &d), 0);
 	assert_int_equal(listed, 8000);
 	for (int i = 0; i < 8000; i += 997) {
@@ -257,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_build_and_read),
+		cmocka_unit_test(test_read_cut_short),
 		cmocka_unit_test(test_acl_xattr),
 		cmocka_unit_test(test_big_folder),
 		cmocka_unit_test(test_many_subfolders),

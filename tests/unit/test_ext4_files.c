@@ -49,7 +49,7 @@ static void vol_create(struct vol *t, uint64_t size, uint32_t block_size, uint32
 static void vol_finish_and_reopen(struct vol *t)
 {
 	assert_int_equal(ext4_finish(t->v), 0);
-	assert_int_equal(ext4_open_read(t->fd, 0, t->size, IMAGE, &t->d, &t->v), 0);
+	assert_int_equal(ext4_open_read(t->fd, 0, t->size, &t->d, &t->v), 0);
 }
 
 static void vol_close(struct vol *t)
