@@ -367,26 +367,12 @@ static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae
 		return diag_error(ls->d, "%s: %s: the archive does not say how large it is",
 				  ls->host, entry_name(ls, ae));
 	n.size = (uint64_t)ls->lib.archive_entry_size(ae);
-	if (n.size > UINT32_MAX)
-		return diag_error(ls->d, "%s: %s: %llu bytes; a FAT file must be smaller than "
-				  "4 GiB", ls->host, entry_name(ls, ae), (unsigned long long)n.size);
+	int rc = content_caps_check_size(&content_caps_fat, n.size, ls->host, entry_name(ls, ae),
+					 ls->d);
+	if (rc < 0)
+		return rc;
 	ls->copies.held_bytes += n.size;
 	return add_node(ls, &n, rel, ae);
-}
-
-static const char *special_kind(mode_t type)
-{
-	switch (type) {
-	case AE_IFIFO:
-		return "fifo";
-	case AE_IFSOCK:
-		return "socket";
-	case AE_IFCHR:
-	case AE_IFBLK:
-		return "device node";
-	default:
-		return "special file";
-	}
 }
 
 static int list_entry(struct lister *ls, struct archive_entry *ae)
@@ -425,8 +411,7 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	else if (type == AE_IFLNK)
 		rc = add_symlink(ls, rel, ae);
 	else
-		rc = diag_error(ls->d, "%s: %s: a %s cannot go on a FAT file system", ls->host, name,
-				special_kind(type));
+		rc = content_caps_check(&content_caps_fat, type, ls->host, name, ls->d);
 	if (rc == 0 && hard && ls->lib.archive_entry_size(ae) > 0)
 		rc = give_bytes_to_target(ls, ae);
 	free(rel);

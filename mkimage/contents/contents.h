@@ -8,6 +8,7 @@
  * as equal from one source are an error.
  *   rules.c           the rule of stored times (image.mtime, SOURCE_DATE_EPOCH), every file
  *                     system's
+ *   caps.c            what each file system can hold (FAT's), judged in one place
  *   model.c           the content model: nodes, the overlay rule, the path index
  *   host_tree.c       tree/file/dir entries read from host folders and files; a tree's
  *                     include and exclude judge each entry before it is examined
@@ -78,6 +79,40 @@ struct content_node {
 	bool left_out;   /* ... and left it out by its own name (a folder may stay for what
 			  * it holds) */
 };
+
+/*
+ * What a file system can hold of what a partition's content gives it, stated once for each:
+ * FAT's here (content_caps_fat, which content_gather() reads), ext4's beside its adapter in
+ * the builder (which hands it to content_walk_host()). The readers of host folders and
+ * archives read it to keep an entry or refuse it with one line naming it ("a fifo cannot go
+ * on a FAT file system"). What a file system without links makes of a link (a copy of what
+ * it leads to, as the tree's `links` says) is content_gather()'s.
+ */
+struct content_caps {
+	const char *name;	/* the file system as messages name it: "FAT", "ext4" */
+	uint64_t file_limit;	/* a file must be smaller than this many bytes (0: no limit
+				 * here; the file system's writer checks its own) */
+	bool links;		/* symbolic links as links */
+	bool specials;		/* device nodes, fifos and sockets */
+};
+
+/* FAT: folders and regular files smaller than 4 GiB (its sizes are 32-bit), nothing else. */
+extern const struct content_caps content_caps_fat;
+
+/*
+ * Whether @caps hold an entry of type @mode (S_IFREG, ...; libarchive's AE_IF* are the same
+ * numbers): 0, or -EINVAL with "@host: a fifo cannot go on a FAT file system" in @d (with
+ * @name: "@host: @name: a ...", an archive's entry).
+ */
+int content_caps_check(const struct content_caps *caps, mode_t mode, const char *host,
+		       const char *name, struct diag *d);
+
+/*
+ * Whether @caps hold a file of @size bytes: 0, or -EINVAL with "@host: @name: @size bytes;
+ * a FAT file must be smaller than 4 GiB" in @d.
+ */
+int content_caps_check_size(const struct content_caps *caps, uint64_t size, const char *host,
+			    const char *name, struct diag *d);
 
 /* An archive files come from, as it was when it was listed. */
 struct content_archive {
@@ -286,6 +321,9 @@ struct content_walk_ops {
 	int (*entry)(void *ctx, void *folder, const struct content_walk_entry *e);
 	/* Asked after each entry: true stops the walk (-EINTR). */
 	bool (*stop)(void *ctx);
+	/* What the file system holds: an entry it cannot hold that the filters keep is an
+	 * error of the walk's; one they leave out is still given to @entry. */
+	const struct content_caps *caps;
 };
 
 /*

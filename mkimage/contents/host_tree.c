@@ -98,16 +98,11 @@ static int check_entry(struct gatherer *g, int dirfd, const char *name, const ch
 	return S_ISDIR(st->st_mode) ? 1 : 0;
 }
 
-/* 0 when @st (not a folder), named @host, is a regular file, which is all FAT holds besides
- * folders; else an error. A link is judged before (check_link()): where it leads comes
- * first. */
+/* 0 when @st (not a folder), named @host, is what FAT holds (content_caps_fat); else an
+ * error. A link is judged before (check_link()): where it leads comes first. */
 static int check_kind(struct gatherer *g, const char *host, const struct stat *st)
 {
-	if (!S_ISREG(st->st_mode))
-		return diag_error(g->d, "%s: a %s cannot go on a FAT file system", host,
-				  S_ISFIFO(st->st_mode) ? "fifo" : S_ISSOCK(st->st_mode) ? "socket"
-												: "device node");
-	return 0;
+	return content_caps_check(&content_caps_fat, st->st_mode, host, NULL, g->d);
 }
 
 /*

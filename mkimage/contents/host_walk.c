@@ -93,6 +93,9 @@ static int walk_entry(struct walker *wk, int dirfd, const char *name, void *fold
 		return diag_error(wk->d, "%s: %s", host, strerror(errno));
 	e.takes = !wk->filter || content_filter_takes(wk->filter, host + wk->top_len + 1,
 						       S_ISDIR(st.st_mode));
+	if (!S_ISDIR(st.st_mode) && e.takes &&
+	    (rc = content_caps_check(wk->ops->caps, st.st_mode, host, NULL, wk->d)) < 0)
+		return rc;
 	if (!S_ISDIR(st.st_mode))
 		return wk->ops->entry(wk->ctx, folder, &e);
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);

@@ -314,21 +314,33 @@ static bool log_stops(void *ctx)
 	return w->stop_after && ++w->entries >= w->stop_after;
 }
 
+/* A file system that holds links and special files as they are. */
+static const struct content_caps keep_all = { .name = "keep", .links = true, .specials = true };
+
 static const struct content_walk_ops log_ops = {
 	.folder = log_folder, .folder_done = log_folder_done, .entry = log_other,
-	.stop = log_stops,
+	.stop = log_stops, .caps = &keep_all,
 };
 
-/* Walks in/@from with @f (may be NULL) into @w: the walk's return. */
-static int walk_logged(const char *from, struct content_filter *f, struct walk_log *w,
-		       struct diag *d)
+/* Walks in/@from with @f (may be NULL) into @w, for a file system that holds @caps: the
+ * walk's return. */
+static int walk_caps(const char *from, struct content_filter *f, struct walk_log *w,
+		     const struct content_caps *caps, struct diag *d)
 {
+	struct content_walk_ops ops = log_ops;
 	char host[64];
 
+	ops.caps = caps;
 	snprintf(host, sizeof(host), "in/%s", from);
 	int fd = open(host, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	return content_walk_host(fd, host, w, f, &log_ops, w, d);
+	return content_walk_host(fd, host, w, f, &ops, w, d);
+}
+
+static int walk_logged(const char *from, struct content_filter *f, struct walk_log *w,
+		       struct diag *d)
+{
+	return walk_caps(from, f, w, &keep_all, d);
 }
 
 /* The walk of file systems that keep what they find: names in byte order, a folder before
@@ -378,6 +390,51 @@ static void test_walk_host(void **state)
 	diag_release(&d);
 }
 
+/* What a file system holds, judged in one place: the kinds and sizes FAT refuses, with the
+ * messages users see; a walk for a file system without links or special files refuses those
+ * its filters keep and gives it those they leave out. */
+static void test_caps(void **state)
+{
+	static const struct content_caps no_links = { .name = "plain", .specials = true };
+	char *exc[] = { "skip" };
+	struct layout_entry e = { .exclude = exc, .n_exclude = 1, .from = "c" };
+	struct content_filter f;
+	struct walk_log w = { .text = "" };
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(content_caps_check(&content_caps_fat, S_IFREG | 0644, "h", NULL, &d), 0);
+	assert_int_equal(content_caps_check(&content_caps_fat, S_IFDIR, "h", NULL, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(content_caps_check(&content_caps_fat, S_IFSOCK, "h", "s", &d), -EINVAL);
+	assert_true(diag_has(&d, "h: s: a socket cannot go on a FAT file system"));
+	assert_int_equal(content_caps_check(&content_caps_fat, S_IFBLK, "h", NULL, &d), -EINVAL);
+	assert_true(diag_has(&d, "h: a device node cannot go on a FAT file system"));
+	assert_int_equal(content_caps_check(&content_caps_fat, S_IFLNK, "h", NULL, &d), -EINVAL);
+	assert_true(diag_has(&d, "h: a symbolic link cannot go on a FAT file system"));
+	assert_int_equal(content_caps_check(&keep_all, S_IFLNK, "h", NULL, &d), 0);
+	assert_int_equal(content_caps_check(&keep_all, S_IFIFO, "h", NULL, &d), 0);
+	assert_int_equal(content_caps_check_size(&content_caps_fat, UINT32_MAX, "h", "f", &d), 0);
+	assert_int_equal(content_caps_check_size(&keep_all, UINT64_MAX, "h", "f", &d), 0);
+	assert_int_equal(content_caps_check_size(&content_caps_fat, 1ull << 32, "h", "f", &d),
+			 -EINVAL);
+	assert_true(diag_has(&d, "h: f: 4294967296 bytes; a FAT file must be smaller than 4 GiB"));
+	diag_release(&d);
+
+	diag_init(&d);
+	sh("mkdir -p in/c/sub && touch in/c/sub/f && ln -s sub in/c/skip && ln -s sub in/c/link");
+	assert_int_equal(walk_caps("c", NULL, &w, &no_links, &d), -EINVAL);
+	assert_true(diag_has(&d, "in/c/link: a symbolic link cannot go on a plain file system"));
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	w = (struct walk_log){ .text = "" };
+	sh("rm in/c/link");
+	assert_int_equal(walk_caps("c", &f, &w, &no_links, &d), 0);
+	assert_string_equal(w.text, "L skip-;F sub;E f;/;");
+	content_filter_release(&f);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_fat_refusals),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_walk_host),
+		cmocka_unit_test(test_caps),
 	};
 	return cmocka_run_group_tests_name("content_stream", tests, NULL, NULL);
 }
