@@ -286,6 +286,13 @@ bool content_filter_takes(struct content_filter *f, const char *rel, bool is_dir
  */
 bool content_filter_drops(struct content_filter *f, const char *rel);
 
+/*
+ * Whether the folder at @rel is left out with all it holds: an exclude pattern matches it as
+ * a folder, or a folder above it (exclude wins, so nothing below can stay). It is then
+ * judged (its hits counted) and need never be opened.
+ */
+bool content_filter_prunes(struct content_filter *f, const char *rel);
+
 /* One warning in @d per pattern that counted no hit, starting with @place:
  * "<place>include pattern '*.dbt' matches nothing in <from>". */
 void content_filter_warn(const struct content_filter *f, const char *place, struct diag *d);

@@ -47,7 +47,7 @@ struct gatherer {
 enum judgement {
 	JUDGE_NONE,	/* no filters: every entry stays */
 	JUDGE_TAKEN,	/* it stays by its own name */
-	JUDGE_LEFT_OUT,	/* a folder left out by its name: walked, for what may stay in it */
+	JUDGE_LEFT_OUT,	/* a folder left out by its name, not excluded: walked, for what include may take */
 	JUDGE_LATER,	/* a symbolic link not excluded: what it leads to is judged */
 	JUDGE_DROP,	/* left out with all it may hold: never looked at further */
 };
@@ -382,6 +382,8 @@ static enum judgement judge_listed(struct gatherer *g, int dirfd, const struct l
 		return JUDGE_NONE;
 	if (fstatat(dirfd, le->name, &lst, AT_SYMLINK_NOFOLLOW) < 0 || S_ISLNK(lst.st_mode))
 		return content_filter_drops(g->filter, rel) ? JUDGE_DROP : JUDGE_LATER;
+	if (S_ISDIR(lst.st_mode) && content_filter_prunes(g->filter, rel))
+		return JUDGE_DROP;
 	if (content_filter_takes(g->filter, rel, S_ISDIR(lst.st_mode)))
 		return JUDGE_TAKEN;
 	return S_ISDIR(lst.st_mode) ? JUDGE_LEFT_OUT : JUDGE_DROP;
@@ -390,7 +392,11 @@ static enum judgement judge_listed(struct gatherer *g, int dirfd, const struct l
 /* A symbolic link at @path that led to a folder (@is_dir) or a file, judged as that. */
 static enum judgement judge_followed(struct gatherer *g, const char *path, bool is_dir)
 {
-	if (content_filter_takes(g->filter, content_relative(path, g->tree_path), is_dir))
+	const char *rel = content_relative(path, g->tree_path);
+
+	if (is_dir && content_filter_prunes(g->filter, rel))
+		return JUDGE_DROP;
+	if (content_filter_takes(g->filter, rel, is_dir))
 		return JUDGE_TAKEN;
 	return is_dir ? JUDGE_LEFT_OUT : JUDGE_DROP;
 }

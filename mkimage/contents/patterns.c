@@ -97,6 +97,16 @@ bool content_filter_drops(struct content_filter *f, const char *rel)
 	return true;
 }
 
+bool content_filter_prunes(struct content_filter *f, const char *rel)
+{
+	const struct layout_entry *e = f->e;
+
+	if (!any_matches(e->exclude, e->n_exclude, NULL, rel, true))
+		return false;
+	content_filter_takes(f, rel, true);
+	return true;
+}
+
 static void warn_unmatched(char *const *v, size_t n, const size_t *hits, const char *key,
 			   const char *place, const char *from, struct diag *d)
 {

@@ -55,4 +55,16 @@ grep -qF "./fw/logs/pipe: a fifo cannot go on a FAT file system" err.txt ||
 fat_layout typo 'exclude = "*.tmp, loop, up, outside, logs/, pipe, *.tpm"'
 expect_status 0 "$SDIMG" build -q -o typo.img typo.layout
 expect_stderr "warning: typo.layout:3: partition 'boot': tree '/': exclude pattern '*.tpm' matches nothing in fw"
+# a folder that exclude matches is never opened: one that cannot be read, and one deeper
+# than any partition may hold, left out by exclude, do not stop the build
+mkdir -p fw/locked && echo secret >fw/locked/key && chmod 000 fw/locked
+deep=fw/cache
+for i in $(seq 1 70); do deep=$deep/d; done
+mkdir -p "$deep" && echo x >"$deep/f"
+fat_layout pruned 'exclude = "*.tmp, loop, up, outside, logs/, pipe, locked, cache"'
+expect_status 0 "$SDIMG" build -q -o pruned.img pruned.layout
+[ ! -s err.txt ] || fail "an excluded folder was opened: $(cat err.txt)"
+listing pruned.img >got.txt
+diff want.txt got.txt >diff.txt || fail "pruned: $(cat diff.txt)"
+chmod 755 fw/locked
 exit 0

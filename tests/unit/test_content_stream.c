@@ -147,6 +147,27 @@ static void test_filter_drops(void **state)
 	content_filter_release(&f);
 }
 
+/* A folder that exclude matches (as a folder, or a folder above it) is left out with all it
+ * holds and never opened; one that only include does not take may still hold what it takes. */
+static void test_filter_prunes(void **state)
+{
+	char *inc[] = { "*.dtb" }, *exc[] = { "logs/", "cache" };
+	struct layout_entry e = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 2,
+				  .from = "fw" };
+	struct content_filter f;
+
+	(void)state;
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	assert_true(content_filter_prunes(&f, "logs"));     /* a pattern for folders */
+	assert_true(content_filter_prunes(&f, "a/cache"));
+	assert_true(content_filter_prunes(&f, "cache/deep")); /* a folder above */
+	assert_false(content_filter_prunes(&f, "overlays"));  /* include may take what it holds */
+	assert_false(content_filter_prunes(&f, "logsx"));
+	assert_int_equal(f.exclude_hits[0], 1);
+	assert_int_equal(f.exclude_hits[1], 1);
+	content_filter_release(&f);
+}
+
 /* A host folder comes parents first, each folder's names in byte order, whatever order the
  * folder lists them in: created in reverse order here. */
 static void test_stream_order(void **state)
@@ -441,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_mtime_rule),
 		cmocka_unit_test(test_norm_path_and_strip),
 		cmocka_unit_test(test_filter_drops),
+		cmocka_unit_test(test_filter_prunes),
 		cmocka_unit_test(test_stream_order),
 		cmocka_unit_test(test_filter_before_examine),
 		cmocka_unit_test(test_fat_refusals),
