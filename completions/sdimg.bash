@@ -40,11 +40,13 @@ _sdimg()
         COMPREPLY=($(compgen -W "$commands -h --help -V --version" -- "$cur"))
         return
     fi
-    # positional arguments after the command (an option's value is not one)
+    # positional arguments after the command (an option's value is not one; after "--"
+    # every word is one)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index) ((i++)) ;;
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
+            --) ((nargs += COMP_CWORD - i - 1)); break ;;
             -*) ;;
             *) ((nargs++)) ;;
         esac
