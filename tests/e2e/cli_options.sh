@@ -180,3 +180,13 @@ for args in "--help" "--version" "build --help" "flash -h"; do
     [ "$(wc -l <err.txt)" -eq 1 ] || fail "sdimg $args >&-: $(cat err.txt)"
 done
 echo "--help and --version onto a full or closed stdout: pass"
+
+# the manual page names every option each command's --help names, long and short
+sed 's/\\-/-/g; s/\\f[BIRP]//g' "$TOP/docs/sdimg.1" >man.txt
+for c in "" $(cat commands.txt); do
+    "$SDIMG" $c --help | grep -o -- '\(^\| \|\[\|,\)--*[a-zA-Z][a-z0-9-]*' | sed 's/^[ [,]*//' | sort -u >named.txt
+    for o in $(cat named.txt); do
+        grep -q -- "\\(^\\|[^a-z-]\\)$o\\([^a-z0-9-]\\|\$\\)" man.txt || fail "sdimg.1 does not name $o (sdimg $c --help does)"
+    done
+done
+echo "the manual names every option of every --help: pass"
