@@ -140,6 +140,8 @@ refused "unknown option '-é'" build -é card.layout
 refused "--set wants VAR=VALUE, not 'A\\nB'" build --set "A
 B" card.layout
 refused "unknown command 'x\\ty'" "" "$(printf 'x\ty')"
+expect_status 1 "$SDIMG" ls "$(printf 'x\ny')"
+[ "$(cat err.txt)" = 'sdimg: x\ny: no such image (write IMAGE[:PART][/PATH])' ] || fail "ls 'x<newline>y': $(cat err.txt)"
 echo "usage errors on one line: pass"
 
 # a variable given twice, or a name no layout can use, is refused by every command
