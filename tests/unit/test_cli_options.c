@@ -80,16 +80,46 @@ static void slurp(int fd, char *buf, size_t size)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
+/*
+ * cli_parse() of @cmd on r->argv (@argc words), its stderr captured and its stdout too, or
+ * sent to @out when it is not -1.
+ */
+static void parse_argv(struct run *r, const struct cli_command *cmd, int argc, int out)
+{
+	char err_name[] = "err.XXXXXX", out_name[] = "out.XXXXXX"; /* in the test's folder */
+	int err = mkstemp(err_name), captured = out < 0 ? mkstemp(out_name) : out;
+	int saved_err = dup(2), saved_out = dup(1);
+
+	assert_true(err >= 0 && captured >= 0 && saved_err >= 0 && saved_out >= 0);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(err, 2);
+	dup2(captured, 1);
+	r->status = cli_parse(cmd, argc, r->argv, &r->taken, &r->first);
+	fflush(stdout);
+	fflush(stderr);
+	clearerr(stdout);
+	dup2(saved_err, 2);
+	dup2(saved_out, 1);
+	slurp(err, r->err, sizeof(r->err));
+	if (out < 0)
+		slurp(captured, r->out, sizeof(r->out));
+	close(saved_err);
+	close(saved_out);
+	close(err);
+	unlink(err_name);
+	if (out < 0) {
+		close(captured);
+		unlink(out_name);
+	}
+}
+
 /* cli_parse() of @cmd on "t ARGS..." (NULL-terminated), stdout and stderr captured. */
 static void parse(struct run *r, const struct cli_command *cmd, ...)
 {
-	char err_name[] = "err.XXXXXX", out_name[] = "out.XXXXXX"; /* in the test's folder */
-	int err = mkstemp(err_name), out = mkstemp(out_name);
-	int saved_err = dup(2), saved_out = dup(1);
 	int argc = 0;
 	va_list ap;
 
-	assert_true(err >= 0 && out >= 0 && saved_err >= 0 && saved_out >= 0);
 	memset(r, 0, sizeof(*r));
 	r->first = -1;
 	r->argv[argc++] = "t";
@@ -97,23 +127,7 @@ static void parse(struct run *r, const struct cli_command *cmd, ...)
 	for (char *a; (a = va_arg(ap, char *));)
 		r->argv[argc++] = a;
 	va_end(ap);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(err, 2);
-	dup2(out, 1);
-	r->status = cli_parse(cmd, argc, r->argv, &r->taken, &r->first);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_err, 2);
-	dup2(saved_out, 1);
-	slurp(err, r->err, sizeof(r->err));
-	slurp(out, r->out, sizeof(r->out));
-	close(saved_err);
-	close(saved_out);
-	close(err);
-	close(out);
-	unlink(err_name);
-	unlink(out_name);
+	parse_argv(r, cmd, argc, -1);
 }
 
 /* The usage error @msg, once, with the hint. */
@@ -318,9 +332,7 @@ static void test_refusal_one_line(void **state)
 static void test_first_wins_and_help_written(void **state)
 {
 	struct run r;
-	int full = open("/dev/full", O_WRONLY), saved = dup(1);
-	char err_name[] = "err.XXXXXX", err[256];
-	int fd = mkstemp(err_name), saved_err = dup(2);
+	int full = open("/dev/full", O_WRONLY);
 
 	(void)state;
 	parse(&r, &command, "--set", "done", "--help", NULL);
@@ -330,24 +342,13 @@ static void test_first_wins_and_help_written(void **state)
 	assert_int_equal(r.status, EXIT_OK);
 	assert_string_equal(r.out, "Usage: sdimg t ARG\n");
 	assert_string_equal(r.taken.text, "");
-	assert_true(full >= 0 && fd >= 0);
-	fflush(stdout);
-	dup2(full, 1);
-	dup2(fd, 2);
-	r.argv[0] = "t";
+	assert_true(full >= 0);
+	parse(&r, &command, NULL);
 	r.argv[1] = "--help";
-	r.status = cli_parse(&command, 2, r.argv, &r.taken, &r.first);
-	clearerr(stdout);
-	dup2(saved, 1);
-	dup2(saved_err, 2);
-	slurp(fd, err, sizeof(err));
+	parse_argv(&r, &command, 2, full);
 	assert_int_equal(r.status, EXIT_FAILED);
-	assert_string_equal(err, "sdimg: cannot write the standard output: No space left on device\n");
+	assert_string_equal(r.err, "sdimg: cannot write the standard output: No space left on device\n");
 	close(full);
-	close(saved);
-	close(saved_err);
-	close(fd);
-	unlink(err_name);
 }
 
 int main(void)
