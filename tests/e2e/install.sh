@@ -120,6 +120,7 @@ done
 offered flash --watch --match sdb "" >got.txt
 printf '%s\n' b.img sub | diff - got.txt || fail "'sdimg flash --watch --match sdb <TAB>' does not offer the images"
 offered flash -- -x.img "" | diff "$here/disks.txt" - || fail "'sdimg flash -- -x.img <TAB>' does not offer the disks"
+offered ls -- - | grep -q -- '^-' && fail "'sdimg ls -- -<TAB>' offers options"
 
 cd "$here"
 
