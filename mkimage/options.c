@@ -228,8 +228,9 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *ctx, i
 	}
 	status = read_options(cmd, argc, argv, ctx, args, &n);
 	/* the arguments after "--" (after the first one with options_first) follow the others */
-	for (end = optind; optind > 0 && optind < argc; optind++)
-		args[n++] = argv[optind];
+	end = optind > 0 ? optind : 1;
+	for (int i = end; i < argc; i++)
+		args[n++] = argv[i];
 	/* argv again, the options in their order, then the arguments in theirs */
 	for (int i = 1; i < end && i < argc; i++)
 		if (argv[i])
