@@ -192,3 +192,19 @@ for c in "" $(cat commands.txt); do
     done
 done
 echo "the manual names every option of every --help: pass"
+
+# the damage POSIXLY_CORRECT did: `flash --allow-fixed IMAGE DEV --dry-run` wrote DEV. On a
+# loop device over a file of zeros of this folder (detached on exit), it must write nothing.
+. "$TOP/tests/e2e/lib/card.sh"
+trap 'rc=$?; loop_cleanup; exit $rc' EXIT
+trap 'exit 1' INT TERM HUP
+truncate -s 32M disk.bin
+dev=$( [ "$(id -u)" = 0 ] && loop_try disk.bin)
+if [ -n "$dev" ]; then
+    POSIXLY_CORRECT=1 expect_status 0 "$SDIMG" flash -q --allow-fixed card.img "$dev" --dry-run
+    loop_detach "$dev"
+    cmp -s disk.bin /dev/zero -n 33554432 || fail "POSIXLY_CORRECT: flash ... --dry-run wrote the device"
+    echo "POSIXLY_CORRECT: flash --dry-run after the target writes nothing: pass"
+else
+    echo "no loop device here (root: $(id -u); $(cat loop.err 2>/dev/null)): the check of flash --dry-run on a device is left out"
+fi
