@@ -27,7 +27,7 @@ _sdimg()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local commands="build plan flash personalize inspect ls cat"
-    local cmd="" i nargs=0 IFS=$' \t\n'
+    local cmd="" i nargs=0 word=$cur IFS=$' \t\n'
     COMPREPLY=()
     shopt -s extglob
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -40,11 +40,13 @@ _sdimg()
         COMPREPLY=($(compgen -W "$commands -h --help -V --version" -- "$cur"))
         return
     fi
-    # positional arguments after the command (an option's value is not one)
+    # positional arguments after the command (an option's value is not one; after "--"
+    # every word is one, and so is the word completed: $word is what it looks like)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index) ((i++)) ;;
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
+            --) ((nargs += COMP_CWORD - i - 1)); word=argument; break ;;
             -*) ;;
             *) ((nargs++)) ;;
         esac
@@ -57,7 +59,7 @@ _sdimg()
                 --compress) COMPREPLY=($(compgen -W "zst xz gz" -- "$cur")); return ;;
                 --set) return ;;
             esac
-            case $cur in
+            case $word in
                 --bmap=*|--sha256=*) COMPREPLY=($(compgen -f -P "${cur%%=*}=" -- "${cur#*=}")); return ;;
                 -*) COMPREPLY=($(compgen -W "-o --output -I --input --set --compress --bmap --bmap= --sha256 --sha256= -q --quiet -v --verbose -h --help" -- "$cur"))
                     [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
@@ -70,7 +72,7 @@ _sdimg()
                 -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
                 --set) return ;;
             esac
-            case $cur in
+            case $word in
                 -*) COMPREPLY=($(compgen -W "--json -I --input --set -h --help" -- "$cur")); return ;;
             esac
             ((nargs == 0)) && _sdimg_files '*.layout'
@@ -83,7 +85,7 @@ _sdimg()
                 --card-values) _sdimg_files '*.csv'; return ;;
                 --timeout|--match|--first-index) return ;;
             esac
-            case $cur in
+            case $word in
                 -*) COMPREPLY=($(compgen -W "--bmap --no-verify --gaps --allow-fixed --json --report --timeout --check-capacity --dry-run --watch --match --log --card-values --first-index -q --quiet -v --verbose -h --help" -- "$cur")); return ;;
             esac
             if ((nargs == 0)); then
@@ -98,7 +100,7 @@ _sdimg()
                 --cards) _sdimg_files '*.json'; return ;;
                 --set) return ;;
             esac
-            case $cur in
+            case $word in
                 -*) COMPREPLY=($(compgen -W "--set -o --output --cards -h --help" -- "$cur")); return ;;
             esac
             ((nargs == 0)) && _sdimg_files '*.img'
@@ -107,7 +109,7 @@ _sdimg()
             case $prev in
                 --erase-block) return ;;
             esac
-            case $cur in
+            case $word in
                 -*) COMPREPLY=($(compgen -W "--json --erase-block -h --help" -- "$cur")); return ;;
             esac
             if ((nargs == 0)); then
@@ -116,7 +118,7 @@ _sdimg()
             fi
             ;;
         ls|cat)
-            case $cur in
+            case $word in
                 -*) if [[ $cmd == ls ]]; then
                         COMPREPLY=($(compgen -W "-l --long -R --recursive -h --help" -- "$cur"))
                     else

@@ -1,22 +1,33 @@
 /* cli: helpers every subcommand shares (see mkimage.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "mkimage/cli.h"
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
+	/* the message quotes the command line's words, which may hold any byte */
+	char msg[2048], shown[4096];
 	va_list ap;
 
-	fprintf(stderr, "%s: ", SDIMG_PROG);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s%s%s --help'.\n", SDIMG_PROG, command ? " " : "",
+	fprintf(stderr, "%s: %s\nTry '%s%s%s --help'.\n", SDIMG_PROG,
+		utf8_shown(msg, shown, sizeof(shown)), SDIMG_PROG, command ? " " : "",
 		command ? command : "");
 	return EXIT_USAGE;
+}
+
+/* Whether @name's first @len bytes name a layout's variable, as a layout writes ${NAME}. */
+static bool is_var_name(const char *name, size_t len)
+{
+	return len && !isdigit((unsigned char)name[0]) &&
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") >= len;
 }
 
 int cli_layout_args_set(struct cli_layout_args *a, const char *command, const char *assignment)
@@ -24,8 +35,17 @@ int cli_layout_args_set(struct cli_layout_args *a, const char *command, const ch
 	const char *eq = strchr(assignment, '=');
 	struct layout_var *v;
 
+	size_t len = eq ? (size_t)(eq - assignment) : 0;
+
 	if (!eq || eq == assignment)
 		return cli_usage_error(command, "--set wants VAR=VALUE, not '%s'", assignment);
+	if (!is_var_name(assignment, len))
+		return cli_usage_error(command, "--set '%.*s' is not a variable name (letters, "
+				       "digits, _, not starting with a digit)", (int)len, assignment);
+	for (size_t i = 0; i < a->n_vars; i++)
+		if (strlen(a->vars[i].name) == len && strncmp(a->vars[i].name, assignment, len) == 0)
+			return cli_usage_error(command, "--set '%.*s' given twice", (int)len,
+					       assignment);
 	v = realloc(a->vars, (a->n_vars + 1) * sizeof(*v));
 	if (!v) {
 		fprintf(stderr, "%s: out of memory\n", SDIMG_PROG);

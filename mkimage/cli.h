@@ -63,6 +63,11 @@ struct cli_command {
 	 * command ends with, its message said (cli_usage_error() for a bad argument). */
 	int (*take)(void *ctx, int key, char *arg);
 	bool options_first;
+	/* The keys of the options whose value names a file, folder or device, and of those that
+	 * turn a safety check off; each list ends with 0 (NULL: none). A name given as the next
+	 * word may not start with '-' (it is written --opt=-NAME), so that a forgotten value
+	 * does not swallow the next option; a safety override is taken only in full. */
+	const int *names, *spelled_out;
 	/* How many arguments the command takes (0: it counts them itself), and what it says
 	 * when none is given (NULL: @other_args) and when another number is. */
 	int n_args;
@@ -71,17 +76,26 @@ struct cli_command {
 
 /* cli_parse()'s answer when the command goes on with its arguments. */
 #define CLI_GO (-1)
+/* cmd->take's answer when the command is done, successfully, with what it printed
+ * (sdimg --version): the options after it are not read. */
+#define CLI_DONE (-2)
 
 /*
  * Reads the options of @argv (argv[0] is the command's name) for @cmd, handing each to
- * cmd->take with @ctx. Returns CLI_GO with the first argument's index in *@ret_first, or the
- * status the command ends with: EXIT_OK after --help (printed on stdout), EXIT_USAGE after
- * one line on stderr and the --help hint (an unknown option, a missing argument, the wrong
- * number of arguments), or what cmd->take returned.
+ * cmd->take with @ctx, and puts the arguments, in their order, at the end of @argv.
+ * Returns CLI_GO with the first argument's index in *@ret_first, or the status the command
+ * ends with: EXIT_OK after --help (printed on stdout; EXIT_FAILED when stdout did not take
+ * it), EXIT_USAGE after one line on stderr and the --help hint (an unknown option, a
+ * missing argument, the wrong number of arguments), or what cmd->take returned.
  */
 int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *ctx, int *ret_first);
 
-/* Prints "sdimg: MSG" and the --help hint on stderr; returns EXIT_USAGE. */
+/* After --help or --version: EXIT_OK when the standard output took all that was printed
+ * on it, else EXIT_FAILED with one line on stderr. */
+int cli_stdout_written(void);
+
+/* Prints "sdimg: MSG" and the --help hint on stderr, MSG on one line (a control character
+ * or a byte that is no UTF-8 shown escaped, see utf8_shown()); returns EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*

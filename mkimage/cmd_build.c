@@ -435,8 +435,10 @@ int cmd_build(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int names[] = { 'o', 'I', 0 };
 	static const struct cli_command build = {
 		.name = "build", .options = options, .usage = build_usage, .take = take_build_option,
+		.names = names,
 		.n_args = 1, .no_args = "no layout file given", .other_args = "one layout file, please",
 	};
 	struct build_command_line b = { .r = { .verbosity = BUILD_NORMAL } };

@@ -183,6 +183,20 @@ struct flash_command_line {
 	const char **match, **values; /* o.match and o.card_values, writable */
 };
 
+/* One --card-values: a counter NAME=PATTERN names a variable no other counter names. */
+static int take_card_values(struct flash_command_line *f, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+
+	for (size_t i = 0; eq && i < f->o.n_card_values; i++)
+		if (strncmp(f->values[i], arg, len + 1) == 0)
+			return cli_usage_error("flash", "--card-values '%.*s' given twice", (int)len,
+					       arg);
+	f->values[f->o.n_card_values++] = arg;
+	return EXIT_OK;
+}
+
 static int take_flash_option(void *ctx, int key, char *arg)
 {
 	struct flash_command_line *f = ctx;
@@ -204,7 +218,7 @@ static int take_flash_option(void *ctx, int key, char *arg)
 	} else if (key == OPT_LOG) {
 		o->log = arg;
 	} else if (key == OPT_CARD_VALUES) {
-		f->values[o->n_card_values++] = arg;
+		return take_card_values(f, arg);
 	} else if (key == OPT_FIRST_INDEX) {
 		return parse_first_index(arg, &o->first_index);
 	} else {
@@ -235,8 +249,11 @@ int cmd_flash(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int names[] = { OPT_BMAP, OPT_REPORT, OPT_MATCH, OPT_LOG, OPT_CARD_VALUES, 0 };
+	static const int overrides[] = { OPT_ALLOW_FIXED, OPT_NO_VERIFY, 0 };
 	static const struct cli_command flash = {
 		.name = "flash", .options = options, .usage = flash_usage, .take = take_flash_option,
+		.names = names, .spelled_out = overrides,
 	};
 	struct flash_command_line f = {
 		.o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/utf8.h"
 #include "mkimage/reader/reader.h"
 #include "mkimage/cli.h"
 
@@ -73,11 +74,13 @@ int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out
 	struct disk k = { 0 };
 	struct reader_volume *v = NULL;
 	struct diag d;
+	char shown[512];
 	int fd = -1, rc = parse_address(arg, &a);
 
 	diag_init(&d);
 	if (rc == -ENOENT)
-		diag_error(&d, "%s: no such image (write IMAGE[:PART][/PATH])", arg);
+		diag_error(&d, "%s: no such image (write IMAGE[:PART][/PATH])",
+			   utf8_shown(arg, shown, sizeof(shown)));
 	else if (rc < 0)
 		diag_error(&d, "%s: out of memory", arg);
 	else if ((fd = reader_open(a.image, &d)) < 0)

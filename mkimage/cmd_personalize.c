@@ -90,8 +90,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int names[] = { 'o', OPT_CARDS, 0 };
 	static const struct cli_command personalize = {
 		.name = CMD, .options = opts, .usage = usage, .take = take_option, .n_args = 1,
+		.names = names,
 		.no_args = "no image given", .other_args = "one image only",
 	};
 	int first, status = cli_parse(&personalize, argc, argv, a, &first);

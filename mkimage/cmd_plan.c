@@ -213,8 +213,10 @@ int cmd_plan(int argc, char **argv)
 		{ "set", required_argument, NULL, OPT_SET }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int names[] = { 'I', 0 };
 	static const struct cli_command plan = {
 		.name = "plan", .options = options, .usage = plan_usage, .take = take_plan_option,
+		.names = names,
 		.n_args = 1, .no_args = "no layout file given", .other_args = "one layout file, please",
 	};
 	struct plan_request r = { 0 };

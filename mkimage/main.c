@@ -1,4 +1,5 @@
 /* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
+#include <errno.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -39,12 +40,18 @@ static void print_usage(FILE *out)
 		SDIMG_PROG);
 }
 
-/* sdimg's own options, before the command's name: only -V needs saying after the parse. */
+/* sdimg's own options, before the command's name: -V (-h is cli_parse()'s); the first wins. */
 static int take_option(void *ctx, int key, char *arg)
 {
+	int status;
+
+	(void)ctx;
+	(void)key;
 	(void)arg;
-	*(bool *)ctx = key == 'V';
-	return EXIT_OK;
+	errno = 0;
+	printf("%s %s\n", SDIMG_PROG, SDIMG_VERSION);
+	status = cli_stdout_written();
+	return status == EXIT_OK ? CLI_DONE : status;
 }
 
 int main(int argc, char **argv)
@@ -57,7 +64,6 @@ int main(int argc, char **argv)
 	static const struct cli_command sdimg = {
 		.options = options, .usage = print_usage, .take = take_option, .options_first = true,
 	};
-	bool version = false;
 	int first, status;
 
 	/* past a file size limit (ulimit -f), write() must fail with EFBIG, not kill us */
@@ -69,12 +75,8 @@ int main(int argc, char **argv)
 	 */
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		setlocale(LC_CTYPE, "");
-	if ((status = cli_parse(&sdimg, argc, argv, &version, &first)) != CLI_GO)
+	if ((status = cli_parse(&sdimg, argc, argv, NULL, &first)) != CLI_GO)
 		return status;
-	if (version) {
-		printf("%s %s\n", SDIMG_PROG, SDIMG_VERSION);
-		return EXIT_OK;
-	}
 	if (first == argc)
 		return cli_usage_error(NULL, "no command given");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

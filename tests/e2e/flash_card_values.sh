@@ -145,8 +145,10 @@ printf 'CARD_SERIAL,HOST,CARD_SERIAL\nA,b,C\n' >twice.csv
 values_refused "twice.csv:1: 'CARD_SERIAL' names two columns" --card-values twice.csv
 values_refused "--card-values: 'HOST' is a column of the CSV file and a counter too" \
     --card-values cards.csv --card-values 'HOST=h{index}'
-values_refused "--card-values: 'HOST' has two counters" --card-values 'CARD_SERIAL=s' \
+# two counters of one variable: a usage error, as --set twice is for every command
+expect_status 2 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values 'CARD_SERIAL=s' \
     --card-values 'HOST=h{index}' --card-values 'HOST=x'
+[ "$(head -1 err.txt)" = "sdimg: --card-values 'HOST' given twice" ] || fail "two counters of HOST: $(cat err.txt)"
 printf 'CARD_SERIAL,HOST,PARTUUID_root\nA,b,c\n' >derived.csv
 values_refused "derived.csv:1: 'PARTUUID_root' names an id each card derives" --card-values derived.csv
 values_refused "--card-values: 'DISK_ID' names an id each card derives" \

@@ -108,6 +108,19 @@ for d in /sys/block/*; do
 done | sort >"$here/disks.txt"
 diff "$here/disks.txt" got.txt || fail "'sdimg flash IMAGE <TAB>' does not offer the disks"
 offered flash b.img /dev/x "" | diff "$here/disks.txt" - || fail "a second flash target is not a disk too"
+# an option's value is no argument: after each option that --help shows with a VALUE (and
+# its value), the command wants what it wants without it
+for c in build plan flash personalize inspect ls cat; do
+    offered "$c" "" >bare.txt
+    for o in $("$SDIMG" "$c" --help | grep -o -- '--[a-z][a-z0-9-]* [A-Z][A-Za-z.|=]*' | cut -d' ' -f1 | sort -u); do
+        offered "$c" "$o" v "" | diff bare.txt - >/dev/null ||
+            fail "bash: 'sdimg $c $o VALUE <TAB>' takes VALUE for an argument"
+    done
+done
+offered flash --watch --match sdb "" >got.txt
+printf '%s\n' b.img sub | diff - got.txt || fail "'sdimg flash --watch --match sdb <TAB>' does not offer the images"
+offered flash -- -x.img "" | diff "$here/disks.txt" - || fail "'sdimg flash -- -x.img <TAB>' does not offer the disks"
+offered ls -- - | grep -q -- '^-' && fail "'sdimg ls -- -<TAB>' offers options"
 
 cd "$here"
 

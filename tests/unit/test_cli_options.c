@@ -43,6 +43,8 @@ static int take(void *ctx, int key, char *arg)
 
 	if (key == OPT_SET && arg && strcmp(arg, "bad") == 0)
 		return EXIT_FAILED; /* as a take that said why itself */
+	if (key == OPT_SET && arg && strcmp(arg, "done") == 0)
+		return CLI_DONE; /* as --version */
 	snprintf(t->text + n, sizeof(t->text) - n, "%d=%s;", key, arg ? arg : "-");
 	return EXIT_OK;
 }
@@ -54,6 +56,13 @@ static const struct cli_command command = {
 static const struct cli_command one_arg = {
 	.name = "t", .options = options, .usage = usage, .take = take, .n_args = 1,
 	.no_args = "no ARG given", .other_args = "one ARG, please",
+};
+
+/* -o names a file; --json stands for a safety override */
+static const int names[] = { 'o', 0 }, overrides[] = { OPT_JSON, 0 };
+static const struct cli_command guarded = {
+	.name = "t", .options = options, .usage = usage, .take = take, .names = names,
+	.spelled_out = overrides,
 };
 
 /* The result of one cli_parse() of a command line, with what it printed. */
@@ -71,16 +80,46 @@ static void slurp(int fd, char *buf, size_t size)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
+/*
+ * cli_parse() of @cmd on r->argv (@argc words), its stderr captured and its stdout too, or
+ * sent to @out when it is not -1.
+ */
+static void parse_argv(struct run *r, const struct cli_command *cmd, int argc, int out)
+{
+	char err_name[] = "err.XXXXXX", out_name[] = "out.XXXXXX"; /* in the test's folder */
+	int err = mkstemp(err_name), captured = out < 0 ? mkstemp(out_name) : out;
+	int saved_err = dup(2), saved_out = dup(1);
+
+	assert_true(err >= 0 && captured >= 0 && saved_err >= 0 && saved_out >= 0);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(err, 2);
+	dup2(captured, 1);
+	r->status = cli_parse(cmd, argc, r->argv, &r->taken, &r->first);
+	fflush(stdout);
+	fflush(stderr);
+	clearerr(stdout);
+	dup2(saved_err, 2);
+	dup2(saved_out, 1);
+	slurp(err, r->err, sizeof(r->err));
+	if (out < 0)
+		slurp(captured, r->out, sizeof(r->out));
+	close(saved_err);
+	close(saved_out);
+	close(err);
+	unlink(err_name);
+	if (out < 0) {
+		close(captured);
+		unlink(out_name);
+	}
+}
+
 /* cli_parse() of @cmd on "t ARGS..." (NULL-terminated), stdout and stderr captured. */
 static void parse(struct run *r, const struct cli_command *cmd, ...)
 {
-	char err_name[] = "err.XXXXXX", out_name[] = "out.XXXXXX"; /* in the test's folder */
-	int err = mkstemp(err_name), out = mkstemp(out_name);
-	int saved_err = dup(2), saved_out = dup(1);
 	int argc = 0;
 	va_list ap;
 
-	assert_true(err >= 0 && out >= 0 && saved_err >= 0 && saved_out >= 0);
 	memset(r, 0, sizeof(*r));
 	r->first = -1;
 	r->argv[argc++] = "t";
@@ -88,23 +127,7 @@ static void parse(struct run *r, const struct cli_command *cmd, ...)
 	for (char *a; (a = va_arg(ap, char *));)
 		r->argv[argc++] = a;
 	va_end(ap);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(err, 2);
-	dup2(out, 1);
-	r->status = cli_parse(cmd, argc, r->argv, &r->taken, &r->first);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_err, 2);
-	dup2(saved_out, 1);
-	slurp(err, r->err, sizeof(r->err));
-	slurp(out, r->out, sizeof(r->out));
-	close(saved_err);
-	close(saved_out);
-	close(err);
-	close(out);
-	unlink(err_name);
-	unlink(out_name);
+	parse_argv(r, cmd, argc, -1);
 }
 
 /* The usage error @msg, once, with the hint. */
@@ -238,6 +261,96 @@ static void test_argument_count(void **state)
 	assert_string_equal(r.argv[r.first], "a");
 }
 
+/* glibc's getopt stops at the first argument under POSIXLY_CORRECT, unless told otherwise */
+static void test_options_after_arguments_posixly_correct(void **state)
+{
+	struct run r;
+
+	(void)state;
+	setenv("POSIXLY_CORRECT", "1", 1);
+	parse(&r, &one_arg, "a", "--json", "-l", NULL);
+	unsetenv("POSIXLY_CORRECT");
+	assert_int_equal(r.status, CLI_GO);
+	assert_string_equal(r.taken.text, "256=-;108=-;");
+	assert_int_equal(r.first, 3);
+	assert_string_equal(r.argv[3], "a");
+}
+
+/* a forgotten value does not swallow the next option; --opt=VALUE says it is meant */
+static void test_value_that_looks_like_an_option(void **state)
+{
+	struct run r;
+
+	(void)state;
+	parse(&r, &guarded, "-o", "--json", "a", NULL);
+	assert_refused(&r, "option '-o' needs a name, not '--json' (a name that starts with '-' "
+			   "is written --output=--json)");
+	parse(&r, &guarded, "a", "--output", "-x", NULL);
+	assert_refused(&r, "option '--output' needs a name, not '-x' (a name that starts with '-' "
+			   "is written --output=-x)");
+	parse(&r, &guarded, "--output=--json", "-o-x", "--set", "-A=1", "a", NULL);
+	assert_int_equal(r.status, CLI_GO);
+	assert_string_equal(r.taken.text, "111=--json;111=-x;257=-A=1;");
+}
+
+/* a safety override is taken only in full */
+static void test_override_in_full(void **state)
+{
+	struct run r;
+
+	(void)state;
+	parse(&r, &guarded, "--js", "a", NULL);
+	assert_refused(&r, "option '--js': write '--json' in full (it turns a safety check off)");
+	parse(&r, &guarded, "--json", "--lo", "a", NULL);
+	assert_int_equal(r.status, CLI_GO);
+	assert_string_equal(r.taken.text, "256=-;108=-;");
+}
+
+/* every refusal is one line: the command line's bytes shown escaped; an empty name unknown */
+static void test_refusal_one_line(void **state)
+{
+	struct run r;
+
+	(void)state;
+	parse(&r, &command, "--foo\nbar", NULL);
+	assert_refused(&r, "unknown option '--foo\\nbar'");
+	parse(&r, &command, "--\x1b[31m\xff", NULL);
+	assert_refused(&r, "unknown option '--\\x1B[31m\\xFF'");
+	parse(&r, &command, "-l\xc3\xa9", NULL);
+	assert_refused(&r, "unknown option '-\xc3\xa9'");
+	parse(&r, &command, "--=x", NULL);
+	assert_refused(&r, "unknown option '--=x'");
+	/* with one option, "--=x" is still no abbreviation of it */
+	static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	static const struct cli_command bare = { .name = "t", .options = help_only, .usage = usage,
+						 .take = take };
+	parse(&r, &bare, "--=x", NULL);
+	assert_refused(&r, "unknown option '--=x'");
+}
+
+/* the first of --help and a take that ends the command wins; a lost --help is an error */
+static void test_first_wins_and_help_written(void **state)
+{
+	struct run r;
+	int full = open("/dev/full", O_WRONLY);
+
+	(void)state;
+	parse(&r, &command, "--set", "done", "--help", NULL);
+	assert_int_equal(r.status, EXIT_OK);
+	assert_string_equal(r.out, "");
+	parse(&r, &command, "--help", "--set", "done", NULL);
+	assert_int_equal(r.status, EXIT_OK);
+	assert_string_equal(r.out, "Usage: sdimg t ARG\n");
+	assert_string_equal(r.taken.text, "");
+	assert_true(full >= 0);
+	parse(&r, &command, NULL);
+	r.argv[1] = "--help";
+	parse_argv(&r, &command, 2, full);
+	assert_int_equal(r.status, EXIT_FAILED);
+	assert_string_equal(r.err, "sdimg: cannot write the standard output: No space left on device\n");
+	close(full);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +361,11 @@ int main(void)
 		cmocka_unit_test(test_arguments_of_options),
 		cmocka_unit_test(test_help_and_take_status),
 		cmocka_unit_test(test_argument_count),
+		cmocka_unit_test(test_options_after_arguments_posixly_correct),
+		cmocka_unit_test(test_value_that_looks_like_an_option),
+		cmocka_unit_test(test_override_in_full),
+		cmocka_unit_test(test_refusal_one_line),
+		cmocka_unit_test(test_first_wins_and_help_written),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
