@@ -23,6 +23,8 @@ cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
 mkimage_SRC  := $(cli_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+PRODUCT_SRC := mkimage/main.c $(mkimage_SRC) $(common_SRC) $(layouts_SRC) $(plan_SRC) $(fat_SRC) $(ext4_SRC)
+$(call obj,$(PRODUCT_SRC)): SDIMG_CFLAGS += $(SDIMG_PRODUCT_CFLAGS)
 MODULES := cli flash builder contents reader plan fat ext4 layouts common
 LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
@@ -45,7 +47,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -154,6 +156,23 @@ e2e-san:
 e2e-sanitized: all $(TEST_TOOLS)
 	@tests/run-e2e --sanitized $(abspath $(BUILD)/sdimg) $(foreach p,$(E2E_SAN),'$(p)')
 
+# The program built again from scratch (make -B) under clang's static analyzer (scan-build,
+# Debian: clang-tools): any report fails, and its HTML pages stay in $(BUILD)/analyze. Only
+# the program's sources are analysed (not the tests); the objects are the ones gcc compiles
+# beside the analysis, so `make check` takes this for its build. Without scan-build the
+# program is built unanalysed, with a line saying so, unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
+ANALYZE_JOBS ?= 2
+analyze:
+	@if command -v scan-build >/dev/null 2>&1; then \
+	    scan-build --status-bugs --use-cc=$(CC) -o $(BUILD)/analyze \
+	        $(MAKE) -B -j$(ANALYZE_JOBS) BUILD=$(BUILD) all; \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "analyze: scan-build not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "analyze: scan-build not found (clang-tools): the build is not analysed"; \
+	    $(MAKE) BUILD=$(BUILD) all; \
+	fi
+
 # Each library exports only names with its own prefix.
 exports: $(LIBS)
 	@tests/check-exports $(BUILD)
@@ -174,7 +193,7 @@ format-check:
 
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) all
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) analyze
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit

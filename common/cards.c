@@ -170,20 +170,23 @@ struct problem {
 	char text[512];
 };
 
-/* Sets @p to "@at: @key: " and the reason; returns -EINVAL. */
-__attribute__((format(printf, 4, 5))) static int refuse(struct problem *p, const char *at,
-							 const char *key, const char *fmt, ...)
+/* Sets @p to "@at: @key: " and the reason. */
+__attribute__((format(printf, 4, 5))) static void set_problem(struct problem *p, const char *at,
+							      const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	int n = snprintf(p->text, sizeof(p->text), "%s%s%s: ", at, *at && *key ? ": " : "", key);
 
 	if (n < 0 || (size_t)n >= sizeof(p->text))
-		return -EINVAL;
+		return;
 	va_start(ap, fmt);
 	vsnprintf(p->text + n, sizeof(p->text) - (size_t)n, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
 }
+
+/* refuse(p, at, key, fmt, ...): set_problem(), and -EINVAL; a macro, so that a static
+ * analyser (which does not follow a variadic call) sees the value returned. */
+#define refuse(p, at, key, ...) (set_problem((p), (at), (key), __VA_ARGS__), -EINVAL)
 
 /* @v as the manifest spells it, cut short (a hostile value may be long), or "missing". */
 static const char *shown(json_t *v, char buf[48])

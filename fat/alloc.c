@@ -416,8 +416,8 @@ static int size_fits(struct fat_tree *t, const struct fat_opts *o, uint64_t sect
 	return ok;
 }
 
-/* The error of a search that a larger volume cannot help, as @sectors shows it (@was). */
-static int stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
+/* Posts the error of a search that a larger volume cannot help, as @sectors shows it (@was). */
+static void stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
 		 uint64_t vol_offset, enum fat_why was, struct diag *d)
 {
 	struct fat_geom g;
@@ -440,7 +440,6 @@ static int stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
 	if (!loud.errors)
 		diag_error(d, "no volume size holds these files with these settings");
 	diag_release(&loud);
-	return -EINVAL;
 }
 
 /* fat_min_size() on @o already root_sized(), in sectors. */
@@ -451,8 +450,10 @@ static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_o
 	enum fat_why why;
 
 	while (!size_fits(t, o, hi, vol_offset, &why)) {
-		if (why == FAT_WHY_STUCK || why == FAT_WHY_SETTINGS)
-			return stuck(t, o, hi, vol_offset, why, d);
+		if (why == FAT_WHY_STUCK || why == FAT_WHY_SETTINGS) {
+			stuck(t, o, hi, vol_offset, why, d);
+			return -EINVAL;
+		}
 		lo = hi;
 		if (hi >= UINT32_MAX)
 			return diag_error(d, "no FAT volume up to 2T holds these files with these "

@@ -5,6 +5,7 @@
  */
 #include "fat/params_priv.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -233,9 +234,13 @@ static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off,
 		  const struct fat_holds *h, enum fat_type *type, uint32_t *spc, struct diag *d,
 		  enum fat_why *why)
 {
+	int r;
+
 	if (fat_pick(o, ts, off, h, type, spc))
 		return 0;
-	return fat_params_impossible(o, ts, off, d, why);
+	r = fat_params_impossible(o, ts, off, d, why);
+	assert(r < 0); /* for a static analyser, which does not see into fat/params_limits.c */
+	return r;
 }
 
 static int check_opts(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,

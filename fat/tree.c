@@ -165,7 +165,9 @@ const char *fat_node_path(const struct fat_node *n, char *buf, size_t len)
 
 const char *fat_node_where(const struct fat_node *n, char *buf, size_t len)
 {
-	if (n->origin_is_host && fat_node_host_path(n, buf, len))
+	/* "== buf", not "!= NULL": a static analyser would take the test for a sign that @buf
+	 * itself may be NULL */
+	if (n->origin_is_host && fat_node_host_path(n, buf, len) == buf)
 		return buf;
 	return n->origin ? n->origin : fat_node_path(n, buf, len);
 }

@@ -1,4 +1,5 @@
 /* parse_errors: the parser's messages, and how it steps over what it does not know. */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,6 +152,8 @@ int layout_parse_unknown(struct parser *p, struct cursor *c, const struct tree_s
 {
 	const struct tok *name = peek(c, 0), *next = peek(c, 1);
 	bool titled = is_name(next) && is(peek(c, 2), TOK_LBRACE);
+
+	assert(name); /* called at the unknown word's own token */
 
 	report_unknown(p, loc_of(p, c, name), s, name->text, titled || is(next, TOK_LBRACE));
 	c->i++;

@@ -50,7 +50,8 @@ static inline bool is_name(const struct tok *t)
 static inline struct layout_loc loc_of(const struct parser *p, const struct cursor *c,
 				       const struct tok *t)
 {
-	int line = t ? t->line : c->n ? c->v[c->n - 1].line : 1;
+	/* c->v tested for a static analyser, which takes peek()'s NULL for a sign of a NULL v */
+	int line = t ? t->line : c->n && c->v ? c->v[c->n - 1].line : 1;
 
 	return (struct layout_loc){ p->doc->files[c->file], line };
 }

@@ -68,7 +68,7 @@ static int check_input(struct reader *r, const struct sect *s, const struct inpu
 static int check_holes_fit(struct reader *r, const struct sect *s, const struct layout_range *h,
 			   size_t n, uint64_t size)
 {
-	if (!n || h[n - 1].end <= size)
+	if (!n || !h || h[n - 1].end <= size) /* !h: for a static analyser (n is 0 then) */
 		return 0;
 	return layout_key_error(r, s, "holes", "%llu-%llu ends past the %llu bytes of the region",
 				(unsigned long long)h[n - 1].start,

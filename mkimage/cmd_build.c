@@ -115,10 +115,15 @@ static int parse_compress(const char *arg, struct build_options *o)
 	return cli_usage_error("build", "--compress: '%.*s' is not zst, xz or gz", (int)len, arg);
 }
 
-/* @base + @suffix, owned by the caller through *@owned (one of a small array). */
+/* @base + @suffix, owned by the caller through *@owned (one of a small array). asprintf()
+ * writes a local first: given @owned, it would leave every element of the array unknown to
+ * a static analyser, which then takes the others' strings for leaked. */
 static const char *with_suffix(const char *base, const char *suffix, char **owned)
 {
-	return asprintf(owned, "%s%s", base, suffix) < 0 ? (*owned = NULL) : *owned;
+	char *s;
+
+	*owned = asprintf(&s, "%s%s", base, suffix) < 0 ? NULL : s;
+	return *owned;
 }
 
 /* @path with its folder made canonical ("./a/../out.img" -> "/home/u/out.img"), or NULL

@@ -1,6 +1,7 @@
 /* ext4_part: an ext4 partition from its tree, file and dir entries, in layout order, each
  * host folder walked with its names sorted byte-wise, written through ext4/ at the
  * partition's region of the image. */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -682,6 +683,7 @@ static int add_entry(struct ext4_walk *w)
 	if (e->from && (rc = layout_input_path(w->b->l, e->from, place, w->b->d, &host)) < 0)
 		return rc;
 	if (e->kind == LAYOUT_ENTRY_TREE) {
+		assert(host); /* the layout reader refuses a tree without 'from' */
 		rc = add_tree(w, host);
 	} else if (e->kind == LAYOUT_ENTRY_FILE) {
 		rc = add_file(w, host);

@@ -1,6 +1,7 @@
 /* model: the files of a FAT partition, overlaid in layout order (see contents.h). */
 #include "mkimage/contents/contents.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,7 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 		free(path);
 		return -ENOMEM;
 	}
+	assert(in->origin); /* every entry says where it comes from (its messages name it) */
 	struct content_node *n = &c->nodes[c->n++];
 	*n = *in;
 	n->key = key;

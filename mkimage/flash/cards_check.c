@@ -43,8 +43,9 @@ struct checker {
 };
 
 /* One line naming the manifest and @what (a field, "ids"): the manifest is refused. */
-__attribute__((format(printf, 3, 4))) static int refuse(const struct checker *c, const char *what,
-							const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void post_refusal(const struct checker *c,
+							       const char *what,
+							       const char *fmt, ...)
 {
 	char why[512];
 	va_list ap;
@@ -52,9 +53,13 @@ __attribute__((format(printf, 3, 4))) static int refuse(const struct checker *c,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return diag_error(c->d, "%s: %s: %s (the manifest does not fit %s; use the one its build "
-				"wrote beside it)", c->manifest, what, why, c->image);
+	diag_error(c->d, "%s: %s: %s (the manifest does not fit %s; use the one its build "
+			 "wrote beside it)", c->manifest, what, why, c->image);
 }
+
+/* refuse(c, what, fmt, ...): post_refusal()'s line, and -EINVAL; a macro, so that a static
+ * analyser (which does not follow a variadic call) sees the value returned. */
+#define refuse(c, what, ...) (post_refusal((c), (what), __VA_ARGS__), -EINVAL)
 
 static int read_at(const struct checker *c, void *buf, size_t len, uint64_t at)
 {
