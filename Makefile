@@ -187,15 +187,22 @@ loops-v: $(LIBS)
 # The C files against the style of .clang-format: what clang-format would change, named by
 # file and line, fails.
 FORMAT_FILES = $(shell find . \( -path ./.git -o -path './build*' \) -prune -o -name '*.[ch]' -print | sort)
+# Without clang-format it says so and checks nothing, unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
 format-check:
-	@DEB_PACKAGES="clang-format" tests/install-deps
-	@clang-format --dry-run --Werror $(FORMAT_FILES)
+	@if command -v clang-format >/dev/null 2>&1; then \
+	    clang-format --dry-run --Werror $(FORMAT_FILES); \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "format-check: clang-format not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "format-check: clang-format not found: the layout of the C files is not checked"; \
+	fi
 
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) analyze
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
+	@$(MAKE) -s format-check
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e

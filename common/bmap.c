@@ -21,9 +21,9 @@
 struct reader {
 	const char *p, *end;
 	const char *name;
-	const char *text;     /* the whole file, for line numbers */
+	const char *text; /* the whole file, for line numbers */
 	struct diag *d;
-	size_t checksum_at;   /* where BmapFileChecksum's value starts */
+	size_t checksum_at; /* where BmapFileChecksum's value starts */
 	bool have_checksum;
 	uint8_t file_sha[32];
 };
@@ -199,8 +199,10 @@ static int parse_hex(struct reader *r, const char *s, uint8_t out[32])
 		int v = 0;
 		for (int k = 0; k < 2; k++) {
 			char c = s[2 * i + k];
-			int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-				: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			int x = c >= '0' && c <= '9'   ? c - '0'
+				: c >= 'a' && c <= 'f' ? c - 'a' + 10
+				: c >= 'A' && c <= 'F' ? c - 'A' + 10
+						       : -1;
 			if (x < 0)
 				return bad(r, "a checksum is not 64 hex digits");
 			v = v * 16 + x;
@@ -255,7 +257,8 @@ static int read_block_map(struct reader *r, struct bmap *b)
 		if (rc < 0)
 			return rc;
 		if (t.closing)
-			return strcmp(t.name, "BlockMap") == 0 ? 0 : bad(r, "BlockMap is not closed");
+			return strcmp(t.name, "BlockMap") == 0 ? 0
+							       : bad(r, "BlockMap is not closed");
 		if (strcmp(t.name, "Range") != 0)
 			return bad(r, "BlockMap holds something else than Range");
 		if ((rc = read_range(r, &t, b)) < 0)
@@ -267,8 +270,10 @@ static int read_block_map(struct reader *r, struct bmap *b)
 static int read_field(struct reader *r, const struct tag *t, struct bmap *b, unsigned *seen)
 {
 	const char *name = t->name;
-	static const char *const names[] = { "ImageSize", "BlockSize", "BlocksCount",
-					     "MappedBlocksCount", "ChecksumType", "BmapFileChecksum" };
+	static const char *const names[] = {
+		"ImageSize",         "BlockSize",    "BlocksCount",
+		"MappedBlocksCount", "ChecksumType", "BmapFileChecksum"
+	};
 	char text[80];
 	unsigned i = 0;
 	int rc;
@@ -414,8 +419,10 @@ int bmap_parse(const char *text, size_t len, const char *name, struct bmap *b, s
 		rc = diag_error(d, "%s: BmapFileChecksum is not where it was read", name);
 	sha256_free(sha);
 	if (rc == 0 && memcmp(sum, r.file_sha, 32) != 0)
-		rc = diag_error(d, "%s: the block map's own checksum (BmapFileChecksum) does not "
-				   "match: the file is damaged", name);
+		rc = diag_error(d,
+				"%s: the block map's own checksum (BmapFileChecksum) does not "
+				"match: the file is damaged",
+				name);
 	if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory", name);
 	if (rc < 0)
@@ -429,8 +436,7 @@ void bmap_release(struct bmap *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int bmap_file_checksum(struct sha256 *sha, const char *text, size_t len, size_t at,
-		       uint8_t out[32])
+int bmap_file_checksum(struct sha256 *sha, const char *text, size_t len, size_t at, uint8_t out[32])
 {
 	static const char zeros[BMAP_HEX_LEN + 1] =
 		"0000000000000000000000000000000000000000000000000000000000000000";

@@ -30,16 +30,16 @@
 #define BMAP_HEX_LEN 64 /* a SHA-256 in lower-case hex */
 
 struct bmap_range {
-	uint64_t first, last;  /* block numbers, inclusive */
+	uint64_t first, last; /* block numbers, inclusive */
 	uint8_t sha256[32];
-	int has_sha256;        /* the range has a chksum */
+	int has_sha256; /* the range has a chksum */
 };
 
 struct bmap {
 	uint64_t image_size;
 	uint64_t block_size;
-	uint64_t blocks;        /* BlocksCount */
-	uint64_t mapped;        /* MappedBlocksCount */
+	uint64_t blocks;           /* BlocksCount */
+	uint64_t mapped;           /* MappedBlocksCount */
 	struct bmap_range *ranges; /* owned, ascending */
 	size_t n;
 	size_t cap;

@@ -65,10 +65,9 @@ static json_t *file_json(const struct cards_file *f)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I}",
 			      "kind", "fat-file", "partition", f->partition, "volume",
-			      (json_int_t)f->volume, "path", f->path,
-			      "template", f->template, "reserve", (json_int_t)f->reserve,
-			      "fat-type", (int)f->fat_type, "cluster-size",
-			      (json_int_t)f->cluster_size, "first-cluster",
+			      (json_int_t)f->volume, "path", f->path, "template", f->template,
+			      "reserve", (json_int_t)f->reserve, "fat-type", (int)f->fat_type,
+			      "cluster-size", (json_int_t)f->cluster_size, "first-cluster",
 			      (json_int_t)f->first_cluster, "clusters", (json_int_t)f->clusters,
 			      "data", (json_int_t)f->data, "entry", (json_int_t)f->entry);
 
@@ -261,8 +260,10 @@ static int get_offsets(json_t *o, const char *at, const char *key, uint64_t max,
 		json_t *x = json_array_get(a, i);
 		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
 		    (uint64_t)json_integer_value(x) > max)
-			return refuse(p, at, key, "%s, but each must be a byte offset from 0 to "
-					 "%llu", shown(a, buf), (unsigned long long)max);
+			return refuse(p, at, key,
+				      "%s, but each must be a byte offset from 0 to "
+				      "%llu",
+				      shown(a, buf), (unsigned long long)max);
 		v[(*n)++] = (uint64_t)json_integer_value(x);
 	}
 	return 0;
@@ -277,8 +278,8 @@ static const char *str_or_empty(json_t *o, const char *key)
 }
 
 /* A fat-file's FAT geometry: its type, cluster size and the clusters it holds. */
-static int read_file_clusters(json_t *o, const char *at, uint64_t image_size,
-			      struct cards_file *f, struct problem *p)
+static int read_file_clusters(json_t *o, const char *at, uint64_t image_size, struct cards_file *f,
+			      struct problem *p)
 {
 	uint64_t type = 0;
 	int rc;
@@ -297,12 +298,15 @@ static int read_file_clusters(json_t *o, const char *at, uint64_t image_size,
 		return rc;
 	uint64_t bytes = (uint64_t)f->clusters * f->cluster_size;
 	if (bytes < f->reserve)
-		return refuse(p, at, "clusters", "%u of %u bytes hold less than its reserve of "
-			      "%llu bytes", f->clusters, f->cluster_size,
-			      (unsigned long long)f->reserve);
+		return refuse(p, at, "clusters",
+			      "%u of %u bytes hold less than its reserve of "
+			      "%llu bytes",
+			      f->clusters, f->cluster_size, (unsigned long long)f->reserve);
 	if (f->data + bytes > image_size)
-		return refuse(p, at, "clusters", "its %u clusters from byte %llu end past the "
-			      "image's %llu bytes", f->clusters, (unsigned long long)f->data,
+		return refuse(p, at, "clusters",
+			      "its %u clusters from byte %llu end past the "
+			      "image's %llu bytes",
+			      f->clusters, (unsigned long long)f->data,
 			      (unsigned long long)image_size);
 	return 0;
 }
@@ -413,7 +417,8 @@ static int read_ids(json_t *root, struct cards_manifest *m, struct problem *p)
 	if (!m->parts || !m->volumes)
 		return -ENOMEM;
 	if (json_array_size(parts) > CARDS_MAX_PARTITIONS)
-		return refuse(p, "ids", "partitions", "%zu, more than the %u partitions a table holds",
+		return refuse(p, "ids", "partitions",
+			      "%zu, more than the %u partitions a table holds",
 			      json_array_size(parts), CARDS_MAX_PARTITIONS);
 	if (json_array_size(vols) > CARDS_MAX_PARTITIONS) /* one at the start of a partition */
 		return refuse(p, "ids", "volumes", "%zu, more than the %u partitions a table holds",
@@ -447,9 +452,10 @@ static int read_range(json_t *r, size_t i, struct cards_manifest *m, struct prob
 	    json_integer_value(b) <= json_integer_value(a) ||
 	    (uint64_t)json_integer_value(b) > m->image_size ||
 	    (i && (uint64_t)json_integer_value(a) < m->mapped[i - 1].end))
-		return refuse(p, "image", key, "%s, but a range must be [START, END] with START < "
-			      "END <= image-size %llu, after the range before it", shown(r, buf),
-			      (unsigned long long)m->image_size);
+		return refuse(p, "image", key,
+			      "%s, but a range must be [START, END] with START < "
+			      "END <= image-size %llu, after the range before it",
+			      shown(r, buf), (unsigned long long)m->image_size);
 	m->mapped[m->n_mapped++] = (struct cards_range){ (uint64_t)json_integer_value(a),
 							 (uint64_t)json_integer_value(b) };
 	return 0;
@@ -469,8 +475,9 @@ static int read_image(json_t *root, struct cards_manifest *m, struct problem *p)
 	for (int i = 0; i < 32; i++) {
 		int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
-			return refuse(p, "image", "sha256", "must be 64 hexadecimal digits "
-							     "(0-9, a-f)");
+			return refuse(p, "image", "sha256",
+				      "must be 64 hexadecimal digits "
+				      "(0-9, a-f)");
 		m->mapped_sha256[i] = (uint8_t)(hi << 4 | lo);
 	}
 	if (!(m->mapped = calloc(json_array_size(mapped) + 1, sizeof(*m->mapped))))
@@ -495,8 +502,10 @@ static int read_fields(json_t *root, struct cards_manifest *m, struct problem *p
 	if (!json_is_array(fields))
 		return refuse(p, "", "fields", "missing, or not a list");
 	if (json_array_size(fields) > CARDS_MAX_FIELDS) /* each costs a check against the image */
-		return refuse(p, "", "fields", "%zu, more than the %u per-card files a manifest "
-			      "holds", json_array_size(fields), CARDS_MAX_FIELDS);
+		return refuse(p, "", "fields",
+			      "%zu, more than the %u per-card files a manifest "
+			      "holds",
+			      json_array_size(fields), CARDS_MAX_FIELDS);
 	if ((rc = get_str(root, "", "seed", &m->seed, p)) || (rc = read_image(root, m, p)) ||
 	    (rc = read_ids(root, m, p)))
 		return rc;
@@ -511,17 +520,17 @@ static int read_fields(json_t *root, struct cards_manifest *m, struct problem *p
 }
 
 /* The keys of each object of the manifest (README.md, "Per-card values"), NULL-ended. */
-static const char *const root_keys[] = { "format", "image-size", "seed", "image", "ids", "fields",
-					 NULL };
+static const char *const root_keys[] = { "format", "image-size", "seed", "image",
+					 "ids",    "fields",     NULL };
 static const char *const image_keys[] = { "mapped", "sha256", NULL };
 static const char *const ids_keys[] = { "mbr-disk-id", "gpt-headers", "partitions", "volumes",
 					NULL };
 static const char *const part_keys[] = { "name", "number", "per-card-uuid", NULL };
 static const char *const volume_keys[] = { "partition", "volume", "volume-id", NULL };
-static const char *const file_keys[] = { "kind", "partition", "volume", "path", "template",
-					 "reserve", "fat-type", "cluster-size", "first-cluster",
-					 "clusters", "data", "entry", "fats", "fsinfo", "free-base",
-					 NULL };
+static const char *const file_keys[] = { "kind",          "partition", "volume",    "path",
+					 "template",      "reserve",   "fat-type",  "cluster-size",
+					 "first-cluster", "clusters",  "data",      "entry",
+					 "fats",          "fsinfo",    "free-base", NULL };
 
 /* The first key of @o (when an object) that is not one of @known, or NULL. */
 static const char *unknown_key(json_t *o, const char *const *known)
@@ -579,8 +588,10 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 	int rc = path_read_file(path, CARDS_MANIFEST_MAX_BYTES, &text, &len);
 
 	if (rc == -ESPIPE)
-		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): a "
-				     "per-card manifest is read only from a file", path);
+		return diag_error(d,
+				  "%s: not a regular file (a FIFO, a socket or a device): a "
+				  "per-card manifest is read only from a file",
+				  path);
 	if (rc == -EFBIG)
 		return diag_error(d, "%s: over %u MiB, more than a per-card manifest holds", path,
 				  CARDS_MANIFEST_MAX_BYTES >> 20);
@@ -592,14 +603,18 @@ int cards_manifest_read(const char *path, struct cards_manifest *m, struct diag 
 		return diag_error(d, "%s: %s", path, err.text);
 	if (strcmp(str_or_empty(root, "format"), CARDS_FORMAT_OLD) == 0) {
 		json_decref(root);
-		return diag_error(d, "%s: a per-card manifest of an older sdimg (\"%s\"), which "
-				     "does not say which image it belongs to: build the image again "
-				     "for one of \"%s\"", path, CARDS_FORMAT_OLD, CARDS_FORMAT);
+		return diag_error(d,
+				  "%s: a per-card manifest of an older sdimg (\"%s\"), which "
+				  "does not say which image it belongs to: build the image again "
+				  "for one of \"%s\"",
+				  path, CARDS_FORMAT_OLD, CARDS_FORMAT);
 	}
 	const char *stray = stray_key(root);
 	if (stray) {
-		rc = diag_error(d, "%s: an unknown key \"%s\" (not of a per-card manifest of "
-				   "\"%s\")", path, stray, CARDS_FORMAT);
+		rc = diag_error(d,
+				"%s: an unknown key \"%s\" (not of a per-card manifest of "
+				"\"%s\")",
+				path, stray, CARDS_FORMAT);
 		json_decref(root);
 		return rc;
 	}
@@ -665,8 +680,8 @@ static const char *var_at(const char *p, size_t *len)
 		       : NULL;
 }
 
-int cards_render(const char *template, const struct cards_var *vars, size_t n,
-		 const char *where, char **ret, struct diag *d)
+int cards_render(const char *template, const struct cards_var *vars, size_t n, const char *where,
+		 char **ret, struct diag *d)
 {
 	struct strbuf out = { 0 };
 	int rc = strbuf_puts(&out, "");

@@ -15,7 +15,7 @@
 
 #define CARDS_FORMAT "sdimg-cards 2"
 #define CARDS_FORMAT_OLD "sdimg-cards 1" /* without "image": refused, the image to be built again */
-#define CARDS_MBR_DISK_ID 440u /* the MBR disk signature's byte */
+#define CARDS_MBR_DISK_ID 440u           /* the MBR disk signature's byte */
 /* The most a manifest may hold (README.md, "Per-card values"): a larger one is refused before
  * it is read, one of more fields, volumes or ranges before any is checked */
 #define CARDS_MANIFEST_MAX_BYTES (16u << 20)
@@ -24,37 +24,37 @@
 
 /* A FAT file whose content is a template filled in for each card. */
 struct cards_file {
-	char *partition;        /* the layout's partition name (owned) */
-	uint64_t volume;        /* the first byte of its partition, the volume's boot sector */
-	char *path;             /* its FAT path (owned) */
-	char *template;         /* its content, ${NAME} standing for a card's value (owned) */
-	uint64_t reserve;       /* the most bytes a card's content may take */
-	unsigned fat_type;      /* 12, 16 or 32 */
+	char *partition;   /* the layout's partition name (owned) */
+	uint64_t volume;   /* the first byte of its partition, the volume's boot sector */
+	char *path;        /* its FAT path (owned) */
+	char *template;    /* its content, ${NAME} standing for a card's value (owned) */
+	uint64_t reserve;  /* the most bytes a card's content may take */
+	unsigned fat_type; /* 12, 16 or 32 */
 	uint32_t cluster_size;
 	uint32_t first_cluster; /* its clusters: first_cluster .. + clusters - 1 */
 	uint32_t clusters;
-	uint64_t data;          /* its first cluster's first byte */
-	uint64_t entry;         /* its short directory entry */
-	uint64_t fats[2];       /* each FAT's first byte, n_fats of them */
+	uint64_t data;    /* its first cluster's first byte */
+	uint64_t entry;   /* its short directory entry */
+	uint64_t fats[2]; /* each FAT's first byte, n_fats of them */
 	unsigned n_fats;
-	uint64_t fsinfo[2];     /* FAT32: the FSInfo sector and its backup; n_fsinfo of them */
+	uint64_t fsinfo[2]; /* FAT32: the FSInfo sector and its backup; n_fsinfo of them */
 	unsigned n_fsinfo;
-	uint32_t free_base;     /* FAT32: free clusters with every per-card file of the volume
+	uint32_t free_base; /* FAT32: free clusters with every per-card file of the volume
 				   empty */
 };
 
 /* A partition of the table, for the ${PARTUUID_NAME} of templates. */
 struct cards_part {
-	char *name;             /* the layout's partition name (owned) */
-	unsigned number;        /* its number in the table (gpt: its entry is number - 1) */
-	bool per_card_uuid;     /* gpt: its unique GUID is set anew on every card */
+	char *name;         /* the layout's partition name (owned) */
+	unsigned number;    /* its number in the table (gpt: its entry is number - 1) */
+	bool per_card_uuid; /* gpt: its unique GUID is set anew on every card */
 };
 
 /* A FAT volume with volume-id = per-card: where its BS_VolID fields are. */
 struct cards_volume {
-	char *partition;        /* owned */
-	uint64_t volume;        /* the first byte of its partition, the volume's boot sector */
-	uint64_t volume_id[2];  /* the boot sector's field and (FAT32) its backup's */
+	char *partition;       /* owned */
+	uint64_t volume;       /* the first byte of its partition, the volume's boot sector */
+	uint64_t volume_id[2]; /* the boot sector's field and (FAT32) its backup's */
 	unsigned n_volume_id;
 };
 
@@ -70,11 +70,11 @@ struct cards_manifest {
 	struct cards_range *mapped;
 	size_t n_mapped;
 	uint8_t mapped_sha256[32];
-	char *seed;             /* the layout's seed: per-card ids derive from it (owned) */
+	char *seed; /* the layout's seed: per-card ids derive from it (owned) */
 	struct cards_file *files;
 	size_t n_files;
-	bool mbr_disk_id;       /* mbr, disk-id = per-card: the signature at byte 440 */
-	uint64_t gpt_headers[2];/* gpt, disk-id = per-card: the headers, n_gpt_headers of them */
+	bool mbr_disk_id;        /* mbr, disk-id = per-card: the signature at byte 440 */
+	uint64_t gpt_headers[2]; /* gpt, disk-id = per-card: the headers, n_gpt_headers of them */
 	unsigned n_gpt_headers;
 	struct cards_part *parts; /* with disk-id = per-card: every partition of the table */
 	size_t n_parts;
@@ -120,7 +120,7 @@ const char *cards_var_name_problem(const char *name);
  * string in *@ret (free() it). A name without a value is an error naming it and @where.
  * Returns 0, -EINVAL with a message in @d, or -ENOMEM.
  */
-int cards_render(const char *template, const struct cards_var *vars, size_t n,
-		 const char *where, char **ret, struct diag *d);
+int cards_render(const char *template, const struct cards_var *vars, size_t n, const char *where,
+		 char **ret, struct diag *d);
 
 #endif

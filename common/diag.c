@@ -128,7 +128,9 @@ void diag_print(const struct diag *d, FILE *out, const char *prog)
 		if (!m->text)
 			continue;
 		fprintf(out, "%s: %s%s\n", prog,
-			m->level == DIAG_WARNING ? "warning: " : m->level == DIAG_NOTE ? "note: " : "",
+			m->level == DIAG_WARNING ? "warning: "
+			: m->level == DIAG_NOTE  ? "note: "
+						 : "",
 			m->text);
 	}
 }

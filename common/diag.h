@@ -18,7 +18,7 @@
 enum diag_level {
 	DIAG_ERROR,
 	DIAG_WARNING,
-	DIAG_NOTE,    /* worth knowing, nothing to fix */
+	DIAG_NOTE, /* worth knowing, nothing to fix */
 };
 
 struct diag_msg {

@@ -26,8 +26,7 @@ int dynlib_open(struct dynlib *lib, const char *soname, const char *feature, str
 			  loader_reason(soname));
 }
 
-void *dynlib_symbol(const struct dynlib *lib, const char *soname, const char *name,
-		    struct diag *d)
+void *dynlib_symbol(const struct dynlib *lib, const char *soname, const char *name, struct diag *d)
 {
 	void *p;
 

@@ -49,15 +49,15 @@ void dynlib_close(struct dynlib *lib);
  * @priority is "required", "recommended" or "suggested" as the specification defines.
  * All arguments are string literals.
  */
-#define DYNLIB_NOTE(var, feature, description, priority, soname)                           \
+#define DYNLIB_NOTE(var, feature, description, priority, soname)                             \
 	DYNLIB_NOTE_JSON(var, "[{\"feature\":\"" feature "\",\"description\":\"" description \
 			      "\",\"priority\":\"" priority "\",\"soname\":[\"" soname "\"]}]")
-#define DYNLIB_NOTE_JSON(var, json)                                                           \
-	__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {     \
-		uint32_t namesz, descsz, type;                                                \
-		char owner[sizeof(DYNLIB_NOTE_OWNER)];                                        \
-		_Alignas(4) char desc[(sizeof(json) + 3) & ~(size_t)3];                       \
-	} var = {sizeof(DYNLIB_NOTE_OWNER), sizeof(json), DYNLIB_NOTE_TYPE,                      \
-		 DYNLIB_NOTE_OWNER, json}
+#define DYNLIB_NOTE_JSON(var, json)                                                             \
+	__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct {        \
+		uint32_t namesz, descsz, type;                                                  \
+		char owner[sizeof(DYNLIB_NOTE_OWNER)];                                          \
+		_Alignas(4) char desc[(sizeof(json) + 3) & ~(size_t)3];                         \
+	} var = { sizeof(DYNLIB_NOTE_OWNER), sizeof(json), DYNLIB_NOTE_TYPE, DYNLIB_NOTE_OWNER, \
+		  json }
 
 #endif

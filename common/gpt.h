@@ -10,39 +10,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GPT_SIGNATURE "EFI PART"   /* Signature: 8 bytes, no NUL */
+#define GPT_SIGNATURE "EFI PART" /* Signature: 8 bytes, no NUL */
 #define GPT_SIGNATURE_LEN 8
-#define GPT_HEADER_LBA 1u          /* the primary header; the backup is in the last LBA */
-#define GPT_HEADER_MIN_SIZE 92u    /* HeaderSize is at least 92 and at most a block */
+#define GPT_HEADER_LBA 1u       /* the primary header; the backup is in the last LBA */
+#define GPT_HEADER_MIN_SIZE 92u /* HeaderSize is at least 92 and at most a block */
 
 /* Field offsets in the header (table 5-5). */
 enum gpt_header_field {
-	GPT_HDR_SIGNATURE = 0,       /* 8 bytes: "EFI PART" */
-	GPT_HDR_REVISION = 8,        /* 4 bytes: 0x00010000 */
-	GPT_HDR_SIZE = 12,           /* 4 bytes: HeaderSize */
-	GPT_HDR_CRC = 16,            /* 4 bytes: HeaderCRC32 over HeaderSize bytes, this field 0 */
-	GPT_HDR_MY_LBA = 24,         /* 8 bytes: the LBA of this header */
-	GPT_HDR_ALTERNATE_LBA = 32,  /* 8 bytes: the LBA of the other header */
-	GPT_HDR_FIRST_USABLE = 40,   /* 8 bytes */
-	GPT_HDR_LAST_USABLE = 48,    /* 8 bytes */
-	GPT_HDR_DISK_GUID = 56,      /* 16 bytes */
-	GPT_HDR_ENTRIES_LBA = 72,    /* 8 bytes: PartitionEntryLBA */
-	GPT_HDR_ENTRY_COUNT = 80,    /* 4 bytes: NumberOfPartitionEntries */
-	GPT_HDR_ENTRY_SIZE = 84,     /* 4 bytes: SizeOfPartitionEntry */
-	GPT_HDR_ENTRIES_CRC = 88,    /* 4 bytes: PartitionEntryArrayCRC32 */
+	GPT_HDR_SIGNATURE = 0,      /* 8 bytes: "EFI PART" */
+	GPT_HDR_REVISION = 8,       /* 4 bytes: 0x00010000 */
+	GPT_HDR_SIZE = 12,          /* 4 bytes: HeaderSize */
+	GPT_HDR_CRC = 16,           /* 4 bytes: HeaderCRC32 over HeaderSize bytes, this field 0 */
+	GPT_HDR_MY_LBA = 24,        /* 8 bytes: the LBA of this header */
+	GPT_HDR_ALTERNATE_LBA = 32, /* 8 bytes: the LBA of the other header */
+	GPT_HDR_FIRST_USABLE = 40,  /* 8 bytes */
+	GPT_HDR_LAST_USABLE = 48,   /* 8 bytes */
+	GPT_HDR_DISK_GUID = 56,     /* 16 bytes */
+	GPT_HDR_ENTRIES_LBA = 72,   /* 8 bytes: PartitionEntryLBA */
+	GPT_HDR_ENTRY_COUNT = 80,   /* 4 bytes: NumberOfPartitionEntries */
+	GPT_HDR_ENTRY_SIZE = 84,    /* 4 bytes: SizeOfPartitionEntry */
+	GPT_HDR_ENTRIES_CRC = 88,   /* 4 bytes: PartitionEntryArrayCRC32 */
 };
 
 /* Field offsets in a partition entry (§5.3.3, table 5-6). An entry whose type GUID is all
  * zero is unused. */
 enum gpt_entry_field {
-	GPT_ENT_TYPE_GUID = 0,       /* 16 bytes: PartitionTypeGUID */
-	GPT_ENT_UNIQUE_GUID = 16,    /* 16 bytes: UniquePartitionGUID */
-	GPT_ENT_FIRST_LBA = 32,      /* 8 bytes: StartingLBA */
-	GPT_ENT_LAST_LBA = 40,       /* 8 bytes: EndingLBA, inclusive */
-	GPT_ENT_ATTRIBUTES = 48,     /* 8 bytes: bit 2 LegacyBIOSBootable (table 5-7) */
-	GPT_ENT_NAME = 56,           /* 72 bytes: PartitionName, UTF-16LE, NUL-padded */
+	GPT_ENT_TYPE_GUID = 0,    /* 16 bytes: PartitionTypeGUID */
+	GPT_ENT_UNIQUE_GUID = 16, /* 16 bytes: UniquePartitionGUID */
+	GPT_ENT_FIRST_LBA = 32,   /* 8 bytes: StartingLBA */
+	GPT_ENT_LAST_LBA = 40,    /* 8 bytes: EndingLBA, inclusive */
+	GPT_ENT_ATTRIBUTES = 48,  /* 8 bytes: bit 2 LegacyBIOSBootable (table 5-7) */
+	GPT_ENT_NAME = 56,        /* 72 bytes: PartitionName, UTF-16LE, NUL-padded */
 };
-#define GPT_ENTRY_MIN_SIZE 128u    /* SizeOfPartitionEntry: 128 x 2^n */
+#define GPT_ENTRY_MIN_SIZE 128u /* SizeOfPartitionEntry: 128 x 2^n */
 #define GPT_ENT_NAME_UNITS 36u
 
 /* CRC-32 as GPT uses it (§5.3.2 names the IEEE 802.3 polynomial: reflected 0xEDB88320,

@@ -11,20 +11,20 @@
 
 #include <stdint.h>
 
-#define MBR_DISK_SIGNATURE 440u   /* UniqueMBRDiskSignature: 4 bytes */
-#define MBR_ENTRIES 446u          /* PartitionRecord[4]: 16 bytes each */
+#define MBR_DISK_SIGNATURE 440u /* UniqueMBRDiskSignature: 4 bytes */
+#define MBR_ENTRIES 446u        /* PartitionRecord[4]: 16 bytes each */
 #define MBR_ENTRY_SIZE 16u
 #define MBR_N_ENTRIES 4u
-#define MBR_SIGNATURE 510u        /* 0x55, 0xAA */
+#define MBR_SIGNATURE 510u /* 0x55, 0xAA */
 
 /* Field offsets in one partition record (table 5-2). */
 enum mbr_entry_field {
-	MBR_ENT_BOOT = 0,         /* 1 byte: 0x80 = bootable (active), else 0x00 */
-	MBR_ENT_START_CHS = 1,    /* 3 bytes: head, sector | cylinder bits 8-9, cylinder */
-	MBR_ENT_TYPE = 4,         /* 1 byte: OSType */
-	MBR_ENT_END_CHS = 5,      /* 3 bytes */
-	MBR_ENT_START_LBA = 8,    /* 4 bytes: StartingLBA */
-	MBR_ENT_SIZE_LBA = 12,    /* 4 bytes: SizeInLBA */
+	MBR_ENT_BOOT = 0,      /* 1 byte: 0x80 = bootable (active), else 0x00 */
+	MBR_ENT_START_CHS = 1, /* 3 bytes: head, sector | cylinder bits 8-9, cylinder */
+	MBR_ENT_TYPE = 4,      /* 1 byte: OSType */
+	MBR_ENT_END_CHS = 5,   /* 3 bytes */
+	MBR_ENT_START_LBA = 8, /* 4 bytes: StartingLBA */
+	MBR_ENT_SIZE_LBA = 12, /* 4 bytes: SizeInLBA */
 };
 
 #define MBR_BOOT_ACTIVE 0x80

@@ -24,18 +24,22 @@ DYNLIB_NOTE(sha256_note, "sha256", "SHA-256 of images, block maps, ids and seeds
 	    SDIMG_LIBCRYPTO_SONAME);
 
 /* The entry points called, typed from libcrypto's own header and named as it names them. */
-#define SHA256_FUNCS(X)                                                                    \
-	X(EVP_sha256) X(EVP_MD_CTX_new) X(EVP_MD_CTX_free) X(EVP_DigestInit_ex)            \
-	X(EVP_DigestUpdate) X(EVP_DigestFinal_ex)
+#define SHA256_FUNCS(X)      \
+	X(EVP_sha256)        \
+	X(EVP_MD_CTX_new)    \
+	X(EVP_MD_CTX_free)   \
+	X(EVP_DigestInit_ex) \
+	X(EVP_DigestUpdate)  \
+	X(EVP_DigestFinal_ex)
 
 #define SHA256_MEMBER(name) __typeof__(name) *name;
 struct sha256 {
-	struct dynlib dl;  /* the reference on libcrypto (owned) */
+	struct dynlib dl; /* the reference on libcrypto (owned) */
 	SHA256_FUNCS(SHA256_MEMBER)
-	const EVP_MD *md;  /* SHA-256, as libcrypto names it */
-	EVP_MD_CTX *ctx;   /* the digest in progress (owned) */
-	bool failed;       /* libcrypto failed a step since the digest started */
-	struct diag *d;    /* where a failure is told (borrowed) */
+	const EVP_MD *md; /* SHA-256, as libcrypto names it */
+	EVP_MD_CTX *ctx;  /* the digest in progress (owned) */
+	bool failed;      /* libcrypto failed a step since the digest started */
+	struct diag *d;   /* where a failure is told (borrowed) */
 };
 #undef SHA256_MEMBER
 
@@ -54,8 +58,8 @@ int sha256_new(struct sha256 **ret, struct diag *d)
 		return -ENOMEM;
 	s->d = d;
 	rc = dynlib_open(&s->dl, SDIMG_LIBCRYPTO_SONAME, "SHA-256 digests", d);
-#define SHA256_RESOLVE(name)                                                               \
-	if (rc == 0 && !(s->name = dynlib_symbol(&s->dl, SDIMG_LIBCRYPTO_SONAME, #name, d)))   \
+#define SHA256_RESOLVE(name)                                                                 \
+	if (rc == 0 && !(s->name = dynlib_symbol(&s->dl, SDIMG_LIBCRYPTO_SONAME, #name, d))) \
 		rc = -ELIBACC;
 	SHA256_FUNCS(SHA256_RESOLVE)
 #undef SHA256_RESOLVE
@@ -66,7 +70,8 @@ int sha256_new(struct sha256 **ret, struct diag *d)
 		start(s);
 	}
 	if (rc == 0 && s->failed)
-		rc = diag_errno(d, -EIO, "%s cannot start a SHA-256 digest", SDIMG_LIBCRYPTO_SONAME);
+		rc = diag_errno(d, -EIO, "%s cannot start a SHA-256 digest",
+				SDIMG_LIBCRYPTO_SONAME);
 	if (rc < 0) {
 		sha256_free(s);
 		return rc;

@@ -47,8 +47,7 @@ static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off, uint64_
 	return 0;
 }
 
-int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off,
-		 uint64_t *failed_at)
+int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off, uint64_t *failed_at)
 {
 	size_t pos = 0;
 
@@ -122,8 +121,8 @@ static int put_data(const struct sparse_copy *c, uint64_t from, size_t len, bool
 
 /* Copies [@from, @from + @len) (relative to the copy's start), a data extent of the source;
  * stop() is asked after each chunk while the copy has bytes left past @from. */
-static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len,
-		     bool *in_kernel, struct sparse_fault *fault)
+static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len, bool *in_kernel,
+		     struct sparse_fault *fault)
 {
 	uint64_t start = c->dst_off + from; /* the first byte not handed to write_behind() */
 

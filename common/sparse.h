@@ -26,8 +26,8 @@ struct sparse_copy {
 	uint64_t len;
 	int dst;
 	uint64_t dst_off;
-	uint8_t *buf;                /* SPARSE_CHUNK bytes, the caller's */
-	bool (*stop)(void *ctx);     /* asked after each chunk when more is left (may be NULL) */
+	uint8_t *buf;            /* SPARSE_CHUNK bytes, the caller's */
+	bool (*stop)(void *ctx); /* asked after each chunk when more is left (may be NULL) */
 	void *stop_ctx;
 };
 
@@ -47,7 +47,6 @@ int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault);
 /* pwrite()s the blocks of @buf that are not all zero (SPARSE_BLOCK bytes each, counted from
  * @buf) to @dst at @dst_off. Returns 0 or a negative errno, the byte of @dst where writing
  * failed in *@failed_at. */
-int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off,
-		 uint64_t *failed_at);
+int sparse_write(int dst, const uint8_t *buf, size_t len, uint64_t dst_off, uint64_t *failed_at);
 
 #endif

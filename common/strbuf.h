@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 struct strbuf {
-	char *s;    /* owned; NULL until the first write */
+	char *s; /* owned; NULL until the first write */
 	size_t len;
 	size_t cap;
 };

@@ -150,8 +150,7 @@ json_t *utf8_json_string(const char *s)
 static int invisible(uint32_t cp)
 {
 	return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x200B && cp <= 0x200F) ||
-	       (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) ||
-	       cp == 0xFEFF;
+	       (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF;
 }
 
 /* The escape of code point @cp led by byte @c, or of the byte @c alone when it is no UTF-8

@@ -40,8 +40,12 @@ static bool acl_valid(const struct ext4_acl_entry *e, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		bool one = e[i].tag != EXT4_ACL_USER && e[i].tag != EXT4_ACL_GROUP;
 		switch (e[i].tag) {
-		case EXT4_ACL_USER_OBJ: case EXT4_ACL_USER: case EXT4_ACL_GROUP_OBJ:
-		case EXT4_ACL_GROUP: case EXT4_ACL_MASK: case EXT4_ACL_OTHER:
+		case EXT4_ACL_USER_OBJ:
+		case EXT4_ACL_USER:
+		case EXT4_ACL_GROUP_OBJ:
+		case EXT4_ACL_GROUP:
+		case EXT4_ACL_MASK:
+		case EXT4_ACL_OTHER:
 			break;
 		default:
 			return false;
@@ -81,25 +85,31 @@ int ext4_acl_xattr(struct ext4_acl_entry *e, size_t n, void **ret, size_t *ret_l
 /* Why the @n entries of @e, in the order of the value, are not an ACL the kernel takes
  * (fs/posix_acl.c, posix_acl_valid: the tags in the order owner, named users, owning group,
  * named groups, mask, other, named ones by ascending id; each rwx at most), or NULL. */
-static const char *acl_order_wrong(const struct ext4_acl_entry *e, size_t n, char *why,
-				   size_t size)
+static const char *acl_order_wrong(const struct ext4_acl_entry *e, size_t n, char *why, size_t size)
 {
 	for (size_t i = 0; i < n; i++) {
 		switch (e[i].tag) {
-		case EXT4_ACL_USER_OBJ: case EXT4_ACL_USER: case EXT4_ACL_GROUP_OBJ:
-		case EXT4_ACL_GROUP: case EXT4_ACL_MASK: case EXT4_ACL_OTHER:
+		case EXT4_ACL_USER_OBJ:
+		case EXT4_ACL_USER:
+		case EXT4_ACL_GROUP_OBJ:
+		case EXT4_ACL_GROUP:
+		case EXT4_ACL_MASK:
+		case EXT4_ACL_OTHER:
 			break;
 		default:
 			snprintf(why, size, "entry %zu has the unknown tag 0x%x", i + 1, e[i].tag);
 			return why;
 		}
 		if (e[i].perm > 7) {
-			snprintf(why, size, "entry %zu grants 0x%x, more than rwx", i + 1, e[i].perm);
+			snprintf(why, size, "entry %zu grants 0x%x, more than rwx", i + 1,
+				 e[i].perm);
 			return why;
 		}
 		if (i && compare_entries(&e[i - 1], &e[i]) > 0) {
-			snprintf(why, size, "entry %zu is out of the order owner, users, group, "
-					    "groups, mask, other (ids ascending)", i + 1);
+			snprintf(why, size,
+				 "entry %zu is out of the order owner, users, group, "
+				 "groups, mask, other (ids ascending)",
+				 i + 1);
 			return why;
 		}
 	}
@@ -129,14 +139,16 @@ const char *ext4_acl_check(const void *value, size_t len, char *why, size_t size
 		const uint8_t *q = p + 4 + 8 * i;
 		bool named = get_le16(q) == EXT4_ACL_USER || get_le16(q) == EXT4_ACL_GROUP;
 		e[i] = (struct ext4_acl_entry){
-			get_le16(q), get_le16(q + 2),
+			get_le16(q),
+			get_le16(q + 2),
 			named ? get_le32(q + 4) : 0,
 		};
 	}
 	const char *wrong = acl_order_wrong(e, n, why, size);
 	if (!wrong && !acl_valid(e, n)) {
-		snprintf(why, size, "an entry twice, the owner's, group's or other's entry missing, "
-				    "or named users or groups without a mask");
+		snprintf(why, size,
+			 "an entry twice, the owner's, group's or other's entry missing, "
+			 "or named users or groups without a mask");
 		wrong = why;
 	}
 	free(e);

@@ -14,8 +14,8 @@ static int file_type(uint16_t mode)
 {
 	static const int file_types[] = {
 		[LINUX_S_IFREG >> 12] = EXT2_FT_REG_FILE, [LINUX_S_IFLNK >> 12] = EXT2_FT_SYMLINK,
-		[LINUX_S_IFCHR >> 12] = EXT2_FT_CHRDEV, [LINUX_S_IFBLK >> 12] = EXT2_FT_BLKDEV,
-		[LINUX_S_IFIFO >> 12] = EXT2_FT_FIFO, [LINUX_S_IFSOCK >> 12] = EXT2_FT_SOCK,
+		[LINUX_S_IFCHR >> 12] = EXT2_FT_CHRDEV,   [LINUX_S_IFBLK >> 12] = EXT2_FT_BLKDEV,
+		[LINUX_S_IFIFO >> 12] = EXT2_FT_FIFO,     [LINUX_S_IFSOCK >> 12] = EXT2_FT_SOCK,
 	};
 	return file_types[(mode & LINUX_S_IFMT) >> 12];
 }
@@ -31,11 +31,13 @@ static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const
 			   v->image, doing, what, s->s_inodes_count);
 	else if (ext4_errno(err) == -ENOSPC)
 		diag_error(v->d, "%s: ext4: %s %s: all %llu blocks of %u bytes are used", v->image,
-			   doing, what, (unsigned long long)ext2fs_blocks_count(s), v->fs->blocksize);
+			   doing, what, (unsigned long long)ext2fs_blocks_count(s),
+			   v->fs->blocksize);
 	else
 		diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
 	int code = ext4_errno(err);
-	assert(code < 0); /* err is not 0; for a static analyser, which does not see into volume.c */
+	assert(code <
+	       0); /* err is not 0; for a static analyser, which does not see into volume.c */
 	return code;
 }
 
@@ -53,8 +55,7 @@ int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t 
 }
 
 /* A name that fits a directory entry and is not there yet. */
-static int check_new_name(struct ext4_volume *v, uint32_t dir, const char *name,
-			  const char *what)
+static int check_new_name(struct ext4_volume *v, uint32_t dir, const char *name, const char *what)
 {
 	uint32_t ino;
 
@@ -96,16 +97,18 @@ static errcode_t set_meta(struct ext4_volume *v, uint32_t ino, uint16_t type,
 /* A folder's new subfolder @ino made and named in @dir. Each subfolder's ".." is a link of
  * @dir; past LINK_MAX_EXT4 links the count is 1, "more than can be counted", as the kernel
  * keeps it with the dir_nlink feature (fs/ext4/namei.c, ext4_inc_count) and e2fsck expects. */
-static errcode_t make_subfolder(struct ext4_volume *v, uint32_t dir, const char *name,
-				uint32_t ino, const char *what, int *rc)
+static errcode_t make_subfolder(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
+				const char *what, int *rc)
 {
 	struct ext2_inode_large parent;
 	errcode_t err = read_large(v, dir, &parent);
 	bool uncounted = parent.i_links_count == 1 || parent.i_links_count >= LINK_MAX_EXT4;
 
 	if (err == 0 && uncounted && !ext2fs_has_feature_dir_nlink(v->fs->super)) {
-		*rc = diag_error(v->d, "%s: more than %d folders in one folder need the dir_nlink "
-				 "feature", what, LINK_MAX_EXT4 - 2);
+		*rc = diag_error(v->d,
+				 "%s: more than %d folders in one folder need the dir_nlink "
+				 "feature",
+				 what, LINK_MAX_EXT4 - 2);
 		return 0;
 	}
 	if (err == 0 && !(err = ext2fs_mkdir(v->fs, dir, ino, NULL)))
@@ -285,9 +288,8 @@ int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what)
 	return err ? fail_at(v, err, what, "adding") : 0;
 }
 
-int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
-		  const struct ext4_meta *m, uint64_t size, ext4_read_fn read, void *ctx,
-		  const char *what, uint32_t *ret_ino)
+int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
+		  uint64_t size, ext4_read_fn read, void *ctx, const char *what, uint32_t *ret_ino)
 {
 	struct ext2_inode_large inode;
 	ext2_extent_handle_t h;
@@ -301,8 +303,7 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
 	ext2fs_extent_free(h);
 	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
 	inode.i_mode = LINUX_S_IFREG;
-	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode,
-						 (ext2_off64_t)size)))
+	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, (ext2_off64_t)size)))
 		return fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
 	if (rc == 0 && size && read)
@@ -375,8 +376,10 @@ int ext4_add_special(struct ext4_volume *v, uint32_t dir, const char *name,
 	/* Linux's dev_t holds 12 bits of major and 20 of minor (include/linux/kdev_t.h): a
 	 * larger number would be stored as another device */
 	if ((kind == EXT4_CHAR || kind == EXT4_BLOCK) && (major >= 1u << 12 || minor >= 1u << 20))
-		return diag_error(v->d, "%s: device %u,%u: Linux holds majors below 4096 and minors "
-				  "below 1048576", what, major, minor);
+		return diag_error(v->d,
+				  "%s: device %u,%u: Linux holds majors below 4096 and minors "
+				  "below 1048576",
+				  what, major, minor);
 	memset(&inode, 0, sizeof(inode));
 	/* the device number as Linux stores it: the old 8:8 form when it fits, else the new
 	 * form in the second word (fs/ext4/inode.c, old_encode_dev and new_encode_dev) */
@@ -466,9 +469,11 @@ static int xattr_check(struct ext4_volume *v, uint32_t ino, const char *name, co
 	const char *wrong;
 
 	if (!xattr_name_usable(name))
-		return diag_error(v->d, "%s: extended attribute '%s': not a name Linux can use on "
-					"ext4 (user.*, trusted.*, security.*, system.posix_acl_access, "
-					"system.posix_acl_default; at most 255 bytes)", what, name);
+		return diag_error(v->d,
+				  "%s: extended attribute '%s': not a name Linux can use on "
+				  "ext4 (user.*, trusted.*, security.*, system.posix_acl_access, "
+				  "system.posix_acl_default; at most 255 bytes)",
+				  what, name);
 	errcode_t err = read_large(v, ino, &inode);
 	if (err)
 		return fail_at(v, err, what, "setting the attributes of");
@@ -498,7 +503,9 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 	errcode_t err2 = ext2fs_xattrs_close(&h);
 	err = err ? err : err2;
 	if (err == EXT2_ET_EA_NO_SPACE)
-		return diag_error(v->d, "%s: extended attribute '%s' (%zu bytes): the inode's "
-					"attributes do not fit in it and one block", what, name, len);
+		return diag_error(v->d,
+				  "%s: extended attribute '%s' (%zu bytes): the inode's "
+				  "attributes do not fit in it and one block",
+				  what, name, len);
 	return err ? fail_at(v, err, what, "setting the attributes of") : 0;
 }

@@ -25,18 +25,18 @@
 #include "common/diag.h"
 
 struct ext4_params {
-	const char *label;          /* volume name, at most 16 bytes, or NULL */
-	uint8_t uuid[16];           /* the file system's UUID, in text order */
-	uint8_t hash_seed[16];      /* the seed of directory name hashes */
-	uint32_t block_size;        /* 1024, 2048 or 4096 */
-	uint32_t inode_size;        /* 128 to block_size, a power of two */
-	uint64_t inodes;            /* 0: one per 16 KiB of the volume */
-	unsigned reserved_percent;  /* blocks kept for root, 0 to 50 */
-	bool journal;               /* an internal journal of libext2fs's default size */
-	const char *features;       /* changes to the default features, or NULL:
+	const char *label;         /* volume name, at most 16 bytes, or NULL */
+	uint8_t uuid[16];          /* the file system's UUID, in text order */
+	uint8_t hash_seed[16];     /* the seed of directory name hashes */
+	uint32_t block_size;       /* 1024, 2048 or 4096 */
+	uint32_t inode_size;       /* 128 to block_size, a power of two */
+	uint64_t inodes;           /* 0: one per 16 KiB of the volume */
+	unsigned reserved_percent; /* blocks kept for root, 0 to 50 */
+	bool journal;              /* an internal journal of libext2fs's default size */
+	const char *features;      /* changes to the default features, or NULL:
 				     * ext4_features_apply() */
-	int64_t timestamp;          /* creation, check and write times of the volume */
-	bool measure;               /* a trial, to size a volume: files get the blocks the
+	int64_t timestamp;         /* creation, check and write times of the volume */
+	bool measure;              /* a trial, to size a volume: files get the blocks the
 				     * build gives them but no bytes (ext4_write_data() reads
 				     * them to find their zero blocks, writes nothing); a
 				     * volume too small fails with -ENOSPC */
@@ -86,9 +86,8 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
  * Blocks that are all zeros are left as holes. With @read NULL the file has its size but no
  * blocks yet: ext4_write_data() gives them later. */
 typedef long (*ext4_read_fn)(void *ctx, void *buf, size_t len);
-int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name,
-		  const struct ext4_meta *m, uint64_t size, ext4_read_fn read, void *ctx,
-		  const char *what, uint32_t *ret_ino);
+int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
+		  uint64_t size, ext4_read_fn read, void *ctx, const char *what, uint32_t *ret_ino);
 /* The bytes of the file @ino (made by ext4_add_file() without @read), all its size of them,
  * from @read(@ctx, ...). */
 int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
@@ -116,8 +115,12 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 /* One entry of a POSIX ACL (acl(5)): what it names, its rwx bits (0 to 7) and, for a named
  * user or group, the uid or gid. The tags are the kernel's (ACL_USER_OBJ, ...). */
 enum ext4_acl_tag {
-	EXT4_ACL_USER_OBJ = 0x01, EXT4_ACL_USER = 0x02, EXT4_ACL_GROUP_OBJ = 0x04,
-	EXT4_ACL_GROUP = 0x08, EXT4_ACL_MASK = 0x10, EXT4_ACL_OTHER = 0x20,
+	EXT4_ACL_USER_OBJ = 0x01,
+	EXT4_ACL_USER = 0x02,
+	EXT4_ACL_GROUP_OBJ = 0x04,
+	EXT4_ACL_GROUP = 0x08,
+	EXT4_ACL_MASK = 0x10,
+	EXT4_ACL_OTHER = 0x20,
 };
 struct ext4_acl_entry {
 	uint16_t tag;
@@ -172,12 +175,12 @@ int ext4_open_read(int fd, uint64_t offset, uint64_t size, struct diag *d,
 
 struct ext4_dirent {
 	const char *name;
-	uint32_t mode;          /* type and permission bits, as stat's st_mode */
+	uint32_t mode; /* type and permission bits, as stat's st_mode */
 	uint32_t uid, gid;
 	uint64_t size;
 	int64_t mtime;
-	uint32_t major, minor;  /* device nodes */
-	const char *target;     /* symbolic links: where they point, else NULL */
+	uint32_t major, minor; /* device nodes */
+	const char *target;    /* symbolic links: where they point, else NULL */
 };
 
 /* Calls @each for each entry of the folder at @path but "." and "..", in the folder's order.

@@ -9,23 +9,25 @@
 struct ext4_volume {
 	ext2_filsys fs;
 	struct diag *d;
-	const char *image;      /* for messages */
+	const char *image; /* for messages */
 	int64_t timestamp;
-	void *zero_block;       /* one block of zeros, to find holes */
+	void *zero_block; /* one block of zeros, to find holes */
 	bool measure;
 	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
-	int fd;                 /* read.c: the image, and the region of the volume in it, */
-	uint64_t offset, size;  /* which its messages on a cut image name */
+	int fd;                   /* read.c: the image, and the region of the volume in it, */
+	uint64_t offset, size;    /* which its messages on a cut image name */
 };
 
 /* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
  * resize inode (the volume is built for its partition) and the orphan file. */
 #define EXT4_DEFAULT_COMPAT (EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_DIR_INDEX)
-#define EXT4_DEFAULT_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_EXTENTS | \
-		  EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG)
-#define EXT4_DEFAULT_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
-		   EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | \
-		   EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+#define EXT4_DEFAULT_INCOMPAT                                             \
+	(EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_EXTENTS | \
+	 EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG)
+#define EXT4_DEFAULT_RO_COMPAT                                                     \
+	(EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
+	 EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK |     \
+	 EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 
 /* io.c: the I/O manager over an open image; ext4_io_name() writes the name that tells
  * its open() the descriptor, offset and size ("fd:offset:size") into @buf. */

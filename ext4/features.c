@@ -8,7 +8,7 @@
 
 struct feature {
 	const char *name;
-	int word;       /* 0 compat, 1 incompat, 2 ro_compat */
+	int word; /* 0 compat, 1 incompat, 2 ro_compat */
 	uint32_t bit;
 };
 
@@ -41,9 +41,12 @@ int ext4_features_apply(const char *text, uint32_t words[3], char *why, size_t n
 			    !strncmp(features[i].name, p + off, len - off))
 				f = &features[i];
 		if (len && !f) {
-			snprintf(why, n, "'%.*s' is not one of ext_attr, dir_index, 64bit, flex_bg, "
-				 "metadata_csum, uninit_bg, huge_file, dir_nlink, extra_isize (each "
-				 "with ^ to turn it off)", (int)len, p);
+			snprintf(why, n,
+				 "'%.*s' is not one of ext_attr, dir_index, 64bit, flex_bg, "
+				 "metadata_csum, uninit_bg, huge_file, dir_nlink, extra_isize "
+				 "(each "
+				 "with ^ to turn it off)",
+				 (int)len, p);
 			return -EINVAL;
 		}
 		if (f && off)
@@ -55,7 +58,8 @@ int ext4_features_apply(const char *text, uint32_t words[3], char *why, size_t n
 	}
 	if ((words[2] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
 	    (words[2] & EXT4_FEATURE_RO_COMPAT_GDT_CSUM)) {
-		snprintf(why, n, "metadata_csum and uninit_bg exclude each other (turn metadata_csum "
+		snprintf(why, n,
+			 "metadata_csum and uninit_bg exclude each other (turn metadata_csum "
 			 "off: ^metadata_csum,uninit_bg)");
 		return -EINVAL;
 	}

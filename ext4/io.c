@@ -22,9 +22,9 @@
 
 /* Bytes written but not yet passed on: [pos, pos + len) of the region. */
 struct run {
-	char *buf;              /* RUN_BYTES */
+	char *buf; /* RUN_BYTES */
 	uint64_t pos, len;
-	uint64_t used;          /* when it was last written: the oldest goes first */
+	uint64_t used; /* when it was last written: the oldest goes first */
 };
 
 struct region {
@@ -32,7 +32,7 @@ struct region {
 	uint64_t offset, size;
 	struct run runs[RUNS];
 	uint64_t clock;
-	bool reading;           /* opened read-only: the end of the file is an error */
+	bool reading; /* opened read-only: the end of the file is an error */
 };
 
 static struct region *region_of(io_channel ch)
@@ -170,11 +170,10 @@ static errcode_t region_pwrite(io_channel ch, uint64_t pos, size_t len, const vo
 /* libext2fs's count: blocks, or bytes when negative. */
 static size_t count_bytes(io_channel ch, int count)
 {
-	return count < 0 ? (size_t)-(long)count : (size_t)count * (size_t)ch->block_size;
+	return count < 0 ? (size_t) - (long)count : (size_t)count * (size_t)ch->block_size;
 }
 
-static errcode_t region_read_blk64(io_channel ch, unsigned long long block, int count,
-				   void *data)
+static errcode_t region_read_blk64(io_channel ch, unsigned long long block, int count, void *data)
 {
 	return region_pread(ch, (uint64_t)block * (uint64_t)ch->block_size, count_bytes(ch, count),
 			    data);
@@ -192,16 +191,15 @@ static errcode_t region_read_blk(io_channel ch, unsigned long block, int count, 
 	return region_read_blk64(ch, block, count, data);
 }
 
-static errcode_t region_write_blk(io_channel ch, unsigned long block, int count,
-				  const void *data)
+static errcode_t region_write_blk(io_channel ch, unsigned long block, int count, const void *data)
 {
 	return region_write_blk64(ch, block, count, data);
 }
 
-static errcode_t region_write_byte(io_channel ch, unsigned long offset, int count,
-				   const void *data)
+static errcode_t region_write_byte(io_channel ch, unsigned long offset, int count, const void *data)
 {
-	return count < 0 ? EXT2_ET_INVALID_ARGUMENT : region_pwrite(ch, offset, (size_t)count, data);
+	return count < 0 ? EXT2_ET_INVALID_ARGUMENT
+			 : region_pwrite(ch, offset, (size_t)count, data);
 }
 
 static errcode_t region_set_blksize(io_channel ch, int blksize)
@@ -235,7 +233,6 @@ static errcode_t region_close(io_channel ch)
 	free(ch);
 	return err;
 }
-
 
 static errcode_t region_open(const char *name, int flags, io_channel *ret)
 {

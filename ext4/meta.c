@@ -32,13 +32,15 @@ void ext4_meta_check_time(struct ext4_volume *v, const struct ext4_meta *m, cons
 	if (clamp_time(v, m->mtime) == m->mtime)
 		return;
 	if (large_times(v) || m->mtime < INT32_MIN)
-		diag_warning(v->d, "%s: its time (%lld s from 1970) is outside what ext4 holds "
-			     "(1901-12-13 to 2446-05-10): it gets the nearest", what,
-			     (long long)m->mtime);
+		diag_warning(v->d,
+			     "%s: its time (%lld s from 1970) is outside what ext4 holds "
+			     "(1901-12-13 to 2446-05-10): it gets the nearest",
+			     what, (long long)m->mtime);
 	else
-		diag_warning(v->d, "%s: its time (%lld s from 1970) is past 2038-01-19, the last "
-			     "an inode of 128 bytes holds (inode-size = 128): it gets that one", what,
-			     (long long)m->mtime);
+		diag_warning(v->d,
+			     "%s: its time (%lld s from 1970) is past 2038-01-19, the last "
+			     "an inode of 128 bytes holds (inode-size = 128): it gets that one",
+			     what, (long long)m->mtime);
 }
 
 void ext4_meta_apply(struct ext4_volume *v, struct ext2_inode_large *inode, uint16_t type,

@@ -25,24 +25,24 @@
 struct entry {
 	char *name;
 	uint32_t dir, ino;
-	uint32_t next;          /* the folder's next entry: 1 + index, 0 at the end */
-	uint8_t type;           /* EXT2_FT_... */
+	uint32_t next; /* the folder's next entry: 1 + index, 0 at the end */
+	uint8_t type;  /* EXT2_FT_... */
 };
 
 /* A folder read into memory. */
 struct folder {
-	uint32_t ino;           /* 0: a free slot of the table */
+	uint32_t ino; /* 0: a free slot of the table */
 	uint32_t n_blocks;
-	uint32_t first_open;    /* the blocks before it have no room for any name */
-	uint32_t first, last;   /* its entries: 1 + index, 0 none */
+	uint32_t first_open;  /* the blocks before it have no room for any name */
+	uint32_t first, last; /* its entries: 1 + index, 0 none */
 	uint32_t n_entries;
-	uint16_t *room;         /* per block: the bytes a new entry can take at its end */
+	uint16_t *room; /* per block: the bytes a new entry can take at its end */
 };
 
 struct ext4_names {
 	struct entry *entries;
 	size_t n_entries, cap_entries;
-	uint32_t *table;        /* 1 + index into entries, 0 free; a power of two of them */
+	uint32_t *table; /* 1 + index into entries, 0 free; a power of two of them */
 	size_t table_cap;
 	struct folder *folders; /* open addressing by inode; a power of two of them */
 	size_t n_folders, folder_cap;
@@ -340,10 +340,10 @@ static int compare_hashed(const void *a, const void *b)
  * leaves, in that order. */
 struct tree {
 	uint32_t n_leaves, n_nodes;
-	uint32_t *first;        /* per leaf: index of its first name in the sorted array */
-	uint32_t *hash;         /* per leaf: the hash the index gives it (low bit: the leaf
+	uint32_t *first;     /* per leaf: index of its first name in the sorted array */
+	uint32_t *hash;      /* per leaf: the hash the index gives it (low bit: the leaf
 				 * goes on with the previous leaf's last hash) */
-	uint32_t *node_hash;    /* per index block: its first leaf's hash */
+	uint32_t *node_hash; /* per index block: its first leaf's hash */
 	uint32_t root_limit, node_limit;
 };
 
@@ -536,9 +536,10 @@ static void warn_unindexed(struct ext4_volume *v, const struct folder *f, size_t
 	char path[4096];
 
 	folder_path(v->names, f->ino, path, sizeof(path));
-	diag_warning(v->d, "%s: ext4: %s: %zu names need more than two index levels of %u-byte "
-			   "blocks: written unindexed (a larger block-size indexes more)", v->image,
-		     path, count, v->fs->blocksize);
+	diag_warning(v->d,
+		     "%s: ext4: %s: %zu names need more than two index levels of %u-byte "
+		     "blocks: written unindexed (a larger block-size indexes more)",
+		     v->image, path, count, v->fs->blocksize);
 }
 
 /* The folder @f made @blocks blocks long, and marked as indexed. */

@@ -26,22 +26,25 @@ static int read_fail(struct ext4_volume *v, errcode_t err, const char *what)
 	uint64_t region_end = v->offset + v->size;
 
 	if (err == EXT2_ET_SHORT_READ || (err == EXT2_ET_LLSEEK_FAILED && region_end >= file))
-		diag_error(v->d, "%s: the image ends at byte %llu, the %s claims bytes up to %llu: "
-				 "the image is cut short", what, (unsigned long long)file,
+		diag_error(v->d,
+			   "%s: the image ends at byte %llu, the %s claims bytes up to %llu: "
+			   "the image is cut short",
+			   what, (unsigned long long)file,
 			   err == EXT2_ET_SHORT_READ ? "partition" : "file system",
 			   (unsigned long long)(err == EXT2_ET_SHORT_READ ? region_end
-									 : claimed_end(v)));
+									  : claimed_end(v)));
 	else if (err == EXT2_ET_LLSEEK_FAILED)
-		diag_error(v->d, "%s: the partition ends at byte %llu, its file system claims bytes "
-				 "up to %llu", what, (unsigned long long)region_end,
+		diag_error(v->d,
+			   "%s: the partition ends at byte %llu, its file system claims bytes "
+			   "up to %llu",
+			   what, (unsigned long long)region_end,
 			   (unsigned long long)claimed_end(v));
 	else
 		diag_error(v->d, "%s: ext4: %s", what, error_message(err));
 	return ext4_errno(err);
 }
 
-int ext4_open_read(int fd, uint64_t offset, uint64_t size, struct diag *d,
-		   struct ext4_volume **ret)
+int ext4_open_read(int fd, uint64_t offset, uint64_t size, struct diag *d, struct ext4_volume **ret)
 {
 	struct ext4_volume *v = calloc(1, sizeof(*v));
 	char name[64];
@@ -80,7 +83,7 @@ static int64_t inode_mtime(const struct ext2_inode_large *inode, size_t isize)
 	int64_t t = (int32_t)inode->i_mtime;
 	if (isize > EXT2_GOOD_OLD_INODE_SIZE &&
 	    inode->i_extra_isize >= offsetof(struct ext2_inode_large, i_mtime_extra) +
-					   sizeof(inode->i_mtime_extra) - EXT2_GOOD_OLD_INODE_SIZE)
+					    sizeof(inode->i_mtime_extra) - EXT2_GOOD_OLD_INODE_SIZE)
 		t += (int64_t)(inode->i_mtime_extra & 3) << 32;
 	return t;
 }
@@ -92,8 +95,8 @@ struct list_ctx {
 	int rc;
 };
 
-static int fill_dirent(struct ext4_volume *v, ext2_ino_t ino, struct ext4_dirent *e,
-		       char *target, size_t n)
+static int fill_dirent(struct ext4_volume *v, ext2_ino_t ino, struct ext4_dirent *e, char *target,
+		       size_t n)
 {
 	struct ext2_inode_large inode;
 

@@ -45,7 +45,9 @@ static int fill_super(struct ext2_super_block *s, uint64_t size, const struct ex
 	s->s_log_block_size = (uint32_t)(log2_of(p->block_size) - EXT2_MIN_BLOCK_LOG_SIZE);
 	ext2fs_blocks_count_set(s, blocks);
 	ext2fs_r_blocks_count_set(s, blocks * p->reserved_percent / 100);
-	s->s_inodes_count = (uint32_t)(inodes < 16 ? 16 : inodes > UINT32_MAX ? UINT32_MAX : inodes);
+	s->s_inodes_count = (uint32_t)(inodes < 16           ? 16
+				       : inodes > UINT32_MAX ? UINT32_MAX
+							     : inodes);
 	s->s_inode_size = (uint16_t)p->inode_size;
 	uint32_t words[3] = { EXT4_DEFAULT_COMPAT, EXT4_DEFAULT_INCOMPAT, EXT4_DEFAULT_RO_COMPAT };
 	char why[256];
@@ -59,8 +61,8 @@ static int fill_super(struct ext2_super_block *s, uint64_t size, const struct ex
 	if (words[1] & EXT4_FEATURE_INCOMPAT_64BIT)
 		s->s_desc_size = EXT2_MIN_DESC_SIZE_64BIT;
 	if (p->inode_size > EXT2_GOOD_OLD_INODE_SIZE)
-		s->s_min_extra_isize = s->s_want_extra_isize =
-			sizeof(struct ext2_inode_large) - EXT2_GOOD_OLD_INODE_SIZE;
+		s->s_min_extra_isize = s->s_want_extra_isize = sizeof(struct ext2_inode_large) -
+							       EXT2_GOOD_OLD_INODE_SIZE;
 	else
 		s->s_feature_ro_compat &= ~(uint32_t)EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
 	return 0;
@@ -142,9 +144,10 @@ static int add_journal(struct ext4_volume *v)
 		uint64_t blocks = ext2fs_blocks_count(v->fs->super);
 		/* 1K blocks help only a volume that holds 2048 of them, and not one that has them */
 		bool smaller = v->fs->blocksize > 1024 && blocks * (v->fs->blocksize / 1024) > 2048;
-		return diag_errno(v->d, -ENOSPC, "%s: ext4: %llu blocks of %u bytes are too few for a "
-				  "journal (2048 or more): journal = false%s", v->image,
-				  (unsigned long long)blocks, v->fs->blocksize,
+		return diag_errno(v->d, -ENOSPC,
+				  "%s: ext4: %llu blocks of %u bytes are too few for a "
+				  "journal (2048 or more): journal = false%s",
+				  v->image, (unsigned long long)blocks, v->fs->blocksize,
 				  smaller ? ", or block-size = 1K" : "");
 	}
 	if (err)
@@ -153,8 +156,7 @@ static int add_journal(struct ext4_volume *v)
 	if ((err = ext2fs_add_journal_inode3(v->fs, &jp, ~0ULL, EXT2_MKJOURNAL_LAZYINIT)))
 		return ext4_fail(v, err, "writing the journal");
 	struct ext2_inode_large inode;
-	ext2fs_read_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode,
-			       sizeof(inode));
+	ext2fs_read_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode, sizeof(inode));
 	struct ext4_meta m = { .perm = 0600, .mtime = v->timestamp };
 	ext4_meta_apply(v, &inode, LINUX_S_IFREG, &m);
 	err = ext2fs_write_inode_full(v->fs, EXT2_JOURNAL_INO, (struct ext2_inode *)&inode,

@@ -91,7 +91,8 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 				  fat_node_where(n, where, sizeof(where)));
 	why = len < 0 ? "is longer than 255 UTF-16 units" : fat_name_problem(buf, (size_t)len);
 	if (why)
-		return diag_error(d, "%s: the name %s", fat_node_where(n, where, sizeof(where)), why);
+		return diag_error(d, "%s: the name %s", fat_node_where(n, where, sizeof(where)),
+				  why);
 	free(n->u16);
 	n->u16 = malloc((size_t)len * sizeof(uint16_t));
 	if (!n->u16)
@@ -137,7 +138,9 @@ static int assign_short_names(struct fat_node *dir, struct diag *d)
 			if ((b.fits && b.case_ok) != (pass == 0))
 				continue;
 			n->ntres = b.fits && b.case_ok ? b.ntres : 0;
-			n->n_lfn = b.fits && b.case_ok ? 0 : (uint8_t)((n->n16 + FAT_LFN_UNITS - 1) / FAT_LFN_UNITS);
+			n->n_lfn = b.fits && b.case_ok ? 0
+						       : (uint8_t)((n->n16 + FAT_LFN_UNITS - 1) /
+								   FAT_LFN_UNITS);
 			for (k = b.fits ? 0 : 1;; k++) {
 				if (fat_sfn_candidate(&b, n->u16, n->n16, k, n->sfn)) {
 					r = diag_error(d, "%s: no free short name",
@@ -172,9 +175,10 @@ static int prepare_dir(struct fat_node *dir, struct diag *d)
 			r = prepare_dir(dir->kids[i], d);
 	}
 	if (!r && entries + (dir->parent ? 0 : 1) > DIR_ENTRIES_MAX)
-		r = diag_error(d, "%s: %" PRIu64 " directory entries (long names included); a FAT "
-				  "directory holds at most 65536", fat_node_where(dir, where,
-				  sizeof(where)), entries);
+		r = diag_error(d,
+			       "%s: %" PRIu64 " directory entries (long names included); a FAT "
+			       "directory holds at most 65536",
+			       fat_node_where(dir, where, sizeof(where)), entries);
 out:
 	dir->n_entries = (uint32_t)entries;
 	return r;
@@ -275,8 +279,7 @@ static int root_fits(const struct fat_tree *t, const struct fat_geom *g)
 	return g->type == FAT_32 || fat_dir_entries(t, &t->root, g) <= g->root_entries;
 }
 
-int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_next,
-		   struct diag *d)
+int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_next, struct diag *d)
 {
 	uint64_t need;
 	int r = fat_tree_prepare(t, d);
@@ -284,16 +287,19 @@ int fat_tree_alloc(struct fat_tree *t, const struct fat_geom *g, uint32_t *ret_n
 	if (r)
 		return r;
 	if (!root_fits(t, g))
-		return diag_error(d, "/: the root directory needs %u entries (long names "
-				     "included) but root-entries is %u; raise root-entries to %u "
-				     "or use FAT32", fat_dir_entries(t, &t->root, g), g->root_entries,
+		return diag_error(d,
+				  "/: the root directory needs %u entries (long names "
+				  "included) but root-entries is %u; raise root-entries to %u "
+				  "or use FAT32",
+				  fat_dir_entries(t, &t->root, g), g->root_entries,
 				  (fat_dir_entries(t, &t->root, g) + 15) / 16 * 16);
 	need = tree_alloc_clusters(t, g);
 	if (need > g->clusters) {
 		char cs[16];
-		return diag_errno(d, -ENOSPC, "the files need %" PRIu64 " clusters of %s but the "
-				  "volume has %" PRIu32, need,
-				  units_layout(g->cluster_size, cs, sizeof(cs)), g->clusters);
+		return diag_errno(d, -ENOSPC,
+				  "the files need %" PRIu64 " clusters of %s but the "
+				  "volume has %" PRIu32,
+				  need, units_layout(g->cluster_size, cs, sizeof(cs)), g->clusters);
 	}
 	*ret_next = (uint32_t)(need + 2);
 	return 0;
@@ -333,14 +339,18 @@ static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct
 
 	*why = FAT_WHY_SETTINGS;
 	if (!root_fits(t, g) && o->root_entries)
-		return diag_error(d, "the root directory needs %" PRIu32 " entries (a long name "
-				     "takes one more for each 13 characters) but root-entries is %u; "
-				     "raise it to %" PRIu32 " or leave it unset (then it is sized to "
-				     "the files)", entries, o->root_entries, (entries + 15) / 16 * 16);
+		return diag_error(d,
+				  "the root directory needs %" PRIu32 " entries (a long name "
+				  "takes one more for each 13 characters) but root-entries is %u; "
+				  "raise it to %" PRIu32 " or leave it unset (then it is sized to "
+				  "the files)",
+				  entries, o->root_entries, (entries + 15) / 16 * 16);
 	if (!root_fits(t, g))
-		return diag_error(d, "the root directory needs %" PRIu32 " entries, more than the "
-				     "%u a FAT%d root directory holds; use fat32 or put files into "
-				     "folders", entries, FAT_ROOT_ENTRIES_MAX, g->type);
+		return diag_error(d,
+				  "the root directory needs %" PRIu32 " entries, more than the "
+				  "%u a FAT%d root directory holds; use fat32 or put files into "
+				  "folders",
+				  entries, FAT_ROOT_ENTRIES_MAX, g->type);
 	need = tree_clusters(t, g);
 	*why = FAT_WHY_SMALL;
 	if (need <= g->clusters) {
@@ -352,13 +362,14 @@ static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct
 		diag_init(&quiet);
 		if (!min_size(t, o, vol_offset, &sectors, &quiet))
 			snprintf(more, sizeof(more), "; size = %s or more holds them",
-				 units_layout((sectors * FAT_SECTOR + (1u << 20) - 1) >> 20 << 20, size,
-					      sizeof(size)));
+				 units_layout((sectors * FAT_SECTOR + (1u << 20) - 1) >> 20 << 20,
+					      size, sizeof(size)));
 		diag_release(&quiet);
 	}
-	return diag_error(d, "the files and folders need %" PRIu64 " clusters of %s but this "
-			     "%s FAT%d volume has %" PRIu32 "%s", need,
-			  units_layout(g->cluster_size, cs, sizeof(cs)),
+	return diag_error(d,
+			  "the files and folders need %" PRIu64 " clusters of %s but this "
+			  "%s FAT%d volume has %" PRIu32 "%s",
+			  need, units_layout(g->cluster_size, cs, sizeof(cs)),
 			  units_layout((uint64_t)g->total_sectors * FAT_SECTOR, size, sizeof(size)),
 			  g->type, g->clusters, more);
 }
@@ -418,7 +429,7 @@ static int size_fits(struct fat_tree *t, const struct fat_opts *o, uint64_t sect
 
 /* Posts the error of a search that a larger volume cannot help, as @sectors shows it (@was). */
 static void stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
-		 uint64_t vol_offset, enum fat_why was, struct diag *d)
+		  uint64_t vol_offset, enum fat_why was, struct diag *d)
 {
 	struct fat_geom g;
 	struct diag loud;
@@ -433,8 +444,10 @@ static void stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors
 			if (was == FAT_WHY_SETTINGS) /* the same at any size */
 				diag_error(d, "%s", loud.msgs[k].text);
 			else
-				diag_error(d, "no volume size holds these files with these settings "
-					      "(at %s: %s)", size, loud.msgs[k].text);
+				diag_error(d,
+					   "no volume size holds these files with these settings "
+					   "(at %s: %s)",
+					   size, loud.msgs[k].text);
 			break;
 		}
 	if (!loud.errors)

@@ -126,6 +126,7 @@ void fat_put_lfn_entries(uint8_t *e, const uint16_t *u, size_t n, const uint8_t 
 		x[LDIR_ATTR] = FAT_ATTR_LONG_NAME;
 		x[LDIR_CHKSUM] = sum;
 		for (unsigned j = 0; j < FAT_LFN_UNITS; j++)
-			put_le16(x + fat_lfn_unit_offset(j), lfn_unit(u, n, (ord - 1) * FAT_LFN_UNITS + j));
+			put_le16(x + fat_lfn_unit_offset(j),
+				 lfn_unit(u, n, (ord - 1) * FAT_LFN_UNITS + j));
 	}
 }

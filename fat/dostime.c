@@ -36,8 +36,7 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
-int fat_dos_time(int64_t t, uint32_t ns, uint16_t *ret_date, uint16_t *ret_time,
-		 uint8_t *ret_tenth)
+int fat_dos_time(int64_t t, uint32_t ns, uint16_t *ret_date, uint16_t *ret_time, uint8_t *ret_tenth)
 {
 	const int64_t lo = days_from_civil(1980, 1, 1) * 86400;
 	const int64_t hi = days_from_civil(2108, 1, 1) * 86400 - 1;

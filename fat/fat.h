@@ -54,40 +54,40 @@ enum fat_type {
  * Strings are borrowed for the duration of the call that takes the struct.
  */
 struct fat_opts {
-	enum fat_type type;	/* FAT_AUTO, FAT_12, FAT_16 or FAT_32 */
-	uint32_t cluster_size;	/* bytes, 512..64K power of two; 0: chosen (fat_params()) */
-	unsigned fats;		/* 1 or 2; 0: 2 */
-	unsigned root_entries;	/* FAT12/16 root entries, multiple of 16; 0: see root_entries_min */
+	enum fat_type type;    /* FAT_AUTO, FAT_12, FAT_16 or FAT_32 */
+	uint32_t cluster_size; /* bytes, 512..64K power of two; 0: chosen (fat_params()) */
+	unsigned fats;         /* 1 or 2; 0: 2 */
+	unsigned root_entries; /* FAT12/16 root entries, multiple of 16; 0: see root_entries_min */
 	unsigned root_entries_min; /* with root_entries 0: entries the root needs; the root
 				    * gets that many rounded up to 16, at least 512 */
-	bool esp;		/* an EFI system partition: FAT_AUTO prefers FAT32 */
-	unsigned reserved;	/* reserved sectors fixed by hand; 0: computed */
-	uint64_t data_align;	/* bytes from the DISK start; cluster 2 lands on a multiple; 0: none */
-	const char *label;	/* volume label, up to 11 characters; NULL: none ("NO NAME") */
-	uint32_t volume_id;	/* volume serial (the caller derives it, e.g. from a seed) */
-	const char *oem_name;	/* up to 8 characters; NULL: "MSWIN4.1" */
+	bool esp;                  /* an EFI system partition: FAT_AUTO prefers FAT32 */
+	unsigned reserved;         /* reserved sectors fixed by hand; 0: computed */
+	uint64_t data_align; /* bytes from the DISK start; cluster 2 lands on a multiple; 0: none */
+	const char *label;   /* volume label, up to 11 characters; NULL: none ("NO NAME") */
+	uint32_t volume_id;  /* volume serial (the caller derives it, e.g. from a seed) */
+	const char *oem_name; /* up to 8 characters; NULL: "MSWIN4.1" */
 };
 
 /* A resolved volume geometry: everything fat_write() needs to lay out the volume. */
 struct fat_geom {
-	enum fat_type type;	 /* FAT_12, FAT_16 or FAT_32 */
-	uint32_t sec_per_clus;	 /* sectors per cluster */
-	uint32_t cluster_size;	 /* bytes per cluster */
-	uint32_t reserved;	 /* reserved sectors (boot sector included) */
-	uint32_t fats;		 /* number of FAT copies */
-	uint32_t fat_sectors;	 /* sectors per FAT copy */
-	uint32_t root_entries;	 /* FAT12/16 root directory entries; 0 on FAT32 */
-	uint32_t root_sectors;	 /* sectors of the FAT12/16 root directory; 0 on FAT32 */
-	uint32_t clusters;	 /* count of data clusters (cluster numbers 2..clusters+1) */
-	uint32_t total_sectors;	 /* sectors in the volume = BPB total sectors */
+	enum fat_type type;      /* FAT_12, FAT_16 or FAT_32 */
+	uint32_t sec_per_clus;   /* sectors per cluster */
+	uint32_t cluster_size;   /* bytes per cluster */
+	uint32_t reserved;       /* reserved sectors (boot sector included) */
+	uint32_t fats;           /* number of FAT copies */
+	uint32_t fat_sectors;    /* sectors per FAT copy */
+	uint32_t root_entries;   /* FAT12/16 root directory entries; 0 on FAT32 */
+	uint32_t root_sectors;   /* sectors of the FAT12/16 root directory; 0 on FAT32 */
+	uint32_t clusters;       /* count of data clusters (cluster numbers 2..clusters+1) */
+	uint32_t total_sectors;  /* sectors in the volume = BPB total sectors */
 	uint32_t hidden_sectors; /* volume start on the disk in sectors = BPB_HiddSec */
-	uint64_t data_offset;	 /* byte offset of cluster 2 from the start of the VOLUME */
-	uint16_t sec_per_track;	 /* CHS geometry written to the BPB */
+	uint64_t data_offset;    /* byte offset of cluster 2 from the start of the VOLUME */
+	uint16_t sec_per_track;  /* CHS geometry written to the BPB */
 	uint16_t heads;
 	uint32_t volume_id;
-	uint8_t label[11];	 /* space padded; "NO NAME    " when none */
-	bool has_label;		 /* a volume-label entry goes into the root directory */
-	uint8_t oem_name[8];	 /* space padded */
+	uint8_t label[11];   /* space padded; "NO NAME    " when none */
+	bool has_label;      /* a volume-label entry goes into the root directory */
+	uint8_t oem_name[8]; /* space padded */
 };
 
 /*
@@ -181,10 +181,10 @@ struct fat_source {
 
 /* Metadata of a node. */
 struct fat_meta {
-	int64_t mtime;	    /* seconds since the epoch, UTC */
+	int64_t mtime;      /* seconds since the epoch, UTC */
 	uint32_t mtime_ns;  /* nanoseconds (the 10 ms creation field keeps part of it) */
-	uint8_t attrs;	    /* FAT_ATTR_READONLY/HIDDEN/SYSTEM/ARCHIVE */
-	bool first;	    /* place this entry first in its directory */
+	uint8_t attrs;      /* FAT_ATTR_READONLY/HIDDEN/SYSTEM/ARCHIVE */
+	bool first;         /* place this entry first in its directory */
 	const char *origin; /* where it comes from, for messages (NULL: the FAT path); copied */
 	uint64_t reserve;   /* a file: its clusters hold at least this many bytes (less than
 			     * 4 GiB), whatever its size, so that it may later grow up to there
@@ -316,10 +316,10 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 
 /* Where a file's bytes and its directory entry are (fat_tree_file_place()). */
 struct fat_place {
-	uint64_t data;       /* byte offset of its first cluster from the volume's start (0:
+	uint64_t data;  /* byte offset of its first cluster from the volume's start (0:
 				it has none) */
-	uint64_t room;       /* bytes its clusters hold (contiguous) */
-	uint64_t entry;      /* byte offset of its short directory entry (fatgen103 §6: its
+	uint64_t room;  /* bytes its clusters hold (contiguous) */
+	uint64_t entry; /* byte offset of its short directory entry (fatgen103 §6: its
 				DIR_FileSize is the 4 bytes at 28) */
 };
 
@@ -385,17 +385,17 @@ struct fat_vol;
 struct fat_info {
 	enum fat_type type;
 	uint32_t bytes_per_sector;
-	uint32_t cluster_size;	  /* bytes */
+	uint32_t cluster_size; /* bytes */
 	uint32_t fats;
-	uint32_t reserved;	  /* sectors */
-	uint32_t root_entries;	  /* 0 on FAT32 */
+	uint32_t reserved;     /* sectors */
+	uint32_t root_entries; /* 0 on FAT32 */
 	uint32_t fat_sectors;
 	uint32_t clusters;
-	uint64_t data_offset;	  /* byte offset of cluster 2 from the volume start */
+	uint64_t data_offset; /* byte offset of cluster 2 from the volume start */
 	uint32_t hidden_sectors;
 	uint32_t total_sectors;
 	uint32_t volume_id;
-	char label[12];		  /* boot sector label (not the root's label entry), trailing
+	char label[12]; /* boot sector label (not the root's label entry), trailing
 				   * spaces removed; empty without the 0x29 extended signature */
 	char oem_name[9];
 };
@@ -407,7 +407,7 @@ struct fat_dirent {
 	uint8_t attrs;
 	uint32_t size;
 	uint32_t first_cluster;
-	int64_t mtime;	     /* seconds since the epoch (DOS time read as UTC) */
+	int64_t mtime; /* seconds since the epoch (DOS time read as UTC) */
 };
 
 /*

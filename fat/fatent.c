@@ -42,8 +42,9 @@ static void set32(uint8_t *fat, uint32_t c, uint32_t v)
 
 static const struct fat_ent_ops fat12_ops = { 12, 0xFFF, 0xFF8, 0xFF7, get12, set12 };
 static const struct fat_ent_ops fat16_ops = { 16, 0xFFFF, 0xFFF8, 0xFFF7, get16, set16 };
-static const struct fat_ent_ops fat32_ops = { 32, 0x0FFFFFFF, 0x0FFFFFF8, 0x0FFFFFF7, get32,
-					      set32 };
+static const struct fat_ent_ops fat32_ops = {
+	32, 0x0FFFFFFF, 0x0FFFFFF8, 0x0FFFFFF7, get32, set32
+};
 
 const struct fat_ent_ops *fat_ent_ops(enum fat_type type)
 {

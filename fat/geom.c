@@ -8,8 +8,8 @@ static const struct {
 	uint32_t max_mib;
 	uint16_t heads, sec_per_track;
 } chs_rows[] = {
-	{ 2, 2, 16 },	   { 16, 2, 32 },     { 32, 4, 32 },	  { 128, 8, 32 },
-	{ 256, 16, 32 },   { 504, 16, 63 },   { 1008, 32, 63 },	  { 2016, 64, 63 },
+	{ 2, 2, 16 },      { 16, 2, 32 },           { 32, 4, 32 },    { 128, 8, 32 },
+	{ 256, 16, 32 },   { 504, 16, 63 },         { 1008, 32, 63 }, { 2016, 64, 63 },
 	{ 4032, 128, 63 }, { UINT32_MAX, 255, 63 },
 };
 
@@ -35,8 +35,9 @@ static int set_label(struct fat_geom *g, const char *label, struct diag *d)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)label[i];
 		if (!label_char_ok(c))
-			return diag_error(d, "label \"%s\": character '%c' is not allowed in a FAT "
-					     "label (use A-Z, 0-9, space and $%%'-_@~`!(){}^#&)",
+			return diag_error(d,
+					  "label \"%s\": character '%c' is not allowed in a FAT "
+					  "label (use A-Z, 0-9, space and $%%'-_@~`!(){}^#&)",
 					  label, c >= 0x20 && c < 0x7F ? c : '?');
 		/* as given, lower case too, as mkfs.fat writes it: LABEL= and by-label match */
 		g->label[i] = c;
@@ -44,8 +45,7 @@ static int set_label(struct fat_geom *g, const char *label, struct diag *d)
 	return 0;
 }
 
-int fat_geom_names(struct fat_geom *g, const struct fat_opts *o, uint64_t vol_bytes,
-		   struct diag *d)
+int fat_geom_names(struct fat_geom *g, const struct fat_opts *o, uint64_t vol_bytes, struct diag *d)
 {
 	const char *oem = o->oem_name ? o->oem_name : "MSWIN4.1";
 	size_t n = strlen(oem), i = 0;

@@ -39,17 +39,18 @@ uint16_t fat_upcase(uint16_t c)
 	if (c < 0xE0)
 		return c;
 	if (c <= 0xFE)
-		return c == 0xF7 ? c : c - 32;	   /* Latin-1 */
+		return c == 0xF7 ? c : c - 32; /* Latin-1 */
 	if (c == 0xFF)
 		return 0x178;
-	if (c >= 0x100 && c <= 0x17F) {	   /* Latin Extended-A: pairs */
+	if (c >= 0x100 && c <= 0x17F) { /* Latin Extended-A: pairs */
 		if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
 			return (c & 1) ? c : c - 1;
-		return (c == 0x131 || c == 0x138 || c == 0x149 || c == 0x17F || !(c & 1)) ? c : c - 1;
+		return (c == 0x131 || c == 0x138 || c == 0x149 || c == 0x17F || !(c & 1)) ? c
+											  : c - 1;
 	}
 	if (c >= 0x3B1 && c <= 0x3CB && c != 0x3C2) /* Greek */
 		return c - 32;
-	if (c >= 0x430 && c <= 0x44F)		     /* Cyrillic */
+	if (c >= 0x430 && c <= 0x44F) /* Cyrillic */
 		return c - 32;
 	if (c >= 0x450 && c <= 0x45F)
 		return c - 80;

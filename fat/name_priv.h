@@ -29,9 +29,9 @@ struct fat_basis {
 	uint8_t base[8];
 	uint8_t ext[3];
 	uint8_t base_len, ext_len;
-	bool fits;    /* the name is a legal 8.3 name as it is (up to case): no tail needed */
-	bool lossy;   /* characters were replaced or dropped */
-	bool case_ok; /* base and extension are each single-case: no LFN needed when it fits */
+	bool fits;     /* the name is a legal 8.3 name as it is (up to case): no tail needed */
+	bool lossy;    /* characters were replaced or dropped */
+	bool case_ok;  /* base and extension are each single-case: no LFN needed when it fits */
 	uint8_t ntres; /* DIR_NTRes lower-case flags for a name that fits with case_ok */
 };
 

@@ -115,8 +115,7 @@ void fat_layout_try(const struct fat_opts *o, enum fat_type type, uint32_t spc, 
 		c->clusters = UINT32_MAX;
 }
 
-int fat_works(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
-	      uint64_t off)
+int fat_works(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts, uint64_t off)
 {
 	struct fat_cand c;
 
@@ -188,8 +187,8 @@ static int fits(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint
 
 /* Type and sectors per cluster for @ts sectors with the settings @o and the test @h; 0
  * when none passes. */
-static int pick_with(const struct fat_opts *o, uint64_t ts, uint64_t off,
-		     const struct fat_holds *h, enum fat_type *type, uint32_t *spc)
+static int pick_with(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct fat_holds *h,
+		     enum fat_type *type, uint32_t *spc)
 {
 	const struct sd_row *row = sd_row_for(ts);
 	uint32_t top = o->cluster_size ? o->cluster_size / FAT_SECTOR : row->spc;
@@ -230,9 +229,8 @@ int fat_pick(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct f
 }
 
 /* Picks type and sectors per cluster (see fat_params() in fat.h for the rules). */
-static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off,
-		  const struct fat_holds *h, enum fat_type *type, uint32_t *spc, struct diag *d,
-		  enum fat_why *why)
+static int choose(const struct fat_opts *o, uint64_t ts, uint64_t off, const struct fat_holds *h,
+		  enum fat_type *type, uint32_t *spc, struct diag *d, enum fat_why *why)
 {
 	int r;
 
@@ -249,11 +247,15 @@ static int check_opts(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol
 	uint32_t cs = o->cluster_size;
 
 	if (vol_bytes % FAT_SECTOR || vol_bytes / FAT_SECTOR > UINT32_MAX || !vol_bytes)
-		return diag_error(d, "FAT volume size %" PRIu64 " is not a non-zero multiple of 512 "
-				     "up to 2T - 512", vol_bytes);
+		return diag_error(d,
+				  "FAT volume size %" PRIu64 " is not a non-zero multiple of 512 "
+				  "up to 2T - 512",
+				  vol_bytes);
 	if (vol_offset % FAT_SECTOR || vol_offset / FAT_SECTOR > UINT32_MAX)
-		return diag_error(d, "FAT volume offset %" PRIu64 " is not a multiple of 512 below "
-				     "2T", vol_offset);
+		return diag_error(d,
+				  "FAT volume offset %" PRIu64 " is not a multiple of 512 below "
+				  "2T",
+				  vol_offset);
 	if (o->type != FAT_AUTO && o->type != FAT_12 && o->type != FAT_16 && o->type != FAT_32)
 		return diag_error(d, "FAT type %d: use 12, 16 or 32", (int)o->type);
 	if (cs && (cs < 512 || cs > 65536 || (cs & (cs - 1))))
@@ -265,12 +267,14 @@ static int check_opts(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol
 		return diag_error(d, "root-entries = %u: use a multiple of 16 up to 65520",
 				  o->root_entries);
 	if (o->root_entries && o->type == FAT_32)
-		return diag_error(d, "root-entries = %u: FAT32 has no fixed root directory; drop it",
+		return diag_error(d,
+				  "root-entries = %u: FAT32 has no fixed root directory; drop it",
 				  o->root_entries);
 	if (o->reserved > 0xFFFF)
 		return diag_error(d, "reserved = %u: at most 65535", o->reserved);
 	if (o->data_align % FAT_SECTOR)
-		return diag_error(d, "data-align %" PRIu64 " is not a multiple of 512", o->data_align);
+		return diag_error(d, "data-align %" PRIu64 " is not a multiple of 512",
+				  o->data_align);
 	return 0;
 }
 
@@ -283,17 +287,21 @@ static int check_resolved(const struct fat_opts *o, const struct fat_geom *g, ui
 	uint64_t start = off + g->data_offset / FAT_SECTOR;
 
 	if (g->type == FAT_32 && g->reserved < 9)
-		return diag_error(d, "reserved = %u: FAT32 needs at least 9 (boot sectors 0-2 and "
-				     "their backups at 6-8)", g->reserved);
+		return diag_error(d,
+				  "reserved = %u: FAT32 needs at least 9 (boot sectors 0-2 and "
+				  "their backups at 6-8)",
+				  g->reserved);
 	if (g->type == FAT_32 && o->root_entries)
-		return diag_error(d, "root-entries = %u: this volume is FAT32, which has no fixed "
-				     "root directory; drop root-entries or choose fat12/fat16",
+		return diag_error(d,
+				  "root-entries = %u: this volume is FAT32, which has no fixed "
+				  "root directory; drop root-entries or choose fat12/fat16",
 				  o->root_entries);
 	if (o->reserved && align > 1 && start % align) {
 		char a[16];
-		return diag_error(d, "reserved = %u puts the data area at disk sector %" PRIu64
-				     ", not a multiple of data-align %s; reserved = %" PRIu64
-				     " would align it",
+		return diag_error(d,
+				  "reserved = %u puts the data area at disk sector %" PRIu64
+				  ", not a multiple of data-align %s; reserved = %" PRIu64
+				  " would align it",
 				  o->reserved, start, units_layout(o->data_align, a, sizeof(a)),
 				  o->reserved + (align - start % align));
 	}

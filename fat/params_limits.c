@@ -65,8 +65,8 @@ static uint64_t first_working(const struct fat_opts *o, uint64_t ts, uint64_t of
 }
 
 /* The largest volume up to @ts sectors with at most @max clusters of @spc for @type. */
-static uint64_t last_under(const struct fat_opts *o, enum fat_type type, uint32_t spc,
-			   uint64_t ts, uint64_t off, uint32_t max)
+static uint64_t last_under(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+			   uint64_t off, uint32_t max)
 {
 	uint64_t lo = 1, hi = ts;
 	struct fat_cand c;
@@ -114,10 +114,11 @@ static int pad_overflow(const struct fat_opts *o, const struct fat_cand *c, stru
 	char a[16];
 
 	*why = FAT_WHY_SETTINGS;
-	return diag_error(d, "data-align %s would need %" PRIu64 " reserved sectors before the "
-			     "data area, more than the 65535 a FAT boot sector "
-			     "counts; use data-align = 32M or less (it defaults to the image's "
-			     "align), or set reserved and no data-align",
+	return diag_error(d,
+			  "data-align %s would need %" PRIu64 " reserved sectors before the "
+			  "data area, more than the 65535 a FAT boot sector "
+			  "counts; use data-align = 32M or less (it defaults to the image's "
+			  "align), or set reserved and no data-align",
 			  units_layout(o->data_align, a, sizeof(a)), c->want_reserved);
 }
 
@@ -136,21 +137,25 @@ static int no_room(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 			less.data_align /= 2;
 		while (less.data_align >= 2 * FAT_SECTOR && !picks(&less, ts, off));
 		if (less.data_align >= 2 * FAT_SECTOR)
-			return diag_error(d, "data-align %s pads the reserved sectors to %" PRIu64
-					     ", which leaves no room for clusters in this %s "
-					     "volume; %s, or data-align = %s or less",
-					  units_layout(o->data_align, a, sizeof(a)), c->want_reserved,
-					  size, more,
+			return diag_error(d,
+					  "data-align %s pads the reserved sectors to %" PRIu64
+					  ", which leaves no room for clusters in this %s "
+					  "volume; %s, or data-align = %s or less",
+					  units_layout(o->data_align, a, sizeof(a)),
+					  c->want_reserved, size, more,
 					  units_layout(less.data_align, cs, sizeof(cs)));
-		return diag_error(d, "data-align %s pads the reserved sectors to %" PRIu64 ", which "
-				     "leaves no room for clusters in this %s volume; %s",
+		return diag_error(d,
+				  "data-align %s pads the reserved sectors to %" PRIu64 ", which "
+				  "leaves no room for clusters in this %s volume; %s",
 				  units_layout(o->data_align, a, sizeof(a)), c->want_reserved, size,
 				  more);
 	}
-	return diag_error(d, "%s is too small for FAT%d with cluster-size %s: %" PRIu32
-			     " reserved sectors, FATs and root directory leave no room for "
-			     "clusters; %s", size, type,
-			  units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs)), c->reserved, more);
+	return diag_error(d,
+			  "%s is too small for FAT%d with cluster-size %s: %" PRIu32
+			  " reserved sectors, FATs and root directory leave no room for "
+			  "clusters; %s",
+			  size, type, units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs)),
+			  c->reserved, more);
 }
 
 /* The fewest and most clusters sdimg gives @type, and how fatgen103 draws those lines. */
@@ -177,16 +182,19 @@ static int too_few(const struct fat_opts *o, enum fat_type type, uint32_t spc, u
 	units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs));
 	bigger(more, sizeof(more), o, ts, off);
 	if (s >= 1)
-		return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin "
-				     "of 16); %s with cluster-size %s gives %" PRIu32
-				     "; use cluster-size = %s or less, or a larger volume (%s)",
+		return diag_error(d,
+				  "FAT%d needs at least %" PRIu32 " clusters (%u and a margin "
+				  "of 16); %s with cluster-size %s gives %" PRIu32
+				  "; use cluster-size = %s or less, or a larger volume (%s)",
 				  type, count_min(type), type == FAT_32 ? 65525u : 4085u, size, cs,
-				  c->clusters, units_layout((uint64_t)s * FAT_SECTOR, alt, sizeof(alt)),
-				  more);
-	return diag_error(d, "FAT%d needs at least %" PRIu32 " clusters (%u and a margin of 16); "
-			     "%s with cluster-size %s gives %" PRIu32 " and no cluster "
-			     "size gives enough; %s", type, count_min(type),
-			  type == FAT_32 ? 65525u : 4085u, size, cs, c->clusters, more);
+				  c->clusters,
+				  units_layout((uint64_t)s * FAT_SECTOR, alt, sizeof(alt)), more);
+	return diag_error(d,
+			  "FAT%d needs at least %" PRIu32 " clusters (%u and a margin of 16); "
+			  "%s with cluster-size %s gives %" PRIu32 " and no cluster "
+			  "size gives enough; %s",
+			  type, count_min(type), type == FAT_32 ? 65525u : 4085u, size, cs,
+			  c->clusters, more);
 }
 
 /* Too many clusters for @type: a larger cluster size or a smaller volume. */
@@ -203,25 +211,30 @@ static int too_many(const struct fat_opts *o, enum fat_type type, uint32_t spc, 
 	units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs));
 	fmt_mib(less, sizeof(less), fit, 1);
 	if (s <= 128)
-		return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
-				     "cluster-size %s gives %" PRIu32 "; use cluster-size = %s or "
-				     "more, or size = %s or less", type, count_max(type),
-				  type == FAT_32 ? "" : type == FAT_16 ? " (65525 less a margin of 16)"
-								      : " (4085 less a margin of 16)",
+		return diag_error(d,
+				  "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
+				  "cluster-size %s gives %" PRIu32 "; use cluster-size = %s or "
+				  "more, or size = %s or less",
+				  type, count_max(type),
+				  type == FAT_32   ? ""
+				  : type == FAT_16 ? " (65525 less a margin of 16)"
+						   : " (4085 less a margin of 16)",
 				  size, cs, c->clusters,
 				  units_layout((uint64_t)s * FAT_SECTOR, alt, sizeof(alt)), less);
-	return diag_error(d, "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
-			     "cluster-size %s gives %" PRIu32 " and no cluster size up to 64K gives "
-			     "few enough; use size = %s or less, or another FAT type", type,
-			  count_max(type),
-			  type == FAT_32 ? "" : type == FAT_16 ? " (65525 less a margin of 16)"
-							      : " (4085 less a margin of 16)",
+	return diag_error(d,
+			  "FAT%d holds at most %" PRIu32 " clusters%s; %s with "
+			  "cluster-size %s gives %" PRIu32 " and no cluster size up to 64K gives "
+			  "few enough; use size = %s or less, or another FAT type",
+			  type, count_max(type),
+			  type == FAT_32   ? ""
+			  : type == FAT_16 ? " (65525 less a margin of 16)"
+					   : " (4085 less a margin of 16)",
 			  size, cs, c->clusters, less);
 }
 
 /* The error for a forced type and cluster size that cannot work, with what would. */
-static int impossible_type(const struct fat_opts *o, enum fat_type type, uint32_t spc,
-			   uint64_t ts, uint64_t off, struct diag *d, enum fat_why *why)
+static int impossible_type(const struct fat_opts *o, enum fat_type type, uint32_t spc, uint64_t ts,
+			   uint64_t off, struct diag *d, enum fat_why *why)
 {
 	struct fat_cand c;
 
@@ -259,9 +272,10 @@ static int impossible_auto(const struct fat_opts *o, uint64_t ts, uint64_t off, 
 	units_layout((uint64_t)spc * FAT_SECTOR, cs, sizeof(cs));
 	for (int i = 0; i < 3; i++)
 		list_spcs(alt[i], sizeof(alt[i]), o, types[i], ts, off);
-	return diag_error(d, "cluster-size %s gives %" PRIu32 " clusters on %s; "
-			     "safe counts are 1..%u (FAT12), %u..%u (FAT16), %u.. (FAT32), 16 "
-			     "away from where fatgen103 changes the type: %s; %s; %s",
+	return diag_error(d,
+			  "cluster-size %s gives %" PRIu32 " clusters on %s; "
+			  "safe counts are 1..%u (FAT12), %u..%u (FAT16), %u.. (FAT32), 16 "
+			  "away from where fatgen103 changes the type: %s; %s; %s",
 			  cs, c.clusters, size, FAT12_MAX_SAFE, FAT16_MIN_SAFE, FAT16_MAX_SAFE,
 			  FAT32_MIN_SAFE, alt[0], alt[1], alt[2]);
 }

@@ -20,9 +20,9 @@
 
 /* What a failure of fat_params_why() says about larger volumes of the same settings. */
 enum fat_why {
-	FAT_WHY_OK,    /* no failure */
-	FAT_WHY_SMALL, /* a larger volume may work (no room, too few clusters, files short) */
-	FAT_WHY_STUCK, /* larger volumes do not help: too many clusters for the type */
+	FAT_WHY_OK,       /* no failure */
+	FAT_WHY_SMALL,    /* a larger volume may work (no room, too few clusters, files short) */
+	FAT_WHY_STUCK,    /* larger volumes do not help: too many clusters for the type */
 	FAT_WHY_SETTINGS, /* the settings clash whatever the size (padding, root-entries, ...) */
 };
 
@@ -47,9 +47,9 @@ int fat_count_ok(enum fat_type type, uint32_t n);
 /* One candidate layout: what fat_layout_try() found for a type and a cluster size. */
 struct fat_cand {
 	uint32_t reserved, fat_sectors, root_sectors, clusters;
-	uint64_t pad;		/* reserved sectors added for data-align */
+	uint64_t pad;           /* reserved sectors added for data-align */
 	uint64_t want_reserved; /* reserved sectors with the padding (may pass 65535) */
-	int room;		/* 0: the system area does not even fit */
+	int room;               /* 0: the system area does not even fit */
 };
 
 /*

@@ -63,7 +63,7 @@ static int check_bpb(struct fat_vol *v, const uint8_t *s, struct diag *d)
 	i->fats = s[BPB_NUMFATS];
 	i->root_entries = get_le16(s + BPB_ROOTENTCNT);
 	i->total_sectors = get_le16(s + BPB_TOTSEC16) ? get_le16(s + BPB_TOTSEC16)
-						       : get_le32(s + BPB_TOTSEC32);
+						      : get_le32(s + BPB_TOTSEC32);
 	i->fat_sectors = get_le16(s + BPB_FATSZ16) ? get_le16(s + BPB_FATSZ16)
 						   : get_le32(s + BPB_FATSZ32);
 	i->hidden_sectors = get_le32(s + BPB_HIDDSEC);
@@ -76,7 +76,8 @@ static int check_bpb(struct fat_vol *v, const uint8_t *s, struct diag *d)
 	if (!i->fat_sectors)
 		return diag_error(d, "FAT size is 0");
 	if (s[BPB_MEDIA] != 0xF0 && s[BPB_MEDIA] < 0xF8)
-		return diag_error(d, "media byte 0x%02X is not a FAT media descriptor", s[BPB_MEDIA]);
+		return diag_error(d, "media byte 0x%02X is not a FAT media descriptor",
+				  s[BPB_MEDIA]);
 	return 0;
 }
 
@@ -90,11 +91,15 @@ static int check_layout(struct fat_vol *v, const uint8_t *s, uint64_t size, stru
 	bool fat32_bpb = get_le16(s + BPB_FATSZ16) == 0;
 
 	if (sys >= i->total_sectors)
-		return diag_error(d, "the system area (%" PRIu64 " sectors) does not leave room for "
-				     "data in %u sectors", sys, i->total_sectors);
+		return diag_error(d,
+				  "the system area (%" PRIu64 " sectors) does not leave room for "
+				  "data in %u sectors",
+				  sys, i->total_sectors);
 	if (size && (uint64_t)i->total_sectors * bps > size)
-		return diag_error(d, "the volume claims %" PRIu64 " bytes but only %" PRIu64
-				     " are there", (uint64_t)i->total_sectors * bps, size);
+		return diag_error(d,
+				  "the volume claims %" PRIu64 " bytes but only %" PRIu64
+				  " are there",
+				  (uint64_t)i->total_sectors * bps, size);
 	i->clusters = (uint32_t)((i->total_sectors - sys) / spc);
 	i->type = i->clusters < 4085 ? FAT_12 : i->clusters < 65525 ? FAT_16 : FAT_32;
 	if (fat32_bpb != (i->type == FAT_32))

@@ -6,14 +6,14 @@
 
 struct fat_vol {
 	int fd;
-	uint64_t off;		  /* volume offset in fd */
+	uint64_t off; /* volume offset in fd */
 	struct fat_info info;
 	const struct fat_ent_ops *ops;
-	uint32_t root_cluster;	  /* FAT32 */
-	uint64_t fat_off;	  /* byte offset of the first FAT in the volume */
-	uint64_t root_off;	  /* FAT12/16: byte offset of the fixed root directory */
-	uint8_t *cbuf;		  /* one cluster */
-	uint64_t fat_sec;	  /* FAT sector held in fat_buf (UINT64_MAX: none) */
+	uint32_t root_cluster; /* FAT32 */
+	uint64_t fat_off;      /* byte offset of the first FAT in the volume */
+	uint64_t root_off;     /* FAT12/16: byte offset of the fixed root directory */
+	uint8_t *cbuf;         /* one cluster */
+	uint64_t fat_sec;      /* FAT sector held in fat_buf (UINT64_MAX: none) */
 	uint8_t fat_buf[FAT_SECTOR];
 };
 
@@ -38,8 +38,7 @@ bool fat_rd_seen_before(uint8_t *seen, uint32_t c);
 int fat_rd_lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, struct diag *d);
 
 /* fat_rd_lookup(), and @path must be a directory with a cluster (unless it is the root). */
-int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *ret,
-		      struct diag *d);
+int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *ret, struct diag *d);
 
 /*
  * Calls @fn for each entry of the directory at cluster @first (0: the root) as fat_vol_list()

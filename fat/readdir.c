@@ -40,8 +40,8 @@ static int walk_block(struct fat_vol *v, uint8_t *blk, uint64_t off, size_t len,
 /* Walks the directory at cluster @first (0: the root). @seen (or NULL) has a bit per cluster:
  * a cluster already marked in it is an error (shared by two folders, or a loop), and each
  * cluster walked is marked. @path (or NULL) names the directory in messages. */
-static int walk_dir(struct fat_vol *v, uint32_t first, uint8_t *seen, const char *path,
-		    raw_fn fn, void *ctx, struct diag *d)
+static int walk_dir(struct fat_vol *v, uint32_t first, uint8_t *seen, const char *path, raw_fn fn,
+		    void *ctx, struct diag *d)
 {
 	const char *pre = path ? path : "", *sep = path ? ": " : "";
 	uint32_t steps = DIR_BYTES_MAX / v->info.cluster_size + 1, c = first;
@@ -53,26 +53,32 @@ static int walk_dir(struct fat_vol *v, uint32_t first, uint8_t *seen, const char
 		uint64_t len = (uint64_t)v->info.root_entries * FAT_DIRENT_SIZE;
 		for (uint64_t o = 0; o < len && !r && !end; o += FAT_SECTOR)
 			r = walk_block(v, blk, v->root_off + o,
-				       len - o < FAT_SECTOR ? len - o : FAT_SECTOR, fn, ctx, &end, d);
+				       len - o < FAT_SECTOR ? len - o : FAT_SECTOR, fn, ctx, &end,
+				       d);
 		goto out;
 	}
 	if (!first)
 		c = v->root_cluster;
 	while (!r && !end) {
 		if (!fat_rd_valid_cluster(v, c)) {
-			r = diag_error(d, "%s%sa directory's cluster chain leads to cluster %"
-					  PRIu32 ", outside 2..%" PRIu32, pre, sep, c,
-				       v->info.clusters + 1);
+			r = diag_error(d,
+				       "%s%sa directory's cluster chain leads to cluster %" PRIu32
+				       ", outside 2..%" PRIu32,
+				       pre, sep, c, v->info.clusters + 1);
 			break;
 		}
 		if (!steps--) {
-			r = diag_error(d, "%s%sa directory is longer than 65536 entries (its cluster "
-					  "chain loops?)", pre, sep);
+			r = diag_error(d,
+				       "%s%sa directory is longer than 65536 entries (its cluster "
+				       "chain loops?)",
+				       pre, sep);
 			break;
 		}
 		if (seen && fat_rd_seen_before(seen, c)) {
-			r = diag_error(d, "%s%sits cluster %" PRIu32 " is also another folder's, or "
-					  "its own (folders that share clusters or loop)", pre, sep, c);
+			r = diag_error(d,
+				       "%s%sits cluster %" PRIu32 " is also another folder's, or "
+				       "its own (folders that share clusters or loop)",
+				       pre, sep, c);
 			break;
 		}
 		r = walk_block(v, blk, fat_rd_cluster_off(v, c), v->info.cluster_size, fn, ctx,
@@ -111,7 +117,8 @@ static void lfn_add(struct lfn_state *l, const uint8_t *e)
 	if (!l->on)
 		return;
 	for (unsigned j = 0; j < FAT_LFN_UNITS; j++)
-		l->u[(unsigned)(ord - 1) * FAT_LFN_UNITS + j] = get_le16(e + fat_lfn_unit_offset(j));
+		l->u[(unsigned)(ord - 1) * FAT_LFN_UNITS + j] = get_le16(e +
+									 fat_lfn_unit_offset(j));
 	l->expect = ord - 1;
 }
 
@@ -121,7 +128,8 @@ static void short_name(const uint8_t *e, char *out, bool display)
 	size_t o = 0;
 
 	for (int i = 0; i < DIR_NAME_LEN; i++) {
-		uint8_t c = i == 0 && e[DIR_NAME] == DIR_NAME_KANJI ? DIR_NAME_FREE : e[DIR_NAME + i];
+		uint8_t c = i == 0 && e[DIR_NAME] == DIR_NAME_KANJI ? DIR_NAME_FREE
+								    : e[DIR_NAME + i];
 		bool lower = display &&
 			     (e[DIR_NTRES] & (i < 8 ? FAT_NTRES_LOWER_BASE : FAT_NTRES_LOWER_EXT));
 		if (i == 8 && e[DIR_NAME + 8] != ' ')
@@ -144,7 +152,8 @@ static void cook_entry(const struct fat_vol *v, struct lfn_state *l, const uint8
 	de->attrs = e[DIR_ATTR];
 	de->size = get_le32(e + DIR_FILESIZE);
 	de->first_cluster = get_le16(e + DIR_FSTCLUSLO) |
-			    (v->info.type == FAT_32 ? (uint32_t)get_le16(e + DIR_FSTCLUSHI) << 16 : 0);
+			    (v->info.type == FAT_32 ? (uint32_t)get_le16(e + DIR_FSTCLUSHI) << 16
+						    : 0);
 	de->mtime = fat_dos_time_decode(get_le16(e + DIR_WRTDATE), get_le16(e + DIR_WRTTIME));
 	if (l->on && l->expect == 0 && fat_lfn_checksum(e) == l->sum) {
 		while (n < l->count * FAT_LFN_UNITS && l->u[n])
@@ -236,9 +245,10 @@ int fat_rd_lookup(struct fat_vol *v, const char *path, struct fat_dirent *ret, s
 			return 0;
 		len = strcspn(p, "/");
 		if (!(ret->attrs & FAT_ATTR_DIR))
-			return diag_errno(d, -ENOTDIR, "%s: %s is not a directory", path, ret->name);
-		if (len >= sizeof(comp) || (f.n = (memcpy(comp, p, len), comp[len] = 0,
-						   folded(comp, f.want))) <= 0)
+			return diag_errno(d, -ENOTDIR, "%s: %s is not a directory", path,
+					  ret->name);
+		if (len >= sizeof(comp) ||
+		    (f.n = (memcpy(comp, p, len), comp[len] = 0, folded(comp, f.want))) <= 0)
 			return diag_errno(d, -ENOENT, "%s: no such file or directory", path);
 		if (ret->first_cluster == 0 && p != path + strspn(path, "/"))
 			return diag_error(d, "%s: a directory without a cluster", path);
@@ -261,8 +271,7 @@ int fat_vol_list(struct fat_vol *v, const char *path,
 	return r ? r : fat_rd_list(v, dir.first_cluster, NULL, path, fn, ctx, d);
 }
 
-int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *ret,
-		      struct diag *d)
+int fat_rd_lookup_dir(struct fat_vol *v, const char *path, struct fat_dirent *ret, struct diag *d)
 {
 	int r = fat_rd_lookup(v, path, ret, d);
 
@@ -293,20 +302,22 @@ bool fat_rd_seen_before(uint8_t *seen, uint32_t c)
 /* Streams the @size bytes of the chain from @c to @fn; a chain that loops, leaves the data
  * area or ends early is an error naming @path. @seen has a bit per cluster. */
 static int stream_chain(struct fat_vol *v, const char *path, uint32_t c, uint32_t size,
-			uint8_t *seen, int (*fn)(void *ctx, const void *buf, size_t len),
-			void *ctx, struct diag *d)
+			uint8_t *seen, int (*fn)(void *ctx, const void *buf, size_t len), void *ctx,
+			struct diag *d)
 {
 	for (uint32_t left = size; left;) {
 		size_t len = left < v->info.cluster_size ? left : v->info.cluster_size;
 		int r;
 		if (!fat_rd_valid_cluster(v, c))
-			return diag_error(d, "%s: cluster chain leads to cluster %" PRIu32 " after %"
-					     PRIu32 " of %" PRIu32 " bytes", path, c, size - left,
-					  size);
+			return diag_error(d,
+					  "%s: cluster chain leads to cluster %" PRIu32
+					  " after %" PRIu32 " of %" PRIu32 " bytes",
+					  path, c, size - left, size);
 		if (fat_rd_seen_before(seen, c))
-			return diag_error(d, "%s: cluster chain loops back to cluster %" PRIu32
-					     " after %" PRIu32 " of %" PRIu32 " bytes", path, c,
-					  size - left, size);
+			return diag_error(d,
+					  "%s: cluster chain loops back to cluster %" PRIu32
+					  " after %" PRIu32 " of %" PRIu32 " bytes",
+					  path, c, size - left, size);
 		r = fat_rd_pread(v, v->cbuf, len, fat_rd_cluster_off(v, c), d);
 		if (!r)
 			r = fn(ctx, v->cbuf, len);
@@ -316,8 +327,10 @@ static int stream_chain(struct fat_vol *v, const char *path, uint32_t c, uint32_
 		if (left && (r = fat_rd_next(v, c, &c, d)))
 			return r;
 		if (left && fat_rd_end(v, c))
-			return diag_error(d, "%s: cluster chain ends after %" PRIu32 " of %" PRIu32
-					     " bytes", path, size - left, size);
+			return diag_error(d,
+					  "%s: cluster chain ends after %" PRIu32 " of %" PRIu32
+					  " bytes",
+					  path, size - left, size);
 	}
 	return 0;
 }
@@ -334,8 +347,9 @@ int fat_vol_read(struct fat_vol *v, const char *path,
 	if (f.attrs & FAT_ATTR_DIR)
 		return diag_errno(d, -EISDIR, "%s: is a directory", path);
 	if (f.size / v->info.cluster_size > v->info.clusters)
-		return diag_error(d, "%s: its size (%" PRIu32 " bytes) is larger than the volume's "
-				     "data area (%" PRIu32 " clusters of %" PRIu32 " bytes)",
+		return diag_error(d,
+				  "%s: its size (%" PRIu32 " bytes) is larger than the volume's "
+				  "data area (%" PRIu32 " clusters of %" PRIu32 " bytes)",
 				  path, f.size, v->info.clusters, v->info.cluster_size);
 	seen = fat_rd_seen_new(v);
 	if (!seen)

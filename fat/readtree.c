@@ -23,7 +23,7 @@ struct pending {
 /* A folder being listed: its subfolders are pending[first..] up to the next frame's first. */
 struct frame {
 	size_t first, next; /* in walk.pending */
-	size_t names;	    /* walk.names's length before its subfolders' names */
+	size_t names;       /* walk.names's length before its subfolders' names */
 	size_t path_len;    /* length of its path in walk.path */
 };
 
@@ -100,8 +100,10 @@ static int step(struct walk *w, unsigned depth_max, uint8_t *seen, struct diag *
 	if ((r = set_path(w, f->path_len, w->names + p.name)) < 0)
 		return r;
 	if (w->depth > depth_max)
-		return diag_error(d, "%s: folders nested more than %u deep (list this one by its "
-					  "own path)", w->path, depth_max);
+		return diag_error(d,
+				  "%s: folders nested more than %u deep (list this one by its "
+				  "own path)",
+				  w->path, depth_max);
 	if (!p.cluster)
 		return diag_error(d, "%s: a directory without a cluster", w->path);
 	if (w->fns->folder && (r = w->fns->folder(w->ctx, w->path)))

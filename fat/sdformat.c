@@ -18,9 +18,9 @@ struct sd_class {
 
 /* SD Part 2 format parameters: capacity (sectors, inclusive) -> FS, SC, BU; SDXC (exFAT) is not here. */
 static const struct sd_class sd_classes[] = {
-	{ 1u << 14, FAT_12, 16, 16 },	{ 1u << 17, FAT_12, 32, 32 },
-	{ 1u << 19, FAT_16, 32, 64 },	{ 1u << 21, FAT_16, 32, 128 },
-	{ 1u << 22, FAT_16, 64, 128 },	{ 1u << 26, FAT_32, 64, 8192 },
+	{ 1u << 14, FAT_12, 16, 16 },  { 1u << 17, FAT_12, 32, 32 },
+	{ 1u << 19, FAT_16, 32, 64 },  { 1u << 21, FAT_16, 32, 128 },
+	{ 1u << 22, FAT_16, 64, 128 }, { 1u << 26, FAT_32, 64, 8192 },
 };
 
 #define SD_RDE 512u
@@ -102,16 +102,23 @@ static int sd_fat32(uint64_t ts, uint32_t sc, uint32_t bu, struct sd_out *r)
 static int sd_check_opts(const struct fat_opts *o, const struct sd_class *c, struct diag *d)
 {
 	if (o->type != FAT_AUTO && o->type != c->type)
-		return diag_error(d, "sd-format: the SD formatter uses FAT%d on this card, not FAT%d; "
-				     "drop the type or sd-format", c->type, o->type);
+		return diag_error(d,
+				  "sd-format: the SD formatter uses FAT%d on this card, not FAT%d; "
+				  "drop the type or sd-format",
+				  c->type, o->type);
 	if (o->cluster_size && o->cluster_size != c->spc * FAT_SECTOR)
-		return diag_error(d, "sd-format: the SD formatter uses cluster-size %uK on this card; "
-				     "drop cluster-size or sd-format", c->spc / 2);
+		return diag_error(d,
+				  "sd-format: the SD formatter uses cluster-size %uK on this card; "
+				  "drop cluster-size or sd-format",
+				  c->spc / 2);
 	if (o->fats && o->fats != 2)
-		return diag_error(d, "sd-format: the SD formatter uses 2 FATs; drop fats or sd-format");
+		return diag_error(d, "sd-format: the SD formatter uses 2 FATs; drop fats or "
+				     "sd-format");
 	if (o->root_entries && (c->type == FAT_32 || o->root_entries != SD_RDE))
-		return diag_error(d, "sd-format: the SD formatter uses %u root entries here; drop "
-				     "root-entries or sd-format", c->type == FAT_32 ? 0 : SD_RDE);
+		return diag_error(d,
+				  "sd-format: the SD formatter uses %u root entries here; drop "
+				  "root-entries or sd-format",
+				  c->type == FAT_32 ? 0 : SD_RDE);
 	if (o->reserved)
 		return diag_error(d, "sd-format computes the reserved sectors; drop reserved or "
 				     "sd-format");
@@ -163,8 +170,10 @@ int fat_sd_format(const struct fat_opts *o, uint64_t card_sectors, struct fat_sd
 		o = &none;
 	memset(ret, 0, sizeof(*ret));
 	if (card_sectors > sd_classes[5].max_sectors)
-		return diag_error(d, "sd-format: a card of %" PRIu64 " sectors is SDXC, which the SD "
-				     "formatter writes as exFAT; use sd-format = false", card_sectors);
+		return diag_error(d,
+				  "sd-format: a card of %" PRIu64 " sectors is SDXC, which the SD "
+				  "formatter writes as exFAT; use sd-format = false",
+				  card_sectors);
 	while (card_sectors > c->max_sectors)
 		c++;
 	r = sd_check_opts(o, c, d);
@@ -179,12 +188,16 @@ int fat_sd_format(const struct fat_opts *o, uint64_t card_sectors, struct fat_sd
 		r = sd_fat1216(card_sectors, 16, c->spc, c->bu, &s);
 	}
 	if (r || (type == FAT_16 && s.count < 4085) || (type == FAT_32 && s.count < 65525))
-		return diag_error(d, "sd-format: a card of %" PRIu64 " sectors is too small for the "
-				     "SD formatter's FAT%d layout", card_sectors, type);
+		return diag_error(d,
+				  "sd-format: a card of %" PRIu64 " sectors is too small for the "
+				  "SD formatter's FAT%d layout",
+				  card_sectors, type);
 	if (!fat_count_ok(type, s.count))
-		diag_warning(d, "sd-format: %" PRIu32 " clusters is within 16 of a FAT type limit "
-				"(4085/65525), as the SD formatter writes it; some drivers may "
-				"misjudge the FAT type", s.count);
+		diag_warning(d,
+			     "sd-format: %" PRIu32 " clusters is within 16 of a FAT type limit "
+			     "(4085/65525), as the SD formatter writes it; some drivers may "
+			     "misjudge the FAT type",
+			     s.count);
 	sd_fill(ret, type, c->spc, c->bu, card_sectors, &s);
 	return fat_geom_names(&ret->geom, o, card_sectors * FAT_SECTOR, d);
 }

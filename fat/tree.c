@@ -24,8 +24,8 @@ static struct fat_node **index_slot(struct fat_index *x, const struct fat_node *
 
 	for (;; i = (i + 1) & (x->cap - 1)) {
 		struct fat_node *n = x->slots[i];
-		if (!n || (n->parent == parent && strlen(n->name) == len &&
-			   !memcmp(n->name, name, len)))
+		if (!n ||
+		    (n->parent == parent && strlen(n->name) == len && !memcmp(n->name, name, len)))
 			return &x->slots[i];
 	}
 }
@@ -110,7 +110,8 @@ static const char *folder_of(struct fat_folders *f, const char *dir, size_t len)
 			return NULL;
 		for (size_t i = 0; i < f->cap; i++)
 			if (f->slots[i])
-				*folder_slot(&bigger, f->slots[i], strlen(f->slots[i])) = f->slots[i];
+				*folder_slot(&bigger, f->slots[i],
+					     strlen(f->slots[i])) = f->slots[i];
 		free(f->slots);
 		*f = bigger;
 	}
@@ -270,8 +271,7 @@ static int set_origin(struct fat_node *n, const struct fat_meta *m)
 	return n->origin_is_host || n->origin ? 0 : -ENOMEM;
 }
 
-int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta *m,
-		     struct diag *d)
+int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta *m, struct diag *d)
 {
 	struct fat_node *parent, *n;
 	const char *name;
@@ -306,8 +306,10 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 	int r;
 
 	if (size > UINT32_MAX) {
-		return diag_errno(d, -EFBIG, "%s: %" PRIu64 " bytes; a FAT file must be smaller "
-				  "than 4 GiB", where, size);
+		return diag_errno(d, -EFBIG,
+				  "%s: %" PRIu64 " bytes; a FAT file must be smaller "
+				  "than 4 GiB",
+				  where, size);
 	}
 	if (size && !src)
 		return diag_error(d, "%s: no source for its bytes", where);
@@ -345,7 +347,8 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 	}
 	if (!n || n->is_dir)
 		return -ENOENT;
-	*ret_offset = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size : 0;
+	*ret_offset = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size
+				 : 0;
 	return 0;
 }
 
@@ -386,8 +389,9 @@ int fat_tree_file_place(const struct fat_tree *t, const char *path, struct fat_p
 	n = find_node(t, path);
 	if (!n || n->is_dir)
 		return -ENOENT;
-	dir = n->parent->cluster ? t->data_offset + (uint64_t)(n->parent->cluster - 2) * t->cluster_size
-				 : t->root_offset;
+	dir = n->parent->cluster
+		      ? t->data_offset + (uint64_t)(n->parent->cluster - 2) * t->cluster_size
+		      : t->root_offset;
 	ret->data = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size : 0;
 	ret->room = (uint64_t)n->n_clusters * t->cluster_size;
 	ret->entry = dir + entry_index_offset(t, n);

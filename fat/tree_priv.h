@@ -6,14 +6,14 @@
 
 /* Its fields are ordered so that a tree of many files wastes no padding. */
 struct fat_node {
-	char *name;		 /* UTF-8 long name; "" for the root (owned) */
-	char *origin;		 /* source for messages, or NULL (owned) */
+	char *name;              /* UTF-8 long name; "" for the root (owned) */
+	char *origin;            /* source for messages, or NULL (owned) */
 	struct fat_node *parent; /* NULL for the root */
-	struct fat_node **kids;	 /* directories: children, sorted by fat_tree_prepare() */
+	struct fat_node **kids;  /* directories: children, sorted by fat_tree_prepare() */
 	size_t n_kids, cap_kids;
 	uint64_t size;
-	uint64_t reserve;	 /* files: clusters for at least this many bytes */
-	struct fat_source src;	 /* src.path is NULL: a host file is named by the two below */
+	uint64_t reserve;      /* files: clusters for at least this many bytes */
+	struct fat_source src; /* src.path is NULL: a host file is named by the two below */
 	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
 	 * one folder, owned by the tree's folder set) and its name there when not @name (owned):
 	 * each host path is stored once, relative to its folder */
@@ -26,15 +26,15 @@ struct fat_node {
 	bool origin_is_host; /* messages name the host file (origin is NULL) */
 
 	/* set by fat_tree_prepare() */
-	uint16_t *u16;	   /* UTF-16 long name (owned) */
+	uint16_t *u16;      /* UTF-16 long name (owned) */
 	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
 	uint16_t n16;
-	uint8_t sfn[11];   /* short name */
-	uint8_t ntres;	   /* lower-case flags */
-	uint8_t n_lfn;	   /* LFN entries before the short entry (0: none) */
+	uint8_t sfn[11]; /* short name */
+	uint8_t ntres;   /* lower-case flags */
+	uint8_t n_lfn;   /* LFN entries before the short entry (0: none) */
 
 	/* set by fat_tree_alloc() */
-	uint32_t cluster;   /* first cluster, 0 for empty files */
+	uint32_t cluster; /* first cluster, 0 for empty files */
 	uint32_t n_clusters;
 };
 
@@ -62,7 +62,7 @@ struct fat_tree {
 	/* set by fat_write(): where cluster 2 is and how large clusters are (0: not written) */
 	uint64_t data_offset;
 	uint32_t cluster_size;
-	uint32_t next_free;  /* the first cluster no file or folder uses */
+	uint32_t next_free;   /* the first cluster no file or folder uses */
 	uint64_t root_offset; /* FAT12/16: byte offset of the root directory */
 	bool root_label;      /* the root's first entry is the volume label */
 };

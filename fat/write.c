@@ -22,16 +22,16 @@ struct wctx {
 	struct fat_tree *t;
 	const struct fat_geom *g;
 	int fd;
-	uint64_t vol;	     /* volume offset in fd */
-	const char *image;   /* fd's name in messages, or NULL */
-	uint32_t next;	     /* first free cluster */
-	uint8_t *buf;	     /* SPARSE_CHUNK bytes for copies */
-	uint8_t *pend;	     /* SPARSE_CHUNK bytes: the clusters of small files, in a row */
-	size_t pend_len;     /* bytes in pend, the clusters of files from volume byte pend_off */
+	uint64_t vol;      /* volume offset in fd */
+	const char *image; /* fd's name in messages, or NULL */
+	uint32_t next;     /* first free cluster */
+	uint8_t *buf;      /* SPARSE_CHUNK bytes for copies */
+	uint8_t *pend;     /* SPARSE_CHUNK bytes: the clusters of small files, in a row */
+	size_t pend_len;   /* bytes in pend, the clusters of files from volume byte pend_off */
 	uint64_t pend_off;
-	const char *dir;     /* the host folder open as dir_fd (NULL: none) */
+	const char *dir; /* the host folder open as dir_fd (NULL: none) */
 	int dir_fd;
-	fat_stop_fn stop;    /* asked before each file and after each SPARSE_CHUNK (may be NULL) */
+	fat_stop_fn stop; /* asked before each file and after each SPARSE_CHUNK (may be NULL) */
 	void *stop_ctx;
 	struct diag *d;
 };
@@ -45,7 +45,8 @@ static bool stopped(const struct wctx *w)
 static int write_failed(struct wctx *w, uint64_t off, int e)
 {
 	return diag_errno(w->d, -e, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
-			  w->image ? w->image : "", w->image ? ": " : "", w->vol + off, strerror(e));
+			  w->image ? w->image : "", w->image ? ": " : "", w->vol + off,
+			  strerror(e));
 }
 
 /* pwrite()s all of @buf at volume byte @off. */
@@ -171,7 +172,8 @@ static void fill_dir(struct wctx *w, const struct fat_node *dir, uint8_t *e)
 	if (dir->parent) {
 		put_dot(e, ".", dir, dir->cluster);
 		/* ".." of a first-level directory is 0, even on FAT32 (fatgen103) */
-		put_dot(e + FAT_DIRENT_SIZE, "..", dir, dir->parent->parent ? dir->parent->cluster : 0);
+		put_dot(e + FAT_DIRENT_SIZE, "..", dir,
+			dir->parent->parent ? dir->parent->cluster : 0);
 		e += 64;
 	}
 	for (size_t i = 0; i < dir->n_kids; i++) {
@@ -181,8 +183,8 @@ static void fill_dir(struct wctx *w, const struct fat_node *dir, uint8_t *e)
 			e += FAT_DIRENT_SIZE * n->n_lfn;
 		}
 		fat_put_sfn_entry(e, n->sfn, (uint8_t)(n->attrs | (n->is_dir ? FAT_ATTR_DIR : 0)),
-				  n->ntres, n->is_dir || n->size ? n->cluster : 0, (uint32_t)n->size,
-				  n->mtime, n->mtime_ns);
+				  n->ntres, n->is_dir || n->size ? n->cluster : 0,
+				  (uint32_t)n->size, n->mtime, n->mtime_ns);
 		e += FAT_DIRENT_SIZE;
 	}
 }
@@ -192,7 +194,8 @@ static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 	size_t len = (size_t)fat_dir_entries(w->t, dir, w->g) * FAT_DIRENT_SIZE;
 	uint64_t off = dir->cluster ? cluster_off(w->g, dir->cluster)
 				    : ((uint64_t)w->g->reserved +
-				       (uint64_t)w->g->fats * w->g->fat_sectors) * FAT_SECTOR;
+				       (uint64_t)w->g->fats * w->g->fat_sectors) *
+					      FAT_SECTOR;
 	uint8_t *e;
 	int r;
 
@@ -213,7 +216,8 @@ static int copy_read(struct wctx *w, const struct fat_node *n, uint64_t dst)
 	char where[4096];
 
 	for (uint64_t done = 0; done < n->size;) {
-		size_t len = n->size - done < SPARSE_CHUNK ? (size_t)(n->size - done) : SPARSE_CHUNK;
+		size_t len = n->size - done < SPARSE_CHUNK ? (size_t)(n->size - done)
+							   : SPARSE_CHUNK;
 		uint64_t failed_at;
 		int r = n->src.read(n->src.ctx, done, w->buf, len);
 		if (r)
@@ -237,9 +241,14 @@ static bool stop_of(void *wctx)
 /* Copies from the source's @fd; its holes and blocks of zeros stay holes. */
 static int copy_fd(struct wctx *w, const struct fat_node *n, int fd, uint64_t dst)
 {
-	struct sparse_copy c = { .src = fd, .src_off = n->src.offset, .len = n->size,
-				 .dst = w->fd, .dst_off = w->vol + dst, .buf = w->buf,
-				 .stop = stop_of, .stop_ctx = w };
+	struct sparse_copy c = { .src = fd,
+				 .src_off = n->src.offset,
+				 .len = n->size,
+				 .dst = w->fd,
+				 .dst_off = w->vol + dst,
+				 .buf = w->buf,
+				 .stop = stop_of,
+				 .stop_ctx = w };
 	struct sparse_fault fault;
 	char where[4096];
 	int r = sparse_copy(&c, &fault);
@@ -285,7 +294,8 @@ static int gather_small(struct wctx *w, const struct fat_node *n, int fd, uint64
 			continue;
 		if (got <= 0)
 			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-					  got < 0 ? strerror(errno) : "shorter than its size (changed?)");
+					  got < 0 ? strerror(errno)
+						  : "shorter than its size (changed?)");
 		done += (size_t)got;
 	}
 	memset(p + n->size, 0, span - (size_t)n->size);
@@ -303,7 +313,8 @@ static int open_host_file(struct wctx *w, const struct fat_node *n)
 		if (w->dir_fd >= 0)
 			close(w->dir_fd);
 		w->dir = NULL;
-		w->dir_fd = open(*n->host_dir ? n->host_dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		w->dir_fd = open(*n->host_dir ? n->host_dir : ".",
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (w->dir_fd < 0)
 			return -errno;
 		w->dir = n->host_dir;
@@ -328,8 +339,9 @@ static int write_file(struct wctx *w, const struct fat_node *n)
 	if (n->host_dir && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size ||
 			    !fileid_same(&n->src.listed, &st))) {
 		close(fd);
-		return diag_error(w->d, "%s: changed while the image was built (it is not the "
-					"file of %" PRIu64 " bytes that was listed)",
+		return diag_error(w->d,
+				  "%s: changed while the image was built (it is not the "
+				  "file of %" PRIu64 " bytes that was listed)",
 				  fat_node_where(n, where, sizeof(where)), n->size);
 	}
 	if (n->src.read)
@@ -365,8 +377,15 @@ int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol
 int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d)
 {
-	struct wctx w = { .t = t, .g = g, .fd = fd, .vol = vol_offset, .image = image,
-			  .dir_fd = -1, .stop = stop, .stop_ctx = stop_ctx, .d = d };
+	struct wctx w = { .t = t,
+			  .g = g,
+			  .fd = fd,
+			  .vol = vol_offset,
+			  .image = image,
+			  .dir_fd = -1,
+			  .stop = stop,
+			  .stop_ctx = stop_ctx,
+			  .d = d };
 	uint64_t end = g->data_offset + (uint64_t)g->clusters * g->cluster_size;
 	int r;
 

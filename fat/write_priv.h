@@ -10,9 +10,9 @@
 /* FAT entry access for one FAT width (fatgen103 "FAT Type Determination" and entries). */
 struct fat_ent_ops {
 	unsigned bits;
-	uint32_t eoc;	    /* end-of-chain value written */
-	uint32_t eoc_min;   /* any value from here up is end of chain */
-	uint32_t bad;	    /* bad-cluster mark */
+	uint32_t eoc;     /* end-of-chain value written */
+	uint32_t eoc_min; /* any value from here up is end of chain */
+	uint32_t bad;     /* bad-cluster mark */
 	uint32_t (*get)(const uint8_t *fat, uint32_t c);
 	void (*set)(uint8_t *fat, uint32_t c, uint32_t v);
 };

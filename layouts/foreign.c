@@ -11,7 +11,7 @@
 static const struct {
 	const char *section; /* the section kind the word was met in ("" the top level) */
 	const char *word;
-	const char *hint;    /* what to write instead, as the message shows it */
+	const char *hint; /* what to write instead, as the message shows it */
 } foreign_words[] = {
 	/* genimage: hdimage { } and its partition sections */
 	{ "", "hdimage", "'image'" },
@@ -52,7 +52,8 @@ static const struct {
 const char *layout_foreign_hint(const char *section, const char *word)
 {
 	for (size_t i = 0; i < sizeof(foreign_words) / sizeof(foreign_words[0]); i++)
-		if (!strcmp(foreign_words[i].section, section) && !strcmp(foreign_words[i].word, word))
+		if (!strcmp(foreign_words[i].section, section) &&
+		    !strcmp(foreign_words[i].word, word))
 			return foreign_words[i].hint;
 	return NULL;
 }

@@ -34,8 +34,8 @@ static int report_missing(const struct layout *l, const char *from, const char *
 	return rc;
 }
 
-int layout_input_path(const struct layout *l, const char *from, const char *place,
-		      struct diag *d, char **ret_path)
+int layout_input_path(const struct layout *l, const char *from, const char *place, struct diag *d,
+		      char **ret_path)
 {
 	*ret_path = NULL;
 	if (from[0] == '/' || l->n_input_dirs == 1) {

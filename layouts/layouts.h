@@ -27,8 +27,8 @@
 #include "common/diag.h"
 
 #define LAYOUT_SECTOR 512u
-#define LAYOUT_DEFAULT_ALIGN (4u << 20)      /* the SDHC boundary unit */
-#define LAYOUT_DEFAULT_TIMESTAMP 315532800   /* 1980-01-01 00:00:00 UTC */
+#define LAYOUT_DEFAULT_ALIGN (4u << 20)    /* the SDHC boundary unit */
+#define LAYOUT_DEFAULT_TIMESTAMP 315532800 /* 1980-01-01 00:00:00 UTC */
 #define LAYOUT_GPT_MAX_PARTITIONS 128
 /* MBR: 3 primary entries and 56 logical ones (numbers 5..60) is the most that fdisk and
  * sfdisk handle (their MBR code stops at partition number 60) */
@@ -36,8 +36,8 @@
 #define LAYOUT_MBR_MAX_LOGICAL 56
 /* raw regions plus partitions kept out of the table: no card has nearly as many */
 #define LAYOUT_MAX_UNTABLED 1024
-#define LAYOUT_MAX_BYTES (1ull << 60)         /* no size or offset is larger (1 EiB) */
-#define LAYOUT_MAX_ALIGN (1ull << 40)         /* nor an alignment (1 TiB) */
+#define LAYOUT_MAX_BYTES (1ull << 60) /* no size or offset is larger (1 EiB) */
+#define LAYOUT_MAX_ALIGN (1ull << 40) /* nor an alignment (1 TiB) */
 
 /* Where a value was written: the file (owned by the layout) and its 1-based line. */
 struct layout_loc {
@@ -58,11 +58,11 @@ enum layout_links { LAYOUT_LINKS_INSIDE, LAYOUT_LINKS_FOLLOW, LAYOUT_LINKS_REFUS
 
 enum layout_part_type {
 	LAYOUT_PART_RAW,
-	LAYOUT_PART_FAT,   /* FAT12/16/32 chosen by size */
+	LAYOUT_PART_FAT, /* FAT12/16/32 chosen by size */
 	LAYOUT_PART_FAT12,
 	LAYOUT_PART_FAT16,
 	LAYOUT_PART_FAT32,
-	LAYOUT_PART_EXT4,  /* an ext4 file system built from tree, file and dir */
+	LAYOUT_PART_EXT4, /* an ext4 file system built from tree, file and dir */
 };
 
 enum layout_size_kind { LAYOUT_SIZE_FIXED, LAYOUT_SIZE_AUTO, LAYOUT_SIZE_GROW };
@@ -89,15 +89,15 @@ struct layout_guid {
  */
 struct layout_image {
 	bool size_set;
-	uint64_t size;          /* with size_set; else the plan derives it */
+	uint64_t size; /* with size_set; else the plan derives it */
 	enum layout_table table;
 	uint64_t align;
 	bool disk_id_set;
-	bool disk_id_per_card;  /* disk-id = per-card: the disk id (gpt: and every partition's
+	bool disk_id_per_card;     /* disk-id = per-card: the disk id (gpt: and every partition's
 				   GUID without `uuid`) is set anew on every card */
-	uint32_t mbr_id;        /* with table = mbr */
+	uint32_t mbr_id;           /* with table = mbr */
 	struct layout_guid gpt_id; /* with table = gpt */
-	char *seed;             /* never NULL: the layout's own or the hex SHA-256 of its bytes */
+	char *seed; /* never NULL: the layout's own or the hex SHA-256 of its bytes */
 	int64_t timestamp;
 	bool timestamp_from_env; /* SOURCE_DATE_EPOCH gave it: mtime = source clamps to it */
 	enum layout_mtime mtime;
@@ -119,70 +119,70 @@ struct layout_range {
 struct layout_raw {
 	char *name;
 	uint64_t offset;
-	char *from;             /* NULL: fill is set */
-	uint64_t skip;          /* bytes at the start of `from` that are not copied */
-	bool fill;              /* without from: written as zeros */
+	char *from;                 /* NULL: fill is set */
+	uint64_t skip;              /* bytes at the start of `from` that are not copied */
+	bool fill;                  /* without from: written as zeros */
 	struct layout_range *holes; /* not written (a table sits there): sorted, disjoint */
 	size_t n_holes;
 	bool size_set;
-	uint64_t size;          /* with size_set; else the file's size less skip, known at
+	uint64_t size; /* with size_set; else the file's size less skip, known at
 				   build time */
 	struct layout_loc loc, skip_loc, holes_loc;
 };
 
 struct layout_fat {
-	char *label;            /* NULL: "NO NAME" */
+	char *label; /* NULL: "NO NAME" */
 	bool cluster_size_set;
-	uint32_t cluster_size;  /* with cluster_size_set; else the SD specification's choice */
+	uint32_t cluster_size; /* with cluster_size_set; else the SD specification's choice */
 	bool fats_set;
-	unsigned fats;          /* 2 unless set */
+	unsigned fats; /* 2 unless set */
 	bool data_align_set;
-	uint64_t data_align;    /* the image's align unless set */
+	uint64_t data_align; /* the image's align unless set */
 	bool sd_format;
 	bool root_entries_set;
-	unsigned root_entries;  /* with root_entries_set; else fat/ decides (512 on FAT12/16) */
+	unsigned root_entries; /* with root_entries_set; else fat/ decides (512 on FAT12/16) */
 	bool reserved_set;
-	unsigned reserved;      /* with reserved_set; else computed */
+	unsigned reserved; /* with reserved_set; else computed */
 	bool volume_id_set;
 	uint32_t volume_id;
 	bool volume_id_per_card; /* volume-id = per-card: set anew on every card */
-	char *oem_name;         /* never NULL */
+	char *oem_name;          /* never NULL */
 	struct layout_loc loc;
 };
 
 struct layout_ext4 {
-	char *label;            /* NULL: none (at most 16 bytes) */
+	char *label; /* NULL: none (at most 16 bytes) */
 	bool uuid_set;
 	struct layout_guid uuid; /* with uuid_set; else derived from the seed */
-	uint32_t block_size;    /* 4096 unless set */
-	uint32_t inode_size;    /* 256 unless set */
+	uint32_t block_size;     /* 4096 unless set */
+	uint32_t inode_size;     /* 256 unless set */
 	bool inodes_set;
-	uint64_t inodes;        /* with inodes_set; else one per 16 KiB */
-	unsigned reserved;      /* percent of blocks kept for root (0 unless set) */
-	bool journal;           /* true unless set */
-	char *features;         /* as written (the builder checks the names), or NULL */
+	uint64_t inodes;   /* with inodes_set; else one per 16 KiB */
+	unsigned reserved; /* percent of blocks kept for root (0 unless set) */
+	bool journal;      /* true unless set */
+	char *features;    /* as written (the builder checks the names), or NULL */
 	struct layout_loc loc;
 };
 
 struct layout_entry {
 	enum layout_entry_kind kind;
-	char *path;             /* absolute path inside the partition, as written */
-	char *from;             /* tree, file: host path as written (NULL for content) */
-	char *content;          /* file: literal content, or NULL */
-	unsigned strip;         /* tree */
-	char **include;         /* tree: fnmatch(3) patterns, n_include of them (owned) */
+	char *path;     /* absolute path inside the partition, as written */
+	char *from;     /* tree, file: host path as written (NULL for content) */
+	char *content;  /* file: literal content, or NULL */
+	unsigned strip; /* tree */
+	char **include; /* tree: fnmatch(3) patterns, n_include of them (owned) */
 	size_t n_include;
-	char **exclude;         /* tree: fnmatch(3) patterns, n_exclude of them (owned) */
+	char **exclude; /* tree: fnmatch(3) patterns, n_exclude of them (owned) */
 	size_t n_exclude;
-	bool first;             /* file */
-	unsigned attrs;         /* file: enum layout_attr bits */
+	bool first;     /* file */
+	unsigned attrs; /* file: enum layout_attr bits */
 	bool owner_set, group_set;
-	uint32_t owner, group;  /* ext4: with owner_set / group_set; else 0 */
+	uint32_t owner, group;     /* ext4: with owner_set / group_set; else 0 */
 	enum layout_owners owners; /* tree on ext4: whose owners its entries keep */
-	enum layout_links links; /* tree on FAT: which symbolic links are followed */
-	bool per_card;          /* file: content is a template filled in for each card
+	enum layout_links links;   /* tree on FAT: which symbolic links are followed */
+	bool per_card;             /* file: content is a template filled in for each card
 				   (sdimg personalize, sdimg flash --card-values) */
-	uint64_t reserve;       /* file with per_card: bytes its clusters hold for any card */
+	uint64_t reserve;          /* file with per_card: bytes its clusters hold for any card */
 	struct layout_loc loc;
 };
 
@@ -192,26 +192,26 @@ struct layout_partition {
 	bool start_set;
 	uint64_t start;
 	bool align_set;
-	uint64_t align;         /* the image's unless align_set: an automatic start, an auto size */
+	uint64_t align; /* the image's unless align_set: an automatic start, an auto size */
 	enum layout_size_kind size_kind;
-	uint64_t size;          /* with LAYOUT_SIZE_FIXED */
+	uint64_t size; /* with LAYOUT_SIZE_FIXED */
 	uint64_t extra;
 	char *from;
-	uint64_t skip;          /* raw: bytes at the start of `from` that are not copied */
-	bool fill;              /* raw without from: written as zeros */
+	uint64_t skip;              /* raw: bytes at the start of `from` that are not copied */
+	bool fill;                  /* raw without from: written as zeros */
 	struct layout_range *holes; /* raw: not written; sorted, disjoint */
 	size_t n_holes;
 	bool bootable;
-	bool hybrid;            /* table = hybrid: mirrored in the MBR */
-	bool primary;           /* mbr: a primary entry although listed after logical ones */
+	bool hybrid;  /* table = hybrid: mirrored in the MBR */
+	bool primary; /* mbr: a primary entry although listed after logical ones */
 	uint8_t mbr_type;
 	struct layout_loc mbr_type_loc; /* where mbr-type is set; file NULL: the default */
 	struct layout_guid gpt_type;
 	bool uuid_set;
 	struct layout_guid uuid;
-	char *label;            /* GPT partition name, never NULL */
+	char *label; /* GPT partition name, never NULL */
 	bool in_table;
-	struct layout_fat fat;  /* meaningful for FAT types */
+	struct layout_fat fat;   /* meaningful for FAT types */
 	struct layout_ext4 ext4; /* meaningful for ext4 */
 	struct layout_entry *entries;
 	size_t n_entries;
@@ -220,8 +220,8 @@ struct layout_partition {
 };
 
 struct layout {
-	char *path;             /* the layout file as given */
-	char **input_dirs;      /* where relative `from` paths are looked up, in order (owned;
+	char *path;        /* the layout file as given */
+	char **input_dirs; /* where relative `from` paths are looked up, in order (owned;
 				   at least one) */
 	size_t n_input_dirs;
 	struct layout_image image;
@@ -229,7 +229,7 @@ struct layout {
 	size_t n_raws;
 	struct layout_partition *parts;
 	size_t n_parts;
-	char **files;           /* every file read (the layout and its includes), owned */
+	char **files; /* every file read (the layout and its includes), owned */
 	size_t n_files;
 };
 
@@ -244,7 +244,8 @@ struct layout_var {
  * it bounds: a real layout is a few KiB, and a hostile one (an include bomb, a huge
  * variable) must fail at once, not after minutes and gigabytes.
  */
-#define LAYOUT_TEXT_MAX (1u << 20)   /* bytes of the layout, every file it includes (each
+#define LAYOUT_TEXT_MAX \
+	(1u << 20)                   /* bytes of the layout, every file it includes (each
 					time it is included) and every ${VAR} value put in */
 #define LAYOUT_VALUE_MAX (64u << 10) /* bytes of one ${VAR}'s value */
 #define LAYOUT_INCLUDES_MAX 256      /* include() calls read, in all */
@@ -258,7 +259,7 @@ struct layout_options {
 	size_t n_input_dirs;
 	const struct layout_var *vars; /* --set VAR=VALUE, n_vars of them */
 	size_t n_vars;
-	bool use_environment;         /* ${VAR} may come from the process environment */
+	bool use_environment;          /* ${VAR} may come from the process environment */
 	const char *source_date_epoch; /* $SOURCE_DATE_EPOCH as the caller found it, or NULL */
 };
 
@@ -283,8 +284,8 @@ int layout_load_text(const char *name, const char *text, const struct layout_opt
  * *@ret_path (free() it); -EINVAL when no folder holds it, with the message "@place@from:
  * in none of the input folders: DIR1, DIR2" in @d; or -ENOMEM.
  */
-int layout_input_path(const struct layout *l, const char *from, const char *place,
-		      struct diag *d, char **ret_path);
+int layout_input_path(const struct layout *l, const char *from, const char *place, struct diag *d,
+		      char **ret_path);
 
 /* Frees a layout and everything it owns. Accepts NULL. */
 void layout_free(struct layout *l);

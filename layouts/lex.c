@@ -59,13 +59,16 @@ static int put_value(struct lexer *lx, const char *name, const char *value)
 
 	if (n > LAYOUT_VALUE_MAX) {
 		units_human(LAYOUT_VALUE_MAX, limit, sizeof(limit));
-		return diag_error(lx->d, "%s:%d: ${%s} is %zu bytes long: a variable's value "
-					 "holds at most %s", lx->file, lx->line, name, n, limit);
+		return diag_error(lx->d,
+				  "%s:%d: ${%s} is %zu bytes long: a variable's value "
+				  "holds at most %s",
+				  lx->file, lx->line, name, n, limit);
 	}
 	if (n > LAYOUT_TEXT_MAX - *lx->vars->text_used) {
 		units_human(LAYOUT_TEXT_MAX, limit, sizeof(limit));
-		return diag_error(lx->d, "%s:%d: ${%s}: too large: a layout with its includes and "
-					 "its variables' values holds at most %s of text",
+		return diag_error(lx->d,
+				  "%s:%d: ${%s}: too large: a layout with its includes and "
+				  "its variables' values holds at most %s of text",
 				  lx->file, lx->line, name, limit);
 	}
 	*lx->vars->text_used += n;
@@ -136,13 +139,16 @@ static int expand_var(struct lexer *lx, unsigned depth, bool use)
 	if (n == 0 || isdigit((unsigned char)*name) || (*after != '}' && !has_default)) {
 		if (name[strcspn(name, "}\n")] != '}')
 			return unclosed_var(lx);
-		return diag_error(lx->d, "%s:%d: '${' must be followed by a variable name "
-					 "(letters, digits, _) and '}'", lx->file, lx->line);
+		return diag_error(lx->d,
+				  "%s:%d: '${' must be followed by a variable name "
+				  "(letters, digits, _) and '}'",
+				  lx->file, lx->line);
 	}
 	if (depth > LAYOUT_DEFAULT_DEPTH_MAX)
-		return diag_error(lx->d, "%s:%d: defaults nested more than %d deep "
-					 "(${A:-${B:-...}})", lx->file, lx->line,
-				  LAYOUT_DEFAULT_DEPTH_MAX);
+		return diag_error(lx->d,
+				  "%s:%d: defaults nested more than %d deep "
+				  "(${A:-${B:-...}})",
+				  lx->file, lx->line, LAYOUT_DEFAULT_DEPTH_MAX);
 	char *var = strndup(name, n);
 	if (!var)
 		return -ENOMEM;
@@ -152,7 +158,8 @@ static int expand_var(struct lexer *lx, unsigned depth, bool use)
 		/* named before any variable of the default is looked up: the '}' missing here
 		 * is the mistake, whatever the rest holds */
 		rc = diag_error(lx->d, "%s:%d: '${%s:-' without a closing '}'%s", lx->file,
-				lx->line, var, lx->quote ? " before the string's closing '\"'" : "");
+				lx->line, var,
+				lx->quote ? " before the string's closing '\"'" : "");
 	} else if (has_default) {
 		lx->p += 2;
 		rc = expand_default(lx, depth, use && !value);
@@ -186,8 +193,8 @@ static int octal_escape(struct lexer *lx)
 	while (n < 3 && lx->p[n] >= '0' && lx->p[n] <= '7')
 		v = v * 8 + (unsigned)(lx->p[n++] - '0');
 	if (v > 0xff)
-		return diag_error(lx->d, "%s:%d: invalid octal escape '\\%.*s'", lx->file,
-				  lx->line, n, lx->p);
+		return diag_error(lx->d, "%s:%d: invalid octal escape '\\%.*s'", lx->file, lx->line,
+				  n, lx->p);
 	if (v == 0)
 		return nul_error(lx);
 	lx->p += n;
@@ -236,8 +243,9 @@ static int dq_escape(struct lexer *lx)
 	k = strchr(from, c);
 	if (!k) {
 		char one[2] = { c, '\0' }, shown[12];
-		return diag_error(lx->d, "%s:%d: unknown escape '\\%s' in a string (write '\\\\' "
-					 "for a backslash, or use single quotes)",
+		return diag_error(lx->d,
+				  "%s:%d: unknown escape '\\%s' in a string (write '\\\\' "
+				  "for a backslash, or use single quotes)",
 				  lx->file, lx->line, utf8_shown(one, shown, sizeof(shown)));
 	}
 	lx->p++;
@@ -388,8 +396,8 @@ static int lex_one(struct lexer *lx)
 	return emit(lx, TOK_WORD, p, (size_t)(lx->p - p), lx->line);
 }
 
-int layout_lex(const char *file, const char *text, const struct lex_vars *vars,
-	       struct diag *d, struct tok_list *out)
+int layout_lex(const char *file, const char *text, const struct lex_vars *vars, struct diag *d,
+	       struct tok_list *out)
 {
 	struct lexer lx = { .file = file, .p = text, .line = 1, .vars = vars, .d = d, .out = out };
 	int rc = 0;

@@ -60,8 +60,8 @@ struct lex_vars {
  * start is skipped. Returns 0, -EINVAL with the problem in @d as "FILE:LINE: ...", or
  * -ENOMEM (for the caller to report).
  */
-int layout_lex(const char *file, const char *text, const struct lex_vars *vars,
-	       struct diag *d, struct tok_list *out);
+int layout_lex(const char *file, const char *text, const struct lex_vars *vars, struct diag *d,
+	       struct tok_list *out);
 
 /* Frees the tokens and their texts; @l is left empty. */
 void layout_tokens_release(struct tok_list *l);

@@ -81,7 +81,8 @@ int layout_load(const char *path, const struct layout_options *opts, struct diag
 	int rc = layout_read_text_file(path, LAYOUT_TEXT_MAX, &text);
 
 	if (rc < 0)
-		return diag_error(d, "%s: %s", path, layout_read_text_problem(rc, why, sizeof(why)));
+		return diag_error(d, "%s: %s", path,
+				  layout_read_text_problem(rc, why, sizeof(why)));
 	rc = layout_load_text(path, text, opts, d, ret_layout);
 	free(text);
 	return rc;

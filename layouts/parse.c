@@ -76,8 +76,10 @@ static int parse_key(struct parser *p, struct cursor *c, struct tree_section *s,
 	const struct tok *op = peek(c, 1), *value = peek(c, 2);
 
 	if (is(op, TOK_PLUSEQ))
-		return layout_parse_error(p, loc, s, "%s: '+=' is not supported: write '%s = ...' "
-					  "(every key takes one value)", k->name, k->name);
+		return layout_parse_error(p, loc, s,
+					  "%s: '+=' is not supported: write '%s = ...' "
+					  "(every key takes one value)",
+					  k->name, k->name);
 	if (is(op, TOK_LBRACE))
 		return layout_parse_error(p, loc, s, "%s is a key, not a section: write '%s = ...'",
 					  k->name, k->name);
@@ -155,8 +157,7 @@ static int add_file(struct doc *doc, const char *name, char *text, unsigned *ret
  * path in the including file's folder, found or not. Returns 0 with a new string in
  * *@ret_path, -EINVAL (reported) when no folder holds it, or -ENOMEM.
  */
-static int find_include(struct parser *p, struct layout_loc loc, const char *arg,
-			char **ret_path)
+static int find_include(struct parser *p, struct layout_loc loc, const char *arg, char **ret_path)
 {
 	size_t n = p->opts ? p->opts->n_input_dirs : 0;
 	char *dir = path_dir(loc.file);
@@ -204,8 +205,9 @@ static int check_include_limits(struct parser *p, struct layout_loc loc, const c
 		return diag_error(p->d, "%s:%d: include(\"%s\"): includes nested more than %d deep",
 				  loc.file, loc.line, arg, LAYOUT_INCLUDE_DEPTH_MAX);
 	if (p->n_includes >= LAYOUT_INCLUDES_MAX)
-		return diag_error(p->d, "%s:%d: include(\"%s\"): more than %d includes in one "
-					"layout (each time a file is included counts)",
+		return diag_error(p->d,
+				  "%s:%d: include(\"%s\"): more than %d includes in one "
+				  "layout (each time a file is included counts)",
 				  loc.file, loc.line, arg, LAYOUT_INCLUDES_MAX);
 	return 0;
 }
@@ -248,8 +250,10 @@ static int parse_include(struct parser *p, struct cursor *c, struct tree_section
 	const struct tok *arg = peek(c, 2);
 
 	if (!is(peek(c, 1), TOK_LPAREN) || !is_name(arg) || !is(peek(c, 3), TOK_RPAREN))
-		return diag_error(p->d, "%s:%d: include() takes one file name: "
-					"include(\"x.layout\")", loc.file, loc.line);
+		return diag_error(p->d,
+				  "%s:%d: include() takes one file name: "
+				  "include(\"x.layout\")",
+				  loc.file, loc.line);
 	c->i += 4;
 	return include_file(p, loc, arg->text, s);
 }

@@ -39,7 +39,7 @@ struct doc {
 				     them (files[0] is the layout itself); owned */
 	char **texts;             /* the text of each file, for the default seed; owned */
 	size_t n_files, files_cap, texts_cap;
-	struct strbuf values;     /* every ${VAR} substituted, "LEN:NAME LEN:VALUE" in order,
+	struct strbuf values; /* every ${VAR} substituted, "LEN:NAME LEN:VALUE" in order,
 				     for the default seed */
 };
 

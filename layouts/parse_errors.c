@@ -26,8 +26,7 @@ int layout_parse_error(struct parser *p, struct layout_loc loc, const struct tre
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return diag_error(p->d, "%s:%d: %s%s%s", loc.file, loc.line, what, *what ? ": " : "",
-			  msg);
+	return diag_error(p->d, "%s:%d: %s%s%s", loc.file, loc.line, what, *what ? ": " : "", msg);
 }
 
 int layout_parse_never_closed(struct parser *p, struct layout_loc loc, const char *name,
@@ -37,8 +36,8 @@ int layout_parse_never_closed(struct parser *p, struct layout_loc loc, const cha
 
 	return diag_error(p->d, "%s:%d: '{' of %s%s%s%s is never closed (a '}' is missing)",
 			  loc.file, loc.line, utf8_shown(name, shown, sizeof(shown)),
-			  title ? " '" : "", title ? utf8_shown(title, shown_title,
-								sizeof(shown_title)) : "",
+			  title ? " '" : "",
+			  title ? utf8_shown(title, shown_title, sizeof(shown_title)) : "",
 			  title ? "'" : "");
 }
 
@@ -129,8 +128,8 @@ static int skip_body(struct parser *p, struct cursor *c, const struct tok *name,
 
 int layout_parse_cut_unit(struct parser *p, struct cursor *c, const struct tree_section *s)
 {
-	static const char *const units[] = { "K", "M", "G", "T", "KiB", "MiB", "GiB", "TiB",
-					     "s", "k", "m", "g", "t" };
+	static const char *const units[] = { "K",   "M", "G", "T", "KiB", "MiB", "GiB",
+					     "TiB", "s", "k", "m", "g",   "t" };
 	const struct tok *key = peek(c, 0), *number = peek(c, 2), *unit = peek(c, 3);
 	bool cut = false;
 
@@ -141,9 +140,10 @@ int layout_parse_cut_unit(struct parser *p, struct cursor *c, const struct tree_
 		cut |= strcmp(unit->text, units[i]) == 0;
 	if (!cut)
 		return 0;
-	layout_parse_error(p, loc_of(p, c, key), s, "%s = %s %s: a number and its unit go "
-			   "without a space between them (%s%s)", key->text, number->text,
-			   unit->text, number->text, unit->text);
+	layout_parse_error(p, loc_of(p, c, key), s,
+			   "%s = %s %s: a number and its unit go "
+			   "without a space between them (%s%s)",
+			   key->text, number->text, unit->text, number->text, unit->text);
 	c->i += 4;
 	return 1;
 }

@@ -15,7 +15,7 @@ struct parser {
 	struct diag *d;
 	size_t errors_before; /* d->errors when the parse began */
 	const struct layout_options *opts;
-	bool out_of_memory;   /* recording a ${VAR} ran out of memory */
+	bool out_of_memory; /* recording a ${VAR} ran out of memory */
 	/* the files being read, outermost first: the layout and its nested includes */
 	const char *chain[1 + LAYOUT_INCLUDE_DEPTH_MAX];
 	size_t n_chain;

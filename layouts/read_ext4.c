@@ -14,7 +14,8 @@ static int check_ext4_keys(struct reader *r, const struct sect *s, const struct 
 	char shown[200];
 
 	if (e->label && strlen(e->label) > 16)
-		bad |= layout_key_error(r, s, "label", "'%s' is longer than the 16 bytes of an "
+		bad |= layout_key_error(r, s, "label",
+					"'%s' is longer than the 16 bytes of an "
 					"ext4 volume name",
 					utf8_shown(e->label, shown, sizeof(shown))) < 0;
 	if (e->block_size != 1024 && e->block_size != 2048 && e->block_size != 4096)
@@ -37,7 +38,9 @@ int layout_read_ext4(struct reader *r, const struct sect *ps, struct layout_part
 	uint64_t n;
 	struct sect s;
 
-	*e = (struct layout_ext4){ .block_size = 4096, .inode_size = 256, .journal = true,
+	*e = (struct layout_ext4){ .block_size = 4096,
+				   .inode_size = 256,
+				   .journal = true,
 				   .loc = p->loc };
 	if (!node)
 		return 0;

@@ -21,16 +21,19 @@ static int check_label(struct reader *r, const struct sect *s, const char *label
 		unsigned char c = (unsigned char)*p;
 		if (c < 0x20 || c >= 0x7f || strchr("\"*+,./:;<=>?[\\]|", c))
 			return layout_key_error(r, s, "label",
-						"'%s': '%c' cannot stand in a FAT volume label (use "
+						"'%s': '%c' cannot stand in a FAT volume label "
+						"(use "
 						"A-Z, 0-9, space and !#$%%&'()-@^_`{}~)",
 						shown, c >= 0x20 && c < 0x7f ? c : '?');
 	}
 	for (const char *p = label; *p; p++)
 		if (*p >= 'a' && *p <= 'z') {
 			struct layout_loc loc = layout_key_loc(s, "label");
-			diag_note(r->d, "%s:%d: %s: label: '%s' is written as given (LABEL=%s and "
-					"/dev/disk/by-label/%s match it); DOS and Windows show it in "
-					"upper case", loc.file, loc.line, s->what, label, label, label);
+			diag_note(r->d,
+				  "%s:%d: %s: label: '%s' is written as given (LABEL=%s and "
+				  "/dev/disk/by-label/%s match it); DOS and Windows show it in "
+				  "upper case",
+				  loc.file, loc.line, s->what, label, label, label);
 			break;
 		}
 	return 0;
@@ -42,7 +45,8 @@ static int check_oem_name(struct reader *r, const struct sect *s, const char *oe
 
 	utf8_shown(oem, shown, sizeof(shown));
 	if (strlen(oem) > 8)
-		return layout_key_error(r, s, "oem-name", "'%s' is longer than 8 characters", shown);
+		return layout_key_error(r, s, "oem-name", "'%s' is longer than 8 characters",
+					shown);
 	for (const char *p = oem; *p; p++)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			return layout_key_error(r, s, "oem-name", "'%s' must be printable ASCII",
@@ -57,8 +61,10 @@ static int read_cluster_size(struct reader *r, const struct sect *s, struct layo
 	if (!layout_key_u64(s, "cluster-size", &v))
 		return 0;
 	if (v < 512 || v > 65536 || (v & (v - 1)))
-		return layout_key_error(r, s, "cluster-size", "%llu is not a power of two from 512 "
-					"to 64K", (unsigned long long)v);
+		return layout_key_error(r, s, "cluster-size",
+					"%llu is not a power of two from 512 "
+					"to 64K",
+					(unsigned long long)v);
 	f->cluster_size = (uint32_t)v;
 	f->cluster_size_set = true;
 	return 0;
@@ -74,7 +80,8 @@ static int check_fat_keys(struct reader *r, const struct sect *s, const struct l
 	if (layout_key_text(s, "oem-name"))
 		bad |= check_oem_name(r, s, f->oem_name) < 0;
 	if (f->root_entries_set && f->root_entries % 16)
-		bad |= layout_key_error(r, s, "root-entries", "%u is not a multiple of 16 (the root "
+		bad |= layout_key_error(r, s, "root-entries",
+					"%u is not a multiple of 16 (the root "
 					"directory fills whole 512-byte sectors)",
 					f->root_entries) < 0;
 	return bad ? -EINVAL : 0;
@@ -114,8 +121,10 @@ int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_parti
 	struct sect s;
 
 	*f = (struct layout_fat){
-		.fats = 2, .data_align = p->align,
-		.oem_name = strdup("MSWIN4.1"), .loc = p->loc,
+		.fats = 2,
+		.data_align = p->align,
+		.oem_name = strdup("MSWIN4.1"),
+		.loc = p->loc,
 	};
 	if (!f->oem_name)
 		return -ENOMEM;
@@ -124,7 +133,8 @@ int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_parti
 	layout_sect_init(&s, node);
 	f->loc = layout_sect_loc(&s);
 	if (!layout_part_is_fat(p))
-		return layout_sect_error(r, &s, "a fat { } section needs type = fat, fat12, fat16 "
+		return layout_sect_error(r, &s,
+					 "a fat { } section needs type = fat, fat12, fat16 "
 					 "or fat32");
 	int rc = read_fat_keys(r, &s, f);
 	if (rc == 0 && f->root_entries_set && p->type == LAYOUT_PART_FAT32)
@@ -138,8 +148,10 @@ static int check_entry_path(struct reader *r, const struct sect *s, const char *
 			    enum layout_entry_kind kind)
 {
 	if (path[0] != '/')
-		return layout_sect_error(r, s, "the path must be absolute inside the partition "
-					 "('/%s')", path);
+		return layout_sect_error(r, s,
+					 "the path must be absolute inside the partition "
+					 "('/%s')",
+					 path);
 	if (kind != LAYOUT_ENTRY_TREE && path[1] == '\0')
 		return layout_sect_error(r, s, "'/' is the root directory itself");
 	for (const char *p = path + 1; *p;) {
@@ -165,18 +177,22 @@ static int read_per_card(struct reader *r, const struct sect *s, struct layout_e
 	if (!e->per_card)
 		return has_reserve ? layout_key_error(r, s, "reserve", "needs per-card = true") : 0;
 	if (!e->content)
-		return layout_key_error(r, s, "per-card", "needs 'content' (the template each "
+		return layout_key_error(r, s, "per-card",
+					"needs 'content' (the template each "
 					"card's values fill in), not 'from'");
 	if (!has_reserve)
-		return layout_key_error(r, s, "per-card", "needs 'reserve' (the most bytes a "
+		return layout_key_error(r, s, "per-card",
+					"needs 'reserve' (the most bytes a "
 					"card's content may take, e.g. reserve = 4K)");
 	if (e->reserve > UINT32_MAX)
-		return layout_key_error(r, s, "reserve", "must be less than 4 GiB (FAT's largest "
+		return layout_key_error(r, s, "reserve",
+					"must be less than 4 GiB (FAT's largest "
 					"file)");
 	if (strlen(e->content) > e->reserve)
-		return layout_key_error(r, s, "reserve", "the template alone takes %zu bytes, more "
-					"than %llu", strlen(e->content),
-					(unsigned long long)e->reserve);
+		return layout_key_error(r, s, "reserve",
+					"the template alone takes %zu bytes, more "
+					"than %llu",
+					strlen(e->content), (unsigned long long)e->reserve);
 	return 0;
 }
 
@@ -188,10 +204,12 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 	if ((rc = layout_key_strdup(s, "content", &e->content)) < 0)
 		return rc;
 	if (rc > 0 && e->from)
-		bad |= layout_key_error(r, s, "content", "'from' and 'content' are both set; keep "
+		bad |= layout_key_error(r, s, "content",
+					"'from' and 'content' are both set; keep "
 					"one") < 0;
 	else if (rc == 0 && !e->from)
-		bad |= layout_sect_error(r, s, "needs 'from' (a host file) or 'content' (its "
+		bad |= layout_sect_error(r, s,
+					 "needs 'from' (a host file) or 'content' (its "
 					 "text)") < 0;
 	layout_key_bool(s, "first", &e->first);
 	if (layout_key_u64(s, "attrs", &attrs))
@@ -201,8 +219,8 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 
 /* owner, group and owners: numbers, or whose they are, written into an ext4 file system; FAT
  * has no owners. */
-static int read_owner_keys(struct reader *r, const struct sect *s,
-			   const struct layout_partition *p, struct layout_entry *e)
+static int read_owner_keys(struct reader *r, const struct sect *s, const struct layout_partition *p,
+			   struct layout_entry *e)
 {
 	static const char *const keys[] = { "owner", "group", "owners" };
 	uint64_t v;
@@ -219,13 +237,16 @@ static int read_owner_keys(struct reader *r, const struct sect *s,
 
 	for (size_t i = 0; i < 3 && p->type != LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, keys[i]))
-			bad |= layout_key_error(r, s, keys[i], "only an ext4 partition has owners "
+			bad |= layout_key_error(r, s, keys[i],
+						"only an ext4 partition has owners "
 						"(FAT has none)") < 0;
 	for (size_t i = 0; i < n_fat_only && p->type == LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, fat_only[i]))
-			bad |= layout_key_error(r, s, fat_only[i], i < 2 ? "only a FAT partition has it "
-						"(ext4 keeps modes: use a tree)" : "only a FAT "
-						"partition has per-card files") < 0;
+			bad |= layout_key_error(r, s, fat_only[i],
+						i < 2 ? "only a FAT partition has it "
+							"(ext4 keeps modes: use a tree)"
+						      : "only a FAT "
+							"partition has per-card files") < 0;
 	return bad ? -EINVAL : 0;
 }
 
@@ -239,7 +260,8 @@ static int read_links(struct reader *r, const struct sect *s, const struct layou
 	if (!layout_key_u64(s, "links", &v))
 		return 0;
 	if (p->type == LAYOUT_PART_EXT4)
-		return layout_key_error(r, s, "links", "an ext4 partition keeps symbolic links as "
+		return layout_key_error(r, s, "links",
+					"an ext4 partition keeps symbolic links as "
 					"links and follows none (only a FAT tree has it)");
 	e->links = (enum layout_links)v;
 	return 0;
@@ -313,8 +335,9 @@ int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_p
 	}
 	if (p->n_entries && !layout_part_has_files(p)) {
 		struct layout_loc loc = p->entries[0].loc;
-		return diag_error(r->d, "%s:%d: %s: tree, file and dir need a FAT or ext4 "
-					"partition (type = fat, fat12, fat16, fat32 or ext4)",
+		return diag_error(r->d,
+				  "%s:%d: %s: tree, file and dir need a FAT or ext4 "
+				  "partition (type = fat, fat12, fat16, fat32 or ext4)",
 				  loc.file, loc.line, ps->what);
 	}
 	return bad ? -EINVAL : 0;

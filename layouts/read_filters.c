@@ -52,8 +52,10 @@ static int read_patterns(struct reader *r, const struct sect *s, const char *key
 		while (len && (start[len - 1] == ' ' || start[len - 1] == '\t'))
 			len--;
 		if (!len || (len == 1 && *start == '/'))
-			return layout_key_error(r, s, key, "'%s' holds an empty pattern (a comma list "
-						"of patterns such as \"*.dtb, overlays\")", text);
+			return layout_key_error(r, s, key,
+						"'%s' holds an empty pattern (a comma list "
+						"of patterns such as \"*.dtb, overlays\")",
+						text);
 		if (add_pattern(v, n, &cap, start, len) < 0)
 			return -ENOMEM;
 	}

@@ -68,15 +68,19 @@ static int read_disk_id(struct reader *r, const struct sect *s, struct layout_im
 		return 0;
 	if (strcmp(v, "per-card") == 0) {
 		im->disk_id_per_card = im->table != LAYOUT_TABLE_NONE;
-		return im->disk_id_per_card ? 0 : layout_key_error(r, s, "disk-id", "table = none "
-								  "has no disk id");
+		return im->disk_id_per_card ? 0
+					    : layout_key_error(r, s, "disk-id",
+							       "table = none "
+							       "has no disk id");
 	}
 	im->disk_id_set = true;
 	switch (im->table) {
 	case LAYOUT_TABLE_MBR:
 		if (layout_value_uint(v, 0, UINT32_MAX, &id, &why) < 0)
-			return layout_key_error(r, s, "disk-id", "%s (an MBR disk id is 32 bits: "
-					        "0x1234abcd)", why.text);
+			return layout_key_error(r, s, "disk-id",
+						"%s (an MBR disk id is 32 bits: "
+						"0x1234abcd)",
+						why.text);
 		im->mbr_id = (uint32_t)id;
 		return 0;
 	case LAYOUT_TABLE_GPT:
@@ -96,7 +100,8 @@ static int read_gpt_entries(struct reader *r, const struct sect *s, struct layou
 	if (im->table != LAYOUT_TABLE_GPT)
 		return layout_key_error(r, s, "gpt-entries", "only a gpt table has an entry array");
 	if (im->gpt_entries < 2 * LAYOUT_SECTOR)
-		return layout_key_error(r, s, "gpt-entries", "the entry array cannot start before "
+		return layout_key_error(r, s, "gpt-entries",
+					"the entry array cannot start before "
 					"byte 1024 (LBA 2), after the protective MBR and the GPT "
 					"header");
 	return 0;
@@ -109,7 +114,8 @@ static int read_gpt_backup(struct reader *r, const struct sect *s, struct layout
 	if (im->table != LAYOUT_TABLE_GPT)
 		return layout_key_error(r, s, "gpt-backup", "only a gpt table has a backup");
 	if (im->hybrid && !im->gpt_backup)
-		return layout_key_error(r, s, "gpt-backup", "a hybrid MBR beside a GPT without "
+		return layout_key_error(r, s, "gpt-backup",
+					"a hybrid MBR beside a GPT without "
 					"backup is refused by gdisk and sgdisk (a valid MBR and a "
 					"damaged GPT): keep the backup, or use table = gpt");
 	return 0;
@@ -129,13 +135,15 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 	if (layout_key_u64(s, "extended-partition", &v)) {
 		im->extended_slot = (unsigned)v;
 		if (im->table != LAYOUT_TABLE_MBR)
-			bad |= layout_key_error(r, s, "extended-partition", "only an mbr table has "
+			bad |= layout_key_error(r, s, "extended-partition",
+						"only an mbr table has "
 						"an extended partition") < 0;
 	}
 	if (layout_key_u64(s, "hybrid-ee", &v)) {
 		im->hybrid_ee_last = v == 1;
 		if (!im->hybrid)
-			bad |= layout_key_error(r, s, "hybrid-ee", "only a hybrid table has an 0xEE "
+			bad |= layout_key_error(r, s, "hybrid-ee",
+						"only a hybrid table has an 0xEE "
 						"entry beside mirrored ones") < 0;
 	}
 	if (layout_key_u64(s, "mtime", &v))

@@ -71,8 +71,7 @@ struct layout_loc layout_key_loc(const struct sect *s, const char *key)
 	return k ? k->loc : s->node->loc;
 }
 
-int layout_key_error(struct reader *r, const struct sect *s, const char *key, const char *fmt,
-		     ...)
+int layout_key_error(struct reader *r, const struct sect *s, const char *key, const char *fmt, ...)
 {
 	struct layout_loc loc = layout_key_loc(s, key);
 	char msg[400];

@@ -56,10 +56,12 @@ static int check_input(struct reader *r, const struct sect *s, const struct inpu
 	int bad = 0;
 
 	if (*in->from && *in->fill)
-		bad |= layout_key_error(r, s, "fill", "writes zeros where there is no 'from': "
+		bad |= layout_key_error(r, s, "fill",
+					"writes zeros where there is no 'from': "
 					"remove one of them") < 0;
 	if (!*in->from && layout_key_text(s, "skip"))
-		bad |= layout_key_error(r, s, "skip", "leaves out the first bytes of 'from', and "
+		bad |= layout_key_error(r, s, "skip",
+					"leaves out the first bytes of 'from', and "
 					"there is no 'from'") < 0;
 	return bad ? -EINVAL : 0;
 }
@@ -77,7 +79,7 @@ static int check_holes_fit(struct reader *r, const struct sect *s, const struct 
 
 static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *raw)
 {
-	const struct input_keys in = { &raw->from, &raw->skip, &raw->fill, &raw->holes,
+	const struct input_keys in = { &raw->from,    &raw->skip,     &raw->fill,     &raw->holes,
 				       &raw->n_holes, &raw->skip_loc, &raw->holes_loc };
 	int rc, bad = 0;
 
@@ -87,14 +89,16 @@ static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *r
 	if (!*raw->name)
 		bad |= layout_sect_error(r, s, "a raw region needs a name") < 0;
 	if (!layout_key_u64(s, "offset", &raw->offset))
-		bad |= layout_sect_error(r, s, "'offset' is required (the byte offset in the "
+		bad |= layout_sect_error(r, s,
+					 "'offset' is required (the byte offset in the "
 					 "image)") < 0;
 	if ((rc = read_input(r, s, &in)) == -ENOMEM)
 		return rc;
 	bad |= rc < 0;
 	bad |= check_input(r, s, &in) < 0;
 	if (!raw->from && !raw->fill)
-		bad |= layout_sect_error(r, s, "'from' is required (the file whose bytes go "
+		bad |= layout_sect_error(r, s,
+					 "'from' is required (the file whose bytes go "
 					 "there), or 'fill = true' (zeros)") < 0;
 	raw->size_set = layout_key_u64(s, "size", &raw->size);
 	if (raw->fill && !raw->size_set)
@@ -173,11 +177,13 @@ static int read_mbr_type(struct reader *r, const struct sect *s, struct layout_p
 	p->mbr_type = (uint8_t)v;
 	p->mbr_type_loc = layout_key_loc(s, "mbr-type");
 	if (v == 0x05 || v == 0x0f || v == 0x85)
-		return layout_key_error(r, s, "mbr-type", "0x%02llx is an extended partition type; "
+		return layout_key_error(r, s, "mbr-type",
+					"0x%02llx is an extended partition type; "
 					"sdimg makes the extended partition itself",
 					(unsigned long long)v);
 	if (r->l->image.hybrid && !p->hybrid)
-		return layout_key_error(r, s, "mbr-type", "only a partition the hybrid MBR mirrors "
+		return layout_key_error(r, s, "mbr-type",
+					"only a partition the hybrid MBR mirrors "
 					"(hybrid = true) has an MBR type byte");
 	if (r->l->image.table != LAYOUT_TABLE_MBR && !r->l->image.hybrid)
 		return layout_key_error(r, s, "mbr-type", "only an mbr table has type bytes");
@@ -191,10 +197,12 @@ static int read_hybrid(struct reader *r, const struct sect *s, struct layout_par
 	if (!layout_key_bool(s, "hybrid", &p->hybrid) || !p->hybrid)
 		return 0;
 	if (!r->l->image.hybrid)
-		return layout_key_error(r, s, "hybrid", "only a hybrid table (image { table = "
+		return layout_key_error(r, s, "hybrid",
+					"only a hybrid table (image { table = "
 					"hybrid }) mirrors partitions in its MBR");
 	if (!p->in_table)
-		return layout_key_error(r, s, "hybrid", "the partition is not in the table "
+		return layout_key_error(r, s, "hybrid",
+					"the partition is not in the table "
 					"(in-table = false): the MBR cannot mirror it");
 	return 0;
 }
@@ -209,7 +217,8 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 	bad |= read_hybrid(r, s, p) < 0;
 	p->primary_loc = layout_key_loc(s, "primary");
 	if (layout_key_bool(s, "primary", &p->primary) && r->l->image.table != LAYOUT_TABLE_MBR)
-		bad |= layout_key_error(r, s, "primary", "only an mbr table has primary and "
+		bad |= layout_key_error(r, s, "primary",
+					"only an mbr table has primary and "
 					"logical partitions") < 0;
 	bad |= read_mbr_type(r, s, p) < 0;
 	for (size_t i = 0; i < 2; i++)
@@ -217,7 +226,8 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 			bad |= layout_key_error(r, s, gpt_only[i], "only a gpt table has it") < 0;
 	/* genimage and wic users reach for it to name the file system */
 	if (layout_key_text(s, "label") && r->l->image.table != LAYOUT_TABLE_GPT)
-		bad |= layout_key_error(r, s, "label", "it names a GPT partition, and only a gpt "
+		bad |= layout_key_error(r, s, "label",
+					"it names a GPT partition, and only a gpt "
 					"table has names; a FAT volume's label is fat { label = "
 					"\"...\" }") < 0;
 	if ((v = layout_key_value(s, "gpt-type")))
@@ -231,9 +241,11 @@ static int read_table_keys(struct reader *r, const struct sect *s, struct layout
 	if (units < 0)
 		bad |= layout_key_error(r, s, "label", "is not valid UTF-8") < 0;
 	else if (units > GPT_NAME_UNITS)
-		bad |= layout_key_error(r, s, "label", "'%s' is longer than the %d UTF-16 units a "
+		bad |= layout_key_error(r, s, "label",
+					"'%s' is longer than the %d UTF-16 units a "
 					"GPT partition name holds",
-					utf8_shown(p->label, shown, sizeof(shown)), GPT_NAME_UNITS) < 0;
+					utf8_shown(p->label, shown, sizeof(shown)),
+					GPT_NAME_UNITS) < 0;
 	return bad ? -EINVAL : 0;
 }
 
@@ -265,27 +277,30 @@ static void set_type_defaults(struct layout_partition *p)
 static int read_part_input(struct reader *r, const struct sect *s, struct layout_partition *p)
 {
 	static const char *const raw_only[] = { "skip", "fill", "holes" };
-	const struct input_keys in = { &p->from, &p->skip, &p->fill, &p->holes, &p->n_holes,
-				       &p->skip_loc, &p->holes_loc };
+	const struct input_keys in = { &p->from,    &p->skip,     &p->fill,     &p->holes,
+				       &p->n_holes, &p->skip_loc, &p->holes_loc };
 	int rc = read_input(r, s, &in), bad = rc < 0;
 
 	if (rc == -ENOMEM)
 		return rc;
 	if (layout_part_has_files(p)) {
 		if (p->from)
-			bad |= layout_key_error(r, s, "from", "a%s partition is filled with tree, "
+			bad |= layout_key_error(r, s, "from",
+						"a%s partition is filled with tree, "
 						"file and dir; 'from' copies an image into a raw "
 						"partition",
 						layout_part_is_fat(p) ? " FAT" : "n ext4") < 0;
 		for (size_t i = 0; i < 3; i++)
 			if (layout_key_text(s, raw_only[i]))
-				bad |= layout_key_error(r, s, raw_only[i], "only a raw partition has "
+				bad |= layout_key_error(r, s, raw_only[i],
+							"only a raw partition has "
 							"it") < 0;
 		return bad ? -EINVAL : 0;
 	}
 	bad |= check_input(r, s, &in) < 0;
 	if (p->holes && !p->from && !p->fill)
-		bad |= layout_key_error(r, s, "holes", "needs 'from' or 'fill = true' (holes are "
+		bad |= layout_key_error(r, s, "holes",
+					"needs 'from' or 'fill = true' (holes are "
 					"bytes of those that are not written)") < 0;
 	if (p->size_kind == LAYOUT_SIZE_FIXED)
 		bad |= check_holes_fit(r, s, p->holes, p->n_holes, p->size) < 0;
@@ -332,9 +347,11 @@ static int check_name_as_label(struct reader *r, const struct sect *s,
 	if (r->l->image.table != LAYOUT_TABLE_GPT || layout_key_text(s, "label"))
 		return 0;
 	if (units < 0)
-		return layout_sect_error(r, s, "the name is not valid UTF-8: set a 'label' that is");
+		return layout_sect_error(r, s,
+					 "the name is not valid UTF-8: set a 'label' that is");
 	if (units > GPT_NAME_UNITS)
-		return layout_sect_error(r, s, "the name is longer than the %d UTF-16 units of a "
+		return layout_sect_error(r, s,
+					 "the name is longer than the %d UTF-16 units of a "
 					 "GPT partition name: set a shorter 'label'",
 					 GPT_NAME_UNITS);
 	return 0;

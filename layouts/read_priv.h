@@ -51,8 +51,8 @@ struct layout_loc layout_key_loc(const struct sect *s, const char *key);
 struct layout_loc layout_sect_loc(const struct sect *s);
 
 /* "FILE:LINE: WHAT: KEY: MSG" and "FILE:LINE: WHAT: MSG". Both return -EINVAL. */
-int layout_key_error(struct reader *r, const struct sect *s, const char *key, const char *fmt,
-		     ...) __attribute__((format(printf, 4, 5)));
+int layout_key_error(struct reader *r, const struct sect *s, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 int layout_sect_error(struct reader *r, const struct sect *s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -38,8 +38,10 @@ const char *layout_read_text_problem(int rc, char *buf, size_t n)
 		       "from a file";
 	case -EFBIG:
 		units_human(LAYOUT_TEXT_MAX, limit, sizeof(limit));
-		snprintf(buf, n, "too large: a layout with its includes and its variables' values "
-				 "holds at most %s of text", limit);
+		snprintf(buf, n,
+			 "too large: a layout with its includes and its variables' values "
+			 "holds at most %s of text",
+			 limit);
 		return buf;
 	default:
 		return strerror(-rc);

@@ -10,21 +10,45 @@
 static const char *const table_words[] = { "mbr", "gpt", "none", "hybrid", NULL };
 static const char *const hybrid_ee_words[] = { "first", "last", NULL };
 static const char *const mtime_words[] = { "fixed", "source", NULL };
-static const char *const part_type_words[] = { "raw", "fat", "fat12", "fat16", "fat32", "ext4", NULL };
+static const char *const part_type_words[] = {
+	"raw", "fat", "fat12", "fat16", "fat32", "ext4", NULL
+};
 /* A partition size may also be one of these instead of a byte count. */
 static const char *const part_size_words[] = { "auto", "grow", NULL };
 /* An id may also be set anew on every card (sdimg personalize, flash --card-values). */
 static const char *const per_card_words[] = { "per-card", NULL };
 static const char *const owners_words[] = { "host", "root", NULL };
-static const char *const links_words[] = { "inside", "follow", "refuse", NULL }; /* enum layout_links */
+static const char *const links_words[] = { "inside", "follow", "refuse",
+					   NULL }; /* enum layout_links */
 
-#define STRING(n) { .name = (n), .type = KEY_STRING }
-#define SIZE(n, f) { .name = (n), .type = KEY_SIZE, .flags = (f) }
-#define UINT(n, lo, hi) { .name = (n), .type = KEY_UINT, .min = (lo), .max = (hi) }
-#define BOOL(n) { .name = (n), .type = KEY_BOOL }
-#define CHOICE(n, w) { .name = (n), .type = KEY_CHOICE, .words = (w) }
-#define TYPED(n, t) { .name = (n), .type = (t) }
-#define END { .name = NULL }
+#define STRING(n)                               \
+	{                                       \
+		.name = (n), .type = KEY_STRING \
+	}
+#define SIZE(n, f)                                          \
+	{                                                   \
+		.name = (n), .type = KEY_SIZE, .flags = (f) \
+	}
+#define UINT(n, lo, hi)                                                 \
+	{                                                               \
+		.name = (n), .type = KEY_UINT, .min = (lo), .max = (hi) \
+	}
+#define BOOL(n)                               \
+	{                                     \
+		.name = (n), .type = KEY_BOOL \
+	}
+#define CHOICE(n, w)                                          \
+	{                                                     \
+		.name = (n), .type = KEY_CHOICE, .words = (w) \
+	}
+#define TYPED(n, t)                      \
+	{                                \
+		.name = (n), .type = (t) \
+	}
+#define END                  \
+	{                    \
+		.name = NULL \
+	}
 
 static const struct key_spec fat_keys[] = {
 	STRING("label"),
@@ -34,7 +58,10 @@ static const struct key_spec fat_keys[] = {
 	BOOL("sd-format"),
 	UINT("root-entries", 16, 65520),
 	UINT("reserved", 1, 65535),
-	{ .name = "volume-id", .type = KEY_UINT, .min = 0, .max = UINT32_MAX,
+	{ .name = "volume-id",
+	  .type = KEY_UINT,
+	  .min = 0,
+	  .max = UINT32_MAX,
 	  .words = per_card_words },
 	STRING("oem-name"),
 	END,
@@ -51,17 +78,31 @@ static const struct key_spec ext4_keys[] = {
 	END,
 };
 static const struct key_spec tree_keys[] = {
-	STRING("from"), UINT("strip", 0, 255), STRING("include"), STRING("exclude"),
-	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1),
-	CHOICE("owners", owners_words), CHOICE("links", links_words), END,
+	STRING("from"),
+	UINT("strip", 0, 255),
+	STRING("include"),
+	STRING("exclude"),
+	UINT("owner", 0, UINT32_MAX - 1),
+	UINT("group", 0, UINT32_MAX - 1),
+	CHOICE("owners", owners_words),
+	CHOICE("links", links_words),
+	END,
 };
 static const struct key_spec file_keys[] = {
-	STRING("from"), STRING("content"), BOOL("first"), TYPED("attrs", KEY_ATTRS),
-	BOOL("per-card"), SIZE("reserve", KEY_NONZERO),
-	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
+	STRING("from"),
+	STRING("content"),
+	BOOL("first"),
+	TYPED("attrs", KEY_ATTRS),
+	BOOL("per-card"),
+	SIZE("reserve", KEY_NONZERO),
+	UINT("owner", 0, UINT32_MAX - 1),
+	UINT("group", 0, UINT32_MAX - 1),
+	END,
 };
 static const struct key_spec dir_keys[] = {
-	UINT("owner", 0, UINT32_MAX - 1), UINT("group", 0, UINT32_MAX - 1), END,
+	UINT("owner", 0, UINT32_MAX - 1),
+	UINT("group", 0, UINT32_MAX - 1),
+	END,
 };
 
 static const struct section_spec fat_section = { "fat", false, false, fat_keys, NULL };
@@ -74,7 +115,9 @@ static const struct key_spec partition_keys[] = {
 	CHOICE("type", part_type_words),
 	SIZE("start", KEY_SECTORS),
 	SIZE("align", KEY_SECTORS | KEY_NONZERO),
-	{ .name = "size", .type = KEY_SIZE, .flags = KEY_SECTORS | KEY_NONZERO,
+	{ .name = "size",
+	  .type = KEY_SIZE,
+	  .flags = KEY_SECTORS | KEY_NONZERO,
 	  .words = part_size_words },
 	SIZE("extra", KEY_SECTORS),
 	STRING("from"),
@@ -99,8 +142,13 @@ static const struct section_spec partition_section = {
 };
 
 static const struct key_spec raw_keys[] = {
-	SIZE("offset", 0), STRING("from"), SIZE("skip", 0), BOOL("fill"), TYPED("holes", KEY_RANGES),
-	SIZE("size", KEY_NONZERO), END,
+	SIZE("offset", 0),
+	STRING("from"),
+	SIZE("skip", 0),
+	BOOL("fill"),
+	TYPED("holes", KEY_RANGES),
+	SIZE("size", KEY_NONZERO),
+	END,
 };
 static const struct section_spec raw_section = { "raw", true, true, raw_keys, NULL };
 
@@ -122,7 +170,10 @@ static const struct section_spec image_section = { "image", false, false, image_
 
 static const struct key_spec top_keys[] = { END };
 static const struct section_spec *const top_sections[] = {
-	&image_section, &raw_section, &partition_section, NULL,
+	&image_section,
+	&raw_section,
+	&partition_section,
+	NULL,
 };
 static const struct section_spec top_section = { "", false, false, top_keys, top_sections };
 
@@ -158,8 +209,7 @@ static void closer(const char *name, const char *cand, const char **best, unsign
 	}
 }
 
-const char *layout_schema_suggest(const struct section_spec *s, const char *name,
-				  bool section)
+const char *layout_schema_suggest(const struct section_spec *s, const char *name, bool section)
 {
 	const char *best = NULL;
 	unsigned best_d = ~0u;
@@ -179,7 +229,8 @@ static void list_words(const char *const *words, char *buf, size_t n)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; words[i] && len < n; i++) {
-		snprintf(buf + len, n - len, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+		snprintf(buf + len, n - len, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "",
+			 words[i]);
 		len = strlen(buf);
 	}
 }
@@ -215,7 +266,8 @@ static int check_size(const struct key_spec *k, const char *text, struct key_val
 		return -EINVAL;
 	}
 	if ((k->flags & KEY_SECTORS) && ret->n % LAYOUT_SECTOR) {
-		snprintf(why->text, sizeof(why->text), "%.60s is not a multiple of 512 bytes", text);
+		snprintf(why->text, sizeof(why->text), "%.60s is not a multiple of 512 bytes",
+			 text);
 		return -EINVAL;
 	}
 	return 0;

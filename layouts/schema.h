@@ -47,19 +47,19 @@ struct key_spec {
 
 struct section_spec {
 	const char *name;
-	bool titled;              /* written `name TITLE { ... }` */
-	bool repeats;             /* may appear more than once in its parent */
+	bool titled;                                /* written `name TITLE { ... }` */
+	bool repeats;                               /* may appear more than once in its parent */
 	const struct key_spec *keys;                /* ends with a NULL name */
 	const struct section_spec *const *sections; /* ends with NULL */
 };
 
 /* A value that passed its key's type check. */
 struct key_value {
-	uint64_t n;               /* KEY_SIZE, KEY_UINT, KEY_MBR_TYPE, KEY_BOOL (0/1), KEY_ATTRS (enum
+	uint64_t n;       /* KEY_SIZE, KEY_UINT, KEY_MBR_TYPE, KEY_BOOL (0/1), KEY_ATTRS (enum
 				     layout_attr bits), KEY_CHOICE (the index in words[]) */
-	const char *word;         /* KEY_CHOICE, KEY_SIZE, KEY_UINT: the word of words[] given,
+	const char *word; /* KEY_CHOICE, KEY_SIZE, KEY_UINT: the word of words[] given,
 				     or NULL */
-	struct layout_guid guid;  /* KEY_GUID, KEY_GPT_TYPE */
+	struct layout_guid guid; /* KEY_GUID, KEY_GPT_TYPE */
 };
 
 /* The top level of a layout file: the root of the table. */
@@ -67,13 +67,11 @@ const struct section_spec *layout_schema_top(void);
 
 /* Key or section @name of section kind @s, or NULL when @s has none of that name. */
 const struct key_spec *layout_schema_key(const struct section_spec *s, const char *name);
-const struct section_spec *layout_schema_section(const struct section_spec *s,
-						 const char *name);
+const struct section_spec *layout_schema_section(const struct section_spec *s, const char *name);
 
 /* The section name (@section) or key name of @s closest to the unknown @name, or NULL
  * when none is close. */
-const char *layout_schema_suggest(const struct section_spec *s, const char *name,
-				  bool section);
+const char *layout_schema_suggest(const struct section_spec *s, const char *name, bool section);
 
 /*
  * What sdimg says for @word, a word of another image tool (genimage, wic) met as an unknown

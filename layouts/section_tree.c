@@ -37,13 +37,16 @@ int layout_tree_add_key(struct tree_section *s, const struct key_spec *spec, con
 {
 	char *copy = strdup(text);
 
-	if (!copy || array_grow((void **)&s->keys, &s->keys_cap, s->n_keys + 1,
-				sizeof(*s->keys)) < 0) {
+	if (!copy ||
+	    array_grow((void **)&s->keys, &s->keys_cap, s->n_keys + 1, sizeof(*s->keys)) < 0) {
 		free(copy);
 		return -ENOMEM;
 	}
 	s->keys[s->n_keys++] = (struct tree_key){
-		.spec = spec, .text = copy, .value = *value, .loc = loc,
+		.spec = spec,
+		.text = copy,
+		.value = *value,
+		.loc = loc,
 	};
 	return 0;
 }

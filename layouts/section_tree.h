@@ -19,17 +19,17 @@
 
 struct tree_key {
 	const struct key_spec *spec;
-	char *text;                 /* the value as written (after escapes and ${VAR}s) */
-	struct key_value value;     /* the value as its type reads it */
-	struct layout_loc loc;      /* the line of the key's name */
+	char *text;             /* the value as written (after escapes and ${VAR}s) */
+	struct key_value value; /* the value as its type reads it */
+	struct layout_loc loc;  /* the line of the key's name */
 };
 
 struct tree_section {
 	const struct section_spec *spec;
-	char *title;                /* NULL for an untitled section */
-	struct layout_loc loc;      /* the line of the section's name (top level: FILE:1) */
+	char *title;                       /* NULL for an untitled section */
+	struct layout_loc loc;             /* the line of the section's name (top level: FILE:1) */
 	const struct tree_section *parent; /* NULL for the top level */
-	struct tree_key *keys;      /* in file order */
+	struct tree_key *keys;             /* in file order */
 	size_t n_keys, keys_cap;
 	struct tree_section **subs; /* sub-sections, in file order, owned */
 	size_t n_subs, subs_cap;

@@ -16,12 +16,14 @@ static int check_unique_names(struct reader *r)
 		const char *a = i < l->n_raws ? l->raws[i].name : l->parts[i - l->n_raws].name;
 		struct layout_loc la = i < l->n_raws ? l->raws[i].loc : l->parts[i - l->n_raws].loc;
 		for (size_t j = 0; j < i; j++) {
-			const char *c = j < l->n_raws ? l->raws[j].name : l->parts[j - l->n_raws].name;
-			struct layout_loc lc =
-				j < l->n_raws ? l->raws[j].loc : l->parts[j - l->n_raws].loc;
+			const char *c = j < l->n_raws ? l->raws[j].name
+						      : l->parts[j - l->n_raws].name;
+			struct layout_loc lc = j < l->n_raws ? l->raws[j].loc
+							     : l->parts[j - l->n_raws].loc;
 			if (strcmp(a, c) == 0) {
-				bad |= diag_error(r->d, "%s:%d: the name '%s' is taken (by %s:%d); "
-							"raw regions and partitions need unique names",
+				bad |= diag_error(r->d,
+						  "%s:%d: the name '%s' is taken (by %s:%d); "
+						  "raw regions and partitions need unique names",
 						  la.file, la.line, a, lc.file, lc.line) < 0;
 				break;
 			}
@@ -39,16 +41,19 @@ static int check_sizes(struct reader *r)
 		const struct layout_partition *p = &l->parts[i];
 		const struct layout_loc *s = &p->size_loc;
 		if (p->size_kind == LAYOUT_SIZE_GROW && i + 1 < l->n_parts)
-			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow is only for the "
-						"last partition ('%s' comes after it)",
+			bad |= diag_error(r->d,
+					  "%s:%d: partition '%s': size = grow is only for the "
+					  "last partition ('%s' comes after it)",
 					  s->file, s->line, p->name, l->parts[i + 1].name) < 0;
 		else if (p->size_kind == LAYOUT_SIZE_GROW && !l->image.size_set)
-			bad |= diag_error(r->d, "%s:%d: partition '%s': size = grow needs the image "
-						"size (image { size = ... })",
+			bad |= diag_error(r->d,
+					  "%s:%d: partition '%s': size = grow needs the image "
+					  "size (image { size = ... })",
 					  s->file, s->line, p->name) < 0;
 		if (p->size_kind == LAYOUT_SIZE_AUTO && p->type == LAYOUT_PART_RAW && !p->from)
-			bad |= diag_error(r->d, "%s:%d: partition '%s': size = auto on a raw "
-						"partition needs 'from' (or give a size)",
+			bad |= diag_error(r->d,
+					  "%s:%d: partition '%s': size = auto on a raw "
+					  "partition needs 'from' (or give a size)",
 					  s->file, s->line, p->name) < 0;
 	}
 	return bad ? -EINVAL : 0;
@@ -86,8 +91,10 @@ static int check_table_none(struct reader *r)
 		return 0;
 	if (l->n_parts > 1) {
 		const struct layout_loc *s = &l->parts[1].loc;
-		return diag_error(r->d, "%s:%d: partition '%s': table = none holds one partition "
-					"at most (a bare file system)", s->file, s->line, l->parts[1].name);
+		return diag_error(r->d,
+				  "%s:%d: partition '%s': table = none holds one partition "
+				  "at most (a bare file system)",
+				  s->file, s->line, l->parts[1].name);
 	}
 	if (l->n_parts == 1 && l->parts[0].bootable) {
 		const struct layout_loc *s = &l->parts[0].loc;
@@ -136,9 +143,10 @@ static int check_counts(struct reader *r)
 				  past->line, n, why);
 	}
 	if ((past = past_limit(l, LAYOUT_MAX_UNTABLED, false, &n)))
-		return diag_error(r->d, "%s:%d: %zu raw regions and partitions out of the table: "
-					"a layout holds %d at most", past->file, past->line, n,
-				  LAYOUT_MAX_UNTABLED);
+		return diag_error(r->d,
+				  "%s:%d: %zu raw regions and partitions out of the table: "
+				  "a layout holds %d at most",
+				  past->file, past->line, n, LAYOUT_MAX_UNTABLED);
 	return 0;
 }
 
@@ -156,17 +164,20 @@ static int check_hybrid(struct reader *r)
 		if (!p->hybrid)
 			continue;
 		if (n == 3)
-			return diag_error(r->d, "%s:%d: partition '%s': hybrid = true: a hybrid MBR "
-						"mirrors three partitions at most ('%s', '%s' and '%s' "
-						"already)", p->hybrid_loc.file, p->hybrid_loc.line,
-					  p->name, mirrored[0]->name, mirrored[1]->name,
-					  mirrored[2]->name);
+			return diag_error(r->d,
+					  "%s:%d: partition '%s': hybrid = true: a hybrid MBR "
+					  "mirrors three partitions at most ('%s', '%s' and '%s' "
+					  "already)",
+					  p->hybrid_loc.file, p->hybrid_loc.line, p->name,
+					  mirrored[0]->name, mirrored[1]->name, mirrored[2]->name);
 		mirrored[n++] = p;
 	}
 	if (n == 0)
-		return diag_error(r->d, "%s:%d: image: table = hybrid mirrors no partition in its "
-					"MBR: set hybrid = true on one to three partitions (or use "
-					"table = gpt)", l->image.table_loc.file, l->image.table_loc.line);
+		return diag_error(r->d,
+				  "%s:%d: image: table = hybrid mirrors no partition in its "
+				  "MBR: set hybrid = true on one to three partitions (or use "
+				  "table = gpt)",
+				  l->image.table_loc.file, l->image.table_loc.line);
 	return 0;
 }
 
@@ -180,17 +191,20 @@ static int check_after_extended(struct reader *r, const struct layout_partition 
 			*forced = p;
 		if (++*entries <= 4)
 			return 0;
-		return diag_error(r->d, "%s:%d: partition '%s': primary = true: the MBR has four "
-					"entries, and the extended partition is entry %u: %u primary "
-					"partitions after it do not fit (set extended-partition lower)",
-				  p->primary_loc.file, p->primary_loc.line, p->name, ext, *entries - ext);
+		return diag_error(r->d,
+				  "%s:%d: partition '%s': primary = true: the MBR has four "
+				  "entries, and the extended partition is entry %u: %u primary "
+				  "partitions after it do not fit (set extended-partition lower)",
+				  p->primary_loc.file, p->primary_loc.line, p->name, ext,
+				  *entries - ext);
 	}
 	if (!*forced)
 		return 1;
-	return diag_error(r->d, "%s:%d: partition '%s' would be a logical partition after the "
-				"primary partition '%s' (primary = true): list the logical partitions "
-				"first, or make this one primary too", p->loc.file, p->loc.line,
-			  p->name, (*forced)->name);
+	return diag_error(r->d,
+			  "%s:%d: partition '%s' would be a logical partition after the "
+			  "primary partition '%s' (primary = true): list the logical partitions "
+			  "first, or make this one primary too",
+			  p->loc.file, p->loc.line, p->name, (*forced)->name);
 }
 
 /* Which partitions of an mbr table are primary, which logical: extended-partition and
@@ -208,28 +222,34 @@ static int check_mbr_entries(struct reader *r)
 			continue;
 		if (!ext || ++k < ext) {
 			if (p->primary)
-				bad |= diag_error(r->d, "%s:%d: partition '%s': primary = true is for a "
-							"partition listed after logical ones; this one is "
-							"primary already", p->primary_loc.file,
-						  p->primary_loc.line, p->name) < 0;
+				bad |= diag_error(r->d,
+						  "%s:%d: partition '%s': primary = true is for a "
+						  "partition listed after logical ones; this one "
+						  "is "
+						  "primary already",
+						  p->primary_loc.file, p->primary_loc.line,
+						  p->name) < 0;
 			continue;
 		}
 		int rc = check_after_extended(r, p, ext, &entries, &forced);
 		bad |= rc < 0;
 		logical += rc > 0;
 		if (rc > 0 && logical == LAYOUT_MBR_MAX_LOGICAL + 1)
-			bad |= diag_error(r->d, "%s:%d: partition '%s': %u logical partitions: an MBR "
-						"holds %d at most (numbers 5 to 60, the most fdisk and "
-						"sfdisk handle)", p->loc.file, p->loc.line, p->name,
-					  logical, LAYOUT_MBR_MAX_LOGICAL) < 0;
+			bad |= diag_error(r->d,
+					  "%s:%d: partition '%s': %u logical partitions: an MBR "
+					  "holds %d at most (numbers 5 to 60, the most fdisk and "
+					  "sfdisk handle)",
+					  p->loc.file, p->loc.line, p->name, logical,
+					  LAYOUT_MBR_MAX_LOGICAL) < 0;
 	}
 	if (ext && !logical && !bad) {
 		const struct layout_loc *loc = l->image.extended_loc.file ? &l->image.extended_loc
 									  : &l->image.loc;
-		return diag_error(r->d, "%s:%d: image: extended-partition = %u: no partition would "
-					"be logical in it (the table holds %u partitions, and primary = "
-					"true keeps a partition out)", loc->file, loc->line, ext,
-				  k);
+		return diag_error(r->d,
+				  "%s:%d: image: extended-partition = %u: no partition would "
+				  "be logical in it (the table holds %u partitions, and primary = "
+				  "true keeps a partition out)",
+				  loc->file, loc->line, ext, k);
 	}
 	return bad ? -EINVAL : 0;
 }
@@ -252,11 +272,12 @@ static int check_first(struct reader *r, const struct layout_partition *p)
 		for (size_t j = 0; j < i; j++) {
 			const struct layout_entry *o = &p->entries[j];
 			size_t n = dir_len(e->path);
-			if (!o->first || dir_len(o->path) != n || strncasecmp(e->path, o->path, n) ||
-			    strcasecmp(e->path, o->path) == 0)
+			if (!o->first || dir_len(o->path) != n ||
+			    strncasecmp(e->path, o->path, n) || strcasecmp(e->path, o->path) == 0)
 				continue;
-			bad |= diag_error(r->d, "%s:%d: partition '%s': '%s' and '%s' (line %d) both "
-						"ask to be first in their directory",
+			bad |= diag_error(r->d,
+					  "%s:%d: partition '%s': '%s' and '%s' (line %d) both "
+					  "ask to be first in their directory",
 					  e->loc.file, e->loc.line, p->name, e->path, o->path,
 					  o->loc.line) < 0;
 		}

@@ -40,8 +40,8 @@ int layout_value_size(const char *s, uint64_t *ret, struct why *why)
 		const char *unit;
 		unsigned shift;
 	} units[] = {
-		{ "", 0 },     { "s", 9 },    { "K", 10 },   { "M", 20 },   { "G", 30 },
-		{ "T", 40 },   { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 },
+		{ "", 0 },   { "s", 9 },    { "K", 10 },   { "M", 20 },   { "G", 30 },
+		{ "T", 40 }, { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 },
 	};
 	const char *p = s;
 	uint64_t v;
@@ -50,8 +50,10 @@ int layout_value_size(const char *s, uint64_t *ret, struct why *why)
 	if (n < 0)
 		return fail(why, "'%s' is too large", s);
 	if (n == 0)
-		return fail(why, "'%s' is not a size (a whole number with an optional unit: 512, "
-				 "8K, 4M, 2G, 1T, 4MiB, 8192s)", s);
+		return fail(why,
+			    "'%s' is not a size (a whole number with an optional unit: 512, "
+			    "8K, 4M, 2G, 1T, 4MiB, 8192s)",
+			    s);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(p, units[i].unit) != 0)
 			continue;
@@ -72,8 +74,9 @@ int layout_value_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, 
 		for (p += 2; isxdigit((unsigned char)*p); p++) {
 			if (v >> 60)
 				return fail(why, "'%s' is too large", s);
-			v = v * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0'
-									 : tolower((unsigned char)*p) - 'a' + 10);
+			v = v * 16 + (uint64_t)(isdigit((unsigned char)*p)
+							? *p - '0'
+							: tolower((unsigned char)*p) - 'a' + 10);
 		}
 	} else if (parse_decimal(&p, &v) <= 0) {
 		return fail(why, "'%s' is not a whole number", s);
@@ -99,8 +102,10 @@ int layout_value_seconds(const char *s, uint64_t max, uint64_t *ret, struct why 
 	 * of an integer with no fractional component, identical to the output format of
 	 * date +%s"; anything else (0x10, 010, +5, " 5") is a mistake, not another spelling */
 	if (digits == 0 || s[digits] != '\0' || (s[0] == '0' && digits > 1))
-		return fail(why, "'%s' is not a whole number of seconds as date +%%s prints it "
-				 "(decimal digits, no leading zero)", s);
+		return fail(why,
+			    "'%s' is not a whole number of seconds as date +%%s prints it "
+			    "(decimal digits, no leading zero)",
+			    s);
 	if (parse_decimal(&p, &v) < 0 || v > max) {
 		snprintf(why->text, sizeof(why->text), "'%.40s' is too large (at most %llu)", s,
 			 (unsigned long long)max);
@@ -135,20 +140,26 @@ int layout_value_guid(const char *s, struct layout_guid *ret, struct why *why)
 	size_t k = 0, d = 0;
 
 	if (strlen(s) != 36)
-		return fail(why, "'%s' is not a GUID (like 0FC63DAF-8483-4772-8E79-3D69D8477DE4)", s);
+		return fail(why, "'%s' is not a GUID (like 0FC63DAF-8483-4772-8E79-3D69D8477DE4)",
+			    s);
 	for (int i = 0; i < 36; i++) {
 		if (d < 4 && i == dashes[d]) {
 			if (s[i] != '-')
-				return fail(why, "'%s' is not a GUID (like "
-						 "0FC63DAF-8483-4772-8E79-3D69D8477DE4)", s);
+				return fail(why,
+					    "'%s' is not a GUID (like "
+					    "0FC63DAF-8483-4772-8E79-3D69D8477DE4)",
+					    s);
 			d++;
 			continue;
 		}
 		if (!isxdigit((unsigned char)s[i]))
-			return fail(why, "'%s' is not a GUID (like 0FC63DAF-8483-4772-8E79-3D69D8477DE4)",
+			return fail(why,
+				    "'%s' is not a GUID (like "
+				    "0FC63DAF-8483-4772-8E79-3D69D8477DE4)",
 				    s);
-		unsigned nib = (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0'
-								       : tolower((unsigned char)s[i]) - 'a' + 10);
+		unsigned nib = (unsigned)(isdigit((unsigned char)s[i])
+						  ? s[i] - '0'
+						  : tolower((unsigned char)s[i]) - 'a' + 10);
 		if (k % 2 == 0)
 			g.b[k / 2] = (uint8_t)(nib << 4);
 		else
@@ -255,9 +266,10 @@ int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *wh
 			near = gpt_aliases[i].alias;
 		}
 	}
-	snprintf(why->text, sizeof(why->text), "'%.40s' is neither a GUID nor a type alias "
-		 "(esp, linux, msdata, swap, linux-root-ARCH, U, L, ...)%s%s%s", s,
-		 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+	snprintf(why->text, sizeof(why->text),
+		 "'%.40s' is neither a GUID nor a type alias "
+		 "(esp, linux, msdata, swap, linux-root-ARCH, U, L, ...)%s%s%s",
+		 s, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 	return -EINVAL;
 }
 
@@ -267,7 +279,8 @@ const char *layout_gpt_type_alias(const struct layout_guid *g)
 	struct why why;
 
 	for (size_t i = 0; i < N_GPT_ALIASES; i++)
-		if (layout_value_guid(gpt_aliases[i].guid, &a, &why) == 0 && memcmp(&a, g, sizeof(a)) == 0)
+		if (layout_value_guid(gpt_aliases[i].guid, &a, &why) == 0 &&
+		    memcmp(&a, g, sizeof(a)) == 0)
 			return gpt_aliases[i].alias;
 	return NULL;
 }
@@ -281,10 +294,9 @@ static const struct {
 	const char *word;
 	uint8_t type;
 } mbr_words[] = {
-	{ "L", 0x83 }, { "linux", 0x83 }, { "S", 0x82 }, { "swap", 0x82 },
-	{ "U", 0xef }, { "uefi", 0xef }, { "esp", 0xef }, { "R", 0xfd }, { "raid", 0xfd },
-	{ "V", 0x8e }, { "lvm", 0x8e }, { "E", 0x05 }, { "Ex", 0x05 }, { "extended", 0x05 },
-	{ "X", 0x85 },
+	{ "L", 0x83 },    { "linux", 0x83 }, { "S", 0x82 },  { "swap", 0x82 },     { "U", 0xef },
+	{ "uefi", 0xef }, { "esp", 0xef },   { "R", 0xfd },  { "raid", 0xfd },     { "V", 0x8e },
+	{ "lvm", 0x8e },  { "E", 0x05 },     { "Ex", 0x05 }, { "extended", 0x05 }, { "X", 0x85 },
 };
 
 int layout_value_mbr_type(const char *s, uint64_t *ret, struct why *why)
@@ -296,8 +308,10 @@ int layout_value_mbr_type(const char *s, uint64_t *ret, struct why *why)
 		}
 	if (isdigit((unsigned char)s[0]))
 		return layout_value_uint(s, 1, 255, ret, why);
-	return fail(why, "'%s' is not an MBR type (a number from 1 to 255, like 0x83, or one of "
-			 "L, S, U, R, V, linux, swap, uefi, raid, lvm)", s);
+	return fail(why,
+		    "'%s' is not an MBR type (a number from 1 to 255, like 0x83, or one of "
+		    "L, S, U, R, V, linux, swap, uefi, raid, lvm)",
+		    s);
 }
 
 void layout_guid_text(const struct layout_guid *g, char out[37])
@@ -339,8 +353,7 @@ static int range_order(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
-			struct why *why)
+int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n, struct why *why)
 {
 	struct layout_range *v = NULL;
 	size_t n = 0, cap = 0;
@@ -354,7 +367,8 @@ int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
 		if (len == 0)
 			break;
 		if (n == cap) {
-			struct layout_range *bigger = realloc(v, (cap = cap ? 2 * cap : 4) * sizeof(*v));
+			struct layout_range *bigger = realloc(v, (cap = cap ? 2 * cap : 4) *
+									 sizeof(*v));
 			if (!bigger) {
 				free(v);
 				snprintf(why->text, sizeof(why->text), "out of memory");
@@ -371,9 +385,11 @@ int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
 		qsort(v, n, sizeof(*v), range_order);
 	for (size_t i = 1; rc == 0 && i < n; i++)
 		if (v[i].start < v[i - 1].end) {
-			snprintf(why->text, sizeof(why->text), "the ranges %llu-%llu and %llu-%llu overlap",
-				 (unsigned long long)v[i - 1].start, (unsigned long long)v[i - 1].end,
-				 (unsigned long long)v[i].start, (unsigned long long)v[i].end);
+			snprintf(why->text, sizeof(why->text),
+				 "the ranges %llu-%llu and %llu-%llu overlap",
+				 (unsigned long long)v[i - 1].start,
+				 (unsigned long long)v[i - 1].end, (unsigned long long)v[i].start,
+				 (unsigned long long)v[i].end);
 			rc = -EINVAL;
 		}
 	if (rc == 0 && ret) {

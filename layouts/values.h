@@ -41,14 +41,12 @@ int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *wh
  * frees it) and *@ret_n their number. An empty range and two ranges that overlap are
  * errors.
  */
-int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n,
-			struct why *why);
+int layout_value_ranges(const char *s, struct layout_range **ret, size_t *ret_n, struct why *why);
 /* An MBR type byte: 1 to 255 (decimal or 0x hex) or a word (L, S, U, R, V, linux, ...). */
 int layout_value_mbr_type(const char *s, uint64_t *ret, struct why *why);
 
 /* "readonly,hidden,system,archive" (any subset, spaces allowed) as enum layout_attr bits. */
 int layout_value_attrs(const char *s, unsigned *ret, struct why *why);
-
 
 /* Levenshtein distance of two short strings (capped at 64 characters each). */
 unsigned layout_edit_distance(const char *a, const char *b);

@@ -27,7 +27,8 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 static bool is_var_name(const char *name, size_t len)
 {
 	return len && !isdigit((unsigned char)name[0]) &&
-	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") >= len;
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") >=
+		       len;
 }
 
 int cli_layout_args_set(struct cli_layout_args *a, const char *command, const char *assignment)
@@ -40,10 +41,13 @@ int cli_layout_args_set(struct cli_layout_args *a, const char *command, const ch
 	if (!eq || eq == assignment)
 		return cli_usage_error(command, "--set wants VAR=VALUE, not '%s'", assignment);
 	if (!is_var_name(assignment, len))
-		return cli_usage_error(command, "--set '%.*s' is not a variable name (letters, "
-				       "digits, _, not starting with a digit)", (int)len, assignment);
+		return cli_usage_error(command,
+				       "--set '%.*s' is not a variable name (letters, "
+				       "digits, _, not starting with a digit)",
+				       (int)len, assignment);
 	for (size_t i = 0; i < a->n_vars; i++)
-		if (strlen(a->vars[i].name) == len && strncmp(a->vars[i].name, assignment, len) == 0)
+		if (strlen(a->vars[i].name) == len &&
+		    strncmp(a->vars[i].name, assignment, len) == 0)
 			return cli_usage_error(command, "--set '%.*s' given twice", (int)len,
 					       assignment);
 	v = realloc(a->vars, (a->n_vars + 1) * sizeof(*v));
@@ -91,7 +95,7 @@ void cli_layout_args_release(struct cli_layout_args *a)
 }
 
 int cli_layout_args_load(const struct cli_layout_args *a, const char *path, struct diag *d,
-		     struct layout **ret_layout)
+			 struct layout **ret_layout)
 {
 	struct layout_options opts = {
 		.input_dirs = a->input_dirs,

@@ -56,9 +56,9 @@ int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out
  * @options_first; "--" ends them.
  */
 struct cli_command {
-	const char *name;              /* "build"; NULL for sdimg's own options */
-	const struct option *options;  /* ends with a zeroed entry */
-	void (*usage)(FILE *out);      /* the --help text, onto @out */
+	const char *name;             /* "build"; NULL for sdimg's own options */
+	const struct option *options; /* ends with a zeroed entry */
+	void (*usage)(FILE *out);     /* the --help text, onto @out */
 	/* One option (@key its val, @arg its argument or NULL): EXIT_OK, or the status the
 	 * command ends with, its message said (cli_usage_error() for a bad argument). */
 	int (*take)(void *ctx, int key, char *arg);
@@ -96,7 +96,8 @@ int cli_stdout_written(void);
 
 /* Prints "sdimg: MSG" and the --help hint on stderr, MSG on one line (a control character
  * or a byte that is no UTF-8 shown escaped, see utf8_shown()); returns EXIT_USAGE. */
-int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *command, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * The options every layout-reading command shares: -I DIR (repeatable) and --set VAR=VALUE.
@@ -115,6 +116,6 @@ int cli_layout_args_input(struct cli_layout_args *a, const char *command, const 
 void cli_layout_args_release(struct cli_layout_args *a);
 /* Loads the layout with these arguments, the environment and $SOURCE_DATE_EPOCH. */
 int cli_layout_args_load(const struct cli_layout_args *a, const char *path, struct diag *d,
-		     struct layout **ret_layout);
+			 struct layout **ret_layout);
 
 #endif

@@ -19,24 +19,33 @@ static void build_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]...\n"
-		"                        [--compress KIND[:LEVEL]] [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]\n\n"
-		"Writes the disk image the layout describes: partition table, raw regions and each\n"
-		"partition's contents, byte-exact and sparse. The outputs appear only when all are\n"
+		"                        [--compress KIND[:LEVEL]] [--bmap[=FILE]] "
+		"[--sha256[=FILE]] [-q|-v]\n\n"
+		"Writes the disk image the layout describes: partition table, raw regions and "
+		"each\n"
+		"partition's contents, byte-exact and sparse. The outputs appear only when all "
+		"are\n"
 		"complete; on any failure none is left at its name (older files there stay).\n\n"
 		"  -o, --output IMAGE  the image to write (default: the layout's name with .img,\n"
 		"                      in the current folder). A name ending in .zst, .xz or .gz\n"
 		"                      writes only the compressed image\n"
 		"  --compress KIND[:LEVEL]\n"
-		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; levels\n"
+		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; "
+		"levels\n"
 		"                      zst 1-19 (3), xz 0-9 (6), gz 1-9 (6)); with -o X.zst, the\n"
 		"                      level of that one file. The same bytes on every machine,\n"
 		"                      whatever its number of processors\n"
-		"  --bmap[=FILE]       write the block map for bmaptool (default IMAGE.bmap, IMAGE\n"
-		"                      without the compression suffix): every range that must read\n"
+		"  --bmap[=FILE]       write the block map for bmaptool (default IMAGE.bmap, "
+		"IMAGE\n"
+		"                      without the compression suffix): every range that must "
+		"read\n"
 		"                      back as written, with its SHA-256\n"
-		"  --sha256[=FILE]     write the SHA-256 of every image file written, as sha256sum\n"
-		"                      does (default IMAGE.sha256, without the compression suffix)\n"
-		"  -I, --input DIR     look relative 'from' paths up in DIR; repeated, in each DIR\n"
+		"  --sha256[=FILE]     write the SHA-256 of every image file written, as "
+		"sha256sum\n"
+		"                      does (default IMAGE.sha256, without the compression "
+		"suffix)\n"
+		"  -I, --input DIR     look relative 'from' paths up in DIR; repeated, in each "
+		"DIR\n"
 		"                      in order, the first that holds the file wins (default: the\n"
 		"                      layout file's folder); includes are looked up in the\n"
 		"                      including file's folder first, then in each DIR\n"
@@ -61,8 +70,8 @@ static char *default_output(const char *layout)
 
 /* What the command line asks for besides the layout. */
 struct build_request {
-	const char *output;       /* -o as given, or NULL */
-	const char *compress;     /* --compress as given, or NULL */
+	const char *output;   /* -o as given, or NULL */
+	const char *compress; /* --compress as given, or NULL */
 	bool bmap, sha256;
 	const char *bmap_file, *sha256_file; /* their =FILE, or NULL */
 	enum build_verbosity verbosity;
@@ -107,8 +116,10 @@ static int parse_compress(const char *arg, struct build_options *o)
 		char *end;
 		long level = strtol(colon + 1, &end, 10);
 		if (!colon[1] || *end || level < kinds[i].min || level > kinds[i].max)
-			return cli_usage_error("build", "--compress %s: the level is a number from %d "
-					       "to %d", kinds[i].name, kinds[i].min, kinds[i].max);
+			return cli_usage_error("build",
+					       "--compress %s: the level is a number from %d "
+					       "to %d",
+					       kinds[i].name, kinds[i].min, kinds[i].max);
 		o->level = (int)level;
 		return EXIT_OK;
 	}
@@ -168,9 +179,8 @@ static void output_names(const struct build_options *o, const char *cards,
 	names[4] = cards;
 }
 
-static const char *const output_what[N_OUTPUTS] = { "the image", "the compressed image",
-						    "the bmap", "the checksum file",
-						    "the per-card manifest" };
+static const char *const output_what[N_OUTPUTS] = { "the image", "the compressed image", "the bmap",
+						    "the checksum file", "the per-card manifest" };
 
 /* Two outputs at one name would leave one of them (or the layout) overwritten: refused. */
 static int distinct_outputs(const struct build_options *o, const char *cards, const char *layout)
@@ -183,8 +193,8 @@ static int distinct_outputs(const struct build_options *o, const char *cards, co
 	for (int i = 0; i <= N_OUTPUTS; i++)
 		for (int j = i + 1; names[i] && j <= N_OUTPUTS; j++)
 			if (names[j] && same_file(names[i], names[j]))
-				return cli_usage_error("build", "%s and %s would both be %s", what[i],
-						       what[j], names[j]);
+				return cli_usage_error("build", "%s and %s would both be %s",
+						       what[i], what[j], names[j]);
 	return EXIT_OK;
 }
 
@@ -228,8 +238,8 @@ static bool folder_holds(const struct stat *held, const char *name)
 /* A tree copies its folder @folder (the input at @where) whole, by the time the build reads
  * it: an output in it would be copied into the next image (the hidden name of an unfinished
  * one into this one), so none may be at or under it. */
-static int outputs_outside(const struct build_options *o, const char *cards,
-			   const char *folder, const char *where)
+static int outputs_outside(const struct build_options *o, const char *cards, const char *folder,
+			   const char *where)
 {
 	const char *names[N_OUTPUTS];
 	struct stat held;
@@ -298,8 +308,8 @@ static int outputs_spare_inputs(const struct layout *l, const struct build_optio
 
 /* The outputs' names from the request, the per-card manifest's in @owned[5]; the strings live
  * in @owned (free them). */
-static int name_outputs(const struct build_request *r, const char *layout,
-			struct build_options *o, char *owned[6])
+static int name_outputs(const struct build_request *r, const char *layout, struct build_options *o,
+			char *owned[6])
 {
 	const char *given = r->output ? r->output : (owned[0] = default_output(layout));
 	enum build_compression by_name;
@@ -313,13 +323,13 @@ static int name_outputs(const struct build_request *r, const char *layout,
 	if (r->compress && parse_compress(r->compress, o) != EXIT_OK)
 		return EXIT_USAGE;
 	if (by_name && r->compress && by_name != o->compress)
-		return cli_usage_error("build", "-o %s ends in %s but --compress asks for %s", given,
-				       build_compression_suffix(by_name),
+		return cli_usage_error("build", "-o %s ends in %s but --compress asks for %s",
+				       given, build_compression_suffix(by_name),
 				       build_compression_suffix(o->compress) + 1);
 	if (by_name && !r->compress) {
 		o->compress = by_name;
 		o->level = by_name == BUILD_COMPRESS_ZSTD ? BUILD_ZSTD_LEVEL
-			 : by_name == BUILD_COMPRESS_XZ	  ? BUILD_XZ_LEVEL
+			   : by_name == BUILD_COMPRESS_XZ ? BUILD_XZ_LEVEL
 							  : BUILD_GZIP_LEVEL;
 	}
 	if (by_name) {
@@ -442,9 +452,14 @@ int cmd_build(int argc, char **argv)
 	};
 	static const int names[] = { 'o', 'I', 0 };
 	static const struct cli_command build = {
-		.name = "build", .options = options, .usage = build_usage, .take = take_build_option,
+		.name = "build",
+		.options = options,
+		.usage = build_usage,
+		.take = take_build_option,
 		.names = names,
-		.n_args = 1, .no_args = "no layout file given", .other_args = "one layout file, please",
+		.n_args = 1,
+		.no_args = "no layout file given",
+		.other_args = "one layout file, please",
 	};
 	struct build_command_line b = { .r = { .verbosity = BUILD_NORMAL } };
 	int first, status = cli_parse(&build, argc, argv, &b, &first);

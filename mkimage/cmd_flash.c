@@ -18,27 +18,40 @@ static void flash_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]\n"
-		"                   [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE]\n"
+		"                   [--gaps keep|discard|zero] [--allow-fixed] [--json|--report "
+		"FILE]\n"
 		"                   [--timeout SECONDS] [--check-capacity] [--dry-run]\n"
-		"                   [--card-values FILE.csv|NAME=PATTERN]... [--first-index N] [-q|-v]\n"
+		"                   [--card-values FILE.csv|NAME=PATTERN]... [--first-index N] "
+		"[-q|-v]\n"
 		"       %s flash IMAGE --watch [--match PATTERN]... [--log FILE] [--allow-fixed]\n"
 		"                   [--bmap FILE] [--no-verify] [--gaps MODE] [--timeout SECONDS]\n"
-		"                   [--check-capacity] [--card-values ...] [--first-index N] [-q|-v]\n\n"
+		"                   [--check-capacity] [--card-values ...] [--first-index N] "
+		"[-q|-v]\n\n"
 		"Writes IMAGE onto every TARGET at once and reads each back with O_DIRECT: a card\n"
-		"passes only when every mapped byte reads back as the image holds it. IMAGE is raw\n"
-		"(sparse or not) or compressed (zstd, xz, gzip, bzip2, lz4, lzma: decompressed once,\n"
+		"passes only when every mapped byte reads back as the image holds it. IMAGE is "
+		"raw\n"
+		"(sparse or not) or compressed (zstd, xz, gzip, bzip2, lz4, lzma: decompressed "
+		"once,\n"
 		"for all targets; a name that says compressed over other bytes is refused).\n"
-		"Its bmap (IMAGE.bmap, or the name without the compression suffix + .bmap) says what\n"
-		"to write; the bmap and every mapped range are checked before any card is touched.\n\n"
-		"A target must be a whole removable, USB or SD disk that nothing uses: the disk of /,\n"
-		"a mounted or swap disk, one with holders and one smaller than the image are refused.\n\n"
+		"Its bmap (IMAGE.bmap, or the name without the compression suffix + .bmap) says "
+		"what\n"
+		"to write; the bmap and every mapped range are checked before any card is "
+		"touched.\n\n"
+		"A target must be a whole removable, USB or SD disk that nothing uses: the disk of "
+		"/,\n"
+		"a mounted or swap disk, one with holders and one smaller than the image are "
+		"refused.\n\n"
 		"  --bmap FILE         the block map to use\n"
 		"  --no-verify         do not read the cards back (a pass then says \"not read\n"
 		"                      back (--no-verify)\", \"verified\": false in the report)\n"
-		"  --gaps MODE         what unmapped stretches get: keep (what they held; default),\n"
-		"                      discard (BLKDISCARD where the card can), zero (written zeros;\n"
-		"                      the default without a bmap, whose holes are the image's zeros)\n"
-		"  --allow-fixed       also write partitions, eMMC and disks that are not removable\n"
+		"  --gaps MODE         what unmapped stretches get: keep (what they held; "
+		"default),\n"
+		"                      discard (BLKDISCARD where the card can), zero (written "
+		"zeros;\n"
+		"                      the default without a bmap, whose holes are the image's "
+		"zeros)\n"
+		"  --allow-fixed       also write partitions, eMMC and disks that are not "
+		"removable\n"
 		"  --json              the report as JSON on the standard output\n"
 		"  --report FILE       the JSON report into FILE: an earlier report there is\n"
 		"                      removed first, the new one written whole at the end (none\n"
@@ -46,39 +59,56 @@ static void flash_usage(FILE *out)
 		"  --timeout SECONDS   give up a target that makes no progress for so long (%d;\n"
 		"                      more than one 4 MiB write takes on the slowest card)\n"
 		"  --check-capacity    before writing, write and read back stamps over the whole\n"
-		"                      card: a fake-capacity card that wraps (at any sector) fails\n"
-		"  --dry-run           say what would be done to each target, and why; write nothing\n"
+		"                      card: a fake-capacity card that wraps (at any sector) "
+		"fails\n"
+		"  --dry-run           say what would be done to each target, and why; write "
+		"nothing\n"
 		"                      (with --json: result \"accepted\" or \"refused\")\n"
 		"  --card-values FILE.csv|NAME=PATTERN\n"
-		"                      each card its own values for the image's per-card files and\n"
-		"                      ids (IMAGE.cards.json): the next row of a CSV file (its first\n"
+		"                      each card its own values for the image's per-card files "
+		"and\n"
+		"                      ids (IMAGE.cards.json): the next row of a CSV file (its "
+		"first\n"
 		"                      line names the variables), or a counter such as\n"
-		"                      'CARD_SERIAL=SN{index:06}'; again for more counters. Each card\n"
+		"                      'CARD_SERIAL=SN{index:06}'; again for more counters. Each "
+		"card\n"
 		"                      takes the next number, never reused; the report says which\n"
-		"  --first-index N     the first card's number: its CSV row (1: the first after the\n"
+		"  --first-index N     the first card's number: its CSV row (1: the first after "
+		"the\n"
 		"                      names) and {index} (default 1)\n"
 		"  -q, --quiet         print nothing but errors\n"
 		"  -v, --verbose       more detail\n"
 		"  -h, --help          show this help\n\n"
-		"SIGINT, SIGTERM or SIGHUP aborts the targets in flight: they fail, and the run ends\n"
+		"SIGINT, SIGTERM or SIGHUP aborts the targets in flight: they fail, and the run "
+		"ends\n"
 		"with its summary and report; before any card is touched it ends the run with no\n"
 		"report. SIGHUP is ignored under nohup; SIGINT and SIGTERM are always taken.\n\n"
-		"The station, --watch: waits for cards and writes IMAGE onto each one as it arrives\n"
-		"(a disk that appears, or whose size goes from 0 to more: a card in a reader), several\n"
-		"at once, once each: a card's slot takes another card only after it was taken out.\n"
-		"One line per card (slot, result, time, serial). SIGINT, SIGTERM or SIGHUP: no more\n"
+		"The station, --watch: waits for cards and writes IMAGE onto each one as it "
+		"arrives\n"
+		"(a disk that appears, or whose size goes from 0 to more: a card in a reader), "
+		"several\n"
+		"at once, once each: a card's slot takes another card only after it was taken "
+		"out.\n"
+		"One line per card (slot, result, time, serial). SIGINT, SIGTERM or SIGHUP: no "
+		"more\n"
 		"cards, the ones in flight finish, then a summary; a second signal aborts them\n"
 		"(failed).\n"
 		"Cards present at the start are not written.\n"
-		"  --match PATTERN     only the disks whose slot the glob PATTERN names: the USB port\n"
-		"                      (\"1-2.3\"), the location (\"pci-0000:00:14.0-usb-1-2.3\"),\n"
-		"                      the kernel name (\"sdb\", \"loop7\") or /dev/NAME; again for\n"
+		"  --match PATTERN     only the disks whose slot the glob PATTERN names: the USB "
+		"port\n"
+		"                      (\"1-2.3\"), the location "
+		"(\"pci-0000:00:14.0-usb-1-2.3\"),\n"
+		"                      the kernel name (\"sdb\", \"loop7\") or /dev/NAME; again "
+		"for\n"
 		"                      more slots. Without it: every removable, USB or SD disk.\n"
 		"                      --allow-fixed needs it\n"
-		"  --log FILE          append one JSON line per card to FILE (the report's fields,\n"
-		"                      slot and times), each on disk before the card's line shows;\n"
+		"  --log FILE          append one JSON line per card to FILE (the report's "
+		"fields,\n"
+		"                      slot and times), each on disk before the card's line "
+		"shows;\n"
 		"                      a card whose line cannot be written fails\n\n"
-		"Exit status: 0 every target (card) passed, 1 any failed or was refused, 2 bad usage.\n",
+		"Exit status: 0 every target (card) passed, 1 any failed or was refused, 2 bad "
+		"usage.\n",
 		SDIMG_PROG, SDIMG_PROG, DEFAULT_TIMEOUT);
 }
 
@@ -128,9 +158,12 @@ static int check_usage(const struct flash_options *o, int args)
 				       o->n_match ? "--match" : "--log");
 	if (o->watch && (o->json || o->report || o->dry_run))
 		return cli_usage_error("flash", "--watch logs each card with --log, not %s",
-				       o->json ? "--json" : o->report ? "--report" : "--dry-run");
+				       o->json     ? "--json"
+				       : o->report ? "--report"
+						   : "--dry-run");
 	if (o->watch && o->allow_fixed && !o->n_match)
-		return cli_usage_error("flash", "--watch --allow-fixed would write every disk that "
+		return cli_usage_error("flash",
+				       "--watch --allow-fixed would write every disk that "
 				       "appears, other programs' loop devices too: name the "
 				       "station's slots with --match");
 	if (args < 1)
@@ -154,9 +187,22 @@ static int run_flash(const struct flash_options *o)
 	return rc == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
-enum { OPT_BMAP = 256, OPT_NO_VERIFY, OPT_GAPS, OPT_ALLOW_FIXED, OPT_JSON, OPT_REPORT,
-       OPT_TIMEOUT, OPT_DRY_RUN, OPT_CHECK_CAPACITY, OPT_WATCH, OPT_MATCH, OPT_LOG,
-       OPT_CARD_VALUES, OPT_FIRST_INDEX };
+enum {
+	OPT_BMAP = 256,
+	OPT_NO_VERIFY,
+	OPT_GAPS,
+	OPT_ALLOW_FIXED,
+	OPT_JSON,
+	OPT_REPORT,
+	OPT_TIMEOUT,
+	OPT_DRY_RUN,
+	OPT_CHECK_CAPACITY,
+	OPT_WATCH,
+	OPT_MATCH,
+	OPT_LOG,
+	OPT_CARD_VALUES,
+	OPT_FIRST_INDEX
+};
 
 /* An option that takes no argument: the switch it sets. */
 static void take_flag(struct flash_options *o, int key)
@@ -191,8 +237,8 @@ static int take_card_values(struct flash_command_line *f, const char *arg)
 
 	for (size_t i = 0; eq && i < f->o.n_card_values; i++)
 		if (strncmp(f->values[i], arg, len + 1) == 0)
-			return cli_usage_error("flash", "--card-values '%.*s' given twice", (int)len,
-					       arg);
+			return cli_usage_error("flash", "--card-values '%.*s' given twice",
+					       (int)len, arg);
 	f->values[f->o.n_card_values++] = arg;
 	return EXIT_OK;
 }
@@ -252,12 +298,19 @@ int cmd_flash(int argc, char **argv)
 	static const int names[] = { OPT_BMAP, OPT_REPORT, OPT_MATCH, OPT_LOG, OPT_CARD_VALUES, 0 };
 	static const int overrides[] = { OPT_ALLOW_FIXED, OPT_NO_VERIFY, 0 };
 	static const struct cli_command flash = {
-		.name = "flash", .options = options, .usage = flash_usage, .take = take_flash_option,
-		.names = names, .spelled_out = overrides,
+		.name = "flash",
+		.options = options,
+		.usage = flash_usage,
+		.take = take_flash_option,
+		.names = names,
+		.spelled_out = overrides,
 	};
 	struct flash_command_line f = {
-		.o = { .verify = true, .verbosity = 1, .timeout = DEFAULT_TIMEOUT,
-		       .roots = { "/sys", "/proc" }, .first_index = 1 },
+		.o = { .verify = true,
+		       .verbosity = 1,
+		       .timeout = DEFAULT_TIMEOUT,
+		       .roots = { "/sys", "/proc" },
+		       .first_index = 1 },
 		/* every --match is one argument: there are fewer of them than arguments */
 		.match = calloc((size_t)argc, sizeof(const char *)),
 		.values = calloc((size_t)argc, sizeof(const char *)),

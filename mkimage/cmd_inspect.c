@@ -15,10 +15,12 @@ static void inspect_usage(FILE *out)
 		"Usage: %s inspect IMAGE|DEVICE [--json] [--erase-block SIZE]\n\n"
 		"Reads a card image or a card (read-only): the partition table, each partition's\n"
 		"file system, and an SD alignment report with what to change in the layout.\n"
-		"Exit status 0 when it could be read (findings are output, not failure), 1 when it\n"
+		"Exit status 0 when it could be read (findings are output, not failure), 1 when "
+		"it\n"
 		"cannot be read or is no disk image.\n\n"
 		"  --json               print a JSON document (keys in README.md)\n"
-		"  --erase-block SIZE   the grid to check against (default 4M, the SDHC boundary unit)\n"
+		"  --erase-block SIZE   the grid to check against (default 4M, the SDHC boundary "
+		"unit)\n"
 		"  -h, --help           show this help\n",
 		SDIMG_PROG);
 }
@@ -40,7 +42,9 @@ static int run_inspect(const char *path, bool json, uint64_t eb)
 			diag_error(&d, "%s: out of memory", path);
 		else
 			status = (json ? reader_print_json(&k, &f, eb, &d)
-				       : reader_print_text(&k, &f, eb, &d)) == 0 ? EXIT_OK : EXIT_FAILED;
+				       : reader_print_text(&k, &f, eb, &d)) == 0
+					 ? EXIT_OK
+					 : EXIT_FAILED;
 		reader_release_disk(&k);
 	}
 	diag_print(&d, stderr, SDIMG_PROG);
@@ -71,7 +75,8 @@ static int take_inspect_option(void *ctx, int key, char *arg)
 	}
 	if (layout_parse_size(arg, &eb, why, sizeof(why)) < 0 || eb < 512 || eb % 512)
 		return cli_usage_error("inspect", "--erase-block: %s",
-				       eb % 512 || eb < 512 ? "a multiple of 512 bytes, please" : why);
+				       eb % 512 || eb < 512 ? "a multiple of 512 bytes, please"
+							    : why);
 	r->erase_block = eb;
 	return EXIT_OK;
 }
@@ -85,8 +90,12 @@ int cmd_inspect(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_command inspect = {
-		.name = "inspect", .options = options, .usage = inspect_usage,
-		.take = take_inspect_option, .n_args = 1, .no_args = "no image or device given",
+		.name = "inspect",
+		.options = options,
+		.usage = inspect_usage,
+		.take = take_inspect_option,
+		.n_args = 1,
+		.no_args = "no image or device given",
 		.other_args = "one image or device, please",
 	};
 	struct inspect_request r = { .erase_block = 4u << 20 };

@@ -45,7 +45,8 @@ static int parse_address(const char *arg, struct address *a)
 		a->path = strdup("/");
 		return a->image && a->path ? 0 : -ENOMEM;
 	}
-	for (const char *c = strrchr(arg, ':'); c; c = c > arg ? memrchr(arg, ':', (size_t)(c - arg)) : NULL) {
+	for (const char *c = strrchr(arg, ':'); c;
+	     c = c > arg ? memrchr(arg, ':', (size_t)(c - arg)) : NULL) {
 		char *image = strndup(arg, (size_t)(c - arg));
 		if (!image)
 			return -ENOMEM;
@@ -107,14 +108,15 @@ int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out
 
 static void ls_usage(FILE *out)
 {
-	fprintf(out, "Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
-		     "Lists a folder of a FAT or ext2/3/4 partition. PART is a partition number, a GPT\n"
-		     "name or a volume label; without a table the whole image is the volume\n"
-		     "(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
-		     "  -l, --long       FAT: attributes (d r h s a), size, time (UTC), 8.3 name,\n"
-		     "                   name; ext: mode, owner, group, size or device, time\n"
-		     "                   (UTC), name, link target\n"
-		     "  -R, --recursive  every folder below as well, down to 64 levels\n",
+	fprintf(out,
+		"Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
+		"Lists a folder of a FAT or ext2/3/4 partition. PART is a partition number, a GPT\n"
+		"name or a volume label; without a table the whole image is the volume\n"
+		"(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
+		"  -l, --long       FAT: attributes (d r h s a), size, time (UTC), 8.3 name,\n"
+		"                   name; ext: mode, owner, group, size or device, time\n"
+		"                   (UTC), name, link target\n"
+		"  -R, --recursive  every folder below as well, down to 64 levels\n",
 		SDIMG_PROG);
 }
 
@@ -138,12 +140,18 @@ static int take_ls_option(void *ctx, int key, char *arg)
 int cmd_ls(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "long", no_argument, NULL, 'l' }, { "recursive", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "long", no_argument, NULL, 'l' },
+		{ "recursive", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_command ls = {
-		.name = "ls", .options = options, .usage = ls_usage, .take = take_ls_option,
-		.n_args = 1, .other_args = "one IMAGE[:PART][/PATH], please",
+		.name = "ls",
+		.options = options,
+		.usage = ls_usage,
+		.take = take_ls_option,
+		.n_args = 1,
+		.other_args = "one IMAGE[:PART][/PATH], please",
 	};
 	struct ls_request r = { 0 };
 	int first, status = cli_parse(&ls, argc, argv, &r, &first);
@@ -155,8 +163,11 @@ int cmd_ls(int argc, char **argv)
 
 static void cat_usage(FILE *out)
 {
-	fprintf(out, "Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT or ext2/3/4 partition to the "
-		     "standard output\n(IMAGE:/PATH when the image has no table).\n", SDIMG_PROG);
+	fprintf(out,
+		"Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT or ext2/3/4 partition "
+		"to the "
+		"standard output\n(IMAGE:/PATH when the image has no table).\n",
+		SDIMG_PROG);
 }
 
 /* `cat` has no option but --help, which cli_parse() answers. */
@@ -171,11 +182,16 @@ static int take_no_option(void *ctx, int key, char *arg)
 int cmd_cat(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_command cat = {
-		.name = "cat", .options = options, .usage = cat_usage, .take = take_no_option,
-		.n_args = 1, .other_args = "one IMAGE:PART/PATH, please",
+		.name = "cat",
+		.options = options,
+		.usage = cat_usage,
+		.take = take_no_option,
+		.n_args = 1,
+		.other_args = "one IMAGE:PART/PATH, please",
 	};
 	int first, status = cli_parse(&cat, argc, argv, NULL, &first);
 

@@ -92,9 +92,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 	};
 	static const int names[] = { 'o', OPT_CARDS, 0 };
 	static const struct cli_command personalize = {
-		.name = CMD, .options = opts, .usage = usage, .take = take_option, .n_args = 1,
+		.name = CMD,
+		.options = opts,
+		.usage = usage,
+		.take = take_option,
+		.n_args = 1,
 		.names = names,
-		.no_args = "no image given", .other_args = "one image only",
+		.no_args = "no image given",
+		.other_args = "one image only",
 	};
 	int first, status = cli_parse(&personalize, argc, argv, a, &first);
 
@@ -117,8 +122,12 @@ static bool stop_pending(void *stop_signals)
 static int copy_image(int in, int out, uint64_t size, const struct args *a, sigset_t *stop,
 		      struct diag *d)
 {
-	struct sparse_copy c = { .src = in, .len = size, .dst = out, .buf = malloc(SPARSE_CHUNK),
-				 .stop = stop_pending, .stop_ctx = stop };
+	struct sparse_copy c = { .src = in,
+				 .len = size,
+				 .dst = out,
+				 .buf = malloc(SPARSE_CHUNK),
+				 .stop = stop_pending,
+				 .stop_ctx = stop };
 	struct sparse_fault fault;
 	int rc = c.buf ? sparse_copy(&c, &fault) : -ENOMEM;
 
@@ -127,8 +136,8 @@ static int copy_image(int in, int out, uint64_t size, const struct args *a, sigs
 		return rc;
 	if (fault.in_dst)
 		return diag_error(d, "%s: %s", a->output, strerror(-rc));
-	return diag_error(d, "%s: %s", a->image, rc == -ENODATA ? "it shrank while it was copied"
-							      : strerror(-rc));
+	return diag_error(d, "%s: %s", a->image,
+			  rc == -ENODATA ? "it shrank while it was copied" : strerror(-rc));
 }
 
 /* @len bytes of @buf at @offset of @fd, whatever pieces write takes them in. */
@@ -172,8 +181,8 @@ static int apply(const struct flash_patches *p, int fd, const char *path, struct
  * its creation the stop signals of @stop are held (a hidden name must not outlive the
  * process) and asked for during the copy and before it is put in place.
  */
-static int write_copy(const struct args *a, int in, uint64_t size,
-		      const struct flash_patches *p, sigset_t *stop, struct diag *d)
+static int write_copy(const struct args *a, int in, uint64_t size, const struct flash_patches *p,
+		      sigset_t *stop, struct diag *d)
 {
 	struct build_file f, *files[] = { &f };
 
@@ -222,8 +231,10 @@ static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 		rc = diag_error(d, "%s: is the image itself; write the card's copy elsewhere",
 				a->output);
 	if (rc == 0 && stat(manifest, &mst) == 0 && same_file(a->output, &mst))
-		rc = diag_error(d, "%s: is the image's per-card manifest; write the card's copy "
-				   "elsewhere", a->output);
+		rc = diag_error(d,
+				"%s: is the image's per-card manifest; write the card's copy "
+				"elsewhere",
+				a->output);
 	if (rc == 0)
 		rc = flash_cards_patches(&m, a->vars, a->n_vars, in, a->image, &p, d);
 	if (rc == 0)

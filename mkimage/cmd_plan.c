@@ -37,8 +37,8 @@ static const char *region_type(const struct plan_region *r)
 /* What a pending region waits for: its `from` file ("input"), or the contents ("auto"). */
 static const char *pending_reason(const struct plan_region *r)
 {
-	bool from_file = r->kind == PLAN_RAW ||
-			 (r->kind == PLAN_PARTITION && r->part->type == LAYOUT_PART_RAW && r->part->from);
+	bool from_file = r->kind == PLAN_RAW || (r->kind == PLAN_PARTITION &&
+						 r->part->type == LAYOUT_PART_RAW && r->part->from);
 	return r->size_pending && from_file ? "input" : "auto";
 }
 
@@ -107,10 +107,13 @@ static json_t *json_region(const struct plan_region *r)
 	json_object_set_new(o, "kind", json_string(plan_kind_name(r->kind)));
 	if (r->kind == PLAN_PARTITION || r->kind == PLAN_EBR)
 		json_object_set_new(o, "number", r->number ? json_integer(r->number) : json_null());
-	json_object_set_new(o, "start", r->start_pending ? json_null() : json_integer((json_int_t)r->start));
-	json_object_set_new(o, "size", r->size_pending ? json_null() : json_integer((json_int_t)r->size));
+	json_object_set_new(o, "start",
+			    r->start_pending ? json_null() : json_integer((json_int_t)r->start));
+	json_object_set_new(o, "size",
+			    r->size_pending ? json_null() : json_integer((json_int_t)r->size));
 	if (!r->start_pending)
-		json_object_set_new(o, "alignment", json_integer((json_int_t)plan_alignment_of(r->start)));
+		json_object_set_new(o, "alignment",
+				    json_integer((json_int_t)plan_alignment_of(r->start)));
 	if (r->start_pending || r->size_pending)
 		json_object_set_new(o, "pending", json_string(pending_reason(r)));
 	if (r->kind == PLAN_PARTITION) {
@@ -125,8 +128,9 @@ static int print_json(const struct plan *p)
 {
 	json_t *root = json_object(), *image = json_object(), *regions = json_array();
 
-	json_object_set_new(image, "size", p->image_size_pending ? json_null()
-								  : json_integer((json_int_t)p->image_size));
+	json_object_set_new(image, "size",
+			    p->image_size_pending ? json_null()
+						  : json_integer((json_int_t)p->image_size));
 	json_object_set_new(image, "table",
 			    json_string(p->hybrid ? "hybrid" : layout_table_name(p->table)));
 	json_object_set_new(image, "align", json_integer((json_int_t)p->align));
@@ -155,7 +159,8 @@ static struct plan *plan_with_inputs(const struct layout *l, struct diag *d)
 	uint64_t *raw_sizes = calloc(l->n_raws ? l->n_raws : 1, sizeof(*raw_sizes));
 	uint64_t *part_sizes = calloc(l->n_parts ? l->n_parts : 1, sizeof(*part_sizes));
 	uint64_t *part_starts = calloc(l->n_parts ? l->n_parts : 1, sizeof(*part_starts));
-	const struct plan_inputs in = { .raw_sizes = raw_sizes, .part_sizes = part_sizes,
+	const struct plan_inputs in = { .raw_sizes = raw_sizes,
+					.part_sizes = part_sizes,
 					.part_starts = part_starts };
 	struct plan *p = NULL;
 
@@ -209,15 +214,22 @@ static int take_plan_option(void *ctx, int key, char *arg)
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{ "json", no_argument, NULL, OPT_JSON }, { "input", required_argument, NULL, 'I' },
-		{ "set", required_argument, NULL, OPT_SET }, { "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "input", required_argument, NULL, 'I' },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const int names[] = { 'I', 0 };
 	static const struct cli_command plan = {
-		.name = "plan", .options = options, .usage = plan_usage, .take = take_plan_option,
+		.name = "plan",
+		.options = options,
+		.usage = plan_usage,
+		.take = take_plan_option,
 		.names = names,
-		.n_args = 1, .no_args = "no layout file given", .other_args = "one layout file, please",
+		.n_args = 1,
+		.no_args = "no layout file given",
+		.other_args = "one layout file, please",
 	};
 	struct plan_request r = { 0 };
 	int first, status = cli_parse(&plan, argc, argv, &r, &first);

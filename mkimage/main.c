@@ -28,15 +28,18 @@ static const struct command {
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "Usage: %s COMMAND [OPTIONS] ...\n\n"
-		     "Builds the disk image of an SD card from a layout file, and writes it onto cards.\n\nCommands:\n",
+	fprintf(out,
+		"Usage: %s COMMAND [OPTIONS] ...\n\n"
+		"Builds the disk image of an SD card from a layout file, and writes it onto "
+		"cards.\n\nCommands:\n",
 		SDIMG_PROG);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nOptions:\n"
-		     "  -h, --help     show this help ('%s COMMAND --help' for a command's)\n"
-		     "  -V, --version  show the version\n\n"
-		     "Exit status: 0 success, 1 the work failed, 2 bad usage.\n",
+	fprintf(out,
+		"\nOptions:\n"
+		"  -h, --help     show this help ('%s COMMAND --help' for a command's)\n"
+		"  -V, --version  show the version\n\n"
+		"Exit status: 0 success, 1 the work failed, 2 bad usage.\n",
 		SDIMG_PROG);
 }
 
@@ -62,7 +65,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cli_command sdimg = {
-		.options = options, .usage = print_usage, .take = take_option, .options_first = true,
+		.options = options,
+		.usage = print_usage,
+		.take = take_option,
+		.options_first = true,
 	};
 	int first, status;
 

@@ -47,8 +47,7 @@ static void short_options(const struct cli_command *c, char out[SHORTS_MAX])
 }
 
 /* The table entry @len bytes of @name name: exactly, or as the start of no other. */
-static const struct option *option_named(const struct option *options, const char *name,
-					 size_t len)
+static const struct option *option_named(const struct option *options, const char *name, size_t len)
 {
 	const struct option *found = NULL;
 	size_t n = 0;
@@ -160,13 +159,17 @@ static int option_written(const struct cli_command *cmd, const struct option *o,
 	if (o && len == 0)
 		return cli_usage_error(cmd->name, "unknown option '%s'", word);
 	if (o && listed(cmd->spelled_out, key) && len != strlen(o->name))
-		return cli_usage_error(cmd->name, "option '--%.*s': write '--%s' in full (it turns "
-				       "a safety check off)", (int)len, word + 2, o->name);
+		return cli_usage_error(cmd->name,
+				       "option '--%.*s': write '--%s' in full (it turns "
+				       "a safety check off)",
+				       (int)len, word + 2, o->name);
 	if (separate && arg[0] == '-' && listed(cmd->names, key)) {
 		for (o = cmd->options; o->val != key; o++)
 			;
-		return cli_usage_error(cmd->name, "option '%s' needs a name, not '%s' (a name that "
-				       "starts with '-' is written --%s=%s)", word, arg, o->name, arg);
+		return cli_usage_error(cmd->name,
+				       "option '%s' needs a name, not '%s' (a name that "
+				       "starts with '-' is written --%s=%s)",
+				       word, arg, o->name, arg);
 	}
 	return EXIT_OK;
 }
@@ -194,8 +197,8 @@ static int read_options(const struct cli_command *cmd, int argc, char **argv, vo
 	short_options(cmd, shorts);
 	opterr = 0;
 	optind = 0; /* a fresh scan, whatever an earlier command line left (glibc, musl) */
-	while (status == EXIT_OK && (i = -1, c = getopt_long(argc, argv, shorts, cmd->options,
-							    &i)) != -1) {
+	while (status == EXIT_OK &&
+	       (i = -1, c = getopt_long(argc, argv, shorts, cmd->options, &i)) != -1) {
 		if (c == 1) { /* an argument, in its place */
 			args[(*n_args)++] = argv[optind - 1];
 			argv[optind - 1] = NULL;

@@ -14,13 +14,16 @@ static const char *describe(const struct plan_region *r, char *buf, size_t n)
 {
 	if (r->kind == PLAN_PARTITION || r->kind == PLAN_RAW)
 		snprintf(buf, n, "%s '%s' (bytes %llu-%llu)", plan_kind_name(r->kind), r->name,
-			 (unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1));
+			 (unsigned long long)r->start,
+			 (unsigned long long)(r->start + r->size - 1));
 	else if (r->kind == PLAN_EBR)
 		snprintf(buf, n, "the EBR of logical partition %u (bytes %llu-%llu)", r->number,
-			 (unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1));
+			 (unsigned long long)r->start,
+			 (unsigned long long)(r->start + r->size - 1));
 	else
 		snprintf(buf, n, "the %s (bytes %llu-%llu)", plan_kind_name(r->kind),
-			 (unsigned long long)r->start, (unsigned long long)(r->start + r->size - 1));
+			 (unsigned long long)r->start,
+			 (unsigned long long)(r->start + r->size - 1));
 	return buf;
 }
 
@@ -84,11 +87,12 @@ static int check_overlaps(struct planner *pl)
 			continue;
 		for (size_t j = 0; j < i; j++) {
 			const struct plan_region *a = &p->regions[j];
-			if (!known(a) || a->start + a->size <= b->start || b->start + b->size <= a->start)
+			if (!known(a) || a->start + a->size <= b->start ||
+			    b->start + b->size <= a->start)
 				continue;
 			uint64_t from = a->start > b->start ? a->start : b->start;
 			uint64_t to = a->start + a->size < b->start + b->size ? a->start + a->size
-									    : b->start + b->size;
+									      : b->start + b->size;
 			if (within_holes(a, from, to) || within_holes(b, from, to))
 				continue; /* one of them writes nothing there */
 			bad |= report_overlap(pl, a, b) < 0;
@@ -123,19 +127,22 @@ static int check_table_limits(struct planner *pl, const struct plan_region *r)
 
 	if (p->table == LAYOUT_TABLE_GPT && !r->start_pending && r->number &&
 	    r->start < p->first_usable)
-		return diag_error(pl->d, "%s:%d: %s starts before byte %llu, the first a GPT "
-					 "partition may use (after the entry array at gpt-entries)",
+		return diag_error(pl->d,
+				  "%s:%d: %s starts before byte %llu, the first a GPT "
+				  "partition may use (after the entry array at gpt-entries)",
 				  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)),
 				  (unsigned long long)p->first_usable);
 	if (p->table == LAYOUT_TABLE_MBR && r->number && known(r) &&
 	    (r->start + r->size) / LAYOUT_SECTOR > MBR_MAX_SECTORS)
-		return diag_error(pl->d, "%s:%d: %s ends beyond 2 TiB, which an MBR cannot "
-					 "describe (use table = gpt)",
+		return diag_error(pl->d,
+				  "%s:%d: %s ends beyond 2 TiB, which an MBR cannot "
+				  "describe (use table = gpt)",
 				  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)));
 	if (p->hybrid && r->part->hybrid && known(r) &&
 	    (r->start + r->size) / LAYOUT_SECTOR > MBR_MAX_SECTORS)
-		return diag_error(pl->d, "%s:%d: %s ends beyond 2 TiB, which the hybrid MBR cannot "
-					 "describe (leave it to the GPT alone: hybrid = false)",
+		return diag_error(pl->d,
+				  "%s:%d: %s ends beyond 2 TiB, which the hybrid MBR cannot "
+				  "describe (leave it to the GPT alone: hybrid = false)",
 				  r->part->hybrid_loc.file, r->part->hybrid_loc.line,
 				  describe(r, desc, sizeof(desc)));
 	return 0;
@@ -148,10 +155,12 @@ static int check_extended(struct planner *pl, const struct plan_region *r)
 	char desc[160];
 
 	if (!p->has_extended || !p->extended_size || r->logical || !r->number || !known(r) ||
-	    r->start + r->size <= p->extended_start || r->start >= p->extended_start + p->extended_size)
+	    r->start + r->size <= p->extended_start ||
+	    r->start >= p->extended_start + p->extended_size)
 		return 0;
-	return diag_error(pl->d, "%s:%d: %s lies inside the extended partition (bytes %llu-%llu) "
-				 "that holds the logical partitions",
+	return diag_error(pl->d,
+			  "%s:%d: %s lies inside the extended partition (bytes %llu-%llu) "
+			  "that holds the logical partitions",
 			  r->loc.file, r->loc.line, describe(r, desc, sizeof(desc)),
 			  (unsigned long long)p->extended_start,
 			  (unsigned long long)(p->extended_start + p->extended_size - 1));
@@ -164,8 +173,9 @@ static void warn_off_grid(struct planner *pl, const struct plan_region *r)
 
 	if (!part->start_set || part->start % a == 0)
 		return;
-	diag_warning(pl->d, "%s:%d: partition '%s': start %llu is off the %llu-byte alignment "
-			    "grid (it is aligned to %llu bytes); writes across erase blocks are slower",
+	diag_warning(pl->d,
+		     "%s:%d: partition '%s': start %llu is off the %llu-byte alignment "
+		     "grid (it is aligned to %llu bytes); writes across erase blocks are slower",
 		     part->start_loc.file, part->start_loc.line, part->name,
 		     (unsigned long long)part->start, (unsigned long long)a,
 		     (unsigned long long)plan_alignment_of(part->start));
@@ -181,8 +191,10 @@ static int check_holes(struct planner *pl, const struct plan_region *r)
 
 	if (!n || !known(r) || h[n - 1].end <= r->size)
 		return 0;
-	return diag_error(pl->d, "%s:%d: %s '%s': holes: %llu-%llu ends past the %llu bytes of "
-				 "the %s", loc.file, loc.line, plan_kind_name(r->kind), r->name,
+	return diag_error(pl->d,
+			  "%s:%d: %s '%s': holes: %llu-%llu ends past the %llu bytes of "
+			  "the %s",
+			  loc.file, loc.line, plan_kind_name(r->kind), r->name,
 			  (unsigned long long)h[n - 1].start, (unsigned long long)h[n - 1].end,
 			  (unsigned long long)r->size, plan_kind_name(r->kind));
 }

@@ -15,13 +15,13 @@
 struct placing {
 	struct planner *pl;
 	struct plan_region *parts;
-	bool *placed;              /* parts[i] has its start (or knows it is pending) */
+	bool *placed; /* parts[i] has its start (or knows it is pending) */
 };
 
 /* A byte range an automatic start keeps clear of. */
 struct obstacle {
-	uint64_t start, end;       /* end excluded; UINT64_MAX: to the end of the image (grow) */
-	bool end_pending;          /* its size waits for an input or the contents */
+	uint64_t start, end; /* end excluded; UINT64_MAX: to the end of the image (grow) */
+	bool end_pending;    /* its size waits for an input or the contents */
 };
 
 /* The bytes a placed partition keeps from others: itself, and the EBR before a logical one. */
@@ -44,7 +44,8 @@ static bool find_obstacle(const struct placing *pc, size_t self, uint64_t from, 
 
 	for (size_t i = 0; i < p->n_regions; i++) { /* tables and raw regions so far */
 		const struct plan_region *r = &p->regions[i];
-		o = (struct obstacle){ .start = r->start, .end = r->start + r->size,
+		o = (struct obstacle){ .start = r->start,
+				       .end = r->start + r->size,
 				       .end_pending = r->size_pending };
 		if (o.start < to && (o.end_pending || o.end > from)) {
 			*ret = o;
@@ -124,8 +125,12 @@ static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending
 static int add_ebr(struct planner *pl, const struct plan_region *part)
 {
 	struct plan_region ebr = {
-		.kind = PLAN_EBR, .name = "ebr", .start = part->start - LAYOUT_SECTOR,
-		.size = LAYOUT_SECTOR, .number = part->number, .loc = part->loc,
+		.kind = PLAN_EBR,
+		.name = "ebr",
+		.start = part->start - LAYOUT_SECTOR,
+		.size = LAYOUT_SECTOR,
+		.number = part->number,
+		.loc = part->loc,
 	};
 	struct plan *p = pl->p;
 
@@ -155,8 +160,9 @@ static int check_logical_order(struct planner *pl, const struct plan_region *r)
 	pl->last_logical_end = r->size_pending ? 0 : r->start + r->size;
 	if (!prev || !prev_end || r->start >= prev_end)
 		return 0;
-	return diag_error(pl->d, "%s:%d: logical partition '%s' starts at byte %llu, before '%s' "
-				 "(listed before it) ends: list logical partitions in disk order",
+	return diag_error(pl->d,
+			  "%s:%d: logical partition '%s' starts at byte %llu, before '%s' "
+			  "(listed before it) ends: list logical partitions in disk order",
 			  r->loc.file, r->loc.line, r->name, (unsigned long long)r->start, prev);
 }
 
@@ -174,7 +180,9 @@ static int place_fixed(struct placing *pc)
 	for (size_t i = 0; i < l->n_parts; i++) {
 		const struct layout_partition *part = &l->parts[i];
 		struct plan_region *r = &pc->parts[i];
-		*r = (struct plan_region){ .kind = PLAN_PARTITION, .name = part->name, .part = part,
+		*r = (struct plan_region){ .kind = PLAN_PARTITION,
+					   .name = part->name,
+					   .part = part,
 					   .loc = part->loc };
 		in_table += part->in_table;
 		/* before the extended entry: entry k; logical: 5, 6, ...; primary after it:
@@ -199,7 +207,7 @@ static int place_fixed(struct placing *pc)
 static int place_automatic(struct placing *pc)
 {
 	const struct layout *l = pc->pl->l;
-	uint64_t cursor = l->image.table == LAYOUT_TABLE_NONE ? 0
+	uint64_t cursor = l->image.table == LAYOUT_TABLE_NONE  ? 0
 			  : l->image.table == LAYOUT_TABLE_GPT ? pc->pl->p->first_usable
 							       : LAYOUT_SECTOR;
 	bool after_pending = false;
@@ -223,7 +231,8 @@ static int place_automatic(struct placing *pc)
 int plan_place_partitions(struct planner *pl)
 {
 	size_t n = pl->l->n_parts ? pl->l->n_parts : 1;
-	struct placing pc = { .pl = pl, .parts = calloc(n, sizeof(*pc.parts)),
+	struct placing pc = { .pl = pl,
+			      .parts = calloc(n, sizeof(*pc.parts)),
 			      .placed = calloc(n, sizeof(*pc.placed)) };
 	int rc = pc.parts && pc.placed ? 0 : -ENOMEM;
 
@@ -254,8 +263,9 @@ int plan_resolve_grow(struct planner *pl)
 		    r->start_pending)
 			continue;
 		if (r->start >= p->last_usable)
-			return diag_error(pl->d, "%s:%d: partition '%s': size = grow leaves it no "
-						 "room: it starts at %llu, the usable space ends at %llu",
+			return diag_error(pl->d,
+					  "%s:%d: partition '%s': size = grow leaves it no "
+					  "room: it starts at %llu, the usable space ends at %llu",
 					  r->part->size_loc.file, r->part->size_loc.line, r->name,
 					  (unsigned long long)r->start,
 					  (unsigned long long)p->last_usable);

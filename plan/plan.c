@@ -58,17 +58,24 @@ static int add_front_tables(struct planner *pl)
 	if (im->table == LAYOUT_TABLE_NONE)
 		return 0;
 	r.kind = PLAN_MBR;
-	r.name = im->hybrid ? "hybrid-mbr" : im->table == LAYOUT_TABLE_GPT ? "protective-mbr" : "mbr";
+	r.name = im->hybrid                      ? "hybrid-mbr"
+		 : im->table == LAYOUT_TABLE_GPT ? "protective-mbr"
+						 : "mbr";
 	r.start = MBR_TABLE_START;
 	r.size = LAYOUT_SECTOR - MBR_TABLE_START;
 	rc = plan_add_region(pl, &r);
 	if (rc || im->table != LAYOUT_TABLE_GPT)
 		return rc;
-	r = (struct plan_region){ .kind = PLAN_GPT_HEADER, .name = "gpt-header",
-				  .start = LAYOUT_SECTOR, .size = LAYOUT_SECTOR, .loc = im->loc };
+	r = (struct plan_region){ .kind = PLAN_GPT_HEADER,
+				  .name = "gpt-header",
+				  .start = LAYOUT_SECTOR,
+				  .size = LAYOUT_SECTOR,
+				  .loc = im->loc };
 	rc = plan_add_region(pl, &r);
-	r = (struct plan_region){ .kind = PLAN_GPT_ENTRIES, .name = "gpt-entries",
-				  .start = im->gpt_entries, .size = GPT_ENTRIES_BYTES,
+	r = (struct plan_region){ .kind = PLAN_GPT_ENTRIES,
+				  .name = "gpt-entries",
+				  .start = im->gpt_entries,
+				  .size = GPT_ENTRIES_BYTES,
 				  .loc = im->gpt_entries_loc.file ? im->gpt_entries_loc : im->loc };
 	pl->p->first_usable = im->gpt_entries + GPT_ENTRIES_BYTES;
 	return rc ? rc : plan_add_region(pl, &r);
@@ -82,8 +89,12 @@ static int add_raws(struct planner *pl)
 		const struct layout_raw *raw = &l->raws[i];
 		uint64_t known = pl->in && pl->in->raw_sizes ? pl->in->raw_sizes[i] : 0;
 		struct plan_region r = {
-			.kind = PLAN_RAW, .name = raw->name, .start = raw->offset, .raw = raw,
-			.size = raw->size_set ? raw->size : known, .loc = raw->loc,
+			.kind = PLAN_RAW,
+			.name = raw->name,
+			.start = raw->offset,
+			.raw = raw,
+			.size = raw->size_set ? raw->size : known,
+			.loc = raw->loc,
 		};
 		r.size_pending = r.size == 0;
 		int rc = plan_add_region(pl, &r);
@@ -135,16 +146,19 @@ static int set_image_size(struct planner *pl)
 	if (p->image_size < backup + p->first_usable) {
 		const struct layout_image *im = &pl->l->image;
 		struct layout_loc loc = im->size_loc.file ? im->size_loc : im->loc;
-		return diag_error(pl->d, "%s:%d: image: size %llu is too small for a GPT with its "
-					 "entries at %llu", loc.file, loc.line,
-				  (unsigned long long)p->image_size,
+		return diag_error(pl->d,
+				  "%s:%d: image: size %llu is too small for a GPT with its "
+				  "entries at %llu",
+				  loc.file, loc.line, (unsigned long long)p->image_size,
 				  (unsigned long long)im->gpt_entries);
 	}
 	p->last_usable = p->image_size - backup;
 	if (!backup)
 		return 0;
-	struct plan_region r = { .kind = PLAN_GPT_BACKUP, .name = "gpt-backup",
-				 .start = p->last_usable, .size = backup,
+	struct plan_region r = { .kind = PLAN_GPT_BACKUP,
+				 .name = "gpt-backup",
+				 .start = p->last_usable,
+				 .size = backup,
 				 .loc = pl->l->image.loc };
 	return plan_add_region(pl, &r);
 }
@@ -169,8 +183,8 @@ static void protect_boot_loaders(struct planner *pl)
 	for (size_t i = 0; i < p->n_regions; i++) {
 		const struct plan_region *r = &p->regions[i];
 		bool loader = r->kind == PLAN_RAW || (r->kind == PLAN_PARTITION && !r->number);
-		if (loader && !r->start_pending && !r->size_pending && r->start + r->size <= first &&
-		    r->start + r->size > end)
+		if (loader && !r->start_pending && !r->size_pending &&
+		    r->start + r->size <= first && r->start + r->size > end)
 			end = r->start + r->size;
 	}
 	end = plan_align_up(end, LAYOUT_SECTOR);
@@ -194,7 +208,7 @@ static int region_order(const void *a, const void *b)
 }
 
 int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct diag *d,
-	       struct plan **ret_plan)
+		 struct plan **ret_plan)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	struct planner pl = { .l = l, .in = in, .d = d, .p = p };

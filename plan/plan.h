@@ -36,16 +36,16 @@ enum plan_kind {
 /* One byte range of the image. */
 struct plan_region {
 	enum plan_kind kind;
-	const char *name;       /* borrowed from the layout, or a fixed string for tables */
-	unsigned number;        /* partition number in the table (MBR logical: 5, 6, ...); 0 if none */
+	const char *name; /* borrowed from the layout, or a fixed string for tables */
+	unsigned number;  /* partition number in the table (MBR logical: 5, 6, ...); 0 if none */
 	uint64_t start;
 	uint64_t size;
-	bool start_pending;     /* follows a size that waits for the contents */
-	bool size_pending;      /* size = auto (or a raw file's size) waits for the contents */
-	bool logical;           /* an MBR logical partition */
+	bool start_pending; /* follows a size that waits for the contents */
+	bool size_pending;  /* size = auto (or a raw file's size) waits for the contents */
+	bool logical;       /* an MBR logical partition */
 	const struct layout_partition *part; /* PLAN_PARTITION */
 	const struct layout_raw *raw;        /* PLAN_RAW */
-	struct layout_loc loc;  /* where the layout declares it (tables: the image section) */
+	struct layout_loc loc; /* where the layout declares it (tables: the image section) */
 };
 
 struct plan {
@@ -53,13 +53,13 @@ struct plan {
 	bool image_size_pending;
 	enum layout_table table;
 	uint64_t align;
-	uint64_t first_usable;  /* GPT: first byte a partition may use */
-	uint64_t last_usable;   /* GPT: one past the last byte a partition may use */
-	bool gpt_backup;        /* GPT: the backup area ends the image (a PLAN_GPT_BACKUP region) */
-	bool hybrid;            /* GPT: sector 0 holds a hybrid MBR (table = hybrid) */
+	uint64_t first_usable; /* GPT: first byte a partition may use */
+	uint64_t last_usable;  /* GPT: one past the last byte a partition may use */
+	bool gpt_backup;       /* GPT: the backup area ends the image (a PLAN_GPT_BACKUP region) */
+	bool hybrid;           /* GPT: sector 0 holds a hybrid MBR (table = hybrid) */
 	struct plan_region *regions; /* in disk order (pending ones after the known) */
 	size_t n_regions;
-	bool has_extended;      /* MBR: partitions 5.. live in an extended partition ... */
+	bool has_extended;        /* MBR: partitions 5.. live in an extended partition ... */
 	unsigned extended_number; /* ... whose entry is this one (1..4) */
 	uint64_t extended_start, extended_size;
 };
@@ -67,8 +67,8 @@ struct plan {
 /* What the builder has measured: sizes that `auto` (and a raw region without size) wait
  * for, in bytes; NULL arrays or 0 entries mean "not known yet". */
 struct plan_inputs {
-	const uint64_t *part_sizes; /* one per layout partition */
-	const uint64_t *raw_sizes;  /* one per raw region */
+	const uint64_t *part_sizes;  /* one per layout partition */
+	const uint64_t *raw_sizes;   /* one per raw region */
 	const uint64_t *part_starts; /* starts the contents dictate (sd-format); 0 = none */
 };
 
@@ -79,7 +79,7 @@ struct plan_inputs {
  * Returns 0 and a new plan in *@ret_plan (free with plan_free()), or a negative errno.
  */
 int plan_resolve(const struct layout *l, const struct plan_inputs *in, struct diag *d,
-	       struct plan **ret_plan);
+		 struct plan **ret_plan);
 
 void plan_free(struct plan *p);
 

@@ -5,11 +5,11 @@
 #include "layouts/layouts.h"
 #include "plan/plan.h"
 
-#define MBR_TABLE_START 440u                 /* disk signature at 440, entries at 446 */
-#define GPT_ENTRIES_BYTES (128u * 128u)      /* 128 entries of 128 bytes */
+#define MBR_TABLE_START 440u            /* disk signature at 440, entries at 446 */
+#define GPT_ENTRIES_BYTES (128u * 128u) /* 128 entries of 128 bytes */
 #define GPT_BACKUP_BYTES (GPT_ENTRIES_BYTES + LAYOUT_SECTOR) /* backup entries + header */
-#define MBR_MAX_SECTORS (1ull << 32)         /* 32-bit LBA fields of an MBR entry */
-#define PLAN_MAX_END (1ull << 62)            /* no region ends later: sums cannot wrap */
+#define MBR_MAX_SECTORS (1ull << 32)                         /* 32-bit LBA fields of an MBR entry */
+#define PLAN_MAX_END (1ull << 62) /* no region ends later: sums cannot wrap */
 
 struct planner {
 	const struct layout *l;
@@ -17,8 +17,8 @@ struct planner {
 	struct diag *d;
 	struct plan *p;
 	size_t cap;
-	const char *last_logical;   /* the logical partition placed last (NULL: none yet) ... */
-	uint64_t last_logical_end;  /* ... and where it ends (0: unknown) */
+	const char *last_logical;  /* the logical partition placed last (NULL: none yet) ... */
+	uint64_t last_logical_end; /* ... and where it ends (0: unknown) */
 };
 
 uint64_t plan_align_up(uint64_t v, uint64_t a);

@@ -42,8 +42,8 @@ static void comment_text(const char *name, char *out, size_t cap)
 	while (*name) {
 		const char *next = name;
 		uint32_t cp;
-		bool ok = utf8_decode(&next, &cp) == 0 && cp >= 0x20 && cp != 0x7f && cp != 0xfffe &&
-			  cp != 0xffff;
+		bool ok = utf8_decode(&next, &cp) == 0 && cp >= 0x20 && cp != 0x7f &&
+			  cp != 0xfffe && cp != 0xffff;
 		size_t len = ok ? (size_t)(next - name) : 1;
 		if (n + len >= cap)
 			break;
@@ -68,9 +68,12 @@ static int put_ranges(struct strbuf *s, const struct build_map *m)
 		char sum[65];
 		bytes_hex(m->v[i].sha256, 32, sum);
 		if (first == last)
-			rc = putf(s, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n", sum, first);
+			rc = putf(s, "        <Range chksum=\"%s\"> %" PRIu64 " </Range>\n", sum,
+				  first);
 		else
-			rc = putf(s, "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64 " </Range>\n",
+			rc = putf(s,
+				  "        <Range chksum=\"%s\"> %" PRIu64 "-%" PRIu64
+				  " </Range>\n",
 				  sum, first, last);
 	}
 	return rc;
@@ -94,14 +97,16 @@ int build_bmap_text(const struct build_map *m, uint64_t image_size, const char *
 		rc = strbuf_puts(s, shown);
 	if (rc == 0)
 		rc = strbuf_puts(s, ", made by sdimg: the ranges that must read back\n"
-				    "     as written (tables, boot code, file system structures, files). -->\n"
+				    "     as written (tables, boot code, file system structures, "
+				    "files). -->\n"
 				    "<bmap version=\"" BMAP_VERSION "\">\n");
 	if (rc == 0)
-		rc = putf(s, "    <ImageSize> %" PRIu64 " </ImageSize>\n"
-			     "    <BlockSize> %u </BlockSize>\n"
-			     "    <BlocksCount> %" PRIu64 " </BlocksCount>\n"
-			     "    <MappedBlocksCount> %" PRIu64 " </MappedBlocksCount>\n"
-			     "    <ChecksumType> sha256 </ChecksumType>\n",
+		rc = putf(s,
+			  "    <ImageSize> %" PRIu64 " </ImageSize>\n"
+			  "    <BlockSize> %u </BlockSize>\n"
+			  "    <BlocksCount> %" PRIu64 " </BlocksCount>\n"
+			  "    <MappedBlocksCount> %" PRIu64 " </MappedBlocksCount>\n"
+			  "    <ChecksumType> sha256 </ChecksumType>\n",
 			  image_size, BMAP_BLOCK_SIZE, blocks, mapped);
 	if (rc == 0) {
 		at = s->len + strlen("    <BmapFileChecksum> ");

@@ -125,8 +125,7 @@ static bool has_per_card_values(const struct layout *l)
 /* Every output's name fits its file system: before any work. The per-card manifest's is
  * checked only for a layout with per-card values: without them no manifest is written
  * (and none can be at a name too long). */
-static int check_output_names(const struct layout *l, const struct build_options *o,
-			      struct diag *d)
+static int check_output_names(const struct layout *l, const struct build_options *o, struct diag *d)
 {
 	int rc = o->write_raw ? build_file_check_name(o->output, "the image", d) : 0;
 
@@ -152,8 +151,9 @@ static int write_everything(struct build *b)
 	 * the hold would leave the name behind; an unnamed image lets one end the process */
 	build_hold_signals(b);
 	/* with only the compressed copy wanted, the image is never put at its name */
-	int rc = (b->o->write_raw ? build_file_create : build_file_create_scratch)(
-		&b->image, b->o->output, "the image", b->plan->image_size, b->d);
+	int rc = (b->o->write_raw ? build_file_create
+				  : build_file_create_scratch)(&b->image, b->o->output, "the image",
+							       b->plan->image_size, b->d);
 
 	if (rc == 0 && !b->image.tmp_path)
 		build_release_signals(b);
@@ -186,7 +186,8 @@ static void size_on_disk(const char *path, bool allocated, char *buf, size_t n)
 	if (stat(path, &st) < 0)
 		snprintf(buf, n, "?");
 	else
-		units_human(allocated ? (uint64_t)st.st_blocks * 512 : (uint64_t)st.st_size, buf, n);
+		units_human(allocated ? (uint64_t)st.st_blocks * 512 : (uint64_t)st.st_size, buf,
+			    n);
 }
 
 static void report(struct build *b, double secs)
@@ -220,9 +221,14 @@ static void report(struct build *b, double secs)
 
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
 {
-	struct build b = { .l = l, .o = o, .d = d, .image = BUILD_FILE_INIT,
-			   .compressed = BUILD_FILE_INIT, .bmap = BUILD_FILE_INIT,
-			   .sha256 = BUILD_FILE_INIT, .cards = BUILD_FILE_INIT };
+	struct build b = { .l = l,
+			   .o = o,
+			   .d = d,
+			   .image = BUILD_FILE_INIT,
+			   .compressed = BUILD_FILE_INIT,
+			   .bmap = BUILD_FILE_INIT,
+			   .sha256 = BUILD_FILE_INIT,
+			   .cards = BUILD_FILE_INIT };
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);

@@ -31,7 +31,12 @@
 
 enum build_verbosity { BUILD_QUIET, BUILD_NORMAL, BUILD_VERBOSE };
 
-enum build_compression { BUILD_COMPRESS_NONE, BUILD_COMPRESS_ZSTD, BUILD_COMPRESS_XZ, BUILD_COMPRESS_GZIP };
+enum build_compression {
+	BUILD_COMPRESS_NONE,
+	BUILD_COMPRESS_ZSTD,
+	BUILD_COMPRESS_XZ,
+	BUILD_COMPRESS_GZIP
+};
 
 /* The levels used when none is given: those of the zstd, xz and gzip programs. */
 #define BUILD_ZSTD_LEVEL 3
@@ -39,15 +44,15 @@ enum build_compression { BUILD_COMPRESS_NONE, BUILD_COMPRESS_ZSTD, BUILD_COMPRES
 #define BUILD_GZIP_LEVEL 6
 
 struct build_options {
-	const char *output;            /* the raw image's name (also when it is not written) */
-	bool write_raw;                /* false: only the compressed image is written */
+	const char *output; /* the raw image's name (also when it is not written) */
+	bool write_raw;     /* false: only the compressed image is written */
 	enum build_compression compress;
-	int level;                     /* the compressor's level */
-	const char *compressed;        /* the compressed image's name, with compress */
-	const char *bmap;              /* the block map to write, or NULL */
-	const char *sha256;            /* the checksum file to write, or NULL */
+	int level;              /* the compressor's level */
+	const char *compressed; /* the compressed image's name, with compress */
+	const char *bmap;       /* the block map to write, or NULL */
+	const char *sha256;     /* the checksum file to write, or NULL */
 	enum build_verbosity verbosity;
-	FILE *report;                  /* where the summary goes (stdout) */
+	FILE *report; /* where the summary goes (stdout) */
 };
 
 /*
@@ -85,14 +90,18 @@ const char *build_compression_suffix(enum build_compression kind);
 /* ---- output.c: the files of a build, all put in place together or none (also those of
  * `sdimg personalize`) ------------------------------------------------------------------ */
 struct build_file {
-	int fd;          /* -1 when closed: start from BUILD_FILE_INIT */
-	char *path;      /* the final name, owned */
-	char *tmp_path;  /* a named temporary file (when the file system has no O_TMPFILE) */
-	int old_fd;      /* the older file, locked while the temporary name holds it, or -1 */
+	int fd;         /* -1 when closed: start from BUILD_FILE_INIT */
+	char *path;     /* the final name, owned */
+	char *tmp_path; /* a named temporary file (when the file system has no O_TMPFILE) */
+	int old_fd;     /* the older file, locked while the temporary name holds it, or -1 */
 };
 
-#define BUILD_FILE_INIT { .fd = -1, .old_fd = -1 }
-#define BUILD_MAX_FILES 5 /* the image, a compressed image, the bmap, the checksums, the
+#define BUILD_FILE_INIT                \
+	{                              \
+		.fd = -1, .old_fd = -1 \
+	}
+#define BUILD_MAX_FILES \
+	5 /* the image, a compressed image, the bmap, the checksums, the
 				 * per-card manifest */
 
 /* Whether @path's last component fits its folder's file system (@what in the message:
@@ -120,8 +129,8 @@ int build_file_create(struct build_file *f, const char *path, const char *what, 
  * gives -EINTR (no message). From then on nothing stops the commit but a failure.
  * Returns 0 or a negative errno with a message in @d (the files are then aborted).
  */
-int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
-		       void *stop_ctx, struct diag *d);
+int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx), void *stop_ctx,
+		       struct diag *d);
 
 /* Removes whatever build_file_create() made; the older file at the name stays untouched.
  * Safe after build_files_commit() and on BUILD_FILE_INIT. */

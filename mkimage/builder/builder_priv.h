@@ -51,50 +51,50 @@ int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char
 /* The from, skip, fill and holes of one raw region or raw partition, as the layout gives
  * them, with the resolved path of `from` (borrowed from the build and the layout). */
 struct build_input {
-	char name[300];                    /* "raw 'spl'", "partition 'root'" */
-	const char *path;                  /* the resolved `from`, or NULL */
-	struct fileid listed;              /* the file @path named when it was measured */
+	char name[300];       /* "raw 'spl'", "partition 'root'" */
+	const char *path;     /* the resolved `from`, or NULL */
+	struct fileid listed; /* the file @path named when it was measured */
 	uint64_t skip;
 	bool fill;
-	const struct layout_range *holes;  /* offsets from the region's start */
+	const struct layout_range *holes; /* offsets from the region's start */
 	size_t n_holes;
 	struct layout_loc skip_loc, holes_loc;
 };
 
 /* What one layout partition needs while it is built. */
 struct part_state {
-	char *from;                /* raw: the host image file (owned) */
-	struct fileid from_id;     /* raw: which file it was when measured */
-	uint64_t from_size;        /* raw: its bytes after `skip` */
-	struct content content;    /* FAT: the files, overlaid */
-	struct fat_tree *tree;     /* FAT: the tree fat/ writes (owned) */
-	struct fat_opts opts;      /* FAT: the layout's fat { } settings */
-	struct fat_geom geom;      /* FAT: the geometry chosen for the planned size */
-	struct fat_sd_layout sd;   /* FAT with sd-format */
+	char *from;              /* raw: the host image file (owned) */
+	struct fileid from_id;   /* raw: which file it was when measured */
+	uint64_t from_size;      /* raw: its bytes after `skip` */
+	struct content content;  /* FAT: the files, overlaid */
+	struct fat_tree *tree;   /* FAT: the tree fat/ writes (owned) */
+	struct fat_opts opts;    /* FAT: the layout's fat { } settings */
+	struct fat_geom geom;    /* FAT: the geometry chosen for the planned size */
+	struct fat_sd_layout sd; /* FAT with sd-format */
 };
 
 struct build {
 	const struct layout *l;
 	const struct build_options *o;
 	struct diag *d;
-	struct sha256 *sha;        /* the ids' hasher (owned) */
-	struct part_state *parts;  /* one per layout partition */
-	uint64_t *part_sizes;      /* what the contents need, for size = auto */
-	uint64_t *part_starts;     /* starts sd-format dictates */
-	char **raw_from;           /* host file of each raw region (owned; NULL with fill) */
-	uint64_t *raw_sizes;       /* each raw region's size: its own, or its file's less skip */
-	struct fileid *raw_ids;    /* which file each raw region's was when measured */
-	uint8_t *mbr_types;        /* resolved MBR type of each partition */
+	struct sha256 *sha;       /* the ids' hasher (owned) */
+	struct part_state *parts; /* one per layout partition */
+	uint64_t *part_sizes;     /* what the contents need, for size = auto */
+	uint64_t *part_starts;    /* starts sd-format dictates */
+	char **raw_from;          /* host file of each raw region (owned; NULL with fill) */
+	uint64_t *raw_sizes;      /* each raw region's size: its own, or its file's less skip */
+	struct fileid *raw_ids;   /* which file each raw region's was when measured */
+	uint8_t *mbr_types;       /* resolved MBR type of each partition */
 	struct plan *plan;
-	struct build_file image;   /* the raw image, written in place */
+	struct build_file image;                    /* the raw image, written in place */
 	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
-	struct build_file cards;   /* IMAGE.cards.json, when the layout has per-card values */
-	char *cards_path;          /* its name (owned) */
+	struct build_file cards; /* IMAGE.cards.json, when the layout has per-card values */
+	char *cards_path;        /* its name (owned) */
 	struct build_map map;
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
-	bool placed;               /* every output is at its name: the build has succeeded */
-	sigset_t stop_signals;     /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
+	bool placed;           /* every output is at its name: the build has succeeded */
+	sigset_t stop_signals; /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
 };
 
@@ -118,8 +118,7 @@ struct build_compressor;
 int build_compressor_new(enum build_compression kind, int level, uint64_t size, int fd,
 			 const char *path, struct sha256 *sha, struct diag *d,
 			 struct build_compressor **ret);
-int build_compressor_write(struct build_compressor *z, const void *buf, size_t len,
-			   struct diag *d);
+int build_compressor_write(struct build_compressor *z, const void *buf, size_t len, struct diag *d);
 int build_compressor_finish(struct build_compressor *z, struct diag *d);
 void build_compressor_free(struct build_compressor *z);
 
@@ -151,8 +150,8 @@ struct ext4_meta;
 struct host_link;
 struct ext4_pending {
 	uint32_t ino;
-	char *host;               /* owned */
-	struct fileid listed;     /* the file @host named when the walk met it */
+	char *host;           /* owned */
+	struct fileid listed; /* the file @host named when the walk met it */
 };
 struct content_filter;
 struct ext4_walk {
@@ -161,14 +160,14 @@ struct ext4_walk {
 	const struct layout_partition *p;
 	const struct layout_entry *e;
 	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
-	struct host_link *links;  /* host files with more than one name */
+	struct host_link *links;       /* host files with more than one name */
 	size_t n_links, cap_links;
 	struct ext4_pending *data; /* files whose bytes are written after the walk (ino 0:
 				    * left out) */
 	size_t n_data, cap_data;
-	size_t others_owners;     /* host entries whose owner or group was made root's though
+	size_t others_owners; /* host entries whose owner or group was made root's though
 				   * it is neither root nor the build's user's */
-	bool host_xattrs;         /* a host entry of the tree had extended attributes */
+	bool host_xattrs;     /* a host entry of the tree had extended attributes */
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
@@ -176,8 +175,8 @@ int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_in
  * zeros without reading them. */
 struct ext4_host_reader {
 	int fd;
-	uint64_t pos;             /* the bytes handed out so far */
-	uint64_t data, hole;      /* the data extent around or after @pos: [data, hole) */
+	uint64_t pos;        /* the bytes handed out so far */
+	uint64_t data, hole; /* the data extent around or after @pos: [data, hole) */
 };
 /* ext4_read_fn over a struct ext4_host_reader whose @fd is open at its start. */
 long build_ext4_read_fd(void *ctx, void *buf, size_t len);

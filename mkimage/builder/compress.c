@@ -26,14 +26,14 @@ struct build_compressor {
 	enum build_compression kind;
 	int fd;
 	const char *path;
-	struct sha256 *sha;   /* the compressed bytes' SHA-256, as they are written (may be NULL) */
-	uint8_t *out;         /* OUT_BUF bytes */
+	struct sha256 *sha; /* the compressed bytes' SHA-256, as they are written (may be NULL) */
+	uint8_t *out;       /* OUT_BUF bytes */
 	ZSTD_CCtx *zstd;
-	uint64_t zstd_left;   /* image bytes zstd is still to get */
-	bool zstd_ended;      /* the frame is complete */
+	uint64_t zstd_left; /* image bytes zstd is still to get */
+	bool zstd_ended;    /* the frame is complete */
 	lzma_stream xz;
 	z_stream gz;
-	gz_header gz_header;  /* zlib keeps a pointer to it until deflateEnd */
+	gz_header gz_header; /* zlib keeps a pointer to it until deflateEnd */
 	bool xz_open, gz_open;
 };
 
@@ -89,8 +89,10 @@ static int zstd_open(struct build_compressor *z, int level, uint64_t size, struc
 	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(z->zstd, size)))
 		return diag_error(d, "%s: zstd refuses level %d", z->path, level);
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_nbWorkers, (int)threads())))
-		return diag_error(d, "%s: this libzstd has no multithreading, which sdimg needs "
-				     "for a .zst that is the same on every machine", z->path);
+		return diag_error(d,
+				  "%s: this libzstd has no multithreading, which sdimg needs "
+				  "for a .zst that is the same on every machine",
+				  z->path);
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->zstd, ZSTD_c_jobSize, zstd_job_size(level))))
 		return diag_error(d, "%s: zstd refuses its job size", z->path);
 	return 0;
@@ -105,7 +107,8 @@ static int zstd_step(struct build_compressor *z, const void *buf, size_t len, bo
 
 	for (;;) {
 		ZSTD_outBuffer out = { z->out, OUT_BUF, 0 };
-		size_t left = ZSTD_compressStream2(z->zstd, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+		size_t left = ZSTD_compressStream2(z->zstd, &out, &in,
+						   end ? ZSTD_e_end : ZSTD_e_continue);
 		if (ZSTD_isError(left))
 			return diag_error(d, "%s: zstd: %s", z->path, ZSTD_getErrorName(left));
 		int rc = sink(z, out.pos, d);
@@ -130,8 +133,7 @@ static int zstd_step(struct build_compressor *z, const void *buf, size_t len, bo
  * with ZSTD_e_end, the byte may wait while a full buffer waits for a place; zstd then
  * flushes that buffer as the full job it is, never a part of one.)
  */
-static int zstd_write(struct build_compressor *z, const uint8_t *buf, size_t len,
-		      struct diag *d)
+static int zstd_write(struct build_compressor *z, const uint8_t *buf, size_t len, struct diag *d)
 {
 	int rc = 0;
 
@@ -240,10 +242,13 @@ int build_compressor_new(enum build_compression kind, int level, uint64_t size, 
 		free(z);
 		return -ENOMEM;
 	}
-	*z = (struct build_compressor){ .kind = kind, .fd = fd, .path = path, .sha = sha,
+	*z = (struct build_compressor){ .kind = kind,
+					.fd = fd,
+					.path = path,
+					.sha = sha,
 					.out = z->out };
 	rc = kind == BUILD_COMPRESS_ZSTD ? zstd_open(z, level, size, d)
-	   : kind == BUILD_COMPRESS_XZ	 ? xz_open(z, level, d)
+	     : kind == BUILD_COMPRESS_XZ ? xz_open(z, level, d)
 					 : gz_open(z, level, d);
 	if (rc < 0) {
 		build_compressor_free(z);
@@ -253,8 +258,7 @@ int build_compressor_new(enum build_compression kind, int level, uint64_t size, 
 	return 0;
 }
 
-static int step(struct build_compressor *z, const void *buf, size_t len, bool end,
-		struct diag *d)
+static int step(struct build_compressor *z, const void *buf, size_t len, bool end, struct diag *d)
 {
 	switch (z->kind) {
 	case BUILD_COMPRESS_ZSTD:
@@ -266,8 +270,7 @@ static int step(struct build_compressor *z, const void *buf, size_t len, bool en
 	}
 }
 
-int build_compressor_write(struct build_compressor *z, const void *buf, size_t len,
-			   struct diag *d)
+int build_compressor_write(struct build_compressor *z, const void *buf, size_t len, struct diag *d)
 {
 	return len ? step(z, buf, len, false, d) : 0;
 }

@@ -60,8 +60,9 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 		for (unsigned i = 0; i < q.fm.fm_mapped_extents; i++) {
 			const struct fiemap_extent *e = &q.ext[i];
 			uint64_t first = e->fe_logical > from ? e->fe_logical : from;
-			uint64_t end = e->fe_logical + e->fe_length < to ? e->fe_logical + e->fe_length
-									 : to;
+			uint64_t end = e->fe_logical + e->fe_length < to
+					       ? e->fe_logical + e->fe_length
+					       : to;
 			if (first < end &&
 			    build_map_add(map, dst_offset + (first - from), end - first) < 0)
 				return -ENOMEM;
@@ -76,8 +77,7 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 /* Records in @map the data extents SEEK_DATA gives @fd within [@from, @to), at @dst_offset +
  * (their offset - @from), all of it where there is no SEEK_DATA: where FIEMAP is not
  * offered. Returns 0 or -ENOMEM. */
-static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
-		    struct build_map *map)
+static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset, struct build_map *map)
 {
 	struct extent_walk w;
 	uint64_t start, end;
@@ -103,9 +103,14 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 		rc = map_data(src_fd, from, to, dst_offset, map);
 	if (rc == -ENOMEM)
 		return diag_error(b->d, "%s: out of memory", what);
-	struct sparse_copy c = { .src = src_fd, .src_off = from, .len = to - from,
-				 .dst = b->image.fd, .dst_off = dst_offset,
-				 .buf = malloc(SPARSE_CHUNK), .stop = stop_requested, .stop_ctx = b };
+	struct sparse_copy c = { .src = src_fd,
+				 .src_off = from,
+				 .len = to - from,
+				 .dst = b->image.fd,
+				 .dst_off = dst_offset,
+				 .buf = malloc(SPARSE_CHUNK),
+				 .stop = stop_requested,
+				 .stop_ctx = b };
 	struct sparse_fault fault;
 	if (!c.buf)
 		return diag_error(b->d, "%s: out of memory", what);

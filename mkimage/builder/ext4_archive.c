@@ -23,19 +23,19 @@ struct xattr {
 
 /* One archive entry as its header says. */
 struct item {
-	char *path;          /* inside the partition, no leading or trailing '/' ("" the top) */
-	unsigned type;       /* AE_IFREG, AE_IFDIR, ... (0: a hard link) */
+	char *path;    /* inside the partition, no leading or trailing '/' ("" the top) */
+	unsigned type; /* AE_IFREG, AE_IFDIR, ... (0: a hard link) */
 	struct ext4_meta m;
 	uint64_t size;
 	uint32_t major, minor;
-	char *target;        /* symbolic link's target, or hard link's path (normalised) */
+	char *target; /* symbolic link's target, or hard link's path (normalised) */
 	struct xattr *xattrs;
 	size_t n_xattrs;
-	uint32_t ino;        /* once made */
-	bool has_data;       /* its bytes are in this entry */
-	bool skipped;        /* strip left nothing of its path */
-	bool left_out;       /* by the tree's include and exclude */
-	uint64_t name_hash;  /* of the entry's name as the archive spells it: the data pass
+	uint32_t ino;       /* once made */
+	bool has_data;      /* its bytes are in this entry */
+	bool skipped;       /* strip left nothing of its path */
+	bool left_out;      /* by the tree's include and exclude */
+	uint64_t name_hash; /* of the entry's name as the archive spells it: the data pass
 				checks that it meets the entry the listing met */
 };
 
@@ -52,7 +52,7 @@ static uint64_t name_hash(const char *s)
 struct listing {
 	struct item *v;
 	size_t n, cap;
-	struct stat st;      /* the archive when it was listed */
+	struct stat st; /* the archive when it was listed */
 };
 
 static void free_listing(struct listing *l)
@@ -127,13 +127,20 @@ static int read_xattrs(const struct content_archive_lib *lib, struct archive_ent
 static uint16_t acl_tag(int tag)
 {
 	switch (tag) {
-	case ARCHIVE_ENTRY_ACL_USER_OBJ: return EXT4_ACL_USER_OBJ;
-	case ARCHIVE_ENTRY_ACL_USER: return EXT4_ACL_USER;
-	case ARCHIVE_ENTRY_ACL_GROUP_OBJ: return EXT4_ACL_GROUP_OBJ;
-	case ARCHIVE_ENTRY_ACL_GROUP: return EXT4_ACL_GROUP;
-	case ARCHIVE_ENTRY_ACL_MASK: return EXT4_ACL_MASK;
-	case ARCHIVE_ENTRY_ACL_OTHER: return EXT4_ACL_OTHER;
-	default: return 0;
+	case ARCHIVE_ENTRY_ACL_USER_OBJ:
+		return EXT4_ACL_USER_OBJ;
+	case ARCHIVE_ENTRY_ACL_USER:
+		return EXT4_ACL_USER;
+	case ARCHIVE_ENTRY_ACL_GROUP_OBJ:
+		return EXT4_ACL_GROUP_OBJ;
+	case ARCHIVE_ENTRY_ACL_GROUP:
+		return EXT4_ACL_GROUP;
+	case ARCHIVE_ENTRY_ACL_MASK:
+		return EXT4_ACL_MASK;
+	case ARCHIVE_ENTRY_ACL_OTHER:
+		return EXT4_ACL_OTHER;
+	default:
+		return 0;
 	}
 }
 
@@ -191,8 +198,10 @@ static int read_acl(struct ext4_walk *w, const struct content_archive_lib *lib, 
 		bool named = tag == ARCHIVE_ENTRY_ACL_USER || tag == ARCHIVE_ENTRY_ACL_GROUP;
 		if (named && id < 0 && acl_id(name, tag == ARCHIVE_ENTRY_ACL_USER, &e[k].id) < 0) {
 			free(e);
-			return diag_error(w->b->d, "%s: %s: its %s names the %s '%s', which this host "
-						   "does not know", host, raw, xname,
+			return diag_error(w->b->d,
+					  "%s: %s: its %s names the %s '%s', which this host "
+					  "does not know",
+					  host, raw, xname,
 					  tag == ARCHIVE_ENTRY_ACL_USER ? "user" : "group",
 					  name ? name : "");
 		}
@@ -215,16 +224,17 @@ static int read_acl(struct ext4_walk *w, const struct content_archive_lib *lib, 
 
 /* The entry's POSIX.1e ACLs as attributes; an NFSv4 ACL (zip, tar of FreeBSD or macOS)
  * is no ACL ext4 holds. */
-static int read_acls(struct ext4_walk *w, const struct content_archive_lib *lib,
-		     const char *host, struct archive_entry *ae, struct item *it)
+static int read_acls(struct ext4_walk *w, const struct content_archive_lib *lib, const char *host,
+		     struct archive_entry *ae, struct item *it)
 {
 	if (lib->archive_entry_acl_reset(ae, ARCHIVE_ENTRY_ACL_TYPE_NFS4) > 0)
 		return diag_error(w->b->d, "%s: %s: an NFSv4 ACL, which ext4 cannot hold", host,
 				  content_archive_entry_name(lib, ae));
 	int rc = read_acl(w, lib, host, ae, it, ARCHIVE_ENTRY_ACL_TYPE_ACCESS,
 			  "system.posix_acl_access");
-	return rc < 0 ? rc : read_acl(w, lib, host, ae, it, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT,
-				      "system.posix_acl_default");
+	return rc < 0 ? rc
+		      : read_acl(w, lib, host, ae, it, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT,
+				 "system.posix_acl_default");
 }
 
 /* Whether @type (AE_IFREG, ...) is one an ext4 inode can have. */
@@ -234,8 +244,8 @@ static bool type_ext4_has(unsigned type)
 	       type == AE_IFBLK || type == AE_IFIFO || type == AE_IFSOCK;
 }
 
-static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib,
-		      const char *host, struct archive_entry *ae, struct item *it)
+static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib, const char *host,
+		      struct archive_entry *ae, struct item *it)
 {
 	const struct layout_entry *e = w->e;
 	const char *hard = lib->archive_entry_hardlink(ae), *sym = lib->archive_entry_symlink(ae);
@@ -263,12 +273,14 @@ static int list_entry(struct ext4_walk *w, const struct content_archive_lib *lib
 	it->m.gid = e->group_set ? e->group : root ? 0 : (uint32_t)lib->archive_entry_gid(ae);
 	it->m.perm = lib->archive_entry_perm(ae) & 07777;
 	it->m.mtime = content_mtime(&w->b->l->image,
-				    lib->archive_entry_mtime_is_set(ae) ? &ts : NULL, &it->m.mtime_ns);
+				    lib->archive_entry_mtime_is_set(ae) ? &ts : NULL,
+				    &it->m.mtime_ns);
 	if (it->type == AE_IFREG && !lib->archive_entry_size_is_set(ae))
-		return diag_error(w->b->d, "%s: %s: the archive does not say how large it is",
-				  host, name);
+		return diag_error(w->b->d, "%s: %s: the archive does not say how large it is", host,
+				  name);
 	it->size = lib->archive_entry_size_is_set(ae) && lib->archive_entry_size(ae) > 0
-			   ? (uint64_t)lib->archive_entry_size(ae) : 0;
+			   ? (uint64_t)lib->archive_entry_size(ae)
+			   : 0;
 	it->major = (uint32_t)lib->archive_entry_rdevmajor(ae);
 	it->minor = (uint32_t)lib->archive_entry_rdevminor(ae);
 	it->has_data = it->type == AE_IFREG && it->size > 0;
@@ -384,8 +396,9 @@ static int set_xattrs(struct ext4_walk *w, const struct item *it, const char *ho
 	char *what = NULL;
 	int rc = 0;
 
-	if (it->n_xattrs && asprintf(&what, "%s:%d: tree '%s': %s: %s", w->e->loc.file,
-				     w->e->loc.line, w->e->path, host, *it->path ? it->path : ".") < 0)
+	if (it->n_xattrs &&
+	    asprintf(&what, "%s:%d: tree '%s': %s: %s", w->e->loc.file, w->e->loc.line, w->e->path,
+		     host, *it->path ? it->path : ".") < 0)
 		return -ENOMEM;
 	for (size_t k = 0; rc == 0 && k < it->n_xattrs; k++)
 		rc = ext4_set_xattr(w->v, it->ino, it->xattrs[k].name, it->xattrs[k].value,
@@ -410,8 +423,10 @@ static int make_node(struct ext4_walk *w, struct item *it, uint32_t dir, const c
 	case AE_IFBLK:
 	case AE_IFIFO:
 	case AE_IFSOCK: {
-		enum ext4_special k = it->type == AE_IFCHR ? EXT4_CHAR : it->type == AE_IFBLK
-				    ? EXT4_BLOCK : it->type == AE_IFIFO ? EXT4_FIFO : EXT4_SOCKET;
+		enum ext4_special k = it->type == AE_IFCHR   ? EXT4_CHAR
+				      : it->type == AE_IFBLK ? EXT4_BLOCK
+				      : it->type == AE_IFIFO ? EXT4_FIFO
+							     : EXT4_SOCKET;
 		return ext4_add_special(w->v, dir, name, &it->m, k, it->major, it->minor, full,
 					&it->ino);
 	}
@@ -438,17 +453,22 @@ static int make_link(struct ext4_walk *w, struct item **sorted, size_t n, struct
 		return rc;
 	}
 	if (t == it)
-		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is a hard link to itself "
-					   "(the same path twice)", w->e->loc.file, w->e->loc.line,
-				  w->e->path, host, it->path);
+		return diag_error(w->b->d,
+				  "%s:%d: tree '%s': %s: '%s' is a hard link to itself "
+				  "(the same path twice)",
+				  w->e->loc.file, w->e->loc.line, w->e->path, host, it->path);
 	if (!t)
-		return diag_error(w->b->d, "%s:%d: tree '%s': %s: '%s' is a hard link to '%s', "
-					   "which is not in this archive (hard links reach only "
-					   "within one tree)", w->e->loc.file, w->e->loc.line,
-				  w->e->path, host, it->path, it->target);
+		return diag_error(w->b->d,
+				  "%s:%d: tree '%s': %s: '%s' is a hard link to '%s', "
+				  "which is not in this archive (hard links reach only "
+				  "within one tree)",
+				  w->e->loc.file, w->e->loc.line, w->e->path, host, it->path,
+				  it->target);
 	if (!t->ino || t->type == AE_IFDIR)
-		return diag_error(w->b->d, "%s: '%s' is a hard link to '%s', which is not a "
-					   "file before it", host, it->path, it->target);
+		return diag_error(w->b->d,
+				  "%s: '%s' is a hard link to '%s', which is not a "
+				  "file before it",
+				  host, it->path, it->target);
 	it->ino = t->ino;
 	return ext4_add_hard_link(w->v, dir, name, t->ino, full);
 }
@@ -485,7 +505,8 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 	for (int late = 0; late < 2; late++)
 		for (size_t i = 0; rc == 0 && i < n; i++) {
 			struct item *it = sorted[i];
-			const struct item *t = it->type == 0 ? find_item(sorted, n, it->target) : NULL;
+			const struct item *t = it->type == 0 ? find_item(sorted, n, it->target)
+							     : NULL;
 			bool is_late = it->type == 0 &&
 				       (!t || (!t->left_out && compare_items(&t, &sorted[i]) > 0));
 			if (it->left_out || is_late != (late == 1) || (it->type == 0 && it->ino))
@@ -499,7 +520,8 @@ static int make_inodes(struct ext4_walk *w, struct item **sorted, size_t n, cons
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct item *it = sorted[i];
 		const struct item *t = it->left_out && it->type == 0 && it->has_data
-					       ? find_item(sorted, n, it->target) : NULL;
+					       ? find_item(sorted, n, it->target)
+					       : NULL;
 		if (t && t->type != AE_IFDIR)
 			it->ino = t->ino;
 	}
@@ -514,7 +536,8 @@ static void sizes_from_links(struct item **sorted, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct item *t = sorted[i]->type == 0 && sorted[i]->has_data
-					 ? find_item(sorted, n, sorted[i]->target) : NULL;
+					 ? find_item(sorted, n, sorted[i]->target)
+					 : NULL;
 		if (t && t->type == AE_IFREG && t->size < sorted[i]->size)
 			t->size = sorted[i]->size;
 	}
@@ -592,9 +615,9 @@ struct archive_reader {
 	struct diag *d;
 	const char *block; /* the bytes of the current data block not handed out yet */
 	size_t left;
-	int64_t at;	   /* the entry offset of block[0] */
-	int64_t pos;	   /* the bytes of the entry handed out so far */
-	bool end;	   /* no more blocks: the rest of the entry is a hole */
+	int64_t at;  /* the entry offset of block[0] */
+	int64_t pos; /* the bytes of the entry handed out so far */
+	bool end;    /* no more blocks: the rest of the entry is a hole */
 };
 
 static void start_entry(struct archive_reader *r)
@@ -616,7 +639,8 @@ static long read_archive(void *ctx, void *buf, size_t len)
 		if (st == ARCHIVE_EOF)
 			r->end = true;
 		else if (st < ARCHIVE_WARN)
-			return diag_error(r->d, "%s: %s", r->host, r->lib->archive_error_string(r->a));
+			return diag_error(r->d, "%s: %s", r->host,
+					  r->lib->archive_error_string(r->a));
 		else if (off < r->pos)
 			return diag_error(r->d, "%s: an entry's data blocks overlap", r->host);
 		else {
@@ -658,10 +682,13 @@ static int write_data(struct ext4_walk *w, struct content_passes *p, struct list
 	for (size_t i = 0; rc == 0 && i < l->n; i++) {
 		const struct item *it = &l->v[i];
 		int h = lib->archive_read_next_header(r.a, &ae);
-		if (h == ARCHIVE_EOF || (h >= ARCHIVE_WARN &&
-					 name_hash(content_archive_entry_name(lib, ae)) != it->name_hash)) {
-			rc = diag_error(w->b->d, "%s: entry %zu is not the one listed (it changed "
-					"while the image was built?)", p->host, i + 1);
+		if (h == ARCHIVE_EOF ||
+		    (h >= ARCHIVE_WARN &&
+		     name_hash(content_archive_entry_name(lib, ae)) != it->name_hash)) {
+			rc = diag_error(w->b->d,
+					"%s: entry %zu is not the one listed (it changed "
+					"while the image was built?)",
+					p->host, i + 1);
 			break;
 		}
 		if (h < ARCHIVE_WARN) {
@@ -698,8 +725,8 @@ static int open_lib(struct ext4_walk *w, struct content_archive_lib *lib)
 	char *place = NULL;
 	int rc = content_archive_lib_open(lib, "archive trees", w->b->d);
 
-	if (rc < 0 && asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line,
-			       w->e->path) >= 0)
+	if (rc < 0 &&
+	    asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line, w->e->path) >= 0)
 		diag_prefix(w->b->d, first, place);
 	free(place);
 	return rc;

@@ -37,14 +37,15 @@ struct walk_folder {
 	const char *name;
 	const char *host;
 	struct ext4_meta m;
-	uint32_t ino;           /* 0: not made yet */
-	int fd;                 /* open while the walk is below it (its attributes) */
+	uint32_t ino; /* 0: not made yet */
+	int fd;       /* open while the walk is below it (its attributes) */
 };
 
 static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st, uint32_t perm)
 {
 	struct ext4_meta m = { .uid = w->e->owner_set ? w->e->owner : 0,
-			       .gid = w->e->group_set ? w->e->group : 0, .perm = perm };
+			       .gid = w->e->group_set ? w->e->group : 0,
+			       .perm = perm };
 	m.mtime = content_mtime(&w->b->l->image, st ? &st->st_mtim : NULL, &m.mtime_ns);
 	return m;
 }
@@ -85,8 +86,12 @@ static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, ui
 {
 	const struct layout_entry *e = w->e;
 	bool keep = keeps_host_owners(e);
-	struct ext4_meta m = { .uid = e->owner_set ? e->owner : keep ? st->st_uid : 0,
-			       .gid = e->group_set ? e->group : keep ? st->st_gid : 0,
+	struct ext4_meta m = { .uid = e->owner_set ? e->owner
+				      : keep       ? st->st_uid
+						   : 0,
+			       .gid = e->group_set ? e->group
+				      : keep       ? st->st_gid
+						   : 0,
 			       .perm = perm };
 
 	if (!keep && e->owners == LAYOUT_OWNERS_UNSET &&
@@ -132,8 +137,11 @@ static int copy_host_xattrs(struct ext4_walk *w, int fd, const char *path, uint3
 	int rc = 0;
 
 	if (n <= 0)
-		return n == 0 || errno == ENOTSUP ? 0 : diag_error(w->b->d, "%s: its extended "
-						"attributes: %s", host, strerror(errno));
+		return n == 0 || errno == ENOTSUP ? 0
+						  : diag_error(w->b->d,
+							       "%s: its extended "
+							       "attributes: %s",
+							       host, strerror(errno));
 	w->host_xattrs = true;
 	if (!(names = malloc((size_t)n)))
 		return -ENOMEM;
@@ -194,8 +202,7 @@ static long read_text(void *ctx, void *buf, size_t len)
 }
 
 /* The host files whose bytes wait for the end of their tree's walk, in walk order. */
-static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host,
-			 const struct stat *st)
+static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host, const struct stat *st)
 {
 	if (w->n_data == w->cap_data) {
 		size_t cap = w->cap_data ? w->cap_data * 2 : 64;
@@ -266,9 +273,10 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 		rc = -EIO; /* written while it was read */
 	close(r.fd);
 	if (rc == -EIO)
-		return diag_error(w->b->d, "%s: changed while the image was built (it is not the "
-					   "file of %" PRIu64 " bytes that was listed)", p->host,
-				  p->listed.size);
+		return diag_error(w->b->d,
+				  "%s: changed while the image was built (it is not the "
+				  "file of %" PRIu64 " bytes that was listed)",
+				  p->host, p->listed.size);
 	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
 }
 
@@ -301,8 +309,7 @@ static struct host_link *find_link(struct ext4_walk *w, const struct stat *st)
 	return NULL;
 }
 
-static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t ino,
-			 size_t pending)
+static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t ino, size_t pending)
 {
 	if (w->n_links == w->cap_links) {
 		size_t cap = w->cap_links ? w->cap_links * 2 : 16;
@@ -319,8 +326,8 @@ static int remember_link(struct ext4_walk *w, const struct stat *st, uint32_t in
 /* A host file: its inode now, its bytes once the whole tree has its inodes (as for an
  * archive, whose bytes come in a second pass), in the place kept for them at a name of it
  * that was left out (@l, may be NULL) or else at this one. */
-static int add_host_file(struct ext4_walk *w, const char *name, const struct stat *st,
-			 uint32_t dir, const char *host, const struct host_link *l, uint32_t *ino)
+static int add_host_file(struct ext4_walk *w, const char *name, const struct stat *st, uint32_t dir,
+			 const char *host, const struct host_link *l, uint32_t *ino)
 {
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	int rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st->st_size, NULL, NULL, host, ino);
@@ -365,8 +372,8 @@ static int make_folder(struct ext4_walk *w, struct walk_folder *f)
 	return copy_host_xattrs(w, f->fd, NULL, f->ino, f->host);
 }
 
-static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
-			    const struct stat *st, uint32_t dir, const char *host, uint32_t *ino)
+static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name, const struct stat *st,
+			    uint32_t dir, const char *host, uint32_t *ino)
 {
 	char target[4096];
 	ssize_t n = readlinkat(dirfd, name, target, sizeof(target));
@@ -383,8 +390,10 @@ static int add_host_symlink(struct ext4_walk *w, int dirfd, const char *name,
 static int add_host_special(struct ext4_walk *w, const char *name, const struct stat *st,
 			    uint32_t dir, const char *host, uint32_t *ino)
 {
-	enum ext4_special kind = S_ISCHR(st->st_mode) ? EXT4_CHAR : S_ISBLK(st->st_mode) ? EXT4_BLOCK
-			       : S_ISFIFO(st->st_mode) ? EXT4_FIFO : EXT4_SOCKET;
+	enum ext4_special kind = S_ISCHR(st->st_mode)    ? EXT4_CHAR
+				 : S_ISBLK(st->st_mode)  ? EXT4_BLOCK
+				 : S_ISFIFO(st->st_mode) ? EXT4_FIFO
+							 : EXT4_SOCKET;
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
 	return ext4_add_special(w->v, dir, name, &m, kind, major(st->st_rdev), minor(st->st_rdev),
 				host, ino);
@@ -418,8 +427,9 @@ static int walk_folder_in(void *ctx, void *up, const struct content_walk_entry *
 
 	if (!f)
 		return -ENOMEM;
-	*f = (struct walk_folder){ up, e->name, e->host,
-				   host_meta(w, e->st, e->st->st_mode & 07777), 0, fd };
+	*f = (struct walk_folder){ up,      e->name,
+				   e->host, host_meta(w, e->st, e->st->st_mode & 07777),
+				   0,       fd };
 	if ((rc = e->takes ? make_folder(w, f) : 0) < 0) {
 		free(f);
 		return rc;
@@ -476,12 +486,18 @@ static bool walk_stops(void *ctx)
 /* What ext4 holds of a tree: everything a Linux host folder or an archive gives, as it is
  * (its writer checks sizes). */
 static const struct content_caps ext4_caps = {
-	.name = "ext4", .file_limit = 0, .links = true, .specials = true,
+	.name = "ext4",
+	.file_limit = 0,
+	.links = true,
+	.specials = true,
 };
 
 static const struct content_walk_ops ext4_walk_ops = {
-	.folder = walk_folder_in, .folder_done = walk_folder_done, .entry = walk_entry,
-	.stop = walk_stops, .caps = &ext4_caps,
+	.folder = walk_folder_in,
+	.folder_done = walk_folder_done,
+	.entry = walk_entry,
+	.stop = walk_stops,
+	.caps = &ext4_caps,
 };
 
 /* The folder at @path (absolute, "/" the root), made with 0:0, 0755 and the timestamp
@@ -550,20 +566,23 @@ static void warn_host_tree(struct ext4_walk *w, const char *host)
 	const char *what = !e->owner_set && !e->group_set
 				   ? "other users or groups than root and you: their owner and "
 				     "group are made root's"
-			   : e->owner_set ? "other groups than root's and yours: their group is made "
-					    "root's"
-					  : "other users than root and you: their owner is made root's";
+			   : e->owner_set
+				   ? "other groups than root's and yours: their group is made "
+				     "root's"
+				   : "other users than root and you: their owner is made root's";
 
 	if (w->others_owners)
-		diag_warning(w->b->d, "%s:%d: tree '%s': %zu entries of %s belong to %s, as the "
-				      "build does not run as root (owners = host keeps them, owners "
-				      "= root says so)", e->loc.file, e->loc.line, e->path,
-			     w->others_owners, host, what);
+		diag_warning(w->b->d,
+			     "%s:%d: tree '%s': %zu entries of %s belong to %s, as the "
+			     "build does not run as root (owners = host keeps them, owners "
+			     "= root says so)",
+			     e->loc.file, e->loc.line, e->path, w->others_owners, host, what);
 	if (w->host_xattrs && !reads_trusted_xattrs())
-		diag_warning(w->b->d, "%s:%d: tree '%s': %s has extended attributes, and its "
-				      "trusted.* ones, if any, cannot be read without CAP_SYS_ADMIN "
-				      "(root): they are not carried over", e->loc.file, e->loc.line,
-			     e->path, host);
+		diag_warning(w->b->d,
+			     "%s:%d: tree '%s': %s has extended attributes, and its "
+			     "trusted.* ones, if any, cannot be read without CAP_SYS_ADMIN "
+			     "(root): they are not carried over",
+			     e->loc.file, e->loc.line, e->path, host);
 }
 
 /* The host folder @host (@st) of a tree entry, and all below it. */
@@ -573,9 +592,10 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 	struct walk_folder top = { .host = host };
 
 	if (e->strip)
-		return diag_error(w->b->d, "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
-					   "applies to archive entries", e->loc.file, e->loc.line, e->path,
-				  e->strip, host);
+		return diag_error(w->b->d,
+				  "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
+				  "applies to archive entries",
+				  e->loc.file, e->loc.line, e->path, e->strip, host);
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
@@ -610,7 +630,8 @@ static int add_tree(struct ext4_walk *w, const char *host)
 		return diag_error(w->b->d, "%s:%d: tree '%s': %s: %s", e->loc.file, e->loc.line,
 				  e->path, host, strerror(errno));
 	if (!e->n_include && !e->n_exclude)
-		return S_ISDIR(st.st_mode) ? add_host_tree(w, host, &st) : build_ext4_archive(w, host);
+		return S_ISDIR(st.st_mode) ? add_host_tree(w, host, &st)
+					   : build_ext4_archive(w, host);
 	if ((rc = content_filter_init(&filter, e)) < 0)
 		return rc;
 	w->filter = &filter;
@@ -629,9 +650,9 @@ static int add_tree(struct ext4_walk *w, const char *host)
 /* Why a `file` entry cannot take a host entry of @mode (not a regular file). */
 static const char *not_regular(mode_t mode)
 {
-	return S_ISFIFO(mode)  ? "a fifo, not a regular file"
+	return S_ISFIFO(mode)   ? "a fifo, not a regular file"
 	       : S_ISSOCK(mode) ? "a socket, not a regular file"
-	       : S_ISDIR(mode)	? "a folder, not a regular file (a tree entry takes folders)"
+	       : S_ISDIR(mode)  ? "a folder, not a regular file (a tree entry takes folders)"
 				: "a device node, not a regular file";
 }
 
@@ -646,8 +667,9 @@ static int add_file(struct ext4_walk *w, const char *host)
 
 	if (rc < 0 || !host) {
 		struct ext4_meta m = meta_of(w, NULL, 0644);
-		return rc < 0 ? rc : ext4_add_file(w->v, dir, name, &m, t.left, read_text, &t,
-						   e->path, NULL);
+		return rc < 0 ? rc
+			      : ext4_add_file(w->v, dir, name, &m, t.left, read_text, &t, e->path,
+					      NULL);
 	}
 	/* Without O_NONBLOCK, opening a fifo waits for a writer that never comes; a regular
 	 * file reads the same either way. */
@@ -661,8 +683,8 @@ static int add_file(struct ext4_walk *w, const char *host)
 	} else {
 		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
 		struct ext4_host_reader r = { .fd = fd };
-		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd, &r,
-				   host, NULL);
+		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd,
+				   &r, host, NULL);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -707,10 +729,12 @@ static int params_of(const struct build *b, const struct layout_partition *p,
 	const struct layout_ext4 *x = &p->ext4;
 	struct layout_guid uuid;
 
-	*ret = (struct ext4_params){ .label = x->label, .block_size = x->block_size,
+	*ret = (struct ext4_params){ .label = x->label,
+				     .block_size = x->block_size,
 				     .inode_size = x->inode_size,
 				     .inodes = x->inodes_set ? x->inodes : 0,
-				     .reserved_percent = x->reserved, .journal = x->journal,
+				     .reserved_percent = x->reserved,
+				     .journal = x->journal,
 				     .features = x->features,
 				     .timestamp = l->image.timestamp };
 	int rc = build_id_ext4(b->sha, l->image.seed, p->name, &uuid, ret->hash_seed);
@@ -798,11 +822,15 @@ static void too_small(struct build *b, size_t i, struct diag *d)
 	/* the measure's unit is the partition's align up to 1 MiB, whole KiB at least: said
 	 * as found, not rounded up to a MiB it does not need */
 	if (rc == 0 && need % (1u << 20) == 0)
-		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "M or more (or "
-			 "size = auto)", p->name, need >> 20);
+		snprintf(tail, sizeof(tail),
+			 "partition '%s' needs size = %" PRIu64 "M or more (or "
+			 "size = auto)",
+			 p->name, need >> 20);
 	else if (rc == 0)
-		snprintf(tail, sizeof(tail), "partition '%s' needs size = %" PRIu64 "K or more (or "
-			 "size = auto)", p->name, (need + 1023) >> 10);
+		snprintf(tail, sizeof(tail),
+			 "partition '%s' needs size = %" PRIu64 "K or more (or "
+			 "size = auto)",
+			 p->name, (need + 1023) >> 10);
 	else
 		snprintf(tail, sizeof(tail), "partition '%s' needs a larger size", p->name);
 	if (!strncmp(why, loc->file, strlen(loc->file))) /* it names its entry's line */
@@ -829,8 +857,10 @@ int build_write_ext4(struct build *b, size_t i)
 	else
 		diag_take(b->d, &scratch);
 	if (rc == -ENOSPC && p->size_kind == LAYOUT_SIZE_AUTO)
-		diag_note(b->d, "partition '%s': the files took more blocks than measured: give "
-				"it an 'extra'", p->name);
+		diag_note(b->d,
+			  "partition '%s': the files took more blocks than measured: give "
+			  "it an 'extra'",
+			  p->name);
 	if (rc < 0)
 		return rc;
 	struct map_ctx mc = { b, r->start };
@@ -879,7 +909,9 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 	params.measure = true;
 	bs = params.block_size;
 	/* sizes tried in whole units: the partition's align, from one block up to 1 MiB */
-	unit = p->align < bs ? bs : p->align > (1u << 20) ? 1u << 20 : (p->align + bs - 1) / bs * bs;
+	unit = p->align < bs           ? bs
+	       : p->align > (1u << 20) ? 1u << 20
+				       : (p->align + bs - 1) / bs * bs;
 	hi = (hi + unit - 1) / unit * unit;
 	while ((rc = trial(b, p, &params, fd, hi)) == -ENOSPC && hi < LAYOUT_MAX_BYTES / 2) {
 		lo = hi;

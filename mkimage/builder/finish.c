@@ -21,13 +21,13 @@
 
 struct feed {
 	struct build *b;
-	uint64_t size;                /* the image's */
-	struct sha256 *image_sha;     /* the image's SHA-256, with a checksum file */
-	struct build_compressor *z;   /* with a compressed copy */
-	struct sha256 *range_sha;     /* with a bmap: the range being hashed */
+	uint64_t size;              /* the image's */
+	struct sha256 *image_sha;   /* the image's SHA-256, with a checksum file */
+	struct build_compressor *z; /* with a compressed copy */
+	struct sha256 *range_sha;   /* with a bmap: the range being hashed */
 	size_t range;
-	uint8_t *buf;                 /* CHUNK bytes read */
-	uint8_t *zeros;               /* CHUNK zero bytes */
+	uint8_t *buf;   /* CHUNK bytes read */
+	uint8_t *zeros; /* CHUNK zero bytes */
 };
 
 static uint64_t min64(uint64_t a, uint64_t b)
@@ -101,7 +101,8 @@ static int feed_data(struct feed *f, uint64_t pos, uint64_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return diag_error(f->b->d, "%s: reading the image back: %s", f->b->o->output,
+			return diag_error(f->b->d, "%s: reading the image back: %s",
+					  f->b->o->output,
 					  n < 0 ? strerror(errno) : "it is shorter than planned");
 		rc = feed(f, pos, f->buf, (size_t)n);
 		pos += (uint64_t)n;
@@ -133,8 +134,8 @@ static int pass(struct feed *f)
 	struct build_map *m = &f->b->map;
 
 	if (f->z || f->image_sha) {
-		build_progress(f->b, o->compress ? "compressing into" : "checking", o->compress
-			       ? o->compressed : o->output);
+		build_progress(f->b, o->compress ? "compressing into" : "checking",
+			       o->compress ? o->compressed : o->output);
 		return walk(f, 0, f->size);
 	}
 	build_progress(f->b, "mapping", o->bmap);
@@ -153,7 +154,8 @@ static int write_all(struct build_file *out, const char *text, size_t len, struc
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return diag_error(d, "%s: %s", out->path, w < 0 ? strerror(errno) : "write failed");
+			return diag_error(d, "%s: %s", out->path,
+					  w < 0 ? strerror(errno) : "write failed");
 		text += w;
 		len -= (size_t)w;
 	}
@@ -175,10 +177,10 @@ static int put_name(struct strbuf *s, const char *name)
 	int rc = 0;
 
 	for (const char *p = name; rc == 0 && *p; p++)
-		rc = *p == '\\' ? strbuf_puts(s, "\\\\")
-		   : *p == '\n' ? strbuf_puts(s, "\\n")
-		   : *p == '\r' ? strbuf_puts(s, "\\r")
-				: strbuf_putc(s, *p);
+		rc = *p == '\\'   ? strbuf_puts(s, "\\\\")
+		     : *p == '\n' ? strbuf_puts(s, "\\n")
+		     : *p == '\r' ? strbuf_puts(s, "\\r")
+				  : strbuf_putc(s, *p);
 	return rc;
 }
 
@@ -206,8 +208,7 @@ static int checksum_line(struct strbuf *s, struct sha256 *sha, const char *path)
 static int write_bmap(struct build *b)
 {
 	struct strbuf s = { 0 };
-	int rc = build_bmap_text(&b->map, b->plan->image_size, base_name(b->o->output), b->sha,
-				 &s);
+	int rc = build_bmap_text(&b->map, b->plan->image_size, base_name(b->o->output), b->sha, &s);
 
 	if (rc == 0)
 		rc = write_all(&b->bmap, s.s, s.len, b->d);
@@ -217,8 +218,7 @@ static int write_bmap(struct build *b)
 	return rc;
 }
 
-static int write_checksums(struct build *b, struct sha256 *image_sha,
-			   struct sha256 *compressed_sha)
+static int write_checksums(struct build *b, struct sha256 *image_sha, struct sha256 *compressed_sha)
 {
 	struct strbuf s = { 0 };
 	int rc = 0;
@@ -248,7 +248,8 @@ static int create_outputs(struct build *b)
 	if (held)
 		build_hold_signals(b);
 	if (o->compress)
-		rc = build_file_create(&b->compressed, o->compressed, "the compressed image", 0, b->d);
+		rc = build_file_create(&b->compressed, o->compressed, "the compressed image", 0,
+				       b->d);
 	if (rc == 0 && o->bmap)
 		rc = build_file_create(&b->bmap, o->bmap, "the bmap", 0, b->d);
 	if (rc == 0 && o->sha256)

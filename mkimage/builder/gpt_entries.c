@@ -13,7 +13,7 @@
 #include "common/gpt.h"
 
 #define SECTOR 512u
-#define GPT_DEFAULT_ENTRIES_LBA 2u   /* where libfdisk puts the array */
+#define GPT_DEFAULT_ENTRIES_LBA 2u      /* where libfdisk puts the array */
 #define GPT_ENTRIES_BYTES (128u * 128u) /* 128 entries of 128 bytes */
 
 int build_pread_all(int fd, void *buf, size_t n, uint64_t off)
@@ -60,7 +60,8 @@ int build_move_gpt_entries(int fd, uint64_t entries_lba, const char *path, struc
 	int rc = entries && zeros ? 0 : -ENOMEM;
 
 	if (rc == 0)
-		rc = build_pread_all(fd, entries, GPT_ENTRIES_BYTES, GPT_DEFAULT_ENTRIES_LBA * SECTOR);
+		rc = build_pread_all(fd, entries, GPT_ENTRIES_BYTES,
+				     GPT_DEFAULT_ENTRIES_LBA * SECTOR);
 	if (rc == 0)
 		rc = punch_zeros(fd, zeros, GPT_DEFAULT_ENTRIES_LBA * SECTOR);
 	if (rc == 0)

@@ -36,7 +36,8 @@ static size_t mirrored_regions(const struct layout *l, const struct plan *p,
 
 	for (size_t k = 0; k < l->n_parts && n < MBR_N_ENTRIES - 1; k++)
 		for (size_t i = 0; l->parts[k].hybrid && i < p->n_regions; i++)
-			if (p->regions[i].kind == PLAN_PARTITION && p->regions[i].part == &l->parts[k])
+			if (p->regions[i].kind == PLAN_PARTITION &&
+			    p->regions[i].part == &l->parts[k])
 				ret[n++] = &p->regions[i];
 	return n;
 }
@@ -80,6 +81,6 @@ int build_write_hybrid_mbr(const struct layout *l, const struct plan *p, const u
 	put = pwrite(fd, tail, sizeof(tail), MBR_DISK_SIGNATURE);
 	if (put == (ssize_t)sizeof(tail))
 		return 0;
-	return diag_error(d, "%s: writing the hybrid MBR: %s", path, put < 0 ? strerror(errno)
-									 : "short write");
+	return diag_error(d, "%s: writing the hybrid MBR: %s", path,
+			  put < 0 ? strerror(errno) : "short write");
 }

@@ -25,16 +25,22 @@ static int card_file(const struct build *b, size_t i, const struct content_node 
 	if (fat_tree_file_place(ps->tree, n->path, &at) < 0 || !at.data)
 		return diag_error(b->d, "%s: per-card file %s was not placed", p->name, n->path);
 	*ret = (struct cards_file){
-		.partition = strdup(p->name), .volume = vol, .path = strdup(n->path),
+		.partition = strdup(p->name),
+		.volume = vol,
+		.path = strdup(n->path),
 		.template = strdup(n->text),
-		.reserve = p->entries[n->source].reserve, .fat_type = (unsigned)g->type,
+		.reserve = p->entries[n->source].reserve,
+		.fat_type = (unsigned)g->type,
 		.cluster_size = g->cluster_size,
 		.first_cluster = (uint32_t)((at.data - g->data_offset) / g->cluster_size + 2),
-		.clusters = (uint32_t)(at.room / g->cluster_size), .data = vol + at.data,
-		.entry = vol + at.entry, .n_fats = g->fats,
+		.clusters = (uint32_t)(at.room / g->cluster_size),
+		.data = vol + at.data,
+		.entry = vol + at.entry,
+		.n_fats = g->fats,
 	};
 	for (unsigned k = 0; k < g->fats && k < 2; k++)
-		ret->fats[k] = vol + ((uint64_t)g->reserved + (uint64_t)k * g->fat_sectors) * FAT_SECTOR;
+		ret->fats[k] = vol +
+			       ((uint64_t)g->reserved + (uint64_t)k * g->fat_sectors) * FAT_SECTOR;
 	if (g->type == FAT_32) { /* FSInfo in sector 1, its backup in sector 7 (fat/write.c) */
 		ret->fsinfo[0] = vol + FAT_SECTOR;
 		ret->fsinfo[1] = vol + 7 * FAT_SECTOR;
@@ -119,8 +125,8 @@ static int add_parts(const struct build *b, struct cards_manifest *m)
 /* The texts an id of this image goes by, which a file that is not per-card must not hold
  * (that file would name the image's id, not the card's): *@ret_n of them into @texts. Returns 0
  * or -EIO (the ids' hasher failed: its diag says so). */
-static int id_texts(const struct build *b, const struct cards_manifest *m,
-		    char texts[][40], size_t max, size_t *ret_n)
+static int id_texts(const struct build *b, const struct cards_manifest *m, char texts[][40],
+		    size_t max, size_t *ret_n)
 {
 	const struct layout *l = b->l;
 	size_t n = 0;
@@ -206,7 +212,8 @@ static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 		for (size_t k = 0; layout_part_is_fat(&b->l->parts[i]) && k < c->n; k++) {
 			const struct content_node *nd = &c->nodes[k];
 			int t = -1;
-			if (nd->removed || nd->is_dir || b->l->parts[i].entries[nd->source].per_card)
+			if (nd->removed || nd->is_dir ||
+			    b->l->parts[i].entries[nd->source].per_card)
 				continue;
 			for (size_t x = 0; nd->text && x < n && t < 0; x++)
 				if (holds_text(nd->text, strlen(nd->text), texts[x]))
@@ -216,10 +223,11 @@ static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 			if (t < 0)
 				continue;
 			bad = 1;
-			diag_error(b->d, "%s: %s holds %s, an id that is per-card: the card's own id "
-					 "would differ (make the file per-card and write the id's "
-					 "${VARIABLE})", nd->origin ? nd->origin : nd->path, nd->path,
-				   texts[t]);
+			diag_error(b->d,
+				   "%s: %s holds %s, an id that is per-card: the card's own id "
+				   "would differ (make the file per-card and write the id's "
+				   "${VARIABLE})",
+				   nd->origin ? nd->origin : nd->path, nd->path, texts[t]);
 		}
 	}
 	free(buf);
@@ -276,7 +284,8 @@ static int bind_image(const struct build *b, struct cards_manifest *m)
 	uint64_t size = b->plan->image_size;
 	size_t errors = b->d->errors;
 	struct build_map blocks = { .v = malloc((b->map.n + 1) * sizeof(*blocks.v)),
-				    .n = b->map.n, .cap = b->map.n + 1 };
+				    .n = b->map.n,
+				    .cap = b->map.n + 1 };
 	int rc = 0;
 
 	m->mapped = calloc(b->map.n + 1, sizeof(*m->mapped));
@@ -288,7 +297,8 @@ static int bind_image(const struct build *b, struct cards_manifest *m)
 	build_map_to_blocks(&blocks, BMAP_BLOCK_SIZE, size);
 	for (size_t i = 0; i < blocks.n; i++)
 		m->mapped[m->n_mapped++] = (struct cards_range){
-			blocks.v[i].start, blocks.v[i].end < size ? blocks.v[i].end : size };
+			blocks.v[i].start, blocks.v[i].end < size ? blocks.v[i].end : size
+		};
 	free(blocks.v);
 	/* the digest in a local first: given a field of @m, the call would leave all of @m
 	 * unknown to a static analyser, which then takes m->mapped for leaked */
@@ -310,7 +320,8 @@ int build_write_cards(struct build *b)
 
 	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes)) {
 		rc = bind_image(b, &m);
-		if (rc == 0 && asprintf(&b->cards_path, "%s" BUILD_CARDS_SUFFIX, b->o->output) < 0) {
+		if (rc == 0 &&
+		    asprintf(&b->cards_path, "%s" BUILD_CARDS_SUFFIX, b->o->output) < 0) {
 			b->cards_path = NULL;
 			rc = -ENOMEM;
 		}

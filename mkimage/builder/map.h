@@ -14,8 +14,8 @@ struct sha256;
 /* ---- map.c: what must read back as written ------------------------------------------- */
 
 struct build_range {
-	uint64_t start, end;   /* bytes, end excluded */
-	uint8_t sha256[32];    /* of the range's bytes (finish.c) */
+	uint64_t start, end; /* bytes, end excluded */
+	uint8_t sha256[32];  /* of the range's bytes (finish.c) */
 };
 
 struct build_map {

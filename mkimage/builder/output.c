@@ -158,7 +158,7 @@ static int open_unnamed_or_hidden(struct build_file *f)
 		return -ENOMEM;
 	/* an unnamed file gets its name through /proc/self/fd: without /proc, use a named one */
 	f->fd = access("/proc/self/fd", X_OK) == 0 ? open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666)
-						    : (errno = EOPNOTSUPP, -1);
+						   : (errno = EOPNOTSUPP, -1);
 	int saved = errno;
 	free(dir);
 	if (f->fd >= 0) {
@@ -177,7 +177,8 @@ int build_file_check_name(const char *path, const char *what, struct diag *d)
 
 	free(dir);
 	if (max > 0 && strlen(base_of(path)) > (size_t)max)
-		return diag_error(d, "%s: cannot create %s: %s", path, what, strerror(ENAMETOOLONG));
+		return diag_error(d, "%s: cannot create %s: %s", path, what,
+				  strerror(ENAMETOOLONG));
 	return 0;
 }
 
@@ -229,8 +230,10 @@ int build_file_create(struct build_file *f, const char *path, const char *what, 
 	*f = (struct build_file)BUILD_FILE_INIT;
 	/* rename() would replace a device node, a fifo or a link with the file: refuse */
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return diag_error(d, "%s: exists and is not a regular file; sdimg writes image "
-				     "files only", path);
+		return diag_error(d,
+				  "%s: exists and is not a regular file; sdimg writes image "
+				  "files only",
+				  path);
 	return create_at(f, path, what, size, false, d);
 }
 
@@ -377,8 +380,8 @@ static int prepare(struct build_file *f)
 	return 0;
 }
 
-int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx),
-		       void *stop_ctx, struct diag *d)
+int build_files_commit(struct build_file **files, size_t n, bool (*stop)(void *ctx), void *stop_ctx,
+		       struct diag *d)
 {
 	bool swapped[BUILD_MAX_FILES] = { false }; /* put_in_place() sets each it is given */
 	size_t placed = 0;

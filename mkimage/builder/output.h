@@ -35,7 +35,7 @@ struct build_lock {
 		dev_t dev;
 		ino_t ino;
 	} folders[BUILD_MAX_FILES];
-	size_t n;               /* folders locked */
+	size_t n; /* folders locked */
 };
 
 /* Locks the folders of the @n (at most BUILD_MAX_FILES) @paths. Returns 0 (also where a

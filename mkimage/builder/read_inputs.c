@@ -10,7 +10,8 @@
 #include "mkimage/contents/contents.h"
 
 _Static_assert(LAYOUT_ATTR_READONLY == FAT_ATTR_READONLY && LAYOUT_ATTR_HIDDEN == FAT_ATTR_HIDDEN &&
-		       LAYOUT_ATTR_SYSTEM == FAT_ATTR_SYSTEM && LAYOUT_ATTR_ARCHIVE == FAT_ATTR_ARCHIVE,
+		       LAYOUT_ATTR_SYSTEM == FAT_ATTR_SYSTEM &&
+		       LAYOUT_ATTR_ARCHIVE == FAT_ATTR_ARCHIVE,
 	       "a layout's attrs are FAT's DIR_Attr bits");
 
 int build_state_init(struct build *b)
@@ -77,8 +78,10 @@ static int stat_input(const struct layout *l, const char *from, const struct lay
 	rc = layout_input_path(l, from, place, missing_ok ? &scratch : d, &path);
 	diag_release(&scratch);
 	if (rc == -EINVAL && missing_ok) {
-		diag_warning(d, "%s%s is in none of the input folders (yet): its size, and what "
-				"follows from it, stay pending", place, from);
+		diag_warning(d,
+			     "%s%s is in none of the input folders (yet): its size, and what "
+			     "follows from it, stay pending",
+			     place, from);
 		return -ENOENT;
 	}
 	if (rc < 0)
@@ -88,8 +91,10 @@ static int stat_input(const struct layout *l, const char *from, const struct lay
 		int e = errno;
 		if (e != ENOENT || !missing_ok)
 			return diag_error(d, "%s%s: %s", place, path, strerror(e));
-		diag_warning(d, "%s%s does not exist (yet): its size, and what follows from it, "
-				"stay pending", place, path);
+		diag_warning(d,
+			     "%s%s does not exist (yet): its size, and what follows from it, "
+			     "stay pending",
+			     place, path);
 		return -ENOENT;
 	}
 	if (!S_ISREG(st.st_mode))
@@ -105,9 +110,13 @@ static void input_of_raw(const struct layout *l, size_t i, const char *path,
 {
 	const struct layout_raw *r = &l->raws[i];
 
-	*ret = (struct build_input){ .path = path, .skip = r->skip, .fill = r->fill,
-				     .holes = r->holes, .n_holes = r->n_holes,
-				     .skip_loc = r->skip_loc, .holes_loc = r->holes_loc };
+	*ret = (struct build_input){ .path = path,
+				     .skip = r->skip,
+				     .fill = r->fill,
+				     .holes = r->holes,
+				     .n_holes = r->n_holes,
+				     .skip_loc = r->skip_loc,
+				     .holes_loc = r->holes_loc };
 	snprintf(ret->name, sizeof(ret->name), "raw '%.200s'", r->name);
 }
 
@@ -116,9 +125,13 @@ static void input_of_part(const struct layout *l, size_t i, const char *path,
 {
 	const struct layout_partition *p = &l->parts[i];
 
-	*ret = (struct build_input){ .path = path, .skip = p->skip, .fill = p->fill,
-				     .holes = p->holes, .n_holes = p->n_holes,
-				     .skip_loc = p->skip_loc, .holes_loc = p->holes_loc };
+	*ret = (struct build_input){ .path = path,
+				     .skip = p->skip,
+				     .fill = p->fill,
+				     .holes = p->holes,
+				     .n_holes = p->n_holes,
+				     .skip_loc = p->skip_loc,
+				     .holes_loc = p->holes_loc };
 	snprintf(ret->name, sizeof(ret->name), "partition '%.200s'", p->name);
 }
 
@@ -150,10 +163,13 @@ static int input_bytes(const struct build_input *in, uint64_t file_size, struct 
 				  (unsigned long long)file_size);
 	*ret = file_size - in->skip;
 	if (last && last->end > *ret)
-		return diag_error(d, "%s:%d: %s: holes: %llu-%llu ends past the %llu bytes of "
-				     "%s%s", in->holes_loc.file, in->holes_loc.line, in->name,
+		return diag_error(d,
+				  "%s:%d: %s: holes: %llu-%llu ends past the %llu bytes of "
+				  "%s%s",
+				  in->holes_loc.file, in->holes_loc.line, in->name,
 				  (unsigned long long)last->start, (unsigned long long)last->end,
-				  (unsigned long long)*ret, in->path, in->skip ? " after skip" : "");
+				  (unsigned long long)*ret, in->path,
+				  in->skip ? " after skip" : "");
 	return 0;
 }
 
@@ -259,8 +275,8 @@ static bool is_esp(const struct layout *l, const struct layout_partition *p)
 }
 
 /* Returns 0 or -EIO (@sha failed: its diag says so). */
-static int fat_opts_of(const struct layout *l, const struct layout_partition *p,
-		       struct sha256 *sha, struct fat_opts *o)
+static int fat_opts_of(const struct layout *l, const struct layout_partition *p, struct sha256 *sha,
+		       struct fat_opts *o)
 {
 	const struct layout_fat *f = &p->fat;
 	uint32_t volume_id = f->volume_id;
@@ -380,10 +396,16 @@ static int add_to_tree(struct build *b, const struct layout_partition *p, struct
 		       const struct content_node *n)
 {
 	/* the layout's attrs are FAT's DIR_Attr bits, passed through as they are */
-	struct fat_meta m = { .mtime = n->mtime, .mtime_ns = n->mtime_ns,
-			      .attrs = (uint8_t)n->attrs, .first = n->first, .origin = n->origin };
-	struct fat_source src = { .path = n->host_path, .listed = n->host_id, .fd = -1,
-				  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
+	struct fat_meta m = { .mtime = n->mtime,
+			      .mtime_ns = n->mtime_ns,
+			      .attrs = (uint8_t)n->attrs,
+			      .first = n->first,
+			      .origin = n->origin };
+	struct fat_source src = { .path = n->host_path,
+				  .listed = n->host_id,
+				  .fd = -1,
+				  .read = n->text ? read_text : NULL,
+				  .ctx = (void *)n->text,
 				  .deferred = n->archive != 0 };
 
 	if (!n->is_dir && p->entries[n->source].per_card)

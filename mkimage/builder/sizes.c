@@ -16,8 +16,8 @@ int build_relay(struct diag *d, const struct layout_partition *p, const struct l
 			diag_error(d, "%s:%d: partition '%s': %s", loc->file, loc->line, p->name,
 				   m->text);
 		else
-			diag_warning(d, "%s:%d: partition '%s': %s", loc->file, loc->line,
-				     p->name, m->text);
+			diag_warning(d, "%s:%d: partition '%s': %s", loc->file, loc->line, p->name,
+				     m->text);
 	}
 	diag_release(scratch);
 	return rc;
@@ -40,7 +40,8 @@ static int sd_format_layout(struct build *b, size_t i)
 /* The plan as far as the sizes are known; NULL when it cannot be made. */
 static struct plan *plan_so_far(struct build *b)
 {
-	const struct plan_inputs in = { .part_sizes = b->part_sizes, .raw_sizes = b->raw_sizes,
+	const struct plan_inputs in = { .part_sizes = b->part_sizes,
+					.raw_sizes = b->raw_sizes,
 					.part_starts = b->part_starts };
 	struct plan *p = NULL;
 	struct diag scratch;
@@ -107,8 +108,9 @@ static int measure_fats(struct build *b)
 	free(measured_at);
 	if (rc == 0 && moved < n) {
 		const struct layout_partition *p = &b->l->parts[moved];
-		rc = diag_error(b->d, "%s:%d: partition '%s': size = auto: its start does not "
-				      "settle (give it a size or a start)",
+		rc = diag_error(b->d,
+				"%s:%d: partition '%s': size = auto: its start does not "
+				"settle (give it a size or a start)",
 				p->loc.file, p->loc.line, p->name);
 	}
 	return rc;
@@ -116,7 +118,8 @@ static int measure_fats(struct build *b)
 
 int build_plan_with_contents(struct build *b)
 {
-	const struct plan_inputs in = { .part_sizes = b->part_sizes, .raw_sizes = b->raw_sizes,
+	const struct plan_inputs in = { .part_sizes = b->part_sizes,
+					.raw_sizes = b->raw_sizes,
 					.part_starts = b->part_starts };
 	int bad = 0;
 
@@ -152,7 +155,8 @@ static int check_fits(struct build *b, size_t i, const struct plan_region *r, ui
 	units_human(r->size, has, sizeof(has));
 	return diag_error(b->d, "%s:%d: partition '%s': %s %s, the partition has %s",
 			  p->size_loc.file ? p->size_loc.file : p->loc.file,
-			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs, has);
+			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs,
+			  has);
 }
 
 /* The type byte that says @type (LAYOUT.md: 0x01 FAT12, 0x0e FAT16 (LBA), 0x0c FAT32 (LBA)). */
@@ -196,10 +200,11 @@ static void warn_mbr_type(struct build *b, const struct layout_partition *p,
 
 	if (!p->mbr_type_loc.file || says == FAT_AUTO || says == ps->geom.type)
 		return;
-	diag_warning(b->d, "%s:%d: partition '%s': mbr-type 0x%02x says FAT%d, but the volume is "
-			   "FAT%d, whose type byte is 0x%02x", p->mbr_type_loc.file,
-		     p->mbr_type_loc.line, p->name, p->mbr_type, says, ps->geom.type,
-		     mbr_type_of(ps->geom.type));
+	diag_warning(b->d,
+		     "%s:%d: partition '%s': mbr-type 0x%02x says FAT%d, but the volume is "
+		     "FAT%d, whose type byte is 0x%02x",
+		     p->mbr_type_loc.file, p->mbr_type_loc.line, p->name, p->mbr_type, says,
+		     ps->geom.type, mbr_type_of(ps->geom.type));
 }
 
 static int choose_fat(struct build *b, size_t i, const struct plan_region *r)
@@ -214,8 +219,8 @@ static int choose_fat(struct build *b, size_t i, const struct plan_region *r)
 		ps->geom = ps->sd.geom;
 	else /* the volume is as large as the partition: messages point at its size */
 		rc = build_relay(b->d, p, p->size_loc.file ? &p->size_loc : &p->loc, &scratch,
-			      fat_params_for_tree(ps->tree, &ps->opts, r->size, r->start,
-						  &ps->geom, &scratch));
+				 fat_params_for_tree(ps->tree, &ps->opts, r->size, r->start,
+						     &ps->geom, &scratch));
 	b->mbr_types[i] = mbr_type_for(ps, p);
 	if (rc == 0)
 		warn_mbr_type(b, p, ps);

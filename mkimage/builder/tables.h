@@ -26,8 +26,8 @@ struct sha256;
  * header's CRC fixed.
  * Returns 0 or a negative errno with a message in @d.
  */
-int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types, int fd,
-		 const char *path, struct sha256 *sha, struct diag *d);
+int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
+		      int fd, const char *path, struct sha256 *sha, struct diag *d);
 
 /* ---- gpt_entries.c: the primary GPT entry array where the layout puts it ------------- */
 

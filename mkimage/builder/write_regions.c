@@ -12,21 +12,21 @@
 /* One raw region or raw partition being written. */
 struct region_write {
 	const struct build_input *in;
-	uint64_t offset;        /* its first byte in the image */
-	uint64_t size;          /* its bytes */
-	bool map_all;           /* a raw region: every byte of it outside the holes matters */
-	int src_fd;             /* `from` open, or -1 */
-	uint64_t src_bytes;     /* the bytes of `from` after skip */
+	uint64_t offset;    /* its first byte in the image */
+	uint64_t size;      /* its bytes */
+	bool map_all;       /* a raw region: every byte of it outside the holes matters */
+	int src_fd;         /* `from` open, or -1 */
+	uint64_t src_bytes; /* the bytes of `from` after skip */
 };
 
 /* Bytes [start, end) of the region, outside its holes. */
-static int write_piece(struct build *b, const struct region_write *w, uint64_t start,
-		       uint64_t end)
+static int write_piece(struct build *b, const struct region_write *w, uint64_t start, uint64_t end)
 {
 	const struct build_input *in = w->in;
 	int rc = 0;
 
-	if (w->map_all || in->fill) /* zeros that must reach the card, or boot code read by offset */
+	if (w->map_all ||
+	    in->fill) /* zeros that must reach the card, or boot code read by offset */
 		rc = build_map_add(&b->map, w->offset + start, end - start);
 	if (rc == 0 && in->fill)
 		rc = build_write_zeros(b, w->offset + start, end - start, in->name);
@@ -45,7 +45,7 @@ static int write_pieces(struct build *b, const struct region_write *w)
 
 	for (size_t i = 0; i <= in->n_holes && pos < w->size; i++) {
 		uint64_t end = i < in->n_holes && in->holes[i].start < w->size ? in->holes[i].start
-									      : w->size;
+									       : w->size;
 		int rc = end > pos ? write_piece(b, w, pos, end) : 0;
 		if (rc < 0)
 			return rc;
@@ -60,7 +60,10 @@ static int write_pieces(struct build *b, const struct region_write *w)
 static int write_input(struct build *b, const struct build_input *in, uint64_t offset,
 		       uint64_t size, bool map_all)
 {
-	struct region_write w = { .in = in, .offset = offset, .size = size, .map_all = map_all,
+	struct region_write w = { .in = in,
+				  .offset = offset,
+				  .size = size,
+				  .map_all = map_all,
 				  .src_fd = -1 };
 	struct stat st;
 	int rc = 0;
@@ -72,12 +75,15 @@ static int write_input(struct build *b, const struct build_input *in, uint64_t o
 	if (fstat(w.src_fd, &st) < 0)
 		rc = diag_error(b->d, "%s: %s", in->path, strerror(errno));
 	else if (!fileid_same(&in->listed, &st))
-		rc = diag_error(b->d, "%s: changed while the image was built (it is not the file "
-				      "of %llu bytes that was measured)",
+		rc = diag_error(b->d,
+				"%s: changed while the image was built (it is not the file "
+				"of %llu bytes that was measured)",
 				in->path, (unsigned long long)in->listed.size);
 	else if ((uint64_t)st.st_size < in->skip)
-		rc = diag_error(b->d, "%s: shrank to %llu bytes, less than skip, while the image "
-				      "was built", in->path, (unsigned long long)st.st_size);
+		rc = diag_error(b->d,
+				"%s: shrank to %llu bytes, less than skip, while the image "
+				"was built",
+				in->path, (unsigned long long)st.st_size);
 	else if ((uint64_t)st.st_size - in->skip > size)
 		rc = diag_error(b->d, "%s: grew to %llu bytes while the image was built", in->path,
 				(unsigned long long)st.st_size);
@@ -119,14 +125,14 @@ static int write_partition(struct build *b, size_t i)
 
 	build_progress(b, "writing partition", p->name);
 	if (layout_part_is_fat(p)) {
-		int rc = fat_write_or_stop(ps->tree, &ps->geom, b->image.fd, r->start,
-					   b->o->output, stop_requested, b, b->d);
+		int rc = fat_write_or_stop(ps->tree, &ps->geom, b->image.fd, r->start, b->o->output,
+					   stop_requested, b, b->d);
 		if (rc == 0)
 			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc
 			      : content_write_archive_data(&ps->content, ps->tree, b->image.fd,
-							   r->start, b->o->output, stop_requested, b,
-							   b->d);
+							   r->start, b->o->output, stop_requested,
+							   b, b->d);
 	}
 	if (p->type == LAYOUT_PART_EXT4)
 		return build_write_ext4(b, i);
@@ -157,8 +163,8 @@ void build_report_partitions(struct build *b)
 		const struct fat_geom *g = &b->parts[i].geom;
 		char size[32], cluster[32];
 		units_human(r->size, size, sizeof(size));
-		fprintf(out, "  %-12s start %llu, size %llu (%s)", p->name, (unsigned long long)r->start,
-			(unsigned long long)r->size, size);
+		fprintf(out, "  %-12s start %llu, size %llu (%s)", p->name,
+			(unsigned long long)r->start, (unsigned long long)r->size, size);
 		if (r->number && b->l->image.table == LAYOUT_TABLE_GPT) {
 			const char *alias = layout_gpt_type_alias(&p->gpt_type);
 			char guid[37];
@@ -170,7 +176,8 @@ void build_report_partitions(struct build *b)
 		if (layout_part_is_fat(p)) {
 			units_human(g->cluster_size, cluster, sizeof(cluster));
 			fprintf(out, ", FAT%d, %s clusters x %u, %u FAT%s, data area at byte %llu",
-				(int)g->type, cluster, g->clusters, g->fats, g->fats == 1 ? "" : "s",
+				(int)g->type, cluster, g->clusters, g->fats,
+				g->fats == 1 ? "" : "s",
 				(unsigned long long)(r->start + g->data_offset));
 		} else if (p->type == LAYOUT_PART_EXT4) {
 			fprintf(out, ", ext4");

@@ -28,7 +28,8 @@ struct table_ctx {
 
 static int fdisk_fail(struct table_ctx *t, int rc, const char *what)
 {
-	return diag_error(t->d, "%s: partition table: %s: %s", t->path, what, strerror(rc < 0 ? -rc : EIO));
+	return diag_error(t->d, "%s: partition table: %s: %s", t->path, what,
+			  strerror(rc < 0 ? -rc : EIO));
 }
 
 static size_t part_index(const struct layout *l, const struct layout_partition *part)
@@ -38,8 +39,7 @@ static size_t part_index(const struct layout *l, const struct layout_partition *
 
 /* @uuid (text) and @r's label on a GPT; neither for the extended partition (@r NULL). */
 static int add_partition(struct table_ctx *t, size_t partno, uint64_t start, uint64_t size,
-			 struct fdisk_parttype *type, const struct plan_region *r,
-			 const char *uuid)
+			 struct fdisk_parttype *type, const struct plan_region *r, const char *uuid)
 {
 	struct fdisk_partition *pa = fdisk_new_partition();
 	int rc;
@@ -105,7 +105,8 @@ static int add_region(struct table_ctx *t, const struct plan_region *r, const ui
 	rc = add_partition(t, r->number - 1, r->start, r->size, type, r, uuid);
 	fdisk_unref_parttype(type);
 	if (rc == 0 && r->part->bootable && gpt)
-		rc = fdisk_gpt_set_partition_attrs(t->cxt, r->number - 1, GPT_ATTR_LEGACY_BIOS_BOOTABLE);
+		rc = fdisk_gpt_set_partition_attrs(t->cxt, r->number - 1,
+						   GPT_ATTR_LEGACY_BIOS_BOOTABLE);
 	else if (rc == 0 && r->part->bootable)
 		rc = fdisk_toggle_partition_flag(t->cxt, r->number - 1, DOS_FLAG_ACTIVE);
 	if (rc < 0) {
@@ -154,7 +155,8 @@ static int create_mbr(struct table_ctx *t)
 {
 	char id[16];
 	uint32_t disk_id = t->l->image.mbr_id;
-	int rc = t->l->image.disk_id_set ? 0 : build_id_mbr_disk(t->sha, t->l->image.seed, &disk_id);
+	int rc = t->l->image.disk_id_set ? 0
+					 : build_id_mbr_disk(t->sha, t->l->image.seed, &disk_id);
 
 	if (rc < 0)
 		return rc;
@@ -183,7 +185,8 @@ static int create_gpt(struct table_ctx *t)
 	layout_guid_text(&g, id);
 	snprintf(first, sizeof(first), "%llu",
 		 (unsigned long long)((t->p->first_usable + LAYOUT_SECTOR - 1) / LAYOUT_SECTOR));
-	snprintf(last, sizeof(last), "%llu", (unsigned long long)(t->p->last_usable / LAYOUT_SECTOR - 1));
+	snprintf(last, sizeof(last), "%llu",
+		 (unsigned long long)(t->p->last_usable / LAYOUT_SECTOR - 1));
 	rc = fdisk_script_set_header(s, "label", "gpt");
 	if (rc == 0)
 		rc = fdisk_script_set_header(s, "label-id", id);
@@ -221,8 +224,8 @@ static int write_table(struct table_ctx *t, int fd, const uint8_t *mbr_types)
 	return rc;
 }
 
-int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types, int fd,
-		 const char *path, struct sha256 *sha, struct diag *d)
+int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
+		      int fd, const char *path, struct sha256 *sha, struct diag *d)
 {
 	struct table_ctx t = { .l = l, .p = p, .path = path, .sha = sha, .d = d };
 	bool gpt = l->image.table == LAYOUT_TABLE_GPT;

@@ -21,8 +21,8 @@
 struct content_gzip {
 	int fd;
 	z_stream zs;
-	int z;		/* the last inflate() result */
-	bool done;	/* the last member ended (and what follows is padding, or nothing) */
+	int z;     /* the last inflate() result */
+	bool done; /* the last member ended (and what follows is padding, or nothing) */
 	unsigned char *in, *out;
 };
 

@@ -11,15 +11,15 @@
 #error "SDIMG_LIBARCHIVE_SONAME names the libarchive to load (config.mk sets it)"
 #endif
 
-DYNLIB_NOTE(content_archive_note, "archive", "file trees read from archives (tar, zip, cpio, ...); bzip2 and lz4 images flashed",
+DYNLIB_NOTE(content_archive_note, "archive",
+	    "file trees read from archives (tar, zip, cpio, ...); bzip2 and lz4 images flashed",
 	    "recommended", SDIMG_LIBARCHIVE_SONAME);
 
-int content_archive_lib_open(struct content_archive_lib *lib, const char *feature,
-			     struct diag *d)
+int content_archive_lib_open(struct content_archive_lib *lib, const char *feature, struct diag *d)
 {
 	int rc = dynlib_open(&lib->dl, SDIMG_LIBARCHIVE_SONAME, feature, d);
 
-#define CONTENT_ARCHIVE_RESOLVE(name)                                                      \
+#define CONTENT_ARCHIVE_RESOLVE(name)                                                             \
 	if (rc == 0 && !(lib->name = dynlib_symbol(&lib->dl, SDIMG_LIBARCHIVE_SONAME, #name, d))) \
 		rc = -ELIBACC;
 	CONTENT_ARCHIVE_FUNCS(CONTENT_ARCHIVE_RESOLVE)

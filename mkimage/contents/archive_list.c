@@ -20,7 +20,7 @@
 
 /* A regular file that strip removed, which hard links may still name. */
 struct gone {
-	char *path;	/* its path, normalised but not stripped (owned) */
+	char *path;     /* its path, normalised but not stripped (owned) */
 	uint64_t entry; /* the entry with its bytes */
 	uint64_t size;
 };
@@ -38,11 +38,11 @@ struct lister {
 	struct content *c;
 	struct diag *d;
 	struct content_archive_lib lib; /* owned while the archive is listed */
-	uint32_t id;	   /* 1 + index of the archive in c->archives */
-	uint64_t ordinal;  /* number of the entry being listed */
-	uint64_t kept;	   /* entries that strip left */
-	struct content_copies copies; /* what the archive holds, what its links copy */
-	size_t first_node; /* the archive's nodes are c->nodes[first_node..] */
+	uint32_t id;                    /* 1 + index of the archive in c->archives */
+	uint64_t ordinal;               /* number of the entry being listed */
+	uint64_t kept;                  /* entries that strip left */
+	struct content_copies copies;   /* what the archive holds, what its links copy */
+	size_t first_node;              /* the archive's nodes are c->nodes[first_node..] */
 	struct gone *gone;
 	size_t n_gone, cap_gone;
 	struct gone_link *links;
@@ -78,12 +78,16 @@ int content_archive_unreadable(const struct content_archive_lib *lib, struct arc
 	bool no_archive = lib->archive_errno(a) == EILSEQ;
 
 	if (no_archive && is_mtree(lib, host))
-		return diag_error(d, "%s: reads as an mtree listing, which names files of the "
+		return diag_error(d,
+				  "%s: reads as an mtree listing, which names files of the "
 				  "building machine instead of holding them; a tree comes from a "
-				  "folder or an archive (tar, cpio, zip, ...)%s", host, ONE_FILE);
+				  "folder or an archive (tar, cpio, zip, ...)%s",
+				  host, ONE_FILE);
 	return diag_error(d, "%s: cannot be read as an archive: %s%s", host,
-			  lib->archive_error_string(a), no_archive ? " (a tree comes from a "
-			  "folder or an archive" ONE_FILE ")" : "");
+			  lib->archive_error_string(a),
+			  no_archive ? " (a tree comes from a "
+				       "folder or an archive" ONE_FILE ")"
+				     : "");
 }
 
 void content_archive_support(const struct content_archive_lib *lib, struct archive *a)
@@ -225,7 +229,8 @@ static int remember_gone(struct lister *ls, struct archive_entry *ae)
 		free(path);
 		return -ENOMEM;
 	}
-	ls->gone[ls->n_gone++] = (struct gone){ .path = path, .entry = ls->ordinal,
+	ls->gone[ls->n_gone++] = (struct gone){ .path = path,
+						.entry = ls->ordinal,
 						.size = (uint64_t)ls->lib.archive_entry_size(ae) };
 	return 0;
 }
@@ -255,8 +260,8 @@ static int link_to_gone(struct lister *ls, const char *rel, struct archive_entry
 
 	if (rc < 0)
 		return rc;
-	if (array_grow((void **)&ls->links, &ls->cap_links, ls->n_links + 1,
-		       sizeof(*ls->links)) < 0)
+	if (array_grow((void **)&ls->links, &ls->cap_links, ls->n_links + 1, sizeof(*ls->links)) <
+	    0)
 		return -ENOMEM;
 	ls->links[ls->n_links++] = (struct gone_link){ .node = ls->c->n - 1, .gone = g };
 	return 0;
@@ -339,8 +344,10 @@ static int add_symlink(struct lister *ls, const char *rel, struct archive_entry 
 	int rc;
 
 	if (ls->e->links == LAYOUT_LINKS_REFUSE)
-		return diag_error(ls->d, "%s: %s: a symbolic link (to %s), and links = refuse takes "
-				  "none", ls->host, entry_name(ls, ae), target ? target : "nothing");
+		return diag_error(ls->d,
+				  "%s: %s: a symbolic link (to %s), and links = refuse takes "
+				  "none",
+				  ls->host, entry_name(ls, ae), target ? target : "nothing");
 	if (!target || target[0] == '/' || !*target)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
 				  ls->host, entry_name(ls, ae), target ? target : "nothing");
@@ -427,10 +434,15 @@ static int copy_below(struct lister *ls, size_t from, const char *to)
 		const struct content_node *m = &ls->c->nodes[k - 1];
 		if (m->removed || m->source != ls->source)
 			continue;
-		struct content_node copy = { .is_dir = m->is_dir, .archive = m->archive,
-					     .entry = m->entry, .size = m->size, .link = m->link,
-					     .mtime = m->mtime, .mtime_ns = m->mtime_ns,
-					     .source = m->source, .origin = m->origin };
+		struct content_node copy = { .is_dir = m->is_dir,
+					     .archive = m->archive,
+					     .entry = m->entry,
+					     .size = m->size,
+					     .link = m->link,
+					     .mtime = m->mtime,
+					     .mtime_ns = m->mtime_ns,
+					     .source = m->source,
+					     .origin = m->origin };
 		int rc = content_count_copy(&ls->copies, m->size, ls->host, ls->d);
 		if (rc < 0)
 			return rc;
@@ -481,8 +493,10 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 
 	for (unsigned hops = 0; hops < LINK_HOPS; hops++) {
 		if (!*target)
-			return diag_error(ls->d, "%s: a symbolic link loop (it leads to the top of "
-					  "the tree, which holds it)", ls->c->nodes[i].origin);
+			return diag_error(ls->d,
+					  "%s: a symbolic link loop (it leads to the top of "
+					  "the tree, which holds it)",
+					  ls->c->nodes[i].origin);
 		char *path = fat_path_of(ls, target), *key = path ? fat_path_key(path) : NULL;
 		struct content_node *t = key ? content_find(ls->c, key) : NULL;
 		bool no_memory = !key;
@@ -494,8 +508,10 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		if ((!t || t->source != ls->source) && !report)
 			return 1;
 		if (!t || t->source != ls->source)
-			return diag_error(ls->d, "%s: a dangling link (to %s, which the archive "
-					  "does not hold)", n->origin, target);
+			return diag_error(ls->d,
+					  "%s: a dangling link (to %s, which the archive "
+					  "does not hold)",
+					  n->origin, target);
 		if (t->is_dir)
 			return follow_to_folder(ls, i, t);
 		if (!t->link) {
@@ -553,7 +569,8 @@ static int list_all(struct lister *ls, struct archive *a, const struct content_u
 			rc = diag_error(ls->d, "%s: the name of entry %llu cannot be read: %s",
 					ls->host, (unsigned long long)ls->ordinal + 1,
 					ls->lib.archive_error_string(a)
-						? ls->lib.archive_error_string(a) : "it is empty");
+						? ls->lib.archive_error_string(a)
+						: "it is empty");
 		else
 			rc = list_entry(ls, ae);
 		snprintf(last, sizeof(last), "%s", entry_name(ls, ae));
@@ -590,8 +607,11 @@ static int register_archive(struct lister *ls)
 		       sizeof(*c->archives)) < 0)
 		return -ENOMEM;
 	ca = &c->archives[c->n_archives];
-	*ca = (struct content_archive){ .path = strdup(ls->host), .dev = st.st_dev,
-					.ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim };
+	*ca = (struct content_archive){ .path = strdup(ls->host),
+					.dev = st.st_dev,
+					.ino = st.st_ino,
+					.size = st.st_size,
+					.mtime = st.st_mtim };
 	if (!ca->path)
 		return -ENOMEM;
 	ls->id = (uint32_t)++c->n_archives;
@@ -628,9 +648,14 @@ static int list_host(struct lister *ls)
 }
 
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
-		   size_t source, struct content *c, struct diag *d)
+			 size_t source, struct content *c, struct diag *d)
 {
-	struct lister ls = { .l = l, .e = e, .host = host, .source = source, .c = c, .d = d,
+	struct lister ls = { .l = l,
+			     .e = e,
+			     .host = host,
+			     .source = source,
+			     .c = c,
+			     .d = d,
 			     .first_node = c->n };
 	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
 	int rc = content_archive_lib_open(&ls.lib, "archive trees", d);

@@ -22,12 +22,12 @@
 struct content_unpack {
 	const struct content_archive_lib *lib; /* borrowed */
 	const char *host;
-	struct content_gzip *gzip;  /* the decompressed stream: gzip through zlib, or ... */
-	struct archive *filtered;   /* ... libarchive's filters with the "raw" format */
-	struct archive *a;	    /* the archive read from that stream */
-	int64_t size;		    /* the size of the file u->host */
-	int spool_fd;		    /* the copy of the stream (owned; -1: none) */
-	char bad[256];		    /* why the stream failed ("" while it has not) */
+	struct content_gzip *gzip; /* the decompressed stream: gzip through zlib, or ... */
+	struct archive *filtered;  /* ... libarchive's filters with the "raw" format */
+	struct archive *a;         /* the archive read from that stream */
+	int64_t size;              /* the size of the file u->host */
+	int spool_fd;              /* the copy of the stream (owned; -1: none) */
+	char bad[256];             /* why the stream failed ("" while it has not) */
 };
 
 /* An unnamed file for the spool in $TMPDIR (or /tmp), or -1. */
@@ -224,7 +224,7 @@ int content_unpack_finish(struct content_unpack *u, int *ret_spool, struct diag 
 /* The spool read back by the data pass: forward only, as the listing read the stream. */
 struct spool_reader {
 	const struct content_archive_lib *lib; /* borrowed */
-	int fd;				       /* borrowed */
+	int fd;                                /* borrowed */
 	char buf[65536];
 };
 
@@ -288,7 +288,8 @@ struct archive *content_archive_reopen(const struct content_archive_lib *lib, co
 	r->fd = spool_fd;
 	content_archive_support(lib, a);
 	/* libarchive calls spool_close, which frees r, whether or not the open succeeds */
-	if (lib->archive_read_open2(a, r, NULL, spool_read, spool_skip, spool_close) != ARCHIVE_OK) {
+	if (lib->archive_read_open2(a, r, NULL, spool_read, spool_skip, spool_close) !=
+	    ARCHIVE_OK) {
 		diag_error(d, "%s: reading its decompressed copy: %s", host,
 			   lib->archive_error_string(a));
 		lib->archive_read_free(a);
@@ -307,7 +308,8 @@ int content_passes_first(struct content_passes *p, const struct content_archive_
 	*p = (struct content_passes){ .lib = lib, .host = host, .spool_fd = -1 };
 	rc = content_unpack_open(lib, host, &p->unpack, d);
 	if (rc >= 0)
-		p->a = p->unpack ? content_unpack_archive(p->unpack) : content_archive_open(lib, host, d);
+		p->a = p->unpack ? content_unpack_archive(p->unpack)
+				 : content_archive_open(lib, host, d);
 	if (rc >= 0 && !p->a)
 		rc = -EINVAL;
 	if (rc < 0)

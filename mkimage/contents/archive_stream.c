@@ -20,7 +20,7 @@
 struct sink {
 	struct content_archive_lib lib; /* owned while archives are read */
 	int fd;
-	const char *image;     /* the image's name, for messages */
+	const char *image; /* the image's name, for messages */
 	content_stop_fn stop;
 	void *stop_ctx;
 	struct diag *d;
@@ -87,7 +87,8 @@ static int copy_entry(const struct sink *out, const char *host, struct archive *
 					  content_archive_entry_name(&out->lib, ae));
 		for (size_t i = 0; i < n; i++) {
 			uint64_t failed_at;
-			int rc = sparse_write(out->fd, buf, len, v[i].off + (uint64_t)at, &failed_at);
+			int rc = sparse_write(out->fd, buf, len, v[i].off + (uint64_t)at,
+					      &failed_at);
 			if (rc < 0)
 				return diag_error(out->d, "%s: writing the image at byte %llu: %s",
 						  out->image, (unsigned long long)failed_at,
@@ -162,7 +163,8 @@ static int write_archive(struct sink *out, const struct content *c, const struct
 	if (rc == 0 && n && !out->lib.dl.handle)
 		rc = content_archive_lib_open(&out->lib, "archive trees", out->d);
 	if (rc == 0 && n) {
-		struct archive *a = content_archive_reopen(&out->lib, ca->path, ca->spooled ? ca->spool_fd : -1, out->d);
+		struct archive *a = content_archive_reopen(&out->lib, ca->path,
+							   ca->spooled ? ca->spool_fd : -1, out->d);
 		rc = a ? stream(out, ca->path, a, v, n) : -EINVAL;
 		if (a)
 			out->lib.archive_read_free(a);

@@ -7,7 +7,10 @@
 #include "common/units.h"
 
 const struct content_caps content_caps_fat = {
-	.name = "FAT", .file_limit = 1ull << 32, .links = false, .specials = false,
+	.name = "FAT",
+	.file_limit = 1ull << 32,
+	.links = false,
+	.specials = false,
 };
 
 /* The kind of an entry of type @mode that a file system may not hold, as messages name it. */

@@ -53,30 +53,30 @@
 
 /* Its fields are ordered so that a model of many files wastes no padding. */
 struct content_node {
-	char *path;      /* FAT path as it will be written: "/a/b" (owned) */
-	char *key;       /* the path folded as FAT compares names (owned) */
-	char *host_path; /* a file's bytes come from this host file (owned), ... */
+	char *path;            /* FAT path as it will be written: "/a/b" (owned) */
+	char *key;             /* the path folded as FAT compares names (owned) */
+	char *host_path;       /* a file's bytes come from this host file (owned), ... */
 	struct fileid host_id; /* ... the one it was when listed, or ... */
-	const char *text;/* ... are this text (borrowed from the layout), or ... */
-	uint32_t archive;/* ... come from archive content.archives[archive - 1] (0: none), */
+	const char *text;      /* ... are this text (borrowed from the layout), or ... */
+	uint32_t archive;      /* ... come from archive content.archives[archive - 1] (0: none), */
 	uint32_t mtime_ns;
-	uint64_t entry;  /*     from its entry number @entry (counted from 0) */
-	char *link;      /* an archive's symbolic link, until it is resolved (owned) */
+	uint64_t entry; /*     from its entry number @entry (counted from 0) */
+	char *link;     /* an archive's symbolic link, until it is resolved (owned) */
 	uint64_t size;
 	int64_t mtime;
-	size_t source;   /* index of the layout entry that put it here */
-	char *origin;    /* where it comes from, for messages (owned; a host file's is its
+	size_t source; /* index of the layout entry that put it here */
+	char *origin;  /* where it comes from, for messages (owned; a host file's is its
 			  * host_path, the same string) */
-	size_t parent;   /* 1 + index of the folder node holding it (0: the partition's root) */
-	size_t kids;     /* 1 + index of its most recently added child (0: none) */
-	size_t next;     /* 1 + index of the child its folder got before it (0: none) */
+	size_t parent; /* 1 + index of the folder node holding it (0: the partition's root) */
+	size_t kids;   /* 1 + index of its most recently added child (0: none) */
+	size_t next;   /* 1 + index of the child its folder got before it (0: none) */
 	unsigned attrs;
 	bool is_dir;
 	bool first;
-	bool removed;    /* replaced by a later entry */
-	bool implicit;   /* a folder created because a path needs it */
-	bool judged;     /* a tree's include and exclude judged it as its walk met it, ... */
-	bool left_out;   /* ... and left it out by its own name (a folder may stay for what
+	bool removed;  /* replaced by a later entry */
+	bool implicit; /* a folder created because a path needs it */
+	bool judged;   /* a tree's include and exclude judged it as its walk met it, ... */
+	bool left_out; /* ... and left it out by its own name (a folder may stay for what
 			  * it holds) */
 };
 
@@ -89,11 +89,11 @@ struct content_node {
  * it leads to, as the tree's `links` says) is content_gather()'s.
  */
 struct content_caps {
-	const char *name;	/* the file system as messages name it: "FAT", "ext4" */
-	uint64_t file_limit;	/* a file must be smaller than this many bytes (0: no limit
+	const char *name;    /* the file system as messages name it: "FAT", "ext4" */
+	uint64_t file_limit; /* a file must be smaller than this many bytes (0: no limit
 				 * here; the file system's writer checks its own) */
-	bool links;		/* symbolic links as links */
-	bool specials;		/* device nodes, fifos and sockets */
+	bool links;          /* symbolic links as links */
+	bool specials;       /* device nodes, fifos and sockets */
 };
 
 /* FAT: folders and regular files smaller than 4 GiB (its sizes are 32-bit), nothing else. */
@@ -116,38 +116,38 @@ int content_caps_check_size(const struct content_caps *caps, uint64_t size, cons
 
 /* An archive files come from, as it was when it was listed. */
 struct content_archive {
-	char *path;	/* host path (owned) */
+	char *path; /* host path (owned) */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	bool spooled;	/* its decompressed bytes are in spool_fd (owned), which the data */
-	int spool_fd;	/* pass reads instead of the archive */
+	bool spooled; /* its decompressed bytes are in spool_fd (owned), which the data */
+	int spool_fd; /* pass reads instead of the archive */
 };
 
 /* A slot of the model's hash index. */
 struct content_slot {
-	uint32_t node;	/* 1 + index of the node (0: empty) */
-	uint32_t hash;	/* its key's hash: most probes that miss need not read the node */
+	uint32_t node; /* 1 + index of the node (0: empty) */
+	uint32_t hash; /* its key's hash: most probes that miss need not read the node */
 };
 
 /* The folder the last path added went into. A tree's files come folder by folder, so the
  * next path usually goes into the same one, whose folders need not be resolved again. */
 struct content_last_folder {
-	size_t source;	/* the layout entry that gave the path */
-	size_t node;	/* 1 + index of the folder's node (0: the partition's root) */
-	char *given;	/* the folder as that entry named it: "/a/b", "" for the root (owned) */
-	char *path;	/* as it is in the model (owned) */
-	char *key;	/* path folded (owned) */
+	size_t source; /* the layout entry that gave the path */
+	size_t node;   /* 1 + index of the folder's node (0: the partition's root) */
+	char *given;   /* the folder as that entry named it: "/a/b", "" for the root (owned) */
+	char *path;    /* as it is in the model (owned) */
+	char *key;     /* path folded (owned) */
 };
 
 struct content {
 	struct content_node *nodes;
 	size_t n, cap;
 	struct content_slot *index; /* open-addressing hash of the keys */
-	size_t root_kids;/* 1 + index of the root's most recently added child (0: none) */
+	size_t root_kids; /* 1 + index of the root's most recently added child (0: none) */
 	size_t index_cap;
-	int64_t implicit_mtime; /* time of folders created because a path needs them */
+	int64_t implicit_mtime;           /* time of folders created because a path needs them */
 	struct content_archive *archives; /* the archives files come from */
 	size_t n_archives, cap_archives;
 	struct content_last_folder last; /* see content_add() */
@@ -159,29 +159,59 @@ struct content {
  * from libarchive's own header, named as libarchive names them) and calls through it:
  * lib->archive_read_new(). One member per function sdimg calls.
  */
-#define CONTENT_ARCHIVE_FUNCS(X)                                                        \
-	X(archive_entry_acl_next) X(archive_entry_acl_reset)                            \
-	X(archive_entry_filetype) X(archive_entry_gid) X(archive_entry_hardlink)        \
-	X(archive_entry_mtime) X(archive_entry_mtime_is_set)                            \
-	X(archive_entry_mtime_nsec) X(archive_entry_pathname)                           \
-	X(archive_entry_pathname_utf8) X(archive_entry_perm) X(archive_entry_rdevmajor) \
-	X(archive_entry_rdevminor) X(archive_entry_size) X(archive_entry_size_is_set)   \
-	X(archive_entry_symlink) X(archive_entry_uid) X(archive_entry_xattr_next)       \
-	X(archive_entry_xattr_reset) X(archive_errno) X(archive_error_string)           \
-	X(archive_filter_bytes) X(archive_filter_code) X(archive_filter_count)          \
-	X(archive_read_data) X(archive_read_data_block) X(archive_read_free)            \
-	X(archive_read_new) X(archive_read_next_header) X(archive_read_open)            \
-	X(archive_read_open2) X(archive_read_open_fd) X(archive_read_open_filename)     \
-	X(archive_read_support_filter_all) X(archive_read_support_filter_bzip2)         \
-	X(archive_read_support_filter_lz4) X(archive_read_support_format_7zip)          \
-	X(archive_read_support_format_ar) X(archive_read_support_format_cab)            \
-	X(archive_read_support_format_cpio) X(archive_read_support_format_empty)        \
-	X(archive_read_support_format_iso9660) X(archive_read_support_format_lha)       \
-	X(archive_read_support_format_mtree)                                            \
-	X(archive_read_support_format_rar) X(archive_read_support_format_rar5)          \
-	X(archive_read_support_format_raw) X(archive_read_support_format_tar)           \
-	X(archive_read_support_format_warc) X(archive_read_support_format_xar)          \
-	X(archive_read_support_format_zip) X(archive_set_error)
+#define CONTENT_ARCHIVE_FUNCS(X)               \
+	X(archive_entry_acl_next)              \
+	X(archive_entry_acl_reset)             \
+	X(archive_entry_filetype)              \
+	X(archive_entry_gid)                   \
+	X(archive_entry_hardlink)              \
+	X(archive_entry_mtime)                 \
+	X(archive_entry_mtime_is_set)          \
+	X(archive_entry_mtime_nsec)            \
+	X(archive_entry_pathname)              \
+	X(archive_entry_pathname_utf8)         \
+	X(archive_entry_perm)                  \
+	X(archive_entry_rdevmajor)             \
+	X(archive_entry_rdevminor)             \
+	X(archive_entry_size)                  \
+	X(archive_entry_size_is_set)           \
+	X(archive_entry_symlink)               \
+	X(archive_entry_uid)                   \
+	X(archive_entry_xattr_next)            \
+	X(archive_entry_xattr_reset)           \
+	X(archive_errno)                       \
+	X(archive_error_string)                \
+	X(archive_filter_bytes)                \
+	X(archive_filter_code)                 \
+	X(archive_filter_count)                \
+	X(archive_read_data)                   \
+	X(archive_read_data_block)             \
+	X(archive_read_free)                   \
+	X(archive_read_new)                    \
+	X(archive_read_next_header)            \
+	X(archive_read_open)                   \
+	X(archive_read_open2)                  \
+	X(archive_read_open_fd)                \
+	X(archive_read_open_filename)          \
+	X(archive_read_support_filter_all)     \
+	X(archive_read_support_filter_bzip2)   \
+	X(archive_read_support_filter_lz4)     \
+	X(archive_read_support_format_7zip)    \
+	X(archive_read_support_format_ar)      \
+	X(archive_read_support_format_cab)     \
+	X(archive_read_support_format_cpio)    \
+	X(archive_read_support_format_empty)   \
+	X(archive_read_support_format_iso9660) \
+	X(archive_read_support_format_lha)     \
+	X(archive_read_support_format_mtree)   \
+	X(archive_read_support_format_rar)     \
+	X(archive_read_support_format_rar5)    \
+	X(archive_read_support_format_raw)     \
+	X(archive_read_support_format_tar)     \
+	X(archive_read_support_format_warc)    \
+	X(archive_read_support_format_xar)     \
+	X(archive_read_support_format_zip)     \
+	X(archive_set_error)
 
 #define CONTENT_ARCHIVE_MEMBER(name) __typeof__(name) *name;
 struct content_archive_lib {
@@ -196,8 +226,7 @@ struct content_archive_lib {
  * libarchive.so.13, which cannot be loaded: ..." (or the symbol it lacks); @lib is then
  * closed. @feature names what needs it: "archive trees", "bzip2 and lz4 images".
  */
-int content_archive_lib_open(struct content_archive_lib *lib, const char *feature,
-			     struct diag *d);
+int content_archive_lib_open(struct content_archive_lib *lib, const char *feature, struct diag *d);
 
 /* Gives back the reference of @lib. Accepts a closed or zeroed table. */
 void content_archive_lib_close(struct content_archive_lib *lib);
@@ -234,10 +263,10 @@ struct content_unpack;
 
 struct content_passes {
 	const struct content_archive_lib *lib; /* borrowed */
-	const char *host;		       /* borrowed */
-	struct archive *a;		       /* the current pass's reader (owned; NULL: none) */
-	struct content_unpack *unpack;	       /* the first pass's decompression (owned) */
-	int spool_fd;			       /* the decompressed archive (owned; -1: none) */
+	const char *host;                      /* borrowed */
+	struct archive *a;                     /* the current pass's reader (owned; NULL: none) */
+	struct content_unpack *unpack;         /* the first pass's decompression (owned) */
+	int spool_fd;                          /* the decompressed archive (owned; -1: none) */
 };
 
 /* Opens the first pass over @host into @p. Returns 0, or a negative errno with a message
@@ -308,11 +337,11 @@ void content_filter_release(struct content_filter *f);
  * walked too: a name in it may stay, and the patterns count what they match.
  */
 struct content_walk_entry {
-	int dirfd;		/* the folder that holds it, open */
-	const char *name;	/* its name there */
-	const char *host;	/* its host path, for messages */
-	const struct stat *st;	/* the entry itself (lstat: a link is the link) */
-	bool takes;		/* the filters keep it by its own name (always without them) */
+	int dirfd;             /* the folder that holds it, open */
+	const char *name;      /* its name there */
+	const char *host;      /* its host path, for messages */
+	const struct stat *st; /* the entry itself (lstat: a link is the link) */
+	bool takes;            /* the filters keep it by its own name (always without them) */
 };
 
 struct content_walk_ops {
@@ -320,8 +349,7 @@ struct content_walk_ops {
 	 * the caller made of the folder holding it): what the caller makes of it in *@ret, for
 	 * the entries inside. 0, or a negative errno (message in the walk's diag) that ends
 	 * the walk, the caller having freed what it made. */
-	int (*folder)(void *ctx, void *up, const struct content_walk_entry *e, int fd,
-		      void **ret);
+	int (*folder)(void *ctx, void *up, const struct content_walk_entry *e, int fd, void **ret);
 	/* The walk is done below @folder, which the caller may free. */
 	void (*folder_done)(void *ctx, void *folder);
 	/* Anything but a folder, in @folder: 0 or a negative errno that ends the walk. */
@@ -356,8 +384,8 @@ int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, 
  * Host paths are looked up with layout_input_path(). Timestamps follow image.mtime.
  * Returns 0 or a negative errno with one message per problem in @d.
  */
-int content_gather(const struct layout *l, const struct layout_partition *p,
-		   struct content *c, struct diag *d);
+int content_gather(const struct layout *l, const struct layout_partition *p, struct content *c,
+		   struct diag *d);
 
 void content_release(struct content *c);
 

@@ -47,7 +47,6 @@ int content_count_copy(struct content_copies *cc, uint64_t size, const char *sou
  */
 int content_link_inside(int dirfd, const char *name, const struct stat *top, struct stat *ret);
 
-
 /*
  * Adds the entries of archive @host (the `from` of tree entry @e, layout entry number
  * @source) to @c: files refer to their archive entry, whose bytes are written later by
@@ -85,7 +84,6 @@ struct archive *content_archive_open(const struct content_archive_lib *lib, cons
  */
 int content_archive_unreadable(const struct content_archive_lib *lib, struct archive *a,
 			       const char *host, struct diag *d);
-
 
 /* gzip decompressed through zlib, which checks each member's CRC-32 and length (archive_gzip.c). */
 struct content_gzip;

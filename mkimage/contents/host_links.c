@@ -150,9 +150,9 @@ static int follow_name(const char *name, char *rest, size_t size, int *cur, int 
 		*obj = fd; /* the last name: a file, a device, a fifo... */
 		return 0;
 	}
-	int rc = !S_ISLNK(st.st_mode)	 ? -ENOTDIR
+	int rc = !S_ISLNK(st.st_mode)  ? -ENOTDIR
 		 : ++*hops > LINK_HOPS ? -ELOOP
-					 : read_link(fd, target, sizeof(target));
+				       : read_link(fd, target, sizeof(target));
 	close(fd);
 	return rc < 0 ? rc : splice_target(rest, size, target);
 }

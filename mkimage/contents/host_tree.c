@@ -30,26 +30,29 @@ struct gatherer {
 	struct diag *d;
 	size_t source;
 	/* the directories being walked, for symbolic-link loops */
-	struct { dev_t dev; ino_t ino; } chain[CONTENT_MAX_DEPTH + 1]; /* the top and its folders */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} chain[CONTENT_MAX_DEPTH + 1]; /* the top and its folders */
 	size_t depth;
-	const char *top;	      /* the tree's folder, for messages */
-	struct stat top_st;	      /* ... as it was opened */
+	const char *top;              /* the tree's folder, for messages */
+	struct stat top_st;           /* ... as it was opened */
 	enum layout_links links;      /* which symbolic links the tree follows */
-	size_t in_links;	      /* folders on the chain reached through a symbolic link */
+	size_t in_links;              /* folders on the chain reached through a symbolic link */
 	struct content_copies copies; /* what the folder holds, what its links copy */
-	struct faulty *faulty;	      /* owned: the entries refused so far, each told once */
+	struct faulty *faulty;        /* owned: the entries refused so far, each told once */
 	size_t n_faulty, faulty_cap;
 	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
-	const char *tree_path;	      /* the tree's path in the partition */
+	const char *tree_path;         /* the tree's path in the partition */
 };
 
 /* What a tree's include and exclude say of an entry of its folder when its walk meets it. */
 enum judgement {
-	JUDGE_NONE,	/* no filters: every entry stays */
-	JUDGE_TAKEN,	/* it stays by its own name */
-	JUDGE_LEFT_OUT,	/* a folder left out by its name, not excluded: walked, for what include may take */
-	JUDGE_LATER,	/* a symbolic link not excluded: what it leads to is judged */
-	JUDGE_DROP,	/* left out with all it may hold: never looked at further */
+	JUDGE_NONE,  /* no filters: every entry stays */
+	JUDGE_TAKEN, /* it stays by its own name */
+	JUDGE_LEFT_OUT, /* a folder left out by its name, not excluded: walked, for what include may take */
+	JUDGE_LATER, /* a symbolic link not excluded: what it leads to is judged */
+	JUDGE_DROP,  /* left out with all it may hold: never looked at further */
 };
 
 /* An entry of the tree that was refused: the folder links that reach it again (each a path
@@ -69,8 +72,11 @@ static int64_t node_mtime(const struct gatherer *g, const struct stat *st, uint3
 static int add_dir(struct gatherer *g, const char *path, const struct stat *st, const char *origin,
 		   enum judgement j)
 {
-	struct content_node n = { .path = (char *)path, .is_dir = true, .source = g->source,
-				  .origin = (char *)origin, .judged = j != JUDGE_NONE,
+	struct content_node n = { .path = (char *)path,
+				  .is_dir = true,
+				  .source = g->source,
+				  .origin = (char *)origin,
+				  .judged = j != JUDGE_NONE,
 				  .left_out = j == JUDGE_LEFT_OUT };
 
 	n.mtime = node_mtime(g, st, &n.mtime_ns);
@@ -122,19 +128,25 @@ static int check_link(struct gatherer *g, int dirfd, const char *name, const cha
 		return diag_error(g->d, "%s: %s", host, strerror(errno));
 	target[n] = '\0';
 	if (g->links == LAYOUT_LINKS_REFUSE)
-		return diag_error(g->d, "%s: a symbolic link (to %s), and links = refuse takes none",
+		return diag_error(g->d,
+				  "%s: a symbolic link (to %s), and links = refuse takes none",
 				  host, target);
 	int rc = content_link_inside(dirfd, name, &g->top_st, &end);
 	if (rc < 0)
 		return diag_error(g->d, "%s: following the symbolic link to %s: %s", host, target,
 				  strerror(-rc));
 	if (end.st_dev != st->st_dev || end.st_ino != st->st_ino)
-		return diag_error(g->d, "%s: changed while it was read (the symbolic link leads "
-				  "elsewhere)", host);
+		return diag_error(g->d,
+				  "%s: changed while it was read (the symbolic link leads "
+				  "elsewhere)",
+				  host);
 	if (rc == 0)
-		return diag_error(g->d, "%s: a symbolic link to %s, outside the tree %s (links = "
-				  "inside, the default, follows only links inside it; links = follow "
-				  "takes this one)", host, target, g->top);
+		return diag_error(g->d,
+				  "%s: a symbolic link to %s, outside the tree %s (links = "
+				  "inside, the default, follows only links inside it; links = "
+				  "follow "
+				  "takes this one)",
+				  host, target, g->top);
 	return 0;
 }
 
@@ -159,8 +171,8 @@ static int open_folder(struct gatherer *g, int dirfd, const char *name, const ch
 	if (fd < 0)
 		return diag_error(g->d, "%s: %s", host,
 				  errno == ELOOP || errno == ENOTDIR ? "changed while it was read "
-								      "(no longer a folder)"
-								    : strerror(errno));
+								       "(no longer a folder)"
+								     : strerror(errno));
 	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
 		close(fd);
 		return diag_error(g->d, "%s: changed while it was read (another folder)", host);
@@ -172,9 +184,15 @@ static int add_host_file(struct gatherer *g, const char *path, const char *host,
 			 const struct stat *st, unsigned attrs, bool first, enum judgement j)
 {
 	struct content_node n = {
-		.path = (char *)path, .host_path = (char *)host, .size = (uint64_t)st->st_size,
-		.attrs = attrs, .first = first, .source = g->source, .origin = (char *)host,
-		.host_id = fileid_of(st), .judged = j != JUDGE_NONE,
+		.path = (char *)path,
+		.host_path = (char *)host,
+		.size = (uint64_t)st->st_size,
+		.attrs = attrs,
+		.first = first,
+		.source = g->source,
+		.origin = (char *)host,
+		.host_id = fileid_of(st),
+		.judged = j != JUDGE_NONE,
 		.left_out = j == JUDGE_LEFT_OUT,
 	};
 
@@ -292,8 +310,8 @@ static void count_held(struct gatherer *g, int dirfd, size_t depth)
  * Whether the entry @le of the folder @dirfd (@host) may go into the tree: 0 a file, 1 a
  * folder (its st in *@st, *@lst the entry itself), else an error.
  */
-static int check_listed(struct gatherer *g, int dirfd, const struct listed *le,
-			const char *host, struct stat *st, struct stat *lst)
+static int check_listed(struct gatherer *g, int dirfd, const struct listed *le, const char *host,
+			struct stat *st, struct stat *lst)
 {
 	bool link;
 	int rc;
@@ -303,15 +321,18 @@ static int check_listed(struct gatherer *g, int dirfd, const struct listed *le,
 	link = lst->st_ino && S_ISLNK(lst->st_mode);
 	/* a folder or file listed as such that is now a link was swapped while it was walked */
 	if (rc >= 0 && link && le->type != DT_UNKNOWN && le->type != DT_LNK)
-		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)", host);
+		return diag_error(g->d, "%s: changed while it was read (now a symbolic link)",
+				  host);
 	if (rc >= 0 && link)
 		rc = check_link(g, dirfd, le->name, host, st) ?: rc;
 	if (rc == 0)
 		rc = check_kind(g, host, st);
 	for (size_t i = 0; rc == 1 && i < g->depth; i++)
 		if (g->chain[i].dev == st->st_dev && g->chain[i].ino == st->st_ino)
-			return diag_error(g->d, "%s: symbolic link loop (it leads back to a folder "
-						"that contains it)", host);
+			return diag_error(g->d,
+					  "%s: symbolic link loop (it leads back to a folder "
+					  "that contains it)",
+					  host);
 	return rc;
 }
 
@@ -320,8 +341,8 @@ static int check_listed(struct gatherer *g, int dirfd, const struct listed *le,
  * of folder links reach it (a dangling link under a folder that 40 links name is one
  * mistake): the first path's message stays, the others count in it.
  */
-static int check_once(struct gatherer *g, int dirfd, const struct listed *le,
-		      const char *host, struct stat *st, struct stat *lst)
+static int check_once(struct gatherer *g, int dirfd, const struct listed *le, const char *host,
+		      struct stat *st, struct stat *lst)
 {
 	struct diag scratch = { 0 }, *d = g->d;
 	int rc;
@@ -339,9 +360,10 @@ static int check_once(struct gatherer *g, int dirfd, const struct listed *le,
 			diag_release(&scratch);
 			return rc;
 		}
-	if (array_grow((void **)&g->faulty, &g->faulty_cap, g->n_faulty + 1,
-		       sizeof(*g->faulty)) == 0)
-		g->faulty[g->n_faulty++] = (struct faulty){ .dev = lst->st_dev, .ino = lst->st_ino,
+	if (array_grow((void **)&g->faulty, &g->faulty_cap, g->n_faulty + 1, sizeof(*g->faulty)) ==
+	    0)
+		g->faulty[g->n_faulty++] = (struct faulty){ .dev = lst->st_dev,
+							    .ino = lst->st_ino,
 							    .msg = d->n };
 	diag_take(d, &scratch);
 	return rc;
@@ -426,8 +448,10 @@ static int walk_entry(struct gatherer *g, int dirfd, const struct listed *le, co
 	if (rc < 0)
 		return rc;
 	if (g->depth == sizeof(g->chain) / sizeof(g->chain[0]))
-		return diag_error(g->d, "%s: folders nested more than %d deep; sdimg takes at "
-					"most %d", host, CONTENT_MAX_DEPTH, CONTENT_MAX_DEPTH);
+		return diag_error(g->d,
+				  "%s: folders nested more than %d deep; sdimg takes at "
+				  "most %d",
+				  host, CONTENT_MAX_DEPTH, CONTENT_MAX_DEPTH);
 	int fd = open_folder(g, dirfd, name, host, &st, link);
 	if (fd < 0)
 		return fd;
@@ -486,9 +510,10 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 		return rc;
 	}
 	if (rc > 0 && e->strip)
-		rc = diag_error(g->d, "%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
-				      "applies to archive entries", e->loc.file, e->loc.line, e->path,
-				e->strip, host);
+		rc = diag_error(g->d,
+				"%s:%d: tree '%s': strip = %u: %s is a folder, and strip "
+				"applies to archive entries",
+				e->loc.file, e->loc.line, e->path, e->strip, host);
 	if (rc > 0 && strcmp(e->path, "/") != 0)
 		rc = add_dir(g, e->path, &st, host, JUDGE_NONE);
 	int fd = rc >= 0 ? open_folder(g, AT_FDCWD, host, host, &st, true) : -1;
@@ -545,9 +570,13 @@ static int gather_file(struct gatherer *g, const struct layout_entry *e)
 
 	snprintf(origin, sizeof(origin), "%s:%d", e->loc.file, e->loc.line);
 	if (e->content) {
-		struct content_node n = { .path = e->path, .text = e->content,
-					  .size = strlen(e->content), .attrs = e->attrs,
-					  .first = e->first, .source = g->source, .origin = origin };
+		struct content_node n = { .path = e->path,
+					  .text = e->content,
+					  .size = strlen(e->content),
+					  .attrs = e->attrs,
+					  .first = e->first,
+					  .source = g->source,
+					  .origin = origin };
 		n.mtime = node_mtime(g, NULL, &n.mtime_ns);
 		return content_add(g->c, &n, g->d);
 	}
@@ -569,8 +598,8 @@ static const char *entry_kind_name(enum layout_entry_kind k)
 	return k == LAYOUT_ENTRY_TREE ? "tree" : k == LAYOUT_ENTRY_FILE ? "file" : "dir";
 }
 
-int content_gather(const struct layout *l, const struct layout_partition *p,
-		   struct content *c, struct diag *d)
+int content_gather(const struct layout *l, const struct layout_partition *p, struct content *c,
+		   struct diag *d)
 {
 	struct gatherer g = { .l = l, .c = c, .d = d };
 	int bad = 0;

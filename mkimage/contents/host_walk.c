@@ -91,8 +91,8 @@ static int walk_entry(struct walker *wk, int dirfd, const char *name, void *fold
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return diag_error(wk->d, "%s: %s", host, strerror(errno));
-	e.takes = !wk->filter || content_filter_takes(wk->filter, host + wk->top_len + 1,
-						       S_ISDIR(st.st_mode));
+	e.takes = !wk->filter ||
+		  content_filter_takes(wk->filter, host + wk->top_len + 1, S_ISDIR(st.st_mode));
 	if (!S_ISDIR(st.st_mode) && e.takes &&
 	    (rc = content_caps_check(wk->ops->caps, st.st_mode, host, NULL, wk->d)) < 0)
 		return rc;
@@ -140,7 +140,10 @@ static int walk_folder(struct walker *wk, int fd, void *folder, const char *host
 int content_walk_host(int fd, const char *host, void *top, struct content_filter *filter,
 		      const struct content_walk_ops *ops, void *ctx, struct diag *d)
 {
-	struct walker wk = { .ops = ops, .ctx = ctx, .filter = filter, .d = d,
+	struct walker wk = { .ops = ops,
+			     .ctx = ctx,
+			     .filter = filter,
+			     .d = d,
 			     .top_len = strlen(host) };
 	int rc = walk_folder(&wk, fd, top, host);
 

@@ -62,7 +62,8 @@ struct content_node *content_find(struct content *c, const char *key)
 
 	if (!c->index_cap)
 		return NULL;
-	for (size_t i = h & (c->index_cap - 1); c->index[i].node; i = (i + 1) & (c->index_cap - 1)) {
+	for (size_t i = h & (c->index_cap - 1); c->index[i].node;
+	     i = (i + 1) & (c->index_cap - 1)) {
 		struct content_node *n = &c->nodes[c->index[i].node - 1];
 		if (c->index[i].hash == h && !n->removed && strcmp(n->key, key) == 0)
 			return n;
@@ -177,16 +178,20 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 		if (!key || !rest) {
 			rc = -ENOMEM;
 		} else if (dir && !dir->is_dir) {
-			rc = diag_error(d, "%s: %s needs %s to be a folder, but %s put a file there",
+			rc = diag_error(d,
+					"%s: %s needs %s to be a folder, but %s put a file there",
 					in->origin, in->path, dir->path, dir->origin);
 		} else if (dir && dir->source == in->source && strcmp(dir->path, path) != 0) {
-			rc = diag_error(d, "%s: %s and %s (of %s): FAT sees the two names as equal "
-					   "(it ignores case)", in->origin, path, dir->path,
-					dir->origin);
+			rc = diag_error(d,
+					"%s: %s and %s (of %s): FAT sees the two names as equal "
+					"(it ignores case)",
+					in->origin, path, dir->path, dir->origin);
 		} else if (!dir) {
-			struct content_node implicit = { .is_dir = true, .implicit = true,
+			struct content_node implicit = { .is_dir = true,
+							 .implicit = true,
 							 .mtime = c->implicit_mtime,
-							 .source = in->source, .origin = in->origin };
+							 .source = in->source,
+							 .origin = in->origin };
 			char *copy = strdup(path);
 			rc = copy ? append(c, &implicit, key, copy, PARENT_BY_KEY) : -ENOMEM;
 			key = NULL;
@@ -220,13 +225,17 @@ static int check_path_limits(const struct content_node *in, struct diag *d)
 	size_t names = 0, len = strlen(in->path);
 
 	if (len > CONTENT_MAX_PATH)
-		return diag_error(d, "%s: a path of %zu bytes in the partition; sdimg takes at "
-				     "most %d", in->origin, len, CONTENT_MAX_PATH);
+		return diag_error(d,
+				  "%s: a path of %zu bytes in the partition; sdimg takes at "
+				  "most %d",
+				  in->origin, len, CONTENT_MAX_PATH);
 	for (const char *p = in->path; *p; p++)
 		names += p[0] == '/' && p[1] && p[1] != '/';
 	if (names > CONTENT_MAX_DEPTH)
-		return diag_error(d, "%s: a path %zu names deep in the partition; sdimg takes at "
-				     "most %d", in->origin, names, CONTENT_MAX_DEPTH);
+		return diag_error(d,
+				  "%s: a path %zu names deep in the partition; sdimg takes at "
+				  "most %d",
+				  in->origin, names, CONTENT_MAX_DEPTH);
 	return 0;
 }
 
@@ -239,8 +248,8 @@ static void forget_last_folder(struct content_last_folder *f)
 }
 
 /* Remembers the folder of @in, resolved as @path and folded as @key. Returns 0 or -ENOMEM. */
-static int remember_last_folder(struct content *c, const struct content_node *in,
-				const char *path, const char *key)
+static int remember_last_folder(struct content *c, const struct content_node *in, const char *path,
+				const char *key)
 {
 	struct content_last_folder *f = &c->last;
 	const char *given_end = strrchr(in->path, '/'), *path_end = strrchr(path, '/');
@@ -284,8 +293,8 @@ static bool in_last_folder(const struct content *c, const struct content_node *i
 
 /* @in's path as the model has it, and its key: from the last folder when it goes there,
  * else resolved folder by folder. */
-static int place(struct content *c, const struct content_node *in, char **ret_path,
-		 char **ret_key, struct diag *d)
+static int place(struct content *c, const struct content_node *in, char **ret_path, char **ret_key,
+		 struct diag *d)
 {
 	char *path = NULL, *key = NULL, *name_key = NULL;
 	int rc;
@@ -329,7 +338,7 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 	} else if (old && old->source == in->source && old->is_dir != in->is_dir) {
 		rc = diag_error(d, "%s and %s: a %s and a %s at one path", old->origin, in->origin,
 				old->is_dir ? "folder" : "file", in->is_dir ? "folder" : "file");
-	} else if (old && old->is_dir && in->is_dir) { /* two directories merge */
+	} else if (old && old->is_dir && in->is_dir) {            /* two directories merge */
 		if (old->implicit && old->source == in->source) { /* an archive lists it late */
 			old->mtime = in->mtime;
 			old->mtime_ns = in->mtime_ns;
@@ -346,8 +355,7 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 	return rc;
 }
 
-int content_count_copy(struct content_copies *cc, uint64_t size, const char *source,
-		       struct diag *d)
+int content_count_copy(struct content_copies *cc, uint64_t size, const char *source, struct diag *d)
 {
 	uint64_t max_nodes = CONTENT_COPIES_FACTOR * cc->held_nodes + CONTENT_COPIES_NODES;
 	uint64_t max_bytes = CONTENT_COPIES_FACTOR * cc->held_bytes + CONTENT_COPIES_BYTES;
@@ -355,15 +363,17 @@ int content_count_copy(struct content_copies *cc, uint64_t size, const char *sou
 	cc->nodes++;
 	cc->bytes += size;
 	if (cc->nodes > max_nodes)
-		return diag_error(d, "%s: its symbolic links copy more than %llu entries (%d times "
-				     "the %llu it holds, plus %d); FAT has no links, so each "
-				     "followed link is a full copy",
+		return diag_error(d,
+				  "%s: its symbolic links copy more than %llu entries (%d times "
+				  "the %llu it holds, plus %d); FAT has no links, so each "
+				  "followed link is a full copy",
 				  source, (unsigned long long)max_nodes, CONTENT_COPIES_FACTOR,
 				  (unsigned long long)cc->held_nodes, CONTENT_COPIES_NODES);
 	if (cc->bytes > max_bytes)
-		return diag_error(d, "%s: its symbolic links copy more than %llu bytes (%d times "
-				     "the %llu bytes of its files, plus %llu); FAT has no links, "
-				     "so each followed link is a full copy",
+		return diag_error(d,
+				  "%s: its symbolic links copy more than %llu bytes (%d times "
+				  "the %llu bytes of its files, plus %llu); FAT has no links, "
+				  "so each followed link is a full copy",
 				  source, (unsigned long long)max_bytes, CONTENT_COPIES_FACTOR,
 				  (unsigned long long)cc->held_bytes,
 				  (unsigned long long)CONTENT_COPIES_BYTES);

@@ -30,9 +30,9 @@
 #include "common/units.h"
 #include "mkimage/flash/flash_priv.h"
 
-#define SECTOR 512u            /* one stamp */
-#define BLOCK 4096u            /* a sparse stamp's block: whole blocks for any sector size */
-#define PIECE (1u << 20)       /* the window is read in pieces of so much */
+#define SECTOR 512u      /* one stamp */
+#define BLOCK 4096u      /* a sparse stamp's block: whole blocks for any sector size */
+#define PIECE (1u << 20) /* the window is read in pieces of so much */
 static const char STAMP_MAGIC[16] = "sdimg capacity";
 
 /* One check: its random id, and where its stamps go. */
@@ -113,7 +113,8 @@ static void plan(struct stamps *s, uint64_t size, unsigned lbs)
 		s->stride <<= 1; /* 1 TiB is the square root's for every size a device can have */
 	uint64_t whole = size / BLOCK * BLOCK;
 	s->window = s->stride < whole ? s->stride : whole;
-	s->blocks = (size_t)((size - BLOCK) / s->stride); /* S, 2S, ... with a block before the end */
+	s->blocks = (size_t)((size - BLOCK) /
+			     s->stride); /* S, 2S, ... with a block before the end */
 	s->last = (size - BLOCK) / lbs * lbs;
 	/* the last block, unless it is the last multiple of S (inside the window, on a card
 	 * smaller than S, it shows there at its own offset: no sign of a wrap) */
@@ -133,8 +134,7 @@ static void progress(struct flash_job *j, bool first_write)
 
 /* Writes (@write) or reads the @len bytes at @off from or into @buf. Returns 0 or -EIO
  * (job failed). */
-static int stamp_io(struct flash_job *j, int fd, bool write, uint64_t off, size_t len,
-		    uint8_t *buf)
+static int stamp_io(struct flash_job *j, int fd, bool write, uint64_t off, size_t len, uint8_t *buf)
 {
 	ssize_t n;
 
@@ -151,7 +151,8 @@ static int stamp_io(struct flash_job *j, int fd, bool write, uint64_t off, size_
 			       (unsigned long long)off, strerror(e));
 	else
 		flash_job_fail(j, e, "reading the capacity stamps at byte %llu back: %s",
-			       (unsigned long long)off, n < 0 ? strerror(e) : "the card ends there");
+			       (unsigned long long)off,
+			       n < 0 ? strerror(e) : "the card ends there");
 	return -EIO;
 }
 
@@ -161,7 +162,8 @@ static int write_stamps(struct flash_job *j, int fd, const struct stamps *s, uin
 	progress(j, true);
 	for (size_t i = 0; i < s->blocks; i++) {
 		make_stamps(s, block_offset(s, i), BLOCK, buf);
-		if (flash_job_stopped(j) || stamp_io(j, fd, true, block_offset(s, i), BLOCK, buf) < 0)
+		if (flash_job_stopped(j) ||
+		    stamp_io(j, fd, true, block_offset(s, i), BLOCK, buf) < 0)
 			return -EIO;
 	}
 	if (fsync(fd) < 0) {
@@ -219,13 +221,15 @@ static void fail_findings(struct flash_job *j, const struct stamps *s, const str
 		units_human(f->wrap, holds, sizeof(holds));
 		if (strchr(holds, '.')) /* not whole units: "40.00 MiB" would round */
 			snprintf(holds, sizeof(holds), "%llu bytes", (unsigned long long)f->wrap);
-		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong, %zu "
+		flash_job_fail(j, 0,
+			       "a fake capacity: %zu of %zu stamps read back wrong, %zu "
 			       "found elsewhere (%s): the card wraps, it holds at most %s, not the "
 			       "%s it claims (what is written at byte %llu lands on byte 0)",
 			       f->bad, s->count, f->moved, first, holds, claims,
 			       (unsigned long long)f->wrap);
 	} else {
-		flash_job_fail(j, 0, "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
+		flash_job_fail(j, 0,
+			       "a fake capacity: %zu of %zu stamps read back wrong (%s): the "
 			       "card does not keep what is written there, not the %s it claims",
 			       f->bad, s->count, first, claims);
 	}
@@ -299,7 +303,8 @@ int flash_capacity_check(struct flash_job *j, int fd, unsigned lbs, uint64_t siz
 	}
 	plan(&s, size, lbs);
 	if (getrandom(s.id, sizeof(s.id), 0) != (ssize_t)sizeof(s.id)) {
-		flash_job_fail(j, errno, "no random id for the capacity stamps: %s", strerror(errno));
+		flash_job_fail(j, errno, "no random id for the capacity stamps: %s",
+			       strerror(errno));
 		return -EIO;
 	}
 	if (posix_memalign((void **)&buf, BLOCK, PIECE) != 0)

@@ -22,8 +22,8 @@
  * reserve costs a few pairs, not one per page.
  */
 #define PAGE_SHIFT 12
-#define LEVEL_BITS 4  /* each size 16 times the one before */
-#define LEVELS 12     /* up to 2^56 bytes */
+#define LEVEL_BITS 4 /* each size 16 times the one before */
+#define LEVELS 12    /* up to 2^56 bytes */
 
 /* The key of the block of size @level that holds byte @offset. */
 static uint64_t block_key(uint64_t offset, unsigned level)
@@ -42,9 +42,9 @@ static unsigned level_of(uint64_t len)
 }
 
 struct block_ref {
-	uint64_t key;  /* block_key() */
+	uint64_t key; /* block_key() */
 	size_t patch;
-	size_t next;  /* 1 + the index of the bucket's earlier pair, 0: none */
+	size_t next; /* 1 + the index of the bucket's earlier pair, 0: none */
 };
 
 struct flash_patch_blocks {
@@ -135,8 +135,7 @@ static int collect(const struct flash_patches *p, uint64_t key, uint64_t offset,
 
 /* Copies into @buf, the image's @len bytes at @offset, what the patches made so far changed
  * there, in the order they were made (a later one wins). */
-static int overlay_earlier(const struct flash_patches *p, uint64_t offset, uint8_t *buf,
-			   size_t len)
+static int overlay_earlier(const struct flash_patches *p, uint64_t offset, uint8_t *buf, size_t len)
 {
 	struct found f = { 0 };
 	int rc = 0;
@@ -162,7 +161,8 @@ static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_
 		     size_t len, struct diag *d, uint8_t **ret)
 {
 	uint8_t *bytes = array_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) == 0
-				 ? calloc(1, len ? len : 1) : NULL;
+				 ? calloc(1, len ? len : 1)
+				 : NULL;
 
 	if (!bytes)
 		return -ENOMEM;
@@ -170,7 +170,8 @@ static int add_patch(struct flash_patches *p, int fd, const char *image, uint64_
 	ssize_t got = pread(fd, bytes, len, (off_t)offset);
 	if (got < 0 || (size_t)got != len)
 		return diag_error(d, "%s: cannot read %zu bytes at %llu: %s", image, len,
-				  (unsigned long long)offset, got < 0 ? strerror(errno) : "too short");
+				  (unsigned long long)offset,
+				  got < 0 ? strerror(errno) : "too short");
 	/* what earlier patches changed here stays changed (two files' FAT entries may share
 	 * bytes) */
 	if (overlay_earlier(p, offset, bytes, len) < 0 || blocks_add(p, p->n - 1) < 0)
@@ -183,7 +184,8 @@ static struct fat_card_file fat_file(const struct cards_file *f)
 {
 	return (struct fat_card_file){ .type = (enum fat_type)f->fat_type,
 				       .cluster_size = f->cluster_size,
-				       .first_cluster = f->first_cluster, .clusters = f->clusters };
+				       .first_cluster = f->first_cluster,
+				       .clusters = f->clusters };
 }
 
 /* A new patch of @reserve bytes at @offset: @content (@len bytes), then zeros, which it
@@ -192,13 +194,16 @@ static int add_content_patch(struct flash_patches *p, uint64_t offset, const cha
 			     size_t len, uint64_t reserve)
 {
 	uint8_t *bytes = array_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)) == 0
-				 ? malloc(len ? len : 1) : NULL;
+				 ? malloc(len ? len : 1)
+				 : NULL;
 
 	if (!bytes)
 		return -ENOMEM;
 	memcpy(bytes, content, len);
-	p->v[p->n++] = (struct flash_patch){ .offset = offset, .len = (size_t)reserve,
-					     .zero_tail = (size_t)reserve - len, .bytes = bytes };
+	p->v[p->n++] = (struct flash_patch){ .offset = offset,
+					     .len = (size_t)reserve,
+					     .zero_tail = (size_t)reserve - len,
+					     .bytes = bytes };
 	return blocks_add(p, p->n - 1);
 }
 
@@ -313,8 +318,8 @@ static void hash_string(struct sha256 *sha, const char *s)
  * bytes the values hold (a newline in a value cannot pass for the start of another), and
  * the same card the same ones again.
  */
-static int card_hash(struct sha256 *sha, const char *seed, const struct cards_var *sorted,
-		     size_t n, const char *purpose, const char *name, uint8_t out[SHA256_LEN])
+static int card_hash(struct sha256 *sha, const char *seed, const struct cards_var *sorted, size_t n,
+		     const char *purpose, const char *name, uint8_t out[SHA256_LEN])
 {
 	sha256_update(sha, seed, strlen(seed));
 	sha256_update(sha, "\ncard/", 6);
@@ -362,7 +367,7 @@ static void guid_text(const uint8_t g[16], char out[37])
 
 /* One card's ids, and the variables that name them in templates. */
 struct card_ids {
-	struct cards_var *vars;   /* the card's values, then the ids' (names and values owned
+	struct cards_var *vars; /* the card's values, then the ids' (names and values owned
 				     from n_given on) */
 	size_t n, n_given;
 	uint32_t mbr;             /* the MBR disk signature */
@@ -458,7 +463,8 @@ static int derive_ids(struct sha256 *sha, const struct cards_manifest *m,
 		if (rc < 0)
 			break;
 		c->volume[i] = get_le32(h);
-		snprintf(text, sizeof(text), "%04X-%04X", c->volume[i] >> 16, c->volume[i] & 0xFFFF);
+		snprintf(text, sizeof(text), "%04X-%04X", c->volume[i] >> 16,
+			 c->volume[i] & 0xFFFF);
 		rc = add_id_var(c, joined("VOLUME_ID_", m->volumes[i].partition), text);
 	}
 	free(sorted);
@@ -492,12 +498,15 @@ static int gpt_patches(const struct cards_manifest *m, const struct card_ids *c,
 		return rc;
 	uint32_t size = (uint32_t)get_n(hdr + GPT_HDR_SIZE, 4);
 	uint64_t lba = get_n(hdr + GPT_HDR_ENTRIES_LBA, 8);
-	uint64_t count = get_n(hdr + GPT_HDR_ENTRY_COUNT, 4), esize = get_n(hdr + GPT_HDR_ENTRY_SIZE, 4);
+	uint64_t count = get_n(hdr + GPT_HDR_ENTRY_COUNT, 4),
+		 esize = get_n(hdr + GPT_HDR_ENTRY_SIZE, 4);
 	if (memcmp(hdr, GPT_SIGNATURE, GPT_SIGNATURE_LEN) || size < GPT_HEADER_MIN_SIZE ||
 	    size > 512 || esize < GPT_ENTRY_MIN_SIZE || count > 1024 ||
 	    lba * 512 + count * esize > m->image_size)
-		return diag_error(d, "%s: the GPT header at byte %llu is not the one the per-card "
-				     "manifest was made for", image, (unsigned long long)at);
+		return diag_error(d,
+				  "%s: the GPT header at byte %llu is not the one the per-card "
+				  "manifest was made for",
+				  image, (unsigned long long)at);
 	if ((rc = add_patch(p, fd, image, lba * 512, (size_t)(count * esize), d, &arr)) < 0)
 		return rc;
 	guid_on_disk(hdr + GPT_HDR_DISK_GUID, c->disk_guid);
@@ -523,7 +532,8 @@ static int id_patches(const struct cards_manifest *m, const struct card_ids *c, 
 		rc = gpt_patches(m, c, m->gpt_headers[i], fd, image, p, d);
 	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++)
 		for (unsigned k = 0; rc == 0 && k < m->volumes[i].n_volume_id; k++)
-			if ((rc = add_patch(p, fd, image, m->volumes[i].volume_id[k], 4, d, &b)) == 0)
+			if ((rc = add_patch(p, fd, image, m->volumes[i].volume_id[k], 4, d, &b)) ==
+			    0)
 				put32(b, c->volume[i]);
 	return rc;
 }
@@ -545,8 +555,10 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 
 	*ret = (struct flash_patches){ 0 };
 	if (rc == 0 && !n_given && (m->n_parts || m->n_volumes))
-		rc = diag_error(d, "%s: its ids are per-card, and derive from the card's values: "
-				   "give at least one", image);
+		rc = diag_error(d,
+				"%s: its ids are per-card, and derive from the card's values: "
+				"give at least one",
+				image);
 	if (rc == 0)
 		rc = id_patches(m, &ids, fd, image, ret, d);
 	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
@@ -555,9 +567,10 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 		snprintf(where, sizeof(where), "%s:%s", f->partition, f->path);
 		rc = cards_render(f->template, vars, n_vars, where, &content, d);
 		if (rc == 0 && strlen(content) > f->reserve)
-			rc = diag_error(d, "%s: the card's content takes %zu bytes, more than its "
-					   "reserve of %llu", where, strlen(content),
-					(unsigned long long)f->reserve);
+			rc = diag_error(d,
+					"%s: the card's content takes %zu bytes, more than its "
+					"reserve of %llu",
+					where, strlen(content), (unsigned long long)f->reserve);
 		if (rc == 0) {
 			lens[i] = strlen(content);
 			rc = file_patches(f, content, lens[i], fd, image, ret, d);
@@ -585,8 +598,7 @@ void flash_patch_overlay(const struct flash_patch *x, uint64_t offset, void *buf
 		memset((uint8_t *)buf + (mid - offset), 0, (size_t)(hi - mid));
 }
 
-void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,
-			   size_t len)
+void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf, size_t len)
 {
 	for (size_t i = 0; i < p->n; i++)
 		flash_patch_overlay(&p->v[i], offset, buf, len);

@@ -111,8 +111,10 @@ static char *read_text(const char *path, struct diag *d)
 	if (rc == -EFBIG)
 		diag_error(d, "%s: over 64 MiB: not a card-values file", path);
 	else if (rc == -ESPIPE)
-		diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): the card "
-			      "values are read only from a file", path);
+		diag_error(d,
+			   "%s: not a regular file (a FIFO, a socket or a device): the card "
+			   "values are read only from a file",
+			   path);
 	else if (rc == -ENOMEM)
 		diag_error(d, "%s: out of memory reading it", path);
 	else if (rc < 0)
@@ -153,8 +155,8 @@ static int read_csv(struct flash_card_values *cv, const char *path, struct diag 
 		if ((rc = csv_line(&p, &f, &n)) == -EINVAL)
 			rc = diag_error(d, "%s:%d: a quoted field that does not end", path, line);
 		if (rc == 0 && n != cv->n_names)
-			rc = diag_error(d, "%s:%d: %zu fields, the first line names %zu", path, line,
-					n, cv->n_names);
+			rc = diag_error(d, "%s:%d: %zu fields, the first line names %zu", path,
+					line, n, cv->n_names);
 		char ***rows = rc == 0 ? realloc(cv->rows, (cv->n_rows + 1) * sizeof(*rows)) : NULL;
 		if (rc == 0 && !rows)
 			rc = -ENOMEM;
@@ -217,11 +219,15 @@ static int add_counter(struct flash_card_values *cv, const char *spec, struct di
 		size_t used;
 		int rc = index_at(b, &w, &zero, &used);
 		if (rc == -ERANGE)
-			return diag_error(d, "--card-values: '%s': a width of at most %d digits "
-					     "({index:0%d})", spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX);
+			return diag_error(d,
+					  "--card-values: '%s': a width of at most %d digits "
+					  "({index:0%d})",
+					  spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX);
 		if (rc < 0)
-			return diag_error(d, "--card-values: '%s': write {index} or {index:06} for "
-					     "the card's number", spec);
+			return diag_error(d,
+					  "--card-values: '%s': write {index} or {index:06} for "
+					  "the card's number",
+					  spec);
 	}
 	char **v = realloc(cv->counters, (cv->n_counters + 1) * sizeof(*v));
 	if (!v)
@@ -242,7 +248,8 @@ static char *counter_value(const char *spec, uint64_t index)
 		size_t used;
 		char num[INDEX_WIDTH_MAX + 8];
 		if (*p == '{' && index_at(p, &w, &zero, &used) == 0) {
-			snprintf(num, sizeof(num), zero ? "%0*" PRIu64 : "%*" PRIu64, (int)w, index);
+			snprintf(num, sizeof(num), zero ? "%0*" PRIu64 : "%*" PRIu64, (int)w,
+				 index);
 			rc = strbuf_puts(&s, num);
 			p += used;
 		} else {
@@ -281,7 +288,8 @@ static int check_names(const struct flash_card_values *cv, struct diag *d)
 			if (olen != (size_t)len || memcmp(other, name, olen) != 0)
 				continue;
 			if (col)
-				return diag_error(d, "%s:1: '%.*s' names two columns", cv->csv, len, name);
+				return diag_error(d, "%s:1: '%.*s' names two columns", cv->csv, len,
+						  name);
 			return diag_error(d, "--card-values: '%.*s' %s", len, name,
 					  kcol ? "is a column of the CSV file and a counter too"
 					       : "has two counters");
@@ -336,20 +344,22 @@ void flash_card_values_hint(const struct flash_image *im, struct diag *d)
 	char path[4200];
 
 	if (manifest_path(im, path, sizeof(path)))
-		diag_warning(d, "%s: the image has per-card values (%s): without --card-values "
-				"every card gets the image's own", im->path, path);
+		diag_warning(d,
+			     "%s: the image has per-card values (%s): without --card-values "
+			     "every card gets the image's own",
+			     im->path, path);
 }
 
-static int read_manifest(struct flash_card_values *cv, const struct flash_image *im,
-			 struct diag *d)
+static int read_manifest(struct flash_card_values *cv, const struct flash_image *im, struct diag *d)
 {
 	char path[4200];
 	int rc;
 
 	if (!manifest_path(im, path, sizeof(path)))
-		return diag_error(d, "%s: no per-card manifest beside it (%s.cards.json, which "
-				     "sdimg build writes for a layout with per-card values)", im->path,
-				  im->path);
+		return diag_error(d,
+				  "%s: no per-card manifest beside it (%s.cards.json, which "
+				  "sdimg build writes for a layout with per-card values)",
+				  im->path, im->path);
 	rc = cards_manifest_read(path, &cv->manifest, d);
 	return rc < 0 ? rc : flash_cards_check(&cv->manifest, path, im->fd, im->path, im->size, d);
 }
@@ -372,8 +382,8 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 			cv->csv = specs[i];
 			rc = read_csv(cv, specs[i], d);
 		} else if (!strchr(specs[i], '=')) {
-			rc = diag_error(d, "--card-values: one CSV file only ('%s' and '%s')", cv->csv,
-					specs[i]);
+			rc = diag_error(d, "--card-values: one CSV file only ('%s' and '%s')",
+					cv->csv, specs[i]);
 		} else {
 			rc = add_counter(cv, specs[i], d);
 		}
@@ -467,14 +477,14 @@ json_t *flash_card_json(const struct flash_card_set *c)
 		json_object_set_new(v, c->vars[i].name, utf8_json_string(c->vars[i].value));
 	if (o) {
 		json_object_set_new(o, "index", json_integer((json_int_t)c->index));
-		json_object_set_new(o, "row", c->row ? json_integer((json_int_t)c->row) : json_null());
+		json_object_set_new(o, "row",
+				    c->row ? json_integer((json_int_t)c->row) : json_null());
 		json_object_set_new(o, "values", v);
 	}
 	return o;
 }
 
-int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *im,
-		      struct diag *d)
+int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *im, struct diag *d)
 {
 	for (size_t i = 0; i < c->patches.n; i++) {
 		const struct flash_patch *p = &c->patches.v[i];
@@ -483,10 +493,11 @@ int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *
 			k++;
 		if (k == im->n_ranges || im->ranges[k].start > p->offset ||
 		    im->ranges[k].end < p->offset + p->len)
-			return diag_error(d, "%s: bytes %" PRIu64 "-%" PRIu64 " hold per-card values "
-					     "but are not mapped (flash with the bmap sdimg build "
-					     "--bmap writes)", im->path, p->offset,
-					  p->offset + p->len - 1);
+			return diag_error(d,
+					  "%s: bytes %" PRIu64 "-%" PRIu64 " hold per-card values "
+					  "but are not mapped (flash with the bmap sdimg build "
+					  "--bmap writes)",
+					  im->path, p->offset, p->offset + p->len - 1);
 	}
 	return 0;
 }

@@ -37,15 +37,15 @@ struct checker {
 	const char *manifest, *image;
 	int fd;
 	struct disk k;
-	struct sha256 *sha; /* for the ids the manifest's seed derives */
+	struct sha256 *sha;    /* for the ids the manifest's seed derives */
 	uint32_t *fsinfo_used; /* per file: the clusters its FSInfo sector's templates use */
 	struct diag *d;
 };
 
 /* One line naming the manifest and @what (a field, "ids"): the manifest is refused. */
 __attribute__((format(printf, 3, 4))) static void post_refusal(const struct checker *c,
-							       const char *what,
-							       const char *fmt, ...)
+							       const char *what, const char *fmt,
+							       ...)
 {
 	char why[512];
 	va_list ap;
@@ -53,8 +53,10 @@ __attribute__((format(printf, 3, 4))) static void post_refusal(const struct chec
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	diag_error(c->d, "%s: %s: %s (the manifest does not fit %s; use the one its build "
-			 "wrote beside it)", c->manifest, what, why, c->image);
+	diag_error(c->d,
+		   "%s: %s: %s (the manifest does not fit %s; use the one its build "
+		   "wrote beside it)",
+		   c->manifest, what, why, c->image);
 }
 
 /* refuse(c, what, fmt, ...): post_refusal()'s line, and -EINVAL; a macro, so that a static
@@ -66,8 +68,8 @@ static int read_at(const struct checker *c, void *buf, size_t len, uint64_t at)
 	ssize_t got = pread(c->fd, buf, len, (off_t)at);
 
 	if (got < 0 || (size_t)got != len)
-		return diag_error(c->d, "%s: cannot read %zu bytes at %" PRIu64 ": %s", c->image, len,
-				  at, got < 0 ? strerror(errno) : "too short");
+		return diag_error(c->d, "%s: cannot read %zu bytes at %" PRIu64 ": %s", c->image,
+				  len, at, got < 0 ? strerror(errno) : "too short");
 	return 0;
 }
 
@@ -107,17 +109,20 @@ static int check_image(const struct checker *c, uint64_t size)
 	int rc;
 
 	if (size != c->m->image_size)
-		return diag_error(c->d, "%s: %" PRIu64 " bytes, but its per-card manifest %s is of an "
-					"image of %" PRIu64 " bytes", c->image, size, c->manifest,
-				  c->m->image_size);
+		return diag_error(c->d,
+				  "%s: %" PRIu64 " bytes, but its per-card manifest %s is of an "
+				  "image of %" PRIu64 " bytes",
+				  c->image, size, c->manifest, c->m->image_size);
 	if ((rc = cards_digest(c->fd, c->m->mapped, c->m->n_mapped, NULL, sum, c->d)) < 0)
 		return c->d->errors > errors ? rc /* the hasher said why */
 					     : diag_error(c->d, "%s: reading its mapped bytes: %s",
 							  c->image, strerror(-rc));
 	if (memcmp(sum, c->m->mapped_sha256, sizeof(sum)) != 0)
-		return diag_error(c->d, "%s: its per-card manifest %s belongs to another image (the "
-					"SHA-256 of the mapped bytes differs): use the one its build "
-					"wrote beside it", c->image, c->manifest);
+		return diag_error(c->d,
+				  "%s: its per-card manifest %s belongs to another image (the "
+				  "SHA-256 of the mapped bytes differs): use the one its build "
+				  "wrote beside it",
+				  c->image, c->manifest);
 	return 0;
 }
 
@@ -129,7 +134,7 @@ enum span_kind { SPAN_DATA, SPAN_ENTRY, SPAN_FAT, SPAN_FSINFO, SPAN_VOLUME_ID, S
 struct span {
 	uint64_t start, end;
 	enum span_kind kind;
-	size_t order;      /* in which it was added: of two with one start, the first */
+	size_t order; /* in which it was added: of two with one start, the first */
 	char what[160];
 };
 
@@ -196,8 +201,9 @@ static int partition_at(const struct checker *c, const char *what, uint64_t volu
 		return refuse(c, what, "no partition of the image starts at byte %" PRIu64, volume);
 	for (size_t i = 0; i < nt; i++)
 		if ((*ret)->start < t[i].end && t[i].start < (*ret)->start + (*ret)->size)
-			return refuse(c, what, "its partition at byte %" PRIu64 " overlaps the "
-					       "partition table (bytes %" PRIu64 "-%" PRIu64 ")",
+			return refuse(c, what,
+				      "its partition at byte %" PRIu64 " overlaps the "
+				      "partition table (bytes %" PRIu64 "-%" PRIu64 ")",
 				      volume, t[i].start, t[i].end - 1);
 	return 0;
 }
@@ -210,8 +216,7 @@ struct volume {
 	uint64_t fsinfo, bk_boot; /* FAT32: byte offsets in the volume */
 };
 
-static int open_volume(const struct checker *c, const char *what, uint64_t at,
-		       struct volume *ret)
+static int open_volume(const struct checker *c, const char *what, uint64_t at, struct volume *ret)
 {
 	const struct disk_part *p;
 	uint8_t bs[FAT_SECTOR];
@@ -225,8 +230,8 @@ static int open_volume(const struct checker *c, const char *what, uint64_t at,
 	diag_init(&scratch);
 	rc = fat_vol_open(c->fd, at, p->size, &ret->v, &scratch);
 	if (rc < 0)
-		rc = refuse(c, what, "the partition at byte %" PRIu64 " holds no FAT volume: %s", at,
-			    scratch.n ? scratch.msgs[0].text : strerror(-rc));
+		rc = refuse(c, what, "the partition at byte %" PRIu64 " holds no FAT volume: %s",
+			    at, scratch.n ? scratch.msgs[0].text : strerror(-rc));
 	diag_release(&scratch);
 	if (rc < 0 || (rc = read_at(c, bs, sizeof(bs), at)) < 0)
 		return rc;
@@ -260,8 +265,8 @@ static void short_name(const uint8_t *e, char out[13])
  * of its folder and of its name, and the first entry of that name in that folder. */
 struct sought {
 	uint64_t volume;
-	char *folder, *name;  /* owned */
-	size_t file;          /* its index in the manifest */
+	char *folder, *name; /* owned */
+	size_t file;         /* its index in the manifest */
 	bool found;
 	struct fat_dirent_id {
 		char short_name[13];
@@ -320,7 +325,8 @@ static void take_entry(struct names_walk *w, const char *key, const struct fat_d
 			hi = mid;
 	}
 	for (; lo < w->n && strcmp(w->v[lo].folder, w->folder) == 0 &&
-	       strcmp(w->v[lo].name, key) == 0; lo++)
+	       strcmp(w->v[lo].name, key) == 0;
+	     lo++)
 		if (!w->v[lo].found) {
 			struct fat_dirent_id *id = &w->v[lo].entry;
 			snprintf(id->short_name, sizeof(id->short_name), "%s", e->short_name);
@@ -385,11 +391,14 @@ static int check_entry_name(const struct checker *c, const struct cards_file *f,
 	short_name(e, raw);
 	if (!s->found)
 		return refuse(c, what, "the volume has no file at this path");
-	uint64_t first = le(e + 26, 2) | (f->fat_type == (unsigned)FAT_32 ? le(e + 20, 2) << 16 : 0);
+	uint64_t first = le(e + 26, 2) |
+			 (f->fat_type == (unsigned)FAT_32 ? le(e + 20, 2) << 16 : 0);
 	if (strcmp(s->entry.short_name, raw) != 0 || s->entry.first_cluster != first ||
 	    s->entry.size != le(e + 28, 4))
-		return refuse(c, what, "the directory entry at byte %" PRIu64 " (%s) is not the "
-				       "file's (%s)", f->entry, raw, s->entry.short_name);
+		return refuse(c, what,
+			      "the directory entry at byte %" PRIu64 " (%s) is not the "
+			      "file's (%s)",
+			      f->entry, raw, s->entry.short_name);
 	return 0;
 }
 
@@ -405,8 +414,10 @@ static int check_names(const struct checker *c)
 		const struct cards_file *f = &m->files[i];
 		const char *slash = strrchr(f->path, '/');
 		char *folder = slash ? strndup(f->path, (size_t)(slash - f->path)) : NULL;
-		v[i] = (struct sought){ .volume = f->volume, .file = i,
-					.folder = folder ? fat_path_key(*folder ? folder : "/") : NULL,
+		v[i] = (struct sought){ .volume = f->volume,
+					.file = i,
+					.folder = folder ? fat_path_key(*folder ? folder : "/")
+							 : NULL,
 					.name = fat_path_key(slash ? slash + 1 : f->path) };
 		free(folder);
 		if (!slash) {
@@ -441,16 +452,17 @@ static int check_geometry(const struct checker *c, const struct volume *v,
 			  const struct cards_file *f, const char *what)
 {
 	const struct fat_info *in = v->info;
-	uint64_t bps = in->bytes_per_sector, root = v->start + (in->reserved +
-				(uint64_t)in->fats * in->fat_sectors) * bps;
+	uint64_t bps = in->bytes_per_sector,
+		 root = v->start + (in->reserved + (uint64_t)in->fats * in->fat_sectors) * bps;
 	uint64_t data = v->start + in->data_offset;
 	uint64_t end = data + (uint64_t)in->clusters * in->cluster_size;
 
 	if (f->fat_type != (unsigned)in->type || f->cluster_size != in->cluster_size ||
 	    f->n_fats != in->fats)
-		return refuse(c, what, "the volume is FAT%u of %u-byte clusters and %u FATs, not "
-				       "what the manifest says", (unsigned)in->type, in->cluster_size,
-			      in->fats);
+		return refuse(c, what,
+			      "the volume is FAT%u of %u-byte clusters and %u FATs, not "
+			      "what the manifest says",
+			      (unsigned)in->type, in->cluster_size, in->fats);
 	for (unsigned k = 0; k < f->n_fats; k++)
 		if (f->fats[k] != v->start + (in->reserved + (uint64_t)k * in->fat_sectors) * bps)
 			return refuse(c, what, "FAT %u is not at byte %" PRIu64, k + 1, f->fats[k]);
@@ -458,16 +470,21 @@ static int check_geometry(const struct checker *c, const struct volume *v,
 		return refuse(c, what, "clusters %" PRIu32 "-%" PRIu64 " are not all in the volume",
 			      f->first_cluster, (uint64_t)f->first_cluster + f->clusters - 1);
 	if (f->data != data + (uint64_t)(f->first_cluster - 2) * in->cluster_size)
-		return refuse(c, what, "its data at byte %" PRIu64 " is not where cluster %" PRIu32
-				       " starts", f->data, f->first_cluster);
+		return refuse(c, what,
+			      "its data at byte %" PRIu64 " is not where cluster %" PRIu32
+			      " starts",
+			      f->data, f->first_cluster);
 	bool in_root = in->type != FAT_32 && f->entry >= root && f->entry + DIR_ENTRY <= data &&
 		       (f->entry - root) % DIR_ENTRY == 0;
 	bool in_data = f->entry >= data && f->entry + DIR_ENTRY <= end &&
 		       (f->entry - data) % DIR_ENTRY == 0 &&
-		       (f->entry < f->data || f->entry >= f->data + (uint64_t)f->clusters * f->cluster_size);
+		       (f->entry < f->data ||
+			f->entry >= f->data + (uint64_t)f->clusters * f->cluster_size);
 	if (!in_root && !in_data)
-		return refuse(c, what, "its directory entry at byte %" PRIu64 " is in no directory "
-				       "of the volume", f->entry);
+		return refuse(c, what,
+			      "its directory entry at byte %" PRIu64 " is in no directory "
+			      "of the volume",
+			      f->entry);
 	if ((in->type == FAT_32) != (f->n_fsinfo == 2) ||
 	    (f->n_fsinfo && (f->fsinfo[0] != v->start + v->fsinfo ||
 			     f->fsinfo[1] != v->start + v->bk_boot + v->fsinfo)))
@@ -481,22 +498,25 @@ static int check_template(const struct checker *c, const struct cards_file *f, c
 {
 	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
 					  .cluster_size = f->cluster_size,
-					  .first_cluster = f->first_cluster, .clusters = f->clusters };
+					  .first_cluster = f->first_cluster,
+					  .clusters = f->clusters };
 	size_t tlen = strlen(f->template), flen = (size_t)fat_card_fat_len(&ff);
 	size_t most = (tlen > flen ? tlen : flen) + DIR_ENTRY; /* what buf holds at a time */
 	uint8_t *buf = malloc(most), *want = malloc(most);
 	int rc = buf && want ? read_at(c, buf, tlen, f->data) : -ENOMEM;
 
 	if (rc == 0 && memcmp(buf, f->template, tlen) != 0)
-		rc = refuse(c, what, "the image does not hold its template at byte %" PRIu64, f->data);
+		rc = refuse(c, what, "the image does not hold its template at byte %" PRIu64,
+			    f->data);
 	if (rc == 0 && (rc = read_at(c, buf, DIR_ENTRY, f->entry)) == 0) {
 		memcpy(want, buf, DIR_ENTRY);
 		fat_card_entry(&ff, tlen, want);
 		if (memcmp(want, buf, DIR_ENTRY) != 0 || buf[0] == 0 || buf[0] == 0xE5 ||
 		    (buf[11] & DIR_ATTR_DIR_OR_LABEL))
-			rc = refuse(c, what, "the directory entry at byte %" PRIu64 " does not name "
-					     "a file of %zu bytes from cluster %" PRIu32, f->entry,
-				    tlen, tlen ? f->first_cluster : 0);
+			rc = refuse(c, what,
+				    "the directory entry at byte %" PRIu64 " does not name "
+				    "a file of %zu bytes from cluster %" PRIu32,
+				    f->entry, tlen, tlen ? f->first_cluster : 0);
 	}
 	for (unsigned k = 0; rc == 0 && k < f->n_fats; k++) {
 		uint64_t at = f->fats[k] + fat_card_fat_start(&ff);
@@ -505,9 +525,10 @@ static int check_template(const struct checker *c, const struct cards_file *f, c
 		memcpy(want, buf, flen);
 		fat_card_chain(&ff, tlen, want);
 		if (memcmp(want, buf, flen) != 0)
-			rc = refuse(c, what, "FAT %u does not chain clusters %" PRIu32 "-%" PRIu32
-					     " as the template's length says", k + 1,
-				    f->first_cluster, f->first_cluster + f->clusters - 1);
+			rc = refuse(c, what,
+				    "FAT %u does not chain clusters %" PRIu32 "-%" PRIu32
+				    " as the template's length says",
+				    k + 1, f->first_cluster, f->first_cluster + f->clusters - 1);
 	}
 	free(buf);
 	free(want);
@@ -528,8 +549,10 @@ static int check_fsinfo(const struct checker *c, const struct cards_file *f, con
 		fat_card_fsinfo(want, free_count);
 		if (memcmp(s, "RRaA", 4) != 0 || memcmp(s + FSI_STRUCSIG, "rrAa", 4) != 0 ||
 		    memcmp(want, s, sizeof(s)) != 0)
-			rc = refuse(c, what, "the FSInfo sector at byte %" PRIu64 " does not count "
-					     "%" PRIu32 " free clusters", f->fsinfo[k], free_count);
+			rc = refuse(c, what,
+				    "the FSInfo sector at byte %" PRIu64 " does not count "
+				    "%" PRIu32 " free clusters",
+				    f->fsinfo[k], free_count);
 	}
 	return rc;
 }
@@ -538,7 +561,8 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
 {
 	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
 					  .cluster_size = f->cluster_size,
-					  .first_cluster = f->first_cluster, .clusters = f->clusters };
+					  .first_cluster = f->first_cluster,
+					  .clusters = f->clusters };
 	char what[160];
 	struct volume v;
 	int rc;
@@ -575,9 +599,11 @@ static int check_volume_seed(const struct checker *c, const struct cards_volume 
 
 	if (rc == 0 && (rc = build_id_volume(c->sha, c->m->seed, cv->partition, &want)) == 0 &&
 	    le(id, 4) != want)
-		rc = refuse(c, what, "its seed is not the image's (the volume id %08" PRIx64 " at "
-				     "byte %" PRIu64 " is not %08" PRIx32 ", which the seed derives "
-				     "for '%s')", le(id, 4), cv->volume_id[0], want, cv->partition);
+		rc = refuse(c, what,
+			    "its seed is not the image's (the volume id %08" PRIx64 " at "
+			    "byte %" PRIu64 " is not %08" PRIx32 ", which the seed derives "
+			    "for '%s')",
+			    le(id, 4), cv->volume_id[0], want, cv->partition);
 	return rc;
 }
 
@@ -596,8 +622,10 @@ static int check_volume(struct checker *c, const struct cards_volume *cv, struct
 	if (cv->n_volume_id != (fat32 ? 2u : 1u) ||
 	    cv->volume_id[0] != v.start + (fat32 ? FAT_VOLID_32 : FAT_VOLID_16) ||
 	    (fat32 && cv->volume_id[1] != v.start + v.bk_boot + FAT_VOLID_32))
-		rc = refuse(c, what, "byte %" PRIu64 " is not the BS_VolID of the volume's boot "
-				     "sector", cv->volume_id[0]);
+		rc = refuse(c, what,
+			    "byte %" PRIu64 " is not the BS_VolID of the volume's boot "
+			    "sector",
+			    cv->volume_id[0]);
 	fat_vol_close(v.v);
 	if (rc == 0)
 		rc = check_volume_seed(c, cv, what);
@@ -621,11 +649,14 @@ static int check_table_kind(const struct checker *c)
 	if (m->n_gpt_headers && strcmp(c->k.table, "gpt") != 0)
 		return refuse(c, "ids", "gpt-headers, but the image's table is %s", c->k.table);
 	if (m->n_gpt_headers && m->n_gpt_headers != headers && headers == 2)
-		return refuse(c, "ids", "gpt-headers must list both GPT headers, at byte 512 and at "
-					"byte %" PRIu64 " (the last sector)", m->image_size - 512);
+		return refuse(c, "ids",
+			      "gpt-headers must list both GPT headers, at byte 512 and at "
+			      "byte %" PRIu64 " (the last sector)",
+			      m->image_size - 512);
 	if (m->n_gpt_headers && m->n_gpt_headers != headers)
-		return refuse(c, "ids", "gpt-headers must list the one GPT header, at byte 512 (the "
-					"image has no backup header)");
+		return refuse(c, "ids",
+			      "gpt-headers must list the one GPT header, at byte 512 (the "
+			      "image has no backup header)");
 	if (m->n_parts && !m->mbr_disk_id && !m->n_gpt_headers)
 		return refuse(c, "ids", "partitions without mbr-disk-id or gpt-headers");
 	return 0;
@@ -646,8 +677,10 @@ static int check_disk_seed(const struct checker *c)
 	else if (m->n_gpt_headers && (rc = build_id_gpt_disk(c->sha, m->seed, &g)) == 0)
 		layout_guid_text(&g, want);
 	if (rc == 0 && *want && strcasecmp(want, c->k.id) != 0)
-		rc = refuse(c, "seed", "its seed is not the image's (the disk id %s is not %s, "
-				       "which the seed derives)", c->k.id, want);
+		rc = refuse(c, "seed",
+			    "its seed is not the image's (the disk id %s is not %s, "
+			    "which the seed derives)",
+			    c->k.id, want);
 	return rc;
 }
 
@@ -700,16 +733,17 @@ static int check_part(const struct checker *c, size_t i)
 		return refuse(c, "ids", "the image has no partition %u (%s)", p->number, p->name);
 	for (size_t k = 0; k < i; k++)
 		if (c->m->parts[k].number == p->number)
-			return refuse(c, "ids", "partition %u is listed twice (%s and %s)", p->number,
-				      c->m->parts[k].name, p->name);
+			return refuse(c, "ids", "partition %u is listed twice (%s and %s)",
+				      p->number, c->m->parts[k].name, p->name);
 	if (c->m->n_gpt_headers && p->per_card_uuid) {
 		if ((rc = build_id_partition_uuid(c->sha, c->m->seed, p->name, &g)) < 0)
 			return rc;
 		layout_guid_text(&g, want);
 		if (strcasecmp(want, dp->uuid) != 0)
-			return refuse(c, "ids", "partition %u is not '%s' (its GUID %s is not %s, "
-						"which the seed derives for '%s')", p->number,
-				      p->name, dp->uuid, want, p->name);
+			return refuse(c, "ids",
+				      "partition %u is not '%s' (its GUID %s is not %s, "
+				      "which the seed derives for '%s')",
+				      p->number, p->name, dp->uuid, want, p->name);
 	}
 	if (!volumes_agree(c, p))
 		return refuse(c, "ids", "partition %u is not '%s' (its volumes start elsewhere)",
@@ -805,8 +839,10 @@ static int check_spans_apart(const struct checker *c, struct spans *s)
 			reach[k] = a;
 	}
 	if (bad && !other)
-		return refuse(c, bad->what, "bytes %" PRIu64 "-%" PRIu64 " are not in its mapped "
-					    "ranges", bad->start, bad->end - 1);
+		return refuse(c, bad->what,
+			      "bytes %" PRIu64 "-%" PRIu64 " are not in its mapped "
+			      "ranges",
+			      bad->start, bad->end - 1);
 	if (bad)
 		return refuse(c, bad->what, "bytes %" PRIu64 "-%" PRIu64 " overlap those of %s",
 			      bad->start, bad->end - 1, other->what);
@@ -822,7 +858,8 @@ static int cmp_clusters(const void *a, const void *b, void *files)
 		return x->volume < y->volume ? -1 : 1;
 	if (x->first_cluster != y->first_cluster)
 		return x->first_cluster < y->first_cluster ? -1 : 1;
-	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+	return (*(const size_t *)a > *(const size_t *)b) -
+	       (*(const size_t *)a < *(const size_t *)b);
 }
 
 /* No two files of a volume share a cluster: in one pass by volume and first cluster. */
@@ -843,7 +880,8 @@ static int check_clusters_apart(const struct checker *c)
 		uint64_t a_end = (uint64_t)a->first_cluster + a->clusters;
 		if (far && far->volume != a->volume)
 			far = NULL;
-		if (a->clusters && far && a->first_cluster < (uint64_t)far->first_cluster + far->clusters)
+		if (a->clusters && far &&
+		    a->first_cluster < (uint64_t)far->first_cluster + far->clusters)
 			rc = refuse(c, a->path, "its clusters are also those of %s", far->path);
 		if (!far || a_end > (uint64_t)far->first_cluster + far->clusters)
 			far = a;

@@ -53,8 +53,7 @@ int flash_disks_scan(const struct flash_roots *r, struct flash_seen **ret, size_
 	DIR *list = rc == 0 ? opendir(class_dir) : NULL;
 
 	if (!list)
-		return diag_error(d, "%s/class/block: %s", r->sys,
-				  strerror(rc < 0 ? -rc : errno));
+		return diag_error(d, "%s/class/block: %s", r->sys, strerror(rc < 0 ? -rc : errno));
 	for (struct dirent *e; (e = readdir(list));) {
 		if (e->d_name[0] == '.' || flash_path(dir, sizeof(dir), class_dir, e->d_name) < 0 ||
 		    flash_exists(dir, "partition"))

@@ -49,26 +49,26 @@ enum flash_verdict {
 };
 
 struct flash_target {
-	char name[32];           /* kernel name: "sdb", "mmcblk0", "loop3", "sdb1" */
+	char name[32]; /* kernel name: "sdb", "mmcblk0", "loop3", "sdb1" */
 	unsigned major, minor;
 	unsigned disk_major, disk_minor; /* its whole disk's (its own, for a whole disk) */
-	uint64_t size;           /* bytes (sysfs counts 512-byte units whatever the sector size) */
-	bool read_only;          /* `ro`: a card's lock switch, a read-only loop */
-	bool removable;          /* the kernel's removable-media flag (card readers) */
-	bool hotplug;            /* sits on a port the platform calls removable (USB, Thunderbolt) */
-	bool usb;                /* a USB device in its sysfs ancestry */
-	bool sd;                 /* an SD card in an MMC host (mmcblk, device/type "SD") */
-	bool emmc;               /* eMMC (mmcblk, device/type "MMC"): soldered to the board */
-	bool partition;          /* a partition rather than a whole disk */
-	bool loop;               /* a loop device */
-	char model[64];          /* "" when unknown */
-	char serial[64];         /* "" when unknown; for a USB reader, the reader's serial */
-	char usb_port[32];       /* the USB port path, such as "1-2.3"; "" when not USB */
-	char location[112];      /* where it sits, in the manner of /dev/disk/by-path: its
+	uint64_t size;      /* bytes (sysfs counts 512-byte units whatever the sector size) */
+	bool read_only;     /* `ro`: a card's lock switch, a read-only loop */
+	bool removable;     /* the kernel's removable-media flag (card readers) */
+	bool hotplug;       /* sits on a port the platform calls removable (USB, Thunderbolt) */
+	bool usb;           /* a USB device in its sysfs ancestry */
+	bool sd;            /* an SD card in an MMC host (mmcblk, device/type "SD") */
+	bool emmc;          /* eMMC (mmcblk, device/type "MMC"): soldered to the board */
+	bool partition;     /* a partition rather than a whole disk */
+	bool loop;          /* a loop device */
+	char model[64];     /* "" when unknown */
+	char serial[64];    /* "" when unknown; for a USB reader, the reader's serial */
+	char usb_port[32];  /* the USB port path, such as "1-2.3"; "" when not USB */
+	char location[112]; /* where it sits, in the manner of /dev/disk/by-path: its
 				  * controller, then its USB port ("pci-0000:00:14.0-usb-1-2.3",
 				  * "platform-fe320000.mmc"); "" for a virtual device (loop) */
 	enum flash_verdict verdict;
-	char why[256];           /* one clear reason, whatever the verdict */
+	char why[256]; /* one clear reason, whatever the verdict */
 };
 
 /*
@@ -93,25 +93,25 @@ struct flash_options {
 	const char *image;
 	const char *const *targets;
 	size_t n_targets;
-	const char *bmap;          /* NULL: found beside the image */
-	bool verify;               /* false with --no-verify */
+	const char *bmap; /* NULL: found beside the image */
+	bool verify;      /* false with --no-verify */
 	enum flash_gaps gaps;
-	bool gaps_set;             /* --gaps was given (without a bmap, the default is zero) */
+	bool gaps_set; /* --gaps was given (without a bmap, the default is zero) */
 	bool allow_fixed;
 	bool dry_run;
-	bool json;                 /* the JSON report on stdout */
-	const char *report;        /* the JSON report into this file, or NULL */
-	int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
-	unsigned timeout;          /* seconds without progress before a target is given up */
-	bool check_capacity;       /* stamps over the whole card before writing */
+	bool json;                      /* the JSON report on stdout */
+	const char *report;             /* the JSON report into this file, or NULL */
+	int verbosity;                  /* 0 quiet, 1 normal, 2 verbose */
+	unsigned timeout;               /* seconds without progress before a target is given up */
+	bool check_capacity;            /* stamps over the whole card before writing */
 	const char *const *card_values; /* --card-values: a CSV file and NAME=PATTERN counters */
 	size_t n_card_values;
-	uint64_t first_index;      /* --first-index: the first card's number (1 unless set) */
+	uint64_t first_index; /* --first-index: the first card's number (1 unless set) */
 	/* --watch: the station (targets unused) */
 	bool watch;
-	const char *const *match;  /* --match patterns: only the disks they name; NULL: every card */
+	const char *const *match; /* --match patterns: only the disks they name; NULL: every card */
 	size_t n_match;
-	const char *log;           /* one JSON line per card appended there, or NULL */
+	const char *log; /* one JSON line per card appended there, or NULL */
 	struct flash_roots roots;
 };
 
@@ -165,9 +165,8 @@ struct flash_patches {
  * (release them with flash_patches_release(), also after a failure), or a negative errno
  * with a message in @d.
  */
-int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *vars,
-			size_t n_vars, int fd, const char *image, struct flash_patches *ret,
-			struct diag *d);
+int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *vars, size_t n_vars,
+			int fd, const char *image, struct flash_patches *ret, struct diag *d);
 
 /*
  * Opens the image @path for reading when it is a regular file (a symbolic link to one is
@@ -197,8 +196,7 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 
 /* Copies into @buf, which holds the image's @len bytes at @offset, the patched bytes
  * that fall inside it. */
-void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf,
-			   size_t len);
+void flash_patches_overlay(const struct flash_patches *p, uint64_t offset, void *buf, size_t len);
 
 /* The same for the one patch @x. */
 void flash_patch_overlay(const struct flash_patch *x, uint64_t offset, void *buf, size_t len);

@@ -56,8 +56,8 @@ bool flash_exists(const char *dir, const char *name);
  * Finds the block device MAJOR:MINOR under r->sys: fills @k, and t's name, numbers, size,
  * read_only and partition. Returns 0 or a negative errno with a message in @d.
  */
-int flash_locate(const struct flash_roots *r, unsigned major, unsigned minor,
-		 struct flash_disk *k, struct flash_target *t, struct diag *d);
+int flash_locate(const struct flash_roots *r, unsigned major, unsigned minor, struct flash_disk *k,
+		 struct flash_target *t, struct diag *d);
 
 /* Fills t's removable, hotplug, usb, sd, emmc, loop, model, serial and usb_port. */
 void flash_hardware(const struct flash_disk *k, struct flash_target *t);
@@ -69,8 +69,7 @@ void flash_hardware(const struct flash_disk *k, struct flash_target *t);
  * errno with a message in @d when procfs cannot tell.
  */
 int flash_in_use(const struct flash_roots *r, const struct flash_disk *k,
-		 const struct flash_target *t, dev_t root_dev, char *why, size_t n,
-		 struct diag *d);
+		 const struct flash_target *t, dev_t root_dev, char *why, size_t n, struct diag *d);
 
 void flash_disk_release(struct flash_disk *k);
 
@@ -83,16 +82,16 @@ struct flash_range {
 };
 
 struct flash_image {
-	const char *path;           /* as given */
-	int fd;                     /* the raw image (a decompressed copy for a compressed one) */
+	const char *path; /* as given */
+	int fd;           /* the raw image (a decompressed copy for a compressed one) */
 	uint64_t size;
 	struct flash_range *ranges; /* ascending, apart; each starts on a 4 KiB boundary */
 	size_t n_ranges;
 	uint64_t mapped_bytes;
-	char *bmap_path;            /* the bmap used, or NULL (owned) */
-	uint8_t mapped_sha256[32];  /* over the mapped bytes, in order */
-	const char *compression;    /* "zstd", "xz", "gzip", "bzip2", "lz4", "lzma" or NULL */
-	size_t suffix_len;          /* the length of the name's compression suffix (0: none) */
+	char *bmap_path;           /* the bmap used, or NULL (owned) */
+	uint8_t mapped_sha256[32]; /* over the mapped bytes, in order */
+	const char *compression;   /* "zstd", "xz", "gzip", "bzip2", "lz4", "lzma" or NULL */
+	size_t suffix_len;         /* the length of the name's compression suffix (0: none) */
 };
 
 /*
@@ -124,22 +123,22 @@ int flash_image_unpack(struct flash_image *im, int fd, uint64_t size, struct dia
 /* Where each card's values come from: a CSV file (one row per card, a column per variable)
  * and counters (NAME=PATTERN, PATTERN's {index} the card's number). */
 struct flash_card_values {
-	const char *csv;           /* the CSV file, or NULL */
-	char **names;              /* its first line (owned), n_names of them */
+	const char *csv; /* the CSV file, or NULL */
+	char **names;    /* its first line (owned), n_names of them */
 	size_t n_names;
-	char ***rows;              /* its rows (owned), n_rows of them, n_names fields each */
+	char ***rows; /* its rows (owned), n_rows of them, n_names fields each */
 	size_t n_rows;
-	char **counters;           /* NAME=PATTERN (owned) */
+	char **counters; /* NAME=PATTERN (owned) */
 	size_t n_counters;
-	uint64_t next_index;       /* the next card's number (CSV: its row, 1 the first) */
+	uint64_t next_index;            /* the next card's number (CSV: its row, 1 the first) */
 	struct cards_manifest manifest; /* IMAGE.cards.json */
 };
 
 /* One card's values and bytes. */
 struct flash_card_set {
-	uint64_t index;            /* the card's number */
-	size_t row;                /* CSV: its row (1: the first after the names); 0: none */
-	struct cards_var *vars;    /* names and values owned, n_vars of them */
+	uint64_t index;         /* the card's number */
+	size_t row;             /* CSV: its row (1: the first after the names); 0: none */
+	struct cards_var *vars; /* names and values owned, n_vars of them */
 	size_t n_vars;
 	struct flash_patches patches;
 };
@@ -169,8 +168,7 @@ void flash_card_release(struct flash_card_set *c);
 
 /* Whether every byte of @c's patches lies in a mapped range of @im (only those are written
  * and read back). Returns 0 or -EINVAL with a message in @d. */
-int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *im,
-		      struct diag *d);
+int flash_card_mapped(const struct flash_card_set *c, const struct flash_image *im, struct diag *d);
 
 /* {"index", "row" (null without CSV), "values": {NAME: VALUE}}. */
 json_t *flash_card_json(const struct flash_card_set *c);
@@ -208,8 +206,14 @@ int flash_target_hold(int pfd);
 void flash_target_hold_error(char *buf, size_t n, int err);
 
 /* CAPACITY: the stamps of --check-capacity, before the writes. */
-enum flash_stage { FLASH_STAGE_CHECK, FLASH_STAGE_CAPACITY, FLASH_STAGE_WRITE, FLASH_STAGE_GAPS,
-		   FLASH_STAGE_VERIFY, FLASH_STAGE_DONE };
+enum flash_stage {
+	FLASH_STAGE_CHECK,
+	FLASH_STAGE_CAPACITY,
+	FLASH_STAGE_WRITE,
+	FLASH_STAGE_GAPS,
+	FLASH_STAGE_VERIFY,
+	FLASH_STAGE_DONE
+};
 
 enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
 
@@ -217,10 +221,10 @@ enum flash_result { FLASH_PASS, FLASH_FAIL, FLASH_REFUSED };
  * with the target's worker process, which writes it under @lock (process-shared); the
  * reporter reads it. */
 struct flash_job {
-	const char *path;               /* the target as given */
-	int fd;                         /* the target, open for writing and held (O_EXCL) from
+	const char *path;         /* the target as given */
+	int fd;                   /* the target, open for writing and held (O_EXCL) from
 					   its check on, inherited by its worker; -1: none */
-	struct flash_target info;       /* from the classifier */
+	struct flash_target info; /* from the classifier */
 	const struct flash_image *im;
 	const struct flash_options *o;
 	pthread_mutex_t lock;
@@ -232,12 +236,12 @@ struct flash_job {
 	int error_errno;
 	char warning[160];
 	uint64_t bytes_written, bytes_verified, gap_bytes; /* bytes_verified: those that matched */
-	bool gaps_verified;             /* the zeros of --gaps zero were read back */
+	bool gaps_verified;                      /* the zeros of --gaps zero were read back */
 	uint64_t first_bad_start, first_bad_end; /* the first range that read back wrong */
 	bool has_bad_range;
 	struct timespec t_start, t_write_end, t_end, t_progress;
 	struct timespec t_first_write; /* when its first write was issued (zero before) */
-	struct flash_card_set *card;    /* --card-values: its values and bytes (the main
+	struct flash_card_set *card;   /* --card-values: its values and bytes (the main
 					   process's memory, NULL without) */
 };
 
@@ -315,7 +319,7 @@ double flash_seconds(const struct timespec *from, const struct timespec *to);
 struct flash_seen {
 	char name[32];
 	unsigned major, minor;
-	uint64_t size; /* bytes; 0: no medium (an empty reader, a loop device without a file) */
+	uint64_t size;    /* bytes; 0: no medium (an empty reader, a loop device without a file) */
 	uint64_t diskseq; /* the medium's sequence number, new with each medium; 0: unknown */
 };
 
@@ -365,8 +369,7 @@ struct flash_progress {
 	bool *last_finished;
 };
 
-void flash_progress_update(struct flash_progress *p, struct flash_job *jobs, size_t n,
-			   bool force);
+void flash_progress_update(struct flash_progress *p, struct flash_job *jobs, size_t n, bool force);
 
 /* The table at the end, and the JSON report. Return 0 or a negative errno. */
 void flash_print_summary(FILE *out, struct flash_job *jobs, size_t n);
@@ -379,11 +382,11 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im);
 /* One card at a station: its job (in shared memory) and when the station saw it. */
 struct flash_card {
 	struct flash_job job;
-	char path[48];                 /* "/dev/NAME" */
-	char slot[112];                /* flash_slot_name() */
+	char path[48];  /* "/dev/NAME" */
+	char slot[112]; /* flash_slot_name() */
 	bool in_use;
-	struct timespec arrived;       /* CLOCK_MONOTONIC */
-	struct timespec arrived_wall;  /* CLOCK_REALTIME */
+	struct timespec arrived;      /* CLOCK_MONOTONIC */
+	struct timespec arrived_wall; /* CLOCK_REALTIME */
 };
 
 /* The card's line on the terminal: slot, result, time, serial, device (and why it did not

@@ -51,7 +51,8 @@ static void walk_up(const struct flash_disk *k, struct flash_target *t, char *us
 			if (!removable_known && (!strcmp(v, "0") || !strcmp(v, "1"))) {
 				removable_known = true;
 				t->removable = !strcmp(v, "1");
-			} else if (!hotplug_known && (!strcmp(v, "removable") || !strcmp(v, "fixed"))) {
+			} else if (!hotplug_known &&
+				   (!strcmp(v, "removable") || !strcmp(v, "fixed"))) {
 				hotplug_known = true;
 				t->hotplug = !strcmp(v, "removable");
 			}
@@ -59,13 +60,14 @@ static void walk_up(const struct flash_disk *k, struct flash_target *t, char *us
 		if (link_is(dir, "subsystem", "usb"))
 			t->usb = true;
 		/* the nearest USB device is the reader itself; above it are hubs */
-		if (!t->usb_port[0] && is_usb_device(dir, name) && strlen(name) < sizeof(t->usb_port)) {
+		if (!t->usb_port[0] && is_usb_device(dir, name) &&
+		    strlen(name) < sizeof(t->usb_port)) {
 			snprintf(t->usb_port, sizeof(t->usb_port), "%s", name);
 			snprintf(usb_dir, n, "%s", dir);
 		}
 		/* the nearest PCI or platform device is the controller: USB, SD host, SATA */
-		if (!controller[0] && strlen(name) < 48 && (link_is(dir, "subsystem", "pci") ||
-							    link_is(dir, "subsystem", "platform")))
+		if (!controller[0] && strlen(name) < 48 &&
+		    (link_is(dir, "subsystem", "pci") || link_is(dir, "subsystem", "platform")))
 			snprintf(controller, sizeof(controller), "%s-%s",
 				 link_is(dir, "subsystem", "pci") ? "pci" : "platform", name);
 	}
@@ -100,12 +102,16 @@ void flash_hardware(const struct flash_disk *k, struct flash_target *t)
 		t->emmc = strcmp(type, "MMC") == 0;
 	}
 	/* SCSI and NVMe say `model`, MMC cards `name`; a USB reader's serial is the reader's */
-	first_attr(t->model, sizeof(t->model), device, (const char *const[]){ "model", "name", NULL });
+	first_attr(t->model, sizeof(t->model), device,
+		   (const char *const[]){ "model", "name", NULL });
 	if (!t->model[0])
-		first_attr(t->model, sizeof(t->model), usb_dir, (const char *const[]){ "product", NULL });
+		first_attr(t->model, sizeof(t->model), usb_dir,
+			   (const char *const[]){ "product", NULL });
 	first_attr(t->serial, sizeof(t->serial), device, (const char *const[]){ "serial", NULL });
 	if (!t->serial[0])
-		first_attr(t->serial, sizeof(t->serial), k->disk_dir, (const char *const[]){ "serial", NULL });
+		first_attr(t->serial, sizeof(t->serial), k->disk_dir,
+			   (const char *const[]){ "serial", NULL });
 	if (!t->serial[0])
-		first_attr(t->serial, sizeof(t->serial), usb_dir, (const char *const[]){ "serial", NULL });
+		first_attr(t->serial, sizeof(t->serial), usb_dir,
+			   (const char *const[]){ "serial", NULL });
 }

@@ -37,8 +37,10 @@ static int ranges_from_bmap(struct flash_image *im, const struct bmap *b, struct
 	size_t cap = 0;
 
 	if (b->image_size != im->size)
-		return diag_error(d, "%s: the bmap describes an image of %llu bytes, but the image "
-				     "has %llu", im->bmap_path, (unsigned long long)b->image_size,
+		return diag_error(d,
+				  "%s: the bmap describes an image of %llu bytes, but the image "
+				  "has %llu",
+				  im->bmap_path, (unsigned long long)b->image_size,
 				  (unsigned long long)im->size);
 	for (size_t i = 0; i < b->n; i++) {
 		uint64_t start = b->ranges[i].first * BMAP_BLOCK_SIZE;
@@ -96,7 +98,8 @@ static int check_ranges(struct flash_image *im, bool expected, struct diag *d)
 			ssize_t got = pread(im->fd, buf, n, (off_t)pos);
 			if (got != (ssize_t)n) {
 				rc = diag_error(d, "%s: reading it: %s", im->path,
-						got < 0 ? strerror(errno) : "it is shorter than its bmap");
+						got < 0 ? strerror(errno)
+							: "it is shorter than its bmap");
 			} else {
 				sha256_update(one, buf, n);
 				sha256_update(all, buf, n);
@@ -106,10 +109,12 @@ static int check_ranges(struct flash_image *im, bool expected, struct diag *d)
 		if (rc == 0)
 			rc = sha256_final(one, sum);
 		if (rc == 0 && expected && memcmp(sum, r->sha256, 32) != 0)
-			rc = diag_error(d, "%s: bytes %llu-%llu do not match their checksum in %s: the "
-					   "image or its bmap is damaged; no card was touched", im->path,
-					(unsigned long long)r->start, (unsigned long long)r->end - 1,
-					im->bmap_path);
+			rc = diag_error(d,
+					"%s: bytes %llu-%llu do not match their checksum in %s: "
+					"the "
+					"image or its bmap is damaged; no card was touched",
+					im->path, (unsigned long long)r->start,
+					(unsigned long long)r->end - 1, im->bmap_path);
 		if (rc == 0 && !expected)
 			memcpy(r->sha256, sum, 32);
 	}
@@ -146,8 +151,10 @@ int flash_open_image_file(const char *path, struct diag *d)
 
 	/* ENXIO: open() of a socket, or of a device without its driver */
 	if (fd == -ESPIPE || fd == -ENXIO)
-		return diag_error(d, "%s: not a regular file (a FIFO, a socket or a device): an "
-				     "image and its bmap are read only from a file", path);
+		return diag_error(d,
+				  "%s: not a regular file (a FIFO, a socket or a device): an "
+				  "image and its bmap are read only from a file",
+				  path);
 	if (fd < 0)
 		return diag_error(d, "%s: %s", path, strerror(-fd));
 	return fd;

@@ -38,8 +38,7 @@ void flash_job_init_lock(pthread_mutex_t *m)
 }
 
 /* Refuses @j: @fmt says why. */
-__attribute__((format(printf, 2, 3))) static void refuse(struct flash_job *j, const char *fmt,
-							 ...)
+__attribute__((format(printf, 2, 3))) static void refuse(struct flash_job *j, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,8 +59,7 @@ static bool disk_and_partition(const struct flash_target *a, const struct flash_
 
 /* The file behind the loop device @t (its disk's loop/backing_file in sysfs) into *@st:
  * whether there is one that can be found. */
-static bool loop_backing(const struct flash_roots *r, const struct flash_target *t,
-			 struct stat *st)
+static bool loop_backing(const struct flash_roots *r, const struct flash_target *t, struct stat *st)
 {
 	char dir[PATH_MAX], file[PATH_MAX];
 
@@ -124,8 +122,8 @@ static bool apart_from_earlier(struct flash_job *j, struct flash_job *jobs, size
 /* Checks @j: a block device that the classifier accepts, not given twice, neither the disk
  * nor a partition of another target, and held (j->fd) from here on. Its path is looked up
  * once: what is classified, held and written is what that lookup found. */
-static void check_target(struct flash_job *j, struct flash_job *jobs, size_t index,
-			 dev_t root_dev, struct diag *d)
+static void check_target(struct flash_job *j, struct flash_job *jobs, size_t index, dev_t root_dev,
+			 struct diag *d)
 {
 	const struct flash_options *o = j->o;
 	struct stat st;
@@ -134,7 +132,8 @@ static void check_target(struct flash_job *j, struct flash_job *jobs, size_t ind
 	j->result = FLASH_REFUSED;
 	j->stage = FLASH_STAGE_CHECK;
 	if (pfd < 0) {
-		snprintf(j->error, sizeof(j->error), "%s (nothing is created there)", strerror(-pfd));
+		snprintf(j->error, sizeof(j->error), "%s (nothing is created there)",
+			 strerror(-pfd));
 		j->error_errno = -pfd;
 		return;
 	}
@@ -261,7 +260,8 @@ void flash_job_reap(struct flash_job *j)
 				snprintf(j->error, sizeof(j->error),
 					 "its worker ended unexpectedly (%s %d)",
 					 WIFSIGNALED(status) ? "signal" : "status",
-					 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+					 WIFSIGNALED(status) ? WTERMSIG(status)
+							     : WEXITSTATUS(status));
 			j->result = FLASH_FAIL;
 			j->finished = true;
 			clock_gettime(CLOCK_MONOTONIC, &j->t_end);
@@ -489,8 +489,8 @@ static void stop_jobs(const struct flash_options *o, int sig, struct flash_job *
 		flash_job_unlock(&jobs[i]);
 	}
 	if (o->verbosity > 0)
-		fprintf(stderr, "%s: stopping: %u in flight aborted (they fail)\n",
-			strsignal(sig), in_flight);
+		fprintf(stderr, "%s: stopping: %u in flight aborted (they fail)\n", strsignal(sig),
+			in_flight);
 	snprintf(why, sizeof(why), "%s stopped the run", strsignal(sig));
 	for (size_t i = 0; i < n; i++)
 		flash_job_abort(&jobs[i], why);
@@ -499,8 +499,8 @@ static void stop_jobs(const struct flash_options *o, int sig, struct flash_job *
 /* The run itself, with the signals of @stop blocked since it began (flash_run): a ^C on
  * the terminal reaches the main process alone, which stops the workers and says what became
  * of each card. */
-static int run_jobs(const struct flash_options *o, struct flash_image *im,
-		    struct flash_job *jobs, size_t n, const sigset_t *stop, struct diag *d)
+static int run_jobs(const struct flash_options *o, struct flash_image *im, struct flash_job *jobs,
+		    size_t n, const sigset_t *stop, struct diag *d)
 {
 	struct flash_progress p = { .tty = isatty(STDERR_FILENO) && o->verbosity > 0 };
 	int status = 0;
@@ -562,8 +562,7 @@ static int run_jobs(const struct flash_options *o, struct flash_image *im,
 /* --card-values: each target that is to be written takes the next card's values, in the
  * order the targets were given. */
 static int assign_card_values(const struct flash_options *o, const struct flash_image *im,
-			      struct flash_job *jobs, struct flash_card_values *cv,
-			      struct diag *d)
+			      struct flash_job *jobs, struct flash_card_values *cv, struct diag *d)
 {
 	int rc = flash_card_values_open(cv, o->card_values, o->n_card_values, o->first_index, im,
 					d);
@@ -608,10 +607,15 @@ static int run_blocked(const struct flash_options *o, const sigset_t *stop, stru
 	if (!im.bmap_path && !o->gaps_set)
 		eff.gaps = FLASH_GAPS_ZERO;
 	else if (!im.bmap_path && o->gaps == FLASH_GAPS_KEEP && im.mapped_bytes < im.size)
-		diag_warning(d, "%s: --gaps keep without a bmap: the image's holes keep what the "
-			     "cards held there, which can break their file systems", o->image);
+		diag_warning(d,
+			     "%s: --gaps keep without a bmap: the image's holes keep what the "
+			     "cards held there, which can break their file systems",
+			     o->image);
 	for (size_t i = 0; i < o->n_targets; i++) {
-		jobs[i] = (struct flash_job){ .path = o->targets[i], .fd = -1, .im = &im, .o = &eff };
+		jobs[i] = (struct flash_job){ .path = o->targets[i],
+					      .fd = -1,
+					      .im = &im,
+					      .o = &eff };
 		flash_job_init_lock(&jobs[i].lock);
 		check_target(&jobs[i], jobs, i, root.st_dev, d);
 	}

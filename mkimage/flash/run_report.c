@@ -12,8 +12,9 @@
 
 const char *flash_stage_name(enum flash_stage s)
 {
-	static const char *const names[] = { "check", "capacity", "write", "gaps", "verify",
-					     "done" };
+	static const char *const names[] = {
+		"check", "capacity", "write", "gaps", "verify", "done"
+	};
 	return (unsigned)s < 6 ? names[s] : "?";
 }
 
@@ -65,8 +66,8 @@ static void describe(const struct flash_job *j, char *buf, size_t n)
 	else if (j->finished)
 		snprintf(buf, n, "pass in %.1f s%s%s", secs, j->warning[0] ? "; " : "", j->warning);
 	else
-		snprintf(buf, n, "%s %.1f/%.1f MiB %.1f MiB/s ETA %.0f s", flash_stage_name(j->stage),
-			 mib, (double)total / 1048576.0, rate,
+		snprintf(buf, n, "%s %.1f/%.1f MiB %.1f MiB/s ETA %.0f s",
+			 flash_stage_name(j->stage), mib, (double)total / 1048576.0, rate,
 			 rate > 0 ? left / rate : 0.0);
 }
 
@@ -179,7 +180,8 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 	json_object_set_new(o, "result", json_string(flash_result_name(s->result)));
 	json_object_set_new(o, "stage", json_string(flash_stage_name(s->stage)));
 	json_object_set_new(o, "error", s->error[0] ? utf8_json_string(s->error) : json_null());
-	json_object_set_new(o, "errno", s->error_errno ? json_integer(s->error_errno) : json_null());
+	json_object_set_new(o, "errno",
+			    s->error_errno ? json_integer(s->error_errno) : json_null());
 	json_object_set_new(o, "bytes_written", json_integer((json_int_t)s->bytes_written));
 	json_object_set_new(o, "verified", json_boolean(s->o->verify));
 	json_object_set_new(o, "bytes_verified", json_integer((json_int_t)s->bytes_verified));
@@ -195,12 +197,17 @@ json_t *flash_job_json(const struct flash_job *s, const struct flash_image *im)
 		json_object_set_new(o, "first_bad_range", json_null());
 	}
 	bool wrote = s->started && s->stage >= FLASH_STAGE_GAPS && s->t_write_end.tv_sec;
-	json_object_set_new(o, "write_s", s->started ? json_real(wrote ? flash_seconds(&s->t_start,
-						 &s->t_write_end) : elapsed(s)) : json_null());
-	json_object_set_new(o, "verify_s", wrote && (s->finished || s->abandoned)
-						   ? json_real(flash_seconds(&s->t_write_end, &s->t_end))
-						   : json_null());
-	json_object_set_new(o, "warning", s->warning[0] ? utf8_json_string(s->warning) : json_null());
+	json_object_set_new(o, "write_s",
+			    s->started
+				    ? json_real(wrote ? flash_seconds(&s->t_start, &s->t_write_end)
+						      : elapsed(s))
+				    : json_null());
+	json_object_set_new(o, "verify_s",
+			    wrote && (s->finished || s->abandoned)
+				    ? json_real(flash_seconds(&s->t_write_end, &s->t_end))
+				    : json_null());
+	json_object_set_new(o, "warning",
+			    s->warning[0] ? utf8_json_string(s->warning) : json_null());
 	if (s->card) /* --card-values: which values went to this card */
 		json_object_set_new(o, "card", flash_card_json(s->card));
 	return o;
@@ -217,10 +224,12 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(image, "size", json_integer((json_int_t)im->size));
 	json_object_set_new(image, "mapped_bytes", json_integer((json_int_t)im->mapped_bytes));
 	json_object_set_new(image, "mapped_sha256", json_string(hex));
-	json_object_set_new(image, "bmap", im->bmap_path ? utf8_json_string(im->bmap_path) : json_null());
-	json_object_set_new(image, "warning", im->bmap_path && !im->mapped_bytes
-						 ? json_string("nothing to write: the bmap maps no block")
-						 : json_null());
+	json_object_set_new(image, "bmap",
+			    im->bmap_path ? utf8_json_string(im->bmap_path) : json_null());
+	json_object_set_new(image, "warning",
+			    im->bmap_path && !im->mapped_bytes
+				    ? json_string("nothing to write: the bmap maps no block")
+				    : json_null());
 	for (size_t i = 0; i < n; i++) {
 		struct flash_job s = snapshot(&jobs[i]);
 		json_t *t = flash_job_json(&s, im);
@@ -231,7 +240,8 @@ int flash_write_json(FILE *out, const struct flash_image *im, struct flash_job *
 	json_object_set_new(root, "dry_run", json_boolean(dry_run));
 	json_object_set_new(root, "image", image);
 	json_object_set_new(root, "targets", targets);
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	int rc = json_dumpf(root, out,
+			    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	fputc('\n', out);
 	json_decref(root);
 	if (rc != 0 || ferror(out))

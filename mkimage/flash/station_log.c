@@ -36,12 +36,14 @@ void flash_card_print(FILE *out, struct flash_card *c)
 	char card[48] = "";
 
 	if (s.card && s.card->row)
-		snprintf(card, sizeof(card), "  card %" PRIu64 " (row %zu)", s.card->index, s.card->row);
+		snprintf(card, sizeof(card), "  card %" PRIu64 " (row %zu)", s.card->index,
+			 s.card->row);
 	else if (s.card)
 		snprintf(card, sizeof(card), "  card %" PRIu64, s.card->index);
 	fprintf(out, "%-24s %-7s %6.1f s  serial %-16s %s%s%s%s%s%s\n", c->slot,
-		flash_result_name(s.result), job_seconds(&s), s.info.serial[0] ? s.info.serial : "-",
-		c->path, card, s.error[0] ? "  " : "", s.error, s.warning[0] ? "  " : "", s.warning);
+		flash_result_name(s.result), job_seconds(&s),
+		s.info.serial[0] ? s.info.serial : "-", c->path, card, s.error[0] ? "  " : "",
+		s.error, s.warning[0] ? "  " : "", s.warning);
 	fflush(out);
 }
 
@@ -86,8 +88,9 @@ int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d
 	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)s.im->mapped_bytes));
 	json_object_set_new(o, "arrived", iso_time(&c->arrived_wall));
 	json_object_set_new(o, "finished", iso_time(&wall));
-	json_object_set_new(o, "first_write_s", wrote ? json_real(flash_seconds(&c->arrived,
-						&s.t_first_write)) : json_null());
+	json_object_set_new(o, "first_write_s",
+			    wrote ? json_real(flash_seconds(&c->arrived, &s.t_first_write))
+				  : json_null());
 	json_object_set_new(o, "time_s", json_real(job_seconds(&s)));
 	json_object_set_new(o, "check_capacity", json_boolean(s.o->check_capacity));
 	json_t *job = flash_job_json(&s, s.im);
@@ -99,7 +102,7 @@ int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d
 		return diag_error(d, "%s: out of memory", log);
 	size_t len = strlen(line);
 	line[len] = '\n'; /* json_dumps ends it with a NUL: it becomes the line's end */
-	struct stat st; /* where the record begins: the log's end (O_APPEND) */
+	struct stat st;   /* where the record begins: the log's end (O_APPEND) */
 	if (fstat(fd, &st) < 0) {
 		free(line);
 		return diag_error(d, "%s: the card's record cannot be written: %s", log,
@@ -110,11 +113,15 @@ int flash_card_log(int fd, const char *log, struct flash_card *c, struct diag *d
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -errno;
 	if (rc < 0 && ftruncate(fd, st.st_size) == 0 && fsync(fd) == 0)
-		return diag_error(d, "%s: the card's record cannot be written: %s (the log ends "
-				     "with the record before it)", log, strerror(-rc));
+		return diag_error(d,
+				  "%s: the card's record cannot be written: %s (the log ends "
+				  "with the record before it)",
+				  log, strerror(-rc));
 	if (rc < 0)
-		return diag_error(d, "%s: the card's record cannot be written: %s, and what was "
-				     "written of it cannot be cut off", log, strerror(-rc));
+		return diag_error(d,
+				  "%s: the card's record cannot be written: %s, and what was "
+				  "written of it cannot be cut off",
+				  log, strerror(-rc));
 	return 0;
 }
 
@@ -205,16 +212,20 @@ int flash_log_cut_partial(int fd, const char *log, struct diag *d)
 	if ((rc = station_log(fd, end, st.st_size)) < 0)
 		return diag_error(d, "%s: %s", log, strerror(-rc));
 	if (rc == 0)
-		return diag_error(d, "%s: not a station log (its last line is no station's record): "
-				     "left as it is; give --log a new file or a station's log", log);
+		return diag_error(d,
+				  "%s: not a station log (its last line is no station's record): "
+				  "left as it is; give --log a new file or a station's log",
+				  log);
 	if (end == st.st_size)
 		return 0;
 	if (ftruncate(fd, end) < 0 || fsync(fd) < 0)
-		return diag_error(d, "%s: ends in %lld bytes of a record not written whole, which "
-				     "cannot be cut off: %s", log, (long long)(st.st_size - end),
-				  strerror(errno));
-	diag_warning(d, "%s: ended in %lld bytes of a record not written whole (a full disk, a "
-		     "power cut): cut off, the log ends with its last whole record", log,
-		     (long long)(st.st_size - end));
+		return diag_error(d,
+				  "%s: ends in %lld bytes of a record not written whole, which "
+				  "cannot be cut off: %s",
+				  log, (long long)(st.st_size - end), strerror(errno));
+	diag_warning(d,
+		     "%s: ended in %lld bytes of a record not written whole (a full disk, a "
+		     "power cut): cut off, the log ends with its last whole record",
+		     log, (long long)(st.st_size - end));
 	return 0;
 }

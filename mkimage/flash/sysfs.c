@@ -112,7 +112,8 @@ static int load_members(struct flash_disk *k)
 		return -errno;
 	for (struct dirent *e; rc == 0 && (e = readdir(dir));) {
 		char sub[PATH_MAX];
-		if (e->d_name[0] == '.' || flash_path(sub, sizeof(sub), k->disk_dir, e->d_name) < 0 ||
+		if (e->d_name[0] == '.' ||
+		    flash_path(sub, sizeof(sub), k->disk_dir, e->d_name) < 0 ||
 		    !flash_exists(sub, "partition"))
 			continue;
 		rc = attr_devno(sub, "dev", &major, &minor);
@@ -147,8 +148,8 @@ static int resolve(const struct flash_roots *r, unsigned major, unsigned minor,
 	return 0;
 }
 
-int flash_locate(const struct flash_roots *r, unsigned major, unsigned minor,
-		 struct flash_disk *k, struct flash_target *t, struct diag *d)
+int flash_locate(const struct flash_roots *r, unsigned major, unsigned minor, struct flash_disk *k,
+		 struct flash_target *t, struct diag *d)
 {
 	unsigned got_major, got_minor;
 	uint64_t sectors;

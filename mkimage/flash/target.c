@@ -31,8 +31,7 @@ const char *flash_verdict_name(enum flash_verdict v)
 }
 
 /* snprintf for reasons: one cut at the end of its buffer still says what matters first. */
-__attribute__((format(printf, 3, 4)))
-static void say(char *buf, size_t n, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,7 +47,7 @@ static void identity(const struct flash_target *t, char *buf, size_t n)
 		say(buf, n, " (%s, serial %s)", t->model, t->serial);
 	else if (t->model[0] || t->serial[0])
 		say(buf, n, " (%s%s)", t->model[0] ? "" : "serial ",
-			 t->model[0] ? t->model : t->serial);
+		    t->model[0] ? t->model : t->serial);
 	else
 		buf[0] = '\0';
 }
@@ -60,20 +59,21 @@ static bool refused(const struct flash_target *t, uint64_t image_size, char *why
 
 	if (t->size == 0) {
 		say(why, n, "%s is empty (size 0): no card in the reader, or nothing attached",
-			 t->name);
+		    t->name);
 		return true;
 	}
 	if (t->read_only) {
 		say(why, n, "%s is read-only (a card's lock switch, or the kernel's ro flag)",
-			 t->name);
+		    t->name);
 		return true;
 	}
 	if (t->size < image_size) {
 		units_human(t->size, has, sizeof(has));
 		units_human(image_size, needs, sizeof(needs));
-		say(why, n, "%s is too small: it holds %s (%llu bytes), the image needs %s (%llu bytes)",
-			 t->name, has, (unsigned long long)t->size, needs,
-			 (unsigned long long)image_size);
+		say(why, n,
+		    "%s is too small: it holds %s (%llu bytes), the image needs %s (%llu bytes)",
+		    t->name, has, (unsigned long long)t->size, needs,
+		    (unsigned long long)image_size);
 		return true;
 	}
 	return false;
@@ -95,7 +95,7 @@ static bool fixed(const struct flash_disk *k, const struct flash_target *t, char
 		say(why, n, "%s is eMMC soldered to the board%s, not a card", t->name, id);
 	} else if (!t->removable && !t->hotplug && !t->usb && !t->sd) {
 		say(why, n, "%s is a fixed disk%s: neither removable, hot-pluggable, USB nor SD",
-			 t->name, id);
+		    t->name, id);
 	} else {
 		return false;
 	}
@@ -144,8 +144,10 @@ int flash_classify(const struct flash_roots *r, unsigned major, unsigned minor, 
 		t->verdict = FLASH_REFUSE;
 	} else if (fixed(&k, t, why, sizeof(why))) {
 		t->verdict = allow_fixed ? FLASH_ACCEPT : FLASH_NEEDS_ALLOW_FIXED;
-		say(t->why, sizeof(t->why), allow_fixed ? "%s; written as --allow-fixed asks"
-							    : "%s; --allow-fixed writes it anyway", why);
+		say(t->why, sizeof(t->why),
+		    allow_fixed ? "%s; written as --allow-fixed asks"
+				: "%s; --allow-fixed writes it anyway",
+		    why);
 	} else {
 		t->verdict = FLASH_ACCEPT;
 		accepted(t, t->why, sizeof(t->why));

@@ -27,25 +27,25 @@
 #define IO_SIZE (4u << 20)
 #define IO_ALIGN 4096u
 #define DISCARD_PIECE (256ull << 20)
-#define SYNC_EVERY (64ull << 20)   /* written bytes between two fsyncs the read-back waits for */
+#define SYNC_EVERY (64ull << 20) /* written bytes between two fsyncs the read-back waits for */
 
 struct worker {
 	struct flash_job *j;
 	int fd;
-	unsigned lbs;        /* the device's logical block size */
-	uint64_t size;       /* the device's size in bytes */
-	bool wrote;          /* a write was issued (t_first_write is set) */
-	uint8_t *buf;        /* IO_SIZE bytes, IO_ALIGN-aligned: the writes' */
+	unsigned lbs;  /* the device's logical block size */
+	uint64_t size; /* the device's size in bytes */
+	bool wrote;    /* a write was issued (t_first_write is set) */
+	uint8_t *buf;  /* IO_SIZE bytes, IO_ALIGN-aligned: the writes' */
 	/* the read-back, in its own thread */
-	uint8_t *vbuf;       /* IO_SIZE bytes, IO_ALIGN-aligned: the read-back's */
-	uint8_t *ibuf;       /* IO_SIZE bytes: the card's own bytes the read-back expects
+	uint8_t *vbuf; /* IO_SIZE bytes, IO_ALIGN-aligned: the read-back's */
+	uint8_t *ibuf; /* IO_SIZE bytes: the card's own bytes the read-back expects
 				(--card-values), or NULL */
 	pthread_t verifier;
 	bool verifying;
-	pthread_mutex_t mu;  /* guards durable and writes_over */
+	pthread_mutex_t mu; /* guards durable and writes_over */
 	pthread_cond_t cv;
-	uint64_t durable;    /* the bytes below it are written and flushed to the card */
-	bool writes_over;    /* no more writes come (done or failed) */
+	uint64_t durable; /* the bytes below it are written and flushed to the card */
+	bool writes_over; /* no more writes come (done or failed) */
 	int verify_rc;
 };
 
@@ -176,8 +176,9 @@ static int put(struct worker *w, const uint8_t *p, size_t len, uint64_t off)
 			continue;
 		if (n <= 0) {
 			int e = n < 0 ? errno : ENOSPC;
-			flash_job_fail(w->j, e, "writing bytes %llu-%llu: %s", (unsigned long long)off,
-				       (unsigned long long)(off + len - 1), strerror(e));
+			flash_job_fail(w->j, e, "writing bytes %llu-%llu: %s",
+				       (unsigned long long)off, (unsigned long long)(off + len - 1),
+				       strerror(e));
 			return -e;
 		}
 		p += n;
@@ -219,7 +220,8 @@ static int write_ranges(struct worker *w)
 	for (size_t i = 0; i < im->n_ranges; i++) {
 		const struct flash_range *r = &im->ranges[i];
 		for (uint64_t pos = r->start; pos < r->end;) {
-			size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE, padded;
+			size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE,
+			       padded;
 			if (flash_job_stopped(w->j) || read_image(w, pos, n, &padded) < 0)
 				return -EIO;
 			if (w->j->card) /* the card's own bytes where its values go */
@@ -267,7 +269,8 @@ static void add_warning(struct flash_job *j, const char *text)
 static int fill_gap(struct worker *w, uint64_t start, uint64_t end, bool *discard_ok)
 {
 	/* in pieces, so that a card discarding a large gap slowly still shows progress */
-	for (uint64_t pos = start; w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok && pos < end;) {
+	for (uint64_t pos = start;
+	     w->j->o->gaps == FLASH_GAPS_DISCARD && *discard_ok && pos < end;) {
 		uint64_t range[2] = { pos, end - pos < DISCARD_PIECE ? end - pos : DISCARD_PIECE };
 		if (flash_job_stopped(w->j))
 			return -EIO;
@@ -390,7 +393,8 @@ static int read_back(struct worker *w, uint64_t pos, size_t n)
 		return 0;
 	int e = got < 0 ? errno : EIO;
 	fail_verify(w->j, e, "reading bytes %llu-%llu back: %s", (unsigned long long)pos,
-		    (unsigned long long)(pos + n - 1), got < 0 ? strerror(e) : "the card ends there");
+		    (unsigned long long)(pos + n - 1),
+		    got < 0 ? strerror(e) : "the card ends there");
 	return -EIO;
 }
 
@@ -406,8 +410,8 @@ static int verify_range(struct worker *w, const struct flash_range *r, struct sh
 
 	for (uint64_t pos = r->start; pos < r->end;) {
 		size_t n = r->end - pos < IO_SIZE ? (size_t)(r->end - pos) : IO_SIZE;
-		if (!wait_durable(w, pos + n) || flash_job_stopped(w->j) || read_back(w, pos, n) < 0 ||
-		    (own && compare_own(w, r, pos, n) < 0))
+		if (!wait_durable(w, pos + n) || flash_job_stopped(w->j) ||
+		    read_back(w, pos, n) < 0 || (own && compare_own(w, r, pos, n) < 0))
 			return unverified(w, counted);
 		if (!own)
 			sha256_update(sha, w->vbuf, n);
@@ -490,8 +494,10 @@ static void warn_unverified(struct flash_job *j)
 
 	if (im->bmap_path || im->mapped_bytes == im->size || !j->o->verify)
 		return;
-	snprintf(text, sizeof(text), "the image's holes (%llu bytes) were not read back "
-		 "(--gaps %s)", (unsigned long long)(im->size - im->mapped_bytes),
+	snprintf(text, sizeof(text),
+		 "the image's holes (%llu bytes) were not read back "
+		 "(--gaps %s)",
+		 (unsigned long long)(im->size - im->mapped_bytes),
 		 j->o->gaps == FLASH_GAPS_KEEP ? "keep" : "discard");
 	add_warning(j, text);
 }
@@ -556,8 +562,9 @@ int flash_target_hold(int pfd)
 void flash_target_hold_error(char *buf, size_t n, int err)
 {
 	snprintf(buf, n, "cannot open it for writing: %s%s", strerror(err),
-		 err == EBUSY ? " (mounted, or held by another program)"
-		 : err == ENOENT ? " (/proc/self/fd, through which it is opened, is missing)" : "");
+		 err == EBUSY    ? " (mounted, or held by another program)"
+		 : err == ENOENT ? " (/proc/self/fd, through which it is opened, is missing)"
+				 : "");
 }
 
 /* The job's device, held since its check (w->fd): its block size and size. */

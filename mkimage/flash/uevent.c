@@ -83,7 +83,9 @@ int flash_uevent_drain(int fd)
 	for (;;) {
 		struct sockaddr_nl from;
 		struct iovec iov = { buf, sizeof(buf) - 1 };
-		struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+		struct msghdr m = { .msg_name = &from,
+				    .msg_namelen = sizeof(from),
+				    .msg_iov = &iov,
 				    .msg_iovlen = 1 };
 		struct flash_uevent ev;
 		ssize_t n = recvmsg(fd, &m, 0);

@@ -53,8 +53,8 @@ static int put_nonzero(struct unpack *u, const uint8_t *p, size_t len)
 		if (p[0] || memcmp(p, p + 1, piece - 1)) {
 			ssize_t w = pwrite(u->out, p, piece, (off_t)u->pos);
 			if (w != (ssize_t)piece)
-				return diag_error(u->d, "%s: writing its decompressed copy: %s", u->path,
-						  w < 0 ? strerror(errno) : "short write");
+				return diag_error(u->d, "%s: writing its decompressed copy: %s",
+						  u->path, w < 0 ? strerror(errno) : "short write");
 		}
 		u->pos += piece;
 		p += piece;
@@ -125,8 +125,8 @@ static int unpack_liblzma(struct unpack *u, int in, uint8_t *ibuf, uint8_t *obuf
 		z.avail_out = CHUNK;
 		r = rc ? r : lzma_code(&z, action);
 		if (rc == 0 && r != LZMA_OK && r != LZMA_STREAM_END)
-			rc = diag_error(u->d, "%s: not a valid %s stream%s", u->path, u->codec->name,
-					r == LZMA_BUF_ERROR ? " (cut short)" : "");
+			rc = diag_error(u->d, "%s: not a valid %s stream%s", u->path,
+					u->codec->name, r == LZMA_BUF_ERROR ? " (cut short)" : "");
 		if (rc == 0)
 			rc = put_nonzero(u, obuf, CHUNK - z.avail_out);
 	}
@@ -167,7 +167,8 @@ static int unpack_gzip(struct unpack *u, int in, uint8_t *ibuf, uint8_t *obuf)
 			n = read_some(in, ibuf, CHUNK);
 			if (n <= 0) {
 				rc = diag_error(u->d, "%s: %s", u->path,
-						n < 0 ? strerror(errno) : "the gzip stream is cut short");
+						n < 0 ? strerror(errno)
+						      : "the gzip stream is cut short");
 				break;
 			}
 			z.next_in = ibuf;
@@ -255,7 +256,10 @@ static bool is_zstd(const uint8_t *m, size_t n)
 
 static bool is_xz(const uint8_t *m, size_t n)
 {
-	return starts(m, n, "\xFD" "7zXZ\0", 6);
+	return starts(m, n,
+		      "\xFD"
+		      "7zXZ\0",
+		      6);
 }
 
 static bool is_gzip(const uint8_t *m, size_t n)
@@ -409,15 +413,19 @@ int flash_image_unpack(struct flash_image *im, int fd, uint64_t size, struct dia
 	int rc;
 
 	if (archive_name(im->path) || starts(magic, n > 0 ? (size_t)n : 0, "PK\x03\x04", 4))
-		rc = diag_error(d, "%s: an archive of files, not a disk image: extract the image "
-				   "from it first; no card was touched", im->path);
+		rc = diag_error(d,
+				"%s: an archive of files, not a disk image: extract the image "
+				"from it first; no card was touched",
+				im->path);
 	else if (by_name && by_bytes != by_name)
 		rc = diag_error(d, "%s: named as %s, but its bytes are %s%s; no card was touched",
 				im->path, by_name->name, by_bytes ? "" : "not compressed",
 				by_bytes ? by_bytes->name : "");
 	else if (by_bytes && !by_bytes->unpack)
-		rc = diag_error(d, "%s: %s-compressed, which flash cannot decompress: decompress it "
-				   "first; no card was touched", im->path, by_bytes->name);
+		rc = diag_error(d,
+				"%s: %s-compressed, which flash cannot decompress: decompress it "
+				"first; no card was touched",
+				im->path, by_bytes->name);
 	else if (by_bytes)
 		rc = unpack_with(im, by_bytes, fd, d);
 	else

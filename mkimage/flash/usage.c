@@ -90,7 +90,8 @@ static bool parse_mount(char *line, struct mount *m)
  * report an anonymous device (major 0), by the name of the device it was mounted from. */
 static long mounted_member(const struct flash_disk *k, const struct mount *m)
 {
-	return m->major == 0 ? member_by_path(k, m->source) : member_by_devno(k, m->major, m->minor);
+	return m->major == 0 ? member_by_path(k, m->source)
+			     : member_by_devno(k, m->major, m->minor);
 }
 
 /*
@@ -108,8 +109,9 @@ static int check_mounts(const struct flash_roots *r, const struct flash_disk *k,
 
 	if (!f) {
 		rc = rc < 0 ? rc : -errno;
-		return diag_errno(d, rc, "%s: %s (without it, whether %s is mounted cannot be told)",
-				  path, strerror(-rc), t->name);
+		return diag_errno(d, rc,
+				  "%s: %s (without it, whether %s is mounted cannot be told)", path,
+				  strerror(-rc), t->name);
 	}
 	for (unsigned no = 1; getline(&line, &cap, f) >= 0 && found < 2; no++) {
 		struct mount m;
@@ -203,13 +205,17 @@ static int check_holders(const struct flash_disk *k, const struct flash_target *
 		/* a partition's folder is in its disk's */
 		int len = snprintf(dir, sizeof(dir), "%s%s%s/holders", k->disk_dir, i ? "/" : "",
 				   i ? k->v[i].name : "");
-		int rc = len < 0 || (size_t)len >= sizeof(dir) ? -ENAMETOOLONG
-							      : first_entry(dir, holder, sizeof(holder));
+		int rc = len < 0 || (size_t)len >= sizeof(dir)
+				 ? -ENAMETOOLONG
+				 : first_entry(dir, holder, sizeof(holder));
 		if (rc < 0)
-			return diag_errno(d, rc, "%s: %s (without it, whether %s is in use cannot be "
-					  "told)", dir, strerror(-rc), k->v[i].name);
+			return diag_errno(d, rc,
+					  "%s: %s (without it, whether %s is in use cannot be "
+					  "told)",
+					  dir, strerror(-rc), k->v[i].name);
 		if (rc > 0) {
-			snprintf(why, n, "%s is in use by %s (device-mapper, md or bcache built on it)",
+			snprintf(why, n,
+				 "%s is in use by %s (device-mapper, md or bcache built on it)",
 				 k->v[i].name, holder);
 			return 1;
 		}
@@ -229,8 +235,8 @@ static int check_btrfs(const struct flash_disk *k, const struct flash_target *t,
 	if (!h)
 		return 0; /* no btrfs module loaded, so no btrfs mounted */
 	for (struct dirent *e; !found && (e = readdir(h));) {
-		if (e->d_name[0] == '.' ||
-		    snprintf(devices, sizeof(devices), "%s/%s/devices", fs, e->d_name) >= (int)sizeof(devices))
+		if (e->d_name[0] == '.' || snprintf(devices, sizeof(devices), "%s/%s/devices", fs,
+						    e->d_name) >= (int)sizeof(devices))
 			continue;
 		for (size_t i = 0; !found && i < k->n; i++) {
 			if (own(k, t, i) && flash_exists(devices, k->v[i].name)) {
@@ -245,8 +251,7 @@ static int check_btrfs(const struct flash_disk *k, const struct flash_target *t,
 }
 
 int flash_in_use(const struct flash_roots *r, const struct flash_disk *k,
-		 const struct flash_target *t, dev_t root_dev, char *why, size_t n,
-		 struct diag *d)
+		 const struct flash_target *t, dev_t root_dev, char *why, size_t n, struct diag *d)
 {
 	/* an anonymous root device (major 0: btrfs, overlay) is found by its mount instead */
 	long i = major(root_dev) ? member_by_devno(k, major(root_dev), minor(root_dev)) : -1;

@@ -37,9 +37,9 @@
 #include "common/array.h"
 #include "mkimage/flash/flash_priv.h"
 
-#define MAX_IN_FLIGHT 64   /* cards written at once; more wait for a worker */
-#define TICK_MS 100        /* how often the station looks at its workers */
-#define RESCAN_MS 1000     /* how often it looks at the disks without a uevent */
+#define MAX_IN_FLIGHT 64 /* cards written at once; more wait for a worker */
+#define TICK_MS 100      /* how often the station looks at its workers */
+#define RESCAN_MS 1000   /* how often it looks at the disks without a uevent */
 
 enum disk_state {
 	DISK_EMPTY, /* no card, or one not yet looked at */
@@ -51,9 +51,9 @@ enum disk_state {
 struct disk {
 	char name[32];
 	unsigned major, minor;
-	uint64_t size;           /* bytes; 0: no card */
-	uint64_t diskseq;        /* its medium's sequence number (0: unknown) */
-	bool seen;               /* in the last look */
+	uint64_t size;    /* bytes; 0: no card */
+	uint64_t diskseq; /* its medium's sequence number (0: unknown) */
+	bool seen;        /* in the last look */
 	enum disk_state state;
 	struct flash_card *card; /* while busy */
 	bool left;               /* its card went away while busy */
@@ -62,16 +62,16 @@ struct disk {
 struct station {
 	const struct flash_options *o; /* the effective options */
 	struct flash_image *im;
-	struct flash_card *cards;      /* MAX_IN_FLIGHT of them, shared with the workers */
+	struct flash_card *cards; /* MAX_IN_FLIGHT of them, shared with the workers */
 	struct disk *disks;
 	size_t n_disks, cap_disks;
 	dev_t root_dev;
 	int log_fd;
 	bool stopping, aborted, log_failed;
 	unsigned passed, failed, refused;
-	FILE *out;                     /* the cards' lines */
+	FILE *out; /* the cards' lines */
 	struct diag *d;
-	struct flash_card_values *cv;  /* --card-values, or NULL */
+	struct flash_card_values *cv; /* --card-values, or NULL */
 };
 
 static void now(struct timespec *t)
@@ -258,7 +258,10 @@ static void prepare(struct station *s, struct flash_card *c, const struct disk *
 	for (char *p = c->path; *p; p++) /* the kernel's "cciss!c0d0" is /dev/cciss/c0d0 */
 		if (*p == '!')
 			*p = '/';
-	c->job = (struct flash_job){ .path = c->path, .fd = -1, .info = *t, .im = s->im,
+	c->job = (struct flash_job){ .path = c->path,
+				     .fd = -1,
+				     .info = *t,
+				     .im = s->im,
 				     .o = s->o };
 	flash_job_init_lock(&c->job.lock);
 	c->job.stage = FLASH_STAGE_CHECK;
@@ -343,8 +346,10 @@ static void present_at_start(struct station *s, struct disk *k)
 				s->o->allow_fixed, &t, &quiet);
 	diag_release(&quiet);
 	if (rc == 0 && ours(s, &t) && s->o->verbosity > 0)
-		fprintf(s->out, "%-24s present at the start, not written: take the card out and "
-			"put it back to write it (/dev/%s)\n", flash_slot_name(&t), k->name);
+		fprintf(s->out,
+			"%-24s present at the start, not written: take the card out and "
+			"put it back to write it (/dev/%s)\n",
+			flash_slot_name(&t), k->name);
 }
 
 static struct disk *find_disk(struct station *s, const struct flash_seen *v)
@@ -437,9 +442,10 @@ static void on_signal(struct station *s, int fd)
 			s->stopping = true;
 			fflush(s->out);
 			if (s->o->verbosity > 0)
-				fprintf(stderr, "%s: stopping: no more cards; %u in flight finish (a "
-					"second signal aborts them)\n", strsignal((int)si.ssi_signo),
-					in_flight(s));
+				fprintf(stderr,
+					"%s: stopping: no more cards; %u in flight finish (a "
+					"second signal aborts them)\n",
+					strsignal((int)si.ssi_signo), in_flight(s));
 		} else if (!s->aborted) {
 			abort_cards(s);
 		}
@@ -458,7 +464,8 @@ static int open_log(const char *path, bool *created, struct diag *d)
 	if (fd < 0 && errno == EEXIST)
 		fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
-		return diag_error(d, "%s: the log cannot be written there: %s", path, strerror(errno));
+		return diag_error(d, "%s: the log cannot be written there: %s", path,
+				  strerror(errno));
 	/* the file's name must survive a power cut as well as its lines */
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -515,7 +522,7 @@ static void banner(const struct station *s, bool events)
 	fprintf(s->out, "%s%s (^C stops)\n", o->log ? "; log " : "", o->log ? o->log : "");
 	if (!events)
 		fprintf(s->out, "the kernel's uevents cannot be read here: looking at the disks "
-			"once a second\n");
+				"once a second\n");
 	fflush(s->out);
 }
 
@@ -573,9 +580,8 @@ static int watch_blocked(const struct flash_options *o, const sigset_t *stop, st
 		return rc;
 	}
 	struct flash_card_values cv = { 0 };
-	if (o->n_card_values &&
-	    (rc = flash_card_values_open(&cv, o->card_values, o->n_card_values, o->first_index,
-					 &im, d)) < 0) {
+	if (o->n_card_values && (rc = flash_card_values_open(&cv, o->card_values, o->n_card_values,
+							     o->first_index, &im, d)) < 0) {
 		flash_card_values_close(&cv);
 		flash_image_close(&im);
 		drop_log(o->log, s.log_fd, created);

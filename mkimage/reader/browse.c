@@ -46,8 +46,10 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 	if (!strcmp(k->table, "none") && (!part || !*part))
 		return k->n_parts ? &k->parts[0] : NULL;
 	if (!part || !*part) {
-		diag_error(d, "%s: which partition? name it: %s:1/PATH (a number, a GPT name or a "
-			      "volume label)", image, image);
+		diag_error(d,
+			   "%s: which partition? name it: %s:1/PATH (a number, a GPT name or a "
+			   "volume label)",
+			   image, image);
 		return NULL;
 	}
 	for (size_t i = 0; i < k->n_parts; i++)
@@ -59,8 +61,10 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 		if (strcmp(p->name, part) != 0)
 			continue;
 		if (found) { /* GPT names need not differ */
-			diag_error(d, "%s: partitions %u and %u are both named '%s': name one by its "
-				      "number", image, found->number, p->number, part);
+			diag_error(d,
+				   "%s: partitions %u and %u are both named '%s': name one by its "
+				   "number",
+				   image, found->number, p->number, part);
 			return NULL;
 		}
 		found = p;
@@ -73,21 +77,22 @@ static const struct disk_part *find_part(const struct disk *k, const char *part,
 		if (!*label || strcasecmp(label, part) != 0)
 			continue;
 		if (found) {
-			diag_error(d, "%s: partitions %u and %u are both labelled '%s': name one by "
-				      "its number", image, found->number, p->number, part);
+			diag_error(d,
+				   "%s: partitions %u and %u are both labelled '%s': name one by "
+				   "its number",
+				   image, found->number, p->number, part);
 			return NULL;
 		}
 		found = p;
 	}
 	if (!found)
-		diag_error(d, "%s: no partition '%s' (a number, a GPT name or a volume label)", image,
-			   part);
+		diag_error(d, "%s: no partition '%s' (a number, a GPT name or a volume label)",
+			   image, part);
 	return found;
 }
 
 /* The messages of the file system in @inner, each after the volume's address, into @d. */
-static void relay_messages(const char *image, const char *part, struct diag *inner,
-			   struct diag *d)
+static void relay_messages(const char *image, const char *part, struct diag *inner, struct diag *d)
 {
 	if (part && !*part) /* "card.img:/a" names a bare volume as "card.img" does */
 		part = NULL;
@@ -96,7 +101,10 @@ static void relay_messages(const char *image, const char *part, struct diag *inn
 		char *text = reader_visible_dup(msg);
 		/* "card.img:1/a: ...", "card.img:/a: ..." (a bare volume), "card.img:1: ..." */
 		diag_error(d, "%s%s%s%s%s", image, part ? ":" : "", part ? part : "",
-			   *msg != '/' ? ": " : part ? "" : ":", text ? text : msg);
+			   *msg != '/' ? ": "
+			   : part      ? ""
+				       : ":",
+			   text ? text : msg);
 		free(text);
 	}
 	diag_release(inner);
@@ -115,20 +123,28 @@ int reader_volume_open(const struct disk *k, int fd, const char *image, const ch
 	if (!p)
 		return -EINVAL;
 	if (p->start >= k->size)
-		return diag_error(d, "%s: partition %u lies outside the image: it starts at byte %llu, "
-				     "the image has %llu bytes", image, p->number,
-				  (unsigned long long)p->start, (unsigned long long)k->size);
+		return diag_error(d,
+				  "%s: partition %u lies outside the image: it starts at byte "
+				  "%llu, "
+				  "the image has %llu bytes",
+				  image, p->number, (unsigned long long)p->start,
+				  (unsigned long long)k->size);
 	if (!p->size)
-		return diag_error(d, "%s: partition %u is 0 bytes long (its table entry gives it no "
-				     "sectors)", image, p->number);
+		return diag_error(d,
+				  "%s: partition %u is 0 bytes long (its table entry gives it no "
+				  "sectors)",
+				  image, p->number);
 	if (!ops)
 		return diag_error(d, "%s: partition %u holds no FAT or ext file system", image,
 				  p->number);
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return diag_error(d, "%s: out of memory", image);
-	*v = (struct reader_volume){ .ops = ops, .image = image, .part = part,
-				     .number = p->number, .end = p->start + p->size,
+	*v = (struct reader_volume){ .ops = ops,
+				     .image = image,
+				     .part = part,
+				     .number = p->number,
+				     .end = p->start + p->size,
 				     .image_size = k->size };
 	diag_init(&inner);
 	rc = ops->open(fd, p, image, &inner, &v->fs);
@@ -147,14 +163,15 @@ int reader_volume_open(const struct disk *k, int fd, const char *image, const ch
 static void warn_beyond_end(const struct reader_volume *v, int rc, struct diag *d)
 {
 	if (rc == 0 && v->end > v->image_size)
-		diag_warning(d, "%s: partition %u ends at byte %llu, past the end of the image (%llu "
-				"bytes): the table is wrong or the image is cut short", v->image,
-			     v->number, (unsigned long long)v->end,
+		diag_warning(d,
+			     "%s: partition %u ends at byte %llu, past the end of the image (%llu "
+			     "bytes): the table is wrong or the image is cut short",
+			     v->image, v->number, (unsigned long long)v->end,
 			     (unsigned long long)v->image_size);
 }
 
-int reader_volume_list(struct reader_volume *v, const char *path,
-		       const struct reader_listing *how, struct diag *d)
+int reader_volume_list(struct reader_volume *v, const char *path, const struct reader_listing *how,
+		       struct diag *d)
 {
 	struct diag inner; /* the file system names paths in the volume: say which volume */
 	int rc;

@@ -37,8 +37,9 @@ struct ext_lister {
 
 static void mode_text(uint32_t mode, char out[11])
 {
-	static const char types[16] = { [1] = 'p', [2] = 'c', [4] = 'd', [6] = 'b', [8] = '-',
-					[10] = 'l', [12] = 's' };
+	static const char types[16] = {
+		[1] = 'p', [2] = 'c', [4] = 'd', [6] = 'b', [8] = '-', [10] = 'l', [12] = 's'
+	};
 	const char *rwx = "rwxrwxrwx";
 
 	out[0] = types[(mode >> 12) & 15] ? types[(mode >> 12) & 15] : '?';
@@ -112,14 +113,13 @@ static int list_ext_dir(struct ext4_volume *v, const char *path, const struct re
 	return rc;
 }
 
-static int ext_list(void *fs, const char *path, const struct reader_listing *how,
-		    struct diag *d)
+static int ext_list(void *fs, const char *path, const struct reader_listing *how, struct diag *d)
 {
 	return list_ext_dir(fs, path, how, 0, d);
 }
 
-static int ext_read(void *fs, const char *path,
-		    int (*out)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d)
+static int ext_read(void *fs, const char *path, int (*out)(void *ctx, const void *buf, size_t len),
+		    void *ctx, struct diag *d)
 {
 	return ext4_read_file(fs, path, out, ctx, d);
 }
@@ -130,6 +130,10 @@ static void ext_close(void *fs)
 }
 
 const struct reader_browse_ops reader_browse_ext = {
-	.content = CONTENT_EXT, .label = ext_label, .open = ext_open, .list = ext_list,
-	.read = ext_read, .close = ext_close,
+	.content = CONTENT_EXT,
+	.label = ext_label,
+	.open = ext_open,
+	.list = ext_list,
+	.read = ext_read,
+	.close = ext_close,
 };

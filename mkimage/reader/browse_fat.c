@@ -57,8 +57,7 @@ static int on_folder(void *ctx, const char *path)
 	return 0;
 }
 
-static int fat_list(void *fs, const char *path, const struct reader_listing *how,
-		    struct diag *d)
+static int fat_list(void *fs, const char *path, const struct reader_listing *how, struct diag *d)
 {
 	static const struct fat_walk_fns fns = { .folder = on_folder, .entry = on_entry };
 	struct reader_listing o = *how; /* the callbacks' context */
@@ -67,8 +66,8 @@ static int fat_list(void *fs, const char *path, const struct reader_listing *how
 			   : fat_vol_list(fs, path, on_entry, &o, d);
 }
 
-static int fat_read(void *fs, const char *path,
-		    int (*out)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d)
+static int fat_read(void *fs, const char *path, int (*out)(void *ctx, const void *buf, size_t len),
+		    void *ctx, struct diag *d)
 {
 	return fat_vol_read(fs, path, out, ctx, d);
 }
@@ -79,6 +78,10 @@ static void fat_close(void *fs)
 }
 
 const struct reader_browse_ops reader_browse_fat = {
-	.content = CONTENT_FAT, .label = fat_label, .open = fat_open, .list = fat_list,
-	.read = fat_read, .close = fat_close,
+	.content = CONTENT_FAT,
+	.label = fat_label,
+	.open = fat_open,
+	.list = fat_list,
+	.read = fat_read,
+	.close = fat_close,
 };

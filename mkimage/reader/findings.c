@@ -47,9 +47,10 @@ static int check_start(const struct disk_part *p, uint64_t eb, struct findings *
 		   "partition %u starts at byte %llu (sector %llu), off the %s grid (aligned to %s "
 		   "only): writes straddle erase blocks; start it at byte %llu (in the layout: "
 		   "start = %llus, or leave start out with align = %s)",
-		   p->number, (unsigned long long)p->start, (unsigned long long)(p->start / 512), g, a,
-		   (unsigned long long)((p->start + eb - 1) / eb * eb),
-		   (unsigned long long)((p->start + eb - 1) / eb * eb / 512), units_layout(eb, l, sizeof(l)));
+		   p->number, (unsigned long long)p->start, (unsigned long long)(p->start / 512), g,
+		   a, (unsigned long long)((p->start + eb - 1) / eb * eb),
+		   (unsigned long long)((p->start + eb - 1) / eb * eb / 512),
+		   units_layout(eb, l, sizeof(l)));
 }
 
 /* Whether fat_params() accepts @o (with data-align @align) for the volume of @p and gives
@@ -106,16 +107,22 @@ static int check_data_area(const struct disk_part *p, uint64_t eb, struct findin
 	units_layout(eb, l, sizeof(l));
 	if (settings_fit(p, o, i->type, eb, NULL, why, sizeof(why)))
 		return add(f, "warning", "data-misaligned", p->number,
-			   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
-			   "grid: every cluster straddles erase blocks; sdimg pads the reserved sectors "
-			   "to put it on the grid with fat { data-align = %s } (the default data-align "
+			   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the "
+			   "%s "
+			   "grid: every cluster straddles erase blocks; sdimg pads the reserved "
+			   "sectors "
+			   "to put it on the grid with fat { data-align = %s } (the default "
+			   "data-align "
 			   "is the image's align, 4M unless set)",
 			   (unsigned long long)data, (unsigned long long)(data % eb), g, l);
 	return add(f, "warning", "data-misaligned", p->number,
-		   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s grid: "
-		   "every cluster straddles erase blocks; fat { data-align = %s } does not fit this "
-		   "volume's clusters and FATs%s%s", (unsigned long long)data,
-		   (unsigned long long)(data % eb), g, l, why[0] ? ": " : "", why);
+		   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
+		   "grid: "
+		   "every cluster straddles erase blocks; fat { data-align = %s } does not fit "
+		   "this "
+		   "volume's clusters and FATs%s%s",
+		   (unsigned long long)data, (unsigned long long)(data % eb), g, l,
+		   why[0] ? ": " : "", why);
 }
 
 static int check_fat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,
@@ -126,18 +133,25 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 
 	if ((uint64_t)i->hidden_sectors * 512 != p->start)
 		rc |= add(f, "warning", "hidden-sectors", p->number,
-			  "the boot sector says the volume starts at sector %u (hidden sectors), the "
+			  "the boot sector says the volume starts at sector %u (hidden sectors), "
+			  "the "
 			  "partition starts at sector %llu; some boot loaders locate files by it",
 			  i->hidden_sectors, (unsigned long long)(p->start / 512));
-	if ((uint64_t)i->total_sectors * 512 > p->size || p->start + (uint64_t)i->total_sectors * 512 > k->size)
+	if ((uint64_t)i->total_sectors * 512 > p->size ||
+	    p->start + (uint64_t)i->total_sectors * 512 > k->size)
 		rc |= add(f, "error", "beyond-end", p->number,
-			  "the FAT volume counts %u sectors but only %llu are there: it runs past the "
-			  "end of its partition or the device", i->total_sectors,
-			  (unsigned long long)((p->start + p->size > k->size ? k->size - p->start : p->size) / 512));
+			  "the FAT volume counts %u sectors but only %llu are there: it runs past "
+			  "the "
+			  "end of its partition or the device",
+			  i->total_sectors,
+			  (unsigned long long)((p->start + p->size > k->size ? k->size - p->start
+									     : p->size) /
+					       512));
 	else if ((uint64_t)i->total_sectors * 512 != p->size && p->number)
 		rc |= add(f, "warning", "total-sectors", p->number,
 			  "the boot sector counts %u sectors, the partition has %llu: TI boot ROMs "
-			  "(AM335x and others) refuse such a card; sdimg writes the partition's exact size",
+			  "(AM335x and others) refuse such a card; sdimg writes the partition's "
+			  "exact size",
 			  i->total_sectors, (unsigned long long)(p->size / 512));
 	return rc;
 }
@@ -150,8 +164,8 @@ static int check_ext_volume(const struct disk_part *p, struct findings *f)
 		return 0;
 	return add(f, "error", "beyond-end", p->number,
 		   "the ext volume claims %llu bytes but only %llu are there: it runs past the end "
-		   "of its partition or the image", (unsigned long long)p->ext.size,
-		   (unsigned long long)p->size);
+		   "of its partition or the image",
+		   (unsigned long long)p->ext.size, (unsigned long long)p->size);
 }
 
 static bool far_apart(uint32_t a, uint32_t b)
@@ -182,12 +196,16 @@ static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct fin
 		any.type = FAT_AUTO;
 		grid(sd_g.cluster_size, want, sizeof(want));
 		if (far_apart(i->cluster_size, sd_g.cluster_size) &&
-		    settings_work(p, o, i->type, eb, NULL) && settings_work(p, any, i->type, eb, NULL))
+		    settings_work(p, o, i->type, eb, NULL) &&
+		    settings_work(p, any, i->type, eb, NULL))
 			rc = add(f, "info", "cluster-size", p->number,
-				 "clusters of %s; for a FAT%d volume of this size sdimg chooses %s (its "
-				 "default, capped by the SD specification's table): fat { cluster-size "
+				 "clusters of %s; for a FAT%d volume of this size sdimg chooses %s "
+				 "(its "
+				 "default, capped by the SD specification's table): fat { "
+				 "cluster-size "
 				 "= %s }, or leave cluster-size out",
-				 have, (int)i->type, want, units_layout(sd_g.cluster_size, l, sizeof(l)));
+				 have, (int)i->type, want,
+				 units_layout(sd_g.cluster_size, l, sizeof(l)));
 	} else if (settings_work(p, typed, i->type, eb, &typed_g)) {
 		/* sdimg would choose another type: the nearest size that keeps this one */
 		o.cluster_size = typed_g.cluster_size;
@@ -195,14 +213,16 @@ static int check_cluster_size(const struct disk_part *p, uint64_t eb, struct fin
 		if (far_apart(i->cluster_size, typed_g.cluster_size) &&
 		    settings_work(p, o, i->type, eb, NULL))
 			rc = add(f, "info", "cluster-size", p->number,
-				 "clusters of %s; for FAT%d at this size sdimg chooses %s: type = fat%d "
+				 "clusters of %s; for FAT%d at this size sdimg chooses %s: type = "
+				 "fat%d "
 				 "with fat { cluster-size = %s }, or with cluster-size left out",
 				 have, (int)i->type, want, (int)i->type,
 				 units_layout(typed_g.cluster_size, l, sizeof(l)));
 	}
 	if (rc == 0 && i->fats == 2)
 		rc = add(f, "info", "two-fats", p->number,
-			 "two FATs: each cluster allocation is written twice; fat { fats = 1 } is faster "
+			 "two FATs: each cluster allocation is written twice; fat { fats = 1 } is "
+			 "faster "
 			 "on flash (keep two where a boot ROM wants them, as TI's do)");
 	return rc;
 }
@@ -212,8 +232,9 @@ static int compare_start(const void *a, const void *b)
 	const struct disk_part *x = *(const struct disk_part *const *)a;
 	const struct disk_part *y = *(const struct disk_part *const *)b;
 
-	return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->number > y->number) -
-									(x->number < y->number);
+	return x->start < y->start   ? -1
+	       : x->start > y->start ? 1
+				     : (x->number > y->number) - (x->number < y->number);
 }
 
 /* Partitions that share bytes (an extended partition holds its logical ones: not counted).
@@ -237,7 +258,8 @@ static int check_overlaps(const struct disk *k, struct findings *f)
 					       : v[i]->start + v[i]->size;
 			rc = add(f, "error", "overlap", v[i]->number,
 				 "partitions %u and %u overlap: bytes %llu-%llu belong to both, so "
-				 "writing one destroys the other; give each its own range in the layout",
+				 "writing one destroys the other; give each its own range in the "
+				 "layout",
 				 reach->number, v[i]->number, (unsigned long long)v[i]->start,
 				 (unsigned long long)end - 1);
 		}
@@ -254,18 +276,24 @@ static int check_gpt_backup(const struct disk *k, struct findings *f)
 
 	if (k->gpt_backup == DISK_GPT_BACKUP_INVALID)
 		return add(f, "error", "gpt-backup-invalid", 0,
-			   "the backup GPT header or its entry array (at LBA %llu) fails its signature "
-			   "or CRC check", (unsigned long long)k->gpt_backup_lba);
+			   "the backup GPT header or its entry array (at LBA %llu) fails its "
+			   "signature "
+			   "or CRC check",
+			   (unsigned long long)k->gpt_backup_lba);
 	if (k->gpt_backup == DISK_GPT_BACKUP_MISSING && k->gpt_backup_lba >= sectors)
 		return add(f, "warning", "gpt-backup-missing", 0,
-			   "no backup GPT: the primary header puts it at LBA %llu, past the end of the "
-			   "image (%llu sectors): the image is cut short, or was made without one; a "
-			   "damaged primary cannot be restored", (unsigned long long)k->gpt_backup_lba,
-			   (unsigned long long)sectors);
+			   "no backup GPT: the primary header puts it at LBA %llu, past the end of "
+			   "the "
+			   "image (%llu sectors): the image is cut short, or was made without one; "
+			   "a "
+			   "damaged primary cannot be restored",
+			   (unsigned long long)k->gpt_backup_lba, (unsigned long long)sectors);
 	if (k->gpt_backup == DISK_GPT_BACKUP_MISSING)
 		return add(f, "warning", "gpt-backup-missing", 0,
-			   "no backup GPT: LBA %llu, where it belongs, holds no GPT header; a damaged "
-			   "primary cannot be restored", (unsigned long long)k->gpt_backup_lba);
+			   "no backup GPT: LBA %llu, where it belongs, holds no GPT header; a "
+			   "damaged "
+			   "primary cannot be restored",
+			   (unsigned long long)k->gpt_backup_lba);
 	return 0;
 }
 
@@ -281,14 +309,16 @@ static int check_hybrid(const struct disk *k, struct findings *f)
 	for (size_t i = 0; i < k->n_mirrors; i++) {
 		const struct disk_mirror *m = &k->mirrors[i];
 		if (m->gpt_number)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u", len ? ", " : "",
-						m->gpt_number);
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u",
+						len ? ", " : "", m->gpt_number);
 		else
 			rc |= add(f, "warning", "hybrid-mbr-mismatch", 0,
-				  "the hybrid MBR lists bytes %llu-%llu (type 0x%02x), which no GPT "
-				  "partition covers exactly: MBR-only firmware and the GPT disagree",
-				  (unsigned long long)m->start, (unsigned long long)(m->start + m->size - 1),
-				  m->type);
+				  "the hybrid MBR lists bytes %llu-%llu (type 0x%02x), which no "
+				  "GPT "
+				  "partition covers exactly: MBR-only firmware and the GPT "
+				  "disagree",
+				  (unsigned long long)m->start,
+				  (unsigned long long)(m->start + m->size - 1), m->type);
 		if (len >= sizeof(list))
 			len = sizeof(list) - 1;
 	}
@@ -304,11 +334,13 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 
 	if (k->table_unreadable)
 		rc |= add(f, "error", "table-unreadable", 0,
-			  "the disk has a GPT signature, but the table cannot be read (libfdisk refuses "
+			  "the disk has a GPT signature, but the table cannot be read (libfdisk "
+			  "refuses "
 			  "it); its partitions are not listed");
 	if (!strcmp(k->table, "gpt") && !k->gpt_primary_ok)
 		rc |= add(f, "error", "gpt-primary-invalid", 0,
-			  "the primary GPT header or its entry array fails its signature or CRC check");
+			  "the primary GPT header or its entry array fails its signature or CRC "
+			  "check");
 	if (!strcmp(k->table, "gpt") && !k->table_unreadable)
 		rc |= check_gpt_backup(k, f) | check_hybrid(k, f);
 	rc |= check_overlaps(k, f);
@@ -318,7 +350,8 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 			continue;
 		if (p->start + p->size > k->size)
 			rc |= add(f, "error", "beyond-end", p->number,
-				  "partition %u ends at byte %llu, past the end of the image or device (%llu "
+				  "partition %u ends at byte %llu, past the end of the image or "
+				  "device (%llu "
 				  "bytes): it cannot be read whole",
 				  p->number, (unsigned long long)(p->start + p->size),
 				  (unsigned long long)k->size);

@@ -70,7 +70,8 @@ static void check_hybrid(struct disk *k)
 		if (!e[i].used || e[i].type == MBR_TYPE_GPT_PROTECTIVE || !e[i].type)
 			continue;
 		struct disk_mirror *m = &k->mirrors[k->n_mirrors++];
-		*m = (struct disk_mirror){ .type = e[i].type, .start = (uint64_t)e[i].start * 512,
+		*m = (struct disk_mirror){ .type = e[i].type,
+					   .start = (uint64_t)e[i].start * 512,
 					   .size = (uint64_t)e[i].sectors * 512 };
 		for (size_t p = 0; p < k->n_parts && !m->gpt_number; p++)
 			if (k->parts[p].start == m->start && k->parts[p].size == m->size)

@@ -14,7 +14,8 @@
 static void guid_text(const uint8_t *g, char *out, size_t n)
 {
 	snprintf(out, n, "%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X", get_le32(g),
-		 get_le16(g + 4), get_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+		 get_le16(g + 4), get_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14],
+		 g[15]);
 }
 
 static void type_name(struct fdisk_context *cxt, struct disk_part *p)

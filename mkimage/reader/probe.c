@@ -16,14 +16,14 @@
 #define EXT_SUPER 1024u
 #define EXT_MAGIC 0xEF53u
 enum ext_super_field {
-	EXT_S_BLOCKS_COUNT_LO = 0x04,    /* 4 bytes */
-	EXT_S_LOG_BLOCK_SIZE = 0x18,     /* 4 bytes: block size = 1024 << this */
-	EXT_S_MAGIC = 0x38,              /* 2 bytes: EXT_MAGIC */
-	EXT_S_FEATURE_COMPAT = 0x5C,     /* 4 bytes: 0x4 has_journal */
-	EXT_S_FEATURE_INCOMPAT = 0x60,   /* 4 bytes: 0x40 extents, 0x80 64bit, 0x200 flex_bg */
-	EXT_S_UUID = 0x68,               /* 16 bytes */
-	EXT_S_VOLUME_NAME = 0x78,        /* 16 bytes, NUL-padded */
-	EXT_S_BLOCKS_COUNT_HI = 0x150,   /* 4 bytes, with the 64bit feature */
+	EXT_S_BLOCKS_COUNT_LO = 0x04,  /* 4 bytes */
+	EXT_S_LOG_BLOCK_SIZE = 0x18,   /* 4 bytes: block size = 1024 << this */
+	EXT_S_MAGIC = 0x38,            /* 2 bytes: EXT_MAGIC */
+	EXT_S_FEATURE_COMPAT = 0x5C,   /* 4 bytes: 0x4 has_journal */
+	EXT_S_FEATURE_INCOMPAT = 0x60, /* 4 bytes: 0x40 extents, 0x80 64bit, 0x200 flex_bg */
+	EXT_S_UUID = 0x68,             /* 16 bytes */
+	EXT_S_VOLUME_NAME = 0x78,      /* 16 bytes, NUL-padded */
+	EXT_S_BLOCKS_COUNT_HI = 0x150, /* 4 bytes, with the 64bit feature */
 };
 #define EXT_COMPAT_HAS_JOURNAL 0x4u
 #define EXT_INCOMPAT_64BIT 0x80u
@@ -92,14 +92,15 @@ static void probe_ext(struct disk_part *p, const uint8_t *sb)
 	p->ext.block_size = 1024u << log;
 	p->ext.size = blocks * p->ext.block_size;
 	snprintf(p->ext.kind, sizeof(p->ext.kind), "%s",
-		 incompat & EXT_INCOMPAT_EXT4		? "ext4"
-		 : compat & EXT_COMPAT_HAS_JOURNAL	? "ext3"
-							: "ext2");
+		 incompat & EXT_INCOMPAT_EXT4      ? "ext4"
+		 : compat & EXT_COMPAT_HAS_JOURNAL ? "ext3"
+						   : "ext2");
 	memcpy(p->ext.label, sb + EXT_S_VOLUME_NAME, 16);
 	p->ext.label[16] = '\0';
 	snprintf(p->ext.uuid, sizeof(p->ext.uuid),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
 }
 
 static void probe(struct disk *k, struct disk_part *p, bool count)
@@ -126,8 +127,10 @@ int reader_probe_all(struct disk *k, bool count, struct diag *d)
 		size_t cap = 0;
 		probe(k, &whole, count);
 		if (whole.content == CONTENT_UNKNOWN)
-			return diag_error(d, "%s: not a disk image: no partition table and no file "
-					     "system at its start", k->path);
+			return diag_error(d,
+					  "%s: not a disk image: no partition table and no file "
+					  "system at its start",
+					  k->path);
 		if (array_grow((void **)&k->parts, &cap, 1, sizeof(*k->parts)) < 0)
 			return -ENOMEM;
 		k->parts[k->n_parts++] = whole;

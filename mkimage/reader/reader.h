@@ -29,18 +29,18 @@
 enum disk_content { CONTENT_UNKNOWN, CONTENT_FAT, CONTENT_EXT, CONTENT_CONTAINER };
 
 struct disk_ext {
-	char kind[5];         /* "ext2", "ext3", "ext4" */
+	char kind[5]; /* "ext2", "ext3", "ext4" */
 	char label[17];
 	char uuid[37];
 	uint32_t block_size;
-	uint64_t size;        /* bytes the file system counts */
+	uint64_t size; /* bytes the file system counts */
 };
 
 struct disk_fat {
 	struct fat_info info;
 	uint32_t free_clusters;
 	uint64_t files, dirs;
-	bool walked;          /* the tree could be walked (files, dirs are counted) */
+	bool walked; /* the tree could be walked (files, dirs are counted) */
 };
 
 struct disk_part {
@@ -75,14 +75,14 @@ struct disk {
 	const char *path;
 	int fd;
 	uint64_t size;
-	char table[8];        /* "mbr", "gpt", "none" */
-	char id[40];          /* MBR signature "0x1234abcd" or GPT disk GUID */
+	char table[8]; /* "mbr", "gpt", "none" */
+	char id[40];   /* MBR signature "0x1234abcd" or GPT disk GUID */
 	bool gpt_primary_ok;
 	enum disk_gpt_backup gpt_backup;
 	uint64_t gpt_backup_lba; /* where the backup header is, or should be */
-	bool gpt_read_directly; /* libfdisk refused the GPT; the reader read the primary itself */
-	bool table_unreadable; /* a GPT signature is there, but the table cannot be read */
-	bool hybrid_mbr;       /* the MBR holds partitions besides its 0xEE entry */
+	bool gpt_read_directly;  /* libfdisk refused the GPT; the reader read the primary itself */
+	bool table_unreadable;   /* a GPT signature is there, but the table cannot be read */
+	bool hybrid_mbr;         /* the MBR holds partitions besides its 0xEE entry */
 	struct disk_mirror mirrors[3];
 	size_t n_mirrors;
 	struct disk_part *parts;
@@ -177,8 +177,8 @@ int reader_volume_open(const struct disk *k, int fd, const char *image, const ch
 		       struct diag *d, struct reader_volume **ret);
 
 /* Lists the folder @path of @v onto how->out. Returns 0 or a negative errno (message in @d). */
-int reader_volume_list(struct reader_volume *v, const char *path,
-		       const struct reader_listing *how, struct diag *d);
+int reader_volume_list(struct reader_volume *v, const char *path, const struct reader_listing *how,
+		       struct diag *d);
 
 /* The bytes of the file @path of @v through @out, in order. Returns 0, what @out returned,
  * or a negative errno with a message in @d. */

@@ -38,14 +38,13 @@ static void print_content(const struct disk_part *p)
 	} else if (p->content == CONTENT_FAT) {
 		units_human(i->cluster_size, cl, sizeof(cl));
 		units_human((uint64_t)(i->clusters - p->fat.free_clusters) * i->cluster_size, used,
-			   sizeof(used));
+			    sizeof(used));
 		printf("      FAT%d \"", (int)i->type);
 		reader_fputs_visible(i->label, stdout);
 		printf("\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors, "
 		       "%u reserved, %u root entries\n",
-		       i->volume_id >> 16, i->volume_id & 0xffff, cl,
-		       i->clusters, i->fats, i->fats == 1 ? "" : "s", i->fat_sectors, i->reserved,
-		       i->root_entries);
+		       i->volume_id >> 16, i->volume_id & 0xffff, cl, i->clusters, i->fats,
+		       i->fats == 1 ? "" : "s", i->fat_sectors, i->reserved, i->root_entries);
 		printf("      data area at byte %llu, hidden sectors %u, total sectors %u, %s used",
 		       (unsigned long long)(p->start + i->data_offset), i->hidden_sectors,
 		       i->total_sectors, used);
@@ -61,20 +60,21 @@ static void print_content(const struct disk_part *p)
 	}
 }
 
-int reader_print_text(const struct disk *k, const struct findings *f, uint64_t eb,
-		      struct diag *d)
+int reader_print_text(const struct disk *k, const struct findings *f, uint64_t eb, struct diag *d)
 {
 	char size[32], grid[32];
 
 	units_human(k->size, size, sizeof(size));
 	units_human(eb, grid, sizeof(grid));
-	printf("%s: %s (%llu bytes), table %s", k->path, size, (unsigned long long)k->size, k->table);
+	printf("%s: %s (%llu bytes), table %s", k->path, size, (unsigned long long)k->size,
+	       k->table);
 	if (k->id[0])
 		printf(", disk id %s", k->id);
 	if (!strcmp(k->table, "gpt"))
 		printf(", primary GPT %s, backup GPT %s%s", k->gpt_primary_ok ? "valid" : "INVALID",
 		       backup_names[k->gpt_backup], k->hybrid_mbr ? ", hybrid MBR" : "");
-	printf("\n\n%-3s %12s %12s  %-10s %-38s %s\n", "NO", "START", "END", "SIZE", "TYPE", "CONTENT");
+	printf("\n\n%-3s %12s %12s  %-10s %-38s %s\n", "NO", "START", "END", "SIZE", "TYPE",
+	       "CONTENT");
 	for (size_t n = 0; n < k->n_parts; n++) {
 		const struct disk_part *p = &k->parts[n];
 		char type[160];
@@ -83,11 +83,11 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 			 p->type_name[0] ? " (" : "", p->type_name, p->type_name[0] ? ")" : "");
 		char end[24] = "-"; /* a partition of 0 bytes has no last byte */
 		if (p->size)
-			snprintf(end, sizeof(end), "%llu", (unsigned long long)(p->start + p->size - 1));
+			snprintf(end, sizeof(end), "%llu",
+				 (unsigned long long)(p->start + p->size - 1));
 		printf("%-3u %12llu %12s  %-10s %-38s %s%s%s", p->number,
-		       (unsigned long long)p->start, end, size,
-		       type, content_name(p), p->bootable ? ", bootable" : "",
-		       p->name[0] ? ", name " : "");
+		       (unsigned long long)p->start, end, size, type, content_name(p),
+		       p->bootable ? ", bootable" : "", p->name[0] ? ", name " : "");
 		reader_fputs_visible(p->name, stdout);
 		printf("\n");
 		print_content(p);
@@ -98,7 +98,8 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		       (unsigned long long)(k->gaps[n].start + k->gaps[n].size - 1), size);
 	}
 	printf("\nSD alignment (%s grid): ", grid);
-	printf(reader_count_problems(f) ? "%zu problem(s)\n" : "no problems\n", reader_count_problems(f));
+	printf(reader_count_problems(f) ? "%zu problem(s)\n" : "no problems\n",
+	       reader_count_problems(f));
 	for (size_t n = 0; n < f->n; n++)
 		printf("  %-7s %-19s %s\n", f->v[n].severity, f->v[n].code, f->v[n].message);
 	return stdout_status(d);
@@ -120,15 +121,21 @@ static json_t *json_fat(const struct disk_part *p)
 	json_object_set_new(o, "fat_sectors", json_integer(i->fat_sectors));
 	json_object_set_new(o, "reserved", json_integer(i->reserved));
 	json_object_set_new(o, "root_entries", json_integer(i->root_entries));
-	json_object_set_new(o, "data_offset", json_integer((json_int_t)(p->start + i->data_offset)));
+	json_object_set_new(o, "data_offset",
+			    json_integer((json_int_t)(p->start + i->data_offset)));
 	json_object_set_new(o, "hidden_sectors", json_integer(i->hidden_sectors));
 	json_object_set_new(o, "total_sectors", json_integer(i->total_sectors));
 	json_object_set_new(o, "label", utf8_json_string(i->label));
 	json_object_set_new(o, "serial", json_integer(i->volume_id));
-	json_object_set_new(o, "used_bytes", json_integer((json_int_t)(i->clusters - p->fat.free_clusters) * i->cluster_size));
-	json_object_set_new(o, "free_bytes", json_integer((json_int_t)p->fat.free_clusters * i->cluster_size));
-	json_object_set_new(o, "files", p->fat.walked ? json_integer((json_int_t)p->fat.files) : json_null());
-	json_object_set_new(o, "dirs", p->fat.walked ? json_integer((json_int_t)p->fat.dirs) : json_null());
+	json_object_set_new(o, "used_bytes",
+			    json_integer((json_int_t)(i->clusters - p->fat.free_clusters) *
+					 i->cluster_size));
+	json_object_set_new(o, "free_bytes",
+			    json_integer((json_int_t)p->fat.free_clusters * i->cluster_size));
+	json_object_set_new(o, "files",
+			    p->fat.walked ? json_integer((json_int_t)p->fat.files) : json_null());
+	json_object_set_new(o, "dirs",
+			    p->fat.walked ? json_integer((json_int_t)p->fat.dirs) : json_null());
 	return o;
 }
 
@@ -138,8 +145,9 @@ static json_t *json_part(const struct disk_part *p)
 
 	json_object_set_new(o, "number", json_integer(p->number));
 	json_object_set_new(o, "start", json_integer((json_int_t)p->start));
-	json_object_set_new(o, "end", p->size ? json_integer((json_int_t)(p->start + p->size - 1))
-					      : json_null());
+	json_object_set_new(o, "end",
+			    p->size ? json_integer((json_int_t)(p->start + p->size - 1))
+				    : json_null());
 	json_object_set_new(o, "size", json_integer((json_int_t)p->size));
 	json_object_set_new(o, "type", json_string(p->type));
 	json_object_set_new(o, "type_name", utf8_json_string(p->type_name));
@@ -161,8 +169,7 @@ static json_t *json_part(const struct disk_part *p)
 	return o;
 }
 
-int reader_print_json(const struct disk *k, const struct findings *f, uint64_t eb,
-		      struct diag *d)
+int reader_print_json(const struct disk *k, const struct findings *f, uint64_t eb, struct diag *d)
 {
 	json_t *root = json_object(), *image = json_object(), *parts = json_array(),
 	       *gaps = json_array(), *finds = json_array();
@@ -177,9 +184,11 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 		json_object_set_new(g, "primary_valid", json_boolean(k->gpt_primary_ok));
 		json_object_set_new(g, "backup_valid",
 				    json_boolean(k->gpt_backup == DISK_GPT_BACKUP_VALID));
-		json_object_set_new(g, "backup", json_string(k->gpt_backup == DISK_GPT_BACKUP_VALID ? "valid"
-							     : k->gpt_backup == DISK_GPT_BACKUP_MISSING ? "missing"
-							     : "invalid"));
+		json_object_set_new(g, "backup",
+				    json_string(k->gpt_backup == DISK_GPT_BACKUP_VALID ? "valid"
+						: k->gpt_backup == DISK_GPT_BACKUP_MISSING
+							? "missing"
+							: "invalid"));
 		json_object_set_new(g, "mbr", json_string(k->hybrid_mbr ? "hybrid" : "protective"));
 		json_object_set_new(image, "gpt", g);
 	}
@@ -206,5 +215,6 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(root);
-	return rc == 0 ? stdout_status(d) : diag_error(d, "standard output: the report could not be written");
+	return rc == 0 ? stdout_status(d)
+		       : diag_error(d, "standard output: the report could not be written");
 }

@@ -43,7 +43,8 @@ static void part_from_fdisk(struct fdisk_context *cxt, struct fdisk_partition *p
 	p->start = (uint64_t)fdisk_partition_get_start(pa) * 512;
 	p->size = (uint64_t)fdisk_partition_get_size(pa) * 512;
 	p->bootable = fdisk_partition_is_bootable(pa) == 1;
-	if (fdisk_is_label(cxt, GPT) && fdisk_gpt_get_partition_attrs(cxt, p->number - 1, &attrs) == 0)
+	if (fdisk_is_label(cxt, GPT) &&
+	    fdisk_gpt_get_partition_attrs(cxt, p->number - 1, &attrs) == 0)
 		p->bootable = (attrs >> 2) & 1; /* LegacyBIOSBootable (UEFI 2.10, table 5.8) */
 	if (t && fdisk_parttype_get_string(t))
 		snprintf(p->type, sizeof(p->type), "%s", fdisk_parttype_get_string(t));
@@ -112,11 +113,13 @@ static int add_gpt_structures(const struct disk *k, uint64_t lba, struct range *
 	if (lba >= k->size / 512 || pread(k->fd, h, sizeof(h), (off_t)(lba * 512)) != 512 ||
 	    memcmp(h + GPT_HDR_SIGNATURE, GPT_SIGNATURE, GPT_SIGNATURE_LEN) != 0)
 		return 0;
-	uint64_t bytes = (uint64_t)get_le32(h + GPT_HDR_ENTRY_COUNT) * get_le32(h + GPT_HDR_ENTRY_SIZE);
+	uint64_t bytes = (uint64_t)get_le32(h + GPT_HDR_ENTRY_COUNT) *
+			 get_le32(h + GPT_HDR_ENTRY_SIZE);
 	uint64_t at = get_le64(h + GPT_HDR_ENTRIES_LBA);
 	int rc = add_range(v, n, cap, lba * 512, 512);
 	if (rc == 0 && at < k->size / 512)
-		rc = add_range(v, n, cap, at * 512, bytes < k->size - at * 512 ? bytes : k->size - at * 512);
+		rc = add_range(v, n, cap, at * 512,
+			       bytes < k->size - at * 512 ? bytes : k->size - at * 512);
 	return rc;
 }
 
@@ -128,7 +131,9 @@ static int add_table_structures(const struct disk *k, struct range **v, size_t *
 
 	if (!strcmp(k->table, "gpt"))
 		return add_gpt_structures(k, GPT_HEADER_LBA, v, n, cap) ||
-		       add_gpt_structures(k, k->gpt_backup_lba, v, n, cap) ? -ENOMEM : 0;
+				       add_gpt_structures(k, k->gpt_backup_lba, v, n, cap)
+			       ? -ENOMEM
+			       : 0;
 	size_t count = reader_ebr_sectors(k, ebr, sizeof(ebr) / sizeof(*ebr));
 	for (size_t i = 0; rc == 0 && i < count; i++)
 		rc = add_range(v, n, cap, ebr[i] * 512, 512);
@@ -164,7 +169,8 @@ static int find_gaps(struct disk *k)
 	for (size_t i = 0; rc == 0 && i <= n && pos < end; i++) {
 		uint64_t next = i < n && v[i].start < end ? v[i].start : end;
 		if (next > pos) {
-			if (array_grow((void **)&k->gaps, &gcap, k->n_gaps + 1, sizeof(*k->gaps)) < 0)
+			if (array_grow((void **)&k->gaps, &gcap, k->n_gaps + 1, sizeof(*k->gaps)) <
+			    0)
 				rc = -ENOMEM;
 			else
 				k->gaps[k->n_gaps++] = (struct disk_gap){ pos, next - pos };
@@ -256,7 +262,8 @@ static int read_disk(struct disk *k, const char *path, int fd, bool count, struc
 	rc = reader_size_of(fd, &k->size);
 	if (rc < 0)
 		return diag_error(d, "%s: %s", path,
-				  rc == -ENOTBLK ? "not an image file or a block device" : strerror(-rc));
+				  rc == -ENOTBLK ? "not an image file or a block device"
+						 : strerror(-rc));
 	if (k->size < 512)
 		return diag_error(d, "%s: %llu bytes: too small for a disk image", path,
 				  (unsigned long long)k->size);

@@ -38,27 +38,28 @@ static const char *const fixture_layouts[][2] = {
 		 "host=\\${HOST}\\n$ {x} $\\${SERIAL}}\\n\" per-card = true reserve = 2K }\n"
 		 " file \"/plain.txt\" { content = \"the same on every card\" } }\n"
 		 "partition root { size = 64K }\n" },
-	{ "gpt", "image { table = gpt align = 512 seed = \"cards-gpt\" timestamp = 1700000000"
-		 " disk-id = per-card }\n"
-		 "partition efi { type = fat32 fat { label = \"EFI\" data-align = 512 cluster-size = 512"
-		 " fats = 1 volume-id = per-card }\n"
-		 " file \"/id.txt\" { content = \"\\${DISK_ID} \\${PARTUUID_efi} \\${PARTUUID_data}"
-		 " \\${VOLUME_ID_efi} \\${SERIAL}\" per-card = true reserve = 1K }\n"
-		 " file \"/deep/er/serial\" { content = \"\\${SERIAL}\" per-card = true reserve = 600 }"
-		 " }\n"
-		 "partition data { type = fat12 fat { data-align = 512 volume-id = per-card }"
-		 " file \"/x.txt\" { content = \"\\${HOST}\\${HOST}\" per-card = true reserve = 512 } }\n"
-		 "partition fixed { uuid = \"0b78710c-e3d7-49c0-8387-019e177cd1da\" size = 16K }\n" },
+	{ "gpt",
+	  "image { table = gpt align = 512 seed = \"cards-gpt\" timestamp = 1700000000"
+	  " disk-id = per-card }\n"
+	  "partition efi { type = fat32 fat { label = \"EFI\" data-align = 512 cluster-size = 512"
+	  " fats = 1 volume-id = per-card }\n"
+	  " file \"/id.txt\" { content = \"\\${DISK_ID} \\${PARTUUID_efi} \\${PARTUUID_data}"
+	  " \\${VOLUME_ID_efi} \\${SERIAL}\" per-card = true reserve = 1K }\n"
+	  " file \"/deep/er/serial\" { content = \"\\${SERIAL}\" per-card = true reserve = 600 }"
+	  " }\n"
+	  "partition data { type = fat12 fat { data-align = 512 volume-id = per-card }"
+	  " file \"/x.txt\" { content = \"\\${HOST}\\${HOST}\" per-card = true reserve = 512 } }\n"
+	  "partition fixed { uuid = \"0b78710c-e3d7-49c0-8387-019e177cd1da\" size = 16K }\n" },
 };
 
 #define FIXTURE_IMAGES (sizeof(fixture_layouts) / sizeof(fixture_layouts[0]))
 
 struct fixture_image {
-	int fd;                   /* the image as built (read-only use) */
-	int work;                 /* a copy that patches go onto, restored after each input */
+	int fd;   /* the image as built (read-only use) */
+	int work; /* a copy that patches go onto, restored after each input */
 	uint64_t size;
 	char manifest_path[300];
-	struct cards_manifest m;  /* its manifest as read */
+	struct cards_manifest m; /* its manifest as read */
 };
 
 struct fixture {
@@ -125,8 +126,10 @@ static void fixture_build(size_t i)
 
 	snprintf(path, sizeof(path), "%.200s/%s", f->dir, fixture_layouts[i][0]);
 	snprintf(im->manifest_path, sizeof(im->manifest_path), "%.200s.cards.json", path);
-	const struct build_options bo = { .output = path, .write_raw = true,
-					  .verbosity = BUILD_QUIET, .report = f->quiet };
+	const struct build_options bo = { .output = path,
+					  .write_raw = true,
+					  .verbosity = BUILD_QUIET,
+					  .report = f->quiet };
 	diag_init(&d);
 	if (layout_load_text("fuzz_cards.layout", fixture_layouts[i][1], &opts, &d, &l) < 0 ||
 	    build_image_file(l, &bo, &d) < 0)
@@ -149,7 +152,10 @@ static void fixture_init(const char *name)
 	const char *tmp = getenv("TMPDIR");
 
 	snprintf(f->dir, sizeof(f->dir), "%.150s/sdimg-fuzz-%s-XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp", name);
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+		 : tmp                         ? tmp
+					       : "/tmp",
+		 name);
 	if (!mkdtemp(f->dir) || !(f->quiet = fopen("/dev/null", "w")))
 		fixture_die("setting up", NULL);
 	atexit(fixture_remove);

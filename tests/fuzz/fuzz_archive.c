@@ -67,11 +67,15 @@ static struct fat_tree *tree_of(const struct content *c, struct diag *d)
 		const struct content_node *n = &c->nodes[i];
 		if (n->removed)
 			continue;
-		struct fat_meta m = { .mtime = n->mtime, .mtime_ns = n->mtime_ns,
-				      .attrs = (uint8_t)n->attrs, .first = n->first,
+		struct fat_meta m = { .mtime = n->mtime,
+				      .mtime_ns = n->mtime_ns,
+				      .attrs = (uint8_t)n->attrs,
+				      .first = n->first,
 				      .origin = n->origin };
-		struct fat_source src = { .path = n->host_path, .fd = -1,
-					  .read = n->text ? read_text : NULL, .ctx = (void *)n->text,
+		struct fat_source src = { .path = n->host_path,
+					  .fd = -1,
+					  .read = n->text ? read_text : NULL,
+					  .ctx = (void *)n->text,
 					  .deferred = n->archive != 0 };
 		bad |= (n->is_dir ? fat_tree_add_dir(t, n->path, &m, d)
 				  : fat_tree_add_file(t, n->path, n->size, &src, &m, d)) < 0;
@@ -162,10 +166,10 @@ static struct layout *layout_of(const char *host, unsigned pick, struct diag *d)
 	char body[512], text[1024];
 	struct layout *l = NULL;
 
-	snprintf(body, sizeof(body), entries[pick % (sizeof(entries) / sizeof(entries[0]))],
-		 host, host);
-	snprintf(text, sizeof(text), "image { mtime = source }\npartition p {\n type = fat\n %s\n}\n",
-		 body);
+	snprintf(body, sizeof(body), entries[pick % (sizeof(entries) / sizeof(entries[0]))], host,
+		 host);
+	snprintf(text, sizeof(text),
+		 "image { mtime = source }\npartition p {\n type = fat\n %s\n}\n", body);
 	return layout_load_text("fuzz.layout", text, &opts, d, &l) == 0 ? l : NULL;
 }
 

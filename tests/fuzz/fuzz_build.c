@@ -48,10 +48,10 @@ static const char *const payload_names[N_PAYLOADS] = { "a", "b", "sub/c", "sub/d
 
 /* The folders and files of this process (set up once). */
 struct place {
-	char dir[200];        /* the process's own folder */
-	char in[256];         /* dir/in: the input folder */
+	char dir[200]; /* the process's own folder */
+	char in[256];  /* dir/in: the input folder */
 	char image[256], bmap[256], sums[256];
-	FILE *quiet;          /* /dev/null, for the build's report */
+	FILE *quiet; /* /dev/null, for the build's report */
 };
 
 static struct place *place(void)
@@ -100,7 +100,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		setlocale(LC_CTYPE, "");
 	setrlimit(RLIMIT_FSIZE, &lim);
 	snprintf(p->dir, sizeof(p->dir), "%.150s/sdimg-fuzz-build-XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp");
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+		 : tmp                         ? tmp
+					       : "/tmp");
 	if (!mkdtemp(p->dir) || !(p->quiet = fopen("/dev/null", "w"))) {
 		perror("fuzz_build: setting up");
 		exit(1);
@@ -328,10 +330,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const struct layout_var vars[] = { { "A", "a" }, { "B", "4M" } };
 	struct place *p = place();
 	const char *const dirs[] = { p->in };
-	const struct layout_options opts = { .input_dirs = dirs, .n_input_dirs = 1, .vars = vars,
+	const struct layout_options opts = { .input_dirs = dirs,
+					     .n_input_dirs = 1,
+					     .vars = vars,
 					     .n_vars = 2 };
-	const struct build_options bo = { .output = p->image, .write_raw = true, .bmap = p->bmap,
-					  .sha256 = p->sums, .verbosity = BUILD_QUIET,
+	const struct build_options bo = { .output = p->image,
+					  .write_raw = true,
+					  .bmap = p->bmap,
+					  .sha256 = p->sums,
+					  .verbosity = BUILD_QUIET,
 					  .report = p->quiet };
 	char name[512];
 	struct layout *l = NULL;

@@ -49,7 +49,8 @@ static void take_digest(struct fixture_image *im, struct cards_manifest *m, stru
 	}
 	for (size_t i = 0; i < m->n_mapped; i++)
 		bytes += m->mapped[i].end > m->mapped[i].start
-				 ? m->mapped[i].end - m->mapped[i].start : 0;
+				 ? m->mapped[i].end - m->mapped[i].start
+				 : 0;
 	if (bytes <= HASHED_MAX)
 		cards_digest(im->fd, m->mapped, m->n_mapped, NULL, m->mapped_sha256, d);
 }
@@ -70,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size && cards_manifest_read(path, &m, &d) == 0) {
 		struct fixture_image *im = image_of(&m);
 		take_digest(im, &m, &d);
-		if (flash_cards_check(&m, "fuzz.cards.json", im->fd, "fuzz.img", im->size, &d) == 0 &&
+		if (flash_cards_check(&m, "fuzz.cards.json", im->fd, "fuzz.img", im->size, &d) ==
+			    0 &&
 		    flash_cards_patches(&m, vars, 2, im->fd, "fuzz.img", &p, &d) == 0) {
 			fixture_apply(im, &p, false);
 			fixture_prove(im, &m, vars, 2);

@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct walk {
 	struct fat_vol *v;
 	char path[512];
-	unsigned budget; /* entries and reads left, never below 0: a hostile volume cannot run away */
+	unsigned
+		budget; /* entries and reads left, never below 0: a hostile volume cannot run away */
 	struct diag *d;
 };
 
@@ -96,8 +97,8 @@ static int unpack(int fd, const uint8_t *data, size_t size)
 		i += 6;
 		if (len > size - i)
 			len = size - i;
-		if (at < end && pwrite(fd, data + i, at + len > end ? (size_t)(end - at) : len,
-				       (off_t)at) < 0)
+		if (at < end &&
+		    pwrite(fd, data + i, at + len > end ? (size_t)(end - at) : len, (off_t)at) < 0)
 			return -1;
 		i += len;
 	}

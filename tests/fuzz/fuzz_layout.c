@@ -16,7 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct layout_var vars[] = { { "A", "x" }, { "B", "4M" } };
 	static const char *const dirs[] = { "." };
-	const struct layout_options opts = { .vars = vars, .n_vars = 2, .input_dirs = dirs,
+	const struct layout_options opts = { .vars = vars,
+					     .n_vars = 2,
+					     .input_dirs = dirs,
 					     .n_input_dirs = 1 };
 	char *text = malloc(size + 1);
 	struct layout *l = NULL;

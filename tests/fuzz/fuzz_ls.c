@@ -23,36 +23,39 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FILES \
-	" file \"/a.txt\" { content = \"alpha\" }" \
-	" file \"/Long File Name.text\" { content = \"long\" }" \
-	" file \"/dir/sub/b.bin\" { content = \"bravo\" }" \
-	" file \"/dir/\xc3\xbcn\xc3\xaf.txt\" { content = \"utf-8\" }" \
-	" file \"/empty\" { content = \"\" }" \
+#define FILES                                                                          \
+	" file \"/a.txt\" { content = \"alpha\" }"                                     \
+	" file \"/Long File Name.text\" { content = \"long\" }"                        \
+	" file \"/dir/sub/b.bin\" { content = \"bravo\" }"                             \
+	" file \"/dir/\xc3\xbcn\xc3\xaf.txt\" { content = \"utf-8\" }"                 \
+	" file \"/empty\" { content = \"\" }"                                          \
 	" file \"/hidden.sys\" { content = \"h\" attrs = \"hidden,system,readonly\" }" \
-	" dir \"/d1/d2/d3/d4/d5/d6/d7/d8\" {}" \
+	" dir \"/d1/d2/d3/d4/d5/d6/d7/d8\" {}"                                         \
 	" file \"/d1/d2/d3/f\" { content = \"f\" }"
 
 static const char *const images[][2] = {
-	{ "g", "image { table = gpt align = 512 seed = \"g\" timestamp = 1700000000 }\n"
-	       "partition boot { type = fat12 fat { label = \"BOOT\" data-align = 512 }" FILES " }\n"
-	       "partition twin1 { type = fat fat { label = \"TWIN\" data-align = 512 }"
-	       " file \"/one\" { content = \"1\" } }\n"
-	       "partition twin2 { type = fat fat { label = \"twin\" data-align = 512 }"
-	       " file \"/two\" { content = \"2\" } }\n"
-	       "partition blob { size = 64K }\n"
-	       "partition \"N\xc3\xa4me\" { type = fat16 fat { data-align = 512 root-entries = 16 }"
-	       " file \"/x\" { content = \"x\" } }\n" },
-	{ "m", "image { table = mbr align = 512 seed = \"m\" timestamp = 1700000000 }\n"
-	       "partition p1 { type = fat fat { label = \"P1\" data-align = 512 }" FILES " }\n"
-	       "partition p2 { size = 32K }\n"
-	       "partition p3 { type = fat fat { data-align = 512 } file \"/3\" { content = \"3\" } }\n"
-	       "partition p4 { type = fat fat { label = \"P4\" data-align = 512 } }\n"
-	       "partition p5 { type = fat fat { label = \"LOGICAL\" data-align = 512 }"
-	       " file \"/5/5\" { content = \"5\" } }\n"
-	       "partition p6 { type = fat fat { label = \"P6\" fats = 1 data-align = 512 } }\n" },
-	{ "n", "image { table = none seed = \"n\" timestamp = 1700000000 }\n"
-	       "partition whole { type = fat fat { label = \"BARE\" data-align = 512 }" FILES " }\n" },
+	{ "g",
+	  "image { table = gpt align = 512 seed = \"g\" timestamp = 1700000000 }\n"
+	  "partition boot { type = fat12 fat { label = \"BOOT\" data-align = 512 }" FILES " }\n"
+	  "partition twin1 { type = fat fat { label = \"TWIN\" data-align = 512 }"
+	  " file \"/one\" { content = \"1\" } }\n"
+	  "partition twin2 { type = fat fat { label = \"twin\" data-align = 512 }"
+	  " file \"/two\" { content = \"2\" } }\n"
+	  "partition blob { size = 64K }\n"
+	  "partition \"N\xc3\xa4me\" { type = fat16 fat { data-align = 512 root-entries = 16 }"
+	  " file \"/x\" { content = \"x\" } }\n" },
+	{ "m",
+	  "image { table = mbr align = 512 seed = \"m\" timestamp = 1700000000 }\n"
+	  "partition p1 { type = fat fat { label = \"P1\" data-align = 512 }" FILES " }\n"
+	  "partition p2 { size = 32K }\n"
+	  "partition p3 { type = fat fat { data-align = 512 } file \"/3\" { content = \"3\" } }\n"
+	  "partition p4 { type = fat fat { label = \"P4\" data-align = 512 } }\n"
+	  "partition p5 { type = fat fat { label = \"LOGICAL\" data-align = 512 }"
+	  " file \"/5/5\" { content = \"5\" } }\n"
+	  "partition p6 { type = fat fat { label = \"P6\" fats = 1 data-align = 512 } }\n" },
+	{ "n",
+	  "image { table = none seed = \"n\" timestamp = 1700000000 }\n"
+	  "partition whole { type = fat fat { label = \"BARE\" data-align = 512 }" FILES " }\n" },
 };
 
 #define N_IMAGES (sizeof(images) / sizeof(images[0]))
@@ -89,8 +92,10 @@ static void build(const char *name, const char *text)
 	struct diag d;
 
 	snprintf(path, sizeof(path), "%.200s/%s", place()->dir, name);
-	const struct build_options bo = { .output = path, .write_raw = true,
-					  .verbosity = BUILD_QUIET, .report = place()->quiet };
+	const struct build_options bo = { .output = path,
+					  .write_raw = true,
+					  .verbosity = BUILD_QUIET,
+					  .report = place()->quiet };
 	diag_init(&d);
 	if (layout_load_text("fuzz_ls.layout", text, &opts, &d, &l) < 0 ||
 	    build_image_file(l, &bo, &d) < 0) {
@@ -109,7 +114,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	snprintf(p->dir, sizeof(p->dir), "%.150s/sdimg-fuzz-ls-XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp");
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+		 : tmp                         ? tmp
+					       : "/tmp");
 	if (!mkdtemp(p->dir) || !(p->quiet = fopen("/dev/null", "w"))) {
 		perror("fuzz_ls: setting up");
 		exit(1);
@@ -144,10 +151,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(arg + dir_len + 1, data + 1, size - 1);
 	arg[dir_len + size] = '\0';
 	switch (data[0] & 3) {
-	case 0: cli_ls_run(arg, false, false, false, p->quiet, p->quiet); break;
-	case 1: cli_ls_run(arg, false, true, false, p->quiet, p->quiet); break;
-	case 2: cli_ls_run(arg, false, true, true, p->quiet, p->quiet); break;
-	default: cli_ls_run(arg, true, false, false, p->quiet, p->quiet); break;
+	case 0:
+		cli_ls_run(arg, false, false, false, p->quiet, p->quiet);
+		break;
+	case 1:
+		cli_ls_run(arg, false, true, false, p->quiet, p->quiet);
+		break;
+	case 2:
+		cli_ls_run(arg, false, true, true, p->quiet, p->quiet);
+		break;
+	default:
+		cli_ls_run(arg, true, false, false, p->quiet, p->quiet);
+		break;
 	}
 	free(arg);
 	return 0;

@@ -61,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size - 1] = '\0';
 	diag_init(&d);
 	n = values(text, size - 1, vars);
-	if (n >= 0 && flash_cards_patches(&im->m, vars, (size_t)n, im->fd, "fuzz.img", &p, &d) == 0) {
+	if (n >= 0 &&
+	    flash_cards_patches(&im->m, vars, (size_t)n, im->fd, "fuzz.img", &p, &d) == 0) {
 		fixture_apply(im, &p, false);
 		fixture_prove(im, &im->m, vars, (size_t)n);
 		fixture_apply(im, &p, true);

@@ -20,7 +20,7 @@ struct ex {
 	struct diag *d;
 	const char *fat_dir; /* path in the volume */
 	const char *host_dir;
-	int fd;		     /* the file being extracted */
+	int fd; /* the file being extracted */
 };
 
 static int extract_dir(struct fat_vol *v, const char *fat_dir, const char *host_dir,
@@ -56,8 +56,7 @@ out:
 	return r;
 }
 
-static int extract_dir(struct fat_vol *v, const char *fat_dir, const char *host_dir,
-		       struct diag *d)
+static int extract_dir(struct fat_vol *v, const char *fat_dir, const char *host_dir, struct diag *d)
 {
 	struct ex x = { v, d, fat_dir, host_dir, -1 };
 
@@ -69,9 +68,9 @@ static void print_info(const struct fat_info *i)
 	printf("type=%d bytes_per_sector=%u cluster_size=%u fats=%u reserved=%u root_entries=%u "
 	       "fat_sectors=%u clusters=%u data_offset=%" PRIu64 " hidden=%u total=%u "
 	       "volume_id=%08X label=%s oem=%s\n",
-	       i->type, i->bytes_per_sector, i->cluster_size, i->fats, i->reserved,
-	       i->root_entries, i->fat_sectors, i->clusters, i->data_offset, i->hidden_sectors,
-	       i->total_sectors, i->volume_id, i->label, i->oem_name);
+	       i->type, i->bytes_per_sector, i->cluster_size, i->fats, i->reserved, i->root_entries,
+	       i->fat_sectors, i->clusters, i->data_offset, i->hidden_sectors, i->total_sectors,
+	       i->volume_id, i->label, i->oem_name);
 }
 
 int main(int argc, char **argv)

@@ -33,9 +33,9 @@ struct run {
 	int64_t time;
 	int fd_budget;
 	const char *first; /* FAT path given the first flag */
-	int sd;		   /* -S: SIZE is a whole SD card */
+	int sd;            /* -S: SIZE is a whole SD card */
 	int listed_order;  /* -U: entries added as readdir gives them */
-	char **paths; /* host paths handed to the callback, freed at the end */
+	char **paths;      /* host paths handed to the callback, freed at the end */
 	size_t n_paths;
 };
 
@@ -127,30 +127,64 @@ static void print_geom(const struct fat_geom *g, uint64_t size)
 	       g->root_entries, g->clusters, g->data_offset, g->hidden_sectors);
 }
 
-static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run,
-		      uint64_t *offset, int *show)
+static int parse_opts(int argc, char **argv, struct fat_opts *o, struct run *run, uint64_t *offset,
+		      int *show)
 {
 	int c;
 
 	while ((c = getopt(argc, argv, "t:c:f:e:r:a:o:l:i:n:T:F:1:SsU")) != -1) {
 		switch (c) {
-		case 't': o->type = (enum fat_type)atoi(optarg); break;
-		case 'c': o->cluster_size = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'f': o->fats = (unsigned)atoi(optarg); break;
-		case 'e': o->root_entries = (unsigned)atoi(optarg); break;
-		case 'r': o->reserved = (unsigned)atoi(optarg); break;
-		case 'a': o->data_align = strtoull(optarg, NULL, 0); break;
-		case 'o': *offset = strtoull(optarg, NULL, 0); break;
-		case 'l': o->label = optarg; break;
-		case 'i': o->volume_id = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'n': o->oem_name = optarg; break;
-		case 'T': run->fixed_time = 1; run->time = strtoll(optarg, NULL, 0); break;
-		case 'F': run->fd_budget = atoi(optarg); break;
-		case '1': run->first = optarg; break;
-		case 'S': run->sd = 1; break;
-		case 's': *show = 1; break;
-		case 'U': run->listed_order = 1; break;
-		default: return -1;
+		case 't':
+			o->type = (enum fat_type)atoi(optarg);
+			break;
+		case 'c':
+			o->cluster_size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			o->fats = (unsigned)atoi(optarg);
+			break;
+		case 'e':
+			o->root_entries = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			o->reserved = (unsigned)atoi(optarg);
+			break;
+		case 'a':
+			o->data_align = strtoull(optarg, NULL, 0);
+			break;
+		case 'o':
+			*offset = strtoull(optarg, NULL, 0);
+			break;
+		case 'l':
+			o->label = optarg;
+			break;
+		case 'i':
+			o->volume_id = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			o->oem_name = optarg;
+			break;
+		case 'T':
+			run->fixed_time = 1;
+			run->time = strtoll(optarg, NULL, 0);
+			break;
+		case 'F':
+			run->fd_budget = atoi(optarg);
+			break;
+		case '1':
+			run->first = optarg;
+			break;
+		case 'S':
+			run->sd = 1;
+			break;
+		case 's':
+			*show = 1;
+			break;
+		case 'U':
+			run->listed_order = 1;
+			break;
+		default:
+			return -1;
 		}
 	}
 	return argc - optind == 3 ? 0 : -1;

@@ -66,10 +66,17 @@ static struct {
 	FILE *log;
 	pthread_mutex_t lock, log_lock, slow_lock; /* the store and the flip; the log; slow */
 } card = {
-	.store = -1, .wrap = NONE, .drop = { NONE, NONE }, .eio_write = { NONE, NONE },
-	.eio_read = { NONE, NONE }, .flip = NONE, .hang_at = NONE, .hang_read_at = NONE,
+	.store = -1,
+	.wrap = NONE,
+	.drop = { NONE, NONE },
+	.eio_write = { NONE, NONE },
+	.eio_read = { NONE, NONE },
+	.flip = NONE,
+	.hang_at = NONE,
+	.hang_read_at = NONE,
 	.hang_max = 120,
-	.lock = PTHREAD_MUTEX_INITIALIZER, .log_lock = PTHREAD_MUTEX_INITIALIZER,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.log_lock = PTHREAD_MUTEX_INITIALIZER,
 	.slow_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -211,8 +218,7 @@ static int card_truncate(const char *path, off_t size, struct fuse_file_info *fi
 
 static void hang(uint64_t off);
 
-static int card_read(const char *path, char *buf, size_t len, off_t off,
-		     struct fuse_file_info *fi)
+static int card_read(const char *path, char *buf, size_t len, off_t off, struct fuse_file_info *fi)
 {
 	(void)path;
 	(void)fi;
@@ -229,7 +235,8 @@ static int card_read(const char *path, char *buf, size_t len, off_t off,
 	}
 	pthread_mutex_lock(&card.lock);
 	int rc = store_io(false, buf, len, (uint64_t)off);
-	if (rc == 0 && card.flipped && card.flip >= (uint64_t)off && card.flip < (uint64_t)off + len)
+	if (rc == 0 && card.flipped && card.flip >= (uint64_t)off &&
+	    card.flip < (uint64_t)off + len)
 		buf[card.flip - (uint64_t)off] = (char)~buf[card.flip - (uint64_t)off];
 	pthread_mutex_unlock(&card.lock);
 	return rc < 0 ? rc : (int)len;
@@ -276,8 +283,9 @@ static int card_write(const char *path, const char *data, size_t len, off_t off,
 	pthread_mutex_lock(&card.lock);
 	int rc = 0;
 	/* the bytes before, inside and after the dropped span: only those outside are kept */
-	uint64_t keep_end = touches(&card.drop, o, len) ? (card.drop.start > o ? card.drop.start : o)
-							: o + len;
+	uint64_t keep_end = touches(&card.drop, o, len)
+				    ? (card.drop.start > o ? card.drop.start : o)
+				    : o + len;
 	if (keep_end > o)
 		rc = store_io(true, copy, keep_end - o, o);
 	if (rc == 0 && keep_end < o + len) {
@@ -351,14 +359,16 @@ static int span(const char *s, struct span *sp)
 	memcpy(a, s, (size_t)(colon - s));
 	a[colon - s] = '\0';
 	return number(a, &sp->start) < 0 || number(colon + 1, &sp->end) < 0 || sp->end <= sp->start
-		       ? -1 : 0;
+		       ? -1
+		       : 0;
 }
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: faultycard --store FILE [--size N] [--wrap N] [--drop A:B] "
 			"[--flip OFF] [--eio-write A:B] [--eio-read A:B] [--slow-ms MS] "
-			"[--hang-at OFF] [--hang-read-at OFF] [--hang-max S] [--log FILE] [--link FIRST --relink THEN] "
+			"[--hang-at OFF] [--hang-read-at OFF] [--hang-max S] [--log FILE] [--link "
+			"FIRST --relink THEN] "
 			"MOUNTPOINT [FUSE OPTIONS]\n");
 	return 2;
 }
@@ -417,8 +427,10 @@ int main(int argc, char **argv)
 	if (!card.size)
 		card.size = (uint64_t)st.st_size;
 	if (!card.size || card.size % 512) {
-		fprintf(stderr, "faultycard: the card's size %" PRIu64 " is not a positive multiple "
-				"of 512\n", card.size);
+		fprintf(stderr,
+			"faultycard: the card's size %" PRIu64 " is not a positive multiple "
+			"of 512\n",
+			card.size);
 		return 2;
 	}
 	struct sigaction sa = { .sa_handler = on_usr1 };

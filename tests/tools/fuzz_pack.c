@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 	size_t n = 0, sectors;
 
 	if (!in) {
-		fprintf(stderr, argc == 2 ? "fuzz_pack: cannot open %s\n" : "usage: fuzz_pack IMG\n",
+		fprintf(stderr,
+			argc == 2 ? "fuzz_pack: cannot open %s\n" : "usage: fuzz_pack IMG\n",
 			argv[1]);
 		return 2;
 	}

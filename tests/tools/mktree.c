@@ -34,7 +34,8 @@ static int write_file(const char *path, size_t size, uint64_t *s)
 int main(int argc, char **argv)
 {
 	static const char *const forms[] = { "F%05lu.TXT", "file-%05lu.txt",
-					     "A long file name number %05lu.data", "MixedCase%05lu.Bin" };
+					     "A long file name number %05lu.data",
+					     "MixedCase%05lu.Bin" };
 	char path[4096], name[128];
 
 	if (argc != 5) {

@@ -23,10 +23,10 @@
 
 struct gen {
 	uint64_t s;
-	long left;         /* entries still to make */
-	int big_done;      /* the one big folder is made */
-	int root;          /* devices and owners can be made */
-	char **files;      /* regular files made (MAX_FILES at most), for hard links */
+	long left;    /* entries still to make */
+	int big_done; /* the one big folder is made */
+	int root;     /* devices and owners can be made */
+	char **files; /* regular files made (MAX_FILES at most), for hard links */
 	int nfiles;
 };
 
@@ -52,7 +52,8 @@ static void die(const char *what, const char *path)
 /* name: a unique prefix (the entry's number) and 0..MAX random name bytes */
 static void make_name(struct gen *g, char *out, unsigned long id)
 {
-	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	static const char set[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
 	int n = snprintf(out, 32, "%lx", id);
 	int extra = below(g, 8) == 0 ? (int)below(g, 256 - n) : (int)below(g, 12);
 
@@ -105,15 +106,18 @@ static void write_file(struct gen *g, const char *path)
 
 	if (fd < 0)
 		die("create", path);
-	size = kind < 2 ? 0 : kind < 13 ? 1 + below(g, 4096) : kind < 19 ? below(g, 300000)
-		: below(g, 16 << 20);
+	size = kind < 2    ? 0
+	       : kind < 13 ? 1 + below(g, 4096)
+	       : kind < 19 ? below(g, 300000)
+			   : below(g, 16 << 20);
 	for (uint64_t at = 0; at < size;) {
 		/* a big file is mostly holes: a piece of data now and then */
 		if (size > 1000000 && below(g, 4)) {
 			at += below(g, 2 << 20);
 			continue;
 		}
-		size_t n = (size_t)(size - at < sizeof(buf) ? size - at : 1 + below(g, sizeof(buf)));
+		size_t n = (size_t)(size - at < sizeof(buf) ? size - at
+							    : 1 + below(g, sizeof(buf)));
 		n = n > size - at ? (size_t)(size - at) : n;
 		for (size_t k = 0; k < n; k++)
 			buf[k] = below(g, 3) ? (char)rnd(g) : 0;
@@ -121,7 +125,8 @@ static void write_file(struct gen *g, const char *path)
 			die("write", path);
 		at += n;
 	}
-	if (ftruncate(fd, (off_t)size) < 0 || fchmod(fd, (mode_t)below(g, 07777 + 1)) < 0 || close(fd) < 0)
+	if (ftruncate(fd, (off_t)size) < 0 || fchmod(fd, (mode_t)below(g, 07777 + 1)) < 0 ||
+	    close(fd) < 0)
 		die("write", path);
 	if (g->nfiles < MAX_FILES)
 		g->files[g->nfiles++] = strdup(path);

@@ -15,7 +15,9 @@
 
 static const struct layout_var test_vars[] = { { "BOARD", "rpi4" }, { "EMPTY", "" } };
 static const struct layout_options test_opts = {
-	.vars = test_vars, .n_vars = 2, .use_environment = false,
+	.vars = test_vars,
+	.n_vars = 2,
+	.use_environment = false,
 };
 
 static inline void dump_diag(const struct diag *d)

@@ -174,9 +174,11 @@ static void expect_refused(const char *from, const char *to, const char *needle)
 static void test_refuses(void **state)
 {
 	(void)state;
-	expect_refused("version=\"2.0\"", "version=\"1.3\"", "format 1.3 checks its ranges with SHA-1");
+	expect_refused("version=\"2.0\"", "version=\"1.3\"",
+		       "format 1.3 checks its ranges with SHA-1");
 	expect_refused("version=\"2.0\"", "version=\"1.2\"", "format 1.0 to 1.2 has no checksums");
-	expect_refused("version=\"2.0\"", "version=\"3.0\"", "newer than sdimg reads (1.4 and 2.x)");
+	expect_refused("version=\"2.0\"", "version=\"3.0\"",
+		       "newer than sdimg reads (1.4 and 2.x)");
 	expect_refused("version=\"2.0\"", "version=\"2\"", "not MAJOR.MINOR");
 	expect_refused("version=\"2.0\"", "version=\"2.x\"", "not MAJOR.MINOR");
 	expect_refused("> 3-5 <", "> 3 - -5 <", "a number is expected");
@@ -184,12 +186,14 @@ static void test_refuses(void **state)
 	expect_refused("> 3-5 <", "> 5-3 <", "do not ascend apart");
 	expect_refused("> 3-5 <", "> 3-6 <", "past the end of the image");
 	expect_refused("<BlocksCount> 6 ", "<BlocksCount> 7 ", "BlocksCount does not follow");
-	expect_refused("<MappedBlocksCount> 4 ", "<MappedBlocksCount> 5 ", "MappedBlocksCount does not match");
+	expect_refused("<MappedBlocksCount> 4 ", "<MappedBlocksCount> 5 ",
+		       "MappedBlocksCount does not match");
 	expect_refused("<BlockSize> 4096 ", "<BlockSize> 512 ", "BlockSize is not 4096");
 	expect_refused("sha256 </Ch", "sha1 </Ch", "only sha256");
 	expect_refused("<ImageSize> 20580 ", "<ImageSize> -1 ", "a number is expected");
 	expect_refused("<ImageSize> 20580 ", "<ImageSize> 1&amp;2 ", "holds an entity");
-	expect_refused("<BlockSize>", "<BlockSize x='1'>", "an attribute this format does not give");
+	expect_refused("<BlockSize>", "<BlockSize x='1'>",
+		       "an attribute this format does not give");
 	expect_refused("<ChecksumType>", "<Checksum>", "an element this format does not have");
 	expect_refused("  <BlockMap>", "  <ImageSize> 1 </ImageSize><BlockMap>", "appears twice");
 	expect_refused(" chksum=\"" SUM_A "\"> 0 ", "> 0 ", "a range has no chksum");

@@ -25,13 +25,13 @@ static void test_map_to_blocks(void **state)
 	struct build_map m = { 0 };
 
 	(void)state;
-	assert_int_equal(build_map_add(&m, 440, 72), 0);          /* the MBR's table */
-	assert_int_equal(build_map_add(&m, 8192, 100000), 0);     /* a raw region */
-	assert_int_equal(build_map_add(&m, 4096 * 27, 1), 0);     /* the block after the region's */
-	assert_int_equal(build_map_add(&m, 1 << 20, 0), 0);       /* nothing */
-	assert_int_equal(build_map_add(&m, 9000, 10), 0);         /* inside the region */
-	assert_int_equal(build_map_add(&m, 10000000, 5000), 0);   /* past the image */
-	assert_int_equal(build_map_add(&m, 999000, 2000), 0);     /* across the image's end */
+	assert_int_equal(build_map_add(&m, 440, 72), 0);        /* the MBR's table */
+	assert_int_equal(build_map_add(&m, 8192, 100000), 0);   /* a raw region */
+	assert_int_equal(build_map_add(&m, 4096 * 27, 1), 0);   /* the block after the region's */
+	assert_int_equal(build_map_add(&m, 1 << 20, 0), 0);     /* nothing */
+	assert_int_equal(build_map_add(&m, 9000, 10), 0);       /* inside the region */
+	assert_int_equal(build_map_add(&m, 10000000, 5000), 0); /* past the image */
+	assert_int_equal(build_map_add(&m, 999000, 2000), 0);   /* across the image's end */
 	build_map_to_blocks(&m, 4096, 1000000);
 	assert_int_equal(m.n, 3);
 	assert_int_equal(m.v[0].start, 0);
@@ -115,7 +115,8 @@ static void test_commit_all_or_none(void **state)
 	assert_int_equal(build_file_create(&a, "a.img", "it", 0, &d), 0);
 	assert_int_equal(build_file_create(&b, "b.bmap", "it", 0, &d), 0);
 	assert_int_equal(mkdir("c.sha256", 0755), 0); /* a folder: nothing can replace it */
-	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d), -EINVAL); /* refused at once */
+	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d),
+			 -EINVAL); /* refused at once */
 	assert_int_equal(rmdir("c.sha256"), 0);
 	assert_int_equal(build_file_create(&c, "c.sha256", "it", 0, &d), 0);
 	assert_int_equal(write(a.fd, "new a", 5), 5);
@@ -195,8 +196,9 @@ static void test_commit_stop_and_dead_temporaries(void **state)
 	assert_int_equal(write(a.fd, "new s", 5), 5);
 	assert_int_equal(build_files_commit(one, 1, peek_and_stop, &p, &d), -EINTR);
 	assert_int_equal(p.n, 1); /* it had its hidden name when the stop was asked */
-	assert_int_equal(strlen(p.names[0]), strlen(".sdimg.0123456789abcdef.") + 2 +
-						 (size_t)snprintf(NULL, 0, "%d", (int)getpid()));
+	assert_int_equal(strlen(p.names[0]),
+			 strlen(".sdimg.0123456789abcdef.") + 2 +
+				 (size_t)snprintf(NULL, 0, "%d", (int)getpid()));
 	assert_file_is("s.img", "old s");
 	assert_int_equal(access(p.names[0], F_OK), -1);
 

@@ -32,8 +32,10 @@ static int build_text(const char *text, struct diag *d)
 {
 	const struct layout_options opts = { .use_environment = false };
 	FILE *quiet = fopen("/dev/null", "w");
-	const struct build_options bo = { .output = IMAGE, .write_raw = true,
-					  .verbosity = BUILD_QUIET, .report = quiet };
+	const struct build_options bo = { .output = IMAGE,
+					  .write_raw = true,
+					  .verbosity = BUILD_QUIET,
+					  .report = quiet };
 	struct layout *l = NULL;
 	int rc;
 
@@ -112,8 +114,8 @@ static void expect_record(const uint8_t s[SECTOR], unsigned i, uint8_t status, u
 	struct record e = record_at(s, i);
 	if (e.status != status || e.type != type || e.start != start || e.size != size)
 		fail_msg("record %u: status 0x%02x type 0x%02x start %u size %u; want 0x%02x "
-			 "0x%02x %u %u", i + 1, e.status, e.type, e.start, e.size, status, type,
-			 start, size);
+			 "0x%02x %u %u",
+			 i + 1, e.status, e.type, e.start, e.size, status, type, start, size);
 }
 
 /* ---- the outside judges ---- */
@@ -127,8 +129,7 @@ static json_t *sfdisk_json(const char *args, json_t **ret_parts)
 
 	if (!have_tool("sfdisk"))
 		return NULL;
-	snprintf(cmd, sizeof(cmd), TOOL_PATH "sfdisk --json %s " IMAGE
-		 " 2>/dev/null", args);
+	snprintf(cmd, sizeof(cmd), TOOL_PATH "sfdisk --json %s " IMAGE " 2>/dev/null", args);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	json_t *root = json_loadf(p, 0, &err);
@@ -189,7 +190,8 @@ static void expect_sgdisk_verified(bool backup_missing)
  * to the next (relative to the extended partition's start), the last link empty. */
 static void test_mbr_logical(void **state)
 {
-	static const uint32_t logical[3][2] = { { 12288, 2048 }, { 16384, 4096 },
+	static const uint32_t logical[3][2] = { { 12288, 2048 },
+						{ 16384, 4096 },
 						{ 22528, 10240 } };
 	uint8_t s[SECTOR];
 	json_t *parts, *root;
@@ -230,8 +232,7 @@ static void test_mbr_logical(void **state)
 	if (!(root = sfdisk_json("", &parts)))
 		return;
 	assert_string_equal(json_text(json_object_get(root, "partitiontable"), "label"), "dos");
-	assert_string_equal(json_text(json_object_get(root, "partitiontable"), "id"),
-			    "0x1234abcd");
+	assert_string_equal(json_text(json_object_get(root, "partitiontable"), "id"), "0x1234abcd");
 	assert_int_equal(json_array_size(parts), 7);
 	expect_sfdisk(parts, 0, IMAGE "1", 2048, 2048, "83");
 	assert_true(json_is_true(json_object_get(json_array_get(parts, 0), "bootable")));
@@ -389,8 +390,10 @@ static void test_gpt_entries(void **state)
 		 "        disk-id = 01234567-89ab-cdef-0123-456789abcdef }\n"
 		 "partition esp { size = 1M gpt-type = esp bootable = true label = \"EFI ESP\" }\n"
 		 "partition own { size = 1M gpt-type = " OWN_GUID "\n"
-		 "                uuid = aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee label = \"d\u00e4t\u00e9\" }\n"
-		 "partition last { size = grow label = \"abcdefghijklmnopqrstuvwxyz0123456789\" }\n");
+		 "                uuid = aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee label = "
+		 "\"d\u00e4t\u00e9\" }\n"
+		 "partition last { size = grow label = \"abcdefghijklmnopqrstuvwxyz0123456789\" "
+		 "}\n");
 	uint64_t last = image_sectors() - 1;
 	assert_int_equal(last, 16383);
 
@@ -578,8 +581,10 @@ static void test_hybrid(void **state)
 	expect_sgdisk_verified(false);
 
 	build_refused("image { size = 8M table = hybrid align = 1M }\n"
-		      "partition a { size = 1M hybrid = true }\npartition b { size = 1M hybrid = true }\n"
-		      "partition c { size = 1M hybrid = true }\npartition d { size = 1M hybrid = true }\n",
+		      "partition a { size = 1M hybrid = true }\npartition b { size = 1M hybrid = "
+		      "true }\n"
+		      "partition c { size = 1M hybrid = true }\npartition d { size = 1M hybrid = "
+		      "true }\n",
 		      "t.layout:5: partition 'd': hybrid = true: a hybrid MBR mirrors three "
 		      "partitions at most");
 	build_refused("image { size = 8M table = hybrid gpt-backup = false }\n"

@@ -26,7 +26,8 @@ static void test_render(void **state)
 	(void)state;
 	diag_init(&d);
 	assert_int_equal(cards_render("sn=${SN} host=${HOST} ${SN}$ {x} ${} ${a-b}", vars, 2, "f",
-				      &out, &d), 0);
+				      &out, &d),
+			 0);
 	assert_string_equal(out, "sn=42 host=a b 42$ {x} ${} ${a-b}");
 	free(out);
 	assert_int_equal(cards_render("${NOPE}", vars, 2, "p:/f", &out, &d), -EINVAL);
@@ -53,21 +54,39 @@ static int round_trip(const struct cards_manifest *m, const char *path, struct c
 
 static void test_manifest_round_trip(void **state)
 {
-	struct cards_file f = { .partition = "boot", .path = "/a b/\"q\".txt",
-				.template = "x=${X}\n", .reserve = 4096, .fat_type = 32,
-				.cluster_size = 512, .first_cluster = 7, .clusters = 8,
-				.data = 1 << 20, .entry = 1 << 19, .fats = { 4096, 8192 },
-				.n_fats = 2, .fsinfo = { 512, 3584 }, .n_fsinfo = 2,
+	struct cards_file f = { .partition = "boot",
+				.path = "/a b/\"q\".txt",
+				.template = "x=${X}\n",
+				.reserve = 4096,
+				.fat_type = 32,
+				.cluster_size = 512,
+				.first_cluster = 7,
+				.clusters = 8,
+				.data = 1 << 20,
+				.entry = 1 << 19,
+				.fats = { 4096, 8192 },
+				.n_fats = 2,
+				.fsinfo = { 512, 3584 },
+				.n_fsinfo = 2,
 				.free_base = 1000 };
 	struct cards_part parts[] = { { .name = "boot", .number = 1, .per_card_uuid = true } };
-	struct cards_volume vol = { .partition = "boot", .volume_id = { 67, 3139 },
+	struct cards_volume vol = { .partition = "boot",
+				    .volume_id = { 67, 3139 },
 				    .n_volume_id = 2 };
 	struct cards_range mapped[] = { { 0, 4096 }, { 1 << 19, 2 << 20 } };
-	struct cards_manifest m = { .image_size = 8 << 20, .seed = "s", .files = &f,
-				    .mapped = mapped, .n_mapped = 2, .mapped_sha256 = { 0xab, 1 },
-				    .n_files = 1, .gpt_headers = { 512, (8 << 20) - 512 },
-				    .n_gpt_headers = 2, .parts = parts, .n_parts = 1,
-				    .volumes = &vol, .n_volumes = 1 };
+	struct cards_manifest m = { .image_size = 8 << 20,
+				    .seed = "s",
+				    .files = &f,
+				    .mapped = mapped,
+				    .n_mapped = 2,
+				    .mapped_sha256 = { 0xab, 1 },
+				    .n_files = 1,
+				    .gpt_headers = { 512, (8 << 20) - 512 },
+				    .n_gpt_headers = 2,
+				    .parts = parts,
+				    .n_parts = 1,
+				    .volumes = &vol,
+				    .n_volumes = 1 };
 	struct cards_manifest r = { 0 };
 	char path[] = "/tmp/test_cards_XXXXXX";
 	struct diag d;
@@ -111,9 +130,17 @@ static void test_manifest_round_trip(void **state)
  * name. */
 static void test_manifest_unknown_key(void **state)
 {
-	struct cards_file f = { .partition = "p", .path = "/a", .template = "x", .reserve = 512,
-				.fat_type = 16, .cluster_size = 512, .first_cluster = 2,
-				.clusters = 1, .data = 4096, .entry = 2048, .fats = { 1024 },
+	struct cards_file f = { .partition = "p",
+				.path = "/a",
+				.template = "x",
+				.reserve = 512,
+				.fat_type = 16,
+				.cluster_size = 512,
+				.first_cluster = 2,
+				.clusters = 1,
+				.data = 4096,
+				.entry = 2048,
+				.fats = { 1024 },
 				.n_fats = 1 };
 	struct cards_manifest m = { .image_size = 1 << 20, .seed = "s", .files = &f, .n_files = 1 };
 	struct cards_manifest r = { 0 };
@@ -142,13 +169,15 @@ static void test_manifest_unknown_key(void **state)
 /* FAT12: two files' entries share a byte; each keeps its neighbour's nibble. */
 static void test_fat12_chain(void **state)
 {
-	struct fat_card_file f = { .type = FAT_12, .cluster_size = 512, .first_cluster = 3,
+	struct fat_card_file f = { .type = FAT_12,
+				   .cluster_size = 512,
+				   .first_cluster = 3,
 				   .clusters = 3 };
 	uint8_t fat[16];
 
 	(void)state;
 	assert_int_equal(fat_card_fat_start(&f), 3); /* entries from 2 on: 2 * 12 bits */
-	assert_int_equal(fat_card_fat_len(&f), 7); /* entries 2..5: 6 bytes, and one more */
+	assert_int_equal(fat_card_fat_len(&f), 7);   /* entries 2..5: 6 bytes, and one more */
 	memset(fat, 0xAB, sizeof(fat));
 	fat_card_chain(&f, 700, fat); /* two clusters used, the third free */
 	/* entry 2 (low 12 bits of bytes 0-1 of this window) is the neighbour's: kept */
@@ -176,7 +205,7 @@ static void test_overlay(void **state)
 	uint8_t want[] = { 0, 1, 2, 9, 9, 0 };          /* the later patch wins */
 	assert_memory_equal(buf, want, sizeof(want));
 	memset(buf, 0, sizeof(buf));
-	flash_patches_overlay(&p, 0, buf, 4);           /* before them: untouched */
+	flash_patches_overlay(&p, 0, buf, 4); /* before them: untouched */
 	assert_int_equal(buf[0] | buf[1] | buf[2] | buf[3], 0);
 	/* a patch whose last bytes are zeros it does not hold */
 	uint8_t c[] = { 7 };
@@ -187,7 +216,7 @@ static void test_overlay(void **state)
 	uint8_t want_z[] = { 0xFF, 7, 0, 0, 0, 0xFF };
 	assert_memory_equal(buf, want_z, sizeof(want_z));
 	memset(buf, 0xFF, sizeof(buf));
-	flash_patches_overlay(&pz, 12, buf, 1);          /* inside the zeros alone */
+	flash_patches_overlay(&pz, 12, buf, 1); /* inside the zeros alone */
 	assert_int_equal(buf[0], 0);
 }
 

@@ -50,18 +50,30 @@ static int take(void *ctx, int key, char *arg)
 }
 
 static const struct cli_command command = {
-	.name = "t", .options = options, .usage = usage, .take = take,
+	.name = "t",
+	.options = options,
+	.usage = usage,
+	.take = take,
 };
 
 static const struct cli_command one_arg = {
-	.name = "t", .options = options, .usage = usage, .take = take, .n_args = 1,
-	.no_args = "no ARG given", .other_args = "one ARG, please",
+	.name = "t",
+	.options = options,
+	.usage = usage,
+	.take = take,
+	.n_args = 1,
+	.no_args = "no ARG given",
+	.other_args = "one ARG, please",
 };
 
 /* -o names a file; --json stands for a safety override */
 static const int names[] = { 'o', 0 }, overrides[] = { OPT_JSON, 0 };
 static const struct cli_command guarded = {
-	.name = "t", .options = options, .usage = usage, .take = take, .names = names,
+	.name = "t",
+	.options = options,
+	.usage = usage,
+	.take = take,
+	.names = names,
 	.spelled_out = overrides,
 };
 
@@ -321,8 +333,11 @@ static void test_refusal_one_line(void **state)
 	parse(&r, &command, "--=x", NULL);
 	assert_refused(&r, "unknown option '--=x'");
 	/* with one option, "--=x" is still no abbreviation of it */
-	static const struct option help_only[] = { { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-	static const struct cli_command bare = { .name = "t", .options = help_only, .usage = usage,
+	static const struct option help_only[] = { { "help", no_argument, NULL, 'h' },
+						   { NULL, 0, NULL, 0 } };
+	static const struct cli_command bare = { .name = "t",
+						 .options = help_only,
+						 .usage = usage,
 						 .take = take };
 	parse(&r, &bare, "--=x", NULL);
 	assert_refused(&r, "unknown option '--=x'");
@@ -347,7 +362,8 @@ static void test_first_wins_and_help_written(void **state)
 	r.argv[1] = "--help";
 	parse_argv(&r, &command, 2, full);
 	assert_int_equal(r.status, EXIT_FAILED);
-	assert_string_equal(r.err, "sdimg: cannot write the standard output: No space left on device\n");
+	assert_string_equal(r.err,
+			    "sdimg: cannot write the standard output: No space left on device\n");
 	close(full);
 }
 

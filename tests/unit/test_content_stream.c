@@ -58,8 +58,8 @@ static void expect_paths(const char *from, const char *filters, const char *want
 	struct diag d;
 	char text[512], got[1024];
 
-	snprintf(text, sizeof(text), "partition p { type = fat\n tree \"/\" { from = \"%s\"\n %s } }",
-		 from, filters);
+	snprintf(text, sizeof(text),
+		 "partition p { type = fat\n tree \"/\" { from = \"%s\"\n %s } }", from, filters);
 	assert_int_equal(gather(text, &c, &d), 0);
 	if (d.n)
 		diag_print(&d, stderr, "  diag");
@@ -101,11 +101,23 @@ static void test_mtime_rule(void **state)
 /* An archive entry's path as every file system takes it, and strip. */
 static void test_norm_path_and_strip(void **state)
 {
-	static const struct { const char *raw; unsigned strip; int rc; const char *want; } cases[] = {
-		{ "./a/", 0, 0, "a" },       { "/a", 0, 0, "a" },	  { "a//b/..", 0, 0, "a" },
-		{ "a/./b/", 0, 0, "a/b" },   { ".", 0, 0, "" },	  { "top/x/y", 1, 0, "x/y" },
-		{ "top/x/y", 2, 0, "y" },    { "top/", 1, 1, NULL },	  { "top/x", 2, 1, NULL },
-		{ "./top/../x/y", 1, 0, "y" }, { "../etc", 0, -EINVAL, NULL },
+	static const struct {
+		const char *raw;
+		unsigned strip;
+		int rc;
+		const char *want;
+	} cases[] = {
+		{ "./a/", 0, 0, "a" },
+		{ "/a", 0, 0, "a" },
+		{ "a//b/..", 0, 0, "a" },
+		{ "a/./b/", 0, 0, "a/b" },
+		{ ".", 0, 0, "" },
+		{ "top/x/y", 1, 0, "x/y" },
+		{ "top/x/y", 2, 0, "y" },
+		{ "top/", 1, 1, NULL },
+		{ "top/x", 2, 1, NULL },
+		{ "./top/../x/y", 1, 0, "y" },
+		{ "../etc", 0, -EINVAL, NULL },
 		{ "a/../../b", 0, -EINVAL, NULL },
 	};
 
@@ -128,7 +140,10 @@ static void test_norm_path_and_strip(void **state)
 static void test_filter_drops(void **state)
 {
 	char *inc[] = { "*.dtb" }, *exc[] = { "*.tmp", "logs/", "cache" };
-	struct layout_entry e = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 3,
+	struct layout_entry e = { .include = inc,
+				  .n_include = 1,
+				  .exclude = exc,
+				  .n_exclude = 3,
 				  .from = "fw" };
 	struct content_filter f;
 
@@ -136,10 +151,10 @@ static void test_filter_drops(void **state)
 	assert_int_equal(content_filter_init(&f, &e), 0);
 	assert_true(content_filter_drops(&f, "a/b.tmp"));
 	assert_true(content_filter_drops(&f, "cache"));
-	assert_true(content_filter_drops(&f, "logs/x.dtb"));  /* a folder above */
-	assert_false(content_filter_drops(&f, "logs"));       /* may be a file: not decided */
+	assert_true(content_filter_drops(&f, "logs/x.dtb")); /* a folder above */
+	assert_false(content_filter_drops(&f, "logs"));      /* may be a file: not decided */
 	assert_false(content_filter_drops(&f, "boot.dtb"));
-	assert_false(content_filter_drops(&f, "overlays"));   /* include may take what it holds */
+	assert_false(content_filter_drops(&f, "overlays")); /* include may take what it holds */
 	assert_int_equal(f.exclude_hits[0], 1);
 	assert_int_equal(f.exclude_hits[1], 0); /* judged as a file: logs/ matched no folder */
 	assert_int_equal(f.exclude_hits[2], 1);
@@ -152,13 +167,16 @@ static void test_filter_drops(void **state)
 static void test_filter_prunes(void **state)
 {
 	char *inc[] = { "*.dtb" }, *exc[] = { "logs/", "cache" };
-	struct layout_entry e = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 2,
+	struct layout_entry e = { .include = inc,
+				  .n_include = 1,
+				  .exclude = exc,
+				  .n_exclude = 2,
 				  .from = "fw" };
 	struct content_filter f;
 
 	(void)state;
 	assert_int_equal(content_filter_init(&f, &e), 0);
-	assert_true(content_filter_prunes(&f, "logs"));     /* a pattern for folders */
+	assert_true(content_filter_prunes(&f, "logs")); /* a pattern for folders */
 	assert_true(content_filter_prunes(&f, "a/cache"));
 	assert_true(content_filter_prunes(&f, "cache/deep")); /* a folder above */
 	assert_false(content_filter_prunes(&f, "overlays"));  /* include may take what it holds */
@@ -177,8 +195,11 @@ static void test_stream_order(void **state)
 	char got[1024];
 
 	(void)state;
-	sh("mkdir -p in/o/b/z in/o/b/a && touch in/o/b/z/2 in/o/b/z/1 in/o/b/y in/o/a in/o/Z in/o/_");
-	assert_int_equal(gather("partition p { type = fat\n tree \"/t\" { from = \"o\" } }", &c, &d), 0);
+	sh("mkdir -p in/o/b/z in/o/b/a && touch in/o/b/z/2 in/o/b/z/1 in/o/b/y in/o/a in/o/Z "
+	   "in/o/_");
+	assert_int_equal(gather("partition p { type = fat\n tree \"/t\" { from = \"o\" } }", &c,
+				&d),
+			 0);
 	paths_of(&c, got, sizeof(got));
 	assert_string_equal(got, "/t;/t/Z;/t/_;/t/a;/t/b;/t/b/a;/t/b/y;/t/b/z;/t/b/z/1;/t/b/z/2;");
 	content_release(&c);
@@ -207,7 +228,9 @@ static void test_filter_before_examine(void **state)
 
 	/* kept, they are refused as before, each once */
 	assert_int_equal(gather("partition p { type = fat\n tree \"/\" { from = \"f\"\n exclude = "
-				"\"loop, up, out, sub/pipe, lsub\" } }", &c, &d), -EINVAL);
+				"\"loop, up, out, sub/pipe, lsub\" } }",
+				&c, &d),
+			 -EINVAL);
 	assert_int_equal(d.n, 2);
 	assert_true(diag_has(&d, "in/f/dangling.tmp: dangling symbolic link"));
 	assert_true(diag_has(&d, "in/f/logs/pipe: a fifo cannot go on a FAT file system"));
@@ -219,9 +242,12 @@ static void test_filter_before_examine(void **state)
  * leaving the tree under links = inside. */
 static void test_fat_refusals(void **state)
 {
-	static const struct { const char *make, *needle; } cases[] = {
+	static const struct {
+		const char *make, *needle;
+	} cases[] = {
 		{ "mkfifo in/r1/p", "in/r1/p: a fifo cannot go on a FAT file system" },
-		{ "mknod in/r2/null c 1 3", "in/r2/null: a device node cannot go on a FAT file system" },
+		{ "mknod in/r2/null c 1 3",
+		  "in/r2/null: a device node cannot go on a FAT file system" },
 		{ "ln -s gone in/r3/l", "in/r3/l: dangling symbolic link" },
 		{ "ln -s ../r1 in/r4/l", "in/r4/l: a symbolic link to ../r1, outside the tree" },
 	};
@@ -259,10 +285,13 @@ static void test_limits(void **state)
 	for (int i = 0; i < CONTENT_MAX_DEPTH; i++)
 		p += sprintf(p, "/d");
 	sh(cmd);
-	assert_int_equal(gather("partition p { type = fat\n tree \"/\" { from = \"deep\" } }", &c, &d), 0);
+	assert_int_equal(gather("partition p { type = fat\n tree \"/\" { from = \"deep\" } }", &c,
+				&d),
+			 0);
 	content_release(&c);
 	diag_release(&d);
-	assert_int_equal(gather("partition p { type = fat\n tree \"/x\" { from = \"deep\" } }", &c, &d),
+	assert_int_equal(gather("partition p { type = fat\n tree \"/x\" { from = \"deep\" } }", &c,
+				&d),
 			 -EINVAL);
 	assert_true(diag_has(&d, "names deep in the partition; sdimg takes at most 64"));
 	content_release(&c);
@@ -339,8 +368,11 @@ static bool log_stops(void *ctx)
 static const struct content_caps keep_all = { .name = "keep", .links = true, .specials = true };
 
 static const struct content_walk_ops log_ops = {
-	.folder = log_folder, .folder_done = log_folder_done, .entry = log_other,
-	.stop = log_stops, .caps = &keep_all,
+	.folder = log_folder,
+	.folder_done = log_folder_done,
+	.entry = log_other,
+	.stop = log_stops,
+	.caps = &keep_all,
 };
 
 /* Walks in/@from with @f (may be NULL) into @w, for a file system that holds @caps: the
@@ -380,13 +412,15 @@ static void test_walk_host(void **state)
 	   "in/w/cache/x && ln -s /nowhere in/w/b/c/dangling && ln -s b in/w/lb");
 	diag_init(&d);
 	assert_int_equal(walk_logged("w", NULL, &w, &d), 0);
-	assert_string_equal(w.text, "E Z;E a;F b;E a.tmp;F c;L dangling;/;E z;/;F cache;E x;/;L lb;");
+	assert_string_equal(w.text,
+			    "E Z;E a;F b;E a.tmp;F c;L dangling;/;E z;/;F cache;E x;/;L lb;");
 	assert_int_equal(w.open_folders, 0);
 
 	assert_int_equal(content_filter_init(&f, &e), 0);
 	w = (struct walk_log){ .text = "" };
 	assert_int_equal(walk_logged("w", &f, &w, &d), 0);
-	assert_string_equal(w.text, "E Z;E a;F b;E a.tmp-;F c;L dangling;/;E z;/;F cache-;E x-;/;L lb;");
+	assert_string_equal(w.text,
+			    "E Z;E a;F b;E a.tmp-;F c;L dangling;/;E z;/;F cache-;E x-;/;L lb;");
 	assert_int_equal(f.exclude_hits[0], 1);
 	assert_int_equal(f.exclude_hits[1], 1);
 	content_filter_release(&f);
@@ -459,16 +493,11 @@ static void test_caps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mtime_rule),
-		cmocka_unit_test(test_norm_path_and_strip),
-		cmocka_unit_test(test_filter_drops),
-		cmocka_unit_test(test_filter_prunes),
-		cmocka_unit_test(test_stream_order),
-		cmocka_unit_test(test_filter_before_examine),
-		cmocka_unit_test(test_fat_refusals),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_walk_host),
-		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_mtime_rule),   cmocka_unit_test(test_norm_path_and_strip),
+		cmocka_unit_test(test_filter_drops), cmocka_unit_test(test_filter_prunes),
+		cmocka_unit_test(test_stream_order), cmocka_unit_test(test_filter_before_examine),
+		cmocka_unit_test(test_fat_refusals), cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_walk_host),    cmocka_unit_test(test_caps),
 	};
 	return cmocka_run_group_tests_name("content_stream", tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@
 
 static void test_dynlib_open_and_symbol(void **state)
 {
-	struct dynlib lib = {0};
+	struct dynlib lib = { 0 };
 	struct diag d;
 
 	(void)state;
@@ -33,7 +33,7 @@ static void test_dynlib_open_and_symbol(void **state)
 
 static void test_dynlib_missing_library(void **state)
 {
-	struct dynlib lib = {0};
+	struct dynlib lib = { 0 };
 	struct diag d;
 
 	(void)state;
@@ -51,7 +51,7 @@ static void test_dynlib_missing_library(void **state)
 
 static void test_dynlib_missing_symbol(void **state)
 {
-	struct dynlib lib = {0};
+	struct dynlib lib = { 0 };
 	struct diag d;
 
 	(void)state;
@@ -60,7 +60,7 @@ static void test_dynlib_missing_symbol(void **state)
 	assert_null(dynlib_symbol(&lib, PRESENT, "sdimg_no_such_symbol", &d));
 	assert_int_equal(d.n, 1);
 	assert_string_equal(d.msgs[0].text, PRESENT " has no sdimg_no_such_symbol: a version "
-					    "this sdimg was not built for");
+						    "this sdimg was not built for");
 	dynlib_close(&lib);
 	diag_release(&d);
 }

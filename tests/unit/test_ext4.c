@@ -20,7 +20,9 @@ static void test_features(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(ext4_features_apply("^64bit, ^metadata_csum,uninit_bg", w, why, sizeof(why)), 0);
+	assert_int_equal(ext4_features_apply("^64bit, ^metadata_csum,uninit_bg", w, why,
+					     sizeof(why)),
+			 0);
 	assert_int_equal(w[1], 0);
 	assert_int_equal(w[2], 0x10); /* gdt_csum */
 	assert_int_equal(ext4_features_apply(NULL, w, why, sizeof(why)), 0);
@@ -71,8 +73,11 @@ static int append(void *ctx, const void *buf, size_t len)
 
 static void test_build_and_read(void **state)
 {
-	struct ext4_params p = { .block_size = 1024, .inode_size = 256, .journal = true,
-				 .timestamp = 1700000000, .uuid = { 1, 2, 3 } };
+	struct ext4_params p = { .block_size = 1024,
+				 .inode_size = 256,
+				 .journal = true,
+				 .timestamp = 1700000000,
+				 .uuid = { 1, 2, 3 } };
 	struct ext4_meta m = { .uid = 0, .gid = 0, .perm = 0755, .mtime = 1700000000 };
 	struct ext4_volume *v;
 	struct text t = { "hello", 5 };
@@ -91,10 +96,12 @@ static void test_build_and_read(void **state)
 	assert_int_equal(ext4_add_file(v, etc, "motd", &m, 5, read_text, &t, "/etc/motd", &ino), 0);
 	assert_int_equal(ext4_add_hard_link(v, EXT4_ROOT, "motd", ino, "/motd"), 0);
 	assert_int_equal(ext4_add_symlink(v, EXT4_ROOT, "link", &m, "etc/motd", "/link", NULL), 0);
-	assert_int_equal(ext4_add_special(v, EXT4_ROOT, "null", &m, EXT4_CHAR, 1, 3, "/null", NULL), 0);
+	assert_int_equal(ext4_add_special(v, EXT4_ROOT, "null", &m, EXT4_CHAR, 1, 3, "/null", NULL),
+			 0);
 	assert_int_equal(ext4_set_xattr(v, ino, "user.x", "y", 1, "/etc/motd"), 0);
 	/* a name twice is an error, a folder over a folder is not */
-	assert_int_equal(ext4_add_file(v, etc, "motd", &m, 0, NULL, NULL, "/etc/motd", NULL), -EINVAL);
+	assert_int_equal(ext4_add_file(v, etc, "motd", &m, 0, NULL, NULL, "/etc/motd", NULL),
+			 -EINVAL);
 	assert_non_null(strstr(d.msgs[0].text, "'motd' is there already"));
 	assert_int_equal(ext4_add_dir(v, EXT4_ROOT, "etc", &m, "/etc", NULL), 0);
 	assert_int_equal(ext4_finish(v), 0);
@@ -129,7 +136,8 @@ static void test_read_cut_short(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 4096), 0); /* the writer reads past this end as zeros */
 	assert_int_equal(ext4_create(fd, 4096, 4 << 20, &p, "mem", &d, &v), 0);
-	assert_int_equal(ext4_add_file(v, EXT4_ROOT, "motd", &m, 5, read_text, &t, "/motd", NULL), 0);
+	assert_int_equal(ext4_add_file(v, EXT4_ROOT, "motd", &m, 5, read_text, &t, "/motd", NULL),
+			 0);
 	assert_int_equal(ext4_finish(v), 0);
 	assert_int_equal(ext4_open_read(fd, 4096, 4 << 20, &d, &v), 0);
 	/* the superblock stays, the inode table goes */
@@ -149,14 +157,14 @@ static void test_read_cut_short(void **state)
 static void test_acl_xattr(void **state)
 {
 	struct ext4_acl_entry e[] = {
-		{ EXT4_ACL_OTHER, 4, 0 }, { EXT4_ACL_USER, 7, 1000 }, { EXT4_ACL_MASK, 7, 0 },
+		{ EXT4_ACL_OTHER, 4, 0 }, { EXT4_ACL_USER, 7, 1000 },   { EXT4_ACL_MASK, 7, 0 },
 		{ EXT4_ACL_USER, 5, 33 }, { EXT4_ACL_GROUP_OBJ, 4, 0 }, { EXT4_ACL_USER_OBJ, 6, 0 },
 	};
 	static const uint8_t want[] = {
-		2, 0, 0, 0,
-		0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 5, 0, 33, 0, 0, 0,
-		0x02, 0, 7, 0, 0xe8, 0x03, 0, 0, 0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
-		0x10, 0, 7, 0, 0xff, 0xff, 0xff, 0xff, 0x20, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,
+		2, 0,    0,    0,    0x01, 0,    6,    0,    0xff, 0xff, 0xff, 0xff, 0x02,
+		0, 5,    0,    33,   0,    0,    0,    0x02, 0,    7,    0,    0xe8, 0x03,
+		0, 0,    0x04, 0,    4,    0,    0xff, 0xff, 0xff, 0xff, 0x10, 0,    7,
+		0, 0xff, 0xff, 0xff, 0xff, 0x20, 0,    4,    0,    0xff, 0xff, 0xff, 0xff,
 	};
 	void *value;
 	size_t len;
@@ -167,12 +175,14 @@ static void test_acl_xattr(void **state)
 	assert_memory_equal(value, want, sizeof(want));
 	free(value);
 	/* a named user without a mask, a user twice, the owner's entry missing: refused */
-	struct ext4_acl_entry no_mask[] = { { EXT4_ACL_USER_OBJ, 6, 0 }, { EXT4_ACL_USER, 7, 1 },
-					    { EXT4_ACL_GROUP_OBJ, 4, 0 }, { EXT4_ACL_OTHER, 4, 0 } };
+	struct ext4_acl_entry no_mask[] = { { EXT4_ACL_USER_OBJ, 6, 0 },
+					    { EXT4_ACL_USER, 7, 1 },
+					    { EXT4_ACL_GROUP_OBJ, 4, 0 },
+					    { EXT4_ACL_OTHER, 4, 0 } };
 	assert_int_equal(ext4_acl_xattr(no_mask, 4, &value, &len), -EINVAL);
 	struct ext4_acl_entry twice[] = { { EXT4_ACL_USER_OBJ, 6, 0 }, { EXT4_ACL_USER, 7, 1 },
-					  { EXT4_ACL_USER, 5, 1 }, { EXT4_ACL_GROUP_OBJ, 4, 0 },
-					  { EXT4_ACL_MASK, 7, 0 }, { EXT4_ACL_OTHER, 4, 0 } };
+					  { EXT4_ACL_USER, 5, 1 },     { EXT4_ACL_GROUP_OBJ, 4, 0 },
+					  { EXT4_ACL_MASK, 7, 0 },     { EXT4_ACL_OTHER, 4, 0 } };
 	assert_int_equal(ext4_acl_xattr(twice, 6, &value, &len), -EINVAL);
 	assert_int_equal(ext4_acl_xattr(no_mask + 1, 3, &value, &len), -EINVAL);
 }
@@ -188,8 +198,11 @@ static int count_entry(void *ctx, const struct ext4_dirent *e)
  * folder a hashed tree with a level of index blocks, each name read back. */
 static void test_big_folder(void **state)
 {
-	struct ext4_params p = { .block_size = 1024, .inode_size = 256, .inodes = 10000,
-				 .timestamp = 1700000000, .uuid = { 1, 2, 3 } };
+	struct ext4_params p = { .block_size = 1024,
+				 .inode_size = 256,
+				 .inodes = 10000,
+				 .timestamp = 1700000000,
+				 .uuid = { 1, 2, 3 } };
 	struct ext4_meta m = { .perm = 0644, .mtime = 1700000000 };
 	struct ext4_volume *v;
 	struct diag d;
@@ -208,12 +221,14 @@ static void test_big_folder(void **state)
 		struct text t = { name, 0 };
 		snprintf(name, sizeof(name), "a-rather-long-name-%05d", i);
 		t.left = strlen(name);
-		assert_int_equal(ext4_add_file(v, dir, name, &m, t.left, read_text, &t, name, &ino), 0);
+		assert_int_equal(ext4_add_file(v, dir, name, &m, t.left, read_text, &t, name, &ino),
+				 0);
 		assert_int_equal(ext4_lookup(v, dir, name, &found, NULL), 0);
 		assert_int_equal(found, ino);
 	}
 	assert_int_equal(ext4_add_file(v, dir, "a-rather-long-name-04321", &m, 0, NULL, NULL, "x",
-				       NULL), -EINVAL);
+				       NULL),
+			 -EINVAL);
 	assert_int_equal(ext4_lookup(v, dir, "a-rather-long-name-08000", &found, NULL), -ENOENT);
 	assert_int_equal(ext4_index_folders(v), 0);
 	assert_int_equal(ext4_finish(v), 0);
@@ -278,7 +293,8 @@ static void test_many_subfolders(void **state)
 	inode.i_links_count = 65000;
 	assert_int_equal(ext2fs_write_inode(v->fs, top, &inode), 0);
 	assert_int_equal(ext4_add_dir(v, top, "e", &m, "/top/e", NULL), -EINVAL);
-	assert_non_null(strstr(d.msgs[d.n - 1].text, "/top/e: more than 64998 folders in one folder"));
+	assert_non_null(
+		strstr(d.msgs[d.n - 1].text, "/top/e: more than 64998 folders in one folder"));
 	ext4_discard(v);
 	close(fd);
 	diag_release(&d);
@@ -287,12 +303,9 @@ static void test_many_subfolders(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_features),
-		cmocka_unit_test(test_build_and_read),
-		cmocka_unit_test(test_read_cut_short),
-		cmocka_unit_test(test_acl_xattr),
-		cmocka_unit_test(test_big_folder),
-		cmocka_unit_test(test_many_subfolders),
+		cmocka_unit_test(test_features),       cmocka_unit_test(test_build_and_read),
+		cmocka_unit_test(test_read_cut_short), cmocka_unit_test(test_acl_xattr),
+		cmocka_unit_test(test_big_folder),     cmocka_unit_test(test_many_subfolders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

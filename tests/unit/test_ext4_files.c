@@ -34,8 +34,10 @@ struct vol {
 
 static void vol_create(struct vol *t, uint64_t size, uint32_t block_size, uint32_t inode_size)
 {
-	struct ext4_params p = { .block_size = block_size, .inode_size = inode_size,
-				 .timestamp = 1700000000, .uuid = { 7, 7, 7 } };
+	struct ext4_params p = { .block_size = block_size,
+				 .inode_size = inode_size,
+				 .timestamp = 1700000000,
+				 .uuid = { 7, 7, 7 } };
 
 	diag_init(&t->d);
 	t->size = size;
@@ -68,8 +70,9 @@ static bool warned(const struct diag *d, const char *needle)
 	return false;
 }
 
-static const struct ext4_meta file_meta = { .uid = 1000, .gid = 100, .perm = 0644,
-					    .mtime = 1700000000 };
+static const struct ext4_meta file_meta = {
+	.uid = 1000, .gid = 100, .perm = 0644, .mtime = 1700000000
+};
 
 /* ---- the outside judges: e2fsprogs' programs on the image ---- */
 
@@ -149,7 +152,8 @@ static struct ext2_inode_large inode_of(struct vol *t, const char *name)
 	assert_int_equal(ext2fs_namei(t->v->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, name, &ino), 0);
 	memset(&inode, 0, sizeof(inode));
 	assert_int_equal(ext2fs_read_inode_full(t->v->fs, ino, (struct ext2_inode *)&inode,
-						sizeof(inode)), 0);
+						sizeof(inode)),
+			 0);
 	return inode;
 }
 
@@ -160,7 +164,7 @@ struct marks {
 	const uint64_t *at;
 	size_t n;
 	uint64_t pos;
-	void *clean;            /* a buffer known to hold zeros, not to clear it again */
+	void *clean; /* a buffer known to hold zeros, not to clear it again */
 	size_t clean_len;
 };
 
@@ -219,7 +223,8 @@ static void test_large_file(void **state)
 	(void)state;
 	vol_create(&t, 16 << 20, 4096, 256);
 	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "big", &file_meta, size, read_marks, &m,
-				       "/big", NULL), 0);
+				       "/big", NULL),
+			 0);
 	assert_int_equal(m.pos, size);
 	vol_finish_and_reopen(&t);
 
@@ -237,7 +242,8 @@ static void test_large_file(void **state)
 		blk64_t phys = 1;
 		uint64_t off = i < 5 ? at[i] : 2ull << 30;
 		assert_int_equal(ext2fs_bmap2(t.v->fs, ino, (struct ext2_inode *)&inode, NULL, 0,
-					      off / 4096, NULL, &phys), 0);
+					      off / 4096, NULL, &phys),
+				 0);
 		assert_true(i < 5 ? phys != 0 : phys == 0);
 	}
 	blk64_t sectors = ext2fs_get_stat_i_blocks(t.v->fs, (struct ext2_inode *)&inode);
@@ -271,8 +277,9 @@ static void test_sparse_file(void **state)
 	for (size_t i = 0; i < RUNS; i++) /* block 1, 3, 5, ...: the first block a hole */
 		at[i] = 2048 * i + 1024 + i % 1000;
 	vol_create(&t, 8 << 20, 1024, 256);
-	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "holes", &file_meta, size, read_marks,
-				       &m, "/holes", &ino), 0);
+	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "holes", &file_meta, size, read_marks, &m,
+				       "/holes", &ino),
+			 0);
 	vol_finish_and_reopen(&t);
 
 	assert_int_equal(ext2fs_extent_open(t.v->fs, ino, &h), 0);
@@ -330,8 +337,9 @@ static void test_sparse_read_back(void **state)
 	(void)state;
 	assert_non_null(b.p);
 	vol_create(&t, 4 << 20, 4096, 256);
-	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "f", &file_meta, size, read_marks, &m,
-				       "/f", NULL), 0);
+	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "f", &file_meta, size, read_marks, &m, "/f",
+				       NULL),
+			 0);
 	vol_finish_and_reopen(&t);
 	assert_int_equal(ext4_read_file(t.v, "/f", collect, &b, &t.d), 0);
 	assert_int_equal(b.len, size);
@@ -361,17 +369,18 @@ static void test_symlinks(void **state)
 	memset(t1023, 'c', 1023), t1023[1023] = 0;
 	memset(t1024, 'd', 1024), t1024[1024] = 0;
 	vol_create(&t, 4 << 20, 1024, 256);
-	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "fast", &file_meta, t59, "/fast",
-					  NULL), 0);
-	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "slow", &file_meta, t60, "/slow",
-					  NULL), 0);
-	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "longest", &file_meta, t1023,
-					  "/longest", NULL), 0);
-	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "over", &file_meta, t1024, "/over",
-					  NULL), -EINVAL);
+	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "fast", &file_meta, t59, "/fast", NULL),
+			 0);
+	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "slow", &file_meta, t60, "/slow", NULL),
+			 0);
+	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "longest", &file_meta, t1023, "/longest",
+					  NULL),
+			 0);
+	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "over", &file_meta, t1024, "/over", NULL),
+			 -EINVAL);
 	assert_true(diag_has(&t.d, "longer than a block"));
-	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "empty", &file_meta, "", "/empty",
-					  NULL), -EINVAL);
+	assert_int_equal(ext4_add_symlink(t.v, EXT4_ROOT, "empty", &file_meta, "", "/empty", NULL),
+			 -EINVAL);
 	vol_finish_and_reopen(&t);
 
 	struct found f = listed(&t, "fast");
@@ -407,23 +416,27 @@ static void test_hard_links(void **state)
 	assert_int_equal(ext4_add_hard_link(t.v, EXT4_ROOT, "f1", ino, "/f1"), 0);
 	assert_int_equal(ext4_add_hard_link(t.v, EXT4_ROOT, "f2", ino, "/f2"), 0);
 	assert_int_equal(ext4_add_special(t.v, EXT4_ROOT, "fifo", &file_meta, EXT4_FIFO, 0, 0,
-					  "/fifo", &dev), 0);
+					  "/fifo", &dev),
+			 0);
 	assert_int_equal(ext4_add_hard_link(t.v, dir, "fifo2", dev, "/d/fifo2"), 0);
 	assert_int_equal(ext4_add_hard_link(t.v, EXT4_ROOT, "d2", dir, "/d2"), -EINVAL);
 	assert_true(diag_has(&t.d, "/d2: a hard link to a folder"));
 	assert_int_equal(ext4_add_hard_link(t.v, EXT4_ROOT, "f1", ino, "/f1"), -EINVAL);
 	/* as if 64,997 more names were there */
 	assert_int_equal(ext2fs_read_inode_full(t.v->fs, ino, (struct ext2_inode *)&inode,
-						sizeof(inode)), 0);
+						sizeof(inode)),
+			 0);
 	assert_int_equal(inode.i_links_count, 3);
 	inode.i_links_count = 65000;
 	assert_int_equal(ext2fs_write_inode_full(t.v->fs, ino, (struct ext2_inode *)&inode,
-						 sizeof(inode)), 0);
+						 sizeof(inode)),
+			 0);
 	assert_int_equal(ext4_add_hard_link(t.v, EXT4_ROOT, "f3", ino, "/f3"), -EINVAL);
 	assert_true(diag_has(&t.d, "/f3: more than 65000 links to one file"));
 	inode.i_links_count = 3;
 	assert_int_equal(ext2fs_write_inode_full(t.v->fs, ino, (struct ext2_inode *)&inode,
-						 sizeof(inode)), 0);
+						 sizeof(inode)),
+			 0);
 	vol_finish_and_reopen(&t);
 
 	assert_int_equal(inode_of(&t, "f1").i_links_count, 3);
@@ -456,8 +469,10 @@ static void test_devices(void **state)
 		{ "null", EXT4_CHAR, 1, 3, 020644, "Device major/minor number: 01:03 (hex 01:03)" },
 		{ "sda", EXT4_BLOCK, 8, 0, 060644, "Device major/minor number: 08:00 (hex 08:00)" },
 		{ "b255", EXT4_BLOCK, 255, 255, 060644, "number: 255:255 (hex ff:ff)" },
-		{ "m256", EXT4_CHAR, 256, 0, 020644, "(New-style) Device major/minor number: 256:00" },
-		{ "n256", EXT4_CHAR, 0, 256, 020644, "(New-style) Device major/minor number: 00:256" },
+		{ "m256", EXT4_CHAR, 256, 0, 020644,
+		  "(New-style) Device major/minor number: 256:00" },
+		{ "n256", EXT4_CHAR, 0, 256, 020644,
+		  "(New-style) Device major/minor number: 00:256" },
 		{ "top", EXT4_BLOCK, 4095, 1048575, 060644,
 		  "(New-style) Device major/minor number: 4095:1048575 (hex fff:fffff)" },
 		{ "mix", EXT4_CHAR, 300, 70000, 020644,
@@ -474,12 +489,15 @@ static void test_devices(void **state)
 	for (size_t i = 0; i < N; i++)
 		assert_int_equal(ext4_add_special(t.v, EXT4_ROOT, devs[i].name, &file_meta,
 						  devs[i].kind, devs[i].major, devs[i].minor,
-						  devs[i].name, NULL), 0);
-	assert_int_equal(ext4_add_special(t.v, EXT4_ROOT, "x", &file_meta, EXT4_CHAR, 4096, 0,
-					  "/x", NULL), -EINVAL);
+						  devs[i].name, NULL),
+				 0);
+	assert_int_equal(ext4_add_special(t.v, EXT4_ROOT, "x", &file_meta, EXT4_CHAR, 4096, 0, "/x",
+					  NULL),
+			 -EINVAL);
 	assert_true(diag_has(&t.d, "/x: device 4096,0: Linux holds majors below 4096"));
-	assert_int_equal(ext4_add_special(t.v, EXT4_ROOT, "y", &file_meta, EXT4_BLOCK, 0,
-					  1u << 20, "/y", NULL), -EINVAL);
+	assert_int_equal(ext4_add_special(t.v, EXT4_ROOT, "y", &file_meta, EXT4_BLOCK, 0, 1u << 20,
+					  "/y", NULL),
+			 -EINVAL);
 	vol_finish_and_reopen(&t);
 
 	for (size_t i = 0; i < N; i++) {
@@ -545,14 +563,18 @@ static void test_xattrs(void **state)
 
 	(void)state;
 	vol_create(&t, 8 << 20, 4096, 256);
-	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "small", &file_meta, 0, NULL, NULL,
-				       "/small", &small), 0);
-	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "many", &file_meta, 0, NULL, NULL,
-				       "/many", &many), 0);
-	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "large", &file_meta, 0, NULL, NULL,
-				       "/large", &large), 0);
-	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "over", &file_meta, 0, NULL, NULL,
-				       "/over", &over), 0);
+	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "small", &file_meta, 0, NULL, NULL, "/small",
+				       &small),
+			 0);
+	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "many", &file_meta, 0, NULL, NULL, "/many",
+				       &many),
+			 0);
+	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "large", &file_meta, 0, NULL, NULL, "/large",
+				       &large),
+			 0);
+	assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, "over", &file_meta, 0, NULL, NULL, "/over",
+				       &over),
+			 0);
 	assert_int_equal(ext4_set_xattr(t.v, small, "user.one", "1", 1, "/small"), 0);
 	for (int i = 0; i < MANY; i++) {
 		snprintf(name, sizeof(name), "user.attribute-%02d", i);
@@ -562,17 +584,18 @@ static void test_xattrs(void **state)
 	value_of(value, 3000, 1);
 	assert_int_equal(ext4_set_xattr(t.v, large, "trusted.big", value, 3000, "/large"), 0);
 	assert_int_equal(ext4_set_xattr(t.v, large, "security.selinux", "system_u:object_r:x", 19,
-					"/large"), 0);
+					"/large"),
+			 0);
 	value_of(value, 4096, 2);
 	assert_int_equal(ext4_set_xattr(t.v, over, "user.huge", value, 4096, "/over"), -EINVAL);
 	assert_true(diag_has(&t.d, "/over: extended attribute 'user.huge' (4096 bytes): the "
-			     "inode's attributes do not fit in it and one block"));
+				   "inode's attributes do not fit in it and one block"));
 	assert_int_equal(ext4_set_xattr(t.v, small, "bogus.x", "1", 1, "/small"), -EINVAL);
 	vol_finish_and_reopen(&t);
 
 	assert_int_equal(xattr_get(&t, "small", "user.one", got, sizeof(got)), 1);
 	assert_int_equal(got[0], '1');
-	assert_int_equal(inode_of(&t, "small").i_file_acl, 0); /* in the inode */
+	assert_int_equal(inode_of(&t, "small").i_file_acl, 0);    /* in the inode */
 	assert_int_not_equal(inode_of(&t, "many").i_file_acl, 0); /* in a block */
 	for (int i = 0; i < MANY; i++) {
 		snprintf(name, sizeof(name), "user.attribute-%02d", i);
@@ -600,8 +623,8 @@ struct when {
 	const char *name;
 	int64_t mtime;
 	uint32_t ns;
-	int64_t stored;         /* what the inode holds (clamped) */
-	const char *debugfs;    /* the mtime line debugfs prints */
+	int64_t stored;      /* what the inode holds (clamped) */
+	const char *debugfs; /* the mtime line debugfs prints */
 };
 
 /* Times before 1970, past 2038 (the extra epoch bits) and their nanoseconds, read back as
@@ -629,10 +652,12 @@ static void test_times(void **state)
 	(void)state;
 	vol_create(&t, 4 << 20, 1024, 256);
 	for (size_t i = 0; i < N; i++) {
-		struct ext4_meta m = { .perm = 0644, .mtime = times[i].mtime,
+		struct ext4_meta m = { .perm = 0644,
+				       .mtime = times[i].mtime,
 				       .mtime_ns = times[i].ns };
 		assert_int_equal(ext4_add_file(t.v, EXT4_ROOT, times[i].name, &m, 0, NULL, NULL,
-					       times[i].name, NULL), 0);
+					       times[i].name, NULL),
+				 0);
 	}
 	assert_int_equal(t.d.errors, 0);
 	assert_true(warned(&t.d, "past: its time (1099511627776 s from 1970) is outside"));
@@ -671,14 +696,10 @@ static void test_times(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_large_file),
-		cmocka_unit_test(test_sparse_file),
-		cmocka_unit_test(test_sparse_read_back),
-		cmocka_unit_test(test_symlinks),
-		cmocka_unit_test(test_hard_links),
-		cmocka_unit_test(test_devices),
-		cmocka_unit_test(test_xattrs),
-		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_large_file),       cmocka_unit_test(test_sparse_file),
+		cmocka_unit_test(test_sparse_read_back), cmocka_unit_test(test_symlinks),
+		cmocka_unit_test(test_hard_links),       cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_xattrs),           cmocka_unit_test(test_times),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,14 +17,14 @@
 
 #include "ext4/ext4_priv.h"
 
-#define OFFSET 8192u              /* where the region starts in the image file */
-#define REGION (12u << 20)        /* more than the cache's runs hold together */
+#define OFFSET 8192u       /* where the region starts in the image file */
+#define REGION (12u << 20) /* more than the cache's runs hold together */
 #define FILE_SIZE (OFFSET + REGION + 8192u)
 
 struct rig {
 	int fd;
 	io_channel ch;
-	unsigned char *want;      /* the region as it must read */
+	unsigned char *want; /* the region as it must read */
 	unsigned char *buf;
 	uint64_t rng;
 };
@@ -86,7 +86,7 @@ static uint64_t pick_block(struct rig *r, uint64_t blocks, uint64_t count)
 {
 	static const uint64_t spots[] = { 0, 40, 700, 3000, 5000, 9000 };
 	uint64_t b = below(r, 4) ? spots[below(r, 6)] * 1024 / (uint64_t)r->ch->block_size +
-				       below(r, 24)
+					   below(r, 24)
 				 : below(r, blocks);
 	return b + count > blocks ? blocks - count : b;
 }
@@ -115,7 +115,8 @@ static void one_op(struct rig *r)
 		uint64_t pos = pick_block(r, blocks, len / bs + 1) * bs + below(r, bs);
 		len = pos + len > REGION ? REGION - pos : len;
 		fill(r, len);
-		assert_int_equal(io_channel_write_byte(r->ch, (unsigned long)pos, (int)len, r->buf), 0);
+		assert_int_equal(io_channel_write_byte(r->ch, (unsigned long)pos, (int)len, r->buf),
+				 0);
 		memcpy(r->want + pos, r->buf, len);
 	} else if (kind < 95) { /* blocks read, or bytes (a negative count) */
 		uint64_t count = 1 + below(r, 24);

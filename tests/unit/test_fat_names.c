@@ -22,8 +22,8 @@ static int u16(const char *s, uint16_t *out)
 
 static void test_name_problems(void **state)
 {
-	static const char *bad[] = { "a*b", "a?", "x:y", "a<b", "a>b", "a|b", "a\\b", "a\"b",
-				     "tab\there", "dot.", "space ", ".", ".." };
+	static const char *bad[] = { "a*b",  "a?",        "x:y",  "a<b",    "a>b", "a|b", "a\\b",
+				     "a\"b", "tab\there", "dot.", "space ", ".",   ".." };
 	uint16_t u[FAT_LFN_MAX + 1];
 	char name[600];
 	int n;
@@ -259,10 +259,11 @@ static void test_root_entries_limit(void **state)
 static void test_lfn_entries(void **state)
 {
 	static const uint8_t want[64] = {
-		0x42, 0x74, 0, 0x78, 0, 0x74, 0, 0, 0, 0xff, 0xff, 0x0f, 0, 0xd4, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff,
-		0xff, 0x01, 0x6c, 0, 0x6f, 0, 0x6e, 0, 0x67, 0, 0x66, 0, 0x0f, 0, 0xd4, 0x69, 0,
-		0x6c, 0, 0x65, 0, 0x6e, 0, 0x61, 0, 0x6d, 0, 0, 0, 0x65, 0, 0x2e, 0,
+		0x42, 0x74, 0,    0x78, 0,    0x74, 0,    0,    0,    0xff, 0xff, 0x0f, 0,
+		0xd4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0,    0,    0xff, 0xff, 0xff, 0xff, 0x01, 0x6c, 0,    0x6f, 0,    0x6e, 0,
+		0x67, 0,    0x66, 0,    0x0f, 0,    0xd4, 0x69, 0,    0x6c, 0,    0x65, 0,
+		0x6e, 0,    0x61, 0,    0x6d, 0,    0,    0,    0x65, 0,    0x2e, 0,
 	};
 	uint16_t u[FAT_LFN_MAX + 1];
 	uint8_t e[64];
@@ -289,10 +290,13 @@ static void test_lfn_entries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-			   cmocka_unit_test(test_name_problems),
-		cmocka_unit_test(test_basis_and_case),	   cmocka_unit_test(test_tails_and_hash),
-		cmocka_unit_test(test_collisions_in_tree), cmocka_unit_test(test_rejections),
-		cmocka_unit_test(test_too_many_entries),   cmocka_unit_test(test_root_entries_limit),
+		cmocka_unit_test(test_name_problems),
+		cmocka_unit_test(test_basis_and_case),
+		cmocka_unit_test(test_tails_and_hash),
+		cmocka_unit_test(test_collisions_in_tree),
+		cmocka_unit_test(test_rejections),
+		cmocka_unit_test(test_too_many_entries),
+		cmocka_unit_test(test_root_entries_limit),
 		cmocka_unit_test(test_lfn_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

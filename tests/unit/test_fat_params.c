@@ -70,20 +70,19 @@ static void test_auto_rows(void **state)
 		enum fat_type type;
 		uint32_t spc;
 	} rows[] = {
-		{ 4000, false, FAT_12, 16 },	    /* 2 MiB: too small for FAT16 */
-		{ 8000, false, FAT_16, 1 },	    /* 512-byte clusters: 7935 */
-		{ 16384, false, FAT_16, 2 },	    /* 8 MiB: 1K clusters (2K would give 4094) */
-		{ 100000, false, FAT_16, 16 },	    /* <= 64 MiB: the table's FAT12 16K is not taken */
-		{ 131072, false, FAT_16, 16 },	    /* 64 MiB: 16K would give 4094 */
-		{ 300000, false, FAT_16, 32 },	    /* <= 256 MiB: the table's FAT16 16K */
-		{ 1500000, false, FAT_16, 32 },	    /* <= 1 GiB */
-		{ 3000000, false, FAT_16, 64 },	    /* <= 2 GiB */
-		{ 20000000, false, FAT_32, 64 },    /* <= 32 GiB */
-		{ 100000000, false, FAT_32, 64 },   /* larger: still FAT32, 32K clusters */
-		{ 50000, true, FAT_16, 8 },	    /* an ESP too small for FAT32 */
-		{ 100000, true, FAT_32, 1 },	    /* FAT32 from about 33 MiB */
-		{ 1500000, true, FAT_32, 16 },
-		{ 20000000, true, FAT_32, 64 },
+		{ 4000, false, FAT_12, 16 },     /* 2 MiB: too small for FAT16 */
+		{ 8000, false, FAT_16, 1 },      /* 512-byte clusters: 7935 */
+		{ 16384, false, FAT_16, 2 },     /* 8 MiB: 1K clusters (2K would give 4094) */
+		{ 100000, false, FAT_16, 16 },   /* <= 64 MiB: the table's FAT12 16K is not taken */
+		{ 131072, false, FAT_16, 16 },   /* 64 MiB: 16K would give 4094 */
+		{ 300000, false, FAT_16, 32 },   /* <= 256 MiB: the table's FAT16 16K */
+		{ 1500000, false, FAT_16, 32 },  /* <= 1 GiB */
+		{ 3000000, false, FAT_16, 64 },  /* <= 2 GiB */
+		{ 20000000, false, FAT_32, 64 }, /* <= 32 GiB */
+		{ 100000000, false, FAT_32, 64 }, /* larger: still FAT32, 32K clusters */
+		{ 50000, true, FAT_16, 8 },       /* an ESP too small for FAT32 */
+		{ 100000, true, FAT_32, 1 },      /* FAT32 from about 33 MiB */
+		{ 1500000, true, FAT_32, 16 },    { 20000000, true, FAT_32, 64 },
 	};
 	struct fat_geom g;
 
@@ -92,10 +91,11 @@ static void test_auto_rows(void **state)
 		struct fat_opts o = { .esp = rows[i].esp };
 		params_ok(rows[i].sectors, &o, &g);
 		if (g.type != rows[i].type || g.sec_per_clus != rows[i].spc)
-			fail_msg("%llu sectors%s: FAT%d with %u sectors per cluster, expected FAT%d "
-				 "with %u", (unsigned long long)rows[i].sectors,
-				 rows[i].esp ? " (ESP)" : "", g.type, g.sec_per_clus, rows[i].type,
-				 rows[i].spc);
+			fail_msg("%llu sectors%s: FAT%d with %u sectors per cluster, expected "
+				 "FAT%d "
+				 "with %u",
+				 (unsigned long long)rows[i].sectors, rows[i].esp ? " (ESP)" : "",
+				 g.type, g.sec_per_clus, rows[i].type, rows[i].spc);
 		assert_int_equal(g.fats, 2);
 		assert_int_equal(g.reserved, g.type == FAT_32 ? 32 : 1);
 		assert_int_equal(g.root_entries, g.type == FAT_32 ? 0 : 512);
@@ -144,7 +144,7 @@ static void test_fallback_halve(void **state)
 		enum fat_type type;
 		uint32_t spc;
 	} cases[] = {
-		{ 131072, FAT_16, 16 },	 /* FAT12 SC 32 would give 4093 */
+		{ 131072, FAT_16, 16 },  /* FAT12 SC 32 would give 4093 */
 		{ 2097152, FAT_32, 16 }, /* FAT16 SC 32 would give 65512 */
 		{ 4194304, FAT_32, 32 }, /* FAT16 SC 64 would give 65524 */
 		{ 4194305, FAT_32, 32 }, /* FAT32 SC 64 would give ~65500 */
@@ -209,12 +209,16 @@ static void test_impossible(void **state)
 	params_fail(2097152, 0, &o, "no cluster size up to 64K gives few enough");
 	o = (struct fat_opts){ .type = FAT_16, .cluster_size = 4096 };
 	params_fail(2097152, 0, &o, "FAT16 holds at most 65509 clusters");
-	params_fail(2097152, 0, &o, "gives 261884; use cluster-size = 32K or more, or size = 256M or less");
+	params_fail(2097152, 0, &o,
+		    "gives 261884; use cluster-size = 32K or more, or size = 256M or less");
 	o = (struct fat_opts){ .type = FAT_32, .cluster_size = 4096 };
 	params_fail(70000, 0, &o, "FAT32 needs at least 65541 clusters (65525 and a margin of 16)");
-	params_fail(70000, 0, &o, "use cluster-size = 512 or less, or a larger volume (size = 257M or more works)");
+	params_fail(70000, 0, &o,
+		    "use cluster-size = 512 or less, or a larger volume (size = 257M or more "
+		    "works)");
 	o = (struct fat_opts){ .type = FAT_32, .cluster_size = 4096 };
-	params_fail(524288, 0, &o, "256M with cluster-size 4K gives 65404; use cluster-size = 2K or less");
+	params_fail(524288, 0, &o,
+		    "256M with cluster-size 4K gives 65404; use cluster-size = 2K or less");
 	o = (struct fat_opts){ .type = FAT_32 };
 	params_fail(50000, 0, &o, "no cluster size gives enough; size = 33M or more works");
 	o = (struct fat_opts){ .cluster_size = 16384 }; /* 4094 clusters: on the edge */
@@ -234,9 +238,13 @@ static void test_impossible(void **state)
 	params_fail(4194304, 0, &o, "drop root-entries or choose fat12/fat16");
 	o = (struct fat_opts){ .type = FAT_12, .data_align = 64 * MIB };
 	params_fail(8192, 0, &o, "data-align 64M would need 131036 reserved sectors");
-	params_fail(8192, 0, &o, "more than the 65535 a FAT boot sector counts; use data-align = 32M or less");
+	params_fail(8192, 0, &o,
+		    "more than the 65535 a FAT boot sector counts; use data-align = 32M or less");
 	o = (struct fat_opts){ .data_align = 4 * MIB }; /* the padding eats the whole volume */
-	params_fail(8192, 4 * MIB, &o, "data-align 4M pads the reserved sectors to 8156, which leaves no room for clusters in this 4M volume; size = 5M or more works, or data-align = 2M or less");
+	params_fail(8192, 4 * MIB, &o,
+		    "data-align 4M pads the reserved sectors to 8156, which leaves no room for "
+		    "clusters in this 4M volume; size = 5M or more works, or data-align = 2M or "
+		    "less");
 	o = (struct fat_opts){ .data_align = 1000 };
 	params_fail(100000, 0, &o, "not a multiple of 512");
 	o = (struct fat_opts){ .type = FAT_32, .reserved = 8 };
@@ -279,7 +287,8 @@ static void test_data_align(void **state)
 	diag_init(&d);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fat_opts o = { .type = cases[i].type, .data_align = cases[i].align };
-		assert_int_equal(fat_params(&o, cases[i].sectors * 512, cases[i].offset, &g, &d), 0);
+		assert_int_equal(fat_params(&o, cases[i].sectors * 512, cases[i].offset, &g, &d),
+				 0);
 		check_geom(&g);
 		check_aligned(&g, cases[i].offset, cases[i].align);
 		/* FAT12/16: the root directory sits between the FATs and the data area */

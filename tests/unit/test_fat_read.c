@@ -32,8 +32,11 @@ static int fill(void *ctx, uint64_t off, void *buf, size_t len)
 /* Writes a small volume of @type to vol.img; returns its fd (read-write). */
 static int make_volume(enum fat_type type, uint64_t size, uint32_t cs, struct fat_geom *g)
 {
-	struct fat_opts o = { .type = type, .cluster_size = cs, .label = "Reader",
-			      .volume_id = 0xCAFE1234, .oem_name = "SDIMG" };
+	struct fat_opts o = { .type = type,
+			      .cluster_size = cs,
+			      .label = "Reader",
+			      .volume_id = 0xCAFE1234,
+			      .oem_name = "SDIMG" };
 	struct fat_source src = { .fd = -1, .read = fill };
 	struct fat_tree *t = fat_tree_new(1700000000);
 	struct fat_meta m = { .mtime = 1700000000 };
@@ -45,7 +48,8 @@ static int make_volume(enum fat_type type, uint64_t size, uint32_t cs, struct fa
 	assert_int_equal(ftruncate(fd, (off_t)size), 0);
 	assert_int_equal(fat_params(&o, size, 0, g, &d), 0);
 	assert_int_equal(fat_tree_add_file(t, "/readme.txt", 10, &src, &m, &d), 0);
-	assert_int_equal(fat_tree_add_file(t, "/A long name \xf0\x9f\x98\x80.txt", 3, &src, &m, &d), 0);
+	assert_int_equal(fat_tree_add_file(t, "/A long name \xf0\x9f\x98\x80.txt", 3, &src, &m, &d),
+			 0);
 	assert_int_equal(fat_tree_add_file(t, "/dir/big.bin", BIG, &src, &m, &d), 0);
 	assert_int_equal(fat_tree_add_dir(t, "/dir/empty", &m, &d), 0);
 	assert_int_equal(fat_write(t, g, fd, 0, &d), 0);
@@ -155,21 +159,70 @@ static void expect_open_error(int fd, uint64_t size, const uint8_t *pristine,
 	diag_release(&d);
 }
 
-static void no_sig(uint8_t *s) { s[510] = 0; }
-static void no_jump(uint8_t *s) { s[0] = 0; }
-static void bps_300(uint8_t *s) { put_le16(s + 11, 300); }
-static void spc_3(uint8_t *s) { s[13] = 3; }
-static void spc_0(uint8_t *s) { s[13] = 0; }
-static void rsv_0(uint8_t *s) { put_le16(s + 14, 0); }
-static void fats_0(uint8_t *s) { s[16] = 0; }
-static void tot_0(uint8_t *s) { put_le16(s + 19, 0); put_le32(s + 32, 0); }
-static void fatsz_0(uint8_t *s) { put_le16(s + 22, 0); put_le32(s + 36, 0); }
-static void fatsz_1(uint8_t *s) { put_le16(s + 22, 1); }
-static void media(uint8_t *s) { s[21] = 0x12; }
-static void huge_rsv(uint8_t *s) { put_le16(s + 14, 0xFFFF); }
-static void tot_big(uint8_t *s) { put_le16(s + 19, 0); put_le32(s + 32, 0xFFFFFFFF); }
-static void fat32_bpb(uint8_t *s) { put_le16(s + 22, 0); put_le32(s + 36, 64); }
-static void rde_0(uint8_t *s) { put_le16(s + 17, 0); }
+static void no_sig(uint8_t *s)
+{
+	s[510] = 0;
+}
+static void no_jump(uint8_t *s)
+{
+	s[0] = 0;
+}
+static void bps_300(uint8_t *s)
+{
+	put_le16(s + 11, 300);
+}
+static void spc_3(uint8_t *s)
+{
+	s[13] = 3;
+}
+static void spc_0(uint8_t *s)
+{
+	s[13] = 0;
+}
+static void rsv_0(uint8_t *s)
+{
+	put_le16(s + 14, 0);
+}
+static void fats_0(uint8_t *s)
+{
+	s[16] = 0;
+}
+static void tot_0(uint8_t *s)
+{
+	put_le16(s + 19, 0);
+	put_le32(s + 32, 0);
+}
+static void fatsz_0(uint8_t *s)
+{
+	put_le16(s + 22, 0);
+	put_le32(s + 36, 0);
+}
+static void fatsz_1(uint8_t *s)
+{
+	put_le16(s + 22, 1);
+}
+static void media(uint8_t *s)
+{
+	s[21] = 0x12;
+}
+static void huge_rsv(uint8_t *s)
+{
+	put_le16(s + 14, 0xFFFF);
+}
+static void tot_big(uint8_t *s)
+{
+	put_le16(s + 19, 0);
+	put_le32(s + 32, 0xFFFFFFFF);
+}
+static void fat32_bpb(uint8_t *s)
+{
+	put_le16(s + 22, 0);
+	put_le32(s + 36, 64);
+}
+static void rde_0(uint8_t *s)
+{
+	put_le16(s + 17, 0);
+}
 
 struct damage {
 	void (*mutate)(uint8_t *s);
@@ -213,10 +266,22 @@ static void test_corrupt_fat16_boot(void **state)
 	run_damages(FAT_16, 8 * 1024 * 1024, list, sizeof(list) / sizeof(list[0]));
 }
 
-static void root_clus_0(uint8_t *s) { put_le32(s + 44, 0); }
-static void root_clus_far(uint8_t *s) { put_le32(s + 44, 0x0FFFFFF0); }
-static void fsver(uint8_t *s) { s[42] = 1; }
-static void fat16_bpb(uint8_t *s) { put_le16(s + 22, 100); }
+static void root_clus_0(uint8_t *s)
+{
+	put_le32(s + 44, 0);
+}
+static void root_clus_far(uint8_t *s)
+{
+	put_le32(s + 44, 0x0FFFFFF0);
+}
+static void fsver(uint8_t *s)
+{
+	s[42] = 1;
+}
+static void fat16_bpb(uint8_t *s)
+{
+	put_le16(s + 22, 100);
+}
 
 static void test_corrupt_fat32_boot(void **state)
 {
@@ -439,9 +504,10 @@ static void test_walk_order(void **state)
 		diag_init(&d);
 		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
 		assert_int_equal(fat_vol_walk(v, "/", 64, &trail_fns, &t, &d), 0);
-		assert_string_equal(t.text, "A long folder name/ a/ top.txt x/ "
-					    "[/A long folder name] inner/ [/A long folder name/inner] "
-					    "[/a] b/ g.txt [/a/b] c/ [/a/b/c] f.txt [/x]");
+		assert_string_equal(t.text,
+				    "A long folder name/ a/ top.txt x/ "
+				    "[/A long folder name] inner/ [/A long folder name/inner] "
+				    "[/a] b/ g.txt [/a/b] c/ [/a/b/c] f.txt [/x]");
 		t.text[0] = 0;
 		assert_int_equal(fat_vol_walk(v, "/A/", 64, &trail_fns, &t, &d), 0);
 		assert_string_equal(t.text, "b/ g.txt [/A/b] c/ [/A/b/c] f.txt");
@@ -541,8 +607,9 @@ static void test_walk_loops(void **state)
 		t.text[0] = 0;
 		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
 		assert_int_equal(fat_vol_walk(v, "/", 64, &trail_fns, &t, &d), -EINVAL);
-		assert_true(diag_has(&d, types[k] == FAT_32 ? "/a/b: its cluster "
-							    : "/a/b: a directory without a cluster"));
+		assert_true(diag_has(&d, types[k] == FAT_32
+						 ? "/a/b: its cluster "
+						 : "/a/b: a directory without a cluster"));
 		fat_vol_close(v);
 		diag_release(&d);
 		close(fd);
@@ -621,8 +688,8 @@ static void test_free_clusters(void **state)
 		uint64_t fat_bytes, at;
 		int fd = make_volume(types[k], sizes[k], 512, &g);
 		uint32_t per_read = (1u << 23) / bits & ~1u;
-		uint32_t mark[] = { per_read - 1, per_read, per_read + 1, 2 * per_read,
-				    4 * per_read + 5, g.clusters + 1 };
+		uint32_t mark[] = { per_read - 1, per_read,         per_read + 1,
+				    2 * per_read, 4 * per_read + 5, g.clusters + 1 };
 		uint64_t hole = (uint64_t)3 * per_read * bits / 8; /* the 4th read's bytes */
 		uint8_t *fat;
 
@@ -641,7 +708,8 @@ static void test_free_clusters(void **state)
 		if (hole + (1u << 20) <= fat_bytes) { /* a hole there, where no file has clusters */
 			memset(fat + hole, 0, 1u << 20);
 			assert_int_equal(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-						   (off_t)(at + hole), 1 << 20), 0);
+						   (off_t)(at + hole), 1 << 20),
+					 0);
 		}
 		for (uint32_t c = 2; c < g.clusters + 2; c++)
 			want += get_entry(fat, bits, c) == 0;
@@ -685,7 +753,7 @@ static size_t long_name_at(const uint8_t *root, size_t len)
 struct lfn_case {
 	uint8_t ords[4]; /* stored LDIR_Ord of each LFN entry before the short entry, 0xFF: none
 			  * (ordinal 0 is stored as 0x80: a first byte 0 ends the directory) */
-	bool long_name;	 /* the long name is read (else the short name, the LFN being broken) */
+	bool long_name;  /* the long name is read (else the short name, the LFN being broken) */
 };
 
 /* Long-name entries in sequences a hostile image may hold (fatgen103 "FAT Long Directory
@@ -695,7 +763,7 @@ struct lfn_case {
 static void test_lfn_ordinals(void **state)
 {
 	static const struct lfn_case cases[] = {
-		{ { 0x42, 0x01, 0xFF }, true },	      /* as written */
+		{ { 0x42, 0x01, 0xFF }, true },        /* as written */
 		{ { 0x42, 0x01, 0x80, 0xFF }, false }, /* ordinal 0 after a complete name */
 		{ { 0x42, 0x01, 0x01, 0xFF }, false }, /* ordinal 1 twice */
 		{ { 0x41, 0x01, 0xFF }, false },       /* ordinal 1 after a whole one-entry name */
@@ -733,7 +801,8 @@ static void test_lfn_ordinals(void **state)
 		/* each LFN entry: a copy of the written one with the same low ordinal bits (the
 		 * checksum stays that of the short entry), under the case's ordinal */
 		for (; n < 4 && cases[k].ords[n] != 0xFF; n++, o += 32) {
-			memcpy(crafted + o, root + at + ((cases[k].ords[n] & 0x3F) == 2 ? 0 : 32), 32);
+			memcpy(crafted + o, root + at + ((cases[k].ords[n] & 0x3F) == 2 ? 0 : 32),
+			       32);
 			crafted[o] = cases[k].ords[n];
 		}
 		memcpy(crafted + o, root + at + 64, len - at - 64 - 32 * (n > 2 ? n - 2 : 0));
@@ -766,7 +835,8 @@ static void test_random_damage(void **state)
 	for (int k = 0; k < 3; k++) {
 		struct fat_geom g;
 		int fd = make_volume(types[k], sizes[k], 512, &g);
-		assert_int_equal(pread(fd, pristine, sizeof(pristine), 0), (ssize_t)sizeof(pristine));
+		assert_int_equal(pread(fd, pristine, sizeof(pristine), 0),
+				 (ssize_t)sizeof(pristine));
 		for (int round = 0; round < 400; round++) {
 			struct fat_vol *v;
 			struct diag d;

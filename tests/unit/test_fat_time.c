@@ -45,13 +45,13 @@ static void check_known(void)
 	assert_int_equal(r.date, date(2000, 2, 29));
 	assert_int_equal(r.time, hms(12, 34, 56));
 	assert_int_equal(r.tenth, 78);
-	r = enc(951827697, 5000000);   /* odd second: the tenths field carries it */
+	r = enc(951827697, 5000000); /* odd second: the tenths field carries it */
 	assert_int_equal(r.time, hms(12, 34, 56));
 	assert_int_equal(r.tenth, 100);
-	r = enc(1700000000, 0);	       /* 2023-11-14 22:13:20 UTC */
+	r = enc(1700000000, 0); /* 2023-11-14 22:13:20 UTC */
 	assert_int_equal(r.date, date(2023, 11, 14));
 	assert_int_equal(r.time, hms(22, 13, 20));
-	r = enc(4354819199, 0);	       /* 2107-12-31 23:59:59: the last DOS second */
+	r = enc(4354819199, 0); /* 2107-12-31 23:59:59: the last DOS second */
 	assert_int_equal(r.date, date(2107, 12, 31));
 	assert_int_equal(r.time, hms(23, 59, 58));
 	assert_int_equal(r.tenth, 100);
@@ -60,8 +60,9 @@ static void check_known(void)
 
 static void test_known_values_in_time_zones(void **state)
 {
-	static const char *zones[] = { "UTC", "America/New_York", "Asia/Kolkata",
-				       "Pacific/Chatham", "EST5EDT", "<+14>-14" };
+	static const char *zones[] = { "UTC",          "America/New_York",
+				       "Asia/Kolkata", "Pacific/Chatham",
+				       "EST5EDT",      "<+14>-14" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(zones) / sizeof(zones[0]); i++) {

@@ -18,7 +18,7 @@
 #include "fat/fat.h"
 
 #define OFF (1024 * 1024) /* the volume sits 1 MiB into the file */
-#define T0 1700000000	  /* 2023-11-14 22:13:20 UTC */
+#define T0 1700000000     /* 2023-11-14 22:13:20 UTC */
 
 static int fill(void *ctx, uint64_t off, void *buf, size_t len)
 {
@@ -37,7 +37,10 @@ struct vol {
 
 static void build(struct vol *v, enum fat_type type, uint64_t size)
 {
-	struct fat_opts o = { .type = type, .cluster_size = 512, .label = "Boot", .volume_id = 0x12345678 };
+	struct fat_opts o = { .type = type,
+			      .cluster_size = 512,
+			      .label = "Boot",
+			      .volume_id = 0x12345678 };
 	struct fat_source src = { .fd = -1, .read = fill };
 	struct fat_meta m = { .mtime = T0, .mtime_ns = 500000000 };
 	struct fat_tree *t = fat_tree_new(T0);
@@ -81,8 +84,8 @@ static void check_boot(const struct vol *v, const uint8_t *s, uint64_t size)
 	assert_int_equal(s[16], 2);
 	assert_int_equal(get_le16(s + 17), fat32 ? 0 : 512);
 	assert_int_equal(s[21], 0xF8);
-	assert_int_equal(get_le32(s + 28), OFF / 512);	/* hidden = partition start */
-	if (get_le16(s + 19))				/* total = partition size, exactly */
+	assert_int_equal(get_le32(s + 28), OFF / 512); /* hidden = partition start */
+	if (get_le16(s + 19))                          /* total = partition size, exactly */
 		assert_int_equal(get_le16(s + 19), size / 512);
 	else
 		assert_int_equal(get_le32(s + 32), size / 512);
@@ -119,7 +122,7 @@ static void check_entries(const struct vol *v, const uint8_t *root)
 	assert_int_equal(root[11], 0x08);
 	assert_memory_equal(root + 32, "A       BIN", 11);
 	assert_int_equal(root[32 + 11], 0);
-	assert_int_equal(get_le16(root + 32 + 24), (43 << 9) | (11 << 5) | 14); /* 2023-11-14 */
+	assert_int_equal(get_le16(root + 32 + 24), (43 << 9) | (11 << 5) | 14);  /* 2023-11-14 */
 	assert_int_equal(get_le16(root + 32 + 22), (22 << 11) | (13 << 5) | 10); /* 22:13:20 */
 	assert_int_equal(root[32 + 13], 50); /* 0.5 s in 10 ms units */
 	assert_int_equal(get_le32(root + 32 + 28), 1500);
@@ -172,9 +175,9 @@ static void test_fat32_bytes(void **state)
 	fsi = b + 512;
 	check_boot(&v, b, size);
 	assert_int_equal(get_le32(b + 36), v.g.fat_sectors);
-	assert_int_equal(get_le32(b + 44), 2);	/* root cluster */
-	assert_int_equal(get_le16(b + 48), 1);	/* FSInfo sector */
-	assert_int_equal(get_le16(b + 50), 6);	/* backup boot sector */
+	assert_int_equal(get_le32(b + 44), 2); /* root cluster */
+	assert_int_equal(get_le16(b + 48), 1); /* FSInfo sector */
+	assert_int_equal(get_le16(b + 50), 6); /* backup boot sector */
 	assert_int_equal(get_le32(fsi), 0x41615252);
 	assert_int_equal(get_le32(fsi + 484), 0x61417272);
 	/* used: root (2), A.BIN (3..5), D (6), E (7) */
@@ -215,7 +218,7 @@ static void test_deferred_file_offset(void **state)
 	assert_int_equal(fat_tree_file_offset(t, "/d/C.BIN", &b), -ENOENT);
 	assert_int_equal(fat_tree_file_offset(t, "/d", &b), -ENOENT);
 	assert_int_equal(fat_tree_file_offset(t, "/d/B.BIN", &b), 0);
-	assert_int_equal(a, g.data_offset);	    /* cluster 2: the root's first child */
+	assert_int_equal(a, g.data_offset);           /* cluster 2: the root's first child */
 	assert_int_equal(b, g.data_offset + 4 * 512); /* after A's 3 clusters and /d's one */
 	fat_tree_free(t);
 	/* A's bytes are there, B's clusters are still zero */

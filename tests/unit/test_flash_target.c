@@ -175,8 +175,8 @@ static void usb_reader(struct fake *f, const char *root)
 	subsystem(f, READER, "usb");
 	subsystem(f, READER "/1-2.3:1.0", "usb");
 	subsystem(f, SCSI, "scsi");
-	set_attr(f, HUB, "removable", "fixed\n");          /* a hub built into the laptop */
-	set_attr(f, READER, "removable", "removable\n");   /* the reader on an outer port */
+	set_attr(f, HUB, "removable", "fixed\n");        /* a hub built into the laptop */
+	set_attr(f, READER, "removable", "removable\n"); /* the reader on an outer port */
 	set_attr(f, READER, "serial", "000000001536\n");
 	set_attr(f, READER, "product", "USB3.0 Card Reader\n");
 	set_attr(f, SCSI, "model", "SD/MMC          \n"); /* SCSI pads with spaces */
@@ -184,8 +184,8 @@ static void usb_reader(struct fake *f, const char *root)
 	link_in(f->sys, "devices/" SDB "/device", "devices/" SCSI);
 }
 
-static int classify(const struct fake *f, unsigned maj, unsigned min, dev_t root,
-		    uint64_t image, bool allow_fixed, struct flash_target *t)
+static int classify(const struct fake *f, unsigned maj, unsigned min, dev_t root, uint64_t image,
+		    bool allow_fixed, struct flash_target *t)
 {
 	struct diag d;
 
@@ -202,8 +202,8 @@ static int classify(const struct fake *f, unsigned maj, unsigned min, dev_t root
 static void expect(const struct flash_target *t, enum flash_verdict v, const char *why)
 {
 	if (t->verdict != v || !strstr(t->why, why))
-		fail_msg("%s: %s (%s), expected %s with '%s'", t->name, flash_verdict_name(t->verdict),
-			 t->why, flash_verdict_name(v), why);
+		fail_msg("%s: %s (%s), expected %s with '%s'", t->name,
+			 flash_verdict_name(t->verdict), t->why, flash_verdict_name(v), why);
 }
 
 static void test_usb_reader_accepted(void **state)
@@ -503,8 +503,8 @@ static void test_real_loop(void **state)
 	dev[strcspn(dev, "\n")] = '\0';
 	diag_init(&d);
 	int rc = stat(dev, &st) == 0 && stat("/", &root) == 0
-			 ? flash_classify(&r, major(st.st_rdev), minor(st.st_rdev), root.st_dev, MiB,
-					  false, &t, &d)
+			 ? flash_classify(&r, major(st.st_rdev), minor(st.st_rdev), root.st_dev,
+					  MiB, false, &t, &d)
 			 : -errno;
 	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
 	assert_int_equal(system(cmd), 0);
@@ -635,37 +635,45 @@ static void test_uevent_parse(void **state)
 
 	(void)state;
 	/* a loop device given a file, as this kernel says it */
-	len = message(buf, sizeof(buf), (const char *const[]){
-		"change@/devices/virtual/block/loop0", "ACTION=change",
-		"DEVPATH=/devices/virtual/block/loop0", "SUBSYSTEM=block", "MAJOR=7", "MINOR=0",
-		"DEVNAME=loop0", "DEVTYPE=disk", "DISKSEQ=9", "SEQNUM=4242", NULL });
+	len = message(buf, sizeof(buf),
+		      (const char *const[]){ "change@/devices/virtual/block/loop0", "ACTION=change",
+					     "DEVPATH=/devices/virtual/block/loop0",
+					     "SUBSYSTEM=block", "MAJOR=7", "MINOR=0",
+					     "DEVNAME=loop0", "DEVTYPE=disk", "DISKSEQ=9",
+					     "SEQNUM=4242", NULL });
 	assert_int_equal(flash_uevent_parse(buf, len, &ev), 1);
 	assert_string_equal(ev.action, "change");
 	assert_string_equal(ev.name, "loop0");
 	assert_int_equal(ev.major, 7);
 	assert_int_equal(ev.minor, 0);
 	/* a USB reader's disk going away */
-	len = message(buf, sizeof(buf), (const char *const[]){
-		"remove@/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.3/1-2.3:1.0/host6/target6:0:0/"
-		"6:0:0:0/block/sdb", "ACTION=remove", "SUBSYSTEM=block", "MAJOR=8", "MINOR=16",
-		"DEVNAME=sdb", "DEVTYPE=disk", NULL });
+	len = message(buf, sizeof(buf),
+		      (const char *const[]){ "remove@/devices/pci0000:00/0000:00:14.0/usb1/1-2/"
+					     "1-2.3/1-2.3:1.0/host6/target6:0:0/"
+					     "6:0:0:0/block/sdb",
+					     "ACTION=remove", "SUBSYSTEM=block", "MAJOR=8",
+					     "MINOR=16", "DEVNAME=sdb", "DEVTYPE=disk", NULL });
 	assert_int_equal(flash_uevent_parse(buf, len, &ev), 1);
 	assert_string_equal(ev.action, "remove");
 	assert_int_equal(ev.minor, 16);
 	/* not a disk's: a partition, a USB device, udev's own message, a cut message */
-	len = message(buf, sizeof(buf), (const char *const[]){
-		"add@/devices/virtual/block/loop0/loop0p1", "ACTION=add", "SUBSYSTEM=block",
-		"MAJOR=259", "MINOR=0", "DEVNAME=loop0p1", "DEVTYPE=partition", NULL });
+	len = message(buf, sizeof(buf),
+		      (const char *const[]){ "add@/devices/virtual/block/loop0/loop0p1",
+					     "ACTION=add", "SUBSYSTEM=block", "MAJOR=259",
+					     "MINOR=0", "DEVNAME=loop0p1", "DEVTYPE=partition",
+					     NULL });
 	assert_int_equal(flash_uevent_parse(buf, len, &ev), 0);
-	len = message(buf, sizeof(buf), (const char *const[]){
-		"add@/devices/pci0000:00/0000:00:14.0/usb1/1-2", "ACTION=add", "SUBSYSTEM=usb",
-		"DEVTYPE=usb_device", NULL });
+	len = message(buf, sizeof(buf),
+		      (const char *const[]){ "add@/devices/pci0000:00/0000:00:14.0/usb1/1-2",
+					     "ACTION=add", "SUBSYSTEM=usb", "DEVTYPE=usb_device",
+					     NULL });
 	assert_int_equal(flash_uevent_parse(buf, len, &ev), 0);
 	len = message(buf, sizeof(buf), (const char *const[]){ "libudev", NULL });
 	assert_int_equal(flash_uevent_parse(buf, len, &ev), 0);
-	len = message(buf, sizeof(buf), (const char *const[]){
-		"change@/devices/virtual/block/loop0", "ACTION=change", "SUBSYSTEM=block",
-		"MAJOR=7", "MINOR=0", "DEVNAME=loop0", "DEVTYPE=disk", NULL });
+	len = message(buf, sizeof(buf),
+		      (const char *const[]){ "change@/devices/virtual/block/loop0", "ACTION=change",
+					     "SUBSYSTEM=block", "MAJOR=7", "MINOR=0",
+					     "DEVNAME=loop0", "DEVTYPE=disk", NULL });
 	assert_int_equal(flash_uevent_parse(buf, len - 5, &ev), 0); /* "DEVTYPE=" */
 	assert_int_equal(flash_uevent_parse(buf, len - 1, &ev), 0); /* "DEVTYPE=disk", no NUL */
 	assert_int_equal(flash_uevent_parse(buf, 0, &ev), 0);

@@ -13,10 +13,18 @@ static void test_size_units(void **state)
 		const char *text;
 		uint64_t bytes;
 	} ok[] = {
-		{ "0", 0 },		{ "512", 512 },		  { "8K", 8192 },
-		{ "4M", 4u << 20 },	{ "2G", 2ull << 30 },	  { "1T", 1ull << 40 },
-		{ "4KiB", 4096 },	{ "4MiB", 4u << 20 },	  { "2GiB", 2ull << 30 },
-		{ "1TiB", 1ull << 40 }, { "8192s", 8192ull * 512 }, { "1000K", 1024000 },
+		{ "0", 0 },
+		{ "512", 512 },
+		{ "8K", 8192 },
+		{ "4M", 4u << 20 },
+		{ "2G", 2ull << 30 },
+		{ "1T", 1ull << 40 },
+		{ "4KiB", 4096 },
+		{ "4MiB", 4u << 20 },
+		{ "2GiB", 2ull << 30 },
+		{ "1TiB", 1ull << 40 },
+		{ "8192s", 8192ull * 512 },
+		{ "1000K", 1024000 },
 	};
 	struct why why;
 	uint64_t v;
@@ -26,8 +34,10 @@ static void test_size_units(void **state)
 		assert_int_equal(layout_value_size(ok[i].text, &v, &why), 0);
 		assert_int_equal(v, ok[i].bytes);
 	}
-	static const char *const bad[] = { "64X", "", "K", "4 M", "4m", "4KB", "-1", "1.5G",
-					   "99999999999999999999", "20000000T", "0x10" };
+	static const char *const bad[] = { "64X",       "",     "K",
+					   "4 M",       "4m",   "4KB",
+					   "-1",        "1.5G", "99999999999999999999",
+					   "20000000T", "0x10" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_not_equal(layout_value_size(bad[i], &v, &why), 0);
 	layout_value_size("64X", &v, &why);
@@ -57,7 +67,8 @@ static void test_numbers_bools_guids(void **state)
 	layout_guid_text(&g, text);
 	assert_string_equal(text, "0FC63DAF-8483-4772-8E79-3D69D8477DE4");
 	assert_int_not_equal(layout_value_guid("0fc63daf-8483-4772-8e79-3d69d8477de", &g, &why), 0);
-	assert_int_not_equal(layout_value_guid("0fc63daf+8483-4772-8e79-3d69d8477de4", &g, &why), 0);
+	assert_int_not_equal(layout_value_guid("0fc63daf+8483-4772-8e79-3d69d8477de4", &g, &why),
+			     0);
 	assert_int_equal(layout_value_gpt_type("linux-root-arm64", &g, &why), 0);
 	assert_string_equal(layout_gpt_type_alias(&g), "linux-root-arm64");
 	assert_int_not_equal(layout_value_gpt_type("linux-root-m68k", &g, &why), 0);
@@ -73,8 +84,9 @@ static void test_numbers_bools_guids(void **state)
 static void test_defaults(void **state)
 {
 	(void)state;
-	struct layout *l = load_ok("partition boot { type = fat\n file \"/a\" { content = \"x\" } }\n"
-				   "partition data { from = \"d.img\" }\n");
+	struct layout *l = load_ok(
+		"partition boot { type = fat\n file \"/a\" { content = \"x\" } }\n"
+		"partition data { from = \"d.img\" }\n");
 	assert_false(l->image.size_set);
 	assert_int_equal(l->image.table, LAYOUT_TABLE_MBR);
 	assert_int_equal(l->image.align, 4u << 20);
@@ -120,11 +132,15 @@ static void test_type_defaults_and_settings(void **state)
 {
 	(void)state;
 	struct layout *l = load_ok(
-		"image { size = 1G table = gpt align = 1M disk-id = \"01234567-89ab-cdef-0123-456789abcdef\"\n"
+		"image { size = 1G table = gpt align = 1M disk-id = "
+		"\"01234567-89ab-cdef-0123-456789abcdef\"\n"
 		"  seed = \"s1\" timestamp = 1700000000 mtime = source gpt-entries = 1M }\n"
-		"partition a { type = fat12 size = 8M fat { label = \"A B\" cluster-size = 2K fats = 1\n"
-		"  data-align = 1M root-entries = 256 reserved = 4 volume-id = 0xdeadbeef oem-name = \"SDIMG\" } }\n"
-		"partition b { type = fat16 size = 64M bootable = true uuid = \"11111111-2222-3333-4444-555555555555\"\n"
+		"partition a { type = fat12 size = 8M fat { label = \"A B\" cluster-size = 2K fats "
+		"= 1\n"
+		"  data-align = 1M root-entries = 256 reserved = 4 volume-id = 0xdeadbeef oem-name "
+		"= \"SDIMG\" } }\n"
+		"partition b { type = fat16 size = 64M bootable = true uuid = "
+		"\"11111111-2222-3333-4444-555555555555\"\n"
 		"  label = \"Bé\" gpt-type = esp }\n"
 		"partition c { type = fat32 size = 300M in-table = false }\n"
 		"partition d { size = grow }\n");
@@ -167,7 +183,8 @@ static void test_type_words_and_filters(void **state)
 	struct layout *l = load_ok(
 		"partition a { size = 4M mbr-type = L }\npartition b { size = 4M mbr-type = V }\n"
 		"partition c { size = 4M mbr-type = uefi }\npartition d { type = fat\n"
-		"  tree \"/\" { from = \"fw\" include = \" *.dtb ,overlays/\" exclude = \"a[,]b\" } }\n");
+		"  tree \"/\" { from = \"fw\" include = \" *.dtb ,overlays/\" exclude = \"a[,]b\" "
+		"} }\n");
 	char guid[37];
 	assert_int_equal(l->parts[0].mbr_type, 0x83);
 	assert_int_equal(l->parts[1].mbr_type, 0x8e);
@@ -180,18 +197,22 @@ static void test_type_words_and_filters(void **state)
 	assert_string_equal(e->exclude[0], "a[,]b");
 	layout_free(l);
 	l = load_ok("image { table = gpt }\npartition a { size = 4M gpt-type = linux-root-x86 }\n"
-		    "partition b { size = 4M gpt-type = U }\npartition c { size = 4M gpt-type = linux-usr-loongarch64 }\n");
+		    "partition b { size = 4M gpt-type = U }\npartition c { size = 4M gpt-type = "
+		    "linux-usr-loongarch64 }\n");
 	layout_guid_text(&l->parts[0].gpt_type, guid);
 	assert_string_equal(guid, "44479540-F297-41B2-9AF7-D131D5F0458A");
 	assert_string_equal(layout_gpt_type_alias(&l->parts[1].gpt_type), "esp");
 	layout_guid_text(&l->parts[2].gpt_type, guid);
 	assert_string_equal(guid, "E611C702-575C-4CBE-9A46-434FA0BF7E3F");
 	layout_free(l);
-	expect_error("partition p {\n offset = 8M\n}", "t.layout:2: unknown key 'offset' in partition 'p' (did you mean 'start'?)");
+	expect_error("partition p {\n offset = 8M\n}",
+		     "t.layout:2: unknown key 'offset' in partition 'p' (did you mean 'start'?)");
 	expect_error("partition p {\n partition-type-uuid = L\n}", "(did you mean 'gpt-type'?)");
 	expect_error("partition p {\n mbr-type = X\n}", "0x85 is an extended partition type");
-	expect_error("partition p { type = fat\n label = \"BOOT\"\n}", "t.layout:2: partition 'p': label: it names a GPT partition");
-	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n exclude = \" , \" } }", "t.layout:3: partition 'p': tree '/': exclude: ' , ' holds an empty pattern");
+	expect_error("partition p { type = fat\n label = \"BOOT\"\n}",
+		     "t.layout:2: partition 'p': label: it names a GPT partition");
+	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n exclude = \" , \" } }",
+		     "t.layout:3: partition 'p': tree '/': exclude: ' , ' holds an empty pattern");
 }
 
 static void test_source_date_epoch(void **state)
@@ -220,8 +241,10 @@ static void test_source_date_epoch(void **state)
 	static const char *const not_numbers[] = { "0x10", "010", "+5", "-5", " 5", "5 ", "1e9" };
 	for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
 		char want[80];
-		snprintf(want, sizeof(want), "SOURCE_DATE_EPOCH: '%s' is not a whole number of "
-			 "seconds as date +%%s prints it", not_numbers[i]);
+		snprintf(want, sizeof(want),
+			 "SOURCE_DATE_EPOCH: '%s' is not a whole number of "
+			 "seconds as date +%%s prints it",
+			 not_numbers[i]);
 		o.source_date_epoch = not_numbers[i];
 		assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
 		assert_true(diag_has(&d, want));
@@ -229,7 +252,7 @@ static void test_source_date_epoch(void **state)
 	o.source_date_epoch = "99999999999999999999999";
 	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
 	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: '99999999999999999999999' is too large (at "
-			     "most 4354819199)"));
+				 "most 4354819199)"));
 	o.source_date_epoch = "4354819200";
 	assert_int_not_equal(layout_load_text("t.layout", "", &o, &d, &l), 0);
 	assert_true(diag_has(&d, "SOURCE_DATE_EPOCH: '4354819200' is too large"));
@@ -248,13 +271,18 @@ static void test_lower_case_label_warns(void **state)
 
 	(void)state;
 	diag_init(&d);
-	assert_int_equal(layout_load_text("t.layout", "partition boot { type = fat\n fat {\n label = \"boot\" } }",
-					  &test_opts, &d, &l), 0);
+	assert_int_equal(layout_load_text("t.layout",
+					  "partition boot { type = fat\n fat {\n label = \"boot\" "
+					  "} }",
+					  &test_opts, &d, &l),
+			 0);
 	assert_string_equal(l->parts[0].fat.label, "boot"); /* written as given */
 	assert_int_equal(d.errors, 0);
 	assert_int_equal(d.n, 1);
 	assert_int_equal(d.msgs[0].level, DIAG_NOTE);
-	assert_non_null(strstr(d.msgs[0].text, "t.layout:3: partition 'boot': fat: label: 'boot' is written as given"));
+	assert_non_null(
+		strstr(d.msgs[0].text,
+		       "t.layout:3: partition 'boot': fat: label: 'boot' is written as given"));
 	layout_free(l);
 	diag_release(&d);
 }
@@ -262,13 +290,14 @@ static void test_lower_case_label_warns(void **state)
 static void test_entries_keep_file_order(void **state)
 {
 	(void)state;
-	struct layout *l = load_ok("partition boot { type = fat32 size = 64M\n"
-				   "  file \"/z\" { content = \"1\" }\n"
-				   "  tree \"/\" { from = \"a\" }\n"
-				   "  dir \"/logs\" {}\n"
-				   "  tree \"/\" { from = \"b.tar.gz\" strip = 1 }\n"
-				   "  file \"/MLO\" { from = \"MLO\" first = true attrs = \"readonly,system\" }\n"
-				   "}\n");
+	struct layout *l = load_ok(
+		"partition boot { type = fat32 size = 64M\n"
+		"  file \"/z\" { content = \"1\" }\n"
+		"  tree \"/\" { from = \"a\" }\n"
+		"  dir \"/logs\" {}\n"
+		"  tree \"/\" { from = \"b.tar.gz\" strip = 1 }\n"
+		"  file \"/MLO\" { from = \"MLO\" first = true attrs = \"readonly,system\" }\n"
+		"}\n");
 	const struct layout_partition *p = &l->parts[0];
 	assert_int_equal(p->n_entries, 5);
 	assert_int_equal(p->entries[0].kind, LAYOUT_ENTRY_FILE);
@@ -287,16 +316,18 @@ static void test_entries_keep_file_order(void **state)
 static void test_variables(void **state)
 {
 	(void)state;
-	struct layout *l = load_ok("partition \"${BOARD}-boot\" { type = fat\n"
-				   "  file \"/a\" { from = ${BOARD} }\n"
-				   "  file \"/b\" { content = \"${NOPE:-dflt}/${EMPTY}x\\${BOARD}\" }\n"
-				   "  file \"/c\" { content = '${BOARD}' } }\n");
+	struct layout *l = load_ok(
+		"partition \"${BOARD}-boot\" { type = fat\n"
+		"  file \"/a\" { from = ${BOARD} }\n"
+		"  file \"/b\" { content = \"${NOPE:-dflt}/${EMPTY}x\\${BOARD}\" }\n"
+		"  file \"/c\" { content = '${BOARD}' } }\n");
 	assert_string_equal(l->parts[0].name, "rpi4-boot");
 	assert_string_equal(l->parts[0].entries[0].from, "rpi4");
 	assert_string_equal(l->parts[0].entries[1].content, "dflt/x${BOARD}");
 	assert_string_equal(l->parts[0].entries[2].content, "${BOARD}");
 	layout_free(l);
-	expect_error("\n\npartition p { from = \"${NOPE}\" }", "t.layout:3: variable ${NOPE} is not set");
+	expect_error("\n\npartition p { from = \"${NOPE}\" }",
+		     "t.layout:3: variable ${NOPE} is not set");
 	expect_error("partition p { from = ${NOPE} }", "t.layout:1: variable ${NOPE} is not set");
 }
 
@@ -320,23 +351,25 @@ static void test_nested_defaults(void **state)
 	expect_error("partition p { from = \"${NOPE:-a${UNSET}}\" }",
 		     "t.layout:1: variable ${UNSET} is not set");
 	expect_error("partition p { from = \"${NOPE:-${BOARD\"\n}", "t.layout:1: '${NOPE:-' "
-		     "without a closing '}'");
+								    "without a closing '}'");
 	/* the outer '}' missing is named whether the inner variable is set or not, also when a
 	 * later '}' would close it past the string's end */
-	expect_error("partition p { from = \"${NOPE:-${UNSET}\" }", "t.layout:1: '${NOPE:-' "
+	expect_error("partition p { from = \"${NOPE:-${UNSET}\" }",
+		     "t.layout:1: '${NOPE:-' "
 		     "without a closing '}' before the string's closing '\"'");
-	expect_error("partition p { from = \"${NOPE:-${BOARD}\" }", "t.layout:1: '${NOPE:-' "
+	expect_error("partition p { from = \"${NOPE:-${BOARD}\" }",
+		     "t.layout:1: '${NOPE:-' "
 		     "without a closing '}' before the string's closing '\"'");
 	expect_error("partition p { from = ${NOPE:-${UNSET}\n}", "t.layout:1: '${NOPE:-' without "
-		     "a closing '}'");
+								 "a closing '}'");
 	/* eight defaults nested in defaults are the limit */
 	for (int i = 0; i < 8; i++)
 		strcat(deep, "${NOPE:-");
 	strcat(deep, "${BOARD}");
 	for (int i = 0; i < 8; i++)
 		strcat(deep, "}");
-	snprintf(text, sizeof(text), "partition p { type = fat\n file \"/a\" { content = \"%s\" } }",
-		 deep);
+	snprintf(text, sizeof(text),
+		 "partition p { type = fat\n file \"/a\" { content = \"%s\" } }", deep);
 	l = load_ok(text);
 	assert_string_equal(l->parts[0].entries[0].content, "rpi4");
 	layout_free(l);
@@ -347,7 +380,8 @@ static void test_nested_defaults(void **state)
 /* The default seed covers the values substituted: other --set values, other ids. */
 static void test_seed_covers_variables(void **state)
 {
-	static const char text[] = "partition p { type = fat\n file \"/a\" { content = \"${V}\" } }\n";
+	static const char text[] =
+		"partition p { type = fat\n file \"/a\" { content = \"${V}\" } }\n";
 	const struct layout_var one = { "V", "1" }, two = { "V", "2" };
 	struct layout_options o = { .vars = &one, .n_vars = 1 };
 	struct layout *a = NULL, *b = NULL, *c = NULL;
@@ -384,8 +418,9 @@ static void test_includes(void **state)
 	assert_int_equal(system("mkdir -p inc/sub"), 0);
 	write_file("inc/main.layout", "# main\nimage { size = 1G }\ninclude(\"sub/parts.layout\")\n"
 				      "partition last { size = grow }\n");
-	write_file("inc/sub/parts.layout", "# parts\n/* two\n lines */\npartition boot { type = fat\n"
-					  "  size = 64M }\ninclude(\"more.layout\")\n");
+	write_file("inc/sub/parts.layout",
+		   "# parts\n/* two\n lines */\npartition boot { type = fat\n"
+		   "  size = 64M }\ninclude(\"more.layout\")\n");
 	write_file("inc/sub/more.layout", "partition more { size = 8M }\n");
 	diag_init(&d);
 	assert_int_equal(layout_load("inc/main.layout", &test_opts, &d, &l), 0);
@@ -417,8 +452,9 @@ static void test_includes(void **state)
 	assert_int_equal(d.errors, 1);
 	assert_true(diag_has(&d, "self.layout:2: include(\"self.layout\") includes itself"));
 	diag_release(&d);
-	expect_error("\ninclude(\"nonexistent.layout\")", "t.layout:2: include(\"nonexistent.layout\"): "
-							    "./nonexistent.layout: No such file");
+	expect_error("\ninclude(\"nonexistent.layout\")",
+		     "t.layout:2: include(\"nonexistent.layout\"): "
+		     "./nonexistent.layout: No such file");
 	assert_int_not_equal(layout_load("inc/none.layout", &test_opts, &d, &l), 0);
 	assert_true(diag_has(&d, "inc/none.layout: No such file or directory"));
 	diag_release(&d);
@@ -431,20 +467,28 @@ static void test_errors_syntax(void **state)
 	(void)state;
 	/* every message names the real line, after comments of any kind */
 	expect_error("# a\n# b\n// c\npartition boot {\n  bootabel = true\n}",
-		     "t.layout:5: unknown key 'bootabel' in partition 'boot' (did you mean 'bootable'?)");
+		     "t.layout:5: unknown key 'bootabel' in partition 'boot' (did you mean "
+		     "'bootable'?)");
 	expect_error("/* one\n two */\npartition boot { type = fat\n  fat { lable = \"X\" } }",
-		     "t.layout:4: unknown key 'lable' in partition 'boot': fat (did you mean 'label'?)");
-	expect_error("\npartiton boot {}", "t.layout:2: unknown section 'partiton' (did you mean 'partition'?)");
+		     "t.layout:4: unknown key 'lable' in partition 'boot': fat (did you mean "
+		     "'label'?)");
+	expect_error("\npartiton boot {}",
+		     "t.layout:2: unknown section 'partiton' (did you mean 'partition'?)");
 	expect_error("image { size = 1G }\nimage { size = 2G }",
-		     "t.layout:2: section 'image' appears twice in the top level (first on t.layout:1)");
+		     "t.layout:2: section 'image' appears twice in the top level (first on "
+		     "t.layout:1)");
 	expect_error("partition boot {\n  size = 4M\n  size = 8M\n}",
-		     "t.layout:3: key 'size' appears twice in partition 'boot' (first on t.layout:2)");
-	expect_error("partition boot {\n  size = 4M\n\n", "t.layout:1: '{' of partition 'boot' is never closed");
+		     "t.layout:3: key 'size' appears twice in partition 'boot' (first on "
+		     "t.layout:2)");
+	expect_error("partition boot {\n  size = 4M\n\n",
+		     "t.layout:1: '{' of partition 'boot' is never closed");
 	expect_error("partition boot {\n}\n}", "t.layout:3: unexpected '}'");
 	expect_error("partition boot {\n from = \"abc\n}", "t.layout:2: string not closed");
-	expect_error("partition boot { type = fat\n fat = 3\n}", "t.layout:2: partition 'boot': missing opening brace");
+	expect_error("partition boot { type = fat\n fat = 3\n}",
+		     "t.layout:2: partition 'boot': missing opening brace");
 	expect_error("partition {\n}", "t.layout:1: missing title for section 'partition'");
-	expect_error("partition a {\n size = 4M 8M\n}", "t.layout:2: unknown key '8M' in partition 'a'");
+	expect_error("partition a {\n size = 4M 8M\n}",
+		     "t.layout:2: unknown key '8M' in partition 'a'");
 	expect_error("/* never closed\n", "t.layout:1: comment not closed");
 }
 
@@ -458,64 +502,98 @@ static void test_errors_values(void **state)
 		     "t.layout:3: partition 'boot': fat: fats: 3 is out of range (1 to 2)");
 	expect_error("partition boot { type = fat\n fat { label = \"TWELVE CHARS\" } }",
 		     "t.layout:2: partition 'boot': fat: label: 'TWELVE CHARS' is longer than 11");
-	expect_error("partition \"\" { size = 4M }", "t.layout:1: partition '': a partition needs a name");
-	expect_error("image { table = gpt }\npartition \"a-name-much-longer-than-thirty-six-characters\" { size = 4M }",
-		     "t.layout:2: partition 'a-name-much-longer-than-thirty-six-characters': the name is longer than the 36");
+	expect_error("partition \"\" { size = 4M }",
+		     "t.layout:1: partition '': a partition needs a name");
+	expect_error("image { table = gpt }\npartition "
+		     "\"a-name-much-longer-than-thirty-six-characters\" { size = 4M }",
+		     "t.layout:2: partition 'a-name-much-longer-than-thirty-six-characters': the "
+		     "name is longer than the 36");
 	expect_error("partition p { type = fat\n file \"/a\" { content = \"a\\x00b\" } }",
 		     "t.layout:2: a NUL character cannot stand in a string");
 	expect_error("partition p { type = fat\n file \"/a\" { content = \"${\" } }",
 		     "t.layout:2: '${' must be followed by a variable name");
-	expect_error("partition p { size = 2000000T }", "t.layout:1: partition 'p': size: '2000000T' is too large");
-	expect_error("image {\n align = 2T\n}", "t.layout:2: image: align: 2199023255552 is larger than 1 TiB");
-	expect_error("partition boot { type = fat\n fat { label = \"A/B\" } }", "'/' cannot stand in a FAT volume label");
+	expect_error("partition p { size = 2000000T }",
+		     "t.layout:1: partition 'p': size: '2000000T' is too large");
+	expect_error("image {\n align = 2T\n}",
+		     "t.layout:2: image: align: 2199023255552 is larger than 1 TiB");
+	expect_error("partition boot { type = fat\n fat { label = \"A/B\" } }",
+		     "'/' cannot stand in a FAT volume label");
 	expect_error("partition boot { type = fat\n fat { cluster-size = 3K } }",
-		     "t.layout:2: partition 'boot': fat: cluster-size: 3072 is not a power of two from 512 to 64K");
-	expect_error("partition boot { type = fat\n fat { cluster-size = 128K } }", "131072 is not a power of two");
-	expect_error("partition boot { type = fat\n fat { root-entries = 100 } }", "100 is not a multiple of 16");
-	expect_error("partition boot { type = fat32\n fat { root-entries = 256 } }", "FAT32 has no fixed root directory");
+		     "t.layout:2: partition 'boot': fat: cluster-size: 3072 is not a power of two "
+		     "from 512 to 64K");
+	expect_error("partition boot { type = fat\n fat { cluster-size = 128K } }",
+		     "131072 is not a power of two");
+	expect_error("partition boot { type = fat\n fat { root-entries = 100 } }",
+		     "100 is not a multiple of 16");
+	expect_error("partition boot { type = fat32\n fat { root-entries = 256 } }",
+		     "FAT32 has no fixed root directory");
 	/* written out, the value that is also the default still counts as set */
-	expect_error("partition boot { type = fat32\n fat { root-entries = 512 } }", "FAT32 has no fixed root directory");
-	expect_error("partition boot { type = fat\n fat { oem-name = \"NINECHARS\" } }", "longer than 8 characters");
+	expect_error("partition boot { type = fat32\n fat { root-entries = 512 } }",
+		     "FAT32 has no fixed root directory");
+	expect_error("partition boot { type = fat\n fat { oem-name = \"NINECHARS\" } }",
+		     "longer than 8 characters");
 	expect_error("partition boot {\n size = 1000\n}",
 		     "t.layout:2: partition 'boot': size: 1000 is not a multiple of 512 bytes");
-	expect_error("partition boot {\n start = 4097\n}", "t.layout:2: partition 'boot': start: 4097 is not a multiple of 512");
+	expect_error("partition boot {\n start = 4097\n}",
+		     "t.layout:2: partition 'boot': start: 4097 is not a multiple of 512");
 	expect_error("partition boot {\n type = ext3\n}",
-		     "t.layout:2: partition 'boot': type: 'ext3' is not one of raw, fat, fat12, fat16, fat32 or ext4");
+		     "t.layout:2: partition 'boot': type: 'ext3' is not one of raw, fat, fat12, "
+		     "fat16, fat32 or ext4");
 	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" owner = 0 } }",
-		     "t.layout:3: partition 'boot': tree '/': owner: only an ext4 partition has owners");
+		     "t.layout:3: partition 'boot': tree '/': owner: only an ext4 partition has "
+		     "owners");
 	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" owners = host } }",
-		     "t.layout:3: partition 'boot': tree '/': owners: only an ext4 partition has owners");
+		     "t.layout:3: partition 'boot': tree '/': owners: only an ext4 partition has "
+		     "owners");
 	expect_error("partition root {\n type = ext4\n tree \"/\" { from = \"x\" owners = me } }",
-		     "t.layout:3: partition 'root': tree '/': owners: 'me' is not one of host or root");
-	expect_error("partition root {\n type = ext4\n tree \"/\" { from = \"x\" links = refuse } }",
-		     "t.layout:3: partition 'root': tree '/': links: an ext4 partition keeps symbolic "
+		     "t.layout:3: partition 'root': tree '/': owners: 'me' is not one of host or "
+		     "root");
+	expect_error("partition root {\n type = ext4\n tree \"/\" { from = \"x\" links = refuse } "
+		     "}",
+		     "t.layout:3: partition 'root': tree '/': links: an ext4 partition keeps "
+		     "symbolic "
 		     "links as links and follows none (only a FAT tree has it)");
 	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" links = copy } }",
-		     "t.layout:3: partition 'boot': tree '/': links: 'copy' is not one of inside, follow or refuse");
+		     "t.layout:3: partition 'boot': tree '/': links: 'copy' is not one of inside, "
+		     "follow or refuse");
 	expect_error("partition boot {\n type = fat\n ext4 { journal = false } }",
 		     "t.layout:3: partition 'boot': ext4: an ext4 { } section needs type = ext4");
-	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = hidden } }",
+	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = "
+		     "hidden } }",
 		     "t.layout:3: partition 'root': file '/a': attrs: only a FAT partition has it");
-	expect_error("partition root {\n type = ext4\n file \"/a\" { content = 'x' per-card = true reserve = 4K } }",
-		     "t.layout:3: partition 'root': file '/a': per-card: only a FAT partition has per-card files");
+	expect_error("partition root {\n type = ext4\n file \"/a\" { content = 'x' per-card = true "
+		     "reserve = 4K } }",
+		     "t.layout:3: partition 'root': file '/a': per-card: only a FAT partition has "
+		     "per-card files");
 	expect_error("partition root {\n type = ext4\n ext4 { block-size = 8K } }",
 		     "t.layout:3: partition 'root': ext4: block-size: 8192 is not 1K, 2K or 4K");
-	expect_error("image {\n table = dos\n}", "t.layout:2: image: table: 'dos' is not one of mbr, gpt, none or hybrid");
+	expect_error("image {\n table = dos\n}",
+		     "t.layout:2: image: table: 'dos' is not one of mbr, gpt, none or hybrid");
 	expect_error("image {\n mtime = now\n}", "'now' is not one of fixed or source");
-	expect_error("image {\n disk-id = 0x123456789\n}", "t.layout:2: image: disk-id: 0x123456789 is out of range");
-	expect_error("image { table = gpt\n disk-id = 0x1234\n}", "t.layout:2: image: disk-id: '0x1234' is not a GUID");
-	expect_error("image {\n gpt-entries = 1M\n}", "t.layout:2: image: gpt-entries: only a gpt table");
+	expect_error("image {\n disk-id = 0x123456789\n}",
+		     "t.layout:2: image: disk-id: 0x123456789 is out of range");
+	expect_error("image { table = gpt\n disk-id = 0x1234\n}",
+		     "t.layout:2: image: disk-id: '0x1234' is not a GUID");
+	expect_error("image {\n gpt-entries = 1M\n}",
+		     "t.layout:2: image: gpt-entries: only a gpt table");
 	expect_error("image { table = gpt\n gpt-entries = 512\n}", "cannot start before byte 1024");
-	expect_error("image {\n timestamp = -5\n}", "t.layout:2: image: timestamp: '-5' is not a whole number");
+	expect_error("image {\n timestamp = -5\n}",
+		     "t.layout:2: image: timestamp: '-5' is not a whole number");
 	expect_error("image {\n seed = \"\"\n}", "t.layout:2: image: seed: must not be empty");
 	expect_error("image {\n align = 0\n}", "t.layout:2: image: align: must not be 0");
 	expect_error("partition p {\n mbr-type = 0x05\n}", "0x05 is an extended partition type");
-	expect_error("partition p {\n mbr-type = 256\n}", "t.layout:2: partition 'p': mbr-type: 256 is out of range");
-	expect_error("image { table = gpt }\npartition p {\n mbr-type = 0x83\n}", "t.layout:3: partition 'p': mbr-type: only an mbr table");
-	expect_error("partition p {\n uuid = \"11111111-2222-3333-4444-555555555555\"\n}", "t.layout:2: partition 'p': uuid: only a gpt table has it");
-	expect_error("image { table = gpt }\npartition p {\n gpt-type = linux-root-m68k\n}", "t.layout:3: partition 'p': gpt-type: 'linux-root-m68k' is neither a GUID");
-	expect_error("image { table = gpt }\npartition p {\n label = \"0123456789012345678901234567890123456\"\n}",
-		     "t.layout:3: partition 'p': label: '0123456789012345678901234567890123456' is longer than the 36 UTF-16 units");
+	expect_error("partition p {\n mbr-type = 256\n}",
+		     "t.layout:2: partition 'p': mbr-type: 256 is out of range");
+	expect_error("image { table = gpt }\npartition p {\n mbr-type = 0x83\n}",
+		     "t.layout:3: partition 'p': mbr-type: only an mbr table");
+	expect_error("partition p {\n uuid = \"11111111-2222-3333-4444-555555555555\"\n}",
+		     "t.layout:2: partition 'p': uuid: only a gpt table has it");
+	expect_error("image { table = gpt }\npartition p {\n gpt-type = linux-root-m68k\n}",
+		     "t.layout:3: partition 'p': gpt-type: 'linux-root-m68k' is neither a GUID");
+	expect_error("image { table = gpt }\npartition p {\n label = "
+		     "\"0123456789012345678901234567890123456\"\n}",
+		     "t.layout:3: partition 'p': label: '0123456789012345678901234567890123456' is "
+		     "longer than the 36 UTF-16 units");
 	/* an encoded surrogate (U+D800) and an overlong '/' are not UTF-8, in a label or a name */
 	expect_error("image { table = gpt }\npartition p {\n label = \"x\\xED\\xA0\\x80y\"\n}",
 		     "t.layout:3: partition 'p': label: is not valid UTF-8");
@@ -523,10 +601,13 @@ static void test_errors_values(void **state)
 		     "t.layout:3: partition 'p': label: is not valid UTF-8");
 	expect_error("image { table = gpt }\npartition \"x\\xED\\xA0\\x80y\" {\n size = 4M\n}",
 		     "the name is not valid UTF-8: set a 'label' that is");
-	expect_error("partition p { type = fat\n file \"/a\" { content = \"x\"\n  attrs = \"readonly,secret\" } }",
+	expect_error("partition p { type = fat\n file \"/a\" { content = \"x\"\n  attrs = "
+		     "\"readonly,secret\" } }",
 		     "t.layout:3: partition 'p': file '/a': attrs: 'secret' is not an attribute");
-	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n strip = many } }", "t.layout:3: partition 'p': tree '/': strip: 'many'");
-	expect_error("partition p {\n size = 4M\n extra = 1M\n}", "t.layout:3: partition 'p': extra: only adds to size = auto");
+	expect_error("partition p { type = fat\n tree \"/\" { from = \"x\"\n strip = many } }",
+		     "t.layout:3: partition 'p': tree '/': strip: 'many'");
+	expect_error("partition p {\n size = 4M\n extra = 1M\n}",
+		     "t.layout:3: partition 'p': extra: only adds to size = auto");
 }
 
 static void test_errors_rules(void **state)
@@ -537,36 +618,54 @@ static void test_errors_rules(void **state)
 	expect_error("raw boot { offset = 0 from = \"x\" }\npartition boot { size = 8M }",
 		     "t.layout:2: the name 'boot' is taken (by t.layout:1)");
 	expect_error("partition data {\n size = 8M\n tree \"/\" { from = \"x\" } }",
-		     "t.layout:3: partition 'data': tree, file and dir need a FAT or ext4 partition");
+		     "t.layout:3: partition 'data': tree, file and dir need a FAT or ext4 "
+		     "partition");
 	expect_error("partition data {\n fat { fats = 1 } }",
 		     "t.layout:2: partition 'data': fat: a fat { } section needs type = fat");
-	expect_error("partition boot { type = fat\n file \"/a\" {\n from = \"x\"\n content = \"y\" } }",
-		     "t.layout:4: partition 'boot': file '/a': content: 'from' and 'content' are both set");
+	expect_error("partition boot { type = fat\n file \"/a\" {\n from = \"x\"\n content = \"y\" "
+		     "} }",
+		     "t.layout:4: partition 'boot': file '/a': content: 'from' and 'content' are "
+		     "both set");
 	expect_error("partition boot { type = fat\n file \"/a\" { first = true } }",
-		     "t.layout:2: partition 'boot': file '/a': needs 'from' (a host file) or 'content'");
-	expect_error("partition boot { type = fat\n tree \"/\" { strip = 1 } }", "t.layout:2: partition 'boot': tree '/': 'from' is required");
+		     "t.layout:2: partition 'boot': file '/a': needs 'from' (a host file) or "
+		     "'content'");
+	expect_error("partition boot { type = fat\n tree \"/\" { strip = 1 } }",
+		     "t.layout:2: partition 'boot': tree '/': 'from' is required");
 	expect_error("partition boot { type = fat\n file \"config.txt\" { from = \"c\" } }",
 		     "t.layout:2: partition 'boot': file 'config.txt': the path must be absolute");
-	expect_error("partition boot { type = fat\n dir \"/a/../b\" {} }", "has an empty, '.' or '..' component");
-	expect_error("partition boot { type = fat\n dir \"/\" {} }", "'/' is the root directory itself");
+	expect_error("partition boot { type = fat\n dir \"/a/../b\" {} }",
+		     "has an empty, '.' or '..' component");
+	expect_error("partition boot { type = fat\n dir \"/\" {} }",
+		     "'/' is the root directory itself");
 	expect_error("partition boot { type = fat\n file \"/a\" { content = \"1\" first = true }\n"
 		     " file \"/b\" { content = \"2\" first = true } }",
 		     "t.layout:3: partition 'boot': '/b' and '/a' (line 2) both ask to be first");
-	expect_error("image { size = 1G }\npartition a {\n size = grow }\npartition b { size = 8M }",
-		     "t.layout:3: partition 'a': size = grow is only for the last partition ('b' comes after it)");
-	expect_error("partition a {\n size = grow }", "t.layout:2: partition 'a': size = grow needs the image size");
-	expect_error("partition a {\n size = auto }", "t.layout:2: partition 'a': size = auto on a raw partition needs 'from'");
-	expect_error("partition a { type = fat\n from = \"x.img\" }", "t.layout:2: partition 'a': from: a FAT partition is filled");
+	expect_error("image { size = 1G }\npartition a {\n size = grow }\npartition b { size = 8M "
+		     "}",
+		     "t.layout:3: partition 'a': size = grow is only for the last partition ('b' "
+		     "comes after it)");
+	expect_error("partition a {\n size = grow }",
+		     "t.layout:2: partition 'a': size = grow needs the image size");
+	expect_error("partition a {\n size = auto }",
+		     "t.layout:2: partition 'a': size = auto on a raw partition needs 'from'");
+	expect_error("partition a { type = fat\n from = \"x.img\" }",
+		     "t.layout:2: partition 'a': from: a FAT partition is filled");
 	expect_error("raw spl {\n from = \"x\" }", "t.layout:1: raw 'spl': 'offset' is required");
-	expect_error("raw spl {\n offset = 8K }", "t.layout:1: raw 'spl': 'from' is required (the file whose bytes go there), or 'fill = true'");
-	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true } }\n"
-		     "partition b { size = 8M }", "t.layout:3: partition 'a': sd-format = true: it formats a whole card");
-	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true fats = 1 } }",
+	expect_error("raw spl {\n offset = 8K }", "t.layout:1: raw 'spl': 'from' is required (the "
+						  "file whose bytes go there), or 'fill = true'");
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format "
+		     "= true } }\n"
+		     "partition b { size = 8M }",
+		     "t.layout:3: partition 'a': sd-format = true: it formats a whole card");
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format "
+		     "= true fats = 1 } }",
 		     "sd-format = true: it chooses cluster-size, fats");
 	/* the values the SD formatter would choose too: still the user's, still refused */
-	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true fats = 2 } }",
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format "
+		     "= true fats = 2 } }",
 		     "sd-format = true: it chooses cluster-size, fats");
-	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format = true root-entries = 512 } }",
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow\n fat { sd-format "
+		     "= true root-entries = 512 } }",
 		     "sd-format = true: it chooses cluster-size, fats");
 	expect_error("image { table = none }\npartition a { size = 8M }\npartition b { size = 8M }",
 		     "t.layout:3: partition 'b': table = none holds one partition at most");
@@ -576,10 +675,11 @@ static void test_errors_rules(void **state)
 static void test_raw_inputs(void **state)
 {
 	(void)state;
-	struct layout *l = load_ok("raw boot { offset = 0 from = \"boot.img\" holes = \"1K-2K, 440-512\" }\n"
-				   "raw env { offset = 1M size = 64K fill = yes }\n"
-				   "partition u { size = 8M fill = true }\n"
-				   "partition r { from = \"r.img\" skip = 33K holes = \"0-1K\" }\n");
+	struct layout *l = load_ok(
+		"raw boot { offset = 0 from = \"boot.img\" holes = \"1K-2K, 440-512\" }\n"
+		"raw env { offset = 1M size = 64K fill = yes }\n"
+		"partition u { size = 8M fill = true }\n"
+		"partition r { from = \"r.img\" skip = 33K holes = \"0-1K\" }\n");
 	assert_int_equal(l->raws[0].n_holes, 2);
 	assert_int_equal(l->raws[0].holes[0].start, 440); /* sorted */
 	assert_int_equal(l->raws[0].holes[0].end, 512);
@@ -606,20 +706,28 @@ static void test_raw_inputs(void **state)
 	expect_error("raw b { offset = 0 from = \"b\"\n holes = \",\" }",
 		     "t.layout:2: raw 'b': holes: ',' holds no range");
 	expect_error("raw b { offset = 0 from = \"b\" size = 1K\n holes = \"1K-2K\" }",
-		     "t.layout:2: raw 'b': holes: 1024-2048 ends past the 1024 bytes of the region");
+		     "t.layout:2: raw 'b': holes: 1024-2048 ends past the 1024 bytes of the "
+		     "region");
 	expect_error("raw b { offset = 0 size = 1K\n fill = true from = \"b\" }",
 		     "t.layout:2: raw 'b': fill: writes zeros where there is no 'from'");
-	expect_error("raw b { offset = 0\n fill = true }", "t.layout:2: raw 'b': fill: needs the region's 'size'");
+	expect_error("raw b { offset = 0\n fill = true }",
+		     "t.layout:2: raw 'b': fill: needs the region's 'size'");
 	expect_error("raw b { offset = 0 size = 1K fill = true\n skip = 1K }",
-		     "t.layout:2: raw 'b': skip: leaves out the first bytes of 'from', and there is no 'from'");
-	expect_error("raw b {\n offset = 0 size = 1K fill = false }", "t.layout:1: raw 'b': 'from' is required");
+		     "t.layout:2: raw 'b': skip: leaves out the first bytes of 'from', and there "
+		     "is no 'from'");
+	expect_error("raw b {\n offset = 0 size = 1K fill = false }",
+		     "t.layout:1: raw 'b': 'from' is required");
 	expect_error("partition p { size = 4M\n holes = \"0-1K\" }",
 		     "t.layout:2: partition 'p': holes: needs 'from' or 'fill = true'");
 	expect_error("partition p { size = 4M fill = true\n holes = \"0-5M\" }",
-		     "t.layout:2: partition 'p': holes: 0-5242880 ends past the 4194304 bytes of the region");
-	expect_error("partition p { type = fat\n fill = true }", "t.layout:2: partition 'p': fill: only a raw partition has it");
-	expect_error("partition p { type = fat\n holes = \"0-1K\" }", "t.layout:2: partition 'p': holes: only a raw partition has it");
-	expect_error("partition p { type = fat\n skip = 1K }", "t.layout:2: partition 'p': skip: only a raw partition has it");
+		     "t.layout:2: partition 'p': holes: 0-5242880 ends past the 4194304 bytes of "
+		     "the region");
+	expect_error("partition p { type = fat\n fill = true }",
+		     "t.layout:2: partition 'p': fill: only a raw partition has it");
+	expect_error("partition p { type = fat\n holes = \"0-1K\" }",
+		     "t.layout:2: partition 'p': holes: only a raw partition has it");
+	expect_error("partition p { type = fat\n skip = 1K }",
+		     "t.layout:2: partition 'p': skip: only a raw partition has it");
 }
 
 int main(void)

@@ -93,7 +93,8 @@ static void test_gather_empty_folder(void **state)
 
 	(void)state;
 	assert_int_equal(system("mkdir -p in/empty/inner"), 0);
-	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"empty\" } }\n");
+	struct layout *l = load_in(
+		"partition p { type = fat\n tree \"/\" { from = \"empty\" } }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
 	assert_non_null(live(&c, "/inner"));
@@ -115,13 +116,15 @@ static void test_gather_overlay(void **state)
 	write_text("in/b/Sub/z", "bz");
 	write_text("in/cfg", "config");
 	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"a\" }\n"
-				"tree \"/\" { from = \"b\" links = follow }\n file \"/sub/y\" { from = \"cfg\" first = true }\n"
-				"file \"/n.txt\" { content = \"hello\" attrs = \"hidden\" }\n dir \"/logs\" {} }\n");
+				   "tree \"/\" { from = \"b\" links = follow }\n file \"/sub/y\" { "
+				   "from = \"cfg\" first = true }\n"
+				   "file \"/n.txt\" { content = \"hello\" attrs = \"hidden\" }\n "
+				   "dir \"/logs\" {} }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
 	assert_null(live(&c, "/x"));
 	assert_int_equal(live(&c, "/X")->size, 3);
-	assert_non_null(live(&c, "/sub")); /* /Sub merged into /sub: directories merge */
+	assert_non_null(live(&c, "/sub"));   /* /Sub merged into /sub: directories merge */
 	assert_non_null(live(&c, "/sub/z")); /* ... and keep the case they had first */
 	assert_string_equal(live(&c, "/sub/y")->host_path, "in/cfg");
 	assert_true(live(&c, "/sub/y")->first);
@@ -142,11 +145,13 @@ static void test_gather_case_of_folders(void **state)
 	struct diag d;
 
 	(void)state;
-	assert_int_equal(system("mkdir -p in/esp/EFI/BOOT && echo x > in/esp/EFI/BOOT/BOOTX64.EFI"), 0);
-	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"esp\" }\n"
-				"file \"/efi/boot/grub.cfg\" { content = \"set timeout=0\" }\n"
-				"dir \"/a\" {}\n file \"/A/b\" { content = \"b\" }\n"
-				"file \"/x/y\" { content = \"y\" }\n file \"/X\" { content = \"x\" } }\n");
+	assert_int_equal(system("mkdir -p in/esp/EFI/BOOT && echo x > in/esp/EFI/BOOT/BOOTX64.EFI"),
+			 0);
+	struct layout *l = load_in(
+		"partition p { type = fat\n tree \"/\" { from = \"esp\" }\n"
+		"file \"/efi/boot/grub.cfg\" { content = \"set timeout=0\" }\n"
+		"dir \"/a\" {}\n file \"/A/b\" { content = \"b\" }\n"
+		"file \"/x/y\" { content = \"y\" }\n file \"/X\" { content = \"x\" } }\n");
 	diag_init(&d);
 	if (content_gather(l, &l->parts[0], &c, &d) != 0)
 		diag_print(&d, stderr, "  diag");
@@ -155,7 +160,7 @@ static void test_gather_case_of_folders(void **state)
 	assert_non_null(live(&c, "/EFI/BOOT/BOOTX64.EFI"));
 	assert_non_null(live(&c, "/a/b"));
 	assert_false(live(&c, "/X")->is_dir); /* the later file replaced the folder /x ... */
-	assert_null(live(&c, "/x/y"));	      /* ... and what was in it */
+	assert_null(live(&c, "/x/y"));        /* ... and what was in it */
 	assert_null(live(&c, "/x"));
 	content_release(&c);
 	diag_release(&d);
@@ -183,8 +188,11 @@ static void expect_gather_error(const char *layout, const char *needle)
 static void test_gather_errors(void **state)
 {
 	(void)state;
-	assert_int_equal(system("mkdir -p in/clash in/dang in/fifo in/loop/d && touch in/clash/README in/clash/readme"
-				" && ln -sf nowhere in/dang/l && mkfifo in/fifo/f && ln -sf .. in/loop/d/up"), 0);
+	assert_int_equal(system("mkdir -p in/clash in/dang in/fifo in/loop/d && touch "
+				"in/clash/README in/clash/readme"
+				" && ln -sf nowhere in/dang/l && mkfifo in/fifo/f && ln -sf .. "
+				"in/loop/d/up"),
+			 0);
 	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"clash\" } }",
 			    "in/clash/README and in/clash/readme: FAT sees the two names as equal");
 	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"dang\" } }",
@@ -201,7 +209,8 @@ static void test_gather_errors(void **state)
 			    "t.layout:2: file '/f': in/clash is a folder (use tree)");
 	expect_gather_error("partition p { type = fat\n file \"/a\" { content = \"1\" }\n"
 			    " file \"/A/b\" { content = \"2\" } }",
-			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file there");
+			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file "
+			    "there");
 }
 
 /* links: what a link of a host folder leads to decides, found name by name (host_links.c) */
@@ -211,17 +220,21 @@ static void test_gather_links(void **state)
 	struct diag d;
 
 	(void)state;
-	assert_int_equal(system("mkdir -p in/lk/sub/deep in/lkout && echo f > in/lk/f && echo o > in/lkout/o"
-				" && ln -sf ../f in/lk/sub/rel && ln -sf sub/./deep/../../f in/lk/dots"
+	assert_int_equal(system("mkdir -p in/lk/sub/deep in/lkout && echo f > in/lk/f && echo o > "
+				"in/lkout/o"
+				" && ln -sf ../f in/lk/sub/rel && ln -sf sub/./deep/../../f "
+				"in/lk/dots"
 				" && ln -sf sub in/lk/dir && ln -sf dir/rel in/lk/chain"
 				" && ln -sf \"$PWD/in/lk/f\" in/lk/abs && ln -sf ../lk/f in/lk/back"
 				" && mkdir -p in/lo && ln -sf ../lkout/o in/lo/out"
-				" && mkdir -p in/ld && ln -sf ../lkout in/ld/dir"), 0);
+				" && mkdir -p in/ld && ln -sf ../lkout in/ld/dir"),
+			 0);
 	struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"lk\" } }\n");
 	diag_init(&d);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
 	for (const char *const *p = (const char *const[]){ "/sub/rel", "/dots", "/chain", "/abs",
-							   "/back", "/dir/rel", NULL }; *p; p++) {
+							   "/back", "/dir/rel", NULL };
+	     *p; p++) {
 		const struct content_node *n = live(&c, *p);
 		assert_non_null(n);
 		assert_int_equal(n->size, 2);
@@ -233,7 +246,8 @@ static void test_gather_links(void **state)
 			    "in/lo/out: a symbolic link to ../lkout/o, outside the tree in/lo");
 	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"ld\" } }",
 			    "in/ld/dir: a symbolic link to ../lkout, outside the tree in/ld");
-	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"lk\" links = refuse } }",
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"lk\" links = refuse "
+			    "} }",
 			    "in/lk/abs: a symbolic link (to ");
 }
 
@@ -242,8 +256,10 @@ static void make_tar(const char *name, const char *make, const char *opts)
 {
 	char cmd[2048];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf in/t && mkdir -p in/t && cd in/t && %s && "
-		 "bsdtar %s -cf ../%s * && cd .. && rm -rf t", make, opts, name);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf in/t && mkdir -p in/t && cd in/t && %s && "
+		 "bsdtar %s -cf ../%s * && cd .. && rm -rf t",
+		 make, opts, name);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -253,9 +269,12 @@ static void test_gather_archive(void **state)
 	struct diag d;
 
 	(void)state;
-	make_tar("a.tar", "mkdir -p top/sub && echo 12345 > top/sub/f && ln top/sub/f top/h && "
-		 "ln -s sub/f top/s && ln -s s top/s2", "");
-	struct layout *l = load_in("partition p { type = fat\n tree \"/x\" { from = \"a.tar\" strip = 1 } }");
+	make_tar("a.tar",
+		 "mkdir -p top/sub && echo 12345 > top/sub/f && ln top/sub/f top/h && "
+		 "ln -s sub/f top/s && ln -s s top/s2",
+		 "");
+	struct layout *l = load_in(
+		"partition p { type = fat\n tree \"/x\" { from = \"a.tar\" strip = 1 } }");
 	diag_init(&d);
 	if (content_gather(l, &l->parts[0], &c, &d) != 0)
 		diag_print(&d, stderr, "  diag");
@@ -266,7 +285,8 @@ static void test_gather_archive(void **state)
 	assert_int_not_equal(f->archive, 0);
 	assert_null(live(&c, "/x/top"));
 	for (size_t i = 0; i < 3; i++) { /* hard link, link, link to a link: the same entry */
-		const struct content_node *n = live(&c, (const char *[]){ "/x/h", "/x/s", "/x/s2" }[i]);
+		const struct content_node *n = live(&c,
+						    (const char *[]){ "/x/h", "/x/s", "/x/s2" }[i]);
 		assert_int_equal(n->entry, f->entry);
 		assert_int_equal(n->size, 6);
 		assert_null(n->link);
@@ -286,7 +306,8 @@ static void test_gather_hardlink_to_stripped(void **state)
 		struct content c = { 0 };
 		struct diag d;
 		make_tar("h.a", "mkdir sub && echo 12345 > a && ln a sub/h && ln a sub/i", opts[i]);
-		struct layout *l = load_in("partition p { type = fat\n tree \"/\" { from = \"h.a\" strip = 1 } }");
+		struct layout *l = load_in(
+			"partition p { type = fat\n tree \"/\" { from = \"h.a\" strip = 1 } }");
 		diag_init(&d);
 		if (content_gather(l, &l->parts[0], &c, &d) != 0)
 			diag_print(&d, stderr, "  diag");
@@ -304,12 +325,15 @@ static void test_gather_hardlink_to_stripped(void **state)
 
 static void test_gather_archive_errors(void **state)
 {
-	static const struct { const char *name, *make, *opts, *needle; } cases[] = {
+	static const struct {
+		const char *name, *make, *opts, *needle;
+	} cases[] = {
 		{ "esc.tar", "echo x > f", "-s ',f,../../etc/passwd,'",
 		  "in/esc.tar: ../../etc/passwd: the entry's path leaves the partition" },
 		{ "abs.tar", "ln -s /etc/shadow s", "",
 		  "in/abs.tar: s: a symbolic link to /etc/shadow, outside the archive" },
-		{ "dang.tar", "ln -s nowhere s", "", "in/dang.tar: s: a dangling link (to nowhere" },
+		{ "dang.tar", "ln -s nowhere s", "",
+		  "in/dang.tar: s: a dangling link (to nowhere" },
 		{ "loop.tar", "ln -s b a && ln -s a b", "", ": a loop of symbolic links" },
 		{ "up.tar", "mkdir d && ln -s ../../x d/up", "",
 		  "in/up.tar: d/up: a symbolic link to ../../x, outside the tree" },
@@ -317,7 +341,8 @@ static void test_gather_archive_errors(void **state)
 		  "in/dirl.tar: d/up: a symbolic link loop (it leads to the top of the tree" },
 		{ "dloop.tar", "mkdir -p d/e && ln -s .. d/e/up", "",
 		  "in/dloop.tar: d/e/up: a symbolic link loop (it leads to /d, which holds it)" },
-		{ "fifo.tar", "mkfifo f", "", "in/fifo.tar: f: a fifo cannot go on a FAT file system" },
+		{ "fifo.tar", "mkfifo f", "",
+		  "in/fifo.tar: f: a fifo cannot go on a FAT file system" },
 		{ "case.tar", "touch A a", "",
 		  "in/case.tar: A and in/case.tar: a: FAT sees the two names as equal" },
 		{ "empty.tar", "touch x", "--exclude x", "in/empty.tar: an empty archive" },
@@ -330,7 +355,8 @@ static void test_gather_archive_errors(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		make_tar(cases[i].name, cases[i].make, cases[i].opts);
 		snprintf(layout, sizeof(layout),
-			 "partition p { type = fat\n tree \"/\" { from = \"%s\" } }", cases[i].name);
+			 "partition p { type = fat\n tree \"/\" { from = \"%s\" } }",
+			 cases[i].name);
 		expect_gather_error(layout, cases[i].needle);
 	}
 }
@@ -341,14 +367,20 @@ static void test_gather_mtime_source(void **state)
 	struct diag d;
 
 	(void)state;
-	assert_int_equal(system("mkdir -p in/m && touch -d @1000000000 in/m/old && touch -d @2000000000 in/m/new"), 0);
+	assert_int_equal(system("mkdir -p in/m && touch -d @1000000000 in/m/old && touch -d "
+				"@2000000000 in/m/new"),
+			 0);
 	static const char *const in_dir[] = { "in" };
-	struct layout_options o = { .input_dirs = in_dir, .n_input_dirs = 1,
+	struct layout_options o = { .input_dirs = in_dir,
+				    .n_input_dirs = 1,
 				    .source_date_epoch = "1500000000" };
 	struct layout *l = NULL;
 	diag_init(&d);
-	assert_int_equal(layout_load_text("t.layout", "image { mtime = source }\npartition p { type = fat\n"
-				     " tree \"/\" { from = \"m\" } }", &o, &d, &l), 0);
+	assert_int_equal(layout_load_text("t.layout",
+					  "image { mtime = source }\npartition p { type = fat\n"
+					  " tree \"/\" { from = \"m\" } }",
+					  &o, &d, &l),
+			 0);
 	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
 	assert_int_equal(live(&c, "/old")->mtime, 1000000000);
 	assert_int_equal(live(&c, "/new")->mtime, 1500000000); /* clamped to SOURCE_DATE_EPOCH */
@@ -364,7 +396,10 @@ static void test_filter_takes(void **state)
 {
 	(void)state;
 	char *inc[] = { "*.so*", "/etc/", "usr/lib/x" }, *exc[] = { "*.a", "include/", "none" };
-	struct layout_entry e = { .include = inc, .n_include = 3, .exclude = exc, .n_exclude = 3,
+	struct layout_entry e = { .include = inc,
+				  .n_include = 3,
+				  .exclude = exc,
+				  .n_exclude = 3,
 				  .from = "root" };
 	struct content_filter f;
 	struct diag d;
@@ -374,7 +409,8 @@ static void test_filter_takes(void **state)
 	assert_true(content_filter_takes(&f, "etc/ssl/ca.pem", false));    /* under etc/ */
 	assert_false(content_filter_takes(&f, "etc", false));              /* a file named etc */
 	assert_true(content_filter_takes(&f, "etc", true));
-	assert_true(content_filter_takes(&f, "opt/etc/x", false)); /* a leading '/' changes nothing */
+	assert_true(
+		content_filter_takes(&f, "opt/etc/x", false)); /* a leading '/' changes nothing */
 	assert_true(content_filter_takes(&f, "usr/lib/x", false));
 	assert_false(content_filter_takes(&f, "usr/lib/xy", false)); /* the whole path */
 	assert_false(content_filter_takes(&f, "usr/lib", true));     /* holds x: the caller's */

@@ -127,10 +127,11 @@ static void test_gpt_moved_entries_and_raw(void **state)
 {
 	struct diag d;
 	(void)state;
-	struct layout *l = load_ok("image { size = 64M table = gpt gpt-entries = 1M }\n"
-				   "raw spl { offset = 8K from = \"u-boot-sunxi-with-spl.bin\" size = 900K }\n"
-				   "partition boot { type = fat size = 16M }\n"
-				   "partition root { size = grow }\n");
+	struct layout *l = load_ok(
+		"image { size = 64M table = gpt gpt-entries = 1M }\n"
+		"raw spl { offset = 8K from = \"u-boot-sunxi-with-spl.bin\" size = 900K }\n"
+		"partition boot { type = fat size = 16M }\n"
+		"partition root { size = grow }\n");
 	struct plan *p = plan_ok(l, NULL, &d);
 	assert_int_equal(find(p, PLAN_MBR, NULL)->start, 440);
 	assert_int_equal(find(p, PLAN_GPT_HEADER, NULL)->start, 512);
@@ -160,8 +161,9 @@ static void test_gpt_without_backup(void **state)
 {
 	struct diag d;
 	(void)state;
-	struct layout *l = load_ok("image { size = 64M table = gpt gpt-backup = false }\n"
-				   "partition boot { size = 16M }\npartition root { size = grow }\n");
+	struct layout *l = load_ok(
+		"image { size = 64M table = gpt gpt-backup = false }\n"
+		"partition boot { size = 16M }\npartition root { size = grow }\n");
 	struct plan *p = plan_ok(l, NULL, &d);
 	for (size_t i = 0; i < p->n_regions; i++)
 		assert_int_not_equal(p->regions[i].kind, PLAN_GPT_BACKUP);
@@ -183,13 +185,18 @@ static void test_mbr_extended_entry_and_primary(void **state)
 {
 	struct diag d;
 	(void)state;
-	struct layout *l = load_ok("image { size = 1G extended-partition = 2 }\n"
-				   "partition p1 { size = 16M }\npartition p2 { size = 16M }\n"
-				   "partition p3 { size = 16M }\npartition p4 { size = 16M primary = true }\n"
-				   "partition p5 { size = grow primary = true }\n");
+	struct layout *l = load_ok(
+		"image { size = 1G extended-partition = 2 }\n"
+		"partition p1 { size = 16M }\npartition p2 { size = 16M }\n"
+		"partition p3 { size = 16M }\npartition p4 { size = 16M primary = true }\n"
+		"partition p5 { size = grow primary = true }\n");
 	struct plan *p = plan_ok(l, NULL, &d);
-	static const struct { const char *name; unsigned number; bool logical; } want[] = {
-		{ "p1", 1, false }, { "p2", 5, true }, { "p3", 6, true },
+	static const struct {
+		const char *name;
+		unsigned number;
+		bool logical;
+	} want[] = {
+		{ "p1", 1, false }, { "p2", 5, true },  { "p3", 6, true },
 		{ "p4", 3, false }, { "p5", 4, false },
 	};
 	assert_true(p->has_extended);
@@ -233,7 +240,8 @@ static void test_hybrid(void **state)
 	layout_free(l);
 	expect_plan_error("image { size = 3T table = hybrid }\n"
 			  "partition a { start = 2047G size = 2G hybrid = true }\n",
-			  "t.layout:2: partition 'a' (bytes 2197949513728-2200096997375) ends beyond "
+			  "t.layout:2: partition 'a' (bytes 2197949513728-2200096997375) ends "
+			  "beyond "
 			  "2 TiB, which the hybrid MBR cannot describe");
 }
 
@@ -241,7 +249,8 @@ static void test_table_none(void **state)
 {
 	struct diag d;
 	(void)state;
-	struct layout *l = load_ok("image { table = none size = 32M }\npartition vol { type = fat size = grow }\n");
+	struct layout *l = load_ok(
+		"image { table = none size = 32M }\npartition vol { type = fat size = grow }\n");
 	struct plan *p = plan_ok(l, NULL, &d);
 	assert_int_equal(p->n_regions, 1);
 	assert_int_equal(p->regions[0].start, 0);
@@ -330,17 +339,26 @@ static void test_automatic_start_skips_fixed_regions(void **state)
 	/* a loader at 8M (Rockchip): the partition would overlap it, so it starts after it */
 	assert_int_equal(start_of("image { table = mbr }\n"
 				  "raw r { offset = 8M from = \"small.bin\" size = 30M }\n"
-				  "partition p { size = 60M }\n", NULL, "p"), 40 * MiB);
+				  "partition p { size = 60M }\n",
+				  NULL, "p"),
+			 40 * MiB);
 	/* and on the next grid line of its own alignment */
 	assert_int_equal(start_of("raw r { offset = 8M from = \"x\" size = 30M }\n"
-				  "partition p { size = 7M align = 1M }\n", NULL, "p"), 1 * MiB);
+				  "partition p { size = 7M align = 1M }\n",
+				  NULL, "p"),
+			 1 * MiB);
 	assert_int_equal(start_of("raw r { offset = 8M from = \"x\" size = 30M }\n"
-				  "partition p { size = 60M align = 1M }\n", NULL, "p"), 38 * MiB);
+				  "partition p { size = 60M align = 1M }\n",
+				  NULL, "p"),
+			 38 * MiB);
 	assert_int_equal(start_of("raw r { offset = 2M from = \"x\" size = 30M }\n"
-				  "partition p { size = 60M align = 1M }\n", NULL, "p"), 32 * MiB);
+				  "partition p { size = 60M align = 1M }\n",
+				  NULL, "p"),
+			 32 * MiB);
 	/* one that fits before a fixed region stays in front of it */
 	assert_int_equal(start_of("raw r { offset = 40M from = \"x\" size = 1M }\n"
-				  "partition p { size = 36M }\npartition q { size = 8M }\n", NULL, "q"),
+				  "partition p { size = 36M }\npartition q { size = 8M }\n",
+				  NULL, "q"),
 			 44 * MiB);
 	/* a partition with a start, listed later, is fixed too; the next one goes on after */
 	const char *fixed = "partition a { size = 8M }\npartition b { start = 8M size = 8M }\n"
@@ -350,11 +368,17 @@ static void test_automatic_start_skips_fixed_regions(void **state)
 	/* an out-of-table partition is a fixed region like any other */
 	assert_int_equal(start_of("image { table = gpt }\n"
 				  "partition env { start = 8M size = 1M in-table = false }\n"
-				  "partition p { size = 8M }\n", NULL, "p"), 12 * MiB);
+				  "partition p { size = 8M }\n",
+				  NULL, "p"),
+			 12 * MiB);
 	/* a logical partition keeps the sector before it free for its EBR */
-	assert_int_equal(start_of("image { size = 256M }\npartition p1 { size = 4M }\npartition p2 { size = 4M }\n"
-				  "partition p3 { size = 4M }\npartition l1 { size = 4M }\npartition l2 { size = 4M }\n"
-				  "raw r { offset = 19968K from = \"x\" size = 512K }\n", NULL, "l1"), 24 * MiB);
+	assert_int_equal(start_of("image { size = 256M }\npartition p1 { size = 4M }\npartition p2 "
+				  "{ size = 4M }\n"
+				  "partition p3 { size = 4M }\npartition l1 { size = 4M "
+				  "}\npartition l2 { size = 4M }\n"
+				  "raw r { offset = 19968K from = \"x\" size = 512K }\n",
+				  NULL, "l1"),
+			 24 * MiB);
 	/* a raw region of the size of its file: known from the inputs (9,000,000 bytes at 32K) */
 	const char *loader = "raw loader { offset = 32K from = \"big.bin\" }\n"
 			     "partition boot { type = fat size = 8M }\n";
@@ -364,27 +388,38 @@ static void test_automatic_start_skips_fixed_regions(void **state)
 	/* unknown, the partition's start waits for it */
 	assert_true(start_pending(loader, NULL, "boot"));
 	assert_false(start_pending("raw loader { offset = 32M from = \"big.bin\" }\n"
-				   "partition boot { type = fat size = 8M }\n", NULL, "boot"));
+				   "partition boot { type = fat size = 8M }\n",
+				   NULL, "boot"));
 	/* a size that waits for the contents decides the start only when a fixed region lies ahead */
 	assert_false(start_pending("raw r { offset = 8K from = \"x\" size = 1M }\n"
-				   "partition boot { type = fat }\n", NULL, "boot"));
+				   "partition boot { type = fat }\n",
+				   NULL, "boot"));
 	assert_true(start_pending("raw r { offset = 10M from = \"x\" size = 1M }\n"
-				  "partition boot { type = fat }\n", NULL, "boot"));
+				  "partition boot { type = fat }\n",
+				  NULL, "boot"));
 	/* ... and is skipped past when the start would be inside it whatever the size */
 	assert_true(start_pending("raw r { offset = 4M from = \"x\" size = 1M }\n"
 				  "raw s { offset = 64M from = \"x\" size = 1M }\n"
-				  "partition boot { type = fat }\n", NULL, "boot"));
+				  "partition boot { type = fat }\n",
+				  NULL, "boot"));
 	const uint64_t sizes[] = { 3 * MiB };
 	const struct plan_inputs measured = { .part_sizes = sizes };
 	assert_int_equal(start_of("raw r { offset = 10M from = \"x\" size = 1M }\n"
-				  "partition boot { type = fat }\n", &measured, "boot"), 4 * MiB);
+				  "partition boot { type = fat }\n",
+				  &measured, "boot"),
+			 4 * MiB);
 	const uint64_t big[] = { 7 * MiB };
 	const struct plan_inputs measured_big = { .part_sizes = big };
 	assert_int_equal(start_of("raw r { offset = 10M from = \"x\" size = 1M }\n"
-				  "partition boot { type = fat }\n", &measured_big, "boot"), 12 * MiB);
+				  "partition boot { type = fat }\n",
+				  &measured_big, "boot"),
+			 12 * MiB);
 	/* size = grow starts past what its first sector would overlap, and grows from there */
-	assert_int_equal(start_of("image { size = 64M }\nraw r { offset = 1M from = \"x\" size = 4M }\n"
-				  "partition root { size = grow }\n", NULL, "root"), 8 * MiB);
+	assert_int_equal(start_of("image { size = 64M }\nraw r { offset = 1M from = \"x\" size = "
+				  "4M }\n"
+				  "partition root { size = grow }\n",
+				  NULL, "root"),
+			 8 * MiB);
 }
 
 static void test_automatic_start_errors(void **state)
@@ -393,11 +428,13 @@ static void test_automatic_start_errors(void **state)
 	/* a fixed region in the space a grow partition grows into is an overlap, not a move */
 	expect_plan_error("image { size = 64M }\nraw env { offset = 60M from = \"x\" size = 1M }\n"
 			  "partition root { size = grow }\n",
-			  "t.layout:2: raw 'env' (bytes 62914560-63963135) overlaps partition 'root' (bytes 4194304-67108863)");
+			  "t.layout:2: raw 'env' (bytes 62914560-63963135) overlaps partition "
+			  "'root' (bytes 4194304-67108863)");
 	/* a start moved past the end of the image is reported there */
 	expect_plan_error("image { size = 64M }\nraw r { offset = 8M from = \"x\" size = 50M }\n"
 			  "partition p { size = 8M }\n",
-			  "t.layout:3: partition 'p' (bytes 62914560-71303167) runs past the end of the image");
+			  "t.layout:3: partition 'p' (bytes 62914560-71303167) runs past the end "
+			  "of the image");
 }
 
 static void test_gpt_first_usable_protects_loaders(void **state)
@@ -444,11 +481,12 @@ static void test_partition_align(void **state)
 {
 	struct diag d;
 	(void)state;
-	struct layout *l = load_ok("image { size = 64M }\n"
-				   "partition a { type = fat size = 1M align = 1M }\n"
-				   "partition b { from = \"b.img\" align = 512K }\n"
-				   "partition c { size = 4M }\n"
-				   "partition d { start = 2M size = 512K align = 512K in-table = false }\n");
+	struct layout *l = load_ok(
+		"image { size = 64M }\n"
+		"partition a { type = fat size = 1M align = 1M }\n"
+		"partition b { from = \"b.img\" align = 512K }\n"
+		"partition c { size = 4M }\n"
+		"partition d { start = 2M size = 512K align = 512K in-table = false }\n");
 	assert_int_equal(l->parts[0].align, MiB);
 	assert_true(l->parts[0].align_set);
 	assert_int_equal(l->parts[0].fat.data_align, MiB); /* the partition's align */
@@ -460,14 +498,16 @@ static void test_partition_align(void **state)
 	assert_int_equal(find(p, PLAN_PARTITION, "a")->start, 1 * MiB);
 	const struct plan_region *b = find(p, PLAN_PARTITION, "b");
 	assert_int_equal(b->start, 2560 * 1024); /* d holds 2M-2.5M */
-	assert_int_equal(b->size, 512 * 1024); /* its file's 100K, rounded up to its align */
+	assert_int_equal(b->size, 512 * 1024);   /* its file's 100K, rounded up to its align */
 	assert_int_equal(find(p, PLAN_PARTITION, "c")->start, 4 * MiB);
 	assert_int_equal(d.n, 0); /* d's start is on its own grid: no warning */
 	plan_free(p);
 	layout_free(l);
-	expect_error("partition a { size = 1M align = 3T }", "t.layout:1: partition 'a': align: 3298534883328 is larger than 1 TiB");
+	expect_error("partition a { size = 1M align = 3T }",
+		     "t.layout:1: partition 'a': align: 3298534883328 is larger than 1 TiB");
 	expect_error("partition a { size = 1M align = 100 }", "align");
-	expect_error("image { size = 16G }\npartition a { type = fat size = grow align = 1M\n fat { sd-format = true } }",
+	expect_error("image { size = 16G }\npartition a { type = fat size = grow align = 1M\n fat "
+		     "{ sd-format = true } }",
 		     "sd-format = true: it chooses the partition start itself; remove 'align'");
 }
 
@@ -478,32 +518,48 @@ static void test_plan_errors(void **state)
 			  "t.layout:1: raw 'spl' (bytes 400-499) overlaps the mbr (bytes 440-511)");
 	expect_plan_error("image { size = 64M }\nraw spl { offset = 5M from = \"x\" size = 1M }\n"
 			  "partition a {\n start = 4M\n size = 8M }",
-			  "t.layout:2: raw 'spl' (bytes 5242880-6291455) overlaps partition 'a' (bytes 4194304-12582911)");
-	expect_plan_error("raw a { offset = 64K from = \"x\" size = 8K }\nraw b { offset = 68K from = \"y\" size = 8K }",
-			  "t.layout:2: raw 'b' (bytes 69632-77823) overlaps raw 'a' (bytes 65536-73727)");
-	expect_plan_error("partition a { start = 4M size = 8M }\npartition b { start = 8M size = 8M }",
-			  "t.layout:2: partition 'b' (bytes 8388608-16777215) overlaps partition 'a' (bytes 4194304-12582911)");
+			  "t.layout:2: raw 'spl' (bytes 5242880-6291455) overlaps partition 'a' "
+			  "(bytes 4194304-12582911)");
+	expect_plan_error("raw a { offset = 64K from = \"x\" size = 8K }\nraw b { offset = 68K "
+			  "from = \"y\" size = 8K }",
+			  "t.layout:2: raw 'b' (bytes 69632-77823) overlaps raw 'a' (bytes "
+			  "65536-73727)");
+	expect_plan_error("partition a { start = 4M size = 8M }\npartition b { start = 8M size = "
+			  "8M }",
+			  "t.layout:2: partition 'b' (bytes 8388608-16777215) overlaps partition "
+			  "'a' (bytes 4194304-12582911)");
 	expect_plan_error("image { table = gpt }\nraw spl { offset = 8K from = \"x\" size = 100K }",
-			  "raw 'spl' (bytes 8192-110591) overlaps the gpt-entries (bytes 1024-17407)");
+			  "raw 'spl' (bytes 8192-110591) overlaps the gpt-entries (bytes "
+			  "1024-17407)");
 	expect_plan_error("image { size = 32M }\npartition a { size = 64M }",
-			  "t.layout:2: partition 'a' (bytes 4194304-71303167) runs past the end of the image (33554432 bytes)");
+			  "t.layout:2: partition 'a' (bytes 4194304-71303167) runs past the end of "
+			  "the image (33554432 bytes)");
 	expect_plan_error("image { size = 32M table = gpt }\npartition a { size = 28M }",
 			  "partition 'a' (bytes 4194304-33554431) overlaps the gpt-backup");
-	expect_plan_error("image { table = gpt gpt-entries = 8M }\npartition a { start = 4M size = 4M }",
-			  "t.layout:2: partition 'a' (bytes 4194304-8388607) starts before byte 8404992");
+	expect_plan_error("image { table = gpt gpt-entries = 8M }\npartition a { start = 4M size = "
+			  "4M }",
+			  "t.layout:2: partition 'a' (bytes 4194304-8388607) starts before byte "
+			  "8404992");
 	expect_plan_error("image { size = 4T }\npartition a { size = 3T }",
-			  "t.layout:2: partition 'a' (bytes 4194304-3298539077631) ends beyond 2 TiB, which an MBR cannot describe");
+			  "t.layout:2: partition 'a' (bytes 4194304-3298539077631) ends beyond 2 "
+			  "TiB, which an MBR cannot describe");
 	expect_plan_error("image { size = 8M }\npartition a { start = 8M size = grow }\n",
 			  "t.layout:2: partition 'a': size = grow leaves it no room");
-	expect_plan_error("image { size = 4M }\npartition a { size = grow }\n", "size = grow leaves it no room");
-	expect_plan_error("image { size = 256M }\npartition p1 { size = 8M }\npartition p2 { size = 8M }\n"
+	expect_plan_error("image { size = 4M }\npartition a { size = grow }\n",
+			  "size = grow leaves it no room");
+	expect_plan_error("image { size = 256M }\npartition p1 { size = 8M }\npartition p2 { size "
+			  "= 8M }\n"
 			  "partition p3 { size = 8M }\npartition l1 { start = 40M size = 8M }\n"
 			  "partition l2 { start = 20M size = 8M }\n",
-			  "t.layout:6: logical partition 'l2' starts at byte 20971520, before 'l1' (listed before it) ends");
-	expect_plan_error("image { size = 256M }\npartition p1 { size = 8M }\npartition p2 { size = 8M }\n"
-			  "partition p3 { start = 60M size = 8M }\npartition l1 { start = 40M size = 8M }\n"
+			  "t.layout:6: logical partition 'l2' starts at byte 20971520, before 'l1' "
+			  "(listed before it) ends");
+	expect_plan_error("image { size = 256M }\npartition p1 { size = 8M }\npartition p2 { size "
+			  "= 8M }\n"
+			  "partition p3 { start = 60M size = 8M }\npartition l1 { start = 40M size "
+			  "= 8M }\n"
 			  "partition l2 { start = 80M size = 8M }\n",
-			  "t.layout:4: partition 'p3' (bytes 62914560-71303167) lies inside the extended partition");
+			  "t.layout:4: partition 'p3' (bytes 62914560-71303167) lies inside the "
+			  "extended partition");
 	expect_plan_error("image { table = gpt }\npartition a { size = 1000000T }\n"
 			  "partition b { size = 1000000T }\npartition c { size = 1000000T }\n"
 			  "partition d { size = 1000000T }\npartition e { size = 1000000T }\n",
@@ -533,10 +589,12 @@ static void test_gpt_limits_and_speed(void **state)
 	text = calloc(1100, 64);
 	assert_non_null(text);
 	for (unsigned i = 0, len = 0; i < 1025; i++)
-		len += (unsigned)sprintf(text + len, i % 2 ? "raw r%u { offset = %uK from = \"x\" }\n"
-						   : "partition p%u { size = 1M in-table = false }\n",
+		len += (unsigned)sprintf(text + len,
+					 i % 2 ? "raw r%u { offset = %uK from = \"x\" }\n"
+					       : "partition p%u { size = 1M in-table = false }\n",
 					 i, 8 * (i + 1));
-	expect_error(text, "1025 raw regions and partitions out of the table: a layout holds 1024 at most");
+	expect_error(text, "1025 raw regions and partitions out of the table: a layout holds 1024 "
+			   "at most");
 	free(text);
 	/* parsing and planning 100 partitions: measured, and far below 10 ms unsanitised */
 	text = many_partitions(100);
@@ -557,12 +615,14 @@ static void test_off_grid_start_warns(void **state)
 {
 	struct diag d;
 	(void)state;
-	struct layout *l = load_ok("image { size = 64M }\npartition a {\n start = 63s\n size = 8M }\n");
+	struct layout *l = load_ok(
+		"image { size = 64M }\npartition a {\n start = 63s\n size = 8M }\n");
 	struct plan *p = plan_ok(l, NULL, &d);
 	assert_int_equal(d.errors, 0);
 	assert_int_equal(d.n, 1);
 	assert_int_equal(d.msgs[0].level, DIAG_WARNING);
-	assert_non_null(strstr(d.msgs[0].text, "t.layout:3: partition 'a': start 32256 is off the 4194304-byte"));
+	assert_non_null(strstr(d.msgs[0].text,
+			       "t.layout:3: partition 'a': start 32256 is off the 4194304-byte"));
 	diag_release(&d);
 	plan_free(p);
 	layout_free(l);
@@ -574,7 +634,8 @@ static void test_tables_in_holes(void **state)
 	struct diag d;
 	(void)state;
 	struct layout *l = load_ok("image { table = gpt }\n"
-				   "raw boot { offset = 0 from = \"boot.img\" size = 32K holes = \"440-512, 512-1K, 1K-17K, 24K-28K\" }\n"
+				   "raw boot { offset = 0 from = \"boot.img\" size = 32K holes = "
+				   "\"440-512, 512-1K, 1K-17K, 24K-28K\" }\n"
 				   "raw env { offset = 24K fill = true size = 4K }\n"
 				   "partition a { size = 8M fill = true }\n");
 	struct plan *p = plan_ok(l, NULL, &d);
@@ -583,13 +644,17 @@ static void test_tables_in_holes(void **state)
 	plan_free(p);
 	layout_free(l);
 	/* the holes end one byte short of the entry array's end */
-	expect_plan_error("image { table = gpt }\nraw boot { offset = 0 from = \"b\" size = 32K holes = \"440-17407\" }",
-			  "t.layout:2: raw 'boot' (bytes 0-32767) overlaps the gpt-entries (bytes 1024-17407)");
+	expect_plan_error("image { table = gpt }\nraw boot { offset = 0 from = \"b\" size = 32K "
+			  "holes = \"440-17407\" }",
+			  "t.layout:2: raw 'boot' (bytes 0-32767) overlaps the gpt-entries (bytes "
+			  "1024-17407)");
 	expect_plan_error("raw boot { offset = 0 from = \"b\" size = 512 holes = \"446-512\" }",
 			  "t.layout:1: raw 'boot' (bytes 0-511) overlaps the mbr (bytes 440-511)");
 	/* a hole of a partition may not fall past its end once `grow` is resolved */
-	expect_plan_error("image { size = 16M }\npartition a { size = grow fill = true\n holes = \"0-13M\" }",
-			  "t.layout:3: partition 'a': holes: 0-13631488 ends past the 12582912 bytes of the partition");
+	expect_plan_error("image { size = 16M }\npartition a { size = grow fill = true\n holes = "
+			  "\"0-13M\" }",
+			  "t.layout:3: partition 'a': holes: 0-13631488 ends past the 12582912 "
+			  "bytes of the partition");
 }
 
 int main(void)

@@ -57,7 +57,7 @@ static void test_mbr_plausible(void **state)
 	record(s, 0, 0x80, 0x0c, 8, 100);
 	record(s, 1, 0x00, 0x83, 108, 892);
 	assert_true(reader_mbr_plausible(s, 1000));
-	assert_false(reader_mbr_plausible(s, 999));  /* the second ends past the disk */
+	assert_false(reader_mbr_plausible(s, 999)); /* the second ends past the disk */
 	record(s, 1, 0x00, 0x83, 100, 100);
 	assert_false(reader_mbr_plausible(s, 1000)); /* overlap */
 	record(s, 1, 0x01, 0x83, 108, 100);
@@ -67,7 +67,7 @@ static void test_mbr_plausible(void **state)
 	record(s, 1, 0x00, 0x00, 108, 100);
 	assert_false(reader_mbr_plausible(s, 1000)); /* no type */
 	record(s, 1, 0, 0, 0, 0);
-	assert_true(reader_mbr_plausible(s, 1000));  /* unused records do not count */
+	assert_true(reader_mbr_plausible(s, 1000)); /* unused records do not count */
 	s[511] = 0;
 	assert_false(reader_mbr_plausible(s, 1000)); /* no signature */
 }

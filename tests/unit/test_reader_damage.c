@@ -47,7 +47,9 @@ struct file {
 /* A FAT16 volume of 512-byte clusters holding @files, written to VOL; its fd (read-write). */
 static int make_volume(const struct file *files, size_t n, struct fat_geom *g)
 {
-	struct fat_opts o = { .type = FAT_16, .cluster_size = 512, .label = "DAMAGE",
+	struct fat_opts o = { .type = FAT_16,
+			      .cluster_size = 512,
+			      .label = "DAMAGE",
 			      .volume_id = 0x12345678 };
 	struct fat_source src = { .fd = -1, .read = fill };
 	struct fat_tree *t = fat_tree_new(1700000000);
@@ -61,7 +63,8 @@ static int make_volume(const struct file *files, size_t n, struct fat_geom *g)
 	assert_int_equal(ftruncate(fd, VOL_SIZE), 0);
 	assert_int_equal(fat_params(&o, VOL_SIZE, 0, g, &d), 0);
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(fat_tree_add_file(t, files[i].path, files[i].size, &src, &m, &d), 0);
+		assert_int_equal(fat_tree_add_file(t, files[i].path, files[i].size, &src, &m, &d),
+				 0);
 	assert_int_equal(fat_write(t, g, fd, 0, &d), 0);
 	fat_tree_free(t);
 	diag_release(&d);
@@ -426,7 +429,8 @@ static void test_chain_damage(void **state)
 		{ 0x0001, "/A.BIN: cluster chain leads to cluster 1 after 1536 of 5000 bytes" },
 		{ 0xFFF7, "/A.BIN: cluster chain leads to cluster 65527 after 1536 of 5000 bytes" },
 		{ 0xFFF6, "/A.BIN: cluster chain leads to cluster 65526 after 1536 of 5000 bytes" },
-		{ 0x0002, "/A.BIN: cluster chain loops back to cluster 2 after 1536 of 5000 bytes" },
+		{ 0x0002,
+		  "/A.BIN: cluster chain loops back to cluster 2 after 1536 of 5000 bytes" },
 		{ 0x000E, "/A.BIN: cluster chain ends after 2048 of 5000 bytes" },
 	};
 	struct fat_geom g;
@@ -462,12 +466,15 @@ static void test_chain_damage(void **state)
 	put_le16(r.bytes + b * ENTRY + 26, 0);
 	root_write(fd, &r);
 	assert_int_equal(read_file(fd, "/B.BIN", 0, &got,
-				   "/B.BIN: cluster chain leads to cluster 0 after 0 of 1500 bytes"),
+				   "/B.BIN: cluster chain leads to cluster 0 after 0 of 1500 "
+				   "bytes"),
 			 -EINVAL);
 	put_le32(r.bytes + b * ENTRY + 28, 0xFFFFFFF0u);
 	root_write(fd, &r);
-	assert_int_equal(read_file(fd, "/B.BIN", 0, &got, "/B.BIN: its size (4294967280 bytes) is "
-				   "larger than the volume's data area"), -EINVAL);
+	assert_int_equal(read_file(fd, "/B.BIN", 0, &got,
+				   "/B.BIN: its size (4294967280 bytes) is "
+				   "larger than the volume's data area"),
+			 -EINVAL);
 	close(fd);
 }
 
@@ -503,7 +510,8 @@ static void test_folder_chain_damage(void **state)
 		assert_int_equal(fat_vol_open(fd, 0, VOL_SIZE, &v, &d), 0);
 		if (i < 3) {
 			assert_int_equal(fat_vol_list(v, "/DIR", collect, &l, &d), -EINVAL);
-			assert_int_equal(l.n, 14); /* 16 entries of the first cluster, less . and .. */
+			assert_int_equal(l.n,
+					 14); /* 16 entries of the first cluster, less . and .. */
 		} else {
 			static const struct fat_walk_fns fns = { .entry = NULL };
 			assert_int_equal(fat_vol_walk(v, "/", 4, &fns, NULL, &d), -EINVAL);

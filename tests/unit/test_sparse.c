@@ -66,9 +66,9 @@ static void test_sparse_write(void **state)
 	uint64_t failed_at = 0;
 
 	(void)state;
-	buf[0] = 1;                          /* block 0 */
-	buf[5 * SPARSE_BLOCK + 100] = 2;     /* block 5 */
-	buf[16 * SPARSE_BLOCK - 1] = 3;      /* block 15, its last byte */
+	buf[0] = 1;                      /* block 0 */
+	buf[5 * SPARSE_BLOCK + 100] = 2; /* block 5 */
+	buf[16 * SPARSE_BLOCK - 1] = 3;  /* block 15, its last byte */
 	assert_int_equal(sparse_write(dst, buf, 16 * SPARSE_BLOCK, 8192, &failed_at), 0);
 	uint8_t back[16 * SPARSE_BLOCK];
 	assert_int_equal(pread(dst, back, sizeof(back), 8192), (ssize_t)sizeof(back));
@@ -87,12 +87,16 @@ static void test_sparse_copy_zeros(void **state)
 
 	(void)state;
 	memset(data, 0xA5, sizeof(data));
-	put(src, data, sizeof(data), 3);                  /* data, then a hole */
-	put(src, zeros, 4 * MiB, 16 * MiB);               /* written zeros */
-	put(src, data, sizeof(data), 20 * MiB + 4096);    /* data after the zeros */
+	put(src, data, sizeof(data), 3);                       /* data, then a hole */
+	put(src, zeros, 4 * MiB, 16 * MiB);                    /* written zeros */
+	put(src, data, sizeof(data), 20 * MiB + 4096);         /* data after the zeros */
 	put(src, data, sizeof(data), 64 * MiB - sizeof(data)); /* the last bytes */
-	struct sparse_copy c = { .src = src, .src_off = 1, .len = 64 * MiB - 1, .dst = dst,
-				 .dst_off = 7 * MiB, .buf = malloc(SPARSE_CHUNK) };
+	struct sparse_copy c = { .src = src,
+				 .src_off = 1,
+				 .len = 64 * MiB - 1,
+				 .dst = dst,
+				 .dst_off = 7 * MiB,
+				 .buf = malloc(SPARSE_CHUNK) };
 	assert_int_equal(sparse_copy(&c, &fault), 0);
 	assert_same(src, 1, dst, 7 * MiB, 64 * MiB - 1);
 	assert_true(allocated(dst) <= 8 * SPARSE_BLOCK);
@@ -119,8 +123,12 @@ static void test_sparse_copy_other_fs(void **state)
 	memset(data, 0x5A, sizeof(data));
 	put(src, data, sizeof(data), 100);
 	put(src, data, sizeof(data), 6 * MiB);
-	struct sparse_copy c = { .src = src, .src_off = 3, .len = 8 * MiB - 3, .dst = dst,
-				 .dst_off = MiB + 1, .buf = malloc(SPARSE_CHUNK) };
+	struct sparse_copy c = { .src = src,
+				 .src_off = 3,
+				 .len = 8 * MiB - 3,
+				 .dst = dst,
+				 .dst_off = MiB + 1,
+				 .buf = malloc(SPARSE_CHUNK) };
 	assert_int_equal(sparse_copy(&c, &fault), 0);
 	assert_same(src, 3, dst, MiB + 1, 8 * MiB - 3);
 	assert_true(allocated(dst) <= 8 * SPARSE_BLOCK);
@@ -144,7 +152,9 @@ static void test_sparse_copy_ends(void **state)
 	(void)state;
 	memset(data, 1, sizeof(data));
 	put(src, data, sizeof(data), 0);
-	struct sparse_copy c = { .src = src, .len = 8 * MiB, .dst = dst,
+	struct sparse_copy c = { .src = src,
+				 .len = 8 * MiB,
+				 .dst = dst,
 				 .buf = malloc(SPARSE_CHUNK) };
 	assert_int_equal(sparse_copy(&c, &fault), -ENODATA);
 	assert_false(fault.in_dst);
@@ -176,8 +186,7 @@ static bool tells_holes(int fd)
 }
 
 /* Walks [@from, @to) of @fd and checks that the extents are the @n of @want (start, end). */
-static void assert_extents(int fd, uint64_t from, uint64_t to, const uint64_t (*want)[2],
-			   size_t n)
+static void assert_extents(int fd, uint64_t from, uint64_t to, const uint64_t (*want)[2], size_t n)
 {
 	struct extent_walk w;
 	uint64_t start, end;
@@ -242,7 +251,8 @@ static void test_extent_clipped(void **state)
 static void test_extent_no_holes(void **state)
 {
 	int fd = temp_file(0);
-	const uint64_t all[][2] = { { 0, 4 * SPARSE_BLOCK } }, part[][2] = { { 7, 3 * SPARSE_BLOCK } };
+	const uint64_t all[][2] = { { 0, 4 * SPARSE_BLOCK } },
+		       part[][2] = { { 7, 3 * SPARSE_BLOCK } };
 	static const uint8_t data[4 * SPARSE_BLOCK] = { 1 };
 
 	(void)state;

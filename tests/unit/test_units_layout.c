@@ -41,8 +41,12 @@ static void test_units_layout_text(void **state)
 static void test_units_layout_round_trip(void **state)
 {
 	static const uint64_t sizes[] = {
-		0, 1, 511, 512, 4096, 1 << 20, 3u << 20, (1 << 20) + 512, 7ull << 30,
-		(2ull << 40) + (3u << 20), 123456789, 1ull << 59,
+		0,          1,
+		511,        512,
+		4096,       1 << 20,
+		3u << 20,   (1 << 20) + 512,
+		7ull << 30, (2ull << 40) + (3u << 20),
+		123456789,  1ull << 59,
 	};
 	char buf[32];
 

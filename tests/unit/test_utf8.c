@@ -29,9 +29,9 @@ static void test_utf8_to_utf16(void **state)
 	assert_int_equal(u[1], 0xDE00);
 	assert_int_equal(utf8_from_utf16(u, 2, back, sizeof(back)), 4);
 	assert_string_equal(back, "\xf0\x9f\x98\x80");
-	assert_int_equal(u16("\xc0\xaf", u), -EILSEQ);	       /* overlong '/' */
+	assert_int_equal(u16("\xc0\xaf", u), -EILSEQ);         /* overlong '/' */
 	assert_int_equal(u16("\xed\xa0\x80", u), -EILSEQ);     /* encoded surrogate */
-	assert_int_equal(u16("\xe2\x82", u), -EILSEQ);	       /* truncated */
+	assert_int_equal(u16("\xe2\x82", u), -EILSEQ);         /* truncated */
 	assert_int_equal(u16("\xf4\x90\x80\x80", u), -EILSEQ); /* above U+10FFFF */
 	assert_int_equal(u16("\xff", u), -EILSEQ);
 	assert_int_equal(utf8_to_utf16("abc", u, 2), -ENAMETOOLONG);
@@ -46,10 +46,10 @@ static void test_utf16_units(void **state)
 	assert_int_equal(utf8_utf16_units(""), 0);
 	assert_int_equal(utf8_utf16_units("boot"), 4);
 	assert_int_equal(utf8_utf16_units("a\xc3\xa9\xf0\x9f\x98\x80"), 4); /* 1 + 1 + a pair */
-	assert_int_equal(utf8_utf16_units("x\xed\xa0\x80y"), -EILSEQ);	   /* encoded surrogate */
-	assert_int_equal(utf8_utf16_units("\xc0\xaf"), -EILSEQ);		   /* overlong */
-	assert_int_equal(utf8_utf16_units("\xe0\x80\xaf"), -EILSEQ);	   /* overlong, 3 bytes */
-	assert_int_equal(utf8_utf16_units("\x80"), -EILSEQ);		   /* a lone continuation */
+	assert_int_equal(utf8_utf16_units("x\xed\xa0\x80y"), -EILSEQ);      /* encoded surrogate */
+	assert_int_equal(utf8_utf16_units("\xc0\xaf"), -EILSEQ);            /* overlong */
+	assert_int_equal(utf8_utf16_units("\xe0\x80\xaf"), -EILSEQ);        /* overlong, 3 bytes */
+	assert_int_equal(utf8_utf16_units("\x80"), -EILSEQ); /* a lone continuation */
 }
 
 static void test_decode_leaves_bad_input(void **state)
@@ -80,7 +80,8 @@ static void test_json_string(void **state)
 	json_decref(j);
 	j = utf8_json_string("/dev/x\xff\xe2\x82y\xc3\xa9");
 	assert_non_null(j);
-	assert_string_equal(json_string_value(j), "/dev/x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9");
+	assert_string_equal(json_string_value(j),
+			    "/dev/x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9");
 	json_decref(j);
 	j = utf8_json_string("");
 	assert_non_null(j);
