@@ -123,8 +123,10 @@ static int walk_folder(struct walker *wk, int fd, void *folder, const char *host
 	wk->depth++;
 	for (size_t i = 0; i < n; i++) {
 		char *path = NULL;
-		if (rc == 0 && asprintf(&path, "%s/%s", host, names[i]) < 0)
+		if (rc == 0 && asprintf(&path, "%s/%s", host, names[i]) < 0) {
+			path = NULL; /* undefined after a failure */
 			rc = -ENOMEM;
+		}
 		if (rc == 0)
 			rc = walk_entry(wk, fd, names[i], folder, path);
 		if (rc == 0 && wk->ops->stop(wk->ctx))
