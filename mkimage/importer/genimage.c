@@ -310,7 +310,8 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 		if (!g->image_size || end <= p->offset)
 			return at(g, n, "partition '%s': autoresize needs the image's size",
 				  n->title);
-		p->size = end - p->offset;
+		/* genimage rounds the rest down to the partition's alignment */
+		p->size = (end - p->offset) / p->align * p->align;
 	}
 	if (!p->size && p->image) {
 		uint64_t c;
