@@ -31,6 +31,7 @@ struct gpart {
 	const char *child_type;        /* that image's type section ("vfat", ...) */
 	const char *image;             /* the `image` key, or NULL */
 	bool in_table;
+	char holes[256]; /* sdimg's `holes` for genimage's, or "" */
 	uint64_t offset, size, align;
 };
 
@@ -254,12 +255,35 @@ static int content_size(struct gimport *g, struct gpart *p, uint64_t *ret)
 	return r;
 }
 
+/* genimage's `holes = { "(START; END)", ... }` (byte ranges of the partition's image that
+ * are not written) as sdimg's `holes = "START-END, ..."`. */
+static int read_holes(struct gimport *g, const struct gcfg_node *n, struct gpart *p)
+{
+	const struct gcfg_node *k = import_gcfg_key(n, "holes");
+	size_t used = 0;
+
+	for (size_t i = 0; k && i < k->n_values; i++) {
+		char a[32], b[32], close;
+		uint64_t start, end;
+		int w;
+		if (sscanf(k->values[i], " (%31[^;]; %31[^)]%c", a, b, &close) != 3 ||
+		    close != ')' || import_gcfg_size(a, &start) || import_gcfg_size(b, &end) ||
+		    end <= start)
+			return at(g, k, "holes: '%s' is no \"(START; END)\"", k->values[i]);
+		w = snprintf(p->holes + used, sizeof(p->holes) - used, "%s%" PRIu64 "-%" PRIu64,
+			     used ? ", " : "", start, end);
+		if (w < 0 || (size_t)w >= sizeof(p->holes) - used)
+			return at(g, k, "holes: too many ranges%s", NULL);
+		used += (size_t)w;
+	}
+	return 0;
+}
+
 static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now)
 {
-	static const char *const unsupported[] = { "fill",  "hidden",     "read-only",
-						   "holes", "erase-size", NULL };
+	static const char *const unsupported[] = { "fill", "hidden", "read-only", "erase-size",
+						   NULL };
 	struct gpart *p;
-	bool explicit_align;
 	int r;
 
 	if (g->n_parts == MAX_PARTS)
@@ -274,23 +298,21 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 			     "another card")) ||
 	    (r = key_bool(g, n, "in-partition-table", true, &p->in_table)) ||
 	    (r = key_size(g, n, "offset", &p->offset)) || (r = key_size(g, n, "size", &p->size)) ||
-	    (r = key_size(g, n, "align", &p->align)))
+	    (r = key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)))
 		return r;
 	if (g->table == TABLE_NONE)
 		p->in_table = false;
-	explicit_align = p->align != 0;
 	if (!p->align)
 		p->align = p->in_table || g->table == TABLE_NONE ? g->align : 1;
 	if (p->in_table && p->align % g->align)
 		return at(g, n, "partition '%s': align is no multiple of the hdimage's", n->title);
-	(void)explicit_align;
 	p->image = import_gcfg_str(n, "image");
 	if (p->image) {
 		p->child = find_image(g->root, p->image);
 		const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
 		p->child_type = t ? t->name : NULL;
 	}
-	if (!p->offset) {
+	if (!import_gcfg_key(n, "offset") || (p->in_table && !p->offset)) {
 		if (!p->in_table && g->table != TABLE_NONE)
 			return at(g, n,
 				  "partition '%s': outside the table without an offset (genimage "
@@ -476,6 +498,8 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 			fprintf(out, "   # the %s image genimage makes",
 				p->child_type ? p->child_type : "");
 		fputc('\n', out);
+		if (p->holes[0])
+			fprintf(out, "    holes = \"%s\"\n", p->holes);
 	}
 	if (g->table == TABLE_MBR)
 		fprintf(out, "    mbr-type = %s\n", mbr_type ? mbr_type : "0x83");
@@ -518,7 +542,10 @@ static void put_raw(FILE *out, const struct gpart *p)
 		p->offset);
 	fprintf(out, "    from = ");
 	put_quoted(out, p->image);
-	fprintf(out, "\n    size = %" PRIu64 "\n}\n", p->size);
+	fprintf(out, "\n    size = %" PRIu64 "\n", p->size);
+	if (p->holes[0])
+		fprintf(out, "    holes = \"%s\"\n", p->holes);
+	fprintf(out, "}\n");
 }
 
 /*
