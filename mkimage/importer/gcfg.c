@@ -174,6 +174,23 @@ static int expand_var(struct gcfg_lexer *lx, struct strbuf *out, const char **p,
 	return 0;
 }
 
+/* The '}' that closes the "${" at @s (defaults nest), or NULL when @stop or @end comes
+ * first. */
+static const char *closing_brace(const char *s, const char *end, char stop)
+{
+	unsigned open = 0;
+
+	for (; s < end && *s != stop; s++) {
+		if (*s == '$' && s + 1 < end && s[1] == '{') {
+			open++;
+			s++;
+		} else if (*s == '}' && --open == 0) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
 /* Where an unquoted word ends (libconfuse's unquoted strings). */
 static bool word_char(char c)
 {
@@ -190,10 +207,10 @@ static int lex_word(struct gcfg_lexer *lx)
 			break;
 		if (*lx->s == '$' && lx->s + 1 < lx->end && lx->s[1] == '{') {
 			/* the braces of ${...} belong to the word */
-			const char *q = lx->s;
-			while (q < lx->end && *q != '}' && *q != '\n')
-				q++;
-			lx->s = q < lx->end && *q == '}' ? q + 1 : q;
+			const char *q = closing_brace(lx->s, lx->end, '\n');
+			if (!q)
+				return lex_error(lx, lx->line, "'${' without its closing '}'");
+			lx->s = q + 1;
 			continue;
 		}
 		lx->s++;
@@ -243,10 +260,8 @@ static int lex_string(struct gcfg_lexer *lx)
 			continue;
 		}
 		if (quote == '"' && c == '$' && lx->s + 1 < lx->end && lx->s[1] == '{') {
-			const char *q = lx->s;
-			while (q < lx->end && *q != '}' && *q != quote)
-				q++;
-			if (q >= lx->end || *q != '}')
+			const char *q = closing_brace(lx->s, lx->end, quote);
+			if (!q)
 				return lex_error(lx, lx->tok_line, "'${' without its closing '}'");
 			const char *p = lx->s;
 			int r = expand_var(lx, &lx->text, &p, q + 1, 0);
