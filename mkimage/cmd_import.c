@@ -33,7 +33,7 @@ static void import_usage(FILE *out)
 		"                       succeeds); default: the standard output\n"
 		"  --image NAME         the genimage image to translate, when the configuration\n"
 		"                       has more than one hdimage image\n"
-		"  -I, --input DIR      where the input files are (genimage's --inputpath):\n"
+		"  -I, --input DIR      where the input files are (genimage's input path):\n"
 		"                       their sizes decide the placement; repeatable, searched\n"
 		"                       in order; default: the folder of FILE\n"
 		"  --set VAR=VALUE      define ${VAR} for the configuration (wins over the\n"
