@@ -75,6 +75,22 @@ static const struct gcfg_node *find_image(const struct gcfg_node *root, const ch
 	return NULL;
 }
 
+/* Without an hdimage image: a flash image is named (its gaps are 0xFF, a layout's zeros). */
+static int no_hdimage(struct gimport *g)
+{
+	for (size_t i = 0; i < g->root->n_kids; i++) {
+		const struct gcfg_node *k = &g->root->kids[i];
+		const struct gcfg_node *t = k->section && k->title ? image_type(k) : NULL;
+		if (t && !strcmp(t->name, "flash"))
+			return at(g, k,
+				  "image '%s' is a flash image, whose gaps genimage fills with "
+				  "0xFF: "
+				  "it cannot be imported (a layout's gaps are zeros)",
+				  k->title);
+	}
+	return diag_error(g->d, "%s: no hdimage image: nothing to import", g->path);
+}
+
 /* Picks the hdimage image: o->image, or the only one. */
 static int pick_hdimage(struct gimport *g)
 {
@@ -100,7 +116,7 @@ static int pick_hdimage(struct gimport *g)
 	if (g->o->image)
 		return diag_error(g->d, "%s: no hdimage image '%s'", g->path, g->o->image);
 	if (n == 0)
-		return diag_error(g->d, "%s: no hdimage image: nothing to import", g->path);
+		return no_hdimage(g);
 	return diag_error(g->d, "%s: %zu hdimage images: choose one with --image NAME", g->path, n);
 }
 
@@ -153,29 +169,49 @@ static int read_table_kind(struct gimport *g)
 	return 0;
 }
 
-/* Keys of hdimage and of a partition that change the card and are not translated. */
-static int refuse_keys(struct gimport *g, const struct gcfg_node *s, const char *const *keys,
-		       const char *why)
+/*
+ * Every key of @s is one of @known: any other (genimage's `fill`, `gpt-no-backup`, a
+ * partition's `hidden`, ...) changes the card in a way the import does not translate, and
+ * one a genimage does not know is refused all the same. Sections other than @section
+ * (NULL: none) are refused too.
+ */
+static int only_keys(struct gimport *g, const struct gcfg_node *s, const char *const *known,
+		     const char *section, const char *what)
 {
-	for (size_t i = 0; keys[i]; i++) {
-		const struct gcfg_node *k = import_gcfg_key(s, keys[i]);
-		if (k)
-			return diag_error(g->d, "%s:%u: '%s' %s", k->file, k->line, keys[i], why);
+	for (size_t i = 0; i < s->n_kids; i++) {
+		const struct gcfg_node *k = &s->kids[i];
+		bool ok = false;
+		if (k->section) {
+			ok = section && !strcmp(k->name, section);
+			if (!ok && !k->title && !strcmp(k->name, "hdimage"))
+				ok = s == g->hd_image;
+		}
+		for (size_t j = 0; !k->section && known[j] && !ok; j++)
+			ok = !strcmp(k->name, known[j]);
+		if (!ok)
+			return diag_error(g->d,
+					  "%s:%u: %s: '%s' cannot be imported: sdimg would write "
+					  "another card",
+					  k->file, k->line, what, k->name);
 	}
 	return 0;
 }
 
 static int read_hdimage(struct gimport *g)
 {
-	static const char *const unsupported[] = { "fill", "extended-partition", NULL };
+	static const char *const hd_keys[] = { "partition-table-type", "gpt",
+					       "partition-table",      "align",
+					       "disk-signature",       "disk-uuid",
+					       "gpt-location",         NULL };
+	static const char *const image_keys[] = { "size", NULL };
 	int r;
 
 	if ((r = read_table_kind(g)) || (r = key_size(g, g->hd, "align", &g->align)) ||
 	    (r = key_size(g, g->hd, "gpt-location", &g->gpt_location)) ||
 	    (r = key_size(g, g->hd_image, "size", &g->image_size)))
 		return r;
-	if ((r = refuse_keys(g, g->hd, unsupported,
-			     "cannot be imported yet: sdimg would write another card")))
+	if ((r = only_keys(g, g->hd, hd_keys, NULL, "hdimage")) ||
+	    (r = only_keys(g, g->hd_image, image_keys, "partition", g->hd_image->title)))
 		return r;
 	if (g->table == TABLE_HYBRID)
 		return at(g, g->hd,
@@ -281,8 +317,19 @@ static int read_holes(struct gimport *g, const struct gcfg_node *n, struct gpart
 
 static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now)
 {
-	static const char *const unsupported[] = { "fill", "hidden", "read-only", "erase-size",
-						   NULL };
+	static const char *const known[] = { "offset",
+					     "size",
+					     "align",
+					     "image",
+					     "in-partition-table",
+					     "partition-type",
+					     "partition-type-uuid",
+					     "partition-uuid",
+					     "bootable",
+					     "forced-primary",
+					     "autoresize",
+					     "holes",
+					     NULL };
 	struct gpart *p;
 	int r;
 
@@ -293,9 +340,7 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 	p->n = n;
 	if (!n->title)
 		return at(g, n, "a partition without a name%s", NULL);
-	if ((r = refuse_keys(g, n, unsupported,
-			     "cannot be imported yet: sdimg would write "
-			     "another card")) ||
+	if ((r = only_keys(g, n, known, NULL, n->title)) ||
 	    (r = key_bool(g, n, "in-partition-table", true, &p->in_table)) ||
 	    (r = key_size(g, n, "offset", &p->offset)) || (r = key_size(g, n, "size", &p->size)) ||
 	    (r = key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)))
@@ -637,12 +682,54 @@ static void put_image(FILE *out, struct gimport *g)
 	fprintf(out, "}\n");
 }
 
+/* A %NAME% of a template (a board's script replaces it before genimage runs) in @s. */
+static int refuse_placeholders(struct gimport *g, const struct gcfg_node *s)
+{
+	for (size_t i = 0; i < s->n_kids; i++) {
+		const struct gcfg_node *k = &s->kids[i];
+		int r;
+		if (k->section) {
+			if ((r = refuse_placeholders(g, k)))
+				return r;
+			continue;
+		}
+		for (size_t j = 0; j < k->n_values; j++) {
+			const char *a = strchr(k->values[j], '%'),
+				   *b = a ? strchr(a + 1, '%') : NULL;
+			if (b && b > a + 1 &&
+			    strspn(a + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+				    (size_t)(b - a - 1))
+				return diag_error(g->d,
+						  "%s:%u: %s: '%.*s' is a template's placeholder: "
+						  "fill "
+						  "the template in first",
+						  k->file, k->line, k->name, (int)(b - a + 1), a);
+		}
+	}
+	return 0;
+}
+
+/* refuse_placeholders() over the hdimage image and the images its partitions name. */
+static int refuse_template(struct gimport *g)
+{
+	int r = refuse_placeholders(g, g->hd_image);
+
+	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
+		const struct gcfg_node *k = &g->hd_image->kids[i];
+		const char *img = k->section ? import_gcfg_str(k, "image") : NULL;
+		const struct gcfg_node *child = img ? find_image(g->root, img) : NULL;
+		if (child)
+			r = refuse_placeholders(g, child);
+	}
+	return r;
+}
+
 static int translate(struct gimport *g, FILE *out)
 {
 	int r;
 
-	if ((r = pick_hdimage(g)) || (r = read_hdimage(g)) || (r = read_parts(g)) ||
-	    (r = check_parts(g)))
+	if ((r = pick_hdimage(g)) || (r = refuse_template(g)) || (r = read_hdimage(g)) ||
+	    (r = read_parts(g)) || (r = check_parts(g)))
 		return r;
 	put_image(out, g);
 	if (g->table == TABLE_GPT)

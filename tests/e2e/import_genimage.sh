@@ -169,4 +169,13 @@ expect_stderr "missing.cfg:3: image 'missing.bin' is not there"
 printf 'image x.img {\n\thdimage {\n\t\talign = 1M\n\t}\n\tpartition a { image = }\n}\n' >syntax.cfg
 expect_status 1 "$SDIMG" import syntax.cfg -I input
 expect_stderr "syntax.cfg:5: expected a value or '{', found '}'"
+printf 'image x.img {\n\thdimage {\n\t\tpartition-table-type = gpt\n\t\tgpt-no-backup = true\n\t}\n}\n' >nobackup.cfg
+expect_status 1 "$SDIMG" import nobackup.cfg -I input
+expect_stderr "nobackup.cfg:4: hdimage: 'gpt-no-backup' cannot be imported"
+printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\tpartition-uuid = %%PARTUUID%%\n\t}\n}\n' >template.cfg
+expect_status 1 "$SDIMG" import template.cfg -I input
+expect_stderr "template.cfg:4: partition-uuid: '%PARTUUID%' is a template's placeholder"
+printf 'image nor.img {\n\tflash {}\n\tflashtype = "nor"\n}\n' >flash.cfg
+expect_status 1 "$SDIMG" import flash.cfg -I input
+expect_stderr "flash.cfg:1: image 'nor.img' is a flash image"
 echo "import_genimage: ok"
