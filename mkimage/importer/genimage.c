@@ -42,6 +42,7 @@ struct gimport {
 	const struct gcfg_node *root, *hd_image, *hd;
 	enum table_kind table;
 	uint64_t align, image_size, gpt_location;
+	uint64_t data_end; /* the end of the last image written: where genimage's file ends */
 	struct gpart parts[MAX_PARTS];
 	size_t n_parts;
 	bool off_grid;
@@ -380,6 +381,12 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 		/* genimage rounds the rest down to the partition's alignment */
 		p->size = (end - p->offset) / p->align * p->align;
 	}
+	if (p->image && g->table == TABLE_NONE) {
+		uint64_t c;
+		if ((r = content_size(g, p, &c)))
+			return r;
+		g->data_end = p->offset + c > g->data_end ? p->offset + c : g->data_end;
+	}
 	if (!p->size && p->image) {
 		uint64_t c;
 		if ((r = content_size(g, p, &c)))
@@ -418,7 +425,16 @@ static int read_parts(struct gimport *g)
 			  g->hd_image->title);
 	if (g->table == TABLE_GPT && !g->image_size)
 		g->image_size = round_up(now + GPT_BACKUP_BYTES, 4096);
-	if (g->image_size && g->image_size < now)
+	/* without a table, genimage's file ends with the last bytes it copied */
+	if (g->table == TABLE_NONE && !g->image_size)
+		g->image_size = g->data_end;
+	if (g->table == TABLE_NONE && g->image_size % SECTOR)
+		return diag_error(g->d,
+				  "%s:%u: image '%s': genimage makes it %" PRIu64 " bytes long, no "
+				  "whole number of sectors, which a layout's image size must be",
+				  g->hd_image->file, g->hd_image->line, g->hd_image->title,
+				  g->image_size);
+	if (g->image_size && g->image_size < now && import_gcfg_key(g->hd_image, "size"))
 		return at(g, g->hd_image, "image '%s': the partitions exceed its size",
 			  g->hd_image->title);
 	return 0;
@@ -581,13 +597,19 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 	fprintf(out, "}\n");
 }
 
-static void put_raw(FILE *out, const struct gpart *p)
+static void put_raw(FILE *out, const struct gimport *g, const struct gpart *p)
 {
+	uint64_t size = p->size;
+
+	/* without a table, genimage's file ends where its last copied bytes do: a size
+	 * reserved past that end reserves nothing */
+	if (g->table == TABLE_NONE && p->offset + size > g->image_size)
+		size = g->image_size - p->offset;
 	fprintf(out, "\nraw %s {   # outside the table\n    offset = %" PRIu64 "\n", p->n->title,
 		p->offset);
 	fprintf(out, "    from = ");
 	put_quoted(out, p->image);
-	fprintf(out, "\n    size = %" PRIu64 "\n", p->size);
+	fprintf(out, "\n    size = %" PRIu64 "\n", size);
 	if (p->holes[0])
 		fprintf(out, "    holes = \"%s\"\n", p->holes);
 	fprintf(out, "}\n");
@@ -659,12 +681,14 @@ static void put_image(FILE *out, struct gimport *g)
 
 	fprintf(out, "# imported by sdimg import from %s: genimage image '%s'\n", g->path,
 		g->hd_image->title);
-	fprintf(out,
-		"# Every start and size is genimage's, pinned; so is its align of %" PRIu64
-		" bytes (sdimg's default is 4M).\n",
-		g->align);
-	fprintf(out, "image {\n    table = %s\n    align = %" PRIu64 "\n", tables[g->table],
-		g->align);
+	if (g->table != TABLE_NONE)
+		fprintf(out,
+			"# Every start and size is genimage's, pinned; so is its align of %" PRIu64
+			" bytes (sdimg's default is 4M).\n",
+			g->align);
+	fprintf(out, "image {\n    table = %s\n", tables[g->table]);
+	if (g->table != TABLE_NONE)
+		fprintf(out, "    align = %" PRIu64 "\n", g->align);
 	if (g->image_size)
 		fprintf(out, "    size = %" PRIu64 "\n", g->image_size);
 	if (g->table == TABLE_MBR) {
@@ -739,7 +763,7 @@ static int translate(struct gimport *g, FILE *out)
 		if (p->in_table)
 			put_partition(out, g, p);
 		else if (p->image)
-			put_raw(out, p);
+			put_raw(out, g, p);
 		else
 			fprintf(out,
 				"\n# partition '%s' (outside the table, no image): nothing "

@@ -151,6 +151,24 @@ image gpt2.img {
 EOF
 check gpt2.cfg gpt2.img
 
+# no table: the image is its regions, as long as genimage's file (which ends with the last
+# bytes it copied, whatever size the last region reserves): the same bytes throughout
+head -c 8192 /dev/urandom >input/env.bin
+cat >none.cfg <<'EOF'
+image none.img {
+	hdimage { partition-table-type = "none" }
+	partition spl { image = "spl.bin" }
+	partition env { image = "env.bin" offset = 128K size = 72K }
+}
+EOF
+genimage_build none.cfg
+expect_status 0 "$SDIMG" import none.cfg -I input -o none.layout
+"$SDIMG" build -q none.layout -I input -o none.img
+cmp out/none.img none.img || fail "table = none: not genimage's bytes"
+sed -i 's/size = 72K }/size = 72K }\n\tpartition odd { image = "spl.bin" offset = 300K }/' none.cfg
+expect_status 1 "$SDIMG" import none.cfg -I input
+expect_stderr "none.cfg:1: image 'none.img': genimage makes it 377200 bytes long, no whole number of sectors"
+
 # what cannot be imported: one line naming FILE:LINE, nothing written
 cat >hybrid.cfg <<'EOF'
 image h.img {
