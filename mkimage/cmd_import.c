@@ -118,14 +118,11 @@ static int translate(const char *path, const struct import_options *o, FILE *out
 	return import_wks(path, o, out, d);
 }
 
-/* The layout onto @output, put at its name only when complete. */
-static int write_layout(const char *path, const struct import_options *o, const char *output,
-			struct diag *d)
+/* The whole layout of @path into *@text (*@len bytes; free() it), or an error. */
+static int translate_text(const char *path, const struct import_options *o, struct diag *d,
+			  char **text, size_t *len)
 {
-	struct build_file f = BUILD_FILE_INIT, *files[] = { &f };
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
+	FILE *mem = open_memstream(text, len);
 	int r;
 
 	if (!mem)
@@ -133,18 +130,24 @@ static int write_layout(const char *path, const struct import_options *o, const 
 	r = translate(path, o, mem, d);
 	if (fclose(mem) && !r)
 		r = diag_errno(d, -ENOMEM, "out of memory");
-	if (!r && (r = build_file_create(&f, output, "the layout", 0, d)) == 0) {
-		for (size_t done = 0; done < len && !r;) {
-			ssize_t w = write(f.fd, text + done, len - done);
-			if (w < 0 && errno != EINTR)
-				r = diag_errno(d, -errno, "%s: %s", output, strerror(errno));
-			done += w > 0 ? (size_t)w : 0;
-		}
-		if (!r)
-			r = build_files_commit(files, 1, NULL, NULL, d);
-		build_file_abort(&f);
+	return r;
+}
+
+/* @text onto @output, put at its name only when complete. */
+static int write_layout(const char *output, const char *text, size_t len, struct diag *d)
+{
+	struct build_file f = BUILD_FILE_INIT, *files[] = { &f };
+	int r = build_file_create(&f, output, "the layout", 0, d);
+
+	for (size_t done = 0; done < len && !r;) {
+		ssize_t w = write(f.fd, text + done, len - done);
+		if (w < 0 && errno != EINTR)
+			r = diag_errno(d, -errno, "%s: %s", output, strerror(errno));
+		done += w > 0 ? (size_t)w : 0;
 	}
-	free(text);
+	if (!r)
+		r = build_files_commit(files, 1, NULL, NULL, d);
+	build_file_abort(&f);
 	return r;
 }
 
@@ -156,22 +159,17 @@ static int run_import(const struct import_request *r, const char *path)
 					  .input_dirs = r->dirs,
 					  .n_input_dirs = r->n_dirs };
 	struct diag d;
+	char *text = NULL;
+	size_t len = 0;
 	int rc;
 
 	diag_init(&d);
-	if (r->output) {
-		rc = write_layout(path, &o, r->output, &d);
-	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&text, &len);
-		rc = mem ? translate(path, &o, mem, &d) : diag_errno(&d, -ENOMEM, "out of memory");
-		if (mem && fclose(mem) && !rc)
-			rc = diag_errno(&d, -ENOMEM, "out of memory");
-		if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout)))
-			rc = diag_errno(&d, -EIO, "the standard output: %s", strerror(errno));
-		free(text);
-	}
+	rc = translate_text(path, &o, &d, &text, &len);
+	if (!rc && r->output)
+		rc = write_layout(r->output, text, len, &d);
+	else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout)))
+		rc = diag_errno(&d, -EIO, "the standard output: %s", strerror(errno));
+	free(text);
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	return rc ? EXIT_FAILED : EXIT_OK;

@@ -170,30 +170,23 @@ expect_status 1 "$SDIMG" import none.cfg -I input
 expect_stderr "none.cfg:1: image 'none.img': genimage makes it 377200 bytes long, no whole number of sectors"
 
 # what cannot be imported: one line naming FILE:LINE, nothing written
-cat >hybrid.cfg <<'EOF'
-image h.img {
-	hdimage {
-		partition-table-type = "hybrid"
-	}
-	partition a { image = "rootfs.ext4" }
+# refused NAME MESSAGE: the config on stdin, as NAME.cfg, is refused with MESSAGE
+refused() {
+    cat >"$1.cfg"
+    expect_status 1 "$SDIMG" import "$1.cfg" -I input -o "$1.layout"
+    expect_stderr "$2"
+    [ ! -e "$1.layout" ] || fail "$1.layout written"
 }
-EOF
-expect_status 1 "$SDIMG" import hybrid.cfg -I input -o h.layout
-expect_stderr 'hybrid.cfg:2: hdimage: partition-table-type = hybrid cannot be imported'
-[ ! -e h.layout ] || fail "h.layout written"
-printf 'image x.img {\n\thdimage {}\n\tpartition a { image = "missing.bin" }\n}\n' >missing.cfg
-expect_status 1 "$SDIMG" import missing.cfg -I input
-expect_stderr "missing.cfg:3: image 'missing.bin' is not there"
-printf 'image x.img {\n\thdimage {\n\t\talign = 1M\n\t}\n\tpartition a { image = }\n}\n' >syntax.cfg
-expect_status 1 "$SDIMG" import syntax.cfg -I input
-expect_stderr "syntax.cfg:5: expected a value or '{', found '}'"
-printf 'image x.img {\n\thdimage {\n\t\tpartition-table-type = gpt\n\t\tgpt-no-backup = true\n\t}\n}\n' >nobackup.cfg
-expect_status 1 "$SDIMG" import nobackup.cfg -I input
-expect_stderr "nobackup.cfg:4: hdimage: 'gpt-no-backup' cannot be imported"
-printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\tpartition-uuid = %%PARTUUID%%\n\t}\n}\n' >template.cfg
-expect_status 1 "$SDIMG" import template.cfg -I input
-expect_stderr "template.cfg:4: partition-uuid: '%PARTUUID%' is a template's placeholder"
-printf 'image nor.img {\n\tflash {}\n\tflashtype = "nor"\n}\n' >flash.cfg
-expect_status 1 "$SDIMG" import flash.cfg -I input
-expect_stderr "flash.cfg:1: image 'nor.img' is a flash image"
+printf 'image h.img {\n\thdimage {\n\t\tpartition-table-type = "hybrid"\n\t}\n}\n' |
+    refused hybrid 'hybrid.cfg:2: hdimage: partition-table-type = hybrid cannot be imported'
+printf 'image x.img {\n\thdimage {}\n\tpartition a { image = "missing.bin" }\n}\n' |
+    refused missing "missing.cfg:3: image 'missing.bin' is not there"
+printf 'image x.img {\n\thdimage {\n\t\talign = 1M\n\t}\n\tpartition a { image = }\n}\n' |
+    refused syntax "syntax.cfg:5: expected a value or '{', found '}'"
+printf 'image x.img {\n\thdimage {\n\t\tgpt = true\n\t\tgpt-no-backup = true\n\t}\n}\n' |
+    refused nobackup "nobackup.cfg:4: hdimage: 'gpt-no-backup' cannot be imported"
+printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\tpartition-uuid = %%PARTUUID%%\n\t}\n}\n' |
+    refused template "template.cfg:4: partition-uuid: '%PARTUUID%' is a template's placeholder"
+printf 'image nor.img {\n\tflash {}\n\tflashtype = "nor"\n}\n' |
+    refused flash "flash.cfg:1: image 'nor.img' is a flash image"
 echo "import_genimage: ok"
