@@ -32,6 +32,7 @@ struct gpart {
 	const char *image;             /* the `image` key, or NULL */
 	bool in_table;
 	char holes[256]; /* sdimg's `holes` for genimage's, or "" */
+	bool logical;
 	uint64_t offset, size, align;
 };
 
@@ -43,6 +44,8 @@ struct gimport {
 	enum table_kind table;
 	uint64_t align, image_size, gpt_location;
 	uint64_t data_end; /* the end of the last image written: where genimage's file ends */
+	unsigned extended; /* MBR: the entry of the extended partition, or 0 */
+	unsigned entries;  /* partitions in the table so far */
 	struct gpart parts[MAX_PARTS];
 	size_t n_parts;
 	bool off_grid;
@@ -200,10 +203,15 @@ static int only_keys(struct gimport *g, const struct gcfg_node *s, const char *c
 
 static int read_hdimage(struct gimport *g)
 {
-	static const char *const hd_keys[] = { "partition-table-type", "gpt",
-					       "partition-table",      "align",
-					       "disk-signature",       "disk-uuid",
-					       "gpt-location",         NULL };
+	static const char *const hd_keys[] = { "partition-table-type",
+					       "gpt",
+					       "partition-table",
+					       "align",
+					       "disk-signature",
+					       "disk-uuid",
+					       "extended-partition",
+					       "gpt-location",
+					       NULL };
 	static const char *const image_keys[] = { "size", NULL };
 	int r;
 
@@ -316,6 +324,70 @@ static int read_holes(struct gimport *g, const struct gcfg_node *n, struct gpart
 	return 0;
 }
 
+/*
+ * MBR: the entry of the extended partition (genimage's `extended-partition`, else 4 when
+ * more than four partitions are in the table), into g->extended.
+ */
+static int count_entries(struct gimport *g)
+{
+	const struct gcfg_node *k = import_gcfg_key(g->hd, "extended-partition");
+	unsigned n = 0;
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < g->hd_image->n_kids; i++) {
+		const struct gcfg_node *s = &g->hd_image->kids[i];
+		bool in = true;
+		int r;
+		if (!s->section || strcmp(s->name, "partition"))
+			continue;
+		if ((r = key_bool(g, s, "in-partition-table", true, &in)))
+			return r;
+		n += in;
+	}
+	if (k && (k->n_values != 1 || import_gcfg_size(k->values[0], &v) || v > 4))
+		return at(g, k, "extended-partition: '%s' is no entry 0 to 4",
+			  k->n_values ? k->values[0] : "");
+	if (g->table != TABLE_MBR)
+		return 0;
+	g->extended = v ? (unsigned)v : n > 4 ? 4 : 0;
+	return 0;
+}
+
+/*
+ * A logical partition (in the table, at or after the extended entry, not forced-primary):
+ * genimage keeps `align` bytes before it for its EBR. sdimg's EBR is the sector before the
+ * partition, so only genimage's 512-byte alignment puts it at the same place.
+ */
+static int place_logical(struct gimport *g, const struct gcfg_node *n, struct gpart *p,
+			 uint64_t *now)
+{
+	bool primary;
+	int r;
+
+	if (!p->in_table)
+		return 0;
+	g->entries++;
+	if ((r = key_bool(g, n, "forced-primary", false, &primary)))
+		return r;
+	p->logical = g->extended && g->entries >= g->extended && !primary;
+	if (!p->logical)
+		return 0;
+	if (g->align != SECTOR)
+		return at(g, n,
+			  "partition '%s': a logical partition with an align of more than 512: "
+			  "genimage's EBR would not be the sector before it, sdimg's is",
+			  n->title);
+	if (import_gcfg_key(n, "offset"))
+		return at(g, n,
+			  "partition '%s': a logical partition with an offset cannot be "
+			  "imported",
+			  n->title);
+	if (*now == 0)
+		*now = SECTOR;
+	*now = round_up(*now, g->align) + g->align;
+	return 0;
+}
+
 static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now)
 {
 	static const char *const known[] = { "offset",
@@ -358,6 +430,8 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 		const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
 		p->child_type = t ? t->name : NULL;
 	}
+	if ((r = place_logical(g, n, p, now)))
+		return r;
 	if (!import_gcfg_key(n, "offset") || (p->in_table && !p->offset)) {
 		if (!p->in_table && g->table != TABLE_NONE)
 			return at(g, n,
@@ -407,22 +481,15 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 static int read_parts(struct gimport *g)
 {
 	uint64_t now = 0;
-	size_t in_table = 0;
-	int r;
+	int r = count_entries(g);
 
-	for (size_t i = 0; i < g->hd_image->n_kids; i++) {
+	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
 		const struct gcfg_node *k = &g->hd_image->kids[i];
-		if (!k->section || strcmp(k->name, "partition"))
-			continue;
-		if ((r = read_part(g, k, &now)))
-			return r;
-		in_table += g->parts[g->n_parts - 1].in_table;
+		if (k->section && !strcmp(k->name, "partition"))
+			r = read_part(g, k, &now);
 	}
-	if (g->table == TABLE_MBR && in_table > 4)
-		return at(g, g->hd_image,
-			  "image '%s': more than four partitions in an MBR: genimage's logical "
-			  "partitions cannot be imported yet",
-			  g->hd_image->title);
+	if (r)
+		return r;
 	if (g->table == TABLE_GPT && !g->image_size)
 		g->image_size = round_up(now + GPT_BACKUP_BYTES, 4096);
 	/* without a table, genimage's file ends with the last bytes it copied */
@@ -563,7 +630,7 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 			fprintf(out, "    holes = \"%s\"\n", p->holes);
 	}
 	if (g->table == TABLE_MBR)
-		fprintf(out, "    mbr-type = %s\n", mbr_type ? mbr_type : "0x83");
+		fprintf(out, "    mbr-type = %s\n", mbr_type);
 	if (g->table == TABLE_GPT) {
 		fprintf(out, "    gpt-type = %s\n",
 			gpt_type ? gpt_type_word(gpt_type, buf, sizeof(buf)) : "linux");
@@ -663,6 +730,12 @@ static int check_parts(struct gimport *g)
 				  "partition '%s': a size other than its ext4 image's cannot "
 				  "be imported",
 				  p->n->title);
+		if (g->table == TABLE_MBR && p->in_table &&
+		    !import_gcfg_key(p->n, "partition-type"))
+			return at(g, p->n,
+				  "partition '%s': no partition-type: genimage writes type 0 (an "
+				  "empty entry to most tools), which a layout cannot; set the type",
+				  p->n->title);
 		if (g->table == TABLE_MBR && import_gcfg_key(p->n, "partition-type-uuid"))
 			return at(g, import_gcfg_key(p->n, "partition-type-uuid"),
 				  "partition-type-uuid on an MBR%s", NULL);
@@ -691,6 +764,11 @@ static void put_image(FILE *out, struct gimport *g)
 		fprintf(out, "    align = %" PRIu64 "\n", g->align);
 	if (g->image_size)
 		fprintf(out, "    size = %" PRIu64 "\n", g->image_size);
+	if (g->extended)
+		fprintf(out,
+			"    extended-partition = %u   # its EBRs link with type 0x05, "
+			"genimage's with 0x0f\n",
+			g->extended);
 	if (g->table == TABLE_MBR) {
 		if (!sig || !*sig)
 			fprintf(out, "    disk-id = 0x00000000   # genimage's default signature\n");
@@ -770,6 +848,11 @@ static int translate(struct gimport *g, FILE *out)
 				"written at %" PRIu64 "\n",
 				p->n->title, p->offset);
 	}
+	if (g->extended)
+		diag_note(g->d,
+			  "%s: the EBRs of the logical partitions link to the next with type 0x05, "
+			  "where genimage writes 0x0f: the partitions are the same",
+			  g->path);
 	if (g->off_grid)
 		diag_note(g->d,
 			  "%s: partitions are off the 4 MiB erase-block grid: delete the "

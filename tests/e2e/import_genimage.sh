@@ -169,6 +169,21 @@ sed -i 's/size = 72K }/size = 72K }\n\tpartition odd { image = "spl.bin" offset 
 expect_status 1 "$SDIMG" import none.cfg -I input
 expect_stderr "none.cfg:1: image 'none.img': genimage makes it 377200 bytes long, no whole number of sectors"
 
+# MBR with logical partitions: the fifth in the table and after are logical, each after an
+# EBR in the sector before it (genimage's, with align 512); the table and the MBR the same
+cat >ext.cfg <<'EOF'
+image ext.img {
+	hdimage {}
+	partition a { partition-type = 0x83 image = "env.bin" }
+	partition b { partition-type = 0x83 image = "env.bin" }
+	partition c { partition-type = 0x83 image = "env.bin" }
+	partition d { partition-type = 0x83 image = "env.bin" }
+	partition e { partition-type = 0x0c image = "env.bin" size = 64K }
+}
+EOF
+check ext.cfg ext.img
+grep -q 'link to the next with type 0x05' err.txt || fail "no note on the EBRs' link type"
+
 # what cannot be imported: one line naming FILE:LINE, nothing written
 # refused NAME MESSAGE: the config on stdin, as NAME.cfg, is refused with MESSAGE
 refused() {
@@ -189,4 +204,6 @@ printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\tpartition-uuid = %%PAR
     refused template "template.cfg:4: partition-uuid: '%PARTUUID%' is a template's placeholder"
 printf 'image nor.img {\n\tflash {}\n\tflashtype = "nor"\n}\n' |
     refused flash "flash.cfg:1: image 'nor.img' is a flash image"
+printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\timage = "env.bin"\n\t}\n}\n' |
+    refused notype "notype.cfg:3: partition 'a': no partition-type: genimage writes type 0"
 echo "import_genimage: ok"
