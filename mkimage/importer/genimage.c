@@ -643,11 +643,18 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 		fprintf(out, "    primary = true\n");
 	if (fat) {
 		const char *label = import_gcfg_str(t, "label");
+		const char *args = import_gcfg_str(t, "extraargs");
 		if (label) {
 			fprintf(out, "    fat { label = ");
 			put_quoted(out, label);
 			fprintf(out, " }\n");
 		}
+		/* the volume is sdimg's: its FAT type and cluster size are chosen by size */
+		if (args)
+			fprintf(out,
+				"    # genimage's mkdosfs arguments '%s': set `type` and `fat { }` "
+				"keys to match\n",
+				args);
 		put_files(out, g, t);
 	} else if (ext4) {
 		const char *label = import_gcfg_str(t, "label");
