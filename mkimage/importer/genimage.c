@@ -45,6 +45,7 @@ struct gimport {
 	uint64_t align, image_size, gpt_location;
 	uint64_t data_end; /* the end of the last image written: where genimage's file ends */
 	unsigned extended; /* MBR: the entry of the extended partition, or 0 */
+	bool fill;         /* hdimage's `fill`: the file is as long as the image */
 	unsigned entries;  /* partitions in the table so far */
 	struct gpart parts[MAX_PARTS];
 	size_t n_parts;
@@ -203,21 +204,18 @@ static int only_keys(struct gimport *g, const struct gcfg_node *s, const char *c
 
 static int read_hdimage(struct gimport *g)
 {
-	static const char *const hd_keys[] = { "partition-table-type",
-					       "gpt",
-					       "partition-table",
-					       "align",
-					       "disk-signature",
-					       "disk-uuid",
-					       "extended-partition",
-					       "gpt-location",
-					       NULL };
+	static const char *const hd_keys[] = { "partition-table-type", "gpt",
+					       "partition-table",      "align",
+					       "disk-signature",       "disk-uuid",
+					       "extended-partition",   "fill",
+					       "gpt-location",         NULL };
 	static const char *const image_keys[] = { "size", NULL };
 	int r;
 
 	if ((r = read_table_kind(g)) || (r = key_size(g, g->hd, "align", &g->align)) ||
 	    (r = key_size(g, g->hd, "gpt-location", &g->gpt_location)) ||
-	    (r = key_size(g, g->hd_image, "size", &g->image_size)))
+	    (r = key_size(g, g->hd_image, "size", &g->image_size)) ||
+	    (r = key_bool(g, g->hd, "fill", false, &g->fill)))
 		return r;
 	if ((r = only_keys(g, g->hd, hd_keys, NULL, "hdimage")) ||
 	    (r = only_keys(g, g->hd_image, image_keys, "partition", g->hd_image->title)))
@@ -492,9 +490,10 @@ static int read_parts(struct gimport *g)
 		return r;
 	if (g->table == TABLE_GPT && !g->image_size)
 		g->image_size = round_up(now + GPT_BACKUP_BYTES, 4096);
-	/* without a table, genimage's file ends with the last bytes it copied */
+	/* without a table, genimage's file ends with the last bytes it copied, or with the
+	 * last region when the hdimage has `fill` */
 	if (g->table == TABLE_NONE && !g->image_size)
-		g->image_size = g->data_end;
+		g->image_size = g->fill ? now : g->data_end;
 	if (g->table == TABLE_NONE && g->image_size % SECTOR)
 		return diag_error(g->d,
 				  "%s:%u: image '%s': genimage makes it %" PRIu64 " bytes long, no "

@@ -165,6 +165,13 @@ genimage_build none.cfg
 expect_status 0 "$SDIMG" import none.cfg -I input -o none.layout
 "$SDIMG" build -q none.layout -I input -o none.img
 cmp out/none.img none.img || fail "table = none: not genimage's bytes"
+# with the hdimage's fill, genimage's file reaches the end of the last region: so does sdimg's
+sed 's/"none" }/"none" fill = true }/' none.cfg >fill.cfg
+genimage_build fill.cfg
+expect_status 0 "$SDIMG" import fill.cfg -I input -o fill.layout
+"$SDIMG" build -q fill.layout -I input -o none.img
+[ "$(stat -c %s none.img)" -eq $((200 * 1024)) ] || fail "fill: the image does not end with the last region"
+cmp out/none.img none.img || fail "table = none, fill = true: not genimage's bytes"
 sed -i 's/size = 72K }/size = 72K }\n\tpartition odd { image = "spl.bin" offset = 300K }/' none.cfg
 expect_status 1 "$SDIMG" import none.cfg -I input
 expect_stderr "none.cfg:1: image 'none.img': genimage makes it 377200 bytes long, no whole number of sectors"
