@@ -26,7 +26,7 @@ _sdimg_files()
 _sdimg()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="build plan flash personalize inspect ls cat"
+    local commands="build plan import flash personalize inspect ls cat"
     local cmd="" i nargs=0 word=$cur IFS=$' \t\n'
     COMPREPLY=()
     shopt -s extglob
@@ -76,6 +76,17 @@ _sdimg()
                 -*) COMPREPLY=($(compgen -W "--json -I --input --set -h --help" -- "$cur")); return ;;
             esac
             ((nargs == 0)) && _sdimg_files '*.layout'
+            ;;
+        import)
+            case $prev in
+                -o|--output) _sdimg_files '*.layout'; return ;;
+                -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
+                --image|--set) return ;;
+            esac
+            case $word in
+                -*) COMPREPLY=($(compgen -W "-o --output --image -I --input --set -h --help" -- "$cur")); return ;;
+            esac
+            ((nargs == 0)) && _sdimg_files '*.@(cfg|wks)'
             ;;
         flash)
             case $prev in

@@ -1,0 +1,895 @@
+/*
+ * genimage: a genimage configuration's hdimage image as a layout. The placement is
+ * genimage's (as its hdimage handler lays partitions out: every start after the previous
+ * partition in the list, rounded up to `align`, 512 bytes unless set; a partition from an
+ * image file as large as the file, rounded up to `align` when it is in the table; a GPT
+ * image ending on a 4 KiB boundary after the backup table), computed here and pinned with
+ * explicit keys, so that the imported card has the partition table genimage writes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/path.h"
+#include "mkimage/importer/gcfg.h"
+#include "mkimage/importer/importer.h"
+
+#define SECTOR 512u
+#define GPT_ARRAY_BYTES (128u * 128u)
+#define GPT_BACKUP_BYTES (GPT_ARRAY_BYTES + SECTOR)
+#define SD_GRID (4u << 20)
+#define MAX_PARTS 128
+
+enum table_kind { TABLE_MBR, TABLE_GPT, TABLE_HYBRID, TABLE_NONE };
+
+/* One partition of the hdimage with genimage's placement of it. */
+struct gpart {
+	const struct gcfg_node *n;
+	const struct gcfg_node *child; /* the config's image it names, or NULL */
+	const char *child_type;        /* that image's type section ("vfat", ...) */
+	const char *image;             /* the `image` key, or NULL */
+	bool in_table;
+	char holes[256]; /* sdimg's `holes` for genimage's, or "" */
+	bool logical;
+	uint64_t offset, size, align;
+};
+
+struct gimport {
+	const char *path;
+	const struct import_options *o;
+	struct diag *d;
+	const struct gcfg_node *root, *hd_image, *hd;
+	enum table_kind table;
+	uint64_t align, image_size, gpt_location;
+	uint64_t data_end; /* the end of the last image written: where genimage's file ends */
+	unsigned extended; /* MBR: the entry of the extended partition, or 0 */
+	bool fill;         /* hdimage's `fill`: the file is as long as the image */
+	unsigned entries;  /* partitions in the table so far */
+	struct gpart parts[MAX_PARTS];
+	size_t n_parts;
+	bool off_grid;
+};
+
+static int at(struct gimport *g, const struct gcfg_node *n, const char *fmt, const char *what)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, what ? what : "");
+	return diag_error(g->d, "%s:%u: %s", n->file, n->line, msg);
+}
+
+/* The type section of image @img (hdimage, vfat, ext4, ...), or NULL. */
+static const struct gcfg_node *image_type(const struct gcfg_node *img)
+{
+	for (size_t i = 0; i < img->n_kids; i++)
+		if (img->kids[i].section && strcmp(img->kids[i].name, "partition") &&
+		    !img->kids[i].title)
+			return &img->kids[i];
+	return NULL;
+}
+
+static const struct gcfg_node *find_image(const struct gcfg_node *root, const char *name)
+{
+	for (size_t i = 0; i < root->n_kids; i++) {
+		const struct gcfg_node *k = &root->kids[i];
+		if (k->section && !strcmp(k->name, "image") && k->title && !strcmp(k->title, name))
+			return k;
+	}
+	return NULL;
+}
+
+/* Without an hdimage image: a flash image is named (its gaps are 0xFF, a layout's zeros). */
+static int no_hdimage(struct gimport *g)
+{
+	for (size_t i = 0; i < g->root->n_kids; i++) {
+		const struct gcfg_node *k = &g->root->kids[i];
+		const struct gcfg_node *t = k->section && k->title ? image_type(k) : NULL;
+		if (t && !strcmp(t->name, "flash"))
+			return at(g, k,
+				  "image '%s' is a flash image, whose gaps genimage fills with "
+				  "0xFF: "
+				  "it cannot be imported (a layout's gaps are zeros)",
+				  k->title);
+	}
+	return diag_error(g->d, "%s: no hdimage image: nothing to import", g->path);
+}
+
+/* Picks the hdimage image: o->image, or the only one. */
+static int pick_hdimage(struct gimport *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->root->n_kids; i++) {
+		const struct gcfg_node *k = &g->root->kids[i];
+		const struct gcfg_node *t;
+		if (!k->section || strcmp(k->name, "image") || !k->title)
+			continue;
+		t = image_type(k);
+		if (!t || strcmp(t->name, "hdimage"))
+			continue;
+		if (g->o->image && strcmp(g->o->image, k->title))
+			continue;
+		if (n++ == 0) {
+			g->hd_image = k;
+			g->hd = t;
+		}
+	}
+	if (n == 1)
+		return 0;
+	if (g->o->image)
+		return diag_error(g->d, "%s: no hdimage image '%s'", g->path, g->o->image);
+	if (n == 0)
+		return no_hdimage(g);
+	return diag_error(g->d, "%s: %zu hdimage images: choose one with --image NAME", g->path, n);
+}
+
+static int key_size(struct gimport *g, const struct gcfg_node *s, const char *key, uint64_t *ret)
+{
+	const struct gcfg_node *k = import_gcfg_key(s, key);
+
+	*ret = 0;
+	if (!k)
+		return 0;
+	if (k->n_values != 1 || import_gcfg_size(k->values[0], ret))
+		return diag_error(g->d, "%s:%u: %s: not a size: '%s'", k->file, k->line, key,
+				  k->n_values ? k->values[0] : "");
+	return 0;
+}
+
+static int key_bool(struct gimport *g, const struct gcfg_node *s, const char *key, bool dflt,
+		    bool *ret)
+{
+	const struct gcfg_node *k = import_gcfg_key(s, key);
+
+	*ret = dflt;
+	if (k && (k->n_values != 1 || import_gcfg_bool(k->values[0], ret)))
+		return diag_error(g->d, "%s:%u: %s: not a boolean: '%s'", k->file, k->line, key,
+				  k->n_values ? k->values[0] : "");
+	return 0;
+}
+
+static int read_table_kind(struct gimport *g)
+{
+	const char *t = import_gcfg_str(g->hd, "partition-table-type");
+	bool gpt, table;
+	int r;
+
+	if (t) {
+		static const char *const names[] = { "mbr", "gpt", "hybrid", "none" };
+		for (size_t i = 0; i < 4; i++)
+			if (!strcmp(t, names[i])) {
+				g->table = (enum table_kind)i;
+				return 0;
+			}
+		return at(g, import_gcfg_key(g->hd, "partition-table-type"),
+			  "partition-table-type: '%s' is none of mbr, gpt, hybrid, none", t);
+	}
+	/* genimage's older spellings */
+	if ((r = key_bool(g, g->hd, "gpt", false, &gpt)) ||
+	    (r = key_bool(g, g->hd, "partition-table", true, &table)))
+		return r;
+	g->table = !table ? TABLE_NONE : gpt ? TABLE_GPT : TABLE_MBR;
+	return 0;
+}
+
+/*
+ * Every key of @s is one of @known: any other (genimage's `fill`, `gpt-no-backup`, a
+ * partition's `hidden`, ...) changes the card in a way the import does not translate, and
+ * one a genimage does not know is refused all the same. Sections other than @section
+ * (NULL: none) are refused too.
+ */
+static int only_keys(struct gimport *g, const struct gcfg_node *s, const char *const *known,
+		     const char *section, const char *what)
+{
+	for (size_t i = 0; i < s->n_kids; i++) {
+		const struct gcfg_node *k = &s->kids[i];
+		bool ok = false;
+		if (k->section) {
+			ok = section && !strcmp(k->name, section);
+			if (!ok && !k->title && !strcmp(k->name, "hdimage"))
+				ok = s == g->hd_image;
+		}
+		for (size_t j = 0; !k->section && known[j] && !ok; j++)
+			ok = !strcmp(k->name, known[j]);
+		if (!ok)
+			return diag_error(g->d,
+					  "%s:%u: %s: '%s' cannot be imported: sdimg would write "
+					  "another card",
+					  k->file, k->line, what, k->name);
+	}
+	return 0;
+}
+
+static int read_hdimage(struct gimport *g)
+{
+	static const char *const hd_keys[] = { "partition-table-type", "gpt",
+					       "partition-table",      "align",
+					       "disk-signature",       "disk-uuid",
+					       "extended-partition",   "fill",
+					       "gpt-location",         NULL };
+	static const char *const image_keys[] = { "size", NULL };
+	int r;
+
+	if ((r = read_table_kind(g)) || (r = key_size(g, g->hd, "align", &g->align)) ||
+	    (r = key_size(g, g->hd, "gpt-location", &g->gpt_location)) ||
+	    (r = key_size(g, g->hd_image, "size", &g->image_size)) ||
+	    (r = key_bool(g, g->hd, "fill", false, &g->fill)))
+		return r;
+	if ((r = only_keys(g, g->hd, hd_keys, NULL, "hdimage")) ||
+	    (r = only_keys(g, g->hd_image, image_keys, "partition", g->hd_image->title)))
+		return r;
+	if (g->table == TABLE_HYBRID)
+		return at(g, g->hd,
+			  "hdimage: partition-table-type = hybrid cannot be imported: genimage's "
+			  "0xEE entry covers only the GPT header and entries, sdimg's reaches the "
+			  "first mirrored partition%s",
+			  NULL);
+	if (!g->align)
+		g->align = g->table == TABLE_NONE ? 1 : SECTOR;
+	if (g->table != TABLE_NONE && g->align % SECTOR)
+		return at(g, g->hd, "hdimage: align must be a multiple of 512 bytes%s", NULL);
+	if (!g->gpt_location)
+		g->gpt_location = 2 * SECTOR;
+	return 0;
+}
+
+/* The size of input file @name: found in the input folders (else the config's folder). */
+static int input_size(struct gimport *g, const char *name, uint64_t *ret, bool *is_dir)
+{
+	const char *const *dirs = g->o->input_dirs;
+	size_t n = g->o->n_input_dirs;
+	char *own = path_dir(g->path);
+	const char *fallback[1] = { own };
+	int found = -ENOENT;
+
+	if (!own)
+		return -ENOMEM;
+	if (!n) {
+		dirs = fallback;
+		n = 1;
+	}
+	for (size_t i = 0; i < n && found; i++) {
+		char *p = path_join(dirs[i], name);
+		struct stat st;
+		if (!p) {
+			found = -ENOMEM;
+			break;
+		}
+		if (stat(p, &st) == 0) {
+			*ret = (uint64_t)st.st_size;
+			if (is_dir)
+				*is_dir = S_ISDIR(st.st_mode);
+			found = 0;
+		}
+		free(p);
+	}
+	free(own);
+	return found;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* The size of what partition @p holds: the config image's `size` or the input file's. */
+static int content_size(struct gimport *g, struct gpart *p, uint64_t *ret)
+{
+	int r;
+
+	if (p->child) {
+		if ((r = key_size(g, p->child, "size", ret)))
+			return r;
+		if (*ret)
+			return 0;
+		return at(g, p->child,
+			  "image '%s': its size is not set, and the import cannot know the "
+			  "size genimage will give it: set `size`",
+			  p->child->title);
+	}
+	r = input_size(g, p->image, ret, NULL);
+	if (r == -ENOENT)
+		return at(g, p->n,
+			  "image '%s' is not there: the import needs its size to place the "
+			  "partitions as genimage does (give its folder with -I DIR)",
+			  p->image);
+	return r;
+}
+
+/* genimage's `holes = { "(START; END)", ... }` (byte ranges of the partition's image that
+ * are not written) as sdimg's `holes = "START-END, ..."`. */
+static int read_holes(struct gimport *g, const struct gcfg_node *n, struct gpart *p)
+{
+	const struct gcfg_node *k = import_gcfg_key(n, "holes");
+	size_t used = 0;
+
+	for (size_t i = 0; k && i < k->n_values; i++) {
+		char a[32], b[32], close;
+		uint64_t start, end;
+		int w;
+		if (sscanf(k->values[i], " (%31[^;]; %31[^)]%c", a, b, &close) != 3 ||
+		    close != ')' || import_gcfg_size(a, &start) || import_gcfg_size(b, &end) ||
+		    end <= start)
+			return at(g, k, "holes: '%s' is no \"(START; END)\"", k->values[i]);
+		w = snprintf(p->holes + used, sizeof(p->holes) - used, "%s%" PRIu64 "-%" PRIu64,
+			     used ? ", " : "", start, end);
+		if (w < 0 || (size_t)w >= sizeof(p->holes) - used)
+			return at(g, k, "holes: too many ranges%s", NULL);
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * MBR: the entry of the extended partition (genimage's `extended-partition`, else 4 when
+ * more than four partitions are in the table), into g->extended.
+ */
+static int count_entries(struct gimport *g)
+{
+	const struct gcfg_node *k = import_gcfg_key(g->hd, "extended-partition");
+	unsigned n = 0;
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < g->hd_image->n_kids; i++) {
+		const struct gcfg_node *s = &g->hd_image->kids[i];
+		bool in = true;
+		int r;
+		if (!s->section || strcmp(s->name, "partition"))
+			continue;
+		if ((r = key_bool(g, s, "in-partition-table", true, &in)))
+			return r;
+		n += in;
+	}
+	if (k && (k->n_values != 1 || import_gcfg_size(k->values[0], &v) || v > 4))
+		return at(g, k, "extended-partition: '%s' is no entry 0 to 4",
+			  k->n_values ? k->values[0] : "");
+	if (g->table != TABLE_MBR)
+		return 0;
+	g->extended = v ? (unsigned)v : n > 4 ? 4 : 0;
+	return 0;
+}
+
+/*
+ * A logical partition (in the table, at or after the extended entry, not forced-primary):
+ * genimage keeps `align` bytes before it for its EBR. sdimg's EBR is the sector before the
+ * partition, so only genimage's 512-byte alignment puts it at the same place.
+ */
+static int place_logical(struct gimport *g, const struct gcfg_node *n, struct gpart *p,
+			 uint64_t *now)
+{
+	bool primary;
+	int r;
+
+	if (!p->in_table)
+		return 0;
+	g->entries++;
+	if ((r = key_bool(g, n, "forced-primary", false, &primary)))
+		return r;
+	p->logical = g->extended && g->entries >= g->extended && !primary;
+	if (!p->logical)
+		return 0;
+	if (g->align != SECTOR)
+		return at(g, n,
+			  "partition '%s': a logical partition with an align of more than 512: "
+			  "genimage's EBR would not be the sector before it, sdimg's is",
+			  n->title);
+	if (import_gcfg_key(n, "offset"))
+		return at(g, n,
+			  "partition '%s': a logical partition with an offset cannot be "
+			  "imported",
+			  n->title);
+	if (*now == 0)
+		*now = SECTOR;
+	*now = round_up(*now, g->align) + g->align;
+	return 0;
+}
+
+static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now)
+{
+	static const char *const known[] = { "offset",
+					     "size",
+					     "align",
+					     "image",
+					     "in-partition-table",
+					     "partition-type",
+					     "partition-type-uuid",
+					     "partition-uuid",
+					     "bootable",
+					     "forced-primary",
+					     "autoresize",
+					     "holes",
+					     NULL };
+	struct gpart *p;
+	int r;
+
+	if (g->n_parts == MAX_PARTS)
+		return at(g, n, "more than 128 partitions%s", NULL);
+	p = &g->parts[g->n_parts++];
+	memset(p, 0, sizeof(*p));
+	p->n = n;
+	if (!n->title)
+		return at(g, n, "a partition without a name%s", NULL);
+	if ((r = only_keys(g, n, known, NULL, n->title)) ||
+	    (r = key_bool(g, n, "in-partition-table", true, &p->in_table)) ||
+	    (r = key_size(g, n, "offset", &p->offset)) || (r = key_size(g, n, "size", &p->size)) ||
+	    (r = key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)))
+		return r;
+	if (g->table == TABLE_NONE)
+		p->in_table = false;
+	if (!p->align)
+		p->align = p->in_table || g->table == TABLE_NONE ? g->align : 1;
+	if (p->in_table && p->align % g->align)
+		return at(g, n, "partition '%s': align is no multiple of the hdimage's", n->title);
+	p->image = import_gcfg_str(n, "image");
+	if (p->image) {
+		p->child = find_image(g->root, p->image);
+		const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
+		p->child_type = t ? t->name : NULL;
+	}
+	if ((r = place_logical(g, n, p, now)))
+		return r;
+	if (!import_gcfg_key(n, "offset") || (p->in_table && !p->offset)) {
+		if (!p->in_table && g->table != TABLE_NONE)
+			return at(g, n,
+				  "partition '%s': outside the table without an offset (genimage "
+				  "puts it at 0, over the partition table)",
+				  n->title);
+		if (*now == 0 && g->table != TABLE_NONE)
+			*now = g->table == TABLE_MBR ? SECTOR : g->gpt_location + GPT_ARRAY_BYTES;
+		p->offset = round_up(*now, p->align);
+	} else if (p->in_table && p->offset < *now) {
+		return at(g, n, "partition '%s' overlaps the partition before it", n->title);
+	}
+	bool autoresize;
+	if ((r = key_bool(g, n, "autoresize", false, &autoresize)))
+		return r;
+	if (autoresize) {
+		uint64_t end = g->image_size - (g->table == TABLE_GPT ? GPT_BACKUP_BYTES : 0);
+		if (!g->image_size || end <= p->offset)
+			return at(g, n, "partition '%s': autoresize needs the image's size",
+				  n->title);
+		/* genimage rounds the rest down to the partition's alignment */
+		p->size = (end - p->offset) / p->align * p->align;
+	}
+	if (p->image && g->table == TABLE_NONE) {
+		uint64_t c;
+		if ((r = content_size(g, p, &c)))
+			return r;
+		g->data_end = p->offset + c > g->data_end ? p->offset + c : g->data_end;
+	}
+	if (!p->size && p->image) {
+		uint64_t c;
+		if ((r = content_size(g, p, &c)))
+			return r;
+		p->size = p->in_table ? round_up(c, p->align) : c;
+	}
+	if (!p->size)
+		return at(g, n, "partition '%s': its size is zero", n->title);
+	if (p->in_table && (p->offset % SECTOR || p->size % SECTOR))
+		return at(g, n, "partition '%s': its start and size must be whole sectors",
+			  n->title);
+	if (p->in_table && p->offset % SD_GRID)
+		g->off_grid = true;
+	*now = p->offset + p->size;
+	return 0;
+}
+
+static int read_parts(struct gimport *g)
+{
+	uint64_t now = 0;
+	int r = count_entries(g);
+
+	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
+		const struct gcfg_node *k = &g->hd_image->kids[i];
+		if (k->section && !strcmp(k->name, "partition"))
+			r = read_part(g, k, &now);
+	}
+	if (r)
+		return r;
+	if (g->table == TABLE_GPT && !g->image_size)
+		g->image_size = round_up(now + GPT_BACKUP_BYTES, 4096);
+	/* without a table, genimage's file ends with the last bytes it copied, or with the
+	 * last region when the hdimage has `fill` */
+	if (g->table == TABLE_NONE && !g->image_size)
+		g->image_size = g->fill ? now : g->data_end;
+	if (g->table == TABLE_NONE && g->image_size % SECTOR)
+		return diag_error(g->d,
+				  "%s:%u: image '%s': genimage makes it %" PRIu64 " bytes long, no "
+				  "whole number of sectors, which a layout's image size must be",
+				  g->hd_image->file, g->hd_image->line, g->hd_image->title,
+				  g->image_size);
+	if (g->image_size && g->image_size < now && import_gcfg_key(g->hd_image, "size"))
+		return at(g, g->hd_image, "image '%s': the partitions exceed its size",
+			  g->hd_image->title);
+	return 0;
+}
+
+/* ---- writing the layout */
+
+static void put_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\' || *s == '$')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* genimage's partition-type-uuid shortcuts and names as sdimg's GPT type words. */
+static const char *gpt_type_word(const char *v, char *buf, size_t n)
+{
+	static const char *const same[][2] = {
+		{ "L", "linux" },
+		{ "S", "swap" },
+		{ "H", "linux-home" },
+		{ "U", "esp" },
+		{ "V", "lvm" },
+		{ "R", "raid" },
+		{ "F", "msdata" },
+		{ "esp", "esp" },
+		{ "uefi", "esp" },
+		{ "linux", "linux" },
+		{ "swap", "swap" },
+		{ "home", "linux-home" },
+		{ "xbootldr", "xbootldr" },
+		{ "srv", "linux-srv" },
+		{ "var", "linux-var" },
+		{ "tmp", "linux-var-tmp" },
+	};
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		if (!strcmp(v, same[i][0]))
+			return same[i][1];
+	if (!strncmp(v, "root-", 5) || !strncmp(v, "usr-", 4)) {
+		snprintf(buf, n, "linux-%s", v);
+		return buf;
+	}
+	return v;
+}
+
+static void put_files(FILE *out, struct gimport *g, const struct gcfg_node *vfat)
+{
+	for (size_t i = 0; i < vfat->n_kids; i++) {
+		const struct gcfg_node *k = &vfat->kids[i];
+		if (!k->section && !strcmp(k->name, "files")) {
+			for (size_t j = 0; j < k->n_values; j++) {
+				const char *v = k->values[j], *base = strrchr(v, '/');
+				uint64_t sz;
+				bool dir = false;
+				base = base && base[1] ? base + 1 : v;
+				if (input_size(g, v, &sz, &dir) == 0 && dir) {
+					fprintf(out, "    tree \"/%s\" { from = ", base);
+					char *slash = path_join(v, "");
+					put_quoted(out, slash ? slash : v);
+					free(slash);
+				} else {
+					fprintf(out, "    file \"/%s\" { from = ", base);
+					put_quoted(out, v);
+				}
+				fprintf(out, " }\n");
+			}
+		} else if (k->section && !strcmp(k->name, "file") && k->title) {
+			const char *img = import_gcfg_str(k, "image");
+			uint64_t sz;
+			bool dir = false;
+			if (!img)
+				continue;
+			dir = input_size(g, img, &sz, &dir) == 0 && dir;
+			fprintf(out, "    %s \"/%s\" { from = ", dir ? "tree" : "file", k->title);
+			put_quoted(out, img);
+			fprintf(out, " }\n");
+		}
+	}
+}
+
+/* Checks what a vfat image holds: its `files`, `file NAME { image }` and `label`. */
+static int check_vfat(struct gimport *g, const struct gcfg_node *vfat)
+{
+	for (size_t i = 0; i < vfat->n_kids; i++) {
+		const struct gcfg_node *k = &vfat->kids[i];
+		if (k->section ? strcmp(k->name, "file") || !import_gcfg_str(k, "image")
+			       : strcmp(k->name, "files") && strcmp(k->name, "label") &&
+					 strcmp(k->name, "extraargs"))
+			return at(g, k, "vfat: '%s' cannot be imported", k->name);
+	}
+	return 0;
+}
+
+static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
+{
+	const char *mbr_type = import_gcfg_str(p->n, "partition-type");
+	const char *gpt_type = import_gcfg_str(p->n, "partition-type-uuid");
+	const char *uuid = import_gcfg_str(p->n, "partition-uuid");
+	const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
+	bool fat = t && !strcmp(t->name, "vfat");
+	bool ext4 = t && !strcmp(t->name, "ext4");
+	bool bootable = false, primary = false;
+	char buf[64];
+
+	key_bool(g, p->n, "bootable", false, &bootable);
+	key_bool(g, p->n, "forced-primary", false, &primary);
+	fprintf(out, "\npartition %s {\n", p->n->title);
+	if (fat)
+		fprintf(out, "    type = fat   # genimage's vfat image '%s'\n", p->child->title);
+	else if (ext4)
+		fprintf(out, "    type = ext4  # genimage's ext4 image '%s', from its root tree\n",
+			p->child->title);
+	fprintf(out, "    start = %" PRIu64 "\n    size = %" PRIu64 "\n", p->offset, p->size);
+	if (p->image && !fat && !ext4) {
+		fprintf(out, "    from = ");
+		put_quoted(out, p->image);
+		if (p->child)
+			fprintf(out, "   # the %s image genimage makes",
+				p->child_type ? p->child_type : "");
+		fputc('\n', out);
+		if (p->holes[0])
+			fprintf(out, "    holes = \"%s\"\n", p->holes);
+	}
+	if (g->table == TABLE_MBR)
+		fprintf(out, "    mbr-type = %s\n", mbr_type);
+	if (g->table == TABLE_GPT) {
+		fprintf(out, "    gpt-type = %s\n",
+			gpt_type ? gpt_type_word(gpt_type, buf, sizeof(buf)) : "linux");
+		if (uuid)
+			fprintf(out, "    uuid = %s\n", uuid);
+	}
+	if (bootable)
+		fprintf(out, "    bootable = true\n");
+	if (primary)
+		fprintf(out, "    primary = true\n");
+	if (fat) {
+		const char *label = import_gcfg_str(t, "label");
+		const char *args = import_gcfg_str(t, "extraargs");
+		if (label) {
+			fprintf(out, "    fat { label = ");
+			put_quoted(out, label);
+			fprintf(out, " }\n");
+		}
+		/* the volume is sdimg's: its FAT type and cluster size are chosen by size */
+		if (args)
+			fprintf(out,
+				"    # genimage's mkdosfs arguments '%s': set `type` and `fat { }` "
+				"keys to match\n",
+				args);
+		put_files(out, g, t);
+	} else if (ext4) {
+		const char *label = import_gcfg_str(t, "label");
+		const char *mp = import_gcfg_str(p->child, "mountpoint");
+		if (label) {
+			fprintf(out, "    ext4 { label = ");
+			put_quoted(out, label);
+			fprintf(out, " }\n");
+		}
+		fprintf(out,
+			"    tree \"/\" { from = \"${ROOTPATH}/%s\" }   # genimage --rootpath\n",
+			mp ? mp : "");
+	}
+	fprintf(out, "}\n");
+}
+
+static void put_raw(FILE *out, const struct gimport *g, const struct gpart *p)
+{
+	uint64_t size = p->size;
+
+	/* without a table, genimage's file ends where its last copied bytes do: a size
+	 * reserved past that end reserves nothing */
+	if (g->table == TABLE_NONE && p->offset + size > g->image_size)
+		size = g->image_size - p->offset;
+	fprintf(out, "\nraw %s {   # outside the table\n    offset = %" PRIu64 "\n", p->n->title,
+		p->offset);
+	fprintf(out, "    from = ");
+	put_quoted(out, p->image);
+	fprintf(out, "\n    size = %" PRIu64 "\n", size);
+	if (p->holes[0])
+		fprintf(out, "    holes = \"%s\"\n", p->holes);
+	fprintf(out, "}\n");
+}
+
+/*
+ * sdimg's first usable LBA is past the GPT entries and the raw regions before the first
+ * partition; genimage's is the first partition's start. Zeros written over the space
+ * between (genimage's image holds zeros there too) make them agree.
+ */
+static void put_gpt_gap(FILE *out, struct gimport *g)
+{
+	uint64_t first = UINT64_MAX, end = g->gpt_location + GPT_ARRAY_BYTES;
+
+	for (size_t i = 0; i < g->n_parts; i++)
+		if (g->parts[i].in_table && g->parts[i].offset < first)
+			first = g->parts[i].offset;
+	for (size_t i = 0; i < g->n_parts; i++) {
+		const struct gpart *p = &g->parts[i];
+		if (!p->in_table && p->image && p->offset < first && p->offset + p->size > end)
+			end = p->offset + p->size;
+	}
+	end = round_up(end, SECTOR);
+	if (first == UINT64_MAX || end >= first)
+		return;
+	fprintf(out,
+		"\n# genimage's first usable LBA is the first partition's start: zeros up to it\n"
+		"raw gpt-first-usable { offset = %" PRIu64 " size = %" PRIu64 " fill = true }\n",
+		end, first - end);
+}
+
+static int check_parts(struct gimport *g)
+{
+	int r;
+
+	for (size_t i = 0; i < g->n_parts; i++) {
+		const struct gpart *p = &g->parts[i];
+		const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
+		if (!p->in_table && !p->image)
+			continue;
+		if (!p->in_table && (p->child_type && (!strcmp(p->child_type, "vfat") ||
+						       !strcmp(p->child_type, "ext4"))))
+			return at(g, p->n,
+				  "partition '%s': a file system outside the table cannot "
+				  "be imported",
+				  p->n->title);
+		if (t && !strcmp(t->name, "vfat") && (r = check_vfat(g, t)))
+			return r;
+		if (t && !strcmp(t->name, "ext4") && import_gcfg_key(p->n, "size"))
+			return at(g, p->n,
+				  "partition '%s': a size other than its ext4 image's cannot "
+				  "be imported",
+				  p->n->title);
+		if (g->table == TABLE_MBR && p->in_table &&
+		    !import_gcfg_key(p->n, "partition-type"))
+			return at(g, p->n,
+				  "partition '%s': no partition-type: genimage writes type 0 (an "
+				  "empty entry to most tools), which a layout cannot; set the type",
+				  p->n->title);
+		if (g->table == TABLE_MBR && import_gcfg_key(p->n, "partition-type-uuid"))
+			return at(g, import_gcfg_key(p->n, "partition-type-uuid"),
+				  "partition-type-uuid on an MBR%s", NULL);
+		if (g->table == TABLE_GPT && import_gcfg_key(p->n, "partition-type"))
+			return at(g, import_gcfg_key(p->n, "partition-type"),
+				  "partition-type on a GPT (genimage refuses it too)%s", NULL);
+	}
+	return 0;
+}
+
+static void put_image(FILE *out, struct gimport *g)
+{
+	static const char *const tables[] = { "mbr", "gpt", "hybrid", "none" };
+	const char *sig = import_gcfg_str(g->hd, "disk-signature");
+	const char *uuid = import_gcfg_str(g->hd, "disk-uuid");
+
+	fprintf(out, "# imported by sdimg import from %s: genimage image '%s'\n", g->path,
+		g->hd_image->title);
+	if (g->table != TABLE_NONE)
+		fprintf(out,
+			"# Every start and size is genimage's, pinned; so is its align of %" PRIu64
+			" bytes (sdimg's default is 4M).\n",
+			g->align);
+	fprintf(out, "image {\n    table = %s\n", tables[g->table]);
+	if (g->table != TABLE_NONE)
+		fprintf(out, "    align = %" PRIu64 "\n", g->align);
+	if (g->image_size)
+		fprintf(out, "    size = %" PRIu64 "\n", g->image_size);
+	if (g->extended)
+		fprintf(out,
+			"    extended-partition = %u   # its EBRs link with type 0x05, "
+			"genimage's with 0x0f\n",
+			g->extended);
+	if (g->table == TABLE_MBR) {
+		if (!sig || !*sig)
+			fprintf(out, "    disk-id = 0x00000000   # genimage's default signature\n");
+		else if (strcmp(sig, "random"))
+			fprintf(out, "    disk-id = %s\n", sig);
+	}
+	if (g->table == TABLE_GPT) {
+		if (uuid)
+			fprintf(out, "    disk-id = %s\n", uuid);
+		if (g->gpt_location != 2 * SECTOR)
+			fprintf(out, "    gpt-entries = %" PRIu64 "\n", g->gpt_location);
+	}
+	fprintf(out, "}\n");
+}
+
+/* A %NAME% of a template (a board's script replaces it before genimage runs) in @s. */
+static int refuse_placeholders(struct gimport *g, const struct gcfg_node *s)
+{
+	for (size_t i = 0; i < s->n_kids; i++) {
+		const struct gcfg_node *k = &s->kids[i];
+		int r;
+		if (k->section) {
+			if ((r = refuse_placeholders(g, k)))
+				return r;
+			continue;
+		}
+		for (size_t j = 0; j < k->n_values; j++) {
+			const char *a = strchr(k->values[j], '%'),
+				   *b = a ? strchr(a + 1, '%') : NULL;
+			if (b && b > a + 1 &&
+			    strspn(a + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+				    (size_t)(b - a - 1))
+				return diag_error(g->d,
+						  "%s:%u: %s: '%.*s' is a template's placeholder: "
+						  "fill "
+						  "the template in first",
+						  k->file, k->line, k->name, (int)(b - a + 1), a);
+		}
+	}
+	return 0;
+}
+
+/* refuse_placeholders() over the hdimage image and the images its partitions name. */
+static int refuse_template(struct gimport *g)
+{
+	int r = refuse_placeholders(g, g->hd_image);
+
+	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
+		const struct gcfg_node *k = &g->hd_image->kids[i];
+		const char *img = k->section ? import_gcfg_str(k, "image") : NULL;
+		const struct gcfg_node *child = img ? find_image(g->root, img) : NULL;
+		if (child)
+			r = refuse_placeholders(g, child);
+	}
+	return r;
+}
+
+static int translate(struct gimport *g, FILE *out)
+{
+	int r;
+
+	if ((r = pick_hdimage(g)) || (r = refuse_template(g)) || (r = read_hdimage(g)) ||
+	    (r = read_parts(g)) || (r = check_parts(g)))
+		return r;
+	put_image(out, g);
+	if (g->table == TABLE_GPT)
+		put_gpt_gap(out, g);
+	for (size_t i = 0; i < g->n_parts; i++) {
+		const struct gpart *p = &g->parts[i];
+		if (p->in_table)
+			put_partition(out, g, p);
+		else if (p->image)
+			put_raw(out, g, p);
+		else
+			fprintf(out,
+				"\n# partition '%s' (outside the table, no image): nothing "
+				"written at %" PRIu64 "\n",
+				p->n->title, p->offset);
+	}
+	if (g->extended)
+		diag_note(g->d,
+			  "%s: the EBRs of the logical partitions link to the next with type 0x05, "
+			  "where genimage writes 0x0f: the partitions are the same",
+			  g->path);
+	if (g->off_grid)
+		diag_note(g->d,
+			  "%s: partitions are off the 4 MiB erase-block grid: delete the "
+			  "`align` and `start` lines to move them",
+			  g->path);
+	return 0;
+}
+
+int import_genimage(const char *path, const struct import_options *o, FILE *out, struct diag *d)
+{
+	struct gimport g = { .path = path, .o = o, .d = d };
+	struct gcfg_node *root;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int r = import_gcfg_parse_file(path, o, d, &root);
+
+	if (r)
+		return r;
+	g.root = root;
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		import_gcfg_free(root);
+		return diag_errno(d, -ENOMEM, "%s: out of memory", path);
+	}
+	r = translate(&g, mem);
+	if (fclose(mem) && !r)
+		r = diag_errno(d, -ENOMEM, "%s: out of memory", path);
+	if (!r && fwrite(text, 1, len, out) != len)
+		r = diag_errno(d, -EIO, "%s: cannot write the layout", path);
+	free(text);
+	import_gcfg_free(root);
+	return r;
+}

@@ -1,0 +1,31 @@
+/*
+ * importer: `sdimg import`, the translation of another tool's image description into a
+ * layout. One function per source language; each reads @path, writes the whole layout onto
+ * @out only when the translation succeeded, and reports problems into @d naming the source's
+ * FILE:LINE. Returns 0 or a negative errno.
+ */
+#ifndef SDIMG_IMPORTER_H
+#define SDIMG_IMPORTER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/diag.h"
+
+struct import_options {
+	const char *image;       /* the image to translate (genimage: an image's name) or NULL */
+	const char *const *sets; /* "VAR=VALUE" strings of --set, in the order given */
+	size_t n_sets;
+	/* folders where the source's input files are looked for (their sizes decide the
+	 * placement the import pins), in order; none: the source file's own folder */
+	const char *const *input_dirs;
+	size_t n_input_dirs;
+};
+
+/* genimage's configuration language: the hdimage image (the only one, or o->image). */
+int import_genimage(const char *path, const struct import_options *o, FILE *out, struct diag *d);
+
+/* oe-core's wic kickstart (.wks): its `part` and `bootloader` lines. */
+int import_wks(const char *path, const struct import_options *o, FILE *out, struct diag *d);
+
+#endif

@@ -1,0 +1,216 @@
+# `sdimg import` of genimage configurations: each is built by genimage and, imported, by
+# sdimg; the partition tables must be the same bytes: sfdisk -d, sgdisk -p, MBR bytes
+# 440-511 and, on GPT, the header and the entry array (every GUID is set in the configs, so
+# none is random). The one known difference, the protective MBR's end CHS (genimage writes
+# the CHS, sdimg 0xFFFFFF), is left out of the MBR comparison on GPT.
+. "$TOP/tests/e2e-lib.sh"
+need genimage sfdisk sgdisk mkdosfs mcopy mke2fs
+
+mkdir input rootfs rootfs/etc
+head -c 70000 /dev/urandom >input/spl.bin
+head -c 1000000 /dev/urandom >input/rootfs.ext4
+echo "console=ttyS0" >input/cmdline.txt
+echo "kernel" >input/Image
+mkdir input/overlays
+echo "dtbo" >input/overlays/a.dtbo
+echo "host" >rootfs/etc/hostname
+
+# genimage_build CFG: genimage's images of CFG in out/
+genimage_build() {
+    rm -rf out tmp
+    mkdir tmp
+    genimage --config "$1" --inputpath input --outputpath out --rootpath rootfs \
+        --tmppath tmp >genimage.log 2>&1 || { cat genimage.log >&2; fail "genimage $1"; }
+}
+
+# bytes IMG SKIP COUNT: those bytes of IMG as hex
+bytes() {
+    od -An -v -tx1 -j "$2" -N "$3" "$1"
+}
+
+# same_tables GENIMAGE_IMG SDIMG_IMG: the tables are the same
+same_tables() {
+    g=$1 s=$2
+    [ "$(sfdisk -d "$g" | sed "s|$g||")" = "$(sfdisk -d "$s" | sed "s|$s||")" ] || {
+        sfdisk -d "$g" >&2
+        sfdisk -d "$s" >&2
+        fail "$s: sfdisk -d differs from genimage's $g"
+    }
+    if sfdisk -d "$s" | grep -q '^label: gpt'; then
+        [ "$(sgdisk -p "$g" | sed "s|$g||")" = "$(sgdisk -p "$s" | sed "s|$s||")" ] ||
+            fail "$s: sgdisk -p differs"
+        # the MBR but the protective entry's end CHS (bytes 451-453)
+        [ "$(bytes "$g" 440 11)$(bytes "$g" 454 58)" = "$(bytes "$s" 440 11)$(bytes "$s" 454 58)" ] ||
+            fail "$s: MBR bytes 440-511 differ"
+        entries=$(od -An -tu8 -j 584 -N 8 "$s" | tr -d ' ')
+        [ "$(bytes "$g" 512 512)" = "$(bytes "$s" 512 512)" ] || fail "$s: the GPT header differs"
+        [ "$(bytes "$g" $((entries * 512)) 16384)" = "$(bytes "$s" $((entries * 512)) 16384)" ] ||
+            fail "$s: the GPT entries differ"
+    else
+        [ "$(bytes "$g" 440 72)" = "$(bytes "$s" 440 72)" ] || fail "$s: MBR bytes 440-511 differ"
+    fi
+}
+
+# check CFG IMAGE [--set ...]: genimage's IMAGE and sdimg's from the imported layout agree
+check() {
+    cfg=$1 img=$2
+    shift 2
+    genimage_build "$cfg"
+    expect_status 0 "$SDIMG" import "$cfg" --image "$img" -I input -o "$img.layout"
+    "$SDIMG" build -q "$img.layout" -I input --set ROOTPATH="$PWD/rootfs" -o "$img" "$@"
+    same_tables "out/$img" "$img"
+}
+
+# MBR: a loader outside the table, a FAT from files, a raw rootfs from its file (sizes
+# rounded up to a sector), the default signature 0; an include and variables on the way
+cat >vfat.cfg <<'EOF'
+/* the boot partition */
+image boot.vfat {
+	vfat {
+		label = "BOOT"
+		files = { "cmdline.txt", "Image", "overlays" }   // a folder too
+		file zImage { image = "Image" }
+	}
+	size = "${BOOT_MB:-8}M"
+}
+EOF
+cat >mbr.cfg <<'EOF'
+include("vfat.cfg")
+image mbr.img {
+	hdimage {
+	}
+	partition spl {
+		in-partition-table = "no"
+		image = "spl.bin"
+		offset = 8K
+	}
+	partition boot {
+		partition-type = 0xC
+		bootable = "true"
+		image = "boot.vfat"
+	}
+	partition rootfs {
+		partition-type = 0x83
+		image = "${ROOTFS}"        # from --set
+	}
+}
+EOF
+expect_status 1 "$SDIMG" import mbr.cfg -o never.layout
+expect_stderr 'mbr.cfg:17: variable ${ROOTFS} is not set'
+[ ! -e never.layout ] || fail "a layout was left behind after an error"
+sed -i 's/${ROOTFS}/rootfs.ext4/' mbr.cfg
+check mbr.cfg mbr.img
+grep -q '^    tree "/overlays"' mbr.img.layout || fail "a folder of files = {} is no tree"
+grep -q '^    file "/zImage" { from = "Image" }' mbr.img.layout || fail "file zImage { image }"
+grep -q 'partitions are off the 4 MiB erase-block grid' err.txt ||
+    fail "no summary line on stderr"
+
+# GPT: fixed GUIDs, align 1M (genimage's first usable LBA is the first partition's start),
+# the entries moved to 64K, an ext4 from the root tree, autoresize in a sized image
+cat >gpt.cfg <<'EOF'
+include("vfat.cfg")
+image root.ext4 { ext4 { label = "root" use-mke2fs = true } size = 16M }
+image gpt.img {
+	hdimage {
+		partition-table-type = "gpt"
+		align = 1M
+		gpt-location = 64K
+		disk-uuid = "11111111-2222-4333-8444-555555555555"
+	}
+	size = 48M
+	partition boot {
+		partition-type-uuid = U
+		bootable = true
+		image = "boot.vfat"
+		partition-uuid = "11111111-2222-4333-8444-555555555556"
+	}
+	partition root {
+		image = "root.ext4"
+		partition-uuid = "11111111-2222-4333-8444-555555555557"
+	}
+	partition data {
+		autoresize = true
+		partition-uuid = "11111111-2222-4333-8444-555555555558"
+	}
+}
+EOF
+check gpt.cfg gpt.img
+
+# GPT with a loader outside the table before the first partition, sizes from the files,
+# the image's size genimage's (the backup table, then a 4 KiB boundary)
+cat >gpt2.cfg <<'EOF'
+image gpt2.img {
+	hdimage { partition-table-type = gpt disk-uuid = 11111111-2222-4333-8444-555555555555 }
+	partition loader { in-partition-table = false image = spl.bin offset = 32K }
+	partition rootfs {
+		partition-type-uuid = L
+		image = rootfs.ext4
+		partition-uuid = 11111111-2222-4333-8444-555555555559
+	}
+}
+EOF
+check gpt2.cfg gpt2.img
+
+# no table: the image is its regions, as long as genimage's file (which ends with the last
+# bytes it copied, whatever size the last region reserves): the same bytes throughout
+head -c 8192 /dev/urandom >input/env.bin
+cat >none.cfg <<'EOF'
+image none.img {
+	hdimage { partition-table-type = "none" }
+	partition spl { image = "spl.bin" }
+	partition env { image = "env.bin" offset = 128K size = 72K }
+}
+EOF
+genimage_build none.cfg
+expect_status 0 "$SDIMG" import none.cfg -I input -o none.layout
+"$SDIMG" build -q none.layout -I input -o none.img
+cmp out/none.img none.img || fail "table = none: not genimage's bytes"
+# with the hdimage's fill, genimage's file reaches the end of the last region: so does sdimg's
+sed 's/"none" }/"none" fill = true }/' none.cfg >fill.cfg
+genimage_build fill.cfg
+expect_status 0 "$SDIMG" import fill.cfg -I input -o fill.layout
+"$SDIMG" build -q fill.layout -I input -o none.img
+[ "$(stat -c %s none.img)" -eq $((200 * 1024)) ] || fail "fill: the image does not end with the last region"
+cmp out/none.img none.img || fail "table = none, fill = true: not genimage's bytes"
+sed -i 's/size = 72K }/size = 72K }\n\tpartition odd { image = "spl.bin" offset = 300K }/' none.cfg
+expect_status 1 "$SDIMG" import none.cfg -I input
+expect_stderr "none.cfg:1: image 'none.img': genimage makes it 377200 bytes long, no whole number of sectors"
+
+# MBR with logical partitions: the fifth in the table and after are logical, each after an
+# EBR in the sector before it (genimage's, with align 512); the table and the MBR the same
+cat >ext.cfg <<'EOF'
+image ext.img {
+	hdimage {}
+	partition a { partition-type = 0x83 image = "env.bin" }
+	partition b { partition-type = 0x83 image = "env.bin" }
+	partition c { partition-type = 0x83 image = "env.bin" }
+	partition d { partition-type = 0x83 image = "env.bin" }
+	partition e { partition-type = 0x0c image = "env.bin" size = 64K }
+}
+EOF
+check ext.cfg ext.img
+grep -q 'link to the next with type 0x05' err.txt || fail "no note on the EBRs' link type"
+
+# what cannot be imported: one line naming FILE:LINE, nothing written
+# refused NAME MESSAGE: the config on stdin, as NAME.cfg, is refused with MESSAGE
+refused() {
+    cat >"$1.cfg"
+    expect_status 1 "$SDIMG" import "$1.cfg" -I input -o "$1.layout"
+    expect_stderr "$2"
+    [ ! -e "$1.layout" ] || fail "$1.layout written"
+}
+printf 'image h.img {\n\thdimage {\n\t\tpartition-table-type = "hybrid"\n\t}\n}\n' |
+    refused hybrid 'hybrid.cfg:2: hdimage: partition-table-type = hybrid cannot be imported'
+printf 'image x.img {\n\thdimage {}\n\tpartition a { image = "missing.bin" }\n}\n' |
+    refused missing "missing.cfg:3: image 'missing.bin' is not there"
+printf 'image x.img {\n\thdimage {\n\t\talign = 1M\n\t}\n\tpartition a { image = }\n}\n' |
+    refused syntax "syntax.cfg:5: expected a value or '{', found '}'"
+printf 'image x.img {\n\thdimage {\n\t\tgpt = true\n\t\tgpt-no-backup = true\n\t}\n}\n' |
+    refused nobackup "nobackup.cfg:4: hdimage: 'gpt-no-backup' cannot be imported"
+printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\tpartition-uuid = %%PARTUUID%%\n\t}\n}\n' |
+    refused template "template.cfg:4: partition-uuid: '%PARTUUID%' is a template's placeholder"
+printf 'image nor.img {\n\tflash {}\n\tflashtype = "nor"\n}\n' |
+    refused flash "flash.cfg:1: image 'nor.img' is a flash image"
+printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\timage = "env.bin"\n\t}\n}\n' |
+    refused notype "notype.cfg:3: partition 'a': no partition-type: genimage writes type 0"
+echo "import_genimage: ok"
