@@ -8,7 +8,7 @@ BUILD   ?= build
 
 # One static library per module, each exporting only names with its own prefix (checked by
 # tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms flash/ (flash_),
-# builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), fat/ (fat_),
+# importer/ (import_), builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), fat/ (fat_),
 # ext4/ (ext4_), layouts/ (layout_) and common/ (each file's own name).
 common_SRC   := $(wildcard common/*.c)
 layouts_SRC  := $(wildcard layouts/*.c)
@@ -19,13 +19,14 @@ contents_SRC := $(wildcard mkimage/contents/*.c)
 builder_SRC  := $(wildcard mkimage/builder/*.c)
 reader_SRC   := $(wildcard mkimage/reader/*.c)
 flash_SRC    := $(wildcard mkimage/flash/*.c)
+importer_SRC := $(wildcard mkimage/importer/*.c)
 cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
-mkimage_SRC  := $(cli_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
+mkimage_SRC  := $(cli_SRC) $(importer_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 PRODUCT_SRC := mkimage/main.c $(mkimage_SRC) $(common_SRC) $(layouts_SRC) $(plan_SRC) $(fat_SRC) $(ext4_SRC)
 $(call obj,$(PRODUCT_SRC)): SDIMG_CFLAGS += $(SDIMG_PRODUCT_CFLAGS)
-MODULES := cli flash builder contents reader plan fat ext4 layouts common
+MODULES := cli importer flash builder contents reader plan fat ext4 layouts common
 LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -67,6 +68,7 @@ $(BUILD)/libcontents.a: $(call obj,$(contents_SRC))
 $(BUILD)/libbuilder.a: $(call obj,$(builder_SRC))
 $(BUILD)/libreader.a:  $(call obj,$(reader_SRC))
 $(BUILD)/libflash.a:   $(call obj,$(flash_SRC))
+$(BUILD)/libimporter.a: $(call obj,$(importer_SRC))
 $(BUILD)/libcli.a:     $(call obj,$(cli_SRC))
 $(BUILD)/lib%.a:
 	@mkdir -p $(dir $@)

@@ -24,6 +24,7 @@ static const struct command {
 	{ "cat", cmd_cat, "write a file of a FAT partition to the standard output" },
 	{ "personalize", cmd_personalize, "copy an image with one card's per-card values" },
 	{ "plan", cmd_plan, "print the resolved geometry of a layout; writes nothing" },
+	{ "import", cmd_import, "write the layout of a wic kickstart (.wks) file" },
 };
 
 static void print_usage(FILE *out)

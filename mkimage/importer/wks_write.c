@@ -1,0 +1,465 @@
+/*
+ * wks_write: the layout of a placed kickstart. Every choice where sdimg's defaults differ
+ * from wic's is pinned by an explicit key with a comment saying why: the table, `align`
+ * (wic starts a partition where the one before ends unless --align says otherwise), the
+ * sizes wic gives, the MBR types and GPT types and names parted writes for wic, the FAT
+ * label mkdosfs gets from wic. What only wic's contents decide (a size from the files) is
+ * `size = auto` with `extra`, and the comment says how the two differ.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mkimage/importer/wks.h"
+
+struct writer {
+	const struct wks *w;
+	FILE *out;
+	struct diag *d;
+	bool fstab_lines; /* wic would add lines to the root's /etc/fstab */
+	bool sized_by_contents;
+};
+
+/* The value written after `key = ` for @kib KiB: "16M" when whole MiB, else "21299K". */
+static const char *kib_text(uint64_t kib, char *buf, size_t n)
+{
+	if (kib && kib % 1024 == 0)
+		snprintf(buf, n, "%lluM", (unsigned long long)(kib / 1024));
+	else
+		snprintf(buf, n, "%lluK", (unsigned long long)kib);
+	return buf;
+}
+
+/* @s as a double-quoted layout string: \ " $ escaped, except a ${NAME} that --set did not
+ * give, which stays a variable that the build expands. */
+static void put_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"' || (*s == '$' && s[1] != '{'))
+			fputc('\\', out);
+		if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static bool is(const char *s, const char *word)
+{
+	return s && strcmp(s, word) == 0;
+}
+
+static bool is_fat(const struct wks_part *p)
+{
+	return is(p->fstype, "vfat") || is(p->fstype, "msdos");
+}
+
+static bool boot_files_source(const struct wks_part *p)
+{
+	return is(p->source, "bootimg-partition") || is(p->source, "bootimg_partition");
+}
+
+static int refuse(const struct wks_part *p, struct diag *d, const char *what, const char *why)
+{
+	return diag_error(d, "%s:%d: %s: %s", p->file, p->line, what, why);
+}
+
+/* The value of @key in --sourceparams (key=value,key=value), a new string, or NULL. */
+static char *source_param(const struct wks_part *p, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *s = p->sourceparams; s && *s;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		if (len > klen && strncmp(s, key, klen) == 0 && s[klen] == '=')
+			return strndup(s + klen + 1, len - klen - 1);
+		s = comma ? comma + 1 : s + len;
+	}
+	return NULL;
+}
+
+/* The checks of what sdimg cannot give, before anything is written. */
+static int check_part(const struct wks *w, const struct wks_part *p, struct diag *d)
+{
+	bool empty = !p->source || is(p->source, "empty");
+
+	if (p->source && !empty && !is(p->source, "rootfs") && !is(p->source, "rawcopy") &&
+	    !boot_files_source(p))
+		return diag_error(d, "%s:%d: --source %s: %s", p->file, p->line, p->source,
+				  "this wic plugin (a boot loader or a tree it puts "
+				  "together) has no sdimg counterpart: build that "
+				  "partition's image and give it with --source rawcopy "
+				  "--sourceparams=\"file=IMAGE\"");
+	if (w->gpt && p->system_id)
+		return refuse(p, d, "--system-id",
+			      "an MBR type byte on a GPT (wic: sfdisk "
+			      "refuses it); use --part-type");
+	if (!w->gpt && p->part_type)
+		return refuse(p, d, "--part-type",
+			      "setting custom partition type is not implemented for msdos "
+			      "partitions (wic); use --system-id");
+	if (!w->gpt && p->part_name)
+		return refuse(p, d, "--part-name",
+			      "setting custom partition name is not implemented for msdos "
+			      "partitions (wic)");
+	if (is(p->fstype, "swap") && !is(p->source, "rawcopy") && !is(p->source, "empty"))
+		return refuse(p, d, "--fstype=swap",
+			      "sdimg writes no swap signature (mkswap): leave the partition empty "
+			      "with --fstype=none and run mkswap on the card, or copy a swap image "
+			      "with --source rawcopy");
+	if (!empty && !is(p->source, "rawcopy") && !is(p->fstype, "ext4") && !is_fat(p))
+		return refuse(p, d, "--fstype",
+			      "sdimg builds ext4 and FAT file systems only: build this one "
+			      "elsewhere and copy it with --source rawcopy");
+	if (!p->source && !is(p->fstype, "ext4") && !is_fat(p) && !is(p->fstype, "none"))
+		return refuse(p, d, "--fstype",
+			      "sdimg makes empty ext4 and FAT file systems only: use "
+			      "--fstype=none for an empty partition");
+	if (empty && !p->size_kib && !p->fixed_kib && !p->no_table && !is(p->fstype, "none"))
+		return refuse(p, d, "part",
+			      "the partition has a size of zero: give --size or "
+			      "--fixed-size (wic refuses it too)");
+	if (is(p->source, "rawcopy") && p->label)
+		return refuse(p, d, "--label with --source rawcopy",
+			      "wic rewrites the copied file system's label; sdimg copies the "
+			      "file's bytes as they are: set the label where the file is made");
+	if (boot_files_source(p) && p->sourceparams)
+		return refuse(p, d, "--sourceparams",
+			      "bootimg-partition's loader= makes a boot loader configuration "
+			      "(extlinux.conf) that the import does not write: put it in "
+			      "IMAGE_BOOT_FILES and drop --sourceparams");
+	if (is(p->source, "rawcopy")) {
+		char *file = source_param(p, "file"), *unpack = source_param(p, "unpack");
+		bool ok = file != NULL, packed = unpack != NULL;
+		free(file);
+		free(unpack);
+		if (!ok)
+			return refuse(p, d, "--source rawcopy", "--sourceparams has no file=");
+		if (packed)
+			return refuse(p, d, "--sourceparams unpack",
+				      "sdimg copies the file as it is: unpack it first");
+	}
+	if (p->use_label)
+		return refuse(p, d, "--use-label",
+			      "wic writes LABEL= into the root's fstab and the boot loader's "
+			      "configuration, which the import does not rewrite");
+	return 0;
+}
+
+/* The MBR type byte parted gives wic's --fstype (direct.py: vfat is parted's fat32, msdos
+ * its fat16, swap linux-swap, anything else ext2). */
+static unsigned mbr_type(const struct wks_part *p)
+{
+	if (p->system_id)
+		return p->system_id;
+	return is(p->fstype, "vfat")    ? 0x0c
+	       : is(p->fstype, "msdos") ? 0x06
+	       : is(p->fstype, "swap")  ? 0x82
+					: 0x83;
+}
+
+/* The GPT type parted gives wic's --fstype, or --part-type (a GUID, or one of sgdisk's
+ * codes that sdimg names). NULL for a code sdimg does not know. */
+static const char *gpt_type(const struct wks_part *p)
+{
+	static const struct {
+		const char *code, *alias;
+	} codes[] = { { "ef00", "esp" },
+		      { "0700", "msdata" },
+		      { "8300", "linux" },
+		      { "8200", "swap" } };
+
+	if (!p->part_type)
+		return is_fat(p) ? "msdata" : is(p->fstype, "swap") ? "swap" : "linux";
+	if (strlen(p->part_type) != 4)
+		return p->part_type;
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (strcasecmp(p->part_type, codes[i].code) == 0)
+			return codes[i].alias;
+	return NULL;
+}
+
+static const char *layout_type(const struct wks_part *p)
+{
+	if (!p->source ? is(p->fstype, "none") : is(p->source, "rawcopy") || is(p->source, "empty"))
+		return "raw";
+	if (is(p->fstype, "msdos"))
+		return "fat16";
+	return is_fat(p) ? "fat" : "ext4";
+}
+
+static void write_size(struct writer *wr, const struct wks_part *p)
+{
+	char a[32];
+
+	if (p->size_known) {
+		fprintf(wr->out, "    size = %-10s # %s%s\n", kib_text(p->size / 2, a, sizeof(a)),
+			p->fixed_kib ? "--fixed-size: exactly that" : "--size: exactly that",
+			p->source ? "" : " (no --source)");
+		return;
+	}
+	wr->sized_by_contents = true;
+	if (is(p->source, "rawcopy") && p->size_kib) {
+		fprintf(wr->out,
+			"    size = %-10s # --size; wic grows it to a larger file, sdimg's build "
+			"refuses one\n",
+			kib_text(p->size_kib, a, sizeof(a)));
+		return;
+	}
+	if (is(p->source, "rawcopy")) {
+		fprintf(wr->out,
+			"    # size: the file's, to the sector (wic rounds it up to 1 KiB)\n");
+		return;
+	}
+	if (p->size_kib) {
+		/* wic: (du + max(size - du, extra)) * factor, which is size * factor while the
+		 * files take at most size - extra */
+		uint64_t kib = (uint64_t)floor((double)p->size_kib * p->factor);
+		fprintf(wr->out,
+			"    size = %-10s # wic's --size %llu K x --overhead-factor %g, while the "
+			"files take at most\n"
+			"                      # %llu K (--size less --extra-space); wic grows it "
+			"for "
+			"more, sdimg's build refuses them\n",
+			kib_text(kib, a, sizeof(a)), (unsigned long long)p->size_kib, p->factor,
+			(unsigned long long)(p->size_kib > p->extra_kib ? p->size_kib - p->extra_kib
+									: 0));
+		return;
+	}
+	fprintf(wr->out,
+		"    size = auto       # wic: (the files' size + --extra-space) x "
+		"--overhead-factor "
+		"%g;\n"
+		"    extra = %-9s # sdimg: the smallest volume that holds them, plus this\n",
+		p->factor, kib_text(p->extra_kib, a, sizeof(a)));
+}
+
+/* --exclude-path, wic's paths from the root's top ("boot/": only what the folder holds). */
+static void write_excludes(struct writer *wr, const struct wks_part *p)
+{
+	if (!p->n_exclude)
+		return;
+	fputs(" exclude = \"", wr->out);
+	for (size_t i = 0; i < p->n_exclude; i++) {
+		const char *e = p->exclude[i];
+		size_t n = strlen(e);
+		while (*e == '/')
+			e++, n--;
+		fputs(i ? ", " : "", wr->out);
+		if (n && e[n - 1] == '/')
+			fprintf(wr->out, "%.*s/*", (int)(n - 1), e);
+		else if (!strchr(e, '/'))
+			fprintf(wr->out, "%s/", e); /* anchored at the top: a folder */
+		else
+			fputs(e, wr->out);
+	}
+	fputs("\"", wr->out);
+}
+
+static void write_contents(struct writer *wr, const struct wks_part *p)
+{
+	if (boot_files_source(p)) {
+		fputs("    # IMAGE_BOOT_FILES, as wic's bootimg-partition reads it: the layout "
+		      "lines "
+		      "of\n    # sdimg-boot-files (examples/yocto/meta-sdimg, the image class sets "
+		      "BOOT_FILES)\n    include(\"${BOOT_FILES}\")\n",
+		      wr->out);
+	} else if (is(p->source, "rootfs")) {
+		const char *dir = p->rootfs_dir ? p->rootfs_dir : "${IMAGE_ROOTFS}";
+		bool named = p->rootfs_dir && !strchr(dir, '/') && !strchr(dir, '$');
+		if (named)
+			fprintf(wr->out,
+				"    # --rootfs-dir=%s: wic -r %s=DIR; give --set %s=DIR\n", dir,
+				dir, dir);
+		fputs("    tree \"/\" { from = ", wr->out);
+		if (named) {
+			fprintf(wr->out, "\"${%s}/\"", dir);
+		} else {
+			char *slash = NULL;
+			if (asprintf(&slash, "%s/", dir) > 0)
+				put_string(wr->out, slash);
+			free(slash);
+		}
+		write_excludes(wr, p);
+		fputs(" }\n", wr->out);
+	} else if (is(p->source, "rawcopy")) {
+		char *file = source_param(p, "file"), *skip = source_param(p, "skip");
+		fputs("    from = ", wr->out);
+		put_string(wr->out, file ? file : "");
+		fputs("\n", wr->out);
+		if (skip)
+			fprintf(wr->out, "    skip = %s\n", skip);
+		free(file);
+		free(skip);
+	}
+}
+
+static void write_fs(struct writer *wr, const struct wks_part *p)
+{
+	const char *type = layout_type(p);
+
+	if (strncmp(type, "fat", 3) == 0) {
+		fputs("    fat {\n        label = ", wr->out);
+		put_string(wr->out, p->label ? p->label : "boot");
+		fprintf(wr->out, "%s\n", p->label ? "" : "    # wic's mkdosfs -n boot");
+		if (p->fsuuid)
+			fprintf(wr->out, "        volume-id = %s\n", p->fsuuid);
+		fputs("        data-align = 512  # as mkdosfs: no padding before the data area\n"
+		      "    }\n",
+		      wr->out);
+	} else if (strcmp(type, "ext4") == 0 && (p->label || p->fsuuid)) {
+		fputs("    ext4 {", wr->out);
+		if (p->label) {
+			fputs(" label = ", wr->out);
+			put_string(wr->out, p->label);
+		}
+		if (p->fsuuid)
+			fprintf(wr->out, " uuid = %s", p->fsuuid);
+		fputs(" }\n", wr->out);
+	}
+}
+
+static void write_table_keys(struct writer *wr, const struct wks_part *p)
+{
+	if (p->no_table) {
+		fputs("    in-table = false   # --no-table\n", wr->out);
+		return;
+	}
+	if (p->active)
+		fputs("    bootable = true\n", wr->out);
+	if (!wr->w->gpt) {
+		fprintf(wr->out, "    mbr-type = 0x%02x%s\n", mbr_type(p),
+			p->system_id ? "   # --system-id"
+				     : "   # what parted writes for wic's --fstype");
+		return;
+	}
+	fprintf(wr->out, "    gpt-type = %s%s\n", gpt_type(p),
+		p->part_type ? "   # --part-type" : "   # what parted writes for wic's --fstype");
+	fputs("    label = ", wr->out);
+	put_string(wr->out, p->part_name ? p->part_name : "primary");
+	fputs(p->part_name ? "\n" : "   # parted names wic's partitions so\n", wr->out);
+	if (p->uuid)
+		fprintf(wr->out, "    uuid = %s\n", p->uuid);
+}
+
+static void write_part(struct writer *wr, const struct wks_part *p)
+{
+	char a[32];
+
+	fprintf(wr->out, "\n# %s:%d: %s\n", p->file, p->line, p->text);
+	if (p->start_known)
+		fprintf(wr->out, "# wic: partition %u%s, sector %llu (byte %llu)\n", p->number,
+			p->logical ? " (logical)" : "", (unsigned long long)p->start,
+			(unsigned long long)p->start * 512);
+	else
+		fprintf(wr->out, "# wic: partition %u%s, after a partition sized by its files\n",
+			p->number, p->logical ? " (logical)" : "");
+	fprintf(wr->out, "partition %s {\n    type = %s\n", p->name, layout_type(p));
+	if (p->has_offset)
+		fprintf(wr->out, "    start = %llu   # --offset\n", (unsigned long long)p->offset);
+	if (p->align_kib)
+		fprintf(wr->out, "    align = %-9s # --align %llu (KiB)\n",
+			kib_text(p->align_kib, a, sizeof(a)), (unsigned long long)p->align_kib);
+	else
+		fputs("    align = 512       # no --align: right after the partition before\n",
+		      wr->out);
+	write_size(wr, p);
+	write_table_keys(wr, p);
+	write_fs(wr, p);
+	write_contents(wr, p);
+	if (p->use_uuid)
+		fputs("    # --use-uuid: the partition's id is derived from the layout (sdimg plan "
+		      "shows it)\n",
+		      wr->out);
+	fputs("}\n", wr->out);
+	if (p->mountpoint && p->mountpoint[0] == '/' && strcmp(p->mountpoint, "/") != 0 &&
+	    !p->no_fstab_update)
+		wr->fstab_lines = true;
+}
+
+static int write_diskid(struct writer *wr)
+{
+	const struct wks *w = wr->w;
+	char *end;
+
+	if (!w->diskid)
+		return 0;
+	if (w->gpt) {
+		fprintf(wr->out, "    disk-id = %s   # --diskid\n", w->diskid);
+		return 0;
+	}
+	unsigned long long v = strtoull(w->diskid, &end, 0);
+	if (!*w->diskid || *end || v == 0 || v > 0xffffffffu)
+		return diag_error(wr->d,
+				  "%s:%d: bootloader --diskid %s: not a 32-bit disk signature",
+				  w->bootloader_file, w->bootloader_line, w->diskid);
+	fprintf(wr->out, "    disk-id = 0x%08llx   # --diskid\n", v);
+	return 0;
+}
+
+static int write_image(struct writer *wr, const char *path)
+{
+	const struct wks *w = wr->w;
+
+	fprintf(wr->out,
+		"# The card of %s (a wic kickstart), imported by `sdimg import`.\n"
+		"# Every partition is where wic's rules put it; the comments say where sdimg's\n"
+		"# defaults differ and which key pins wic's choice.\n\n"
+		"image {\n    table = %s%s\n",
+		path, w->gpt ? "gpt" : "mbr",
+		w->bootloader_line ? "   # bootloader --ptable" : "   # no bootloader line: msdos");
+	fputs("    align = 512       # wic's grid: a partition without --align starts right "
+	      "after the one before\n",
+	      wr->out);
+	if (w->image_known)
+		fprintf(wr->out, "    size = %llu%s\n", (unsigned long long)w->image_sectors * 512,
+			w->gpt ? "   # wic ends the image 34 sectors after the last partition"
+			       : "");
+	else if (w->gpt)
+		fputs("    # size: past the last partition, the backup GPT; wic keeps one sector "
+		      "more\n    # there (its last usable LBA is one higher)\n",
+		      wr->out);
+	int rc = write_diskid(wr);
+	fputs("}\n", wr->out);
+	return rc;
+}
+
+int import_wks_write(const struct wks *w, const char *path, FILE *out, struct diag *d)
+{
+	struct writer wr = { .w = w, .out = out, .d = d };
+	int rc;
+
+	if (!w->n_parts)
+		return diag_error(d, "%s: no part line: nothing to import", path);
+	for (size_t i = 0; i < w->n_parts; i++)
+		if ((rc = check_part(w, &w->parts[i], d)) != 0)
+			return rc;
+	for (size_t i = 0; i < w->n_parts; i++)
+		if (w->gpt && !gpt_type(&w->parts[i]))
+			return refuse(&w->parts[i], d, "--part-type",
+				      "an sgdisk type code that sdimg does not name: give the "
+				      "type's GUID");
+	if ((rc = write_image(&wr, path)) != 0)
+		return rc;
+	for (size_t i = 0; i < w->n_parts; i++)
+		write_part(&wr, &w->parts[i]);
+	if (fflush(out) || ferror(out))
+		return diag_errno(d, -EIO, "%s: writing the layout: %s", path, strerror(errno));
+	if (wr.fstab_lines)
+		diag_warning(d,
+			     "%s: wic adds the partitions mounted outside / to the root's "
+			     "/etc/fstab; the layout takes the root as it is: put those lines in "
+			     "the image's fstab",
+			     path);
+	diag_note(d,
+		  "%s: %zu partition(s) placed as wic places them (align 512%s); sdimg would put "
+		  "them on the 4 MiB erase-block grid: delete the `align` lines%s to move them",
+		  path, w->n_parts, wr.sized_by_contents ? ", sizes from the files" : "",
+		  w->image_known ? " and the image's size" : "");
+	return 0;
+}
