@@ -6,7 +6,7 @@
  *  - on msdos with more than four partitions in the table, the fourth and later ones are
  *    logical (numbered from 5), and each first skips one sector for its EBR;
  *  - then --align (KiB) moves the start up to the next multiple of it, counted from the
- *    image's first byte; --offset (bytes, a whole sector) puts it there, and an offset
+ *    image's first byte; --offset (KiB or sectors: a whole sector) puts it there, and an offset
  *    behind the space already taken is an error;
  *  - the next partition's space starts where this one ends; sizes are whole KiB;
  *  - the image ends with the last partition, and on gpt 34 sectors later (the backup
@@ -113,12 +113,6 @@ int import_wks_place(struct wks *w, struct diag *d)
 		if (p->align_kib && offset % (p->align_kib * 2))
 			offset += p->align_kib * 2 - offset % (p->align_kib * 2);
 		if (p->has_offset) {
-			if (p->offset % 512)
-				return diag_error(d,
-						  "%s:%d: part --offset %llu: not a whole number "
-						  "of "
-						  "512-byte sectors",
-						  p->file, p->line, (unsigned long long)p->offset);
 			if (known && p->offset / 512 < offset)
 				return diag_error(d,
 						  "%s:%d: part --offset %llu: the partitions "
