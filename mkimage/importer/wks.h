@@ -13,6 +13,14 @@
 #include "common/diag.h"
 #include "mkimage/importer/importer.h"
 
+/* How wic sizes a partition, and so the layout. */
+enum wks_sizing {
+	WKS_EXACT,      /* --fixed-size, or --size without a --source that fills it */
+	WKS_AT_LEAST,   /* rawcopy with --size: that, or the file when larger (pinned) */
+	WKS_FACTOR,     /* from the files, with --size: size x factor while they fit (pinned) */
+	WKS_FROM_FILES, /* from the files alone: size = auto */
+};
+
 /* One `part` line, its options as wic's kickstart parser reads them (sizes in KiB, as wic
  * keeps them; --offset in bytes). */
 struct wks_part {
@@ -32,7 +40,8 @@ struct wks_part {
 	bool active, no_table, use_uuid, use_label, no_fstab_update;
 	/* placement (import_wks_place): in 512-byte sectors */
 	uint64_t start, size;
-	bool start_known, size_known; /* a size wic takes from the contents is not known */
+	enum wks_sizing sizing;
+	bool start_known, size_known; /* known unless WKS_FROM_FILES */
 	unsigned number;              /* in the table (0: --no-table); 5.. for logical ones */
 	bool logical;
 	char *name; /* the layout's partition name */

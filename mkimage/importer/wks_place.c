@@ -16,6 +16,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,19 +25,33 @@
 #define MBR_OVERHEAD 1
 #define GPT_OVERHEAD 34
 
-/* The size wic gives @p when it does not depend on the contents, in sectors; false when it
- * does (a --source that builds a file system, or copies a file, without --fixed-size). */
-static bool known_size(const struct wks_part *p, uint64_t *ret)
+/*
+ * How wic sizes @p (Partition.get_rootfs_size() and the source plugins) and the size the
+ * layout pins, in sectors: --fixed-size; --size for a partition no source fills; for a
+ * rawcopy --size, which a larger file would grow; for files put together by wic (a root file
+ * system, IMAGE_BOOT_FILES) (files + max(--size - files, --extra-space)) x --overhead-factor
+ * KiB, which is --size x factor while the files take at most --size - --extra-space. Only
+ * what follows the files alone (no --size) is not known before the build.
+ */
+static enum wks_sizing sizing(const struct wks_part *p, uint64_t *ret)
 {
+	*ret = 0;
 	if (p->fixed_kib) {
 		*ret = p->fixed_kib * 2;
-		return true;
+		return WKS_EXACT;
 	}
 	if (!p->source || strcmp(p->source, "empty") == 0) {
 		*ret = p->size_kib * 2;
-		return true;
+		return WKS_EXACT;
 	}
-	return false;
+	if (!p->size_kib)
+		return WKS_FROM_FILES;
+	if (strcmp(p->source, "rawcopy") == 0) {
+		*ret = p->size_kib * 2;
+		return WKS_AT_LEAST;
+	}
+	*ret = (uint64_t)floor((double)p->size_kib * p->factor) * 2;
+	return WKS_FACTOR;
 }
 
 /* The layout's name of @p: its mount point's words joined by '_' ("/" is root, "/boot/efi"
@@ -125,7 +140,8 @@ int import_wks_place(struct wks *w, struct diag *d)
 		}
 		p->start = offset;
 		p->start_known = known;
-		p->size_known = known_size(p, &p->size);
+		p->sizing = sizing(p, &p->size);
+		p->size_known = p->sizing != WKS_FROM_FILES;
 		p->number = p->no_table ? 0 : p->logical ? realpart + 1 : realpart;
 		offset += p->size;
 		known = known && p->size_known;

@@ -7,7 +7,6 @@
  * `size = auto` with `extra`, and the comment says how the two differ.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,40 +194,37 @@ static const char *layout_type(const struct wks_part *p)
 
 static void write_size(struct writer *wr, const struct wks_part *p)
 {
-	char a[32];
+	char a[32], b[32], c[32];
 
-	if (p->size_known) {
-		fprintf(wr->out, "    size = %-10s # %s%s\n", kib_text(p->size / 2, a, sizeof(a)),
-			p->fixed_kib ? "--fixed-size: exactly that" : "--size: exactly that",
-			p->source ? "" : " (no --source)");
+	switch (p->sizing) {
+	case WKS_EXACT:
+		fprintf(wr->out, "    size = %-10s # %s\n", kib_text(p->size / 2, a, sizeof(a)),
+			p->fixed_kib ? "--fixed-size" : "--size (nothing fills it)");
 		return;
+	case WKS_AT_LEAST:
+		fprintf(wr->out,
+			"    size = %-10s # --size; wic grows it for a larger file, sdimg's build "
+			"refuses one\n",
+			kib_text(p->size / 2, a, sizeof(a)));
+		return;
+	case WKS_FACTOR:
+		fprintf(wr->out,
+			"    size = %-10s # wic: --size %s x --overhead-factor %g, while the files "
+			"take at most\n"
+			"                      # %s (--size less --extra-space); wic grows it for "
+			"more, sdimg's build refuses them\n",
+			kib_text(p->size / 2, a, sizeof(a)), kib_text(p->size_kib, b, sizeof(b)),
+			p->factor,
+			kib_text(p->size_kib > p->extra_kib ? p->size_kib - p->extra_kib : 0, c,
+				 sizeof(c)));
+		return;
+	case WKS_FROM_FILES:
+		break;
 	}
 	wr->sized_by_contents = true;
-	if (is(p->source, "rawcopy") && p->size_kib) {
-		fprintf(wr->out,
-			"    size = %-10s # --size; wic grows it to a larger file, sdimg's build "
-			"refuses one\n",
-			kib_text(p->size_kib, a, sizeof(a)));
-		return;
-	}
 	if (is(p->source, "rawcopy")) {
-		fprintf(wr->out,
-			"    # size: the file's, to the sector (wic rounds it up to 1 KiB)\n");
-		return;
-	}
-	if (p->size_kib) {
-		/* wic: (du + max(size - du, extra)) * factor, which is size * factor while the
-		 * files take at most size - extra */
-		uint64_t kib = (uint64_t)floor((double)p->size_kib * p->factor);
-		fprintf(wr->out,
-			"    size = %-10s # wic's --size %llu K x --overhead-factor %g, while the "
-			"files take at most\n"
-			"                      # %llu K (--size less --extra-space); wic grows it "
-			"for "
-			"more, sdimg's build refuses them\n",
-			kib_text(kib, a, sizeof(a)), (unsigned long long)p->size_kib, p->factor,
-			(unsigned long long)(p->size_kib > p->extra_kib ? p->size_kib - p->extra_kib
-									: 0));
+		fputs("    # size: the file's, to the sector (wic rounds it up to 1 KiB)\n",
+		      wr->out);
 		return;
 	}
 	fprintf(wr->out,
