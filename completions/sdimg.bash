@@ -26,7 +26,7 @@ _sdimg_files()
 _sdimg()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="build plan flash personalize inspect ls cat"
+    local commands="build plan import flash personalize inspect ls cat"
     local cmd="" i nargs=0 word=$cur IFS=$' \t\n'
     COMPREPLY=()
     shopt -s extglob
@@ -76,6 +76,16 @@ _sdimg()
                 -*) COMPREPLY=($(compgen -W "--json -I --input --set -h --help" -- "$cur")); return ;;
             esac
             ((nargs == 0)) && _sdimg_files '*.layout'
+            ;;
+        import)
+            case $prev in
+                -o|--output) _sdimg_files '*.layout'; return ;;
+                --set) return ;;
+            esac
+            case $word in
+                -*) COMPREPLY=($(compgen -W "-o --output --set -h --help" -- "$cur")); return ;;
+            esac
+            ((nargs == 0)) && _sdimg_files '*.@(wks|wks.in)'
             ;;
         flash)
             case $prev in

@@ -25,6 +25,7 @@ _sdimg() {
     commands=(
         'build:write the image a layout describes'
         'plan:print the resolved geometry of a layout; writes nothing'
+        'import:write the layout of a wic kickstart (.wks) file'
         'flash:write an image onto cards at once, each read back'
         'personalize:copy an image with one card'"'"'s per-card values'
         'inspect:read an image or card: table, file systems, SD alignment'
@@ -60,6 +61,12 @@ _sdimg() {
                         '*--set[define ${VAR} for the layout]:VAR=VALUE: ' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:layout:_files -g "*.layout(-.)"' ;;
+                import)
+                    _arguments \
+                        '(-o --output)'{-o,--output}'[the layout to write]:layout:_files -g "*.layout(-.)"' \
+                        '*--set[define ${VAR} for the kickstart]:VAR=VALUE: ' \
+                        '(- *)'{-h,--help}'[show the help]' \
+                        '1:kickstart:_files -g "*.(wks|wks.in)(-.)"' ;;
                 flash)
                     _arguments \
                         '--bmap[the block map to use]:bmap file:_files -g "*.bmap(-.)"' \
