@@ -398,6 +398,15 @@ static int write_diskid(struct writer *wr)
 	return 0;
 }
 
+/* Whether a GPT has a --no-table partition before the first of its table (a boot loader). */
+static bool loader_first(const struct wks *w)
+{
+	for (size_t i = 0; w->gpt && i < w->n_parts && w->parts[i].no_table; i++)
+		if (i + 1 < w->n_parts && !w->parts[i + 1].no_table)
+			return true;
+	return false;
+}
+
 static int write_image(struct writer *wr, const char *path)
 {
 	const struct wks *w = wr->w;
@@ -419,6 +428,12 @@ static int write_image(struct writer *wr, const char *path)
 	else if (w->gpt)
 		fputs("    # size: past the last partition, the backup GPT; wic keeps one sector "
 		      "more\n    # there (its last usable LBA is one higher)\n",
+		      wr->out);
+	if (loader_first(w))
+		fputs("    # first usable LBA: sdimg's is past the --no-table partitions in front "
+		      "of the\n"
+		      "    # first one of the table, so that no partitioning tool puts one there;\n"
+		      "    # wic's is 34\n",
 		      wr->out);
 	int rc = write_diskid(wr);
 	fputs("}\n", wr->out);
@@ -454,8 +469,10 @@ int import_wks_write(const struct wks *w, const char *path, FILE *out, struct di
 			     path);
 	diag_note(d,
 		  "%s: %zu partition(s) placed as wic places them (align 512%s); sdimg would put "
-		  "them on the 4 MiB erase-block grid: delete the `align` lines%s to move them",
+		  "them on the 4 MiB erase-block grid: delete the `align` lines%s to move them%s",
 		  path, w->n_parts, wr.sized_by_contents ? ", sizes from the files" : "",
-		  w->image_known ? " and the image's size" : "");
+		  w->image_known ? " and the image's size" : "",
+		  loader_first(w) ? " (the GPT's first usable LBA is past the loaders, not 34)"
+				  : "");
 	return 0;
 }

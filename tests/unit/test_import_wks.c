@@ -211,6 +211,17 @@ static void test_place_gpt(void **state)
 	assert_false(w.parts[1].start_known);
 	assert_false(w.image_known);
 	import_wks_release(&w);
+	/* files wic puts together with --size: 16 MiB x 1.3 = 21299 KiB, pinned; rawcopy --size */
+	assert_int_equal(load("part /boot --source bootimg-partition --size 16\n"
+			      "part / --source rawcopy --sourceparams=file=a --size 2\n",
+			      NULL, &w, &d),
+			 0);
+	assert_int_equal(w.parts[0].sizing, WKS_FACTOR);
+	assert_int_equal(w.parts[0].size, 42598);
+	assert_int_equal(w.parts[1].sizing, WKS_AT_LEAST);
+	assert_int_equal(w.parts[1].start, 1 + 42598);
+	assert_int_equal(w.image_sectors, 1 + 42598 + 4096);
+	import_wks_release(&w);
 	diag_release(&d);
 }
 
@@ -279,6 +290,16 @@ static void test_write(void **state)
 	assert_non_null(strstr(l, "    disk-id = 01234567-89ab-4def-8123-456789abcdef"));
 	/* 34 + 16384 + 2048 + 34 sectors */
 	assert_non_null(strstr(l, "    size = 9472000"));
+	assert_null(strstr(l, "first usable LBA"));
+	free(l);
+	/* a loader out of the table in front: sdimg's first usable LBA is past it, said so */
+	l = layout_of("bootloader --ptable gpt\n"
+		      "part --source rawcopy --sourceparams=file=u.bin --no-table --offset 32K\n"
+		      "part / --fstype=ext4 --fixed-size 8\n",
+		      &d);
+	assert_non_null(l);
+	assert_non_null(strstr(l, "first usable LBA"));
+	assert_non_null(strstr(d.msgs[d.n - 1].text, "first usable LBA is past the loaders"));
 	free(l);
 	diag_release(&d);
 }
