@@ -6,11 +6,14 @@
  * label mkdosfs gets from wic. What only wic's contents decide (a size from the files) is
  * `size = auto` with `extra`, and the comment says how the two differ.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "common/strbuf.h"
 #include "mkimage/importer/wks.h"
 
 struct writer {
@@ -82,6 +85,55 @@ static char *source_param(const struct wks_part *p, const char *key)
 	return NULL;
 }
 
+/* Whether @s is a GUID as text (8-4-4-4-12 hex digits). */
+static bool is_guid(const char *s)
+{
+	static const char form[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+	if (!s || strlen(s) != sizeof(form) - 1)
+		return false;
+	for (size_t i = 0; form[i]; i++)
+		if (form[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* A FAT volume serial as wic takes it (0x and up to 8 hex digits, or 8 hex digits), in
+ * *@ret; false for anything else. */
+static bool fat_serial(const char *s, unsigned long *ret)
+{
+	const char *h = strncasecmp(s, "0x", 2) == 0 ? s + 2 : s;
+	size_t n = strlen(h);
+	char *end;
+
+	if (!n || n > 8 || (h == s && n != 8) || !isxdigit((unsigned char)*h))
+		return false;
+	*ret = strtoul(h, &end, 16);
+	return !*end;
+}
+
+/* The ids and numbers the layout takes as they are written: each checked, so that the
+ * layout says what the .wks says or the import stops at its line. */
+static int check_values(const struct wks *w, const struct wks_part *p, struct diag *d)
+{
+	unsigned long serial;
+	char *skip = is(p->source, "rawcopy") ? source_param(p, "skip") : NULL;
+	bool skip_ok = !skip || (*skip && strspn(skip, "0123456789") == strlen(skip));
+
+	free(skip);
+	if (!skip_ok)
+		return refuse(p, d, "--sourceparams skip", "not a number of bytes");
+	if (w->gpt && p->uuid && !is_guid(p->uuid))
+		return refuse(p, d, "--uuid", "not a GUID (8-4-4-4-12 hex digits)");
+	if (w->gpt && p->part_type && strlen(p->part_type) != 4 && !is_guid(p->part_type))
+		return refuse(p, d, "--part-type", "not a GUID (8-4-4-4-12 hex digits)");
+	if (p->fsuuid && is_fat(p) && !fat_serial(p->fsuuid, &serial))
+		return refuse(p, d, "--fsuuid", "not a FAT volume serial (0x and 8 hex digits)");
+	if (p->fsuuid && !is_fat(p) && !is_guid(p->fsuuid))
+		return refuse(p, d, "--fsuuid", "not a UUID (8-4-4-4-12 hex digits)");
+	return 0;
+}
+
 /* The checks of what sdimg cannot give, before anything is written. */
 static int check_part(const struct wks *w, const struct wks_part *p, struct diag *d)
 {
@@ -147,7 +199,7 @@ static int check_part(const struct wks *w, const struct wks_part *p, struct diag
 		return refuse(p, d, "--use-label",
 			      "wic writes LABEL= into the root's fstab and the boot loader's "
 			      "configuration, which the import does not rewrite");
-	return 0;
+	return check_values(w, p, d);
 }
 
 /* The MBR type byte parted gives wic's --fstype (direct.py: vfat is parted's fat32, msdos
@@ -235,26 +287,40 @@ static void write_size(struct writer *wr, const struct wks_part *p)
 		p->factor, kib_text(p->extra_kib, a, sizeof(a)));
 }
 
-/* --exclude-path, wic's paths from the root's top ("boot/": only what the folder holds). */
+/* --exclude-path, wic's paths from the root's top, as one filter list: "a/b" stays; "c/"
+ * (wic: the folder stays, empty) drops what c holds; a bare name "d" is "d/" (a pattern
+ * without a '/' would match at any depth). A ',' in a path is "[,]", as filters write it. */
 static void write_excludes(struct writer *wr, const struct wks_part *p)
 {
-	if (!p->n_exclude)
-		return;
-	fputs(" exclude = \"", wr->out);
-	for (size_t i = 0; i < p->n_exclude; i++) {
+	struct strbuf b = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < p->n_exclude; i++) {
 		const char *e = p->exclude[i];
-		size_t n = strlen(e);
 		while (*e == '/')
-			e++, n--;
-		fputs(i ? ", " : "", wr->out);
-		if (n && e[n - 1] == '/')
-			fprintf(wr->out, "%.*s/*", (int)(n - 1), e);
-		else if (!strchr(e, '/'))
-			fprintf(wr->out, "%s/", e); /* anchored at the top: a folder */
-		else
-			fputs(e, wr->out);
+			e++;
+		size_t n = strlen(e);
+		bool folder = n && e[n - 1] == '/', bare = !strchr(e, '/');
+		if (i)
+			rc = strbuf_puts(&b, ", ");
+		for (size_t k = 0; !rc && k < n - folder; k++)
+			rc = e[k] == ',' ? strbuf_puts(&b, "[,]") : strbuf_putc(&b, e[k]);
+		if (!rc && (folder || bare))
+			rc = strbuf_puts(&b, folder ? "/*" : "/");
 	}
-	fputs("\"", wr->out);
+	if (!rc && b.s) {
+		fputs(" exclude = ", wr->out);
+		put_string(wr->out, b.s);
+	}
+	strbuf_release(&b);
+}
+
+/* Whether @s can be a layout's variable name (letters, digits, _, not a digit first). */
+static bool var_name(const char *s)
+{
+	return *s && !isdigit((unsigned char)*s) &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+		       strlen(s);
 }
 
 static void write_contents(struct writer *wr, const struct wks_part *p)
@@ -267,7 +333,7 @@ static void write_contents(struct writer *wr, const struct wks_part *p)
 		      wr->out);
 	} else if (is(p->source, "rootfs")) {
 		const char *dir = p->rootfs_dir ? p->rootfs_dir : "${IMAGE_ROOTFS}";
-		bool named = p->rootfs_dir && !strchr(dir, '/') && !strchr(dir, '$');
+		bool named = p->rootfs_dir && var_name(dir);
 		if (named)
 			fprintf(wr->out,
 				"    # --rootfs-dir=%s: wic -r %s=DIR; give --set %s=DIR\n", dir,
@@ -303,8 +369,9 @@ static void write_fs(struct writer *wr, const struct wks_part *p)
 		fputs("    fat {\n        label = ", wr->out);
 		put_string(wr->out, p->label ? p->label : "boot");
 		fprintf(wr->out, "%s\n", p->label ? "" : "    # wic's mkdosfs -n boot");
-		if (p->fsuuid)
-			fprintf(wr->out, "        volume-id = %s\n", p->fsuuid);
+		unsigned long serial;
+		if (p->fsuuid && fat_serial(p->fsuuid, &serial))
+			fprintf(wr->out, "        volume-id = 0x%08lx\n", serial);
 		fputs("        data-align = 512  # as mkdosfs: no padding before the data area\n"
 		      "    }\n",
 		      wr->out);
@@ -385,6 +452,9 @@ static int write_diskid(struct writer *wr)
 
 	if (!w->diskid)
 		return 0;
+	if (w->gpt && !is_guid(w->diskid))
+		return diag_error(wr->d, "%s:%d: bootloader --diskid %s: not a GUID",
+				  w->bootloader_file, w->bootloader_line, w->diskid);
 	if (w->gpt) {
 		fprintf(wr->out, "    disk-id = %s   # --diskid\n", w->diskid);
 		return 0;

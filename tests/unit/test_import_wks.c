@@ -275,6 +275,11 @@ static void test_write(void **state)
 	assert_non_null(strstr(l, "    size = auto"));
 	assert_non_null(strstr(l, "    extra = 10M"));
 	assert_non_null(strstr(l, "exclude = \"boot/*, home/\""));
+	free(l);
+	l = layout_of("part / --source rootfs --fsuuid 0xab12 --exclude-path 'a\"b,c/d'\n", &d);
+	assert_non_null(l);
+	assert_non_null(strstr(l, "volume-id = 0x0000ab12"));
+	assert_non_null(strstr(l, "exclude = \"a\\\"b[,]c/d\""));
 	assert_int_equal(d.errors, 0);
 	free(l);
 	l = layout_of("bootloader --ptable gpt --diskid 01234567-89ab-4def-8123-456789abcdef\n"
@@ -321,6 +326,13 @@ static void test_write_refusals(void **state)
 		{ "bootloader --ptable gpt\npart / --size 1 --part-type 1234\n",
 		  "t.wks:2: --part-type: an sgdisk type code" },
 		{ "bootloader --diskid zz\npart / --size 1\n", "t.wks:1: bootloader --diskid zz" },
+		{ "bootloader --ptable gpt --diskid 1\npart / --size 1\n",
+		  "--diskid 1: not a GUID" },
+		{ "bootloader --ptable gpt\npart / --size 1 --uuid 'x } y {'\n",
+		  "--uuid: not a GUID" },
+		{ "part / --size 1 --fsuuid 0x123456789\n", "--fsuuid: not a FAT volume serial" },
+		{ "part / --size 1 --fstype=ext4 --fsuuid 1234\n", "--fsuuid: not a UUID" },
+		{ "part / --source rawcopy --sourceparams=file=a,skip=1K\n", "skip: not a number" },
 	};
 
 	(void)state;
