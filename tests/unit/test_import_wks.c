@@ -38,6 +38,68 @@ static char *layout_of(const char *text, struct diag *d)
 	return buf;
 }
 
+/* A .wks text and the error it must give. */
+struct refusal {
+	const char *text, *message;
+};
+
+/* The steps a text goes through: read, read and placed, and written as a layout. */
+static int step_parse(const char *text, struct diag *d)
+{
+	struct wks w = { 0 };
+	int rc = import_wks_parse("t.wks", text, NULL, &w, d);
+
+	import_wks_release(&w);
+	return rc;
+}
+
+static int step_place(const char *text, struct diag *d)
+{
+	struct wks w = { 0 };
+	int rc = load(text, NULL, &w, d);
+
+	import_wks_release(&w);
+	return rc;
+}
+
+static int step_write(const char *text, struct diag *d)
+{
+	char *l = layout_of(text, d);
+
+	free(l);
+	return l ? 0 : -EINVAL;
+}
+
+/* Each of the @n texts of @cases fails @step with -EINVAL and one error holding its message. */
+static void assert_refused(int (*step)(const char *, struct diag *), const struct refusal *cases,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct diag d;
+		diag_init(&d);
+		assert_int_equal(step(cases[i].text, &d), -EINVAL);
+		assert_int_equal(d.errors, 1);
+		if (!strstr(d.msgs[0].text, cases[i].message))
+			fail_msg("'%s' gave '%s'", cases[i].text, d.msgs[0].text);
+		diag_release(&d);
+	}
+}
+
+/* @l holds each of the @n lines of @want (as parts of its lines). */
+static void assert_holds(const char *l, const char *const *want, size_t n)
+{
+	assert_non_null(l);
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(l, want[i]))
+			fail_msg("the layout lacks '%s':\n%s", want[i], l);
+}
+
+#define HOLDS(l, ...)                                                       \
+	do {                                                                \
+		static const char *const want_[] = { __VA_ARGS__ };         \
+		assert_holds((l), want_, sizeof(want_) / sizeof(want_[0])); \
+	} while (0)
+
 /* Sizes: --size and --fixed-size in MiB without a unit, K M G; --offset in KiB without a unit
  * and s for sectors; the defaults of a partition sized by its files (10 MiB, 1.3). */
 static void test_parse_sizes(void **state)
@@ -108,9 +170,7 @@ static void test_parse_words(void **state)
 /* What wic's parser refuses is an error naming FILE:LINE. */
 static void test_parse_errors(void **state)
 {
-	static const struct {
-		const char *text, *message;
-	} cases[] = {
+	static const struct refusal cases[] = {
 		{ "part / --size 16X\n", "t.wks:1: --size: invalid size '16X'" },
 		{ "\npart / --bogus\n", "t.wks:2: part: unrecognized argument '--bogus'" },
 		{ "part / --fixed-size 8 --extra-space 2\n", "t.wks:1: part: arguments" },
@@ -129,17 +189,7 @@ static void test_parse_errors(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct wks w = { 0 };
-		struct diag d;
-		diag_init(&d);
-		assert_int_equal(import_wks_parse("t.wks", cases[i].text, NULL, &w, &d), -EINVAL);
-		assert_int_equal(d.errors, 1);
-		if (!strstr(d.msgs[0].text, cases[i].message))
-			fail_msg("'%s' gave '%s'", cases[i].text, d.msgs[0].text);
-		import_wks_release(&w);
-		diag_release(&d);
-	}
+	assert_refused(step_parse, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /*
@@ -229,9 +279,7 @@ static void test_place_gpt(void **state)
  * 1, then 1 MiB); partitions on two disks. */
 static void test_place_errors(void **state)
 {
-	static const struct {
-		const char *text, *message;
-	} cases[] = {
+	static const struct refusal cases[] = {
 		{ "part / --size 1\npart /a --size 1 --offset 512K\n",
 		  "t.wks:2: part --offset 524288: the partitions before end at 1049088" },
 		{ "part / --size 1\npart /a --size 1 --offset 2048s\n",
@@ -240,16 +288,7 @@ static void test_place_errors(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct wks w = { 0 };
-		struct diag d;
-		diag_init(&d);
-		assert_int_equal(load(cases[i].text, NULL, &w, &d), -EINVAL);
-		if (!strstr(d.msgs[0].text, cases[i].message))
-			fail_msg("'%s' gave '%s'", cases[i].text, d.msgs[0].text);
-		import_wks_release(&w);
-		diag_release(&d);
-	}
+	assert_refused(step_place, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* The layout pins wic's choices: --size of a partition built from files is --size x the
@@ -265,21 +304,12 @@ static void test_write(void **state)
 	l = layout_of("part /boot --source bootimg-partition --size 16 --active --align 4\n"
 		      "part / --source rootfs --fstype=ext4 --exclude-path boot/ /home\n",
 		      &d);
-	assert_non_null(l);
-	assert_non_null(strstr(l, "    table = mbr"));
-	assert_non_null(strstr(l, "    size = 21299K"));
-	assert_non_null(strstr(l, "    mbr-type = 0x0c"));
-	assert_non_null(strstr(l, "    bootable = true"));
-	assert_non_null(strstr(l, "        label = \"boot\""));
-	assert_non_null(strstr(l, "include(\"${BOOT_FILES}\")"));
-	assert_non_null(strstr(l, "    size = auto"));
-	assert_non_null(strstr(l, "    extra = 10M"));
-	assert_non_null(strstr(l, "exclude = \"boot/*, home/\""));
+	HOLDS(l, "    table = mbr", "    size = 21299K", "    mbr-type = 0x0c",
+	      "    bootable = true", "        label = \"boot\"", "include(\"${BOOT_FILES}\")",
+	      "    size = auto", "    extra = 10M", "exclude = \"boot/*, home/\"");
 	free(l);
 	l = layout_of("part / --source rootfs --fsuuid 0xab12 --exclude-path 'a\"b,c/d'\n", &d);
-	assert_non_null(l);
-	assert_non_null(strstr(l, "volume-id = 0x0000ab12"));
-	assert_non_null(strstr(l, "exclude = \"a\\\"b[,]c/d\""));
+	HOLDS(l, "volume-id = 0x0000ab12", "exclude = \"a\\\"b[,]c/d\"");
 	assert_int_equal(d.errors, 0);
 	free(l);
 	l = layout_of("bootloader --ptable gpt --diskid 01234567-89ab-4def-8123-456789abcdef\n"
@@ -287,14 +317,11 @@ static void test_write(void **state)
 		      "11111111-2222-4333-8444-555555555555\n"
 		      "part /b --fstype=none --size 1 --part-name data\n",
 		      &d);
-	assert_non_null(l);
-	assert_non_null(strstr(l, "    gpt-type = esp"));
-	assert_non_null(strstr(l, "    label = \"primary\""));
-	assert_non_null(strstr(l, "    label = \"data\""));
-	assert_non_null(strstr(l, "    uuid = 11111111-2222-4333-8444-555555555555"));
-	assert_non_null(strstr(l, "    disk-id = 01234567-89ab-4def-8123-456789abcdef"));
+	HOLDS(l, "    gpt-type = esp", "    label = \"primary\"", "    label = \"data\"",
+	      "    uuid = 11111111-2222-4333-8444-555555555555",
+	      "    disk-id = 01234567-89ab-4def-8123-456789abcdef");
 	/* 34 + 16384 + 2048 + 34 sectors */
-	assert_non_null(strstr(l, "    size = 9472000"));
+	HOLDS(l, "    size = 9472000");
 	assert_null(strstr(l, "first usable LBA"));
 	free(l);
 	/* a loader out of the table in front: sdimg's first usable LBA is past it, said so */
@@ -302,8 +329,7 @@ static void test_write(void **state)
 		      "part --source rawcopy --sourceparams=file=u.bin --no-table --offset 32K\n"
 		      "part / --fstype=ext4 --fixed-size 8\n",
 		      &d);
-	assert_non_null(l);
-	assert_non_null(strstr(l, "first usable LBA"));
+	HOLDS(l, "first usable LBA");
 	assert_non_null(strstr(d.msgs[d.n - 1].text, "first usable LBA is past the loaders"));
 	free(l);
 	diag_release(&d);
@@ -312,9 +338,7 @@ static void test_write(void **state)
 /* What sdimg cannot give is an error naming the line and the construct. */
 static void test_write_refusals(void **state)
 {
-	static const struct {
-		const char *text, *message;
-	} cases[] = {
+	static const struct refusal cases[] = {
 		{ "part /boot --source bootimg_efi\n", "t.wks:1: --source bootimg_efi: this wic" },
 		{ "part swap --fstype=swap --size 8\n", "t.wks:1: --fstype=swap: sdimg writes no" },
 		{ "part / --part-type 8300 --size 8\n",
@@ -336,15 +360,7 @@ static void test_write_refusals(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct diag d;
-		diag_init(&d);
-		char *l = layout_of(cases[i].text, &d);
-		assert_null(l);
-		if (!d.errors || !strstr(d.msgs[0].text, cases[i].message))
-			fail_msg("'%s' gave '%s'", cases[i].text, d.n ? d.msgs[0].text : "nothing");
-		diag_release(&d);
-	}
+	assert_refused(step_write, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 int main(void)
