@@ -183,6 +183,20 @@ static int split(struct reader *r, const char *line, struct words *ws)
 
 /* ---- values, as ksparser.py's argument types read them */
 
+/* A value that must be known now (a size, a type) and still holds a ${VAR}: -EINVAL with a
+ * line that names the variable, else 0. */
+static int unset_var(struct reader *r, const char *opt, const char *s)
+{
+	const char *v = strstr(s, "${"), *end = v ? strchr(v, '}') : NULL;
+	char name[128];
+
+	if (!end)
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)(end - v - 2), v + 2);
+	return fail(r, "%s: ${%s} is not set: give --set VAR=VALUE (the layout needs it now)", opt,
+		    name);
+}
+
 static bool digits(const char *s, size_t n)
 {
 	if (!n)
@@ -205,6 +219,8 @@ static int parse_size(struct reader *r, const char *opt, const char *s, bool uni
 	uint64_t mult;
 	char unit = unit_kib ? 'K' : 'M';
 
+	if (unset_var(r, opt, s))
+		return -EINVAL;
 	if (n && !isdigit((unsigned char)s[n - 1]))
 		unit = s[--n];
 	if (!digits(s, n) || n > 12)
@@ -236,6 +252,8 @@ static int parse_size(struct reader *r, const char *opt, const char *s, bool uni
 
 static int parse_align(struct reader *r, const char *s, uint64_t *ret)
 {
+	if (unset_var(r, "--align", s))
+		return -EINVAL;
 	if (!digits(s, strlen(s)) || strlen(s) > 9)
 		return fail(r, "--align: invalid int value '%s' (KiB)", s, NULL);
 	*ret = strtoull(s, NULL, 10);
@@ -274,6 +292,8 @@ static const char *const fstypes[] = { "ext2", "ext3",  "ext4",  "btrfs", "squas
 
 static int parse_fstype(struct reader *r, const char *s, char **ret)
 {
+	if (unset_var(r, "--fstype", s))
+		return -EINVAL;
 	for (size_t i = 0; i < sizeof(fstypes) / sizeof(fstypes[0]); i++)
 		if (strcmp(s, fstypes[i]) == 0) {
 			free(*ret);

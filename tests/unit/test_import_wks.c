@@ -172,6 +172,8 @@ static void test_parse_errors(void **state)
 {
 	static const struct refusal cases[] = {
 		{ "part / --size 16X\n", "t.wks:1: --size: invalid size '16X'" },
+		{ "part / --size ${BOOT_SPACE}\n", "t.wks:1: --size: ${BOOT_SPACE} is not set" },
+		{ "part / --fstype=${T}\n", "t.wks:1: --fstype: ${T} is not set" },
 		{ "\npart / --bogus\n", "t.wks:2: part: unrecognized argument '--bogus'" },
 		{ "part / --fixed-size 8 --extra-space 2\n", "t.wks:1: part: arguments" },
 		{ "part / --size 8 --fixed-size 8\n", "not allowed with argument --size" },
