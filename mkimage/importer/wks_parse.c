@@ -193,8 +193,10 @@ static int unset_var(struct reader *r, const char *opt, const char *s)
 	if (!end)
 		return 0;
 	snprintf(name, sizeof(name), "%.*s", (int)(end - v - 2), v + 2);
-	return fail(r, "%s: ${%s} is not set: give --set VAR=VALUE (the layout needs it now)", opt,
-		    name);
+	return diag_error(r->d,
+			  "%s:%d: %s: ${%s} is not set: give --set %s=VALUE (a layout needs it "
+			  "now)",
+			  r->file, r->line, opt, name, name);
 }
 
 static bool digits(const char *s, size_t n)
