@@ -44,7 +44,7 @@ _sdimg()
     # every word is one, and so is the word completed: $word is what it looks like)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log) ((i++)) ;;
+            -o|--output|-I|--input|--set|--image|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
             --) ((nargs += COMP_CWORD - i - 1)); word=argument; break ;;
             -*) ;;
@@ -80,10 +80,10 @@ _sdimg()
         import)
             case $prev in
                 -o|--output) _sdimg_files '*.layout'; return ;;
-                --set) return ;;
+                --set|--image) return ;;
             esac
             case $word in
-                -*) COMPREPLY=($(compgen -W "-o --output --set -h --help" -- "$cur")); return ;;
+                -*) COMPREPLY=($(compgen -W "-o --output --image --set -h --help" -- "$cur")); return ;;
             esac
             ((nargs == 0)) && _sdimg_files '*.@(wks|wks.in)'
             ;;

@@ -64,6 +64,7 @@ _sdimg() {
                 import)
                     _arguments \
                         '(-o --output)'{-o,--output}'[the layout to write]:layout:_files -g "*.layout(-.)"' \
+                        '--image[the partitions on this disk (--ondisk)]:disk: ' \
                         '*--set[define ${VAR} for the kickstart]:VAR=VALUE: ' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:kickstart:_files -g "*.(wks|wks.in)(-.)"' ;;

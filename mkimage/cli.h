@@ -35,7 +35,7 @@ int cmd_personalize(int argc, char **argv);
 /* `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]` */
 int cmd_inspect(int argc, char **argv);
 
-/* `sdimg import FILE.wks [-o LAYOUT] [--set VAR=VALUE]...` */
+/* `sdimg import FILE.wks [-o LAYOUT] [--image DISK] [--set VAR=VALUE]...` */
 int cmd_import(int argc, char **argv);
 
 /* `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH` */

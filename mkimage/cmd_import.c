@@ -1,6 +1,7 @@
 /*
- * cmd_import: `sdimg import FILE.wks [-o card.layout] [--set VAR=VALUE]...`: the layout of a
- * wic kickstart file (mkimage/importer/), on stdout or into -o (put in place only whole).
+ * cmd_import: `sdimg import FILE.wks [-o card.layout] [--image DISK] [--set VAR=VALUE]...`:
+ * the layout of a wic kickstart file (mkimage/importer/), on stdout or into -o (put in place
+ * only whole).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,12 +17,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s " CMD " FILE.wks [-o card.layout] [--set VAR=VALUE]...\n\n"
+		"Usage: %s " CMD
+		" FILE.wks [-o card.layout] [--image DISK] [--set VAR=VALUE]...\n\n"
 		"Writes the layout that gives the card a wic kickstart file (.wks, .wks.in)\n"
 		"describes: every partition where wic puts it, the keys that pin wic's choices\n"
 		"commented. What sdimg cannot give is an error naming the file's line.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  write the layout there (default: the standard output)\n"
+		"  --image DISK       the partitions the kickstart puts on disk DISK (wic makes\n"
+		"                     an image per disk; without it, all must be on one)\n"
 		"  --set VAR=VALUE    the value of ${VAR} in the kickstart (repeatable); one not\n"
 		"                     set stays ${VAR} in the layout, for its build\n"
 		"  -h, --help         show this help\n",
@@ -29,21 +33,22 @@ static void usage(FILE *out)
 }
 
 struct args {
-	const char *output;
+	const char *output, *image;
 	const char **sets;
 	size_t n_sets;
 };
 
-enum { OPT_SET = 256 };
+enum { OPT_SET = 256, OPT_IMAGE };
 
 static int take_option(void *ctx, int key, char *arg)
 {
 	struct args *a = ctx;
 
-	if (key == 'o') {
+	if (key == 'o' || key == OPT_IMAGE) {
 		if (!*arg)
-			return cli_usage_error(CMD, "-o needs a file name");
-		a->output = arg;
+			return cli_usage_error(CMD, "%s needs a name",
+					       key == 'o' ? "-o" : "--image");
+		*(key == 'o' ? &a->output : &a->image) = arg;
 		return EXIT_OK;
 	}
 	const char *eq = strchr(arg, '=');
@@ -98,6 +103,7 @@ int cmd_import(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "set", required_argument, NULL, OPT_SET },
+		{ "image", required_argument, NULL, OPT_IMAGE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,7 +126,7 @@ int cmd_import(int argc, char **argv)
 		free(a.sets);
 		return status;
 	}
-	const struct import_options o = { .sets = a.sets, .n_sets = a.n_sets };
+	const struct import_options o = { .image = a.image, .sets = a.sets, .n_sets = a.n_sets };
 	diag_init(&d);
 	int rc = a.output ? write_output(argv[first], a.output, &o, &d)
 			  : import_wks(argv[first], &o, stdout, &d);

@@ -12,6 +12,8 @@ int import_wks_text(const char *path, const char *text, const struct import_opti
 	struct wks w = { 0 };
 	int rc = import_wks_parse(path, text, o, &w, d);
 
+	if (!rc && o && o->image)
+		rc = import_wks_select_disk(&w, o->image, d);
 	if (!rc)
 		rc = import_wks_place(&w, d);
 	if (!rc)

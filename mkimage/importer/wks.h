@@ -75,6 +75,10 @@ struct wks {
 int import_wks_parse(const char *path, const char *text, const struct import_options *o,
 		     struct wks *w, struct diag *d);
 
+/* Keeps the partitions of @w that are --ondisk @disk (wic makes an image per disk: --image
+ * chooses one). Returns 0, or -EINVAL when none is. */
+int import_wks_select_disk(struct wks *w, const char *disk, struct diag *d);
+
 /* Places the partitions of @w by wic's rules (its first offset, --align, --offset, the EBR
  * sector of each logical partition) and names them. Returns 0 or -EINVAL with a message. */
 int import_wks_place(struct wks *w, struct diag *d);

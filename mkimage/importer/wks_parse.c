@@ -738,6 +738,23 @@ int import_wks_parse(const char *path, const char *text, const struct import_opt
 	return read_text(&r, text);
 }
 
+int import_wks_select_disk(struct wks *w, const char *disk, struct diag *d)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < w->n_parts; i++) {
+		if (strcmp(w->parts[i].disk, disk) == 0)
+			w->parts[kept++] = w->parts[i];
+		else
+			part_release(&w->parts[i]);
+	}
+	w->n_parts = kept;
+	if (!kept)
+		return diag_error(d, "%s: --image %s: no part line is --ondisk %s", w->files[0],
+				  disk, disk);
+	return 0;
+}
+
 void import_wks_release(struct wks *w)
 {
 	for (size_t i = 0; i < w->n_parts; i++)

@@ -106,10 +106,8 @@ int import_wks_place(struct wks *w, struct diag *d)
 		if (strcmp(p->disk, w->parts[0].disk) != 0)
 			return diag_error(d,
 					  "%s:%d: part --ondisk %s: wic makes one image per disk, "
-					  "and "
-					  "this one is on %s: import one disk at a time (a .wks "
-					  "per "
-					  "disk)",
+					  "and the first partition is on %s: choose one with "
+					  "--image DISK",
 					  p->file, p->line, p->disk, w->parts[0].disk);
 		realpart += !p->no_table;
 		if (i == 0)

@@ -104,4 +104,13 @@ printf 'part / --size 8X\n' >bad.wks
 expect_status 1 "$SDIMG" import bad.wks
 expect_stderr "bad.wks:1: --size: invalid size '8X'"
 expect_status 2 "$SDIMG" import
+
+# two disks: wic makes an image of each; --image takes one
+printf 'part / --fstype=ext4 --fixed-size 8 --ondisk sda\npart /b --fstype=none --size 2 --ondisk sdb --align 1024\n' >disks.wks
+expect_status 1 "$SDIMG" import disks.wks
+expect_stderr "disks.wks:2: part --ondisk sdb: wic makes one image per disk"
+expect_status 0 "$SDIMG" import disks.wks --image sdb -o sdb.layout
+expect_status 0 "$SDIMG" build -q -o sdb.img sdb.layout
+# 1 sector for the MBR, up to 1 MiB: 2048; 2 MiB; --fstype=none is parted's ext2, 0x83
+sfdisk_is sdb.img 1 2048 4096 83
 echo "import_wks: ok"

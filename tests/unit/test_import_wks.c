@@ -365,13 +365,42 @@ static void test_write_refusals(void **state)
 	assert_refused(step_write, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* --image DISK takes the partitions --ondisk DISK, placed as the first of their image. */
+static void test_image_per_disk(void **state)
+{
+	static const char text[] = "part / --size 1 --ondisk sda\n"
+				   "part /b --fstype=none --size 2 --ondisk sdb\n";
+	struct import_options o = { .image = "sdb" };
+	char *l = NULL;
+	size_t len = 0;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	FILE *f = open_memstream(&l, &len);
+	assert_int_equal(import_wks_text("t.wks", text, &o, f, &d), 0);
+	fclose(f);
+	HOLDS(l, "partition b {", "# wic: partition 1, sector 1 ", "    size = 2M");
+	assert_null(strstr(l, "partition root"));
+	free(l);
+	o.image = "sdc";
+	f = open_memstream(&l, &len);
+	assert_int_equal(import_wks_text("t.wks", text, &o, f, &d), -EINVAL);
+	fclose(f);
+	free(l);
+	assert_string_equal(d.msgs[d.n - 1].text,
+			    "t.wks: --image sdc: no part line is --ondisk sdc");
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_sizes),  cmocka_unit_test(test_parse_words),
-		cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_place_msdos_logical),
-		cmocka_unit_test(test_place_gpt),    cmocka_unit_test(test_place_errors),
-		cmocka_unit_test(test_write),        cmocka_unit_test(test_write_refusals),
+		cmocka_unit_test(test_parse_sizes),    cmocka_unit_test(test_parse_words),
+		cmocka_unit_test(test_parse_errors),   cmocka_unit_test(test_place_msdos_logical),
+		cmocka_unit_test(test_place_gpt),      cmocka_unit_test(test_place_errors),
+		cmocka_unit_test(test_write),          cmocka_unit_test(test_write_refusals),
+		cmocka_unit_test(test_image_per_disk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
