@@ -134,6 +134,12 @@ static int check_values(const struct wks *w, const struct wks_part *p, struct di
 	return 0;
 }
 
+/* Whether @p is a copied file that wic sizes to the KiB (rawcopy without --size). */
+static bool file_sized(const struct wks_part *p)
+{
+	return p->sizing == WKS_FROM_FILES && is(p->source, "rawcopy");
+}
+
 /* The checks of what sdimg cannot give, before anything is written. */
 static int check_part(const struct wks *w, const struct wks_part *p, struct diag *d)
 {
@@ -195,6 +201,11 @@ static int check_part(const struct wks *w, const struct wks_part *p, struct diag
 			return refuse(p, d, "--sourceparams unpack",
 				      "sdimg copies the file as it is: unpack it first");
 	}
+	if (file_sized(p) && !p->start_known)
+		return refuse(p, d, "--source rawcopy without --size",
+			      "after a partition sized by its files, the layout cannot both put "
+			      "it where wic does and size it to the KiB as wic does: give --size "
+			      "(or --offset)");
 	if (p->use_label)
 		return refuse(p, d, "--use-label",
 			      "wic writes LABEL= into the root's fstab and the boot loader's "
@@ -275,8 +286,7 @@ static void write_size(struct writer *wr, const struct wks_part *p)
 	}
 	wr->sized_by_contents = true;
 	if (is(p->source, "rawcopy")) {
-		fputs("    # size: the file's, to the sector (wic rounds it up to 1 KiB)\n",
-		      wr->out);
+		fputs("    # size: the file's, rounded up to 1 KiB (wic: du -k)\n", wr->out);
 		return;
 	}
 	fprintf(wr->out,
@@ -425,7 +435,14 @@ static void write_part(struct writer *wr, const struct wks_part *p)
 	fprintf(wr->out, "partition %s {\n    type = %s\n", p->name, layout_type(p));
 	if (p->has_offset)
 		fprintf(wr->out, "    start = %llu   # --offset\n", (unsigned long long)p->offset);
-	if (p->align_kib)
+	if (file_sized(p)) {
+		/* sdimg rounds an auto size up to the partition's align, wic a file to the KiB */
+		if (!p->has_offset)
+			fprintf(wr->out, "    start = %llu   # where wic's rules put it\n",
+				(unsigned long long)p->start * 512);
+		fputs("    align = 1K        # the file's size rounded up to 1 KiB, as wic's\n",
+		      wr->out);
+	} else if (p->align_kib)
 		fprintf(wr->out, "    align = %-9s # --align %llu (KiB)\n",
 			kib_text(p->align_kib, a, sizeof(a)), (unsigned long long)p->align_kib);
 	else

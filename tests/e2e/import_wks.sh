@@ -105,6 +105,15 @@ expect_status 1 "$SDIMG" import bad.wks
 expect_stderr "bad.wks:1: --size: invalid size '8X'"
 expect_status 2 "$SDIMG" import
 
+# a file copied without --size: wic sizes it to the KiB (70000 bytes: 69 KiB, 138 sectors)
+printf 'part /u --source rawcopy --sourceparams=file=deploy/u-boot.bin --align 1024\npart / --fstype=ext4 --fixed-size 8 --align 4\n' >raw.wks
+expect_status 0 "$SDIMG" import raw.wks -o raw.layout
+expect_status 0 "$SDIMG" build -q -o raw.img raw.layout
+# 1 sector, up to 1 MiB: 2048; the file's vfat type (wic's default --fstype), 0x0c
+sfdisk_is raw.img 1 2048 138 c
+# 2048 + 138 = 2186, up to 4 KiB (8 sectors): 2192
+sfdisk_is raw.img 2 2192 16384 83
+
 # two disks: wic makes an image of each; --image takes one
 printf 'part / --fstype=ext4 --fixed-size 8 --ondisk sda\npart /b --fstype=none --size 2 --ondisk sdb --align 1024\n' >disks.wks
 expect_status 1 "$SDIMG" import disks.wks

@@ -348,6 +348,9 @@ static void test_write_refusals(void **state)
 		{ "part / --source rootfs --fstype=btrfs\n",
 		  "builds ext4 and FAT file systems only" },
 		{ "part / --source rawcopy --size 8\n", "--sourceparams has no file=" },
+		{ "part / --source rootfs\npart /u --source rawcopy --sourceparams=file=u\n",
+		  "t.wks:2: --source rawcopy without --size: after a partition sized by its "
+		  "files" },
 		{ "part / --size 0\n", "has a size of zero" },
 		{ "bootloader --ptable gpt\npart / --size 1 --part-type 1234\n",
 		  "t.wks:2: --part-type: an sgdisk type code" },
