@@ -50,6 +50,13 @@ static void put_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* @s in a comment: a control character (a line break would end the comment) is '?'. */
+static void put_comment(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(iscntrl((unsigned char)*s) ? '?' : *s, out);
+}
+
 static bool is(const char *s, const char *word)
 {
 	return s && strcmp(s, word) == 0;
@@ -424,7 +431,11 @@ static void write_part(struct writer *wr, const struct wks_part *p)
 {
 	char a[32];
 
-	fprintf(wr->out, "\n# %s:%d: %s\n", p->file, p->line, p->text);
+	fputs("\n# ", wr->out);
+	put_comment(wr->out, p->file);
+	fprintf(wr->out, ":%d: ", p->line);
+	put_comment(wr->out, p->text);
+	fputc('\n', wr->out);
 	if (p->start_known)
 		fprintf(wr->out, "# wic: partition %u%s, sector %llu (byte %llu)\n", p->number,
 			p->logical ? " (logical)" : "", (unsigned long long)p->start,
@@ -498,12 +509,14 @@ static int write_image(struct writer *wr, const char *path)
 {
 	const struct wks *w = wr->w;
 
+	fputs("# The card of ", wr->out);
+	put_comment(wr->out, path);
 	fprintf(wr->out,
-		"# The card of %s (a wic kickstart), imported by `sdimg import`.\n"
+		" (a wic kickstart), imported by `sdimg import`.\n"
 		"# Every partition is where wic's rules put it; the comments say where sdimg's\n"
 		"# defaults differ and which key pins wic's choice.\n\n"
 		"image {\n    table = %s%s\n",
-		path, w->gpt ? "gpt" : "mbr",
+		w->gpt ? "gpt" : "mbr",
 		w->bootloader_line ? "   # bootloader --ptable" : "   # no bootloader line: msdos");
 	fputs("    align = 512       # wic's grid: a partition without --align starts right "
 	      "after the one before\n",
