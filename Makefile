@@ -8,7 +8,7 @@ BUILD   ?= build
 
 # One static library per module, each exporting only names with its own prefix (checked by
 # tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms flash/ (flash_),
-# builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), fat/ (fat_),
+# importer/ (import_), builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), fat/ (fat_),
 # ext4/ (ext4_), layouts/ (layout_) and common/ (each file's own name).
 common_SRC   := $(wildcard common/*.c)
 layouts_SRC  := $(wildcard layouts/*.c)

@@ -15,11 +15,6 @@
 #include "mkimage/cli.h"
 #include "mkimage/importer/importer.h"
 
-/* import_wks() lives in the wic half of the importer; until it is linked in, a kickstart
- * is refused with a message. */
-int import_wks(const char *path, const struct import_options *o, FILE *out, struct diag *d)
-	__attribute__((weak));
-
 static void import_usage(FILE *out)
 {
 	fprintf(out,
@@ -32,7 +27,8 @@ static void import_usage(FILE *out)
 		"  -o, --output LAYOUT  write the layout there (only when the whole import\n"
 		"                       succeeds); default: the standard output\n"
 		"  --image NAME         the genimage image to translate, when the configuration\n"
-		"                       has more than one hdimage image\n"
+		"                       has more than one hdimage image; for a kickstart, the\n"
+		"                       disk whose partitions to take (--ondisk NAME)\n"
 		"  -I, --input DIR      where the input files are (genimage's input path):\n"
 		"                       their sizes decide the placement; repeatable, searched\n"
 		"                       in order; default: the folder of FILE\n"
@@ -110,11 +106,6 @@ static int translate(const char *path, const struct import_options *o, FILE *out
 {
 	if (!is_kickstart(path))
 		return import_genimage(path, o, out, d);
-	if (!import_wks)
-		return diag_error(d,
-				  "%s: a wic kickstart: this sdimg imports genimage "
-				  "configurations only",
-				  path);
 	return import_wks(path, o, out, d);
 }
 

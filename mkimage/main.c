@@ -19,7 +19,8 @@ static const struct command {
 } commands[] = {
 	{ "build", cmd_build, "write the image a layout describes" },
 	{ "flash", cmd_flash, "write an image onto cards at once, each read back" },
-	{ "import", cmd_import, "translate a genimage configuration into a layout" },
+	{ "import", cmd_import,
+	  "translate a genimage configuration or a wic kickstart into a layout" },
 	{ "inspect", cmd_inspect, "read an image or card: table, file systems, SD alignment" },
 	{ "ls", cmd_ls, "list a folder of a FAT partition of an image or card" },
 	{ "cat", cmd_cat, "write a file of a FAT partition to the standard output" },
