@@ -175,6 +175,8 @@ int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_in
  * zeros without reading them. */
 struct ext4_host_reader {
 	int fd;
+	const char *host; /* its path, for the messages */
+	struct diag *d;
 	uint64_t pos;        /* the bytes handed out so far */
 	uint64_t data, hole; /* the data extent around or after @pos: [data, hole) */
 };
