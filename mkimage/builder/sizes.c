@@ -192,7 +192,18 @@ static enum fat_type fat_type_of_mbr(uint8_t t)
 	}
 }
 
-/* mbr-type set by hand to a byte that names another FAT type than the volume has. */
+/* Whether mbr-type is 0x0c (FAT32, LBA) on a FAT16 that sdimg chose (type = fat): the byte
+ * genimage configurations give every FAT boot partition, whatever its size. Systems read
+ * the FAT type from the volume (the count of its clusters, fatgen103), not from this byte,
+ * so the mismatch is worth knowing but nothing to fix. */
+static bool mbr_type_fat32_on_chosen_fat16(const struct layout_partition *p,
+					   const struct part_state *ps)
+{
+	return p->mbr_type == 0x0c && p->type == LAYOUT_PART_FAT && ps->geom.type == FAT_16;
+}
+
+/* mbr-type set by hand to a byte that names another FAT type than the volume has: a
+ * warning, or a note where the mismatch is the common one above. */
 static void warn_mbr_type(struct build *b, const struct layout_partition *p,
 			  const struct part_state *ps)
 {
@@ -200,6 +211,14 @@ static void warn_mbr_type(struct build *b, const struct layout_partition *p,
 
 	if (!p->mbr_type_loc.file || says == FAT_AUTO || says == ps->geom.type)
 		return;
+	if (mbr_type_fat32_on_chosen_fat16(p, ps)) {
+		diag_note(b->d,
+			  "%s:%d: partition '%s': mbr-type 0x0c says FAT32, but the volume sdimg "
+			  "chose is FAT16, whose type byte is 0x0e; the byte is written as given "
+			  "(systems read the FAT type from the volume)",
+			  p->mbr_type_loc.file, p->mbr_type_loc.line, p->name);
+		return;
+	}
 	diag_warning(b->d,
 		     "%s:%d: partition '%s': mbr-type 0x%02x says FAT%d, but the volume is "
 		     "FAT%d, whose type byte is 0x%02x",
