@@ -143,17 +143,16 @@ int build_plan_with_contents(struct build *b)
 	return rc;
 }
 
-static int check_fits(struct build *b, size_t i, const struct plan_region *r, uint64_t need,
-		      const char *what)
+int build_check_fits(const struct layout_partition *p, uint64_t need, uint64_t size,
+		     const char *what, struct diag *d)
 {
-	const struct layout_partition *p = &b->l->parts[i];
 	char has[32], needs[32];
 
-	if (need <= r->size)
+	if (need <= size)
 		return 0;
 	units_human(need, needs, sizeof(needs));
-	units_human(r->size, has, sizeof(has));
-	return diag_error(b->d, "%s:%d: partition '%s': %s %s, the partition has %s",
+	units_human(size, has, sizeof(has));
+	return diag_error(d, "%s:%d: partition '%s': %s %s, the partition has %s",
 			  p->size_loc.file ? p->size_loc.file : p->loc.file,
 			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs,
 			  has);
@@ -257,7 +256,8 @@ int build_choose_geometries(struct build *b)
 		if (layout_part_is_fat(p))
 			rc = choose_fat(b, i, r);
 		else if (p->from)
-			rc = check_fits(b, i, r, b->parts[i].from_size, "its image needs");
+			rc = build_check_fits(p, b->parts[i].from_size, r->size, "its image needs",
+					      b->d);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
