@@ -179,5 +179,7 @@ int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault)
 		if (end == c->src_off + c->len)
 			return 0;
 	}
+	if (w.err) /* the source's extents could not be told: a read fault */
+		return w.err;
 	return check_length(c); /* only a hole is left: is it inside the file? */
 }

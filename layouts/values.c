@@ -176,8 +176,13 @@ int layout_value_guid(const char *s, struct layout_guid *ret, struct why *why)
  * partition (EBD0A0A2-...); the Discoverable Partitions Specification of the UAPI group
  * (uapi-group.org, "Defined Partition Type UUIDs": the generic Linux data, root and /usr
  * partitions of each architecture, home, srv, var, var/tmp, swap, XBOOTLDR; the architecture
- * names are systemd's); Linux RAID and LVM as sfdisk(8) lists them. Last, the one-letter
- * shortcuts of sfdisk(8) and genimage (L, S, H, U, R, V, F).
+ * names are systemd's); Linux RAID and LVM as sfdisk(8) lists them. Then the specification's
+ * dm-verity partitions (data and signature) of root and /usr, its per-user home; barebox's
+ * state and environment partitions and U-Boot's environment (U-Boot's include/part_efi.h).
+ * Then the other words genimage takes for partition-type-uuid (its README), where they are
+ * not sdimg's: its root-ARCH and usr-ARCH forms are found as linux-root-ARCH and
+ * linux-usr-ARCH (gpt_type_guid()). Last, the one-letter shortcuts of sfdisk(8) and
+ * genimage (L, S, H, U, R, V, F).
  */
 static const struct {
 	const char *alias;
@@ -238,6 +243,106 @@ static const struct {
 	{ "linux-usr-mipsel", "0F4868E9-9952-4706-979F-3ED3A473E947" },
 	{ "linux-usr-mips64el", "C97C1F32-BA06-40B4-9F22-236061B08AA8" },
 	{ "linux-usr-ppc64le", "15BB03AF-77E7-4D4A-B12B-C0D084F7491C" },
+	{ "linux-root-mips", "E9434544-6E2C-47CC-BAE2-12D6DEAFB44C" },
+	{ "linux-root-mips64", "D113AF76-80EF-41B4-BDB6-0CFF4D3D4A25" },
+	{ "linux-usr-mips", "773B2ABC-2A99-4398-8BF5-03BAAC40D02B" },
+	{ "linux-usr-mips64", "57E13958-7331-4365-8E6E-35EEEE17C61B" },
+	{ "linux-root-alpha-verity", "FC56D9E9-E6E5-4C06-BE32-E74407CE09A5" },
+	{ "linux-root-arc-verity", "24B2D975-0F97-4521-AFA1-CD531E421B8D" },
+	{ "linux-root-arm-verity", "7386CDF2-203C-47A9-A498-F2ECCE45A2D6" },
+	{ "linux-root-arm64-verity", "DF3300CE-D69F-4C92-978C-9BFB0F38D820" },
+	{ "linux-root-ia64-verity", "86ED10D5-B607-45BB-8957-D350F23D0571" },
+	{ "linux-root-loongarch64-verity", "F3393B22-E9AF-4613-A948-9D3BFBD0C535" },
+	{ "linux-root-mips-verity", "7A430799-F711-4C7E-8E5B-1D685BD48607" },
+	{ "linux-root-mips64-verity", "579536F8-6A33-4055-A95A-DF2D5E2C42A8" },
+	{ "linux-root-mips-le-verity", "D7D150D2-2A04-4A33-8F12-16651205FF7B" },
+	{ "linux-root-mips64-le-verity", "16B417F8-3E06-4F57-8DD2-9B5232F41AA6" },
+	{ "linux-root-parisc-verity", "D212A430-FBC5-49F9-A983-A7FEEF2B8D0E" },
+	{ "linux-root-ppc-verity", "98CFE649-1588-46DC-B2F0-ADD147424925" },
+	{ "linux-root-ppc64-verity", "9225A9A3-3C19-4D89-B4F6-EEFF88F17631" },
+	{ "linux-root-ppc64-le-verity", "906BD944-4589-4AAE-A4E4-DD983917446A" },
+	{ "linux-root-riscv32-verity", "AE0253BE-1167-4007-AC68-43926C14C5DE" },
+	{ "linux-root-riscv64-verity", "B6ED5582-440B-4209-B8DA-5FF7C419EA3D" },
+	{ "linux-root-s390-verity", "7AC63B47-B25C-463B-8DF8-B4A94E6C90E1" },
+	{ "linux-root-s390x-verity", "B325BFBE-C7BE-4AB8-8357-139E652D2F6B" },
+	{ "linux-root-tilegx-verity", "966061EC-28E4-4B2E-B4A5-1F0A825A1D84" },
+	{ "linux-root-x86-verity", "D13C5D3B-B5D1-422A-B29F-9454FDC89D76" },
+	{ "linux-root-x86-64-verity", "2C7357ED-EBD2-46D9-AEC1-23D437EC2BF5" },
+	{ "linux-usr-alpha-verity", "8CCE0D25-C0D0-4A44-BD87-46331BF1DF67" },
+	{ "linux-usr-arc-verity", "FCA0598C-D880-4591-8C16-4EDA05C7347C" },
+	{ "linux-usr-arm-verity", "C215D751-7BCD-4649-BE90-6627490A4C05" },
+	{ "linux-usr-arm64-verity", "6E11A4E7-FBCA-4DED-B9E9-E1A512BB664E" },
+	{ "linux-usr-ia64-verity", "6A491E03-3BE7-4545-8E38-83320E0EA880" },
+	{ "linux-usr-loongarch64-verity", "F46B2C26-59AE-48F0-9106-C50ED47F673D" },
+	{ "linux-usr-mips-verity", "6E5A1BC8-D223-49B7-BCA8-37A5FCCEB996" },
+	{ "linux-usr-mips64-verity", "81CF9D90-7458-4DF4-8DCF-C8A3A404F09B" },
+	{ "linux-usr-mips-le-verity", "46B98D8D-B55C-4E8F-AAB3-37FCA7F80752" },
+	{ "linux-usr-mips64-le-verity", "3C3D61FE-B5F3-414D-BB71-8739A694A4EF" },
+	{ "linux-usr-parisc-verity", "5843D618-EC37-48D7-9F12-CEA8E08768B2" },
+	{ "linux-usr-ppc-verity", "DF765D00-270E-49E5-BC75-F47BB2118B09" },
+	{ "linux-usr-ppc64-verity", "BDB528A5-A259-475F-A87D-DA53FA736A07" },
+	{ "linux-usr-ppc64-le-verity", "EE2B9983-21E8-4153-86D9-B6901A54D1CE" },
+	{ "linux-usr-riscv32-verity", "CB1EE4E3-8CD0-4136-A0A4-AA61A32E8730" },
+	{ "linux-usr-riscv64-verity", "8F1056BE-9B05-47C4-81D6-BE53128E5B54" },
+	{ "linux-usr-s390-verity", "B663C618-E7BC-4D6D-90AA-11B756BB1797" },
+	{ "linux-usr-s390x-verity", "31741CC4-1A2A-4111-A581-E00B447D2D06" },
+	{ "linux-usr-tilegx-verity", "2FB4BF56-07FA-42DA-8132-6B139F2026AE" },
+	{ "linux-usr-x86-verity", "8F461B0D-14EE-4E81-9AA9-049B6FB97ABD" },
+	{ "linux-usr-x86-64-verity", "77FF5F63-E7B6-4633-ACF4-1565B864C0E6" },
+	{ "linux-root-alpha-verity-sig", "D46495B7-A053-414F-80F7-700C99921EF8" },
+	{ "linux-root-arc-verity-sig", "143A70BA-CBD3-4F06-919F-6C05683A78BC" },
+	{ "linux-root-arm-verity-sig", "42B0455F-EB11-491D-98D3-56145BA9D037" },
+	{ "linux-root-arm64-verity-sig", "6DB69DE6-29F4-4758-A7A5-962190F00CE3" },
+	{ "linux-root-ia64-verity-sig", "E98B36EE-32BA-4882-9B12-0CE14655F46A" },
+	{ "linux-root-loongarch64-verity-sig", "5AFB67EB-ECC8-4F85-AE8E-AC1E7C50E7D0" },
+	{ "linux-root-mips-verity-sig", "BBA210A2-9C5D-45EE-9E87-FF2CCBD002D0" },
+	{ "linux-root-mips64-verity-sig", "43CE94D4-0F3D-4999-8250-B9DEAFD98E6E" },
+	{ "linux-root-mips-le-verity-sig", "C919CC1F-4456-4EFF-918C-F75E94525CA5" },
+	{ "linux-root-mips64-le-verity-sig", "904E58EF-5C65-4A31-9C57-6AF5FC7C5DE7" },
+	{ "linux-root-parisc-verity-sig", "15DE6170-65D3-431C-916E-B0DCD8393F25" },
+	{ "linux-root-ppc-verity-sig", "1B31B5AA-ADD9-463A-B2ED-BD467FC857E7" },
+	{ "linux-root-ppc64-verity-sig", "F5E2C20C-45B2-4FFA-BCE9-2A60737E1AAF" },
+	{ "linux-root-ppc64-le-verity-sig", "D4A236E7-E873-4C07-BF1D-BF6CF7F1C3C6" },
+	{ "linux-root-riscv32-verity-sig", "3A112A75-8729-4380-B4CF-764D79934448" },
+	{ "linux-root-riscv64-verity-sig", "EFE0F087-EA8D-4469-821A-4C2A96A8386A" },
+	{ "linux-root-s390-verity-sig", "3482388E-4254-435A-A241-766A065F9960" },
+	{ "linux-root-s390x-verity-sig", "C80187A5-73A3-491A-901A-017C3FA953E9" },
+	{ "linux-root-tilegx-verity-sig", "B3671439-97B0-4A53-90F7-2D5A8F3AD47B" },
+	{ "linux-root-x86-verity-sig", "5996FC05-109C-48DE-808B-23FA0830B676" },
+	{ "linux-root-x86-64-verity-sig", "41092B05-9FC8-4523-994F-2DEF0408B176" },
+	{ "linux-usr-alpha-verity-sig", "5C6E1C76-076A-457A-A0FE-F3B4CD21CE6E" },
+	{ "linux-usr-arc-verity-sig", "94F9A9A1-9971-427A-A400-50CB297F0F35" },
+	{ "linux-usr-arm-verity-sig", "D7FF812F-37D1-4902-A810-D76BA57B975A" },
+	{ "linux-usr-arm64-verity-sig", "C23CE4FF-44BD-4B00-B2D4-B41B3419E02A" },
+	{ "linux-usr-ia64-verity-sig", "8DE58BC2-2A43-460D-B14E-A76E4A17B47F" },
+	{ "linux-usr-loongarch64-verity-sig", "B024F315-D330-444C-8461-44BBDE524E99" },
+	{ "linux-usr-mips-verity-sig", "97AE158D-F216-497B-8057-F7F905770F54" },
+	{ "linux-usr-mips64-verity-sig", "05816CE2-DD40-4AC6-A61D-37D32DC1BA7D" },
+	{ "linux-usr-mips-le-verity-sig", "3E23CA0B-A4BC-4B4E-8087-5AB6A26AA8A9" },
+	{ "linux-usr-mips64-le-verity-sig", "F2C2C7EE-ADCC-4351-B5C6-EE9816B66E16" },
+	{ "linux-usr-parisc-verity-sig", "450DD7D1-3224-45EC-9CF2-A43A346D71EE" },
+	{ "linux-usr-ppc-verity-sig", "7007891D-D371-4A80-86A4-5CB875B9302E" },
+	{ "linux-usr-ppc64-verity-sig", "0B888863-D7F8-4D9E-9766-239FCE4D58AF" },
+	{ "linux-usr-ppc64-le-verity-sig", "C8BFBD1E-268E-4521-8BBA-BF314C399557" },
+	{ "linux-usr-riscv32-verity-sig", "C3836A13-3137-45BA-B583-B16C50FE5EB4" },
+	{ "linux-usr-riscv64-verity-sig", "D2F9000A-7A18-453F-B5CD-4D32F77A7B32" },
+	{ "linux-usr-s390-verity-sig", "17440E4F-A8D0-467F-A46E-3912AE6EF2C5" },
+	{ "linux-usr-s390x-verity-sig", "3F324816-667B-46AE-86EE-9B0C0C6C11B4" },
+	{ "linux-usr-tilegx-verity-sig", "4EDE75E2-6CCC-4CC8-B9C7-70334B087510" },
+	{ "linux-usr-x86-verity-sig", "974A71C0-DE41-43C3-BE5D-5C5CCD1AD2C0" },
+	{ "linux-usr-x86-64-verity-sig", "E7BB33FB-06CF-4E81-8273-E543B413E2E2" },
+	{ "linux-user-home", "773F91EF-66D4-49B5-BD83-D683BF40AD16" },
+	{ "barebox-state", "4778ED65-BF42-45FA-9C5B-287A1DC4AAB1" },
+	{ "barebox-env", "6C3737F2-07F8-45D1-AD45-15D260AAB24D" },
+	{ "u-boot-env", "3DE21764-95BD-54BD-A5C3-4ABE786F38A8" },
+	{ "home", "933AC7E1-2EB4-4F13-B844-0E14E2AEF915" },
+	{ "uefi", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B" },
+	{ "fat32", "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7" },
+	{ "linux-generic", "0FC63DAF-8483-4772-8E79-3D69D8477DE4" },
+	{ "srv", "3B8F8425-20E0-4F3B-907F-1A25A76F98E8" },
+	{ "var", "4D21B016-B534-45C2-A9FB-5C16E091FD2D" },
+	{ "tmp", "7EC6F557-3BC5-4ACA-B293-16EF5DF639D1" },
+	{ "user-home", "773F91EF-66D4-49B5-BD83-D683BF40AD16" },
 	{ "U", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B" },
 	{ "L", "0FC63DAF-8483-4772-8E79-3D69D8477DE4" },
 	{ "S", "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F" },
@@ -249,21 +354,58 @@ static const struct {
 
 #define N_GPT_ALIASES (sizeof(gpt_aliases) / sizeof(gpt_aliases[0]))
 
-int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *why)
+/* The GUID text of the alias @s: one of the table, or genimage's root-ARCH and usr-ARCH
+ * (and their -verity, -verity-sig forms), the table's linux-root-ARCH and linux-usr-ARCH. */
+static const char *gpt_type_guid(const char *s)
 {
-	const char *near = NULL;
-	unsigned best = 3; /* suggest an alias within two edits */
+	char linux_form[80];
+	bool genimage_form = strncmp(s, "root-", 5) == 0 || strncmp(s, "usr-", 4) == 0;
 
+	if (genimage_form &&
+	    (size_t)snprintf(linux_form, sizeof(linux_form), "linux-%s", s) < sizeof(linux_form))
+		s = linux_form;
 	for (size_t i = 0; i < N_GPT_ALIASES; i++)
 		if (strcmp(s, gpt_aliases[i].alias) == 0)
-			return layout_value_guid(gpt_aliases[i].guid, ret, why);
+			return gpt_aliases[i].guid;
+	return NULL;
+}
+
+/* How far @s is from the alias @alias, as typed: its edits, 0 for a difference in case
+ * only (genimage compares them without case); *@shown the form to suggest (genimage's
+ * root-ARCH when it is nearer than linux-root-ARCH). */
+static unsigned gpt_alias_distance(const char *s, const char *alias, const char **shown)
+{
+	unsigned d = strcasecmp(s, alias) == 0 ? 0 : layout_edit_distance(s, alias);
+
+	*shown = alias;
+	if (strncmp(alias, "linux-root-", 11) == 0 || strncmp(alias, "linux-usr-", 10) == 0) {
+		const char *short_form = alias + 6;
+		unsigned e = strcasecmp(s, short_form) == 0 ? 0
+							    : layout_edit_distance(s, short_form);
+		if (e < d) {
+			d = e;
+			*shown = short_form;
+		}
+	}
+	return d;
+}
+
+int layout_value_gpt_type(const char *s, struct layout_guid *ret, struct why *why)
+{
+	const char *guid = gpt_type_guid(s), *near = NULL;
+	unsigned best = 3; /* suggest an alias within two edits */
+
+	if (guid)
+		return layout_value_guid(guid, ret, why);
 	if (strlen(s) == 36)
 		return layout_value_guid(s, ret, why);
 	for (size_t i = 0; i < N_GPT_ALIASES; i++) {
-		unsigned d = layout_edit_distance(s, gpt_aliases[i].alias);
-		if (strlen(gpt_aliases[i].alias) > 1 && d < best) {
+		const char *shown;
+		unsigned d = gpt_alias_distance(s, gpt_aliases[i].alias, &shown);
+		/* a one-letter alias is suggested only for its other case */
+		if ((strlen(gpt_aliases[i].alias) > 1 || d == 0) && d < best) {
 			best = d;
-			near = gpt_aliases[i].alias;
+			near = shown;
 		}
 	}
 	snprintf(why->text, sizeof(why->text),

@@ -33,19 +33,48 @@ static bool user_region(const struct plan_region *r)
 	return r->kind == PLAN_PARTITION || r->kind == PLAN_RAW || r->kind == PLAN_EBR;
 }
 
+/* Whether @r writes a file the layout may give holes: a raw region or raw partition. */
+static bool takes_holes(const struct plan_region *r)
+{
+	return r->kind == PLAN_RAW ||
+	       (r->kind == PLAN_PARTITION && r->part->type == LAYOUT_PART_RAW);
+}
+
+/* For @r over the MBR @mbr: the holes that leave the MBR's bytes to the table, counted
+ * from @r's start as `holes` counts them. A boot loader written at 0 usually brings a
+ * sector 0 of its own whose bytes 440-511 (the disk signature and the partition table,
+ * UEFI 2.10, 5.2.1) are meant for the table; "" where that is no help. */
+static const char *mbr_holes_hint(const struct plan_region *r, const struct plan_region *mbr,
+				  char *buf, size_t n)
+{
+	uint64_t from = mbr->start > r->start ? mbr->start - r->start : 0;
+	uint64_t to = mbr->start + mbr->size - r->start;
+
+	if (mbr->kind != PLAN_MBR || !takes_holes(r))
+		return "";
+	if (to > r->size)
+		to = r->size;
+	snprintf(buf, n,
+		 "; if the file leaves those bytes to the partition table, say so with "
+		 "holes = \"%llu-%llu\"",
+		 (unsigned long long)from, (unsigned long long)to);
+	return buf;
+}
+
 /* Reports that @b overlaps @a (a before b on disk), naming the user's region first. */
 static int report_overlap(struct planner *pl, const struct plan_region *a,
 			  const struct plan_region *b)
 {
-	char da[160], db[160];
+	char da[160], db[160], hint[200];
 
 	if (!user_region(b) && user_region(a)) {
 		const struct plan_region *t = a;
 		a = b;
 		b = t;
 	}
-	return diag_error(pl->d, "%s:%d: %s overlaps %s", b->loc.file, b->loc.line,
-			  describe(b, db, sizeof(db)), describe(a, da, sizeof(da)));
+	return diag_error(pl->d, "%s:%d: %s overlaps %s%s", b->loc.file, b->loc.line,
+			  describe(b, db, sizeof(db)), describe(a, da, sizeof(da)),
+			  mbr_holes_hint(b, a, hint, sizeof(hint)));
 }
 
 /* The holes of a raw region or raw partition (offsets from its start): *@n of them. */

@@ -134,6 +134,11 @@ int build_relay(struct diag *d, const struct layout_partition *p, const struct l
 		struct diag *scratch, int rc);
 int build_plan_with_contents(struct build *b);
 int build_choose_geometries(struct build *b);
+/* Whether the @need bytes of raw partition @p's `from` fit its @size: 0, or -EINVAL with
+ * "FILE:LINE: partition 'NAME': @what 1 KiB, the partition has 512 B" in @d (a build and
+ * `sdimg plan` both say it so). */
+int build_check_fits(const struct layout_partition *p, uint64_t need, uint64_t size,
+		     const char *what, struct diag *d);
 
 /* ext4_part.c: an ext4 partition built from its tree, file and dir entries, written at its
  * region of the image, its used blocks recorded in the map. */
@@ -175,6 +180,8 @@ int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_in
  * zeros without reading them. */
 struct ext4_host_reader {
 	int fd;
+	const char *host; /* its path, for the messages */
+	struct diag *d;
 	uint64_t pos;        /* the bytes handed out so far */
 	uint64_t data, hole; /* the data extent around or after @pos: [data, hole) */
 };

@@ -76,7 +76,7 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 
 /* Records in @map the data extents SEEK_DATA gives @fd within [@from, @to), at @dst_offset +
  * (their offset - @from), all of it where there is no SEEK_DATA: where FIEMAP is not
- * offered. Returns 0 or -ENOMEM. */
+ * offered. Returns 0, -ENOMEM or lseek()'s failure (-errno). */
 static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset, struct build_map *map)
 {
 	struct extent_walk w;
@@ -86,7 +86,7 @@ static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset, str
 	while (extent_next(&w, &start, &end))
 		if (build_map_add(map, dst_offset + (start - from), end - start) < 0)
 			return -ENOMEM;
-	return 0;
+	return w.err;
 }
 
 static bool stop_requested(void *build)
@@ -103,6 +103,8 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 		rc = map_data(src_fd, from, to, dst_offset, map);
 	if (rc == -ENOMEM)
 		return diag_error(b->d, "%s: out of memory", what);
+	if (rc < 0)
+		return diag_errno(b->d, rc, "%s: %s", what, strerror(-rc));
 	struct sparse_copy c = { .src = src_fd,
 				 .src_off = from,
 				 .len = to - from,

@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 
+#include "common/extent.h"
 #include "ext4/ext4.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
@@ -51,24 +52,18 @@ static struct ext4_meta meta_of(const struct ext4_walk *w, const struct stat *st
 }
 
 /* Finds the data extent at or after @r->pos: [data, hole), or data = hole = UINT64_MAX when
- * only a hole is left. Where the file system has no SEEK_DATA, all of it is data. */
+ * only a hole is left (the file's size, not its extents, ends what is read). */
 static int next_extent(struct ext4_host_reader *r)
 {
-	off_t data = lseek(r->fd, (off_t)r->pos, SEEK_DATA), hole;
+	struct extent_walk w;
 
-	if (data < 0 && errno == ENXIO) {
-		r->data = r->hole = UINT64_MAX;
+	/* to the file's end, wherever it is now: off_t's largest */
+	extent_start(&w, r->fd, r->pos, (uint64_t)INT64_MAX);
+	if (extent_next(&w, &r->data, &r->hole))
 		return 0;
-	}
-	if (data < 0 || (hole = lseek(r->fd, data, SEEK_HOLE)) < 0) {
-		if (errno != EINVAL && errno != ENOTSUP)
-			return -errno;
-		r->data = r->pos;
-		r->hole = UINT64_MAX;
-		return 0;
-	}
-	r->data = (uint64_t)data;
-	r->hole = (uint64_t)hole;
+	if (w.err)
+		return diag_errno(r->d, w.err, "%s: %s", r->host, strerror(-w.err));
+	r->data = r->hole = UINT64_MAX;
 	return 0;
 }
 
@@ -179,7 +174,7 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 			n = pread(r->fd, buf, left < len ? (size_t)left : len, (off_t)r->pos);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
-			return -errno;
+			return diag_errno(r->d, -errno, "%s: %s", r->host, strerror(errno));
 	}
 	r->pos += (uint64_t)n;
 	return (long)n;
@@ -261,18 +256,20 @@ static bool unchanged(int fd, const struct ext4_pending *p)
 
 static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ext4_pending *p)
 {
-	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host) };
-	int rc;
+	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
+				      .host = p->host,
+				      .d = w->b->d };
+	int rc = 0;
+	bool changed;
 
 	if (r.fd < 0)
 		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
-	if (!unchanged(r.fd, p))
-		rc = -EIO;
-	else if ((rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host)) == 0 &&
-		 !unchanged(r.fd, p))
-		rc = -EIO; /* written while it was read */
+	/* a failure to read it (its message posted) is not a change */
+	changed = !unchanged(r.fd, p);
+	if (!changed && (rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host)) == 0)
+		changed = !unchanged(r.fd, p); /* written while it was read */
 	close(r.fd);
-	if (rc == -EIO)
+	if (changed)
 		return diag_error(w->b->d,
 				  "%s: changed while the image was built (it is not the "
 				  "file of %" PRIu64 " bytes that was listed)",
@@ -682,7 +679,7 @@ static int add_file(struct ext4_walk *w, const char *host)
 				e->path, host, not_regular(st.st_mode));
 	} else {
 		struct ext4_meta m = meta_of(w, &st, st.st_mode & 07777);
-		struct ext4_host_reader r = { .fd = fd };
+		struct ext4_host_reader r = { .fd = fd, .host = host, .d = w->b->d };
 		rc = ext4_add_file(w->v, dir, name, &m, (uint64_t)st.st_size, build_ext4_read_fd,
 				   &r, host, NULL);
 	}

@@ -125,6 +125,9 @@ static int walk(struct feed *f, uint64_t from, uint64_t to)
 			rc = feed_data(f, start, end - start);
 		pos = end;
 	}
+	if (rc == 0 && w.err)
+		return diag_errno(f->b->d, w.err, "%s: reading the image back: %s", f->b->o->output,
+				  strerror(-w.err));
 	return rc == 0 ? feed_zeros(f, pos, to - pos) : rc;
 }
 

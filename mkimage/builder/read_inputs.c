@@ -312,7 +312,19 @@ int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct
 			   fat_sd_format(&o, l->image.size / FAT_SECTOR, ret, &scratch));
 }
 
-/* build_plan_inputs() with @sha for the ids an sd-format partition's layout takes. */
+/* The messages of checking an input (@rc its result) into @d, from @scratch: all of them,
+ * except that a missing file whose size the plan does not wait for (@sized: the layout gives
+ * the size) is not worth a warning. */
+static void keep_input_messages(struct diag *d, struct diag *scratch, int rc, bool sized)
+{
+	if (rc != -ENOENT || !sized)
+		diag_take(d, scratch);
+	diag_release(scratch);
+}
+
+/* build_plan_inputs() with @sha for the ids an sd-format partition's layout takes. A `from`
+ * is checked as a build checks it (skip, holes, and that it fits a size the layout gives)
+ * whether or not the plan waits for its size. */
 static int plan_inputs(const struct layout *l, struct sha256 *sha, struct diag *d,
 		       uint64_t *raw_sizes, uint64_t *part_sizes, uint64_t *part_starts)
 {
@@ -320,11 +332,11 @@ static int plan_inputs(const struct layout *l, struct sha256 *sha, struct diag *
 
 	for (size_t i = 0; i < l->n_raws; i++) {
 		char *path = NULL;
-		raw_sizes[i] = l->raws[i].size;
-		if (l->raws[i].size_set) /* the file's size decides nothing */
-			continue;
-		int rc = raw_region_input(l, i, true, d, &path, &raw_sizes[i], NULL);
+		struct diag scratch;
+		diag_init(&scratch);
+		int rc = raw_region_input(l, i, true, &scratch, &path, &raw_sizes[i], NULL);
 		free(path);
+		keep_input_messages(d, &scratch, rc, l->raws[i].size_set);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0 && rc != -ENOENT;
@@ -341,14 +353,19 @@ static int plan_inputs(const struct layout *l, struct sha256 *sha, struct diag *
 			if (rc == 0)
 				part_starts[i] = (uint64_t)sd.part_start * FAT_SECTOR;
 		}
-		if (layout_part_is_fat(p) || !p->from || p->size_kind != LAYOUT_SIZE_AUTO)
+		if (layout_part_is_fat(p) || !p->from)
 			continue;
-		int rc = raw_partition_input(l, i, true, d, &path, &size, NULL);
+		struct diag scratch;
+		diag_init(&scratch);
+		int rc = raw_partition_input(l, i, true, &scratch, &path, &size, NULL);
 		free(path);
+		if (rc == 0 && p->size_kind == LAYOUT_SIZE_FIXED)
+			rc = build_check_fits(p, size, p->size, "its image needs", &scratch);
+		keep_input_messages(d, &scratch, rc, p->size_kind != LAYOUT_SIZE_AUTO);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0 && rc != -ENOENT;
-		if (rc == 0)
+		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			part_sizes[i] = size;
 	}
 	return bad ? -EINVAL : 0;

@@ -143,17 +143,16 @@ int build_plan_with_contents(struct build *b)
 	return rc;
 }
 
-static int check_fits(struct build *b, size_t i, const struct plan_region *r, uint64_t need,
-		      const char *what)
+int build_check_fits(const struct layout_partition *p, uint64_t need, uint64_t size,
+		     const char *what, struct diag *d)
 {
-	const struct layout_partition *p = &b->l->parts[i];
 	char has[32], needs[32];
 
-	if (need <= r->size)
+	if (need <= size)
 		return 0;
 	units_human(need, needs, sizeof(needs));
-	units_human(r->size, has, sizeof(has));
-	return diag_error(b->d, "%s:%d: partition '%s': %s %s, the partition has %s",
+	units_human(size, has, sizeof(has));
+	return diag_error(d, "%s:%d: partition '%s': %s %s, the partition has %s",
 			  p->size_loc.file ? p->size_loc.file : p->loc.file,
 			  p->size_loc.file ? p->size_loc.line : p->loc.line, p->name, what, needs,
 			  has);
@@ -192,7 +191,18 @@ static enum fat_type fat_type_of_mbr(uint8_t t)
 	}
 }
 
-/* mbr-type set by hand to a byte that names another FAT type than the volume has. */
+/* Whether mbr-type is 0x0c (FAT32, LBA) on a FAT16 that sdimg chose (type = fat): the byte
+ * genimage configurations give every FAT boot partition, whatever its size. Systems read
+ * the FAT type from the volume (the count of its clusters, fatgen103), not from this byte,
+ * so the mismatch is worth knowing but nothing to fix. */
+static bool mbr_type_fat32_on_chosen_fat16(const struct layout_partition *p,
+					   const struct part_state *ps)
+{
+	return p->mbr_type == 0x0c && p->type == LAYOUT_PART_FAT && ps->geom.type == FAT_16;
+}
+
+/* mbr-type set by hand to a byte that names another FAT type than the volume has: a
+ * warning, or a note where the mismatch is the common one above. */
 static void warn_mbr_type(struct build *b, const struct layout_partition *p,
 			  const struct part_state *ps)
 {
@@ -200,6 +210,14 @@ static void warn_mbr_type(struct build *b, const struct layout_partition *p,
 
 	if (!p->mbr_type_loc.file || says == FAT_AUTO || says == ps->geom.type)
 		return;
+	if (mbr_type_fat32_on_chosen_fat16(p, ps)) {
+		diag_note(b->d,
+			  "%s:%d: partition '%s': mbr-type 0x0c says FAT32, but the volume sdimg "
+			  "chose is FAT16, whose type byte is 0x0e; the byte is written as given "
+			  "(systems read the FAT type from the volume)",
+			  p->mbr_type_loc.file, p->mbr_type_loc.line, p->name);
+		return;
+	}
 	diag_warning(b->d,
 		     "%s:%d: partition '%s': mbr-type 0x%02x says FAT%d, but the volume is "
 		     "FAT%d, whose type byte is 0x%02x",
@@ -238,7 +256,8 @@ int build_choose_geometries(struct build *b)
 		if (layout_part_is_fat(p))
 			rc = choose_fat(b, i, r);
 		else if (p->from)
-			rc = check_fits(b, i, r, b->parts[i].from_size, "its image needs");
+			rc = build_check_fits(p, b->parts[i].from_size, r->size, "its image needs",
+					      b->d);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;

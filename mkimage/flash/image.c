@@ -53,7 +53,7 @@ static int ranges_from_bmap(struct flash_image *im, const struct bmap *b, struct
 }
 
 /* Without a bmap: the data extents of the image, on the 4 KiB grid. */
-static int ranges_from_extents(struct flash_image *im)
+static int ranges_from_extents(struct flash_image *im, struct diag *d)
 {
 	size_t cap = 0;
 	struct extent_walk w;
@@ -77,7 +77,7 @@ static int ranges_from_extents(struct flash_image *im)
 		}
 		pos = end;
 	}
-	return 0;
+	return w.err ? diag_errno(d, w.err, "%s: %s", im->path, strerror(-w.err)) : 0;
 }
 
 /* ------------------------------------------------------------------ the checks */
@@ -216,7 +216,7 @@ int flash_image_open(struct flash_image *im, const char *path, const char *bmap_
 	else if (rc == 0 && im->compression)
 		rc = add_range(im, &(size_t){ 0 }, 0, im->size); /* nothing tells its holes */
 	else if (rc == 0)
-		rc = ranges_from_extents(im);
+		rc = ranges_from_extents(im, d);
 	if (rc == 0 && !im->bmap_path)
 		diag_warning(d, "%s: no bmap found (%s.bmap): %s", path, path,
 			     im->compression ? "the image is written whole"

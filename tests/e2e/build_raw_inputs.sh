@@ -125,17 +125,22 @@ grep -q "No problems found" sgdisk.txt || fail "sgdisk -v: $(cat sgdisk.txt)"
     fail "gpt: partition 1 does not start at 4M"
 echo "gpt: the loader at 0 keeps bytes 0-439 and 17K-64K, sgdisk -v finds no problem in its holes"
 
-# what the rules refuse, each one line naming its line
+# what the rules refuse, each one line naming its line, and sdimg plan refuses it alike
 refused() { # refused LAYOUT-TEXT MESSAGE
     printf '%s\n' "$1" >bad.layout
     expect_status 1 "$SDIMG" build -o bad.img bad.layout
     expect_stderr "$2"
     [ ! -e bad.img ] || fail "bad.img left behind"
+    expect_status 1 "$SDIMG" plan bad.layout
+    expect_stderr "$2"
 }
+# over the MBR's bytes, the message says how to leave them to the table
 refused 'raw b { offset = 0 from = "boot.img" }' \
-    "bad.layout:1: raw 'b' (bytes 0-511) overlaps the mbr (bytes 440-511)"
+    "bad.layout:1: raw 'b' (bytes 0-511) overlaps the mbr (bytes 440-511); if the file leaves those bytes to the partition table, say so with holes = \"440-512\""
 refused 'raw b { offset = 0 from = "boot.img" holes = "446-512" }' \
-    "bad.layout:1: raw 'b' (bytes 0-511) overlaps the mbr (bytes 440-511)"
+    "bad.layout:1: raw 'b' (bytes 0-511) overlaps the mbr (bytes 440-511); if the file leaves those bytes to the partition table, say so with holes = \"440-512\""
+refused 'raw b { offset = 500 from = "boot.img" }' \
+    "bad.layout:1: raw 'b' (bytes 500-1011) overlaps the mbr (bytes 440-511); if the file leaves those bytes to the partition table, say so with holes = \"0-12\""
 refused 'raw b { offset = 0 from = "boot.img" holes = "440-1K" }' \
     "bad.layout:1: raw 'b': holes: 440-1024 ends past the 512 bytes of ./boot.img"
 refused 'raw b { offset = 0 from = "boot.img" holes = "440-512, 500-510" }' \
@@ -148,6 +153,10 @@ refused 'partition p { from = "hdr-root.img" skip = 9M }' \
     "bad.layout:1: partition 'p': skip 9437184 is past the end of ./hdr-root.img"
 refused 'raw b { offset = 8K from = "flash.bin" size = 100K skip = 32K }' \
     "bad.layout:1: raw 'b': ./flash.bin is 204800 bytes after skip, the region has 102400"
+refused 'partition p { from = "flash.bin" size = 100K }' \
+    "bad.layout:1: partition 'p': its image needs 232 KiB, the partition has 100 KiB"
+refused 'partition p { from = "flash.bin" skip = 32K size = 100K }' \
+    "bad.layout:1: partition 'p': its image needs 200 KiB, the partition has 100 KiB"
 refused 'raw e { offset = 8K fill = true }' "bad.layout:1: raw 'e': fill: needs the region's 'size'"
 refused 'raw e { offset = 8K }' "bad.layout:1: raw 'e': 'from' is required (the file whose bytes go there), or 'fill = true' (zeros)"
 echo "refused: overlaps outside the holes, bad holes, skip past the end, a fill without a size"

@@ -135,7 +135,9 @@ printf 'image { size = 128M }\npartition boot { type = fat16 size = 64M fat { cl
     build_refused f16 "f16.layout:2: partition 'boot': FAT16 holds at most 65509 clusters (65525 less a margin of 16); 64M with cluster-size 512 gives"
 grep -qF "use cluster-size = 1K or more, or size = 35M or less" err.txt || fail "f16: $(cat err.txt)"
 
-# mbr-type that names another FAT type than the volume has: one warning naming the key's line
+# mbr-type that names another FAT type than the volume has: one warning naming the key's
+# line; 0x0c on a FAT16 that sdimg chose (type = fat: every genimage boot partition says
+# 0x0c) only a note, on a FAT16 asked for (type = fat16) a warning
 cat >mbr.layout <<'LAYOUT'
 image { size = 256M }
 partition a { type = fat size = 16M
@@ -146,10 +148,14 @@ partition c { type = fat12 size = 8M
     mbr-type = 0x0c }
 partition d { type = fat16 size = 16M
     mbr-type = 0x01 }
+partition e { type = fat16 size = 16M
+    mbr-type = 0x0c }
 LAYOUT
 expect_status 0 "$SDIMG" build -q -o mbr.img mbr.layout
-[ "$(wc -l <err.txt)" -eq 4 ] || fail "mbr-type warnings: $(cat err.txt)"
-grep -qF "warning: mbr.layout:3: partition 'a': mbr-type 0x0c says FAT32, but the volume is FAT16, whose type byte is 0x0e" err.txt || fail "mbr-type a: $(cat err.txt)"
+[ "$(wc -l <err.txt)" -eq 5 ] || fail "mbr-type warnings: $(cat err.txt)"
+[ "$(grep -c ': warning: ' err.txt)" -eq 4 ] || fail "mbr-type warnings: $(cat err.txt)"
+grep -qF "note: mbr.layout:3: partition 'a': mbr-type 0x0c says FAT32, but the volume sdimg chose is FAT16, whose type byte is 0x0e; the byte is written as given" err.txt || fail "mbr-type a: $(cat err.txt)"
+grep -qF "warning: mbr.layout:11: partition 'e': mbr-type 0x0c says FAT32, but the volume is FAT16, whose type byte is 0x0e" err.txt || fail "mbr-type e: $(cat err.txt)"
 grep -qF "warning: mbr.layout:5: partition 'b': mbr-type 0x0e says FAT16, but the volume is FAT32, whose type byte is 0x0c" err.txt || fail "mbr-type b: $(cat err.txt)"
 grep -qF "warning: mbr.layout:7: partition 'c': mbr-type 0x0c says FAT32, but the volume is FAT12, whose type byte is 0x01" err.txt || fail "mbr-type c: $(cat err.txt)"
 grep -qF "warning: mbr.layout:9: partition 'd': mbr-type 0x01 says FAT12, but the volume is FAT16, whose type byte is 0x0e" err.txt || fail "mbr-type d: $(cat err.txt)"

@@ -25,6 +25,8 @@ p partition-type-uuid L "'gpt-type'"
 p partition-uuid 11111111-2222-4333-8444-555555555555 "'uuid'"
 p in-partition-table false "'in-table'"
 p autoresize true "'size = grow'"
+p forced-primary true "'primary'"
+p imageoffset 4K "'skip'"
 # wic
 p fstype vfat "'type'"
 p source rawcopy "'from'"
@@ -42,6 +44,10 @@ word_hint 'image {' ' disk-signature = 0x12345678' '}' \
     "unknown key 'disk-signature' in image (did you mean 'disk-id'?)"
 word_hint 'raw spl {' ' image = "spl.bin" offset = 8K' '}' \
     "unknown key 'image' in raw 'spl' (did you mean 'from'?)"
+word_hint 'raw spl {' ' imageoffset = 1K from = "spl.bin" offset = 8K' '}' \
+    "unknown key 'imageoffset' in raw 'spl' (did you mean 'skip'?)"
+word_hint 'image {' ' fill = true' '}' \
+    "unknown key 'fill' in image (did you mean no key: the image file always has all of its size?)"
 word_hint 'partition boot { type = fat size = 8M' ' file "/zImage" { image = "zImage" }' '}' \
     "unknown key 'image' in partition 'boot': file '/zImage' (did you mean 'from'?)"
 word_hint 'partition boot { type = fat size = 8M fat {' ' files = "zImage" }' '}' \

@@ -72,6 +72,23 @@ static void test_numbers_bools_guids(void **state)
 	assert_int_equal(layout_value_gpt_type("linux-root-arm64", &g, &why), 0);
 	assert_string_equal(layout_gpt_type_alias(&g), "linux-root-arm64");
 	assert_int_not_equal(layout_value_gpt_type("linux-root-m68k", &g, &why), 0);
+	/* genimage's words: root-ARCH is the table's linux-root-ARCH; its near misses are told
+	 * the form they were typed in, and a difference in case only is a near miss too */
+	assert_int_equal(layout_value_gpt_type("root-arm64-verity", &g, &why), 0);
+	assert_string_equal(layout_gpt_type_alias(&g), "linux-root-arm64-verity");
+	assert_int_equal(layout_value_gpt_type("user-home", &g, &why), 0);
+	assert_string_equal(layout_gpt_type_alias(&g), "linux-user-home");
+	assert_int_not_equal(layout_value_gpt_type("root-arm65", &g, &why), 0);
+	assert_non_null(strstr(why.text, "did you mean 'root-arm64'?"));
+	assert_int_not_equal(layout_value_gpt_type("linux-root-arm65", &g, &why), 0);
+	assert_non_null(strstr(why.text, "did you mean 'linux-root-arm64'?"));
+	assert_int_not_equal(layout_value_gpt_type("U-BOOT-ENV", &g, &why), 0);
+	assert_non_null(strstr(why.text, "did you mean 'u-boot-env'?"));
+	assert_int_not_equal(layout_value_gpt_type("root-", &g, &why), 0);
+	assert_int_not_equal(layout_value_gpt_type("l", &g, &why), 0);
+	assert_non_null(strstr(why.text, "did you mean 'L'?"));
+	assert_int_not_equal(layout_value_gpt_type("Q", &g, &why), 0);
+	assert_null(strstr(why.text, "did you mean"));
 	unsigned attrs;
 	assert_int_equal(layout_value_attrs("readonly, hidden,system", &attrs, &why), 0);
 	assert_int_equal(attrs, LAYOUT_ATTR_READONLY | LAYOUT_ATTR_HIDDEN | LAYOUT_ATTR_SYSTEM);

@@ -516,6 +516,11 @@ static void test_plan_errors(void **state)
 	(void)state;
 	expect_plan_error("raw spl { offset = 400 from = \"x\" size = 100 }",
 			  "t.layout:1: raw 'spl' (bytes 400-499) overlaps the mbr (bytes 440-511)");
+	/* a file over the MBR's bytes is told the holes that leave them to the table */
+	expect_plan_error("raw spl { offset = 0 from = \"x\" size = 1K }",
+			  "overlaps the mbr (bytes 440-511); if the file leaves those bytes to the "
+			  "partition table, say so with holes = \"440-512\"");
+	expect_plan_error("raw spl { offset = 400 from = \"x\" size = 100 }", "holes = \"40-100\"");
 	expect_plan_error("image { size = 64M }\nraw spl { offset = 5M from = \"x\" size = 1M }\n"
 			  "partition a {\n start = 4M\n size = 8M }",
 			  "t.layout:2: raw 'spl' (bytes 5242880-6291455) overlaps partition 'a' "

@@ -264,17 +264,71 @@ static void test_extent_no_holes(void **state)
 	close(fd);
 }
 
-/* Where the descriptor cannot seek (a pipe: no SEEK_DATA), all of the range is one extent. */
+/* Where the file system has no SEEK_DATA (EINVAL: /proc's files seek only SEEK_SET and
+ * SEEK_CUR), all of the range is one extent, and no failure is kept. */
 static void test_extent_no_seek_data(void **state)
 {
-	int p[2];
+	int fd = open("/proc/self/mounts", O_RDONLY | O_CLOEXEC);
 	const uint64_t want[][2] = { { 10, 1000 } };
+	struct extent_walk w;
+	uint64_t start, end;
+
+	(void)state;
+	if (fd < 0)
+		skip(); /* no /proc mounted */
+	if (lseek(fd, 0, SEEK_DATA) >= 0 || errno != EINVAL) {
+		close(fd);
+		skip(); /* this kernel gives SEEK_DATA there */
+	}
+	assert_extents(fd, 10, 1000, want, 1);
+	extent_start(&w, fd, 10, 1000);
+	while (extent_next(&w, &start, &end))
+		;
+	assert_int_equal(w.err, 0);
+	close(fd);
+}
+
+/* Where lseek() fails for real (a pipe cannot seek: ESPIPE), the walk ends at once and keeps
+ * the failure, rather than calling the range data or holes; it stays ended. */
+static void test_extent_failure_kept(void **state)
+{
+	int p[2];
+	struct extent_walk w;
+	uint64_t start = 7, end = 7;
 
 	(void)state;
 	assert_int_equal(pipe(p), 0);
-	assert_extents(p[0], 10, 1000, want, 1);
+	extent_start(&w, p[0], 10, 1000);
+	assert_false(extent_next(&w, &start, &end));
+	assert_int_equal(w.err, -ESPIPE);
+	assert_false(extent_next(&w, &start, &end));
+	assert_int_equal(w.err, -ESPIPE);
+	assert_int_equal(start, 7); /* nothing handed out */
+	/* an empty range asks nothing and keeps no failure */
+	extent_start(&w, p[1], 0, 0);
+	assert_false(extent_next(&w, &start, &end));
+	assert_int_equal(w.err, 0);
 	close(p[0]);
 	close(p[1]);
+}
+
+/* A copy whose source's extents cannot be told fails with that failure, a read fault. */
+static void test_sparse_copy_extent_failure(void **state)
+{
+	int p[2], dst = temp_file(2 * SPARSE_CHUNK);
+	struct sparse_copy c = { .len = 2 * SPARSE_CHUNK, .dst = dst, .buf = malloc(SPARSE_CHUNK) };
+	struct sparse_fault fault;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_non_null(c.buf);
+	c.src = p[0];
+	assert_int_equal(sparse_copy(&c, &fault), -ESPIPE);
+	assert_false(fault.in_dst);
+	close(p[0]);
+	close(p[1]);
+	close(dst);
+	free(c.buf);
 }
 
 int main(void)
@@ -288,6 +342,8 @@ int main(void)
 		cmocka_unit_test(test_extent_clipped),
 		cmocka_unit_test(test_extent_no_holes),
 		cmocka_unit_test(test_extent_no_seek_data),
+		cmocka_unit_test(test_extent_failure_kept),
+		cmocka_unit_test(test_sparse_copy_extent_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
