@@ -29,7 +29,6 @@ static const struct {
 	{ "partition", "partition-uuid", "'uuid'" },
 	{ "partition", "in-partition-table", "'in-table'" },
 	{ "partition", "autoresize", "'size = grow'" },
-	{ "partition", "align", "'align' in image { } (or 'start')" },
 	{ "partition", "files", "tree and file sections" },
 	{ "partition", "forced-primary", "'primary'" },
 	{ "partition", "imageoffset", "'skip'" },
