@@ -64,20 +64,14 @@ static int target_path(struct ext4_walk *w, const char *host, const char *raw, c
 
 /* The entry's ACL @acl (read when it has one) as the attribute @xname, after the others. */
 static int take_acl(struct ext4_walk *w, const char *host, const struct content_archive_item *e,
-		    struct item *it, const struct content_acl *acl, const char *xname)
+		    struct item *it, struct content_acl *acl, const char *xname)
 {
-	struct ext4_acl_entry *v = calloc(acl->n ? acl->n : 1, sizeof(*v));
 	struct content_xattr x = { .name = strdup(xname) };
-	int rc = v && x.name ? 0 : -ENOMEM;
-
-	for (size_t k = 0; rc == 0 && k < acl->n; k++)
-		v[k] = (struct ext4_acl_entry){ acl->v[k].tag, acl->v[k].perm, acl->v[k].id };
-	if (rc == 0)
-		rc = ext4_acl_xattr(v, acl->n, &x.value, &x.len);
-	free(v);
+	int rc = x.name ? ext4_acl_xattr(acl->v, acl->n, &x.value, &x.len) : -ENOMEM;
 	struct content_xattr *more = rc == 0 ? realloc(it->xattrs,
 						       (it->n_xattrs + 1) * sizeof(*more))
 					     : NULL;
+
 	if (more) {
 		it->xattrs = more;
 		it->xattrs[it->n_xattrs++] = x;
@@ -160,7 +154,7 @@ static int list_item(struct listing *l, struct content_archive_item *ae, struct 
 	return take_xattrs(w, host, ae, it);
 }
 
-/* Entry @ae of the listing into l->v (a content_archive_item_fn). */
+/* Entry @ae of the listing into l->v. */
 static int list_entry(void *ctx, struct content_archive_item *ae)
 {
 	struct listing *l = ctx;
@@ -457,7 +451,7 @@ struct data_pass {
 	struct item **of; /* of[i]: the item of want[i] */
 };
 
-/* The bytes of want[@i], entry @b, into its inode (a content_bytes_fn). */
+/* The bytes of want[@i], entry @b, into its inode. */
 static int write_item(void *ctx, size_t i, struct content_entry_bytes *b)
 {
 	struct data_pass *dp = ctx;

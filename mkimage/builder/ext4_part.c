@@ -492,7 +492,6 @@ const struct content_caps build_ext4_caps = {
 	.specials = true,
 	.owners = true,
 	.xattrs = true,
-	.hard_links = true,
 };
 
 static const struct content_walk_ops ext4_walk_ops = {

@@ -74,17 +74,17 @@ static uint16_t acl_tag(int tag)
 {
 	switch (tag) {
 	case ARCHIVE_ENTRY_ACL_USER_OBJ:
-		return CONTENT_ACL_USER_OBJ;
+		return EXT4_ACL_USER_OBJ;
 	case ARCHIVE_ENTRY_ACL_USER:
-		return CONTENT_ACL_USER;
+		return EXT4_ACL_USER;
 	case ARCHIVE_ENTRY_ACL_GROUP_OBJ:
-		return CONTENT_ACL_GROUP_OBJ;
+		return EXT4_ACL_GROUP_OBJ;
 	case ARCHIVE_ENTRY_ACL_GROUP:
-		return CONTENT_ACL_GROUP;
+		return EXT4_ACL_GROUP;
 	case ARCHIVE_ENTRY_ACL_MASK:
-		return CONTENT_ACL_MASK;
+		return EXT4_ACL_MASK;
 	case ARCHIVE_ENTRY_ACL_OTHER:
-		return CONTENT_ACL_OTHER;
+		return EXT4_ACL_OTHER;
 	default:
 		return 0;
 	}
@@ -140,8 +140,8 @@ static int read_acl(const struct content_archive_reader *r, const char *host,
 		return -ENOMEM;
 	while (acl->n < (size_t)n &&
 	       lib->archive_entry_acl_next(ae, type, &t, &perm, &tag, &id, &name) == ARCHIVE_OK) {
-		struct content_acl_entry *x = &acl->v[acl->n++];
-		*x = (struct content_acl_entry){ acl_tag(tag), (uint16_t)(perm & 7), (uint32_t)id };
+		struct ext4_acl_entry *x = &acl->v[acl->n++];
+		*x = (struct ext4_acl_entry){ acl_tag(tag), (uint16_t)(perm & 7), (uint32_t)id };
 		bool named = tag == ARCHIVE_ENTRY_ACL_USER || tag == ARCHIVE_ENTRY_ACL_GROUP;
 		if (named && id < 0 && acl_id(name, tag == ARCHIVE_ENTRY_ACL_USER, &x->id) < 0)
 			return diag_error(r->d,

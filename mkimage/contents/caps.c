@@ -13,7 +13,6 @@ const struct content_caps content_caps_fat = {
 	.specials = false,
 	.owners = false,
 	.xattrs = false,
-	.hard_links = false,
 };
 
 /* The kind of an entry of type @mode that a file system may not hold, as messages name it. */

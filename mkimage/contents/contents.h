@@ -26,7 +26,7 @@
  *   patterns.c        a tree's include and exclude patterns judged on one path (FAT and
  *                     ext4 trees alike)
  *   filter.c          what they keep of a tree's model joins the partition's
- * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
+ * It knows layouts/, fat/ and ext4/'s form of an ACL, but not the builder: the builder gives it a volume, an image fd,
  * an offset and a stop callback.
  */
 #ifndef SDIMG_MKIMAGE_CONTENTS_H
@@ -44,6 +44,7 @@
 
 #include "common/diag.h"
 #include "common/dynlib.h"
+#include "ext4/ext4.h"
 #include "fat/fat.h"
 #include "layouts/layouts.h"
 
@@ -85,9 +86,9 @@ struct content_node {
 /*
  * What a file system can hold of what a partition's content gives it, stated once for each:
  * FAT's here (content_caps_fat, which content_gather() reads), ext4's beside its adapter in
- * the builder (which hands it to content_walk_host()). The readers of host folders and
- * archives read it to keep an entry or refuse it with one line naming it ("a fifo cannot go
- * on a FAT file system"). What a file system without links makes of a link (a copy of what
+ * the builder (which hands it to content_walk_host() and the archive reader). The readers of
+ * host folders and archives read it to keep an entry or refuse it with one line naming it
+ * ("a fifo cannot go on a FAT file system"), and read no more of an entry than it holds. What a file system without links makes of a link (a copy of what
  * it leads to, as the tree's `links` says) is content_gather()'s.
  */
 struct content_caps {
@@ -98,7 +99,6 @@ struct content_caps {
 	bool specials;       /* device nodes, fifos and sockets */
 	bool owners;         /* an entry's owner and group (else the listing leaves them 0) */
 	bool xattrs;         /* extended attributes and POSIX.1e ACLs (else never read) */
-	bool hard_links;     /* a file of many names as one file (else each name a copy) */
 };
 
 /* FAT: folders and regular files smaller than 4 GiB (its sizes are 32-bit), nothing else. */
@@ -261,26 +261,10 @@ struct content_xattr {
 	size_t len;
 };
 
-/* The tags of a POSIX.1e ACL's entries, as Linux numbers them in its ACL attributes
- * (acl(5); the kernel's include/uapi/linux/posix_acl.h). */
-enum content_acl_tag {
-	CONTENT_ACL_USER_OBJ = 0x01,
-	CONTENT_ACL_USER = 0x02,
-	CONTENT_ACL_GROUP_OBJ = 0x04,
-	CONTENT_ACL_GROUP = 0x08,
-	CONTENT_ACL_MASK = 0x10,
-	CONTENT_ACL_OTHER = 0x20,
-};
-
-/* One entry of a POSIX.1e ACL: a tag, its rwx bits, the uid or gid of a named one. */
-struct content_acl_entry {
-	uint16_t tag;
-	uint16_t perm;
-	uint32_t id;
-};
-
+/* A POSIX.1e ACL as Linux keeps it in system.posix_acl_access and _default: its entries in
+ * the form ext4/ encodes (a tag, its rwx bits, the uid or gid of a named one). */
 struct content_acl {
-	struct content_acl_entry *v; /* (owned) */
+	struct ext4_acl_entry *v; /* (owned) */
 	size_t n;
 };
 

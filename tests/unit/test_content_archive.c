@@ -26,7 +26,6 @@ static const struct content_caps caps_all = {
 	.specials = true,
 	.owners = true,
 	.xattrs = true,
-	.hard_links = true,
 };
 
 /* One ustar header block (POSIX.1-2001, "pax Interchange Format": the ustar fields). */
