@@ -172,28 +172,11 @@ static int list_entry(void *ctx, struct content_archive_item *ae)
 	return rc == 0 && build_interrupted(l->w->b) ? -EINTR : rc;
 }
 
-/* Paths compared name by name: a folder's entries sorted byte-wise, each folder right before
- * what it holds (the order of a folder's walk). */
-static int compare_paths(const char *a, const char *b)
-{
-	for (;;) {
-		size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
-		int c = memcmp(a, b, na < nb ? na : nb);
-		if (c || na != nb)
-			return c ? c : na < nb ? -1 : 1;
-		a += na;
-		b += nb;
-		if (!*a || !*b)
-			return *a ? 1 : *b ? -1 : 0;
-		a++;
-		b++;
-	}
-}
-
+/* Items in walk order (content_walk_compare()), one path twice in archive order. */
 static int compare_items(const void *x, const void *y)
 {
 	const struct item *a = *(struct item *const *)x, *b = *(struct item *const *)y;
-	int c = compare_paths(a->path, b->path);
+	int c = content_walk_compare(a->path, b->path);
 	return c ? c : a < b ? -1 : a > b; /* the same path twice: archive order */
 }
 
@@ -204,7 +187,7 @@ static struct item *find_item(struct item **sorted, size_t n, const char *path)
 
 	while (lo < hi) { /* the last of equal paths: the one a later entry gave */
 		size_t mid = (lo + hi) / 2;
-		int c = compare_paths(sorted[mid]->path, path);
+		int c = content_walk_compare(sorted[mid]->path, path);
 		if (c <= 0)
 			lo = mid + 1;
 		if (c == 0)
@@ -382,67 +365,26 @@ static void sizes_from_links(struct item **sorted, size_t n)
 	}
 }
 
-/* Whether @path is @folder or lies below it. */
-static bool lies_in(const char *path, const char *folder, size_t len)
+/* Which items the tree's include and exclude leave out, judged in walk order (@sorted) as a
+ * folder's walk judges. Returns 0 or -ENOMEM. */
+static int judge_items(struct ext4_walk *w, struct item **sorted, size_t n)
 {
-	return !strncmp(path, folder, len) && (!path[len] || path[len] == '/');
-}
+	const char **paths = malloc((n ? n : 1) * sizeof(*paths));
+	bool *is_dir = malloc(n ? n : 1), *left_out = malloc(n ? n : 1);
+	int rc = paths && is_dir && left_out ? 0 : -ENOMEM;
 
-/*
- * The folders above sorted[@i] that no entry gives (an archive need not list them), judged
- * once, at the first item below them, so that the patterns count them as a folder's walk
- * does; such a folder is made only when something below it is, as without filters.
- */
-static void judge_implied(struct ext4_walk *w, struct item **sorted, size_t n, size_t i)
-{
-	char up[CONTENT_MAX_PATH + 1];
-	const char *path = sorted[i]->path;
-
-	for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
-		size_t len = (size_t)(slash - path);
-		memcpy(up, path, len);
-		up[len] = '\0';
-		if (find_item(sorted, n, up) || (i && lies_in(sorted[i - 1]->path, up, len)))
-			continue;
-		content_filter_takes(w->filter, up, true);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		paths[i] = sorted[i]->path;
+		is_dir[i] = sorted[i]->type == AE_IFDIR;
 	}
-}
-
-/*
- * Which items the tree's include and exclude leave out: each is judged by its own path (a
- * symbolic or hard link as a file); then a folder that holds something that stays stays.
- * @sorted is in walk order, a folder before all it holds, so one pass backwards carries what
- * stays up to the folders above it.
- */
-static void judge_items(struct ext4_walk *w, struct item **sorted, size_t n)
-{
-	char up[CONTENT_MAX_PATH + 1];
-
-	for (size_t i = 0; i < n; i++) {
-		struct item *it = sorted[i];
-		if (!*it->path) /* the top stays */
-			continue;
-		judge_implied(w, sorted, n, i);
-		it->left_out = !content_filter_takes(w->filter, it->path, it->type == AE_IFDIR);
-	}
-	for (size_t i = n; i-- > 0;) {
-		const char *path = sorted[i]->path;
-		if (sorted[i]->left_out)
-			continue;
-		/* the nearest listed folder above it stays, past folders only implied (made with
-		 * defaults anyway); its own turn comes later and carries it further up */
-		for (const char *slash = strrchr(path, '/'); slash;
-		     slash = memrchr(path, '/', (size_t)(slash - path))) {
-			size_t len = (size_t)(slash - path);
-			memcpy(up, path, len);
-			up[len] = '\0';
-			struct item *f = find_item(sorted, n, up);
-			if (f && f->type == AE_IFDIR) {
-				f->left_out = false;
-				break;
-			}
-		}
-	}
+	if (rc == 0)
+		content_archive_judge(w->filter, paths, is_dir, left_out, n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		sorted[i]->left_out = left_out[i];
+	free(paths);
+	free(is_dir);
+	free(left_out);
+	return rc;
 }
 
 /* The data pass: the listing's items, and the items of the entries it hands out. */
@@ -534,8 +476,9 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 		qsort(sorted, n, sizeof(*sorted), compare_items);
 		sizes_from_links(sorted, n);
 		if (w->filter)
-			judge_items(w, sorted, n);
-		rc = make_inodes(w, sorted, n, host);
+			rc = judge_items(w, sorted, n);
+		if (rc == 0)
+			rc = make_inodes(w, sorted, n, host);
 	}
 	if (rc == 0 && ext4_measuring(w->v)) /* a trial: not decompressed again each time */
 		rc = take_blocks(w, &l);

@@ -18,6 +18,8 @@
  *                     (headers only) into entries of what the file system holds, and the
  *                     data pass that hands out their bytes
  *   archive_list.c    FAT's model of an archive's listing
+ *   archive_judge.c   a tree's include and exclude over an archive's entries in walk order
+ *                     (ext4's)
  *   archive_stream.c  FAT's data pass: archive entries streamed to their clusters
  *   archive_spool.c   a compressed archive decompressed once, kept for the data pass
  *   archive_gzip.c    gzip decompressed through zlib, which checks its CRC-32 (libarchive
@@ -412,6 +414,24 @@ bool content_filter_drops(struct content_filter *f, const char *rel);
  * judged (its hits counted) and need never be opened.
  */
 bool content_filter_prunes(struct content_filter *f, const char *rel);
+
+/*
+ * Paths from a tree's top ("a/b") compared in the order a folder's walk meets them: name by
+ * name, each folder's names by their bytes, a folder right before what it holds. Returns
+ * < 0, 0 or > 0, as strcmp().
+ */
+int content_walk_compare(const char *a, const char *b);
+
+/*
+ * What @f, a tree's include and exclude, leaves out of the @n entries of an archive whose
+ * paths @paths are in walk order (content_walk_compare(); one path twice in archive order),
+ * in left_out[i]: each judged by its own path (a folder when is_dir[i]; a link as a file)
+ * and the folders no entry gives (an archive need not list them) once, at the first entry
+ * below them, so that the patterns count what a folder's walk counts; then a listed folder
+ * that holds something that stays stays. The top ("") always stays.
+ */
+void content_archive_judge(struct content_filter *f, const char *const *paths, const bool *is_dir,
+			   bool *left_out, size_t n);
 
 /* One warning in @d per pattern that counted no hit, starting with @place:
  * "<place>include pattern '*.dbt' matches nothing in <from>". */

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "layouts/layouts.h"
 #include "mkimage/contents/contents.h"
 
 /* What a file system that keeps everything holds (ext4 states its own in the builder). */
@@ -269,12 +270,45 @@ static void test_data_pass(void **state)
 	}
 }
 
+/* The include and exclude over an archive's entries in walk order: each judged by its own
+ * path, a folder no entry gives judged once (its hits counted as a walk counts them), and a
+ * listed folder that holds something that stays stays. */
+static void test_judge(void **state)
+{
+	char *inc[] = { "*.dtb" }, *exc[] = { "old/" };
+	struct layout_entry e = { .include = inc,
+				  .n_include = 1,
+				  .exclude = exc,
+				  .n_exclude = 1,
+				  .from = "t.tar" };
+	const char *paths[] = { "",          "a",   "a/b.dtb",   "a/c.txt", "b/c/d.dtb",
+				"b/c/e.dtb", "old", "old/f.dtb", "z.txt" };
+	const bool is_dir[] = { true, true, false, false, false, false, true, false, false };
+	bool left_out[9];
+	char got[16] = "";
+	struct content_filter f;
+
+	(void)state;
+	for (size_t i = 1; i < 9; i++)
+		assert_true(content_walk_compare(paths[i - 1], paths[i]) < 0);
+	assert_true(content_walk_compare("a/b", "a-b") < 0); /* a folder before what follows */
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	content_archive_judge(&f, paths, is_dir, left_out, 9);
+	for (size_t i = 0; i < 9; i++)
+		got[i] = left_out[i] ? '-' : '+';
+	assert_string_equal(got, "+++-++---");
+	assert_int_equal(f.include_hits[0], 4); /* not b nor b/c, implied folders */
+	assert_int_equal(f.exclude_hits[0], 1);
+	content_filter_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_listing),
 		cmocka_unit_test(test_listing_refuses),
 		cmocka_unit_test(test_data_pass),
+		cmocka_unit_test(test_judge),
 	};
 	return cmocka_run_group_tests_name("content_archive", tests, NULL, NULL);
 }
