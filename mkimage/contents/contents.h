@@ -28,8 +28,8 @@
  *   patterns.c        a tree's include and exclude patterns judged on one path (FAT and
  *                     ext4 trees alike)
  *   filter.c          what they keep of a tree's model joins the partition's
- * It knows layouts/, fat/ and ext4/'s form of an ACL, but not the builder: the builder gives it a volume, an image fd,
- * an offset and a stop callback.
+ * It knows layouts/, fat/ and ext4/'s form of an ACL, but not the builder: the builder gives
+ * it a volume, an image fd, an offset and a stop callback.
  */
 #ifndef SDIMG_MKIMAGE_CONTENTS_H
 #define SDIMG_MKIMAGE_CONTENTS_H
@@ -90,8 +90,9 @@ struct content_node {
  * FAT's here (content_caps_fat, which content_gather() reads), ext4's beside its adapter in
  * the builder (which hands it to content_walk_host() and the archive reader). The readers of
  * host folders and archives read it to keep an entry or refuse it with one line naming it
- * ("a fifo cannot go on a FAT file system"), and read no more of an entry than it holds. What a file system without links makes of a link (a copy of what
- * it leads to, as the tree's `links` says) is content_gather()'s.
+ * ("a fifo cannot go on a FAT file system"), and read no more of an entry than it holds.
+ * What a file system without links makes of a link (a copy of what it leads to, as the
+ * tree's `links` says) is content_gather()'s.
  */
 struct content_caps {
 	const char *name;    /* the file system as messages name it: "FAT", "ext4" */
