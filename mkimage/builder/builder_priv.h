@@ -190,6 +190,9 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len);
 /* ext4_archive.c: the archive @host of a tree entry, with owners, modes, links, device
  * nodes and extended attributes as its entries give them. */
 int build_ext4_archive(struct ext4_walk *w, const char *host);
+/* What ext4 holds of a tree (ext4_part.c): everything a Linux host folder or an archive
+ * gives, as it is. */
+extern const struct content_caps build_ext4_caps;
 
 /* write_regions.c */
 int build_write_raw_regions(struct build *b);

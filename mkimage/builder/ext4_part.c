@@ -482,11 +482,13 @@ static bool walk_stops(void *ctx)
 /* What ext4 makes of each entry of a host folder's walk. */
 /* What ext4 holds of a tree: everything a Linux host folder or an archive gives, as it is
  * (its writer checks sizes). */
-static const struct content_caps ext4_caps = {
+const struct content_caps build_ext4_caps = {
 	.name = "ext4",
 	.file_limit = 0,
 	.links = true,
 	.specials = true,
+	.owners = true,
+	.xattrs = true,
 };
 
 static const struct content_walk_ops ext4_walk_ops = {
@@ -494,7 +496,7 @@ static const struct content_walk_ops ext4_walk_ops = {
 	.folder_done = walk_folder_done,
 	.entry = walk_entry,
 	.stop = walk_stops,
-	.caps = &ext4_caps,
+	.caps = &build_ext4_caps,
 };
 
 /* The folder at @path (absolute, "/" the root), made with 0:0, 0755 and the timestamp

@@ -1,10 +1,11 @@
 /*
- * archive_list: the listing pass over an archive given as a `tree` source. It reads only
- * headers (libarchive skips or decompresses past the data, which is never held), puts
- * directories, files and hard links into the content model with their entry numbers, and
- * then resolves symbolic links inside the archive. The bytes are written later by a second
- * pass over the archive (archive_stream.c), once fat/ has placed every file; a compressed
- * archive is decompressed only here, and the data pass reads its spool (archive_spool.c).
+ * archive_list: FAT's model of an archive given as a `tree` source, from the entries of the
+ * listing pass (archive_read.c), which reads only headers: directories, files and hard links
+ * go into the content model with their entry numbers, and then symbolic links inside the
+ * archive are resolved (FAT has no links: each is a copy of what it leads to). The bytes are
+ * written later by the data pass (archive_stream.c), once fat/ has placed every file. Also
+ * the pieces of libarchive every reader shares: the formats it reads, an entry's name and
+ * normalised path, the error of an archive that cannot be read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,12 +38,10 @@ struct lister {
 	size_t source;
 	struct content *c;
 	struct diag *d;
-	struct content_archive_lib lib; /* owned while the archive is listed */
-	uint32_t id;                    /* 1 + index of the archive in c->archives */
-	uint64_t ordinal;               /* number of the entry being listed */
-	uint64_t kept;                  /* entries that strip left */
-	struct content_copies copies;   /* what the archive holds, what its links copy */
-	size_t first_node;              /* the archive's nodes are c->nodes[first_node..] */
+	struct content_archive_reader r; /* the listing pass (owned) */
+	uint32_t id;                     /* 1 + index of the archive in c->archives */
+	struct content_copies copies;    /* what the archive holds, what its links copy */
+	size_t first_node;               /* the archive's nodes are c->nodes[first_node..] */
 	struct gone *gone;
 	size_t n_gone, cap_gone;
 	struct gone_link *links;
@@ -139,12 +138,6 @@ const char *content_archive_entry_name(const struct content_archive_lib *lib,
 	return name ? name : "";
 }
 
-/* The name of entry @ae of the archive @ls lists. */
-static const char *entry_name(const struct lister *ls, struct archive_entry *ae)
-{
-	return content_archive_entry_name(&ls->lib, ae);
-}
-
 int content_archive_norm_path(const char *raw, unsigned strip, char **ret)
 {
 	char *out = malloc(strlen(raw) + 1);
@@ -195,18 +188,15 @@ static char *fat_path_of(const struct lister *ls, const char *rel)
 }
 
 static int add_node(struct lister *ls, struct content_node *n, const char *rel,
-		    struct archive_entry *ae)
+		    const struct content_archive_item *ae)
 {
 	char *origin = NULL;
-	const struct content_archive_lib *lib = &ls->lib;
-	struct timespec ts = { lib->archive_entry_mtime(ae), lib->archive_entry_mtime_nsec(ae) };
 	int rc;
 
-	n->mtime = content_mtime(&ls->l->image, lib->archive_entry_mtime_is_set(ae) ? &ts : NULL,
-				 &n->mtime_ns);
+	n->mtime = content_mtime(&ls->l->image, ae->mtime_set ? &ae->mtime : NULL, &n->mtime_ns);
 	n->source = ls->source;
 	n->path = fat_path_of(ls, rel);
-	if (!n->path || asprintf(&origin, "%s: %s", ls->host, entry_name(ls, ae)) < 0) {
+	if (!n->path || asprintf(&origin, "%s: %s", ls->host, ae->name) < 0) {
 		free(n->path);
 		return -ENOMEM;
 	}
@@ -218,10 +208,10 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 }
 
 /* Remembers the regular file @ae, which strip removed, for hard links to it. */
-static int remember_gone(struct lister *ls, struct archive_entry *ae)
+static int remember_gone(struct lister *ls, const struct content_archive_item *ae)
 {
 	char *path = NULL;
-	int rc = content_archive_norm_path(entry_name(ls, ae), 0, &path);
+	int rc = content_archive_norm_path(ae->name, 0, &path);
 
 	if (rc)
 		return rc < 0 ? rc : 0;
@@ -230,8 +220,8 @@ static int remember_gone(struct lister *ls, struct archive_entry *ae)
 		return -ENOMEM;
 	}
 	ls->gone[ls->n_gone++] = (struct gone){ .path = path,
-						.entry = ls->ordinal,
-						.size = (uint64_t)ls->lib.archive_entry_size(ae) };
+						.entry = ae->number,
+						.size = (uint64_t)ae->size };
 	return 0;
 }
 
@@ -254,7 +244,8 @@ static int find_gone(const struct lister *ls, const char *target, size_t *ret)
 }
 
 /* A hard link to stripped-away file @g: its bytes are decided once all is listed. */
-static int link_to_gone(struct lister *ls, const char *rel, struct archive_entry *ae, size_t g)
+static int link_to_gone(struct lister *ls, const char *rel, const struct content_archive_item *ae,
+			size_t g)
 {
 	int rc = add_node(ls, &(struct content_node){ .size = 0 }, rel, ae);
 
@@ -285,9 +276,9 @@ static void fill_gone_links(struct lister *ls)
  * A hard link: the same bytes as the file it names, taken once everything is listed (as for
  * symbolic links). Its target is a path from the archive's top, stripped like every entry.
  */
-static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry *ae)
+static int add_hardlink(struct lister *ls, const char *rel, const struct content_archive_item *ae)
 {
-	const char *target = ls->lib.archive_entry_hardlink(ae);
+	const char *target = ae->hardlink;
 	char *trel = NULL;
 	size_t g = 0;
 	int rc = content_archive_norm_path(target, ls->e->strip, &trel);
@@ -298,7 +289,7 @@ static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry
 		return rc;
 	if (rc)
 		return diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
-				  ls->host, entry_name(ls, ae), target);
+				  ls->host, ae->name, target);
 	struct content_node n = { .link = trel };
 	rc = add_node(ls, &n, rel, ae);
 	free(trel);
@@ -309,25 +300,24 @@ static int add_hardlink(struct lister *ls, const char *rel, struct archive_entry
  * cpio (newc) puts the bytes of a group of hard links on its last name only, and lists the
  * earlier ones empty: the file named by @ae's link gets the bytes that @ae carries.
  */
-static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
+static int give_bytes_to_target(struct lister *ls, const struct content_archive_item *ae)
 {
 	char *trel = NULL, *path = NULL, *key = NULL;
 	struct content_node *t = NULL;
 	size_t g;
-	int rc = content_archive_norm_path(ls->lib.archive_entry_hardlink(ae), ls->e->strip, &trel);
+	int rc = content_archive_norm_path(ae->hardlink, ls->e->strip, &trel);
 
-	if (rc == 1 && find_gone(ls, ls->lib.archive_entry_hardlink(ae), &g) == 0 &&
-	    !ls->gone[g].size) {
-		ls->gone[g].entry = ls->ordinal;
-		ls->gone[g].size = (uint64_t)ls->lib.archive_entry_size(ae);
+	if (rc == 1 && find_gone(ls, ae->hardlink, &g) == 0 && !ls->gone[g].size) {
+		ls->gone[g].entry = ae->number;
+		ls->gone[g].size = (uint64_t)ae->size;
 	}
 	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = fat_path_key(path)))
 		t = content_find(ls->c, key);
 	else if (rc == 0)
 		rc = -ENOMEM;
 	if (t && t->source == ls->source && t->archive == ls->id && !t->size && !t->is_dir) {
-		t->entry = ls->ordinal;
-		t->size = (uint64_t)ls->lib.archive_entry_size(ae);
+		t->entry = ae->number;
+		t->size = (uint64_t)ae->size;
 	}
 	free(trel);
 	free(path);
@@ -336,9 +326,9 @@ static int give_bytes_to_target(struct lister *ls, struct archive_entry *ae)
 }
 
 /* A symbolic link: its target, relative to the tree's top, resolved once all is listed. */
-static int add_symlink(struct lister *ls, const char *rel, struct archive_entry *ae)
+static int add_symlink(struct lister *ls, const char *rel, const struct content_archive_item *ae)
 {
-	const char *target = ls->lib.archive_entry_symlink(ae);
+	const char *target = ae->symlink;
 	const char *slash = strrchr(rel, '/');
 	char *joined = NULL, *trel = NULL;
 	int rc;
@@ -347,17 +337,17 @@ static int add_symlink(struct lister *ls, const char *rel, struct archive_entry 
 		return diag_error(ls->d,
 				  "%s: %s: a symbolic link (to %s), and links = refuse takes "
 				  "none",
-				  ls->host, entry_name(ls, ae), target ? target : "nothing");
+				  ls->host, ae->name, target ? target : "nothing");
 	if (!target || target[0] == '/' || !*target)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the archive",
-				  ls->host, entry_name(ls, ae), target ? target : "nothing");
+				  ls->host, ae->name, target ? target : "nothing");
 	if (asprintf(&joined, "%.*s/%s", slash ? (int)(slash - rel) : 0, rel, target) < 0)
 		return -ENOMEM;
 	rc = content_archive_norm_path(joined, 0, &trel);
 	free(joined);
 	if (rc == -EINVAL)
 		return diag_error(ls->d, "%s: %s: a symbolic link to %s, outside the tree",
-				  ls->host, entry_name(ls, ae), target);
+				  ls->host, ae->name, target);
 	if (rc < 0)
 		return rc;
 	struct content_node n = { .link = trel };
@@ -366,48 +356,41 @@ static int add_symlink(struct lister *ls, const char *rel, struct archive_entry 
 	return rc;
 }
 
-static int add_file(struct lister *ls, const char *rel, struct archive_entry *ae)
+static int add_file(struct lister *ls, const char *rel, const struct content_archive_item *ae)
 {
-	struct content_node n = { .archive = ls->id, .entry = ls->ordinal };
+	struct content_node n = { .archive = ls->id, .entry = ae->number };
 
-	if (!ls->lib.archive_entry_size_is_set(ae))
+	if (!ae->size_set)
 		return diag_error(ls->d, "%s: %s: the archive does not say how large it is",
-				  ls->host, entry_name(ls, ae));
-	n.size = (uint64_t)ls->lib.archive_entry_size(ae);
-	int rc = content_caps_check_size(&content_caps_fat, n.size, ls->host, entry_name(ls, ae),
-					 ls->d);
+				  ls->host, ae->name);
+	n.size = (uint64_t)ae->size;
+	int rc = content_caps_check_size(ls->r.caps, n.size, ls->host, ae->name, ls->d);
 	if (rc < 0)
 		return rc;
 	ls->copies.held_bytes += n.size;
 	return add_node(ls, &n, rel, ae);
 }
 
-static int list_entry(struct lister *ls, struct archive_entry *ae)
+/* What FAT makes of entry @ae of the listing (a content_archive_item_fn). */
+static int list_entry(void *ctx, struct content_archive_item *ae)
 {
-	const char *name = entry_name(ls, ae);
-	mode_t type = ls->lib.archive_entry_filetype(ae);
-	/* cpio names a folder listed twice a hard link to itself (the same inode number); a
-	 * folder has no hard links, so it is the folder again, as tar gives it */
-	const char *hard = type == AE_IFDIR ? NULL : ls->lib.archive_entry_hardlink(ae);
-	char *rel = NULL;
-	int rc = content_archive_norm_path(name, ls->e->strip, &rel);
+	struct lister *ls = ctx;
+	const char *name = ae->name, *hard = ae->hardlink, *rel = ae->path;
+	mode_t type = ae->type;
+	int rc = 0;
 
-	if (rc == -EINVAL)
-		return diag_error(ls->d, "%s: %s: the entry's path leaves the partition (..)",
-				  ls->host, name);
-	if (rc == 1 && hard && ls->lib.archive_entry_size(ae) > 0)
+	if (!rel && hard && ae->size > 0)
 		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
-	if (rc == 1 && type == AE_IFREG)
+	if (!rel && type == AE_IFREG)
 		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
-	if (rc)
-		return rc < 0 ? rc : 0;
-	ls->kept++;
+	if (!rel)
+		return 0;
 	ls->copies.held_nodes++;
 	if (!*rel && (type != AE_IFDIR || hard))
 		rc = diag_error(ls->d, "%s: %s: not a folder, where the tree's top folder goes",
 				ls->host, name);
 	/* a hard link first: tar gives it no file type */
-	else if (hard && ls->lib.archive_entry_size(ae) <= 0)
+	else if (hard && ae->size <= 0)
 		rc = add_hardlink(ls, rel, ae);
 	else if (type == AE_IFDIR && !*rel && !strcmp(ls->e->path, "/"))
 		rc = 0; /* the root, which FAT stores nothing about */
@@ -418,10 +401,9 @@ static int list_entry(struct lister *ls, struct archive_entry *ae)
 	else if (type == AE_IFLNK)
 		rc = add_symlink(ls, rel, ae);
 	else
-		rc = content_caps_check(&content_caps_fat, type, ls->host, name, ls->d);
-	if (rc == 0 && hard && ls->lib.archive_entry_size(ae) > 0)
+		rc = content_caps_check(ls->r.caps, type, ls->host, name, ls->d);
+	if (rc == 0 && hard && ae->size > 0)
 		rc = give_bytes_to_target(ls, ae);
-	free(rel);
 	return rc;
 }
 
@@ -557,94 +539,36 @@ static int resolve_links(struct lister *ls)
 	return 0;
 }
 
-/* Lists the entries of @a, which reads the stream of @u when it is not NULL. */
-static int list_all(struct lister *ls, struct archive *a, const struct content_unpack *u)
-{
-	struct archive_entry *ae;
-	char last[512] = "";
-	int r, rc = 0;
-
-	while (rc == 0 && content_archive_ok(r = ls->lib.archive_read_next_header(a, &ae))) {
-		if (!*entry_name(ls, ae))
-			rc = diag_error(ls->d, "%s: the name of entry %llu cannot be read: %s",
-					ls->host, (unsigned long long)ls->ordinal + 1,
-					ls->lib.archive_error_string(a)
-						? ls->lib.archive_error_string(a)
-						: "it is empty");
-		else
-			rc = list_entry(ls, ae);
-		snprintf(last, sizeof(last), "%s", entry_name(ls, ae));
-		ls->ordinal++;
-	}
-	if (rc < 0)
-		return rc;
-	if (r != ARCHIVE_EOF && u && content_unpack_error(u)) /* libarchive may say "truncated" */
-		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, content_unpack_error(u),
-				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
-	if (r != ARCHIVE_EOF && !ls->ordinal)
-		return content_archive_unreadable(&ls->lib, a, ls->host, ls->d);
-	if (r != ARCHIVE_EOF)
-		return diag_error(ls->d, "%s: %s%s%s%s", ls->host, ls->lib.archive_error_string(a),
-				  *last ? " (reading past the entry " : "", last, *last ? ")" : "");
-	if (!ls->ordinal)
-		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
-	if (!ls->kept)
-		diag_warning(ls->d, "%s: strip = %u leaves nothing of its %llu entries", ls->host,
-			     ls->e->strip, (unsigned long long)ls->ordinal);
-	return 0;
-}
-
-/* Remembers @host, as it is now, as the source of archive number ls->id. */
+/* Makes @host archive number ls->id of the model; its place and spool come from the
+ * listing. */
 static int register_archive(struct lister *ls)
 {
 	struct content *c = ls->c;
-	struct content_archive *ca;
-	struct stat st;
 
-	if (stat(ls->host, &st) < 0)
-		return diag_error(ls->d, "%s: %s", ls->host, strerror(errno));
 	if (array_grow((void **)&c->archives, &c->cap_archives, c->n_archives + 1,
 		       sizeof(*c->archives)) < 0)
 		return -ENOMEM;
-	ca = &c->archives[c->n_archives];
-	*ca = (struct content_archive){ .path = strdup(ls->host),
-					.dev = st.st_dev,
-					.ino = st.st_ino,
-					.size = st.st_size,
-					.mtime = st.st_mtim };
-	if (!ca->path)
-		return -ENOMEM;
+	c->archives[c->n_archives] = (struct content_archive){ .spool_fd = -1 };
 	ls->id = (uint32_t)++c->n_archives;
 	return 0;
 }
 
-/* Lists archive @host into ls: once through its decompressed stream when it is compressed
- * (which keeps a spool of that stream for the data pass), else as it is. */
+/* Lists archive @host into ls: FAT holds no archive of no entries. */
 static int list_host(struct lister *ls)
 {
-	struct content_unpack *u = NULL;
-	struct archive *a;
-	int spool_fd = -1;
-	int rc = content_unpack_open(&ls->lib, ls->host, &u, ls->d);
+	int rc = content_archive_list(&ls->r, ls->host, list_entry, ls);
 
+	/* the archive as listed, and its spool, go to the model for the data pass */
+	ls->c->archives[ls->id - 1] = ls->r.source;
+	ls->r.source = (struct content_archive){ .spool_fd = -1 };
 	if (rc < 0)
 		return rc;
-	a = u ? content_unpack_archive(u) : content_archive_open(&ls->lib, ls->host, ls->d);
-	if (!a)
-		return -EINVAL;
-	rc = list_all(ls, a, u);
-	if (rc == 0 && u)
-		rc = content_unpack_finish(u, &spool_fd, ls->d);
-	if (u)
-		content_unpack_free(u);
-	else
-		ls->lib.archive_read_free(a);
-	if (spool_fd >= 0) {
-		struct content_archive *ca = &ls->c->archives[ls->id - 1];
-		ca->spooled = true;
-		ca->spool_fd = spool_fd;
-	}
-	return rc;
+	if (!ls->r.n)
+		return diag_error(ls->d, "%s: an empty archive (no entries)", ls->host);
+	if (!ls->r.kept)
+		diag_warning(ls->d, "%s: strip = %u leaves nothing of its %llu entries", ls->host,
+			     ls->e->strip, (unsigned long long)ls->r.n);
+	return 0;
 }
 
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
@@ -658,7 +582,7 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 			     .d = d,
 			     .first_node = c->n };
 	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
-	int rc = content_archive_lib_open(&ls.lib, "archive trees", d);
+	int rc = content_archive_reader_open(&ls.r, &content_caps_fat, e->strip, d);
 
 	if (rc == 0)
 		rc = register_archive(&ls);
@@ -672,6 +596,6 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 		free(ls.gone[i].path);
 	free(ls.gone);
 	free(ls.links);
-	content_archive_lib_close(&ls.lib);
+	content_archive_reader_close(&ls.r);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
- * archive_stream: the data pass (contents.h). fat_write() has placed every file and written
- * everything but the bytes of files that come from archives; this reads each archive a
- * second time (a compressed one from the spool its listing left, archive_spool.c), in its
- * own order, and pwrite()s every entry's bytes where fat/ put them (once for each name the
+ * archive_stream: FAT's data pass (contents.h). fat_write() has placed every file and written
+ * everything but the bytes of files that come from archives; the data pass of the archive
+ * reader (archive_read.c) reads each archive a second time, in its own order, and this
+ * pwrite()s every entry's bytes where fat/ put them (once for each name the
  * entry has: hard and symbolic links get the same bytes again). Holes stay holes: only
  * blocks that are not all zero are written into the zero, sparse output.
  */
@@ -69,106 +69,74 @@ static int collect(const struct content *c, const struct fat_tree *vol, uint32_t
 	return 0;
 }
 
-/* Copies the current entry's data to the @n destinations @v. */
-static int copy_entry(const struct sink *out, const char *host, struct archive *a,
-		      struct archive_entry *ae, const struct dest *v, size_t n)
+/* The data pass's destinations of archive @id: v[@j]... for each entry it wants. */
+struct sink_files {
+	const struct sink *out;
+	const struct dest *v;
+	size_t n, j; /* v[j] is the first destination of the entry the pass is at */
+};
+
+/* Copies the bytes of want[@i], entry @b, to each of its destinations (a content_bytes_fn). */
+static int copy_entry(void *ctx, size_t i, struct content_entry_bytes *b)
 {
+	struct sink_files *f = ctx;
+	size_t end = f->j;
 	const void *buf;
 	size_t len;
-	la_int64_t at;
-	int r;
+	uint64_t at;
+	int rc;
 
-	if ((uint64_t)out->lib.archive_entry_size(ae) != v->size)
-		return diag_error(out->d, "%s: %s: changed while the image was built", host,
-				  content_archive_entry_name(&out->lib, ae));
-	while (content_archive_ok(r = out->lib.archive_read_data_block(a, &buf, &len, &at))) {
-		if (at < 0 || (uint64_t)at + len > v->size)
-			return diag_error(out->d, "%s: %s: holds more data than its size", host,
-					  content_archive_entry_name(&out->lib, ae));
-		for (size_t i = 0; i < n; i++) {
+	(void)i; /* the destinations come in the order of the entries wanted */
+	while (end < f->n && f->v[end].entry == f->v[f->j].entry)
+		end++;
+	while ((rc = content_entry_block(b, &buf, &len, &at)) > 0)
+		for (size_t k = f->j; k < end; k++) {
 			uint64_t failed_at;
-			int rc = sparse_write(out->fd, buf, len, v[i].off + (uint64_t)at,
-					      &failed_at);
+			rc = sparse_write(f->out->fd, buf, len, f->v[k].off + at, &failed_at);
 			if (rc < 0)
-				return diag_error(out->d, "%s: writing the image at byte %llu: %s",
-						  out->image, (unsigned long long)failed_at,
+				return diag_error(f->out->d,
+						  "%s: writing the image at byte %llu: %s",
+						  f->out->image, (unsigned long long)failed_at,
 						  strerror(-rc));
 		}
-		if (out->stop && out->stop(out->stop_ctx)) /* a large entry: after each block */
-			return -EINTR;
-	}
-	if (r != ARCHIVE_EOF)
-		return diag_error(out->d, "%s: %s: %s", host,
-				  content_archive_entry_name(&out->lib, ae),
-				  out->lib.archive_error_string(a));
-	return 0;
+	f->j = end;
+	return rc;
 }
 
-static int stream(const struct sink *out, const char *host, struct archive *a, const struct dest *v,
-		  size_t n)
+/* The entries of the destinations @v, each once, for content_archive_data(). */
+static struct content_archive_want *wanted(const struct dest *v, size_t n, size_t *ret_n)
 {
-	struct archive_entry *ae;
-	uint64_t k = 0;
-	size_t j = 0;
-	int r = ARCHIVE_OK;
+	struct content_archive_want *w = malloc((n ? n : 1) * sizeof(*w));
+	size_t k = 0;
 
-	while (j < n && content_archive_ok(r = out->lib.archive_read_next_header(a, &ae))) {
-		size_t end = j;
-		if (out->stop && out->stop(out->stop_ctx))
-			return -EINTR;
-		while (end < n && v[end].entry == k)
-			end++;
-		if (end > j) {
-			int rc = copy_entry(out, host, a, ae, v + j, end - j);
-			if (rc < 0)
-				return rc;
-			j = end;
-		}
-		k++;
-	}
-	if (j < n)
-		return diag_error(out->d, "%s: %s", host,
-				  r == ARCHIVE_EOF ? "changed while the image was built"
-						   : out->lib.archive_error_string(a));
-	return 0;
+	for (size_t i = 0; w && i < n; i++)
+		if (!k || w[k - 1].entry != v[i].entry)
+			w[k++] = (struct content_archive_want){ v[i].entry, v[i].size };
+	*ret_n = k;
+	return w;
 }
 
-/* The archive must be the file that was listed: same file, size and time. */
-static int unchanged(const struct sink *out, const struct content_archive *ca)
-{
-	struct stat st;
-
-	if (stat(ca->path, &st) < 0)
-		return diag_error(out->d, "%s: %s", ca->path, strerror(errno));
-	if (st.st_dev != ca->dev || st.st_ino != ca->ino || st.st_size != ca->size ||
-	    st.st_mtim.tv_sec != ca->mtime.tv_sec || st.st_mtim.tv_nsec != ca->mtime.tv_nsec)
-		return diag_error(out->d, "%s: changed while the image was built", ca->path);
-	return 0;
-}
-
-/* The archive of @ca for the data pass: its spool when it has one, else the file itself. */
 /* Archive @id's bytes to the files of @c that come from it. */
 static int write_archive(struct sink *out, const struct content *c, const struct fat_tree *vol,
 			 uint32_t id, uint64_t vol_offset)
 {
 	const struct content_archive *ca = &c->archives[id - 1];
+	struct content_archive_want *want = NULL;
 	struct dest *v = NULL;
-	size_t n = 0;
-	int rc = ca->spooled ? 0 : unchanged(out, ca);
+	size_t n = 0, n_want = 0;
+	int rc = collect(c, vol, id, vol_offset, &v, &n);
 
-	if (rc == 0)
-		rc = collect(c, vol, id, vol_offset, &v, &n);
+	if (rc == 0 && !(want = wanted(v, n, &n_want)))
+		rc = -ENOMEM;
 	/* libarchive, opened for the first archive with bytes to write: the listing has
 	 * loaded it already, and this takes one more reference */
 	if (rc == 0 && n && !out->lib.dl.handle)
 		rc = content_archive_lib_open(&out->lib, "archive trees", out->d);
-	if (rc == 0 && n) {
-		struct archive *a = content_archive_reopen(&out->lib, ca->path,
-							   ca->spooled ? ca->spool_fd : -1, out->d);
-		rc = a ? stream(out, ca->path, a, v, n) : -EINVAL;
-		if (a)
-			out->lib.archive_read_free(a);
-	}
+	struct sink_files f = { .out = out, .v = v, .n = n };
+	if (rc == 0)
+		rc = content_archive_data(&out->lib, ca, want, n_want, copy_entry, &f, out->stop,
+					  out->stop_ctx, out->d);
+	free(want);
 	free(v);
 	return rc;
 }

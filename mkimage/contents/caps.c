@@ -11,6 +11,8 @@ const struct content_caps content_caps_fat = {
 	.file_limit = 1ull << 32,
 	.links = false,
 	.specials = false,
+	.owners = false,
+	.xattrs = false,
 };
 
 /* The kind of an entry of type @mode that a file system may not hold, as messages name it. */

@@ -14,18 +14,22 @@
  *                     include and exclude judge each entry before it is examined
  *   host_walk.c       a host folder's walk for a file system that keeps links, devices,
  *                     owners and attributes as they are (ext4)
- *   archive_list.c    the listing pass over an archive (headers only) into the model
- *   archive_stream.c  the data pass: archive entries streamed to their clusters
- *   archive_spool.c   a compressed archive decompressed once, kept for the data pass (FAT
- *                     and ext4 trees alike: content_passes)
+ *   archive_read.c    the one reader of archives, every file system's: the listing pass
+ *                     (headers only) into entries of what the file system holds, and the
+ *                     data pass that hands out their bytes
+ *   archive_list.c    FAT's model of an archive's listing
+ *   archive_judge.c   a tree's include and exclude over an archive's entries in walk order
+ *                     (ext4's)
+ *   archive_stream.c  FAT's data pass: archive entries streamed to their clusters
+ *   archive_spool.c   a compressed archive decompressed once, kept for the data pass
  *   archive_gzip.c    gzip decompressed through zlib, which checks its CRC-32 (libarchive
  *                     does not)
  *   archive_lib.c     libarchive, loaded with dlopen only when a tree is an archive
  *   patterns.c        a tree's include and exclude patterns judged on one path (FAT and
  *                     ext4 trees alike)
  *   filter.c          what they keep of a tree's model joins the partition's
- * It knows layouts/ and fat/ but not the builder: the builder gives it a volume, an image fd,
- * an offset and a stop callback.
+ * It knows layouts/, fat/ and ext4/'s form of an ACL, but not the builder: the builder gives
+ * it a volume, an image fd, an offset and a stop callback.
  */
 #ifndef SDIMG_MKIMAGE_CONTENTS_H
 #define SDIMG_MKIMAGE_CONTENTS_H
@@ -42,6 +46,7 @@
 
 #include "common/diag.h"
 #include "common/dynlib.h"
+#include "ext4/ext4.h"
 #include "fat/fat.h"
 #include "layouts/layouts.h"
 
@@ -83,10 +88,11 @@ struct content_node {
 /*
  * What a file system can hold of what a partition's content gives it, stated once for each:
  * FAT's here (content_caps_fat, which content_gather() reads), ext4's beside its adapter in
- * the builder (which hands it to content_walk_host()). The readers of host folders and
- * archives read it to keep an entry or refuse it with one line naming it ("a fifo cannot go
- * on a FAT file system"). What a file system without links makes of a link (a copy of what
- * it leads to, as the tree's `links` says) is content_gather()'s.
+ * the builder (which hands it to content_walk_host() and the archive reader). The readers of
+ * host folders and archives read it to keep an entry or refuse it with one line naming it
+ * ("a fifo cannot go on a FAT file system"), and read no more of an entry than it holds.
+ * What a file system without links makes of a link (a copy of what it leads to, as the
+ * tree's `links` says) is content_gather()'s.
  */
 struct content_caps {
 	const char *name;    /* the file system as messages name it: "FAT", "ext4" */
@@ -94,6 +100,8 @@ struct content_caps {
 				 * here; the file system's writer checks its own) */
 	bool links;          /* symbolic links as links */
 	bool specials;       /* device nodes, fifos and sockets */
+	bool owners;         /* an entry's owner and group (else the listing leaves them 0) */
+	bool xattrs;         /* extended attributes and POSIX.1e ACLs (else never read) */
 };
 
 /* FAT: folders and regular files smaller than 4 GiB (its sizes are 32-bit), nothing else. */
@@ -237,11 +245,6 @@ void content_archive_lib_close(struct content_archive_lib *lib);
  */
 void content_archive_support(const struct content_archive_lib *lib, struct archive *a);
 
-/* The name of @ae as the archive spells it (UTF-8 where it can be read so), for messages
- * and paths; "" when it cannot be read at all. */
-const char *content_archive_entry_name(const struct content_archive_lib *lib,
-				       struct archive_entry *ae);
-
 /*
  * An archive entry's path @raw as every file system takes it: "." and empty names dropped and
  * ".." applied ("./a/", "/a" and "a//b/.." all give "a"), then @strip leading names removed.
@@ -250,40 +253,131 @@ const char *content_archive_entry_name(const struct content_archive_lib *lib,
  */
 int content_archive_norm_path(const char *raw, unsigned strip, char **ret);
 
-/*
- * An archive read in two passes, a listing and then the data, by a reader other than
- * content_gather() (an ext4 tree): decompressed once, as a FAT tree's archive is. The first
- * pass reads a compressed archive through its decompressed stream (gzip's through zlib, which
- * checks each member's CRC-32 and length) and keeps that stream in a spool; the second reads
- * the spool, or the archive again when it was not compressed or the spool did not fit.
- * Zero-initialise, then: content_passes_first(), read p->a to its end,
- * content_passes_second(), read p->a again, content_passes_close().
- */
-struct content_unpack;
+/* Asked between archive entries and their data blocks during the data pass: true stops it
+ * (-EINTR). */
+typedef bool (*content_stop_fn)(void *ctx);
 
-struct content_passes {
-	const struct content_archive_lib *lib; /* borrowed */
-	const char *host;                      /* borrowed */
-	struct archive *a;                     /* the current pass's reader (owned; NULL: none) */
-	struct content_unpack *unpack;         /* the first pass's decompression (owned) */
-	int spool_fd;                          /* the decompressed archive (owned; -1: none) */
+/* An extended attribute of an archive entry. */
+struct content_xattr {
+	char *name;  /* "user.x", "security.capability", ... (owned) */
+	void *value; /* (owned) */
+	size_t len;
 };
 
-/* Opens the first pass over @host into @p. Returns 0, or a negative errno with a message
- * naming @host in @d (@p is then closed). */
-int content_passes_first(struct content_passes *p, const struct content_archive_lib *lib,
-			 const char *host, struct diag *d);
+/* A POSIX.1e ACL as Linux keeps it in system.posix_acl_access and _default: its entries in
+ * the form ext4/ encodes (a tag, its rwx bits, the uid or gid of a named one). */
+struct content_acl {
+	struct ext4_acl_entry *v; /* (owned) */
+	size_t n;
+};
 
-/* After the first pass's reader returned an error: why the decompressed stream failed
- * (libarchive may only say it ended early), or NULL when it did not. */
-const char *content_passes_stream_error(const struct content_passes *p);
+/*
+ * One entry of an archive as every file system sees it (archive_read.c), whatever the
+ * archive's format: what its header says, its path normalised and stripped. What the file
+ * system's caps do not hold is not read: owners stay 0, attributes and ACLs empty.
+ */
+struct content_archive_item {
+	uint64_t number;      /* its place in the archive, counted from 0 */
+	const char *name;     /* as the archive spells it (UTF-8 where it can be read so) */
+	char *path;           /* content_archive_norm_path() of @name less the tree's strip
+			       * names ("" the top); NULL when strip leaves nothing */
+	mode_t type;          /* AE_IFREG, AE_IFDIR, ... as the header says (tar gives a hard
+			       * link none: 0) */
+	const char *hardlink; /* the path it is a hard link to as the archive spells it (NULL:
+			       * none; a folder has none, whatever cpio says) */
+	const char *symlink;  /* a symbolic link's target (NULL: none given) */
+	uint32_t perm;        /* mode & 07777; an access ACL's mask as its group bits */
+	uint32_t uid, gid;
+	struct timespec mtime;
+	bool mtime_set; /* the archive gives a time */
+	bool size_set;  /* the archive says how large it is */
+	int64_t size;
+	uint32_t major, minor;          /* a device node's numbers */
+	struct content_xattr *xattrs;   /* its extended attributes (a callback may take them: */
+	size_t n_xattrs;                /* set @xattrs NULL) */
+	struct content_acl acl_access;  /* its POSIX.1e ACLs, a named user or group's id */
+	struct content_acl acl_default; /* looked up on this host where only named */
+};
 
-/* Ends the first pass (its reader read to the archive's end): the rest of a gzip stream is
- * checked, then p->a reads the archive from its start again. Returns 0 or a negative errno
- * with a message in @d. */
-int content_passes_second(struct content_passes *p, struct diag *d);
+/*
+ * The one reader of archives given as `tree` sources, for every file system: a listing pass
+ * over the headers (a compressed archive decompressed once, through zlib for gzip, its
+ * stream kept in a spool), then, once the file system has placed its files, a data pass
+ * (content_archive_data()) that reads the spool, or the archive again, in its own order.
+ */
+struct content_archive_reader {
+	struct content_archive_lib lib;  /* (owned) */
+	struct content_archive source;   /* the archive as listed, for the data pass (owned) */
+	const struct content_caps *caps; /* what the file system holds (borrowed) */
+	unsigned strip;                  /* leading names removed from each path */
+	uint64_t n;                      /* the entries listed */
+	uint64_t kept;                   /* those that strip left */
+	struct diag *d;
+};
 
-void content_passes_close(struct content_passes *p);
+/* Called with each entry in archive order: 0, or a negative errno (its message in the
+ * reader's diag) that ends the listing. */
+typedef int (*content_archive_item_fn)(void *ctx, struct content_archive_item *e);
+
+/*
+ * Opens libarchive into @r (zero-initialised) for a file system with @caps, paths less their
+ * first @strip names. Returns 0, or a negative errno with the line of
+ * content_archive_lib_open() in @d for the caller to prefix with its place.
+ */
+int content_archive_reader_open(struct content_archive_reader *r, const struct content_caps *caps,
+				unsigned strip, struct diag *d);
+
+/*
+ * The listing pass over archive @host: each entry to @fn in archive order. An entry whose
+ * name cannot be read, whose path climbs out of the top (..), or whose ACL names a user or
+ * group this host does not know is an error here; so is a damaged or truncated archive,
+ * named with the last entry read. An archive of no entries lists none (r->n is 0). Returns
+ * 0 or a negative errno (messages in r->d); r->source is then ready for the data pass.
+ */
+int content_archive_list(struct content_archive_reader *r, const char *host,
+			 content_archive_item_fn fn, void *ctx);
+
+/* Gives back what @r holds: libarchive, and the spool unless taken from r->source. */
+void content_archive_reader_close(struct content_archive_reader *r);
+
+/* An entry the data pass hands out: its number and the size its listing gave. */
+struct content_archive_want {
+	uint64_t entry;
+	uint64_t size;
+};
+
+/* The bytes of the entry the data pass is at (archive_read.c). */
+struct content_entry_bytes;
+
+/* Called with want[@i] of content_archive_data(): 0, or a negative errno that ends it. */
+typedef int (*content_bytes_fn)(void *ctx, size_t i, struct content_entry_bytes *b);
+
+/*
+ * The data pass over archive @src, as its listing left it (an archive read again must not
+ * have changed since): each of the @n entries of @want (their entry numbers ascending, each
+ * once) to @fn as the archive reaches it. An entry whose size is not the one listed, or an
+ * archive that ends before the last one, is an error. @stop (may be NULL) is asked between
+ * entries and after each data block. Returns 0 or a negative errno with a message in @d.
+ */
+int content_archive_data(const struct content_archive_lib *lib, const struct content_archive *src,
+			 const struct content_archive_want *want, size_t n, content_bytes_fn fn,
+			 void *ctx, content_stop_fn stop, void *stop_ctx, struct diag *d);
+
+/*
+ * The next data block of entry @b: 1 with its bytes in *@buf (valid until the next call),
+ * *@len of them at byte *@off of the entry; 0 at its end; or a negative errno with a message
+ * (a block past the entry's size, a damaged archive; -EINTR when asked to stop).
+ */
+int content_entry_block(struct content_entry_bytes *b, const void **buf, size_t *len,
+			uint64_t *off);
+
+/*
+ * The next bytes of entry @ctx (a struct content_entry_bytes), at most @len, in order, its
+ * holes as zeros (a sparse entry's blocks come at their offsets, none for a hole at its
+ * end, which this fills for as long as it is asked) into @buf: how many, or a negative errno
+ * with a message. A reader for ext4_write_data(), which asks for the entry's size.
+ */
+long content_entry_read(void *ctx, void *buf, size_t len);
 
 /*
  * The include and exclude patterns of tree entry @e (LAYOUT.md, "Filters"), for FAT and
@@ -321,6 +415,24 @@ bool content_filter_drops(struct content_filter *f, const char *rel);
  * judged (its hits counted) and need never be opened.
  */
 bool content_filter_prunes(struct content_filter *f, const char *rel);
+
+/*
+ * Paths from a tree's top ("a/b") compared in the order a folder's walk meets them: name by
+ * name, each folder's names by their bytes, a folder right before what it holds. Returns
+ * < 0, 0 or > 0, as strcmp().
+ */
+int content_walk_compare(const char *a, const char *b);
+
+/*
+ * What @f, a tree's include and exclude, leaves out of the @n entries of an archive whose
+ * paths @paths are in walk order (content_walk_compare(); one path twice in archive order),
+ * in left_out[i]: each judged by its own path (a folder when is_dir[i]; a link as a file)
+ * and the folders no entry gives (an archive need not list them) once, at the first entry
+ * below them, so that the patterns count what a folder's walk counts; then a listed folder
+ * that holds something that stays stays. The top ("") always stays.
+ */
+void content_archive_judge(struct content_filter *f, const char *const *paths, const bool *is_dir,
+			   bool *left_out, size_t n);
 
 /* One warning in @d per pattern that counted no hit, starting with @place:
  * "<place>include pattern '*.dbt' matches nothing in <from>". */
@@ -402,10 +514,6 @@ void content_shed(struct content *c, size_t i);
  * pass reads nothing of it). @c can then no longer be added to or searched.
  */
 void content_drop_last(struct content *c);
-
-/* Asked between archive entries and their data blocks during the data pass: true stops it
- * (-EINTR). */
-typedef bool (*content_stop_fn)(void *ctx);
 
 /*
  * The data pass: fat_write() has placed every file of @c in the volume @vol, written at byte

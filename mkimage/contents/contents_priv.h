@@ -134,6 +134,11 @@ void content_unpack_free(struct content_unpack *u);
 struct archive *content_archive_reopen(const struct content_archive_lib *lib, const char *host,
 				       int spool_fd, struct diag *d);
 
+/* The name of @ae as the archive spells it (UTF-8 where it can be read so), for messages
+ * and paths; "" when it cannot be read at all. */
+const char *content_archive_entry_name(const struct content_archive_lib *lib,
+				       struct archive_entry *ae);
+
 /* Whether @r, a libarchive status, lets reading go on (ARCHIVE_OK or ARCHIVE_WARN). */
 static inline int content_archive_ok(int r)
 {
