@@ -79,9 +79,11 @@ static int compare_names(const void *a, const void *b)
 
 /*
  * The entries of the folder @dirfd (named @host in messages, in @d), sorted by their names'
- * bytes; on an error, those read before it.
+ * bytes; on an error, those read before it. From its start when @rewind: it may have been
+ * read before (count_held()).
  */
-static int list_dir(int dirfd, const char *host, struct listed **ret, size_t *ret_n, struct diag *d)
+static int list_dir(int dirfd, const char *host, bool rewind, struct listed **ret, size_t *ret_n,
+		    struct diag *d)
 {
 	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
@@ -95,7 +97,8 @@ static int list_dir(int dirfd, const char *host, struct listed **ret, size_t *re
 			close(fd);
 		return diag_error(d, "%s: %s", host, strerror(saved));
 	}
-	rewinddir(dir); /* the copy shares @dirfd's position, which count_held() moved */
+	if (rewind)
+		rewinddir(dir); /* the copy shares @dirfd's position, which count_held() moved */
 	while ((errno = 0, e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -224,7 +227,7 @@ static void count_held(struct walker *wk, int dirfd, size_t depth)
 	struct listed *names = NULL;
 	size_t n = 0;
 
-	list_dir(dirfd, "", &names, &n, &quiet);
+	list_dir(dirfd, "", true, &names, &n, &quiet);
 	diag_release(&quiet);
 	for (size_t i = 0; i < n; i++) {
 		struct stat lst, st;
@@ -458,7 +461,7 @@ static int walk_folder(struct walker *wk, int fd, void *folder, const char *host
 	/* the chain holds the top and CONTENT_MAX_DEPTH folders */
 	if (!wk->ops->keeps_model && wk->depth > CONTENT_MAX_DEPTH)
 		return diag_error(wk->d, "%s: more than %d folders deep", host, CONTENT_MAX_DEPTH);
-	rc = list_dir(fd, host, &names, &n, wk->d);
+	rc = list_dir(fd, host, wk->ops->follows_links, &names, &n, wk->d);
 	for (size_t i = 0; goes_on(wk, rc) && i < n; i++) {
 		char *child = path_append(host, names[i].name);
 		int r = child ? walk_entry(wk, fd, &names[i], child, folder) : -ENOMEM;
