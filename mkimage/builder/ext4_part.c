@@ -497,6 +497,7 @@ static const struct content_walk_ops ext4_walk_ops = {
 	.entry = walk_entry,
 	.stop = walk_stops,
 	.caps = &build_ext4_caps,
+	.sees_left_out = true, /* hard links: a left-out first name keeps its bytes' place */
 };
 
 /* The folder at @path (absolute, "/" the root), made with 0:0, 0755 and the timestamp
@@ -609,7 +610,8 @@ static int add_host_tree(struct ext4_walk *w, const char *host, const struct sta
 		rc = copy_host_xattrs(w, fd, NULL, top.ino, host);
 	top.fd = fd;
 	rc = rc < 0 ? (close(fd), rc)
-		    : content_walk_host(fd, host, &top, w->filter, &ext4_walk_ops, w, w->b->d);
+		    : content_walk_host(fd, host, e->links, &top, w->filter, &ext4_walk_ops, w,
+					w->b->d);
 	int rc2 = write_pending(w, rc == 0);
 	if (rc == 0 && rc2 == 0)
 		warn_host_tree(w, host);

@@ -10,10 +10,13 @@
  *                     system's
  *   caps.c            what each file system can hold (FAT's), judged in one place
  *   model.c           the content model: nodes, the overlay rule, the path index
- *   host_tree.c       tree/file/dir entries read from host folders and files; a tree's
- *                     include and exclude judge each entry before it is examined
- *   host_walk.c       a host folder's walk for a file system that keeps links, devices,
- *                     owners and attributes as they are (ext4)
+ *   host_walk.c       the one walk of a host folder, for every file system: names in byte
+ *                     order, each judged by include and exclude before it is examined,
+ *                     symbolic links followed as `links` says where a file system keeps
+ *                     none (FAT), or given as they are (ext4)
+ *   host_links.c      where a symbolic link leads, for `links = inside`
+ *   host_tree.c       FAT's tree/file/dir entries from host folders and files: what FAT
+ *                     makes of the walk, into the model
  *   archive_read.c    the one reader of archives, every file system's: the listing pass
  *                     (headers only) into entries of what the file system holds, and the
  *                     data pass that hands out their bytes
@@ -441,18 +444,20 @@ void content_filter_warn(const struct content_filter *f, const char *place, stru
 void content_filter_release(struct content_filter *f);
 
 /*
- * The walk of a host folder for a file system that keeps what it finds as it is (symbolic
- * links as links, device nodes, owners, attributes: ext4), which then writes what it makes of
- * each entry rather than a walk of its own (host_walk.c): each folder's names sorted by their
- * bytes, a folder before what it holds, each entry looked at by its own name (a link is never
- * followed) and judged by the tree's include and exclude first. A folder left out by them is
- * walked too: a name in it may stay, and the patterns count what they match.
+ * The one walk of a host folder, for every file system (host_walk.c), which then writes what
+ * it makes of each entry rather than a walk of its own: each folder's names sorted by their
+ * bytes, a folder before what it holds, each entry judged by the tree's include and exclude
+ * by its own name before it is examined (what they leave out is never followed nor checked).
+ * A folder left out by include is walked too: a name in it may stay, and the patterns count
+ * what they match.
  */
 struct content_walk_entry {
 	int dirfd;             /* the folder that holds it, open */
 	const char *name;      /* its name there */
 	const char *host;      /* its host path, for messages */
-	const struct stat *st; /* the entry itself (lstat: a link is the link) */
+	const char *rel;       /* its path from the tree's top: "a/b" */
+	const struct stat *st; /* the entry itself (lstat: a link is the link), or what its
+				* link leads to where the walk follows links */
 	bool takes;            /* the filters keep it by its own name (always without them) */
 };
 
@@ -462,25 +467,43 @@ struct content_walk_ops {
 	 * the entries inside. 0, or a negative errno (message in the walk's diag) that ends
 	 * the walk, the caller having freed what it made. */
 	int (*folder)(void *ctx, void *up, const struct content_walk_entry *e, int fd, void **ret);
-	/* The walk is done below @folder, which the caller may free. */
+	/* The walk is done below @folder, which the caller may free (NULL: nothing to do). */
 	void (*folder_done)(void *ctx, void *folder);
-	/* Anything but a folder, in @folder: 0 or a negative errno that ends the walk. */
+	/* Anything but a folder, in @folder: 0 or a negative errno. */
 	int (*entry)(void *ctx, void *folder, const struct content_walk_entry *e);
-	/* Asked after each entry: true stops the walk (-EINTR). */
+	/* Asked after each entry: true stops the walk (-EINTR). NULL: never. */
 	bool (*stop)(void *ctx);
-	/* What the file system holds: an entry it cannot hold that the filters keep is an
-	 * error of the walk's; one they leave out is still given to @entry. */
+	/* What the file system holds: an entry it cannot hold that the walk takes is an
+	 * error of the walk's. */
 	const struct content_caps *caps;
+	/* Symbolic links are followed as the tree's `links` says, each a copy of what it
+	 * leads to, judged as that (a file system without links: FAT); a loop is an error, the
+	 * copies links make are bounded, and an entry that folder links reach by many paths is
+	 * told once, with their number. Else each link is given as it is, judged as a file. */
+	bool follows_links;
+	/* What the filters leave out is given too (takes false; never checked against @caps),
+	 * and a folder exclude drops is walked all the same: a file system that keeps hard
+	 * links writes a file's bytes where its first name comes, left out or not (ext4).
+	 * Else it is never examined, and such a folder never opened. */
+	bool sees_left_out;
+	/* The caller keeps a model of the tree, written later (FAT): the walk goes on past an
+	 * entry that failed, so that each problem is told (it stops on running out of memory
+	 * or past the bound on copies), and the model refuses a path too deep. Else the first
+	 * error ends the walk, which refuses a folder more than CONTENT_MAX_DEPTH deep. */
+	bool keeps_model;
 };
 
 /*
  * Walks the host folder open at @fd (closed here), named @host, the caller's @top, with the
- * include and exclude of @filter (NULL: none). Returns 0 or the first negative errno (its
- * messages in @d): a folder that cannot be read, a tree more than CONTENT_MAX_DEPTH folders
- * deep, or what @ops said.
+ * include and exclude of @filter (NULL: none), following symbolic links as @links says where
+ * @ops follow links. Returns 0 or a negative errno (its messages in @d): a folder that
+ * cannot be read, a tree too deep, a link `links` refuses, an entry @ops->caps cannot hold,
+ * or what @ops said (-EINVAL when a model's walk met problems, -E2BIG past the bound on
+ * copies).
  */
-int content_walk_host(int fd, const char *host, void *top, struct content_filter *filter,
-		      const struct content_walk_ops *ops, void *ctx, struct diag *d);
+int content_walk_host(int fd, const char *host, enum layout_links links, void *top,
+		      struct content_filter *filter, const struct content_walk_ops *ops, void *ctx,
+		      struct diag *d);
 
 /*
  * The one rule of stored times, for every file system: the time image.mtime @im gives an

@@ -40,6 +40,22 @@ int content_count_copy(struct content_copies *cc, uint64_t size, const char *sou
 		       struct diag *d);
 
 /*
+ * What @name in folder @dirfd (AT_FDCWD: @name is a path) is, after following links, in
+ * *@st: 1 a folder, 0 anything else, or an error naming @host (its path) in @d ("dangling
+ * symbolic link"). *@ret_lst (may be NULL) is @name itself, a symbolic link or not.
+ */
+int content_host_stat(int dirfd, const char *name, const char *host, struct stat *st,
+		      struct stat *ret_lst, struct diag *d);
+
+/*
+ * Opens the folder @name of @dirfd that was listed as @st (named @host in messages), through
+ * a symbolic link only when @link: its descriptor, or a negative errno with a message in @d
+ * ("changed while it was read" when it is another folder, or no longer one).
+ */
+int content_open_folder(int dirfd, const char *name, const char *host, const struct stat *st,
+			bool link, struct diag *d);
+
+/*
  * Follows the symbolic link @name of the folder @dirfd name by name (host_links.c): 1 when
  * what it leads to is the folder @top or lies below it, 0 when it lies elsewhere, or a
  * negative errno (-ENOENT: it dangles, -ELOOP: too many links in a row). What it leads to is

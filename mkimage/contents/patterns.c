@@ -13,14 +13,16 @@
 /*
  * Whether pattern @pat matches @rel (a path relative to the tree's top, a folder when
  * @is_dir): against the whole path when the pattern holds a '/', else against the last
- * component; a leading '/' is dropped, a trailing '/' matches folders only.
+ * component; a leading '/' anchors it at the tree's top ("/boot" matches "boot", never
+ * "a/boot"), a trailing '/' matches folders only.
  */
 static bool pattern_matches(const char *pat, const char *rel, bool is_dir)
 {
+	bool anchored = *pat == '/';
 	char buf[1024];
 	size_t len;
 
-	pat += *pat == '/';
+	pat += anchored;
 	len = strlen(pat);
 	if (len && pat[len - 1] == '/') {
 		if (!is_dir || len >= sizeof(buf))
@@ -29,7 +31,7 @@ static bool pattern_matches(const char *pat, const char *rel, bool is_dir)
 		buf[len - 1] = '\0';
 		pat = buf;
 	}
-	if (strchr(pat, '/'))
+	if (anchored || strchr(pat, '/'))
 		return fnmatch(pat, rel, FNM_PATHNAME) == 0;
 	const char *base = strrchr(rel, '/');
 	return fnmatch(pat, base ? base + 1 : rel, 0) == 0;

@@ -67,4 +67,16 @@ expect_status 0 "$SDIMG" build -q -o pruned.img pruned.layout
 listing pruned.img >got.txt
 diff want.txt got.txt >diff.txt || fail "pruned: $(cat diff.txt)"
 chmod 755 fw/locked
+# with links = follow too, a link exclude names is never walked (this one leads out of the
+# tree to a fifo FAT would refuse), and an excluded device node is never checked
+mkdir -p elsewhere && mkfifo elsewhere/fifo && ln -s ../elsewhere fw/etc
+mknod fw/null c 1 3 2>/dev/null || echo "(not root: no device node to leave out)"
+fat_layout follow 'links = follow exclude = "*.tmp, loop, up, outside, logs/, pipe, locked, cache, etc, null"'
+expect_status 0 "$SDIMG" build -q -o follow.img follow.layout
+[ ! -s err.txt ] || fail "an excluded link or device was examined: $(cat err.txt)"
+listing follow.img >got.txt
+diff want.txt got.txt >diff.txt || fail "links = follow: $(cat diff.txt)"
+fat_layout walked 'links = follow exclude = "*.tmp, loop, up, outside, logs/, pipe, locked, cache, null"'
+expect_status 1 "$SDIMG" build -q -o walked.img walked.layout
+expect_stderr "./fw/etc/fifo: a fifo cannot go on a FAT file system"
 exit 0

@@ -373,6 +373,7 @@ static const struct content_walk_ops log_ops = {
 	.entry = log_other,
 	.stop = log_stops,
 	.caps = &keep_all,
+	.sees_left_out = true,
 };
 
 /* Walks in/@from with @f (may be NULL) into @w, for a file system that holds @caps: the
@@ -387,7 +388,7 @@ static int walk_caps(const char *from, struct content_filter *f, struct walk_log
 	snprintf(host, sizeof(host), "in/%s", from);
 	int fd = open(host, O_RDONLY | O_DIRECTORY);
 	assert_true(fd >= 0);
-	return content_walk_host(fd, host, w, f, &ops, w, d);
+	return content_walk_host(fd, host, LAYOUT_LINKS_INSIDE, w, f, &ops, w, d);
 }
 
 static int walk_logged(const char *from, struct content_filter *f, struct walk_log *w,
@@ -445,6 +446,71 @@ static void test_walk_host(void **state)
 	diag_release(&d);
 }
 
+/* Walks in/@from as FAT's walk does (links followed as @links says, a model kept, what the
+ * filters leave out never examined) into @w: the walk's return. */
+static int walk_following(const char *from, enum layout_links links, struct content_filter *f,
+			  struct walk_log *w, struct diag *d)
+{
+	struct content_walk_ops ops = log_ops;
+	char host[64];
+
+	ops.follows_links = true;
+	ops.sees_left_out = false;
+	ops.keeps_model = true;
+	snprintf(host, sizeof(host), "in/%s", from);
+	int fd = open(host, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	return content_walk_host(fd, host, links, w, f, &ops, w, d);
+}
+
+/* The walk of a file system without links: a link is followed and given as what it leads
+ * to, judged as that; an excluded dangling link is never looked at and a folder exclude
+ * drops never opened; a loop is refused once for every path that reaches it; `links =
+ * refuse` refuses a link the filters keep. */
+static void test_walk_follows(void **state)
+{
+	char *exc[] = { "*.tmp", "cache" };
+	struct layout_entry e = { .exclude = exc, .n_exclude = 2, .from = "fl" };
+	struct content_filter f;
+	struct walk_log w = { .text = "" };
+	struct diag d;
+
+	(void)state;
+	sh("mkdir -p in/fl/real in/fl/cache && touch in/fl/a in/fl/real/x in/fl/cache/y && "
+	   "ln -s /nowhere in/fl/gone.tmp && ln -s real in/fl/lr && ln -s ../../fl/a "
+	   "in/fl/real/la");
+	diag_init(&d);
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	assert_int_equal(walk_following("fl", LAYOUT_LINKS_INSIDE, &f, &w, &d), 0);
+	if (d.n)
+		diag_print(&d, stderr, "  diag");
+	assert_int_equal(d.n, 0);
+	assert_string_equal(w.text, "E a;F lr;E la;E x;/;F real;E la;E x;/;");
+	assert_int_equal(w.open_folders, 0);
+	assert_int_equal(f.exclude_hits[0], 1);
+	assert_int_equal(f.exclude_hits[1], 1);
+	content_filter_release(&f);
+
+	w = (struct walk_log){ .text = "" };
+	assert_int_equal(walk_following("fl", LAYOUT_LINKS_REFUSE, NULL, &w, &d), -EINVAL);
+	assert_true(diag_has(&d, "in/fl/gone.tmp: dangling symbolic link"));
+	assert_true(diag_has(&d, "in/fl/lr: a symbolic link (to real), and links = refuse takes "
+				 "none"));
+	diag_release(&d);
+
+	diag_init(&d);
+	sh("ln -s .. in/fl/real/up");
+	assert_int_equal(content_filter_init(&f, &e), 0);
+	w = (struct walk_log){ .text = "" };
+	assert_int_equal(walk_following("fl", LAYOUT_LINKS_INSIDE, &f, &w, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_true(diag_has(&d, "in/fl/lr/up: symbolic link loop (it leads back to a folder that "
+				 "contains it) (and 1 more path to it through folder links)"));
+	assert_int_equal(w.open_folders, 0);
+	content_filter_release(&f);
+	diag_release(&d);
+}
+
 /* What a file system holds, judged in one place: the kinds and sizes FAT refuses, with the
  * messages users see; a walk for a file system without links or special files refuses those
  * its filters keep and gives it those they leave out. */
@@ -497,7 +563,8 @@ int main(void)
 		cmocka_unit_test(test_filter_drops), cmocka_unit_test(test_filter_prunes),
 		cmocka_unit_test(test_stream_order), cmocka_unit_test(test_filter_before_examine),
 		cmocka_unit_test(test_fat_refusals), cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_walk_host),    cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_walk_host),    cmocka_unit_test(test_walk_follows),
+		cmocka_unit_test(test_caps),
 	};
 	return cmocka_run_group_tests_name("content_stream", tests, NULL, NULL);
 }

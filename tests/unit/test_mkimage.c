@@ -389,9 +389,9 @@ static void test_gather_mtime_source(void **state)
 	layout_free(l);
 }
 
-/* The judge that FAT and ext4 trees share: names at any depth, paths from the top, folders
- * only with a trailing '/', a folder above counts, exclude wins, hits count matches of the
- * path itself only. */
+/* The judge that FAT and ext4 trees share: names at any depth, paths from the top (a
+ * leading '/' anchors there), folders only with a trailing '/', a folder above counts,
+ * exclude wins, hits count matches of the path itself only. */
 static void test_filter_takes(void **state)
 {
 	(void)state;
@@ -409,8 +409,7 @@ static void test_filter_takes(void **state)
 	assert_true(content_filter_takes(&f, "etc/ssl/ca.pem", false));    /* under etc/ */
 	assert_false(content_filter_takes(&f, "etc", false));              /* a file named etc */
 	assert_true(content_filter_takes(&f, "etc", true));
-	assert_true(
-		content_filter_takes(&f, "opt/etc/x", false)); /* a leading '/' changes nothing */
+	assert_false(content_filter_takes(&f, "opt/etc/x", false)); /* '/' anchors at the top */
 	assert_true(content_filter_takes(&f, "usr/lib/x", false));
 	assert_false(content_filter_takes(&f, "usr/lib/xy", false)); /* the whole path */
 	assert_false(content_filter_takes(&f, "usr/lib", true));     /* holds x: the caller's */
