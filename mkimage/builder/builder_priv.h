@@ -187,10 +187,13 @@ struct ext4_host_reader {
 };
 /* ext4_read_fn over a struct ext4_host_reader whose @fd is open at its start. */
 long build_ext4_read_fd(void *ctx, void *buf, size_t len);
+/* ext4_folder.c: the host folder @host (@st) of a tree entry, and all below it, with
+ * owners, modes, links, device nodes and extended attributes as the host has them. */
+int build_ext4_folder(struct ext4_walk *w, const char *host, const struct stat *st);
 /* ext4_archive.c: the archive @host of a tree entry, with owners, modes, links, device
  * nodes and extended attributes as its entries give them. */
 int build_ext4_archive(struct ext4_walk *w, const char *host);
-/* What ext4 holds of a tree (ext4_part.c): everything a Linux host folder or an archive
+/* What ext4 holds of a tree (ext4_folder.c): everything a Linux host folder or an archive
  * gives, as it is. */
 extern const struct content_caps build_ext4_caps;
 
