@@ -5,7 +5,8 @@
 . "$TOP/tests/e2e-lib.sh"
 need bsdtar /usr/bin/time
 
-# cpu CMD...: the least user+system seconds of three runs of CMD (which must succeed)
+# cpu CMD...: the least user+system seconds of three runs of CMD, which must succeed (else
+# its failure ends the command substitution it runs in: the caller exits on it)
 cpu() {
     best=
     for run in 1 2 3; do
@@ -36,19 +37,22 @@ links_archive() {
 }
 links_archive 4000
 links_archive 16000
-scales "archive, links to one folder" "$(cpu "$SDIMG" build -q -o l.img links4000.layout)" \
-    "$(cpu "$SDIMG" build -q -o l.img links16000.layout)"
+t1=$(cpu "$SDIMG" build -q -o l.img links4000.layout) || exit 1
+t4=$(cpu "$SDIMG" build -q -o l.img links16000.layout) || exit 1
+scales "archive, links to one folder" "$t1" "$t4"
 
-# a layout with N file entries in 50 folders, each with its own text
+# a layout with N file entries in 50 folders, each with its own text (20,000 of them are
+# 0.8 MiB of layout, under the 1 MiB a layout may hold)
 file_layout() {
     { echo 'image { table = none }'; echo 'partition p { type = fat32 size = auto'
       awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "file \"/d%d/f%d\" { content = \"%d\" }\n", i % 50, i, i }'
       echo '}'; } >"files$1.layout"
 }
-file_layout 10000
-file_layout 40000
-scales "layout, file entries" "$(cpu "$SDIMG" build -q -o f.img files10000.layout)" \
-    "$(cpu "$SDIMG" build -q -o f.img files40000.layout)"
+file_layout 5000
+file_layout 20000
+t1=$(cpu "$SDIMG" build -q -o f.img files5000.layout) || exit 1
+t4=$(cpu "$SDIMG" build -q -o f.img files20000.layout) || exit 1
+scales "layout, file entries" "$t1" "$t4"
 
 # a host folder of N files, 200 to a folder
 need_mktree
@@ -57,16 +61,17 @@ for n in 5000 20000; do
     printf 'image { table = none }\npartition p { type = fat32 size = auto tree "/" { from = "h%s" } }\n' \
         "$n" >"host$n.layout"
 done
-scales "host folder, files" "$(cpu "$SDIMG" build -q -o h.img host5000.layout)" \
-    "$(cpu "$SDIMG" build -q -o h.img host20000.layout)"
+t1=$(cpu "$SDIMG" build -q -o h.img host5000.layout) || exit 1
+t4=$(cpu "$SDIMG" build -q -o h.img host20000.layout) || exit 1
+scales "host folder, files" "$t1" "$t4"
 
 # memory grows by at most 0.6 KiB a file (issue 14's bound, 64 MiB at 100,000 files, is
 # 0.67 KiB a file; the model and fat/'s tree held side by side took 0.9): the growth of the
 # peak from 5,000 to 20,000 files, so that what any build needs does not count
 REAL=${SDIMG_REAL:-$SDIMG}
 peak() { /usr/bin/time -f '%M' -o m.txt "$REAL" build -q -o h.img "$1" 2>run.err || { cat run.err; fail "$1"; }; cat m.txt; }
-m5=$(peak host5000.layout)
-m20=$(peak host20000.layout)
+m5=$(peak host5000.layout) || exit 1
+m20=$(peak host20000.layout) || exit 1
 per_file=$(awk -v a="$m5" -v b="$m20" 'BEGIN { printf "%.2f", (b - a) / 15000 }')
 echo "host folder, memory: ${m5} KiB at 5,000 files, ${m20} KiB at 20,000: $per_file KiB a file"
 awk -v p="$per_file" 'BEGIN { exit !(p <= 0.6) }' || fail "memory grows by $per_file KiB a file (at most 0.6)"
@@ -80,8 +85,13 @@ for n in 2000 8000; do
         "$n" >"r$n.layout"
     "$SDIMG" build -q -o "r$n.img" "r$n.layout" || fail "building r$n.img"
 done
-scales "ls -R, folders in the root" "$(cpu "$SDIMG" ls -R r2000.img)" "$(cpu "$SDIMG" ls -R r8000.img)"
-scales "inspect, folders in the root" "$(cpu "$SDIMG" inspect r2000.img)" "$(cpu "$SDIMG" inspect r8000.img)"
+t1=$(cpu "$SDIMG" ls -R r2000.img) || exit 1
+t4=$(cpu "$SDIMG" ls -R r8000.img) || exit 1
+scales "ls -R, folders in the root" "$t1" "$t4"
+t1=$(cpu "$SDIMG" inspect r2000.img) || exit 1
+t4=$(cpu "$SDIMG" inspect r8000.img) || exit 1
+scales "inspect, folders in the root" "$t1" "$t4"
 last() { d=$(ls "r$1" | tail -1) && echo "$d/$(ls "r$1/$d")"; }
-scales "cat, a file in the last folder" "$(cpu "$SDIMG" cat "r2000.img:/$(last 2000)")" \
-    "$(cpu "$SDIMG" cat "r8000.img:/$(last 8000)")"
+t1=$(cpu "$SDIMG" cat "r2000.img:/$(last 2000)") || exit 1
+t4=$(cpu "$SDIMG" cat "r8000.img:/$(last 8000)") || exit 1
+scales "cat, a file in the last folder" "$t1" "$t4"
