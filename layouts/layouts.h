@@ -183,6 +183,8 @@ struct layout_entry {
 	bool per_card;             /* file: content is a template filled in for each card
 				   (sdimg personalize, sdimg flash --card-values) */
 	uint64_t reserve;          /* file with per_card: bytes its clusters hold for any card */
+	bool ids; /* file: ${DISK_ID}, ${PARTUUID_NAME}, ${VOLUME_ID_NAME} in content are the
+		     image's ids, filled in by build_fill_ids() */
 	struct layout_loc loc;
 };
 

@@ -95,6 +95,7 @@ static const struct key_spec file_keys[] = {
 	TYPED("attrs", KEY_ATTRS),
 	BOOL("per-card"),
 	SIZE("reserve", KEY_NONZERO),
+	BOOL("ids"),
 	UINT("owner", 0, UINT32_MAX - 1),
 	UINT("group", 0, UINT32_MAX - 1),
 	END,

@@ -1,7 +1,8 @@
 # Habits of the board definitions `sdimg import` translates, which a layout takes as they
-# are: a kickstart's unquoted size with a variable (`${BOOT_SPACE:-40}M`).
+# are: a kickstart's unquoted size with a variable (`${BOOT_SPACE:-40}M`); a kernel command
+# line naming the image's own ids (root=PARTUUID=..., `ids = true`).
 . "$TOP/tests/e2e-lib.sh"
-need sfdisk jq
+need sfdisk sgdisk jq mtype debugfs
 
 # ${VAR:-default} right before its unit is one value, set or not
 cat >habit.layout <<'L'
@@ -15,3 +16,53 @@ DATA_SPACE=8 expect_status 0 "$SDIMG" build -q -o habit.img habit.layout
 BOOT_SPACE=16 DATA_SPACE=4 expect_status 0 "$SDIMG" build -q -o habit.img habit.layout
 [ "$(part_size habit.img 1)" -eq $((16 << 20)) ] || fail "boot is not 16M with BOOT_SPACE=16"
 rm -f habit.img
+
+# ids = true: the image's own ids in a file's content, as the table and the volume have them,
+# on FAT (a size = auto volume measured with them) and on ext4; other ${...} stay as written
+cat >ids.layout <<'L'
+image { size = 64M seed = "habits" }
+partition boot { type = fat size = auto
+  file "/cmdline.txt" { content = "root=PARTUUID=\${PARTUUID_root} boot=\${VOLUME_ID_boot} \${bootargs}\n" ids = true }
+}
+partition root { type = ext4 size = 8M
+  file "/etc/fstab" { content = 'PARTUUID=${PARTUUID_root} / ext4 defaults 0 1' ids = true }
+}
+L
+expect_status 0 "$SDIMG" build -q -o ids.img ids.layout
+disk=$(sfdisk -d ids.img | sed -n 's/^label-id: 0x//p')
+boot=$(part_start ids.img 1) root=$(part_start ids.img 2)
+dd if=ids.img of=boot.vol bs=512 iflag=skip_bytes skip="$boot" count=$(($(part_size ids.img 1) / 512)) status=none
+serial=$(printf '%04X-%04X' $(($(le boot.vol 39 4) >> 16)) $(($(le boot.vol 39 4) & 65535)))
+printf 'root=PARTUUID=%s-02 boot=%s ${bootargs}\n' "$disk" "$serial" >want.txt
+mtype -i "ids.img@@$boot" ::cmdline.txt >got.txt
+cmp -s want.txt got.txt || { cat got.txt >&2; fail "cmdline.txt does not name the image's ids"; }
+dd if=ids.img of=root.vol bs=1M iflag=skip_bytes,count_bytes skip="$root" count=$((8 << 20)) status=none
+[ "$(debugfs -R 'cat /etc/fstab' root.vol 2>/dev/null)" = "PARTUUID=$disk-02 / ext4 defaults 0 1" ] ||
+    fail "/etc/fstab does not name the image's PARTUUID"
+expect_status 0 "$SDIMG" build -q -o ids2.img ids.layout
+cmp -s ids.img ids2.img || fail "two builds of ids.layout differ"
+
+# on gpt the GUIDs, in lower case; an id the image has not is one error naming the file
+cat >gpt.layout <<'L'
+image { size = 64M table = gpt seed = "habits" }
+partition boot { type = fat size = 8M
+  file "/x" { content = "\${DISK_ID} \${PARTUUID_root}" ids = true }
+}
+partition root { size = 8M }
+L
+expect_status 0 "$SDIMG" build -q -o gpt.img gpt.layout
+disk=$(sgdisk -p gpt.img | sed -n 's/^Disk identifier (GUID): //p' | tr 'A-F' 'a-f')
+root=$(sgdisk -i 2 gpt.img | sed -n 's/^Partition unique GUID: //p' | tr 'A-F' 'a-f')
+[ "$(mtype -i "gpt.img@@$(part_start gpt.img 1)" ::x)" = "$disk $root" ] ||
+    fail "/x does not name the GPT's GUIDs"
+build_refused typo "typo.layout:3: partition 'boot': file '/x': \${PARTUUID_rot} is no id of this image" <<'L'
+image { size = 64M }
+partition boot { type = fat size = 8M
+  file "/x" { content = "root=PARTUUID=\${PARTUUID_rot}" ids = true }
+}
+partition root { size = 8M }
+L
+build_refused host "host.layout:1: partition 'boot': file '/x': ids: needs 'content'" <<'L'
+partition boot { type = fat size = 8M file "/x" { from = "x" ids = true } }
+L
+rm -f ids.img ids2.img gpt.img boot.vol root.vol
