@@ -464,9 +464,12 @@ static void write_part(struct writer *wr, const struct wks_part *p)
 	write_fs(wr, p);
 	write_contents(wr, p);
 	if (p->use_uuid)
-		fputs("    # --use-uuid: the partition's id is derived from the layout (sdimg plan "
-		      "shows it)\n",
-		      wr->out);
+		fprintf(wr->out,
+			"    # --use-uuid: the partition's id is derived from the layout (sdimg "
+			"plan "
+			"shows it); a file with ids = true names it as wic's root=PARTUUID= does: "
+			"\\${PARTUUID_%s}\n",
+			p->name);
 	fputs("}\n", wr->out);
 	if (p->mountpoint && p->mountpoint[0] == '/' && strcmp(p->mountpoint, "/") != 0 &&
 	    !p->no_fstab_update)
