@@ -193,6 +193,8 @@ struct layout_partition {
 	enum layout_part_type type;
 	bool start_set;
 	uint64_t start;
+	char *off_grid; /* with start_set: why the start is off the alignment grid (a boot ROM
+			   reads it there), which the plan then does not warn about; or NULL */
 	bool align_set;
 	uint64_t align; /* the image's unless align_set: an automatic start, an auto size */
 	enum layout_size_kind size_kind;

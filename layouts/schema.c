@@ -115,6 +115,7 @@ static const struct section_spec dir_section = { "dir", true, true, dir_keys, NU
 static const struct key_spec partition_keys[] = {
 	CHOICE("type", part_type_words),
 	SIZE("start", KEY_SECTORS),
+	STRING("off-grid"),
 	SIZE("align", KEY_SECTORS | KEY_NONZERO),
 	{ .name = "size",
 	  .type = KEY_SIZE,

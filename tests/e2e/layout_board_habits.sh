@@ -66,3 +66,44 @@ build_refused host "host.layout:1: partition 'boot': file '/x': ids: needs 'cont
 partition boot { type = fat size = 8M file "/x" { from = "x" ids = true } }
 L
 rm -f ids.img ids2.img gpt.img boot.vol root.vol
+
+# off-grid: a start the boot ROM wants (a loader at 32K) is said once in the layout, and
+# build and plan say nothing of it; without the key both warn
+head -c 5000 /dev/urandom >loader.bin
+cat >rom.layout <<'L'
+image { size = 64M }
+partition loader { start = 32K from = "loader.bin" in-table = false off-grid = "the boot ROM reads sector 64" }
+partition root { size = 8M }
+L
+expect_status 0 "$SDIMG" build -q -o rom.img rom.layout
+[ ! -s err.txt ] || { cat err.txt >&2; fail "build warned about an acknowledged start"; }
+expect_status 0 "$SDIMG" plan rom.layout
+[ ! -s err.txt ] || { cat err.txt >&2; fail "plan warned about an acknowledged start"; }
+sed 's/ off-grid = "[^"]*"//' rom.layout >warn.layout
+expect_status 0 "$SDIMG" build -q -o rom.img warn.layout
+expect_stderr "warn.layout:2: partition 'loader': start 32768 is off the 4194304-byte alignment grid"
+build_refused bare "bare.layout:1: partition 'p': off-grid: needs 'start'" <<'L'
+partition p { size = 8M off-grid = "the boot ROM" }
+L
+
+# sdimg import writes it where the source gives a partition of the table an offset off the
+# grid (a board's fixed place); its layouts build without a word of it
+cat >rom.cfg <<'C'
+image rom.img {
+	hdimage { partition-table-type = "mbr" }
+	partition loader { image = "loader.bin" partition-type = 0xda offset = 32K }
+	partition root { image = "loader.bin" partition-type = 0x83 offset = 4M }
+}
+C
+expect_status 0 "$SDIMG" import rom.cfg -o rom.cfg.layout
+grep -q "^    off-grid = \"genimage's fixed offset\"" rom.cfg.layout ||
+    { cat rom.cfg.layout >&2; fail "import: no off-grid for the loader at 32K"; }
+[ "$(grep -c off-grid rom.cfg.layout)" -eq 1 ] || fail "import: off-grid on a start on the grid"
+printf 'part --source rawcopy --sourceparams="file=loader.bin" --offset 32K\npart --fstype=none --size 8M --offset 4M\n' >rom.wks
+expect_status 0 "$SDIMG" import rom.wks -o rom.wks.layout
+[ "$(grep -c "^    off-grid = \"wic's fixed --offset\"" rom.wks.layout)" -eq 1 ] ||
+    { cat rom.wks.layout >&2; fail "import: off-grid of wic's --offset 32K"; }
+sed -i '/align = /d' rom.cfg.layout # on the default grid: the fixed start alone is off it
+expect_status 0 "$SDIMG" build -q -o rom.img rom.cfg.layout
+[ ! -s err.txt ] || { cat err.txt >&2; fail "the imported layout warned"; }
+rm -f rom.img loader.bin
