@@ -649,21 +649,29 @@ void cards_manifest_release(struct cards_manifest *m)
 
 /* ---------------------------------------------------------------- templates */
 
-const char *cards_var_name_problem(const char *name)
+/* Whether the @len bytes of @name are the name of a derived id: DISK_ID, PARTUUID_*,
+ * VOLUME_ID_*. */
+static bool names_id(const char *name, size_t len)
 {
 	static const char *const derived[] = { "PARTUUID_", "VOLUME_ID_" };
+	bool id = len == strlen("DISK_ID") && memcmp(name, "DISK_ID", len) == 0;
+
+	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
+		id |= len >= strlen(derived[i]) &&
+		      memcmp(name, derived[i], strlen(derived[i])) == 0;
+	return id;
+}
+
+const char *cards_var_name_problem(const char *name)
+{
 	size_t len = strlen(name);
 
 	if (!len || strchr("0123456789", name[0]) ||
 	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len)
 		return "is not a variable name (letters, digits, _, not starting with a digit)";
-	bool id = strcmp(name, "DISK_ID") == 0;
-
-	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
-		id |= strncmp(name, derived[i], strlen(derived[i])) == 0;
-	return id ? "names an id each card derives from its values (DISK_ID, PARTUUID_NAME, "
-		    "VOLUME_ID_NAME): it cannot be given"
-		  : NULL;
+	return names_id(name, len) ? "names an id each card derives from its values (DISK_ID, "
+				     "PARTUUID_NAME, VOLUME_ID_NAME): it cannot be given"
+				   : NULL;
 }
 
 /* The name of the ${NAME} at @p, its length in *@len; NULL when @p starts none. */
@@ -680,8 +688,28 @@ static const char *var_at(const char *p, size_t *len)
 		       : NULL;
 }
 
-int cards_render(const char *template, const struct cards_var *vars, size_t n, const char *where,
-		 char **ret, struct diag *d)
+/* A ${NAME} that @vars has no value for: an error, or with @ids_only (of a name that is no
+ * id's) its text as it stands, into @out. */
+static int no_value(struct strbuf *out, const char *name, size_t len, bool ids_only,
+		    const char *where, struct diag *d)
+{
+	if (!ids_only)
+		return diag_error(d, "%s: no value for ${%.*s}", where, (int)len, name);
+	if (names_id(name, len))
+		return diag_error(d,
+				  "%s: ${%.*s} is no id of this image (DISK_ID with a table, "
+				  "PARTUUID_NAME of a partition in it, VOLUME_ID_NAME of a FAT "
+				  "partition)",
+				  where, (int)len, name);
+	int rc = 0;
+
+	for (const char *c = name - 2; rc == 0 && c < name + len + 1; c++) /* "${" NAME "}" */
+		rc = strbuf_putc(out, *c);
+	return rc;
+}
+
+static int render(const char *template, const struct cards_var *vars, size_t n, bool ids_only,
+		  const char *where, char **ret, struct diag *d)
 {
 	struct strbuf out = { 0 };
 	int rc = strbuf_puts(&out, "");
@@ -697,7 +725,7 @@ int cards_render(const char *template, const struct cards_var *vars, size_t n, c
 		while (i < n && (strlen(vars[i].name) != len || memcmp(vars[i].name, name, len)))
 			i++;
 		if (i == n)
-			rc = diag_error(d, "%s: no value for ${%.*s}", where, (int)len, name);
+			rc = no_value(&out, name, len, ids_only, where, d);
 		else
 			rc = strbuf_puts(&out, vars[i].value);
 		p = name + len + 1;
@@ -708,4 +736,16 @@ int cards_render(const char *template, const struct cards_var *vars, size_t n, c
 	}
 	*ret = out.s;
 	return 0;
+}
+
+int cards_render(const char *template, const struct cards_var *vars, size_t n, const char *where,
+		 char **ret, struct diag *d)
+{
+	return render(template, vars, n, false, where, ret, d);
+}
+
+int cards_render_ids(const char *template, const struct cards_var *vars, size_t n,
+		     const char *where, char **ret, struct diag *d)
+{
+	return render(template, vars, n, true, where, ret, d);
 }

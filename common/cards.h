@@ -123,4 +123,13 @@ const char *cards_var_name_problem(const char *name);
 int cards_render(const char *template, const struct cards_var *vars, size_t n, const char *where,
 		 char **ret, struct diag *d);
 
+/*
+ * As cards_render(), for the ids of an image (a `file` with `ids = true`): each ${NAME} of
+ * an id (DISK_ID, PARTUUID_*, VOLUME_ID_*) is replaced by its value in @vars, one without a
+ * value is an error naming it and @where; any other ${NAME} stays as it is (a U-Boot
+ * script's ${bootargs}).
+ */
+int cards_render_ids(const char *template, const struct cards_var *vars, size_t n,
+		     const char *where, char **ret, struct diag *d);
+
 #endif

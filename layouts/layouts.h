@@ -183,6 +183,8 @@ struct layout_entry {
 	bool per_card;             /* file: content is a template filled in for each card
 				   (sdimg personalize, sdimg flash --card-values) */
 	uint64_t reserve;          /* file with per_card: bytes its clusters hold for any card */
+	bool ids; /* file: ${DISK_ID}, ${PARTUUID_NAME}, ${VOLUME_ID_NAME} in content are the
+		     image's ids, filled in by build_fill_ids() */
 	struct layout_loc loc;
 };
 
@@ -191,6 +193,8 @@ struct layout_partition {
 	enum layout_part_type type;
 	bool start_set;
 	uint64_t start;
+	char *off_grid; /* with start_set: why the start is off the alignment grid (a boot ROM
+			   reads it there), which the plan then does not warn about; or NULL */
 	bool align_set;
 	uint64_t align; /* the image's unless align_set: an automatic start, an auto size */
 	enum layout_size_kind size_kind;

@@ -307,6 +307,10 @@ static int lex_quoted(struct lexer *lx, char quote, int (*piece)(struct lexer *)
 	return emit(lx, TOK_STRING, lx->buf.s, lx->buf.len, line);
 }
 
+/*
+ * A bare ${VAR} and the word characters right after it, as one string: `${BOOT_SPACE:-40}M`
+ * is "40M" (kickstart files write sizes so), each further ${...} in it expanded too.
+ */
 static int lex_bare_var(struct lexer *lx)
 {
 	int line = lx->line;
@@ -314,6 +318,12 @@ static int lex_bare_var(struct lexer *lx)
 
 	if (rc == 0)
 		rc = expand_var(lx, 0, true);
+	while (rc == 0 && !ends_word(lx->p)) {
+		if (lx->p[0] == '$' && lx->p[1] == '{')
+			rc = expand_var(lx, 0, true);
+		else
+			rc = strbuf_putc(&lx->buf, *lx->p++);
+	}
 	if (rc < 0)
 		return rc;
 	return emit(lx, TOK_STRING, lx->buf.s, lx->buf.len, line);

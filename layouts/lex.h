@@ -6,7 +6,8 @@
  *   - strings: "..." with C-like escapes (\n \t \\ \" \$ \ooo \xhh ..., backslash-newline
  *     continues the line) and ${VAR} expanded; '...' literal but for \' and \\;
  *   - a bare ${VAR} or ${VAR:-default}: a string holding the variable's value (a default
- *     may hold ${...} itself, up to LAYOUT_DEFAULT_DEPTH_MAX deep, and \$ for a '$');
+ *     may hold ${...} itself, up to LAYOUT_DEFAULT_DEPTH_MAX deep, and \$ for a '$'),
+ *     followed by the word characters right after it (`${SIZE:-40}M` is "40M");
  *   - the symbols { } ( ) = += and ,;
  *   - comments (# and // to the end of the line, and slash-star to star-slash across
  *     lines) and white space are dropped.

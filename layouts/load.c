@@ -105,6 +105,7 @@ static void partition_release(struct layout_partition *p)
 {
 	free(p->name);
 	free(p->from);
+	free(p->off_grid);
 	free(p->holes);
 	free(p->label);
 	free(p->fat.label);

@@ -196,6 +196,24 @@ static int read_per_card(struct reader *r, const struct sect *s, struct layout_e
 	return 0;
 }
 
+/* ids: the content names the image's ids, which the build fills in; a host file is copied as
+ * it is, and a per-card file names each card's ids already. */
+static int read_ids(struct reader *r, const struct sect *s, struct layout_entry *e)
+{
+	layout_key_bool(s, "ids", &e->ids);
+	if (e->ids && !e->content)
+		return layout_key_error(r, s, "ids",
+					"needs 'content' (a host file from 'from' is copied "
+					"as it is)");
+	bool per_card = false;
+	layout_key_bool(s, "per-card", &per_card);
+	if (e->ids && per_card)
+		return layout_key_error(r, s, "ids",
+					"a per-card file names each card's ids itself: "
+					"leave 'ids' out");
+	return 0;
+}
+
 static int read_file_keys(struct reader *r, const struct sect *s, struct layout_entry *e)
 {
 	uint64_t attrs;
@@ -214,6 +232,7 @@ static int read_file_keys(struct reader *r, const struct sect *s, struct layout_
 	layout_key_bool(s, "first", &e->first);
 	if (layout_key_u64(s, "attrs", &attrs))
 		e->attrs = (unsigned)attrs;
+	bad |= read_ids(r, s, e) < 0;
 	return bad ? -EINVAL : read_per_card(r, s, e);
 }
 

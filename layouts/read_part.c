@@ -307,6 +307,24 @@ static int read_part_input(struct reader *r, const struct sect *s, struct layout
 	return bad ? -EINVAL : 0;
 }
 
+/* off-grid: why a start is where the grid is not (a boot ROM reads it there); the plan then
+ * does not warn about it. */
+static int read_off_grid(struct reader *r, const struct sect *s, struct layout_partition *p)
+{
+	int rc = layout_key_strdup(s, "off-grid", &p->off_grid);
+
+	if (rc <= 0)
+		return rc;
+	if (!*p->off_grid)
+		return layout_key_error(r, s, "off-grid",
+					"says why the start is off the grid (\"the boot ROM "
+					"reads it there\"): it must not be empty");
+	if (!p->start_set)
+		return layout_key_error(r, s, "off-grid",
+					"needs 'start' (the place that is off the grid)");
+	return 0;
+}
+
 static int read_part_keys(struct reader *r, const struct sect *s, struct layout_partition *p)
 {
 	uint64_t v;
@@ -317,6 +335,9 @@ static int read_part_keys(struct reader *r, const struct sect *s, struct layout_
 	set_type_defaults(p);
 	p->start_set = layout_key_u64(s, "start", &p->start);
 	p->start_loc = layout_key_loc(s, "start");
+	if ((rc = read_off_grid(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
 	p->align_set = layout_key_u64(s, "align", &p->align);
 	p->align_loc = layout_key_loc(s, "align");
 	if (!p->align_set)

@@ -95,6 +95,7 @@ static const struct key_spec file_keys[] = {
 	TYPED("attrs", KEY_ATTRS),
 	BOOL("per-card"),
 	SIZE("reserve", KEY_NONZERO),
+	BOOL("ids"),
 	UINT("owner", 0, UINT32_MAX - 1),
 	UINT("group", 0, UINT32_MAX - 1),
 	END,
@@ -114,6 +115,7 @@ static const struct section_spec dir_section = { "dir", true, true, dir_keys, NU
 static const struct key_spec partition_keys[] = {
 	CHOICE("type", part_type_words),
 	SIZE("start", KEY_SECTORS),
+	STRING("off-grid"),
 	SIZE("align", KEY_SECTORS | KEY_NONZERO),
 	{ .name = "size",
 	  .type = KEY_SIZE,

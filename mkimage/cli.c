@@ -7,6 +7,7 @@
 
 #include "common/utf8.h"
 #include "mkimage/cli.h"
+#include "mkimage/builder/builder.h"
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -106,5 +107,11 @@ int cli_layout_args_load(const struct cli_layout_args *a, const char *path, stru
 		.source_date_epoch = getenv("SOURCE_DATE_EPOCH"),
 	};
 
-	return layout_load(path, &opts, d, ret_layout);
+	int rc = layout_load(path, &opts, d, ret_layout);
+
+	if (rc == 0 && (rc = build_fill_ids(*ret_layout, d)) < 0) {
+		layout_free(*ret_layout);
+		*ret_layout = NULL;
+	}
+	return rc;
 }

@@ -200,7 +200,7 @@ static void warn_off_grid(struct planner *pl, const struct plan_region *r)
 	const struct layout_partition *part = r->part;
 	uint64_t a = part->align;
 
-	if (!part->start_set || part->start % a == 0)
+	if (!part->start_set || part->start % a == 0 || part->off_grid)
 		return;
 	diag_warning(pl->d,
 		     "%s:%d: partition '%s': start %llu is off the %llu-byte alignment "

@@ -166,14 +166,34 @@ static int check_logical_order(struct planner *pl, const struct plan_region *r)
 			  r->loc.file, r->loc.line, r->name, (unsigned long long)r->start, prev);
 }
 
+unsigned plan_partition_number(const struct layout *l, size_t i, bool *ret_logical)
+{
+	unsigned ext = layout_extended_slot(l); /* validate.c checked what it makes */
+	unsigned logical = 4, forced = 0, in_table = 0, number = 0;
+
+	*ret_logical = false;
+	for (size_t k = 0; k <= i; k++) {
+		const struct layout_partition *part = &l->parts[k];
+		in_table += part->in_table;
+		/* before the extended entry: entry k; logical: 5, 6, ...; primary after it:
+		 * the entries after the extended one */
+		bool after = ext && part->in_table && in_table >= ext;
+		*ret_logical = after && !part->primary;
+		number = !part->in_table ? 0
+			 : *ret_logical  ? ++logical
+			 : after         ? ext + ++forced
+					 : in_table;
+	}
+	return number;
+}
+
 /* Each partition's number, size, and the start it is given (`start`, or the contents'). */
 static int place_fixed(struct placing *pc)
 {
 	struct planner *pl = pc->pl;
 	const struct layout *l = pl->l;
 	struct plan *p = pl->p;
-	unsigned ext = layout_extended_slot(l); /* validate.c checked what it makes */
-	unsigned logical = 4, forced = 0, in_table = 0;
+	unsigned ext = layout_extended_slot(l);
 
 	p->has_extended = ext != 0;
 	p->extended_number = ext;
@@ -184,13 +204,7 @@ static int place_fixed(struct placing *pc)
 					   .name = part->name,
 					   .part = part,
 					   .loc = part->loc };
-		in_table += part->in_table;
-		/* before the extended entry: entry k; logical: 5, 6, ...; primary after it:
-		 * the entries after the extended one */
-		bool after = ext && part->in_table && in_table >= ext;
-		r->logical = after && !part->primary;
-		if (part->in_table)
-			r->number = r->logical ? ++logical : after ? ext + ++forced : in_table;
+		r->number = plan_partition_number(l, i, &r->logical);
 		r->size = known_size(pl, i, &r->size_pending);
 		uint64_t dictated = pl->in && pl->in->part_starts ? pl->in->part_starts[i] : 0;
 		if (!dictated && !part->start_set)

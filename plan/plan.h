@@ -86,6 +86,14 @@ void plan_free(struct plan *p);
 /* "partition", "raw", "mbr", "ebr", "gpt-header", "gpt-entries", "gpt-backup". */
 const char *plan_kind_name(enum plan_kind k);
 
+/*
+ * Partition @i's number in @l's table, 0 when it is not in the table; *@ret_logical says
+ * whether it is a logical partition of the MBR's extended one. Entries before the extended
+ * one are numbered in layout order, logical partitions 5, 6, ..., primary partitions after
+ * the extended entry take the entries after it.
+ */
+unsigned plan_partition_number(const struct layout *l, size_t i, bool *ret_logical);
+
 /* The largest power of two (up to 1 TiB) that divides @offset; 0 divides by anything. */
 uint64_t plan_alignment_of(uint64_t offset);
 

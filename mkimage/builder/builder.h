@@ -8,7 +8,8 @@
  *   gpt_entries.c    the primary GPT entry array moved where the layout puts it
  *   write_regions.c  raw regions, raw partitions and FAT volumes into the image
  *   copy.c           a host file into the image, holes kept
- *   ids.c            every id the layout leaves unset, derived from its seed
+ *   ids.c            every id the layout leaves unset, derived from its seed; the files
+ *                    that name them (ids = true)
  *   map.c            what must read back as written (the bmap's ranges)
  *   manifest.c       IMAGE.cards.json: where the per-card files lie (common/cards.h)
  *   finish.c         the one pass after writing: compressed copy, bmap, checksums
@@ -166,5 +167,14 @@ int build_id_partition_uuid(struct sha256 *sha, const char *seed, const char *na
 int build_id_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret);
 int build_id_ext4(struct sha256 *sha, const char *seed, const char *name,
 		  struct layout_guid *ret_uuid, uint8_t ret_hash_seed[16]);
+
+/*
+ * The content of each `file` of @l with ids = true, its ${DISK_ID}, ${PARTUUID_NAME} and
+ * ${VOLUME_ID_NAME} replaced by the ids the image gets (as a per-card file names them:
+ * LAYOUT.md, "Per-card ids"); before anything measures or gathers the contents, so that a
+ * size = auto sees the final text. Returns 0, -EINVAL with a message naming the file's
+ * FILE:LINE in @d (an id the image has not), -EIO or -ENOMEM.
+ */
+int build_fill_ids(struct layout *l, struct diag *d);
 
 #endif

@@ -19,7 +19,6 @@
 #define SECTOR 512u
 #define GPT_ARRAY_BYTES (128u * 128u)
 #define GPT_BACKUP_BYTES (GPT_ARRAY_BYTES + SECTOR)
-#define SD_GRID (4u << 20)
 #define MAX_PARTS 128
 
 enum table_kind { TABLE_MBR, TABLE_GPT, TABLE_HYBRID, TABLE_NONE };
@@ -33,6 +32,7 @@ struct gpart {
 	bool in_table;
 	char holes[256]; /* sdimg's `holes` for genimage's, or "" */
 	bool logical;
+	bool fixed_off_grid; /* in the table at the config's `offset`, off the 4 MiB grid */
 	uint64_t offset, size, align;
 };
 
@@ -470,7 +470,11 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 	if (p->in_table && (p->offset % SECTOR || p->size % SECTOR))
 		return at(g, n, "partition '%s': its start and size must be whole sectors",
 			  n->title);
-	if (p->in_table && p->offset % SD_GRID)
+	/* an offset the config gives off the grid is the board's (a boot ROM reads a loader
+	 * there): acknowledged, it stays; the others follow genimage's placement and can move */
+	if (p->in_table && p->offset % IMPORT_SD_GRID && import_gcfg_key(n, "offset"))
+		p->fixed_off_grid = true;
+	else if (p->in_table && p->offset % IMPORT_SD_GRID)
 		g->off_grid = true;
 	*now = p->offset + p->size;
 	return 0;
@@ -617,7 +621,10 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 	else if (ext4)
 		fprintf(out, "    type = ext4  # genimage's ext4 image '%s', from its root tree\n",
 			p->child->title);
-	fprintf(out, "    start = %" PRIu64 "\n    size = %" PRIu64 "\n", p->offset, p->size);
+	fprintf(out, "    start = %" PRIu64 "\n", p->offset);
+	if (p->fixed_off_grid)
+		fprintf(out, "    off-grid = \"genimage's fixed offset\"\n");
+	fprintf(out, "    size = %" PRIu64 "\n", p->size);
 	if (p->image && !fat && !ext4) {
 		fprintf(out, "    from = ");
 		put_quoted(out, p->image);

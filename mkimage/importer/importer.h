@@ -12,6 +12,10 @@
 
 #include "common/diag.h"
 
+/* The 4 MiB erase-block grid sdimg puts partitions on; a start the source gives off it is
+ * the SoC's (`off-grid` in the layout). */
+#define IMPORT_SD_GRID (4u << 20)
+
 struct import_options {
 	const char *image;       /* the image to translate (genimage: an image's name) or NULL */
 	const char *const *sets; /* "VAR=VALUE" strings of --set, in the order given */

@@ -446,6 +446,8 @@ static void write_part(struct writer *wr, const struct wks_part *p)
 	fprintf(wr->out, "partition %s {\n    type = %s\n", p->name, layout_type(p));
 	if (p->has_offset)
 		fprintf(wr->out, "    start = %llu   # --offset\n", (unsigned long long)p->offset);
+	if (p->has_offset && p->offset % IMPORT_SD_GRID)
+		fputs("    off-grid = \"wic's fixed --offset\"\n", wr->out);
 	if (file_sized(p)) {
 		/* sdimg rounds an auto size up to the partition's align, wic a file to the KiB */
 		if (!p->has_offset)
@@ -464,9 +466,12 @@ static void write_part(struct writer *wr, const struct wks_part *p)
 	write_fs(wr, p);
 	write_contents(wr, p);
 	if (p->use_uuid)
-		fputs("    # --use-uuid: the partition's id is derived from the layout (sdimg plan "
-		      "shows it)\n",
-		      wr->out);
+		fprintf(wr->out,
+			"    # --use-uuid: the partition's id is derived from the layout (sdimg "
+			"plan "
+			"shows it); a file with ids = true names it as wic's root=PARTUUID= does: "
+			"\\${PARTUUID_%s}\n",
+			p->name);
 	fputs("}\n", wr->out);
 	if (p->mountpoint && p->mountpoint[0] == '/' && strcmp(p->mountpoint, "/") != 0 &&
 	    !p->no_fstab_update)

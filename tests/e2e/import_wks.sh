@@ -74,6 +74,9 @@ part / --source rootfs --fstype=ext4 --label root --fixed-size 24M --use-uuid --
 part --fstype=none --size 1 --part-name spare --align 4
 WKS
 expect_status 0 "$SDIMG" import gpt.wks -o gpt.layout
+# --use-uuid: the layout says how a file names the root's PARTUUID (`ids = true`)
+grep -qF 'a file with ids = true names it as wic'"'"'s root=PARTUUID= does: \${PARTUUID_root}' gpt.layout ||
+    { cat gpt.layout; fail "--use-uuid: no word of \${PARTUUID_root}"; }
 expect_status 0 "$SDIMG" build -q -o gpt.img gpt.layout -I deploy -I . --set BOOT_FILES=boot.files \
     --set IMAGE_ROOTFS=rootfs
 sgdisk -p gpt.img >p.txt 2>&1 || { cat p.txt; fail "sgdisk -p"; }

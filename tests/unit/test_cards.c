@@ -36,6 +36,28 @@ static void test_render(void **state)
 	diag_release(&d);
 }
 
+/* The image's ids in a file: only the ids' names are filled in, an id without a value is an
+ * error, anything else stays as written. */
+static void test_render_ids(void **state)
+{
+	const struct cards_var vars[] = { { "DISK_ID", "1234abcd" },
+					  { "PARTUUID_root", "1234abcd-02" } };
+	struct diag d;
+	char *out = NULL;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(cards_render_ids("root=PARTUUID=${PARTUUID_root} ${bootargs} ${DISK_ID}",
+					  vars, 2, "f", &out, &d),
+			 0);
+	assert_string_equal(out, "root=PARTUUID=1234abcd-02 ${bootargs} 1234abcd");
+	free(out);
+	assert_int_equal(cards_render_ids("${VOLUME_ID_boot}", vars, 2, "p:/f", &out, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.msgs[0].text, "p:/f: ${VOLUME_ID_boot} is no id of this image"));
+	diag_release(&d);
+}
+
 /* @m written out to @path and read back into @r: what cards_manifest_read() returns. */
 static int round_trip(const struct cards_manifest *m, const char *path, struct cards_manifest *r,
 		      struct diag *d)
@@ -224,6 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_render_ids),
 		cmocka_unit_test(test_manifest_round_trip),
 		cmocka_unit_test(test_manifest_unknown_key),
 		cmocka_unit_test(test_fat12_chain),

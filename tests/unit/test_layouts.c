@@ -348,6 +348,20 @@ static void test_variables(void **state)
 	expect_error("partition p { from = ${NOPE} }", "t.layout:1: variable ${NOPE} is not set");
 }
 
+/* A bare ${VAR} takes the word characters right after it (a kickstart's ${BOOT_SPACE:-40}M). */
+static void test_bare_variable_and_suffix(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok("partition boot { type = fat size = ${NOPE:-40}M\n"
+				   "  file \"/a\" { content = ${BOARD}-${NOPE:-x}.dtb }\n"
+				   "  file \"/b\" { content = ${BOARD}$y } }\n");
+	assert_int_equal(l->parts[0].size, 40u << 20);
+	assert_string_equal(l->parts[0].entries[0].content, "rpi4-x.dtb");
+	assert_string_equal(l->parts[0].entries[1].content, "rpi4$y");
+	layout_free(l);
+	expect_error("partition p { size = ${NOPE:-4}Q }", "size: unknown unit in '4Q'");
+}
+
 /* A default may hold variables itself: ${NOPE:-${BOARD}} is BOARD's value, not "${BOARD}". */
 static void test_nested_defaults(void **state)
 {
@@ -759,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),
 		cmocka_unit_test(test_variables),
+		cmocka_unit_test(test_bare_variable_and_suffix),
 		cmocka_unit_test(test_nested_defaults),
 		cmocka_unit_test(test_seed_covers_variables),
 		cmocka_unit_test(test_includes),
