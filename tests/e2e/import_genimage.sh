@@ -196,6 +196,34 @@ refused() {
 }
 printf 'image h.img {\n\thdimage {\n\t\tpartition-table-type = "hybrid"\n\t}\n}\n' |
     refused hybrid 'hybrid.cfg:2: hdimage: partition-table-type = hybrid cannot be imported'
+grep -qF 'table = hybrid with hybrid-ee = last' err.txt || fail "the refusal names no hybrid-ee = last"
+# what it says holds: genimage's hybrid MBR lists the mirrored partition first and the 0xEE
+# entry after it, as hybrid-ee = last does
+cat >hy.cfg <<'EOF'
+image hy.img {
+	hdimage {
+		partition-table-type = "hybrid"
+		disk-uuid = "8e1b5d6a-0c63-4a3b-9c7e-2f4d1a6b3c5d"
+	}
+	partition boot {
+		partition-type = 0x0c
+		partition-uuid = "0f6c3a9e-5b1d-4e2a-8c7f-3d9b6e1a4c2f"
+		image = "spl.bin"
+		offset = 1M
+		size = 1M
+	}
+}
+EOF
+genimage_build hy.cfg
+cat >hy.layout <<'LAYOUT'
+image { size = 4M table = hybrid hybrid-ee = last align = 1M }
+partition boot { size = 1M start = 1M mbr-type = 0x0c hybrid = true }
+LAYOUT
+"$SDIMG" build -q -o hy.img hy.layout
+for img in out/hy.img hy.img; do # entry 1: type 0x0c from LBA 2048; entry 2: type 0xEE
+    [ "$(le $img 450 1) $(le $img 454 4) $(le $img 466 1)" = "12 2048 238" ] ||
+        fail "$img: MBR entries $(bytes $img 446 32)"
+done
 printf 'image x.img {\n\thdimage {}\n\tpartition a { image = "missing.bin" }\n}\n' |
     refused missing "missing.cfg:3: image 'missing.bin' is not there"
 printf 'image x.img {\n\thdimage {\n\t\talign = 1M\n\t}\n\tpartition a { image = }\n}\n' |
