@@ -50,4 +50,21 @@ static inline void mbr_chs(uint64_t lba, uint8_t chs[3])
 	chs[2] = (uint8_t)cylinder;
 }
 
+/*
+ * The EndingCHS of a GPT's protective entry ending at @lba, as UEFI 2.10 §5.2.3 (table 5-4)
+ * asks: "the CHS address of the last logical block on the disk", or 0xFFFFFF "if it is not
+ * possible to represent the value in this field". The specification names no geometry; the
+ * one of mbr_chs() (255 heads, 63 sectors a track) is what BIOSes translate an LBA disk to
+ * and what other partitioning tools write, so a tool checking CHS against LBA finds them
+ * agree. It represents LBAs up to the end of cylinder 1023 (16450559, about 7.8 GiB).
+ */
+static inline void mbr_protective_end_chs(uint64_t lba, uint8_t chs[3])
+{
+	if (lba / (255 * 63) > 1023) {
+		chs[0] = chs[1] = chs[2] = 0xff;
+		return;
+	}
+	mbr_chs(lba, chs);
+}
+
 #endif

@@ -392,6 +392,86 @@ static int params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_
 	return r ? r : tree_check(t, o, g, vol_offset, advise, d, why);
 }
 
+/*
+ * The largest data alignment below @o->data_align with which @sectors hold @t (quietly), in
+ * @g: one at least the cluster size it gives, or with @any_size down to one sector; 0 when
+ * none does.
+ */
+static uint64_t lower_data_align(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
+				 uint64_t vol_offset, bool any_size, struct fat_geom *g)
+{
+	struct fat_opts lo = *o;
+
+	for (lo.data_align = o->data_align / 2; lo.data_align >= FAT_SECTOR; lo.data_align /= 2) {
+		struct diag quiet;
+		enum fat_why why;
+		diag_init(&quiet);
+		int r = params_for_tree(t, &lo, sectors, vol_offset, 0, g, &quiet, &why);
+		diag_release(&quiet);
+		if (r == 0 && (any_size || g->cluster_size <= lo.data_align))
+			return lo.data_align;
+	}
+	return 0;
+}
+
+/* Appends to the error, @d's last message, what @o->data_align's padding takes of @g (a
+ * geometry that fat_params() found but that the files do not fit) and the data-align that
+ * would leave the room (@fits; 0: none does). */
+static void explain_padding(const struct fat_opts *o, const struct fat_geom *g, uint64_t fits,
+			    struct diag *d)
+{
+	uint32_t base = g->type == FAT_32 ? 32 : 1; /* fatgen103's reserved sectors */
+	char a[16], pad[24], lo[16], text[200];
+	int n;
+
+	if (g->reserved <= base)
+		return;
+	units_human((uint64_t)(g->reserved - base) * FAT_SECTOR, pad, sizeof(pad));
+	n = snprintf(text, sizeof(text),
+		     " (data-align %s, the partition's align, pads %s before the data area",
+		     units_layout(o->data_align, a, sizeof(a)), pad);
+	if (fits)
+		snprintf(text + n, sizeof(text) - (size_t)n,
+			 "; fat { data-align = %s } leaves the room)",
+			 units_layout(fits, lo, sizeof(lo)));
+	else
+		snprintf(text + n, sizeof(text) - (size_t)n, ")");
+	diag_suffix(d, d->n - 1, text);
+}
+
+/* fat_params_for_tree() on @o already root_sized() whose data_align may be lowered. */
+static int params_lowering_align(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
+				 uint64_t vol_offset, struct fat_geom *g, struct diag *d)
+{
+	struct diag first;
+	struct fat_geom lg;
+	enum fat_why why;
+	char a[16], lo[16], size[16];
+	uint64_t lower;
+	int r;
+
+	diag_init(&first);
+	r = params_for_tree(t, o, sectors, vol_offset, 1, g, &first, &why);
+	if (r == 0 || !(lower = lower_data_align(t, o, sectors, vol_offset, false, &lg))) {
+		diag_take(d, &first);
+		diag_release(&first);
+		if (r && why == FAT_WHY_SMALL && g->total_sectors == sectors)
+			explain_padding(o, g,
+					lower_data_align(t, o, sectors, vol_offset, true, &lg), d);
+		return r;
+	}
+	diag_release(&first);
+	*g = lg;
+	diag_note(d,
+		  "data-align %s (the partition's align) leaves too little room in this %s "
+		  "volume; its data area starts on a multiple of %s instead (fat { data-align } "
+		  "sets it)",
+		  units_layout(o->data_align, a, sizeof(a)),
+		  units_layout(sectors * FAT_SECTOR, size, sizeof(size)),
+		  units_layout(lower, lo, sizeof(lo)));
+	return 0;
+}
+
 int fat_params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_bytes,
 			uint64_t vol_offset, struct fat_geom *ret, struct diag *d)
 {
@@ -405,6 +485,8 @@ int fat_params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t v
 	so = root_sized(t, o ? o : &none);
 	if (vol_bytes % FAT_SECTOR)
 		return fat_params(&so, vol_bytes, vol_offset, ret, d);
+	if (so.data_align_lower && so.data_align)
+		return params_lowering_align(t, &so, vol_bytes / FAT_SECTOR, vol_offset, ret, d);
 	return params_for_tree(t, &so, vol_bytes / FAT_SECTOR, vol_offset, 1, ret, d, &why);
 }
 

@@ -63,9 +63,11 @@ struct fat_opts {
 	bool esp;                  /* an EFI system partition: FAT_AUTO prefers FAT32 */
 	unsigned reserved;         /* reserved sectors fixed by hand; 0: computed */
 	uint64_t data_align; /* bytes from the DISK start; cluster 2 lands on a multiple; 0: none */
-	const char *label;   /* volume label, up to 11 characters; NULL: none ("NO NAME") */
-	uint32_t volume_id;  /* volume serial (the caller derives it, e.g. from a seed) */
-	const char *oem_name; /* up to 8 characters; NULL: "MSWIN4.1" */
+	bool data_align_lower; /* data_align is a default, not the user's: see
+				* fat_params_for_tree() */
+	const char *label;     /* volume label, up to 11 characters; NULL: none ("NO NAME") */
+	uint32_t volume_id;    /* volume serial (the caller derives it, e.g. from a seed) */
+	const char *oem_name;  /* up to 8 characters; NULL: "MSWIN4.1" */
 };
 
 /* A resolved volume geometry: everything fat_write() needs to lay out the volume. */
@@ -241,6 +243,11 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
  * checks that @t fits: the FAT12/16 root directory's entries (long names included) against
  * root-entries, and the clusters the files and folders need against the volume's, with an
  * error that gives both numbers and the smallest volume that holds them.
+ * With @o->data_align_lower, when @o->data_align leaves too little room, the largest data
+ * alignment below it that works and is at least the volume's cluster size is taken, with a
+ * note (so clusters stay aligned to their size; the geometry of every volume that works with
+ * @o->data_align stays as it is); when none does, the error names the padding and the
+ * data-align that would leave the room, if one does. fat_min_size() never lowers it.
  *
  * Returns: 0, or -EINVAL with a message in @d.
  */

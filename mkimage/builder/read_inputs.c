@@ -290,6 +290,8 @@ static int fat_opts_of(const struct layout *l, const struct layout_partition *p,
 		.reserved = f->reserved_set ? f->reserved : 0,
 		/* reserved sectors fixed by hand switch the default alignment off */
 		.data_align = f->reserved_set && !f->data_align_set ? 0 : f->data_align,
+		.data_align_lower = !f->data_align_set, /* the partition's align: lowered where
+							 * it leaves too little room */
 		.label = f->label,
 		.volume_id = volume_id,
 		.oem_name = f->oem_name,

@@ -15,6 +15,9 @@ int build_relay(struct diag *d, const struct layout_partition *p, const struct l
 		if (m->level == DIAG_ERROR)
 			diag_error(d, "%s:%d: partition '%s': %s", loc->file, loc->line, p->name,
 				   m->text);
+		else if (m->level == DIAG_NOTE)
+			diag_note(d, "%s:%d: partition '%s': %s", loc->file, loc->line, p->name,
+				  m->text);
 		else
 			diag_warning(d, "%s:%d: partition '%s': %s", loc->file, loc->line, p->name,
 				     m->text);

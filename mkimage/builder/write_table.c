@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/bytes.h"
+#include "common/mbr.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/builder/tables.h"
 
@@ -224,6 +226,32 @@ static int write_table(struct table_ctx *t, int fd, const uint8_t *mbr_types)
 	return rc;
 }
 
+/*
+ * libfdisk ends a GPT's protective entry at CHS 0xFFFFFF whatever the disk's size; UEFI 2.10
+ * §5.2.3 asks for the CHS of the entry's last LBA where it can be represented (see
+ * mbr_protective_end_chs()). Set once the entry's size is final (gpt-backup = false changes
+ * it); the entry's other bytes stay as they are.
+ */
+static int set_protective_end_chs(int fd, const char *path, struct diag *d)
+{
+	uint8_t e[MBR_ENTRY_SIZE];
+	int rc = build_pread_all(fd, e, sizeof(e), MBR_ENTRIES);
+
+	if (rc == 0 && e[MBR_ENT_TYPE] != MBR_TYPE_GPT_PROTECTIVE)
+		rc = -EILSEQ;
+	if (rc == 0) {
+		uint64_t last = (uint64_t)get_le32(e + MBR_ENT_START_LBA) +
+				get_le32(e + MBR_ENT_SIZE_LBA) - 1;
+		mbr_protective_end_chs(last, e + MBR_ENT_END_CHS);
+		rc = build_pwrite_all(fd, e + MBR_ENT_END_CHS, 3, MBR_ENTRIES + MBR_ENT_END_CHS);
+	}
+	if (rc < 0)
+		return diag_error(d, "%s: the protective MBR: %s", path,
+				  rc == -EILSEQ ? "no 0xEE entry as libfdisk writes it"
+						: strerror(-rc));
+	return 0;
+}
+
 int build_write_table(const struct layout *l, const struct plan *p, const uint8_t *mbr_types,
 		      int fd, const char *path, struct sha256 *sha, struct diag *d)
 {
@@ -244,6 +272,8 @@ int build_write_table(const struct layout *l, const struct plan *p, const uint8_
 		rc = build_move_gpt_entries(fd, l->image.gpt_entries / LAYOUT_SECTOR, path, d);
 	if (rc == 0 && gpt && !p->gpt_backup)
 		rc = build_drop_gpt_backup(fd, p->image_size, path, d);
+	if (rc == 0 && gpt)
+		rc = set_protective_end_chs(fd, path, d);
 	if (rc == 0 && p->hybrid)
 		rc = build_write_hybrid_mbr(l, p, mbr_types, fd, path, sha, d);
 	return rc == -ENOMEM ? diag_errno(d, rc, "%s: out of memory", path) : rc;

@@ -224,7 +224,8 @@ static int read_hdimage(struct gimport *g)
 		return at(g, g->hd,
 			  "hdimage: partition-table-type = hybrid cannot be imported: genimage's "
 			  "0xEE entry covers only the GPT header and entries, sdimg's reaches the "
-			  "first mirrored partition%s",
+			  "first mirrored partition; by hand, table = hybrid with hybrid-ee = last "
+			  "puts it after the mirrored entries as genimage does%s",
 			  NULL);
 	if (!g->align)
 		g->align = g->table == TABLE_NONE ? 1 : SECTOR;

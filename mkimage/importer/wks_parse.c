@@ -600,8 +600,10 @@ static int read_bootloader(struct reader *r, const struct words *ws)
 			return strcmp(v, "gpt-hybrid") == 0
 				       ? fail(r,
 					      "bootloader --ptable gpt-hybrid: the MBR wic makes "
-					      "for "
-					      "it is not imported; write table = hybrid by hand",
+					      "for it is not imported (its 0xEE entry covers only "
+					      "LBA 1-34); write table = hybrid with hybrid-ee = "
+					      "last by hand, which puts it after the --mbr "
+					      "partitions as wic does",
 					      NULL, NULL)
 				       : fail(r,
 					      "bootloader --ptable: invalid choice '%s' (msdos, "

@@ -106,6 +106,10 @@ expect_stderr "efi.wks:2: --source bootimg_efi: this wic plugin"
 printf 'part / --size 8X\n' >bad.wks
 expect_status 1 "$SDIMG" import bad.wks
 expect_stderr "bad.wks:1: --size: invalid size '8X'"
+printf 'bootloader --ptable gpt-hybrid\npart / --fstype=ext4 --fixed-size 8 --mbr\n' >hybrid.wks
+expect_status 1 "$SDIMG" import hybrid.wks
+expect_stderr "hybrid.wks:1: bootloader --ptable gpt-hybrid: the MBR wic makes for it is not imported"
+grep -qF 'table = hybrid with hybrid-ee = last' err.txt || fail "the refusal names no hybrid-ee = last"
 expect_status 2 "$SDIMG" import
 
 # a file copied without --size: wic sizes it to the KiB (70000 bytes: 69 KiB, 138 sectors)

@@ -397,10 +397,11 @@ static void test_gpt_entries(void **state)
 	uint64_t last = image_sectors() - 1;
 	assert_int_equal(last, 16383);
 
-	/* the protective MBR: one 0xEE record from LBA 1 to the end */
+	/* the protective MBR: one 0xEE record from LBA 1 to the end, which is CHS 1/5/4 */
 	read_sector(0, s);
 	expect_record(s, 0, 0, 0xee, 1, 16383);
 	expect_record(s, 1, 0, 0, 0, 0);
+	assert_memory_equal(s + 446 + 5, "\x05\x04\x01", 3);
 
 	struct gpt_header h = header_at(1), b = header_at(last);
 	assert_int_equal(h.my_lba, 1);
@@ -523,6 +524,7 @@ static void test_gpt_without_backup(void **state)
 	}
 	read_sector(0, s);
 	expect_record(s, 0, 0, 0xee, 1, 16383);
+	assert_memory_equal(s + 446 + 5, "\x05\x04\x01", 3); /* the end CHS follows */
 	uint8_t *e = entries_of(&h);
 	assert_int_equal(get_le64(e + 128 + 40), 16383); /* b grows to the very end */
 	free(e);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -202,6 +203,53 @@ static void test_cluster_holds_files(void **state)
 	diag_release(&d);
 }
 
+/* A default data-align that leaves the files too little room is lowered to the largest that
+ * works, not below the cluster size, with a note; one set by hand, or one that works, stays;
+ * fat_min_size() seeks with the full alignment. */
+static void test_data_align_lowered(void **state)
+{
+	enum { VOL_AT = 4 << 20 }; /* the partition at 4M, as align puts it */
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { .data_align = 4u << 20, .data_align_lower = true };
+	struct fat_geom g;
+	struct diag d;
+	uint64_t min;
+
+	(void)state;
+	diag_init(&d);
+	/* 20.5 MiB in 24M: 4K clusters, 5248 needed; the 4M padding leaves 5120 */
+	assert_int_equal(fat_tree_add_file(t, "/big.bin", 21495808, &src, NULL, &d), 0);
+	assert_int_equal(fat_params_for_tree(t, &o, 24ull << 20, VOL_AT, &g, &d), 0);
+	assert_int_equal(d.errors, 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.msgs[0].level, DIAG_NOTE);
+	assert_non_null(strstr(d.msgs[0].text, "a multiple of 2M instead"));
+	uint64_t data = VOL_AT +
+			((uint64_t)g.reserved + (uint64_t)g.fats * g.fat_sectors + g.root_sectors) *
+				512;
+	assert_int_equal(data % (2u << 20), 0);
+	assert_true(g.cluster_size <= (2u << 20));
+	diag_release(&d);
+
+	/* a volume that works with 4M keeps it, quietly */
+	diag_init(&d);
+	assert_int_equal(fat_params_for_tree(t, &o, 32ull << 20, VOL_AT, &g, &d), 0);
+	assert_int_equal(d.n, 0);
+	data = VOL_AT +
+	       ((uint64_t)g.reserved + (uint64_t)g.fats * g.fat_sectors + g.root_sectors) * 512;
+	assert_int_equal(data % (4u << 20), 0);
+	/* fat_min_size() does not lower it: 24M is too small at 4M */
+	assert_int_equal(fat_min_size(t, &o, VOL_AT, &min, &d), 0);
+	assert_true(min > (24ull << 20));
+	/* set by hand: an error */
+	o.data_align_lower = false;
+	assert_int_not_equal(fat_params_for_tree(t, &o, 24ull << 20, VOL_AT, &g, &d), 0);
+	assert_true(diag_has(&d, "has 5120"));
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_min_size_stuck),
 		cmocka_unit_test(test_min_size_root_and_type),
 		cmocka_unit_test(test_cluster_holds_files),
+		cmocka_unit_test(test_data_align_lowered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
