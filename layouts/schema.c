@@ -157,7 +157,7 @@ static const struct key_spec raw_keys[] = {
 static const struct section_spec raw_section = { "raw", true, true, raw_keys, NULL };
 
 static const struct key_spec image_keys[] = {
-	SIZE("size", KEY_SECTORS | KEY_NONZERO),
+	SIZE("size", KEY_NONZERO), /* whole sectors unless table = none: read_image.c */
 	CHOICE("table", table_words),
 	SIZE("align", KEY_SECTORS | KEY_NONZERO),
 	TYPED("disk-id", KEY_DISK_ID),

@@ -494,12 +494,6 @@ static int read_parts(struct gimport *g)
 	 * last region when the hdimage has `fill` */
 	if (g->table == TABLE_NONE && !g->image_size)
 		g->image_size = g->fill ? now : g->data_end;
-	if (g->table == TABLE_NONE && g->image_size % SECTOR)
-		return diag_error(g->d,
-				  "%s:%u: image '%s': genimage makes it %" PRIu64 " bytes long, no "
-				  "whole number of sectors, which a layout's image size must be",
-				  g->hd_image->file, g->hd_image->line, g->hd_image->title,
-				  g->image_size);
 	if (g->image_size && g->image_size < now && import_gcfg_key(g->hd_image, "size"))
 		return at(g, g->hd_image, "image '%s': the partitions exceed its size",
 			  g->hd_image->title);
