@@ -102,14 +102,15 @@ static void automatic_start(const struct placing *pc, size_t i, uint64_t cursor,
 }
 
 /*
- * A raw partition with a fixed `start`, a `from` and no `size` is as large as its file (less
- * `skip`, plus `extra`), rounded up to a whole sector only: such a partition is a boot loader
- * at the place a boot ROM reads, and the next one often starts where the file ends (rounding
- * it up to `align` would make them overlap). An automatic start keeps the rounding to `align`.
+ * A raw partition with a fixed `start`, a `from`, no `size` and no `align` of its own is as
+ * large as its file (less `skip`, plus `extra`), rounded up to a whole sector only: such a
+ * partition is a boot loader at the place a boot ROM reads, and the next one often starts
+ * where the file ends (rounding it up to the image's `align` would make them overlap). An
+ * automatic start, or the partition's own `align`, keeps the rounding to `align`.
  */
 static bool takes_file_size(const struct layout_partition *p)
 {
-	return p->type == LAYOUT_PART_RAW && p->from && p->start_set &&
+	return p->type == LAYOUT_PART_RAW && p->from && p->start_set && !p->align_set &&
 	       p->size_kind == LAYOUT_SIZE_AUTO;
 }
 

@@ -3,8 +3,8 @@
 # rounded up to a whole sector, not to `align`: boot loaders at the offsets a boot ROM reads
 # (two copies of a first-stage loader at 17K and 273K and the next stage at 529K, as on an
 # STM32MP1 card) sit one after the other on the default 4 MiB grid without overlapping, and
-# sgdisk reads each partition's size as the file's. A raw partition with an automatic start
-# keeps the size rounded up to `align`. `sdimg plan` says the same sizes before the build
+# sgdisk reads each partition's size as the file's. A raw partition with an automatic start,
+# or with an `align` of its own, keeps the size rounded up to `align`. `sdimg plan` says the same sizes before the build
 # (tests/e2e/lib/plan_agrees.sh checks every build of this script).
 . "$TOP/tests/e2e-lib.sh"
 need sgdisk jq cmp
@@ -45,8 +45,10 @@ cat >skip.layout <<'LAYOUT'
 image { table = mbr size = 8M seed = "raw-file-size" }
 partition loader { start = 32K from = "fip.bin" skip = 1000 extra = 1K }
 partition next { start = 332K size = 1M }
+partition own { start = 2M from = "fsbl.bin" align = 64K }
 LAYOUT
 expect_status 0 "$SDIMG" build -q -o skip.img skip.layout
 [ "$(part_json skip.img 1 size)" -eq $(((300000 - 1000 + 1024 + 511) / 512)) ] ||
     fail "loader is $(part_json skip.img 1 size) sectors"
-echo "skip and extra: the file less skip, plus extra, in whole sectors"
+[ "$(part_json skip.img 3 size)" -eq 256 ] || fail "own is $(part_json skip.img 3 size) sectors, not 128K"
+echo "skip and extra: the file less skip, plus extra, in whole sectors; an align of its own rounds"
