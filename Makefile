@@ -151,8 +151,8 @@ e2e: all $(TEST_TOOLS)
 # time waiting for signals and injected delays, and build_outputs, whose runs with /proc
 # hidden get the sanitizer runtime's warnings on stderr.
 E2E_SAN := inspect* read_* fat_reader ext4_tree archive_bad ext4_archive build_failures \
-           build_edges build_input_dirs build_placement build_raw_inputs build_tree_filters \
-           build_type_words build_disk_full layout_hostile build_tree_links
+           build_edges build_input_dirs build_placement build_raw_inputs build_raw_fill \
+           build_tree_filters build_type_words build_disk_full layout_hostile build_tree_links
 e2e-san:
 	@$(MAKE) -s BUILD=build/san SANITIZE=1 e2e-sanitized
 e2e-sanitized: all $(TEST_TOOLS)

@@ -121,7 +121,9 @@ struct layout_raw {
 	uint64_t offset;
 	char *from;                 /* NULL: fill is set */
 	uint64_t skip;              /* bytes at the start of `from` that are not copied */
-	bool fill;                  /* without from: written as zeros */
+	bool fill;                  /* every byte written: from's, then fill_byte to the end */
+	uint8_t fill_byte;          /* fill-byte: what fill writes (0, or 0xff for NOR flash) */
+	bool dense;                 /* sparse = false: the zeros of from written and mapped */
 	struct layout_range *holes; /* not written (a table sits there): sorted, disjoint */
 	size_t n_holes;
 	bool size_set;
@@ -202,7 +204,9 @@ struct layout_partition {
 	uint64_t extra;
 	char *from;
 	uint64_t skip;              /* raw: bytes at the start of `from` that are not copied */
-	bool fill;                  /* raw without from: written as zeros */
+	bool fill;                  /* raw: every byte written: from's, then fill_byte */
+	uint8_t fill_byte;          /* raw: fill-byte, what fill writes */
+	bool dense;                 /* raw: sparse = false: the zeros of from written and mapped */
 	struct layout_range *holes; /* raw: not written; sorted, disjoint */
 	size_t n_holes;
 	bool bootable;

@@ -149,6 +149,13 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 	if (layout_key_u64(s, "mtime", &v))
 		im->mtime = (enum layout_mtime)v;
 	im->size_set = layout_key_u64(s, "size", &im->size);
+	/* a partition table counts sectors; a bare image is any number of bytes (a boot ROM's
+	 * blob, a NOR flash image) */
+	if (im->size_set && im->size % LAYOUT_SECTOR && im->table != LAYOUT_TABLE_NONE)
+		bad |= layout_key_error(r, s, "size",
+					"%s is not a multiple of 512 bytes (only an image "
+					"with table = none may end inside a sector)",
+					layout_key_text(s, "size")) < 0;
 	if (layout_key_u64(s, "align", &im->align) && im->align > LAYOUT_MAX_ALIGN)
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;

@@ -13,11 +13,14 @@
 
 /* ------------------------------------------------------------------ raw */
 
-/* What a raw region or a raw partition writes: the keys from, skip, fill and holes. */
+/* What a raw region or a raw partition writes: the keys from, skip, fill, fill-byte, sparse
+ * and holes. */
 struct input_keys {
 	char **from;
 	uint64_t *skip;
 	bool *fill;
+	uint8_t *fill_byte;
+	bool *dense;
 	struct layout_range **holes;
 	size_t *n_holes;
 	struct layout_loc *skip_loc, *holes_loc;
@@ -47,6 +50,12 @@ static int read_input(struct reader *r, const struct sect *s, const struct input
 	layout_key_u64(s, "skip", in->skip);
 	*in->skip_loc = layout_key_loc(s, "skip");
 	layout_key_bool(s, "fill", in->fill);
+	uint64_t byte = 0;
+	layout_key_u64(s, "fill-byte", &byte); /* the schema keeps it within 0-255 */
+	*in->fill_byte = (uint8_t)byte;
+	bool sparse = true;
+	layout_key_bool(s, "sparse", &sparse);
+	*in->dense = !sparse;
 	return read_holes(r, s, in);
 }
 
@@ -55,10 +64,14 @@ static int check_input(struct reader *r, const struct sect *s, const struct inpu
 {
 	int bad = 0;
 
-	if (*in->from && *in->fill)
-		bad |= layout_key_error(r, s, "fill",
-					"writes zeros where there is no 'from': "
-					"remove one of them") < 0;
+	if (layout_key_text(s, "fill-byte") && !*in->fill)
+		bad |= layout_key_error(r, s, "fill-byte",
+					"is the byte 'fill = true' writes, and there is no "
+					"'fill = true'") < 0;
+	if (*in->dense && !*in->from)
+		bad |= layout_key_error(r, s, "sparse",
+					"'false' writes the zeros of 'from', and there is no "
+					"'from'") < 0;
 	if (!*in->from && layout_key_text(s, "skip"))
 		bad |= layout_key_error(r, s, "skip",
 					"leaves out the first bytes of 'from', and "
@@ -79,8 +92,9 @@ static int check_holes_fit(struct reader *r, const struct sect *s, const struct 
 
 static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *raw)
 {
-	const struct input_keys in = { &raw->from,    &raw->skip,     &raw->fill,     &raw->holes,
-				       &raw->n_holes, &raw->skip_loc, &raw->holes_loc };
+	const struct input_keys in = { &raw->from,      &raw->skip,     &raw->fill,
+				       &raw->fill_byte, &raw->dense,    &raw->holes,
+				       &raw->n_holes,   &raw->skip_loc, &raw->holes_loc };
 	int rc, bad = 0;
 
 	raw->loc = layout_sect_loc(s);
@@ -276,9 +290,10 @@ static void set_type_defaults(struct layout_partition *p)
 
 static int read_part_input(struct reader *r, const struct sect *s, struct layout_partition *p)
 {
-	static const char *const raw_only[] = { "skip", "fill", "holes" };
-	const struct input_keys in = { &p->from,    &p->skip,     &p->fill,     &p->holes,
-				       &p->n_holes, &p->skip_loc, &p->holes_loc };
+	static const char *const raw_only[] = { "skip", "fill", "fill-byte", "sparse", "holes" };
+	const struct input_keys in = { &p->from,      &p->skip,     &p->fill,
+				       &p->fill_byte, &p->dense,    &p->holes,
+				       &p->n_holes,   &p->skip_loc, &p->holes_loc };
 	int rc = read_input(r, s, &in), bad = rc < 0;
 
 	if (rc == -ENOMEM)
@@ -290,7 +305,7 @@ static int read_part_input(struct reader *r, const struct sect *s, struct layout
 						"file and dir; 'from' copies an image into a raw "
 						"partition",
 						layout_part_is_fat(p) ? " FAT" : "n ext4") < 0;
-		for (size_t i = 0; i < 3; i++)
+		for (size_t i = 0; i < sizeof(raw_only) / sizeof(raw_only[0]); i++)
 			if (layout_key_text(s, raw_only[i]))
 				bad |= layout_key_error(r, s, raw_only[i],
 							"only a raw partition has "

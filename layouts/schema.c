@@ -125,6 +125,8 @@ static const struct key_spec partition_keys[] = {
 	STRING("from"),
 	SIZE("skip", 0),
 	BOOL("fill"),
+	UINT("fill-byte", 0, 255),
+	BOOL("sparse"),
 	TYPED("holes", KEY_RANGES),
 	BOOL("bootable"),
 	BOOL("hybrid"),
@@ -148,6 +150,8 @@ static const struct key_spec raw_keys[] = {
 	STRING("from"),
 	SIZE("skip", 0),
 	BOOL("fill"),
+	UINT("fill-byte", 0, 255),
+	BOOL("sparse"),
 	TYPED("holes", KEY_RANGES),
 	SIZE("size", KEY_NONZERO),
 	END,
@@ -155,7 +159,7 @@ static const struct key_spec raw_keys[] = {
 static const struct section_spec raw_section = { "raw", true, true, raw_keys, NULL };
 
 static const struct key_spec image_keys[] = {
-	SIZE("size", KEY_SECTORS | KEY_NONZERO),
+	SIZE("size", KEY_NONZERO), /* whole sectors unless table = none: read_image.c */
 	CHOICE("table", table_words),
 	SIZE("align", KEY_SECTORS | KEY_NONZERO),
 	TYPED("disk-id", KEY_DISK_ID),

@@ -101,6 +101,19 @@ static void automatic_start(const struct placing *pc, size_t i, uint64_t cursor,
 	r->start_pending = r->size_pending && find_obstacle(pc, i, start - before, UINT64_MAX, &o);
 }
 
+/*
+ * A raw partition with a fixed `start`, a `from`, no `size` and no `align` of its own is as
+ * large as its file (less `skip`, plus `extra`), rounded up to a whole sector only: such a
+ * partition is a boot loader at the place a boot ROM reads, and the next one often starts
+ * where the file ends (rounding it up to the image's `align` would make them overlap). An
+ * automatic start, or the partition's own `align`, keeps the rounding to `align`.
+ */
+static bool takes_file_size(const struct layout_partition *p)
+{
+	return p->type == LAYOUT_PART_RAW && p->from && p->start_set && !p->align_set &&
+	       p->size_kind == LAYOUT_SIZE_AUTO;
+}
+
 static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending)
 {
 	const struct layout_partition *p = &pl->l->parts[i];
@@ -119,6 +132,8 @@ static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending
 		*ret_pending = true;
 		return 0;
 	}
+	if (takes_file_size(p))
+		return plan_align_up(measured + p->extra, LAYOUT_SECTOR);
 	return plan_align_up(measured + p->extra, p->align);
 }
 

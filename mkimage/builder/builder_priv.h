@@ -39,12 +39,14 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 		    const char *what, struct build_map *map);
 
 /*
- * Writes @len zero bytes into the image @b writes, at @offset, with write(), so that they are
- * data of the image file (its extents say so to a flash without a bmap), not a hole. @what
- * names the region in messages; build_interrupted() is asked after each MiB. Returns 0 or a
- * negative errno with a message in b->d (-EINTR: interrupted).
+ * Writes @len bytes of value @byte (zeros, or a NOR flash's erased 0xff) into the image @b
+ * writes, at @offset, with write(), so that they are data of the image file (its extents say
+ * so to a flash without a bmap), not a hole. @what names the region in messages;
+ * build_interrupted() is asked after each MiB. Returns 0 or a negative errno with a message
+ * in b->d (-EINTR: interrupted).
  */
-int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what);
+int build_write_bytes(struct build *b, uint64_t offset, uint64_t len, uint8_t byte,
+		      const char *what);
 
 /* ---- read_inputs.c: what a raw region or raw partition writes ------------------------------ */
 
@@ -55,7 +57,9 @@ struct build_input {
 	const char *path;     /* the resolved `from`, or NULL */
 	struct fileid listed; /* the file @path named when it was measured */
 	uint64_t skip;
-	bool fill;
+	bool fill;         /* every byte outside the holes written: from's, then fill_byte */
+	uint8_t fill_byte; /* what fill writes after from (or everywhere without from) */
+	bool dense;        /* sparse = false: the zeros of from written and mapped too */
 	const struct layout_range *holes; /* offsets from the region's start */
 	size_t n_holes;
 	struct layout_loc skip_loc, holes_loc;

@@ -11,7 +11,7 @@
 #include "common/sparse.h"
 #include "mkimage/builder/builder_priv.h"
 
-#define ZEROS_CHUNK (1u << 20)
+#define BYTES_CHUNK (1u << 20)
 
 /* pwrite()s all of @len bytes; a write that makes no progress is -ENOSPC. */
 static int write_all(int fd, const char *p, size_t len, uint64_t off)
@@ -130,23 +130,26 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 	return 0;
 }
 
-int build_write_zeros(struct build *b, uint64_t offset, uint64_t len, const char *what)
+int build_write_bytes(struct build *b, uint64_t offset, uint64_t len, uint8_t byte,
+		      const char *what)
 {
-	char *zeros = calloc(1, ZEROS_CHUNK);
-	int rc = zeros ? 0 : -ENOMEM;
+	char *bytes = malloc(BYTES_CHUNK);
+	int rc = bytes ? 0 : -ENOMEM;
 
+	if (bytes)
+		memset(bytes, byte, BYTES_CHUNK);
 	while (rc == 0 && len > 0) {
-		size_t n = len > ZEROS_CHUNK ? ZEROS_CHUNK : (size_t)len;
-		rc = write_all(b->image.fd, zeros, n, offset);
+		size_t n = len > BYTES_CHUNK ? BYTES_CHUNK : (size_t)len;
+		rc = write_all(b->image.fd, bytes, n, offset);
 		offset += n;
 		len -= n;
 		if (rc == 0 && len && build_interrupted(b))
 			rc = -EINTR;
 	}
-	free(zeros);
+	free(bytes);
 	if (rc == -EINTR)
 		return rc;
-	return rc < 0 ? diag_error(b->d, "%s: writing the zeros of %s into it: %s", b->o->output,
-				   what, strerror(-rc))
+	return rc < 0 ? diag_error(b->d, "%s: writing the %s of %s into it: %s", b->o->output,
+				   byte ? "fill bytes" : "zeros", what, strerror(-rc))
 		      : 0;
 }

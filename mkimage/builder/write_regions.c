@@ -19,21 +19,32 @@ struct region_write {
 	uint64_t src_bytes; /* the bytes of `from` after skip */
 };
 
-/* Bytes [start, end) of the region, outside its holes. */
+/*
+ * Bytes [start, end) of the region, outside its holes: those of `from` that lie there, then
+ * with fill the fill byte up to @end. The copy leaves the file's zeros as holes of the image
+ * file unless sparse = false: those zeros are written first, then the copy over them.
+ */
 static int write_piece(struct build *b, const struct region_write *w, uint64_t start, uint64_t end)
 {
 	const struct build_input *in = w->in;
+	uint64_t file_end = w->src_fd < 0 || start >= w->src_bytes ? start
+			    : end < w->src_bytes                   ? end
+								   : w->src_bytes;
+	/* filled bytes must reach the card, and boot code is read by offset: all of it;
+	 * sparse = false: all of the file's bytes; else the file's extents (the copy's) */
+	uint64_t mapped_end = w->map_all || in->fill ? end : in->dense ? file_end : start;
 	int rc = 0;
 
-	if (w->map_all ||
-	    in->fill) /* zeros that must reach the card, or boot code read by offset */
-		rc = build_map_add(&b->map, w->offset + start, end - start);
-	if (rc == 0 && in->fill)
-		rc = build_write_zeros(b, w->offset + start, end - start, in->name);
-	else if (rc == 0 && w->src_fd >= 0 && start < w->src_bytes)
-		rc = build_copy_file(b, w->src_fd, in->skip + start,
-				     in->skip + (end < w->src_bytes ? end : w->src_bytes),
+	if (mapped_end > start)
+		rc = build_map_add(&b->map, w->offset + start, mapped_end - start);
+	if (rc == 0 && in->dense && file_end > start)
+		rc = build_write_bytes(b, w->offset + start, file_end - start, 0, in->name);
+	if (rc == 0 && file_end > start)
+		rc = build_copy_file(b, w->src_fd, in->skip + start, in->skip + file_end,
 				     w->offset + start, in->path, &b->map);
+	if (rc == 0 && in->fill && end > file_end)
+		rc = build_write_bytes(b, w->offset + file_end, end - file_end, in->fill_byte,
+				       in->name);
 	return rc;
 }
 

@@ -4,7 +4,9 @@
  * partition in the list, rounded up to `align`, 512 bytes unless set; a partition from an
  * image file as large as the file, rounded up to `align` when it is in the table; a GPT
  * image ending on a 4 KiB boundary after the backup table), computed here and pinned with
- * explicit keys, so that the imported card has the partition table genimage writes.
+ * explicit keys, so that the imported card has the partition table genimage writes. A flash
+ * image (a NOR flash's: partitions one after the other, the bytes they leave 0xff) becomes
+ * raw regions with `fill-byte = 0xff`, byte for byte genimage's file.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +32,8 @@ struct gpart {
 	const char *child_type;        /* that image's type section ("vfat", ...) */
 	const char *image;             /* the `image` key, or NULL */
 	bool in_table;
+	bool fill;       /* `fill`: the image, then zeros to the partition's end */
+	bool sparse;     /* `sparse = false`: the image's zeros are written too */
 	char holes[256]; /* sdimg's `holes` for genimage's, or "" */
 	bool logical;
 	bool fixed_off_grid; /* in the table at the config's `offset`, off the 4 MiB grid */
@@ -80,23 +84,7 @@ static const struct gcfg_node *find_image(const struct gcfg_node *root, const ch
 	return NULL;
 }
 
-/* Without an hdimage image: a flash image is named (its gaps are 0xFF, a layout's zeros). */
-static int no_hdimage(struct gimport *g)
-{
-	for (size_t i = 0; i < g->root->n_kids; i++) {
-		const struct gcfg_node *k = &g->root->kids[i];
-		const struct gcfg_node *t = k->section && k->title ? image_type(k) : NULL;
-		if (t && !strcmp(t->name, "flash"))
-			return at(g, k,
-				  "image '%s' is a flash image, whose gaps genimage fills with "
-				  "0xFF: "
-				  "it cannot be imported (a layout's gaps are zeros)",
-				  k->title);
-	}
-	return diag_error(g->d, "%s: no hdimage image: nothing to import", g->path);
-}
-
-/* Picks the hdimage image: o->image, or the only one. */
+/* Picks the hdimage or flash image: o->image, or the only one. */
 static int pick_hdimage(struct gimport *g)
 {
 	size_t n = 0;
@@ -107,7 +95,7 @@ static int pick_hdimage(struct gimport *g)
 		if (!k->section || strcmp(k->name, "image") || !k->title)
 			continue;
 		t = image_type(k);
-		if (!t || strcmp(t->name, "hdimage"))
+		if (!t || (strcmp(t->name, "hdimage") && strcmp(t->name, "flash")))
 			continue;
 		if (g->o->image && strcmp(g->o->image, k->title))
 			continue;
@@ -121,7 +109,7 @@ static int pick_hdimage(struct gimport *g)
 	if (g->o->image)
 		return diag_error(g->d, "%s: no hdimage image '%s'", g->path, g->o->image);
 	if (n == 0)
-		return no_hdimage(g);
+		return diag_error(g->d, "%s: no hdimage image: nothing to import", g->path);
 	return diag_error(g->d, "%s: %zu hdimage images: choose one with --image NAME", g->path, n);
 }
 
@@ -188,7 +176,7 @@ static int only_keys(struct gimport *g, const struct gcfg_node *s, const char *c
 		bool ok = false;
 		if (k->section) {
 			ok = section && !strcmp(k->name, section);
-			if (!ok && !k->title && !strcmp(k->name, "hdimage"))
+			if (!ok && k == g->hd)
 				ok = s == g->hd_image;
 		}
 		for (size_t j = 0; !k->section && known[j] && !ok; j++)
@@ -401,6 +389,8 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 					     "forced-primary",
 					     "autoresize",
 					     "holes",
+					     "fill",
+					     "sparse",
 					     NULL };
 	struct gpart *p;
 	int r;
@@ -415,7 +405,9 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 	if ((r = only_keys(g, n, known, NULL, n->title)) ||
 	    (r = key_bool(g, n, "in-partition-table", true, &p->in_table)) ||
 	    (r = key_size(g, n, "offset", &p->offset)) || (r = key_size(g, n, "size", &p->size)) ||
-	    (r = key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)))
+	    (r = key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)) ||
+	    (r = key_bool(g, n, "fill", false, &p->fill)) ||
+	    (r = key_bool(g, n, "sparse", true, &p->sparse)))
 		return r;
 	if (g->table == TABLE_NONE)
 		p->in_table = false;
@@ -477,6 +469,9 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 		p->fixed_off_grid = true;
 	else if (p->in_table && p->offset % IMPORT_SD_GRID)
 		g->off_grid = true;
+	/* a filled partition's zeros are written: without a table the file reaches its end */
+	if (p->fill && g->table == TABLE_NONE && p->offset + p->size > g->data_end)
+		g->data_end = p->offset + p->size;
 	*now = p->offset + p->size;
 	return 0;
 }
@@ -499,12 +494,6 @@ static int read_parts(struct gimport *g)
 	 * last region when the hdimage has `fill` */
 	if (g->table == TABLE_NONE && !g->image_size)
 		g->image_size = g->fill ? now : g->data_end;
-	if (g->table == TABLE_NONE && g->image_size % SECTOR)
-		return diag_error(g->d,
-				  "%s:%u: image '%s': genimage makes it %" PRIu64 " bytes long, no "
-				  "whole number of sectors, which a layout's image size must be",
-				  g->hd_image->file, g->hd_image->line, g->hd_image->title,
-				  g->image_size);
 	if (g->image_size && g->image_size < now && import_gcfg_key(g->hd_image, "size"))
 		return at(g, g->hd_image, "image '%s': the partitions exceed its size",
 			  g->hd_image->title);
@@ -603,6 +592,16 @@ static int check_vfat(struct gimport *g, const struct gcfg_node *vfat)
 	return 0;
 }
 
+/* genimage's `fill` and `sparse = false` of a partition, the same keys of a raw one. */
+static void put_fill(FILE *out, const struct gpart *p)
+{
+	if (p->fill)
+		fprintf(out, "    fill = true   # %s\n",
+			p->image ? "the image, then zeros to the end" : "zeros written");
+	if (p->image && !p->sparse)
+		fprintf(out, "    sparse = false   # the image's zeros written too\n");
+}
+
 static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 {
 	const char *mbr_type = import_gcfg_str(p->n, "partition-type");
@@ -636,6 +635,8 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 		if (p->holes[0])
 			fprintf(out, "    holes = \"%s\"\n", p->holes);
 	}
+	if (!fat && !ext4)
+		put_fill(out, p);
 	if (g->table == TABLE_MBR)
 		fprintf(out, "    mbr-type = %s\n", mbr_type);
 	if (g->table == TABLE_GPT) {
@@ -688,11 +689,15 @@ static void put_raw(FILE *out, const struct gimport *g, const struct gpart *p)
 		size = g->image_size - p->offset;
 	fprintf(out, "\nraw %s {   # outside the table\n    offset = %" PRIu64 "\n", p->n->title,
 		p->offset);
-	fprintf(out, "    from = ");
-	put_quoted(out, p->image);
-	fprintf(out, "\n    size = %" PRIu64 "\n", size);
+	if (p->image) {
+		fprintf(out, "    from = ");
+		put_quoted(out, p->image);
+		fputc('\n', out);
+	}
+	fprintf(out, "    size = %" PRIu64 "\n", size);
 	if (p->holes[0])
 		fprintf(out, "    holes = \"%s\"\n", p->holes);
+	put_fill(out, p);
 	fprintf(out, "}\n");
 }
 
@@ -736,6 +741,12 @@ static int check_parts(struct gimport *g)
 			return at(g, p->n,
 				  "partition '%s': a file system outside the table cannot "
 				  "be imported",
+				  p->n->title);
+		if (t && (!strcmp(t->name, "vfat") || !strcmp(t->name, "ext4")) &&
+		    (p->fill || !p->sparse))
+			return at(g, p->n,
+				  "partition '%s': fill or sparse on a file system sdimg makes "
+				  "cannot be imported",
 				  p->n->title);
 		if (t && !strcmp(t->name, "vfat") && (r = check_vfat(g, t)))
 			return r;
@@ -840,12 +851,128 @@ static int refuse_template(struct gimport *g)
 	return r;
 }
 
+/* ---- a flash image: partitions one after the other, every byte they leave 0xff */
+
+/* The size of the flash the image names with `flashtype`: pebsize times numpebs. */
+static int flash_size(struct gimport *g, uint64_t *ret)
+{
+	const char *type = import_gcfg_str(g->hd_image, "flashtype");
+	const struct gcfg_node *f = NULL;
+	uint64_t peb, n;
+	int r;
+
+	for (size_t i = 0; type && i < g->root->n_kids && !f; i++) {
+		const struct gcfg_node *k = &g->root->kids[i];
+		if (k->section && !strcmp(k->name, "flash") && k->title && !strcmp(k->title, type))
+			f = k;
+	}
+	if (!f)
+		return at(g, g->hd_image, "image '%s': no flashtype names a flash section",
+			  g->hd_image->title);
+	if ((r = key_size(g, f, "pebsize", &peb)) || (r = key_size(g, f, "numpebs", &n)))
+		return r;
+	if (!peb || !n || peb > UINT64_MAX / n)
+		return at(g, f, "flash '%s': pebsize and numpebs must be set", f->title);
+	*ret = peb * n;
+	return 0;
+}
+
+/* Erased flash between the partitions (and after the last): 0xff that genimage writes. */
+static void put_erased(FILE *out, uint64_t from, uint64_t to, unsigned *n)
+{
+	if (from < to)
+		fprintf(out,
+			"\nraw erased-%u { offset = %" PRIu64 " size = %" PRIu64
+			" fill = true fill-byte = 0xff }\n",
+			++*n, from, to - from);
+}
+
+static void put_flash_part(FILE *out, const struct gcfg_node *n, const char *image, uint64_t offset,
+			   uint64_t size)
+{
+	fprintf(out, "\nraw %s {\n    offset = %" PRIu64 "\n    size = %" PRIu64 "\n", n->title,
+		offset, size);
+	if (image) {
+		fprintf(out, "    from = ");
+		put_quoted(out, image);
+		fputc('\n', out);
+	}
+	fprintf(out, "    fill = true\n    fill-byte = 0xff   # erased flash%s\n}\n",
+		image ? " after the image" : "");
+}
+
+/* One partition of a flash image at or after *@now; the last one without size takes the
+ * rest of the flash (genimage refuses that on any other). */
+static int flash_part(struct gimport *g, FILE *out, const struct gcfg_node *n, bool last,
+		      uint64_t end, uint64_t *now, unsigned *erased)
+{
+	static const char *const known[] = { "offset", "size", "image", NULL };
+	uint64_t offset, size;
+	int r;
+
+	if (!n->title)
+		return at(g, n, "a partition without a name%s", NULL);
+	if ((r = only_keys(g, n, known, NULL, n->title)) ||
+	    (r = key_size(g, n, "offset", &offset)) || (r = key_size(g, n, "size", &size)))
+		return r;
+	if (offset && offset < *now)
+		return at(g, n, "partition '%s' overlaps the partition before it", n->title);
+	if (!offset)
+		offset = *now;
+	if (!size && !last)
+		return at(g, n,
+			  "partition '%s': only the last partition may have no size (genimage "
+			  "refuses it too)",
+			  n->title);
+	if (!size && offset < end)
+		size = end - offset;
+	if (!size || offset > end || size > end - offset)
+		return at(g, n, "partition '%s' does not fit in the flash", n->title);
+	put_erased(out, *now, offset, erased);
+	put_flash_part(out, n, import_gcfg_str(n, "image"), offset, size);
+	*now = offset + size;
+	return 0;
+}
+
+/* A flash image: a layout without a table, as long as the flash, its erased bytes 0xff. */
+static int translate_flash(struct gimport *g, FILE *out)
+{
+	static const char *const flash_keys[] = { NULL };
+	static const char *const image_keys[] = { "flashtype", "size", NULL };
+	uint64_t end = 0, now = 0;
+	unsigned erased = 0;
+	size_t last = 0;
+	int r;
+
+	if ((r = only_keys(g, g->hd, flash_keys, NULL, "flash")) ||
+	    (r = only_keys(g, g->hd_image, image_keys, "partition", g->hd_image->title)) ||
+	    (r = flash_size(g, &end)))
+		return r;
+	for (size_t i = 0; i < g->hd_image->n_kids; i++)
+		if (g->hd_image->kids[i].section && !strcmp(g->hd_image->kids[i].name, "partition"))
+			last = i;
+	fprintf(out, "# imported by sdimg import from %s: genimage flash image '%s'\n", g->path,
+		g->hd_image->title);
+	fprintf(out, "image {\n    table = none\n    size = %" PRIu64 "   # the flash's\n}\n", end);
+	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
+		const struct gcfg_node *k = &g->hd_image->kids[i];
+		if (k->section && !strcmp(k->name, "partition"))
+			r = flash_part(g, out, k, i == last, end, &now, &erased);
+	}
+	if (!r)
+		put_erased(out, now, end, &erased);
+	return r;
+}
+
 static int translate(struct gimport *g, FILE *out)
 {
 	int r;
 
-	if ((r = pick_hdimage(g)) || (r = refuse_template(g)) || (r = read_hdimage(g)) ||
-	    (r = read_parts(g)) || (r = check_parts(g)))
+	if ((r = pick_hdimage(g)) || (r = refuse_template(g)))
+		return r;
+	if (!strcmp(g->hd->name, "flash"))
+		return translate_flash(g, out);
+	if ((r = read_hdimage(g)) || (r = read_parts(g)) || (r = check_parts(g)))
 		return r;
 	put_image(out, g);
 	if (g->table == TABLE_GPT)
@@ -854,7 +981,7 @@ static int translate(struct gimport *g, FILE *out)
 		const struct gpart *p = &g->parts[i];
 		if (p->in_table)
 			put_partition(out, g, p);
-		else if (p->image)
+		else if (p->image || p->fill)
 			put_raw(out, g, p);
 		else
 			fprintf(out,

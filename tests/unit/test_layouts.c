@@ -739,8 +739,16 @@ static void test_raw_inputs(void **state)
 	expect_error("raw b { offset = 0 from = \"b\" size = 1K\n holes = \"1K-2K\" }",
 		     "t.layout:2: raw 'b': holes: 1024-2048 ends past the 1024 bytes of the "
 		     "region");
-	expect_error("raw b { offset = 0 size = 1K\n fill = true from = \"b\" }",
-		     "t.layout:2: raw 'b': fill: writes zeros where there is no 'from'");
+	expect_error("raw b { offset = 0 size = 1K from = \"b\"\n fill-byte = 0xff }",
+		     "t.layout:2: raw 'b': fill-byte: is the byte 'fill = true' writes, and there "
+		     "is no 'fill = true'");
+	expect_error("raw b { offset = 0 size = 1K fill = true\n fill-byte = 256 }",
+		     "t.layout:2: raw 'b': fill-byte: 256 is out of range (0 to 255)");
+	expect_error("partition p { size = 4M fill = true\n sparse = false }",
+		     "t.layout:2: partition 'p': sparse: 'false' writes the zeros of 'from', and "
+		     "there is no 'from'");
+	expect_error("partition p { type = fat\n fill-byte = 1 }",
+		     "t.layout:2: partition 'p': fill-byte: only a raw partition has it");
 	expect_error("raw b { offset = 0\n fill = true }",
 		     "t.layout:2: raw 'b': fill: needs the region's 'size'");
 	expect_error("raw b { offset = 0 size = 1K fill = true\n skip = 1K }",
