@@ -28,7 +28,7 @@ static void import_usage(FILE *out)
 		"                       succeeds); default: the standard output\n"
 		"  --image NAME         the genimage image to translate, when the configuration\n"
 		"                       has more than one hdimage image; for a kickstart, the\n"
-		"                       disk whose partitions to take (--ondisk NAME)\n"
+		"                       disk whose partitions to take, as its part lines name it\n"
 		"  -I, --input DIR      where the input files are (genimage's input path):\n"
 		"                       their sizes decide the placement; repeatable, searched\n"
 		"                       in order; default: the folder of FILE\n"
