@@ -447,6 +447,8 @@ static int open_reader(struct ext4_walk *w, struct content_archive_reader *r)
 	char *place = NULL;
 	int rc = content_archive_reader_open(r, &build_ext4_caps, w->e->strip, w->b->d);
 
+	r->top = w->e->path;
+	r->filter = w->filter;
 	if (rc < 0 &&
 	    asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line, w->e->path) >= 0)
 		diag_prefix(w->b->d, first, place);

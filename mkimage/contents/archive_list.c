@@ -19,11 +19,14 @@
 
 #define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
 
-/* A regular file that strip removed, which hard links may still name. */
+/* A regular file that strip removed, or the filter dropped, which links may still name. */
 struct gone {
 	char *path;     /* its path, normalised but not stripped (owned) */
+	char *rel;      /* its path from the tree's top when the filter dropped it (owned) */
 	uint64_t entry; /* the entry with its bytes */
 	uint64_t size;
+	int64_t mtime;
+	uint32_t mtime_ns;
 };
 
 /* A hard link to a file strip removed: node @node gets the bytes of gone[@gone] at the end. */
@@ -37,6 +40,7 @@ struct lister {
 	const char *host;
 	size_t source;
 	struct content *c;
+	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
 	struct diag *d;
 	struct content_archive_reader r; /* the listing pass (owned) */
 	uint32_t id;                     /* 1 + index of the archive in c->archives */
@@ -207,22 +211,40 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 	return rc;
 }
 
-/* Remembers the regular file @ae, which strip removed, for hard links to it. */
-static int remember_gone(struct lister *ls, const struct content_archive_item *ae)
+/* Remembers the regular file @ae, which strip removed or the filter dropped (at @rel), for
+ * links to it. */
+static int remember_gone(struct lister *ls, const struct content_archive_item *ae, const char *rel)
 {
-	char *path = NULL;
-	int rc = content_archive_norm_path(ae->name, 0, &path);
+	char *path = NULL, *grel = rel ? strdup(rel) : NULL;
+	int rc = rel && !grel ? -ENOMEM : content_archive_norm_path(ae->name, 0, &path);
 
-	if (rc)
+	if (rc) {
+		free(grel);
 		return rc < 0 ? rc : 0;
+	}
 	if (array_grow((void **)&ls->gone, &ls->cap_gone, ls->n_gone + 1, sizeof(*ls->gone)) < 0) {
 		free(path);
+		free(grel);
 		return -ENOMEM;
 	}
-	ls->gone[ls->n_gone++] = (struct gone){ .path = path,
-						.entry = ae->number,
-						.size = (uint64_t)ae->size };
+	struct gone *g = &ls->gone[ls->n_gone++];
+	*g = (struct gone){ .path = path,
+			    .rel = grel,
+			    .entry = ae->number,
+			    .size = (uint64_t)ae->size };
+	g->mtime = content_mtime(&ls->l->image, ae->mtime_set ? &ae->mtime : NULL, &g->mtime_ns);
 	return 0;
+}
+
+/* The file the filter dropped at @rel (from the tree's top), in *@ret; -ENOENT when none. */
+static int find_dropped(const struct lister *ls, const char *rel, size_t *ret)
+{
+	for (size_t i = ls->n_gone; i-- > 0;)
+		if (ls->gone[i].rel && !strcmp(ls->gone[i].rel, rel)) {
+			*ret = i;
+			return 0;
+		}
+	return -ENOENT;
 }
 
 /* The stripped-away file that @target names, in *@ret; -ENOENT when there is none. */
@@ -285,6 +307,10 @@ static int add_hardlink(struct lister *ls, const char *rel, const struct content
 
 	if (rc == 1 && (rc = find_gone(ls, target, &g)) == 0)
 		return link_to_gone(ls, rel, ae, g);
+	if (rc == 0 && find_dropped(ls, trel, &g) == 0) {
+		free(trel);
+		return link_to_gone(ls, rel, ae, g);
+	}
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
@@ -371,6 +397,37 @@ static int add_file(struct lister *ls, const char *rel, const struct content_arc
 	return add_node(ls, &n, rel, ae);
 }
 
+/* The folders above @rel, which the model would have judged (filter.c) had the entry at @rel
+ * stayed in it, judged so that the patterns' hits are counted as before. */
+static void judge_folders_above(struct content_filter *f, const char *rel)
+{
+	char up[CONTENT_MAX_PATH + 1];
+
+	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		size_t len = (size_t)(slash - rel);
+		if (len > CONTENT_MAX_PATH)
+			break;
+		memcpy(up, rel, len);
+		up[len] = '\0';
+		content_filter_takes(f, up, true);
+	}
+}
+
+/* Entry @ae, which the filter dropped: as for one strip removed, its bytes stay for the hard
+ * and symbolic links that name it. */
+static int drop_entry(struct lister *ls, const struct content_archive_item *ae)
+{
+	judge_folders_above(ls->filter, ae->path);
+	ls->copies.held_nodes++;
+	if (ae->type == AE_IFREG && !ae->hardlink)
+		ls->copies.held_bytes += (uint64_t)ae->size;
+	if (ae->hardlink && ae->size > 0)
+		return give_bytes_to_target(ls, ae);
+	if (ae->type == AE_IFREG && ae->size_set)
+		return remember_gone(ls, ae, ae->path);
+	return 0;
+}
+
 /* What FAT makes of entry @ae of the listing (a content_archive_item_fn). */
 static int list_entry(void *ctx, struct content_archive_item *ae)
 {
@@ -379,10 +436,12 @@ static int list_entry(void *ctx, struct content_archive_item *ae)
 	mode_t type = ae->type;
 	int rc = 0;
 
+	if (content_archive_dropped(ls->filter, ae))
+		return drop_entry(ls, ae);
 	if (!rel && hard && ae->size > 0)
 		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
 	if (!rel && type == AE_IFREG)
-		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
+		return remember_gone(ls, ae, NULL); /* stripped away, but hard links may name it */
 	if (!rel)
 		return 0;
 	ls->copies.held_nodes++;
@@ -464,6 +523,23 @@ static int follow_to_folder(struct lister *ls, size_t i, const struct content_no
 	return rc;
 }
 
+/* Node @n, a link to the file @g that the filter dropped, becomes a copy of it. */
+static int copy_dropped(struct lister *ls, struct content_node *n, const struct gone *g)
+{
+	int rc = content_count_copy(&ls->copies, g->size, ls->host, ls->d);
+
+	if (rc < 0)
+		return rc;
+	n->archive = ls->id;
+	n->entry = g->entry;
+	n->size = g->size;
+	n->mtime = g->mtime; /* a followed link is that file, as in folders */
+	n->mtime_ns = g->mtime_ns;
+	free(n->link);
+	n->link = NULL;
+	return 0;
+}
+
 /*
  * Follows the link of node @i and gives @i the bytes of the file (or the folder) it names.
  * A link that names nothing (yet: a path through a link to a folder that is not copied yet)
@@ -487,6 +563,9 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		if (no_memory)
 			return -ENOMEM;
 		struct content_node *n = &ls->c->nodes[i];
+		size_t g;
+		if (!t && find_dropped(ls, target, &g) == 0)
+			return copy_dropped(ls, n, &ls->gone[g]);
 		if ((!t || t->source != ls->source) && !report)
 			return 1;
 		if (!t || t->source != ls->source)
@@ -572,18 +651,22 @@ static int list_host(struct lister *ls)
 }
 
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
-			 size_t source, struct content *c, struct diag *d)
+			 size_t source, struct content_filter *filter, struct content *c,
+			 struct diag *d)
 {
 	struct lister ls = { .l = l,
 			     .e = e,
 			     .host = host,
 			     .source = source,
 			     .c = c,
+			     .filter = filter,
 			     .d = d,
 			     .first_node = c->n };
 	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
 	int rc = content_archive_reader_open(&ls.r, &content_caps_fat, e->strip, d);
 
+	ls.r.top = e->path;
+	ls.r.filter = filter;
 	if (rc == 0)
 		rc = register_archive(&ls);
 	if (rc == 0)
@@ -592,8 +675,10 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 		fill_gone_links(&ls);
 		rc = resolve_links(&ls);
 	}
-	for (size_t i = 0; i < ls.n_gone; i++)
+	for (size_t i = 0; i < ls.n_gone; i++) {
 		free(ls.gone[i].path);
+		free(ls.gone[i].rel);
+	}
 	free(ls.gone);
 	free(ls.links);
 	content_archive_reader_close(&ls.r);
