@@ -213,6 +213,12 @@ expect_stderr "deep.tar: skip/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/
 sed 's|from = "deep.tar"|from = "deep.tar" exclude = "skip"|' deep.tar.layout >deepx.layout
 expect_status 0 "$SDIMG" build deepx.layout -o deepx.img
 
+# a path that two entries give (tar -r): FAT keeps the later, ext4 refuses, naming both
+mkdir dup && echo first >dup/a && tar -C dup -cf dup.tar a && echo second >dup/a && tar -C dup -rf dup.tar a
+layout dup.tar
+expect_status 1 "$SDIMG" build dup.tar.layout -o dup.img
+expect_stderr "dup.tar.layout:2: tree '/': ./dup.tar: 'a' is in the archive twice, and ext4 takes one entry a path"
+
 # the kernel's view of the first image against the archive's listing
 ext4_mount tar.img 1
 same_walk root mnt '%U %G %m %y %s %p %l\n'
