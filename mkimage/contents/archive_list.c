@@ -590,7 +590,8 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		}
 		target = t->link;
 	}
-	return diag_error(ls->d, "%s: a loop of symbolic links", ls->c->nodes[i].origin);
+	return diag_error(ls->d, "%s: a loop of symbolic links, or more than %d in a row",
+			  ls->c->nodes[i].origin, LINK_HOPS);
 }
 
 /* Resolves every link, again while that makes progress; then reports those left dangling. */
