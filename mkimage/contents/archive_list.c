@@ -523,21 +523,33 @@ static int follow_to_folder(struct lister *ls, size_t i, const struct content_no
 	return rc;
 }
 
-/* Node @n, a link to the file @g that the filter dropped, becomes a copy of it. */
-static int copy_dropped(struct lister *ls, struct content_node *n, const struct gone *g)
+/* Node @n, a link to the file @f, becomes a copy of it. */
+static int copy_file(struct lister *ls, struct content_node *n, const struct content_node *f)
 {
-	int rc = content_count_copy(&ls->copies, g->size, ls->host, ls->d);
+	int rc = content_count_copy(&ls->copies, f->size, ls->host, ls->d);
 
 	if (rc < 0)
 		return rc;
-	n->archive = ls->id;
-	n->entry = g->entry;
-	n->size = g->size;
-	n->mtime = g->mtime; /* a followed link is that file, as in folders */
-	n->mtime_ns = g->mtime_ns;
+	n->archive = f->archive;
+	n->entry = f->entry;
+	n->size = f->size;
+	n->mtime = f->mtime; /* a followed link is that file, as in folders */
+	n->mtime_ns = f->mtime_ns;
 	free(n->link);
 	n->link = NULL;
 	return 0;
+}
+
+/* Node @n, a link to the file @g that the filter dropped, becomes a copy of it. */
+static int copy_dropped(struct lister *ls, struct content_node *n, const struct gone *g)
+{
+	const struct content_node f = { .archive = ls->id,
+					.entry = g->entry,
+					.size = g->size,
+					.mtime = g->mtime,
+					.mtime_ns = g->mtime_ns };
+
+	return copy_file(ls, n, &f);
 }
 
 /*
@@ -575,19 +587,8 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 					  n->origin, target);
 		if (t->is_dir)
 			return follow_to_folder(ls, i, t);
-		if (!t->link) {
-			int rc = content_count_copy(&ls->copies, t->size, ls->host, ls->d);
-			if (rc < 0)
-				return rc;
-			n->archive = t->archive;
-			n->entry = t->entry;
-			n->size = t->size;
-			n->mtime = t->mtime; /* a followed link is that file, as in folders */
-			n->mtime_ns = t->mtime_ns;
-			free(n->link);
-			n->link = NULL;
-			return 0;
-		}
+		if (!t->link)
+			return copy_file(ls, n, t);
 		target = t->link;
 	}
 	return diag_error(ls->d, "%s: a loop of symbolic links, or more than %d in a row",

@@ -16,11 +16,12 @@ echo out >outside.txt
 mkfifo fw/logs/pipe
 mkfifo fw/sub/pipe
 
+from=fw
 fat_layout() {
     cat >"$1.layout" <<LAYOUT
 image { size = 64M }
 partition boot { type = fat size = 32M
-    tree "/" { from = "fw" $2 }
+    tree "/" { from = "$from" $2 }
 }
 LAYOUT
 }
@@ -98,15 +99,8 @@ for i in $(seq 1 70); do deep=$deep/d; done
 mkdir -p "$deep" && echo x >"$deep/f"
 mknod arc/null c 1 3 2>/dev/null || mkfifo arc/null
 tar -C arc -cf arc.tar hidden.bin hard soft kernel.img sub localtime skip null
-arc_layout() {
-    cat >"$1.layout" <<LAYOUT
-image { size = 64M }
-partition boot { type = fat size = 32M
-    tree "/" { from = "arc.tar" $2 }
-}
-LAYOUT
-}
-arc_layout arcex 'exclude = "hidden.bin, localtime, skip, null"'
+from=arc.tar
+fat_layout arcex 'exclude = "hidden.bin, localtime, skip, null"'
 expect_status 0 "$SDIMG" build -q -o arcex.img arcex.layout
 [ ! -s err.txt ] || fail "an excluded archive entry was examined: $(cat err.txt)"
 listing arcex.img >got.txt
@@ -115,7 +109,7 @@ diff want.txt got.txt >diff.txt || fail "archive exclude: $(cat diff.txt)"
 for f in hard soft; do
     [ "$(mtype -i arcex.img@@4194304 ::/$f)" = hidden ] || fail "$f lost the bytes of hidden.bin"
 done
-arc_layout arcinc 'include = "kernel.img, sub/, *.tpm" exclude = "localtime, skip/"'
+fat_layout arcinc 'include = "kernel.img, sub/, *.tpm" exclude = "localtime, skip/"'
 expect_status 0 "$SDIMG" build -q -o arcinc.img arcinc.layout
 expect_stderr "warning: arcinc.layout:3: partition 'boot': tree '/': include pattern '*.tpm' matches nothing in arc.tar"
 listing arcinc.img >got.txt
