@@ -19,14 +19,11 @@
 
 #define LINK_HOPS 40 /* as many symbolic links in a row as Linux follows */
 
-/* A regular file that strip removed, or the filter dropped, which links may still name. */
+/* A regular file that strip removed, which hard links may still name. */
 struct gone {
 	char *path;     /* its path, normalised but not stripped (owned) */
-	char *rel;      /* its path from the tree's top when the filter dropped it (owned) */
 	uint64_t entry; /* the entry with its bytes */
 	uint64_t size;
-	int64_t mtime;
-	uint32_t mtime_ns;
 };
 
 /* A hard link to a file strip removed: node @node gets the bytes of gone[@gone] at the end. */
@@ -211,40 +208,22 @@ static int add_node(struct lister *ls, struct content_node *n, const char *rel,
 	return rc;
 }
 
-/* Remembers the regular file @ae, which strip removed or the filter dropped (at @rel), for
- * links to it. */
-static int remember_gone(struct lister *ls, const struct content_archive_item *ae, const char *rel)
+/* Remembers the regular file @ae, which strip removed, for hard links to it. */
+static int remember_gone(struct lister *ls, const struct content_archive_item *ae)
 {
-	char *path = NULL, *grel = rel ? strdup(rel) : NULL;
-	int rc = rel && !grel ? -ENOMEM : content_archive_norm_path(ae->name, 0, &path);
+	char *path = NULL;
+	int rc = content_archive_norm_path(ae->name, 0, &path);
 
-	if (rc) {
-		free(grel);
+	if (rc)
 		return rc < 0 ? rc : 0;
-	}
 	if (array_grow((void **)&ls->gone, &ls->cap_gone, ls->n_gone + 1, sizeof(*ls->gone)) < 0) {
 		free(path);
-		free(grel);
 		return -ENOMEM;
 	}
-	struct gone *g = &ls->gone[ls->n_gone++];
-	*g = (struct gone){ .path = path,
-			    .rel = grel,
-			    .entry = ae->number,
-			    .size = (uint64_t)ae->size };
-	g->mtime = content_mtime(&ls->l->image, ae->mtime_set ? &ae->mtime : NULL, &g->mtime_ns);
+	ls->gone[ls->n_gone++] = (struct gone){ .path = path,
+						.entry = ae->number,
+						.size = (uint64_t)ae->size };
 	return 0;
-}
-
-/* The file the filter dropped at @rel (from the tree's top), in *@ret; -ENOENT when none. */
-static int find_dropped(const struct lister *ls, const char *rel, size_t *ret)
-{
-	for (size_t i = ls->n_gone; i-- > 0;)
-		if (ls->gone[i].rel && !strcmp(ls->gone[i].rel, rel)) {
-			*ret = i;
-			return 0;
-		}
-	return -ENOENT;
 }
 
 /* The stripped-away file that @target names, in *@ret; -ENOENT when there is none. */
@@ -307,10 +286,6 @@ static int add_hardlink(struct lister *ls, const char *rel, const struct content
 
 	if (rc == 1 && (rc = find_gone(ls, target, &g)) == 0)
 		return link_to_gone(ls, rel, ae, g);
-	if (rc == 0 && find_dropped(ls, trel, &g) == 0) {
-		free(trel);
-		return link_to_gone(ls, rel, ae, g);
-	}
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
@@ -397,51 +372,17 @@ static int add_file(struct lister *ls, const char *rel, const struct content_arc
 	return add_node(ls, &n, rel, ae);
 }
 
-/* The folders above @rel, which the model would have judged (filter.c) had the entry at @rel
- * stayed in it, judged so that the patterns' hits are counted as before. */
-static void judge_folders_above(struct content_filter *f, const char *rel)
+/* What FAT makes of entry @ae of the listing. */
+static int add_entry(struct lister *ls, const struct content_archive_item *ae)
 {
-	char up[CONTENT_MAX_PATH + 1];
-
-	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
-		size_t len = (size_t)(slash - rel);
-		if (len > CONTENT_MAX_PATH)
-			break;
-		memcpy(up, rel, len);
-		up[len] = '\0';
-		content_filter_takes(f, up, true);
-	}
-}
-
-/* Entry @ae, which the filter dropped: as for one strip removed, its bytes stay for the hard
- * and symbolic links that name it. */
-static int drop_entry(struct lister *ls, const struct content_archive_item *ae)
-{
-	judge_folders_above(ls->filter, ae->path);
-	ls->copies.held_nodes++;
-	if (ae->type == AE_IFREG && !ae->hardlink)
-		ls->copies.held_bytes += (uint64_t)ae->size;
-	if (ae->hardlink && ae->size > 0)
-		return give_bytes_to_target(ls, ae);
-	if (ae->type == AE_IFREG && ae->size_set)
-		return remember_gone(ls, ae, ae->path);
-	return 0;
-}
-
-/* What FAT makes of entry @ae of the listing (a content_archive_item_fn). */
-static int list_entry(void *ctx, struct content_archive_item *ae)
-{
-	struct lister *ls = ctx;
 	const char *name = ae->name, *hard = ae->hardlink, *rel = ae->path;
 	mode_t type = ae->type;
 	int rc = 0;
 
-	if (content_archive_dropped(ls->filter, ae))
-		return drop_entry(ls, ae);
 	if (!rel && hard && ae->size > 0)
 		return give_bytes_to_target(ls, ae); /* stripped away, with bytes for its links */
 	if (!rel && type == AE_IFREG)
-		return remember_gone(ls, ae, NULL); /* stripped away, but hard links may name it */
+		return remember_gone(ls, ae); /* stripped away, but hard links may name it */
 	if (!rel)
 		return 0;
 	ls->copies.held_nodes++;
@@ -464,6 +405,62 @@ static int list_entry(void *ctx, struct content_archive_item *ae)
 	if (rc == 0 && hard && ae->size > 0)
 		rc = give_bytes_to_target(ls, ae);
 	return rc;
+}
+
+/* The folders above @rel, which the model judged (filter.c) when the entry at @rel was
+ * judged there, judged so that the patterns count them as they did. */
+static void judge_folders_above(struct content_filter *f, const char *rel)
+{
+	char up[CONTENT_MAX_PATH + 1];
+
+	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		size_t len = (size_t)(slash - rel);
+		if (len > CONTENT_MAX_PATH)
+			break;
+		memcpy(up, rel, len);
+		up[len] = '\0';
+		content_filter_takes(f, up, true);
+	}
+}
+
+/*
+ * Entry @ae, which the filter dropped (content_archive_dropped()): never examined, so that
+ * nothing wrong with it stops the build (a link out of the tree or in a loop, a device node,
+ * a path too deep, a name FAT sees as equal to another), yet kept in the model, left out, as
+ * far as it goes there: a hard or symbolic link that stays may still name it, as a folder's
+ * walk follows a link into what exclude leaves out. Its own links are never followed.
+ */
+static int add_dropped(struct lister *ls, const struct content_archive_item *ae)
+{
+	struct diag *d = ls->d, quiet;
+	size_t first = ls->c->n;
+	int rc;
+
+	judge_folders_above(ls->filter, ae->path);
+	diag_init(&quiet);
+	ls->d = &quiet;
+	rc = add_entry(ls, ae);
+	ls->d = d;
+	diag_release(&quiet);
+	for (size_t i = first; i < ls->c->n; i++) {
+		ls->c->nodes[i].judged = true;
+		ls->c->nodes[i].left_out = true;
+	}
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Whether node @n is a symbolic link the filter dropped, which is never followed. */
+static bool dropped_link(const struct content_node *n)
+{
+	return n->link && n->judged && n->left_out;
+}
+
+/* Entry @ae of the listing into the model (a content_archive_item_fn). */
+static int list_entry(void *ctx, struct content_archive_item *ae)
+{
+	struct lister *ls = ctx;
+
+	return content_archive_dropped(ls->filter, ae) ? add_dropped(ls, ae) : add_entry(ls, ae);
 }
 
 /* Copies the archive's nodes below folder node @from to below the path @to. */
@@ -523,35 +520,6 @@ static int follow_to_folder(struct lister *ls, size_t i, const struct content_no
 	return rc;
 }
 
-/* Node @n, a link to the file @f, becomes a copy of it. */
-static int copy_file(struct lister *ls, struct content_node *n, const struct content_node *f)
-{
-	int rc = content_count_copy(&ls->copies, f->size, ls->host, ls->d);
-
-	if (rc < 0)
-		return rc;
-	n->archive = f->archive;
-	n->entry = f->entry;
-	n->size = f->size;
-	n->mtime = f->mtime; /* a followed link is that file, as in folders */
-	n->mtime_ns = f->mtime_ns;
-	free(n->link);
-	n->link = NULL;
-	return 0;
-}
-
-/* Node @n, a link to the file @g that the filter dropped, becomes a copy of it. */
-static int copy_dropped(struct lister *ls, struct content_node *n, const struct gone *g)
-{
-	const struct content_node f = { .archive = ls->id,
-					.entry = g->entry,
-					.size = g->size,
-					.mtime = g->mtime,
-					.mtime_ns = g->mtime_ns };
-
-	return copy_file(ls, n, &f);
-}
-
 /*
  * Follows the link of node @i and gives @i the bytes of the file (or the folder) it names.
  * A link that names nothing (yet: a path through a link to a folder that is not copied yet)
@@ -575,9 +543,6 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		if (no_memory)
 			return -ENOMEM;
 		struct content_node *n = &ls->c->nodes[i];
-		size_t g;
-		if (!t && find_dropped(ls, target, &g) == 0)
-			return copy_dropped(ls, n, &ls->gone[g]);
 		if ((!t || t->source != ls->source) && !report)
 			return 1;
 		if (!t || t->source != ls->source)
@@ -587,8 +552,19 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 					  n->origin, target);
 		if (t->is_dir)
 			return follow_to_folder(ls, i, t);
-		if (!t->link)
-			return copy_file(ls, n, t);
+		if (!t->link) {
+			int rc = content_count_copy(&ls->copies, t->size, ls->host, ls->d);
+			if (rc < 0)
+				return rc;
+			n->archive = t->archive;
+			n->entry = t->entry;
+			n->size = t->size;
+			n->mtime = t->mtime; /* a followed link is that file, as in folders */
+			n->mtime_ns = t->mtime_ns;
+			free(n->link);
+			n->link = NULL;
+			return 0;
+		}
 		target = t->link;
 	}
 	return diag_error(ls->d, "%s: a loop of symbolic links, or more than %d in a row",
@@ -605,7 +581,8 @@ static int resolve_links(struct lister *ls)
 		progress = false;
 		pending = 0;
 		for (size_t i = ls->first_node; i < ls->c->n; i++) {
-			if (ls->c->nodes[i].removed || !ls->c->nodes[i].link)
+			if (ls->c->nodes[i].removed || !ls->c->nodes[i].link ||
+			    dropped_link(&ls->c->nodes[i]))
 				continue;
 			int rc = resolve_link(ls, i, false);
 			if (rc < 0)
@@ -615,7 +592,8 @@ static int resolve_links(struct lister *ls)
 		}
 	}
 	for (size_t i = ls->first_node; pending && i < ls->c->n; i++)
-		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link)
+		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link &&
+		    !dropped_link(&ls->c->nodes[i]))
 			return resolve_link(ls, i, true);
 	return 0;
 }
@@ -677,10 +655,8 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 		fill_gone_links(&ls);
 		rc = resolve_links(&ls);
 	}
-	for (size_t i = 0; i < ls.n_gone; i++) {
+	for (size_t i = 0; i < ls.n_gone; i++)
 		free(ls.gone[i].path);
-		free(ls.gone[i].rel);
-	}
 	free(ls.gone);
 	free(ls.links);
 	content_archive_reader_close(&ls.r);
