@@ -387,6 +387,26 @@ static int judge_items(struct ext4_walk *w, struct item **sorted, size_t n)
 	return rc;
 }
 
+/*
+ * A path that two entries (not folders, not hard links) that stay give: ext4 takes one entry
+ * a path, where FAT keeps the later (LAYOUT.md, "Archives"). @sorted is in walk order, so the
+ * two are neighbours.
+ */
+static int check_twice(const struct ext4_walk *w, struct item **sorted, size_t n, const char *host)
+{
+	for (size_t i = 1; i < n; i++) {
+		const struct item *a = sorted[i - 1], *b = sorted[i];
+		if (a->left_out || b->left_out || !a->type || !b->type ||
+		    (a->type == AE_IFDIR && b->type == AE_IFDIR) || strcmp(a->path, b->path))
+			continue;
+		return diag_error(w->b->d,
+				  "%s:%d: tree '%s': %s: '%s' is in the archive twice, and ext4 "
+				  "takes one entry a path",
+				  w->e->loc.file, w->e->loc.line, w->e->path, host, b->path);
+	}
+	return 0;
+}
+
 /* The data pass: the listing's items, and the items of the entries it hands out. */
 struct data_pass {
 	struct ext4_walk *w;
@@ -447,6 +467,8 @@ static int open_reader(struct ext4_walk *w, struct content_archive_reader *r)
 	char *place = NULL;
 	int rc = content_archive_reader_open(r, &build_ext4_caps, w->e->strip, w->b->d);
 
+	r->top = w->e->path;
+	r->filter = w->filter;
 	if (rc < 0 &&
 	    asprintf(&place, "%s:%d: tree '%s': ", w->e->loc.file, w->e->loc.line, w->e->path) >= 0)
 		diag_prefix(w->b->d, first, place);
@@ -477,6 +499,8 @@ int build_ext4_archive(struct ext4_walk *w, const char *host)
 		sizes_from_links(sorted, n);
 		if (w->filter)
 			rc = judge_items(w, sorted, n);
+		if (rc == 0)
+			rc = check_twice(w, sorted, n, host);
 		if (rc == 0)
 			rc = make_inodes(w, sorted, n, host);
 	}

@@ -37,6 +37,7 @@ struct lister {
 	const char *host;
 	size_t source;
 	struct content *c;
+	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
 	struct diag *d;
 	struct content_archive_reader r; /* the listing pass (owned) */
 	uint32_t id;                     /* 1 + index of the archive in c->archives */
@@ -371,10 +372,9 @@ static int add_file(struct lister *ls, const char *rel, const struct content_arc
 	return add_node(ls, &n, rel, ae);
 }
 
-/* What FAT makes of entry @ae of the listing (a content_archive_item_fn). */
-static int list_entry(void *ctx, struct content_archive_item *ae)
+/* What FAT makes of entry @ae of the listing. */
+static int add_entry(struct lister *ls, const struct content_archive_item *ae)
 {
-	struct lister *ls = ctx;
 	const char *name = ae->name, *hard = ae->hardlink, *rel = ae->path;
 	mode_t type = ae->type;
 	int rc = 0;
@@ -405,6 +405,62 @@ static int list_entry(void *ctx, struct content_archive_item *ae)
 	if (rc == 0 && hard && ae->size > 0)
 		rc = give_bytes_to_target(ls, ae);
 	return rc;
+}
+
+/* The folders above @rel, which the model judged (filter.c) when the entry at @rel was
+ * judged there, judged so that the patterns count them as they did. */
+static void judge_folders_above(struct content_filter *f, const char *rel)
+{
+	char up[CONTENT_MAX_PATH + 1];
+
+	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		size_t len = (size_t)(slash - rel);
+		if (len > CONTENT_MAX_PATH)
+			break;
+		memcpy(up, rel, len);
+		up[len] = '\0';
+		content_filter_takes(f, up, true);
+	}
+}
+
+/*
+ * Entry @ae, which the filter dropped (content_archive_dropped()): never examined, so that
+ * nothing wrong with it stops the build (a link out of the tree or in a loop, a device node,
+ * a path too deep, a name FAT sees as equal to another), yet kept in the model, left out, as
+ * far as it goes there: a hard or symbolic link that stays may still name it, as a folder's
+ * walk follows a link into what exclude leaves out. Its own links are never followed.
+ */
+static int add_dropped(struct lister *ls, const struct content_archive_item *ae)
+{
+	struct diag *d = ls->d, quiet;
+	size_t first = ls->c->n;
+	int rc;
+
+	judge_folders_above(ls->filter, ae->path);
+	diag_init(&quiet);
+	ls->d = &quiet;
+	rc = add_entry(ls, ae);
+	ls->d = d;
+	diag_release(&quiet);
+	for (size_t i = first; i < ls->c->n; i++) {
+		ls->c->nodes[i].judged = true;
+		ls->c->nodes[i].left_out = true;
+	}
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Whether node @n is a symbolic link the filter dropped, which is never followed. */
+static bool dropped_link(const struct content_node *n)
+{
+	return n->link && n->judged && n->left_out;
+}
+
+/* Entry @ae of the listing into the model (a content_archive_item_fn). */
+static int list_entry(void *ctx, struct content_archive_item *ae)
+{
+	struct lister *ls = ctx;
+
+	return content_archive_dropped(ls->filter, ae) ? add_dropped(ls, ae) : add_entry(ls, ae);
 }
 
 /* Copies the archive's nodes below folder node @from to below the path @to. */
@@ -511,7 +567,8 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 		}
 		target = t->link;
 	}
-	return diag_error(ls->d, "%s: a loop of symbolic links", ls->c->nodes[i].origin);
+	return diag_error(ls->d, "%s: a loop of symbolic links, or more than %d in a row",
+			  ls->c->nodes[i].origin, LINK_HOPS);
 }
 
 /* Resolves every link, again while that makes progress; then reports those left dangling. */
@@ -524,7 +581,8 @@ static int resolve_links(struct lister *ls)
 		progress = false;
 		pending = 0;
 		for (size_t i = ls->first_node; i < ls->c->n; i++) {
-			if (ls->c->nodes[i].removed || !ls->c->nodes[i].link)
+			if (ls->c->nodes[i].removed || !ls->c->nodes[i].link ||
+			    dropped_link(&ls->c->nodes[i]))
 				continue;
 			int rc = resolve_link(ls, i, false);
 			if (rc < 0)
@@ -534,7 +592,8 @@ static int resolve_links(struct lister *ls)
 		}
 	}
 	for (size_t i = ls->first_node; pending && i < ls->c->n; i++)
-		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link)
+		if (!ls->c->nodes[i].removed && ls->c->nodes[i].link &&
+		    !dropped_link(&ls->c->nodes[i]))
 			return resolve_link(ls, i, true);
 	return 0;
 }
@@ -572,18 +631,22 @@ static int list_host(struct lister *ls)
 }
 
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
-			 size_t source, struct content *c, struct diag *d)
+			 size_t source, struct content_filter *filter, struct content *c,
+			 struct diag *d)
 {
 	struct lister ls = { .l = l,
 			     .e = e,
 			     .host = host,
 			     .source = source,
 			     .c = c,
+			     .filter = filter,
 			     .d = d,
 			     .first_node = c->n };
 	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
 	int rc = content_archive_reader_open(&ls.r, &content_caps_fat, e->strip, d);
 
+	ls.r.top = e->path;
+	ls.r.filter = filter;
 	if (rc == 0)
 		rc = register_archive(&ls);
 	if (rc == 0)

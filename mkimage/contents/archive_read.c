@@ -207,6 +207,49 @@ static int read_entry(const struct content_archive_reader *r, const char *host,
 	return rc < 0 ? rc : read_acls(r, host, ae, e);
 }
 
+bool content_archive_dropped(struct content_filter *f, const struct content_archive_item *e)
+{
+	const char *rel = e->path;
+
+	if (!f || !rel || !*rel)
+		return false;
+	if (e->type == AE_IFDIR && !e->hardlink)
+		return content_filter_prunes(f, rel);
+	if (content_filter_drops(f, rel))
+		return true;
+	return (e->type != AE_IFLNK || e->hardlink) && !content_filter_takes(f, rel, false);
+}
+
+/*
+ * The limits of every file system (contents.h): the entry @e, at its place below the tree's
+ * top, at most CONTENT_MAX_PATH bytes and CONTENT_MAX_DEPTH names deep in the partition,
+ * unless the filter drops it (an entry left out is never examined, LAYOUT.md "Filters").
+ */
+static int check_limits(const struct content_archive_reader *r, const char *host,
+			const struct content_archive_item *e)
+{
+	const char *top = r->top && strcmp(r->top, "/") ? r->top : "";
+	size_t len = strlen(top) + 1 + strlen(e->path), names = 1;
+
+	if (!*e->path || content_archive_dropped(r->filter, e))
+		return 0;
+	for (const char *p = top; *p; p++)
+		names += *p == '/';
+	for (const char *p = e->path; *p; p++)
+		names += *p == '/';
+	if (len > CONTENT_MAX_PATH)
+		return diag_error(r->d,
+				  "%s: %s: a path of %zu bytes in the partition; sdimg takes at "
+				  "most %d",
+				  host, e->name, len, CONTENT_MAX_PATH);
+	if (names > CONTENT_MAX_DEPTH)
+		return diag_error(r->d,
+				  "%s: %s: a path %zu names deep in the partition; sdimg takes at "
+				  "most %d",
+				  host, e->name, names, CONTENT_MAX_DEPTH);
+	return 0;
+}
+
 /* One header @ae, read from @a, to @fn. */
 static int list_one(struct content_archive_reader *r, const char *host, struct archive *a,
 		    struct archive_entry *ae, content_archive_item_fn fn, void *ctx)
@@ -220,6 +263,8 @@ static int list_one(struct content_archive_reader *r, const char *host, struct a
 				  r->lib.archive_error_string(a) ? r->lib.archive_error_string(a)
 								 : "it is empty");
 	rc = read_entry(r, host, ae, &e);
+	if (rc == 0 && e.path)
+		rc = check_limits(r, host, &e);
 	r->kept += rc == 0 && e.path;
 	if (rc == 0)
 		rc = fn(ctx, &e);

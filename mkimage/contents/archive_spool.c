@@ -26,6 +26,7 @@ struct content_unpack {
 	struct archive *filtered;  /* ... libarchive's filters with the "raw" format */
 	struct archive *a;         /* the archive read from that stream */
 	int64_t size;              /* the size of the file u->host */
+	bool slow;                 /* a slow filter decompresses it: the data pass reads a spool */
 	int spool_fd;              /* the copy of the stream (owned; -1: none) */
 	char bad[256];             /* why the stream failed ("" while it has not) */
 };
@@ -125,8 +126,8 @@ static bool slow_filter(int code)
 	       code != ARCHIVE_FILTER_LZ4;
 }
 
-/* Opens u->filtered on u->host: 1 when a slow filter decompresses it, 0 when none does (or
- * it cannot be read at all). */
+/* Opens u->filtered on u->host: 1 when a filter decompresses it (u->slow: a slow one), 0
+ * when none does (or it cannot be read at all). */
 static int open_filtered(struct content_unpack *u)
 {
 	struct archive_entry *ae;
@@ -143,10 +144,10 @@ static int open_filtered(struct content_unpack *u)
 		r = u->lib->archive_read_next_header(u->filtered, &ae);
 	if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
 		return 0; /* the listing reads it as it is, and says what is wrong */
-	for (int i = 0; i + 1 < u->lib->archive_filter_count(u->filtered); i++)
-		if (slow_filter(u->lib->archive_filter_code(u->filtered, i)))
-			return 1;
-	return 0;
+	int n = u->lib->archive_filter_count(u->filtered);
+	for (int i = 0; i + 1 < n; i++)
+		u->slow |= slow_filter(u->lib->archive_filter_code(u->filtered, i));
+	return n > 1;
 }
 
 void content_unpack_free(struct content_unpack *u)
@@ -180,7 +181,7 @@ int content_unpack_open(const struct content_archive_lib *lib, const char *host,
 	if (rc == 1 && !(u->a = u->lib->archive_read_new()))
 		rc = -ENOMEM;
 	if (rc == 1) {
-		u->spool_fd = open_spool();
+		u->spool_fd = u->slow || u->gzip ? open_spool() : -1;
 		/* filters again: an archive compressed twice */
 		content_archive_support(u->lib, u->a);
 		int r = u->lib->archive_read_open(u->a, u, NULL, read_piece, NULL);
@@ -211,8 +212,11 @@ int content_unpack_finish(struct content_unpack *u, int *ret_spool, struct diag 
 	const void *buf;
 	ssize_t n;
 
-	/* the rest of a gzip stream, for the CRC-32 of its last member */
-	while (u->gzip && (n = next_piece(u, &buf)) > 0)
+	/* the rest of the stream after the archive's end: a compression checks its data at its
+	 * end (gzip's CRC-32 and length of each member, RFC 1952; xz's block check, index and
+	 * footer; bzip2's stream CRC; zstd's and lz4's frame ends), which reading stopped short
+	 * of, so a stream cut or damaged there would go unseen */
+	while ((n = next_piece(u, &buf)) > 0)
 		spool(u, buf, (size_t)n);
 	if (u->bad[0])
 		return diag_error(d, "%s: %s", u->host, u->bad);

@@ -313,10 +313,21 @@ struct content_archive_reader {
 	struct content_archive source;   /* the archive as listed, for the data pass (owned) */
 	const struct content_caps *caps; /* what the file system holds (borrowed) */
 	unsigned strip;                  /* leading names removed from each path */
+	const char *top;                 /* the tree's path in the partition (NULL: "/") */
+	struct content_filter *filter;   /* the tree's include and exclude (NULL: none) */
 	uint64_t n;                      /* the entries listed */
 	uint64_t kept;                   /* those that strip left */
 	struct diag *d;
 };
+
+/*
+ * Whether the include and exclude @f (NULL: none) leave out the archive entry @e before
+ * anything looks at it, as a folder's walk judges (host_walk.c): a folder exclude prunes, an
+ * entry exclude drops by its own path or a folder above, and a file, device or hard link that
+ * include does not take. A folder include does not take may still hold what stays; a
+ * symbolic link is judged as what it leads to, once followed. The patterns that match count.
+ */
+bool content_archive_dropped(struct content_filter *f, const struct content_archive_item *e);
 
 /* Called with each entry in archive order: 0, or a negative errno (its message in the
  * reader's diag) that ends the listing. */

@@ -66,10 +66,13 @@ int content_link_inside(int dirfd, const char *name, const struct stat *top, str
 /*
  * Adds the entries of archive @host (the `from` of tree entry @e, layout entry number
  * @source) to @c: files refer to their archive entry, whose bytes are written later by
- * content_write_archive_data(). Returns 0 or a negative errno (messages in @d).
+ * content_write_archive_data(). An entry the tree's @filter (NULL: none) leaves out by its
+ * own path is judged before it is examined: never examined, it is only reached by links.
+ * Returns 0 or a negative errno (messages in @d).
  */
 int content_list_archive(const struct layout *l, const struct layout_entry *e, const char *host,
-			 size_t source, struct content *c, struct diag *d);
+			 size_t source, struct content_filter *filter, struct content *c,
+			 struct diag *d);
 
 /* @path relative to the tree's top @top ("a/b"; "" for the top itself), or NULL when it lies
  * above the top. */

@@ -138,7 +138,7 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 		return rc;
 	rc = check_file(g, host, &st);
 	if (rc == 0) {
-		rc = content_list_archive(g->l, e, host, g->source, g->c, g->d);
+		rc = content_list_archive(g->l, e, host, g->source, g->filter, g->c, g->d);
 		free(host);
 		return rc;
 	}

@@ -27,6 +27,18 @@ cp ok.tgz corrupt.tgz && printf XXXXXXXX | dd of=corrupt.tgz bs=1 seek=5000 conv
 bad corrupt.tgz "corrupt.tgz: a damaged gzip stream: incorrect data check"
 head -c 50000 ok.tgz >trunc.tgz
 bad trunc.tgz "trunc.tgz: a damaged gzip stream: the gzip stream is truncated"
+# a stream cut short after the archive's end (its check, index or footer gone): the rest of
+# the stream is read and checked, for every compression (zeros after the tar, as tape
+# blocking leaves them, put its end marker long before the stream's end)
+(cd t && tar -cf ../pad.tar .) && head -c 1048576 /dev/zero >>pad.tar
+for c in xz bzip2 zstd lz4; do
+    command -v $c >/dev/null || { echo "no $c: its cut-off stream not tried"; continue; }
+    $c -q -c pad.tar >pad.tar.$c && head -c -4 pad.tar.$c >cut.tar.$c
+    bad cut.tar.$c "cut.tar.$c: the compressed stream is truncated"
+    printf 'image { table = none }\npartition p { type = fat tree "/" { from = "%s" } }\n' pad.tar.$c >pad.layout
+    "$SDIMG" build -q -o pad.img pad.layout || fail "pad.tar.$c: the whole stream was refused"
+    rm -f pad.img
+done
 # two members, and zeros after the last (as tape blocking leaves them): both fine
 cat ok.tgz ok.tgz >two.tgz && head -c 4096 /dev/zero >>two.tgz
 printf 'image { table = none }\npartition p { type = fat tree "/" { from = "two.tgz" } }\n' >two.layout

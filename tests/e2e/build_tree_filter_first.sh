@@ -3,7 +3,7 @@
 # tree, fifo or device node does not stop the build; what stays is still checked as before,
 # and the patterns count what they match as before (a pattern that matches nothing warns).
 . "$TOP/tests/e2e-lib.sh"
-need mdir mkfifo
+need mdir mtype mkfifo tar
 
 mkdir -p fw/sub fw/logs
 echo kernel >fw/kernel.img
@@ -16,11 +16,12 @@ echo out >outside.txt
 mkfifo fw/logs/pipe
 mkfifo fw/sub/pipe
 
+from=fw
 fat_layout() {
     cat >"$1.layout" <<LAYOUT
 image { size = 64M }
 partition boot { type = fat size = 32M
-    tree "/" { from = "fw" $2 }
+    tree "/" { from = "$from" $2 }
 }
 LAYOUT
 }
@@ -79,4 +80,41 @@ diff want.txt got.txt >diff.txt || fail "links = follow: $(cat diff.txt)"
 fat_layout walked 'links = follow exclude = "*.tmp, loop, up, outside, logs/, pipe, locked, cache, null"'
 expect_status 1 "$SDIMG" build -q -o walked.img walked.layout
 expect_stderr "./fw/etc/fifo: a fifo cannot go on a FAT file system"
+
+# an archive is judged as a folder: what exclude drops (by its own path or a folder above)
+# and a file or device include does not take are never examined (a link out of the tree or
+# in a loop, a device node, a path too deep for any partition, two names FAT sees as equal);
+# a hard or symbolic link that stays still takes the bytes of a file, or is a copy of a
+# folder, the filter dropped (as a folder's walk follows a link into what it leaves out)
+mkdir -p arc/sub arc/skip
+echo kernel >arc/kernel.img
+echo dtb >arc/sub/a.dtb
+echo hidden >arc/hidden.bin
+ln arc/hidden.bin arc/hard
+ln -s hidden.bin arc/soft
+mkdir arc/fw && echo fw >arc/fw/x && ln -s fw arc/fwl
+ln -s /etc/passwd arc/localtime
+ln -s loop arc/skip/loop
+echo a >arc/skip/README && echo b >arc/skip/readme
+deep=arc/skip
+for i in $(seq 1 70); do deep=$deep/d; done
+mkdir -p "$deep" && echo x >"$deep/f"
+mknod arc/null c 1 3 2>/dev/null || mkfifo arc/null
+tar -C arc -cf arc.tar hidden.bin hard soft fw fwl kernel.img sub localtime skip null
+from=arc.tar
+fat_layout arcex 'exclude = "hidden.bin, fw, localtime, skip, null"'
+expect_status 0 "$SDIMG" build -q -o arcex.img arcex.layout
+[ ! -s err.txt ] || fail "an excluded archive entry was examined: $(cat err.txt)"
+listing arcex.img >got.txt
+printf '%s\n' /fwl/ /fwl/x /hard /kernel.img /soft /sub/ /sub/a.dtb | sort >want.txt
+diff want.txt got.txt >diff.txt || fail "archive exclude: $(cat diff.txt)"
+for f in hard soft; do
+    [ "$(mtype -i arcex.img@@4194304 ::/$f)" = hidden ] || fail "$f lost the bytes of hidden.bin"
+done
+fat_layout arcinc 'include = "kernel.img, sub/, *.tpm" exclude = "localtime, skip/"'
+expect_status 0 "$SDIMG" build -q -o arcinc.img arcinc.layout
+expect_stderr "warning: arcinc.layout:3: partition 'boot': tree '/': include pattern '*.tpm' matches nothing in arc.tar"
+listing arcinc.img >got.txt
+printf '%s\n' /kernel.img /sub/ /sub/a.dtb | sort >want.txt
+diff want.txt got.txt >diff.txt || fail "archive include: $(cat diff.txt)"
 exit 0

@@ -201,6 +201,24 @@ ext4_fsck twice.cpio.img 1
 cmp -s twice.cpio.img twice.tar.img || fail "ext4: a folder twice in cpio gives another image than in tar"
 cmp -s twice.cpio.fat.img twice.tar.fat.img || fail "FAT: a folder twice in cpio gives another image than in tar"
 
+# one set of limits for every file system: a path 71 names deep in an archive is refused
+# on ext4 with FAT's message, unless exclude leaves it out
+deep=deep/skip
+for i in $(seq 1 69); do deep=$deep/d; done
+mkdir -p "$deep" && echo x >"$deep/f" && echo ok >deep/ok
+tar -C deep -cf deep.tar ok skip
+layout deep.tar
+expect_status 1 "$SDIMG" build deep.tar.layout -o deep.img
+expect_stderr "deep.tar: skip/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/: a path 65 names deep in the partition; sdimg takes at most 64"
+sed 's|from = "deep.tar"|from = "deep.tar" exclude = "skip"|' deep.tar.layout >deepx.layout
+expect_status 0 "$SDIMG" build deepx.layout -o deepx.img
+
+# a path that two entries give (tar -r): FAT keeps the later, ext4 refuses, naming both
+mkdir dup && echo first >dup/a && tar -C dup -cf dup.tar a && echo second >dup/a && tar -C dup -rf dup.tar a
+layout dup.tar
+expect_status 1 "$SDIMG" build dup.tar.layout -o dup.img
+expect_stderr "dup.tar.layout:2: tree '/': ./dup.tar: 'a' is in the archive twice, and ext4 takes one entry a path"
+
 # the kernel's view of the first image against the archive's listing
 ext4_mount tar.img 1
 same_walk root mnt '%U %G %m %y %s %p %l\n'

@@ -335,6 +335,8 @@ static void test_gather_archive_errors(void **state)
 		{ "dang.tar", "ln -s nowhere s", "",
 		  "in/dang.tar: s: a dangling link (to nowhere" },
 		{ "loop.tar", "ln -s b a && ln -s a b", "", ": a loop of symbolic links" },
+		{ "chain.tar", "touch l46 && for i in $(seq 0 45); do ln -s l$((i + 1)) l$i; done",
+		  "", "in/chain.tar: l0: a loop of symbolic links, or more than 40 in a row" },
 		{ "up.tar", "mkdir d && ln -s ../../x d/up", "",
 		  "in/up.tar: d/up: a symbolic link to ../../x, outside the tree" },
 		{ "dirl.tar", "mkdir d && ln -s .. d/up", "",
