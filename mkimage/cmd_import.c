@@ -76,7 +76,8 @@ static int take_import_option(void *ctx, int key, char *arg)
 	}
 }
 
-/* A kickstart: a .wks name, or a first statement that is `part` or `bootloader`. */
+/* A kickstart: a .wks or .wks.in name (oe-core's templates), or a first statement that is
+ * `part` or `bootloader`. */
 static bool is_kickstart(const char *path)
 {
 	size_t n = strlen(path);
@@ -84,7 +85,7 @@ static bool is_kickstart(const char *path)
 	bool wks = false;
 	FILE *f;
 
-	if (n > 4 && !strcmp(path + n - 4, ".wks"))
+	if ((n > 4 && !strcmp(path + n - 4, ".wks")) || (n > 7 && !strcmp(path + n - 7, ".wks.in")))
 		return true;
 	if (!(f = fopen(path, "r")))
 		return false;

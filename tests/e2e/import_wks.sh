@@ -129,4 +129,10 @@ expect_status 0 "$SDIMG" import disks.wks --image sdb -o sdb.layout
 expect_status 0 "$SDIMG" build -q -o sdb.img sdb.layout
 # 1 sector for the MBR, up to 1 MiB: 2048; 2 MiB; --fstype=none is parted's ext2, 0x83
 sfdisk_is sdb.img 1 2048 4096 83
+# oe-core's templates end in .wks.in, and may start with an include: a kickstart by its name
+printf 'part /b --fstype=none --size 2 --align 1024\n' >parts.inc
+printf '# a template\ninclude parts.inc\nbootloader --ptable msdos\n' >tmpl.wks.in
+expect_status 0 "$SDIMG" import tmpl.wks.in -o tmpl.layout
+expect_status 0 "$SDIMG" build -q -o tmpl.img tmpl.layout
+sfdisk_is tmpl.img 1 2048 4096 83
 echo "import_wks: ok"
