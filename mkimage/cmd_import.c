@@ -125,6 +125,14 @@ static int translate_text(const char *path, const struct import_options *o, stru
 	return r;
 }
 
+/* Whether @output names a file the import read (@inputs), which the layout must not replace. */
+static bool is_input(const char *output, const struct import_inputs *inputs)
+{
+	struct stat st;
+
+	return stat(output, &st) == 0 && import_inputs_holds(inputs, &st);
+}
+
 /* @text onto @output, put at its name only when complete. */
 static int write_layout(const char *output, const char *text, size_t len, struct diag *d)
 {
@@ -145,11 +153,13 @@ static int write_layout(const char *output, const char *text, size_t len, struct
 
 static int run_import(const struct import_request *r, const char *path)
 {
+	struct import_inputs inputs = { 0 };
 	const struct import_options o = { .image = r->image,
 					  .sets = r->sets,
 					  .n_sets = r->n_sets,
 					  .input_dirs = r->dirs,
-					  .n_input_dirs = r->n_dirs };
+					  .n_input_dirs = r->n_dirs,
+					  .inputs = &inputs };
 	struct diag d;
 	char *text = NULL;
 	size_t len = 0;
@@ -157,11 +167,20 @@ static int run_import(const struct import_request *r, const char *path)
 
 	diag_init(&d);
 	rc = translate_text(path, &o, &d, &text, &len);
-	if (!rc && r->output)
+	if (!rc && r->output && is_input(r->output, &inputs)) {
+		diag_release(&d); /* what the translation said no longer matters */
+		diag_init(&d);
+		rc = diag_error(&d,
+				"%s: a file the import read (the configuration, a file it includes "
+				"or an input it measured): write the layout elsewhere",
+				r->output);
+	} else if (!rc && r->output) {
 		rc = write_layout(r->output, text, len, &d);
-	else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout)))
+	} else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout))) {
 		rc = diag_errno(&d, -EIO, "the standard output: %s", strerror(errno));
+	}
 	free(text);
+	import_inputs_release(&inputs);
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	return rc ? EXIT_FAILED : EXIT_OK;

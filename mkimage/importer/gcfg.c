@@ -429,6 +429,8 @@ static int parse_include(struct gcfg_parser *ps, struct gcfg_lexer *lx, struct g
 	if (!path)
 		return -ENOMEM;
 	r = path_read_file(path, GCFG_MAX_FILE, &text, &len);
+	if (!r && (r = import_inputs_note(ps->o->inputs, path)))
+		free(text);
 	if (r) {
 		diag_error(ps->d, "%s:%u: include(\"%s\"): %s", lx->file, line, path, strerror(-r));
 		free(path);
@@ -563,6 +565,8 @@ int import_gcfg_parse_file(const char *path, const struct import_options *o, str
 	int r = path_read_file(path, GCFG_MAX_FILE, &text, &len);
 
 	*ret_root = NULL;
+	if (!r && (r = import_inputs_note(o->inputs, path)))
+		free(text);
 	if (r)
 		return diag_errno(d, r, "%s: %s", path, strerror(-r));
 	r = import_gcfg_parse_text(path, text, len, o, d, ret_root);

@@ -247,6 +247,11 @@ static int input_size(struct gimport *g, const char *name, uint64_t *ret, bool *
 			break;
 		}
 		if (stat(p, &st) == 0) {
+			if (import_inputs_note(g->o->inputs, p) < 0) {
+				free(p);
+				found = -ENOMEM;
+				break;
+			}
 			*ret = (uint64_t)st.st_size;
 			if (is_dir)
 				*is_dir = S_ISDIR(st.st_mode);

@@ -30,6 +30,8 @@ int import_wks(const char *path, const struct import_options *o, FILE *out, stru
 
 	if (rc == 0 && memchr(text, '\0', len))
 		rc = -EILSEQ;
+	if (rc == 0)
+		rc = import_inputs_note(o->inputs, path);
 	if (rc) {
 		free(text);
 		return diag_errno(d, rc, "%s: %s", path,

@@ -642,6 +642,8 @@ static int read_include(struct reader *r, const struct words *ws)
 	rc = path_read_file(path, WKS_MAX_TEXT - r->text_read, &text, &len);
 	if (rc == 0 && memchr(text, '\0', len))
 		rc = -EILSEQ;
+	if (rc == 0)
+		rc = import_inputs_note(r->o->inputs, path);
 	if (rc) {
 		int e = diag_error(r->d,
 				   "%s:%d: include %s: %s: %s (wic also looks in its canned-wks "

@@ -286,4 +286,17 @@ printf 'flash nor {\n\tpebsize = 64K\n\tnumpebs = 4\n}\nimage nor.img {\n\tflash
     refused flash "flash.cfg:8: partition 'a': only the last partition may have no size"
 printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\timage = "env.bin"\n\t}\n}\n' |
     refused notype "notype.cfg:3: partition 'a': no partition-type: genimage writes type 0"
+
+# -o never writes over what the import read: the configuration, a file it includes, an input
+# whose size placed a partition (each is left as it was)
+printf 'image self.img {\n\thdimage {}\n\tpartition p {\n\t\tpartition-type = 0x83\n\t\timage = "measured.bin"\n\t}\n}\n' >inc.cfg
+printf 'include("inc.cfg")\n' >top.cfg
+head -c 3000 /dev/urandom >measured.bin
+for f in top.cfg inc.cfg measured.bin; do
+    cp "$f" "$f.before"
+    expect_status 1 "$SDIMG" import top.cfg -o "$f"
+    expect_stderr "$f: a file the import read (the configuration, a file it includes or an input it measured): write the layout elsewhere"
+    cmp -s "$f" "$f.before" || fail "import -o $f wrote over it"
+done
+expect_status 0 "$SDIMG" import top.cfg -o top.layout
 echo "import_genimage: ok"

@@ -135,4 +135,11 @@ printf '# a template\ninclude parts.inc\nbootloader --ptable msdos\n' >tmpl.wks.
 expect_status 0 "$SDIMG" import tmpl.wks.in -o tmpl.layout
 expect_status 0 "$SDIMG" build -q -o tmpl.img tmpl.layout
 sfdisk_is tmpl.img 1 2048 4096 83
+# -o never writes over the kickstart or a file it includes
+for f in tmpl.wks.in parts.inc; do
+    cp "$f" "$f.before"
+    expect_status 1 "$SDIMG" import tmpl.wks.in -o "$f"
+    expect_stderr "$f: a file the import read (the configuration, a file it includes or an input it measured): write the layout elsewhere"
+    cmp -s "$f" "$f.before" || fail "import -o $f wrote over it"
+done
 echo "import_wks: ok"
