@@ -8,6 +8,7 @@
  * image (a NOR flash's: partitions one after the other, the bytes they leave 0xff) becomes
  * raw regions with `fill-byte = 0xff`, byte for byte genimage's file.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -518,6 +519,20 @@ static void put_quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A section's name: as it is when it is a plain word of letters, digits, '_', '-' and '.',
+ * else quoted (genimage takes any string: "boot part"). */
+static void put_name(FILE *out, const char *s)
+{
+	bool plain = *s != '\0';
+
+	for (const char *c = s; *c && plain; c++)
+		plain = isalnum((unsigned char)*c) || strchr("_-.", *c);
+	if (plain)
+		fputs(s, out);
+	else
+		put_quoted(out, s);
+}
+
 /* genimage's partition-type-uuid shortcuts and names as sdimg's GPT type words. */
 static const char *gpt_type_word(const char *v, char *buf, size_t n)
 {
@@ -620,7 +635,9 @@ static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
 
 	key_bool(g, p->n, "bootable", false, &bootable);
 	key_bool(g, p->n, "forced-primary", false, &primary);
-	fprintf(out, "\npartition %s {\n", p->n->title);
+	fputs("\npartition ", out);
+	put_name(out, p->n->title);
+	fputs(" {\n", out);
 	if (fat)
 		fprintf(out, "    type = fat   # genimage's vfat image '%s'\n", p->child->title);
 	else if (ext4)
@@ -692,8 +709,9 @@ static void put_raw(FILE *out, const struct gimport *g, const struct gpart *p)
 	 * reserved past that end reserves nothing */
 	if (g->table == TABLE_NONE && p->offset + size > g->image_size)
 		size = g->image_size - p->offset;
-	fprintf(out, "\nraw %s {   # outside the table\n    offset = %" PRIu64 "\n", p->n->title,
-		p->offset);
+	fputs("\nraw ", out);
+	put_name(out, p->n->title);
+	fprintf(out, " {   # outside the table\n    offset = %" PRIu64 "\n", p->offset);
 	if (p->image) {
 		fprintf(out, "    from = ");
 		put_quoted(out, p->image);
@@ -895,8 +913,9 @@ static void put_erased(FILE *out, uint64_t from, uint64_t to, unsigned *n)
 static void put_flash_part(FILE *out, const struct gcfg_node *n, const char *image, uint64_t offset,
 			   uint64_t size)
 {
-	fprintf(out, "\nraw %s {\n    offset = %" PRIu64 "\n    size = %" PRIu64 "\n", n->title,
-		offset, size);
+	fputs("\nraw ", out);
+	put_name(out, n->title);
+	fprintf(out, " {\n    offset = %" PRIu64 "\n    size = %" PRIu64 "\n", offset, size);
 	if (image) {
 		fprintf(out, "    from = ");
 		put_quoted(out, image);

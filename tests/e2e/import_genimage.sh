@@ -146,6 +146,25 @@ image gpt2.img {
 EOF
 check gpt2.cfg gpt2.img
 
+# a partition's name genimage takes as any string (a space, a brace): the layout quotes it,
+# and the GPT entry's name is genimage's
+cat >names.cfg <<'EOF'
+image names.img {
+	hdimage { partition-table-type = gpt disk-uuid = 11111111-2222-4333-8444-555555555555 }
+	partition "boot part" {
+		partition-type-uuid = L
+		size = 1M
+		partition-uuid = 11111111-2222-4333-8444-55555555555a
+	}
+	partition "we}ird" {
+		partition-type-uuid = L
+		size = 1M
+		partition-uuid = 11111111-2222-4333-8444-55555555555b
+	}
+}
+EOF
+check names.cfg names.img
+
 # no table: the image is its regions, as long as genimage's file (which ends with the last
 # bytes it copied, whatever size the last region reserves): the same bytes throughout
 head -c 8192 /dev/urandom >input/env.bin
