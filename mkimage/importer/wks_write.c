@@ -573,9 +573,14 @@ int import_wks_write(const struct wks *w, const char *path, FILE *out, struct di
 			     "the image's fstab",
 			     path);
 	diag_note(d,
-		  "%s: %zu partition(s) placed as wic places them (align 512%s); sdimg would put "
+		  "%s: %zu partition(s) placed as wic places them (align 512)%s; sdimg would put "
 		  "them on the 4 MiB erase-block grid: delete the `align` lines%s to move them%s",
-		  path, w->n_parts, wr.sized_by_contents ? ", sizes from the files" : "",
+		  path, w->n_parts,
+		  wr.sized_by_contents
+			  ? ", but where wic sizes a partition from its files' disk usage (no "
+			    "--size), sdimg's size = auto takes its place, so that partition and "
+			    "those after it differ from wic's card"
+			  : "",
 		  w->image_known ? " and the image's size" : "",
 		  loader_first(w) ? " (the GPT's first usable LBA is past the loaders, not 34)"
 				  : "");
