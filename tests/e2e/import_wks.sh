@@ -135,6 +135,13 @@ printf '# a template\ninclude parts.inc\nbootloader --ptable msdos\n' >tmpl.wks.
 expect_status 0 "$SDIMG" import tmpl.wks.in -o tmpl.layout
 expect_status 0 "$SDIMG" build -q -o tmpl.img tmpl.layout
 sfdisk_is tmpl.img 1 2048 4096 83
+# a root sized by wic from its files' disk usage: sdimg's size = auto takes its place, and the
+# summary line says that the card differs there
+printf 'part / --source rootfs --fstype=ext4 --label root\nbootloader --ptable msdos\n' >du.wks
+expect_status 0 "$SDIMG" import du.wks -o du.layout
+grep -qF "but where wic sizes a partition from its files' disk usage (no --size), sdimg's size = auto takes its place" err.txt ||
+    fail "the summary line does not say that the root's size is sdimg's"
+
 # -o never writes over the kickstart or a file it includes
 for f in tmpl.wks.in parts.inc; do
     cp "$f" "$f.before"
