@@ -165,12 +165,10 @@ static int check_part(const struct wks *w, const struct wks_part *p, struct diag
 			      "refuses it); use --part-type");
 	if (!w->gpt && p->part_type)
 		return refuse(p, d, "--part-type",
-			      "setting custom partition type is not implemented for msdos "
-			      "partitions (wic); use --system-id");
+			      "wic refuses a GPT type on an msdos table; use --system-id");
 	if (!w->gpt && p->part_name)
 		return refuse(p, d, "--part-name",
-			      "setting custom partition name is not implemented for msdos "
-			      "partitions (wic)");
+			      "wic refuses a partition name on an msdos table (it has no names)");
 	if (is(p->fstype, "swap") && !is(p->source, "rawcopy") && !is(p->source, "empty"))
 		return refuse(p, d, "--fstype=swap",
 			      "sdimg writes no swap signature (mkswap): leave the partition empty "

@@ -344,7 +344,7 @@ static void test_write_refusals(void **state)
 		{ "part /boot --source bootimg_efi\n", "t.wks:1: --source bootimg_efi: this wic" },
 		{ "part swap --fstype=swap --size 8\n", "t.wks:1: --fstype=swap: sdimg writes no" },
 		{ "part / --part-type 8300 --size 8\n",
-		  "custom partition type is not implemented" },
+		  "wic refuses a GPT type on an msdos table" },
 		{ "part / --source rootfs --fstype=btrfs\n",
 		  "builds ext4 and FAT file systems only" },
 		{ "part / --source rawcopy --size 8\n", "--sourceparams has no file=" },
