@@ -8,12 +8,13 @@ BUILD   ?= build
 
 # One static library per module, each exporting only names with its own prefix (checked by
 # tests/check-exports): the program (mkimage/: cli_, cmd_) over its rooms flash/ (flash_),
-# importer/ (import_), builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), fat/ (fat_),
+# importer/ (import_), builder/ (build_), contents/ (content_) and reader/ (reader_), over plan/ (plan_), exfat/ (exfat_), fat/ (fat_),
 # ext4/ (ext4_), layouts/ (layout_) and common/ (each file's own name).
 common_SRC   := $(wildcard common/*.c)
 layouts_SRC  := $(wildcard layouts/*.c)
 plan_SRC     := $(wildcard plan/*.c)
 fat_SRC      := $(wildcard fat/*.c)
+exfat_SRC    := $(wildcard exfat/*.c)
 ext4_SRC     := $(wildcard ext4/*.c)
 contents_SRC := $(wildcard mkimage/contents/*.c)
 builder_SRC  := $(wildcard mkimage/builder/*.c)
@@ -24,9 +25,9 @@ cli_SRC      := $(filter-out mkimage/main.c,$(wildcard mkimage/*.c))
 mkimage_SRC  := $(cli_SRC) $(importer_SRC) $(flash_SRC) $(builder_SRC) $(contents_SRC) $(reader_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-PRODUCT_SRC := mkimage/main.c $(mkimage_SRC) $(common_SRC) $(layouts_SRC) $(plan_SRC) $(fat_SRC) $(ext4_SRC)
+PRODUCT_SRC := mkimage/main.c $(mkimage_SRC) $(common_SRC) $(layouts_SRC) $(plan_SRC) $(exfat_SRC) $(fat_SRC) $(ext4_SRC)
 $(call obj,$(PRODUCT_SRC)): SDIMG_CFLAGS += $(SDIMG_PRODUCT_CFLAGS)
-MODULES := cli importer flash builder contents reader plan fat ext4 layouts common
+MODULES := cli importer flash builder contents reader plan exfat fat ext4 layouts common
 LIBS := $(patsubst %,$(BUILD)/lib%.a,$(MODULES))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -62,6 +63,7 @@ $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
 $(BUILD)/libplan.a:    $(call obj,$(plan_SRC))
+$(BUILD)/libexfat.a:   $(call obj,$(exfat_SRC))
 $(BUILD)/libfat.a:     $(call obj,$(fat_SRC))
 $(BUILD)/libext4.a:    $(call obj,$(ext4_SRC))
 $(BUILD)/libcontents.a: $(call obj,$(contents_SRC))
@@ -90,7 +92,7 @@ $(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay
 
 # libFuzzer needs clang; the sources are compiled straight into each target.
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 $(SDIMG_CPPFLAGS) $(CPPFLAGS)
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(plan_SRC) $(fat_SRC) $(ext4_SRC) $(mkimage_SRC)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(plan_SRC) $(exfat_SRC) $(fat_SRC) $(ext4_SRC) $(mkimage_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
