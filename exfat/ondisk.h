@@ -91,16 +91,15 @@ enum exfat_dentry_field {
 #define EXFAT_TYPE_SECONDARY 0x40u /* TypeCategory bit */
 #define EXFAT_TYPE_BENIGN 0x20u    /* TypeImportance bit */
 
-/* Allocation Bitmap entry (§7.1.1) */
+/* Allocation Bitmap entry (§7.1.1); FirstCluster at 20, DataLength (bytes of the bitmap)
+ * at 24 */
 enum exfat_bitmap_field {
 	EXFAT_BM_FLAGS = 1, /* 1 byte: bit 0 = which FAT's bitmap (0: first) */
-			    /* FirstCluster at 20, DataLength at 24 (bytes of the bitmap) */
 };
 
-/* Up-case Table entry (§7.2.1) */
+/* Up-case Table entry (§7.2.1); FirstCluster at 20, DataLength at 24 */
 enum exfat_upcase_field {
 	EXFAT_UC_TABLECHECKSUM = 4, /* 4 bytes: the checksum of §7.2.2 over the table */
-				    /* FirstCluster at 20, DataLength at 24 */
 };
 
 /* Volume Label entry (§7.3.1) */
