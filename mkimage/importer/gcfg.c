@@ -19,6 +19,12 @@
 #define GCFG_MAX_DEPTH 32
 #define GCFG_MAX_VAR_DEPTH 8
 
+/* What a failed read of a config file says. */
+static const char *read_error(int rc)
+{
+	return rc == -EFBIG ? "too large: a genimage config holds at most 1 MiB" : strerror(-rc);
+}
+
 enum gcfg_tok {
 	T_EOF,
 	T_WORD,
@@ -432,7 +438,8 @@ static int parse_include(struct gcfg_parser *ps, struct gcfg_lexer *lx, struct g
 	if (!r && (r = import_inputs_note(ps->o->inputs, path)))
 		free(text);
 	if (r) {
-		diag_error(ps->d, "%s:%u: include(\"%s\"): %s", lx->file, line, path, strerror(-r));
+		diag_error(ps->d, "%s:%u: include(\"%s\"): %s", lx->file, line, path,
+			   read_error(r));
 		free(path);
 		lx->tok = T_ERROR;
 		return r;
@@ -568,7 +575,7 @@ int import_gcfg_parse_file(const char *path, const struct import_options *o, str
 	if (!r && (r = import_inputs_note(o->inputs, path)))
 		free(text);
 	if (r)
-		return diag_errno(d, r, "%s: %s", path, strerror(-r));
+		return diag_errno(d, r, "%s: %s", path, read_error(r));
 	r = import_gcfg_parse_text(path, text, len, o, d, ret_root);
 	free(text);
 	return r;

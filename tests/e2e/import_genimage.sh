@@ -306,6 +306,9 @@ printf 'flash nor {\n\tpebsize = 64K\n\tnumpebs = 4\n}\nimage nor.img {\n\tflash
 printf 'image x.img {\n\thdimage {}\n\tpartition a {\n\t\timage = "env.bin"\n\t}\n}\n' |
     refused notype "notype.cfg:3: partition 'a': no partition-type: genimage writes type 0"
 
+# a config over the 1 MiB bound: the bound is named, read directly or through include()
+head -c 1100000 /dev/zero | tr '\0' '#' | refused huge "huge.cfg: too large: a genimage config holds at most 1 MiB"
+printf 'include("huge.cfg")\n' | refused inchuge 'inchuge.cfg:1: include("./huge.cfg"): too large: a genimage config holds at most 1 MiB'
 # -o never writes over what the import read: the configuration, a file it includes, an input
 # whose size placed a partition (each is left as it was)
 printf 'image self.img {\n\thdimage {}\n\tpartition p {\n\t\tpartition-type = 0x83\n\t\timage = "measured.bin"\n\t}\n}\n' >inc.cfg
