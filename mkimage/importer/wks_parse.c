@@ -192,7 +192,14 @@ static int unset_var(struct reader *r, const char *opt, const char *s)
 
 	if (!end)
 		return 0;
-	snprintf(name, sizeof(name), "%.*s", (int)(end - v - 2), v + 2);
+	size_t n = strcspn(v + 2, "{}@ :\t\n");
+	if (v[2 + n] != '}')
+		return diag_error(r->d,
+				  "%s:%d: %s: '%.*s' is not a plain ${NAME}, which is all the "
+				  "import "
+				  "expands: write the value",
+				  r->file, r->line, opt, (int)(end - v + 1), v);
+	snprintf(name, sizeof(name), "%.*s", (int)n, v + 2);
 	return diag_error(r->d,
 			  "%s:%d: %s: ${%s} is not set: give --set %s=VALUE (a layout needs it "
 			  "now)",

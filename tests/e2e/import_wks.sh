@@ -106,6 +106,12 @@ expect_stderr "efi.wks:2: --source bootimg_efi: this wic plugin"
 printf 'part / --size 8X\n' >bad.wks
 expect_status 1 "$SDIMG" import bad.wks
 expect_stderr "bad.wks:1: --size: invalid size '8X'"
+printf 'part / --size ${ROOT_SPACE}\n' >unset.wks
+expect_status 1 "$SDIMG" import unset.wks
+expect_stderr 'unset.wks:1: --size: ${ROOT_SPACE} is not set: give --set ROOT_SPACE=VALUE'
+printf 'part / --size ${ROOT_SPACE:-40}\n' >default.wks
+expect_status 1 "$SDIMG" import default.wks
+expect_stderr "default.wks:1: --size: '\${ROOT_SPACE:-40}' is not a plain \${NAME}, which is all the import expands"
 printf 'bootloader --ptable gpt-hybrid\npart / --fstype=ext4 --fixed-size 8 --mbr\n' >hybrid.wks
 expect_status 1 "$SDIMG" import hybrid.wks
 expect_stderr "hybrid.wks:1: bootloader --ptable gpt-hybrid: the MBR wic makes for it is not imported"
