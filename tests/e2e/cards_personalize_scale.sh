@@ -5,6 +5,7 @@
 # a check of each file against every other took more than a minute. Each card file holds its
 # own value; on FAT12, where two files' FAT entries share bytes, 400 files whose chains all
 # grow leave a clean volume.
+# e2e-alone: it bounds wall-clock time
 . "$TOP/tests/e2e-lib.sh"
 need timeout mtype jq sfdisk fsck.fat
 

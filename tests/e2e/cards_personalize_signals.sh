@@ -4,6 +4,7 @@
 # left and the older file at the name untouched, with a hidden temporary name (/proc hidden)
 # and with an unnamed file, also as the hidden name is made; SIGKILL leaves a hidden name,
 # which the next run to that name removes (a run to another name leaves it alone).
+# e2e-alone: its signals land at moments timed by a slowed copy
 . "$TOP/tests/e2e-lib.sh"
 . "$TOP/tests/e2e/lib/personalize.sh"
 need sha256sum

@@ -6,6 +6,7 @@
 # block that ends a frame closed after its last full job was handed on (which depended on
 # whether a worker had taken that job in time). (ship_repro.sh compares .xz and .gz made on
 # one CPU and on all.)
+# e2e-alone: it measures compression under its own CPU pinning and load
 . "$TOP/tests/e2e-lib.sh"
 need sha256sum python3 taskset
 
