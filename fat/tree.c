@@ -299,18 +299,24 @@ int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta
 int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 		      const struct fat_source *src, const struct fat_meta *m, struct diag *d)
 {
+	if (size > UINT32_MAX) {
+		return diag_errno(d, -EFBIG,
+				  "%s: %" PRIu64 " bytes; a FAT file must be smaller "
+				  "than 4 GiB",
+				  m && m->origin ? m->origin : path, size);
+	}
+	return fat_tree_add_node(t, path, size, src, m, d);
+}
+
+int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
+		      const struct fat_source *src, const struct fat_meta *m, struct diag *d)
+{
 	const char *where = m && m->origin ? m->origin : path;
 	struct fat_node *parent, *n;
 	const char *name;
 	size_t len;
 	int r;
 
-	if (size > UINT32_MAX) {
-		return diag_errno(d, -EFBIG,
-				  "%s: %" PRIu64 " bytes; a FAT file must be smaller "
-				  "than 4 GiB",
-				  where, size);
-	}
 	if (size && !src)
 		return diag_error(d, "%s: no source for its bytes", where);
 	r = walk(t, path, &parent, &n, &name, &len, d);
@@ -352,8 +358,7 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 	return 0;
 }
 
-/* The node of @path, or NULL. */
-static const struct fat_node *find_node(const struct fat_tree *t, const char *path)
+const struct fat_node *fat_tree_find(const struct fat_tree *t, const char *path)
 {
 	const struct fat_node *n = &t->root;
 	const char *p = path;
@@ -386,7 +391,7 @@ int fat_tree_file_place(const struct fat_tree *t, const char *path, struct fat_p
 
 	if (!t->cluster_size)
 		return -EINVAL;
-	n = find_node(t, path);
+	n = fat_tree_find(t, path);
 	if (!n || n->is_dir)
 		return -ENOENT;
 	dir = n->parent->cluster
