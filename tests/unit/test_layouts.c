@@ -246,6 +246,10 @@ static void test_exfat(void **state)
 	expect_error("partition p { type = exfat\n file \"/a\" { content = \"x\" owner = 1 } }",
 		     "t.layout:2: partition 'p': file '/a': owner: only an ext4 partition has "
 		     "owners (FAT and exFAT have none)");
+	expect_error("partition p { type = exfat\n file \"/a\" { content = \"x\" per-card = true "
+		     "reserve = 1K } }",
+		     "t.layout:2: partition 'p': file '/a': per-card: an exFAT partition takes no "
+		     "per-card files (a FAT partition does)");
 	expect_error("partition p { type = exfat\n from = \"x.img\" }",
 		     "t.layout:2: partition 'p': from: an exFAT partition is filled with tree");
 	expect_error("image { size = 64G }\npartition p { type = exfat size = grow\n"
