@@ -45,6 +45,9 @@ printf 'new' >want/dir/over.txt
 mkdir -p want/arc want/made/empty
 tar -xf arc.tar -C want/arc
 printf 'first' >want/zz-first.txt
+want_serial=$(seed_serial exfat-e2e data)
+# ${VOLUME_ID_data}: the serial as Linux's UUID= names an exFAT volume (ABCD-1234)
+printf '%s' "$(echo "$want_serial" | cut -c3-6 | tr a-f A-F)-$(echo "$want_serial" | cut -c7-10 | tr a-f A-F)" >want/id.txt
 
 cat >card.layout <<'LAYOUT'
 image { size = 256M seed = "exfat-e2e" }
@@ -56,6 +59,7 @@ partition data {
     tree "/arc" { from = "arc.tar" }
     file "/dir/over.txt" { content = "new" }
     file "/zz-first.txt" { content = "first" first = true }
+    file "/id.txt" { content = "\${VOLUME_ID_data}" ids = true }
     dir "/made/empty" {}
 }
 partition rest { type = exfat size = grow }
@@ -69,7 +73,6 @@ exfat_part card.img 1 vol1.img
 exfat_fsck vol1.img
 exfat_same vol1.img want
 exfatlabel vol1.img 2>/dev/null | grep -qx 'label: Données' || fail "exfatlabel: $(exfatlabel vol1.img 2>&1)"
-want_serial=$(seed_serial exfat-e2e data)
 exfatlabel -i vol1.img 2>/dev/null | grep -qx "volume serial : $want_serial" ||
     fail "exfatlabel -i: $(exfatlabel -i vol1.img 2>&1), want $want_serial from the seed"
 heap=$(( $(part_start card.img 1) + $(exfat_field vol1.img 'Cluster Heap Offset') * 512 ))
@@ -99,6 +102,7 @@ partition store { type = exfat size = grow
     tree "/arc" { from = "arc.tar" }
     file "/dir/over.txt" { content = "new" }
     file "/zz-first.txt" { content = "first" }
+    file "/id.txt" { from = "want/id.txt" }
     dir "/made/empty" {}
 }
 LAYOUT
