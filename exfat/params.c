@@ -83,7 +83,7 @@ int exfat_layout(const struct exfat_opts *o, uint64_t vol_sectors, uint64_t vol_
 {
 	uint32_t spc = cluster_size / EXFAT_SECTOR;
 	uint64_t off = vol_offset / EXFAT_SECTOR, bound, fat_len, heap, count;
-	char a[16], b[16];
+	char a[16], b[16], c[16];
 
 	memset(g, 0, sizeof(*g));
 	if (vol_sectors < EXFAT_VOLUME_MIN)
@@ -110,13 +110,15 @@ int exfat_layout(const struct exfat_opts *o, uint64_t vol_sectors, uint64_t vol_
 				  units_layout(cluster_size, b, sizeof(b)),
 				  align ? " and the padding that aligns its cluster heap" : "");
 	if (count > EXFAT_MAX_CLUSTERS) {
-		uint64_t need = (vol_sectors - heap) / EXFAT_MAX_CLUSTERS * EXFAT_SECTOR;
+		uint64_t works = cluster_size;
+		while ((vol_sectors - heap) / (works / EXFAT_SECTOR) > EXFAT_MAX_CLUSTERS)
+			works *= 2;
 		return diag_error(d,
 				  "a volume of %s has %" PRIu64 " clusters of %s; exFAT holds at "
 				  "most 4294967285 (§3.1.9); a cluster size of %s or more works",
 				  units_layout(vol_sectors * EXFAT_SECTOR, a, sizeof(a)), count,
 				  units_layout(cluster_size, b, sizeof(b)),
-				  units_layout(1ull << (log2u(need) + 1), a, sizeof(a)));
+				  units_layout(works, c, sizeof(c)));
 	}
 	g->part_offset = off;
 	g->vol_sectors = vol_sectors;

@@ -20,9 +20,7 @@ static uint64_t bitmap_clusters(uint64_t clusters, uint32_t cluster_size)
 static uint64_t need_without_bitmap(struct exfat_tree *t, const struct exfat_opts *o,
 				    uint32_t cluster_size)
 {
-	struct exfat_geom g = { .cluster_size = cluster_size,
-				.label_len = o->label && *o->label ? 1 : 0,
-				.has_guid = o->guid != NULL };
+	struct exfat_geom g = { .cluster_size = cluster_size, .has_guid = o->guid != NULL };
 
 	return exfat_tree_alloc(t, &g);
 }

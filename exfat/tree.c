@@ -171,7 +171,10 @@ int exfat_tree_prepare(struct exfat_tree *t, struct diag *d)
 
 unsigned exfat_root_head(const struct exfat_geom *g)
 {
-	return 2u + (g->label_len ? 1u : 0u) + (g->has_guid ? 1u : 0u);
+	/* the label entry is there even without a label (CharacterCount 0), as mkfs.exfat
+	 * writes it: readers such as dump.exfat take the root's first entries for label,
+	 * bitmap and up-case table */
+	return 3u + (g->has_guid ? 1u : 0u);
 }
 
 uint64_t exfat_bitmap_bytes(uint32_t clusters)

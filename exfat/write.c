@@ -215,18 +215,16 @@ static void put_set(uint8_t *e, const struct fat_node *n, uint32_t cluster_size)
 	put_le16(e + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(e, count));
 }
 
-/* The root's own entries: label (§7.3), bitmap (§7.1), up-case table (§7.2), GUID (§7.5). */
+/* The root's own entries: label (§7.3, also when empty), bitmap (§7.1), up-case table (§7.2), GUID (§7.5). */
 static uint8_t *put_root_head(uint8_t *e, const struct exfat_geom *g)
 {
 	uint8_t table[EXFAT_UPCASE_BYTES];
 
-	if (g->label_len) {
-		e[EXFAT_DE_ENTRYTYPE] = EXFAT_TYPE_LABEL;
-		e[EXFAT_VL_CHARACTERCOUNT] = g->label_len;
-		for (unsigned i = 0; i < g->label_len; i++)
-			put_le16(e + EXFAT_VL_VOLUMELABEL + 2 * i, g->label[i]);
-		e += EXFAT_DENTRY_SIZE;
-	}
+	e[EXFAT_DE_ENTRYTYPE] = EXFAT_TYPE_LABEL; /* CharacterCount 0: no label */
+	e[EXFAT_VL_CHARACTERCOUNT] = g->label_len;
+	for (unsigned i = 0; i < g->label_len; i++)
+		put_le16(e + EXFAT_VL_VOLUMELABEL + 2 * i, g->label[i]);
+	e += EXFAT_DENTRY_SIZE;
 	e[EXFAT_DE_ENTRYTYPE] = EXFAT_TYPE_BITMAP;
 	put_le32(e + EXFAT_DE_FIRSTCLUSTER, bitmap_first());
 	put_le64(e + EXFAT_DE_DATALENGTH, exfat_bitmap_bytes(g->clusters));
