@@ -9,7 +9,6 @@
 # small, a bad key, exfat { sd-format } on an SDHC card and fat { sd-format } on an SDXC one
 # each fail in one line naming FILE:LINE; and two builds from trees made in other orders, with
 # other mtimes, umask, TZ and LANG give one sha256 for the image, the bmap and the .zst.
-. "$TOP/tests/e2e-lib.sh"
 . "$TOP/tests/e2e/lib/exfatcheck.sh"
 . "$TOP/tests/e2e/lib/repro.sh"
 exfat_need
@@ -70,25 +69,24 @@ grep -q "data .*exFAT, 4 KiB clusters" out.txt || fail "build -v does not name e
 [ "$(part_json card.img 2 type)" = 7 ] || fail "partition 2: MBR type $(part_json card.img 2 type), not 7"
 
 exfat_part card.img 1 vol1.img
-exfat_fsck vol1.img
+exfat_clean vol1.img
 exfat_same vol1.img want
 exfatlabel vol1.img 2>/dev/null | grep -qx 'label: Données' || fail "exfatlabel: $(exfatlabel vol1.img 2>&1)"
 exfatlabel -i vol1.img 2>/dev/null | grep -qx "volume serial : $want_serial" ||
     fail "exfatlabel -i: $(exfatlabel -i vol1.img 2>&1), want $want_serial from the seed"
-heap=$(( $(part_start card.img 1) + $(exfat_field vol1.img 'Cluster Heap Offset') * 512 ))
+heap=$(( $(part_start card.img 1) + $(dump_field vol1.img 'Cluster Heap Offset') * 512 ))
 [ $((heap % 4194304)) -eq 0 ] || fail "the cluster heap starts at byte $heap, off the 4 MiB grid"
 # `first` goes first in its folder: exfat-fuse lists a folder in its on-disk order
-exfat_loop=$(losetup -f --show -r vol1.img) && mkdir -p fuse.mnt && exfat_mnt=$PWD/fuse.mnt
-mount.exfat-fuse -o ro "$exfat_loop" fuse.mnt >fuse.err 2>&1 || fail "exfat-fuse: $(cat fuse.err)"
+fuse_mount vol1.img fuse.mnt
 first=$(ls -fA fuse.mnt | head -1)
-exfat_cleanup
+fuse_umount
 [ "$first" = zz-first.txt ] || fail "the first entry of / is $first, not zz-first.txt"
 echo "auto: $(part_size card.img 1) bytes, serial $want_serial, heap at byte $heap, first: $first"
 
 # grow: to the end of the image, an empty volume
 exfat_part card.img 2 vol2.img
 [ $(( $(part_start card.img 2) + $(part_size card.img 2) )) -eq 268435456 ] || fail "grow does not end the image"
-exfat_fsck vol2.img
+exfat_clean vol2.img
 mkdir -p nothing
 exfat_same vol2.img nothing
 rm -f vol1.img vol2.img card.img
@@ -110,10 +108,10 @@ expect_status 0 "$SDIMG" build -q -o gpt.img gpt.layout
 t=$(part_json gpt.img 1 type)
 [ "$t" = EBD0A0A2-B9E5-4433-87C0-68B6B72699C7 ] || fail "GPT type $t, not Microsoft basic data"
 exfat_part gpt.img 1 gvol.img
-exfat_fsck gvol.img
+exfat_clean gvol.img
 exfat_same gvol.img want
-[ "$(exfat_field gvol.img 'Sector per Cluster bits')" = 6 ] || fail "cluster-size = 32K: $(dump.exfat gvol.img 2>&1 | grep -i cluster)"
-[ "$(exfat_field gvol.img 'Volume Serial')" = 0x12345678 ] || fail "volume-id: $(exfat_field gvol.img 'Volume Serial')"
+[ "$(dump_field gvol.img 'Sector per Cluster bits')" = 6 ] || fail "cluster-size = 32K: $(dump.exfat gvol.img 2>&1 | grep -i cluster)"
+[ "$(dump_field gvol.img 'Volume Serial')" = 0x12345678 ] || fail "volume-id: $(dump_field gvol.img 'Volume Serial')"
 echo "gpt: basic data, 32K clusters, serial 0x12345678"
 rm -f gpt.img gvol.img
 
@@ -123,7 +121,7 @@ rm -f gpt.img gvol.img
 printf 'image { size = 64M }\npartition g { type = exfat size = grow\n exfat { guid = "00112233-4455-6677-8899-aabbccddeeff" } }\n' >guid.layout
 expect_status 0 "$SDIMG" build -q -o guid.img guid.layout
 exfat_part guid.img 1 guid.vol
-exfat_fsck guid.vol
+exfat_clean guid.vol
 python3 - guid.vol <<'PY' || fail "no Volume GUID entry with the layout's GUID"
 import re, sys
 data = open(sys.argv[1], "rb").read()
@@ -151,7 +149,7 @@ rm clash/Ա.txt
 printf 'image { size = 64M }\npartition p { type = exfat size = grow\n tree "/" { from = "clash" }\n file "/Ա.TXT" { content = "over" } }\n' >over.layout
 expect_status 0 "$SDIMG" build -q -o over.img over.layout
 exfat_part over.img 1 over.vol
-exfat_fsck over.vol
+exfat_clean over.vol
 mkdir -p overwant && printf over >overwant/Ա.TXT
 exfat_same over.vol overwant
 rm -f over.img over.vol
