@@ -82,16 +82,6 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 	return 0;
 }
 
-static int cmp_entry_order(const void *a, const void *b)
-{
-	const struct fat_node *x = *(const struct fat_node *const *)a;
-	const struct fat_node *y = *(const struct fat_node *const *)b;
-
-	if (x->first != y->first)
-		return x->first ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 /* Names compared as exFAT compares them: by their up-cased units (§7.2.5). */
 static int cmp_upcased(const void *a, const void *b)
 {
@@ -104,25 +94,6 @@ static int cmp_upcased(const void *a, const void *b)
 			return cx < cy ? -1 : 1;
 	}
 	return (x->n16 > y->n16) - (x->n16 < y->n16);
-}
-
-static int check_equal_names(struct fat_node *dir, struct diag *d)
-{
-	struct fat_node **v = malloc(dir->n_kids * sizeof(*v));
-	char a[4096], b[4096];
-	int r = 0;
-
-	if (!v)
-		return -ENOMEM;
-	memcpy(v, dir->kids, dir->n_kids * sizeof(*v));
-	qsort(v, dir->n_kids, sizeof(*v), cmp_upcased);
-	for (size_t i = 1; i < dir->n_kids && !r; i++)
-		if (!cmp_upcased(&v[i - 1], &v[i]))
-			r = diag_error(d, "%s and %s: exFAT sees these names as equal",
-				       fat_node_where(v[i - 1], a, sizeof(a)),
-				       fat_node_where(v[i], b, sizeof(b)));
-	free(v);
-	return r;
 }
 
 static int prepare_dir(struct exfat_tree *t, struct fat_node *dir, struct diag *d)
@@ -138,8 +109,8 @@ static int prepare_dir(struct exfat_tree *t, struct fat_node *dir, struct diag *
 	}
 	if (r || !dir->n_kids)
 		goto out;
-	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), cmp_entry_order);
-	r = check_equal_names(dir, d);
+	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
+	r = fat_dir_check_equal(dir, cmp_upcased, "exFAT", d);
 	for (size_t i = 0; i < dir->n_kids && !r; i++) {
 		entries += exfat_node_set(dir->kids[i]);
 		if (dir->kids[i]->is_dir)
@@ -226,24 +197,6 @@ uint64_t exfat_tree_alloc(struct exfat_tree *t, const struct exfat_geom *g)
 	return next - EXFAT_FIRST_CLUSTER;
 }
 
-/* The node of @path, or NULL. */
-static const struct fat_node *find_node(const struct exfat_tree *t, const char *path)
-{
-	const struct fat_node *n = &t->ft->root;
-	const char *p = path;
-
-	while (n && *(p += strspn(p, "/"))) {
-		size_t len = strcspn(p, "/");
-		const struct fat_node *k = NULL;
-		for (size_t i = 0; n->is_dir && i < n->n_kids && !k; i++)
-			if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, p, len))
-				k = n->kids[i];
-		n = k;
-		p += len;
-	}
-	return n;
-}
-
 static uint64_t cluster_off(const struct exfat_tree *t, uint32_t c)
 {
 	return t->heap_offset + (uint64_t)(c - EXFAT_FIRST_CLUSTER) * t->cluster_size;
@@ -256,7 +209,7 @@ int exfat_tree_file_place(const struct exfat_tree *t, const char *path, struct e
 
 	if (!t->cluster_size)
 		return -EINVAL;
-	n = find_node(t, path);
+	n = fat_tree_find(t->ft, path);
 	if (!n || n->is_dir)
 		return -ENOENT;
 	dir = n->parent;

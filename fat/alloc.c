@@ -55,7 +55,7 @@ static int sfn_set_add(struct sfn_set *s, const uint8_t k[11])
 	return 1;
 }
 
-static int cmp_entry_order(const void *a, const void *b)
+int fat_node_cmp_order(const void *a, const void *b)
 {
 	const struct fat_node *x = *(const struct fat_node *const *)a;
 	const struct fat_node *y = *(const struct fat_node *const *)b;
@@ -102,7 +102,8 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 	return 0;
 }
 
-static int check_equal_names(struct fat_node *dir, struct diag *d)
+int fat_dir_check_equal(struct fat_node *dir, int (*cmp)(const void *, const void *),
+			const char *fs, struct diag *d)
 {
 	struct fat_node **v = malloc(dir->n_kids * sizeof(*v));
 	char a[4096], b[4096];
@@ -112,12 +113,12 @@ static int check_equal_names(struct fat_node *dir, struct diag *d)
 		return -ENOMEM;
 	memcpy(v, dir->kids, dir->n_kids * sizeof(*v));
 	if (dir->n_kids > 1)
-		qsort(v, dir->n_kids, sizeof(*v), cmp_fat_equal);
+		qsort(v, dir->n_kids, sizeof(*v), cmp);
 	for (size_t i = 1; i < dir->n_kids && !r; i++)
-		if (!cmp_fat_equal(&v[i - 1], &v[i]))
-			r = diag_error(d, "%s and %s: FAT sees these names as equal",
+		if (!cmp(&v[i - 1], &v[i]))
+			r = diag_error(d, "%s and %s: %s sees these names as equal",
 				       fat_node_where(v[i - 1], a, sizeof(a)),
-				       fat_node_where(v[i], b, sizeof(b)));
+				       fat_node_where(v[i], b, sizeof(b)), fs);
 	free(v);
 	return r;
 }
@@ -165,8 +166,8 @@ static int prepare_dir(struct fat_node *dir, struct diag *d)
 		r = prepare_name(dir->kids[i], d);
 	if (r || !dir->n_kids)
 		goto out;
-	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), cmp_entry_order);
-	r = check_equal_names(dir, d);
+	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
+	r = fat_dir_check_equal(dir, cmp_fat_equal, "FAT", d);
 	if (!r)
 		r = assign_short_names(dir, d);
 	for (size_t i = 0; i < dir->n_kids && !r; i++) {

@@ -358,8 +358,7 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 	return 0;
 }
 
-/* The node of @path, or NULL. */
-static const struct fat_node *find_node(const struct fat_tree *t, const char *path)
+const struct fat_node *fat_tree_find(const struct fat_tree *t, const char *path)
 {
 	const struct fat_node *n = &t->root;
 	const char *p = path;
@@ -392,7 +391,7 @@ int fat_tree_file_place(const struct fat_tree *t, const char *path, struct fat_p
 
 	if (!t->cluster_size)
 		return -EINVAL;
-	n = find_node(t, path);
+	n = fat_tree_find(t, path);
 	if (!n || n->is_dir)
 		return -ENOENT;
 	dir = n->parent->cluster

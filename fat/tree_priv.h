@@ -72,6 +72,18 @@ struct fat_tree {
 int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
 		      const struct fat_source *src, const struct fat_meta *m, struct diag *d);
 
+/* The node of @path (exactly as added), or NULL. */
+const struct fat_node *fat_tree_find(const struct fat_tree *t, const char *path);
+
+/* qsort() order of a folder's entries: `first` nodes first, then by the UTF-8 bytes of their
+ * names. */
+int fat_node_cmp_order(const void *a, const void *b);
+
+/* Names of @dir's entries that @cmp (a qsort() comparator of nodes) finds equal are an error
+ * naming both, which says that @fs sees them as equal. Returns 0, -EINVAL or -ENOMEM. */
+int fat_dir_check_equal(struct fat_node *dir, int (*cmp)(const void *, const void *),
+			const char *fs, struct diag *d);
+
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */
 const char *fat_node_path(const struct fat_node *n, char *buf, size_t len);
 

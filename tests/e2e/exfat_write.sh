@@ -9,29 +9,9 @@
 # zones and locales, give the same bytes. Then fsck.exfat is shown to see damage.
 . "$TOP/tests/e2e/lib/exfat_oracles.sh"
 . "$TOP/tests/e2e/lib/repro.sh"
-need_exfat_tools cmp diff sha256sum mkfs.exfat xxd
+need_exfat_tools cmp diff sha256sum mkfs.exfat xxd seq truncate
 
-# the rich tree
-mkdir -p src/sizes src/many src/planes
-i=0
-for c in 'A' '\303\251' '\316\251' '\320\226' '\327\220' '\344\270\255' '\352\260\200' \
-         '\357\274\241' '\360\220\215\210' '\360\237\230\200' '\360\240\256\267' \
-         '\360\257\240\200' '\363\240\201\201' '\363\260\200\200' '\364\200\200\200'; do
-    n=$(printf "p%02d_$c" $i)
-    printf "$c$c$c\n" >"src/planes/$n"
-    i=$((i + 1))
-done
-long=$(printf '%255s' '' | tr ' ' L)
-printf 'long\n' >"src/$long"
-printf 'wide\n' >"src/$(printf '%85s' '' | sed 's/ /\xe4\xb8\xad/g')"   # 85 units, 255 bytes
-for s in 0 1 4095 4096 4097; do head -c $s /dev/urandom >src/sizes/s$s; done
-(cd src/many && seq -w 1 10000 | xargs touch && for f in 00001 05000 10000; do echo "$f" >$f; done)
-d=src/deep
-for k in $(seq 1 40); do d=$d/d$k; done
-mkdir -p "$d" && printf 'leaf\n' >"$d/leaf"
-truncate -s $((4 * 1024 * 1024 * 1024)) src/big && printf Z >>src/big
-[ "$(stat -c %s src/big)" -eq 4294967297 ] || fail "no 4 GiB + 1 source"
-
+rich_tree src
 "$EXFATWRITE" -s -c 4096 -l 'Rich ✓' -i 0x1234ABCD -T 1700000000 rich.img auto src >geom.txt ||
     fail "exfatwrite rich"
 exfat_clean rich.img
