@@ -172,7 +172,8 @@ int fat_sd_format(const struct fat_opts *o, uint64_t card_sectors, struct fat_sd
 	if (card_sectors > sd_classes[5].max_sectors)
 		return diag_error(d,
 				  "sd-format: a card of %" PRIu64 " sectors is SDXC, which the SD "
-				  "formatter writes as exFAT; use sd-format = false",
+				  "formatter writes as exFAT: use type = exfat with exfat { "
+				  "sd-format = true }, or sd-format = false for FAT32",
 				  card_sectors);
 	while (card_sectors > c->max_sectors)
 		c++;

@@ -62,7 +62,8 @@ enum layout_part_type {
 	LAYOUT_PART_FAT12,
 	LAYOUT_PART_FAT16,
 	LAYOUT_PART_FAT32,
-	LAYOUT_PART_EXT4, /* an ext4 file system built from tree, file and dir */
+	LAYOUT_PART_EXT4,  /* an ext4 file system built from tree, file and dir */
+	LAYOUT_PART_EXFAT, /* an exFAT file system built from tree, file and dir */
 };
 
 enum layout_size_kind { LAYOUT_SIZE_FIXED, LAYOUT_SIZE_AUTO, LAYOUT_SIZE_GROW };
@@ -152,6 +153,22 @@ struct layout_fat {
 	struct layout_loc loc;
 };
 
+/* An exFAT partition's `exfat { }`: the keys FAT has under the same names mean the same. */
+struct layout_exfat {
+	char *label; /* NULL: none (at most 11 UTF-16 units) */
+	bool cluster_size_set;
+	uint32_t cluster_size; /* with cluster_size_set; else chosen by size (exfat/) */
+	bool data_align_set;
+	uint64_t data_align; /* the cluster heap's alignment from the disk start: the
+			      * partition's align unless set */
+	bool sd_format;      /* the whole SDXC card as the SD formatter lays it out */
+	bool volume_id_set;
+	uint32_t volume_id; /* with volume_id_set; else derived from the seed */
+	bool guid_set;
+	struct layout_guid guid; /* with guid_set: a Volume GUID entry */
+	struct layout_loc loc;
+};
+
 struct layout_ext4 {
 	char *label; /* NULL: none (at most 16 bytes) */
 	bool uuid_set;
@@ -219,8 +236,9 @@ struct layout_partition {
 	struct layout_guid uuid;
 	char *label; /* GPT partition name, never NULL */
 	bool in_table;
-	struct layout_fat fat;   /* meaningful for FAT types */
-	struct layout_ext4 ext4; /* meaningful for ext4 */
+	struct layout_fat fat;     /* meaningful for FAT types */
+	struct layout_ext4 ext4;   /* meaningful for ext4 */
+	struct layout_exfat exfat; /* meaningful for exFAT */
 	struct layout_entry *entries;
 	size_t n_entries;
 	struct layout_loc loc, start_loc, size_loc, skip_loc, holes_loc, hybrid_loc, primary_loc,
@@ -310,11 +328,15 @@ const char *layout_gpt_type_alias(const struct layout_guid *g);
  */
 int layout_parse_size(const char *text, uint64_t *ret, char *why, size_t n);
 
-/* "raw", "fat", "fat12", ...; "mbr", "gpt", "none". */
+/* "raw", "fat", "fat12", ..., "ext4", "exfat"; "mbr", "gpt", "none". */
 const char *layout_part_type_name(enum layout_part_type t);
 const char *layout_table_name(enum layout_table t);
+/* FAT12, FAT16 or FAT32 (not exFAT). */
 bool layout_part_is_fat(const struct layout_partition *p);
-/* A partition sdimg fills with files: FAT or ext4. */
+bool layout_part_is_exfat(const struct layout_partition *p);
+/* Whether @p is laid out by an SD formatter's rules: fat { sd-format } or exfat { sd-format }. */
+bool layout_part_sd_format(const struct layout_partition *p);
+/* A partition sdimg fills with files: FAT, exFAT or ext4. */
 bool layout_part_has_files(const struct layout_partition *p);
 
 /*

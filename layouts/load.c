@@ -112,6 +112,7 @@ static void partition_release(struct layout_partition *p)
 	free(p->fat.oem_name);
 	free(p->ext4.label);
 	free(p->ext4.features);
+	free(p->exfat.label);
 	for (size_t i = 0; i < p->n_entries; i++)
 		entry_release(&p->entries[i]);
 	free(p->entries);

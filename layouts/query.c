@@ -8,8 +8,9 @@
 
 const char *layout_part_type_name(enum layout_part_type t)
 {
-	static const char *const names[] = { "raw", "fat", "fat12", "fat16", "fat32", "ext4" };
-	return (unsigned)t < 6 ? names[t] : "?";
+	static const char *const names[] = { "raw",   "fat",  "fat12", "fat16",
+					     "fat32", "ext4", "exfat" };
+	return (unsigned)t < 7 ? names[t] : "?";
 }
 
 const char *layout_table_name(enum layout_table t)
@@ -33,7 +34,19 @@ unsigned layout_extended_slot(const struct layout *l)
 
 bool layout_part_is_fat(const struct layout_partition *p)
 {
-	return p->type != LAYOUT_PART_RAW && p->type != LAYOUT_PART_EXT4;
+	return p->type == LAYOUT_PART_FAT || p->type == LAYOUT_PART_FAT12 ||
+	       p->type == LAYOUT_PART_FAT16 || p->type == LAYOUT_PART_FAT32;
+}
+
+bool layout_part_is_exfat(const struct layout_partition *p)
+{
+	return p->type == LAYOUT_PART_EXFAT;
+}
+
+bool layout_part_sd_format(const struct layout_partition *p)
+{
+	return (layout_part_is_fat(p) && p->fat.sd_format) ||
+	       (layout_part_is_exfat(p) && p->exfat.sd_format);
 }
 
 bool layout_part_has_files(const struct layout_partition *p)

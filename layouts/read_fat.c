@@ -184,7 +184,7 @@ static int read_per_card(struct reader *r, const struct sect *s, struct layout_e
 		return layout_key_error(r, s, "per-card",
 					"needs 'reserve' (the most bytes a "
 					"card's content may take, e.g. reserve = 4K)");
-	if (e->reserve > UINT32_MAX)
+	if (e->reserve > UINT32_MAX) /* FAT's limit, kept on exFAT: a per-card file is small */
 		return layout_key_error(r, s, "reserve",
 					"must be less than 4 GiB (FAT's largest "
 					"file)");
@@ -258,18 +258,23 @@ static int read_owner_keys(struct reader *r, const struct sect *s, const struct 
 		if (layout_key_text(s, keys[i]))
 			bad |= layout_key_error(r, s, keys[i],
 						"only an ext4 partition has owners "
-						"(FAT has none)") < 0;
+						"(FAT and exFAT have none)") < 0;
+	/* the card manifest (common/cards.h) places a per-card file by FAT's structures */
+	if (layout_part_is_exfat(p) && layout_key_text(s, "per-card"))
+		bad |= layout_key_error(r, s, "per-card",
+					"an exFAT partition takes no per-card files (a FAT "
+					"partition does)") < 0;
 	for (size_t i = 0; i < n_fat_only && p->type == LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, fat_only[i]))
 			bad |= layout_key_error(r, s, fat_only[i],
-						i < 2 ? "only a FAT partition has it "
-							"(ext4 keeps modes: use a tree)"
-						      : "only a FAT "
+						i < 2 ? "only a FAT or exFAT partition has "
+							"it (ext4 keeps modes: use a tree)"
+						      : "only a FAT or exFAT "
 							"partition has per-card files") < 0;
 	return bad ? -EINVAL : 0;
 }
 
-/* links: which symbolic links a FAT tree follows; ext4 keeps each link as a link and follows
+/* links: which symbolic links a FAT or exFAT tree follows; ext4 keeps each link as a link and follows
  * none, so there it would mean nothing. */
 static int read_links(struct reader *r, const struct sect *s, const struct layout_partition *p,
 		      struct layout_entry *e)
@@ -281,7 +286,8 @@ static int read_links(struct reader *r, const struct sect *s, const struct layou
 	if (p->type == LAYOUT_PART_EXT4)
 		return layout_key_error(r, s, "links",
 					"an ext4 partition keeps symbolic links as "
-					"links and follows none (only a FAT tree has it)");
+					"links and follows none (only a FAT or exFAT tree has "
+					"it)");
 	e->links = (enum layout_links)v;
 	return 0;
 }
@@ -355,8 +361,8 @@ int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_p
 	if (p->n_entries && !layout_part_has_files(p)) {
 		struct layout_loc loc = p->entries[0].loc;
 		return diag_error(r->d,
-				  "%s:%d: %s: tree, file and dir need a FAT or ext4 "
-				  "partition (type = fat, fat12, fat16, fat32 or ext4)",
+				  "%s:%d: %s: tree, file and dir need a FAT, exFAT or ext4 "
+				  "partition (type = fat, fat12, fat16, fat32, exfat or ext4)",
 				  loc.file, loc.line, ps->what);
 	}
 	return bad ? -EINVAL : 0;

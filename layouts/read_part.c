@@ -267,7 +267,8 @@ static void set_type_defaults(struct layout_partition *p)
 {
 	struct why why;
 
-	layout_value_gpt_type(layout_part_is_fat(p) ? "msdata" : "linux", &p->gpt_type, &why);
+	layout_value_gpt_type(layout_part_is_fat(p) || layout_part_is_exfat(p) ? "msdata" : "linux",
+			      &p->gpt_type, &why);
 	switch (p->type) {
 	case LAYOUT_PART_FAT12:
 		p->mbr_type = 0x01;
@@ -284,6 +285,9 @@ static void set_type_defaults(struct layout_partition *p)
 		break;
 	case LAYOUT_PART_FAT:
 		p->mbr_type = 0; /* follows the FAT type chosen for the size */
+		break;
+	case LAYOUT_PART_EXFAT:
+		p->mbr_type = 0x07; /* exFAT (as NTFS and IFS) */
 		break;
 	}
 }
@@ -304,7 +308,9 @@ static int read_part_input(struct reader *r, const struct sect *s, struct layout
 						"a%s partition is filled with tree, "
 						"file and dir; 'from' copies an image into a raw "
 						"partition",
-						layout_part_is_fat(p) ? " FAT" : "n ext4") < 0;
+						layout_part_is_fat(p)     ? " FAT"
+						: layout_part_is_exfat(p) ? "n exFAT"
+									  : "n ext4") < 0;
 		for (size_t i = 0; i < sizeof(raw_only) / sizeof(raw_only[0]); i++)
 			if (layout_key_text(s, raw_only[i]))
 				bad |= layout_key_error(r, s, raw_only[i],
@@ -413,6 +419,9 @@ static int read_partition(struct reader *r, const struct sect *s, struct layout_
 		return rc;
 	bad |= rc < 0;
 	if ((rc = layout_read_ext4(r, s, p)) == -ENOMEM)
+		return rc;
+	bad |= rc < 0;
+	if ((rc = layout_read_exfat(r, s, p)) == -ENOMEM)
 		return rc;
 	bad |= rc < 0;
 	if ((rc = layout_read_entries(r, s, p)) == -ENOMEM)

@@ -66,6 +66,8 @@ int layout_read_partitions(struct reader *r);
 int layout_read_fat(struct reader *r, const struct sect *ps, struct layout_partition *p);
 /* An ext4 partition's `ext4 { }` section (read_ext4.c). */
 int layout_read_ext4(struct reader *r, const struct sect *ps, struct layout_partition *p);
+/* An exFAT partition's `exfat { }` section (read_exfat.c). */
+int layout_read_exfat(struct reader *r, const struct sect *ps, struct layout_partition *p);
 int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_partition *p);
 
 /* A tree's include and exclude patterns (read_filters.c). */

@@ -10,9 +10,8 @@
 static const char *const table_words[] = { "mbr", "gpt", "none", "hybrid", NULL };
 static const char *const hybrid_ee_words[] = { "first", "last", NULL };
 static const char *const mtime_words[] = { "fixed", "source", NULL };
-static const char *const part_type_words[] = {
-	"raw", "fat", "fat12", "fat16", "fat32", "ext4", NULL
-};
+static const char *const part_type_words[] = { "raw",   "fat",  "fat12", "fat16",
+					       "fat32", "ext4", "exfat", NULL };
 /* A partition size may also be one of these instead of a byte count. */
 static const char *const part_size_words[] = { "auto", "grow", NULL };
 /* An id may also be set anew on every card (sdimg personalize, flash --card-values). */
@@ -66,6 +65,15 @@ static const struct key_spec fat_keys[] = {
 	STRING("oem-name"),
 	END,
 };
+static const struct key_spec exfat_keys[] = {
+	STRING("label"),
+	SIZE("cluster-size", KEY_NONZERO),
+	SIZE("data-align", KEY_SECTORS | KEY_NONZERO),
+	BOOL("sd-format"),
+	UINT("volume-id", 0, UINT32_MAX),
+	TYPED("guid", KEY_GUID),
+	END,
+};
 static const struct key_spec ext4_keys[] = {
 	STRING("label"),
 	TYPED("uuid", KEY_GUID),
@@ -108,6 +116,7 @@ static const struct key_spec dir_keys[] = {
 
 static const struct section_spec fat_section = { "fat", false, false, fat_keys, NULL };
 static const struct section_spec ext4_section = { "ext4", false, false, ext4_keys, NULL };
+static const struct section_spec exfat_section = { "exfat", false, false, exfat_keys, NULL };
 static const struct section_spec tree_section = { "tree", true, true, tree_keys, NULL };
 static const struct section_spec file_section = { "file", true, true, file_keys, NULL };
 static const struct section_spec dir_section = { "dir", true, true, dir_keys, NULL };
@@ -139,7 +148,8 @@ static const struct key_spec partition_keys[] = {
 	END,
 };
 static const struct section_spec *const partition_sections[] = {
-	&fat_section, &ext4_section, &tree_section, &file_section, &dir_section, NULL,
+	&fat_section,  &ext4_section, &exfat_section, &tree_section,
+	&file_section, &dir_section,  NULL,
 };
 static const struct section_spec partition_section = {
 	"partition", true, true, partition_keys, partition_sections,

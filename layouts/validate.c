@@ -59,24 +59,42 @@ static int check_sizes(struct reader *r)
 	return bad ? -EINVAL : 0;
 }
 
+/* What the SD formatter's rules choose that the layout set anyway (NULL: nothing). */
+static const char *sd_format_chooses(const struct layout_partition *p)
+{
+	const struct layout_fat *f = &p->fat;
+	const struct layout_exfat *x = &p->exfat;
+
+	if (layout_part_is_exfat(p))
+		return x->cluster_size_set || x->data_align_set
+			       ? "it chooses cluster-size and data-align itself"
+			       : NULL;
+	if (f->cluster_size_set || f->reserved_set || f->data_align_set || f->root_entries_set ||
+	    f->fats_set)
+		return "it chooses cluster-size, fats, root-entries, reserved and data-align "
+		       "itself";
+	return NULL;
+}
+
 static int check_sd_format(struct reader *r, const struct layout_partition *p)
 {
 	const struct layout *l = r->l;
-	const struct layout_loc *f = &p->fat.loc;
+	const struct layout_loc *f = layout_part_is_exfat(p) ? &p->exfat.loc : &p->fat.loc;
 	const char *why = NULL;
 
-	if (!p->fat.sd_format)
+	if (!layout_part_sd_format(p))
 		return 0;
 	if (l->n_parts != 1 || l->image.table != LAYOUT_TABLE_MBR)
-		why = "it formats a whole card: one FAT partition on an mbr table";
+		why = layout_part_is_exfat(p)
+			      ? "it formats a whole card: one exFAT partition on an mbr table"
+			      : "it formats a whole card: one FAT partition on an mbr table";
 	else if (p->size_kind != LAYOUT_SIZE_GROW || !l->image.size_set)
 		why = "it needs the card size (image { size = ... }) and size = grow";
 	else if (p->start_set || p->align_set)
 		why = p->start_set ? "it chooses the partition start itself; remove 'start'"
 				   : "it chooses the partition start itself; remove 'align'";
-	else if (p->fat.cluster_size_set || p->fat.reserved_set || p->fat.data_align_set ||
-		 p->fat.root_entries_set || p->fat.fats_set)
-		why = "it chooses cluster-size, fats, root-entries, reserved and data-align itself";
+	else
+		why = sd_format_chooses(p);
 	if (!why)
 		return 0;
 	return diag_error(r->d, "%s:%d: partition '%s': sd-format = true: %s", f->file, f->line,

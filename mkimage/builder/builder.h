@@ -152,7 +152,8 @@ bool build_stop_pending(const sigset_t *set);
  * id = SHA-256 of the bytes SEED "\n" PURPOSE, PURPOSE being "disk-id" (MBR signature: the
  * first 4 bytes, little-endian), "disk-guid", "partition-uuid/NAME" (GUIDs: the first 16
  * bytes in text order with the RFC 4122 version-4 and variant bits set) or
- * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian), "ext4-uuid/NAME" (an ext4
+ * "volume-id/NAME" (FAT serial: the first 4 bytes, little-endian), "exfat-volume-id/NAME"
+ * (exFAT's VolumeSerialNumber, the same way), "ext4-uuid/NAME" (an ext4
  * file system's UUID, as a GUID) or "ext4-hash-seed/NAME" (its directory hash seed: the
  * first 16 bytes). So
  *   printf '%s\n%s' "$SEED" "volume-id/boot" | sha256sum
@@ -165,6 +166,7 @@ int build_id_gpt_disk(struct sha256 *sha, const char *seed, struct layout_guid *
 int build_id_partition_uuid(struct sha256 *sha, const char *seed, const char *name,
 			    struct layout_guid *ret);
 int build_id_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret);
+int build_id_exfat_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret);
 int build_id_ext4(struct sha256 *sha, const char *seed, const char *name,
 		  struct layout_guid *ret_uuid, uint8_t ret_hash_seed[16]);
 

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "common/bmap.h"
 #include "common/diag.h"
 #include "common/fileid.h"
+#include "exfat/exfat.h"
 #include "fat/fat.h"
 #include "layouts/layouts.h"
 #include "mkimage/builder/builder.h"
@@ -67,14 +69,19 @@ struct build_input {
 
 /* What one layout partition needs while it is built. */
 struct part_state {
-	char *from;              /* raw: the host image file (owned) */
-	struct fileid from_id;   /* raw: which file it was when measured */
-	uint64_t from_size;      /* raw: its bytes after `skip` */
-	struct content content;  /* FAT: the files, overlaid */
-	struct fat_tree *tree;   /* FAT: the tree fat/ writes (owned) */
-	struct fat_opts opts;    /* FAT: the layout's fat { } settings */
-	struct fat_geom geom;    /* FAT: the geometry chosen for the planned size */
-	struct fat_sd_layout sd; /* FAT with sd-format */
+	char *from;                      /* raw: the host image file (owned) */
+	struct fileid from_id;           /* raw: which file it was when measured */
+	uint64_t from_size;              /* raw: its bytes after `skip` */
+	struct content content;          /* FAT, exFAT: the files, overlaid */
+	struct fat_tree *tree;           /* FAT: the tree fat/ writes (owned) */
+	struct fat_opts opts;            /* FAT: the layout's fat { } settings */
+	struct fat_geom geom;            /* FAT: the geometry chosen for the planned size */
+	struct fat_sd_layout sd;         /* FAT with sd-format */
+	struct exfat_tree *exfat_tree;   /* exFAT: the tree exfat/ writes (owned) */
+	struct exfat_opts exfat_opts;    /* exFAT: the layout's exfat { } settings */
+	uint8_t exfat_guid[16];          /* exFAT: its Volume GUID, which exfat_opts points at */
+	struct exfat_geom exfat_geom;    /* exFAT: the geometry chosen for the planned size */
+	struct exfat_sd_layout exfat_sd; /* exFAT with sd-format */
 };
 
 struct build {
@@ -130,6 +137,24 @@ void build_compressor_free(struct build_compressor *z);
  * Returns 0 or -EINVAL with the messages in @d. */
 int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
 		    struct fat_sd_layout *ret);
+
+/* exfat_part.c: an exFAT partition. */
+/* The exfat_opts of partition @p's exfat { } (the volume serial from the seed unless set),
+ * pointing at @guid (16 bytes) for its Volume GUID. Returns 0 or -EIO (@sha failed). */
+int build_exfat_opts(const struct layout *l, const struct layout_partition *p, struct sha256 *sha,
+		     struct exfat_opts *o, uint8_t guid[16]);
+/* Partition @i of @l (exfat { sd-format = true }) as the SD formatter lays out an SDXC card.
+ * Returns 0 or -EINVAL with the messages in @d (a card that is not SDXC says what is). */
+int build_sd_format_exfat(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
+			  struct exfat_sd_layout *ret);
+/* size = auto: the smallest volume at byte @start that holds partition @i's files. */
+int build_exfat_min_size(struct build *b, size_t i, uint64_t start, uint64_t *ret);
+/* The geometry of partition @i for its planned region @r, and its MBR type byte. */
+int build_choose_exfat(struct build *b, size_t i, const struct plan_region *r);
+/* The volume, the data of its archives, and its used bytes into the map. */
+int build_write_exfat(struct build *b, size_t i);
+/* The exFAT part of partition @i's line in the report of build -v. */
+void build_report_exfat(const struct build *b, size_t i, FILE *out);
 
 /* sizes.c */
 /* Passes fat/'s messages in @scratch on to @d, each placed at @loc of partition @p;

@@ -64,6 +64,15 @@ int build_id_volume(struct sha256 *sha, const char *seed, const char *name, uint
 	return rc;
 }
 
+int build_id_exfat_volume(struct sha256 *sha, const char *seed, const char *name, uint32_t *ret)
+{
+	uint8_t h[SHA256_LEN];
+	int rc = id_hash(sha, seed, "exfat-volume-id/", name, h);
+
+	*ret = get_le32(h);
+	return rc;
+}
+
 int build_id_ext4(struct sha256 *sha, const char *seed, const char *name,
 		  struct layout_guid *ret_uuid, uint8_t ret_hash_seed[16])
 {
@@ -157,10 +166,13 @@ static int image_ids(struct sha256 *sha, const struct layout *l, struct cards_va
 
 	for (size_t i = 0; rc == 0 && i < l->n_parts; i++) {
 		const struct layout_partition *p = &l->parts[i];
-		uint32_t v = p->fat.volume_id;
-		if (!layout_part_is_fat(p))
+		bool exfat = layout_part_is_exfat(p);
+		uint32_t v = exfat ? p->exfat.volume_id : p->fat.volume_id;
+		if (!exfat && !layout_part_is_fat(p))
 			continue;
-		if (!p->fat.volume_id_set)
+		if (exfat && !p->exfat.volume_id_set)
+			rc = build_id_exfat_volume(sha, l->image.seed, p->name, &v);
+		else if (!exfat && !p->fat.volume_id_set)
 			rc = build_id_volume(sha, l->image.seed, p->name, &v);
 		snprintf(text, sizeof(text), "%04X-%04X", v >> 16, v & 0xFFFF);
 		if (rc == 0)

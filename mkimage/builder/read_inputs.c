@@ -39,6 +39,7 @@ void build_state_release(struct build *b)
 		free(b->parts[i].from);
 		content_release(&b->parts[i].content);
 		fat_tree_free(b->parts[i].tree);
+		exfat_tree_free(b->parts[i].exfat_tree);
 	}
 	for (size_t i = 0; b->raw_from && i < b->l->n_raws; i++)
 		free(b->raw_from[i]);
@@ -318,6 +319,26 @@ int build_sd_format(const struct layout *l, size_t i, struct sha256 *sha, struct
 			   fat_sd_format(&o, l->image.size / FAT_SECTOR, ret, &scratch));
 }
 
+/* The start of partition @i of @l, with sd-format, in *@ret (bytes): FAT's or exFAT's. */
+static int sd_format_start(const struct layout *l, size_t i, struct sha256 *sha, struct diag *d,
+			   uint64_t *ret)
+{
+	struct fat_sd_layout sd;
+	struct exfat_sd_layout exfat_sd;
+	int rc;
+
+	if (layout_part_is_exfat(&l->parts[i])) {
+		rc = build_sd_format_exfat(l, i, sha, d, &exfat_sd);
+		*ret = exfat_sd.part_start * EXFAT_SECTOR;
+	} else {
+		rc = build_sd_format(l, i, sha, d, &sd);
+		*ret = (uint64_t)sd.part_start * FAT_SECTOR;
+	}
+	if (rc < 0)
+		*ret = 0;
+	return rc;
+}
+
 /* The messages of checking an input (@rc its result) into @d, from @scratch: all of them,
  * except that a missing file whose size the plan does not wait for (@sized: the layout gives
  * the size) is not worth a warning. */
@@ -351,15 +372,12 @@ static int plan_inputs(const struct layout *l, struct sha256 *sha, struct diag *
 		const struct layout_partition *p = &l->parts[i];
 		char *path = NULL;
 		uint64_t size = 0;
-		struct fat_sd_layout sd;
 		part_sizes[i] = part_starts[i] = 0;
-		if (layout_part_is_fat(p) && p->fat.sd_format) {
-			int rc = build_sd_format(l, i, sha, d, &sd);
+		if (layout_part_sd_format(p)) {
+			int rc = sd_format_start(l, i, sha, d, &part_starts[i]);
 			bad |= rc < 0;
-			if (rc == 0)
-				part_starts[i] = (uint64_t)sd.part_start * FAT_SECTOR;
 		}
-		if (layout_part_is_fat(p) || !p->from)
+		if (layout_part_is_fat(p) || layout_part_is_exfat(p) || !p->from)
 			continue;
 		struct diag scratch;
 		diag_init(&scratch);
@@ -385,7 +403,7 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 	int rc = 0;
 
 	for (size_t i = 0; i < l->n_parts; i++)
-		sd_format |= layout_part_is_fat(&l->parts[i]) && l->parts[i].fat.sd_format;
+		sd_format |= layout_part_sd_format(&l->parts[i]);
 	if (sd_format)
 		rc = sha256_new(&sha, d);
 	if (rc == 0)
@@ -414,8 +432,9 @@ static bool has_per_card(const struct layout *l)
 	return any;
 }
 
-/* Node @n of the model, gathered for partition @p, into @tree. */
-static int add_to_tree(struct build *b, const struct layout_partition *p, struct fat_tree *tree,
+/* Node @n of the model, gathered for partition @p, into its tree in @ps (fat/'s or
+ * exfat/'s, which take the same sources and metadata). */
+static int add_to_tree(struct build *b, const struct layout_partition *p, struct part_state *ps,
 		       const struct content_node *n)
 {
 	/* the layout's attrs are FAT's DIR_Attr bits, passed through as they are */
@@ -433,12 +452,16 @@ static int add_to_tree(struct build *b, const struct layout_partition *p, struct
 
 	if (!n->is_dir && p->entries[n->source].per_card)
 		m.reserve = p->entries[n->source].reserve;
-	return n->is_dir ? fat_tree_add_dir(tree, n->path, &m, b->d)
-			 : fat_tree_add_file(tree, n->path, n->size, &src, &m, b->d);
+	if (ps->exfat_tree)
+		return n->is_dir ? exfat_tree_add_dir(ps->exfat_tree, n->path, &m, b->d)
+				 : exfat_tree_add_file(ps->exfat_tree, n->path, n->size, &src, &m,
+						       b->d);
+	return n->is_dir ? fat_tree_add_dir(ps->tree, n->path, &m, b->d)
+			 : fat_tree_add_file(ps->tree, n->path, n->size, &src, &m, b->d);
 }
 
 /*
- * The gathered files into fat/'s tree, from the last to the first (a folder's metadata is
+ * The gathered files into fat/'s or exfat/'s tree, from the last to the first (a folder's metadata is
  * the same whether it comes before or after what it holds). What fat/ copied is freed from
  * the model as it goes: without archives the model is taken apart from its end, so a tree of
  * many files is never held twice; with them, all but what the data pass reads. A layout with
@@ -450,11 +473,14 @@ static int fill_tree(struct build *b, const struct layout_partition *p, struct p
 	bool data_pass = c->n_archives != 0, keep = has_per_card(b->l);
 	int bad = 0;
 
-	ps->tree = fat_tree_new(b->l->image.timestamp);
-	if (!ps->tree)
+	if (layout_part_is_exfat(p))
+		ps->exfat_tree = exfat_tree_new(b->l->image.timestamp);
+	else
+		ps->tree = fat_tree_new(b->l->image.timestamp);
+	if (!ps->tree && !ps->exfat_tree)
 		return -ENOMEM;
 	for (size_t i = c->n; i-- > 0;) {
-		int rc = c->nodes[i].removed ? 0 : add_to_tree(b, p, ps->tree, &c->nodes[i]);
+		int rc = c->nodes[i].removed ? 0 : add_to_tree(b, p, ps, &c->nodes[i]);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
@@ -476,7 +502,7 @@ static int prepare_partition(struct build *b, size_t i)
 	struct part_state *ps = &b->parts[i];
 	int rc;
 
-	if (!layout_part_is_fat(p)) {
+	if (!layout_part_is_fat(p) && !layout_part_is_exfat(p)) {
 		b->mbr_types[i] = p->mbr_type;
 		if (p->type == LAYOUT_PART_EXT4 && (rc = build_check_ext4(b, i)) < 0)
 			return rc;
@@ -490,7 +516,10 @@ static int prepare_partition(struct build *b, size_t i)
 			b->part_sizes[i] = ps->from_size;
 		return rc;
 	}
-	rc = fat_opts_of(b->l, p, b->sha, &ps->opts);
+	if (layout_part_is_exfat(p))
+		rc = build_exfat_opts(b->l, p, b->sha, &ps->exfat_opts, ps->exfat_guid);
+	else
+		rc = fat_opts_of(b->l, p, b->sha, &ps->opts);
 	if (rc == 0)
 		rc = content_gather(b->l, p, &ps->content, b->d);
 	if (rc == 0)

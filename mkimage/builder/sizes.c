@@ -1,4 +1,4 @@
-/* sizes: sizes from the contents, the final plan, and each FAT volume's geometry. */
+/* sizes: sizes from the contents, the final plan, and each FAT or exFAT volume's geometry. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +33,18 @@ static int relay(struct build *b, const struct layout_partition *p, struct diag 
 
 static int sd_format_layout(struct build *b, size_t i)
 {
-	int rc = build_sd_format(b->l, i, b->sha, b->d, &b->parts[i].sd);
+	struct part_state *ps = &b->parts[i];
+	int rc;
 
+	if (layout_part_is_exfat(&b->l->parts[i])) {
+		rc = build_sd_format_exfat(b->l, i, b->sha, b->d, &ps->exfat_sd);
+		if (rc == 0)
+			b->part_starts[i] = ps->exfat_sd.part_start * EXFAT_SECTOR;
+		return rc;
+	}
+	rc = build_sd_format(b->l, i, b->sha, b->d, &ps->sd);
 	if (rc == 0)
-		b->part_starts[i] = (uint64_t)b->parts[i].sd.part_start * FAT_SECTOR;
+		b->part_starts[i] = (uint64_t)ps->sd.part_start * FAT_SECTOR;
 	return rc;
 }
 
@@ -55,13 +63,27 @@ static struct plan *plan_so_far(struct build *b)
 	return p;
 }
 
+/* FAT or exFAT with size = auto, measured from its files. */
 static bool measured_fat(const struct layout_partition *p)
 {
-	return layout_part_is_fat(p) && !p->fat.sd_format && p->size_kind == LAYOUT_SIZE_AUTO;
+	return (layout_part_is_fat(p) || layout_part_is_exfat(p)) && !layout_part_sd_format(p) &&
+	       p->size_kind == LAYOUT_SIZE_AUTO;
+}
+
+/* The smallest FAT or exFAT volume at byte @start for partition @i's files. */
+static int min_size(struct build *b, size_t i, uint64_t start, uint64_t *ret)
+{
+	struct diag scratch;
+
+	if (layout_part_is_exfat(&b->l->parts[i]))
+		return build_exfat_min_size(b, i, start, ret);
+	diag_init(&scratch);
+	return relay(b, &b->l->parts[i], &scratch,
+		     fat_min_size(b->parts[i].tree, &b->parts[i].opts, start, ret, &scratch));
 }
 
 /*
- * size = auto on FAT: the smallest volume that holds the files where the partition starts.
+ * size = auto on FAT and exFAT: the smallest volume that holds the files where the partition starts.
  * The start can depend on the size (an automatic start moves past a fixed region the
  * partition would overlap) and the size on the start (the data area's grid counts from the
  * start of the image), so each volume is measured where the plan with the sizes known so far
@@ -91,11 +113,7 @@ static int measure_fats(struct build *b)
 			    r->start == measured_at[i])
 				continue;
 			uint64_t need = 0;
-			struct diag scratch;
-			diag_init(&scratch);
-			int one = relay(b, &b->l->parts[i], &scratch,
-					fat_min_size(b->parts[i].tree, &b->parts[i].opts, r->start,
-						     &need, &scratch));
+			int one = min_size(b, i, r->start, &need);
 			if (one < 0 && rc != -ENOMEM)
 				rc = one;
 			if (need > b->part_sizes[i])
@@ -128,7 +146,7 @@ int build_plan_with_contents(struct build *b)
 
 	for (size_t i = 0; i < b->l->n_parts; i++) {
 		const struct layout_partition *p = &b->l->parts[i];
-		int rc = layout_part_is_fat(p) && p->fat.sd_format ? sd_format_layout(b, i) : 0;
+		int rc = layout_part_sd_format(p) ? sd_format_layout(b, i) : 0;
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
@@ -258,6 +276,8 @@ int build_choose_geometries(struct build *b)
 		int rc = 0;
 		if (layout_part_is_fat(p))
 			rc = choose_fat(b, i, r);
+		else if (layout_part_is_exfat(p))
+			rc = build_choose_exfat(b, i, r);
 		else if (p->from)
 			rc = build_check_fits(p, b->parts[i].from_size, r->size, "its image needs",
 					      b->d);

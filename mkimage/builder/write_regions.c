@@ -128,6 +128,12 @@ static bool stop_requested(void *build)
 	return build_interrupted(build);
 }
 
+/* Where fat/ put a file's bytes (a content_place_fn). */
+static int fat_file_data(const void *vol, const char *path, uint64_t *ret)
+{
+	return fat_tree_file_offset(vol, path, ret);
+}
+
 static int write_partition(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
@@ -141,10 +147,12 @@ static int write_partition(struct build *b, size_t i)
 		if (rc == 0)
 			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc
-			      : content_write_archive_data(&ps->content, ps->tree, b->image.fd,
-							   r->start, b->o->output, stop_requested,
-							   b, b->d);
+			      : content_write_archive_data(&ps->content, fat_file_data, ps->tree,
+							   b->image.fd, r->start, b->o->output,
+							   stop_requested, b, b->d);
 	}
+	if (layout_part_is_exfat(p))
+		return build_write_exfat(b, i);
 	if (p->type == LAYOUT_PART_EXT4)
 		return build_write_ext4(b, i);
 	struct build_input in;
@@ -190,6 +198,8 @@ void build_report_partitions(struct build *b)
 				(int)g->type, cluster, g->clusters, g->fats,
 				g->fats == 1 ? "" : "s",
 				(unsigned long long)(r->start + g->data_offset));
+		} else if (layout_part_is_exfat(p)) {
+			build_report_exfat(b, i, out);
 		} else if (p->type == LAYOUT_PART_EXT4) {
 			fprintf(out, ", ext4");
 		} else if (b->parts[i].from) {

@@ -312,7 +312,7 @@ static int give_bytes_to_target(struct lister *ls, const struct content_archive_
 		ls->gone[g].entry = ae->number;
 		ls->gone[g].size = (uint64_t)ae->size;
 	}
-	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = fat_path_key(path)))
+	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = content_key(ls->c, path)))
 		t = content_find(ls->c, key);
 	else if (rc == 0)
 		rc = -ENOMEM;
@@ -535,7 +535,7 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 					  "%s: a symbolic link loop (it leads to the top of "
 					  "the tree, which holds it)",
 					  ls->c->nodes[i].origin);
-		char *path = fat_path_of(ls, target), *key = path ? fat_path_key(path) : NULL;
+		char *path = fat_path_of(ls, target), *key = path ? content_key(ls->c, path) : NULL;
 		struct content_node *t = key ? content_find(ls->c, key) : NULL;
 		bool no_memory = !key;
 		free(path);
@@ -643,7 +643,7 @@ int content_list_archive(const struct layout *l, const struct layout_entry *e, c
 			     .d = d,
 			     .first_node = c->n };
 	/* an error is prefixed with the tree's FILE:LINE by content_gather() */
-	int rc = content_archive_reader_open(&ls.r, &content_caps_fat, e->strip, d);
+	int rc = content_archive_reader_open(&ls.r, content_caps_of(c), e->strip, d);
 
 	ls.r.top = e->path;
 	ls.r.filter = filter;

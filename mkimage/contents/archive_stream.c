@@ -1,8 +1,8 @@
 /*
- * archive_stream: FAT's data pass (contents.h). fat_write() has placed every file and written
- * everything but the bytes of files that come from archives; the data pass of the archive
- * reader (archive_read.c) reads each archive a second time, in its own order, and this
- * pwrite()s every entry's bytes where fat/ put them (once for each name the
+ * archive_stream: the data pass of FAT and exFAT (contents.h). The file system's writer has
+ * placed every file and written everything but the bytes of files that come from archives;
+ * the data pass of the archive reader (archive_read.c) reads each archive a second time, in
+ * its own order, and this pwrite()s every entry's bytes where the writer put them (once for each name the
  * entry has: hard and symbolic links get the same bytes again). Holes stay holes: only
  * blocks that are not all zero are written into the zero, sparse output.
  */
@@ -18,6 +18,8 @@
 
 /* Where the data pass writes, and who may stop it. */
 struct sink {
+	content_place_fn place; /* where the volume put each file */
+	const void *vol;
 	struct content_archive_lib lib; /* owned while archives are read */
 	int fd;
 	const char *image; /* the image's name, for messages */
@@ -41,7 +43,7 @@ static int compare_dest(const void *a, const void *b)
 }
 
 /* The files of archive @id with bytes, sorted by entry number, in *@ret (free() it). */
-static int collect(const struct content *c, const struct fat_tree *vol, uint32_t id,
+static int collect(const struct content *c, const struct sink *out, uint32_t id,
 		   uint64_t vol_offset, struct dest **ret, size_t *ret_n)
 {
 	struct dest *v = NULL;
@@ -56,7 +58,7 @@ static int collect(const struct content *c, const struct fat_tree *vol, uint32_t
 			return -ENOMEM;
 		}
 		v[n] = (struct dest){ .entry = node->entry, .size = node->size };
-		if (fat_tree_file_offset(vol, node->path, &v[n].off) < 0) {
+		if (out->place(out->vol, node->path, &v[n].off) < 0) {
 			free(v);
 			return -EINVAL;
 		}
@@ -117,14 +119,14 @@ static struct content_archive_want *wanted(const struct dest *v, size_t n, size_
 }
 
 /* Archive @id's bytes to the files of @c that come from it. */
-static int write_archive(struct sink *out, const struct content *c, const struct fat_tree *vol,
-			 uint32_t id, uint64_t vol_offset)
+static int write_archive(struct sink *out, const struct content *c, uint32_t id,
+			 uint64_t vol_offset)
 {
 	const struct content_archive *ca = &c->archives[id - 1];
 	struct content_archive_want *want = NULL;
 	struct dest *v = NULL;
 	size_t n = 0, n_want = 0;
-	int rc = collect(c, vol, id, vol_offset, &v, &n);
+	int rc = collect(c, out, id, vol_offset, &v, &n);
 
 	if (rc == 0 && !(want = wanted(v, n, &n_want)))
 		rc = -ENOMEM;
@@ -141,15 +143,21 @@ static int write_archive(struct sink *out, const struct content *c, const struct
 	return rc;
 }
 
-int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
-			       uint64_t vol_offset, const char *image, content_stop_fn stop,
+int content_write_archive_data(const struct content *c, content_place_fn place, const void *vol,
+			       int fd, uint64_t vol_offset, const char *image, content_stop_fn stop,
 			       void *stop_ctx, struct diag *d)
 {
-	struct sink out = { .fd = fd, .image = image, .stop = stop, .stop_ctx = stop_ctx, .d = d };
+	struct sink out = { .place = place,
+			    .vol = vol,
+			    .fd = fd,
+			    .image = image,
+			    .stop = stop,
+			    .stop_ctx = stop_ctx,
+			    .d = d };
 	int rc = 0;
 
 	for (uint32_t id = 1; rc == 0 && id <= c->n_archives; id++)
-		rc = write_archive(&out, c, vol, id, vol_offset);
+		rc = write_archive(&out, c, id, vol_offset);
 	content_archive_lib_close(&out.lib);
 	return rc;
 }

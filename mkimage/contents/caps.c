@@ -5,6 +5,8 @@
 #include <errno.h>
 
 #include "common/units.h"
+#include "exfat/exfat.h"
+#include "fat/fat.h"
 
 const struct content_caps content_caps_fat = {
 	.name = "FAT",
@@ -13,6 +15,17 @@ const struct content_caps content_caps_fat = {
 	.specials = false,
 	.owners = false,
 	.xattrs = false,
+	.path_key = fat_path_key,
+};
+
+const struct content_caps content_caps_exfat = {
+	.name = "exFAT",
+	.file_limit = 0, /* DataLength is 64 bits (exFAT specification §7.6.6) */
+	.links = false,
+	.specials = false,
+	.owners = false,
+	.xattrs = false,
+	.path_key = exfat_path_key,
 };
 
 /* The kind of an entry of type @mode that a file system may not hold, as messages name it. */

@@ -8,7 +8,7 @@
  * as equal from one source are an error.
  *   rules.c           the rule of stored times (image.mtime, SOURCE_DATE_EPOCH), every file
  *                     system's
- *   caps.c            what each file system can hold (FAT's), judged in one place
+ *   caps.c            what each file system can hold (FAT's, exFAT's), judged in one place
  *   model.c           the content model: nodes, the overlay rule, the path index
  *   host_walk.c       the one walk of a host folder, for every file system: names in byte
  *                     order, each judged by include and exclude before it is examined,
@@ -105,10 +105,17 @@ struct content_caps {
 	bool specials;       /* device nodes, fifos and sockets */
 	bool owners;         /* an entry's owner and group (else the listing leaves them 0) */
 	bool xattrs;         /* extended attributes and POSIX.1e ACLs (else never read) */
+	/* A model's path folded the way the file system compares names (a new string, or
+	 * NULL when out of memory): two paths it sees as equal get equal keys. NULL for a
+	 * file system the model does not serve (ext4). */
+	char *(*path_key)(const char *path);
 };
 
 /* FAT: folders and regular files smaller than 4 GiB (its sizes are 32-bit), nothing else. */
 extern const struct content_caps content_caps_fat;
+/* exFAT: folders and regular files of any size (its sizes are 64-bit), nothing else; names
+ * compared through its up-case table. */
+extern const struct content_caps content_caps_exfat;
 
 /*
  * Whether @caps hold an entry of type @mode (S_IFREG, ...; libarchive's AE_IF* are the same
@@ -153,6 +160,7 @@ struct content_last_folder {
 };
 
 struct content {
+	const struct content_caps *caps; /* the file system's (NULL: FAT's) */
 	struct content_node *nodes;
 	size_t n, cap;
 	struct content_slot *index; /* open-addressing hash of the keys */
@@ -526,7 +534,8 @@ int content_walk_host(int fd, const char *host, enum layout_links links, void *t
 int64_t content_mtime(const struct layout_image *im, const struct timespec *ts, uint32_t *ret_ns);
 
 /*
- * Gathers the entries of FAT partition @p of layout @l into @c (zero-initialised).
+ * Gathers the entries of FAT or exFAT partition @p of layout @l into @c (zero-initialised),
+ * compared and checked as the partition's file system does (c->caps).
  * Host paths are looked up with layout_input_path(). Timestamps follow image.mtime.
  * Returns 0 or a negative errno with one message per problem in @d.
  */
@@ -550,16 +559,21 @@ void content_shed(struct content *c, size_t i);
 void content_drop_last(struct content *c);
 
 /*
- * The data pass: fat_write() has placed every file of @c in the volume @vol, written at byte
- * @vol_offset of the image @fd (named @image in messages), and written everything but the
- * bytes of the files that come from archives. This reads each archive once more (a
+ * The data pass: the file system's writer has placed every file of @c in the volume @vol,
+ * written at byte @vol_offset of the image @fd (named @image in messages), and written
+ * everything but the bytes of the files that come from archives; @place says where each
+ * file's bytes go (they lie contiguous). This reads each archive once more (a
  * compressed one from its spool, decompressed), in its own order, and writes every entry's
  * bytes where @vol put them; all-zero blocks stay holes. @stop (may be NULL) is asked
  * between entries and after each data block. An archive read again that changed since it
  * was listed is an error. Returns 0 or a negative errno with a message in @d.
  */
-int content_write_archive_data(const struct content *c, const struct fat_tree *vol, int fd,
-			       uint64_t vol_offset, const char *image, content_stop_fn stop,
+/* Where the file @path (as the model has it) of the volume @vol starts: its byte offset from
+ * the volume's start in *@ret; 0, or a negative errno when the volume has no such file. */
+typedef int (*content_place_fn)(const void *vol, const char *path, uint64_t *ret);
+
+int content_write_archive_data(const struct content *c, content_place_fn place, const void *vol,
+			       int fd, uint64_t vol_offset, const char *image, content_stop_fn stop,
 			       void *stop_ctx, struct diag *d);
 
 #endif

@@ -9,6 +9,12 @@
 #include "common/diag.h"
 #include "mkimage/contents/contents.h"
 
+/* The caps of the file system @c is gathered for (c->caps, FAT's when NULL). */
+const struct content_caps *content_caps_of(const struct content *c);
+
+/* @path folded as that file system compares names (a new string), or NULL. */
+char *content_key(const struct content *c, const char *path);
+
 /* The live node at folded path @key, or NULL. */
 struct content_node *content_find(struct content *c, const char *key);
 

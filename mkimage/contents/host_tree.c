@@ -1,5 +1,6 @@
 /*
- * host_tree: the layout's tree, file and dir entries of a FAT partition, read from the host.
+ * host_tree: the layout's tree, file and dir entries of a FAT or exFAT partition, read from
+ * the host.
  * A tree's folder is walked by the one walk of host folders (host_walk.c: names sorted by
  * their bytes, include and exclude judging each entry before it is examined, symbolic links
  * followed as `links` says, since FAT has none); this is what FAT makes of what it finds:
@@ -57,7 +58,8 @@ static int check_file(struct gatherer *g, const char *host, struct stat *st)
 {
 	int rc = content_host_stat(AT_FDCWD, host, host, st, NULL, g->d);
 
-	return rc == 0 ? content_caps_check(&content_caps_fat, st->st_mode, host, NULL, g->d) : rc;
+	return rc == 0 ? content_caps_check(content_caps_of(g->c), st->st_mode, host, NULL, g->d)
+		       : rc;
 }
 
 static int add_host_file(struct gatherer *g, const char *path, const char *host,
@@ -118,16 +120,6 @@ static int fat_file(void *ctx, void *folder, const struct content_walk_entry *e)
 	return rc;
 }
 
-/* What FAT makes of a host folder's walk: a model, written later, without symbolic links,
- * devices, fifos or sockets (content_caps_fat). */
-static const struct content_walk_ops fat_walk_ops = {
-	.folder = fat_folder,
-	.entry = fat_file,
-	.caps = &content_caps_fat,
-	.follows_links = true,
-	.keeps_model = true,
-};
-
 static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 {
 	char *host = NULL;
@@ -152,9 +144,18 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
 	int fd = rc >= 0 ? content_open_folder(AT_FDCWD, host, host, &st, true, g->d) : -1;
 	if (rc >= 0 && fd < 0)
 		rc = fd;
+	/* what FAT and exFAT make of a host folder's walk: a model, written later, without
+	 * symbolic links, devices, fifos or sockets (their caps) */
+	const struct content_walk_ops ops = {
+		.folder = fat_folder,
+		.entry = fat_file,
+		.caps = content_caps_of(g->c),
+		.follows_links = true,
+		.keeps_model = true,
+	};
 	if (rc >= 0) {
 		g->tree_path = e->path;
-		rc = content_walk_host(fd, host, e->links, NULL, g->filter, &fat_walk_ops, g, g->d);
+		rc = content_walk_host(fd, host, e->links, NULL, g->filter, &ops, g, g->d);
 	}
 	free(host);
 	return rc;
@@ -164,7 +165,7 @@ static int gather_tree(struct gatherer *g, const struct layout_entry *e)
  * it examines it, then what they keep joins. */
 static int gather_filtered(struct gatherer *g, const struct layout_entry *e, const char *place)
 {
-	struct content alone = { .implicit_mtime = g->c->implicit_mtime };
+	struct content alone = { .caps = g->c->caps, .implicit_mtime = g->c->implicit_mtime };
 	struct content *c = g->c;
 	struct content_filter f;
 	int rc = content_filter_init(&f, e);
@@ -225,6 +226,7 @@ int content_gather(const struct layout *l, const struct layout_partition *p, str
 	struct gatherer g = { .l = l, .c = c, .d = d };
 	int bad = 0;
 
+	c->caps = layout_part_is_exfat(p) ? &content_caps_exfat : &content_caps_fat;
 	c->implicit_mtime = l->image.timestamp;
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct layout_entry *e = &p->entries[i];

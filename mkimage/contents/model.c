@@ -1,4 +1,4 @@
-/* model: the files of a FAT partition, overlaid in layout order (see contents.h). */
+/* model: the files of a FAT or exFAT partition, overlaid in layout order (see contents.h). */
 #include "mkimage/contents/contents.h"
 
 #include <assert.h>
@@ -13,10 +13,15 @@
 #include "fat/fat.h"
 #include "mkimage/contents/contents_priv.h"
 
-/* FAT compares names without regard to case, by its own table. */
-static char *fold(const char *path)
+const struct content_caps *content_caps_of(const struct content *c)
 {
-	return fat_path_key(path);
+	return c->caps ? c->caps : &content_caps_fat;
+}
+
+/* FAT and exFAT compare names without regard to case, each by its own table. */
+char *content_key(const struct content *c, const char *path)
+{
+	return content_caps_of(c)->path_key(path);
 }
 
 static uint32_t hash(const char *s)
@@ -172,7 +177,7 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 	while (rc == 0 && strchr(path + at, '/')) {
 		char *slash = strchr(path + at, '/');
 		*slash = '\0';
-		char *key = fold(path);
+		char *key = content_key(c, path);
 		struct content_node *dir = key ? content_find(c, key) : NULL;
 		char *rest = strdup(slash + 1), *joined = NULL;
 		if (!key || !rest) {
@@ -183,9 +188,10 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 					in->origin, in->path, dir->path, dir->origin);
 		} else if (dir && dir->source == in->source && strcmp(dir->path, path) != 0) {
 			rc = diag_error(d,
-					"%s: %s and %s (of %s): FAT sees the two names as equal "
+					"%s: %s and %s (of %s): %s sees the two names as equal "
 					"(it ignores case)",
-					in->origin, path, dir->path, dir->origin);
+					in->origin, path, dir->path, dir->origin,
+					content_caps_of(c)->name);
 		} else if (!dir) {
 			struct content_node implicit = { .is_dir = true,
 							 .implicit = true,
@@ -302,14 +308,15 @@ static int place(struct content *c, const struct content_node *in, char **ret_pa
 	if (in_last_folder(c, in)) {
 		const char *name = strrchr(in->path, '/') + 1;
 		path = path_append(c->last.path, name);
-		name_key = fold(name);
+		name_key = content_key(c, name);
 		key = name_key ? path_append(c->last.key, name_key) : NULL;
 		free(name_key);
 		rc = path && key ? 0 : -ENOMEM;
 	} else {
 		rc = resolve_parents(c, in, &path, d);
 		if (rc == 0)
-			rc = (key = fold(path)) ? remember_last_folder(c, in, path, key) : -ENOMEM;
+			rc = (key = content_key(c, path)) ? remember_last_folder(c, in, path, key)
+							  : -ENOMEM;
 	}
 	if (rc < 0) {
 		free(path);
@@ -333,8 +340,8 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 		return rc;
 	struct content_node *old = content_find(c, key);
 	if (old && old->source == in->source && strcmp(old->path, path) != 0) {
-		rc = diag_error(d, "%s and %s: FAT sees the two names as equal (it ignores case)",
-				old->origin, in->origin);
+		rc = diag_error(d, "%s and %s: %s sees the two names as equal (it ignores case)",
+				old->origin, in->origin, content_caps_of(c)->name);
 	} else if (old && old->source == in->source && old->is_dir != in->is_dir) {
 		rc = diag_error(d, "%s and %s: a %s and a %s at one path", old->origin, in->origin,
 				old->is_dir ? "folder" : "file", in->is_dir ? "folder" : "file");

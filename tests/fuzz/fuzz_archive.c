@@ -58,6 +58,12 @@ static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
 }
 
 /* The model into fat/'s tree, as the builder does it. */
+/* Where fat/ put a file (a content_place_fn). */
+static int file_offset(const void *vol, const char *path, uint64_t *ret)
+{
+	return fat_tree_file_offset(vol, path, ret);
+}
+
 static struct fat_tree *tree_of(const struct content *c, struct diag *d)
 {
 	struct fat_tree *t = fat_tree_new(0);
@@ -197,7 +203,7 @@ static void run(const struct layout *l, enum fat_type type, struct diag *d)
 		goto out;
 	if (fat_write(t, &g, vfd, 0, d) < 0)
 		fail("fat_write failed on a tree fat_min_size measured", "/", d);
-	if (content_write_archive_data(&c, t, vfd, 0, "fuzz.img", NULL, NULL, d) < 0)
+	if (content_write_archive_data(&c, file_offset, t, vfd, 0, "fuzz.img", NULL, NULL, d) < 0)
 		goto out; /* the data pass meets what the listing skipped past: a damaged entry */
 	if (fat_vol_open(vfd, 0, bytes, &v, d) < 0)
 		fail("our reader refuses the volume we wrote", "/", d);

@@ -704,7 +704,8 @@ static void test_key_table(void **state)
 	assert_int_equal(v.n, LAYOUT_PART_EXT4);
 	assert_int_not_equal(layout_schema_value(layout_schema_key(part, "type"), "ext3", &v, &why),
 			     0);
-	assert_string_equal(why.text, "'ext3' is not one of raw, fat, fat12, fat16, fat32 or ext4");
+	assert_string_equal(why.text,
+			    "'ext3' is not one of raw, fat, fat12, fat16, fat32, ext4 or exfat");
 	assert_int_equal(layout_schema_value(layout_schema_key(part, "gpt-type"), "esp", &v, &why),
 			 0);
 	assert_int_equal(v.guid.b[0], 0xC1);

@@ -193,6 +193,74 @@ static void test_type_defaults_and_settings(void **state)
 	layout_free(l);
 }
 
+/* type = exfat: its type bytes, its exfat { } keys, and their errors at FILE:LINE. */
+static void test_exfat(void **state)
+{
+	(void)state;
+	struct layout *l = load_ok(
+		"image { table = gpt size = 1G }\n"
+		"partition a { type = exfat size = 64M exfat { label = \"Données\"\n"
+		"  cluster-size = 64K data-align = 8M volume-id = 0x1234abcd\n"
+		"  guid = \"00112233-4455-6677-8899-aabbccddeeff\" }\n"
+		"  file \"/a\" { content = \"x\" attrs = hidden first = true }\n"
+		"  tree \"/t\" { from = \"x\" links = refuse } }\n"
+		"partition b { type = exfat size = grow }\n");
+	const struct layout_partition *a = &l->parts[0], *b = &l->parts[1];
+	assert_true(layout_part_is_exfat(a));
+	assert_false(layout_part_is_fat(a));
+	assert_true(layout_part_has_files(a));
+	assert_string_equal(layout_part_type_name(a->type), "exfat");
+	assert_int_equal(a->mbr_type, 0x07);
+	assert_string_equal(layout_gpt_type_alias(&a->gpt_type), "msdata");
+	assert_string_equal(a->exfat.label, "Données");
+	assert_true(a->exfat.cluster_size_set);
+	assert_int_equal(a->exfat.cluster_size, 65536);
+	assert_true(a->exfat.data_align_set);
+	assert_int_equal(a->exfat.data_align, 8u << 20);
+	assert_true(a->exfat.volume_id_set);
+	assert_int_equal(a->exfat.volume_id, 0x1234abcd);
+	assert_true(a->exfat.guid_set);
+	assert_int_equal(a->exfat.guid.b[15], 0xff);
+	assert_int_equal(a->n_entries, 2);
+	assert_int_equal(a->entries[1].links, LAYOUT_LINKS_REFUSE);
+	assert_null(b->exfat.label);
+	assert_false(b->exfat.cluster_size_set);
+	assert_int_equal(b->exfat.data_align, LAYOUT_DEFAULT_ALIGN);
+	assert_false(layout_part_sd_format(b));
+	layout_free(l);
+
+	expect_error("partition p { type = exfat\n exfat { label = \"abcdefghijkl\" } }",
+		     "t.layout:2: partition 'p': exfat: label: 'abcdefghijkl' is longer than the "
+		     "11 UTF-16 units of an exFAT volume label");
+	expect_error("partition p { type = exfat\n exfat { cluster-size = 64M } }",
+		     "t.layout:2: partition 'p': exfat: cluster-size: 67108864 is not a power of "
+		     "two from 512 to 32M");
+	expect_error("partition p { type = exfat\n exfat { cluster-size = 3K } }",
+		     "t.layout:2: partition 'p': exfat: cluster-size: 3072 is not a power of two");
+	expect_error("partition p { type = exfat\n exfat { fats = 2 } }",
+		     "t.layout:2: unknown key 'fats' in partition 'p': exfat");
+	expect_error("partition p { type = fat\n exfat { label = \"A\" } }",
+		     "t.layout:2: partition 'p': exfat: an exfat { } section needs type = exfat");
+	expect_error("partition p { type = exfat\n fat { label = \"A\" } }",
+		     "t.layout:2: partition 'p': fat: a fat { } section needs type = fat");
+	expect_error("partition p { type = exfat\n file \"/a\" { content = \"x\" owner = 1 } }",
+		     "t.layout:2: partition 'p': file '/a': owner: only an ext4 partition has "
+		     "owners (FAT and exFAT have none)");
+	expect_error("partition p { type = exfat\n file \"/a\" { content = \"x\" per-card = true "
+		     "reserve = 1K } }",
+		     "t.layout:2: partition 'p': file '/a': per-card: an exFAT partition takes no "
+		     "per-card files (a FAT partition does)");
+	expect_error("partition p { type = exfat\n from = \"x.img\" }",
+		     "t.layout:2: partition 'p': from: an exFAT partition is filled with tree");
+	expect_error("image { size = 64G }\npartition p { type = exfat size = grow\n"
+		     " exfat { sd-format = true cluster-size = 32K } }",
+		     "t.layout:3: partition 'p': sd-format = true: it chooses cluster-size and "
+		     "data-align itself");
+	expect_error("image { size = 64G }\npartition p { type = exfat size = 1G\n"
+		     " exfat { sd-format = true } }",
+		     "t.layout:3: partition 'p': sd-format = true: it needs the card size");
+}
+
 /* Type shortcuts, tree filters, and other tools' words told ours. */
 static void test_type_words_and_filters(void **state)
 {
@@ -569,7 +637,7 @@ static void test_errors_values(void **state)
 		     "t.layout:2: partition 'boot': start: 4097 is not a multiple of 512");
 	expect_error("partition boot {\n type = ext3\n}",
 		     "t.layout:2: partition 'boot': type: 'ext3' is not one of raw, fat, fat12, "
-		     "fat16, fat32 or ext4");
+		     "fat16, fat32, ext4 or exfat");
 	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" owner = 0 } }",
 		     "t.layout:3: partition 'boot': tree '/': owner: only an ext4 partition has "
 		     "owners");
@@ -583,7 +651,7 @@ static void test_errors_values(void **state)
 		     "}",
 		     "t.layout:3: partition 'root': tree '/': links: an ext4 partition keeps "
 		     "symbolic "
-		     "links as links and follows none (only a FAT tree has it)");
+		     "links as links and follows none (only a FAT or exFAT tree has it)");
 	expect_error("partition boot {\n type = fat\n tree \"/\" { from = \"x\" links = copy } }",
 		     "t.layout:3: partition 'boot': tree '/': links: 'copy' is not one of inside, "
 		     "follow or refuse");
@@ -591,11 +659,13 @@ static void test_errors_values(void **state)
 		     "t.layout:3: partition 'boot': ext4: an ext4 { } section needs type = ext4");
 	expect_error("partition root {\n type = ext4\n file \"/a\" { content = \"x\" attrs = "
 		     "hidden } }",
-		     "t.layout:3: partition 'root': file '/a': attrs: only a FAT partition has it");
+		     "t.layout:3: partition 'root': file '/a': attrs: only a FAT or exFAT "
+		     "partition "
+		     "has it");
 	expect_error("partition root {\n type = ext4\n file \"/a\" { content = 'x' per-card = true "
 		     "reserve = 4K } }",
-		     "t.layout:3: partition 'root': file '/a': per-card: only a FAT partition has "
-		     "per-card files");
+		     "t.layout:3: partition 'root': file '/a': per-card: only a FAT or exFAT "
+		     "partition has per-card files");
 	expect_error("partition root {\n type = ext4\n ext4 { block-size = 8K } }",
 		     "t.layout:3: partition 'root': ext4: block-size: 8192 is not 1K, 2K or 4K");
 	expect_error("image {\n table = dos\n}",
@@ -649,7 +719,7 @@ static void test_errors_rules(void **state)
 	expect_error("raw boot { offset = 0 from = \"x\" }\npartition boot { size = 8M }",
 		     "t.layout:2: the name 'boot' is taken (by t.layout:1)");
 	expect_error("partition data {\n size = 8M\n tree \"/\" { from = \"x\" } }",
-		     "t.layout:3: partition 'data': tree, file and dir need a FAT or ext4 "
+		     "t.layout:3: partition 'data': tree, file and dir need a FAT, exFAT or ext4 "
 		     "partition");
 	expect_error("partition data {\n fat { fats = 1 } }",
 		     "t.layout:2: partition 'data': fat: a fat { } section needs type = fat");
@@ -777,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_type_defaults_and_settings),
 		cmocka_unit_test(test_type_words_and_filters),
+		cmocka_unit_test(test_exfat),
 		cmocka_unit_test(test_source_date_epoch),
 		cmocka_unit_test(test_lower_case_label_warns),
 		cmocka_unit_test(test_entries_keep_file_order),

@@ -139,6 +139,42 @@ static void test_gather_overlay(void **state)
 	layout_free(l);
 }
 
+/* An exFAT partition's model compares names by exFAT's up-case table (Armenian folds, which
+ * FAT's table leaves alone) and keeps files of 4 GiB and more. */
+static void test_gather_exfat(void **state)
+{
+	struct content c = { 0 };
+	struct diag d;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p in/arm && truncate -s 5G in/arm/big.bin"), 0);
+	write_text("in/arm/\xd5\xa1.txt", "small a"); /* U+0561 */
+	struct layout *l = load_in(
+		"partition p { type = exfat\n tree \"/\" { from = \"arm\" }\n"
+		" file \"/\xd4\xb1.TXT\" { content = \"capital\" } }\n"); /* U+0531 */
+	diag_init(&d);
+	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	assert_ptr_equal(c.caps, &content_caps_exfat);
+	assert_null(live(&c, "/\xd5\xa1.txt"));
+	assert_string_equal(live(&c, "/\xd4\xb1.TXT")->text, "capital");
+	assert_int_equal(live(&c, "/big.bin")->size, 5ull << 30);
+	assert_int_equal(live_count(&c), 2);
+	content_release(&c);
+	layout_free(l);
+	/* the same layout on FAT: two names (fat/ refuses the large file when it is added) */
+	l = load_in("partition p { type = fat\n tree \"/\" { from = \"arm\" }\n"
+		    " file \"/\xd4\xb1.TXT\" { content = \"capital\" } }\n");
+	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	assert_ptr_equal(c.caps, &content_caps_fat);
+	assert_non_null(live(&c, "/\xd5\xa1.txt"));
+	assert_non_null(live(&c, "/\xd4\xb1.TXT"));
+	assert_int_equal(live_count(&c), 3);
+	content_release(&c);
+	layout_free(l);
+	diag_release(&d);
+	assert_int_equal(system("rm -rf in/arm"), 0);
+}
+
 static void test_gather_case_of_folders(void **state)
 {
 	struct content c = { 0 };
@@ -441,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_gpt_crc32),
 		cmocka_unit_test(test_gather_empty_folder),
 		cmocka_unit_test(test_gather_overlay),
+		cmocka_unit_test(test_gather_exfat),
 		cmocka_unit_test(test_gather_case_of_folders),
 		cmocka_unit_test(test_gather_errors),
 		cmocka_unit_test(test_gather_links),
