@@ -51,3 +51,6 @@ if [ "$(id -u)" = 0 ] && command -v mount.exfat-fuse >/dev/null &&
 		"$PACK" "$tmp/c512.img" >"$OUT/seed-fuse-filled-packed"
 	fi
 fi
+
+# the image fuzzer (tests/fuzz/fuzz_image.c) takes a bare exFAT volume through the probe
+cp "$OUT/seed-label-packed" "${OUT%/exfat}/image/seed-exfat-bare-packed"
