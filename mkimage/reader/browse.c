@@ -206,10 +206,3 @@ void reader_volume_close(struct reader_volume *v)
 		v->ops->close(v->fs);
 	free(v);
 }
-
-void reader_print_heading(FILE *out, const char *path)
-{
-	fprintf(out, "\n");
-	reader_fputs_visible(path, out);
-	fprintf(out, ":\n");
-}

@@ -10,7 +10,8 @@
  *                (superblock)
  *   findings.c   the SD alignment report: what is off the erase-block grid, and the fix
  *   report.c     the report as text or JSON
- *   visible.c    names from the image printed with control characters made visible
+ *   visible.c    names from the image printed with control characters made visible (and
+ *                the headings of `ls -R`)
  *   browse.c     a volume for `ls` and `cat`: which partition, then one table of operations
  *                per file system (browse_fat.c, browse_exfat.c, browse_ext.c)
  * Nothing in the image is trusted. Errors are 0 or a negative errno, with the message in
