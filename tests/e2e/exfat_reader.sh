@@ -54,6 +54,30 @@ card unaligned c "-b 1M"
 jq -e '[.findings[].code] | index("heap-misaligned") and index("partition-type")' out.txt >/dev/null ||
     fail "no heap-misaligned and partition-type findings: $(jq -c .findings out.txt)"
 
+# a 64 GiB (SDXC) card: its allocation unit is 16 MiB and its cluster 128 KiB (SD Part 2's
+# table); the partition and the heap on that grid make no findings, at 4 MiB they do, and
+# clusters of 32 KiB are noted. Only the volume's first 64 MiB are copied (what mkfs.exfat
+# writes of an empty volume lies there)
+sdxc() { # NAME START-SECTOR MKFS-OPTIONS
+    truncate -s 64G "$1.img"
+    printf 'label: dos\nstart=%s, type=7\n' "$2" | sfdisk -q "$1.img"
+    truncate -s $((64 * 1073741824 - $2 * 512)) "$1.vol"
+    # shellcheck disable=SC2086 # options are words
+    mkfs.exfat $3 "$1.vol" >/dev/null
+    dd if="$1.vol" of="$1.img" bs=1M seek=$(($2 / 2048)) count=64 conv=notrunc status=none
+    rm "$1.vol"
+    expect_status 0 "$SDIMG" inspect --json "$1.img"
+}
+sdxc sdxc-on-au 32768 "-b 16M"
+jq -e '.partitions[0].exfat.cluster_size == 131072 and (.findings | length == 0)' out.txt >/dev/null ||
+    fail "an SD-formatted SDXC card has findings: $(jq -c .findings out.txt)"
+sdxc sdxc-off-au 8192 "-b 16M -c 32K"
+jq -e '[.findings[].code] | index("start-misaligned") and index("heap-misaligned") and index("cluster-size")' out.txt >/dev/null ||
+    fail "an SDXC card off its 16 MiB unit: $(jq -c .findings out.txt)"
+jq -e '[.findings[].message] | any(test("16 MiB allocation unit"))' out.txt >/dev/null ||
+    fail "the start finding does not name the 16 MiB unit: $(jq -c .findings out.txt)"
+rm -f sdxc-on-au.img sdxc-off-au.img
+
 # damaged volumes: inspect says why, ls and cat fail with one line
 cp bare.img bad.img
 printf 'x' | dd of=bad.img bs=1 seek=300 conv=notrunc status=none # in the boot code: the checksum fails
