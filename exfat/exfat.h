@@ -50,6 +50,17 @@ uint16_t exfat_name_hash(const uint16_t *upcased, unsigned len);
 /* The TableChecksum of §7.2.2 over @len bytes of an up-case table. */
 uint32_t exfat_table_checksum(const uint8_t *table, size_t len);
 
+/* ---- the up-case table (upcase.c): the recommended table of §7.2.5.1 */
+
+#define EXFAT_UPCASE_BYTES 5836u          /* its compressed length */
+#define EXFAT_UPCASE_CHECKSUM 0xE619D30Du /* its TableChecksum (§7.2.2) */
+
+/* The upper case of the UTF-16 unit @c by the recommended table. */
+uint16_t exfat_upcase(uint16_t c);
+
+/* The recommended table, compressed as the specification gives it (EXFAT_UPCASE_BYTES). */
+void exfat_upcase_table(uint8_t out[EXFAT_UPCASE_BYTES]);
+
 /* ---- the volume's settings and geometry */
 
 /*

@@ -299,18 +299,24 @@ int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta
 int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
 		      const struct fat_source *src, const struct fat_meta *m, struct diag *d)
 {
+	if (size > UINT32_MAX) {
+		return diag_errno(d, -EFBIG,
+				  "%s: %" PRIu64 " bytes; a FAT file must be smaller "
+				  "than 4 GiB",
+				  m && m->origin ? m->origin : path, size);
+	}
+	return fat_tree_add_node(t, path, size, src, m, d);
+}
+
+int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
+		      const struct fat_source *src, const struct fat_meta *m, struct diag *d)
+{
 	const char *where = m && m->origin ? m->origin : path;
 	struct fat_node *parent, *n;
 	const char *name;
 	size_t len;
 	int r;
 
-	if (size > UINT32_MAX) {
-		return diag_errno(d, -EFBIG,
-				  "%s: %" PRIu64 " bytes; a FAT file must be smaller "
-				  "than 4 GiB",
-				  where, size);
-	}
 	if (size && !src)
 		return diag_error(d, "%s: no source for its bytes", where);
 	r = walk(t, path, &parent, &n, &name, &len, d);

@@ -67,6 +67,11 @@ struct fat_tree {
 	bool root_label;      /* the root's first entry is the volume label */
 };
 
+/* fat_tree_add_file() without its limit on @size (for the exFAT writer, which shares the
+ * tree). */
+int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
+		      const struct fat_source *src, const struct fat_meta *m, struct diag *d);
+
 /* The FAT path of @n ("/a/b") in @buf, for messages; returns @buf. */
 const char *fat_node_path(const struct fat_node *n, char *buf, size_t len);
 

@@ -4,67 +4,26 @@
  * (common/sparse.h); memory holds the used part of one FAT and one directory at a time,
  * plus a bounded copy buffer.
  */
-#include "fat/tree_priv.h"
+#include "fat/copy_priv.h"
 #include "fat/write_priv.h"
 #include "fat/ondisk.h"
-#include "common/sparse.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct wctx {
+	struct fat_copier c; /* the output, and file data into it */
 	struct fat_tree *t;
 	const struct fat_geom *g;
-	int fd;
-	uint64_t vol;      /* volume offset in fd */
-	const char *image; /* fd's name in messages, or NULL */
-	uint32_t next;     /* first free cluster */
-	uint8_t *buf;      /* SPARSE_CHUNK bytes for copies */
-	uint8_t *pend;     /* SPARSE_CHUNK bytes: the clusters of small files, in a row */
-	size_t pend_len;   /* bytes in pend, the clusters of files from volume byte pend_off */
-	uint64_t pend_off;
-	const char *dir; /* the host folder open as dir_fd (NULL: none) */
-	int dir_fd;
-	fat_stop_fn stop; /* asked before each file and after each SPARSE_CHUNK (may be NULL) */
-	void *stop_ctx;
-	struct diag *d;
+	uint32_t next; /* first free cluster */
 };
 
-static bool stopped(const struct wctx *w)
-{
-	return w->stop && w->stop(w->stop_ctx);
-}
-
-/* Says that writing at volume byte @off failed with @e; returns -@e. */
-static int write_failed(struct wctx *w, uint64_t off, int e)
-{
-	return diag_errno(w->d, -e, "%s%swriting the FAT volume at byte %" PRIu64 ": %s",
-			  w->image ? w->image : "", w->image ? ": " : "", w->vol + off,
-			  strerror(e));
-}
-
-/* pwrite()s all of @buf at volume byte @off. */
 static int put(struct wctx *w, const void *buf, size_t len, uint64_t off)
 {
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(w->fd, p, len, (off_t)(w->vol + off));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return write_failed(w, off, n < 0 ? errno : EIO);
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return fat_copier_put(&w->c, buf, len, off);
 }
 
 static uint64_t cluster_off(const struct fat_geom *g, uint32_t c)
@@ -210,158 +169,16 @@ static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 	return r;
 }
 
-/* Copies through the source's read callback; blocks of zeros stay holes. */
-static int copy_read(struct wctx *w, const struct fat_node *n, uint64_t dst)
-{
-	char where[4096];
-
-	for (uint64_t done = 0; done < n->size;) {
-		size_t len = n->size - done < SPARSE_CHUNK ? (size_t)(n->size - done)
-							   : SPARSE_CHUNK;
-		uint64_t failed_at;
-		int r = n->src.read(n->src.ctx, done, w->buf, len);
-		if (r)
-			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-					  strerror(-r));
-		r = sparse_write(w->fd, w->buf, len, w->vol + dst + done, &failed_at);
-		if (r)
-			return write_failed(w, failed_at - w->vol, -r);
-		done += (uint64_t)len;
-		if (done < n->size && stopped(w))
-			return -EINTR;
-	}
-	return 0;
-}
-
-static bool stop_of(void *wctx)
-{
-	return stopped(wctx);
-}
-
-/* Copies from the source's @fd; its holes and blocks of zeros stay holes. */
-static int copy_fd(struct wctx *w, const struct fat_node *n, int fd, uint64_t dst)
-{
-	struct sparse_copy c = { .src = fd,
-				 .src_off = n->src.offset,
-				 .len = n->size,
-				 .dst = w->fd,
-				 .dst_off = w->vol + dst,
-				 .buf = w->buf,
-				 .stop = stop_of,
-				 .stop_ctx = w };
-	struct sparse_fault fault;
-	char where[4096];
-	int r = sparse_copy(&c, &fault);
-
-	if (r == 0 || r == -EINTR)
-		return r;
-	if (fault.in_dst)
-		return write_failed(w, fault.at - w->vol, -r);
-	return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-			  r == -ENODATA ? "shorter than its size (changed?)" : strerror(-r));
-}
-
-/* Writes the clusters gathered in pend (their zero blocks left out). */
-static int flush_pending(struct wctx *w)
-{
-	uint64_t failed_at;
-	int r = sparse_write(w->fd, w->pend, w->pend_len, w->vol + w->pend_off, &failed_at);
-
-	w->pend_len = 0;
-	return r ? write_failed(w, failed_at - w->vol, -r) : 0;
-}
-
-/* Reads the data of @n, whose clusters fit in pend, from @fd after those gathered there
- * when they follow them on the volume: one write for the files of a folder, not one each.
- * The rest of its last cluster is zeros, as the volume reads it anyway. */
-static int gather_small(struct wctx *w, const struct fat_node *n, int fd, uint64_t dst)
-{
-	size_t span = (size_t)n->n_clusters * w->g->cluster_size;
-	char where[4096];
-	int r = 0;
-
-	if (w->pend_len && (w->pend_off + w->pend_len != dst || w->pend_len + span > SPARSE_CHUNK))
-		r = flush_pending(w);
-	if (r)
-		return r;
-	if (!w->pend_len)
-		w->pend_off = dst;
-	uint8_t *p = w->pend + w->pend_len;
-	for (size_t done = 0; done < n->size;) {
-		ssize_t got = pread(fd, p + done, (size_t)n->size - done,
-				    (off_t)(n->src.offset + done));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-					  got < 0 ? strerror(errno)
-						  : "shorter than its size (changed?)");
-		done += (size_t)got;
-	}
-	memset(p + n->size, 0, span - (size_t)n->size);
-	w->pend_len += span;
-	return 0;
-}
-
-/*
- * Opens the host file of @n: its name looked up in its folder, which stays open for the
- * files after it from the same folder. Returns the fd or a negative errno.
- */
-static int open_host_file(struct wctx *w, const struct fat_node *n)
-{
-	if (w->dir != n->host_dir) {
-		if (w->dir_fd >= 0)
-			close(w->dir_fd);
-		w->dir = NULL;
-		w->dir_fd = open(*n->host_dir ? n->host_dir : ".",
-				 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (w->dir_fd < 0)
-			return -errno;
-		w->dir = n->host_dir;
-	}
-	int fd = openat(w->dir_fd, n->host_name ? n->host_name : n->name, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* File data straight from its source fd to its clusters where the kernel can. */
-static int write_file(struct wctx *w, const struct fat_node *n)
-{
-	uint64_t dst = cluster_off(w->g, n->cluster);
-	int fd = n->src.fd, r;
-	char where[4096];
-
-	if (!n->size || n->src.deferred)
-		return 0;
-	if (n->host_dir && (fd = open_host_file(w, n)) < 0)
-		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
-				  strerror(-fd));
-	struct stat st;
-	if (n->host_dir && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size ||
-			    !fileid_same(&n->src.listed, &st))) {
-		close(fd);
-		return diag_error(w->d,
-				  "%s: changed while the image was built (it is not the "
-				  "file of %" PRIu64 " bytes that was listed)",
-				  fat_node_where(n, where, sizeof(where)), n->size);
-	}
-	if (n->src.read)
-		r = copy_read(w, n, dst);
-	else if ((uint64_t)n->n_clusters * w->g->cluster_size <= SPARSE_CHUNK / 4)
-		r = gather_small(w, n, fd, dst);
-	else
-		r = copy_fd(w, n, fd, dst);
-	if (n->host_dir)
-		close(fd);
-	return r;
-}
-
 static int write_dir(struct wctx *w, const struct fat_node *dir)
 {
 	int r = write_dir_entries(w, dir);
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (!dir->kids[i]->is_dir)
-			r = stopped(w) ? -EINTR : write_file(w, dir->kids[i]);
+			r = fat_copier_stopped(&w->c)
+				    ? -EINTR
+				    : fat_copier_file(&w->c, dir->kids[i],
+						      cluster_off(w->g, dir->kids[i]->cluster));
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (dir->kids[i]->is_dir)
 			r = write_dir(w, dir->kids[i]);
@@ -377,15 +194,16 @@ int fat_write(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol
 int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint64_t vol_offset,
 		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d)
 {
-	struct wctx w = { .t = t,
-			  .g = g,
-			  .fd = fd,
-			  .vol = vol_offset,
-			  .image = image,
-			  .dir_fd = -1,
-			  .stop = stop,
-			  .stop_ctx = stop_ctx,
-			  .d = d };
+	struct wctx w = { .c = { .fd = fd,
+				 .vol = vol_offset,
+				 .image = image,
+				 .kind = "FAT",
+				 .cluster_size = g->cluster_size,
+				 .stop = stop,
+				 .stop_ctx = stop_ctx,
+				 .d = d },
+			  .t = t,
+			  .g = g };
 	uint64_t end = g->data_offset + (uint64_t)g->clusters * g->cluster_size;
 	int r;
 
@@ -400,25 +218,14 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 	t->next_free = w.next;
 	t->root_offset = ((uint64_t)g->reserved + (uint64_t)g->fats * g->fat_sectors) * FAT_SECTOR;
 	t->root_label = g->has_label;
-	w.buf = malloc(SPARSE_CHUNK);
-	w.pend = malloc(SPARSE_CHUNK);
-	if (!w.buf || !w.pend) {
-		free(w.buf);
-		free(w.pend);
+	if (fat_copier_start(&w.c))
 		return -ENOMEM;
-	}
 	r = write_boot(&w);
 	if (!r)
 		r = write_fats(&w);
 	if (!r)
 		r = write_dir(&w, &t->root);
-	if (!r && w.pend_len)
-		r = flush_pending(&w);
-	if (w.dir_fd >= 0)
-		close(w.dir_fd);
-	free(w.buf);
-	free(w.pend);
-	return r;
+	return fat_copier_finish(&w.c, r);
 }
 
 uint64_t fat_tree_used_bytes(const struct fat_tree *t)
