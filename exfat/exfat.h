@@ -291,8 +291,13 @@ bool exfat_boot_sector_claimed(const uint8_t s[EXFAT_SECTOR]);
 
 /*
  * exfat_vol_open - opens the exFAT volume at @offset of @fd: checks the main boot region
- * (every field's range, the regions inside the volume and apart, the boot checksum) and the
- * root directory's bitmap and up-case entries. As fat_vol_open().
+ * (every field's range, §3.1; the regions inside the volume and apart; the boot checksum
+ * sector, §3.4) and the root directory's system entries: the allocation bitmap of the active
+ * FAT, the up-case table (read, its TableChecksum checked, kept for name matching), the
+ * label and the volume GUID. Volumes of 512-byte sectors only (what SD cards have): another
+ * sector size is refused with a message saying so. The bitmap and the up-case table are read
+ * as contiguous runs, as the Linux driver reads them. As fat_vol_open() otherwise: @size is
+ * the bytes there are from @offset (0: unknown), errors are -EINVAL with a message or -EIO.
  */
 int exfat_vol_open(int fd, uint64_t offset, uint64_t size, struct exfat_vol **ret, struct diag *d);
 

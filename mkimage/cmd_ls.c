@@ -1,7 +1,7 @@
 /*
  * cmd_ls: `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH`.
- * The volume is reader/'s (reader_volume_open()): FAT and ext2/3/4 alike.
- * PART is a partition number (":1"), a GPT partition name, or a volume label (FAT or ext,
+ * The volume is reader/'s (reader_volume_open()): FAT, exFAT and ext2/3/4 alike.
+ * PART is a partition number (":1"), a GPT partition name, or a volume label (FAT, exFAT or ext,
  * any case: MBR has no names, and a layout's partition `boot` is labelled BOOT); without a
  * table the whole image is the volume (IMAGE:/PATH, or IMAGE alone for its root).
  */
@@ -110,11 +110,13 @@ static void ls_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s ls IMAGE[:PART][/PATH] [-l] [-R]\n\n"
-		"Lists a folder of a FAT or ext2/3/4 partition. PART is a partition number, a GPT\n"
-		"name or a volume label; without a table the whole image is the volume\n"
+		"Lists a folder of a FAT, exFAT or ext2/3/4 partition. PART is a partition "
+		"number,\n"
+		"a GPT name or a volume label; without a table the whole image is the volume\n"
 		"(IMAGE:/PATH, or IMAGE alone for its root).\n\n"
 		"  -l, --long       FAT: attributes (d r h s a), size, time (UTC), 8.3 name,\n"
-		"                   name; ext: mode, owner, group, size or device, time\n"
+		"                   name; exFAT: attributes, size, time (UTC), name;\n"
+		"                   ext: mode, owner, group, size or device, time\n"
 		"                   (UTC), name, link target\n"
 		"  -R, --recursive  every folder below as well, down to 64 levels\n",
 		SDIMG_PROG);

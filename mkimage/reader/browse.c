@@ -1,7 +1,7 @@
 /*
  * browse: a partition's file system for `ls` and `cat` (reader.h). Which partition an
  * address names, then one table of operations per kind of file system: another kind adds
- * its file (as browse_fat.c, browse_ext.c) and one line to `kinds`.
+ * its file (as browse_fat.c, browse_exfat.c, browse_ext.c) and one line to `kinds`.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +10,8 @@
 
 #include "mkimage/reader/reader_priv.h"
 
-static const struct reader_browse_ops *const kinds[] = { &reader_browse_fat, &reader_browse_ext };
+static const struct reader_browse_ops *const kinds[] = { &reader_browse_fat, &reader_browse_exfat,
+							 &reader_browse_ext };
 
 struct reader_volume {
 	const struct reader_browse_ops *ops;
@@ -35,8 +36,8 @@ static const char *label_of(const struct disk_part *p)
 	return ops ? ops->label(p) : "";
 }
 
-/* The partition @part names: a number, a GPT name, then a volume label (which FAT and ext
- * compare without case). */
+/* The partition @part names: a number, a GPT name, then a volume label (which FAT, exFAT and
+ * ext compare without case). */
 static const struct disk_part *find_part(const struct disk *k, const char *part, struct diag *d,
 					 const char *image)
 {
@@ -135,8 +136,8 @@ int reader_volume_open(const struct disk *k, int fd, const char *image, const ch
 				  "sectors)",
 				  image, p->number);
 	if (!ops)
-		return diag_error(d, "%s: partition %u holds no FAT or ext file system", image,
-				  p->number);
+		return diag_error(d, "%s: partition %u holds no FAT, exFAT or ext file system",
+				  image, p->number);
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return diag_error(d, "%s: out of memory", image);
@@ -204,11 +205,4 @@ void reader_volume_close(struct reader_volume *v)
 	if (v->fs)
 		v->ops->close(v->fs);
 	free(v);
-}
-
-void reader_print_heading(FILE *out, const char *path)
-{
-	fprintf(out, "\n");
-	reader_fputs_visible(path, out);
-	fprintf(out, ":\n");
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/array.h"
 #include "common/units.h"
@@ -166,6 +167,112 @@ static int check_ext_volume(const struct disk_part *p, struct findings *f)
 		   "the ext volume claims %llu bytes but only %llu are there: it runs past the end "
 		   "of its partition or the image",
 		   (unsigned long long)p->ext.size, (unsigned long long)p->size);
+}
+
+/* The SD Association's geometry for an exFAT card of @sectors (SD Part 2 File System
+ * Specification, the SDXC rows of its format parameter table): cluster size and boundary
+ * unit (the allocation unit the heap starts on). Up to 32 GiB a card is SDHC, formatted FAT32
+ * by the specification: the cluster size is then the exFAT specification's default for the
+ * size (4 KiB up to 256 MiB, 32 KiB above), the boundary unit 0 (none of its own). Above
+ * 2 TiB (SDUC) the table ends: 0 and 0. */
+struct exfat_sd_row {
+	uint32_t cluster;
+	uint64_t boundary;
+};
+
+static struct exfat_sd_row exfat_sd_geometry(uint64_t sectors)
+{
+	if (sectors <= (1ull << 19))
+		return (struct exfat_sd_row){ 4096, 0 };
+	if (sectors <= (1ull << 26))
+		return (struct exfat_sd_row){ 32768, 0 };
+	if (sectors <= (1ull << 28))
+		return (struct exfat_sd_row){ 128u << 10, 16u << 20 };
+	if (sectors <= (1ull << 30))
+		return (struct exfat_sd_row){ 256u << 10, 32u << 20 };
+	if (sectors <= (1ull << 32))
+		return (struct exfat_sd_row){ 512u << 10, 64u << 20 };
+	return (struct exfat_sd_row){ 0, 0 };
+}
+
+/* The partition type of an exFAT volume: 0x07 on MBR, Microsoft basic data on GPT. */
+static int check_exfat_type(const struct disk *k, const struct disk_part *p, struct findings *f)
+{
+	if (!p->number)
+		return 0;
+	if (!strcmp(k->table, "mbr") && strcasecmp(p->type, "0x07") != 0)
+		return add(f, "warning", "partition-type", p->number,
+			   "an exFAT volume in a partition of type %s: SD Part 2 and Windows "
+			   "expect "
+			   "type 0x07 (in the layout: mbr-type = 0x07)",
+			   p->type);
+	if (!strcmp(k->table, "gpt") &&
+	    strcasecmp(p->type, "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7") != 0)
+		return add(f, "warning", "partition-type", p->number,
+			   "an exFAT volume in a partition of type %s: Windows and cameras expect "
+			   "Microsoft basic data (in the layout: gpt-type = msdata)",
+			   p->type);
+	return 0;
+}
+
+/* Where the heap lies against the erase-block grid, or the card's allocation unit where the
+ * SD table gives a larger one; the partition start against that unit. */
+static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uint64_t eb,
+			    struct findings *f)
+{
+	const struct exfat_info *i = &p->exfat.info;
+	struct exfat_sd_row sd = exfat_sd_geometry(k->size / 512);
+	uint64_t unit = sd.boundary > eb ? sd.boundary : eb;
+	uint64_t heap = p->start + (uint64_t)i->heap_offset * 512;
+	char g[32];
+	int rc = 0;
+
+	grid(unit, g, sizeof(g));
+	if (p->number && p->start % eb == 0 && p->start % unit)
+		rc |= add(f, "warning", "start-misaligned", p->number,
+			  "partition %u starts at byte %llu, off the %s allocation unit the SD "
+			  "specification gives a card of this capacity: the SD formatter starts it "
+			  "at byte %llu",
+			  p->number, (unsigned long long)p->start, g, (unsigned long long)unit);
+	if (heap % unit)
+		rc |= add(f, "warning", "heap-misaligned", p->number,
+			  "the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
+			  "the %s grid%s: every cluster straddles erase blocks; sdimg puts the "
+			  "heap "
+			  "on the grid by default",
+			  (unsigned long long)heap, (unsigned long long)(heap % unit), g,
+			  sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "");
+	return rc;
+}
+
+static int check_exfat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,
+			      struct findings *f)
+{
+	const struct exfat_info *i = &p->exfat.info;
+	struct exfat_sd_row sd = exfat_sd_geometry(k->size / 512);
+	char have[32], want[32];
+	int rc = check_exfat_type(k, p, f) | check_exfat_heap(k, p, eb, f);
+
+	if (i->part_offset && i->part_offset * 512 != p->start)
+		rc |= add(f, "warning", "partition-offset", p->number,
+			  "the boot sector says the volume starts at sector %llu "
+			  "(PartitionOffset), "
+			  "the partition starts at sector %llu",
+			  (unsigned long long)i->part_offset, (unsigned long long)(p->start / 512));
+	if (i->flags & (EXFAT_FLAG_VOLUMEDIRTY | EXFAT_FLAG_MEDIAFAILURE))
+		rc |= add(f, "warning", "volume-dirty", p->number,
+			  "the boot sector's VolumeFlags say%s%s: the volume was not unmounted "
+			  "cleanly, or its medium failed; fsck.exfat checks it",
+			  i->flags & EXFAT_FLAG_VOLUMEDIRTY ? " VolumeDirty" : "",
+			  i->flags & EXFAT_FLAG_MEDIAFAILURE ? " MediaFailure" : "");
+	if (sd.cluster && i->cluster_size != sd.cluster) {
+		grid(i->cluster_size, have, sizeof(have));
+		grid(sd.cluster, want, sizeof(want));
+		rc |= add(f, "info", "cluster-size", p->number,
+			  "clusters of %s; for an exFAT card of this capacity the %s gives %s",
+			  have, sd.boundary ? "SD specification" : "exFAT specification", want);
+	}
+	return rc;
 }
 
 static bool far_apart(uint32_t a, uint32_t b)
@@ -360,6 +467,11 @@ int reader_compute_findings(const struct disk *k, uint64_t eb, struct findings *
 			rc |= add(f, "error", "fat-unreadable", p->number, "%s", p->content_error);
 		else if (p->content == CONTENT_FAT)
 			rc |= check_fat_volume(k, p, eb, f) | check_cluster_size(p, eb, f);
+		else if (p->content == CONTENT_EXFAT && p->content_error[0])
+			rc |= add(f, "error", "exfat-unreadable", p->number, "%s",
+				  p->content_error);
+		else if (p->content == CONTENT_EXFAT)
+			rc |= check_exfat_volume(k, p, eb, f);
 		else if (p->content == CONTENT_EXT && p->start + p->size <= k->size)
 			rc |= check_ext_volume(p, f);
 	}

@@ -1,4 +1,5 @@
-/* probe: what a partition holds: FAT (fat/'s reader), ext2/3/4 (superblock), unknown. */
+/* probe: what a partition holds: FAT (fat/'s reader), exFAT (exfat/'s reader), ext2/3/4
+ * (superblock), unknown. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +77,51 @@ static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot, 
 	diag_release(&scratch);
 }
 
+static int count_exfat_entry(void *ctx, const struct exfat_dirent *e)
+{
+	struct disk_exfat *f = ctx;
+
+	if (f->files + f->dirs >= WALK_MAX_ENTRIES)
+		return -E2BIG;
+	if (e->attrs & EXFAT_ATTR_DIRECTORY)
+		f->dirs++;
+	else
+		f->files++;
+	return 0;
+}
+
+/* Counts the free clusters (the allocation bitmap), files and folders of @v into @f. */
+static void count_exfat(struct exfat_vol *v, struct disk_exfat *f, struct diag *scratch)
+{
+	static const struct exfat_walk_fns fns = { .entry = count_exfat_entry };
+
+	f->counted = exfat_vol_free_clusters(v, &f->free_clusters, scratch) == 0;
+	if (f->counted)
+		f->walked = exfat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
+}
+
+/* A volume whose boot sector @boot says "EXFAT": read, or reported as damaged. */
+static void probe_exfat(struct disk *k, struct disk_part *p, bool count)
+{
+	struct exfat_vol *v = NULL;
+	struct diag scratch;
+
+	diag_init(&scratch);
+	uint64_t room = p->start + p->size > k->size ? k->size - p->start : p->size;
+
+	p->content = CONTENT_EXFAT;
+	if (exfat_vol_open(k->fd, p->start, room, &v, &scratch) == 0) {
+		p->exfat.info = *exfat_vol_info(v);
+		if (count)
+			count_exfat(v, &p->exfat, &scratch);
+	} else {
+		snprintf(p->content_error, sizeof(p->content_error), "%s",
+			 scratch.n ? scratch.msgs[0].text : "unreadable exFAT volume");
+	}
+	exfat_vol_close(v);
+	diag_release(&scratch);
+}
+
 static void probe_ext(struct disk_part *p, const uint8_t *sb)
 {
 	uint32_t compat = get_le32(sb + EXT_S_FEATURE_COMPAT);
@@ -111,6 +157,10 @@ static void probe(struct disk *k, struct disk_part *p, bool count)
 		return; /* a partition smaller than a sector holds no file system */
 	if (pread(k->fd, boot, sizeof(boot), (off_t)p->start) != (ssize_t)sizeof(boot))
 		return;
+	if (exfat_boot_sector_claimed(boot)) {
+		probe_exfat(k, p, count);
+		return;
+	}
 	probe_fat(k, p, boot, count);
 	if (p->content == CONTENT_UNKNOWN && p->size >= EXT_SUPER + sizeof(sb) &&
 	    pread(k->fd, sb, sizeof(sb), (off_t)(p->start + EXT_SUPER)) == (ssize_t)sizeof(sb))

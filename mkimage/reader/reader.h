@@ -6,12 +6,14 @@
  *   mbr.c        the legacy MBR's entries: plausible ones, a hybrid MBR, the EBR chain
  *   gpt_check.c  are the primary and backup GPT headers and arrays intact?
  *   gpt_read.c   the primary GPT read directly, where libfdisk refuses it (no backup)
- *   probe.c      what each partition holds: FAT (fat/'s reader), ext2/3/4 (superblock)
+ *   probe.c      what each partition holds: FAT (fat/'s reader), exFAT (exfat/'s), ext2/3/4
+ *                (superblock)
  *   findings.c   the SD alignment report: what is off the erase-block grid, and the fix
  *   report.c     the report as text or JSON
- *   visible.c    names from the image printed with control characters made visible
+ *   visible.c    names from the image printed with control characters made visible (and
+ *                the headings of `ls -R`)
  *   browse.c     a volume for `ls` and `cat`: which partition, then one table of operations
- *                per file system (browse_fat.c, browse_ext.c)
+ *                per file system (browse_fat.c, browse_exfat.c, browse_ext.c)
  * Nothing in the image is trusted. Errors are 0 or a negative errno, with the message in
  * the caller's struct diag.
  */
@@ -24,9 +26,10 @@
 #include <stdio.h>
 
 #include "common/diag.h"
+#include "exfat/exfat.h"
 #include "fat/fat.h"
 
-enum disk_content { CONTENT_UNKNOWN, CONTENT_FAT, CONTENT_EXT, CONTENT_CONTAINER };
+enum disk_content { CONTENT_UNKNOWN, CONTENT_FAT, CONTENT_EXT, CONTENT_CONTAINER, CONTENT_EXFAT };
 
 struct disk_ext {
 	char kind[5]; /* "ext2", "ext3", "ext4" */
@@ -43,6 +46,14 @@ struct disk_fat {
 	bool walked; /* the tree could be walked (files, dirs are counted) */
 };
 
+struct disk_exfat {
+	struct exfat_info info;
+	uint32_t free_clusters;
+	bool counted; /* free_clusters was read from the allocation bitmap */
+	uint64_t files, dirs;
+	bool walked; /* the tree could be walked (files, dirs are counted) */
+};
+
 struct disk_part {
 	unsigned number;      /* as the kernel numbers it: 1.., logical from 5 */
 	uint64_t start, size; /* bytes */
@@ -54,7 +65,8 @@ struct disk_part {
 	enum disk_content content;
 	struct disk_fat fat;
 	struct disk_ext ext;
-	char content_error[200]; /* why a FAT-looking volume could not be read */
+	struct disk_exfat exfat;
+	char content_error[200]; /* why a FAT- or exFAT-looking volume could not be read */
 };
 
 struct disk_gap {

@@ -53,7 +53,7 @@ int reader_probe_all(struct disk *k, bool count, struct diag *d);
 
 /*
  * browse.c: what `ls` and `cat` do with one kind of file system, one table a kind
- * (browse_fat.c, browse_ext.c). Each function posts its messages into @d, naming paths in
+ * (browse_fat.c, browse_exfat.c, browse_ext.c). Each function posts its messages into @d, naming paths in
  * the volume ("/a/b: ..."), which browse.c prefixes with the volume's address.
  */
 struct reader_browse_ops {
@@ -68,7 +68,7 @@ struct reader_browse_ops {
 	void (*close)(void *fs);
 };
 
-extern const struct reader_browse_ops reader_browse_fat, reader_browse_ext;
+extern const struct reader_browse_ops reader_browse_fat, reader_browse_exfat, reader_browse_ext;
 
 /* The heading of each folder `ls -R` lists below the one named: an empty line, "PATH:". */
 void reader_print_heading(FILE *out, const char *path);

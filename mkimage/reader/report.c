@@ -22,8 +22,58 @@ static const char *const backup_names[] = { "valid", "missing", "INVALID" };
 
 static const char *content_name(const struct disk_part *p)
 {
-	static const char *const names[] = { "unknown", "fat", "ext", "extended" };
+	static const char *const names[] = { "unknown", "fat", "ext", "extended", "exfat" };
 	return names[p->content];
+}
+
+/* A GUID as text, its first three fields little-endian (the Microsoft GUID layout, which
+ * the exFAT Volume GUID entry stores, §7.5.2.3). */
+static void guid_text(const uint8_t g[16], char out[37])
+{
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
+		 g[13], g[14], g[15]);
+}
+
+static void print_exfat(const struct disk_part *p)
+{
+	const struct exfat_info *i = &p->exfat.info;
+	char cl[32], used[32], avail[32], guid[37];
+
+	if (p->content_error[0]) {
+		printf("      exFAT, unreadable: ");
+		reader_fputs_visible(p->content_error, stdout);
+		printf("\n");
+		return;
+	}
+	units_human(i->cluster_size, cl, sizeof(cl));
+	printf("      exFAT \"");
+	reader_fputs_visible(i->label, stdout);
+	printf("\" serial %04X-%04X, %s clusters x %u, %u FAT%s of %u sectors at sector %u, "
+	       "root at cluster %u\n",
+	       i->volume_id >> 16, i->volume_id & 0xffff, cl, i->clusters, i->fats,
+	       i->fats == 1 ? "" : "s", i->fat_length, i->fat_offset, i->root_cluster);
+	printf("      cluster heap at byte %llu (sector %u of the volume), volume %llu sectors, "
+	       "partition offset %llu",
+	       (unsigned long long)(p->start + (uint64_t)i->heap_offset * 512), i->heap_offset,
+	       (unsigned long long)i->vol_sectors, (unsigned long long)i->part_offset);
+	if (i->percent_in_use != EXFAT_PERCENT_UNKNOWN)
+		printf(", %u%% in use", i->percent_in_use);
+	if (i->has_guid) {
+		guid_text(i->guid, guid);
+		printf(", GUID %s", guid);
+	}
+	printf("\n");
+	if (!p->exfat.counted)
+		return;
+	units_human((uint64_t)(i->clusters - p->exfat.free_clusters) * i->cluster_size, used,
+		    sizeof(used));
+	units_human((uint64_t)p->exfat.free_clusters * i->cluster_size, avail, sizeof(avail));
+	printf("      %s used, %s free", used, avail);
+	if (p->exfat.walked)
+		printf(", %llu files in %llu folders", (unsigned long long)p->exfat.files,
+		       (unsigned long long)p->exfat.dirs);
+	printf("\n");
 }
 
 static void print_content(const struct disk_part *p)
@@ -52,6 +102,8 @@ static void print_content(const struct disk_part *p)
 			printf(", %llu files in %llu folders", (unsigned long long)p->fat.files,
 			       (unsigned long long)p->fat.dirs);
 		printf("\n");
+	} else if (p->content == CONTENT_EXFAT) {
+		print_exfat(p);
 	} else if (p->content == CONTENT_EXT) {
 		units_human(p->ext.size, size, sizeof(size));
 		printf("      %s \"", p->ext.kind);
@@ -139,6 +191,53 @@ static json_t *json_fat(const struct disk_part *p)
 	return o;
 }
 
+static json_t *json_exfat(const struct disk_part *p)
+{
+	const struct exfat_info *i = &p->exfat.info;
+	json_t *o = json_object();
+	char guid[37];
+
+	if (p->content_error[0]) {
+		json_object_set_new(o, "error", utf8_json_string(p->content_error));
+		return o;
+	}
+	json_object_set_new(o, "cluster_size", json_integer(i->cluster_size));
+	json_object_set_new(o, "clusters", json_integer(i->clusters));
+	json_object_set_new(o, "fats", json_integer(i->fats));
+	json_object_set_new(o, "fat_offset", json_integer(i->fat_offset));
+	json_object_set_new(o, "fat_sectors", json_integer(i->fat_length));
+	json_object_set_new(o, "heap_offset", json_integer(i->heap_offset));
+	json_object_set_new(o, "data_offset",
+			    json_integer((json_int_t)(p->start + (uint64_t)i->heap_offset * 512)));
+	json_object_set_new(o, "root_cluster", json_integer(i->root_cluster));
+	json_object_set_new(o, "volume_sectors", json_integer((json_int_t)i->vol_sectors));
+	json_object_set_new(o, "partition_offset", json_integer((json_int_t)i->part_offset));
+	json_object_set_new(o, "label", utf8_json_string(i->label));
+	json_object_set_new(o, "serial", json_integer(i->volume_id));
+	guid_text(i->guid, guid);
+	json_object_set_new(o, "guid", i->has_guid ? json_string(guid) : json_null());
+	json_object_set_new(o, "percent_in_use",
+			    i->percent_in_use == EXFAT_PERCENT_UNKNOWN
+				    ? json_null()
+				    : json_integer(i->percent_in_use));
+	json_object_set_new(o, "used_bytes",
+			    p->exfat.counted ? json_integer((json_int_t)(i->clusters -
+									 p->exfat.free_clusters) *
+							    i->cluster_size)
+					     : json_null());
+	json_object_set_new(o, "free_bytes",
+			    p->exfat.counted ? json_integer((json_int_t)p->exfat.free_clusters *
+							    i->cluster_size)
+					     : json_null());
+	json_object_set_new(o, "files",
+			    p->exfat.walked ? json_integer((json_int_t)p->exfat.files)
+					    : json_null());
+	json_object_set_new(o, "dirs",
+			    p->exfat.walked ? json_integer((json_int_t)p->exfat.dirs)
+					    : json_null());
+	return o;
+}
+
 static json_t *json_part(const struct disk_part *p)
 {
 	json_t *o = json_object();
@@ -157,6 +256,8 @@ static json_t *json_part(const struct disk_part *p)
 	json_object_set_new(o, "content", json_string(content_name(p)));
 	if (p->content == CONTENT_FAT)
 		json_object_set_new(o, "fat", json_fat(p));
+	if (p->content == CONTENT_EXFAT)
+		json_object_set_new(o, "exfat", json_exfat(p));
 	if (p->content == CONTENT_EXT) {
 		json_t *e = json_object();
 		json_object_set_new(e, "kind", json_string(p->ext.kind));

@@ -221,8 +221,11 @@ static int read_table(struct disk *k, struct diag *d)
 		return diag_error(d, "%s: cannot read its first sector", k->path);
 	bool gpt = reader_gpt_present(k);
 	/* mkfs.fat and `table = none` write a volume's boot sector, 55 AA included, where an
-	 * MBR would be: a valid BPB without a plausible partition record is no MBR */
-	if (!gpt && fat_boot_sector_valid(s0) && !reader_mbr_plausible(s0, k->size / 512)) {
+	 * MBR would be: a valid BPB without a plausible partition record is no MBR; an exFAT
+	 * boot sector (mkfs.exfat on a whole card) names itself, and its boot code fills the
+	 * records' place */
+	if (!gpt && (exfat_boot_sector_claimed(s0) ||
+		     (fat_boot_sector_valid(s0) && !reader_mbr_plausible(s0, k->size / 512)))) {
 		snprintf(k->table, sizeof(k->table), "none");
 		return 0;
 	}

@@ -1,5 +1,6 @@
-/* visible: text read from an image, printed for a terminal (reader.h). */
-#include "mkimage/reader/reader.h"
+/* visible: text read from an image, printed for a terminal (reader.h), and the headings of
+ * `ls -R` (reader_priv.h). */
+#include "mkimage/reader/reader_priv.h"
 
 #include <stdlib.h>
 
@@ -56,4 +57,11 @@ char *reader_visible_dup(const char *s)
 		return NULL;
 	}
 	return buf;
+}
+
+void reader_print_heading(FILE *out, const char *path)
+{
+	fprintf(out, "\n");
+	reader_fputs_visible(path, out);
+	fprintf(out, ":\n");
 }

@@ -37,7 +37,7 @@ expect_stderr "card.img:1/missing.txt: no such file or directory"
 expect_status 1 "$SDIMG" ls card.img
 expect_stderr "which partition?"
 expect_status 1 "$SDIMG" ls card.img:2
-expect_stderr "partition 2 holds no FAT or ext file system"
+expect_stderr "partition 2 holds no FAT, exFAT or ext file system"
 # MBR has no names: the layout's `boot` is found by its volume label, in any case
 f=$(cd tree && find . -type f | head -1)
 "$SDIMG" cat "card.img:boot/${f#./}" | cmp -s - "tree/$f" || fail "cat by the label boot"

@@ -45,3 +45,33 @@ for cmd in "cat huge.img:1/sub/abc.txt" "ls huge.img:1" "inspect huge.img"; do
     strace -f -c -e trace=fsync,fdatasync,sync -o strace.txt "$SDIMG" $cmd >/dev/null 2>&1 || fail "$cmd"
     ! grep -Eq ' (fsync|fdatasync|sync)$' strace.txt || fail "sdimg $cmd syncs: $(cat strace.txt)"
 done
+
+# exFAT: mkfs.exfat's 2 TiB volume (a 2 MiB bitmap of 16.7 million clusters): ls -R reads a
+# few sectors, inspect its 2 MiB bitmap a cluster at a time; a root directory whose FAT
+# chain loops, its cluster full of deleted entries, is refused after one cluster
+if command -v mkfs.exfat >/dev/null 2>&1 || [ -x /usr/sbin/mkfs.exfat ]; then
+    PATH=$PATH:/sbin:/usr/sbin
+    rm -f huge.img
+    truncate -s 2T huge.img
+    mkfs.exfat huge.img >/dev/null
+    reads "$SDIMG" ls -R huge.img
+    echo "exFAT ls -R: $n reads"
+    [ "$n" -le 64 ] || fail "ls -R of an empty 2 TiB exFAT volume: $n reads"
+    reads "$SDIMG" inspect huge.img
+    grep -q "0 files in 0 folders" out.txt || fail "inspect: $(cat out.txt)"
+    echo "exFAT inspect: $n reads"
+    [ "$n" -le 120 ] || fail "inspect of an empty 2 TiB exFAT volume: $n reads"
+    # the root (cluster 19 of 128 KiB from sector 133120) made to loop
+    heap=$((133120 * 512)) cs=131072 root=$(le huge.img 96 4)
+    [ "$root" -ge 2 ] || fail "no root cluster"
+    dd if=/dev/zero bs=32 count=4096 status=none | tr '\0' '\005' |
+        dd of=huge.img bs=1 seek=$((heap + (root - 2) * cs + 96)) count=$((cs - 96)) conv=notrunc status=none
+    printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $((root & 255)) $((root >> 8 & 255)) 0 0)" |
+        dd of=huge.img bs=1 seek=$((2048 * 512 + root * 4)) conv=notrunc status=none
+    strace -f -y -e trace=read,pread64,readv,preadv,preadv2,mmap -o strace.txt \
+        "$SDIMG" ls huge.img >out.txt 2>err.txt && fail "ls of a looping root succeeded"
+    grep -q "also another's, or its own" err.txt || fail "ls of a looping root: $(cat err.txt)"
+    n=$(grep -cE '^([0-9]+ +)?[a-z_0-9]+\(.*<[^>]*/huge\.img>' strace.txt || true)
+    echo "exFAT ls of a looping root: $n reads"
+    [ "$n" -le 64 ] || fail "ls of a looping exFAT root: $n reads"
+fi

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: any bytes as a disk image, through what `sdimg inspect`, `ls` and `cat` do:
  * the partition table (libfdisk and our GPT checks), each partition's probe, the findings,
- * and for every FAT volume a bounded walk that reads every file. Built with libFuzzer by
+ * and for every FAT and exFAT volume a bounded walk that reads every file. Built with libFuzzer by
  * `make fuzz`; replay.c gives it a main() that runs the saved corpus in `make check`.
  *
  * An input is the image itself, or packed (tests/tools/fuzz_pack): PACK_MAGIC, the image's
@@ -72,6 +72,42 @@ static void walk_fat(int fd, const struct disk_part *p, struct diag *d)
 	fat_vol_close(w.v);
 }
 
+struct exwalk {
+	struct exfat_vol *v;
+	char path[512];
+	unsigned budget;
+	struct diag *d;
+};
+
+static int exvisit(void *ctx, const struct exfat_dirent *e)
+{
+	struct exwalk *w = ctx;
+	size_t len = strlen(w->path);
+
+	if (!w->budget)
+		return 1;
+	w->budget--;
+	if (len + strlen(e->name) + 2 > sizeof(w->path))
+		return 0;
+	strcat(w->path, "/");
+	strcat(w->path, e->name);
+	if (e->attrs & EXFAT_ATTR_DIRECTORY)
+		exfat_vol_list(w->v, w->path, exvisit, w, w->d);
+	else
+		exfat_vol_read(w->v, w->path, sink, NULL, w->d);
+	w->path[len] = '\0';
+	return w->budget ? 0 : 1;
+}
+
+static void walk_exfat(int fd, const struct disk_part *p, struct diag *d)
+{
+	struct exwalk w = { .budget = 200, .d = d };
+
+	if (exfat_vol_open(fd, p->start, p->size, &w.v, d) == 0)
+		exfat_vol_list(w.v, "/", exvisit, &w, d);
+	exfat_vol_close(w.v);
+}
+
 static uint32_t le(const uint8_t *p, int bytes)
 {
 	uint32_t v = 0;
@@ -132,6 +168,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < k.n_parts; i++)
 			if (k.parts[i].content == CONTENT_FAT && !k.parts[i].content_error[0])
 				walk_fat(fd, &k.parts[i], &d);
+			else if (k.parts[i].content == CONTENT_EXFAT &&
+				 !k.parts[i].content_error[0])
+				walk_exfat(fd, &k.parts[i], &d);
 		reader_release_disk(&k);
 	}
 	reader_release_findings(&f);

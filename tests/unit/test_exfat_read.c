@@ -1,0 +1,850 @@
+/*
+ * Unit tests: exfat/'s reader on volumes mkfs.exfat (exfatprogs) makes, with entry sets and
+ * clusters written into them by hand (contiguous files, FAT chains, a file past its
+ * ValidDataLength, folders of both kinds, a name the up-case table folds), which
+ * fsck.exfat -n must find clean; then damaged copies, each refused with its own message:
+ * boot-sector fields out of range, bad checksums (boot region, up-case table, set, name
+ * hash), entry sets out of order or cut short, unknown critical entries, cluster numbers and
+ * lengths out of range, chains that loop or end early, folders that loop or share clusters.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/bytes.h"
+#include "exfat/exfat.h"
+#include "tool_test_util.h"
+
+#define VOL "vol.img"
+#define VOL_BYTES (4u << 20)
+#define CS 4096u /* mkfs.exfat's cluster for 4 MiB */
+
+/* Where the test puts things, in clusters of the mkfs.exfat volume (512 clusters: 2..513). */
+enum {
+	C_DIR = 100,    /* /dir: contiguous, one cluster */
+	C_SUB = 101,    /* /dir/sub: FAT chain of one cluster */
+	C_README = 110, /* /readme.txt: contiguous */
+	C_CHAIN1 = 120, /* /chain.bin: 120 -> 130 -> 125 */
+	C_CHAIN2 = 130,
+	C_CHAIN3 = 125,
+	C_SPARSE = 140, /* /sparse.bin: 3 clusters, 100 valid bytes */
+	C_CAFE = 150,   /* /dir/café.txt */
+};
+#define CHAIN_BYTES (2 * CS + 1000)
+#define SPARSE_BYTES (3 * CS)
+#define SPARSE_VALID 100u
+
+/* The volume's geometry, read from its boot sector. */
+struct geo {
+	uint64_t fat, heap; /* byte offsets */
+	uint32_t root, clusters;
+	uint64_t root_end; /* byte offset of the root's first free entry */
+};
+
+static struct geo geo_of(int fd)
+{
+	uint8_t s[512];
+	struct geo g;
+
+	assert_int_equal(pread(fd, s, 512, 0), 512);
+	g.fat = (uint64_t)get_le32(s + EXFAT_FATOFFSET) * 512;
+	g.heap = (uint64_t)get_le32(s + EXFAT_CLUSTERHEAPOFFSET) * 512;
+	g.root = get_le32(s + EXFAT_FIRSTCLUSTEROFROOTDIRECTORY);
+	g.clusters = get_le32(s + EXFAT_CLUSTERCOUNT);
+	g.root_end = 0;
+	return g;
+}
+
+static uint64_t coff(const struct geo *g, uint32_t c)
+{
+	return g->heap + (uint64_t)(c - 2) * CS;
+}
+
+static void pw(int fd, const void *b, size_t n, uint64_t off)
+{
+	assert_int_equal(pwrite(fd, b, n, (off_t)off), (ssize_t)n);
+}
+
+static void set_fat(int fd, const struct geo *g, uint32_t c, uint32_t next)
+{
+	uint8_t b[4];
+
+	put_le32(b, next);
+	pw(fd, b, 4, g->fat + 4ull * c);
+}
+
+/* Marks cluster @c used in the allocation bitmap (cluster 2, where mkfs.exfat puts it). */
+static void mark(int fd, const struct geo *g, uint32_t c)
+{
+	uint8_t b;
+
+	assert_int_equal(pread(fd, &b, 1, (off_t)(coff(g, 2) + (c - 2) / 8)), 1);
+	b = (uint8_t)(b | 1u << ((c - 2) % 8));
+	pw(fd, &b, 1, coff(g, 2) + (c - 2) / 8);
+}
+
+/* An entry set for @name (ASCII or UTF-16 @u) into @set; returns its entries. */
+static unsigned make_set(uint8_t *set, const uint16_t *u, unsigned n, uint16_t attrs, uint64_t size,
+			 uint64_t valid, uint32_t first, bool nofatchain)
+{
+	unsigned names = (n + 14) / 15, count = 2 + names;
+	uint16_t up[255];
+
+	memset(set, 0, count * 32u);
+	set[0] = EXFAT_TYPE_FILE;
+	set[EXFAT_FE_SECONDARYCOUNT] = (uint8_t)(count - 1);
+	put_le16(set + EXFAT_FE_FILEATTRIBUTES, attrs);
+	/* 2023-11-14 22:13:20 UTC: date 0x576E, time 0xB1AA */
+	put_le32(set + EXFAT_FE_CREATETIMESTAMP, 0x576EB1AAu);
+	put_le32(set + EXFAT_FE_LASTMODIFIEDTIMESTAMP, 0x576EB1AAu);
+	put_le32(set + EXFAT_FE_LASTACCESSEDTIMESTAMP, 0x576EB1AAu);
+	set[EXFAT_FE_CREATEUTCOFFSET] = EXFAT_UTC_OFFSET_VALID;
+	set[EXFAT_FE_LASTMODIFIEDUTCOFFSET] = EXFAT_UTC_OFFSET_VALID;
+	set[EXFAT_FE_LASTACCESSEDUTCOFFSET] = EXFAT_UTC_OFFSET_VALID;
+	uint8_t *se = set + 32;
+	se[0] = EXFAT_TYPE_STREAM;
+	se[EXFAT_SE_FLAGS] = (uint8_t)(EXFAT_SE_ALLOCATIONPOSSIBLE |
+				       (nofatchain ? EXFAT_SE_NOFATCHAIN : 0));
+	se[EXFAT_SE_NAMELENGTH] = (uint8_t)n;
+	for (unsigned k = 0; k < n; k++)
+		up[k] = u[k] >= 'a' && u[k] <= 'z' ? (uint16_t)(u[k] - 32)
+			: u[k] == 0xE9             ? 0xC9
+						   : u[k];
+	put_le16(se + EXFAT_SE_NAMEHASH, exfat_name_hash(up, n));
+	put_le64(se + EXFAT_SE_VALIDDATALENGTH, valid);
+	put_le32(se + EXFAT_DE_FIRSTCLUSTER, first);
+	put_le64(se + EXFAT_DE_DATALENGTH, size);
+	for (unsigned k = 0; k < n; k++) {
+		uint8_t *ne = set + (2 + k / 15) * 32;
+		ne[0] = EXFAT_TYPE_NAME;
+		put_le16(ne + EXFAT_FN_FILENAME + 2 * (k % 15), u[k]);
+	}
+	put_le16(set + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(set, count));
+	return count;
+}
+
+static unsigned ascii_set(uint8_t *set, const char *name, uint16_t attrs, uint64_t size,
+			  uint64_t valid, uint32_t first, bool nofatchain)
+{
+	uint16_t u[255];
+	unsigned n = (unsigned)strlen(name);
+
+	for (unsigned k = 0; k < n; k++)
+		u[k] = (uint8_t)name[k];
+	return make_set(set, u, n, attrs, size, valid, first, nofatchain);
+}
+
+/* Appends @count entries at byte @at; returns the byte after them. */
+static uint64_t put_entries(int fd, uint64_t at, const uint8_t *set, unsigned count)
+{
+	pw(fd, set, count * 32u, at);
+	return at + count * 32u;
+}
+
+static void fill(uint8_t *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(i * 7 + seed);
+}
+
+/* The root directory's first free entry. */
+static uint64_t root_end(int fd, const struct geo *g)
+{
+	uint8_t e[32];
+
+	for (uint64_t at = coff(g, g->root);; at += 32) {
+		assert_int_equal(pread(fd, e, 32, (off_t)at), 32);
+		if (!e[0])
+			return at;
+	}
+}
+
+/* mkfs.exfat's volume in VOL with the files of the enum written by hand; its fd. */
+static int make_volume(struct geo *ret)
+{
+	uint8_t set[19 * 32], buf[3 * CS];
+	int fd;
+	uint64_t at;
+	uint16_t cafe[8] = { 'c', 'a', 'f', 0xE9, '.', 't', 'x', 't' };
+
+	if (system(TOOL_PATH "truncate -s 4M " VOL " && mkfs.exfat -L Reader " VOL
+			     " >/dev/null && tune.exfat -I 0xcafe1234 " VOL " >/dev/null") != 0)
+		fail_msg("mkfs.exfat failed");
+	fd = open(VOL, O_RDWR);
+	assert_true(fd >= 0);
+	*ret = geo_of(fd);
+	at = root_end(fd, ret);
+	/* root: /dir, /readme.txt, /chain.bin, /sparse.bin */
+	at = put_entries(fd, at, set,
+			 ascii_set(set, "dir", EXFAT_ATTR_DIRECTORY, CS, CS, C_DIR, true));
+	at = put_entries(fd, at, set,
+			 ascii_set(set, "readme.txt", EXFAT_ATTR_ARCHIVE, 10, 10, C_README, true));
+	at = put_entries(fd, at, set,
+			 ascii_set(set, "chain.bin", EXFAT_ATTR_ARCHIVE, CHAIN_BYTES, CHAIN_BYTES,
+				   C_CHAIN1, false));
+	at = put_entries(fd, at, set,
+			 ascii_set(set, "sparse.bin", 0, SPARSE_BYTES, SPARSE_VALID, C_SPARSE,
+				   true));
+	ret->root_end = at;
+	/* /dir: café.txt, sub/ */
+	at = coff(ret, C_DIR);
+	at = put_entries(fd, at, set,
+			 make_set(set, cafe, 8, EXFAT_ATTR_ARCHIVE, 5, 5, C_CAFE, true));
+	at = put_entries(fd, at, set,
+			 ascii_set(set, "sub", EXFAT_ATTR_DIRECTORY, CS, CS, C_SUB, false));
+	set_fat(fd, ret, C_SUB, EXFAT_FAT_EOC);
+	/* data */
+	fill(buf, sizeof(buf), 1);
+	pw(fd, "0123456789", 10, coff(ret, C_README));
+	pw(fd, "hello", 5, coff(ret, C_CAFE));
+	pw(fd, buf, CS, coff(ret, C_CHAIN1));
+	pw(fd, buf + CS, CS, coff(ret, C_CHAIN2));
+	pw(fd, buf + 2 * CS, 1000, coff(ret, C_CHAIN3));
+	set_fat(fd, ret, C_CHAIN1, C_CHAIN2);
+	set_fat(fd, ret, C_CHAIN2, C_CHAIN3);
+	set_fat(fd, ret, C_CHAIN3, EXFAT_FAT_EOC);
+	pw(fd, buf, SPARSE_VALID, coff(ret, C_SPARSE));
+	pw(fd, buf, 50, coff(ret, C_SPARSE) + SPARSE_VALID + 7); /* junk past the valid bytes */
+	static const uint32_t used[] = { C_DIR,    C_SUB,    C_README,     C_CHAIN1,     C_CHAIN2,
+					 C_CHAIN3, C_SPARSE, C_SPARSE + 1, C_SPARSE + 2, C_CAFE };
+	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
+		mark(fd, ret, used[k]);
+	return fd;
+}
+
+struct collect {
+	char names[16][1024];
+	struct exfat_dirent e[16];
+	unsigned n;
+};
+
+static int collect(void *ctx, const struct exfat_dirent *e)
+{
+	struct collect *c = ctx;
+
+	if (c->n < 16) {
+		snprintf(c->names[c->n], sizeof(c->names[0]), "%s", e->name);
+		c->e[c->n] = *e;
+	}
+	c->n++;
+	return 0;
+}
+
+struct bytes {
+	uint8_t b[4 * CS];
+	size_t n;
+};
+
+static int gather(void *ctx, const void *buf, size_t len)
+{
+	struct bytes *o = ctx;
+
+	assert_true(o->n + len <= sizeof(o->b));
+	memcpy(o->b + o->n, buf, len);
+	o->n += len;
+	return 0;
+}
+
+/* The clean volume: its parameters as dump.exfat prints them, and fsck.exfat's word. */
+static void test_params(void **state)
+{
+	struct geo g;
+	int fd = make_volume(&g);
+	struct exfat_vol *v;
+	struct diag d;
+	uint32_t free_clusters;
+	char out[4096];
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(exfat_vol_open(fd, 0, VOL_BYTES, &v, &d), 0);
+	const struct exfat_info *i = exfat_vol_info(v);
+	assert_int_equal(i->cluster_size, CS);
+	assert_int_equal(i->volume_id, 0xcafe1234);
+	assert_string_equal(i->label, "Reader");
+	assert_int_equal(exfat_vol_free_clusters(v, &free_clusters, &d), 0);
+	if (have_tool("dump.exfat")) {
+		char want[128];
+		assert_int_equal(tool_output(TOOL_PATH "dump.exfat " VOL " 2>&1", out, sizeof(out)),
+				 0);
+		snprintf(want, sizeof(want), "Cluster Heap Offset (sector offset): \t%u\n",
+			 i->heap_offset);
+		assert_non_null(strstr(out, want));
+		snprintf(want, sizeof(want), "FAT Offset(sector offset): \t\t%u\n", i->fat_offset);
+		assert_non_null(strstr(out, want));
+		snprintf(want, sizeof(want), "Cluster Count: \t\t\t\t%u\n", i->clusters);
+		assert_non_null(strstr(out, want));
+		snprintf(want, sizeof(want), "Free Clusters: \t\t\t\t%u\n", free_clusters);
+		assert_non_null(strstr(out, want));
+		snprintf(want, sizeof(want), "Upcase table size: \t\t\t%llu\n",
+			 (unsigned long long)i->upcase_bytes);
+		assert_non_null(strstr(out, want));
+	}
+	if (have_tool("fsck.exfat"))
+		assert_int_equal(tool_output(TOOL_PATH "fsck.exfat -n " VOL " 2>&1", out,
+					     sizeof(out)),
+				 0);
+	exfat_vol_close(v);
+	diag_release(&d);
+	close(fd);
+}
+
+static void test_list_read(void **state)
+{
+	static const struct exfat_walk_fns fns = { .entry = collect };
+	struct geo g;
+	int fd = make_volume(&g);
+	struct exfat_vol *v;
+	struct collect c = { .n = 0 };
+	struct bytes *o = calloc(1, sizeof(*o));
+	uint8_t want[3 * CS];
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(exfat_vol_open(fd, 0, VOL_BYTES, &v, &d), 0);
+	assert_int_equal(exfat_vol_list(v, "/", collect, &c, &d), 0);
+	assert_int_equal(c.n, 4);
+	assert_string_equal(c.names[0], "dir");
+	assert_string_equal(c.names[3], "sparse.bin");
+	assert_true(c.e[0].attrs & EXFAT_ATTR_DIRECTORY);
+	assert_int_equal(c.e[2].size, CHAIN_BYTES);
+	assert_false(c.e[2].contiguous);
+	assert_int_equal(c.e[1].mtime, 1700000000);
+	c.n = 0;
+	assert_int_equal(exfat_vol_list(v, "/DIR", collect, &c, &d), 0);
+	assert_int_equal(c.n, 2);
+	assert_string_equal(c.names[0], "caf\xc3\xa9.txt");
+	c.n = 0;
+	assert_int_equal(exfat_vol_walk(v, "/", 8, &fns, &c, &d), 0);
+	assert_int_equal(c.n, 6);
+	/* the up-case table folds é to É */
+	assert_int_equal(exfat_vol_read(v, "/dir/CAF\xc3\x89.TXT", gather, o, &d), 0);
+	assert_int_equal(o->n, 5);
+	assert_memory_equal(o->b, "hello", 5);
+	o->n = 0;
+	assert_int_equal(exfat_vol_read(v, "/readme.txt", gather, o, &d), 0);
+	assert_int_equal(o->n, 10);
+	o->n = 0;
+	fill(want, sizeof(want), 1);
+	assert_int_equal(exfat_vol_read(v, "/chain.bin", gather, o, &d), 0);
+	assert_int_equal(o->n, CHAIN_BYTES);
+	assert_memory_equal(o->b, want, CHAIN_BYTES);
+	o->n = 0;
+	assert_int_equal(exfat_vol_read(v, "/sparse.bin", gather, o, &d), 0);
+	assert_int_equal(o->n, SPARSE_BYTES);
+	assert_memory_equal(o->b, want, SPARSE_VALID);
+	for (size_t k = SPARSE_VALID; k < SPARSE_BYTES; k++)
+		assert_int_equal(o->b[k], 0);
+	assert_int_equal(exfat_vol_read(v, "/nothing", gather, o, &d), -ENOENT);
+	assert_int_equal(exfat_vol_read(v, "/dir", gather, o, &d), -EISDIR);
+	assert_int_equal(exfat_vol_list(v, "/readme.txt", collect, &c, &d), -ENOTDIR);
+	exfat_vol_close(v);
+	diag_release(&d);
+	free(o);
+	close(fd);
+}
+
+/* ---- damage */
+
+static void patch(int fd, uint64_t at, const void *b, size_t n)
+{
+	pw(fd, b, n, at);
+}
+
+static void patch32(int fd, uint64_t at, uint32_t x)
+{
+	uint8_t b[4];
+
+	put_le32(b, x);
+	patch(fd, at, b, 4);
+}
+
+/* The boot checksum sector made to agree again, after a change to the boot sector. */
+static void reseal(int fd)
+{
+	uint8_t r[12 * 512];
+
+	assert_int_equal(pread(fd, r, sizeof(r), 0), (ssize_t)sizeof(r));
+	for (unsigned k = 0; k < 512; k += 4)
+		put_le32(r + 11 * 512 + k, exfat_boot_checksum(r));
+	patch(fd, 11 * 512, r + 11 * 512, 512);
+}
+
+static void boot32(int fd, unsigned field, uint32_t x)
+{
+	patch32(fd, field, x);
+	reseal(fd);
+}
+
+static void boot8(int fd, unsigned field, uint8_t x)
+{
+	patch(fd, field, &x, 1);
+	reseal(fd);
+}
+
+/* The root entry of @type (its byte offset). */
+static uint64_t root_entry(int fd, const struct geo *g, uint8_t type)
+{
+	uint8_t e[32];
+
+	for (uint64_t at = coff(g, g->root);; at += 32) {
+		assert_int_equal(pread(fd, e, 32, (off_t)at), 32);
+		assert_true(e[0] != 0);
+		if (e[0] == type)
+			return at;
+	}
+}
+
+/* The set of the file whose name starts with the 3 characters @name in the folder at @dir:
+ * its offset, and its entries into @set. */
+static uint64_t find_set(int fd, uint64_t dir, const char *name, uint8_t *set)
+{
+	for (uint64_t at = dir;; at += 32) {
+		assert_int_equal(pread(fd, set, 32, (off_t)at), 32);
+		assert_true(set[0] != 0);
+		if (set[0] != EXFAT_TYPE_FILE)
+			continue;
+		unsigned count = 1u + set[1];
+		assert_int_equal(pread(fd, set, count * 32u, (off_t)at), (ssize_t)(count * 32u));
+		if (get_le16(set + 64 + EXFAT_FN_FILENAME) == (uint8_t)name[0] &&
+		    get_le16(set + 64 + EXFAT_FN_FILENAME + 2) == (uint8_t)name[1] &&
+		    get_le16(set + 64 + EXFAT_FN_FILENAME + 4) == (uint8_t)name[2])
+			return at;
+	}
+}
+
+/* Changes the set of @name (in the root, or in /dir) through @edit and rewrites its
+ * SetChecksum unless @keep_sum. */
+static void edit_set(int fd, const struct geo *g, bool in_dir, const char *name,
+		     void (*edit)(uint8_t *set), bool keep_sum)
+{
+	uint8_t set[19 * 32];
+	uint64_t at = find_set(fd, coff(g, in_dir ? C_DIR : g->root), name, set);
+	unsigned count;
+
+	edit(set);
+	count = 1u + set[1]; /* an edit may add an entry: it covers the next set's first */
+	if (!keep_sum)
+		put_le16(set + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(set, count));
+	patch(fd, at, set, count * 32u);
+}
+
+static void e_flip_name(uint8_t *s)
+{
+	s[64 + EXFAT_FN_FILENAME] ^= 1;
+}
+static void e_hash(uint8_t *s)
+{
+	s[32 + EXFAT_SE_NAMEHASH] ^= 1;
+}
+static void e_count1(uint8_t *s)
+{
+	s[1] = 1;
+}
+static void e_namelen0(uint8_t *s)
+{
+	s[32 + EXFAT_SE_NAMELENGTH] = 0;
+}
+static void e_namelen_long(uint8_t *s)
+{
+	s[32 + EXFAT_SE_NAMELENGTH] = 200;
+}
+static void e_no_stream(uint8_t *s)
+{
+	s[32] = EXFAT_TYPE_NAME;
+}
+static void e_first_out(uint8_t *s)
+{
+	put_le32(s + 32 + EXFAT_DE_FIRSTCLUSTER, 600);
+}
+static void e_first_end(uint8_t *s)
+{
+	put_le32(s + 32 + EXFAT_DE_FIRSTCLUSTER, 512);
+}
+static void e_huge(uint8_t *s)
+{
+	put_le64(s + 32 + EXFAT_DE_DATALENGTH, 1ull << 40);
+}
+static void e_valid(uint8_t *s)
+{
+	put_le64(s + 32 + EXFAT_SE_VALIDDATALENGTH, 11);
+}
+static void e_dir0(uint8_t *s)
+{
+	put_le64(s + 32 + EXFAT_DE_DATALENGTH, 0);
+	put_le64(s + 32 + EXFAT_SE_VALIDDATALENGTH, 0);
+}
+static void e_dir_root(uint8_t *s)
+{
+	put_le32(s + 32 + EXFAT_DE_FIRSTCLUSTER, 5);
+}
+static void e_dir_big(uint8_t *s)
+{
+	put_le64(s + 32 + EXFAT_DE_DATALENGTH, 1ull << 30);
+}
+static void e_critical_2nd(uint8_t *s)
+{
+	/* café.txt's set gets a third secondary: a critical one nobody knows */
+	s[1] = 3;
+	memset(s + 96, 0, 32);
+	s[96] = 0xC2;
+}
+static void e_benign_2nd(uint8_t *s)
+{
+	s[1] = 3;
+	memset(s + 96, 0, 32);
+	s[96] = 0xE0;
+}
+
+enum phase { AT_OPEN, AT_LIST, AT_READ, AT_WALK };
+
+struct damage {
+	const char *name;
+	void (*apply)(int fd, const struct geo *g);
+	enum phase phase;
+	const char *path;
+	const char *expect; /* in the message; NULL: no error */
+};
+
+static void d_checksum(int fd, const struct geo *g)
+{
+	(void)g;
+	patch(fd, 300, "x", 1);
+}
+static void d_jump(int fd, const struct geo *g)
+{
+	(void)g;
+	boot8(fd, 0, 0xE9);
+}
+static void d_mbz(int fd, const struct geo *g)
+{
+	(void)g;
+	boot8(fd, 40, 1);
+}
+static void d_shift(int fd, const struct geo *g)
+{
+	(void)g;
+	boot8(fd, EXFAT_SECTORSPERCLUSTERSHIFT, 17);
+}
+static void d_sector(int fd, const struct geo *g)
+{
+	(void)g;
+	boot8(fd, EXFAT_BYTESPERSECTORSHIFT, 12);
+}
+static void d_fats(int fd, const struct geo *g)
+{
+	(void)g;
+	boot8(fd, EXFAT_NUMBEROFFATS, 3);
+}
+static void d_fatoff(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_FATOFFSET, 10);
+}
+static void d_heap_in_fat(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_CLUSTERHEAPOFFSET, 2050);
+}
+static void d_clusters(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_CLUSTERCOUNT, 100000);
+}
+static void d_clusters0(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_CLUSTERCOUNT, 0);
+}
+static void d_fatlen(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_FATLENGTH, 1);
+}
+static void d_root(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_FIRSTCLUSTEROFROOTDIRECTORY, 514);
+}
+static void d_vollen(int fd, const struct geo *g)
+{
+	(void)g;
+	boot32(fd, EXFAT_VOLUMELENGTH, 9000);
+}
+static void d_revision(int fd, const struct geo *g)
+{
+	(void)g;
+	boot8(fd, EXFAT_FILESYSTEMREVISION + 1, 2);
+}
+static void d_upcase_sum(int fd, const struct geo *g)
+{
+	patch(fd, root_entry(fd, g, EXFAT_TYPE_UPCASE) + EXFAT_UC_TABLECHECKSUM, "\0", 1);
+}
+static void d_upcase_len(int fd, const struct geo *g)
+{
+	patch32(fd, root_entry(fd, g, EXFAT_TYPE_UPCASE) + EXFAT_DE_DATALENGTH, 1u << 20);
+}
+static void d_upcase_cluster(int fd, const struct geo *g)
+{
+	patch32(fd, root_entry(fd, g, EXFAT_TYPE_UPCASE) + EXFAT_DE_FIRSTCLUSTER, 513);
+}
+static void d_bitmap_len(int fd, const struct geo *g)
+{
+	patch32(fd, root_entry(fd, g, EXFAT_TYPE_BITMAP) + EXFAT_DE_DATALENGTH, 10);
+}
+static void d_bitmap_cluster(int fd, const struct geo *g)
+{
+	patch32(fd, root_entry(fd, g, EXFAT_TYPE_BITMAP) + EXFAT_DE_FIRSTCLUSTER, 1);
+}
+static void d_no_bitmap(int fd, const struct geo *g)
+{
+	patch(fd, root_entry(fd, g, EXFAT_TYPE_BITMAP), "\x01", 1);
+}
+static void d_label_len(int fd, const struct geo *g)
+{
+	patch(fd, root_entry(fd, g, EXFAT_TYPE_LABEL) + 1, "\x0c", 1);
+}
+static void d_root_loop(int fd, const struct geo *g)
+{
+	/* the root's cluster full of deleted entries, its FAT entry pointing at itself */
+	uint8_t e[32] = { 0x05 };
+	for (uint64_t at = g->root_end; at < coff(g, g->root) + CS; at += 32)
+		patch(fd, at, e, 32);
+	set_fat(fd, g, g->root, g->root);
+}
+static void d_set_sum(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_flip_name, true);
+}
+static void d_hash(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_hash, false);
+}
+static void d_count(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_count1, false);
+}
+static void d_namelen0(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_namelen0, false);
+}
+static void d_namelen(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_namelen_long, false);
+}
+static void d_no_stream(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_no_stream, false);
+}
+static void d_first_out(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_first_out, false);
+}
+static void d_run_out(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "sparse.bin", e_first_end, false);
+}
+static void d_huge(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_huge, false);
+}
+static void d_valid(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "readme.txt", e_valid, false);
+}
+static void d_dir0(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "dir", e_dir0, false);
+}
+static void d_dir_big(int fd, const struct geo *g)
+{
+	edit_set(fd, g, false, "dir", e_dir_big, false);
+}
+static void d_dir_loop(int fd, const struct geo *g)
+{
+	edit_set(fd, g, true, "sub", e_dir_root, false);
+}
+static void d_critical_2nd(int fd, const struct geo *g)
+{
+	edit_set(fd, g, true, "caf", e_critical_2nd, false);
+}
+static void d_benign_2nd(int fd, const struct geo *g)
+{
+	edit_set(fd, g, true, "caf", e_benign_2nd, false);
+}
+static void d_chain_loop(int fd, const struct geo *g)
+{
+	set_fat(fd, g, C_CHAIN2, C_CHAIN1);
+}
+static void d_chain_short(int fd, const struct geo *g)
+{
+	set_fat(fd, g, C_CHAIN2, EXFAT_FAT_EOC);
+}
+static void d_chain_free(int fd, const struct geo *g)
+{
+	set_fat(fd, g, C_CHAIN2, 0);
+}
+static void d_chain_out(int fd, const struct geo *g)
+{
+	set_fat(fd, g, C_CHAIN2, 0x00FFFFFF);
+}
+static void d_chain_bad(int fd, const struct geo *g)
+{
+	set_fat(fd, g, C_CHAIN2, EXFAT_FAT_BAD);
+}
+static void d_critical(int fd, const struct geo *g)
+{
+	uint8_t e[32] = { 0x86 };
+	patch(fd, g->root_end, e, 32);
+}
+static void d_benign(int fd, const struct geo *g)
+{
+	uint8_t e[64] = { 0xA1, 1 };
+	e[32] = 0xE0;
+	patch(fd, g->root_end, e, 64);
+}
+static void d_cut(int fd, const struct geo *g)
+{
+	/* a file entry in the root's last slot, its secondaries beyond the chain's end */
+	uint8_t set[19 * 32], e[32] = { 0x05 };
+	unsigned count = ascii_set(set, "cut", 0, 0, 0, 0, false);
+	for (uint64_t at = g->root_end; at < coff(g, g->root) + CS - 32; at += 32)
+		patch(fd, at, e, 32);
+	(void)count;
+	patch(fd, coff(g, g->root) + CS - 32, set, 32);
+}
+static void d_cross(int fd, const struct geo *g)
+{
+	/* /dir/sub's cluster is /dir's own: a folder that shares clusters */
+	uint8_t set[19 * 32];
+	uint64_t at = find_set(fd, coff(g, C_DIR), "sub", set);
+	put_le32(set + 32 + EXFAT_DE_FIRSTCLUSTER, C_DIR);
+	put_le16(set + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(set, 1u + set[1]));
+	patch(fd, at, set, (1u + set[1]) * 32u);
+}
+
+static const struct damage damages[] = {
+	{ "boot checksum", d_checksum, AT_OPEN, NULL, "the boot checksum sector holds" },
+	{ "jump", d_jump, AT_OPEN, NULL, "JumpBoot" },
+	{ "must be zero", d_mbz, AT_OPEN, NULL, "bytes 11-63 must be 0" },
+	{ "cluster shift", d_shift, AT_OPEN, NULL, "SectorsPerClusterShift 17" },
+	{ "sector size", d_sector, AT_OPEN, NULL, "sectors of 4096 bytes" },
+	{ "FATs", d_fats, AT_OPEN, NULL, "NumberOfFats 3" },
+	{ "FAT offset", d_fatoff, AT_OPEN, NULL, "FatOffset 10" },
+	{ "heap inside the FAT", d_heap_in_fat, AT_OPEN, NULL, "lies inside the FAT" },
+	{ "cluster count", d_clusters, AT_OPEN, NULL, "FAT (8 sectors) is too small" },
+	{ "no clusters", d_clusters0, AT_OPEN, NULL, "ClusterCount 0" },
+	{ "FAT length", d_fatlen, AT_OPEN, NULL, "is too small for 512 clusters" },
+	{ "root cluster", d_root, AT_OPEN, NULL, "root directory cluster 514" },
+	{ "volume length", d_vollen, AT_OPEN, NULL, "but only 4194304 are there" },
+	{ "revision", d_revision, AT_OPEN, NULL, "revision 2.00" },
+	{ "up-case checksum", d_upcase_sum, AT_OPEN, NULL, "the up-case table sums to" },
+	{ "up-case length", d_upcase_len, AT_OPEN, NULL, "up-case table is 1048576 bytes" },
+	{ "up-case cluster", d_upcase_cluster, AT_OPEN, NULL, "the up-case table (5836 bytes" },
+	{ "bitmap length", d_bitmap_len, AT_OPEN, NULL, "allocation bitmap is 10 bytes" },
+	{ "bitmap cluster", d_bitmap_cluster, AT_OPEN, NULL, "from cluster 1) does not lie" },
+	{ "no bitmap", d_no_bitmap, AT_OPEN, NULL, "no allocation bitmap entry" },
+	{ "label length", d_label_len, AT_OPEN, NULL, "volume label is 12 characters" },
+	{ "root loop", d_root_loop, AT_OPEN, NULL, "also another's, or its own" },
+	{ "set checksum", d_set_sum, AT_LIST, "/", "SetChecksum is" },
+	{ "name hash", d_hash, AT_LIST, "/", "the NameHash of 'readme.txt'" },
+	{ "secondary count", d_count, AT_LIST, "/", "counts 1 secondary" },
+	{ "name length 0", d_namelen0, AT_LIST, "/", "a name of 0 characters" },
+	{ "name length", d_namelen, AT_LIST, "/", "a name of 200 characters" },
+	{ "no stream", d_no_stream, AT_LIST, "/", "not a stream extension" },
+	{ "critical primary", d_critical, AT_LIST, "/", "type 0x86, critical and unknown" },
+	{ "benign primary", d_benign, AT_LIST, "/", NULL },
+	{ "critical secondary", d_critical_2nd, AT_LIST, "/dir",
+	  "critical secondary entry of type 0xC2" },
+	{ "benign secondary", d_benign_2nd, AT_READ, "/dir/caf\xc3\xa9.txt", NULL },
+	{ "set cut short", d_cut, AT_LIST, "/", "cut short (1) by the directory's end" },
+	{ "cluster out of range", d_first_out, AT_READ, "/readme.txt", "cluster 600, outside" },
+	{ "run past the heap", d_run_out, AT_READ, "/sparse.bin", "cluster 514, outside" },
+	{ "length past the heap", d_huge, AT_READ, "/readme.txt", "larger than the volume's heap" },
+	{ "valid length", d_valid, AT_LIST, "/", "ValidDataLength of 11 bytes" },
+	{ "chain loop", d_chain_loop, AT_READ, "/chain.bin", "also another's, or its own" },
+	{ "chain short", d_chain_short, AT_READ, "/chain.bin", "chain ends after 2 of 3" },
+	{ "chain free", d_chain_free, AT_READ, "/chain.bin", "runs into a free cluster" },
+	{ "chain out", d_chain_out, AT_READ, "/chain.bin", "cluster 16777215, outside" },
+	{ "chain bad cluster", d_chain_bad, AT_READ, "/chain.bin", "outside the heap" },
+	{ "folder of 0 bytes", d_dir0, AT_LIST, "/dir", "a directory of 0 bytes" },
+	{ "folder too big", d_dir_big, AT_LIST, "/dir", "at most 256 MiB" },
+	{ "folder loop", d_dir_loop, AT_WALK, "/", "also another's, or its own" },
+	{ "folders cross-linked", d_cross, AT_WALK, "/", "also another's, or its own" },
+};
+
+static int sink(void *ctx, const void *buf, size_t len)
+{
+	(void)ctx;
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+static int no_entry(void *ctx, const struct exfat_dirent *e)
+{
+	(void)ctx;
+	(void)e;
+	return 0;
+}
+
+static void test_damage(void **state)
+{
+	static const struct exfat_walk_fns fns = { .entry = no_entry };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(damages) / sizeof(damages[0]); k++) {
+		const struct damage *x = &damages[k];
+		struct geo g;
+		int fd = make_volume(&g);
+		struct exfat_vol *v = NULL;
+		struct diag d;
+		int r;
+
+		diag_init(&d);
+		x->apply(fd, &g);
+		r = exfat_vol_open(fd, 0, VOL_BYTES, &v, &d);
+		if (!r && x->phase == AT_LIST)
+			r = exfat_vol_list(v, x->path, no_entry, NULL, &d);
+		else if (!r && x->phase == AT_READ)
+			r = exfat_vol_read(v, x->path, sink, NULL, &d);
+		else if (!r && x->phase == AT_WALK)
+			r = exfat_vol_walk(v, x->path, 8, &fns, NULL, &d);
+		if (!x->expect) {
+			if (r)
+				fail_msg("%s: %s", x->name, d.n ? d.msgs[0].text : "(no message)");
+		} else {
+			if (!r || d.n != 1 || !strstr(d.msgs[0].text, x->expect))
+				fail_msg("%s: rc %d, %zu message(s), want '%s', got '%s'", x->name,
+					 r, d.n, x->expect, d.n ? d.msgs[0].text : "");
+		}
+		exfat_vol_close(v);
+		diag_release(&d);
+		close(fd);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_list_read),
+		cmocka_unit_test(test_damage),
+	};
+
+	if (!have_tool("mkfs.exfat") || !have_tool("tune.exfat")) {
+		printf("test_exfat_read: mkfs.exfat not found: skipped\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
