@@ -66,10 +66,10 @@ static json_t *exfat_file_json(const struct cards_file *f)
 {
 	return json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:I}",
 			 "kind", "exfat-file", "partition", f->partition, "volume",
-			 (json_int_t)f->volume, "path", f->path, "template", f->template,
-			 "reserve", (json_int_t)f->reserve, "cluster-size",
-			 (json_int_t)f->cluster_size, "first-cluster", (json_int_t)f->first_cluster,
-			 "clusters", (json_int_t)f->clusters, "data", (json_int_t)f->data, "entry",
+			 (json_int_t)f->volume, "path", f->path, "template", f->template, "reserve",
+			 (json_int_t)f->reserve, "cluster-size", (json_int_t)f->cluster_size,
+			 "first-cluster", (json_int_t)f->first_cluster, "clusters",
+			 (json_int_t)f->clusters, "data", (json_int_t)f->data, "entry",
 			 (json_int_t)f->entry, "entries", (int)f->set_count, "bitmap",
 			 (json_int_t)f->bitmap);
 }
@@ -390,7 +390,8 @@ static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_
 			      strlen(f->template), (unsigned long long)f->reserve);
 	if (f->kind == CARDS_EXFAT_FILE)
 		return read_exfat_file(o, at, image_size, f, p);
-	if ((rc = read_fat_type(o, at, f, p)) || (rc = read_file_clusters(o, at, image_size, f, p)) ||
+	if ((rc = read_fat_type(o, at, f, p)) ||
+	    (rc = read_file_clusters(o, at, image_size, f, p)) ||
 	    (rc = get_u64(o, at, "entry", 0, image_size - 32, &f->entry, p)) ||
 	    (rc = get_offsets(o, at, "fats", image_size, f->fats, &f->n_fats, true, p)) ||
 	    (rc = get_offsets(o, at, "fsinfo", image_size - 512, f->fsinfo, &f->n_fsinfo, false,

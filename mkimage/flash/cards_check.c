@@ -564,8 +564,8 @@ static int check_fsinfo(const struct checker *c, const struct cards_file *f, con
 
 /* An exfat-file (cards_check_exfat.c); its bits of the allocation bitmap are noted as FAT
  * entries are: two files' bits may share a byte, each patch keeping the other's. */
-static int check_exfat_file(const struct checker *c, const struct cards_file *f,
-			    struct spans *s, const char *what)
+static int check_exfat_file(const struct checker *c, const struct cards_file *f, struct spans *s,
+			    const char *what)
 {
 	struct exfat_card_file xf = flash_exfat_file(f);
 	const struct disk_part *p;

@@ -78,14 +78,17 @@ static int check_geometry(struct xcheck *x)
 		return wrong(x, "clusters %" PRIu32 "-%" PRIu64 " are not all in the volume",
 			     f->first_cluster, (uint64_t)f->first_cluster + f->clusters - 1);
 	if (f->data != cluster_at(x, f->first_cluster))
-		return wrong(x, "its data at byte %" PRIu64 " is not where cluster %" PRIu32 " starts",
+		return wrong(x,
+			     "its data at byte %" PRIu64 " is not where cluster %" PRIu32 " starts",
 			     f->data, f->first_cluster);
 	if (f->bitmap != cluster_at(x, in->bitmap_cluster) ||
 	    exfat_card_bitmap_start(&xf) + exfat_card_bitmap_len(&xf) > in->bitmap_bytes)
-		return wrong(x, "byte %" PRIu64 " is not the volume's allocation bitmap", f->bitmap);
+		return wrong(x, "byte %" PRIu64 " is not the volume's allocation bitmap",
+			     f->bitmap);
 	if (f->entry < heap || set_end > end || (f->entry - heap) % EXFAT_DENTRY_SIZE ||
 	    (f->entry < f->data + (uint64_t)f->clusters * f->cluster_size && set_end > f->data))
-		return wrong(x, "its entry set at byte %" PRIu64 " is in no directory of the volume",
+		return wrong(x,
+			     "its entry set at byte %" PRIu64 " is in no directory of the volume",
 			     f->entry);
 	return 0;
 }
@@ -213,18 +216,24 @@ static int check_template(struct xcheck *x, uint8_t *set)
 int flash_exfat_card_check(int fd, const char *image, const struct cards_file *f,
 			   uint64_t part_size, char *why, size_t why_len, struct diag *d)
 {
-	struct xcheck x = { .fd = fd, .image = image, .f = f, .why = why, .why_len = why_len, .d = d };
+	struct xcheck x = { .fd = fd,
+			    .image = image,
+			    .f = f,
+			    .why = why,
+			    .why_len = why_len,
+			    .d = d };
 	uint8_t *set = malloc((size_t)f->set_count * EXFAT_DENTRY_SIZE);
 	struct diag scratch;
 	int rc = set ? 0 : -ENOMEM;
 
 	diag_init(&scratch);
 	if (rc == 0 && (rc = exfat_vol_open(fd, f->volume, part_size, &x.v, &scratch)) < 0)
-		rc = rc == -ENOMEM ? rc
-				   : wrong(&x,
-					   "the partition at byte %" PRIu64 " holds no exFAT "
-					   "volume: %s",
-					   f->volume, scratch.n ? scratch.msgs[0].text : strerror(-rc));
+		rc = rc == -ENOMEM
+			     ? rc
+			     : wrong(&x,
+				     "the partition at byte %" PRIu64 " holds no exFAT "
+				     "volume: %s",
+				     f->volume, scratch.n ? scratch.msgs[0].text : strerror(-rc));
 	diag_release(&scratch);
 	if (rc == 0) {
 		x.in = exfat_vol_info(x.v);
