@@ -344,6 +344,20 @@ static bool printable(const char *s)
 	return true;
 }
 
+/* The keys only a fat-file has, and those only an exfat-file has. */
+static const char *const fat_only_keys[] = { "fat-type", "fats", "fsinfo", "free-base", NULL };
+static const char *const exfat_only_keys[] = { "entries", "bitmap", NULL };
+
+/* Refuses the first of @keys that @o (a field of @kind) holds. */
+static int other_kinds_keys(json_t *o, const char *at, const char *const *keys, const char *kind,
+			    struct problem *p)
+{
+	for (; *keys; keys++)
+		if (json_object_get(o, *keys))
+			return refuse(p, at, *keys, "not a key of %s", kind);
+	return 0;
+}
+
 /* An exfat-file's clusters, entry set (a File entry, a Stream Extension and 1 to 17 File
  * Name entries: exFAT specification §7.4, §7.6, §7.7) and allocation bitmap. */
 static int read_exfat_file(json_t *o, const char *at, uint64_t image_size, struct cards_file *f,
@@ -352,10 +366,15 @@ static int read_exfat_file(json_t *o, const char *at, uint64_t image_size, struc
 	uint64_t n = 0;
 	int rc;
 
-	if ((rc = read_file_clusters(o, at, image_size, f, p)) ||
+	if ((rc = other_kinds_keys(o, at, fat_only_keys, "an exfat-file", p)) ||
+	    (rc = read_file_clusters(o, at, image_size, f, p)) ||
 	    (rc = get_u64(o, at, "entries", 3, 19, &n, p)))
 		return rc;
 	f->set_count = (unsigned)n;
+	if (32 * n > image_size)
+		return refuse(p, at, "entries",
+			      "%llu entries of 32 bytes, more than the image holds",
+			      (unsigned long long)n);
 	if ((rc = get_u64(o, at, "entry", 0, image_size - 32 * n, &f->entry, p)) ||
 	    (rc = get_u64(o, at, "bitmap", 0, image_size - 1, &f->bitmap, p)))
 		return rc;
@@ -390,7 +409,8 @@ static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_
 			      strlen(f->template), (unsigned long long)f->reserve);
 	if (f->kind == CARDS_EXFAT_FILE)
 		return read_exfat_file(o, at, image_size, f, p);
-	if ((rc = read_fat_type(o, at, f, p)) ||
+	if ((rc = other_kinds_keys(o, at, exfat_only_keys, "a fat-file", p)) ||
+	    (rc = read_fat_type(o, at, f, p)) ||
 	    (rc = read_file_clusters(o, at, image_size, f, p)) ||
 	    (rc = get_u64(o, at, "entry", 0, image_size - 32, &f->entry, p)) ||
 	    (rc = get_offsets(o, at, "fats", image_size, f->fats, &f->n_fats, true, p)) ||

@@ -107,5 +107,5 @@ edited '.fields[0].entry = .fields[1].entry' "data:/id/serial.txt: the entry set
 edited '.fields[0].entries = 4' "data:/id/serial.txt: the entry set at byte"
 edited '.fields[1]["first-cluster"] = .fields[0]["first-cluster"] | .fields[1].data = .fields[0].data' \
     "data:/note.txt: the image does not hold its template"
-edited '.fields[0].kind = "fat-file"' "a damaged per-card manifest: fields[0] (data:/id/serial.txt): fat-type: missing"
+edited '.fields[0].kind = "fat-file"' "a damaged per-card manifest: fields[0] (data:/id/serial.txt): entries: not a key of a fat-file"
 cp own.json card.img.cards.json
