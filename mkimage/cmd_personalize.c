@@ -25,7 +25,7 @@ static void usage(FILE *out)
 		"Usage: %s " CMD " IMAGE --set NAME=VALUE... -o OUT [--cards FILE]\n\n"
 		"Writes OUT, a copy of IMAGE with one card's values: each per-card file of the\n"
 		"layout gets its template with ${NAME} replaced by VALUE (its directory entry and\n"
-		"FAT follow), nothing else changes.\n\n"
+		"FAT follow, on exFAT its entry set and allocation bitmap), nothing else changes.\n\n"
 		"Options:\n"
 		"  --set NAME=VALUE  the card's value of ${NAME} (repeatable)\n"
 		"  -o, --output OUT  the image to write (a regular file: replaced when it exists)\n"
