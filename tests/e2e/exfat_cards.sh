@@ -104,6 +104,8 @@ edited() { # edited JQ MESSAGE
 }
 edited '.fields[0].bitmap += 4096' "data:/id/serial.txt: byte $(($(jq '.fields[0].bitmap' own.json) + 4096)) is not the volume's allocation bitmap"
 edited '.fields[0].entry = .fields[1].entry' "data:/id/serial.txt: the entry set at byte"
+edited '.fields[0].path = "/id/other.txt"' "data:/id/other.txt: the volume has no file at this path"
+edited '.fields[0].path = "/note.txt"' "data:/note.txt: the entry set at byte $(jq '.fields[0].entry' own.json) is not the file's"
 edited '.fields[0].entries = 4' "data:/id/serial.txt: the entry set at byte"
 edited '.fields[1]["first-cluster"] = .fields[0]["first-cluster"] | .fields[1].data = .fields[0].data' \
     "data:/note.txt: the image does not hold its template"
