@@ -61,8 +61,23 @@ static json_t *offsets(const uint64_t *v, unsigned n)
 	return a;
 }
 
+/* An exfat-file: its entry set and the allocation bitmap instead of FATs and FSInfo. */
+static json_t *exfat_file_json(const struct cards_file *f)
+{
+	return json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:I}",
+			 "kind", "exfat-file", "partition", f->partition, "volume",
+			 (json_int_t)f->volume, "path", f->path, "template", f->template, "reserve",
+			 (json_int_t)f->reserve, "cluster-size", (json_int_t)f->cluster_size,
+			 "first-cluster", (json_int_t)f->first_cluster, "clusters",
+			 (json_int_t)f->clusters, "data", (json_int_t)f->data, "entry",
+			 (json_int_t)f->entry, "entries", (int)f->set_count, "bitmap",
+			 (json_int_t)f->bitmap);
+}
+
 static json_t *file_json(const struct cards_file *f)
 {
+	if (f->kind == CARDS_EXFAT_FILE)
+		return exfat_file_json(f);
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:i, s:I, s:I, s:I, s:I, s:I}",
 			      "kind", "fat-file", "partition", f->partition, "volume",
 			      (json_int_t)f->volume, "path", f->path, "template", f->template,
@@ -277,9 +292,8 @@ static const char *str_or_empty(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* A fat-file's FAT geometry: its type, cluster size and the clusters it holds. */
-static int read_file_clusters(json_t *o, const char *at, uint64_t image_size, struct cards_file *f,
-			      struct problem *p)
+/* A fat-file's FAT type. */
+static int read_fat_type(json_t *o, const char *at, struct cards_file *f, struct problem *p)
 {
 	uint64_t type = 0;
 	int rc;
@@ -290,9 +304,19 @@ static int read_file_clusters(json_t *o, const char *at, uint64_t image_size, st
 		return refuse(p, at, "fat-type", "%llu, but it must be 12, 16 or 32",
 			      (unsigned long long)type);
 	f->fat_type = (unsigned)type;
+	return 0;
+}
+
+/* A file's cluster size and the clusters it holds. */
+static int read_file_clusters(json_t *o, const char *at, uint64_t image_size, struct cards_file *f,
+			      struct problem *p)
+{
+	int rc;
+
 	if ((rc = get_u32(o, at, "cluster-size", 1, &f->cluster_size, p)) ||
 	    (rc = get_u32(o, at, "first-cluster", 2, &f->first_cluster, p)) || /* FAT data
-	    clusters are numbered from 2 (Microsoft FAT specification, "FAT Data Structure") */
+	    clusters are numbered from 2 (Microsoft FAT specification, "FAT Data Structure"), as
+	    exFAT's (exFAT specification §3.1.12) */
 	    (rc = get_u32(o, at, "clusters", 0, &f->clusters, p)) ||
 	    (rc = get_u64(o, at, "data", 0, image_size, &f->data, p)))
 		return rc;
@@ -320,6 +344,43 @@ static bool printable(const char *s)
 	return true;
 }
 
+/* The keys only a fat-file has, and those only an exfat-file has. */
+static const char *const fat_only_keys[] = { "fat-type", "fats", "fsinfo", "free-base", NULL };
+static const char *const exfat_only_keys[] = { "entries", "bitmap", NULL };
+
+/* Refuses the first of @keys that @o (a field of @kind) holds. */
+static int other_kinds_keys(json_t *o, const char *at, const char *const *keys, const char *kind,
+			    struct problem *p)
+{
+	for (; *keys; keys++)
+		if (json_object_get(o, *keys))
+			return refuse(p, at, *keys, "not a key of %s", kind);
+	return 0;
+}
+
+/* An exfat-file's clusters, entry set (a File entry, a Stream Extension and 1 to 17 File
+ * Name entries: exFAT specification §7.4, §7.6, §7.7) and allocation bitmap. */
+static int read_exfat_file(json_t *o, const char *at, uint64_t image_size, struct cards_file *f,
+			   struct problem *p)
+{
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = other_kinds_keys(o, at, fat_only_keys, "an exfat-file", p)) ||
+	    (rc = read_file_clusters(o, at, image_size, f, p)) ||
+	    (rc = get_u64(o, at, "entries", 3, 19, &n, p)))
+		return rc;
+	f->set_count = (unsigned)n;
+	if (32 * n > image_size)
+		return refuse(p, at, "entries",
+			      "%llu entries of 32 bytes, more than the image holds",
+			      (unsigned long long)n);
+	if ((rc = get_u64(o, at, "entry", 0, image_size - 32 * n, &f->entry, p)) ||
+	    (rc = get_u64(o, at, "bitmap", 0, image_size - 1, &f->bitmap, p)))
+		return rc;
+	return 0;
+}
+
 static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_file *f,
 		     struct problem *p)
 {
@@ -329,8 +390,10 @@ static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_
 	snprintf(at, sizeof(at), "fields[%zu]", index);
 	if (!json_is_object(o))
 		return refuse(p, at, "", "not an object");
-	if (strcmp(str_or_empty(o, "kind"), "fat-file") != 0)
-		return refuse(p, at, "kind", "must be \"fat-file\"");
+	if (strcmp(str_or_empty(o, "kind"), "exfat-file") == 0)
+		f->kind = CARDS_EXFAT_FILE;
+	else if (strcmp(str_or_empty(o, "kind"), "fat-file") != 0)
+		return refuse(p, at, "kind", "must be \"fat-file\" or \"exfat-file\"");
 	if ((rc = get_str(o, at, "partition", &f->partition, p)) ||
 	    (rc = get_str(o, at, "path", &f->path, p)))
 		return rc;
@@ -344,7 +407,11 @@ static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_
 	if (strlen(f->template) > f->reserve)
 		return refuse(p, at, "template", "%zu bytes, more than its reserve of %llu",
 			      strlen(f->template), (unsigned long long)f->reserve);
-	if ((rc = read_file_clusters(o, at, image_size, f, p)) ||
+	if (f->kind == CARDS_EXFAT_FILE)
+		return read_exfat_file(o, at, image_size, f, p);
+	if ((rc = other_kinds_keys(o, at, exfat_only_keys, "a fat-file", p)) ||
+	    (rc = read_fat_type(o, at, f, p)) ||
+	    (rc = read_file_clusters(o, at, image_size, f, p)) ||
 	    (rc = get_u64(o, at, "entry", 0, image_size - 32, &f->entry, p)) ||
 	    (rc = get_offsets(o, at, "fats", image_size, f->fats, &f->n_fats, true, p)) ||
 	    (rc = get_offsets(o, at, "fsinfo", image_size - 512, f->fsinfo, &f->n_fsinfo, false,
@@ -530,7 +597,8 @@ static const char *const volume_keys[] = { "partition", "volume", "volume-id", N
 static const char *const file_keys[] = { "kind",          "partition", "volume",    "path",
 					 "template",      "reserve",   "fat-type",  "cluster-size",
 					 "first-cluster", "clusters",  "data",      "entry",
-					 "fats",          "fsinfo",    "free-base", NULL };
+					 "fats",          "fsinfo",    "free-base", "entries",
+					 "bitmap",        NULL };
 
 /* The first key of @o (when an object) that is not one of @known, or NULL. */
 static const char *unknown_key(json_t *o, const char *const *known)

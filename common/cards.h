@@ -22,8 +22,15 @@
 #define CARDS_MAX_FIELDS 32768u
 #define CARDS_MAX_PARTITIONS 128u /* a GPT's usual entry array; numbers are 1 to 128 */
 
-/* A FAT file whose content is a template filled in for each card. */
+/* What a per-card file lies in: its manifest "kind" */
+enum cards_kind {
+	CARDS_FAT_FILE,   /* "fat-file": a FAT12/16/32 volume's */
+	CARDS_EXFAT_FILE, /* "exfat-file": an exFAT volume's */
+};
+
+/* A FAT or exFAT file whose content is a template filled in for each card. */
 struct cards_file {
+	enum cards_kind kind;
 	char *partition;   /* the layout's partition name (owned) */
 	uint64_t volume;   /* the first byte of its partition, the volume's boot sector */
 	char *path;        /* its FAT path (owned) */
@@ -41,6 +48,12 @@ struct cards_file {
 	unsigned n_fsinfo;
 	uint32_t free_base; /* FAT32: free clusters with every per-card file of the volume
 				   empty */
+	/* exFAT: `entry` is its File entry, the first of the set_count entries of its set
+	 * (File, Stream Extension, File Names: exFAT specification §7.4); `bitmap` is the
+	 * allocation bitmap's first byte (§7.1.5: its bit 0 is cluster 2); fat_type,
+	 * fats and fsinfo are unused */
+	unsigned set_count;
+	uint64_t bitmap;
 };
 
 /* A partition of the table, for the ${PARTUUID_NAME} of templates. */

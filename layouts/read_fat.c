@@ -259,11 +259,6 @@ static int read_owner_keys(struct reader *r, const struct sect *s, const struct 
 			bad |= layout_key_error(r, s, keys[i],
 						"only an ext4 partition has owners "
 						"(FAT and exFAT have none)") < 0;
-	/* the card manifest (common/cards.h) places a per-card file by FAT's structures */
-	if (layout_part_is_exfat(p) && layout_key_text(s, "per-card"))
-		bad |= layout_key_error(r, s, "per-card",
-					"an exFAT partition takes no per-card files (a FAT "
-					"partition does)") < 0;
 	for (size_t i = 0; i < n_fat_only && p->type == LAYOUT_PART_EXT4; i++)
 		if (layout_key_text(s, fat_only[i]))
 			bad |= layout_key_error(r, s, fat_only[i],

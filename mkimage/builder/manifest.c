@@ -9,6 +9,7 @@
 #include "common/array.h"
 #include "common/bytes.h"
 #include "common/cards.h"
+#include "exfat/ondisk.h"
 #include "fat/fat.h"
 #include "mkimage/builder/builder_priv.h"
 
@@ -46,6 +47,38 @@ static int card_file(const struct build *b, size_t i, const struct content_node 
 		ret->fsinfo[1] = vol + 7 * FAT_SECTOR;
 		ret->n_fsinfo = 2;
 	}
+	return ret->partition && ret->path && ret->template ? 0 : -ENOMEM;
+}
+
+/* The per-card file of content node @n of exFAT partition @i, placed as exfat/ wrote it: the
+ * allocation bitmap is in the heap's first cluster (the writer's order, exfat/write.c). */
+static int exfat_card_file(const struct build *b, size_t i, const struct content_node *n,
+			   struct cards_file *ret)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	const struct part_state *ps = &b->parts[i];
+	const struct exfat_geom *g = &ps->exfat_geom;
+	uint64_t vol = build_region_of(b, i)->start, heap = (uint64_t)g->heap_offset * EXFAT_SECTOR;
+	struct exfat_place at;
+
+	if (exfat_tree_file_place(ps->exfat_tree, n->path, &at) < 0 || !at.data)
+		return diag_error(b->d, "%s: per-card file %s was not placed", p->name, n->path);
+	*ret = (struct cards_file){
+		.kind = CARDS_EXFAT_FILE,
+		.partition = strdup(p->name),
+		.volume = vol,
+		.path = strdup(n->path),
+		.template = strdup(n->text),
+		.reserve = p->entries[n->source].reserve,
+		.cluster_size = g->cluster_size,
+		.first_cluster = (uint32_t)((at.data - heap) / g->cluster_size +
+					    EXFAT_FIRST_CLUSTER),
+		.clusters = (uint32_t)(at.room / g->cluster_size),
+		.data = vol + at.data,
+		.entry = vol + at.entries,
+		.set_count = at.count,
+		.bitmap = vol + heap,
+	};
 	return ret->partition && ret->path && ret->template ? 0 : -ENOMEM;
 }
 
@@ -255,7 +288,8 @@ static int gather(const struct build *b, struct cards_manifest *m)
 		return rc;
 	for (size_t i = 0; i < b->l->n_parts; i++) {
 		const struct content *c = &b->parts[i].content;
-		if (!layout_part_is_fat(&b->l->parts[i]))
+		bool exfat = layout_part_is_exfat(&b->l->parts[i]);
+		if (!layout_part_is_fat(&b->l->parts[i]) && !exfat)
 			continue;
 		for (size_t k = 0; k < c->n; k++) {
 			const struct content_node *n = &c->nodes[k];
@@ -267,7 +301,8 @@ static int gather(const struct build *b, struct cards_manifest *m)
 			/* filled, then counted: cards_manifest_release() frees what a counted slot
 			 * holds, and a failed card_file() leaves only what it allocated */
 			m->files[m->n_files] = (struct cards_file){ 0 };
-			int rc = card_file(b, i, n, &m->files[m->n_files]);
+			int rc = exfat ? exfat_card_file(b, i, n, &m->files[m->n_files])
+				       : card_file(b, i, n, &m->files[m->n_files]);
 			m->n_files++;
 			if (rc < 0)
 				return rc;

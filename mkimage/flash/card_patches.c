@@ -11,6 +11,8 @@
 #include "common/gpt.h"
 #include "common/sha256.h"
 
+#include "exfat/exfat.h"
+#include "exfat/ondisk.h"
 #include "fat/fat.h"
 #include "mkimage/flash/flash_priv.h"
 
@@ -207,6 +209,33 @@ static int add_content_patch(struct flash_patches *p, uint64_t offset, const cha
 	return blocks_add(p, p->n - 1);
 }
 
+struct exfat_card_file flash_exfat_file(const struct cards_file *f)
+{
+	return (struct exfat_card_file){ .cluster_size = f->cluster_size,
+					 .first_cluster = f->first_cluster,
+					 .clusters = f->clusters,
+					 .count = f->set_count };
+}
+
+/* An exFAT file's entry set (its lengths, first cluster and SetChecksum) and its clusters'
+ * bits in the allocation bitmap, for @len bytes. */
+static int exfat_patches(const struct cards_file *f, size_t len, int fd, const char *image,
+			 struct flash_patches *p, struct diag *d)
+{
+	struct exfat_card_file xf = flash_exfat_file(f);
+	uint8_t *b;
+	int rc = add_patch(p, fd, image, f->entry, (size_t)f->set_count * EXFAT_DENTRY_SIZE, d, &b);
+
+	if (rc < 0)
+		return rc;
+	exfat_card_entries(&xf, len, b);
+	rc = add_patch(p, fd, image, f->bitmap + exfat_card_bitmap_start(&xf),
+		       (size_t)exfat_card_bitmap_len(&xf), d, &b);
+	if (rc == 0)
+		exfat_card_bitmap(&xf, len, b);
+	return rc;
+}
+
 /* One per-card file filled with @content (@len bytes, at most its reserve). */
 static int file_patches(const struct cards_file *f, const char *content, size_t len, int fd,
 			const char *image, struct flash_patches *p, struct diag *d)
@@ -217,6 +246,8 @@ static int file_patches(const struct cards_file *f, const char *content, size_t 
 
 	if (rc < 0)
 		return rc;
+	if (f->kind == CARDS_EXFAT_FILE)
+		return exfat_patches(f, len, fd, image, p, d);
 	if ((rc = add_patch(p, fd, image, f->entry, 32, d, &b)) < 0)
 		return rc;
 	fat_card_entry(&ff, len, b);

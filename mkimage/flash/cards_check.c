@@ -402,19 +402,23 @@ static int check_entry_name(const struct checker *c, const struct cards_file *f,
 	return 0;
 }
 
-/* Each per-card file's path finds, in its volume, its directory entry (its short name,
- * first cluster and size): one walk over each volume's folders for all of them. */
+/* Each per-card FAT file's path finds, in its volume, its directory entry (its short name,
+ * first cluster and size): one walk over each volume's folders for all of them (an exFAT
+ * file's path is checked with its entry set, cards_check_exfat.c). */
 static int check_names(const struct checker *c)
 {
 	const struct cards_manifest *m = c->m;
 	struct sought *v = calloc(m->n_files + 1, sizeof(*v));
+	size_t n = 0;
 	int rc = v ? 0 : -ENOMEM;
 
 	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
 		const struct cards_file *f = &m->files[i];
 		const char *slash = strrchr(f->path, '/');
+		if (f->kind != CARDS_FAT_FILE)
+			continue;
 		char *folder = slash ? strndup(f->path, (size_t)(slash - f->path)) : NULL;
-		v[i] = (struct sought){ .volume = f->volume,
+		v[n] = (struct sought){ .volume = f->volume,
 					.file = i,
 					.folder = folder ? fat_path_key(*folder ? folder : "/")
 							 : NULL,
@@ -424,22 +428,23 @@ static int check_names(const struct checker *c)
 			char what[160];
 			snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
 			rc = refuse(c, what, "the path does not start with /");
-		} else if (!v[i].folder || !v[i].name) {
+		} else if (!v[n].folder || !v[n].name) {
 			rc = -ENOMEM;
 		}
+		n++;
 	}
-	if (rc == 0)
-		qsort(v, m->n_files, sizeof(*v), cmp_sought);
-	for (size_t g = 0, e; rc == 0 && g < m->n_files; g = e) {
-		for (e = g; e < m->n_files && v[e].volume == v[g].volume; e++)
+	if (rc == 0 && n)
+		qsort(v, n, sizeof(*v), cmp_sought);
+	for (size_t g = 0, e; rc == 0 && g < n; g = e) {
+		for (e = g; e < n && v[e].volume == v[g].volume; e++)
 			;
 		rc = find_in_volume(c, v + g, e - g);
 	}
-	if (rc == 0)
-		qsort(v, m->n_files, sizeof(*v), cmp_sought_file);
-	for (size_t i = 0; rc == 0 && i < m->n_files; i++)
-		rc = check_entry_name(c, &m->files[i], &v[i]);
-	for (size_t i = 0; v && i < m->n_files; i++) {
+	if (rc == 0 && n)
+		qsort(v, n, sizeof(*v), cmp_sought_file);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = check_entry_name(c, &m->files[v[i].file], &v[i]);
+	for (size_t i = 0; v && i < n; i++) {
 		free(v[i].folder);
 		free(v[i].name);
 	}
@@ -557,6 +562,31 @@ static int check_fsinfo(const struct checker *c, const struct cards_file *f, con
 	return rc;
 }
 
+/* An exfat-file (cards_check_exfat.c); its bits of the allocation bitmap are noted as FAT
+ * entries are: two files' bits may share a byte, each patch keeping the other's. */
+static int check_exfat_file(const struct checker *c, const struct cards_file *f, struct spans *s,
+			    const char *what)
+{
+	struct exfat_card_file xf = flash_exfat_file(f);
+	const struct disk_part *p;
+	char why[400];
+	size_t errors = c->d->errors;
+	int rc = partition_at(c, what, f->volume, &p);
+
+	if (rc == 0)
+		rc = flash_exfat_card_check(c->fd, c->image, f, p->size, why, sizeof(why), c->d);
+	if (rc == -EINVAL && c->d->errors == errors)
+		rc = refuse(c, what, "%s", why);
+	if (rc == 0)
+		rc = add_span(s, f->data, f->reserve, SPAN_DATA, what);
+	if (rc == 0)
+		rc = add_span(s, f->entry, (uint64_t)f->set_count * DIR_ENTRY, SPAN_ENTRY, what);
+	if (rc == 0)
+		rc = add_span(s, f->bitmap + exfat_card_bitmap_start(&xf),
+			      exfat_card_bitmap_len(&xf), SPAN_FAT, what);
+	return rc;
+}
+
 static int check_file(struct checker *c, const struct cards_file *f, struct spans *s)
 {
 	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
@@ -568,6 +598,8 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
 	int rc;
 
 	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
+	if (f->kind == CARDS_EXFAT_FILE)
+		return check_exfat_file(c, f, s, what);
 	rc = open_volume(c, what, f->volume, &v);
 	if (rc == 0)
 		rc = check_geometry(c, &v, f, what);

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "exfat/exfat.h"
 #include "mkimage/flash/flash.h"
 
 /* One block device of the disk: the whole disk or one of its partitions. */
@@ -181,6 +182,21 @@ json_t *flash_card_json(const struct flash_card_set *c);
  * in @m; one sort, whatever the number of files. Returns 0 or -ENOMEM. */
 int flash_fsinfo_used(const struct cards_manifest *m, const size_t *lens, uint32_t *used,
 		      bool *first);
+
+/* The exfat/ view of an exfat-file of the manifest. */
+struct exfat_card_file flash_exfat_file(const struct cards_file *f);
+
+/* ---- cards_check_exfat.c ---- */
+
+/*
+ * Whether the exfat-file @f of a manifest says the truth about the exFAT volume of its
+ * partition (@part_size bytes from f->volume) in image @fd (named @image): its clusters,
+ * data, entry set and allocation bitmap where the volume has them, the set the one its path
+ * names, and the image holding what a card with its template would. Returns 0; -EINVAL with
+ * why not in @why (one line, @why_len bytes); or another -errno with a message in @d.
+ */
+int flash_exfat_card_check(int fd, const char *image, const struct cards_file *f,
+			   uint64_t part_size, char *why, size_t why_len, struct diag *d);
 
 /* ---- target_write.c: one target, from open to the re-read partition table -------------- */
 

@@ -39,4 +39,17 @@ for name in mbr gpt; do
 		>tests/fuzz/corpus/personalize/seed-$name-odd
 	i=$((i + 1))
 done
+# a manifest of exfat-file fields (parsed, then refused: it is no fixture image's)
+cat >"$tmp/exfat.layout" <<'EOT'
+image { table = mbr size = 12M seed = "cards-exfat" }
+partition data {
+    type = exfat
+    size = 6M
+    exfat { cluster-size = 512 }
+    file "/id/serial.txt" { content = "sn=\${SERIAL}\n" per-card = true reserve = 1K }
+    file "/note.txt" { content = "\${HOST}" per-card = true reserve = 100 }
+}
+EOT
+"$SDIMG" build -q -o "$tmp/exfat" "$tmp/exfat.layout"
+cp "$tmp/exfat.cards.json" tests/fuzz/corpus/cards/seed-exfat
 ls -l tests/fuzz/corpus/cards tests/fuzz/corpus/personalize

@@ -203,7 +203,8 @@ static void test_exfat(void **state)
 		"  cluster-size = 64K data-align = 8M volume-id = 0x1234abcd\n"
 		"  guid = \"00112233-4455-6677-8899-aabbccddeeff\" }\n"
 		"  file \"/a\" { content = \"x\" attrs = hidden first = true }\n"
-		"  tree \"/t\" { from = \"x\" links = refuse } }\n"
+		"  tree \"/t\" { from = \"x\" links = refuse }\n"
+		"  file \"/c\" { content = \"\\${S}\" per-card = true reserve = 4K } }\n"
 		"partition b { type = exfat size = grow }\n");
 	const struct layout_partition *a = &l->parts[0], *b = &l->parts[1];
 	assert_true(layout_part_is_exfat(a));
@@ -221,8 +222,10 @@ static void test_exfat(void **state)
 	assert_int_equal(a->exfat.volume_id, 0x1234abcd);
 	assert_true(a->exfat.guid_set);
 	assert_int_equal(a->exfat.guid.b[15], 0xff);
-	assert_int_equal(a->n_entries, 2);
+	assert_int_equal(a->n_entries, 3);
 	assert_int_equal(a->entries[1].links, LAYOUT_LINKS_REFUSE);
+	assert_true(a->entries[2].per_card);
+	assert_int_equal(a->entries[2].reserve, 4096);
 	assert_null(b->exfat.label);
 	assert_false(b->exfat.cluster_size_set);
 	assert_int_equal(b->exfat.data_align, LAYOUT_DEFAULT_ALIGN);
@@ -247,9 +250,9 @@ static void test_exfat(void **state)
 		     "t.layout:2: partition 'p': file '/a': owner: only an ext4 partition has "
 		     "owners (FAT and exFAT have none)");
 	expect_error("partition p { type = exfat\n file \"/a\" { content = \"x\" per-card = true "
-		     "reserve = 1K } }",
-		     "t.layout:2: partition 'p': file '/a': per-card: an exFAT partition takes no "
-		     "per-card files (a FAT partition does)");
+		     "} }",
+		     "t.layout:2: partition 'p': file '/a': per-card: needs 'reserve' (the most "
+		     "bytes a card's content may take, e.g. reserve = 4K)");
 	expect_error("partition p { type = exfat\n from = \"x.img\" }",
 		     "t.layout:2: partition 'p': from: an exFAT partition is filled with tree");
 	expect_error("image { size = 64G }\npartition p { type = exfat size = grow\n"
