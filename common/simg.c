@@ -1,5 +1,6 @@
 /* simg: Android sparse images read and checked, and written out (see simg.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -401,4 +402,28 @@ int simg_expand(const struct simg *s, int fd, const char *name, int out, struct 
 		rc = check_crcs(&e, s->blocks);
 	free(e.buf);
 	return rc;
+}
+
+int simg_open_expanded(int fd, uint64_t file_size, const char *name, struct simg *s, int *ret_fd,
+		       struct diag *d)
+{
+	const char *tmpdir = getenv("TMPDIR"), *dir = tmpdir && *tmpdir ? tmpdir : "/var/tmp";
+	int rc = simg_read(fd, file_size, name, s, d), out = -1;
+
+	if (rc == 0 && (out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) < 0)
+		rc = diag_errno(d, -errno, "%s: no room for its image in %s: %s", name, dir,
+				strerror(errno));
+	if (rc == 0 && ftruncate(out, (off_t)s->image_size) < 0)
+		rc = diag_errno(d, -errno, "%s: no room for its %llu-byte image in %s: %s", name,
+				(unsigned long long)s->image_size, dir, strerror(errno));
+	if (rc == 0)
+		rc = simg_expand(s, fd, name, out, d);
+	if (rc < 0) {
+		if (out >= 0)
+			close(out);
+		simg_release(s);
+		return rc;
+	}
+	*ret_fd = out;
+	return 0;
 }

@@ -123,6 +123,14 @@ int simg_expand(const struct simg *s, int fd, const char *name, int out, struct 
 
 void simg_release(struct simg *s);
 
+/*
+ * simg_read() and simg_expand() of the sparse image @fd (@file_size bytes, @name) into an
+ * unnamed file under $TMPDIR or /var/tmp, returned in *@ret_fd (@s filled: simg_release()
+ * it). Returns 0 or a negative errno with one message in @d.
+ */
+int simg_open_expanded(int fd, uint64_t file_size, const char *name, struct simg *s, int *ret_fd,
+		       struct diag *d);
+
 /* ---- sparse images written (simg_write.c) ------------------------------------------- */
 
 /* The block sizes accepted: multiples of 512 (hence of 4, as libsparse wants) up to 64 MiB. */
