@@ -9,12 +9,13 @@
 # (sha256sum -c); two builds under other TZ, LANG and umask give one sha256. img2simg's output
 # is read by sdimg: inspect, ls, cat, and flash to a loop device, read back (sdimg's own
 # verification, then fsck.fat, mcopy, e2fsck on the device); sdimg's own X.simg flashes with
-# X.bmap found beside it. Bad sparse files, made here byte by byte (a chunk past the declared
+# X.bmap found beside it. personalize of a sparse image writes a sparse image, which simg2img
+# turns into the card the raw image's personalize gives (mtype reads its value). Bad sparse files, made here byte by byte (a chunk past the declared
 # blocks, chunks that do not add up, too few chunks, a total_sz wrong for its type, an unknown
 # type, a bad CRC, a cut file, a block size not a multiple of 4) each give one line naming
 # the file and the chunk, exit 1, for inspect and flash alike.
 . "$TOP/tests/e2e/lib/flash.sh"
-need simg2img img2simg cmp sha256sum sfdisk jq fsck.fat mcopy mke2fs e2fsck
+need simg2img img2simg cmp sha256sum sfdisk jq fsck.fat mcopy mtype mke2fs e2fsck
 make_inputs
 write_layout mbr
 "$SDIMG" build -q --bmap -o raw.img card.layout || fail "build raw.img"
@@ -119,6 +120,28 @@ cmp -s kernel.out tree/boot/kernel.img || fail "cat i.simg:1/boot/kernel.img dif
 "$SDIMG" cat i.simg:2/etc/blob >blob.out || fail "cat i.simg:2/etc/blob"
 cmp -s blob.out rootsrc/etc/blob || fail "cat i.simg:2/etc/blob differs"
 echo "img2simg's i.simg: inspect, ls and cat read it"
+
+# personalize: a sparse image gives a sparse image, the card's bytes those of the raw path
+cat >p.layout <<'LAYOUT'
+image { table = mbr size = 40M seed = "p" }
+partition boot {
+    type = fat16
+    size = 32M
+    file "/hello.txt" { content = "hello\n" }
+    file "/etc-id/serial.txt" { content = "serial=${CARD_SERIAL}\n" per-card = true reserve = 3000 }
+}
+LAYOUT
+"$SDIMG" build -q -o p.img p.layout || fail "build p.img"
+"$SDIMG" build -q -o p.simg --simg-crc p.layout || fail "build p.simg"
+[ -f p.cards.json ] || fail "-o p.simg wrote no p.cards.json: $(ls p.*)"
+expect_status 0 "$SDIMG" personalize p.simg --set CARD_SERIAL=SN000042 -o q.simg
+expect_status 0 "$SDIMG" personalize p.img --set CARD_SERIAL=SN000042 -o q.img
+[ "$(od -An -tx4 -N4 q.simg | tr -d ' ')" = ed26ff3a ] || fail "personalize of p.simg wrote no sparse image"
+simg2img q.simg qs.img 2>s2i.err || fail "simg2img q.simg: $(cat s2i.err)"
+cmp -s q.img qs.img || fail "the personalized q.simg is not the personalized q.img"
+[ "$(mtype -i "qs.img@@$(($(part_json qs.img 1 start) * 512))" ::/etc-id/serial.txt)" = serial=SN000042 ] ||
+    fail "q.simg: the card's serial.txt"
+echo "personalize p.simg gives a sparse q.simg, simg2img of it the raw path's card"
 
 # bad sparse files: one line naming the chunk, exit 1
 le32() { printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"; }
