@@ -128,7 +128,7 @@ partition boot {
     type = fat16
     size = 32M
     file "/hello.txt" { content = "hello\n" }
-    file "/etc-id/serial.txt" { content = "serial=${CARD_SERIAL}\n" per-card = true reserve = 3000 }
+    file "/etc-id/serial.txt" { content = "serial=\${CARD_SERIAL}\n" per-card = true reserve = 3000 }
 }
 LAYOUT
 "$SDIMG" build -q -o p.img p.layout || fail "build p.img"
