@@ -44,7 +44,7 @@ _sdimg()
     # every word is one, and so is the word completed: $word is what it looks like)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log) ((i++)) ;;
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log|--simg-block-size|--simg-max-size) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
             --) ((nargs += COMP_CWORD - i - 1)); word=argument; break ;;
             -*) ;;
