@@ -102,19 +102,23 @@ static int check_file_header(const struct simg_file_header *h, uint64_t file_siz
 	return 0;
 }
 
-/* The bytes of data a chunk of @type and @blocks must carry, or -1 for an unknown type. */
-static int64_t data_bytes(uint16_t type, uint32_t blocks, uint32_t block_size)
+/* The bytes of data a chunk of @type and @blocks must carry, in *@ret; false for an unknown
+ * type. (At most (2^32 - 1)^2: no overflow.) */
+static bool data_bytes(uint16_t type, uint32_t blocks, uint32_t block_size, uint64_t *ret)
 {
 	switch (type) {
 	case SIMG_CHUNK_RAW:
-		return (int64_t)blocks * block_size;
+		*ret = (uint64_t)blocks * block_size;
+		return true;
 	case SIMG_CHUNK_FILL:
 	case SIMG_CHUNK_CRC32:
-		return 4;
+		*ret = 4;
+		return true;
 	case SIMG_CHUNK_DONT_CARE:
-		return 0;
+		*ret = 0;
+		return true;
 	default:
-		return -1;
+		return false;
 	}
 }
 
@@ -168,11 +172,11 @@ static int read_chunk(struct walk *w, uint32_t number)
 	if (rc < 0)
 		return diag_errno(w->d, rc, "%s: %s", w->name, strerror(-rc));
 	simg_get_chunk_header(raw, &c);
-	int64_t data = data_bytes(c.chunk_type, c.chunk_sz, w->h->blk_sz);
-	if (data < 0)
+	uint64_t data;
+	if (!data_bytes(c.chunk_type, c.chunk_sz, w->h->blk_sz, &data))
 		return diag_error(w->d, "%s: chunk %u of %u: unknown chunk type 0x%04x", w->name,
 				  number, w->h->total_chunks, c.chunk_type);
-	if ((uint64_t)c.total_sz != hdr + (uint64_t)data)
+	if ((uint64_t)c.total_sz != hdr + data)
 		return diag_error(w->d,
 				  "%s: chunk %u of %u: a %s chunk of %u blocks has total_sz "
 				  "%u, not %llu",
@@ -255,7 +259,7 @@ int simg_read(int fd, uint64_t file_size, const char *name, struct simg *s, stru
 	}
 	if (rc == 0 && w.block != h.total_blks)
 		rc = diag_error(d,
-				"%s: the %u chunks stand for %llu blocks, the header declares %u",
+				"%s: its chunks (%u) stand for %llu blocks, the header declares %u",
 				name, h.total_chunks, (unsigned long long)w.block, h.total_blks);
 	if (rc == 0 && w.pos != file_size)
 		rc = diag_error(d, "%s: %llu bytes after chunk %u, the last its header counts",

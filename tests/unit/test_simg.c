@@ -277,7 +277,7 @@ static void test_simg_refused(void **state)
 	refused(b, n + 3 * 512, "chunk 1 of 1: blocks 0 to 2, past the 2 blocks");
 	n = header(b, 512, 4, 1);
 	n += chunk(b + n, SIMG_CHUNK_DONT_CARE, 2, 12);
-	refused(b, n, "the 1 chunks stand for 2 blocks, the header declares 4");
+	refused(b, n, "its chunks (1) stand for 2 blocks, the header declares 4");
 	n = header(b, 512, 4, 2);
 	n += chunk(b + n, SIMG_CHUNK_DONT_CARE, 4, 12);
 	refused(b, n, "the file ends after chunk 1 of the 2");
