@@ -1,6 +1,7 @@
 /* simg_write: Android sparse images written from the ranges of an image that matter (see
  * simg.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -280,7 +281,21 @@ struct out {
 	uint8_t *data; /* BUF bytes read from the image */
 	uint32_t crc;  /* of the image as this file defines it, so far */
 	uint64_t block;
+	uint64_t written, behind; /* bytes written; those whose writeback has started */
 };
+
+/* Starts the writeback of what was written since the last start, once every WINDOW bytes:
+ * the disk writes while the file is made, the final fsync() has little left (a hint). */
+#define WINDOW (32u << 20)
+static void write_behind(struct out *o, uint64_t len)
+{
+	o->written += len;
+	if (o->written - o->behind < WINDOW)
+		return;
+	(void)sync_file_range(o->w->out, (off64_t)o->behind, (off64_t)(o->written - o->behind),
+			      SYNC_FILE_RANGE_WRITE);
+	o->behind = o->written;
+}
 
 static int flush(struct out *o)
 {
@@ -299,6 +314,7 @@ static int flush(struct out *o)
 		}
 		p += k;
 		len -= (size_t)k;
+		write_behind(o, (uint64_t)k);
 	}
 	o->len = 0;
 	if (o->w->stop && o->w->stop(o->w->stop_ctx))
@@ -347,12 +363,39 @@ static int emit_gap(struct out *o, uint64_t to)
 	return rc;
 }
 
+/* [@off, @off + *@len) of the image straight to the file in the kernel (copy_file_range),
+ * when nothing needs to see the bytes; *@len is left at what remains (all of it where the
+ * kernel cannot, the caller then copies through memory). */
+static int copy_in_kernel(struct out *o, uint64_t *off, uint64_t *len)
+{
+	if (o->w->sink || o->w->crc)
+		return 0;
+	int rc = flush(o);
+	while (rc == 0 && *len) {
+		loff_t in = (loff_t)*off;
+		size_t n = *len < 8 * BUF ? (size_t)*len : 8 * BUF;
+		ssize_t k = copy_file_range(o->w->fd, &in, o->w->out, NULL, n, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) /* no such call, other file systems, ...: through memory */
+			return 0;
+		*off += (uint64_t)k;
+		*len -= (uint64_t)k;
+		write_behind(o, (uint64_t)k);
+		if (o->w->stop && o->w->stop(o->w->stop_ctx))
+			rc = -EINTR;
+	}
+	return rc;
+}
+
 static int emit_raw(struct out *o, uint64_t from, uint64_t to)
 {
 	uint32_t bs = o->s->block_size;
 	uint64_t off = from * bs, len = (to - from) * bs;
 	int rc = emit_chunk_header(o, SIMG_CHUNK_RAW, to - from, len);
 
+	if (rc == 0)
+		rc = copy_in_kernel(o, &off, &len);
 	while (rc == 0 && len) {
 		size_t n = len < BUF ? (size_t)len : BUF;
 		ssize_t k = pread(o->w->fd, o->data, n, (off_t)off);
