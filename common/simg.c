@@ -414,7 +414,9 @@ int simg_open_expanded(int fd, uint64_t file_size, const char *name, struct simg
 	const char *tmpdir = getenv("TMPDIR"), *dir = tmpdir && *tmpdir ? tmpdir : "/var/tmp";
 	int rc = simg_read(fd, file_size, name, s, d), out = -1;
 
-	if (rc == 0 && (out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) < 0)
+	if (rc < 0)
+		return rc; /* @s is released */
+	if ((out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) < 0)
 		rc = diag_errno(d, -errno, "%s: no room for its image in %s: %s", name, dir,
 				strerror(errno));
 	if (rc == 0 && ftruncate(out, (off_t)s->image_size) < 0)

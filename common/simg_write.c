@@ -147,7 +147,7 @@ int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct sim
 				  "counts: choose a larger --simg-block-size",
 				  name, (unsigned long long)s->blocks, block_size);
 	size_t buf_blocks = BUF / block_size ? BUF / block_size : 1;
-	uint8_t *buf = malloc(buf_blocks * block_size);
+	uint8_t *buf = calloc(buf_blocks, block_size); /* zeroed: never read unset */
 	struct planner pl = { .s = s,
 			      .max_raw = (UINT32_MAX - SIMG_CHUNK_HEADER_SIZE) / block_size };
 
