@@ -140,7 +140,7 @@ static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len, b
 			return rc;
 		from += (uint64_t)got;
 		len -= (uint64_t)got;
-		if (c->dst_off + from - start >= SPARSE_WINDOW) {
+		if (!c->scratch && c->dst_off + from - start >= SPARSE_WINDOW) {
 			write_behind(c->dst, start, c->dst_off + from);
 			start = c->dst_off + from;
 		}

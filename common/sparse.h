@@ -29,6 +29,8 @@ struct sparse_copy {
 	uint8_t *buf;            /* SPARSE_CHUNK bytes, the caller's */
 	bool (*stop)(void *ctx); /* asked after each chunk when more is left (may be NULL) */
 	void *stop_ctx;
+	bool scratch; /* @dst is never kept (a build that writes only a compressed or sparse
+		       * copy): its writeback is not started as it is written */
 };
 
 /* Where a copy failed: in writing @dst (at its byte @at), or in reading the source. */

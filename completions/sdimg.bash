@@ -44,7 +44,7 @@ _sdimg()
     # every word is one, and so is the word completed: $word is what it looks like)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log) ((i++)) ;;
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log|--simg-block-size|--simg-max-size) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
             --) ((nargs += COMP_CWORD - i - 1)); word=argument; break ;;
             -*) ;;
@@ -54,14 +54,16 @@ _sdimg()
     case $cmd in
         build)
             case $prev in
-                -o|--output) _sdimg_files '*.@(img|zst|xz|gz)'; return ;;
+                -o|--output) _sdimg_files '*.@(img|zst|xz|gz|simg)'; return ;;
                 -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
+                --simg-block-size) COMPREPLY=($(compgen -W "512 4096 4K 64K" -- "$cur")); return ;;
+                --simg-max-size) return ;;
                 --compress) COMPREPLY=($(compgen -W "zst xz gz" -- "$cur")); return ;;
                 --set) return ;;
             esac
             case $word in
                 --bmap=*|--sha256=*) COMPREPLY=($(compgen -f -P "${cur%%=*}=" -- "${cur#*=}")); return ;;
-                -*) COMPREPLY=($(compgen -W "-o --output -I --input --set --compress --bmap --bmap= --sha256 --sha256= -q --quiet -v --verbose -h --help" -- "$cur"))
+                -*) COMPREPLY=($(compgen -W "-o --output -I --input --set --compress --bmap --bmap= --sha256 --sha256= --simg --simg-block-size --simg-crc --simg-max-size -q --quiet -v --verbose -h --help" -- "$cur"))
                     [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
                     return ;;
             esac

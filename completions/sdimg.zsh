@@ -44,12 +44,16 @@ _sdimg() {
             case $line[1] in
                 build)
                     _arguments \
-                        '(-o --output)'{-o,--output}'[the image to write]:image:_files -g "*.(img|zst|xz|gz)(-.)"' \
+                        '(-o --output)'{-o,--output}'[the image to write]:image:_files -g "*.(img|zst|xz|gz|simg)(-.)"' \
                         '*'{-I,--input}'[an input folder]:folder:_files -/' \
                         '*--set[define ${VAR} for the layout]:VAR=VALUE: ' \
                         '--compress[also write a compressed image]:kind:(zst xz gz)' \
                         '--bmap=-[write the block map]::bmap file:_files' \
                         '--sha256=-[write the SHA-256 checksums]::checksum file:_files' \
+                        '--simg[also write an Android sparse image]' \
+                        '--simg-block-size[the sparse image block size]:bytes:(512 4096 4K 64K)' \
+                        '--simg-crc[end each sparse file with a CRC32 chunk]' \
+                        '--simg-max-size[split the sparse image into files of at most this size]:bytes: ' \
                         '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing on success]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[print the placement of each partition]' \
                         '(- *)'{-h,--help}'[show the help]' \

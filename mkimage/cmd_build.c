@@ -1,6 +1,7 @@
 /*
  * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
- * [--bmap[=FILE]] [--sha256[=FILE]] [-q|-v]`.
+ * [--bmap[=FILE]] [--sha256[=FILE]] [--simg] [--simg-block-size N] [--simg-crc]
+ * [--simg-max-size N] [-q|-v]`.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "common/path.h"
+#include "common/simg.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
 
@@ -20,7 +22,10 @@ static void build_usage(FILE *out)
 	fprintf(out,
 		"Usage: %s build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]...\n"
 		"                        [--compress KIND[:LEVEL]] [--bmap[=FILE]] "
-		"[--sha256[=FILE]] [-q|-v]\n\n"
+		"[--sha256[=FILE]]\n"
+		"                        [--simg] [--simg-block-size N] [--simg-crc] "
+		"[--simg-max-size N]\n"
+		"                        [-q|-v]\n\n"
 		"Writes the disk image the layout describes: partition table, raw regions and "
 		"each\n"
 		"partition's contents, byte-exact and sparse. The outputs appear only when all "
@@ -28,7 +33,8 @@ static void build_usage(FILE *out)
 		"complete; on any failure none is left at its name (older files there stay).\n\n"
 		"  -o, --output IMAGE  the image to write (default: the layout's name with .img,\n"
 		"                      in the current folder). A name ending in .zst, .xz or .gz\n"
-		"                      writes only the compressed image\n"
+		"                      writes only the compressed image, one ending in .simg only\n"
+		"                      the Android sparse image\n"
 		"  --compress KIND[:LEVEL]\n"
 		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; "
 		"levels\n"
@@ -44,6 +50,15 @@ static void build_usage(FILE *out)
 		"sha256sum\n"
 		"                      does (default IMAGE.sha256, without the compression "
 		"suffix)\n"
+		"  --simg              also write IMAGE.simg, the image as an Android sparse file\n"
+		"                      (fastboot, uuu, U-Boot's mmc swrite): the bmap's ranges as\n"
+		"                      RAW and FILL chunks, the rest DONT_CARE\n"
+		"  --simg-block-size N its block size (default 4096; a multiple of 512 that\n"
+		"                      divides the image size, at most 64M)\n"
+		"  --simg-crc          end each sparse file with a CRC32 chunk\n"
+		"  --simg-max-size N   split it into files of at most N bytes, NAME.0.simg,\n"
+		"                      NAME.1.simg, ... (fastboot's max-download-size), each a\n"
+		"                      sparse image of the whole device\n"
 		"  -I, --input DIR     look relative 'from' paths up in DIR; repeated, in each "
 		"DIR\n"
 		"                      in order, the first that holds the file wins (default: the\n"
@@ -74,6 +89,8 @@ struct build_request {
 	const char *compress; /* --compress as given, or NULL */
 	bool bmap, sha256;
 	const char *bmap_file, *sha256_file; /* their =FILE, or NULL */
+	bool simg, simg_crc;
+	uint64_t simg_block_size, simg_max_size; /* 0: not given */
 	enum build_verbosity verbosity;
 };
 
@@ -168,7 +185,7 @@ static bool same_file(const char *a, const char *b)
 /* The names a build may write, and what each is: the image, the compressed image, the bmap,
  * the checksums and the per-card manifest (written with per-card values; without them an
  * older one there is removed: either way the name is the build's). NULL: not written. */
-#define N_OUTPUTS 5
+#define N_OUTPUTS 6
 static void output_names(const struct build_options *o, const char *cards,
 			 const char *names[N_OUTPUTS])
 {
@@ -177,10 +194,13 @@ static void output_names(const struct build_options *o, const char *cards,
 	names[2] = o->bmap;
 	names[3] = o->sha256;
 	names[4] = cards;
+	names[5] = o->simg_max_size ? NULL : o->simg; /* split: NAME.N.simg, none of the others */
 }
 
-static const char *const output_what[N_OUTPUTS] = { "the image", "the compressed image", "the bmap",
-						    "the checksum file", "the per-card manifest" };
+static const char *const output_what[N_OUTPUTS] = {
+	"the image",         "the compressed image",  "the bmap",
+	"the checksum file", "the per-card manifest", "the sparse image"
+};
 
 /* Two outputs at one name would leave one of them (or the layout) overwritten: refused. */
 static int distinct_outputs(const struct build_options *o, const char *cards, const char *layout)
@@ -308,8 +328,9 @@ static int outputs_spare_inputs(const struct layout *l, const struct build_optio
 
 /* The outputs' names from the request, the per-card manifest's in @owned[5]; the strings live
  * in @owned (free them). */
+#define N_OWNED 7
 static int name_outputs(const struct build_request *r, const char *layout, struct build_options *o,
-			char *owned[6])
+			char *owned[N_OWNED])
 {
 	const char *given = r->output ? r->output : (owned[0] = default_output(layout));
 	enum build_compression by_name;
@@ -317,9 +338,18 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 	if (!given)
 		return EXIT_FAILED;
 	by_name = compression_of_name(given);
+	size_t given_len = strlen(given);
+	bool simg_name = given_len > 5 && strcmp(given + given_len - 5, ".simg") == 0;
 	/* -o x.img.zst: only the compressed image (--compress then sets its level);
-	 * -o x.img --compress zst: both */
-	o->write_raw = by_name == BUILD_COMPRESS_NONE;
+	 * -o x.img --compress zst: both; -o x.simg: only the sparse image */
+	o->write_raw = by_name == BUILD_COMPRESS_NONE && !simg_name;
+	o->simg_block_size = r->simg_block_size ? (uint32_t)r->simg_block_size : SIMG_DEFAULT_BLOCK;
+	o->simg_crc = r->simg_crc;
+	o->simg_max_size = r->simg_max_size;
+	if (!simg_name && !r->simg && (r->simg_block_size || r->simg_crc || r->simg_max_size))
+		return cli_usage_error("build",
+				       "--simg-block-size, --simg-crc and --simg-max-size are for "
+				       "a sparse image: add --simg or -o NAME.simg");
 	if (r->compress && parse_compress(r->compress, o) != EXIT_OK)
 		return EXIT_USAGE;
 	if (by_name && r->compress && by_name != o->compress)
@@ -332,7 +362,10 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 			   : by_name == BUILD_COMPRESS_XZ ? BUILD_XZ_LEVEL
 							  : BUILD_GZIP_LEVEL;
 	}
-	if (by_name) {
+	if (simg_name) {
+		o->output = owned[1] = strndup(given, given_len - 5);
+		o->simg = given;
+	} else if (by_name) {
 		size_t n = strlen(given) - strlen(build_compression_suffix(by_name));
 		o->output = owned[1] = strndup(given, n);
 		o->compressed = given;
@@ -342,13 +375,16 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 			o->compressed = with_suffix(given, build_compression_suffix(o->compress),
 						    &owned[2]);
 	}
+	if (r->simg && !simg_name)
+		o->simg = with_suffix(o->output, ".simg", &owned[6]);
 	if (r->bmap)
 		o->bmap = r->bmap_file ? r->bmap_file : with_suffix(o->output, ".bmap", &owned[3]);
 	if (r->sha256)
 		o->sha256 = r->sha256_file ? r->sha256_file
 					   : with_suffix(o->output, ".sha256", &owned[4]);
 	if (!o->output || (o->compress && !o->compressed) || (r->bmap && !o->bmap) ||
-	    (r->sha256 && !o->sha256) || !with_suffix(o->output, BUILD_CARDS_SUFFIX, &owned[5]))
+	    (r->sha256 && !o->sha256) || (r->simg && !o->simg) ||
+	    !with_suffix(o->output, BUILD_CARDS_SUFFIX, &owned[5]))
 		return EXIT_FAILED;
 	return distinct_outputs(o, owned[5], layout);
 }
@@ -370,7 +406,7 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 		     const struct build_request *r)
 {
 	struct build_options o = { .verbosity = r->verbosity, .report = stdout };
-	char *owned[6] = { NULL };
+	char *owned[N_OWNED] = { NULL };
 	struct layout *l = NULL;
 	struct diag d;
 	int status = name_outputs(r, path, &o, owned);
@@ -393,12 +429,38 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 	diag_print(&d, stderr, SDIMG_PROG);
 	layout_free(l);
 	diag_release(&d);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < N_OWNED; i++)
 		free(owned[i]);
 	return status;
 }
 
-enum { OPT_SET = 256, OPT_COMPRESS, OPT_BMAP, OPT_SHA256 };
+enum {
+	OPT_SET = 256,
+	OPT_COMPRESS,
+	OPT_BMAP,
+	OPT_SHA256,
+	OPT_SIMG,
+	OPT_SIMG_BLOCK,
+	OPT_SIMG_CRC,
+	OPT_SIMG_MAX
+};
+
+/* --simg-block-size N and --simg-max-size N (sizes as a layout writes them: 4K, 512M). */
+static int take_simg_size(struct build_request *r, int key, const char *arg)
+{
+	const char *opt = key == OPT_SIMG_BLOCK ? "--simg-block-size" : "--simg-max-size";
+	char why[160];
+	uint64_t v;
+
+	if (layout_parse_size(arg, &v, why, sizeof(why)) < 0)
+		return cli_usage_error("build", "%s: %s", opt, why);
+	if (key == OPT_SIMG_BLOCK && simg_block_size_problem(v))
+		return cli_usage_error("build", "%s %s: %s", opt, arg, simg_block_size_problem(v));
+	if (key == OPT_SIMG_MAX && !v)
+		return cli_usage_error("build", "%s: a size over 0, please", opt);
+	*(key == OPT_SIMG_BLOCK ? &r->simg_block_size : &r->simg_max_size) = v;
+	return EXIT_OK;
+}
 
 /* The command line of `build` besides the layout. */
 struct build_command_line {
@@ -418,6 +480,12 @@ static int take_build_option(void *ctx, int key, char *arg)
 				       key == OPT_BMAP ? "--bmap" : "--sha256");
 	if (key == 'I')
 		return cli_layout_args_input(&b->args, "build", arg);
+	if (key == OPT_SIMG_BLOCK || key == OPT_SIMG_MAX)
+		return take_simg_size(r, key, arg);
+	if (key == OPT_SIMG || key == OPT_SIMG_CRC) {
+		*(key == OPT_SIMG ? &r->simg : &r->simg_crc) = true;
+		return EXIT_OK;
+	}
 	if (key == OPT_SET)
 		return cli_layout_args_set(&b->args, "build", arg);
 	if (key == 'o') {
@@ -445,6 +513,10 @@ int cmd_build(int argc, char **argv)
 		{ "compress", required_argument, NULL, OPT_COMPRESS },
 		{ "bmap", optional_argument, NULL, OPT_BMAP },
 		{ "sha256", optional_argument, NULL, OPT_SHA256 },
+		{ "simg", no_argument, NULL, OPT_SIMG },
+		{ "simg-block-size", required_argument, NULL, OPT_SIMG_BLOCK },
+		{ "simg-crc", no_argument, NULL, OPT_SIMG_CRC },
+		{ "simg-max-size", required_argument, NULL, OPT_SIMG_MAX },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -1,7 +1,9 @@
 /*
  * cmd_personalize: `sdimg personalize IMAGE --set NAME=VALUE... -o OUT [--cards FILE]`: a
  * copy of IMAGE with one card's values in its per-card ranges (IMAGE.cards.json says where),
- * as `sdimg flash --card-values` writes them onto a card.
+ * as `sdimg flash --card-values` writes them onto a card. An Android sparse image gives an
+ * Android sparse image: its chunks' blocks and those the values change, in blocks of its
+ * block size, with a CRC32 chunk when it had one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/simg.h"
 #include "common/sparse.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
@@ -200,6 +203,88 @@ static int write_copy(const struct args *a, int in, uint64_t size, const struct 
 	return rc;
 }
 
+/* The sparse copy: the image @img (a private copy of the sparse input @in, its patches
+ * applied) as one sparse file of the input's block size, of the blocks the input defines
+ * and those the patches touch. */
+static int write_sparse_copy(const struct args *a, int img, const struct simg *in,
+			     const struct flash_patches *p, sigset_t *stop, struct diag *d)
+{
+	struct simg_range *r = calloc(in->n + p->n + 1, sizeof(*r));
+	struct build_file f, *files[] = { &f };
+	struct simg_piece *pieces = NULL;
+	struct simg plan = { 0 };
+	size_t n = 0, n_pieces = 0;
+	int rc = r ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r && i < in->n; i++)
+		r[n++] = (struct simg_range){ in->chunks[i].block * in->block_size,
+					      (in->chunks[i].block + in->chunks[i].blocks) *
+						      in->block_size };
+	for (size_t i = 0; r && i < p->n; i++)
+		r[n++] = (struct simg_range){ p->v[i].offset, p->v[i].offset + p->v[i].len };
+	if (rc == 0)
+		rc = simg_plan(img, in->image_size, in->block_size, r, n, a->image, &plan, d);
+	if (rc == 0)
+		rc = simg_split(&plan, 0, in->n_crcs > 0, &pieces, &n_pieces, d);
+	sigprocmask(SIG_BLOCK, stop, NULL);
+	if (rc == 0)
+		rc = build_file_create(&f, a->output, "the card's image", 0, d);
+	else
+		f = (struct build_file)BUILD_FILE_INIT;
+	struct simg_write w = { .fd = img,
+				.name = a->image,
+				.out = f.fd,
+				.out_name = a->output,
+				.crc = in->n_crcs > 0,
+				.stop = stop_pending,
+				.stop_ctx = stop };
+	if (rc == 0)
+		rc = simg_write(&plan, &pieces[0], &w, d);
+	if (rc == 0)
+		rc = build_files_commit(files, 1, stop_pending, stop, d);
+	build_file_abort(&f);
+	free(pieces);
+	simg_release(&plan);
+	free(r);
+	return rc;
+}
+
+/* An Android sparse image open as @*in (@*size its bytes) becomes a private copy of its
+ * image (the chunks in @s); any other file stays as it is. */
+static int open_sparse_input(const struct args *a, int *in, uint64_t *size, struct simg *s,
+			     bool *sparse, struct diag *d)
+{
+	uint8_t magic[4];
+	int out = -1;
+
+	*sparse = pread(*in, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		  simg_is_sparse(magic, sizeof(magic));
+	if (!*sparse)
+		return 0;
+	int rc = simg_open_expanded(*in, *size, a->image, s, &out, d);
+	if (rc < 0)
+		return rc;
+	close(*in);
+	*in = out;
+	*size = s->image_size;
+	return 0;
+}
+
+/* IMAGE.cards.json, or for NAME.simg, NAME.cards.json when the first is not there (as
+ * `build -o NAME.simg` names it). */
+static char *default_manifest(const char *image)
+{
+	size_t len = strlen(image);
+	char *name = NULL;
+
+	if (asprintf(&name, "%s.cards.json", image) < 0)
+		return NULL;
+	if (access(name, F_OK) == 0 || len <= 5 || strcmp(image + len - 5, ".simg") != 0)
+		return name;
+	free(name);
+	return asprintf(&name, "%.*s.cards.json", (int)(len - 5), image) < 0 ? NULL : name;
+}
+
 /* Whether @path names the file @st tells of (its device and inode). */
 static bool same_file(const char *path, const struct stat *st)
 {
@@ -214,9 +299,12 @@ static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 	struct flash_patches p = { 0 };
 	char *cards = NULL;
 	struct stat st, mst;
+	struct simg s = { 0 };
+	uint64_t size = 0;
+	bool sparse = false;
 	int in = -1, rc;
 
-	if (!a->cards && asprintf(&cards, "%s.cards.json", a->image) < 0)
+	if (!a->cards && !(cards = default_manifest(a->image)))
 		return -ENOMEM;
 	const char *manifest = a->cards ? a->cards : cards;
 	rc = build_file_check_name(a->output, "the card's image", d);
@@ -227,7 +315,11 @@ static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 	else if (rc == 0 && fstat(in, &st) < 0)
 		rc = diag_error(d, "%s: %s", a->image, strerror(errno));
 	if (rc == 0)
-		rc = flash_cards_check(&m, manifest, in, a->image, (uint64_t)st.st_size, d);
+		size = (uint64_t)st.st_size;
+	if (rc == 0)
+		rc = open_sparse_input(a, &in, &size, &s, &sparse, d);
+	if (rc == 0)
+		rc = flash_cards_check(&m, manifest, in, a->image, size, d);
 	if (rc == 0 && same_file(a->output, &st))
 		rc = diag_error(d, "%s: is the image itself; write the card's copy elsewhere",
 				a->output);
@@ -238,10 +330,14 @@ static int personalize(const struct args *a, sigset_t *stop, struct diag *d)
 				a->output);
 	if (rc == 0)
 		rc = flash_cards_patches(&m, a->vars, a->n_vars, in, a->image, &p, d);
+	if (rc == 0 && sparse) /* the image written out is this command's own copy */
+		rc = apply(&p, in, a->image, d);
 	if (rc == 0)
-		rc = write_copy(a, in, m.image_size, &p, stop, d);
+		rc = sparse ? write_sparse_copy(a, in, &s, &p, stop, d)
+			    : write_copy(a, in, m.image_size, &p, stop, d);
 	if (in >= 0)
 		close(in);
+	simg_release(&s);
 	flash_patches_release(&p);
 	cards_manifest_release(&m);
 	free(cards);

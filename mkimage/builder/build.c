@@ -59,6 +59,7 @@ static void remove_dead_derived(const struct build *b)
 	remove_dead_of(b->o->output, ".bmap");
 	remove_dead_of(b->o->output, ".sha256");
 	remove_dead_of(b->o->output, BUILD_CARDS_SUFFIX);
+	remove_dead_of(b->o->output, ".simg");
 	for (int k = BUILD_COMPRESS_ZSTD; k <= BUILD_COMPRESS_GZIP; k++)
 		remove_dead_of(b->o->output, build_compression_suffix(k));
 }
@@ -84,6 +85,8 @@ static int commit(struct build *b)
 		files[n++] = &b->sha256;
 	if (b->cards_path)
 		files[n++] = &b->cards;
+	for (size_t i = 0; i < b->n_simg; i++)
+		files[n++] = &b->simg[i];
 	for (size_t i = 0; i < n; i++)
 		names[i] = files[i]->path;
 	if (!b->o->write_raw) /* the manifest's folder, which a build without one cleans */
@@ -135,6 +138,12 @@ static int check_output_names(const struct layout *l, const struct build_options
 		rc = build_file_check_name(o->bmap, "the bmap", d);
 	if (rc == 0 && o->sha256)
 		rc = build_file_check_name(o->sha256, "the checksum file", d);
+	if (rc == 0 && o->simg) {
+		char *last = build_simg_name(o->simg, BUILD_MAX_SIMG_FILES - 1,
+					     o->simg_max_size ? BUILD_MAX_SIMG_FILES : 0);
+		rc = last ? build_file_check_name(last, "the sparse image", d) : -ENOMEM;
+		free(last);
+	}
 	if (rc == 0 && has_per_card_values(l)) {
 		char *cards = NULL;
 		if (asprintf(&cards, "%s" BUILD_CARDS_SUFFIX, o->output) < 0)
@@ -190,6 +199,34 @@ static void size_on_disk(const char *path, bool allocated, char *buf, size_t n)
 			    n);
 }
 
+/* The sparse files: "card.simg: 301 MiB sparse image, blocks of 4 KiB", or for several,
+ * the first and last names and their number. */
+static void report_simg(struct build *b)
+{
+	const struct build_options *o = b->o;
+	char *first = build_simg_name(o->simg, 0, o->simg_max_size ? b->n_simg : 0);
+	char *last = build_simg_name(o->simg, b->n_simg - 1, o->simg_max_size ? b->n_simg : 0);
+	uint64_t total = 0;
+	char size[32];
+
+	for (size_t i = 0; first && last && i < b->n_simg; i++) {
+		struct stat st;
+		char *name = build_simg_name(o->simg, i, o->simg_max_size ? b->n_simg : 0);
+		if (name && stat(name, &st) == 0)
+			total += (uint64_t)st.st_size;
+		free(name);
+	}
+	units_human(total, size, sizeof(size));
+	if (first && last && b->n_simg > 1)
+		fprintf(o->report, "%s .. %s: %zu sparse files, %s, blocks of %u bytes\n", first,
+			last, b->n_simg, size, o->simg_block_size);
+	else if (first)
+		fprintf(o->report, "%s: %s sparse image, blocks of %u bytes\n", first, size,
+			o->simg_block_size);
+	free(first);
+	free(last);
+}
+
 static void report(struct build *b, double secs)
 {
 	const struct build_options *o = b->o;
@@ -200,11 +237,18 @@ static void report(struct build *b, double secs)
 		parts += b->plan->regions[i].kind == PLAN_PARTITION;
 	units_human(b->plan->image_size, size, sizeof(size));
 	/* what the file holds on disk: the bytes that are not zero */
-	size_on_disk(o->write_raw ? o->output : o->compressed, o->write_raw, written,
-		     sizeof(written));
-	fprintf(o->report, "%s: %s image, %zu partition%s, %s written in %.2f s\n",
-		o->write_raw ? o->output : o->compressed, size, parts, parts == 1 ? "" : "s",
-		written, secs);
+	/* the file that stands for the image: the raw one, else the compressed one, else the
+	 * first sparse file */
+	char *simg0 = o->write_raw || o->compress
+			      ? NULL
+			      : build_simg_name(o->simg, 0, o->simg_max_size ? b->n_simg : 0);
+	const char *main_name = o->write_raw ? o->output : o->compress ? o->compressed : simg0;
+	if (!main_name)
+		return;
+	size_on_disk(main_name, o->write_raw, written, sizeof(written));
+	fprintf(o->report, "%s: %s image, %zu partition%s, %s written in %.2f s\n", main_name, size,
+		parts, parts == 1 ? "" : "s", written, secs);
+	free(simg0);
 	if (o->compress && o->write_raw) {
 		size_on_disk(o->compressed, false, written, sizeof(written));
 		fprintf(o->report, "%s: %s compressed\n", o->compressed, written);
@@ -214,9 +258,13 @@ static void report(struct build *b, double secs)
 		fprintf(o->report, "%s: %s mapped in %zu range%s\n", o->bmap, mapped, b->map.n,
 			b->map.n == 1 ? "" : "s");
 	}
+	if (o->simg)
+		report_simg(b);
 	if (o->sha256)
 		fprintf(o->report, "%s: SHA-256 of the image file%s\n", o->sha256,
-			o->write_raw && o->compress ? "s" : "");
+			(size_t)o->write_raw + (o->compress != BUILD_COMPRESS_NONE) + b->n_simg > 1
+				? "s"
+				: "");
 }
 
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
@@ -255,6 +303,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	 * on success the held signals stay blocked (the caller exits with success, and a
 	 * pending one dies with the process); on failure a pending one ends the process now,
 	 * every file of the build removed and the older ones untouched */
+	build_simg_release(&b);
 	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
 	if (rc == -ENOMEM)

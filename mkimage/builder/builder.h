@@ -15,6 +15,7 @@
  *   finish.c         the one pass after writing: compressed copy, bmap, checksums
  *   compress.c       zstd, xz and gzip streams
  *   bmap_text.c      the block map in bmaptool's format
+ *   simg_out.c       the image as Android sparse files (common/simg.h), from the map
  *   output.c         every output file appears at its name together with the others, or none
  *   stop.c           progress on the terminal, and the signals that stop a build
  *   region.c         where the plan puts each layout partition
@@ -52,6 +53,11 @@ struct build_options {
 	const char *compressed; /* the compressed image's name, with compress */
 	const char *bmap;       /* the block map to write, or NULL */
 	const char *sha256;     /* the checksum file to write, or NULL */
+	const char *simg;       /* the Android sparse image to write (NAME.simg), or NULL */
+	uint32_t simg_block_size;
+	bool simg_crc;          /* a CRC32 chunk at the end of each sparse file */
+	uint64_t simg_max_size; /* 0, or the bytes of each sparse file at most: then the
+				 * files are NAME.0.simg, NAME.1.simg, ... */
 	enum build_verbosity verbosity;
 	FILE *report; /* where the summary goes (stdout) */
 };
@@ -101,9 +107,16 @@ struct build_file {
 	{                              \
 		.fd = -1, .old_fd = -1 \
 	}
-#define BUILD_MAX_FILES \
-	5 /* the image, a compressed image, the bmap, the checksums, the
-				 * per-card manifest */
+/* The sparse files of one build at most (--simg-max-size). */
+#define BUILD_MAX_SIMG_FILES 64
+/* the image, a compressed image, the bmap, the checksums, the per-card manifest, the sparse
+ * files */
+#define BUILD_MAX_FILES (5 + BUILD_MAX_SIMG_FILES)
+
+/* The name of sparse file @i of @n for the sparse image @simg ("card.simg"): @simg itself
+ * when @n is 0 (one file, no --simg-max-size), else "card.I.simg" (the ".simg" of @simg,
+ * if it has one, after the number). Returns NULL when out of memory; free() it. */
+char *build_simg_name(const char *simg, size_t i, size_t n);
 
 /* Whether @path's last component fits its folder's file system (@what in the message:
  * "the image"): asked before the work, since only putting the file in place would tell.

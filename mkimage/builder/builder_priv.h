@@ -99,6 +99,9 @@ struct build {
 	struct plan *plan;
 	struct build_file image;                    /* the raw image, written in place */
 	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
+	struct build_file *simg;                    /* the sparse files (owned) */
+	uint8_t (*simg_sha)[32]; /* the SHA-256 of each, with a checksum file (owned) */
+	size_t n_simg;
 	struct build_file cards; /* IMAGE.cards.json, when the layout has per-card values */
 	char *cards_path;        /* its name (owned) */
 	struct build_map map;
@@ -119,6 +122,11 @@ int build_read_inputs(struct build *b);
 /* finish.c: one pass over the written image for the compressed copy, the bmap's range
  * checksums and the image's SHA-256; then the bmap and the checksum file. */
 int build_finish(struct build *b);
+
+/* simg_out.c: the sparse files of the image, made from the map (in whole 4 KiB blocks);
+ * their SHA-256 taken with a checksum file. Returns 0 or a negative errno with a message. */
+int build_write_simg(struct build *b);
+void build_simg_release(struct build *b);
 
 /* compress.c: a compressed copy, streamed */
 struct build_compressor;

@@ -112,7 +112,8 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 				 .dst_off = dst_offset,
 				 .buf = malloc(SPARSE_CHUNK),
 				 .stop = stop_requested,
-				 .stop_ctx = b };
+				 .stop_ctx = b,
+				 .scratch = !b->o->write_raw };
 	struct sparse_fault fault;
 	if (!c.buf)
 		return diag_error(b->d, "%s: out of memory", what);

@@ -187,17 +187,15 @@ static int put_name(struct strbuf *s, const char *name)
 	return rc;
 }
 
-/* One `sha256sum` line: "HEX  NAME", or "\HEX  NAME" with the name escaped (put_name()). */
-static int checksum_line(struct strbuf *s, struct sha256 *sha, const char *path)
+/* One `sha256sum` line of @digest: "HEX  NAME", or "\HEX  NAME" with the name escaped
+ * (put_name()). */
+static int digest_line(struct strbuf *s, const uint8_t digest[SHA256_LEN], const char *path)
 {
 	const char *name = base_name(path);
-	uint8_t digest[SHA256_LEN];
 	char line[70];
 	int rc = 0;
 
-	if (sha256_final(sha, digest) < 0)
-		return -EIO;
-	bytes_hex(digest, sizeof(digest), line);
+	bytes_hex(digest, SHA256_LEN, line);
 	memcpy(line + 64, "  ", 3);
 	if (strpbrk(name, "\\\n\r"))
 		rc = strbuf_putc(s, '\\');
@@ -206,6 +204,14 @@ static int checksum_line(struct strbuf *s, struct sha256 *sha, const char *path)
 	if (rc == 0)
 		rc = put_name(s, name);
 	return rc ? rc : strbuf_putc(s, '\n');
+}
+
+/* digest_line() of the digest @sha has taken. */
+static int checksum_line(struct strbuf *s, struct sha256 *sha, const char *path)
+{
+	uint8_t digest[SHA256_LEN];
+
+	return sha256_final(sha, digest) < 0 ? -EIO : digest_line(s, digest, path);
 }
 
 static int write_bmap(struct build *b)
@@ -230,6 +236,8 @@ static int write_checksums(struct build *b, struct sha256 *image_sha, struct sha
 		rc = checksum_line(&s, image_sha, b->o->output);
 	if (rc == 0 && b->o->compress)
 		rc = checksum_line(&s, compressed_sha, b->o->compressed);
+	for (size_t i = 0; rc == 0 && i < b->n_simg; i++)
+		rc = digest_line(&s, b->simg_sha[i], b->simg[i].path);
 	if (rc == 0)
 		rc = write_all(&b->sha256, s.s, s.len, b->d);
 	else if (rc != -EIO) /* -EIO: the hasher's diag says so */
@@ -276,7 +284,7 @@ int build_finish(struct build *b)
 	struct sha256 *compressed_sha = NULL;
 	int rc;
 
-	if (!o->compress && !o->bmap && !o->sha256)
+	if (!o->compress && !o->bmap && !o->sha256 && !o->simg)
 		return 0;
 	build_map_to_blocks(&b->map, BMAP_BLOCK_SIZE, f.size);
 	rc = create_outputs(b);
@@ -294,8 +302,10 @@ int build_finish(struct build *b)
 	if (rc == 0 && o->compress)
 		rc = build_compressor_new(o->compress, o->level, f.size, b->compressed.fd,
 					  o->compressed, compressed_sha, b->d, &f.z);
-	if (rc == 0)
+	if (rc == 0 && (f.z || f.image_sha || f.range_sha))
 		rc = pass(&f);
+	if (rc == 0 && o->simg)
+		rc = build_write_simg(b);
 	if (rc == 0 && f.z)
 		rc = build_compressor_finish(f.z, b->d);
 	if (rc == 0 && o->bmap)

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "common/simg.h"
 #include "exfat/exfat.h"
 #include "mkimage/flash/flash.h"
 
@@ -89,10 +90,14 @@ struct flash_image {
 	struct flash_range *ranges; /* ascending, apart; each starts on a 4 KiB boundary */
 	size_t n_ranges;
 	uint64_t mapped_bytes;
-	char *bmap_path;           /* the bmap used, or NULL (owned) */
-	uint8_t mapped_sha256[32]; /* over the mapped bytes, in order */
-	const char *compression;   /* "zstd", "xz", "gzip", "bzip2", "lz4", "lzma" or NULL */
-	size_t suffix_len;         /* the length of the name's compression suffix (0: none) */
+	char *bmap_path;            /* the bmap used, or NULL (owned) */
+	uint8_t mapped_sha256[32];  /* over the mapped bytes, in order */
+	const char *compression;    /* "zstd", "xz", "gzip", "bzip2", "lz4", "lzma",
+				    * "android-sparse" or NULL */
+	size_t suffix_len;          /* the length of the name's compression suffix (0: none) */
+	struct simg_range *defined; /* an Android sparse image: its RAW and FILL chunks, in
+				     * bytes (owned) */
+	size_t n_defined;
 };
 
 /*
@@ -118,6 +123,12 @@ void flash_image_close(struct flash_image *im);
  * negative errno with one message in @d.
  */
 int flash_image_unpack(struct flash_image *im, int fd, uint64_t size, struct diag *d);
+
+/* An Android sparse image (common/simg.h) is unpacked too, every chunk checked first: its
+ * image written out as a compressed one is, im->compression "android-sparse", its chunks'
+ * byte ranges in im->defined (what a card gets without a bmap: the DONT_CARE blocks are
+ * not written), the ".simg" of its name the suffix. */
+#define FLASH_SPARSE "android-sparse"
 
 /* ---- card_values.c: --card-values ------------------------------------------------------ */
 

@@ -80,6 +80,31 @@ static int ranges_from_extents(struct flash_image *im, struct diag *d)
 	return w.err ? diag_errno(d, w.err, "%s: %s", im->path, strerror(-w.err)) : 0;
 }
 
+/* An Android sparse image without a bmap: its RAW and FILL chunks, widened to the 4 KiB
+ * grid (a block size under 4 KiB: the DONT_CARE bytes around are then written, as zeros). */
+static int ranges_from_sparse(struct flash_image *im)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < im->n_defined; i++) {
+		uint64_t start = im->defined[i].start / BMAP_BLOCK_SIZE * BMAP_BLOCK_SIZE;
+		uint64_t end = (im->defined[i].end + BMAP_BLOCK_SIZE - 1) / BMAP_BLOCK_SIZE *
+			       BMAP_BLOCK_SIZE;
+		if (end > im->size)
+			end = im->size;
+		if (im->n_ranges && im->ranges[im->n_ranges - 1].end >= start) {
+			struct flash_range *last = &im->ranges[im->n_ranges - 1];
+			if (end > last->end) {
+				im->mapped_bytes += end - last->end;
+				last->end = end;
+			}
+		} else if (add_range(im, &cap, start, end) < 0) {
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ the checks */
 
 /* Hashes every range: against the bmap's checksum, or to record it (no bmap). */
@@ -213,11 +238,13 @@ int flash_image_open(struct flash_image *im, const char *path, const char *bmap_
 		rc = read_bmap(im->bmap_path, &b, d);
 	if (rc == 0 && im->bmap_path)
 		rc = ranges_from_bmap(im, &b, d);
+	else if (rc == 0 && im->defined)
+		rc = ranges_from_sparse(im);
 	else if (rc == 0 && im->compression)
 		rc = add_range(im, &(size_t){ 0 }, 0, im->size); /* nothing tells its holes */
 	else if (rc == 0)
 		rc = ranges_from_extents(im, d);
-	if (rc == 0 && !im->bmap_path)
+	if (rc == 0 && !im->bmap_path && !im->defined)
 		diag_warning(d, "%s: no bmap found (%s.bmap): %s", path, path,
 			     im->compression ? "the image is written whole"
 					     : "its data extents are written, and its holes are "
@@ -241,5 +268,6 @@ void flash_image_close(struct flash_image *im)
 		close(im->fd);
 	free(im->ranges);
 	free(im->bmap_path);
+	free(im->defined);
 	*im = (struct flash_image){ .fd = -1 };
 }

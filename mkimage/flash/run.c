@@ -602,11 +602,13 @@ static int run_blocked(const struct flash_options *o, const sigset_t *stop, stru
 		flash_image_close(&im);
 		return diag_error(d, "%s: out of memory", o->image);
 	}
-	/* without a bmap the image's holes are zeros that matter: the gaps get them */
+	/* without a bmap the image's holes are zeros that matter: the gaps get them (a sparse
+	 * image's DONT_CARE blocks are as a bmap's gaps) */
 	struct flash_options eff = *o;
-	if (!im.bmap_path && !o->gaps_set)
+	bool mapped = im.bmap_path || im.defined;
+	if (!mapped && !o->gaps_set)
 		eff.gaps = FLASH_GAPS_ZERO;
-	else if (!im.bmap_path && o->gaps == FLASH_GAPS_KEEP && im.mapped_bytes < im.size)
+	else if (!mapped && o->gaps == FLASH_GAPS_KEEP && im.mapped_bytes < im.size)
 		diag_warning(d,
 			     "%s: --gaps keep without a bmap: the image's holes keep what the "
 			     "cards held there, which can break their file systems",

@@ -403,6 +403,36 @@ static int unpack_with(struct flash_image *im, const struct codec *c, int in, st
 	return 0;
 }
 
+/* An Android sparse image: its image written out, the byte ranges of its RAW and FILL
+ * chunks kept. */
+static int unpack_sparse(struct flash_image *im, int fd, uint64_t size, struct diag *d)
+{
+	struct simg s;
+	int out = -1, rc = simg_open_expanded(fd, size, im->path, &s, &out, d);
+
+	close(fd);
+	if (rc < 0)
+		return rc;
+	im->defined = calloc(s.n ? s.n : 1, sizeof(*im->defined));
+	if (!im->defined) {
+		close(out);
+		simg_release(&s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		im->defined[i] = (struct simg_range){ s.chunks[i].block * s.block_size,
+						      (s.chunks[i].block + s.chunks[i].blocks) *
+							      s.block_size };
+	im->n_defined = s.n;
+	im->fd = out;
+	im->size = s.image_size;
+	im->compression = FLASH_SPARSE;
+	size_t len = strlen(im->path);
+	im->suffix_len = len > 5 && strcasecmp(im->path + len - 5, ".simg") == 0 ? 5 : 0;
+	simg_release(&s);
+	return 0;
+}
+
 int flash_image_unpack(struct flash_image *im, int fd, uint64_t size, struct diag *d)
 {
 	uint8_t magic[MAGIC_BYTES];
@@ -412,6 +442,8 @@ int flash_image_unpack(struct flash_image *im, int fd, uint64_t size, struct dia
 	const struct codec *by_name = codec_of_name(im->path, &suffix);
 	int rc;
 
+	if (simg_is_sparse(magic, n > 0 ? (size_t)n : 0))
+		return unpack_sparse(im, fd, size, d);
 	if (archive_name(im->path) || starts(magic, n > 0 ? (size_t)n : 0, "PK\x03\x04", 4))
 		rc = diag_error(d,
 				"%s: an archive of files, not a disk image: extract the image "

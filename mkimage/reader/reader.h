@@ -122,6 +122,8 @@ void reader_release_disk(struct disk *k);
 /*
  * Opens the image file or block device @path for reading, without waiting on a FIFO or a
  * device that blocks in open(): anything but a regular file or a block device is refused.
+ * An Android sparse image (common/simg.h) is checked whole and read as the image it holds,
+ * written out into an unnamed file under $TMPDIR or /var/tmp.
  * Returns the descriptor, or a negative errno with a message naming @path in @d.
  */
 int reader_open(const char *path, struct diag *d);

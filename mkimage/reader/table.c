@@ -16,6 +16,7 @@
 #include "common/array.h"
 #include "common/bytes.h"
 #include "common/gpt.h"
+#include "common/simg.h"
 #include "mkimage/reader/reader_priv.h"
 
 int reader_size_of(int fd, uint64_t *ret)
@@ -297,6 +298,23 @@ void reader_release_disk(struct disk *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* An Android sparse image file @fd (common/simg.h) as the image it holds, in an unnamed
+ * file (@fd closed); any other file as it is. */
+static int open_sparse(int fd, const char *path, uint64_t size, struct diag *d)
+{
+	uint8_t magic[4];
+	struct simg s;
+	int out = -1;
+
+	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    !simg_is_sparse(magic, sizeof(magic)))
+		return fd;
+	int rc = simg_open_expanded(fd, size, path, &s, &out, d);
+	close(fd);
+	simg_release(&s);
+	return rc < 0 ? rc : out;
+}
+
 int reader_open(const char *path, struct diag *d)
 {
 	struct stat st;
@@ -314,5 +332,5 @@ int reader_open(const char *path, struct diag *d)
 		close(fd);
 		return diag_errno(d, -e, "%s: %s", path, strerror(e));
 	}
-	return fd;
+	return S_ISREG(st.st_mode) ? open_sparse(fd, path, (uint64_t)st.st_size, d) : fd;
 }

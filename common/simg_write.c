@@ -1,0 +1,498 @@
+/* simg_write: Android sparse images written from the ranges of an image that matter (see
+ * simg.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "common/array.h"
+#include "common/bytes.h"
+#include "common/simg.h"
+
+#define BUF (1u << 20)
+
+const char *simg_block_size_problem(uint64_t block_size)
+{
+	if (block_size == 0 || block_size % 512)
+		return "is not a multiple of 512";
+	if (block_size > SIMG_MAX_BLOCK)
+		return "is over 64 MiB";
+	return NULL;
+}
+
+/* ---- the plan: which blocks are RAW, which FILL ---- */
+
+static int by_start(const void *a, const void *b)
+{
+	const struct simg_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The ranges widened to blocks, sorted and merged, in block numbers. */
+static int block_ranges(const struct simg_range *in, size_t n, uint32_t bs, uint64_t blocks,
+			struct simg_range **ret, size_t *n_ret)
+{
+	struct simg_range *v = n ? malloc(n * sizeof(*v)) : NULL;
+	size_t m = 0;
+
+	if (n && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t first = in[i].start / bs, end = in[i].end / bs + (in[i].end % bs != 0);
+		if (end > blocks)
+			end = blocks;
+		if (first < end)
+			v[m++] = (struct simg_range){ first, end };
+	}
+	if (m > 1)
+		qsort(v, m, sizeof(*v), by_start);
+	size_t k = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (k && v[i].start <= v[k - 1].end) {
+			if (v[i].end > v[k - 1].end)
+				v[k - 1].end = v[i].end;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*ret = v;
+	*n_ret = k;
+	return 0;
+}
+
+/* Whether the @len bytes at @p are one 32-bit word repeated (the word in *@word). */
+static bool one_word(const uint8_t *p, size_t len, uint32_t *word)
+{
+	*word = get_le32(p);
+	return memcmp(p, p + 4, len - 4) == 0;
+}
+
+struct planner {
+	struct simg *s;
+	uint64_t max_raw; /* blocks of one RAW chunk: its total_sz is 32 bits */
+};
+
+static int add_block(struct planner *pl, uint64_t block, bool fill, uint32_t word)
+{
+	struct simg *s = pl->s;
+	uint16_t type = fill ? SIMG_CHUNK_FILL : SIMG_CHUNK_RAW;
+	struct simg_chunk *last = s->n ? &s->chunks[s->n - 1] : NULL;
+
+	if (last && last->block + last->blocks == block && last->type == type &&
+	    (!fill || last->fill == word) &&
+	    last->blocks < (fill ? (uint64_t)UINT32_MAX : pl->max_raw)) {
+		last->blocks++;
+		return 0;
+	}
+	if (array_grow((void **)&s->chunks, &s->cap, s->n + 1, sizeof(*s->chunks)) < 0)
+		return -ENOMEM;
+	s->chunks[s->n++] = (struct simg_chunk){ .type = type,
+						 .fill = fill ? word : 0,
+						 .block = block,
+						 .blocks = 1 };
+	return 0;
+}
+
+static int plan_range(struct planner *pl, int fd, const struct simg_range *r, uint8_t *buf,
+		      size_t buf_blocks, const char *name, struct diag *d)
+{
+	uint32_t bs = pl->s->block_size;
+
+	for (uint64_t b = r->start; b < r->end;) {
+		size_t n = r->end - b < buf_blocks ? (size_t)(r->end - b) : buf_blocks;
+		size_t len = n * bs, got = 0;
+		while (got < len) {
+			ssize_t k = pread(fd, buf + got, len - got, (off_t)(b * bs + got));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return diag_errno(d, k < 0 ? -errno : -EIO, "%s: reading it: %s",
+						  name, k < 0 ? strerror(errno) : "it is shorter");
+			got += (size_t)k;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint32_t word;
+			bool fill = one_word(buf + i * bs, bs, &word);
+			int rc = add_block(pl, b + i, fill, word);
+			if (rc < 0)
+				return rc;
+		}
+		b += n;
+	}
+	return 0;
+}
+
+int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct simg_range *ranges,
+	      size_t n, const char *name, struct simg *s, struct diag *d)
+{
+	struct simg_range *v = NULL;
+	size_t m = 0;
+	int rc;
+
+	*s = (struct simg){ .block_size = block_size,
+			    .blocks = image_size / block_size,
+			    .image_size = image_size };
+	if (image_size % block_size)
+		return diag_error(d,
+				  "%s: its %llu bytes are not a whole number of %u-byte sparse "
+				  "blocks: choose a --simg-block-size that divides it (512 always "
+				  "does)",
+				  name, (unsigned long long)image_size, block_size);
+	if (s->blocks > UINT32_MAX)
+		return diag_error(d,
+				  "%s: %llu blocks of %u bytes, over the 2^32 - 1 a sparse image "
+				  "counts: choose a larger --simg-block-size",
+				  name, (unsigned long long)s->blocks, block_size);
+	size_t buf_blocks = BUF / block_size ? BUF / block_size : 1;
+	uint8_t *buf = calloc(buf_blocks, block_size); /* zeroed: never read unset */
+	struct planner pl = { .s = s,
+			      .max_raw = (UINT32_MAX - SIMG_CHUNK_HEADER_SIZE) / block_size };
+
+	rc = buf ? block_ranges(ranges, n, block_size, s->blocks, &v, &m) : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < m; i++)
+		rc = plan_range(&pl, fd, &v[i], buf, buf_blocks, name, d);
+	free(v);
+	free(buf);
+	if (rc == -ENOMEM)
+		diag_error(d, "%s: out of memory", name);
+	if (rc < 0)
+		simg_release(s);
+	return rc;
+}
+
+/* ---- the split into files of at most a size ---- */
+
+/* The bytes of @blocks blocks of chunk @c in a file, its header included. */
+static uint64_t chunk_bytes(const struct simg *s, const struct simg_chunk *c, uint64_t blocks)
+{
+	return SIMG_CHUNK_HEADER_SIZE + (c->type == SIMG_CHUNK_RAW ? blocks * s->block_size : 4);
+}
+
+uint64_t simg_piece_size(const struct simg *s, const struct simg_piece *p, bool crc)
+{
+	uint64_t size = SIMG_FILE_HEADER_SIZE + (crc ? SIMG_CHUNK_HEADER_SIZE + 4 : 0);
+	uint64_t block = 0;
+
+	for (size_t i = p->first; !p->empty && i <= p->last; i++) {
+		const struct simg_chunk *c = &s->chunks[i];
+		uint64_t from = i == p->first ? p->first_from : c->block;
+		uint64_t to = i == p->last ? p->last_to : c->block + c->blocks;
+		size += (from > block ? SIMG_CHUNK_HEADER_SIZE : 0) + chunk_bytes(s, c, to - from);
+		block = to;
+	}
+	return size + (block < s->blocks ? SIMG_CHUNK_HEADER_SIZE : 0);
+}
+
+struct splitter {
+	const struct simg *s;
+	uint64_t max, fixed; /* the file header, a trailing DONT_CARE, a CRC32 chunk */
+	struct simg_piece *v;
+	size_t n, cap;
+	uint64_t used; /* bytes of the piece being filled */
+};
+
+static int new_piece(struct splitter *sp, size_t i, uint64_t from)
+{
+	if (array_grow((void **)&sp->v, &sp->cap, sp->n + 1, sizeof(*sp->v)) < 0)
+		return -ENOMEM;
+	sp->v[sp->n++] = (struct simg_piece){ .first = i, .last = i, .first_from = from };
+	sp->used = sp->fixed;
+	return 0;
+}
+
+/* Chunk @i into the pieces, cut where a RAW one does not fit whole. */
+static int split_chunk(struct splitter *sp, size_t i)
+{
+	const struct simg_chunk *c = &sp->s->chunks[i];
+	uint64_t from = c->block, end = c->block + c->blocks;
+
+	while (from < end) {
+		uint64_t room = sp->max - sp->used, gap = SIMG_CHUNK_HEADER_SIZE; /* one before */
+		uint64_t fits = 0;
+		if (room >= gap + chunk_bytes(sp->s, c, end - from))
+			fits = end - from;
+		else if (c->type == SIMG_CHUNK_RAW && room >= gap + chunk_bytes(sp->s, c, 1))
+			fits = (room - gap - SIMG_CHUNK_HEADER_SIZE) / sp->s->block_size;
+		if (!fits) {
+			int rc = new_piece(sp, i, from);
+			if (rc < 0)
+				return rc;
+			continue; /* an empty piece holds a block: checked by simg_split() */
+		}
+		struct simg_piece *p = &sp->v[sp->n - 1];
+		p->last = i;
+		p->last_to = from + fits;
+		sp->used += gap + chunk_bytes(sp->s, c, fits);
+		from += fits;
+	}
+	return 0;
+}
+
+int simg_split(const struct simg *s, uint64_t max_size, bool crc, struct simg_piece **ret,
+	       size_t *n_ret, struct diag *d)
+{
+	struct splitter sp = { .s = s,
+			       .max = max_size ? max_size : UINT64_MAX,
+			       .fixed = SIMG_FILE_HEADER_SIZE + SIMG_CHUNK_HEADER_SIZE +
+					(crc ? SIMG_CHUNK_HEADER_SIZE + 4 : 0) };
+	uint64_t least = sp.fixed + SIMG_CHUNK_HEADER_SIZE +
+			 (s->n ? SIMG_CHUNK_HEADER_SIZE + s->block_size : 0);
+	int rc = 0;
+
+	*ret = NULL;
+	*n_ret = 0;
+	if (max_size && max_size < least)
+		return diag_error(d,
+				  "--simg-max-size %llu: a sparse file of %u-byte blocks needs at "
+				  "least %llu bytes",
+				  (unsigned long long)max_size, s->block_size,
+				  (unsigned long long)least);
+	if (!s->n) {
+		rc = new_piece(&sp, 0, 0);
+		if (rc == 0)
+			sp.v[0].empty = true;
+	}
+	for (size_t i = 0; rc == 0 && i < s->n; i++) {
+		if (!sp.n)
+			rc = new_piece(&sp, i, s->chunks[i].block);
+		if (rc == 0)
+			rc = split_chunk(&sp, i);
+	}
+	if (rc < 0) {
+		free(sp.v);
+		return diag_errno(d, rc, "out of memory");
+	}
+	*ret = sp.v;
+	*n_ret = sp.n;
+	return 0;
+}
+
+/* ---- one sparse file written ---- */
+
+struct out {
+	const struct simg *s;
+	const struct simg_write *w;
+	struct diag *d;
+	uint8_t *buf; /* BUF bytes waiting to be written */
+	size_t len;
+	uint8_t *data; /* BUF bytes read from the image */
+	uint32_t crc;  /* of the image as this file defines it, so far */
+	uint64_t block;
+	uint64_t written, behind; /* bytes written; those whose writeback has started */
+};
+
+/* Starts the writeback of what was written since the last start, once every WINDOW bytes:
+ * the disk writes while the file is made, the final fsync() has little left (a hint). */
+#define WINDOW (32u << 20)
+static void write_behind(struct out *o, uint64_t len)
+{
+	o->written += len;
+	if (o->written - o->behind < WINDOW)
+		return;
+	(void)sync_file_range(o->w->out, (off64_t)o->behind, (off64_t)(o->written - o->behind),
+			      SYNC_FILE_RANGE_WRITE);
+	o->behind = o->written;
+}
+
+static int flush(struct out *o)
+{
+	const uint8_t *p = o->buf;
+	size_t len = o->len;
+
+	if (o->w->sink && len)
+		o->w->sink(o->w->sink_ctx, p, len);
+	while (len) {
+		ssize_t k = write(o->w->out, p, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			return diag_errno(o->d, -e, "%s: %s", o->w->out_name, strerror(e));
+		}
+		p += k;
+		len -= (size_t)k;
+		write_behind(o, (uint64_t)k);
+	}
+	o->len = 0;
+	if (o->w->stop && o->w->stop(o->w->stop_ctx))
+		return -EINTR;
+	return 0;
+}
+
+static int emit(struct out *o, const void *p, size_t len)
+{
+	while (len) {
+		size_t n = BUF - o->len < len ? BUF - o->len : len;
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		p = (const uint8_t *)p + n;
+		len -= n;
+		if (o->len == BUF) {
+			int rc = flush(o);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int emit_chunk_header(struct out *o, uint16_t type, uint64_t blocks, uint64_t data)
+{
+	uint8_t h[SIMG_CHUNK_HEADER_SIZE];
+
+	simg_put_chunk_header(h, &(struct simg_chunk_header){
+					 .chunk_type = type,
+					 .chunk_sz = (uint32_t)blocks,
+					 .total_sz = (uint32_t)(SIMG_CHUNK_HEADER_SIZE + data),
+				 });
+	return emit(o, h, sizeof(h));
+}
+
+/* DONT_CARE up to block @to, if any is left before it. */
+static int emit_gap(struct out *o, uint64_t to)
+{
+	if (to <= o->block)
+		return 0;
+	if (o->w->crc)
+		o->crc = simg_crc32_zeros(o->crc, (to - o->block) * o->s->block_size);
+	int rc = emit_chunk_header(o, SIMG_CHUNK_DONT_CARE, to - o->block, 0);
+	o->block = to;
+	return rc;
+}
+
+/* [@off, @off + *@len) of the image straight to the file in the kernel (copy_file_range),
+ * when nothing needs to see the bytes; *@len is left at what remains (all of it where the
+ * kernel cannot, the caller then copies through memory). */
+static int copy_in_kernel(struct out *o, uint64_t *off, uint64_t *len)
+{
+	if (o->w->sink || o->w->crc)
+		return 0;
+	int rc = flush(o);
+	while (rc == 0 && *len) {
+		loff_t in = (loff_t)*off;
+		size_t n = *len < 8 * BUF ? (size_t)*len : 8 * BUF;
+		ssize_t k = copy_file_range(o->w->fd, &in, o->w->out, NULL, n, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) /* no such call, other file systems, ...: through memory */
+			return 0;
+		*off += (uint64_t)k;
+		*len -= (uint64_t)k;
+		write_behind(o, (uint64_t)k);
+		if (o->w->stop && o->w->stop(o->w->stop_ctx))
+			rc = -EINTR;
+	}
+	return rc;
+}
+
+static int emit_raw(struct out *o, uint64_t from, uint64_t to)
+{
+	uint32_t bs = o->s->block_size;
+	uint64_t off = from * bs, len = (to - from) * bs;
+	int rc = emit_chunk_header(o, SIMG_CHUNK_RAW, to - from, len);
+
+	if (rc == 0)
+		rc = copy_in_kernel(o, &off, &len);
+	while (rc == 0 && len) {
+		size_t n = len < BUF ? (size_t)len : BUF;
+		ssize_t k = pread(o->w->fd, o->data, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return diag_errno(o->d, k < 0 ? -errno : -EIO, "%s: reading it: %s",
+					  o->w->name, k < 0 ? strerror(errno) : "it is shorter");
+		if (o->w->crc)
+			o->crc = (uint32_t)crc32(o->crc, o->data, (uInt)k);
+		rc = emit(o, o->data, (size_t)k);
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return rc;
+}
+
+static int emit_fill(struct out *o, uint32_t word, uint64_t from, uint64_t to)
+{
+	uint8_t w[4];
+	int rc = emit_chunk_header(o, SIMG_CHUNK_FILL, to - from, 4);
+
+	put_le32(w, word);
+	if (o->w->crc && word == 0) {
+		o->crc = simg_crc32_zeros(o->crc, (to - from) * o->s->block_size);
+	} else if (o->w->crc) {
+		uint8_t pattern[4096];
+		for (size_t i = 0; i < sizeof(pattern); i += 4)
+			memcpy(pattern + i, w, 4);
+		for (uint64_t left = (to - from) * o->s->block_size; left;) {
+			uInt n = left < sizeof(pattern) ? (uInt)left : (uInt)sizeof(pattern);
+			o->crc = (uint32_t)crc32(o->crc, pattern, n);
+			left -= n;
+		}
+	}
+	return rc ? rc : emit(o, w, sizeof(w));
+}
+
+static uint32_t piece_chunks(const struct simg *s, const struct simg_piece *p, bool crc)
+{
+	uint64_t block = 0, n = crc ? 1 : 0;
+
+	for (size_t i = p->first; !p->empty && i <= p->last; i++) {
+		uint64_t from = i == p->first ? p->first_from : s->chunks[i].block;
+		n += from > block ? 2 : 1;
+		block = i == p->last ? p->last_to : s->chunks[i].block + s->chunks[i].blocks;
+	}
+	return (uint32_t)(n + (block < s->blocks));
+}
+
+static int write_piece(struct out *o, const struct simg_piece *p)
+{
+	const struct simg *s = o->s;
+	uint8_t h[SIMG_FILE_HEADER_SIZE];
+	int rc;
+
+	simg_put_file_header(h, &(struct simg_file_header){
+					.magic = SIMG_MAGIC,
+					.major_version = SIMG_MAJOR,
+					.minor_version = SIMG_MINOR,
+					.file_hdr_sz = SIMG_FILE_HEADER_SIZE,
+					.chunk_hdr_sz = SIMG_CHUNK_HEADER_SIZE,
+					.blk_sz = s->block_size,
+					.total_blks = (uint32_t)s->blocks,
+					.total_chunks = piece_chunks(s, p, o->w->crc),
+				});
+	rc = emit(o, h, sizeof(h));
+	for (size_t i = p->first; rc == 0 && !p->empty && i <= p->last; i++) {
+		const struct simg_chunk *c = &s->chunks[i];
+		uint64_t from = i == p->first ? p->first_from : c->block;
+		uint64_t to = i == p->last ? p->last_to : c->block + c->blocks;
+		rc = emit_gap(o, from);
+		if (rc == 0)
+			rc = c->type == SIMG_CHUNK_RAW ? emit_raw(o, from, to)
+						       : emit_fill(o, c->fill, from, to);
+		o->block = to;
+	}
+	if (rc == 0)
+		rc = emit_gap(o, s->blocks);
+	if (rc == 0 && o->w->crc) {
+		uint8_t v[4];
+		put_le32(v, o->crc);
+		rc = emit_chunk_header(o, SIMG_CHUNK_CRC32, 0, 4);
+		if (rc == 0)
+			rc = emit(o, v, sizeof(v));
+	}
+	return rc ? rc : flush(o);
+}
+
+int simg_write(const struct simg *s, const struct simg_piece *p, const struct simg_write *w,
+	       struct diag *d)
+{
+	struct out o = { .s = s, .w = w, .d = d, .buf = malloc(BUF), .data = malloc(BUF) };
+	int rc = o.buf && o.data ? write_piece(&o, p)
+				 : diag_errno(d, -ENOMEM, "%s: out of memory", w->out_name);
+
+	free(o.buf);
+	free(o.data);
+	return rc;
+}
