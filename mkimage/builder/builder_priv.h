@@ -206,6 +206,19 @@ int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);
 
+/* uboot_env.c: a raw region's U-Boot environment (its layout's uboot-env { }) */
+struct uboot_env;
+/* The variables of raw region @r: its vars file's, then the layout's, each name once, all
+ * within a copy. Returns 0, -EINVAL with "FILE:LINE: ..." in @d, or -errno/-ENOMEM. */
+int build_uboot_env_vars(const struct layout *l, const struct layout_raw *r, struct uboot_env *e,
+			 struct diag *d);
+/* @e as @env's copies (the first at @offset) into @fd, each recorded in @map (NULL: none).
+ * Returns 0, -ENOSPC (it does not fit a copy), -errno or -ENOMEM. */
+int build_uboot_env_write(int fd, const struct layout_uboot_env *env, uint64_t offset,
+			  const struct uboot_env *e, struct build_map *map);
+/* Raw region @i's environment into the image. Returns 0 or a negative errno with a message. */
+int build_write_uboot_env(struct build *b, size_t i);
+
 /* manifest.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
  * when the layout has per-card values. Returns 0 or a negative errno with a message. */
 int build_write_cards(struct build *b);
