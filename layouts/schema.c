@@ -153,12 +153,8 @@ static const struct key_spec env_var_keys[] = {
 };
 static const struct section_spec env_var_section = { "var", true, true, env_var_keys, NULL };
 static const struct key_spec uboot_env_keys[] = {
-	SIZE("size", KEY_NONZERO),
-	BOOL("redundant"),
-	SIZE("offset-redund", 0),
-	UINT("pad-byte", 0, 255),
-	STRING("vars"),
-	END,
+	SIZE("size", KEY_NONZERO), BOOL("redundant"), SIZE("offset-redund", 0),
+	UINT("pad-byte", 0, 255),  STRING("vars"),    END,
 };
 static const struct section_spec *const uboot_env_sections[] = { &env_var_section, NULL };
 static const struct section_spec uboot_env_section = {

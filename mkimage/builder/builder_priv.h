@@ -77,18 +77,21 @@ struct part_state {
 	struct fat_sd_layout sd; /* FAT with sd-format */
 };
 
+struct uboot_env;
 struct build {
 	const struct layout *l;
 	const struct build_options *o;
 	struct diag *d;
-	struct sha256 *sha;       /* the ids' hasher (owned) */
-	struct part_state *parts; /* one per layout partition */
-	uint64_t *part_sizes;     /* what the contents need, for size = auto */
-	uint64_t *part_starts;    /* starts sd-format dictates */
-	char **raw_from;          /* host file of each raw region (owned; NULL with fill) */
-	uint64_t *raw_sizes;      /* each raw region's size: its own, or its file's less skip */
-	struct fileid *raw_ids;   /* which file each raw region's was when measured */
-	uint8_t *mbr_types;       /* resolved MBR type of each partition */
+	struct sha256 *sha;         /* the ids' hasher (owned) */
+	struct part_state *parts;   /* one per layout partition */
+	uint64_t *part_sizes;       /* what the contents need, for size = auto */
+	uint64_t *part_starts;      /* starts sd-format dictates */
+	char **raw_from;            /* host file of each raw region (owned; NULL with fill) */
+	uint64_t *raw_sizes;        /* each raw region's size: its own, or its file's less skip */
+	struct fileid *raw_ids;     /* which file each raw region's was when measured */
+	struct uboot_env *raw_envs; /* each raw region's U-Boot environment as written (owned;
+				       empty without uboot-env) */
+	uint8_t *mbr_types;         /* resolved MBR type of each partition */
 	struct plan *plan;
 	struct build_file image;                    /* the raw image, written in place */
 	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
@@ -207,7 +210,6 @@ int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);
 
 /* uboot_env.c: a raw region's U-Boot environment (its layout's uboot-env { }) */
-struct uboot_env;
 /* The variables of raw region @r: its vars file's, then the layout's, each name once, all
  * within a copy. Returns 0, -EINVAL with "FILE:LINE: ..." in @d, or -errno/-ENOMEM. */
 int build_uboot_env_vars(const struct layout *l, const struct layout_raw *r, struct uboot_env *e,

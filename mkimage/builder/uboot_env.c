@@ -83,13 +83,12 @@ int build_uboot_env_write(int fd, const struct layout_uboot_env *env, uint64_t o
 int build_write_uboot_env(struct build *b, size_t i)
 {
 	const struct layout_raw *r = &b->l->raws[i];
-	struct uboot_env e = { 0 };
-	int rc = build_uboot_env_vars(b->l, r, &e, b->d);
+	struct uboot_env *e = &b->raw_envs[i]; /* kept for the per-card manifest */
+	int rc = build_uboot_env_vars(b->l, r, e, b->d);
 
 	if (rc == 0)
-		rc = build_uboot_env_write(b->image.fd, r->env, r->offset, &e, &b->map);
+		rc = build_uboot_env_write(b->image.fd, r->env, r->offset, e, &b->map);
 	if (rc < 0 && rc != -EINVAL && rc != -ENOMEM)
 		rc = diag_errno(b->d, rc, "%s: raw '%s': %s", b->o->output, r->name, strerror(-rc));
-	uboot_env_release(&e);
 	return rc;
 }
