@@ -24,7 +24,7 @@ mmcargs=setenv bootargs console=${console} root=${mmcroot}
 EOT
 
 cat >env.layout <<'EOT'
-image { size = 8M seed = "uboot-env" }
+image { size = 8M seed = "uboot-env" align = 1M }
 raw single { offset = 1M uboot-env { size = 16K vars = "env.txt" } }
 raw env {
     offset = 4M
@@ -113,6 +113,23 @@ cmp want.txt printed.txt || fail "fw_printenv of the second copy: $(cat printed.
 jq -r '."uboot-envs"[] | .size as $s | .copies[] | "\(.) \(. + $s)"' env.img.cards.json >ranges.txt
 [ "$(wc -l <ranges.txt)" -eq 2 ] || fail "the manifest lists $(cat ranges.txt)"
 differs_only_in ranges.txt p1.img p2.img
+# inspect --uboot-env: the damaged first copy said so, the second the one U-Boot reads
+expect_status 0 "$SDIMG" inspect p1-bad.img --uboot-env 4M
+grep -q "copy 1 at byte 4194304: CRC BAD" out.txt || fail "inspect: $(cat out.txt)"
+grep -q "copy 2 at byte 4210688: CRC ok (0x[0-9a-f]*), flags 0, active" out.txt || fail "inspect: $(cat out.txt)"
+grep -q "^    serial#=SN0001$" out.txt || fail "inspect: $(cat out.txt)"
+# cat --uboot-env: the variables fw_printenv prints (its in name order, cat's in stored order)
+expect_status 0 "$SDIMG" cat p1.img --uboot-env 4M,16K
+sort out.txt >cat.txt
+sort want.txt >want-sorted.txt
+cmp cat.txt want-sorted.txt || fail "cat --uboot-env: $(cat out.txt)"
+expect_status 0 "$SDIMG" cat env.img --uboot-env 6M,8K,7M
+grep -q "^fdtfile=imx8mm-evk.dtb$" out.txt || fail "cat offset-redund: $(cat out.txt)"
+expect_status 1 "$SDIMG" cat env.img --uboot-env 2M
+expect_stderr "env.img: no U-Boot environment at byte 2097152"
+expect_status 1 "$SDIMG" cat env.img --uboot-env 8M,16K
+expect_stderr "ends past its 8388608 bytes"
+expect_status 2 "$SDIMG" cat env.img --uboot-env 4M,x
 differs_only_in ranges.txt env.img p1.img
 
 # --- flash --card-values: a counter of serial numbers and MAC addresses, onto loop devices
