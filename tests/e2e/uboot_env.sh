@@ -155,6 +155,17 @@ else
     echo "uboot_env: no loop device here, flash --card-values not run" >&2
 fi
 
+# --- the example i.MX8M eMMC card: its environment where U-Boot's configuration says,
+# read by fw_printenv with the fw_env.config its comment gives, after personalize
+sh "$TOP/examples/make-inputs.sh" imx8m-emmc in-ex
+expect_status 0 "$SDIMG" build -q -I in-ex -o ex.img "$TOP/examples/imx8m-emmc/card.layout"
+expect_status 0 "$SDIMG" personalize ex.img --set CARD_SERIAL=IMX0007 --set MAC=02:00:00:00:00:07 -o ex7.img
+printf '%s 0x400000 0x1000\n%s 0x401000 0x1000\n' "$PWD/ex7.img" "$PWD/ex7.img" >fw.cfg
+fw_printenv -c fw.cfg >printed.txt 2>fw.err || fail "fw_printenv example: $(cat fw.err)"
+{ cat in-ex/env.txt; printf 'serial#=IMX0007\nethaddr=02:00:00:00:00:07\n'; } | sort >want.txt
+cmp want.txt printed.txt || fail "example: fw_printenv: $(cat printed.txt)"
+rm -f ex.img ex7.img in-ex/rootfs.ext4
+
 # --- bad inputs: one line each, naming the place, exit 1
 bad_env() { # bad_env TEXT: env.layout's first region with vars = "bad.txt" is refused
     printf 'image { size = 2M table = none }\nraw e { offset = 0 uboot-env { size = 1K vars = "bad.txt" } }\n' |
