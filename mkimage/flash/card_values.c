@@ -251,9 +251,9 @@ static int add_counter(struct flash_card_values *cv, const char *spec, struct di
 		int rc = index_at(b, &is);
 		if (rc == -ERANGE)
 			return diag_error(d,
-					  "--card-values: '%s': a width of 1 to %d digits "
-					  "({index:0%d}), 1 to %d hex digits ({index:hex%d}) or 1 "
-					  "to %d bytes ({index:mac%d})",
+					  "--card-values: '%s': a width of at most %d digits "
+					  "({index:0%d}), 1 to %d hex digits ({index:hex%d}) or "
+					  "1 to %d bytes ({index:mac%d})",
 					  spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX, INDEX_HEX_MAX,
 					  INDEX_HEX_MAX, INDEX_MAC_MAX, INDEX_MAC_MAX);
 		if (rc < 0)

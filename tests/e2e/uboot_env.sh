@@ -194,6 +194,12 @@ build_refused badfrom "a region holding a uboot-env { } is written by it alone" 
 raw e { offset = 0 from = "env.txt" uboot-env { size = 2K } }
 EOT
 
+# the vars file is an input: no output may replace it
+expect_status 2 "$SDIMG" build -q -o env.txt env.layout
+grep -q "env.txt" err.txt || fail "output over vars: $(cat err.txt)"
+cmp -s env.txt full.txt && fail "env.txt was replaced"
+head -1 env.txt | grep -q '^# the board' || fail "env.txt changed"
+
 # --- reproducible: other umask, time zone, locale and mtimes give the same bytes
 mkdir other
 cp env.layout other/
