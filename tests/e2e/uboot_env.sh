@@ -131,6 +131,14 @@ expect_status 1 "$SDIMG" cat env.img --uboot-env 8M,16K
 expect_stderr "ends past its 8388608 bytes"
 expect_status 2 "$SDIMG" cat env.img --uboot-env 4M,x
 differs_only_in ranges.txt env.img p1.img
+# a manifest that does not say what the image holds is refused, by the region's name
+jq '."uboot-envs"[0].vars[0].value = "9"' env.img.cards.json >edited.json
+expect_status 1 "$SDIMG" personalize env.img --cards edited.json --set CARD_SERIAL=x --set MAC=y -o bad.img
+expect_stderr "edited.json: uboot-envs (raw 'env'): the image's copy at byte 4194304 holds other bytes"
+jq '."uboot-envs"[0].copies[1] = 4194305' env.img.cards.json >edited.json
+expect_status 1 "$SDIMG" personalize env.img --cards edited.json --set CARD_SERIAL=x --set MAC=y -o bad.img
+expect_stderr "copies: the second starts inside the first"
+[ ! -e bad.img ] || fail "a refused manifest left bad.img"
 
 # --- flash --card-values: a counter of serial numbers and MAC addresses, onto loop devices
 if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null 2>&1 &&
