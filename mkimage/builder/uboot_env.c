@@ -84,11 +84,12 @@ int build_write_uboot_env(struct build *b, size_t i)
 {
 	const struct layout_raw *r = &b->l->raws[i];
 	struct uboot_env *e = &b->raw_envs[i]; /* kept for the per-card manifest */
+	size_t errors = b->d->errors;
 	int rc = build_uboot_env_vars(b->l, r, e, b->d);
 
 	if (rc == 0)
 		rc = build_uboot_env_write(b->image.fd, r->env, r->offset, e, &b->map);
-	if (rc < 0 && rc != -EINVAL && rc != -ENOMEM)
+	if (rc < 0 && rc != -ENOMEM && b->d->errors == errors) /* a write that failed */
 		rc = diag_errno(b->d, rc, "%s: raw '%s': %s", b->o->output, r->name, strerror(-rc));
 	return rc;
 }

@@ -189,6 +189,8 @@ printf 'a=1\nb=2\na=3\n' >bad.txt
 bad_env "bad.txt:3: 'a' is set twice (line 1 and line 3)"
 head -c 1100 /dev/zero | tr '\0' x | sed 's/^/big=/' >bad.txt
 bad_env "bad.layout:2: raw 'e': uboot-env: the variables take 1106 bytes, more than the 1024 of a copy less its 4-byte header"
+rm bad.txt
+bad_env "bad.layout:2: raw 'e': ./bad.txt: No such file or directory"
 build_refused badval "badval.layout:1: raw 'e': uboot-env: var 'a': value: holds a newline" <<'EOT'
 raw e { offset = 0 uboot-env { size = 1K var a { value = "x\ny" } } }
 EOT
