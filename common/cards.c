@@ -15,6 +15,7 @@
 #include "common/path.h"
 #include "common/sha256.h"
 #include "common/strbuf.h"
+#include "common/uboot_env.h"
 
 #define DIGEST_CHUNK (1u << 20)
 
@@ -125,6 +126,27 @@ static json_t *ids_json(const struct cards_manifest *m)
 	return o;
 }
 
+/* "uboot-envs": each environment with per-card variables, its copies and all its variables. */
+static json_t *envs_json(const struct cards_manifest *m)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < m->n_envs; i++) {
+		const struct cards_env *e = &m->envs[i];
+		json_t *vars = json_array();
+		for (size_t k = 0; vars && k < e->n_vars; k++)
+			json_array_append_new(vars,
+					      json_pack("{s:s, s:s, s:b}", "name", e->vars[k].name,
+							"value", e->vars[k].template, "per-card",
+							e->vars[k].per_card));
+		json_array_append_new(a, json_pack("{s:s, s:o, s:I, s:i, s:o}", "region", e->region,
+						   "copies", offsets(e->copies, e->n_copies),
+						   "size", (json_int_t)e->size, "pad", (int)e->pad,
+						   "vars", vars));
+	}
+	return a;
+}
+
 static const char hex_digits[] = "0123456789abcdef";
 
 /* "image": the ranges the manifest's image was written in, and SHA-256 over them. */
@@ -156,6 +178,8 @@ int cards_manifest_text(const struct cards_manifest *m, char **ret)
 		json_object_set_new(root, "image", image_json(m));
 	if (root)
 		json_object_set_new(root, "ids", ids_json(m));
+	if (root && m->n_envs)
+		json_object_set_new(root, "uboot-envs", envs_json(m));
 	if (root && fields)
 		json_object_set(root, "fields", fields);
 	*ret = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
@@ -422,6 +446,80 @@ static int read_file(json_t *o, size_t index, uint64_t image_size, struct cards_
 	return 0;
 }
 
+static int read_env_var(json_t *o, const char *at, struct cards_env_var *v, struct problem *p)
+{
+	json_t *pc = json_object_get(o, "per-card");
+	int rc;
+
+	if (!json_is_object(o))
+		return refuse(p, at, "", "not an object");
+	if ((rc = get_str(o, at, "name", &v->name, p)) ||
+	    (rc = get_str(o, at, "value", &v->template, p)))
+		return rc;
+	if (!json_is_boolean(pc))
+		return refuse(p, at, "per-card", "must be true or false");
+	v->per_card = json_is_true(pc);
+	if (uboot_env_name_problem(v->name))
+		return refuse(p, at, "name", "not a variable's name in an environment");
+	return 0;
+}
+
+/* An environment: its copies inside the image and apart, its variables. */
+static int read_env(json_t *o, size_t index, uint64_t image_size, struct cards_env *e,
+		    struct problem *p)
+{
+	json_t *vars = json_object_get(o, "vars");
+	uint64_t pad;
+	char at[300];
+	int rc;
+
+	snprintf(at, sizeof(at), "uboot-envs[%zu]", index);
+	if (!json_is_object(o))
+		return refuse(p, at, "", "not an object");
+	if ((rc = get_str(o, at, "region", &e->region, p)) ||
+	    (rc = get_u64(o, at, "size", uboot_env_header_bytes(true) + 1, UBOOT_ENV_MAX_SIZE,
+			  &e->size, p)) ||
+	    (rc = get_u64(o, at, "pad", 0, 255, &pad, p)))
+		return rc;
+	if (e->size > image_size)
+		return refuse(p, at, "size", "larger than the image");
+	if ((rc = get_offsets(o, at, "copies", image_size - e->size, e->copies, &e->n_copies, true,
+			      p)))
+		return rc;
+	e->pad = (uint8_t)pad;
+	if (e->n_copies == 2 && e->copies[1] < e->copies[0] + e->size)
+		return refuse(p, at, "copies", "the second starts inside the first");
+	if (!json_is_array(vars) || json_array_size(vars) > CARDS_MAX_FIELDS)
+		return refuse(p, at, "vars", "missing, not a list, or too long");
+	if (!(e->vars = calloc(json_array_size(vars) + 1, sizeof(*e->vars))))
+		return -ENOMEM;
+	for (size_t k = 0; k < json_array_size(vars); k++) {
+		char vat[340];
+		snprintf(vat, sizeof(vat), "%s: vars[%zu]", at, k);
+		if ((rc = read_env_var(json_array_get(vars, k), vat, &e->vars[e->n_vars++], p)))
+			return rc;
+	}
+	return 0;
+}
+
+static int read_envs(json_t *root, struct cards_manifest *m, struct problem *p)
+{
+	json_t *a = json_object_get(root, "uboot-envs");
+	int rc;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > CARDS_MAX_PARTITIONS)
+		return refuse(p, "", "uboot-envs", "not a list, or too long");
+	if (!(m->envs = calloc(json_array_size(a) + 1, sizeof(*m->envs))))
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(a); i++)
+		if ((rc = read_env(json_array_get(a, i), i, m->image_size, &m->envs[m->n_envs++],
+				   p)))
+			return rc;
+	return 0;
+}
+
 static int read_part(json_t *o, size_t index, struct cards_part *part, struct problem *p)
 {
 	char at[48];
@@ -574,7 +672,7 @@ static int read_fields(json_t *root, struct cards_manifest *m, struct problem *p
 			      "holds",
 			      json_array_size(fields), CARDS_MAX_FIELDS);
 	if ((rc = get_str(root, "", "seed", &m->seed, p)) || (rc = read_image(root, m, p)) ||
-	    (rc = read_ids(root, m, p)))
+	    (rc = read_ids(root, m, p)) || (rc = read_envs(root, m, p)))
 		return rc;
 	m->files = calloc(json_array_size(fields) + 1, sizeof(*m->files));
 	if (!m->files)
@@ -587,8 +685,10 @@ static int read_fields(json_t *root, struct cards_manifest *m, struct problem *p
 }
 
 /* The keys of each object of the manifest (README.md, "Per-card values"), NULL-ended. */
-static const char *const root_keys[] = { "format", "image-size", "seed", "image",
-					 "ids",    "fields",     NULL };
+static const char *const root_keys[] = { "format", "image-size", "seed",       "image",
+					 "ids",    "fields",     "uboot-envs", NULL };
+static const char *const env_keys[] = { "region", "copies", "size", "pad", "vars", NULL };
+static const char *const env_var_keys[] = { "name", "value", "per-card", NULL };
 static const char *const image_keys[] = { "mapped", "sha256", NULL };
 static const char *const ids_keys[] = { "mbr-disk-id", "gpt-headers", "partitions", "volumes",
 					NULL };
@@ -643,6 +743,12 @@ static const char *stray_key(json_t *root)
 		key = unknown_key_in(json_object_get(ids, "volumes"), volume_keys);
 	if (!key)
 		key = unknown_key_in(json_object_get(root, "fields"), file_keys);
+	json_t *envs = json_object_get(root, "uboot-envs");
+	if (!key)
+		key = unknown_key_in(envs, env_keys);
+	for (size_t i = 0; !key && i < json_array_size(envs); i++)
+		key = unknown_key_in(json_object_get(json_array_get(envs, i), "vars"),
+				     env_var_keys);
 	return key;
 }
 
@@ -710,6 +816,15 @@ void cards_manifest_release(struct cards_manifest *m)
 	for (size_t i = 0; i < m->n_volumes; i++)
 		free(m->volumes[i].partition);
 	free(m->volumes);
+	for (size_t i = 0; i < m->n_envs; i++) {
+		for (size_t k = 0; k < m->envs[i].n_vars; k++) {
+			free(m->envs[i].vars[k].name);
+			free(m->envs[i].vars[k].template);
+		}
+		free(m->envs[i].vars);
+		free(m->envs[i].region);
+	}
+	free(m->envs);
 	free(m->mapped);
 	free(m->seed);
 	*m = (struct cards_manifest){ 0 };

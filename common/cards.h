@@ -76,6 +76,25 @@ struct cards_range {
 	uint64_t start, end;
 };
 
+/* A variable of a U-Boot environment: its value, or with per_card a template. */
+struct cards_env_var {
+	char *name;     /* owned */
+	char *template; /* owned: ${NAME} stands for a card's value when per_card */
+	bool per_card;
+};
+
+/* A U-Boot environment with per-card variables (common/uboot_env.h): every copy is written
+ * anew for each card, its CRC with it. */
+struct cards_env {
+	char *region;       /* the layout's raw region (owned) */
+	uint64_t copies[2]; /* each copy's first byte; two for a redundant environment */
+	unsigned n_copies;
+	uint64_t size;              /* of one copy */
+	uint8_t pad;                /* the byte after the data */
+	struct cards_env_var *vars; /* in order (owned) */
+	size_t n_vars;
+};
+
 struct cards_manifest {
 	uint64_t image_size;
 	/* the image it belongs to: the ranges of it the build wrote (ascending, apart, as its
@@ -93,6 +112,8 @@ struct cards_manifest {
 	size_t n_parts;
 	struct cards_volume *volumes;
 	size_t n_volumes;
+	struct cards_env *envs; /* "uboot-envs" */
+	size_t n_envs;
 };
 
 /* A card's value of ${name}. */

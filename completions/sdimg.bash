@@ -44,7 +44,7 @@ _sdimg()
     # every word is one, and so is the word completed: $word is what it looks like)
     for ((i = 2; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--cards|--card-values|--first-index|--match|--log|--simg-block-size|--simg-max-size) ((i++)) ;;
+            -o|--output|-I|--input|--set|--compress|--gaps|--report|--timeout|--erase-block|--uboot-env|--cards|--card-values|--first-index|--match|--log|--simg-block-size|--simg-max-size) ((i++)) ;;
             --bmap) [[ $cmd == flash ]] && ((i++)) ;;
             --) ((nargs += COMP_CWORD - i - 1)); word=argument; break ;;
             -*) ;;
@@ -120,10 +120,10 @@ _sdimg()
             ;;
         inspect)
             case $prev in
-                --erase-block) return ;;
+                --erase-block|--uboot-env) return ;;
             esac
             case $word in
-                -*) COMPREPLY=($(compgen -W "--json --erase-block -h --help" -- "$cur")); return ;;
+                -*) COMPREPLY=($(compgen -W "--json --erase-block --uboot-env -h --help" -- "$cur")); return ;;
             esac
             if ((nargs == 0)); then
                 _sdimg_files '*.@(img|raw|bin)'
@@ -131,11 +131,12 @@ _sdimg()
             fi
             ;;
         ls|cat)
+            [[ $cmd == cat && $prev == --uboot-env ]] && return
             case $word in
                 -*) if [[ $cmd == ls ]]; then
                         COMPREPLY=($(compgen -W "-l --long -R --recursive -h --help" -- "$cur"))
                     else
-                        COMPREPLY=($(compgen -W "-h --help" -- "$cur"))
+                        COMPREPLY=($(compgen -W "--uboot-env -h --help" -- "$cur"))
                     fi
                     return ;;
             esac

@@ -105,6 +105,7 @@ _sdimg() {
                     _arguments \
                         '--json[print a JSON document]' \
                         '--erase-block[the grid to check against]:size: ' \
+                        '--uboot-env[also the U-Boot environment there]:OFFSET[,SIZE[,OFFSET2]]: ' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:image or device:{_sdimg_images; _sdimg_disks}' ;;
                 ls)
@@ -115,6 +116,7 @@ _sdimg() {
                         '1:IMAGE[\:PART][/PATH]:_sdimg_images' ;;
                 cat)
                     _arguments \
+                        '--uboot-env[the variables of the U-Boot environment there]:OFFSET[,SIZE[,OFFSET2]]: ' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:IMAGE\:PART/PATH:_sdimg_images' ;;
             esac ;;

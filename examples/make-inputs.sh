@@ -54,6 +54,17 @@ imx8m)
     blob imx8mm-evk.dtb 60000
     rootfs rootfs.ext4 64M
     ;;
+imx8m-emmc)
+    blob flash.bin 1500000
+    blob Image 20000000
+    blob imx8mm-evk.dtb 60000
+    rootfs rootfs.ext4 64M
+    printf '%s\n' 'bootdelay=2' 'baudrate=115200' 'console=ttymxc1,115200' \
+        'fdtfile=imx8mm-evk.dtb' 'mmcdev=2' 'mmcpart=1' \
+        'mmcargs=setenv bootargs console=${console} root=/dev/mmcblk2p2 rootwait rw' \
+        'bootcmd=mmc dev ${mmcdev}; fatload mmc ${mmcdev}:${mmcpart} ${loadaddr} Image; fatload mmc ${mmcdev}:${mmcpart} ${fdt_addr_r} ${fdtfile}; run mmcargs; booti ${loadaddr} - ${fdt_addr_r}' \
+        >env.txt
+    ;;
 rk3399)
     blob idbloader.img 180000
     blob u-boot.itb 1200000

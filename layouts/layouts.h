@@ -117,6 +117,27 @@ struct layout_range {
 	uint64_t start, end;
 };
 
+/* A variable of a U-Boot environment given in the layout: `var "NAME" { value = ... }`. */
+struct layout_env_var {
+	char *name;
+	char *value;   /* with per_card: a template, each ${NAME} a card's value */
+	bool per_card; /* set by sdimg personalize and flash --card-values */
+	struct layout_loc loc;
+};
+
+/* A raw region holding a U-Boot environment: `uboot-env { }` (common/uboot_env.h). */
+struct layout_uboot_env {
+	uint64_t size;               /* of one copy (CONFIG_ENV_SIZE) */
+	bool redundant;              /* two copies, each with a flags byte */
+	uint64_t offset_redund;      /* with redundant: the second copy's first byte in the image
+				   (CONFIG_ENV_OFFSET_REDUND), by default right after the first */
+	uint8_t pad;                 /* pad-byte: after the data (mkenvimage's 0xff by default) */
+	char *vars_file;             /* vars: a text in mkenvimage's form, an input file, or NULL */
+	struct layout_env_var *vars; /* the layout's own, after those of vars_file */
+	size_t n_vars;
+	struct layout_loc loc, size_loc, vars_loc;
+};
+
 struct layout_raw {
 	char *name;
 	uint64_t offset;
@@ -128,8 +149,10 @@ struct layout_raw {
 	struct layout_range *holes; /* not written (a table sits there): sorted, disjoint */
 	size_t n_holes;
 	bool size_set;
-	uint64_t size; /* with size_set; else the file's size less skip, known at
+	uint64_t size;                /* with size_set; else the file's size less skip, known at
 				   build time */
+	struct layout_uboot_env *env; /* uboot-env { }: the region holds it (and from and fill
+					 are not set), or NULL */
 	struct layout_loc loc, skip_loc, holes_loc;
 };
 

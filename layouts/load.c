@@ -126,6 +126,7 @@ void layout_free(struct layout *l)
 		free(l->raws[i].name);
 		free(l->raws[i].from);
 		free(l->raws[i].holes);
+		layout_uboot_env_free(l->raws[i].env);
 	}
 	free(l->raws);
 	for (size_t i = 0; i < l->n_parts; i++)

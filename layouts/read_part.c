@@ -110,6 +110,8 @@ static int read_raw(struct reader *r, const struct sect *s, struct layout_raw *r
 		return rc;
 	bad |= rc < 0;
 	bad |= check_input(r, s, &in) < 0;
+	if (layout_tree_sub(s->node, "uboot-env"))
+		return (rc = layout_read_uboot_env(r, s, raw)) < 0 ? rc : bad ? -EINVAL : 0;
 	if (!raw->from && !raw->fill)
 		bad |= layout_sect_error(r, s,
 					 "'from' is required (the file whose bytes go "

@@ -73,6 +73,11 @@ int layout_read_entries(struct reader *r, const struct sect *ps, struct layout_p
 /* A tree's include and exclude patterns (read_filters.c). */
 int layout_read_filters(struct reader *r, const struct sect *s, struct layout_entry *e);
 
+/* A raw region's `uboot-env { }` into raw->env (left NULL without one), its size the
+ * region's (read_env.c); layout_uboot_env_free() frees it (accepts NULL). */
+int layout_read_uboot_env(struct reader *r, const struct sect *rs, struct layout_raw *raw);
+void layout_uboot_env_free(struct layout_uboot_env *e);
+
 /* Cross-checks over the whole layout (validate.c). */
 int layout_validate(struct reader *r);
 

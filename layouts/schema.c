@@ -155,6 +155,22 @@ static const struct section_spec partition_section = {
 	"partition", true, true, partition_keys, partition_sections,
 };
 
+/* A U-Boot environment (read_env.c) and its variables given in the layout. */
+static const struct key_spec env_var_keys[] = {
+	STRING("value"),
+	BOOL("per-card"),
+	END,
+};
+static const struct section_spec env_var_section = { "var", true, true, env_var_keys, NULL };
+static const struct key_spec uboot_env_keys[] = {
+	SIZE("size", KEY_NONZERO), BOOL("redundant"), SIZE("offset-redund", 0),
+	UINT("pad-byte", 0, 255),  STRING("vars"),    END,
+};
+static const struct section_spec *const uboot_env_sections[] = { &env_var_section, NULL };
+static const struct section_spec uboot_env_section = {
+	"uboot-env", false, false, uboot_env_keys, uboot_env_sections,
+};
+
 static const struct key_spec raw_keys[] = {
 	SIZE("offset", 0),
 	STRING("from"),
@@ -166,7 +182,8 @@ static const struct key_spec raw_keys[] = {
 	SIZE("size", KEY_NONZERO),
 	END,
 };
-static const struct section_spec raw_section = { "raw", true, true, raw_keys, NULL };
+static const struct section_spec *const raw_sections[] = { &uboot_env_section, NULL };
+static const struct section_spec raw_section = { "raw", true, true, raw_keys, raw_sections };
 
 static const struct key_spec image_keys[] = {
 	SIZE("size", KEY_NONZERO), /* whole sectors unless table = none: read_image.c */

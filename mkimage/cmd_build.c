@@ -315,6 +315,10 @@ static int outputs_spare_inputs(const struct layout *l, const struct build_optio
 		status = output_spares(o, cards, l->files[i], "an included layout");
 	for (size_t i = 0; status == EXIT_OK && i < l->n_raws; i++)
 		status = output_spares_from(l, o, cards, l->raws[i].from, &l->raws[i].loc, false);
+	for (size_t i = 0; status == EXIT_OK && i < l->n_raws; i++) /* a uboot-env's vars */
+		if (l->raws[i].env)
+			status = output_spares_from(l, o, cards, l->raws[i].env->vars_file,
+						    &l->raws[i].env->vars_loc, false);
 	for (size_t i = 0; status == EXIT_OK && i < l->n_parts; i++) {
 		const struct layout_partition *p = &l->parts[i];
 		status = output_spares_from(l, o, cards, p->from, &p->loc, false);

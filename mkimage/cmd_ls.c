@@ -166,24 +166,63 @@ int cmd_ls(int argc, char **argv)
 static void cat_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s cat IMAGE:PART/PATH\n\nWrites one file of a FAT or ext2/3/4 partition "
-		"to the "
-		"standard output\n(IMAGE:/PATH when the image has no table).\n",
-		SDIMG_PROG);
+		"Usage: %s cat IMAGE:PART/PATH\n"
+		"       %s cat IMAGE --uboot-env OFFSET[,SIZE[,OFFSET2]]\n\nWrites one file of a "
+		"FAT or ext2/3/4 partition to the standard output\n(IMAGE:/PATH when the image "
+		"has no table), or the variables of a U-Boot\nenvironment as name=value lines, "
+		"those of the copy U-Boot reads.\n\n"
+		"  --uboot-env OFFSET[,SIZE[,OFFSET2]]\n"
+		"                 the environment whose first copy is at OFFSET (SIZE a copy,\n"
+		"                 found by its CRC when not given; OFFSET2 the second copy)\n"
+		"  -h, --help     show this help\n",
+		SDIMG_PROG, SDIMG_PROG);
 }
 
-/* `cat` has no option but --help, which cli_parse() answers. */
-static int take_no_option(void *ctx, int key, char *arg)
+enum { OPT_ENV = 256 };
+
+struct cat_request {
+	bool env_set;
+	struct reader_env_place env;
+};
+
+static int take_cat_option(void *ctx, int key, char *arg)
 {
-	(void)ctx;
-	(void)key;
-	(void)arg;
+	struct cat_request *r = ctx;
+	char why[160];
+
+	(void)key; /* --uboot-env is its only option */
+	if (reader_env_place_parse(arg, &r->env, why, sizeof(why)) < 0)
+		return cli_usage_error("cat", "--uboot-env: %s", why);
+	r->env_set = true;
 	return EXIT_OK;
+}
+
+/* `cat IMAGE --uboot-env PLACE`: the environment's variables on stdout. */
+static int cat_env(const char *path, const struct reader_env_place *place)
+{
+	struct reader_env e = { .active = -1 };
+	struct diag d;
+	int fd, rc;
+
+	diag_init(&d);
+	fd = reader_open(path, &d);
+	rc = fd < 0 ? fd : reader_env_read(fd, path, place, &e, &d);
+	if (rc == 0)
+		rc = reader_env_print_vars(&e, path, stdout, &d);
+	if (rc == 0 && fflush(stdout) != 0)
+		rc = diag_errno(&d, -errno, "standard output: %s", strerror(errno));
+	diag_print(&d, stderr, SDIMG_PROG);
+	diag_release(&d);
+	reader_env_release(&e);
+	if (fd >= 0)
+		close(fd);
+	return rc == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
 int cmd_cat(int argc, char **argv)
 {
 	static const struct option options[] = {
+		{ "uboot-env", required_argument, NULL, OPT_ENV },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,13 +230,16 @@ int cmd_cat(int argc, char **argv)
 		.name = "cat",
 		.options = options,
 		.usage = cat_usage,
-		.take = take_no_option,
+		.take = take_cat_option,
 		.n_args = 1,
 		.other_args = "one IMAGE:PART/PATH, please",
 	};
-	int first, status = cli_parse(&cat, argc, argv, NULL, &first);
+	struct cat_request r = { 0 };
+	int first, status = cli_parse(&cat, argc, argv, &r, &first);
 
 	if (status != CLI_GO)
 		return status;
+	if (r.env_set)
+		return cat_env(argv[first], &r.env);
 	return cli_ls_run(argv[first], true, false, false, stdout, stderr);
 }

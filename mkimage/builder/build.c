@@ -114,6 +114,10 @@ static bool has_per_card_values(const struct layout *l)
 {
 	bool any = l->image.disk_id_per_card;
 
+	for (size_t i = 0; i < l->n_raws; i++)
+		for (size_t k = 0; l->raws[i].env && k < l->raws[i].env->n_vars; k++)
+			any |= l->raws[i].env->vars[k].per_card;
+
 	for (size_t i = 0; i < l->n_parts; i++) {
 		const struct layout_partition *p = &l->parts[i];
 		if (!layout_part_is_fat(p))

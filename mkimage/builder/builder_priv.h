@@ -84,18 +84,21 @@ struct part_state {
 	struct exfat_sd_layout exfat_sd; /* exFAT with sd-format */
 };
 
+struct uboot_env;
 struct build {
 	const struct layout *l;
 	const struct build_options *o;
 	struct diag *d;
-	struct sha256 *sha;       /* the ids' hasher (owned) */
-	struct part_state *parts; /* one per layout partition */
-	uint64_t *part_sizes;     /* what the contents need, for size = auto */
-	uint64_t *part_starts;    /* starts sd-format dictates */
-	char **raw_from;          /* host file of each raw region (owned; NULL with fill) */
-	uint64_t *raw_sizes;      /* each raw region's size: its own, or its file's less skip */
-	struct fileid *raw_ids;   /* which file each raw region's was when measured */
-	uint8_t *mbr_types;       /* resolved MBR type of each partition */
+	struct sha256 *sha;         /* the ids' hasher (owned) */
+	struct part_state *parts;   /* one per layout partition */
+	uint64_t *part_sizes;       /* what the contents need, for size = auto */
+	uint64_t *part_starts;      /* starts sd-format dictates */
+	char **raw_from;            /* host file of each raw region (owned; NULL with fill) */
+	uint64_t *raw_sizes;        /* each raw region's size: its own, or its file's less skip */
+	struct fileid *raw_ids;     /* which file each raw region's was when measured */
+	struct uboot_env *raw_envs; /* each raw region's U-Boot environment as written (owned;
+				       empty without uboot-env) */
+	uint8_t *mbr_types;         /* resolved MBR type of each partition */
 	struct plan *plan;
 	struct build_file image;                    /* the raw image, written in place */
 	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
@@ -238,6 +241,18 @@ extern const struct content_caps build_ext4_caps;
 int build_write_raw_regions(struct build *b);
 int build_write_partitions(struct build *b);
 void build_report_partitions(struct build *b);
+
+/* uboot_env.c: a raw region's U-Boot environment (its layout's uboot-env { }) */
+/* The variables of raw region @r: its vars file's, then the layout's, each name once, all
+ * within a copy. Returns 0, -EINVAL with "FILE:LINE: ..." in @d, or -errno/-ENOMEM. */
+int build_uboot_env_vars(const struct layout *l, const struct layout_raw *r, struct uboot_env *e,
+			 struct diag *d);
+/* @e as @env's copies (the first at @offset) into @fd, each recorded in @map (NULL: none).
+ * Returns 0, -ENOSPC (it does not fit a copy), -errno or -ENOMEM. */
+int build_uboot_env_write(int fd, const struct layout_uboot_env *env, uint64_t offset,
+			  const struct uboot_env *e, struct build_map *map);
+/* Raw region @i's environment into the image. Returns 0 or a negative errno with a message. */
+int build_write_uboot_env(struct build *b, size_t i);
 
 /* manifest.c: the per-card manifest (common/cards.h) of the written volumes, in b->cards
  * when the layout has per-card values. Returns 0 or a negative errno with a message. */

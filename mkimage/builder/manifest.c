@@ -9,6 +9,7 @@
 #include "common/array.h"
 #include "common/bytes.h"
 #include "common/cards.h"
+#include "common/uboot_env.h"
 #include "exfat/ondisk.h"
 #include "fat/fat.h"
 #include "mkimage/builder/builder_priv.h"
@@ -279,11 +280,69 @@ static int gather_ids(const struct build *b, struct cards_manifest *m)
 	return rc == 0 ? check_verbatim(b, m) : rc;
 }
 
+/* ---- U-Boot environments with per-card variables ---- */
+
+/* Whether layout variable @name of @env is per-card. */
+static bool var_per_card(const struct layout_uboot_env *env, const char *name)
+{
+	for (size_t k = 0; k < env->n_vars; k++)
+		if (strcmp(env->vars[k].name, name) == 0)
+			return env->vars[k].per_card;
+	return false;
+}
+
+/* Raw region @i's environment, as written, into @e. */
+static int card_env(const struct build *b, size_t i, struct cards_env *e)
+{
+	const struct layout_raw *r = &b->l->raws[i];
+	const struct uboot_env *w = &b->raw_envs[i];
+
+	e->region = strdup(r->name);
+	e->size = r->env->size;
+	e->pad = r->env->pad;
+	e->copies[e->n_copies++] = r->offset;
+	if (r->env->redundant)
+		e->copies[e->n_copies++] = r->env->offset_redund;
+	e->vars = calloc(w->n + 1, sizeof(*e->vars));
+	if (!e->region || !e->vars)
+		return -ENOMEM;
+	for (size_t k = 0; k < w->n; k++) {
+		struct cards_env_var *v = &e->vars[e->n_vars++];
+		v->name = strdup(w->vars[k].name);
+		v->template = strdup(w->vars[k].value);
+		v->per_card = var_per_card(r->env, w->vars[k].name);
+		if (!v->name || !v->template)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int gather_envs(const struct build *b, struct cards_manifest *m)
+{
+	m->envs = calloc(b->l->n_raws + 1, sizeof(*m->envs));
+	if (!m->envs)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->l->n_raws; i++) {
+		const struct layout_uboot_env *env = b->l->raws[i].env;
+		bool any = false;
+		for (size_t k = 0; env && k < env->n_vars; k++)
+			any |= env->vars[k].per_card;
+		if (!any)
+			continue;
+		int rc = card_env(b, i, &m->envs[m->n_envs++]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int gather(const struct build *b, struct cards_manifest *m)
 {
 	size_t cap = m->n_files; /* of m->files, grown by array_grow() */
 	int rc = gather_ids(b, m);
 
+	if (rc == 0)
+		rc = gather_envs(b, m);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < b->l->n_parts; i++) {
@@ -353,7 +412,7 @@ int build_write_cards(struct build *b)
 	char *text = NULL;
 	int rc = (m.seed = strdup(b->l->image.seed)) ? gather(b, &m) : -ENOMEM;
 
-	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes)) {
+	if (rc == 0 && (m.n_files || m.n_parts || m.n_volumes || m.n_envs)) {
 		rc = bind_image(b, &m);
 		if (rc == 0 &&
 		    asprintf(&b->cards_path, "%s" BUILD_CARDS_SUFFIX, b->o->output) < 0) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "common/sha256.h"
+#include "common/uboot_env.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
 
@@ -25,8 +26,9 @@ int build_state_init(struct build *b)
 	b->raw_from = calloc(nr, sizeof(*b->raw_from));
 	b->raw_sizes = calloc(nr, sizeof(*b->raw_sizes));
 	b->raw_ids = calloc(nr, sizeof(*b->raw_ids));
+	b->raw_envs = calloc(nr, sizeof(*b->raw_envs));
 	if (!b->parts || !b->part_sizes || !b->part_starts || !b->mbr_types || !b->raw_from ||
-	    !b->raw_sizes || !b->raw_ids)
+	    !b->raw_sizes || !b->raw_ids || !b->raw_envs)
 		return -ENOMEM;
 	/* every build takes digests (ids, seeds, checksums): a libcrypto that cannot be
 	 * loaded stops it here, before anything is read or written */
@@ -43,6 +45,9 @@ void build_state_release(struct build *b)
 	}
 	for (size_t i = 0; b->raw_from && i < b->l->n_raws; i++)
 		free(b->raw_from[i]);
+	for (size_t i = 0; b->raw_envs && i < b->l->n_raws; i++)
+		uboot_env_release(&b->raw_envs[i]);
+	free(b->raw_envs);
 	free(b->parts);
 	free(b->part_sizes);
 	free(b->part_starts);

@@ -111,6 +111,12 @@ int build_write_raw_regions(struct build *b)
 		const struct layout_raw *r = &b->l->raws[i];
 		struct build_input in;
 		build_progress(b, "writing raw region", r->name);
+		if (r->env) {
+			int rc = build_write_uboot_env(b, i);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		build_input_of_raw(b, i, &in);
 		/* a raw region is boot code or data read by offset: all of it matters */
 		int rc = write_input(b, &in, r->offset, b->raw_sizes[i], true);

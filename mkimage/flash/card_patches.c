@@ -10,6 +10,7 @@
 #include "common/bytes.h"
 #include "common/gpt.h"
 #include "common/sha256.h"
+#include "common/uboot_env.h"
 
 #include "exfat/exfat.h"
 #include "exfat/ondisk.h"
@@ -551,6 +552,46 @@ static int gpt_patches(const struct cards_manifest *m, const struct card_ids *c,
 	return 0;
 }
 
+/* The environment @e for a card (its per-card variables' templates filled in with @vars),
+ * each copy written whole: the variables, the padding and the CRC; the first copy the active
+ * one. */
+static int env_patches(const struct cards_env *e, const struct cards_var *vars, size_t n_vars,
+		       struct flash_patches *p, struct diag *d)
+{
+	struct uboot_env env = { 0 };
+	bool redundant = e->n_copies == 2;
+	uint8_t *buf = malloc(e->size);
+	int rc = buf ? 0 : -ENOMEM;
+
+	for (size_t k = 0; rc == 0 && k < e->n_vars; k++) {
+		const struct cards_env_var *v = &e->vars[k];
+		char where[600], *value = NULL;
+		snprintf(where, sizeof(where), "raw '%s': %s", e->region, v->name);
+		rc = v->per_card ? cards_render(v->template, vars, n_vars, where, &value, d) : 0;
+		if (rc == 0 && value && (strchr(value, '\n') || strchr(value, '\r')))
+			rc = diag_error(d, "%s: the card's value holds a line break", where);
+		if (rc == 0)
+			rc = uboot_env_add(&env, v->name, value ? value : v->template, 0);
+		free(value);
+	}
+	for (unsigned c = 0; rc == 0 && c < e->n_copies; c++) {
+		rc = uboot_env_encode(&env, buf, e->size, redundant,
+				      c ? UBOOT_ENV_FLAG_OBSOLETE : UBOOT_ENV_FLAG_ACTIVE, e->pad);
+		if (rc == -ENOSPC)
+			rc = diag_error(d,
+					"raw '%s': the card's environment takes %zu bytes, more "
+					"than the %llu of a copy less its header",
+					e->region, uboot_env_data_bytes(&env),
+					(unsigned long long)e->size);
+		if (rc == 0)
+			rc = add_content_patch(p, e->copies[c], (const char *)buf, e->size,
+					       e->size);
+	}
+	uboot_env_release(&env);
+	free(buf);
+	return rc;
+}
+
 static int id_patches(const struct cards_manifest *m, const struct card_ids *c, int fd,
 		      const char *image, struct flash_patches *p, struct diag *d)
 {
@@ -610,6 +651,8 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 	}
 	if (rc == 0)
 		rc = fsinfo_patches(m, lens, fd, image, ret, d);
+	for (size_t i = 0; rc == 0 && i < m->n_envs; i++)
+		rc = env_patches(&m->envs[i], vars, n_vars, ret, d);
 	card_ids_release(&ids);
 	free(lens);
 	return rc;

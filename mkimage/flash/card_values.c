@@ -176,36 +176,69 @@ static int read_csv(struct flash_card_values *cv, const char *path, struct diag 
 /* ---------------------------------------------------------------- counters */
 
 #define INDEX_WIDTH_MAX 20 /* digits: 2^64 - 1 has 20 */
+#define INDEX_HEX_MAX 16   /* hex digits of 2^64 - 1 */
+#define INDEX_MAC_MAX 6    /* bytes of a MAC address (IEEE 802 EUI-48) */
 
-/* The {index}, {index:N} or {index:0N} at @p: its width (0: none), whether zero-padded and
- * its length in *@used. Returns 0, -EINVAL when @p starts no such thing, -ERANGE for a
- * width past INDEX_WIDTH_MAX. */
-static int index_at(const char *p, unsigned *width, bool *zero, size_t *used)
+/* How a counter writes the card's index: decimal ({index}, {index:N}, {index:0N}), N hex
+ * digits ({index:hexN}) or N bytes of a MAC address, hex pairs joined by ':'
+ * ({index:macN}). */
+enum index_form { INDEX_DEC, INDEX_HEX, INDEX_MAC };
+
+struct index_spec {
+	enum index_form form;
+	unsigned width; /* digits (0: none), or bytes of INDEX_MAC */
+	bool zero;      /* INDEX_DEC: zero-padded */
+	size_t used;    /* the bytes of the pattern it takes */
+};
+
+/* The number of @q up to '}', at most @max (else -ERANGE), into *@ret; *@end past it. */
+static int width_at(const char *q, unsigned long max, unsigned *ret, const char **end)
 {
-	const char *q = p + 7;
 	unsigned long w = 0;
 
-	*width = 0;
-	*zero = false;
-	if (strncmp(p, "{index}", 7) == 0) {
-		*used = 7;
-		return 0;
-	}
-	if (strncmp(p, "{index:", 7) != 0 || !isdigit((unsigned char)*q))
+	if (!isdigit((unsigned char)*q))
 		return -EINVAL;
-	*zero = *q == '0';
 	for (; isdigit((unsigned char)*q); q++)
-		w = w > INDEX_WIDTH_MAX ? w : w * 10 + (unsigned long)(*q - '0');
+		w = w > max ? w : w * 10 + (unsigned long)(*q - '0');
 	if (*q != '}')
 		return -EINVAL;
-	if (w > INDEX_WIDTH_MAX)
-		return -ERANGE;
-	*width = (unsigned)w;
-	*used = (size_t)(q + 1 - p);
-	return 0;
+	*end = q + 1;
+	*ret = (unsigned)(w > max ? max + 1 : w);
+	return w > max || w == 0 ? -ERANGE : 0;
 }
 
-/* NAME=PATTERN: PATTERN's {index} (or {index:0N}, {index:N}) is the card's index. */
+/* The {index...} at @p into @ret. Returns 0, -EINVAL when @p starts no such thing, -ERANGE
+ * for a width past its form's most. */
+static int index_at(const char *p, struct index_spec *ret)
+{
+	const char *q = p + 7, *end = NULL;
+	int rc;
+
+	*ret = (struct index_spec){ .form = INDEX_DEC };
+	if (strncmp(p, "{index}", 7) == 0) {
+		ret->used = 7;
+		return 0;
+	}
+	if (strncmp(p, "{index:", 7) != 0)
+		return -EINVAL;
+	if (strncmp(q, "hex", 3) == 0) {
+		ret->form = INDEX_HEX;
+		rc = width_at(q + 3, INDEX_HEX_MAX, &ret->width, &end);
+	} else if (strncmp(q, "mac", 3) == 0) {
+		ret->form = INDEX_MAC;
+		rc = width_at(q + 3, INDEX_MAC_MAX, &ret->width, &end);
+	} else {
+		ret->zero = *q == '0';
+		rc = width_at(q, INDEX_WIDTH_MAX, &ret->width, &end);
+		if (rc == -ERANGE && ret->width == 0) /* {index:0}: no width */
+			rc = 0;
+	}
+	if (rc == 0)
+		ret->used = (size_t)(end - p);
+	return rc;
+}
+
+/* NAME=PATTERN: PATTERN's {index...} is the card's index. */
 static int add_counter(struct flash_card_values *cv, const char *spec, struct diag *d)
 {
 	const char *eq = strchr(spec, '=');
@@ -214,19 +247,19 @@ static int add_counter(struct flash_card_values *cv, const char *spec, struct di
 		return diag_error(d, "--card-values: '%s' is neither NAME=PATTERN nor a CSV file",
 				  spec);
 	for (const char *b = strchr(eq, '{'); b; b = strchr(b + 1, '{')) {
-		unsigned w;
-		bool zero;
-		size_t used;
-		int rc = index_at(b, &w, &zero, &used);
+		struct index_spec is;
+		int rc = index_at(b, &is);
 		if (rc == -ERANGE)
 			return diag_error(d,
 					  "--card-values: '%s': a width of at most %d digits "
-					  "({index:0%d})",
-					  spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX);
+					  "({index:0%d}), 1 to %d hex digits ({index:hex%d}) or "
+					  "1 to %d bytes ({index:mac%d})",
+					  spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX, INDEX_HEX_MAX,
+					  INDEX_HEX_MAX, INDEX_MAC_MAX, INDEX_MAC_MAX);
 		if (rc < 0)
 			return diag_error(d,
-					  "--card-values: '%s': write {index} or {index:06} for "
-					  "the card's number",
+					  "--card-values: '%s': write {index}, {index:06}, "
+					  "{index:hex6} or {index:mac3} for the card's number",
 					  spec);
 	}
 	char **v = realloc(cv->counters, (cv->n_counters + 1) * sizeof(*v));
@@ -236,31 +269,59 @@ static int add_counter(struct flash_card_values *cv, const char *spec, struct di
 	return (cv->counters[cv->n_counters++] = strdup(spec)) ? 0 : -ENOMEM;
 }
 
-/* The value of counter @spec for card @index, in a new string. */
-static char *counter_value(const char *spec, uint64_t index)
+/* @index as @is writes it into @out; -ERANGE when it has more hex digits or bytes than
+ * the width (two cards would get one value). */
+static int index_text(const struct index_spec *is, uint64_t index, char out[64])
+{
+	unsigned digits = is->form == INDEX_MAC ? 2 * is->width : is->width;
+
+	if (is->form == INDEX_DEC) {
+		snprintf(out, 64, is->zero ? "%0*" PRIu64 : "%*" PRIu64, (int)is->width, index);
+		return 0;
+	}
+	if (digits < 16 && index >> (4 * digits))
+		return -ERANGE;
+	char *o = out;
+	for (unsigned i = digits; i-- > 0;) {
+		*o++ = "0123456789abcdef"[(index >> (4 * i)) & 15];
+		if (is->form == INDEX_MAC && i && i % 2 == 0)
+			*o++ = ':';
+	}
+	*o = '\0';
+	return 0;
+}
+
+/* The value of counter @spec for card @index, in a new string in *@ret. Returns 0,
+ * -ERANGE with a message in @d (the index does not fit its width), or -ENOMEM. */
+static int counter_value(const char *spec, uint64_t index, char **ret, struct diag *d)
 {
 	struct strbuf s = { 0 };
 	int rc = strbuf_puts(&s, "");
 
 	for (const char *p = strchr(spec, '=') + 1; rc == 0 && *p;) {
-		unsigned w;
-		bool zero;
-		size_t used;
-		char num[INDEX_WIDTH_MAX + 8];
-		if (*p == '{' && index_at(p, &w, &zero, &used) == 0) {
-			snprintf(num, sizeof(num), zero ? "%0*" PRIu64 : "%*" PRIu64, (int)w,
-				 index);
-			rc = strbuf_puts(&s, num);
-			p += used;
+		struct index_spec is;
+		char num[64];
+		if (*p == '{' && index_at(p, &is) == 0) {
+			if ((rc = index_text(&is, index, num)) == -ERANGE)
+				rc = diag_errno(d, -ERANGE,
+						"--card-values: '%s': card %" PRIu64
+						" does not fit "
+						"%.*s: the next cards would repeat the values of "
+						"earlier one",
+						spec, index, (int)is.used, p);
+			if (rc == 0)
+				rc = strbuf_puts(&s, num);
+			p += is.used;
 		} else {
 			rc = strbuf_putc(&s, *p++);
 		}
 	}
 	if (rc < 0) {
 		strbuf_release(&s);
-		return NULL;
+		return rc;
 	}
-	return s.s;
+	*ret = s.s;
+	return 0;
 }
 
 /* Each variable's name once, none an id the card derives: the card would hold one value
@@ -454,8 +515,10 @@ int flash_card_values_next(struct flash_card_values *cv, int fd, const char *ima
 	for (size_t i = 0; rc == 0 && c->row && i < cv->n_names; i++)
 		rc = add_value(c, cv->names[i], strdup(cv->rows[c->row - 1][i]));
 	for (size_t i = 0; rc == 0 && i < cv->n_counters; i++) {
-		char *name = strndup(cv->counters[i], strcspn(cv->counters[i], "="));
-		rc = name ? add_value(c, name, counter_value(cv->counters[i], c->index)) : -ENOMEM;
+		char *name = strndup(cv->counters[i], strcspn(cv->counters[i], "=")), *value = NULL;
+		rc = name ? counter_value(cv->counters[i], c->index, &value, d) : -ENOMEM;
+		if (rc == 0)
+			rc = add_value(c, name, value);
 		free(name);
 	}
 	if (rc == 0)

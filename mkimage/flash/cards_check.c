@@ -17,6 +17,7 @@
 #include "common/gpt.h"
 #include "common/mbr.h"
 #include "common/sha256.h"
+#include "common/uboot_env.h"
 #include "fat/fat.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/flash/flash_priv.h"
@@ -622,6 +623,37 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
 
 /* The image holds the volume id the manifest's seed derives for the volume's name: the
  * build wrote it so (mkimage/builder/ids.c), and a card's id comes from the same seed. */
+/* An environment's copies hold what its variables give (the templates as the image has
+ * them), each copy within the mapped bytes and apart from the other fields. */
+static int check_env(struct checker *c, const struct cards_env *e, struct spans *s)
+{
+	struct uboot_env env = { 0 };
+	uint8_t *want = malloc(e->size), *have = malloc(e->size);
+	char what[300];
+	int rc = want && have ? 0 : -ENOMEM;
+
+	snprintf(what, sizeof(what), "uboot-envs (raw '%.200s')", e->region);
+	for (size_t k = 0; rc == 0 && k < e->n_vars; k++)
+		rc = uboot_env_add(&env, e->vars[k].name, e->vars[k].template, 0);
+	for (unsigned k = 0; rc == 0 && k < e->n_copies; k++) {
+		rc = uboot_env_encode(&env, want, e->size, e->n_copies == 2,
+				      k ? UBOOT_ENV_FLAG_OBSOLETE : UBOOT_ENV_FLAG_ACTIVE, e->pad);
+		if (rc == -ENOSPC)
+			rc = refuse(c, what, "its variables do not fit its size");
+		if (rc == 0 && (rc = read_at(c, have, e->size, e->copies[k])) == 0 &&
+		    memcmp(want, have, e->size) != 0)
+			rc = refuse(c, what,
+				    "the image's copy at byte %" PRIu64 " holds other bytes",
+				    e->copies[k]);
+		if (rc == 0)
+			rc = add_span(s, e->copies[k], e->size, SPAN_DATA, what);
+	}
+	uboot_env_release(&env);
+	free(want);
+	free(have);
+	return rc;
+}
+
 static int check_volume_seed(const struct checker *c, const struct cards_volume *cv,
 			     const char *what)
 {
@@ -933,12 +965,16 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 	if (rc < 0 || (rc = sha256_new(&c.sha, d)) < 0)
 		return rc;
 	diag_init(&scratch);
-	rc = reader_read_disk_uncounted(&c.k, image, fd, &scratch);
+	/* what only U-Boot environments change is checked without the image's table: an
+	 * eMMC boot area or a NOR image may have none */
+	bool on_disk = m->n_files || m->n_parts || m->n_volumes || m->mbr_disk_id ||
+		       m->n_gpt_headers;
+	rc = on_disk ? reader_read_disk_uncounted(&c.k, image, fd, &scratch) : 0;
 	if (rc < 0)
 		rc = diag_error(d, "%s: %s", manifest,
 				scratch.n ? scratch.msgs[0].text : strerror(-rc));
 	diag_release(&scratch);
-	if (rc == 0)
+	if (rc == 0 && on_disk)
 		rc = check_ids(&c, &s);
 	for (size_t i = 0; rc == 0 && i < m->n_volumes; i++)
 		rc = check_volume(&c, &m->volumes[i], &s);
@@ -948,6 +984,8 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 		rc = flash_fsinfo_used(m, NULL, c.fsinfo_used, NULL);
 	for (size_t i = 0; rc == 0 && i < m->n_files; i++)
 		rc = check_file(&c, &m->files[i], &s);
+	for (size_t i = 0; rc == 0 && i < m->n_envs; i++)
+		rc = check_env(&c, &m->envs[i], &s);
 	if (rc == 0)
 		rc = check_names(&c);
 	if (rc == 0)

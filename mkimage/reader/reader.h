@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "common/diag.h"
+#include "common/uboot_env.h"
 #include "exfat/exfat.h"
 #include "fat/fat.h"
 
@@ -218,5 +219,43 @@ void reader_fputs_quoted(const char *s, FILE *out);
 /* @s escaped as reader_fputs_visible() prints it, in a new string (free() it), or NULL when
  * out of memory. */
 char *reader_visible_dup(const char *s);
+
+/* ---- uboot_env.c: a U-Boot environment where the user says (--uboot-env) */
+
+/* OFFSET[,SIZE[,OFFSET2]] of --uboot-env: the first copy, its size, the second copy. */
+struct reader_env_place {
+	uint64_t offset, size, offset_redund;
+	bool size_set;   /* else the size is found: the first of 4 KiB, 8 KiB ... 1 MiB whose
+			    CRC holds */
+	bool redund_set; /* a second copy named: redundant, there (else right after the first,
+			    when the flags-byte CRC holds) */
+};
+
+/* Parses @text into @ret. Returns 0, -EINVAL with the reason in @why (@n bytes), -ENOMEM. */
+int reader_env_place_parse(const char *text, struct reader_env_place *ret, char *why, size_t n);
+
+struct reader_env {
+	uint64_t offsets[2], size;
+	bool redundant;
+	uint8_t *bytes[2];               /* each copy as read (owned) */
+	struct uboot_env_copy copies[2]; /* over bytes[] */
+	int active;                      /* the copy U-Boot reads (0, 1), -1: none */
+};
+
+/* Reads the environment at @p of @fd (@path in messages) into @ret (release it with
+ * reader_env_release(), also after a failure). A copy whose CRC fails is read and said so;
+ * a place past the end, or no size whose CRC holds when none is given, is an error.
+ * Returns 0, -EINVAL or -errno with a message in @d, or -ENOMEM. */
+int reader_env_read(int fd, const char *path, const struct reader_env_place *p,
+		    struct reader_env *ret, struct diag *d);
+void reader_env_release(struct reader_env *e);
+
+/* The report of `inspect --uboot-env`: each copy, its CRC and flags, which one U-Boot reads,
+ * and its variables (control characters escaped). Returns 0 or -ENOMEM. */
+int reader_env_print_text(const struct reader_env *e, FILE *out, struct diag *d);
+
+/* The active copy's variables as `name=value` lines, as fw_printenv prints them, in their
+ * order (`cat --uboot-env`). No valid copy or a damaged one is an error naming @path. */
+int reader_env_print_vars(const struct reader_env *e, const char *path, FILE *out, struct diag *d);
 
 #endif

@@ -3,7 +3,7 @@
 need sfdisk sgdisk fsck.fat mcopy 7z jq mke2fs
 
 ex=$TOP/examples
-for name in raspberrypi4 beaglebone-black sunxi imx8m rk3399 sd16g; do
+for name in raspberrypi4 beaglebone-black sunxi imx8m imx8m-emmc rk3399 sd16g; do
     sh "$ex/make-inputs.sh" "$name" "in-$name"
     expect_status 0 "$SDIMG" build -q -I "in-$name" -o "$name.img" "$ex/$name/card.layout"
     [ ! -s out.txt ] || fail "-q printed: $(cat out.txt)"
@@ -54,6 +54,15 @@ same_bytes $img $((33 * 1024)) in-imx8m/flash.bin
 [ "$(part_json $img 1 name)" = boot ] || fail "GPT name"
 mkdir want-imx && cp in-imx8m/Image in-imx8m/imx8mm-evk.dtb want-imx/
 check_fat $img $((4 * M)) $((128 * M)) want-imx $((4 * M))
+
+# i.MX8M on eMMC: the same, and the redundant U-Boot environment at 4M (4K a copy; checked
+# with mkenvimage and fw_printenv in uboot_env.sh)
+img=imx8m-emmc.img
+sgdisk -v $img >sgdisk.txt 2>&1 || { cat sgdisk.txt; fail "sgdisk -v"; }
+grep -q "No problems found" sgdisk.txt || { cat sgdisk.txt; fail "imx8m-emmc: sgdisk found problems"; }
+same_bytes $img $((33 * 1024)) in-imx8m-emmc/flash.bin
+[ "$(part_json $img 1 start)" = 16384 ] || fail "imx8m-emmc: boot does not start at 8M, after the environment"
+[ -s imx8m-emmc.img.cards.json ] || fail "imx8m-emmc: no per-card manifest"
 
 # RK3399: idbloader at 32K and u-boot.itb at 8M, byte for byte; the partitions after them at
 # 16M, where the GPT's first usable LBA lies too
