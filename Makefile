@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg: one plain Makefile. `make` builds build/sdimg; `make check` runs every test.
 # Flags live in config.mk (the project's own in SDIMG_CPPFLAGS, SDIMG_CFLAGS, SDIMG_LDFLAGS and
 # SDIMG_LDLIBS, the user's CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS after them); objects depend on
@@ -49,7 +50,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -181,6 +182,10 @@ analyze:
 exports: $(LIBS)
 	@tests/check-exports $(BUILD)
 
+# Every source file names its licence (an SPDX-License-Identifier line at its top).
+spdx:
+	@tests/check-spdx
+
 # No folder has a loop of more than 3 files calling into each other (loops-v: each
 # folder's largest).
 loops: $(LIBS)
@@ -207,6 +212,7 @@ check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
 	@$(MAKE) -s format-check
+	@$(MAKE) -s spdx
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Compiler and library flags for sdimg (read by the Makefile).
 PREFIX  ?= /usr/local
 VERSION ?= 0.1.0

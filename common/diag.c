@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diag: collected user-facing messages (see diag.h). */
 #include "common/diag.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diag: the messages a piece of work produces for the user.
  *

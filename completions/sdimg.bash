@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for sdimg: commands, their options, layout files, images, and the block
 # devices `sdimg flash` may write. Installed as $(DATADIR)/bash-completion/completions/sdimg.
 

@@ -1,4 +1,5 @@
 #compdef sdimg
+# SPDX-License-Identifier: MIT
 # zsh completion for sdimg: commands, their options, layout files, images, and the block
 # devices `sdimg flash` may write. Installed as $(DATADIR)/zsh/site-functions/_sdimg.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * names: the names of every folder a build touches, kept in memory, so that looking a name
  * up and adding one cost the same in a folder of 100,000 names as in one of ten (libext2fs's

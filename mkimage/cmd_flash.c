@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_flash: `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]
  * [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE] [--check-capacity]

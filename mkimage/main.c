@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
 #include <errno.h>
 #include <locale.h>

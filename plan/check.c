@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
 #include <errno.h>
 #include <stdio.h>

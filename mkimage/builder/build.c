@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * build: layout -> contents -> plan -> one image file (see builder.h).
  * The contents are gathered first, so `size = auto` is the exact smallest size that holds

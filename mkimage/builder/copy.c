@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* copy: a host file into the image, holes and zeros kept as holes (see builder_priv.h). */
 #include <errno.h>
 #include <linux/fiemap.h>

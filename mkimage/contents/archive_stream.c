@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_stream: FAT's data pass (contents.h). fat_write() has placed every file and written
  * everything but the bytes of files that come from archives; the data pass of the archive

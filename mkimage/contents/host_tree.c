@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host_tree: the layout's tree, file and dir entries of a FAT partition, read from the host.
  * A tree's folder is walked by the one walk of host folders (host_walk.c: names sorted by

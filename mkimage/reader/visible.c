@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* visible: text read from an image, printed for a terminal (reader.h). */
 #include "mkimage/reader/reader.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Edge layouts: logical partitions, a moved GPT entry array with a raw region at 8K, a bare
 # file system without a table, partitions kept out of the table, size = auto exactness.
 . "$TOP/tests/e2e-lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/buildroot/package/sdimg follows the rules of Buildroot's utils/check-package
 # that apply to it (the manual's "Adding new packages" chapter): the .mk file's header block,
 # variables named after the package only, tabs in define blocks, no trailing white space, no

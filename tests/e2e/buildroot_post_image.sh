@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/buildroot: the post-image helper (support/scripts/sdimg.sh) run by the Raspberry
 # Pi 4 board's post-image script in a fake Buildroot output tree (output/images, target,
 # host, build, .config; generated inputs) writes images/sdcard.img and its bmap, which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A FAT partition whose data-align is the partition's align (not set) and leaves the files too
 # little room takes the largest data alignment below it that works, down to the cluster size,
 # with a note: a 24M boot partition with 20.5 MiB of files, a 2M FAT. A volume that works

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The FAT type and cluster size `type = fat` picks, read back by mtools (minfo) and checked by
 # fsck.fat: FAT16 for small partitions (not the SD table's FAT12), FAT32 first for an EFI
 # system partition, FAT12 only when asked or below FAT16's minimum, the SD layout with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `make install` and `make uninstall`: the binary, the manual page and the bash and zsh
 # completions land where PREFIX, DESTDIR and the *DIR variables say; the completions know
 # every command and every option that `sdimg COMMAND --help` lists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the per-card fuzz targets (fuzz_cards.c, fuzz_personalize.c) share: two images with
  * per-card files and ids, built once per process into a private folder (removed at exit)

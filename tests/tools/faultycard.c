@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * faultycard: a FUSE file system holding one file, MOUNTPOINT/card, that behaves like a
  * faulty SD card when a loop device is put over it (a test driver of the flash tests).

@@ -4,6 +4,8 @@
 #
 ################################################################################
 
+# SPDX-License-Identifier: MIT
+
 SDIMG_VERSION = 0.1.0
 SDIMG_SITE = $(BR2_EXTERNAL_SDIMG_PATH)/../..
 SDIMG_SITE_METHOD = local

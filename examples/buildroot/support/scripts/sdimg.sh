@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # sdimg.sh -c LAYOUT [-o NAME] [--set VAR=VALUE]... [BINARIES_DIR]
 #
 # Builds the card image a layout describes, from a board's post-image script, the way

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # image_types_sdimg.bbclass: "sdimg", a card image that sdimg builds from a layout file.
 #
 #   IMAGE_CLASSES += "image_types_sdimg"

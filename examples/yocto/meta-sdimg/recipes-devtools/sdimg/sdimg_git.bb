@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 SUMMARY = "Byte-exact SD card images from a declarative layout file"
 DESCRIPTION = "sdimg builds the disk image of an SD card from a layout file: \
 partitions, alignment, FAT parameters and file trees in, one byte-exact image out, \
