@@ -50,7 +50,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -60,6 +60,15 @@ all: $(BUILD)/sdimg
 SAN_DEFAULTS := $(if $(filter 1,$(SANITIZE)),$(BUILD)/tests/san/defaults.o)
 $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
 	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
+
+# `sdimg --version` names the commit (GIT_DESCRIBE, config.mk): main.o is compiled again when
+# it changes, which $(BUILD)/git-describe records.
+$(call obj,mkimage/main.c): SDIMG_CPPFLAGS += -DSDIMG_GIT_DESCRIBE=\"$(GIT_DESCRIBE)\"
+$(call obj,mkimage/main.c): $(BUILD)/git-describe
+$(BUILD)/git-describe: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_DESCRIBE)' >$@.new && if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+FORCE:
 
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
@@ -107,6 +116,23 @@ fuzz:
 	        build/fuzz/corpus-$$n tests/fuzz/corpus/$$n >build/fuzz/$$n.log 2>&1; \
 	    rc=$$?; tail -3 build/fuzz/$$n.log; [ $$rc -eq 0 ] || exit 1; \
 	done
+
+# The release tarball DISTDIR/sdimg-VERSION.tar.gz of the last commit (git archive HEAD), with
+# the version.mk that lets it build without git: the same bytes on every machine (names
+# sorted, owner and group 0, every mtime the commit's, modes 644 and 755, gzip -n).
+DISTDIR ?= .
+dist:
+	@command -v git >/dev/null 2>&1 && [ -e .git ] || { echo "dist: needs a git checkout and git" >&2; exit 1; }
+	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	    n=sdimg-$(VERSION); t=$$(git log -1 --format=%ct HEAD); \
+	    mkdir "$$d/$$n" && git archive HEAD | tar -C "$$d/$$n" -xf -; \
+	    printf '%s\n' '# SPDX-License-Identifier: MIT' \
+	        '# Written by make dist: the release and the commit it was made from.' \
+	        'VERSION ?= $(VERSION)' "GIT_DESCRIBE ?= $$(git describe --tags --always HEAD)" \
+	        >"$$d/$$n/version.mk"; \
+	    LC_ALL=C tar -C "$$d" --sort=name --format=gnu --owner=0 --group=0 --numeric-owner \
+	        --mtime="@$$t" --mode=u+rw,go=u-w -cf - "$$n" | gzip -9 -n >"$$d/$$n.tar.gz"; \
+	    mv -f "$$d/$$n.tar.gz" "$(DISTDIR)/$$n.tar.gz"; echo "$(DISTDIR)/$$n.tar.gz"
 
 # Debian packages and locales the build and the tests need; a no-op when all are present.
 deps:
