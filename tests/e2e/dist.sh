@@ -18,8 +18,11 @@ unset MAKEFLAGS MAKELEVEL MFLAGS BUILD
 
 # from a checkout: the version and git describe's name of the commit
 expect_status 0 "$SDIMG" --version
-want=$(git -C "$TOP" describe --tags --always)
-grep -q "^sdimg $version (git $want" out.txt || { cat out.txt; fail "--version does not say 'sdimg $version (git $want...)'"; }
+# (the commit it was built from: git describe's words, a tag, -N-g and the short hash)
+grep -q "^sdimg $version (git [^ ]*)\$" out.txt || { cat out.txt; fail "--version does not say 'sdimg $version (git DESCRIBE)'"; }
+hash=$(sed 's/.*(git \(.*\))$/\1/; s/-dirty$//; s/.*-g\([0-9a-f]*\)$/\1/' out.txt)
+git -C "$TOP" rev-parse -q --verify "$hash^{commit}" >/dev/null ||
+    { cat out.txt; fail "--version names no commit of the checkout"; }
 
 mkdir a b
 (umask 077 && TZ=Asia/Tokyo LANG=C make -s -C "$TOP" DISTDIR="$PWD/a" dist) >make.log 2>&1 ||
