@@ -43,14 +43,14 @@ FUZZ_MAX_LEN ?= 65536
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 # faultycard is a FUSE file system (libfuse3); without libfuse3 it is not built and the
 # tests that need it skip.
-ifeq ($(shell pkg-config --exists fuse3 2>/dev/null && echo yes),yes)
-$(BUILD)/tests/tools/faultycard.o: SDIMG_CFLAGS += $(shell pkg-config --cflags fuse3)
-$(BUILD)/tests/tools/faultycard: SDIMG_LDLIBS += $(shell pkg-config --libs fuse3)
+ifeq ($(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo yes),yes)
+$(BUILD)/tests/tools/faultycard.o: SDIMG_CFLAGS += $(shell $(PKG_CONFIG) --cflags fuse3)
+$(BUILD)/tests/tools/faultycard: SDIMG_LDLIBS += $(shell $(PKG_CONFIG) --libs fuse3)
 else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all clang dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -106,8 +106,9 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(plan_SRC) 
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
+# Neither fuzz nor bench installs anything: a missing package is named (make deps installs it).
 fuzz:
-	@DEB_PACKAGES="clang" tests/install-deps
+	@DEB_PACKAGES="clang" tests/install-deps --check
 	@$(MAKE) -s $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_NAMES))
 	@for n in $(FUZZ_NAMES); do \
 	    mkdir -p build/fuzz/corpus-$$n && \
@@ -232,6 +233,18 @@ format-check:
 	    echo "format-check: clang-format not found: the layout of the C files is not checked"; \
 	fi
 
+# The program and the unit tests built again with clang (in $(BUILD)/clang) and run: a
+# distribution may build with either compiler. Without clang it says so and builds nothing,
+# unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
+clang:
+	@if command -v clang >/dev/null 2>&1; then \
+	    $(MAKE) -s CC=clang BUILD=$(BUILD)/clang all unit; \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "clang: clang not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "clang: clang not found: the build with clang is not tried"; \
+	fi
+
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) analyze
@@ -240,13 +253,14 @@ check: check-deps
 	@$(MAKE) -s format-check
 	@$(MAKE) -s spdx
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) clang
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e-san
 
 # A measurement against mkfs.fat + mcopy and genimage, not a test.
 bench: all $(BUILD)/tests/tools/mktree
-	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps
+	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps --check
 	@tests/bench/run $(abspath $(BUILD)/sdimg) $(abspath $(BUILD)/tests/tools/mktree)
 
 # PREFIX (/usr/local), BINDIR, DATADIR, MANDIR, BASH_COMPLETION_DIR and ZSH_COMPLETION_DIR

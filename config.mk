@@ -49,7 +49,7 @@ SDIMG_LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
 
 # A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
 # the build, named. The goals that install them, or call a make that checks, need none.
-NO_PKG_GOALS := dist spdx deps check-deps demo check unit-san e2e-san format-check clean uninstall
+NO_PKG_GOALS := clang dist spdx deps check-deps demo check unit-san e2e-san format-check clean uninstall
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)

@@ -136,6 +136,16 @@ void diag_print(const struct diag *d, FILE *out, const char *prog)
 	}
 }
 
+void diag_drop_notes(struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->msgs[i].level != DIAG_NOTE)
+			continue;
+		free(d->msgs[i].text);
+		d->msgs[i].text = NULL;
+	}
+}
+
 int diag_has(const struct diag *d, const char *needle)
 {
 	for (size_t i = 0; i < d->n; i++)

@@ -93,6 +93,9 @@ void diag_take(struct diag *to, struct diag *from);
  * "PROG: warning: MSG", notes as "PROG: note: MSG". */
 void diag_print(const struct diag *d, FILE *out, const char *prog);
 
+/* Forgets every note of @d (what -q asks for: errors and warnings only). */
+void diag_drop_notes(struct diag *d);
+
 /* Returns 1 when @d holds an error line containing @needle (for tests), else 0. */
 int diag_has(const struct diag *d, const char *needle);
 

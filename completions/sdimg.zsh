@@ -51,7 +51,7 @@ _sdimg() {
                         '--compress[also write a compressed image]:kind:(zst xz gz)' \
                         '--bmap=-[write the block map]::bmap file:_files' \
                         '--sha256=-[write the SHA-256 checksums]::checksum file:_files' \
-                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing on success]' \
+                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print only errors and warnings]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[print the placement of each partition]' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:layout:_files -g "*.layout(-.)"' ;;
@@ -86,7 +86,7 @@ _sdimg() {
                         '--log[append one JSON line per card]:log file:_files' \
                         '*--card-values[each card its own values: a CSV file or NAME=PATTERN]:CSV file or NAME=PATTERN:_files -g "*.csv(-.)"' \
                         '--first-index[the first card'"'"'s number]:number: ' \
-                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing but errors]' \
+                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print only errors and warnings]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[more detail]' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:image:_sdimg_images' \

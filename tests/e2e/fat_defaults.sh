@@ -161,7 +161,7 @@ partition d { type = fat16 size = 16M
 partition e { type = fat16 size = 16M
     mbr-type = 0x0c }
 LAYOUT
-expect_status 0 "$SDIMG" build -q -o mbr.img mbr.layout
+expect_status 0 "$SDIMG" build -o mbr.img mbr.layout
 [ "$(wc -l <err.txt)" -eq 5 ] || fail "mbr-type warnings: $(cat err.txt)"
 [ "$(grep -c ': warning: ' err.txt)" -eq 4 ] || fail "mbr-type warnings: $(cat err.txt)"
 grep -qF "note: mbr.layout:3: partition 'a': mbr-type 0x0c says FAT32, but the volume sdimg chose is FAT16, whose type byte is 0x0e; the byte is written as given" err.txt || fail "mbr-type a: $(cat err.txt)"
