@@ -263,17 +263,24 @@ bench: all $(BUILD)/tests/tools/mktree
 	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps --check
 	@tests/bench/run $(abspath $(BUILD)/sdimg) $(abspath $(BUILD)/tests/tools/mktree)
 
-# PREFIX (/usr/local), BINDIR, DATADIR, MANDIR, BASH_COMPLETION_DIR and ZSH_COMPLETION_DIR
+# PREFIX (/usr/local), BINDIR, DATADIR, MANDIR, DOCDIR, BASH_COMPLETION_DIR and ZSH_COMPLETION_DIR
 # are in config.mk; DESTDIR goes in front of each.
+# The documents go to DOCDIR ($(DATADIR)/doc/sdimg), which the installed manual page names.
+DOC_FILES := README.md CHANGELOG.md LICENSE docs/LAYOUT.md docs/DISTROS.md
 install: all
 	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(BINDIR)/sdimg
-	install -D -m 0644 docs/sdimg.1 $(DESTDIR)$(MANDIR)/man1/sdimg.1
+	@mkdir -p $(DESTDIR)$(MANDIR)/man1
+	sed 's|/usr/local/share/doc/sdimg|$(DOCDIR)|g' docs/sdimg.1 >$(DESTDIR)$(MANDIR)/man1/sdimg.1
+	chmod 0644 $(DESTDIR)$(MANDIR)/man1/sdimg.1
 	install -D -m 0644 completions/sdimg.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg
 	install -D -m 0644 completions/sdimg.zsh $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdimg $(DESTDIR)$(MANDIR)/man1/sdimg.1 \
-	      $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg
+	      $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg \
+	      $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
 
 clean:
 	rm -rf build

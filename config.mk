@@ -46,6 +46,8 @@ SDIMG_CPPFLAGS += $(PKG_CFLAGS)
 DLOPEN_PKGS := libarchive libcrypto
 LINKED_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
 SDIMG_LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
+# floor() (mkimage/importer/wks_place.c): gcc inlines it at -O2, clang and -O0 call libm
+SDIMG_LDLIBS   += -lm
 
 # A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
 # the build, named. The goals that install them, or call a make that checks, need none.
@@ -94,7 +96,7 @@ DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
                 libjansson-dev zlib1g-dev libzstd-dev liblzma-dev libext2fs-dev comerr-dev libcmocka-dev dosfstools mtools fdisk gdisk bmap-tools \
                 p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils bzip2 lz4 xxd qemu-system-x86 fuse3 libfuse3-dev strace \
                 zsh genimage attr libcap2-bin acl cpio zip valgrind python3 locales clang clang-tools clang-format \
-                exfatprogs android-sdk-libsparse-utils libubootenv-tool u-boot-tools
+                exfatprogs android-sdk-libsparse-utils libubootenv-tool u-boot-tools mandoc
 # The locales the reproducibility tests build in (tests/e2e/build_repro.sh, ship_repro.sh):
 # `make deps` makes them with locale-gen; a test whose locale is missing fails.
 DEB_LOCALES := de_DE.UTF-8 fr_FR.UTF-8
