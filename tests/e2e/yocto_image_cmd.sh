@@ -51,6 +51,7 @@ SDIMG_LAYOUT=${3##*/}
 IMGDEPLOYDIR=$PWD/imgdeploy
 DEPLOY_DIR_IMAGE=$PWD/deploy
 IMAGE_NAME=$name
+SDIMG_IMAGE_NAME=$name
 IMAGE_LINK_NAME=$link
 WORKDIR=$PWD/work
 SDIMG_BOOT_FILES=$LAYER/scripts/sdimg-boot-files
