@@ -119,14 +119,14 @@ printf 'image { align = 64M }\npartition boot { type = fat size = 128M file "/a"
 sed 's/ size = 128M//; s/ fat { data-align = 64M }//' a64.layout |
     build_refused a64auto "a64auto.layout:2: partition 'boot': data-align 64M would need"
 sed 's/ fat { data-align = 64M }//' a64.layout >a64fixed.layout
-expect_status 0 "$SDIMG" build -q -o a64fixed.img a64fixed.layout
+expect_status 0 "$SDIMG" build -o a64fixed.img a64fixed.layout
 expect_stderr "its data area starts on a multiple of 32M instead"
 # an empty 4M FAT: the padding to 4M fills it (was: "contents need 4.00 MiB, the partition
 # has 4 MiB"); with data-align set, both ways out work; without, the alignment is lowered
 printf 'partition boot { type = fat size = 4M fat { data-align = 4M } }\n' |
     build_refused e4 "e4.layout:1: partition 'boot': data-align 4M pads the reserved sectors to 8156, which leaves no room for clusters in this 4M volume; size = 5M or more works, or data-align = 2M or less"
 printf 'partition boot { type = fat size = 4M }\n' >e4low.layout
-expect_status 0 "$SDIMG" build -q -o e4low.img e4low.layout
+expect_status 0 "$SDIMG" build -o e4low.img e4low.layout
 expect_stderr "its data area starts on a multiple of 2M instead"
 printf 'partition boot { type = fat size = 5M }\n' >e5.layout
 expect_status 0 "$SDIMG" build -q -o e5.img e5.layout
