@@ -38,6 +38,11 @@ _sdimg_disks() {
     _describe -t disks 'block device' disks
 }
 
+# _sdimg_flash_disks: the disks flash would write
+_sdimg_flash_disks() {
+    _sdimg_disks flash
+}
+
 # _sdimg_disk_of SYS MAJ:MIN: the name of the whole disk that holds block device MAJ:MIN
 _sdimg_disk_of() {
     local p=$1/dev/block/$2
@@ -129,7 +134,7 @@ _sdimg() {
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[more detail]' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:image:_sdimg_images' \
-                        '*:target:_sdimg_disks flash' ;;
+                        '*:target:_sdimg_flash_disks' ;;
                 personalize)
                     _arguments \
                         '*--set[a card'"'"'s value of ${NAME}]:NAME=VALUE: ' \
