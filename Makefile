@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg: one plain Makefile. `make` builds build/sdimg; `make check` runs every test.
 # Flags live in config.mk (the project's own in SDIMG_CPPFLAGS, SDIMG_CFLAGS, SDIMG_LDFLAGS and
 # SDIMG_LDLIBS, the user's CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS after them); objects depend on
@@ -42,14 +43,14 @@ FUZZ_MAX_LEN ?= 65536
 TEST_TOOLS := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/tools/*.c))
 # faultycard is a FUSE file system (libfuse3); without libfuse3 it is not built and the
 # tests that need it skip.
-ifeq ($(shell pkg-config --exists fuse3 2>/dev/null && echo yes),yes)
-$(BUILD)/tests/tools/faultycard.o: SDIMG_CFLAGS += $(shell pkg-config --cflags fuse3)
-$(BUILD)/tests/tools/faultycard: SDIMG_LDLIBS += $(shell pkg-config --libs fuse3)
+ifeq ($(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo yes),yes)
+$(BUILD)/tests/tools/faultycard.o: SDIMG_CFLAGS += $(shell $(PKG_CONFIG) --cflags fuse3)
+$(BUILD)/tests/tools/faultycard: SDIMG_LDLIBS += $(shell $(PKG_CONFIG) --libs fuse3)
 else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all clang dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -59,6 +60,15 @@ all: $(BUILD)/sdimg
 SAN_DEFAULTS := $(if $(filter 1,$(SANITIZE)),$(BUILD)/tests/san/defaults.o)
 $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
 	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
+
+# `sdimg --version` names the commit (GIT_DESCRIBE, config.mk): main.o is compiled again when
+# it changes, which $(BUILD)/git-describe records.
+$(call obj,mkimage/main.c): SDIMG_CPPFLAGS += -DSDIMG_GIT_DESCRIBE=\"$(GIT_DESCRIBE)\"
+$(call obj,mkimage/main.c): $(BUILD)/git-describe
+$(BUILD)/git-describe: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_DESCRIBE)' >$@.new && if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+FORCE:
 
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
 $(BUILD)/liblayouts.a: $(call obj,$(layouts_SRC))
@@ -96,8 +106,9 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(common_SRC) $(layouts_SRC) $(plan_SRC) 
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
+# Neither fuzz nor bench installs anything: a missing package is named (make deps installs it).
 fuzz:
-	@DEB_PACKAGES="clang" tests/install-deps
+	@DEB_PACKAGES="clang" tests/install-deps --check
 	@$(MAKE) -s $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_NAMES))
 	@for n in $(FUZZ_NAMES); do \
 	    mkdir -p build/fuzz/corpus-$$n && \
@@ -106,6 +117,23 @@ fuzz:
 	        build/fuzz/corpus-$$n tests/fuzz/corpus/$$n >build/fuzz/$$n.log 2>&1; \
 	    rc=$$?; tail -3 build/fuzz/$$n.log; [ $$rc -eq 0 ] || exit 1; \
 	done
+
+# The release tarball DISTDIR/sdimg-VERSION.tar.gz of the last commit (git archive HEAD), with
+# the version.mk that lets it build without git: the same bytes on every machine (names
+# sorted, owner and group 0, every mtime the commit's, modes 644 and 755, gzip -n).
+DISTDIR ?= .
+dist:
+	@command -v git >/dev/null 2>&1 && [ -e .git ] || { echo "dist: needs a git checkout and git" >&2; exit 1; }
+	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
+	    n=sdimg-$(VERSION); t=$$(git log -1 --format=%ct HEAD); \
+	    mkdir "$$d/$$n" && git archive HEAD | tar -C "$$d/$$n" -xf -; \
+	    printf '%s\n' '# SPDX-License-Identifier: MIT' \
+	        '# Written by make dist: the release and the commit it was made from.' \
+	        'VERSION ?= $(VERSION)' "GIT_DESCRIBE ?= $$(git describe --tags --always HEAD)" \
+	        >"$$d/$$n/version.mk"; \
+	    LC_ALL=C tar -C "$$d" --sort=name --format=gnu --owner=0 --group=0 --numeric-owner \
+	        --mtime="@$$t" --mode=u+rw,go=u-w -cf - "$$n" | gzip -9 -n >"$$d/$$n.tar.gz"; \
+	    mv -f "$$d/$$n.tar.gz" "$(DISTDIR)/$$n.tar.gz"; echo "$(DISTDIR)/$$n.tar.gz"
 
 # Debian packages and locales the build and the tests need; a no-op when all are present.
 deps:
@@ -181,6 +209,10 @@ analyze:
 exports: $(LIBS)
 	@tests/check-exports $(BUILD)
 
+# Every source file names its licence (an SPDX-License-Identifier line at its top).
+spdx:
+	@tests/check-spdx
+
 # No folder has a loop of more than 3 files calling into each other (loops-v: each
 # folder's largest).
 loops: $(LIBS)
@@ -201,33 +233,54 @@ format-check:
 	    echo "format-check: clang-format not found: the layout of the C files is not checked"; \
 	fi
 
+# The program and the unit tests built again with clang (in $(BUILD)/clang) and run: a
+# distribution may build with either compiler. Without clang it says so and builds nothing,
+# unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
+clang:
+	@if command -v clang >/dev/null 2>&1; then \
+	    $(MAKE) -s CC=clang BUILD=$(BUILD)/clang all unit; \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "clang: clang not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "clang: clang not found: the build with clang is not tried"; \
+	fi
+
 # The project's own builds treat warnings as errors (WERROR=0 turns that off).
 check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) analyze
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
 	@$(MAKE) -s format-check
+	@$(MAKE) -s spdx
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) clang
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e-san
 
 # A measurement against mkfs.fat + mcopy and genimage, not a test.
 bench: all $(BUILD)/tests/tools/mktree
-	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps
+	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps --check
 	@tests/bench/run $(abspath $(BUILD)/sdimg) $(abspath $(BUILD)/tests/tools/mktree)
 
-# PREFIX (/usr/local), BINDIR, DATADIR, MANDIR, BASH_COMPLETION_DIR and ZSH_COMPLETION_DIR
+# PREFIX (/usr/local), BINDIR, DATADIR, MANDIR, DOCDIR, BASH_COMPLETION_DIR and ZSH_COMPLETION_DIR
 # are in config.mk; DESTDIR goes in front of each.
+# The documents go to DOCDIR ($(DATADIR)/doc/sdimg), which the installed manual page names.
+DOC_FILES := README.md CHANGELOG.md LICENSE docs/LAYOUT.md docs/DISTROS.md
 install: all
 	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(BINDIR)/sdimg
-	install -D -m 0644 docs/sdimg.1 $(DESTDIR)$(MANDIR)/man1/sdimg.1
+	@mkdir -p $(DESTDIR)$(MANDIR)/man1
+	sed 's|/usr/local/share/doc/sdimg|$(DOCDIR)|g' docs/sdimg.1 >$(DESTDIR)$(MANDIR)/man1/sdimg.1
+	chmod 0644 $(DESTDIR)$(MANDIR)/man1/sdimg.1
 	install -D -m 0644 completions/sdimg.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg
 	install -D -m 0644 completions/sdimg.zsh $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdimg $(DESTDIR)$(MANDIR)/man1/sdimg.1 \
-	      $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg
+	      $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg \
+	      $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
 
 clean:
 	rm -rf build

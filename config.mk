@@ -1,6 +1,14 @@
+# SPDX-License-Identifier: MIT
 # Compiler and library flags for sdimg (read by the Makefile).
 PREFIX  ?= /usr/local
+# The release (CHANGELOG.md). A release tarball holds version.mk, which `make dist` writes:
+# the version and the commit it was made from. From a checkout, the commit is what
+# `git describe` says (in `sdimg --version`); elsewhere (a tarball, a copy) git is not asked.
+-include version.mk
 VERSION ?= 0.1.0
+ifeq ($(origin GIT_DESCRIBE),undefined)
+GIT_DESCRIBE := $(if $(wildcard .git),$(shell git describe --tags --always --dirty 2>/dev/null))
+endif
 CC      ?= cc
 PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma ext2fs com_err
 PKG_CONFIG ?= pkg-config
@@ -10,6 +18,7 @@ READELF ?= readelf
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR  ?= $(DATADIR)/man
+DOCDIR  ?= $(DATADIR)/doc/sdimg
 BASH_COMPLETION_DIR ?= $(DATADIR)/bash-completion/completions
 ZSH_COMPLETION_DIR  ?= $(DATADIR)/zsh/site-functions
 
@@ -37,10 +46,12 @@ SDIMG_CPPFLAGS += $(PKG_CFLAGS)
 DLOPEN_PKGS := libarchive libcrypto
 LINKED_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
 SDIMG_LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
+# floor() (mkimage/importer/wks_place.c): gcc inlines it at -O2, clang and -O0 call libm
+SDIMG_LDLIBS   += -lm
 
 # A goal that compiles needs every library of PKGS: one that pkg-config cannot find stops
 # the build, named. The goals that install them, or call a make that checks, need none.
-NO_PKG_GOALS := deps check-deps demo check unit-san e2e-san format-check clean uninstall
+NO_PKG_GOALS := clang dist spdx deps check-deps demo check unit-san e2e-san format-check clean uninstall
 ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -86,7 +97,7 @@ DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
                 p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils bzip2 lz4 xxd qemu-system-x86 fuse3 libfuse3-dev strace \
                 zsh genimage attr libcap2-bin acl cpio zip valgrind python3 locales clang clang-tools clang-format \
                 exfatprogs android-sdk-libsparse-utils libubootenv-tool u-boot-tools \
-                exfat-fuse
+                exfat-fuse mandoc
 # The locales the reproducibility tests build in (tests/e2e/build_repro.sh, ship_repro.sh):
 # `make deps` makes them with locale-gen; a test whose locale is missing fails.
 DEB_LOCALES := de_DE.UTF-8 fr_FR.UTF-8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* array: growing a heap array in place (see array.h). */
 #include "common/array.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * array: growing a heap array in place, the one way all modules do it.
  */

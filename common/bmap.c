@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bmap: reading the block map format (bmap.h). A small XML reader that knows exactly the
  * elements of the format: an XML declaration, comments, elements with attributes, text.

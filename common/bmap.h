@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bmap: the block map format bmaptool reads and writes (format version 2.0), defined once
  * for the writer (mkimage/builder, `build --bmap`) and the reader (`flash`).

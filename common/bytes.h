@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bytes: little-endian serialisation of on-disk fields into byte buffers.
  * On-disk structures are written field by field with these, never as packed structs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cards: the per-card manifest and its templates (see cards.h). */
 #include "common/cards.h"
 

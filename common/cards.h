@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cards: the per-card manifest, IMAGE.cards.json, that a build writes beside an image whose
  * layout has per-card values, and the templates it holds. The builder writes it, `sdimg

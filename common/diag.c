@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diag: collected user-facing messages (see diag.h). */
 #include "common/diag.h"
 
@@ -132,6 +133,16 @@ void diag_print(const struct diag *d, FILE *out, const char *prog)
 			: m->level == DIAG_NOTE  ? "note: "
 						 : "",
 			m->text);
+	}
+}
+
+void diag_drop_notes(struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->msgs[i].level != DIAG_NOTE)
+			continue;
+		free(d->msgs[i].text);
+		d->msgs[i].text = NULL;
 	}
 }
 

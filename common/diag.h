@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diag: the messages a piece of work produces for the user.
  *
@@ -91,6 +92,9 @@ void diag_take(struct diag *to, struct diag *from);
 /* Prints every message, one per line: errors as "PROG: MSG", warnings as
  * "PROG: warning: MSG", notes as "PROG: note: MSG". */
 void diag_print(const struct diag *d, FILE *out, const char *prog);
+
+/* Forgets every note of @d (what -q asks for: errors and warnings only). */
+void diag_drop_notes(struct diag *d);
 
 /* Returns 1 when @d holds an error line containing @needle (for tests), else 0. */
 int diag_has(const struct diag *d, const char *needle);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dynlib: a shared library mapped when a feature first needs it, not at every start.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* extent: the data extents of a file (see extent.h). */
 #include "common/extent.h"
 

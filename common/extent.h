@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * extent: the data extents of a file, as the file system tells them (lseek(2) with SEEK_DATA
  * and SEEK_HOLE): what a copy must read, what it may leave out (the holes, which read as

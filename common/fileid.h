@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fileid: which file a path named when it was looked at (device, inode, size, modification
  * time), so that a file replaced or changed before its bytes are copied is found out.

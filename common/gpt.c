@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpt: the GPT header's CRCs (see gpt.h). */
 #include "common/gpt.h"
 

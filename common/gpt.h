@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpt: the GUID Partition Table header as it lies on disk, defined once for the writer
  * (mkimage/builder, which moves the entry array libfdisk placed) and the reader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mbr: the legacy Master Boot Record as it lies in sector 0, defined once for whoever reads
  * or writes its bytes beside libfdisk (the builder writes a hybrid MBR and mends the

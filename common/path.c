@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* path: folder of a path, and relative paths resolved against a folder (see path.h). */
 #include "common/path.h"
 

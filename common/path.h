@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* path: the path operations the modules share. */
 #ifndef SDIMG_PATH_H
 #define SDIMG_PATH_H

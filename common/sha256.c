@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sha256: libcrypto's SHA-256 through a table of the few EVP functions used, opened with
  * dlopen(3) (sha256.h). Its soname is the one of the libcrypto the program was compiled

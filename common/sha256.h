@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sha256: SHA-256 digests (FIPS 180-4) computed by libcrypto's EVP interface, with the
  * library loaded (common/dynlib.h) when the first hasher is made, not at every start: the

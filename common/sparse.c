@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sparse: host file bytes into an image file, zeros left out (see sparse.h). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sparse: bytes of a host file into an image file that reads as zeros wherever nothing was
  * written yet (a new file sized with ftruncate), writing only what is not zero: the holes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strbuf: a growing string (see strbuf.h). */
 #include "common/strbuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * strbuf: a growing, always NUL-terminated string. Zero-initialise it; the buffer it owns
  * is freed with strbuf_release() or taken over by the caller (then set s to {0}).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* units: byte counts as text for people (see units.h). */
 #include "common/units.h"
 

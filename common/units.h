@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* units: byte counts as text for people ("256 MiB", "1.75 GiB", "72 B") and for layouts ("4M"). */
 #ifndef SDIMG_UNITS_H
 #define SDIMG_UNITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* utf8: the UTF-8 codec (see utf8.h). */
 #include "common/utf8.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * utf8: the one UTF-8 codec of sdimg (RFC 3629) and its UTF-16 form (RFC 2781), as FAT long
  * names and GPT partition names store text. Every module that reads or checks UTF-8 uses it,

@@ -1,25 +1,71 @@
+# SPDX-License-Identifier: MIT
 # bash completion for sdimg: commands, their options, layout files, images, and the block
 # devices `sdimg flash` may write. Installed as $(DATADIR)/bash-completion/completions/sdimg.
 
-# _sdimg_disks: whole disks a card can be (not loop, RAM, zram, device-mapper, md, optical).
+# _sdimg_disks [flash [allow-fixed]]: whole disks a card can be (not loop, RAM, zram,
+# device-mapper, md, optical); for flash only those it would write: none in use (the disk
+# of /, one with a mounted or swap partition, one with holders), without a medium or
+# read-only, and, without --allow-fixed, only removable, USB or SD ones. SDIMG_SYSFS and
+# SDIMG_PROCFS stand for /sys and /proc (for tests).
 _sdimg_disks()
 {
-    local d n
-    for d in /sys/block/*; do
+    local sys=${SDIMG_SYSFS:-/sys} proc=${SDIMG_PROCFS:-/proc} d n a b id dev rest busy=" "
+    if [[ $1 == flash ]]; then
+        # /proc/self/mountinfo's third field is the MAJ:MIN of what is mounted
+        while read -r a b id rest; do
+            busy+="$(_sdimg_disk_of "$sys" "$id") "
+        done 2>/dev/null <"$proc/self/mountinfo"
+        while read -r dev rest; do
+            [[ $dev == /dev/* && -r $sys/class/block/${dev##*/}/dev ]] &&
+                busy+="$(_sdimg_disk_of "$sys" "$(<"$sys/class/block/${dev##*/}/dev")") "
+        done 2>/dev/null <"$proc/swaps"
+    fi
+    for d in "$sys"/block/*; do
         n=${d##*/}
         case $n in
             loop*|ram*|zram*|dm-*|md*|sr*|nbd*|'*') continue ;;
         esac
+        if [[ $1 == flash ]]; then
+            [[ $busy == *" $n "* ]] && continue
+            { [[ $(<"$d/size") != 0 && $(<"$d/ro") == 0 ]]; } 2>/dev/null || continue
+            compgen -G "$d/holders/*" >/dev/null && continue
+            compgen -G "$d/$n*/holders/*" >/dev/null && continue
+            [[ $2 == allow-fixed ]] || _sdimg_portable "$d" || continue
+        fi
         printf '/dev/%s\n' "$n"
     done
 }
 
-# _sdimg_files PATTERN: folders, and files whose names match the extended glob PATTERN.
+# _sdimg_disk_of SYS MAJ:MIN: the name of the whole disk that holds block device MAJ:MIN
+_sdimg_disk_of()
+{
+    local p
+    p=$(readlink -f "$1/dev/block/$2" 2>/dev/null) && [[ -d $p ]] || return 0
+    [[ -e $p/partition ]] && p=${p%/*}
+    printf '%s' "${p##*/}"
+}
+
+# _sdimg_portable DIR: the disk of /sys/block/NAME DIR has removable media, sits on USB
+# or is an SD card
+_sdimg_portable()
+{
+    { [[ $(<"$1/removable") == 1 ]]; } 2>/dev/null && return 0
+    [[ $(readlink -f "$1") == */usb* ]] && return 0
+    { [[ $(<"$1/device/type") == SD ]]; } 2>/dev/null
+}
+
+# _sdimg_files [SUFFIX...]: folders, and files whose names end in .SUFFIX (every file
+# without a SUFFIX)
 _sdimg_files()
 {
-    local cur=${COMP_WORDS[COMP_CWORD]} IFS=$'\n'
+    local cur=${COMP_WORDS[COMP_CWORD]} IFS=$'\n' sfx
     COMPREPLY+=($(compgen -d -- "$cur"))
-    COMPREPLY+=($(compgen -f -X "!$1" -- "$cur"))
+    if (($# == 0)); then
+        COMPREPLY+=($(compgen -f -- "$cur"))
+    fi
+    for sfx in "$@"; do
+        COMPREPLY+=($(compgen -f -X "!*.$sfx" -- "$cur"))
+    done
     compopt -o filenames 2>/dev/null
 }
 
@@ -29,7 +75,6 @@ _sdimg()
     local commands="build plan import flash personalize inspect ls cat"
     local cmd="" i nargs=0 word=$cur IFS=$' \t\n'
     COMPREPLY=()
-    shopt -s extglob
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
             -*) ;;
@@ -54,7 +99,7 @@ _sdimg()
     case $cmd in
         build)
             case $prev in
-                -o|--output) _sdimg_files '*.@(img|zst|xz|gz|simg)'; return ;;
+                -o|--output) _sdimg_files img zst xz gz simg; return ;;
                 -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
                 --simg-block-size) COMPREPLY=($(compgen -W "512 4096 4K 64K" -- "$cur")); return ;;
                 --simg-max-size) return ;;
@@ -67,7 +112,7 @@ _sdimg()
                     [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
                     return ;;
             esac
-            ((nargs == 0)) && _sdimg_files '*.layout'
+            ((nargs == 0)) && _sdimg_files layout
             ;;
         plan)
             case $prev in
@@ -77,46 +122,48 @@ _sdimg()
             case $word in
                 -*) COMPREPLY=($(compgen -W "--json -I --input --set -h --help" -- "$cur")); return ;;
             esac
-            ((nargs == 0)) && _sdimg_files '*.layout'
+            ((nargs == 0)) && _sdimg_files layout
             ;;
         import)
             case $prev in
-                -o|--output) _sdimg_files '*.layout'; return ;;
+                -o|--output) _sdimg_files layout; return ;;
                 -I|--input) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
                 --image|--set) return ;;
             esac
             case $word in
                 -*) COMPREPLY=($(compgen -W "-o --output --image -I --input --set -h --help" -- "$cur")); return ;;
             esac
-            ((nargs == 0)) && _sdimg_files '*.@(cfg|wks)'
+            ((nargs == 0)) && _sdimg_files cfg wks
             ;;
         flash)
             case $prev in
-                --bmap) _sdimg_files '*.bmap'; return ;;
-                --report|--log) _sdimg_files '*'; return ;;
+                --bmap) _sdimg_files bmap; return ;;
+                --report|--log) _sdimg_files; return ;;
                 --gaps) COMPREPLY=($(compgen -W "keep discard zero" -- "$cur")); return ;;
-                --card-values) _sdimg_files '*.csv'; return ;;
+                --card-values) _sdimg_files csv; return ;;
                 --timeout|--match|--first-index) return ;;
             esac
             case $word in
                 -*) COMPREPLY=($(compgen -W "--bmap --no-verify --gaps --allow-fixed --json --report --timeout --check-capacity --dry-run --watch --match --log --card-values --first-index -q --quiet -v --verbose -h --help" -- "$cur")); return ;;
             esac
             if ((nargs == 0)); then
-                _sdimg_files '*.@(img|raw|zst|xz|gz)'
+                _sdimg_files img raw zst xz gz
             else
-                COMPREPLY=($(compgen -W "$(_sdimg_disks)" -- "$cur"))
+                local fixed=""
+                [[ " ${COMP_WORDS[*]} " == *" --allow-fixed "* ]] && fixed=allow-fixed
+                COMPREPLY=($(compgen -W "$(_sdimg_disks flash $fixed)" -- "$cur"))
             fi
             ;;
         personalize)
             case $prev in
-                -o|--output) _sdimg_files '*.img'; return ;;
-                --cards) _sdimg_files '*.json'; return ;;
+                -o|--output) _sdimg_files img; return ;;
+                --cards) _sdimg_files json; return ;;
                 --set) return ;;
             esac
             case $word in
                 -*) COMPREPLY=($(compgen -W "--set -o --output --cards -h --help" -- "$cur")); return ;;
             esac
-            ((nargs == 0)) && _sdimg_files '*.img'
+            ((nargs == 0)) && _sdimg_files img
             ;;
         inspect)
             case $prev in
@@ -126,7 +173,7 @@ _sdimg()
                 -*) COMPREPLY=($(compgen -W "--json --erase-block --uboot-env -h --help" -- "$cur")); return ;;
             esac
             if ((nargs == 0)); then
-                _sdimg_files '*.@(img|raw|bin)'
+                _sdimg_files img raw bin
                 COMPREPLY+=($(compgen -W "$(_sdimg_disks)" -- "$cur"))
             fi
             ;;
@@ -140,7 +187,7 @@ _sdimg()
                     fi
                     return ;;
             esac
-            ((nargs == 0)) && _sdimg_files '*.@(img|raw|bin)'
+            ((nargs == 0)) && _sdimg_files img raw bin
             ;;
     esac
 }

@@ -1,18 +1,63 @@
 #compdef sdimg
+# SPDX-License-Identifier: MIT
 # zsh completion for sdimg: commands, their options, layout files, images, and the block
 # devices `sdimg flash` may write. Installed as $(DATADIR)/zsh/site-functions/_sdimg.
 
-# _sdimg_disks: whole disks a card can be (not loop, RAM, zram, device-mapper, md, optical).
+# _sdimg_disks [flash]: whole disks a card can be (not loop, RAM, zram, device-mapper, md,
+# optical); for flash only those it would write: none in use (the disk of /, one with a
+# mounted or swap partition, one with holders), without a medium or read-only, and, unless
+# the command line has --allow-fixed, only removable, USB or SD ones. SDIMG_SYSFS and
+# SDIMG_PROCFS stand for /sys and /proc (for tests).
 _sdimg_disks() {
-    local -a disks
-    local d
-    for d in /sys/block/*(N); do
-        case ${d:t} in
-            loop*|ram*|zram*|dm-*|md*|sr*|nbd*) ;;
-            *) disks+=(/dev/${d:t}) ;;
+    local sys=${SDIMG_SYSFS:-/sys} proc=${SDIMG_PROCFS:-/proc} d n a b id dev rest busy=" "
+    local -a disks held
+    if [[ $1 == flash ]]; then
+        # /proc/self/mountinfo's third field is the MAJ:MIN of what is mounted
+        while read -r a b id rest; do
+            busy+="$(_sdimg_disk_of $sys $id) "
+        done 2>/dev/null <$proc/self/mountinfo
+        while read -r dev rest; do
+            [[ $dev == /dev/* && -r $sys/class/block/${dev:t}/dev ]] &&
+                busy+="$(_sdimg_disk_of $sys "$(<$sys/class/block/${dev:t}/dev)") "
+        done 2>/dev/null <$proc/swaps
+    fi
+    for d in $sys/block/*(N); do
+        n=${d:t}
+        case $n in
+            loop*|ram*|zram*|dm-*|md*|sr*|nbd*) continue ;;
         esac
+        if [[ $1 == flash ]]; then
+            [[ $busy == *" $n "* ]] && continue
+            { [[ $(<$d/size) != 0 && $(<$d/ro) == 0 ]] } 2>/dev/null || continue
+            held=($d/holders/*(N) $d/$n*/holders/*(N))
+            (( $#held )) && continue
+            (( ${words[(I)--allow-fixed]} )) || _sdimg_portable $d || continue
+        fi
+        disks+=(/dev/$n)
     done
     _describe -t disks 'block device' disks
+}
+
+# _sdimg_flash_disks: the disks flash would write
+_sdimg_flash_disks() {
+    _sdimg_disks flash
+}
+
+# _sdimg_disk_of SYS MAJ:MIN: the name of the whole disk that holds block device MAJ:MIN
+_sdimg_disk_of() {
+    local p=$1/dev/block/$2
+    [[ -d $p ]] || return 0
+    p=${p:A}
+    [[ -e $p/partition ]] && p=${p:h}
+    print -rn -- ${p:t}
+}
+
+# _sdimg_portable DIR: the disk of /sys/block/NAME DIR has removable media, sits on USB
+# or is an SD card
+_sdimg_portable() {
+    { [[ $(<$1/removable) == 1 ]] } 2>/dev/null && return 0
+    [[ ${1:A} == */usb* ]] && return 0
+    { [[ $(<$1/device/type) == SD ]] } 2>/dev/null
 }
 
 _sdimg_images() {
@@ -29,8 +74,8 @@ _sdimg() {
         'flash:write an image onto cards at once, each read back'
         'personalize:copy an image with one card'"'"'s per-card values'
         'inspect:read an image or card: table, file systems, SD alignment'
-        'ls:list a folder of a FAT partition of an image or card'
-        'cat:write a file of a FAT partition to the standard output'
+        'ls:list a folder of a FAT, exFAT or ext4 partition of an image or card'
+        'cat:write a file of a FAT, exFAT or ext4 partition to the standard output'
     )
     _arguments -C \
         '(- *)'{-h,--help}'[show the help]' \
@@ -54,7 +99,7 @@ _sdimg() {
                         '--simg-block-size[the sparse image block size]:bytes:(512 4096 4K 64K)' \
                         '--simg-crc[end each sparse file with a CRC32 chunk]' \
                         '--simg-max-size[split the sparse image into files of at most this size]:bytes: ' \
-                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing on success]' \
+                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print only errors and warnings]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[print the placement of each partition]' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:layout:_files -g "*.layout(-.)"' ;;
@@ -89,11 +134,11 @@ _sdimg() {
                         '--log[append one JSON line per card]:log file:_files' \
                         '*--card-values[each card its own values: a CSV file or NAME=PATTERN]:CSV file or NAME=PATTERN:_files -g "*.csv(-.)"' \
                         '--first-index[the first card'"'"'s number]:number: ' \
-                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print nothing but errors]' \
+                        '(-q --quiet -v --verbose)'{-q,--quiet}'[print only errors and warnings]' \
                         '(-q --quiet -v --verbose)'{-v,--verbose}'[more detail]' \
                         '(- *)'{-h,--help}'[show the help]' \
                         '1:image:_sdimg_images' \
-                        '*:target:_sdimg_disks' ;;
+                        '*:target:_sdimg_flash_disks' ;;
                 personalize)
                     _arguments \
                         '*--set[a card'"'"'s value of ${NAME}]:NAME=VALUE: ' \

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make-inputs.sh EXAMPLE DIR: creates the input files of an example card in DIR.
 # Every boot-loader and firmware file is a placeholder of a plausible size filled with a
 # repeated text (never a vendor binary); root file systems are small ext4 images made with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/checksum: the checksums and the name hash of the exFAT specification, shared by the
  * writer and the reader (exfat.h). Each is a 16- or 32-bit rotate-right-and-add over bytes.

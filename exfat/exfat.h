@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat: write exFAT volumes in-process, and read them back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/ondisk: the exFAT on-disk structures, defined once for the writer and the reader.
  * Byte offsets and values are those of Microsoft's "exFAT File System Specification"

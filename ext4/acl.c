@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* acl: a POSIX ACL (acl(5)) as the value of its extended attribute, in the form Linux's
  * getxattr(2) gives and setxattr(2) takes (include/uapi/linux/posix_acl_xattr.h): a 4-byte
  * version, 2, then per entry a 2-byte tag, 2-byte permissions and a 4-byte id, little-endian,

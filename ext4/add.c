@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* add: the entries of the file system, one name at a time, in the order they are given. */
 #include <assert.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ext4: an ext4 file system built in one pass into an image file at an offset, through
  * e2fsprogs' libext2fs, the same on every run for the same calls: every identifier comes from

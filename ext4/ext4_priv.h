@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parts of ext4/ (private to the folder). */
 #ifndef SDIMG_EXT4_PRIV_H
 #define SDIMG_EXT4_PRIV_H

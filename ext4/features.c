@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* features: the `features` text of an ext4 { } section ("^metadata_csum,uninit_bg") over the
  * superblock's feature words (the names are mke2fs's, the bits the on-disk format's). */
 #include <errno.h>

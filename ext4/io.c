@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* io: libext2fs's block I/O onto a region of an open image file. libext2fs writes a file one
  * block at a time, between writes of its inode and of bitmaps: writes are kept in RUNS runs
  * of consecutive bytes (up to RUN_BYTES each), a write that continues a run or falls inside

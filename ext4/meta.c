@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* meta: owner, mode and times of an inode (the ext4 inode layout, as the kernel's
  * Documentation/filesystems/ext4 describes it: 32-bit seconds, and in the large inode's
  * _extra fields two more epoch bits and the nanoseconds shifted left by two). */

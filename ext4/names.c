@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * names: the names of every folder a build touches, kept in memory, so that looking a name
  * up and adding one cost the same in a folder of 100,000 names as in one of ten (libext2fs's
@@ -559,7 +560,8 @@ static errcode_t resize_folder(struct ext4_volume *v, struct folder *f, uint32_t
 		return err;
 	f->n_blocks = blocks;
 	inode.i_flags |= EXT2_INDEX_FL;
-	if ((err = ext2fs_inode_size_set(fs, &inode, (uint64_t)blocks * fs->blocksize)))
+	if ((err = ext2fs_inode_size_set(fs, &inode,
+					 (ext2_off64_t)((uint64_t)blocks * fs->blocksize))))
 		return err;
 	return ext2fs_write_inode(fs, f->ino, &inode);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read: an ext2/3/4 file system opened read-only through libext2fs, its folders listed and
  * its files read. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* volume: the empty ext4 file system, and its end (journal, tables, superblocks). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/alloc: turns the tree into directory entries and clusters: name checks, sorting,
  * short names, entry counts, cluster allocation and the minimum volume size.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/bootsect: boot sector, FAT32 FSInfo and directory entries, serialised field by field
  * (fatgen103 "Boot Sector and BPB", "FAT32 FSInfo Sector Structure", "FAT Directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/card: a per-card file set in place on a written volume (see fat.h). */
 #include "fat/fat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/dostime: DOS date/time in UTC (fatgen103 "Date and Time Formats"): the date counts
  * from 1980 (7 bits of years: up to 2107), the time has 2 s resolution, and the creation

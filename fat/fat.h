@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat: write FAT12/16/32 volumes in-process, and read them back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/fatent: FAT12/16/32 entry access, one ops table per width (fatgen103 §4). */
 #include "fat/write_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/geom: the naming and CHS fields of a geometry (label, OEM name, serial, heads). */
 #include "fat/params_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/name: long and short names (see name_priv.h). */
 #include "fat/name_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/name: long and short names (VFAT). UTF-8 <-> UTF-16, name checks, the 8.3 basis name,
  * Windows-style numeric and hash tails, LFN checksum (fatgen103 "FAT Long Directory Entries"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/ondisk: the FAT on-disk structures, defined once for the writer (bootsect.c) and the
  * reader (read.c, readdir.c). Byte offsets and values are those of Microsoft's "FAT: General

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/params: choose FAT type, cluster size, reserved sectors and FAT size for a volume.
  * Rules and sources: fat.h (fat_params); SD Part 2 format parameters; fatgen103 "FAT Type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/params_limits: the errors of fat_params() when no layout works. Each names the limit
  * the settings break, with the numbers (cluster-count bounds, reserved sectors past 65535,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/params: private helpers shared by the parameter code and the writer. */
 #ifndef SDIMG_FAT_PARAMS_PRIV_H
 #define SDIMG_FAT_PARAMS_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/read: opens a FAT volume and validates its boot sector. Nothing on the disk is
  * trusted: every field is checked before use, allocations are bounded by constants (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/read: the reader's private state and helpers (private to fat/). */
 #ifndef SDIMG_FAT_READ_PRIV_H
 #define SDIMG_FAT_READ_PRIV_H

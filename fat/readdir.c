@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/readdir: directories of an opened volume: walking entries (bounded: a directory holds
  * at most 65,536 entries), reassembling long names (ordinals and checksum checked), path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/readtree: walking a folder and every folder below it in one pass over their clusters.
  * Each folder is listed from the cluster its entry names, never looked up again by path, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/sdformat: the SD Association formatter's layout of a whole card (SD Specifications Part 2
  * File System Specification: format parameters, FAT12/16 and FAT32 layout algorithms):

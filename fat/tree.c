@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/tree: building the tree of directories and files (see fat.h, tree_priv.h). */
 #include "fat/name_priv.h"
 #include "fat/ondisk.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/tree: the in-memory tree (private to fat/). */
 #ifndef SDIMG_FAT_TREE_PRIV_H
 #define SDIMG_FAT_TREE_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/write: writes a laid-out tree as a FAT volume. Only non-zero bytes are written (the
  * output is a zero, sparse file), each once: the holes and all-zero blocks of file data too

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/write: on-disk structures shared by the writer and the reader (private to fat/). */
 #ifndef SDIMG_FAT_WRITE_PRIV_H
 #define SDIMG_FAT_WRITE_PRIV_H

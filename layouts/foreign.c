@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * foreign: the words of other image tools (genimage's configuration, wic's kickstart
  * options) that a user moving a layout over types where sdimg has another name, each with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inputs: where a layout's input files are found (see layouts.h). */
 #include <errno.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layouts: the layout language of sdimg (see LAYOUT.md in the documentation).
  *

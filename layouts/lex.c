@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lex: the tokens of the layout language, with the line of each (see lex.h). */
 #include "layouts/lex.h"
 

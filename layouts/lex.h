@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lex: the tokens of the layout language (private to layouts/; LAYOUT.md, "Syntax details").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load: layout_load() and friends (see layouts.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse: the layout grammar, from tokens to the section tree in one pass (see parse.h). */
 #include "layouts/parse.h"
 

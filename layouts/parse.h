@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parse: a layout file and the files it includes into a section tree (private to layouts/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_errors: the parser's messages, and how it steps over what it does not know. */
 #include <assert.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse internals, shared by parse.c and parse_errors.c (private to layouts/). */
 #ifndef SDIMG_LAYOUTS_PARSE_PRIV_H
 #define SDIMG_LAYOUTS_PARSE_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* query: questions about a layout once it is read (see layouts.h): the names of its types,
  * what a partition holds, where its extended partition is. The readers ask here, never
  * load.c back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_ext4: an ext4 partition's `ext4 { }` section. */
 #include "layouts/read_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_fat: a FAT partition's `fat { }` section and its `tree`, `file` and `dir` entries. */
 #include "layouts/read_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_filters: the include and exclude patterns of a `tree` (LAYOUT.md, "Filters"). */
 #include "layouts/read_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_image: the `image` section, with its defaults (LAYOUT.md, "image"). */
 #include "layouts/read_priv.h"
 

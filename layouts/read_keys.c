@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_keys: typed access to the keys of a section, and messages that name them. */
 #include "layouts/read_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_part: the `raw` and `partition` sections of the top level (LAYOUT.md). */
 #include "layouts/read_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read: from the section tree to a struct layout, section by section (private to layouts/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readfile: a whole text file into memory (see readfile.h). */
 #include "layouts/readfile.h"
 

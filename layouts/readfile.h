@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readfile: a whole text file into memory (private to layouts/). */
 #ifndef SDIMG_LAYOUTS_READFILE_H
 #define SDIMG_LAYOUTS_READFILE_H

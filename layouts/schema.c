@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* schema: the key table of the layout language, and the checks it drives (see schema.h). */
 #include "layouts/schema.h"
 

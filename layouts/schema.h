@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * schema: the layout language's one key table (private to layouts/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* section_tree: sections and keys of a layout as written (see section_tree.h). */
 #include "layouts/section_tree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * section_tree: a layout as written, one node per section (private to layouts/).
  *

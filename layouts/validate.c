@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate: rules that involve more than one key (LAYOUT.md). */
 #include "layouts/read_priv.h"
 

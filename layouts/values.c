@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* values: sizes, numbers, booleans, GUIDs and attribute lists of the layout language. */
 #include "layouts/values.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * values: the value forms of the layout language (private to layouts/).
  * Each parser returns 0, or -EINVAL with a short reason in @why that the caller prefixes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli: helpers every subcommand shares (see mkimage.h). */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mkimage: the sdimg commands over layouts/ and fat/. main.c parses the command line and
  * dispatches to one cmd_* function per subcommand; each returns the process exit status

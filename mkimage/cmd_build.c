@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_build: `sdimg build LAYOUT [-o IMAGE] [-I DIR]... [--set VAR=VALUE]... [--compress KIND[:LEVEL]]
  * [--bmap[=FILE]] [--sha256[=FILE]] [--simg] [--simg-block-size N] [--simg-crc]
@@ -65,7 +66,7 @@ static void build_usage(FILE *out)
 		"                      layout file's folder); includes are looked up in the\n"
 		"                      including file's folder first, then in each DIR\n"
 		"  --set VAR=VALUE     define ${VAR} for the layout (wins over the environment)\n"
-		"  -q, --quiet         print nothing on success\n"
+		"  -q, --quiet         print only errors and warnings\n"
 		"  -v, --verbose       print each partition's placement and FAT geometry\n"
 		"  -h, --help          show this help\n",
 		SDIMG_PROG);
@@ -97,13 +98,15 @@ struct build_request {
 /* The compression a name's suffix asks for: ".zst", ".xz", ".gz", or none. */
 static enum build_compression compression_of_name(const char *name)
 {
+	static const enum build_compression kinds[] = { BUILD_COMPRESS_ZSTD, BUILD_COMPRESS_XZ,
+							BUILD_COMPRESS_GZIP };
 	size_t len = strlen(name);
 
-	for (int k = BUILD_COMPRESS_ZSTD; k <= BUILD_COMPRESS_GZIP; k++) {
-		const char *sfx = build_compression_suffix(k);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const char *sfx = build_compression_suffix(kinds[i]);
 		size_t n = strlen(sfx);
 		if (len > n && strcmp(name + len - n, sfx) == 0)
-			return k;
+			return kinds[i];
 	}
 	return BUILD_COMPRESS_NONE;
 }
@@ -430,6 +433,8 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 		if (rc < 0 && !d.errors)
 			diag_error(&d, "%s: the build failed: %s", path, strerror(-rc));
 	}
+	if (r->verbosity == BUILD_QUIET)
+		diag_drop_notes(&d);
 	diag_print(&d, stderr, SDIMG_PROG);
 	layout_free(l);
 	diag_release(&d);

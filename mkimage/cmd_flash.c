@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_flash: `sdimg flash IMAGE TARGET [TARGET...] [--bmap FILE] [--no-verify]
  * [--gaps keep|discard|zero] [--allow-fixed] [--json|--report FILE] [--check-capacity]
@@ -76,7 +77,7 @@ static void flash_usage(FILE *out)
 		"  --first-index N     the first card's number: its CSV row (1: the first after "
 		"the\n"
 		"                      names) and {index} (default 1)\n"
-		"  -q, --quiet         print nothing but errors\n"
+		"  -q, --quiet         print only errors and warnings\n"
 		"  -v, --verbose       more detail\n"
 		"  -h, --help          show this help\n\n"
 		"SIGINT, SIGTERM or SIGHUP aborts the targets in flight: they fail, and the run "
@@ -182,6 +183,8 @@ static int run_flash(const struct flash_options *o)
 
 	diag_init(&d);
 	rc = o->watch ? flash_watch(o, &d) : flash_run(o, &d);
+	if (o->verbosity == 0)
+		diag_drop_notes(&d);
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	return rc == 0 ? EXIT_OK : EXIT_FAILED;

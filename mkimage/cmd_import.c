@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_import: `sdimg import FILE [-o LAYOUT] [--image NAME] [-I DIR]... [--set VAR=VALUE]...`,
  * another tool's image description (a genimage configuration, a wic kickstart) as a layout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_inspect: `sdimg inspect IMAGE|DEVICE [--json] [--erase-block SIZE]`. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_ls: `sdimg ls IMAGE[:PART][/PATH] [-l] [-R]` and `sdimg cat IMAGE:PART/PATH`.
  * The volume is reader/'s (reader_volume_open()): FAT, exFAT and ext2/3/4 alike.

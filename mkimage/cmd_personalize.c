@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_personalize: `sdimg personalize IMAGE --set NAME=VALUE... -o OUT [--cards FILE]`: a
  * copy of IMAGE with one card's values in its per-card ranges (IMAGE.cards.json says where),

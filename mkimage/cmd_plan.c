@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_plan: `sdimg plan LAYOUT [--json]`, the resolved geometry as a table or JSON. */
 #include <getopt.h>
 #include <jansson.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sdimg: command-line entry point; dispatches to the subcommands of mkimage/. */
 #include <errno.h>
 #include <locale.h>
@@ -10,6 +11,10 @@
 
 #ifndef SDIMG_VERSION
 #define SDIMG_VERSION "unknown"
+#endif
+/* the commit the sources come from (git describe), empty when unknown */
+#ifndef SDIMG_GIT_DESCRIBE
+#define SDIMG_GIT_DESCRIBE ""
 #endif
 
 static const struct command {
@@ -54,7 +59,10 @@ static int take_option(void *ctx, int key, char *arg)
 	(void)key;
 	(void)arg;
 	errno = 0;
-	printf("%s %s\n", SDIMG_PROG, SDIMG_VERSION);
+	if (SDIMG_GIT_DESCRIBE[0] != '\0')
+		printf("%s %s (git %s)\n", SDIMG_PROG, SDIMG_VERSION, SDIMG_GIT_DESCRIBE);
+	else
+		printf("%s %s\n", SDIMG_PROG, SDIMG_VERSION);
 	status = cli_stdout_written();
 	return status == EXIT_OK ? CLI_DONE : status;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options: the one option parser of every sdimg command (see cli.h), over getopt_long(3).
  * getopt_long's own messages are off (opterr = 0): each refusal is one line of ours, said

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check: what the resolved geometry must satisfy (overlaps, ends, table limits). */
 #include <errno.h>
 #include <stdio.h>
@@ -231,7 +232,6 @@ static int check_holes(struct planner *pl, const struct plan_region *r)
 int plan_check(struct planner *pl)
 {
 	const struct plan *p = pl->p;
-	size_t in_table = 0;
 	int bad = 0;
 
 	bad |= check_overlaps(pl) < 0;
@@ -242,7 +242,6 @@ int plan_check(struct planner *pl)
 			bad |= check_holes(pl, r) < 0;
 		if (r->kind != PLAN_PARTITION)
 			continue;
-		in_table += r->number != 0;
 		bad |= check_table_limits(pl, r) < 0;
 		bad |= check_extended(pl, r) < 0;
 		warn_off_grid(pl, r);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parts: where each partition starts and how large it is (LAYOUT.md, "partition"). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan: every byte range of the image, resolved from the layout without any I/O.
  * Table geometry: MBR (bytes 440-511: disk signature, four entries, 0x55AA), EBRs one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan: every byte range of the image, resolved from a layout (layouts/layouts.h) without
  * any I/O: where each partition, raw region and partition table starts and how large it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan internals, shared by plan.c, parts.c and check.c (private to plan/). */
 #ifndef SDIMG_PLAN_PRIV_H
 #define SDIMG_PLAN_PRIV_H

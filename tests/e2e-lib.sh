@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the end-to-end test scripts (sourced; POSIX sh). Every check prints
 # what failed and exits 1; a missing tool makes the test a skip (exit 77).
 set -eu

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: MIT
 include $(sort $(wildcard $(BR2_EXTERNAL_SDIMG_PATH)/package/*/*.mk))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bmap_text: the block map of an image in the format bmaptool reads (format version 2.0): the
  * image size, 4096-byte blocks, the mapped block ranges each with the SHA-256 of its bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * build: layout -> contents -> plan -> one image file (see builder.h).
  * The contents are gathered first, so `size = auto` is the exact smallest size that holds
@@ -56,12 +57,15 @@ static void remove_dead_of(const char *output, const char *suffix)
  * then one without would leave the bmap's hidden name for good. */
 static void remove_dead_derived(const struct build *b)
 {
+	static const enum build_compression kinds[] = { BUILD_COMPRESS_ZSTD, BUILD_COMPRESS_XZ,
+							BUILD_COMPRESS_GZIP };
+
 	remove_dead_of(b->o->output, ".bmap");
 	remove_dead_of(b->o->output, ".sha256");
 	remove_dead_of(b->o->output, BUILD_CARDS_SUFFIX);
 	remove_dead_of(b->o->output, ".simg");
-	for (int k = BUILD_COMPRESS_ZSTD; k <= BUILD_COMPRESS_GZIP; k++)
-		remove_dead_of(b->o->output, build_compression_suffix(k));
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		remove_dead_of(b->o->output, build_compression_suffix(kinds[i]));
 }
 
 /* Puts every output in place together: the image (unless only its compressed copy is

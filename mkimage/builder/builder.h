@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * builder: the whole card image a layout describes, and what ships with it (the interface
  * of mkimage/builder/; `sdimg build`):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The state of one build and its steps (private to mkimage/builder/): build.c joins them.
  * Beside it: output.h (the output files), map.h (what must read back as written),

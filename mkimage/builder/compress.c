@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compress: the image streamed through zstd, xz or gzip into a file (builder_priv.h).
  * The output depends on the input and the level only, never on the machine, the number of

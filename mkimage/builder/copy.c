@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* copy: a host file into the image, holes and zeros kept as holes (see builder_priv.h). */
 #include <errno.h>
 #include <linux/fiemap.h>
@@ -41,9 +42,12 @@ static int write_all(int fd, const char *p, size_t len, uint64_t off)
 static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 		       struct build_map *map)
 {
-	struct {
+	enum { EXTENTS = 64 };
+	/* the request and room for EXTENTS answers after it (fm_extents[], Linux's
+	 * Documentation/filesystems/fiemap.rst) */
+	union {
 		struct fiemap fm;
-		struct fiemap_extent ext[64];
+		unsigned char room[sizeof(struct fiemap) + EXTENTS * sizeof(struct fiemap_extent)];
 	} q;
 	uint64_t start = from;
 
@@ -52,13 +56,13 @@ static int map_extents(int fd, uint64_t from, uint64_t to, uint64_t dst_offset,
 		q.fm.fm_start = start;
 		q.fm.fm_length = to - start;
 		q.fm.fm_flags = FIEMAP_FLAG_SYNC; /* delayed allocations first get their blocks */
-		q.fm.fm_extent_count = sizeof(q.ext) / sizeof(q.ext[0]);
+		q.fm.fm_extent_count = EXTENTS;
 		if (ioctl(fd, FS_IOC_FIEMAP, &q.fm) < 0)
 			return -errno;
 		if (q.fm.fm_mapped_extents == 0)
 			return 0;
 		for (unsigned i = 0; i < q.fm.fm_mapped_extents; i++) {
-			const struct fiemap_extent *e = &q.ext[i];
+			const struct fiemap_extent *e = &q.fm.fm_extents[i];
 			uint64_t first = e->fe_logical > from ? e->fe_logical : from;
 			uint64_t end = e->fe_logical + e->fe_length < to
 					       ? e->fe_logical + e->fe_length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ext4_archive: a tree entry's archive into an ext4 volume, from the entries of the archive
  * reader (contents.h): the listing's entries become inodes in the order a folder's walk makes
  * them (each folder's names sorted byte-wise, a folder before what it holds), then the data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ext4_folder: ext4's adapter of contents/' walk of a host folder (content_walk_host()):
  * what ext4 makes of each entry it is given (folders, files, symbolic and hard links,
  * device nodes, fifos, sockets, owners, modes, times, extended attributes), and the bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ext4_part: an ext4 partition from its tree, file and dir entries, in layout order (a host
  * folder through ext4_folder.c, an archive through ext4_archive.c), written through ext4/
  * at the partition's region of the image: its parameters, its check, its write and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * finish: what ships beside the image, from one pass over it once it is written
  * (builder_priv.h). The pass reads only the image's data extents, from the page cache the

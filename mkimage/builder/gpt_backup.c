@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpt_backup: a GPT without its backup header and array (gpt-backup = false; see
  * builder_priv.h). libfdisk always writes a backup at the end of the device it is given, so

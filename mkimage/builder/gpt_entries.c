@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpt_entries: the primary GPT entry array moved to where the layout puts it, and the one way
  * the builder mends a field of the primary header that libfdisk wrote (builder_priv.h). */
 #include "mkimage/builder/tables.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hybrid: the MBR of table = hybrid (see builder_priv.h). Sector 0 of a GPT normally holds
  * one protective entry of type 0xEE over the whole disk (UEFI 2.10, 5.2.3); a hybrid MBR

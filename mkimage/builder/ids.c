@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ids: identifiers derived from the layout's seed (the rule is in builder.h), and the files
  * that name them. */
 #include <ctype.h>

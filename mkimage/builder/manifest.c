@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* manifest: the per-card manifest beside the image (common/cards.h; see builder_priv.h). */
 #include <ctype.h>
 #include <errno.h>

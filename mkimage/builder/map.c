@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * map: the byte ranges of the image that must read back as written (builder_priv.h). The
  * writers record what they give meaning to; the rest of the image may hold anything.

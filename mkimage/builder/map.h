@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The map of a build (private to mkimage/builder/): the byte ranges of the image that must
  * read back as written, and the block map text made of them.

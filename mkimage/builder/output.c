@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output: every file a build writes (the image, a compressed image, the bmap, the checksums)
  * is made where nobody else sees it and all appear at their names together, only when all

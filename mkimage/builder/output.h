@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The output files of a build beyond what builder.h declares (private to mkimage/builder/):
  * a scratch image, the clean-up of dead builds' hidden names, the lock of an output set.

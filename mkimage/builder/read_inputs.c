@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_inputs: the state and inputs of a build, read and checked before anything is written. */
 #include <errno.h>
 #include <stdio.h>

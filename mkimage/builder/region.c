@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* region: where the plan puts each layout partition (builder_priv.h). Every step that writes
  * a partition asks here, apart from the step that makes the plan. */
 #include "mkimage/builder/builder_priv.h"

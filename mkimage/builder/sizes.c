@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sizes: sizes from the contents, the final plan, and each FAT or exFAT volume's geometry. */
 #include <errno.h>
 #include <stdio.h>

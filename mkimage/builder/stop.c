@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stop: what a build shows while it works, and the signals that stop it (stop.h; the
  * signal sets of builder.h, which `sdimg personalize` shares). Every step of the builder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stop.c: what a build shows while it works, and the signals that stop it (private to
  * mkimage/builder/). Every step of a build calls in here; stop.c calls no step back.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The partition tables a build writes (private to mkimage/builder/): MBR, EBRs and GPT
  * through libfdisk, the GPT entry array moved, the backup GPT dropped, the hybrid MBR. They

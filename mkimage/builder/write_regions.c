@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* write_regions: raw regions, raw partitions and FAT volumes into the image. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_table: the partition table (MBR with its EBRs, or GPT) through libfdisk, exactly as
  * planned (see builder_priv.h).

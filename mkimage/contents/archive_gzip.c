@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_gzip: libarchive 3.6.2 decompresses gzip without checking the CRC-32 and length in
  * each member's trailer, so a gzip archive whose stored (incompressible) bytes were damaged

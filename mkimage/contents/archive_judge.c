@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_judge: a tree's include and exclude judged over an archive's entries in walk order
  * (contents.h), for a file system that makes them in that order (ext4): what a folder's walk

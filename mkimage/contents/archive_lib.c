@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_lib: libarchive, opened with dlopen(3) when a tree is an archive (contents.h). Its
  * soname is the one of the libarchive the program was compiled against (config.mk), and the

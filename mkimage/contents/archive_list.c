@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_list: FAT's model of an archive given as a `tree` source, from the entries of the
  * listing pass (archive_read.c), which reads only headers: directories, files and hard links

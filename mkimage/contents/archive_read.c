@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_read: the one reader of archives for every file system (contents.h). The listing
  * pass turns each header into a struct content_archive_item, keeping what the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_spool: a compressed archive is decompressed once (but for the fastest filters, see
  * slow_filter()). The listing pass reads it through a second libarchive handle fed by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_stream: the data pass of FAT and exFAT (contents.h). The file system's writer has
  * placed every file and written everything but the bytes of files that come from archives;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* caps: what a file system can hold of a partition's content, judged in one place (see
  * contents.h). */
 #include "mkimage/contents/contents.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * contents: what goes into a partition's file system from the layout's tree, file and dir
  * entries (the interface of mkimage/contents/), for FAT and ext4 alike: host folders and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals shared by the files of mkimage/contents/: the content model's index and the
  * two archive passes (listing, data). */
 #ifndef SDIMG_MKIMAGE_CONTENTS_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filter: a FAT tree's include and exclude patterns (LAYOUT.md, "Filters"). The tree is
  * gathered into a model of its own (links resolved, strip applied; a host folder's walk

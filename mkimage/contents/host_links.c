@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host_links: where a symbolic link of a host folder leads, for a tree's `links = inside`.
  * The link is followed one name at a time, each name opened (O_PATH, never following) from the

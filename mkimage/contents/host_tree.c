@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host_tree: the layout's tree, file and dir entries of a FAT or exFAT partition, read from
  * the host.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host_walk: the one walk of a host folder, for every file system (contents.h). Each folder
  * is read in full and its names sorted by their bytes, so the host's listing order never

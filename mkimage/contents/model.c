@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model: the files of a FAT or exFAT partition, overlaid in layout order (see contents.h). */
 #include "mkimage/contents/contents.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * patterns: a tree's include and exclude patterns (LAYOUT.md, "Filters") judged against one
  * entry's path from the tree's top, with the count of what each pattern matched. FAT trees

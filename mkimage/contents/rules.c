@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rules: what the content of every file system shares, whatever gathers it (a host folder's
  * walk or an archive's listing, for FAT, ext4 and the next): the one rule of stored times.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * capacity: --check-capacity (flash_priv.h). A card that claims more than it holds keeps
  * only its real capacity W and maps the rest onto it (byte x lands on byte x mod W: its

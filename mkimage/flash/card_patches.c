@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* card_patches: one card's own bytes, from the per-card manifest (see flash.h). */
 #include <errno.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* card_values: each card's own values (--card-values) and its bytes (see flash.h). */
 #include <ctype.h>
 #include <errno.h>

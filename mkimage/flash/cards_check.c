@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cards_check: whether a per-card manifest belongs to its image and says the truth about
  * it (flash.h), before any card or copy is written: a manifest of another build, or one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * disks: the whole disks sysfs lists now (SYS/class/block, partitions left out), each with
  * its numbers, size and medium's sequence number: what a station compares with what it saw before (flash_priv.h).

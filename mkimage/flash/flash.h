@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flash: writing an image onto cards, each proven by reading it back (the interface of
  * mkimage/flash/; `sdimg flash`):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals shared by the files of mkimage/flash/ (private to it): the classifier's device
  * (sysfs.c, hardware.c, usage.c), the image being written (image.c), the work on one

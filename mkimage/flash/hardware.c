@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hardware: what the kernel says of the hardware under a disk: removable media, a
  * hot-pluggable port, USB, an SD card or eMMC, model, serial and USB port. All of it is

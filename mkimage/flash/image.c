@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * image: the image a run writes, and what of it must reach every card (flash_priv.h).
  * Everything is checked before any card is touched: the bmap's own checksum and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run: every target at once (flash.h). Each accepted target gets its own worker process
  * that reads the image from the page cache by itself, so a slow or dead card never holds

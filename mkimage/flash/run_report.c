@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_report: what a run shows while it works, and its results (flash_priv.h). */
 #include <errno.h>
 #include <jansson.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* slot: where a disk sits, and whether a station's --match names it (flash_priv.h). */
 #include <fnmatch.h>
 #include <stdio.h>

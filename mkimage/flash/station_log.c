@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * station_log: what a station says of each card (flash_priv.h): one line on the terminal,
  * and one JSON line appended to the --log file and fsynced before the next card's, so

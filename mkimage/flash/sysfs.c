@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sysfs: where the kernel places a block device: its folder, size, read-only flag, and its
  * whole disk with the partitions. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target: what a target is and whether it may be written.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target_write: one target, from open to the re-read partition table (flash_priv.h).
  * The device is opened O_DIRECT and O_EXCL at its check, through the descriptor its name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uevent: the kernel's uevents, read from a NETLINK_KOBJECT_UEVENT socket (no udev needed):
  * a block device added, removed or changed (a card reader's medium, a loop device's file)

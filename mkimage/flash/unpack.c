@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unpack: what an image file holds, raw or compressed, and its decompressed copy
  * (flash_priv.h). The bytes tell the compression, never the name alone: a name that says

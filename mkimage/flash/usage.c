@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usage: whether writing the target would pull a disk from under the running system.
  *

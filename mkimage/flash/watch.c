@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * watch: the station (flash.h, `sdimg flash IMAGE --watch`). It keeps a list of the whole
  * disks sysfs shows, with their sizes, and looks again whenever the kernel sends a block

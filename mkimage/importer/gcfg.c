@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gcfg: the parser of genimage's configuration language (see gcfg.h). A hand-written lexer
  * and a recursive descent over its tokens; every error names FILE:LINE and what was found.

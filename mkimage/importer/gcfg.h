@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gcfg: genimage's configuration language as genimage documents it (the libconfuse syntax):
  * sections `NAME [TITLE] { ... }`, `key = value` where a value is a word, a quoted string or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * genimage: a genimage configuration's hdimage image as a layout. The placement is
  * genimage's (as its hdimage handler lays partitions out: every start after the previous

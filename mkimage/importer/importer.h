@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * importer: `sdimg import`, the translation of another tool's image description into a
  * layout. One function per source language; each reads @path, writes the whole layout onto

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inputs: the files an import read or measured, by identity (see importer.h). */
 #include "mkimage/importer/importer.h"
 

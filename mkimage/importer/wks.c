@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wks: import_wks(), a kickstart file read, placed and written as a layout. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wks: wic's kickstart files (private to importer/). A .wks is read into a struct wks
  * (import_wks_parse), placed by wic's rules (import_wks_place) and written as a layout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wks_parse: the lines of a wic kickstart file, read as wic's kickstart parser reads them
  * (oe-core scripts/lib/wic/ksparser.py): one command a line (`part`, `bootloader`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wks_place: where wic puts each partition (oe-core scripts/lib/wic/plugins/imager/direct.py,
  * PartitionedImage.layout_partitions()), in 512-byte sectors:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wks_write: the layout of a placed kickstart. Every choice where sdimg's defaults differ
  * from wic's is pinned by an explicit key with a comment saying why: the table, `align`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * browse: a partition's file system for `ls` and `cat` (reader.h). Which partition an
  * address names, then one table of operations per kind of file system: another kind adds

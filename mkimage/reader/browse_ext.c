@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * browse_ext: `ls` and `cat` on an ext2/3/4 volume, through ext4/'s reader (reader_priv.h).
  * `ls -l` as `ls -ln` prints it: mode, owner, group, size, time (UTC).

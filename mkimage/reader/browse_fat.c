@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* browse_fat: `ls` and `cat` on a FAT volume, through fat/'s reader (reader_priv.h). */
 #include <string.h>
 #include <time.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* findings: what on a card is off the erase-block grid or inconsistent (see reader.h). */
 #include "mkimage/reader/reader.h"
 

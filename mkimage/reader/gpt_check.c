@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpt_check: are the primary and backup GPT headers (and their entry arrays) intact? Is the
  * MBR in front of them protective or hybrid? */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpt_read: the primary GPT's partitions, read directly (reader_priv.h). */
 #include <errno.h>
 #include <stdio.h>

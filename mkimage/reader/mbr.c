@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mbr: the legacy MBR's four entries, read without libfdisk (reader_priv.h). */
 #include <string.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe: what a partition holds: FAT (fat/'s reader), exFAT (exfat/'s reader), ext2/3/4
  * (superblock), unknown. */
 #include <errno.h>

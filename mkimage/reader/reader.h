@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader: what an image file or a block device holds, read without writing, and the report
  * `sdimg inspect` makes of it (the interface of mkimage/reader/, used by `inspect`, `ls`

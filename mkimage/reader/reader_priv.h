@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals shared by the files of mkimage/reader/ (private to it). */
 #ifndef SDIMG_MKIMAGE_READER_PRIV_H
 #define SDIMG_MKIMAGE_READER_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report: the report of `sdimg inspect`, for people and for scripts (reader.h). */
 #include "mkimage/reader/reader.h"
 

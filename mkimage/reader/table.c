@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* table: the partition table through libfdisk (or a bare volume), the free stretches, and
  * the probes (reader.h). */
 #include "mkimage/reader/reader.h"

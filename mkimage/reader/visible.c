@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* visible: text read from an image, printed for a terminal (reader.h), and the headings of
  * `ls -R` (reader_priv.h). */
 #include "mkimage/reader/reader_priv.h"

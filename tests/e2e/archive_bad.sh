@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Bad archives as `tree` sources: each gives one clear line naming the archive (and the
 # entry), exit 1 and no image; none crashes or takes much memory.
 . "$TOP/tests/e2e-lib.sh"

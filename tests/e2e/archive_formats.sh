@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tree "/PATH" { from = ARCHIVE }: every archive format and compression filter that libarchive
 # reads (chosen by content, not by name) gives the very image the folder it was made from
 # gives, byte for byte; fsck.fat, mtools and 7z read the partition back as the extracted

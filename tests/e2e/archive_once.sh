@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A compressed archive is decompressed once: the listing pass keeps the decompressed stream in
 # a spool in $TMPDIR, which the data pass reads; the archive file itself is read about once
 # (counted with strace: the bytes read() from it), where gzip was read three times and every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # table = none: no partition table counts sectors, so the image's size is any number of
 # bytes: a 17-byte blob (a file less its first 3 bytes, skip) makes a 17-byte image whose
 # bmap says so, and `sdimg plan` agrees; raw regions end where their bytes do. With a table

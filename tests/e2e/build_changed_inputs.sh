@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Inputs that change between the moment they are listed or measured and the moment their
 # bytes are copied are an error naming the input, never other bytes in the image: a tree's
 # folder swapped for a symbolic link to another folder (files of the same size), a raw

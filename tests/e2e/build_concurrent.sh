@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Two builds to one output set at the same time leave the whole set of one of them, never
 # a mix (one's compressed image beside the other's bmap and checksums, or a per-card
 # manifest beside an image without per-card values), and both succeed: a build locks the

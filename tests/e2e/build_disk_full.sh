@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A disk that fills up during a build: the one line says "No space left on device" and names
 # the image (not a stale cause of an earlier fallback, such as copy_file_range's
 # "Invalid cross-device link"), for a raw region copied from another file system

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Edge layouts: logical partitions, a moved GPT entry array with a raw region at 8K, a bare
 # file system without a table, partitions kept out of the table, size = auto exactness.
 . "$TOP/tests/e2e-lib.sh"
@@ -137,8 +138,11 @@ grep -q "^  r .*, partition 2, type 0FC63DAF-8483-4772-8E79-3D69D8477DE5$" out.t
 
 # a lower-case FAT label is written as given (LABEL=boot matches), with a note
 printf 'image { size = 64M }\npartition boot { type = fat size = 16M fat { label = "boot" } }\n' >lc.layout
-expect_status 0 "$SDIMG" build -q -o lc.img lc.layout
+expect_status 0 "$SDIMG" build -o lc.img lc.layout
 grep -q "note: lc.layout:2: partition 'boot': fat: label: 'boot' is written as given" err.txt || fail "no note: $(cat err.txt)"
+# -q: errors and warnings only, no note
+expect_status 0 "$SDIMG" build -q -o lc.img lc.layout
+[ ! -s err.txt ] || fail "-q printed: $(cat err.txt)"
 [ "$(dd if=lc.img bs=1 skip=$((4 * M + 43)) count=11 status=none)" = "boot       " ] || fail "BS_VolLab is not 'boot'"
 mlabel -s -i lc.img@@$((4 * M)) :: | grep -q "Volume label is boot" || fail "mlabel: $(mlabel -s -i lc.img@@$((4 * M)) ::)"
 if command -v blkid >/dev/null; then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every example card, built and then read back by tools nobody here wrote.
 . "$TOP/tests/e2e-lib.sh"
 need sfdisk sgdisk fsck.fat mcopy 7z jq mke2fs

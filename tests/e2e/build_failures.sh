@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A failed build prints one clear line, exits 1 and leaves nothing behind: no image, no
 # temporary file, and an older image at the same name untouched.
 . "$TOP/tests/e2e-lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # -I repeated: every relative `from` (raw regions, raw partitions, tree and file sources) is
 # looked up in each -I folder in order, the first that holds it wins; an include in the
 # including file's folder first, then in each -I folder. A `from` found nowhere is one

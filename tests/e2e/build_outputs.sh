@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What a build leaves at its names besides the bytes: a new image at a name of 255 bytes
 # (the longest a file system allows: the hidden temporary name must not be longer), a name
 # too long refused before any work (also the per-card manifest's, when the layout has per-card

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Where partitions go: an automatic start skips past the boot loaders at fixed offsets
 # (Rockchip: idbloader at 32K, u-boot.itb at 8M), a partition's own align, and a GPT whose
 # first usable LBA keeps a partitioning tool off the loader (i.MX8M: flash.bin at 33K),

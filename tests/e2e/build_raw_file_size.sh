@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A raw partition with a fixed `start`, a `from` and no `size` is as large as its file,
 # rounded up to a whole sector, not to `align`: boot loaders at the offsets a boot ROM reads
 # (two copies of a first-stage loader at 17K and 273K and the next stage at 529K, as on an

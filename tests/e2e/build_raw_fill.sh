@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fill = true with a from: the file, then the fill byte up to the end of the partition or
 # region, all of it data of the image file and mapped in the bmap (a flash without the bmap
 # writes it too); fill-byte = 0xff for a NOR flash image, whose erased bytes read 0xff;

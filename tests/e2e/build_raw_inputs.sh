@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Raw regions and raw partitions with holes, skip and fill, checked with outside tools: a
 # PC BIOS boot sector written at 0 with holes = "440-512" keeps its code in bytes 0-439
 # while sfdisk reads the MBR the table wrote in its hole (and on a GPT card a loader at 0

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Byte-exact: the same layout and inputs give the same image whatever the order in which
 # the host lists directories, the inputs' mtimes (mtime = fixed), umask, TZ and LANG. And a
 # golden image: its hash, and the MBR, boot sectors, FSInfo and first FAT sectors of it and of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tree filters judge before the walk looks: on FAT, an entry that include or exclude leaves
 # out is never followed nor checked, so an excluded dangling link, link loop, link out of the
 # tree, fifo or device node does not stop the build; what stays is still checked as before,

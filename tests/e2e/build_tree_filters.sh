@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tree filters: include and exclude patterns on folders and archives alike, read back with
 # mtools (mdir, mtype). Patterns without '/' match base names at any depth, with '/' the
 # path from the tree's top (after strip); a matching folder brings (include) or drops

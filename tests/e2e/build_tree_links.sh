@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Symbolic links in a FAT tree's host folder. `links = inside`, the default whoever builds,
 # follows the links that lead inside the tree (relative, absolute, through "..", chains,
 # folders) and refuses, naming the link and its target, those that lead out of it (a link to a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Partition type words: every GPT type alias (the Discoverable Partitions Specification's
 # root and /usr types of each architecture, and the rest) and the one-letter shortcuts of
 # sfdisk and genimage, written into a GPT and read back by sfdisk and sgdisk, whose own

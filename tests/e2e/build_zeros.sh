@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Zeros are not written into the image file, they are its holes: a FAT partition holding a
 # sparse 256 MiB host file and a file of written zeros allocates a few MiB, not 256, and
 # mtools reads both back; a raw partition from an ext4 image whose journal is written

@@ -1,10 +1,13 @@
+# SPDX-License-Identifier: MIT
 # examples/buildroot/package/sdimg follows the rules of Buildroot's utils/check-package
 # that apply to it (the manual's "Adding new packages" chapter): the .mk file's header block,
 # variables named after the package only, tabs in define blocks, no trailing white space, no
 # two empty lines, no empty last line, no $(HOST_DIR)/usr, the host-generic-package call
 # last; Config.in.host's attributes in order and its help text indented and at most 72
-# columns wide; the hash file's lines of three fields two spaces apart; the patches in
-# git format-patch form with a Signed-off-by. The rules are checked on broken copies too.
+# columns wide; the hash file's lines of three fields two spaces apart, the licence's sum
+# the one of LICENSE. The external needs no change to Buildroot's tree: no patches, and
+# every host package it depends on is Buildroot's or its own (host-sdimg-jansson, whose .mk
+# follows the same rules). The rules are checked on broken copies too.
 . "$TOP/tests/e2e-lib.sh"
 need awk
 
@@ -99,23 +102,30 @@ grep -q '^config BR2_PACKAGE_HOST_SDIMG$' "$PKG/Config.in.host" || fail "Config.
 grep -q '^	bool "host sdimg"$' "$PKG/Config.in.host" || fail "the prompt is not \"host sdimg\""
 check_config "$PKG/Config.in.host" >out.txt || { cat out.txt; fail "Config.in.host breaks a rule"; }
 check_hash "$PKG/sdimg.hash" >out.txt || { cat out.txt; fail "sdimg.hash breaks a rule"; }
-for p in "$TOP"/examples/buildroot/patches/*.patch; do
-    check_patch "$p" >out.txt || { cat out.txt; fail "a patch is malformed"; }
-done
-# every host package sdimg.mk depends on is one Buildroot has, or one a patch here adds
+[ ! -e "$TOP/examples/buildroot/patches" ] || fail "the external still ships patches to Buildroot"
+grep -q '^SDIMG_LICENSE = MIT$' "$PKG/sdimg.mk" || fail "sdimg.mk does not say MIT"
+grep -q '^SDIMG_LICENSE_FILES = LICENSE$' "$PKG/sdimg.mk" || fail "sdimg.mk names no LICENSE"
+sum=$(sha256sum "$TOP/LICENSE" | cut -d' ' -f1)
+grep -q "^sha256  $sum  LICENSE\$" "$PKG/sdimg.hash" || fail "sdimg.hash lacks LICENSE's sha256 ($sum)"
+JPKG=$TOP/examples/buildroot/package/sdimg-jansson
+check_mk "$JPKG/sdimg-jansson.mk" sdimg-jansson >out.txt || { cat out.txt; fail "sdimg-jansson.mk breaks a rule"; }
+grep -q '^\$(eval \$(host-autotools-package))$' "$JPKG/sdimg-jansson.mk" || fail "sdimg-jansson.mk is not a host-autotools-package"
+check_hash "$JPKG/sdimg-jansson.hash" >out.txt || { cat out.txt; fail "sdimg-jansson.hash breaks a rule"; }
+v=$(sed -n 's/^SDIMG_JANSSON_VERSION = //p' "$JPKG/sdimg-jansson.mk")
+grep -q "  jansson-$v.tar.bz2\$" "$JPKG/sdimg-jansson.hash" || fail "sdimg-jansson.hash has no line for jansson-$v.tar.bz2"
+# every host package sdimg.mk depends on is one Buildroot has, or one of this tree
 for dep in $(sed -n '/^HOST_SDIMG_DEPENDENCIES/,/^$/p' "$PKG/sdimg.mk" | grep -o 'host-[a-z0-9-]*'); do
     case $dep in
         host-e2fsprogs|host-libarchive|host-openssl|host-pkgconf|host-util-linux|host-xz|host-zlib|host-zstd) ;;
-        host-jansson) grep -q '^+\$(eval \$(host-autotools-package))$' "$TOP"/examples/buildroot/patches/*jansson* ||
-            fail "no patch adds host-jansson" ;;
-        *) fail "sdimg.mk depends on $dep, which Buildroot does not have" ;;
+        host-sdimg-jansson) ;;
+        *) fail "sdimg.mk depends on $dep, which neither Buildroot nor this tree has" ;;
     esac
 done
 
 # the checks catch what they are for: broken copies fail
-sed 's/^SDIMG_SITE_METHOD/SDMG_SITE_METHOD/' "$PKG/sdimg.mk" >t.mk
+sed 's/^SDIMG_SOURCE/SDMG_SOURCE/' "$PKG/sdimg.mk" >t.mk
 ! check_mk t.mk sdimg >out.txt || fail "a misnamed variable passes"
-grep -q 'SDMG_SITE_METHOD is not named' out.txt || { cat out.txt; fail "the misnamed variable is not named"; }
+grep -q 'SDMG_SOURCE is not named' out.txt || { cat out.txt; fail "the misnamed variable is not named"; }
 sed 's/^SDIMG_VERSION = .*/& /' "$PKG/sdimg.mk" >t.mk
 ! check_mk t.mk sdimg >/dev/null || fail "trailing white space passes"
 sed '3s/.*/# sdimage/' "$PKG/sdimg.mk" >t.mk
@@ -126,7 +136,7 @@ sed 's/^\t\$(HOST_MAKE_ENV)/    $(HOST_MAKE_ENV)/' "$PKG/sdimg.mk" >t.mk
 ! check_mk t.mk sdimg >/dev/null || fail "a define block indented with spaces passes"
 sed 's/PREFIX=\$(HOST_DIR)/PREFIX=$(HOST_DIR)\/usr/' "$PKG/sdimg.mk" >t.mk
 ! check_mk t.mk sdimg >/dev/null || fail "\$(HOST_DIR)/usr passes"
-awk '{ print } NR == 3 { print "\tdepends on BR2_USE_MMU" }' "$PKG/Config.in.host" >t.in
+awk '{ print } /^\tselect / { print "\tdepends on BR2_USE_MMU" }' "$PKG/Config.in.host" >t.in
 ! check_config t.in >/dev/null || fail "select before depends on passes"
 sed 's/^\t  sdimg builds.*/\t  sdimg builds byte-exact SD card images from a declarative layout file, too long/' \
     "$PKG/Config.in.host" >t.in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # disk-id = per-card and volume-id = per-card: `sdimg personalize` gives each card its own MBR
 # disk signature (or GPT disk GUID and partition GUIDs, both headers and arrays with their
 # CRCs: sgdisk -v) and FAT volume serial, derived from the card's values; a per-card file

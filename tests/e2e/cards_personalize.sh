@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Per-card files: a build places them with room for `reserve` bytes and writes IMAGE.cards.json;
 # `sdimg personalize` gives each card its own content. On FAT12, FAT16 and FAT32 each card's
 # volume is clean (fsck.fat: chain, size and FSInfo free count agree), mtools reads the card's

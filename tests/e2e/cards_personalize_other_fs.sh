@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `sdimg personalize` to another file system than its image's (a tmpfs mounted for the test):
 # the copy is made beside its output and copied across (copy_file_range cannot cross file
 # systems: the bytes go through a buffer), both ways, a replaced file keeping its mode.

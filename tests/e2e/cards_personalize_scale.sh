@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `sdimg personalize` takes time in proportion to the manifest: 8,000 per-card files in one
 # folder (each found by one walk over the volume's folders, the fields kept apart in one
 # sorted pass, each patch overlaid only with those on its page) are written in seconds, where

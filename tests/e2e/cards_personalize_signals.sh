@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `sdimg personalize` makes its copy as a build makes its outputs: SIGINT or SIGTERM in the
 # middle of the copy (strace slows each piece of it) ends it within a second with nothing
 # left and the older file at the name untouched, with a hidden temporary name (/proc hidden)

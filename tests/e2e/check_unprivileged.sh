@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `make check` installs nothing when it may not: a distribution's package build runs it as an
 # ordinary user, offline. tests/install-deps --if-possible (what `make check` runs first)
 # names missing packages and goes on unless it runs as root with apt-get and without

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every command reads its options through one parser, and says a bad command line one way:
 # exit 2, nothing on stdout, one line naming the problem and the hint to the command's
 # --help. For each command `sdimg --help` lists: an unknown long and short option, an option

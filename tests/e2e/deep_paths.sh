@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # One limit for every source: a path in a partition has at most 64 names and 4095 bytes.
 # Deeper or longer paths from a layout, a host folder or an archive are one error line that
 # names the source, at once and in little memory (a 100 KB tar once took gigabytes).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # An ext4 partition from a tar.zst, built as an unprivileged user: a root-owned Debian-like
 # tree with a setuid binary, device nodes, a hard link and a capability read back (debugfs)
 # with root ownership, the setuid bit, the devices and the attribute; the same tree as a

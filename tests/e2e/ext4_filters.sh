@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # include and exclude on an ext4 tree, from a folder and from the same tree as a tar: debugfs
 # (rdump, stat, dump) reads back exactly the paths the patterns keep (names at any depth,
 # paths from the top, a trailing '/' for folders, a folder that holds something kept with its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Big folders on ext4: 100,000 names in one folder build in seconds (names are looked up and
 # added in memory, not by reading the folder each time), and a folder of more than one
 # block is a hashed tree (dir_index) that e2fsck finds clean and in which the kernel finds

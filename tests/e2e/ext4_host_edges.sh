@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Edges of ext4 partitions from host sources: a file entry from a fifo is refused at once
 # (it hung in open()), hard links join the names of one tree entry only (the same folder in
 # two trees gave one inode of four names), and as another user than root the warnings say

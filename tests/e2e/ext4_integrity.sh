@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ext4 builds that used to be corrupt or crash: an archive entry with no file type is one
 # line naming the layout and the entry; a device number Linux cannot hold likewise; times
 # outside ext4's range clamp with a warning instead of wrapping; symbolic

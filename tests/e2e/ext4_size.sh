@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # An ext4 partition's size and cost: a large volume writes only what holds data (its inode
 # tables and journal are holes of the image file, mapped in the bmap, and read back as
 # zeros); with size = auto an error of the contents is said once, as it is; the size auto

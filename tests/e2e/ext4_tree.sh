@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # An ext4 partition from a host folder, a file and a dir: e2fsck -fn finds it clean, debugfs
 # shows owners, modes, times and links as the layout says (0:0 from a folder, owner and group
 # where set), two builds are one image, and (as root, with loop devices) the kernel mounts it

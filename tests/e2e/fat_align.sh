@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # data-align and the volume's disk offset: cluster 2 lands on the requested multiple counted
 # from the start of the file, as the boot sector's own fields say (read with od); hidden
 # sectors = the offset, total sectors = the volume size; FAT12/16 account for the root folder.

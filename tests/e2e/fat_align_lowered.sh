@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A FAT partition whose data-align is the partition's align (not set) and leaves the files too
 # little room takes the largest data alignment below it that works, down to the cluster size,
 # with a note: a 24M boot partition with 20.5 MiB of files, a 2M FAT. A volume that works
@@ -13,7 +14,7 @@ head -c 21495808 /dev/urandom >files/big.bin # 20.5 MiB
 # argument) as the data area's; its FAT partition 1 is clean and holds files/ (when not
 # empty); prints where its data area starts
 built() {
-    expect_status 0 "$SDIMG" build -q -o "$1.img" "$1.layout"
+    expect_status 0 "$SDIMG" build -o "$1.img" "$1.layout"
     expect_stderr "note: $1.layout:2: partition 'boot': data-align 4M (the partition's align) leaves too little room in this"
     grep -qF "its data area starts on a multiple of $2 instead" err.txt || fail "$1: $(cat err.txt)"
     off=$(part_start "$1.img" 1)

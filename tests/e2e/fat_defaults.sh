@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The FAT type and cluster size `type = fat` picks, read back by mtools (minfo) and checked by
 # fsck.fat: FAT16 for small partitions (not the SD table's FAT12), FAT32 first for an EFI
 # system partition, FAT12 only when asked or below FAT16's minimum, the SD layout with
@@ -118,14 +119,14 @@ printf 'image { align = 64M }\npartition boot { type = fat size = 128M file "/a"
 sed 's/ size = 128M//; s/ fat { data-align = 64M }//' a64.layout |
     build_refused a64auto "a64auto.layout:2: partition 'boot': data-align 64M would need"
 sed 's/ fat { data-align = 64M }//' a64.layout >a64fixed.layout
-expect_status 0 "$SDIMG" build -q -o a64fixed.img a64fixed.layout
+expect_status 0 "$SDIMG" build -o a64fixed.img a64fixed.layout
 expect_stderr "its data area starts on a multiple of 32M instead"
 # an empty 4M FAT: the padding to 4M fills it (was: "contents need 4.00 MiB, the partition
 # has 4 MiB"); with data-align set, both ways out work; without, the alignment is lowered
 printf 'partition boot { type = fat size = 4M fat { data-align = 4M } }\n' |
     build_refused e4 "e4.layout:1: partition 'boot': data-align 4M pads the reserved sectors to 8156, which leaves no room for clusters in this 4M volume; size = 5M or more works, or data-align = 2M or less"
 printf 'partition boot { type = fat size = 4M }\n' >e4low.layout
-expect_status 0 "$SDIMG" build -q -o e4low.img e4low.layout
+expect_status 0 "$SDIMG" build -o e4low.img e4low.layout
 expect_stderr "its data area starts on a multiple of 2M instead"
 printf 'partition boot { type = fat size = 5M }\n' >e5.layout
 expect_status 0 "$SDIMG" build -q -o e5.img e5.layout
@@ -160,7 +161,7 @@ partition d { type = fat16 size = 16M
 partition e { type = fat16 size = 16M
     mbr-type = 0x0c }
 LAYOUT
-expect_status 0 "$SDIMG" build -q -o mbr.img mbr.layout
+expect_status 0 "$SDIMG" build -o mbr.img mbr.layout
 [ "$(wc -l <err.txt)" -eq 5 ] || fail "mbr-type warnings: $(cat err.txt)"
 [ "$(grep -c ': warning: ' err.txt)" -eq 4 ] || fail "mbr-type warnings: $(cat err.txt)"
 grep -qF "note: mbr.layout:3: partition 'a': mbr-type 0x0c says FAT32, but the volume sdimg chose is FAT16, whose type byte is 0x0e; the byte is written as given" err.txt || fail "mbr-type a: $(cat err.txt)"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The same tree gives the same bytes whatever the time zone, the host's listing order and the
 # way file data is read (fd + copy_file_range or the read callback); `first` goes first.
 # fatwrite -U adds each folder's entries in the order the host lists them, so that the order

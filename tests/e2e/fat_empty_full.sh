@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # An empty volume of each type (with and without a label), and a full one: every cluster used
 # (fsck.fat counts them; FAT32's FSInfo says 0 free); one byte more is refused.
 . "$TOP/tests/e2e/lib/fatcheck.sh"

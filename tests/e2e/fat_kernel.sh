@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The real Linux vfat driver (a Debian kernel in qemu, through tests/oracle/kernel-fat-list)
 # reads our FAT12, FAT16 and FAT32 volumes, placed at an offset in a larger file, and the
 # FAT partitions of a card sdimg builds, mounted read-write on a throw-away snapshot: no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A tree of 20,000 small files (10,000 with long names in one directory that spans many
 # clusters, 10,000 in ten subfolders) on FAT16 and FAT32: fsck.fat, mcopy and 7z agree.
 . "$TOP/tests/e2e/lib/fatcheck.sh"

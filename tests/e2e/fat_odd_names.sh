@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Odd names (accents, CJK, Greek, Cyrillic, emoji, 255-unit names, mixed case, dots, short-name
 # collisions), a 60-level deep path and a directory of 700 long names (many clusters), on
 # FAT12, FAT16 and FAT32. mtools cannot decode surrogate pairs, so the emoji names are checked

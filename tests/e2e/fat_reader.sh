@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The reader (through tests/tools/fatread) on volumes mkfs.fat + mcopy made (FAT12/16/32, long
 # names by mtools) and on our own at an offset: it reports the boot sector's parameters and
 # extracts a tree identical to the source.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sd-format: whole cards laid out as the SD formatter does (SD Part 2 File System Specification). From the
 # boot sector's bytes: hidden sectors = partition start, total sectors = card - start, and the
 # data area at the documented sector, a multiple of the boundary unit. The volume then passes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # FAT12, FAT16 and FAT32 with every cluster size from 512 to 64K and 1 or 2 FATs: each volume
 # (size = the minimum that holds the tree) passes fsck.fat -n, mcopy and 7z give the tree back.
 . "$TOP/tests/e2e/lib/fatcheck.sh"

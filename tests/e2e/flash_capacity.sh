@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sdimg flash --check-capacity against fake-capacity cards that wrap anywhere: FUSE cards
 # (tests/tools/faultycard.c --wrap W) that claim 256 MiB and hold W bytes, byte x landing
 # on byte x mod W, each with a loop device over it, all flashed in one run beside a genuine

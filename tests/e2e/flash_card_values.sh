@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sdimg flash --card-values: two loop devices written at once from one image, each with its
 # own values, from a CSV file and from a counter. Each card's FAT volume is clean
 # (fsck.fat), mtools reads its own per-card file, its ids are its own (sgdisk -v: both GPT

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sdimg flash writes a built card to four loop devices at once, each over a file of 0xEE:
 # for an MBR and a GPT card (a boot loader at 8K, a FAT32 partition of files and folders,
 # an ext4 raw partition from mke2fs -d) every loop device's mapped ranges hold the image's

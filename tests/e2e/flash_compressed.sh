@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Compressed images: `sdimg build --bmap -o card.img.zst` writes card.img.zst and
 # card.img.bmap; `sdimg flash card.img.zst` finds card.img.bmap by itself, decompresses
 # once and writes three loop devices of 0xEE at once: all pass, every mapped range reads

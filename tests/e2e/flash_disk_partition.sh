@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sdimg flash refuses a disk and one of its own partitions in one run (a loop device with a
 # partition table, losetup -P): both are refused at the check stage, each naming the other,
 # in --dry-run as in a run, in either order, and a later partition of that disk too;

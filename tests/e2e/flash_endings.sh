@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every way a run of `sdimg flash` can end, and what it leaves: for each, the --report file,
 # the station's log and the exit status agree with the bytes on each card. A card is
 # reported pass only when every range the bmap maps holds the image's bytes; a refused card

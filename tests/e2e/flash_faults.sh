@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Faulty cards: loop devices over the file of a faultycard FUSE mount (tests/tools/
 # faultycard.c), each with one fault, flashed in the same run as two good loop devices:
 #   drop      writes to 4 KiB inside a mapped range succeed but store nothing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fill = true reaches the card: on loop devices over files of 0xFF (a card that held a former
 # image), a raw region and a raw partition with fill = true read back as zeros after
 # `sdimg flash` with the bmap (the default --gaps keep), after `sdimg flash` without a bmap

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What the unmapped stretches of the image get on the card (--gaps), on loop devices of
 # 0xEE 1 MiB larger than the image: with --gaps zero every unmapped stretch reads back as
 # zeros (written, and read back: gap_bytes counts them, bytes_verified too, gaps_verified

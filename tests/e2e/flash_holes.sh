@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What a pass proves of a raw image without a bmap, whose holes are its zeros: a sparse
 # image of 16 MiB (data at 0-1 MiB and 8-9 MiB, holes elsewhere) onto a loop device of
 # 0xEE passes with every byte read back: the data extents against their checksums, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What `sdimg flash` must never do to the files it reads, and what a pass must not hide:
 #   --report naming the CSV of --card-values or the image's per-card manifest: refused
 #     before any card, the file kept (as for the image and its bmap)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Images without a bmap: a raw image's data extents are written and its holes, which are
 # the image's zeros, are zeroed on the card (the default --gaps zero then): a card that held
 # 0xEE reads back as a clean file system. A gzip file of several members (gzip -dc reads

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sdimg flash writes the device it checked: a target given as a symbolic link that is
 # re-pointed after its first look (a FUSE link, tests/tools/faultycard.c --link A --relink B:
 # A the first time it is followed, B ever after) is looked up once: A is classified, held,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Cards that go away or hang while sdimg flash writes a larger image (a 40 MB file in a
 # FAT32 partition) to them, beside a good loop device in the same run. The card is a loop
 # device over a slow faultycard FUSE file (one write at a time, 100 ms each: about 10 MB/s)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What sdimg flash refuses, with nothing written: every target's bytes are the same after.
 # In one run with --allow-fixed, beside a good loop device (which passes): a loop device
 # with an ext4 mounted (read-only), a loop device in use as swap, a regular file, a /dev path that does

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # sdimg flash --watch: a station whose three slots are three loop devices (--match names
 # them; --allow-fixed, since loop devices are not cards), each card a file attached to a
 # slot while the station runs and detached when the test takes it out:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What sdimg flash says, as text, whatever the text it is given:
 #   names that are not UTF-8 (an image path, a target path, a CSV value) are kept in the
 #   JSON report and the station's log, each byte that is no UTF-8 as U+FFFD: no key goes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `sdimg COMMAND --help` for every command `sdimg --help` lists: exit 0, the usage on stdout,
 # nothing on stderr, and nothing left allocated (valgrind: no block definitely lost; flash
 # once returned from its option loop without freeing its --match and --card-values lists).

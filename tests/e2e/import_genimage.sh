@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `sdimg import` of genimage configurations: each is built by genimage and, imported, by
 # sdimg; the partition tables must be the same bytes: sfdisk -d, sgdisk -p, MBR bytes
 # 440-511 (on GPT too: the protective entry's end CHS is the same) and, on GPT, the header

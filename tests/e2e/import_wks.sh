@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg import FILE.wks: kickstart files the test writes are imported, built, and their
 # tables read back with sfdisk and sgdisk; every start, size and number below is worked out
 # by hand from wic's rules (oe-core scripts/lib/wic/plugins/imager/direct.py,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg inspect, ls and cat on images sdimg built, on images other tools made, and on
 # hostile ones: findings as text and JSON, files byte for byte, no crash on bad input.
 . "$TOP/tests/e2e-lib.sh"

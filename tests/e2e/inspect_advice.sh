@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg inspect's advice works when followed: the cluster size it suggests keeps the volume's
 # FAT type and builds, data-align names the image's align as its default, and the free
 # ranges hold no EBR. The volumes come from mkfs.fat and from sdimg itself.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Names from a hostile image (a GPT partition name, a FAT long name) holding ESC, BEL and a
 # newline: ls and inspect print them escaped (\x1b, \x07, \n), never raw to the terminal;
 # inspect --json keeps them exact. The images are crafted: sdimg refuses such names.

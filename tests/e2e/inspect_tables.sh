@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg inspect, ls and cat on what real boards ship: a bare FAT volume without a table
 # (mkfs.fat on a plain file, sdimg's `table = none`), an MBR whose boot code looks like a
 # BPB, a GPT image cut short (no backup, a partition past the end), a hybrid MBR.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Habits of the board definitions `sdimg import` translates, which a layout takes as they
 # are: a kickstart's unquoted size with a variable (`${BOOT_SPACE:-40}M`); a kernel command
 # line naming the image's own ids (root=PARTUUID=..., `ids = true`).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The words of genimage's configuration and of wic's kickstart options, met where a layout
 # has another word: one error line naming FILE:LINE and what to write instead; nothing built.
 . "$TOP/tests/e2e-lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The layout language under attack (LAYOUT.md, "Syntax details" and "Limits"): a FIFO for a
 # layout, an include or a file of per-card values is refused at once, never waited on; a
 # byte order mark opens a layout; a default may hold a variable; includes nest 16 deep and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `sdimg plan` says what `sdimg build` does. Every build of the e2e tests goes through
 # lib/plan_agrees.sh (tests/e2e-lib.sh makes it $SDIMG), which compares the starts and sizes
 # of `build -v` with those of `plan --json` wherever the plan knows them; here: that check

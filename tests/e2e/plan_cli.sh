@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg's command line and `sdimg plan`, checked from the outside (jq reads the JSON).
 . "$TOP/tests/e2e-lib.sh"
 need jq

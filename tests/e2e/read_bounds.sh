@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What the readers read: `cat` and `ls` of an empty 2 TiB card read a few sectors (they count
 # nothing, and follow only the path's folders; libfdisk's probe of the table, through
 # libblkid, makes some 45 small reads of its own), `inspect` reads its 256 MiB FAT in at most 300

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Reading cut images and tables that point outside the image: an ext4 file past the end of a
 # cut image is one line saying the image is cut (never zeros, never exit 0), ext4's messages
 # name the image once, a partition outside the image or of 0 bytes says so with its numbers,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Reading damaged images: a cluster chain that loops back, a directory entry larger than the
 # whole data area, a damaged boot sector, a partition of 0 bytes, a folder whose chain breaks.
 # Each is one clear line naming the image (and the file), never a stream of repeated clusters

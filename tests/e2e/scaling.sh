@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Work grows linearly with the input: each case runs at n and at 4n, and the CPU time at 4n
 # must stay under 8 times that at n (linear work gives about 4, quadratic work 16). Each is
 # the best of three runs, so that a busy machine does not fail the test.

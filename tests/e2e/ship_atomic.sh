@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A build that fails leaves none of its outputs (image, compressed image, bmap, checksums)
 # at their names, and older files there keep their exact bytes: a missing input, a bmap in a
 # folder that does not exist, a checksum file whose name is a folder, a bmap that does not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bmaptool (bmap-tools) writes a card sdimg built, guided by the bmap sdimg wrote beside it,
 # and the card works: for an MBR and a GPT card with a boot loader at 8K, a FAT partition of
 # files and folders and an ext4 raw partition, `bmaptool copy` of card.img and of card.img.zst

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The checksums in the bmap sdimg writes are the ones bmaptool checks: a byte of the image
 # changed inside a mapped range (file data, a boot loader byte, or a byte in a stretch that
 # is a hole in card.img, so checked as zeros) makes `bmaptool copy` fail with "checksum

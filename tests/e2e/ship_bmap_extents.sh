@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A raw partition from a file system image: every extent the image file has, written or
 # allocated but unwritten (mke2fs leaves the journal and inode tables unwritten, and
 # SEEK_DATA calls them holes), is mapped in the card's bmap, so that a flashed card holds

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bmap names its image in an XML comment: whatever the image's name, the bmap stays
 # well-formed XML that bmaptool reads: a name holding "--" (not allowed inside a comment), a
 # byte that is not UTF-8, a control character, UTF-8 text, and a name of 200 characters (no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What ships beside an image checks out with the standard tools: `sha256sum -c` passes on
 # IMAGE.sha256 (one line per image file written: the raw image, the compressed one, or
 # only the compressed one with -o X.img.zst|.xz|.gz), and zstd -d, xz -d and gzip -d give

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Everything a build ships is reproducible: two builds from two copies of the inputs made in
 # opposite orders on a tmpfs (so that each folder lists in other orders) with different mtimes
 # and modes, under other umask, TZ and LANG, give one SHA-256 for every output file:

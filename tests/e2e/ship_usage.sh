@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Bad --compress requests are usage errors: exit 2, before any work, with one line that
 # names the problem (followed by the hint every usage error of sdimg prints), nothing on
 # stdout and nothing written: an unknown kind, a level out of range or not a number, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A compressed image is the same bytes however its threads happen to run. The .zst of an
 # image that is a whole number of zstd's 2 MiB jobs (14 MiB, random bytes up to its last
 # one) built 8 times under a CPU load the test makes, on one CPU and on all, has one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libarchive and libcrypto are not linked: sdimg loads them (dlopen) only when a tree is an
 # archive, and when a digest is taken (a build), and names them for packagers in its
 # ".note.dlopen" ELF notes (owner FDO, type 0x407c0c0a, JSON), each with the soname of the

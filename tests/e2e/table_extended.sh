@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # MBR entries: extended-partition chooses the entry of the extended partition (the
 # partitions from there on are logical), primary = true keeps a partition listed after the
 # logical ones primary. sfdisk reads the numbers, starts and sizes back, following the EBR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpt-backup = false: no backup GPT at the end, the primary header says where it would be
 # (AlternateLBA = the last LBA) and lets partitions reach the end (LastUsableLBA = the last
 # LBA); size = grow reaches the end; sgdisk and sfdisk read the partitions.

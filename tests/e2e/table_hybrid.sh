@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # table = hybrid: a GPT whose MBR mirrors the partitions with hybrid = true, beside an 0xEE
 # entry from LBA 1 up to the first mirrored partition, as gdisk's own hybrid MBR has it.
 # gdisk, sgdisk and sfdisk (on both labels) are the oracles; the bytes are compared with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The GPT's protective MBR entry ends at the CHS address of the image's last LBA (UEFI 2.10,
 # §5.2.3: EndingCHS, with 255 heads and 63 sectors a track) where cylinder 1023 still holds
 # it, and at 0xFFFFFF past that; with gpt-backup = false too, whose entry is shortened after

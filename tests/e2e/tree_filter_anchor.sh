@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # a leading '/' anchors an include or exclude pattern at the tree's top: "/*.dtb" takes the
 # device trees of the top folder, not those below it, "/boot" the top's boot folder and not
 # a deeper one; a pattern without '/' still matches a name at any depth. The same on FAT and

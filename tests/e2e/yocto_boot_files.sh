@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/yocto/meta-sdimg/scripts/sdimg-boot-files: IMAGE_BOOT_FILES turned into layout
 # lines the way wic's bootimg-partition reads it, one case per form (a, a;b, dir/*,
 # dir/*;dir/, separators, folders, errors), and the lines pulled into a FAT partition with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/yocto/meta-sdimg/classes/image_types_sdimg.bbclass without bitbake: the shell
 # body of IMAGE_CMD:sdimg and of CONVERSION_CMD:zst:sdimg, with every ${VAR} expanded as
 # bitbake would (a reference the harness does not know fails the test), run the way
@@ -50,6 +51,7 @@ SDIMG_LAYOUT=${3##*/}
 IMGDEPLOYDIR=$PWD/imgdeploy
 DEPLOY_DIR_IMAGE=$PWD/deploy
 IMAGE_NAME=$name
+SDIMG_IMAGE_NAME=$name
 IMAGE_LINK_NAME=$link
 WORKDIR=$PWD/work
 SDIMG_BOOT_FILES=$LAYER/scripts/sdimg-boot-files

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes the seeds of the per-card fuzz targets: into tests/fuzz/corpus/cards/ the manifests
 # our build writes for the images of tests/fuzz/cards_fixture.h (their layouts printed from
 # it, built with build/sdimg), into tests/fuzz/corpus/personalize/ card values for each image

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the per-card fuzz targets (fuzz_cards.c, fuzz_personalize.c) share: two images with
  * per-card files and ids, built once per process into a private folder (removed at exit)
@@ -279,7 +280,7 @@ static void fixture_prove(struct fixture_image *im, const struct cards_manifest 
 	for (size_t i = 0; i < m->n_files; i++) {
 		const struct cards_file *f = &m->files[i];
 		struct fixture_read r = { .len = 0 };
-		struct fat_vol *v;
+		struct fat_vol *v = NULL;
 		char *want = NULL;
 		if (cards_render(f->template, vs.v, vs.n, f->path, &want, &d) < 0 ||
 		    !(r.buf = malloc(r.cap = strlen(want) + 1)) ||

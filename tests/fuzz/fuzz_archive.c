@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as the archive of a layout's `tree` entry (tar, cpio, zip, ... in
  * any compression libarchive reads), through all a FAT partition's contents go through in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a block map (common/bmap). Built with libFuzzer by `make fuzz`;
  * replay.c gives it a main() that runs the saved corpus, which `make check` does under the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: a layout and a few files through `sdimg build` (mkimage/builder: contents,
  * plan, table, volumes, bmap and checksums) and back through our reader: what the builder

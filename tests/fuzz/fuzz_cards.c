@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as the per-card manifest ("sdimg-cards 2", common/cards.c) of one of
  * the images of cards_fixture.h (the one of the size it says), read as `sdimg personalize`

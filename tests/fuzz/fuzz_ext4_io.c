@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a sequence of writes, reads and flushes through the ext4 volume's
  * I/O manager (ext4/io.c, its write cache), each checked against a plain copy in memory: a

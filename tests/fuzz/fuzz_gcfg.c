@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a genimage configuration, through the importer's parser of
  * genimage's language (mkimage/importer/gcfg.c). Built with libFuzzer by `make fuzz`;

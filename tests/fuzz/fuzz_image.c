@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a disk image, through what `sdimg inspect`, `ls` and `cat` do:
  * the partition table (libfdisk and our GPT checks), each partition's probe, the findings,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a layout file, through the lexer, the parser, the readers and
  * the plan. Built with libFuzzer by `make fuzz`; replay.c gives it a main() that runs the

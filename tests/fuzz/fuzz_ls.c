@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as the address of `sdimg ls` and `sdimg cat` (IMAGE[:PART][/PATH]:
  * partition numbers, GPT names, volume labels, paths with long and short names), parsed and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the card values `sdimg personalize` takes (--set NAME=VALUE, each checked as
  * it checks them: a NAME=VALUE whose name is a variable's, given once) made into a card's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a wic kickstart file, through the parser, wic's placement and
  * the layout writer; a layout that comes out is loaded and planned, as `sdimg build` would.

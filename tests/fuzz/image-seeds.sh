@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes the seeds of the image fuzzer (tests/fuzz/fuzz_image.c) into tests/fuzz/corpus/image/:
 # images our build writes of FAT12, FAT16 and FAT32 volumes under MBR, GPT and no table, with
 # long names (one of 255 characters: 20 entries), names that share a short basis (~1, ~2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A main() for the fuzz targets: runs each file named on the command line through it, after
  * the target's LLVMFuzzerInitialize() when it has one (what it sets up once per process), as

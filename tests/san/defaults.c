@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * defaults: the sanitizer options of sdimg built with SANITIZE=1, for where ASAN_OPTIONS
  * and UBSAN_OPTIONS cannot be read. The sanitizers read the environment from

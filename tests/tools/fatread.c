@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fatread: test driver for the reader. Prints what the boot sector says and, given OUTDIR,
  * extracts every directory and file of the volume there through fat_vol_list/fat_vol_read.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fatwrite: test driver that writes a bare FAT volume (no partition table) from a host folder.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * faultycard: a FUSE file system holding one file, MOUNTPOINT/card, that behaves like a
  * faulty SD card when a loop device is put over it (a test driver of the flash tests).
@@ -181,9 +182,9 @@ static int card_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t
 		return -ENOENT;
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
-	fill(buf, CARD + 1, NULL, 0, 0);
+	fill(buf, &CARD[1], NULL, 0, 0);
 	if (card.link_first)
-		fill(buf, LINK + 1, NULL, 0, 0);
+		fill(buf, &LINK[1], NULL, 0, 0);
 	return 0;
 }
 

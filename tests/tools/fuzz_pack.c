@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_pack: an image in the packed form tests/fuzz/fuzz_image.c reads (its comment says
  * the format): the image's size, then each run of sectors that are not all zeros. A FAT32

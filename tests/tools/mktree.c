@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mktree DIR FILES PER_DIR SEED: creates FILES small files of 100..8191 bytes in folders of
  * PER_DIR files under DIR, with names of every kind FAT meets (8.3, long, mixed case, spaces),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * randtree DIR SEED ENTRIES: creates DIR and a random tree of about ENTRIES entries in it, the
  * same tree for the same SEED: folders of 0 to 5,000 names (one big one per tree at most),

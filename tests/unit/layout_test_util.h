@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the layouts/ unit tests (included by each test file). */
 #ifndef SDIMG_TESTS_LAYOUT_TEST_UTIL_H
 #define SDIMG_TESTS_LAYOUT_TEST_UTIL_H

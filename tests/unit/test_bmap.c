@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: the block map reader (common/bmap), against sdimg's own writer and by hand. */
 #include <errno.h>
 #include <setjmp.h>

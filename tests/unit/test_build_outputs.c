@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: the bmap's ranges and text, and the set of outputs put in place together. */
 #include <errno.h>
 #include <fcntl.h>

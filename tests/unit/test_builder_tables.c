@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: the partition tables the builder writes (MBR with an extended partition and
  * its EBR chain, GPT entries and headers, a moved entry array, a GPT without backup, a
  * hybrid MBR), built from small layouts of raw partitions (holes: nothing written but the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: per-card values: templates and the manifest (common/cards), a per-card file's
  * FAT entries (fat/card.c), and the patches that overlay an image (flash/card_patches.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of mkimage/options.c: cli_parse(), the option parser of every command. */
 #include <fcntl.h>
 #include <setjmp.h>

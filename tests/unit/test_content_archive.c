@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the one archive reader of mkimage/contents/ (archive_read.c): the listing
  * pass gives every file system the same entries, in archive order, with what its caps hold

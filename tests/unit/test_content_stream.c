@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of what mkimage/contents/ gives every file system: the order a host folder's
  * entries come in, the include and exclude judge (before an entry is examined), strip and

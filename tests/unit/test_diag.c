@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for common/diag: the lines a piece of work leaves for the user. */
 #include <setjmp.h>
 #include <stdarg.h>

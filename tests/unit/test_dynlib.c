@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: libraries loaded when first needed (common/dynlib). */
 #include <errno.h>
 #include <setjmp.h>

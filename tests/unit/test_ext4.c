@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: ext4/ — feature names, and a volume built in memory and read back. */
 #include <errno.h>
 #include <setjmp.h>

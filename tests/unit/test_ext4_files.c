@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: ext4/ — the entries a volume holds (large and sparse files, symbolic and hard
  * links, device nodes, fifos, sockets, extended attributes, times), each read back through
  * the module's reader, through libext2fs itself, and where e2fsprogs' programs are there

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: ext4/io.c — the I/O manager's write cache, driven with random overlapping
  * reads and writes (blocks, bytes, runs longer than the cache holds) and checked against a
  * plain copy in memory: every read returns the newest bytes, and after each flush and at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: fat_min_size() gives a size that holds the tree and none smaller nearby does. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: VFAT names (UTF-8/UTF-16, checks, basis and short names, LFN entries). */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: fat_params() and fat_sd_format() (SD Part 2 File System Specification format
  * parameters and algorithms; fatgen103 "FAT Type Determination"). */
 #include <errno.h>

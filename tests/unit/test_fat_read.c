@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: the reader on volumes fat_write() makes (parameters, listing, long names, file
  * contents) and on corrupt ones (boot-sector fields, looping chains, random damage).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: DOS date/time encoding in UTC, whatever TZ says, with clamping. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: building the tree (implicit parents, replacing by FAT name, removal). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: the bytes fat_write() puts on disk, checked field by field against fatgen103
  * (boot sector, FSInfo, backups, FAT[0]/FAT[1], chains, label entry, dot entries, times).

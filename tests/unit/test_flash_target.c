@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: the flash target classifier on fake /sys and /proc trees built here (laid
  * out as this kernel lays them out), and on the real ones for a loop device when losetup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: the parser of genimage's configuration language (mkimage/importer/gcfg). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for mkimage/importer/wks*: wic kickstart lines read as wic's parser reads them,
  * placed by wic's rules (the expected sectors are worked out by hand from oe-core's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the layout parser: the grammar, the section tree, the key table. */
 #include "layout_test_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of layouts/: the layout language, its values, defaults and errors. */
 #include "layout_test_util.h"
 

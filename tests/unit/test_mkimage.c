@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of mkimage/ parts: derived ids, the GPT CRC, gathering a FAT partition's files. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: a whole file into memory (common/path: path_read_file, path_read_fd). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the plan: every byte range a layout resolves to. */
 #include "layout_test_util.h"
 #include "plan/plan.h"

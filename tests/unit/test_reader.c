@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of mkimage/reader/ parts: names made visible, MBR records judged plausible, a
  * BPB judged valid (which together tell a bare FAT volume from an MBR). */
 #include <setjmp.h>

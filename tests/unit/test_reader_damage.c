@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: the FAT reader on long names at their limits and on damaged directories and
  * cluster chains, as a hostile or worn card may hold them (fatgen103, "FAT Long Directory

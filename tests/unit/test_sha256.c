@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: SHA-256 digests (common/sha256), against the examples NIST publishes for the
  * Secure Hash Standard, FIPS 180-4: "abc" (one block), the 448-bit message (two blocks) and
  * one million 'a' (FIPS 180-2, Appendix B.1, B.2 and B.3, whose digests the FIPS 180-4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: host file bytes into an image file, zeros left out (common/sparse), and the
  * data extents of a file that it walks (common/extent: SEEK_DATA, SEEK_HOLE). */
 #include <errno.h>

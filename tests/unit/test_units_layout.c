@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: sizes as layouts write them (common/units: units_layout), read back by the
  * layout's own size parser. */
 #include <setjmp.h>

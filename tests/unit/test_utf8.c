@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: the UTF-8 codec every module uses (common/utf8). */
 #include <errno.h>
 #include <setjmp.h>

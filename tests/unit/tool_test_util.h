@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the unit tests that ask outside programs (e2fsprogs, util-linux, gdisk)
  * about an image a test wrote: each check is skipped, with a line saying so, where the
  * program is not installed, unless SDIMG_REQUIRE_TOOLS=1 (what .ci/run sets, where every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of lib/flash.sh and lib/ship.sh (sourced by them; not a test itself): the
 # card their tests build (its layout), the ranges its bmap maps, files of 0xEE that stand for
 # cards that held something else, and loop devices over files.

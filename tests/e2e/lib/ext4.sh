@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the ext4_*.sh end-to-end tests (sourced; not a test itself): an ext4
 # partition read out and checked (e2fsck, debugfs), and the kernel's view of it, mounted
 # read-only over a loop device, against the tree it was built from.

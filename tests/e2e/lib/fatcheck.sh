@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the fat_*.sh end-to-end tests (sourced; not a test itself): the common
 # checks of tests/e2e-lib.sh, and the fatwrite test driver.
 . "$TOP/tests/e2e-lib.sh"

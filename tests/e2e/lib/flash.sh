@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the flash_*.sh end-to-end tests (sourced; not a test itself).
 #
 # The tests write to loop devices they make over files of their own folder, or over the

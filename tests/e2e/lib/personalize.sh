@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helper of the cards_personalize_*.sh end-to-end tests (sourced; not a test itself).
 
 # serial_card SEED MIB: card.img (built from card.layout), an MBR card with a FAT partition

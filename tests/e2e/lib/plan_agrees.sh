@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Stands in for sdimg in the end-to-end tests (tests/e2e-lib.sh makes it $SDIMG, the real
 # program being $SDIMG_REAL): `sdimg plan` must say what `sdimg build` does. Before every
 # `sdimg build`, the same layout with the same -I and --set is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the reproducibility tests (build_repro, ship_repro, fat_determinism;
 # sourced after tests/e2e-lib.sh, not a test itself): copies of one tree that the host lists
 # in different orders, shown to differ, and locales that must exist.

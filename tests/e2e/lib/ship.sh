@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the ship_*.sh end-to-end tests (sourced; not a test itself): a card with
 # every kind of region (a boot loader at 8K, a FAT partition of files and folders, an ext4
 # raw partition with a sparse journal area) in an MBR or a GPT variant, and readers of what

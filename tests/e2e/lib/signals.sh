@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the end-to-end tests that stop sdimg with signals (sourced; not a test
 # itself): sdimg run in the background under strace, whose fault injection slows the system
 # calls where a signal must land, with /proc hidden from it or not.

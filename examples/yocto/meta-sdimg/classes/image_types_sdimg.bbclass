@@ -1,11 +1,13 @@
+# SPDX-License-Identifier: MIT
 # image_types_sdimg.bbclass: "sdimg", a card image that sdimg builds from a layout file.
 #
 #   IMAGE_CLASSES += "image_types_sdimg"
 #   IMAGE_FSTYPES += "sdimg"            (and/or "sdimg.zst")
 #   SDIMG_LAYOUT = "sdimage-raspberrypi.layout"     (in the machine or the image)
 #
-# The image command writes ${IMAGE_NAME}.sdimg with its block map (.sdimg.bmap) and its
-# checksums (.sdimg.sha256) into IMGDEPLOYDIR, beside the other images of the build. The
+# The image command writes ${SDIMG_IMAGE_NAME}.sdimg (the name each series gives its images:
+# ${IMAGE_NAME}${IMAGE_NAME_SUFFIX} on kirkstone, ${IMAGE_NAME} from 4.3 on) with its block
+# map (.sdimg.bmap) and its checksums (.sdimg.sha256) into IMGDEPLOYDIR, beside the other images of the build. The
 # layout's relative paths are looked up in IMGDEPLOYDIR (this image's root file system),
 # then in DEPLOY_DIR_IMAGE (kernel, device trees, boot loader); it sees ${ROOTFS} (the
 # root file system image, built first through IMAGE_TYPEDEP), ${BOOT_FILES} (a layout
@@ -30,6 +32,48 @@ SDIMG_BOOT_FILES = "${SDIMG_LAYERDIR}/scripts/sdimg-boot-files"
 SDIMG_RAW = "${@bb.utils.contains('IMAGE_FSTYPES', 'sdimg', '1', '', d)}"
 SDIMG_ZST = "${@bb.utils.contains('IMAGE_FSTYPES', 'sdimg.zst', '1', '', d)}"
 
+# kirkstone (4.0) names an image ${IMAGE_NAME}${IMAGE_NAME_SUFFIX}.TYPE, and so do its image
+# links and conversions; from 4.3 on IMAGE_NAME holds the suffix (through IMAGE_LINK_NAME,
+# which then ends with it) and an image is ${IMAGE_NAME}.TYPE
+SDIMG_IMAGE_NAME = "${@sdimg_image_name(d)}"
+
+def sdimg_image_name(d):
+    name = d.getVar('IMAGE_NAME')
+    suffix = d.getVar('IMAGE_NAME_SUFFIX') or ''
+    link = d.getVar('IMAGE_LINK_NAME') or ''
+    if suffix and not link.endswith(suffix):
+        return name + suffix
+    return name
+
+# the layout and every file it pulls in with include("NAME"), looked up as sdimg does (the
+# including file's folder first, then each input folder's that exists at parse time), each
+# as a "PATH:True" word of the task's file-checksums: a changed include builds a new image.
+# An include whose name holds a ${VAR} is made by the task (BOOT_FILES), not a source.
+def sdimg_layout_checksums(d):
+    import re
+    first = d.getVar('SDIMG_LAYOUT_PATH')
+    if not first:
+        return ''
+    dirs = [p for p in (d.getVar('SDIMG_LAYOUT_SEARCH_PATH') or '').split(':') if p]
+    seen, todo = [], [first]
+    while todo and len(seen) < 256:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.append(path)
+        try:
+            with open(path, encoding='utf-8', errors='replace') as f:
+                text = f.read()
+        except OSError:
+            continue
+        for name in re.findall(r'^\s*include\s*\(\s*"([^"$]+)"\s*\)', text, re.M):
+            for folder in [os.path.dirname(path)] + dirs:
+                cand = os.path.join(folder, name)
+                if os.path.isfile(cand):
+                    todo.append(cand)
+                    break
+    return ' '.join('%s:%s' % (p, os.path.exists(p)) for p in seen)
+
 def sdimg_layout_path(d):
     layout = d.getVar('SDIMG_LAYOUT')
     if not layout:
@@ -45,7 +89,7 @@ do_image_sdimg[depends] += "sdimg-native:do_populate_sysroot"
 do_image_sdimg[recrdeptask] += "do_deploy"
 do_image_sdimg[deptask] += "do_image_complete"
 # a new layout or converter makes a new image (a layout that is not found stops the task)
-do_image_sdimg[file-checksums] += "${@'${SDIMG_LAYOUT_PATH}:True' if d.getVar('SDIMG_LAYOUT_PATH') else ''} ${SDIMG_BOOT_FILES}:True"
+do_image_sdimg[file-checksums] += "${@sdimg_layout_checksums(d)} ${SDIMG_BOOT_FILES}:True"
 # the block map and the checksums get IMAGE_LINK_NAME links like the image
 do_image_sdimg[subimages] += "sdimg.bmap sdimg.sha256"
 
@@ -54,7 +98,7 @@ IMAGE_CMD:sdimg () {
 	if [ -z "$layout" ] || [ ! -f "$layout" ]; then
 		bbfatal "sdimg: no layout file for SDIMG_LAYOUT '${SDIMG_LAYOUT}' (a path, or a name in files/sdimg/ of a layer)"
 	fi
-	out="${IMGDEPLOYDIR}/${IMAGE_NAME}.sdimg"
+	out="${IMGDEPLOYDIR}/${SDIMG_IMAGE_NAME}.sdimg"
 	work="${WORKDIR}/sdimg"
 	rm -rf "$work"
 	mkdir -p "$work"
@@ -81,9 +125,9 @@ IMAGE_CMD:sdimg () {
 	# only sdimg.zst asked for: the image is removed after the conversions, and so is
 	# its line of the checksums
 	if [ -z "${SDIMG_RAW}" ]; then
-		sed -i "/  ${IMAGE_NAME}\.sdimg\$/d" "$out.sha256"
+		sed -i "/  ${SDIMG_IMAGE_NAME}\.sdimg\$/d" "$out.sha256"
 	fi
 }
 
-# sdimg wrote ${IMAGE_NAME}.sdimg.zst itself: the conversion only checks that it is there
-CONVERSION_CMD:zst:sdimg = "test -s ${IMAGE_NAME}.${type}.zst"
+# sdimg wrote ${SDIMG_IMAGE_NAME}.sdimg.zst itself: the conversion only checks that it is there
+CONVERSION_CMD:zst:sdimg = "test -s ${SDIMG_IMAGE_NAME}.${type}.zst"

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: MIT
+# `make dist`: sdimg-VERSION.tar.gz of the last commit is the same bytes whatever the umask,
+# TZ and LANG (names sorted, owner and group 0, every mtime the commit's, gzip -n); unpacked
+# in a folder without git it builds, its sdimg names the version and the commit it was made
+# from, its licence headers check, and its unit tests pass. From a checkout, sdimg --version
+# names the commit as git describe does.
+. "$TOP/tests/e2e-lib.sh"
+need git tar gzip make
+[ -e "$TOP/.git" ] || { echo "not a git checkout: make dist has no commit to pack"; exit 77; }
+version=$(make -s -C "$TOP" -f - <<'MK'
+include config.mk
+v: ; @echo $(VERSION)
+MK
+)
+[ -n "$version" ] || fail "config.mk gives no VERSION"
+name=sdimg-$version
+unset MAKEFLAGS MAKELEVEL MFLAGS BUILD
+
+# from a checkout: the version and git describe's name of the commit
+expect_status 0 "$SDIMG" --version
+# (the commit it was built from: git describe's words, a tag, -N-g and the short hash)
+grep -q "^sdimg $version (git [^ ]*)\$" out.txt || { cat out.txt; fail "--version does not say 'sdimg $version (git DESCRIBE)'"; }
+hash=$(sed 's/.*(git \(.*\))$/\1/; s/-dirty$//; s/.*-g\([0-9a-f]*\)$/\1/' out.txt)
+git -C "$TOP" rev-parse -q --verify "$hash^{commit}" >/dev/null ||
+    { cat out.txt; fail "--version names no commit of the checkout"; }
+
+mkdir a b
+(umask 077 && TZ=Asia/Tokyo LANG=C make -s -C "$TOP" DISTDIR="$PWD/a" dist) >make.log 2>&1 ||
+    { cat make.log; fail "make dist"; }
+(umask 022 && TZ=America/Denver LANG=de_DE.UTF-8 make -s -C "$TOP" DISTDIR="$PWD/b" dist) >make.log 2>&1 ||
+    { cat make.log; fail "make dist (again)"; }
+[ -f "a/$name.tar.gz" ] || fail "make dist wrote no $name.tar.gz"
+cmp -s "a/$name.tar.gz" "b/$name.tar.gz" || fail "two make dist give two tarballs"
+
+# gzip -n: no name (FLG.FNAME, RFC 1952 section 2.3.1) and MTIME 0
+[ "$(od -An -tu1 -j3 -N1 "a/$name.tar.gz" | tr -d ' ')" = 0 ] || fail "the gzip header has flags (a name?)"
+[ "$(od -An -tu4 -j4 -N4 "a/$name.tar.gz" | tr -d ' ')" = 0 ] || fail "the gzip header has an mtime"
+# every entry under NAME/, sorted, root's, dated by the last commit, no file writable by others
+t=$(git -C "$TOP" log -1 --format=%ct HEAD)
+LC_ALL=C tar -tvzf "a/$name.tar.gz" --full-time --numeric-owner >list.txt
+LC_ALL=C tar -tzf "a/$name.tar.gz" | grep -v "^$name/" && fail "entries outside $name/"
+awk '$2 != "0/0" { print; bad = 1 } END { exit bad }' list.txt || fail "entries not owned by 0/0"
+awk '$1 ~ /^.....w|^........w/ { print; bad = 1 } END { exit bad }' list.txt || fail "entries writable by group or others"
+when=$(TZ=UTC0 date -d "@$t" '+%Y-%m-%d %H:%M:%S')
+TZ=UTC0 tar -tvzf "a/$name.tar.gz" --full-time | awk -v w="$when" '$4 " " $5 != w { print; bad = 1 } END { exit bad }' ||
+    fail "entries not dated $when (the last commit)"
+git -C "$TOP" ls-files | sed "s|^|$name/|" | LC_ALL=C sort >want.txt
+LC_ALL=C tar -tzf "a/$name.tar.gz" | grep -v '/$' | LC_ALL=C sort >got.txt
+printf '%s\n' "$name/version.mk" | LC_ALL=C sort -m - want.txt >want2.txt
+diff want2.txt got.txt || fail "the tarball holds other files than the commit's and version.mk"
+
+# unpacked where no git checkout is: builds, tells its version, checks, passes its unit tests
+mkdir clean && tar -C clean -xzf "a/$name.tar.gz"
+src=$PWD/clean/$name
+[ ! -e "$src/.git" ] || fail "the tarball holds .git"
+env GIT_CEILING_DIRECTORIES="$PWD/clean" make -s -C "$src" -j2 BUILD=build WERROR=1 all >make.log 2>&1 ||
+    { tail -20 make.log; fail "the tarball does not build"; }
+"$src/build/sdimg" --version >out.txt
+[ "$(cat out.txt)" = "sdimg $version (git $(git -C "$TOP" describe --tags --always HEAD))" ] ||
+    { cat out.txt; fail "the tarball's sdimg names another version or commit"; }
+make -s -C "$src" spdx >make.log 2>&1 || { cat make.log; fail "make spdx in the tarball"; }
+if [ "${SDIMG_DIST_UNIT:-1}" = 1 ]; then
+    env GIT_CEILING_DIRECTORIES="$PWD/clean" make -s -C "$src" -j2 BUILD=build WERROR=1 unit >make.log 2>&1 ||
+        { tail -30 make.log; fail "the tarball's unit tests"; }
+fi
