@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* simg: Android sparse images read and checked, and written out (see simg.h). */
 #include <errno.h>
 #include <fcntl.h>

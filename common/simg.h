@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * simg: the Android sparse image format, defined once for the writer (`sdimg build -o
  * X.simg`, `--simg`; `sdimg personalize` of a sparse image) and the reader (`flash`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* simg_write: Android sparse images written from the ranges of an image that matter (see
  * simg.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uboot_env: U-Boot environments, their text form and their bytes (see uboot_env.h). */
 #include "common/uboot_env.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uboot_env: a U-Boot environment as U-Boot stores it in a block of flash, eMMC or card
  * (U-Boot's doc/usage/environment.rst and include/env_internal.h, `env_t`), written by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exfat/card: a per-card file set in place on a written volume (see exfat.h). */
 #include "exfat/exfat.h"
 

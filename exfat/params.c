@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/params: the geometry of an exFAT volume (exfat.h, exfat_params()): cluster size,
  * FatOffset, FatLength, ClusterHeapOffset and ClusterCount, each within the limits of §3.1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/read: opens an exFAT volume and validates its main boot region (§3.1, §3.4) and the
  * root directory's system entries (the allocation bitmap, §7.1; the up-case table, §7.2; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exfat/read: the reader's private state and helpers (private to exfat/). */
 #ifndef SDIMG_EXFAT_READ_PRIV_H
 #define SDIMG_EXFAT_READ_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/readdir: the directories of an opened volume: walking their entries (bounded: a
  * directory holds at most 256 MiB, §6.2), checking each directory entry set (§6.3, §7.4,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/readpath: paths of an opened volume: lookup (names compared through the volume's own
  * up-case table, §7.2), listing a folder by path and reading a file's bytes (a contiguous run

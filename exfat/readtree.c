@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/readtree: walking a folder and every folder below it in one pass over their
  * clusters, as fat/readtree.c does for FAT. Each folder is listed from the extent its

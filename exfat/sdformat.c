@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/sdformat: a whole SDXC card laid out as the SD Association's formatter does
  * (exfat.h, exfat_sd_format()). SD Specifications Part 2 File System Specification, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/size: the geometry of a volume that is to hold a tree (exfat_params_for_tree()) and
  * the smallest such volume (exfat_min_size()), computed from the clusters the tree needs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/tree: the tree of an exFAT volume (exfat.h): fat/'s tree of folders and files with
  * exFAT's names (UTF-16, §7.7.3's characters refused, compared through the up-case table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/upcase: the up-case table of §7.2.5.1 ("Recommended Up-case Table"), which every
  * volume sdimg writes holds and by which its names are compared (§7.2.5: names are equal when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/write: writes a laid-out tree as an exFAT volume (exfat.h, exfat_write_or_stop()).
  * Only what is not zero is written, each byte once: both boot regions (§3), the FAT's entries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat/write_priv: what the writer's files share (private to exfat/). The tree of an exFAT
  * volume is fat/'s tree of folders and files (their sources, metadata and host paths: exFAT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fat/copy: the bytes of a tree's files into their clusters (see copy_priv.h). */
 #include "fat/copy_priv.h"
 #include "common/sparse.h"

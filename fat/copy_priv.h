@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fat/copy: the bytes of a tree's files into their clusters, for the writers of the FAT family
  * (fat/write.c and exfat/write.c): from a host file opened by name in its folder (the folder

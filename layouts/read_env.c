@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_env: the `uboot-env { }` section of a raw region (LAYOUT.md, "A U-Boot environment"). */
 #include "layouts/read_priv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* read_exfat: an exFAT partition's `exfat { }` section. */
 #include "layouts/read_priv.h"
 

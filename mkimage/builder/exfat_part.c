@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfat_part: the build of an exFAT partition, between the layout and exfat/: the settings of
  * its `exfat { }`, the whole SDXC card with sd-format, its size = auto, its geometry for the

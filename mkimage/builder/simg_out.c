@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * simg_out: the image as Android sparse files (builder_priv.h; the format: common/simg.h),
  * made from the map of the build, the ranges its bmap lists: mapped blocks become RAW

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uboot_env: a raw region's U-Boot environment into the image (common/uboot_env.h). */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cards_check_exfat: an exfat-file of a per-card manifest against the exFAT volume it names
  * (see flash_priv.h), as cards_check.c checks a fat-file against its FAT volume: the

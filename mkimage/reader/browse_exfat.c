@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* browse_exfat: `ls` and `cat` on an exFAT volume, through exfat/'s reader (reader_priv.h).
  * `ls -l` as on FAT, without the 8.3 name exFAT does not have: attributes (d r h s a), size,
  * time (UTC), name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* uboot_env: a U-Boot environment at a place the user names, for `inspect --uboot-env` and
  * `cat --uboot-env` (reader.h; the format: common/uboot_env.h). Nothing read is trusted. */
 #include <errno.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Per-card files on an exFAT partition (per-card = true, reserve): `sdimg personalize` gives
 # four cards contents of 0 bytes, a few bytes, one cluster exactly and the whole reserve;
 # `sdimg flash --card-values` writes two loop devices, each with its own values. For every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The real Linux exfat driver (a Debian kernel in qemu, through tests/oracle/kernel-fat-list
 # -f exfat) reads one rich exFAT volume the writer made, placed 1 MiB into a file with its
 # cluster heap aligned from the file's start: no word from the kernel, and every name (of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sdimg inspect, ls and cat on exFAT volumes other tools made: mkfs.exfat's (bare and in an
 # MBR partition), its parameters as dump.exfat prints them, the SD findings (heap on the
 # grid or not, partition type), a volume exfat-fuse filled from a tree (as root, with a loop

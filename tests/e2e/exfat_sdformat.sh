@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # exfat { sd-format = true }: whole SDXC cards of 64 GB, 128 GB, 256 GB and 1 TB (sparse
 # images) laid out as the SD Association's formatter does (SD Part 2 File System
 # Specification, the SDXC rows): checked field by field from the MBR and the exFAT boot sector

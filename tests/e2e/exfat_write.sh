@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The exFAT writer (through the exfatwrite test driver) against outside readers: fsck.exfat
 # finds the volumes clean, dump.exfat and exfatlabel read their label, serial and geometry
 # (the same as mkfs.exfat's where the specification fixes it), and exfat-fuse reads every

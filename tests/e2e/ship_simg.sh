@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Android sparse images, out and in. simg2img (AOSP's libsparse, not ours) turns every sparse
 # image sdimg writes back into the exact raw image (cmp): FAT16 + ext4 (MBR) and FAT32 + ext4
 # (GPT) cards, -o X.simg and --simg beside the raw image, with and without --simg-crc, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # uboot-env { }: U-Boot environments as U-Boot stores them, checked with the tools of U-Boot's
 # own world: mkenvimage (u-boot-tools) of the same text gives the same bytes, a single copy
 # and both copies of a redundant one (-r); fw_printenv (libubootenv-tool), pointed at the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes the seeds of the exFAT fuzzer (tests/fuzz/fuzz_exfat.c) into tests/fuzz/corpus/exfat/:
 # empty volumes of mkfs.exfat (exfatprogs) with a label, with 512-byte and 32 KiB clusters
 # and with the bitmap packed into the FAT's alignment gap, and a volume sdimg's writer filled,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as an exFAT volume, through exfat/'s reader: exfat_vol_open() (boot
  * region, checksum sector, the root's bitmap, up-case table, label and GUID entries), the

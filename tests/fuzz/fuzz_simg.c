@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as an Android sparse image (common/simg): the header and every
  * chunk read and checked; an image that passes (of at most 4 MiB) is written out, then

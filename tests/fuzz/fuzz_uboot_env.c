@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: any bytes as a U-Boot environment (common/uboot_env), as `inspect --uboot-env`
  * and `cat --uboot-env` read one from an image (mkimage/reader/uboot_env.c, the copy's size

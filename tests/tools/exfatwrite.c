@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exfatwrite: test driver that writes a bare exFAT volume (no partition table) from a host
  * folder, as fatwrite does for FAT.

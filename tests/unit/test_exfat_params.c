@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: exfat_params() (the limits of §3.1 of the exFAT specification, the heap's
  * alignment from the disk's start) and exfat_sd_format() (SD Part 2 File System
  * Specification, the SDXC rows of its format parameter table). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: exfat/'s reader on volumes mkfs.exfat (exfatprogs) makes, with entry sets and
  * clusters written into them by hand (contiguous files, FAT chains, a file past its

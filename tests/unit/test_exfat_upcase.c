@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: the up-case table (exfat/upcase.c) and the checksums and name hash
  * (exfat/checksum.c) against the exFAT specification (§7.2.5.1, §3.4, §6.3.3, §7.6.4,
  * §7.2.2), with values worked out by hand from the algorithms. */

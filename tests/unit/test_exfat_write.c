@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests: exFAT trees, names and the bytes exfat_write_or_stop() puts on disk, checked
  * field by field against the exFAT specification (§3 boot regions, §4 FAT, §7.1 bitmap,

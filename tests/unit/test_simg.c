@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: Android sparse images (common/simg): the chunks planned from the ranges that
  * matter, the files written (one, or split under a size), read back and checked, and every
  * kind of bad header or chunk refused with one line naming the chunk. */

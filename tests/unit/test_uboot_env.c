@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests: U-Boot environments (common/uboot_env): mkenvimage's text, the bytes of a copy
  * (against bytes mkenvimage wrote), reading a copy back, and which copy U-Boot boots with. */
 #include <errno.h>

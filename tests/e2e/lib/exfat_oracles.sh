@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the exfat_*.sh end-to-end tests (sourced; not a test itself): the common
 # checks of tests/e2e-lib.sh, the exfatwrite test driver, and the outside readers of exFAT:
 # exfatprogs (fsck.exfat, dump.exfat, exfatlabel) and FUSE exfat (exfat-fuse, another

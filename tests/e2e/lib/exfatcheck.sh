@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers of the end-to-end tests of exFAT partitions that sdimg builds (exfat_build.sh,
 # exfat_sdformat.sh; sourced, not a test itself), over the outside readers of
 # lib/exfat_oracles.sh: exfatprogs checks the structures, exfat-fuse (an independent
