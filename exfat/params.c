@@ -149,7 +149,7 @@ static int check_opts(const struct exfat_opts *o, uint64_t vol_bytes, uint64_t v
 				  units_layout(o->cluster_size, a, sizeof(a)));
 	if (o->heap_align % EXFAT_SECTOR)
 		return diag_error(d,
-				  "heap-align %s: the cluster heap starts on a sector, so its "
+				  "data-align %s: the cluster heap starts on a sector, so its "
 				  "alignment is a multiple of 512 bytes",
 				  units_layout(o->heap_align, a, sizeof(a)));
 	return 0;

@@ -171,16 +171,22 @@ int exfat_params_for_tree(struct exfat_tree *t, const struct exfat_opts *o, uint
 			break;
 	}
 	if (r || lo.heap_align < EXFAT_SECTOR) {
-		diag_take(d, &first);
+		/* no alignment gives the room: where even none would not, the files are what
+		 * does not fit, and that is what is said */
+		struct diag bare;
+		diag_init(&bare);
+		lo.heap_align = 0;
+		bool files = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &bare) != 0;
+		diag_take(d, files ? &bare : &first);
+		diag_release(&bare);
 		diag_release(&first);
 		return r ? r : -ENOSPC;
 	}
 	diag_release(&first);
 	diag_note(d,
-		  "heap-align %s (the partition's align) leaves too little room in this %s "
-		  "volume; its cluster heap starts on a multiple of %s instead (exfat { heap-align "
-		  "} "
-		  "sets it)",
+		  "data-align %s (the partition's align) leaves too little room in this %s "
+		  "volume; its cluster heap starts on a multiple of %s instead (exfat { "
+		  "data-align } sets it)",
 		  units_layout(o->heap_align, a, sizeof(a)),
 		  units_layout(vol_bytes, size, sizeof(size)),
 		  units_layout(lo.heap_align, b, sizeof(b)));

@@ -160,6 +160,17 @@ partition p { type = exfat
     size = 1M
     tree "/" { from = "src" } }
 LAYOUT
+# what does not fit is the files, whatever the default alignment: that is what is said
+grep -q 'the files and folders need .* the smallest volume that holds them is' err.txt ||
+    fail "the too-small message does not name what the files need: $(cat err.txt)"
+# a default alignment that leaves too little room is lowered, with a note naming the key
+head -c 3000000 /dev/urandom >lower.bin
+printf 'image { size = 16M }\npartition p { type = exfat size = 5M\n file "/big.bin" { from = "lower.bin" } }\n' >lower.layout
+expect_status 0 "$SDIMG" build -o lower.img lower.layout
+expect_stderr "lower.layout:2: partition 'p': data-align 4M (the partition's align) leaves too little room in this 5M volume; its cluster heap starts on a multiple of 2M instead (exfat { data-align } sets it)"
+exfat_part lower.img 1 lower.vol
+exfat_clean lower.vol
+rm -f lower.img lower.vol lower.bin
 build_refused badkey "badkey.layout:3: unknown key 'fats'" <<'LAYOUT'
 image { size = 64M }
 partition p { type = exfat size = grow
