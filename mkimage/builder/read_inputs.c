@@ -333,15 +333,16 @@ static int sd_format_start(const struct layout *l, size_t i, struct sha256 *sha,
 	struct exfat_sd_layout exfat_sd;
 	int rc;
 
+	*ret = 0;
 	if (layout_part_is_exfat(&l->parts[i])) {
 		rc = build_sd_format_exfat(l, i, sha, d, &exfat_sd);
-		*ret = exfat_sd.part_start * EXFAT_SECTOR;
+		if (rc == 0)
+			*ret = exfat_sd.part_start * EXFAT_SECTOR;
 	} else {
 		rc = build_sd_format(l, i, sha, d, &sd);
-		*ret = (uint64_t)sd.part_start * FAT_SECTOR;
+		if (rc == 0)
+			*ret = (uint64_t)sd.part_start * FAT_SECTOR;
 	}
-	if (rc < 0)
-		*ret = 0;
 	return rc;
 }
 
