@@ -55,7 +55,7 @@ unsigned exfat_node_set(const struct fat_node *n)
 }
 
 /* Converts and checks the name of @n (§7.7.3: 1..255 units, no forbidden character, not
- * "." or ".."; tree.c of fat/ refuses those already). */
+ * "." or ".."; tree.c of fat/ refuses those already), and no trailing dot. */
 static int prepare_name(struct fat_node *n, struct diag *d)
 {
 	uint16_t buf[EXFAT_NAME_MAX];
@@ -74,6 +74,13 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 					  "%s: the name holds a character exFAT names may not "
 					  "hold (control characters and \" * / : < > ? \\ |)",
 					  fat_node_where(n, where, sizeof(where)));
+	/* the Linux exfat driver (unless mounted keep_last_dots) and Windows drop a trailing
+	 * dot when they look a name up, so such a file could not be reached */
+	if (len > 0 && buf[len - 1] == '.')
+		return diag_error(d,
+				  "%s: the name ends with a dot, which exFAT drivers strip "
+				  "(the file could not be opened by its name)",
+				  fat_node_where(n, where, sizeof(where)));
 	free(n->u16);
 	n->u16 = malloc((size_t)len * sizeof(uint16_t));
 	if (!n->u16)
