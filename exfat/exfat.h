@@ -322,14 +322,16 @@ struct exfat_walk_fns {
 	int (*entry)(void *ctx, const struct exfat_dirent *e);
 };
 
-/* exfat_vol_walk - @path and every folder below it, depth first, as fat_vol_walk(): loops
- * and cross-linked folders are errors, as are folders nested more than @depth_max deep. */
+/* exfat_vol_walk - @path and every folder below it, depth first, as fat_vol_walk(): loops,
+ * clusters that two files or folders share or that are the bitmap's, the up-case table's or
+ * the root's are errors, as are folders nested more than @depth_max deep. */
 int exfat_vol_walk(struct exfat_vol *v, const char *path, unsigned depth_max,
 		   const struct exfat_walk_fns *fns, void *ctx, struct diag *d);
 
 /* exfat_vol_read - calls @fn with the bytes of the file @path, in order, in pieces of at most
  * a cluster (bytes past ValidDataLength read as zero); names matched through the volume's
- * up-case table. As fat_vol_read(). */
+ * up-case table. As fat_vol_read(); first every file and folder of the volume is walked as
+ * exfat_vol_walk() does, so a file whose clusters another shares gives no byte. */
 int exfat_vol_read(struct exfat_vol *v, const char *path,
 		   int (*fn)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d);
 

@@ -114,12 +114,12 @@ int exfat_layout(const struct exfat_opts *o, uint64_t vol_sectors, uint64_t vol_
 		uint64_t works = cluster_size;
 		while ((vol_sectors - heap) / (works / EXFAT_SECTOR) > EXFAT_MAX_CLUSTERS)
 			works *= 2;
+		units_human(vol_sectors * EXFAT_SECTOR, a, sizeof(a));
+		units_human(cluster_size, b, sizeof(b));
 		return diag_error(d,
 				  "a volume of %s has %" PRIu64 " clusters of %s; exFAT holds at "
 				  "most 4294967285 (§3.1.9); a cluster size of %s or more works",
-				  units_layout(vol_sectors * EXFAT_SECTOR, a, sizeof(a)), count,
-				  units_layout(cluster_size, b, sizeof(b)),
-				  units_layout(works, c, sizeof(c)));
+				  a, count, b, units_layout(works, c, sizeof(c)));
 	}
 	g->part_offset = off;
 	g->vol_sectors = vol_sectors;

@@ -203,6 +203,11 @@ uint8_t *exfat_rd_seen_new(const struct exfat_vol *v)
 	return calloc(((size_t)v->info.clusters + 2) / 8 + 1, 1);
 }
 
+static bool is_marked(const uint8_t *seen, uint32_t c)
+{
+	return seen[c / 8] & (1u << (c % 8));
+}
+
 bool exfat_rd_seen_before(uint8_t *seen, uint32_t c)
 {
 	uint8_t bit = (uint8_t)(1u << (c % 8));
@@ -265,6 +270,13 @@ int exfat_rd_chain_next(struct exfat_vol *v, struct exfat_chain *ch, uint32_t *r
 				  "%s: its cluster chain is longer than %" PRIu64
 				  " clusters (it loops?)",
 				  ch->what, ch->max);
+	/* the root's own chain (the only one of count 0) is what v->sys was made from */
+	if (ch->x.clusters && v->sys && is_marked(v->sys, c))
+		return diag_error(d,
+				  "%s: its cluster %" PRIu32
+				  " is the volume's own (the allocation bitmap, the up-case "
+				  "table or the root directory)",
+				  ch->what, c);
 	if (ch->seen && exfat_rd_seen_before(ch->seen, c))
 		return diag_error(d,
 				  "%s: its cluster %" PRIu32
@@ -307,10 +319,11 @@ static int expand_upcase(struct exfat_vol *v, const uint8_t *t, size_t len, stru
 
 /* The clusters of a system structure of @bytes at @first: read contiguously, as the Linux
  * driver reads the bitmap and the up-case table (their FAT chains are not needed). */
-static int system_extent(const struct exfat_vol *v, const char *what, uint32_t first,
-			 uint64_t bytes, struct exfat_extent *ret, struct diag *d)
+static int system_extent(struct exfat_vol *v, const char *what, uint32_t first, uint64_t bytes,
+			 struct exfat_extent *ret, struct diag *d)
 {
-	uint64_t n = (bytes + v->info.cluster_size - 1) / v->info.cluster_size;
+	/* rounded up without the sum that wraps for lengths near 2^64 */
+	uint64_t n = bytes / v->info.cluster_size + (bytes % v->info.cluster_size != 0);
 
 	if (!exfat_rd_valid_cluster(v, first) || n > (uint64_t)v->info.clusters + 2 - first)
 		return diag_error(d,
@@ -318,6 +331,13 @@ static int system_extent(const struct exfat_vol *v, const char *what, uint32_t f
 				  ") does not lie inside the heap's clusters 2..%" PRIu64,
 				  what, bytes, first, (uint64_t)v->info.clusters + 1);
 	*ret = (struct exfat_extent){ .first = first, .contiguous = true, .clusters = n };
+	for (uint64_t k = 0; k < n; k++)
+		if (exfat_rd_seen_before(v->sys, (uint32_t)(first + k)))
+			return diag_error(d,
+					  "the %s: its cluster %" PRIu64
+					  " is also the root directory's, the allocation bitmap's "
+					  "or the up-case table's",
+					  what, first + k);
 	return 0;
 }
 
@@ -445,8 +465,13 @@ static int scan_root(struct exfat_vol *v, struct diag *d)
 {
 	struct root_scan s = { .v = v, .d = d };
 	struct exfat_extent root = exfat_rd_root(v);
-	int r = exfat_rd_walk_raw(v, &root, NULL, "/", scan_root_entry, &s, d);
+	int r;
 
+	/* the root's clusters go into v->sys as it is walked, the system structures' as they
+	 * are met: none may share a cluster, and no file or folder may use one */
+	if (!(v->sys = exfat_rd_seen_new(v)))
+		return diag_errno(d, -ENOMEM, "out of memory");
+	r = exfat_rd_walk_raw(v, &root, v->sys, "/", scan_root_entry, &s, d);
 	if (r)
 		return r;
 	if (!s.bitmap)
@@ -486,6 +511,7 @@ void exfat_vol_close(struct exfat_vol *v)
 	if (!v)
 		return;
 	free(v->upcase);
+	free(v->sys);
 	free(v->cbuf);
 	free(v);
 }

@@ -19,6 +19,7 @@ struct exfat_vol {
 	uint64_t fat_off;  /* byte offset of the active FAT in the volume */
 	uint64_t heap_off; /* byte offset of cluster 2 */
 	uint16_t *upcase;  /* EXFAT_UPCASE_UNITS entries: the table, expanded */
+	uint8_t *sys;      /* a bit per cluster of the bitmap, the up-case table and the root */
 	uint8_t *cbuf;     /* one cluster, for file reads */
 	uint64_t fat_sec;  /* FAT sector held in fat_buf (UINT64_MAX: none) */
 	uint8_t fat_buf[EXFAT_SECTOR];
@@ -64,6 +65,14 @@ uint8_t *exfat_rd_seen_new(const struct exfat_vol *v);
 
 /* Marks cluster @c in @seen; true when it already was marked. */
 bool exfat_rd_seen_before(uint8_t *seen, uint32_t c);
+
+/* The extent of the file @e: as many clusters as its DataLength needs. */
+struct exfat_extent exfat_rd_file_extent(const struct exfat_vol *v, const struct exfat_dirent *e);
+
+/* Walks every cluster of @x (the file or folder @path) into @seen: an error with a message
+ * where one is outside the heap, the volume's own, or already marked (a cross-link). */
+int exfat_rd_claim(struct exfat_vol *v, const struct exfat_extent *x, uint8_t *seen,
+		   const char *path, struct diag *d);
 
 /* Calls @fn for each raw 32-byte entry of the directory @x up to its end (an entry of type
  * 0, or its last cluster); @fn returns 0 to go on. The clusters as exfat_rd_list() says. */

@@ -14,6 +14,10 @@
 
 #include "common/utf8.h"
 
+/* How deep exfat_vol_read()'s check of the whole volume follows folders (a path of 2048
+ * folders is already past what Linux's PATH_MAX of 4096 bytes lets a program open). */
+#define EXFAT_CHECK_DEPTH_MAX 2048u
+
 int exfat_rd_dir_extent(const struct exfat_vol *v, const struct exfat_dirent *e, const char *path,
 			struct exfat_extent *ret, struct diag *d)
 {
@@ -35,7 +39,39 @@ int exfat_rd_dir_extent(const struct exfat_vol *v, const struct exfat_dirent *e,
 	*ret = (struct exfat_extent){ .first = e->first_cluster,
 				      .contiguous = e->contiguous,
 				      .clusters = (e->size + cs - 1) / cs };
+	/* a run is checked whole: the entries of its first cluster may end it early */
+	if (e->contiguous && ret->clusters > (uint64_t)v->info.clusters + 2 - e->first_cluster)
+		return diag_error(d,
+				  "%s: a directory of %" PRIu64 " clusters from cluster %" PRIu32
+				  " runs past the heap's last cluster %" PRIu64,
+				  path, ret->clusters, e->first_cluster,
+				  (uint64_t)v->info.clusters + 1);
 	return 0;
+}
+
+struct exfat_extent exfat_rd_file_extent(const struct exfat_vol *v, const struct exfat_dirent *e)
+{
+	uint64_t cs = v->info.cluster_size;
+
+	return (struct exfat_extent){ .first = e->first_cluster,
+				      .contiguous = e->contiguous,
+				      .clusters = e->size / cs + (e->size % cs != 0) };
+}
+
+int exfat_rd_claim(struct exfat_vol *v, const struct exfat_extent *x, uint8_t *seen,
+		   const char *path, struct diag *d)
+{
+	struct exfat_chain ch;
+	uint32_t c;
+	int r;
+
+	if (!x->clusters)
+		return 0;
+	/* each cluster is checked: a run past the heap ends at its first one outside */
+	exfat_rd_chain_init(&ch, x, seen, path, x->clusters);
+	while ((r = exfat_rd_chain_next(v, &ch, &c, d)) > 0)
+		;
+	return r;
 }
 
 struct find {
@@ -176,6 +212,14 @@ static int stream(struct exfat_vol *v, const char *path, const struct exfat_dire
 	return done < f->size ? r : 0;
 }
 
+/* Walks the whole volume, every cluster of every file and folder claimed once. */
+static int check_links(struct exfat_vol *v, struct diag *d)
+{
+	static const struct exfat_walk_fns none = { 0 };
+
+	return exfat_vol_walk(v, "/", EXFAT_CHECK_DEPTH_MAX, &none, NULL, d);
+}
+
 int exfat_vol_read(struct exfat_vol *v, const char *path,
 		   int (*fn)(void *ctx, const void *buf, size_t len), void *ctx, struct diag *d)
 {
@@ -191,9 +235,7 @@ int exfat_vol_read(struct exfat_vol *v, const char *path,
 		r = diag_errno(d, -EISDIR, "%s: is a directory", path);
 		goto out;
 	}
-	x = (struct exfat_extent){ .first = e->e.first_cluster,
-				   .contiguous = e->e.contiguous,
-				   .clusters = (e->e.size + cs - 1) / cs };
+	x = exfat_rd_file_extent(v, &e->e);
 	if (e->e.size / cs > v->info.clusters) {
 		r = diag_error(d,
 			       "%s: its size (%" PRIu64
@@ -206,7 +248,11 @@ int exfat_vol_read(struct exfat_vol *v, const char *path,
 		r = diag_errno(d, -ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
+	/* every file and folder's clusters first, so that a file sharing its clusters with
+	 * another is refused before a byte of it is given out */
 	if (e->e.size)
+		r = check_links(v, d);
+	if (!r && e->e.size)
 		r = stream(v, path, &e->e, &x, seen, fn, ctx, d);
 out:
 	free(seen);

@@ -9,6 +9,7 @@
 #include "exfat/read_priv.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,25 @@ struct walk {
 	size_t cap_path;
 	struct frame *frames;
 	size_t depth, cap_frames;
+	uint8_t *seen; /* a bit per cluster of every folder listed and file met */
+	struct diag *d;
 };
+
+/* Marks the clusters of the file @e (in the folder w->path) as taken. */
+static int claim_file(struct walk *w, const struct exfat_dirent *e)
+{
+	struct exfat_extent x = exfat_rd_file_extent(w->v, e);
+	size_t dir = strlen(w->path), len = dir + 1 + strlen(e->name) + 1;
+	char *path = malloc(len);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	snprintf(path, len, "%s%s%s", w->path, dir && w->path[dir - 1] == '/' ? "" : "/", e->name);
+	r = exfat_rd_claim(w->v, &x, w->seen, path, w->d);
+	free(path);
+	return r;
+}
 
 static int collect(void *ctx, const struct exfat_rd_entry *re)
 {
@@ -48,6 +67,8 @@ static int collect(void *ctx, const struct exfat_rd_entry *re)
 	size_t len = strlen(e->name) + 1;
 	int r = w->fns->entry ? w->fns->entry(w->ctx, e) : 0;
 
+	if (!r && !(e->attrs & EXFAT_ATTR_DIRECTORY))
+		r = claim_file(w, e);
 	if (r || !(e->attrs & EXFAT_ATTR_DIRECTORY))
 		return r;
 	if (array_grow((void **)&w->pending, &w->cap_pending, w->n_pending + 1,
@@ -116,13 +137,14 @@ static int step(struct walk *w, unsigned depth_max, uint8_t *seen, struct diag *
 int exfat_vol_walk(struct exfat_vol *v, const char *path, unsigned depth_max,
 		   const struct exfat_walk_fns *fns, void *ctx, struct diag *d)
 {
-	struct walk w = { .v = v, .fns = fns, .ctx = ctx };
+	struct walk w = { .v = v, .fns = fns, .ctx = ctx, .d = d };
 	struct exfat_extent top;
 	uint8_t *seen = NULL;
 	int r = exfat_rd_lookup_dir(v, path, &top, d);
 
 	if (!r && (!(seen = exfat_rd_seen_new(v)) || !(w.path = strdup(path))))
 		r = -ENOMEM;
+	w.seen = seen;
 	if (!r) {
 		w.cap_path = strlen(path) + 1;
 		r = list(&w, &top, seen, d);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,17 +55,36 @@ unsigned exfat_node_set(const struct fat_node *n)
 	return 2u + (n->n16 + EXFAT_NAME_UNITS_PER_ENTRY - 1) / EXFAT_NAME_UNITS_PER_ENTRY;
 }
 
+/* @s for a message, into @out (@cap bytes): control characters, the backslash and, where
+ * @high, every byte of 0x80 and above (a name that is not UTF-8) as \xNN, so that a
+ * terminal shows what the name holds. Returns @out. */
+static const char *shown(const char *s, bool high, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7F || c == '\\' || (high && c >= 0x80))
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return out;
+}
+
 /* Converts and checks the name of @n (§7.7.3: 1..255 units, no forbidden character, not
- * "." or ".."; tree.c of fat/ refuses those already). */
+ * "." or ".."; tree.c of fat/ refuses those already), and no trailing dot. */
 static int prepare_name(struct fat_node *n, struct diag *d)
 {
 	uint16_t buf[EXFAT_NAME_MAX];
-	char where[4096];
+	char where[4096], text[4 * 4096 + 1];
 	int len = utf8_to_utf16(n->name, buf, EXFAT_NAME_MAX);
 
 	if (len == -EILSEQ)
 		return diag_error(d, "%s: the name is not valid UTF-8",
-				  fat_node_where(n, where, sizeof(where)));
+				  shown(fat_node_where(n, where, sizeof(where)), true, text,
+					sizeof(text)));
 	if (len < 0)
 		return diag_error(d, "%s: the name is longer than the 255 UTF-16 units exFAT holds",
 				  fat_node_where(n, where, sizeof(where)));
@@ -73,7 +93,15 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 			return diag_error(d,
 					  "%s: the name holds a character exFAT names may not "
 					  "hold (control characters and \" * / : < > ? \\ |)",
-					  fat_node_where(n, where, sizeof(where)));
+					  shown(fat_node_where(n, where, sizeof(where)), false,
+						text, sizeof(text)));
+	/* the Linux exfat driver (unless mounted keep_last_dots) and Windows drop a trailing
+	 * dot when they look a name up, so such a file could not be reached */
+	if (len > 0 && buf[len - 1] == '.')
+		return diag_error(d,
+				  "%s: the name ends with a dot, which exFAT drivers strip "
+				  "(the file could not be opened by its name)",
+				  fat_node_where(n, where, sizeof(where)));
 	free(n->u16);
 	n->u16 = malloc((size_t)len * sizeof(uint16_t));
 	if (!n->u16)

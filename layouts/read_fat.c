@@ -187,8 +187,9 @@ static int read_per_card(struct reader *r, const struct sect *s, struct layout_e
 					"card's content may take, e.g. reserve = 4K)");
 	if (e->reserve > UINT32_MAX) /* FAT's limit, kept on exFAT: a per-card file is small */
 		return layout_key_error(r, s, "reserve",
-					"must be less than 4 GiB (FAT's largest "
-					"file)");
+					"must be less than 4 GiB (FAT's largest file; "
+					"sdimg keeps the limit on exFAT, where a per-card file "
+					"is as small)");
 	if (strlen(e->content) > e->reserve)
 		return layout_key_error(r, s, "reserve",
 					"the template alone takes %zu bytes, more "

@@ -169,7 +169,8 @@ static void cat_usage(FILE *out)
 	fprintf(out,
 		"Usage: %s cat IMAGE:PART/PATH\n"
 		"       %s cat IMAGE --uboot-env OFFSET[,SIZE[,OFFSET2]]\n\nWrites one file of a "
-		"FAT or ext2/3/4 partition to the standard output\n(IMAGE:/PATH when the image "
+		"FAT, exFAT or ext2/3/4 partition to the standard output\n(IMAGE:/PATH when the "
+		"image "
 		"has no table), or the variables of a U-Boot\nenvironment as name=value lines, "
 		"those of the copy U-Boot reads.\n\n"
 		"  --uboot-env OFFSET[,SIZE[,OFFSET2]]\n"

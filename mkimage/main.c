@@ -27,8 +27,8 @@ static const struct command {
 	{ "import", cmd_import,
 	  "translate a genimage configuration or a wic kickstart into a layout" },
 	{ "inspect", cmd_inspect, "read an image or card: table, file systems, SD alignment" },
-	{ "ls", cmd_ls, "list a folder of a FAT partition of an image or card" },
-	{ "cat", cmd_cat, "write a file of a FAT partition to the standard output" },
+	{ "ls", cmd_ls, "list a folder of a FAT, exFAT or ext4 partition" },
+	{ "cat", cmd_cat, "print a file of a FAT, exFAT or ext4 partition" },
 	{ "personalize", cmd_personalize, "copy an image with one card's per-card values" },
 	{ "plan", cmd_plan, "print the resolved geometry of a layout; writes nothing" },
 };

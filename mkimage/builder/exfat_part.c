@@ -97,6 +97,27 @@ int build_exfat_min_size(struct build *b, size_t i, uint64_t start, uint64_t *re
 			   exfat_min_size(ps->exfat_tree, &ps->exfat_opts, start, ret, &scratch));
 }
 
+/* mbr-type set by hand to another byte than exFAT's 0x07 (the type Microsoft and the SD
+ * Association give exFAT partitions): an error where sd-format fixes the byte, else a
+ * warning, since some devices take the partition for the file system the byte names. */
+static int check_mbr_type(struct build *b, const struct layout_partition *p)
+{
+	if (!p->mbr_type_loc.file || p->mbr_type == 0x07)
+		return 0;
+	if (p->exfat.sd_format)
+		return diag_error(b->d,
+				  "%s:%d: partition '%s': mbr-type 0x%02x, but exfat { sd-format = "
+				  "true } writes the type byte 0x07, as the SD Association's "
+				  "formatter does; drop mbr-type",
+				  p->mbr_type_loc.file, p->mbr_type_loc.line, p->name, p->mbr_type);
+	diag_warning(b->d,
+		     "%s:%d: partition '%s': mbr-type 0x%02x on an exFAT volume, whose type "
+		     "byte is 0x07 (some devices go by the byte and take the partition for "
+		     "another file system)",
+		     p->mbr_type_loc.file, p->mbr_type_loc.line, p->name, p->mbr_type);
+	return 0;
+}
+
 int build_choose_exfat(struct build *b, size_t i, const struct plan_region *r)
 {
 	const struct layout_partition *p = &b->l->parts[i];
@@ -104,6 +125,8 @@ int build_choose_exfat(struct build *b, size_t i, const struct plan_region *r)
 	struct diag scratch;
 
 	b->mbr_types[i] = p->mbr_type;
+	if (check_mbr_type(b, p) < 0)
+		return -EINVAL;
 	if (p->exfat.sd_format) {
 		ps->exfat_geom = ps->exfat_sd.geom;
 		return 0;

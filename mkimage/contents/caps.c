@@ -55,10 +55,13 @@ int content_caps_check(const struct content_caps *caps, mode_t mode, const char 
 	if (S_ISREG(mode) || S_ISDIR(mode) || (S_ISLNK(mode) && caps->links) ||
 	    (special && caps->specials))
 		return 0;
+	/* "an exFAT", "an ext4", "a FAT" */
+	const char *an = caps->name[0] == 'e' ? "an" : "a";
+
 	if (name)
-		return diag_error(d, "%s: %s: a %s cannot go on a %s file system", host, name,
-				  kind_name(mode), caps->name);
-	return diag_error(d, "%s: a %s cannot go on a %s file system", host, kind_name(mode),
+		return diag_error(d, "%s: %s: a %s cannot go on %s %s file system", host, name,
+				  kind_name(mode), an, caps->name);
+	return diag_error(d, "%s: a %s cannot go on %s %s file system", host, kind_name(mode), an,
 			  caps->name);
 }
 

@@ -235,14 +235,20 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			  "specification gives a card of this capacity: the SD formatter starts it "
 			  "at byte %llu",
 			  p->number, (unsigned long long)p->start, g, (unsigned long long)unit);
+	/* sdimg's default (data-align = the partition's align) keeps the heap on the erase-block
+	 * grid; the larger unit of an SDXC capacity takes exfat { sd-format } or data-align */
 	if (heap % unit)
 		rc |= add(f, "warning", "heap-misaligned", p->number,
 			  "the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
-			  "the %s grid%s: every cluster straddles erase blocks; sdimg puts the "
-			  "heap "
-			  "on the grid by default",
+			  "the %s grid%s: %s",
 			  (unsigned long long)heap, (unsigned long long)(heap % unit), g,
-			  sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "");
+			  sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "",
+			  heap % eb
+				  ? "every cluster straddles erase blocks; sdimg puts the heap on "
+				    "the erase-block grid by default"
+				  : "exfat { sd-format = true } lays the card out on it, as "
+				    "the SD formatter does (or align and data-align of the "
+				    "unit)");
 	return rc;
 }
 

@@ -14,7 +14,8 @@
 exfat_need
 need cmp awk
 need_loops
-trap 'rc=$?; exfat_cleanup; flash_cleanup; exit $rc' EXIT
+FUSE_MORE_CLEANUP=flash_cleanup
+trap 'rc=$?; fuse_umount; flash_cleanup; exit $rc' EXIT
 trap 'exit 1' INT TERM HUP
 
 cat >card.layout <<'EOT'
@@ -44,7 +45,7 @@ jq -r '.fields[] | ([.data, .data + .reserve] | @tsv), ([.entry, .entry + 32 * .
 # check_card IMG S N: the volume is clean, exfat-fuse and sdimg cat read the card's files
 check_card() {
     extract "$1" "$vol" $((32 * MiB)) vol.img
-    exfat_fsck vol.img
+    exfat_clean vol.img
     rm -rf want && mkdir -p want/id
     printf '%s' "$2" >want/id/serial.txt
     printf 'card %s\n' "$3" >want/note.txt
@@ -57,7 +58,7 @@ check_card() {
 
 # the image itself holds the templates: clean, and read back as they are
 extract card.img "$vol" $((32 * MiB)) vol.img
-exfat_fsck vol.img
+exfat_clean vol.img
 
 # four cards by personalize: 0 bytes, a few, one cluster exactly, the whole reserve
 x4096=$(head -c 4096 /dev/zero | tr '\0' x)

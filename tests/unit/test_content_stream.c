@@ -535,6 +535,8 @@ static void test_caps(void **state)
 	assert_true(diag_has(&d, "h: a device node cannot go on a FAT file system"));
 	assert_int_equal(content_caps_check(&content_caps_fat, S_IFLNK, "h", NULL, &d), -EINVAL);
 	assert_true(diag_has(&d, "h: a symbolic link cannot go on a FAT file system"));
+	assert_int_equal(content_caps_check(&content_caps_exfat, S_IFIFO, "h", NULL, &d), -EINVAL);
+	assert_true(diag_has(&d, "h: a fifo cannot go on an exFAT file system"));
 	assert_int_equal(content_caps_check(&keep_all, S_IFLNK, "h", NULL, &d), 0);
 	assert_int_equal(content_caps_check(&keep_all, S_IFIFO, "h", NULL, &d), 0);
 	assert_int_equal(content_caps_check_size(&content_caps_fat, UINT32_MAX, "h", "f", &d), 0);

@@ -733,6 +733,61 @@ static void d_cross(int fd, const struct geo *g)
 	put_le16(set + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(set, 1u + set[1]));
 	patch(fd, at, set, (1u + set[1]) * 32u);
 }
+/* Points the set of @name (in the root, or in /dir) at cluster @first, with @len bytes
+ * (0: its own length kept). */
+static void retarget(int fd, const struct geo *g, bool in_dir, const char *name, uint32_t first,
+		     uint64_t len)
+{
+	uint8_t set[19 * 32];
+	uint64_t at = find_set(fd, coff(g, in_dir ? C_DIR : g->root), name, set);
+
+	put_le32(set + 32 + EXFAT_DE_FIRSTCLUSTER, first);
+	if (len) {
+		put_le64(set + 32 + EXFAT_DE_DATALENGTH, len);
+		put_le64(set + 32 + EXFAT_SE_VALIDDATALENGTH, len);
+	}
+	put_le16(set + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(set, 1u + set[1]));
+	patch(fd, at, set, (1u + set[1]) * 32u);
+}
+static uint32_t bitmap_cluster(int fd, const struct geo *g)
+{
+	uint8_t b[4];
+
+	assert_int_equal(pread(fd, b, 4,
+			       (off_t)(root_entry(fd, g, EXFAT_TYPE_BITMAP) +
+				       EXFAT_DE_FIRSTCLUSTER)),
+			 4);
+	return get_le32(b);
+}
+static void d_file_cross(int fd, const struct geo *g)
+{
+	retarget(fd, g, false, "readme.txt", C_CHAIN1, 0); /* chain.bin's first cluster */
+}
+static void d_file_bitmap(int fd, const struct geo *g)
+{
+	retarget(fd, g, false, "readme.txt", bitmap_cluster(fd, g), 0);
+}
+static void d_file_root(int fd, const struct geo *g)
+{
+	retarget(fd, g, true, "caf", g->root, 0);
+}
+static void d_dir_bitmap(int fd, const struct geo *g)
+{
+	retarget(fd, g, true, "sub", bitmap_cluster(fd, g), 0);
+}
+static void d_dir_run_out(int fd, const struct geo *g)
+{
+	/* /dir, NoFatChain: 3 clusters from the heap's last, whose entries end at once */
+	uint8_t zero[CS] = { 0 };
+	patch(fd, coff(g, 513), zero, CS);
+	retarget(fd, g, false, "dir", 513, 3 * CS);
+}
+static void d_bitmap_wrap(int fd, const struct geo *g)
+{
+	uint8_t b[8];
+	put_le64(b, UINT64_MAX); /* rounded up to clusters, it must not wrap to 0 */
+	patch(fd, root_entry(fd, g, EXFAT_TYPE_BITMAP) + EXFAT_DE_DATALENGTH, b, 8);
+}
 
 static const struct damage damages[] = {
 	{ "boot checksum", d_checksum, AT_OPEN, NULL, "the boot checksum sector holds" },
@@ -780,7 +835,16 @@ static const struct damage damages[] = {
 	{ "chain bad cluster", d_chain_bad, AT_READ, "/chain.bin", "outside the heap" },
 	{ "folder of 0 bytes", d_dir0, AT_LIST, "/dir", "a directory of 0 bytes" },
 	{ "folder too big", d_dir_big, AT_LIST, "/dir", "at most 256 MiB" },
-	{ "folder loop", d_dir_loop, AT_WALK, "/", "also another's, or its own" },
+	{ "folder loop", d_dir_loop, AT_WALK, "/", "is the volume's own" },
+	{ "files cross-linked (read)", d_file_cross, AT_READ, "/readme.txt", "also another's" },
+	{ "files cross-linked (walk)", d_file_cross, AT_WALK, "/", "also another's" },
+	{ "file in the bitmap", d_file_bitmap, AT_READ, "/readme.txt", "is the volume's own" },
+	{ "file in the root", d_file_root, AT_READ, "/dir/caf\xc3\xa9.txt", "is the volume's own" },
+	{ "folder in the bitmap", d_dir_bitmap, AT_WALK, "/", "is the volume's own" },
+	{ "folder in the bitmap (list)", d_dir_bitmap, AT_LIST, "/dir/sub", "is the volume's own" },
+	{ "folder run past the heap", d_dir_run_out, AT_LIST, "/dir",
+	  "runs past the heap's last cluster 513" },
+	{ "bitmap length wraps", d_bitmap_wrap, AT_OPEN, NULL, "does not lie inside the heap" },
 	{ "folders cross-linked", d_cross, AT_WALK, "/", "also another's, or its own" },
 };
 

@@ -90,7 +90,17 @@ static void test_names(void **state)
 	expect_error(tree_with("/a\"b"), "/a\"b: the name holds a character");
 	expect_error(tree_with("/a\tb"), "the name holds a character");
 	expect_error(tree_with("/a|b"), "the name holds a character");
-	expect_error(tree_with("/bad\xC3("), "/bad\xC3(: the name is not valid UTF-8");
+	/* what the name holds is shown, not sent to the terminal */
+	expect_error(tree_with("/bad\xC3("), "/bad\\xc3(: the name is not valid UTF-8");
+	expect_error(tree_with("/a\001b"), "/a\\x01b: the name holds a character");
+	/* a trailing dot is dropped by the drivers' lookups; a trailing space is kept */
+	expect_error(tree_with("/sub/trail."), "/sub/trail.: the name ends with a dot");
+	expect_error(tree_with("/..."), "the name ends with a dot");
+	t = tree_with("/trail ");
+	diag_init(&d);
+	assert_int_equal(exfat_params_for_tree(t, NULL, SIZE, 0, &g, &d), 0);
+	diag_release(&d);
+	exfat_tree_free(t);
 	t = tree_with("/dir/Ärger");
 	diag_init(&d);
 	assert_int_equal(exfat_tree_add_file(t, "/dir/äRGER", 0, NULL, NULL, &d), 0);

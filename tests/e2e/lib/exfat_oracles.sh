@@ -31,7 +31,8 @@ fuse_mount() {
     [ "$(id -u)" -eq 0 ] && [ -c /dev/fuse ] || { echo "exfat-fuse needs root and /dev/fuse here"; exit 77; }
     fuse_loop=$(losetup -f --show -r "$1" 2>/dev/null) || { echo "no loop device for exfat-fuse"; exit 77; }
     fuse_dir=$2
-    trap 'fuse_umount' EXIT
+    # a test's own cleanup (FUSE_MORE_CLEANUP, a command) still runs on exit
+    trap 'rc=$?; fuse_umount; ${FUSE_MORE_CLEANUP:-:}; exit $rc' EXIT
     mkdir -p "$2"
     mount.exfat-fuse -o ro "$fuse_loop" "$2" >fuse.txt 2>&1 || fail "exfat-fuse refused $1: $(cat fuse.txt)"
 }
