@@ -159,10 +159,26 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null 2>&1 &&
     # the last address a 3-byte counter has, then none: no card gets an address twice
     expect_status 1 "$SDIMG" flash env.img "$a" --allow-fixed -q --first-index 16777216 \
         --card-values 'CARD_SERIAL=x' --card-values 'MAC=02:00:00:{index:mac3}'
-    expect_stderr "card 16777216 does not fit {index:mac3}"
+    expect_stderr "card 16777216 does not fit {index:mac3}: the card would get the value of an earlier one"
+    # a 6-byte counter from a zero first byte: card 0 would get 00:00:00:00:00:00
+    expect_status 1 "$SDIMG" flash env.img "$a" --allow-fixed -q --first-index 0 \
+        --card-values 'CARD_SERIAL=x' --card-values 'MAC={index:mac6}'
+    expect_stderr "card 0 would get 00:00:00:00:00:00"
 else
     echo "uboot_env: no loop device here, flash --card-values not run" >&2
 fi
+
+# --- MAC counters U-Boot would misread, or that give group addresses: usage errors, before
+# any card (string_to_enetaddr() reads six fields of two hex digits; is_valid_ethaddr()
+# refuses bit 0 of the first byte)
+for p in 'MAC=02:00:00:{index:mac4}' 'MAC=02:00:00:{index:hex6}' 'MAC=02:00:{index:mac3}'; do
+    expect_status 2 "$SDIMG" flash env.img /dev/null --card-values "$p"
+    expect_stderr "not a MAC address of six hex pairs"
+done
+expect_status 2 "$SDIMG" flash env.img /dev/null --card-values 'MAC=01:00:00:{index:mac3}'
+expect_stderr "01:00:00:00:00:00, a multicast address"
+expect_status 2 "$SDIMG" flash env.img /dev/null --card-values 'MAC=02:00:00:{index:mac7}'
+expect_stderr "1 to 6 bytes ({index:mac6})"
 
 # --- the example i.MX8M eMMC card: its environment where U-Boot's configuration says,
 # read by fw_printenv with the fw_env.config its comment gives, after personalize
@@ -204,6 +220,17 @@ EOT
 build_refused badfrom "a region holding a uboot-env { } is written by it alone" <<'EOT'
 raw e { offset = 0 from = "env.txt" uboot-env { size = 2K } }
 EOT
+
+# the region's own size: exactly that of its copies is taken, another named
+cat >sz.layout <<'EOT'
+image { size = 8M table = none }
+raw e { offset = 1M size = 8K uboot-env { size = 4K redundant = true var a { value = "1" } } }
+EOT
+expect_status 0 "$SDIMG" build -q -o sz.img sz.layout
+sed 's/size = 8K/size = 12K/' sz.layout >sz2.layout
+expect_status 1 "$SDIMG" build -q -o sz2.img sz2.layout
+expect_stderr "sz2.layout:2: raw 'e': size: 12288 is not the 8192 bytes of the environment's copies"
+[ ! -e sz2.img ] || fail "a refused size left sz2.img"
 
 # the vars file is an input: no output may replace it
 expect_status 2 "$SDIMG" build -q -o env.txt env.layout
