@@ -369,9 +369,17 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 			   : by_name == BUILD_COMPRESS_XZ ? BUILD_XZ_LEVEL
 							  : BUILD_GZIP_LEVEL;
 	}
+	if (simg_name && given[given_len - 6] == '/')
+		return cli_usage_error("build", "-o %s: the sparse image needs a name before .simg",
+				       given);
 	if (simg_name) {
+		/* -o x.simg --compress zst: x.zst beside it, as -o x --simg --compress zst */
 		o->output = owned[1] = strndup(given, given_len - 5);
 		o->simg = given;
+		if (o->output && o->compress)
+			o->compressed = with_suffix(o->output,
+						    build_compression_suffix(o->compress),
+						    &owned[2]);
 	} else if (by_name) {
 		size_t n = strlen(given) - strlen(build_compression_suffix(by_name));
 		o->output = owned[1] = strndup(given, n);

@@ -16,7 +16,7 @@
 # type, a bad CRC, a cut file, a block size not a multiple of 4) each give one line naming
 # the file and the chunk, exit 1, for inspect and flash alike.
 . "$TOP/tests/e2e/lib/flash.sh"
-need simg2img img2simg cmp sha256sum sfdisk jq fsck.fat mcopy mtype mke2fs e2fsck
+need simg2img img2simg zstd cmp sha256sum sfdisk jq fsck.fat mcopy mtype mke2fs e2fsck
 make_inputs
 write_layout mbr
 "$SDIMG" build -q --bmap -o raw.img card.layout || fail "build raw.img"
@@ -41,6 +41,13 @@ back c.simg
 "$SDIMG" build -q -o d.simg --simg-block-size 64K --simg-crc card.layout || fail "build --simg-block-size 64K"
 back d.simg
 echo "--simg beside b.img, --simg-crc, blocks of 512 and 64K: simg2img gives raw.img"
+# -o X.simg --compress zst: X.zst beside it (the raw image compressed), as -o X --simg does
+"$SDIMG" build -q -o z.simg --compress zst card.layout || fail "build -o z.simg --compress zst"
+back z.simg
+zstd -dq z.zst -o z.raw && cmp -s raw.img z.raw || fail "z.zst is not raw.img compressed"
+rm -f z.raw
+expect_status 2 "$SDIMG" build -q -o sub/.simg card.layout
+grep -q "needs a name before .simg" err.txt || fail "-o sub/.simg: $(cat err.txt)"
 
 # the sizes of the mapped bytes: the sparse file holds little more than what is not a fill
 mapped=$(bmap_mapped raw.img.bmap)
@@ -88,7 +95,7 @@ back t.simg
 head -c 2000 spl.bin >small.bin
 printf 'image { size = 8194K table = none seed = "odd" }\nraw tail { offset = 8192K from = "small.bin" }\n' >odd.layout
 expect_status 1 "$SDIMG" build -q -o o.simg odd.layout
-expect_stderr "not a whole number of 4096-byte sparse blocks"
+expect_stderr "o.simg: its 8390656 bytes are not a whole number of 4096-byte sparse blocks"
 [ ! -e o.simg ] || fail "a refused build left o.simg"
 "$SDIMG" build -q -o raw.img odd.layout || fail "build odd raw.img"
 "$SDIMG" build -q -o o.simg --simg-block-size 512 odd.layout || fail "build odd o.simg, blocks of 512"
