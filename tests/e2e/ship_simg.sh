@@ -69,6 +69,10 @@ for f in e.*.simg; do
         fail "$f alone holds bytes raw.img has not"
 done
 echo "--simg-max-size 1M: $n files of at most 1 MiB, together raw.img, each alone agrees with it"
+# a rebuild in fewer pieces removes the older ones past its last: the glob is this image
+"$SDIMG" build -q -o e.simg --simg-max-size 64M card.layout || fail "build --simg-max-size 64M"
+[ "$(ls e.*.simg | wc -l)" -lt "$n" ] || fail "after a build in fewer pieces: $(ls e.*.simg)"
+back e.*.simg
 expect_status 1 "$SDIMG" build -q -o f.simg --simg-max-size 4K card.layout
 expect_stderr "needs at least"
 [ -z "$(ls f.* 2>/dev/null)" ] || fail "a refused split left: $(ls f.*)"
