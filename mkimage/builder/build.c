@@ -168,6 +168,14 @@ static int check_output_names(const struct layout *l, const struct build_options
 		rc = last ? build_file_check_name(last, "the sparse image", d) : -ENOMEM;
 		free(last);
 	}
+	/* personalize and flash --card-values write a card's values into one whole image;
+	 * pieces of it would each need the manifest, and none could be personalized */
+	if (rc == 0 && o->simg_max_size && has_per_card_values(l))
+		return diag_error(d,
+				  "%s: the layout has per-card values, which pieces of a sparse "
+				  "image cannot take: build it without --simg-max-size and "
+				  "personalize or flash that",
+				  l->path);
 	if (rc == 0 && has_per_card_values(l)) {
 		char *cards = NULL;
 		if (asprintf(&cards, "%s" BUILD_CARDS_SUFFIX, o->output) < 0)

@@ -232,6 +232,11 @@ expect_status 1 "$SDIMG" build -q -o sz2.img sz2.layout
 expect_stderr "sz2.layout:2: raw 'e': size: 12288 is not the 8192 bytes of the environment's copies"
 [ ! -e sz2.img ] || fail "a refused size left sz2.img"
 
+# per-card values and pieces of a sparse image: refused, nothing written
+expect_status 1 "$SDIMG" build -q -o pc.simg --simg-max-size 1M env.layout
+expect_stderr "env.layout: the layout has per-card values, which pieces of a sparse image cannot take"
+[ -z "$(ls pc.* 2>/dev/null)" ] || fail "a refused split left: $(ls pc.*)"
+
 # the vars file is an input: no output may replace it
 expect_status 2 "$SDIMG" build -q -o env.txt env.layout
 grep -q "env.txt" err.txt || fail "output over vars: $(cat err.txt)"
