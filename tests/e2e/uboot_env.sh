@@ -128,9 +128,19 @@ expect_status 0 "$SDIMG" cat env.img --uboot-env 6M,8K,7M
 grep -q "^fdtfile=imx8mm-evk.dtb$" out.txt || fail "cat offset-redund: $(cat out.txt)"
 expect_status 1 "$SDIMG" cat env.img --uboot-env 2M
 expect_stderr "env.img: no U-Boot environment at byte 2097152"
-expect_status 1 "$SDIMG" cat env.img --uboot-env 8M,16K
+expect_status 1 "$SDIMG" cat env.img --uboot-env 8184K,16K
 expect_stderr "ends past its 8388608 bytes"
 expect_status 2 "$SDIMG" cat env.img --uboot-env 4M,x
+# hex as U-Boot's configuration writes it; an empty or overlapping field, or a place past
+# the end, said so
+expect_status 0 "$SDIMG" cat env.img --uboot-env 0x600000,0x2000,0x700000
+grep -q "^fdtfile=imx8mm-evk.dtb$" out.txt || fail "cat in hex: $(cat out.txt)"
+expect_status 2 "$SDIMG" cat env.img --uboot-env 6M,,7M
+grep -q "'6M,,7M' is not OFFSET\[,SIZE\[,OFFSET2\]\]" err.txt || fail "empty SIZE: $(cat err.txt)"
+expect_status 2 "$SDIMG" inspect env.img --uboot-env 4M,16K,4100K
+grep -q "the second copy at byte 4198400 overlaps the first" err.txt || fail "overlap: $(cat err.txt)"
+expect_status 1 "$SDIMG" cat env.img --uboot-env 100G
+expect_stderr "env.img: byte 107374182400 is past its 8388608 bytes"
 differs_only_in ranges.txt env.img p1.img
 # a manifest that does not say what the image holds is refused, by the region's name
 jq '."uboot-envs"[0].vars[0].value = "9"' env.img.cards.json >edited.json
