@@ -69,6 +69,13 @@ for f in e.*.simg; do
         fail "$f alone holds bytes raw.img has not"
 done
 echo "--simg-max-size 1M: $n files of at most 1 MiB, together raw.img, each alone agrees with it"
+# a size that holds the whole sparse file gives one piece, a byte less two
+whole=$(stat -c %s a.simg)
+"$SDIMG" build -q -o w.simg --simg-max-size "$whole" card.layout || fail "build --simg-max-size $whole"
+[ "$(ls w.*.simg)" = w.0.simg ] && cmp -s a.simg w.0.simg || fail "--simg-max-size $whole (a.simg's size): $(ls w.*.simg)"
+"$SDIMG" build -q -o w.simg --simg-max-size $((whole - 1)) card.layout || fail "build --simg-max-size $((whole - 1))"
+[ "$(ls w.*.simg | wc -l)" -eq 2 ] || fail "--simg-max-size $((whole - 1)): $(ls w.*.simg)"
+back w.0.simg w.1.simg
 # a rebuild in fewer pieces removes the older ones past its last: the glob is this image
 "$SDIMG" build -q -o e.simg --simg-max-size 64M card.layout || fail "build --simg-max-size 64M"
 [ "$(ls e.*.simg | wc -l)" -lt "$n" ] || fail "after a build in fewer pieces: $(ls e.*.simg)"
