@@ -240,6 +240,13 @@ static int split_chunk(struct splitter *sp, size_t i)
 	return 0;
 }
 
+uint64_t simg_least_piece(uint32_t block_size, bool crc)
+{
+	/* the header, a DONT_CARE, one block of RAW, a DONT_CARE, the CRC32 chunk */
+	return SIMG_FILE_HEADER_SIZE + 3 * SIMG_CHUNK_HEADER_SIZE + block_size +
+	       (crc ? SIMG_CHUNK_HEADER_SIZE + 4 : 0);
+}
+
 int simg_split(const struct simg *s, uint64_t max_size, bool crc, struct simg_piece **ret,
 	       size_t *n_ret, struct diag *d)
 {
@@ -247,8 +254,8 @@ int simg_split(const struct simg *s, uint64_t max_size, bool crc, struct simg_pi
 			       .max = max_size ? max_size : UINT64_MAX,
 			       .fixed = SIMG_FILE_HEADER_SIZE +
 					(crc ? SIMG_CHUNK_HEADER_SIZE + 4 : 0) };
-	uint64_t least = sp.fixed + 2 * SIMG_CHUNK_HEADER_SIZE +
-			 (s->n ? SIMG_CHUNK_HEADER_SIZE + s->block_size : 0);
+	uint64_t least = s->n ? simg_least_piece(s->block_size, crc)
+			      : sp.fixed + 2 * SIMG_CHUNK_HEADER_SIZE;
 	int rc = 0;
 
 	*ret = NULL;

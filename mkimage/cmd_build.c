@@ -357,6 +357,15 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 		return cli_usage_error("build",
 				       "--simg-block-size, --simg-crc and --simg-max-size are for "
 				       "a sparse image: add --simg or -o NAME.simg");
+	if (r->simg_max_size &&
+	    r->simg_max_size < simg_least_piece(o->simg_block_size, o->simg_crc))
+		return cli_usage_error("build",
+				       "--simg-max-size %llu: a sparse file of %u-byte blocks "
+				       "needs "
+				       "at least %llu bytes",
+				       (unsigned long long)r->simg_max_size, o->simg_block_size,
+				       (unsigned long long)simg_least_piece(o->simg_block_size,
+									    o->simg_crc));
 	if (r->compress && parse_compress(r->compress, o) != EXIT_OK)
 		return EXIT_USAGE;
 	if (by_name && r->compress && by_name != o->compress)

@@ -80,8 +80,8 @@ back w.0.simg w.1.simg
 "$SDIMG" build -q -o e.simg --simg-max-size 64M card.layout || fail "build --simg-max-size 64M"
 [ "$(ls e.*.simg | wc -l)" -lt "$n" ] || fail "after a build in fewer pieces: $(ls e.*.simg)"
 back e.*.simg
-expect_status 1 "$SDIMG" build -q -o f.simg --simg-max-size 4K card.layout
-expect_stderr "needs at least"
+expect_status 2 "$SDIMG" build -q -o f.simg --simg-max-size 4K card.layout
+grep -q "needs at least 4160 bytes" err.txt || fail "--simg-max-size 4K: $(cat err.txt)"
 [ -z "$(ls f.* 2>/dev/null)" ] || fail "a refused split left: $(ls f.*)"
 
 # the GPT card: FAT32 and ext4
