@@ -90,6 +90,7 @@ struct simg_crc {
 	uint32_t crc;
 	uint64_t block;
 	uint32_t number; /* its chunk number, from 1 */
+	uint32_t of;     /* the chunks its file's header counts */
 };
 
 struct simg {
