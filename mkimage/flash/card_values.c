@@ -159,10 +159,16 @@ static int read_csv(struct flash_card_values *cv, const char *path, struct diag 
 			rc = diag_error(d, "%s:%d: %zu fields, the first line names %zu", path,
 					line, n, cv->n_names);
 		char ***rows = rc == 0 ? realloc(cv->rows, (cv->n_rows + 1) * sizeof(*rows)) : NULL;
-		if (rc == 0 && !rows)
+		if (rows)
+			cv->rows = rows;
+		int *lines = rows ? realloc(cv->row_lines, (cv->n_rows + 1) * sizeof(*lines))
+				  : NULL;
+		if (lines)
+			cv->row_lines = lines;
+		if (rc == 0 && !lines)
 			rc = -ENOMEM;
 		if (rc == 0) {
-			cv->rows = rows;
+			cv->row_lines[cv->n_rows] = line;
 			cv->rows[cv->n_rows++] = f;
 		} else {
 			free_fields(f, n);
@@ -375,6 +381,32 @@ static int counter_value(const char *spec, uint64_t index, char **ret, struct di
 	return rc;
 }
 
+/* Each MAC address of the CSV (a field of six hex pairs) one a card can take, and none on
+ * two rows of one column: two cards would get one address. */
+static int check_csv_macs(const struct flash_card_values *cv, struct diag *d)
+{
+	for (size_t i = 0; i < cv->n_names; i++)
+		for (size_t r = 0; r < cv->n_rows; r++) {
+			uint8_t mac[6], other[6];
+			const char *why;
+			if (!parse_mac(cv->rows[r][i], mac))
+				continue;
+			if ((why = mac_unfit(mac)))
+				return diag_error(d, "%s:%d: %s: %s is %s", cv->csv,
+						  cv->row_lines[r], cv->names[i], cv->rows[r][i],
+						  why);
+			for (size_t q = 0; q < r; q++)
+				if (parse_mac(cv->rows[q][i], other) &&
+				    memcmp(mac, other, sizeof(mac)) == 0)
+					return diag_error(d,
+							  "%s:%d: %s: %s is on line %d too: two "
+							  "cards would get one address",
+							  cv->csv, cv->row_lines[r], cv->names[i],
+							  cv->rows[r][i], cv->row_lines[q]);
+		}
+	return 0;
+}
+
 int flash_card_pattern_check(const char *spec, struct diag *d)
 {
 	const char *eq = strchr(spec, '=');
@@ -538,6 +570,8 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 		if (!strchr(specs[i], '=') && !cv->csv) {
 			cv->csv = specs[i];
 			rc = read_csv(cv, specs[i], d);
+			if (rc == 0)
+				rc = check_csv_macs(cv, d);
 		} else if (!strchr(specs[i], '=')) {
 			rc = diag_error(d, "--card-values: one CSV file only ('%s' and '%s')",
 					cv->csv, specs[i]);
@@ -557,6 +591,7 @@ void flash_card_values_close(struct flash_card_values *cv)
 	for (size_t i = 0; i < cv->n_rows; i++)
 		free_fields(cv->rows[i], cv->n_names);
 	free(cv->rows);
+	free(cv->row_lines);
 	free_fields(cv->names, cv->n_names);
 	free_fields(cv->counters, cv->n_counters);
 	cards_manifest_release(&cv->manifest);

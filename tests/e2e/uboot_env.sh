@@ -189,6 +189,13 @@ expect_status 2 "$SDIMG" flash env.img /dev/null --card-values 'MAC=01:00:00:{in
 expect_stderr "01:00:00:00:00:00, a multicast address"
 expect_status 2 "$SDIMG" flash env.img /dev/null --card-values 'MAC=02:00:00:{index:mac7}'
 expect_stderr "1 to 6 bytes ({index:mac6})"
+# a CSV's MAC addresses: one per card, none a group address (exit 1, its line named)
+printf 'CARD_SERIAL,MAC\nSN1,02:00:00:00:00:01\n\nSN2,02:00:00:00:00:01\n' >dup.csv
+expect_status 1 "$SDIMG" flash env.img /dev/null --card-values dup.csv
+expect_stderr "dup.csv:4: MAC: 02:00:00:00:00:01 is on line 2 too: two cards would get one address"
+printf 'CARD_SERIAL,MAC\nSN1,ff:ff:ff:ff:ff:ff\n' >dup.csv
+expect_status 1 "$SDIMG" flash env.img /dev/null --card-values dup.csv
+expect_stderr "dup.csv:2: MAC: ff:ff:ff:ff:ff:ff is a multicast address"
 
 # --- the example i.MX8M eMMC card: its environment where U-Boot's configuration says,
 # read by fw_printenv with the fw_env.config its comment gives, after personalize
