@@ -35,7 +35,7 @@ static void build_usage(FILE *out)
 		"  -o, --output IMAGE  the image to write (default: the layout's name with .img,\n"
 		"                      in the current folder). A name ending in .zst, .xz or .gz\n"
 		"                      writes only the compressed image, one ending in .simg only\n"
-		"                      the Android sparse image\n"
+		"                      the Android sparse image (X.simg --compress zst: and X.zst)\n"
 		"  --compress KIND[:LEVEL]\n"
 		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; "
 		"levels\n"
