@@ -179,14 +179,15 @@ static int read_chunk(struct walk *w, uint32_t number)
 				  number, w->h->total_chunks, c.chunk_type);
 	if ((uint64_t)c.total_sz != hdr + data)
 		return diag_error(w->d,
-				  "%s: chunk %u of %u: a %s chunk of %u blocks has total_sz "
+				  "%s: chunk %u of %u: a %s chunk of %u block%s has total_sz "
 				  "%u, not %llu",
 				  w->name, number, w->h->total_chunks, type_name(c.chunk_type),
-				  c.chunk_sz, c.total_sz,
+				  c.chunk_sz, c.chunk_sz == 1 ? "" : "s", c.total_sz,
 				  (unsigned long long)(hdr + (uint64_t)data));
 	if (c.chunk_type == SIMG_CHUNK_CRC32 && c.chunk_sz)
-		return diag_error(w->d, "%s: chunk %u of %u: a CRC32 chunk of %u blocks, not 0",
-				  w->name, number, w->h->total_chunks, c.chunk_sz);
+		return diag_error(w->d, "%s: chunk %u of %u: a CRC32 chunk of %u block%s, not 0",
+				  w->name, number, w->h->total_chunks, c.chunk_sz,
+				  c.chunk_sz == 1 ? "" : "s");
 	if (w->pos + c.total_sz > w->file_size)
 		return diag_error(w->d, "%s: chunk %u of %u: the file ends inside its data",
 				  w->name, number, w->h->total_chunks);
@@ -206,7 +207,8 @@ static int read_chunk(struct walk *w, uint32_t number)
 	if (c.chunk_type == SIMG_CHUNK_CRC32)
 		rc = add_crc(w->s, &(struct simg_crc){ .crc = get_le32(word),
 						       .block = w->block,
-						       .number = number });
+						       .number = number,
+						       .of = w->h->total_chunks });
 	else if (c.chunk_type != SIMG_CHUNK_DONT_CARE && c.chunk_sz)
 		rc = add_chunk(w->s, &(struct simg_chunk){ .type = c.chunk_type,
 							   .fill = c.chunk_type == SIMG_CHUNK_FILL
@@ -326,9 +328,9 @@ static int check_crcs(struct expand *e, uint64_t upto)
 		e->done = at;
 		if (c->crc != e->crc)
 			return diag_error(e->d,
-					  "%s: chunk %u: its CRC-32 is 0x%08x, the image's up to "
-					  "it is 0x%08x",
-					  e->name, c->number, c->crc, e->crc);
+					  "%s: chunk %u of %u: its CRC-32 is 0x%08x, the image's "
+					  "up to it is 0x%08x",
+					  e->name, c->number, c->of, c->crc, e->crc);
 	}
 	uint64_t at = upto * s->block_size;
 	if (e->next_crc < s->n_crcs && at > e->done) {

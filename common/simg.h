@@ -90,6 +90,7 @@ struct simg_crc {
 	uint32_t crc;
 	uint64_t block;
 	uint32_t number; /* its chunk number, from 1 */
+	uint32_t of;     /* the chunks its file's header counts */
 };
 
 struct simg {
@@ -169,6 +170,10 @@ struct simg_piece {
  * (free() it), -ENOMEM, or -EINVAL when @max_size cannot hold one block (a line in @d). */
 int simg_split(const struct simg *s, uint64_t max_size, bool crc, struct simg_piece **ret,
 	       size_t *n_ret, struct diag *d);
+
+/* The fewest bytes a split file of @block_size-byte blocks needs (--simg-max-size): one
+ * block of RAW data between two DONT_CARE chunks, and a CRC32 chunk when @crc. */
+uint64_t simg_least_piece(uint32_t block_size, bool crc);
 
 /* The bytes simg_write() gives a piece. */
 uint64_t simg_piece_size(const struct simg *s, const struct simg_piece *p, bool crc);

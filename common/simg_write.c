@@ -189,10 +189,11 @@ uint64_t simg_piece_size(const struct simg *s, const struct simg_piece *p, bool 
 
 struct splitter {
 	const struct simg *s;
-	uint64_t max, fixed; /* the file header, a trailing DONT_CARE, a CRC32 chunk */
+	uint64_t max, fixed; /* the file header and a CRC32 chunk */
 	struct simg_piece *v;
 	size_t n, cap;
-	uint64_t used; /* bytes of the piece being filled */
+	uint64_t used;  /* bytes of the piece being filled */
+	uint64_t block; /* the block its chunks reach */
 };
 
 static int new_piece(struct splitter *sp, size_t i, uint64_t from)
@@ -201,6 +202,7 @@ static int new_piece(struct splitter *sp, size_t i, uint64_t from)
 		return -ENOMEM;
 	sp->v[sp->n++] = (struct simg_piece){ .first = i, .last = i, .first_from = from };
 	sp->used = sp->fixed;
+	sp->block = 0;
 	return 0;
 }
 
@@ -211,12 +213,17 @@ static int split_chunk(struct splitter *sp, size_t i)
 	uint64_t from = c->block, end = c->block + c->blocks;
 
 	while (from < end) {
-		uint64_t room = sp->max - sp->used, gap = SIMG_CHUNK_HEADER_SIZE; /* one before */
+		/* a DONT_CARE before it when the piece does not reach it, and one after it
+		 * unless it ends the image (a piece may end there) */
+		uint64_t room = sp->max - sp->used;
+		uint64_t gap = from > sp->block ? SIMG_CHUNK_HEADER_SIZE : 0;
+		uint64_t after = end < sp->s->blocks ? SIMG_CHUNK_HEADER_SIZE : 0;
 		uint64_t fits = 0;
-		if (room >= gap + chunk_bytes(sp->s, c, end - from))
+		if (room >= gap + chunk_bytes(sp->s, c, end - from) + after)
 			fits = end - from;
-		else if (c->type == SIMG_CHUNK_RAW && room >= gap + chunk_bytes(sp->s, c, 1))
-			fits = (room - gap - SIMG_CHUNK_HEADER_SIZE) / sp->s->block_size;
+		else if (c->type == SIMG_CHUNK_RAW &&
+			 room >= gap + chunk_bytes(sp->s, c, 1) + SIMG_CHUNK_HEADER_SIZE)
+			fits = (room - gap - 2 * SIMG_CHUNK_HEADER_SIZE) / sp->s->block_size;
 		if (!fits) {
 			int rc = new_piece(sp, i, from);
 			if (rc < 0)
@@ -228,8 +235,16 @@ static int split_chunk(struct splitter *sp, size_t i)
 		p->last_to = from + fits;
 		sp->used += gap + chunk_bytes(sp->s, c, fits);
 		from += fits;
+		sp->block = from;
 	}
 	return 0;
+}
+
+uint64_t simg_least_piece(uint32_t block_size, bool crc)
+{
+	/* the header, a DONT_CARE, one block of RAW, a DONT_CARE, the CRC32 chunk */
+	return SIMG_FILE_HEADER_SIZE + 3 * SIMG_CHUNK_HEADER_SIZE + block_size +
+	       (crc ? SIMG_CHUNK_HEADER_SIZE + 4 : 0);
 }
 
 int simg_split(const struct simg *s, uint64_t max_size, bool crc, struct simg_piece **ret,
@@ -237,10 +252,10 @@ int simg_split(const struct simg *s, uint64_t max_size, bool crc, struct simg_pi
 {
 	struct splitter sp = { .s = s,
 			       .max = max_size ? max_size : UINT64_MAX,
-			       .fixed = SIMG_FILE_HEADER_SIZE + SIMG_CHUNK_HEADER_SIZE +
+			       .fixed = SIMG_FILE_HEADER_SIZE +
 					(crc ? SIMG_CHUNK_HEADER_SIZE + 4 : 0) };
-	uint64_t least = sp.fixed + SIMG_CHUNK_HEADER_SIZE +
-			 (s->n ? SIMG_CHUNK_HEADER_SIZE + s->block_size : 0);
+	uint64_t least = s->n ? simg_least_piece(s->block_size, crc)
+			      : sp.fixed + 2 * SIMG_CHUNK_HEADER_SIZE;
 	int rc = 0;
 
 	*ret = NULL;

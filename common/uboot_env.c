@@ -242,8 +242,10 @@ int uboot_env_copy_vars(const struct uboot_env_copy *c, struct uboot_env *e, str
 		char *eq = strchr(entry, '=');
 		int rc = 0;
 		if (!eq) {
-			rc = diag_error(d, "entry at byte %zu of the data is not name=value",
-					i + uboot_env_header_bytes(c->redundant));
+			rc = diag_error(d,
+					"the entry at byte %zu of the copy (%zu of its data) is "
+					"not name=value",
+					i + uboot_env_header_bytes(c->redundant), i);
 		} else {
 			*eq = '\0';
 			rc = uboot_env_add(e, entry, eq + 1, 0);

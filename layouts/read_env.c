@@ -154,11 +154,12 @@ int layout_read_uboot_env(struct reader *r, const struct sect *rs, struct layout
 	if (rc < 0 || bad)
 		return -EINVAL;
 	uint64_t extent = env_extent(raw->env, raw->offset);
-	if (layout_key_text(rs, "size") && raw->size != extent)
+	uint64_t given = 0;
+	if (layout_key_text(rs, "size") && layout_key_u64(rs, "size", &given) && given != extent)
 		return layout_key_error(r, rs, "size",
 					"%llu is not the %llu bytes of the environment's "
 					"copies (leave it out)",
-					(unsigned long long)raw->size, (unsigned long long)extent);
+					(unsigned long long)given, (unsigned long long)extent);
 	raw->size_set = true;
 	raw->size = extent;
 	return 0;

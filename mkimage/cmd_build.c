@@ -35,7 +35,7 @@ static void build_usage(FILE *out)
 		"  -o, --output IMAGE  the image to write (default: the layout's name with .img,\n"
 		"                      in the current folder). A name ending in .zst, .xz or .gz\n"
 		"                      writes only the compressed image, one ending in .simg only\n"
-		"                      the Android sparse image\n"
+		"                      the Android sparse image (X.simg --compress zst: and X.zst)\n"
 		"  --compress KIND[:LEVEL]\n"
 		"                      also write IMAGE.zst, .xz or .gz (KIND zst, xz or gz; "
 		"levels\n"
@@ -357,6 +357,15 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 		return cli_usage_error("build",
 				       "--simg-block-size, --simg-crc and --simg-max-size are for "
 				       "a sparse image: add --simg or -o NAME.simg");
+	if (r->simg_max_size &&
+	    r->simg_max_size < simg_least_piece(o->simg_block_size, o->simg_crc))
+		return cli_usage_error("build",
+				       "--simg-max-size %llu: a sparse file of %u-byte blocks "
+				       "needs "
+				       "at least %llu bytes",
+				       (unsigned long long)r->simg_max_size, o->simg_block_size,
+				       (unsigned long long)simg_least_piece(o->simg_block_size,
+									    o->simg_crc));
 	if (r->compress && parse_compress(r->compress, o) != EXIT_OK)
 		return EXIT_USAGE;
 	if (by_name && r->compress && by_name != o->compress)
@@ -369,9 +378,17 @@ static int name_outputs(const struct build_request *r, const char *layout, struc
 			   : by_name == BUILD_COMPRESS_XZ ? BUILD_XZ_LEVEL
 							  : BUILD_GZIP_LEVEL;
 	}
+	if (simg_name && given[given_len - 6] == '/')
+		return cli_usage_error("build", "-o %s: the sparse image needs a name before .simg",
+				       given);
 	if (simg_name) {
+		/* -o x.simg --compress zst: x.zst beside it, as -o x --simg --compress zst */
 		o->output = owned[1] = strndup(given, given_len - 5);
 		o->simg = given;
+		if (o->output && o->compress)
+			o->compressed = with_suffix(o->output,
+						    build_compression_suffix(o->compress),
+						    &owned[2]);
 	} else if (by_name) {
 		size_t n = strlen(given) - strlen(build_compression_suffix(by_name));
 		o->output = owned[1] = strndup(given, n);

@@ -242,6 +242,15 @@ static int take_card_values(struct flash_command_line *f, const char *arg)
 		if (strncmp(f->values[i], arg, len + 1) == 0)
 			return cli_usage_error("flash", "--card-values '%.*s' given twice",
 					       (int)len, arg);
+	if (eq) { /* a counter: a bad PATTERN is a usage error, said before any card */
+		struct diag d;
+		diag_init(&d);
+		int rc = flash_card_pattern_check(arg, &d);
+		diag_print(&d, stderr, SDIMG_PROG);
+		diag_release(&d);
+		if (rc < 0)
+			return EXIT_USAGE;
+	}
 	f->values[f->o.n_card_values++] = arg;
 	return EXIT_OK;
 }

@@ -26,8 +26,9 @@ static void inspect_usage(FILE *out)
 		"  --uboot-env OFFSET[,SIZE[,OFFSET2]]\n"
 		"                       also the U-Boot environment whose first copy is at OFFSET\n"
 		"                       (SIZE a copy, found by its CRC when not given; OFFSET2\n"
-		"                       the second copy of a redundant one): each copy's CRC and\n"
-		"                       flags, the one U-Boot reads, its variables\n"
+		"                       the second copy of a redundant one; each 4M or 0x400000):\n"
+		"                       each copy's CRC and flags, the one U-Boot reads, its\n"
+		"                       variables\n"
 		"  -h, --help           show this help\n",
 		SDIMG_PROG);
 }

@@ -175,7 +175,8 @@ static void cat_usage(FILE *out)
 		"those of the copy U-Boot reads.\n\n"
 		"  --uboot-env OFFSET[,SIZE[,OFFSET2]]\n"
 		"                 the environment whose first copy is at OFFSET (SIZE a copy,\n"
-		"                 found by its CRC when not given; OFFSET2 the second copy)\n"
+		"                 found by its CRC when not given; OFFSET2 the second copy;\n"
+		"                 each 4M or 0x400000)\n"
 		"  -h, --help     show this help\n",
 		SDIMG_PROG, SDIMG_PROG);
 }

@@ -39,6 +39,20 @@ static void drop_old_cards(struct build *b)
 	free(old);
 }
 
+/* With --simg-max-size, removes the numbered sparse files past this build's last that an
+ * earlier build with more pieces left (NAME.5.simg after a build of 3): flashed, or given
+ * to simg2img by a glob, they would overwrite this image's bytes with the older one's. */
+static void drop_stale_pieces(struct build *b)
+{
+	for (size_t i = b->n_simg; b->o->simg_max_size && i < BUILD_MAX_SIMG_FILES; i++) {
+		char *old = build_simg_name(b->o->simg, i, BUILD_MAX_SIMG_FILES);
+		if (old && unlink(old) < 0 && errno != ENOENT && errno != ENAMETOOLONG)
+			diag_warning(b->d, "%s: %s (a piece of an earlier image: remove it)", old,
+				     strerror(errno));
+		free(old);
+	}
+}
+
 /* Removes the hidden names that dead builds (SIGKILL, a crash: no lock held) left for
  * @output + @suffix. */
 static void remove_dead_of(const char *output, const char *suffix)
@@ -107,6 +121,8 @@ static int commit(struct build *b)
 	b->placed = rc == 0;
 	if (rc == 0 && !b->cards_path)
 		drop_old_cards(b);
+	if (rc == 0 && b->o->simg)
+		drop_stale_pieces(b);
 	if (rc == 0)
 		remove_dead_derived(b);
 	build_files_unlock(&lock);
@@ -152,6 +168,14 @@ static int check_output_names(const struct layout *l, const struct build_options
 		rc = last ? build_file_check_name(last, "the sparse image", d) : -ENOMEM;
 		free(last);
 	}
+	/* personalize and flash --card-values write a card's values into one whole image;
+	 * pieces of it would each need the manifest, and none could be personalized */
+	if (rc == 0 && o->simg_max_size && has_per_card_values(l))
+		return diag_error(d,
+				  "%s: the layout has per-card values, which pieces of a sparse "
+				  "image cannot take: build it without --simg-max-size and "
+				  "personalize or flash that",
+				  l->path);
 	if (rc == 0 && has_per_card_values(l)) {
 		char *cards = NULL;
 		if (asprintf(&cards, "%s" BUILD_CARDS_SUFFIX, o->output) < 0)

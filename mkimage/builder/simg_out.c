@@ -103,7 +103,7 @@ int build_write_simg(struct build *b)
 	build_progress(b, "mapping", o->simg);
 	if (rc == 0)
 		rc = simg_plan(b->image.fd, b->plan->image_size, o->simg_block_size, ranges,
-			       b->map.n, o->output, &s, b->d);
+			       b->map.n, o->simg, &s, b->d);
 	if (rc == 0)
 		rc = simg_split(&s, o->simg_max_size, o->simg_crc, &pieces, &n, b->d);
 	if (rc == 0 && n > BUILD_MAX_SIMG_FILES)

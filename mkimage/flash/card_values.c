@@ -159,10 +159,16 @@ static int read_csv(struct flash_card_values *cv, const char *path, struct diag 
 			rc = diag_error(d, "%s:%d: %zu fields, the first line names %zu", path,
 					line, n, cv->n_names);
 		char ***rows = rc == 0 ? realloc(cv->rows, (cv->n_rows + 1) * sizeof(*rows)) : NULL;
-		if (rc == 0 && !rows)
+		if (rows)
+			cv->rows = rows;
+		int *lines = rows ? realloc(cv->row_lines, (cv->n_rows + 1) * sizeof(*lines))
+				  : NULL;
+		if (lines)
+			cv->row_lines = lines;
+		if (rc == 0 && !lines)
 			rc = -ENOMEM;
 		if (rc == 0) {
-			cv->rows = rows;
+			cv->row_lines[cv->n_rows] = line;
 			cv->rows[cv->n_rows++] = f;
 		} else {
 			free_fields(f, n);
@@ -242,27 +248,10 @@ static int index_at(const char *p, struct index_spec *ret)
 /* NAME=PATTERN: PATTERN's {index...} is the card's index. */
 static int add_counter(struct flash_card_values *cv, const char *spec, struct diag *d)
 {
-	const char *eq = strchr(spec, '=');
+	int rc = flash_card_pattern_check(spec, d);
 
-	if (!eq || !is_name(spec, (size_t)(eq - spec)))
-		return diag_error(d, "--card-values: '%s' is neither NAME=PATTERN nor a CSV file",
-				  spec);
-	for (const char *b = strchr(eq, '{'); b; b = strchr(b + 1, '{')) {
-		struct index_spec is;
-		int rc = index_at(b, &is);
-		if (rc == -ERANGE)
-			return diag_error(d,
-					  "--card-values: '%s': a width of at most %d digits "
-					  "({index:0%d}), 1 to %d hex digits ({index:hex%d}) or "
-					  "1 to %d bytes ({index:mac%d})",
-					  spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX, INDEX_HEX_MAX,
-					  INDEX_HEX_MAX, INDEX_MAC_MAX, INDEX_MAC_MAX);
-		if (rc < 0)
-			return diag_error(d,
-					  "--card-values: '%s': write {index}, {index:06}, "
-					  "{index:hex6} or {index:mac3} for the card's number",
-					  spec);
-	}
+	if (rc < 0)
+		return rc;
 	char **v = realloc(cv->counters, (cv->n_counters + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -294,7 +283,7 @@ static int index_text(const struct index_spec *is, uint64_t index, char out[64])
 
 /* The value of counter @spec for card @index, in a new string in *@ret. Returns 0,
  * -ERANGE with a message in @d (the index does not fit its width), or -ENOMEM. */
-static int counter_value(const char *spec, uint64_t index, char **ret, struct diag *d)
+static int counter_text(const char *spec, uint64_t index, char **ret, struct diag *d)
 {
 	struct strbuf s = { 0 };
 	int rc = strbuf_puts(&s, "");
@@ -307,7 +296,7 @@ static int counter_value(const char *spec, uint64_t index, char **ret, struct di
 				rc = diag_errno(d, -ERANGE,
 						"--card-values: '%s': card %" PRIu64
 						" does not fit "
-						"%.*s: the next cards would repeat the values of "
+						"%.*s: the card would get the value of an "
 						"earlier one",
 						spec, index, (int)is.used, p);
 			if (rc == 0)
@@ -323,6 +312,144 @@ static int counter_value(const char *spec, uint64_t index, char **ret, struct di
 	}
 	*ret = s.s;
 	return 0;
+}
+
+/* ------------------------------------------------------------ MAC addresses */
+
+/* @s is hex fields joined by ':', as a MAC address is written (at least three fields). */
+static bool looks_like_mac(const char *s)
+{
+	size_t colons = 0;
+
+	for (const char *p = s; *p; p++)
+		if (*p == ':')
+			colons++;
+		else if (!isxdigit((unsigned char)*p))
+			return false;
+	return colons >= 2;
+}
+
+/* @s is six hex pairs joined by ':' (EUI-48 as IEEE 802 writes it, the form U-Boot's
+ * string_to_enetaddr() reads), its bytes into @mac. */
+static bool parse_mac(const char *s, uint8_t mac[6])
+{
+	for (int i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i < 5 ? ':' : '\0'))
+			return false;
+		char pair[3] = { s[0], s[1], '\0' };
+		mac[i] = (uint8_t)strtoul(pair, NULL, 16);
+	}
+	return true;
+}
+
+/* Why the address @mac is none a network interface can take, or NULL: IEEE 802 sets bit 0
+ * of the first byte for group (multicast, broadcast) addresses, and U-Boot's
+ * is_valid_ethaddr() refuses those and 00:00:00:00:00:00 (it then makes up a random one). */
+static const char *mac_unfit(const uint8_t mac[6])
+{
+	if (mac[0] & 1)
+		return "a multicast address (bit 0 of its first byte is set)";
+	for (int i = 0; i < 6; i++)
+		if (mac[i])
+			return NULL;
+	return "00:00:00:00:00:00, which U-Boot takes for no address";
+}
+
+/* Card @index's value @value of counter @spec, when it looks like a MAC address, is one a
+ * card can take. Returns 0 or -EINVAL with a message in @d. */
+static int check_mac_value(const char *spec, uint64_t index, const char *value, struct diag *d)
+{
+	uint8_t mac[6];
+	const char *why;
+
+	if (!parse_mac(value, mac) || !(why = mac_unfit(mac)))
+		return 0;
+	return diag_error(d, "--card-values: '%s': card %" PRIu64 " would get %s: %s", spec, index,
+			  value, why);
+}
+
+/* counter_text(), and a value that is a MAC address one a card can take (-EINVAL). */
+static int counter_value(const char *spec, uint64_t index, char **ret, struct diag *d)
+{
+	int rc = counter_text(spec, index, ret, d);
+
+	if (rc == 0 && (rc = check_mac_value(spec, index, *ret, d)) < 0) {
+		free(*ret);
+		*ret = NULL;
+	}
+	return rc;
+}
+
+/* Each MAC address of the CSV (a field of six hex pairs) one a card can take, and none on
+ * two rows of one column: two cards would get one address. */
+static int check_csv_macs(const struct flash_card_values *cv, struct diag *d)
+{
+	for (size_t i = 0; i < cv->n_names; i++)
+		for (size_t r = 0; r < cv->n_rows; r++) {
+			uint8_t mac[6], other[6];
+			const char *why;
+			if (!parse_mac(cv->rows[r][i], mac))
+				continue;
+			if ((why = mac_unfit(mac)))
+				return diag_error(d, "%s:%d: %s: %s is %s", cv->csv,
+						  cv->row_lines[r], cv->names[i], cv->rows[r][i],
+						  why);
+			for (size_t q = 0; q < r; q++)
+				if (parse_mac(cv->rows[q][i], other) &&
+				    memcmp(mac, other, sizeof(mac)) == 0)
+					return diag_error(d,
+							  "%s:%d: %s: %s is on line %d too: two "
+							  "cards would get one address",
+							  cv->csv, cv->row_lines[r], cv->names[i],
+							  cv->rows[r][i], cv->row_lines[q]);
+		}
+	return 0;
+}
+
+int flash_card_pattern_check(const char *spec, struct diag *d)
+{
+	const char *eq = strchr(spec, '=');
+	bool mac_field = false, hex_field = false;
+
+	if (!eq || !is_name(spec, (size_t)(eq - spec)))
+		return diag_error(d, "--card-values: '%s' is neither NAME=PATTERN nor a CSV file",
+				  spec);
+	for (const char *b = strchr(eq, '{'); b; b = strchr(b + 1, '{')) {
+		struct index_spec is;
+		int rc = index_at(b, &is);
+		if (rc == -ERANGE)
+			return diag_error(d,
+					  "--card-values: '%s': a width of at most %d digits "
+					  "({index:0%d}), 1 to %d hex digits ({index:hex%d}) or "
+					  "1 to %d bytes ({index:mac%d})",
+					  spec, INDEX_WIDTH_MAX, INDEX_WIDTH_MAX, INDEX_HEX_MAX,
+					  INDEX_HEX_MAX, INDEX_MAC_MAX, INDEX_MAC_MAX);
+		if (rc < 0)
+			return diag_error(d,
+					  "--card-values: '%s': write {index}, {index:06}, "
+					  "{index:hex6} or {index:mac3} for the card's number",
+					  spec);
+		mac_field |= is.form == INDEX_MAC;
+		hex_field |= is.form == INDEX_HEX;
+	}
+	/* The form of a value does not change with the index: card 0's shows it. */
+	char *value = NULL;
+	uint8_t mac[6];
+	int rc = counter_text(spec, 0, &value, d);
+	if (rc < 0)
+		return rc;
+	if ((mac_field || (hex_field && looks_like_mac(value))) && !parse_mac(value, mac))
+		rc = diag_error(d,
+				"--card-values: '%s': gives %s, not a MAC address of six hex "
+				"pairs joined by ':' (U-Boot would read another address); "
+				"write the card's number as {index:macN}, the last N bytes",
+				spec, value);
+	else if (mac_field && mac[0] & 1)
+		rc = diag_error(d, "--card-values: '%s': gives %s, %s", spec, value,
+				"a multicast address (bit 0 of its first byte is set)");
+	free(value);
+	return rc;
 }
 
 /* Each variable's name once, none an id the card derives: the card would hold one value
@@ -443,6 +570,8 @@ int flash_card_values_open(struct flash_card_values *cv, const char *const *spec
 		if (!strchr(specs[i], '=') && !cv->csv) {
 			cv->csv = specs[i];
 			rc = read_csv(cv, specs[i], d);
+			if (rc == 0)
+				rc = check_csv_macs(cv, d);
 		} else if (!strchr(specs[i], '=')) {
 			rc = diag_error(d, "--card-values: one CSV file only ('%s' and '%s')",
 					cv->csv, specs[i]);
@@ -462,6 +591,7 @@ void flash_card_values_close(struct flash_card_values *cv)
 	for (size_t i = 0; i < cv->n_rows; i++)
 		free_fields(cv->rows[i], cv->n_names);
 	free(cv->rows);
+	free(cv->row_lines);
 	free_fields(cv->names, cv->n_names);
 	free_fields(cv->counters, cv->n_counters);
 	cards_manifest_release(&cv->manifest);

@@ -170,6 +170,14 @@ int flash_cards_patches(const struct cards_manifest *m, const struct cards_var *
 			int fd, const char *image, struct flash_patches *ret, struct diag *d);
 
 /*
+ * Checks one --card-values NAME=PATTERN before any card: its {index...} fields, and a
+ * PATTERN that writes a MAC address ({index:macN}, or hex fields joined by ':') writes six
+ * hex pairs joined by ':' whose fixed first byte is no multicast one (IEEE 802: bit 0).
+ * Returns 0, or -EINVAL with one line in @d (a usage error).
+ */
+int flash_card_pattern_check(const char *spec, struct diag *d);
+
+/*
  * Opens the image @path for reading when it is a regular file (a symbolic link to one is
  * followed): a FIFO, a socket, a device or a folder is refused at once, never waited on.
  * Returns the descriptor (close-on-exec), or a negative errno with one line in @d.

@@ -139,7 +139,8 @@ struct flash_card_values {
 	const char *csv; /* the CSV file, or NULL */
 	char **names;    /* its first line (owned), n_names of them */
 	size_t n_names;
-	char ***rows; /* its rows (owned), n_rows of them, n_names fields each */
+	char ***rows;   /* its rows (owned), n_rows of them, n_names fields each */
+	int *row_lines; /* each row's line in the file (owned) */
 	size_t n_rows;
 	char **counters; /* NAME=PATTERN (owned) */
 	size_t n_counters;

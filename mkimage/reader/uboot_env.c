@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* uboot_env: a U-Boot environment at a place the user names, for `inspect --uboot-env` and
  * `cat --uboot-env` (reader.h; the format: common/uboot_env.h). Nothing read is trusted. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,9 +15,27 @@
 #define ENV_TRY_MIN (4u << 10)
 #define ENV_TRY_MAX (1u << 20)
 
+/* One number of --uboot-env: hexadecimal after 0x (as U-Boot's CONFIG_ENV_OFFSET and
+ * fw_env.config write it), else a size with an optional unit. */
+static int place_number(const char *t, uint64_t *ret, char *why, size_t n)
+{
+	if ((t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))) {
+		char *end = NULL;
+		errno = 0;
+		unsigned long long v = strtoull(t + 2, &end, 16);
+		if (!isxdigit((unsigned char)t[2]) || *end || errno) {
+			snprintf(why, n, "'%s' is no hexadecimal number of bytes", t);
+			return -EINVAL;
+		}
+		*ret = v;
+		return 0;
+	}
+	return layout_parse_size(t, ret, why, n);
+}
+
 int reader_env_place_parse(const char *text, struct reader_env_place *ret, char *why, size_t n)
 {
-	char *copy = strdup(text), *parts[3] = { NULL, NULL, NULL }, *save = NULL;
+	char *copy = strdup(text), *parts[3] = { NULL, NULL, NULL };
 	uint64_t *fields[3] = { &ret->offset, &ret->size, &ret->offset_redund };
 	unsigned k = 0;
 	int rc = 0;
@@ -26,20 +45,35 @@ int reader_env_place_parse(const char *text, struct reader_env_place *ret, char 
 		snprintf(why, n, "out of memory");
 		return -ENOMEM;
 	}
-	for (char *t = strtok_r(copy, ",", &save); t && k < 4; t = strtok_r(NULL, ",", &save))
-		parts[k < 3 ? k : 2] = t, k++;
-	if (k == 0 || k > 3 || strchr(text, ',') == text || text[strlen(text) - 1] == ',') {
-		snprintf(why, n, "'%s' is not OFFSET[,SIZE[,OFFSET2]]", text);
-		rc = -EINVAL;
+	/* every field given: an empty one (1M,,2M) would shift the next into its place */
+	for (char *t = copy, *c; rc == 0 && t; t = c ? c + 1 : NULL, k++) {
+		if ((c = strchr(t, ',')))
+			*c = '\0';
+		if (k == 3 || !*t)
+			rc = -EINVAL;
+		else
+			parts[k] = t;
 	}
+	if (rc < 0)
+		snprintf(why, n, "'%s' is not OFFSET[,SIZE[,OFFSET2]]", text);
 	for (unsigned i = 0; rc == 0 && i < k; i++)
-		rc = layout_parse_size(parts[i], fields[i], why, n);
+		rc = place_number(parts[i], fields[i], why, n);
 	if (rc == 0 && k > 1 && ret->size <= uboot_env_header_bytes(true)) {
 		snprintf(why, n, "a copy of %" PRIu64 " bytes holds no environment", ret->size);
 		rc = -EINVAL;
 	}
 	if (rc == 0 && ret->size > UBOOT_ENV_MAX_SIZE) {
 		snprintf(why, n, "a copy of more than 16 MiB is no environment");
+		rc = -EINVAL;
+	}
+	/* the second copy apart from the first, as the layout's offset-redund must be */
+	if (rc == 0 && k > 2 &&
+	    (ret->offset_redund >= ret->offset ? ret->offset_redund - ret->offset
+					       : ret->offset - ret->offset_redund) < ret->size) {
+		snprintf(why, n,
+			 "'%s': the second copy at byte %" PRIu64
+			 " overlaps the first (bytes %" PRIu64 " to %" PRIu64 ")",
+			 text, ret->offset_redund, ret->offset, ret->offset + ret->size);
 		rc = -EINVAL;
 	}
 	ret->size_set = k > 1;
@@ -125,6 +159,9 @@ int reader_env_read(int fd, const char *path, const struct reader_env_place *p,
 	*ret = (struct reader_env){ .active = -1 };
 	if (rc < 0)
 		return diag_errno(d, rc, "%s: %s", path, strerror(-rc));
+	if (p->offset >= image_size)
+		return diag_error(d, "%s: byte %" PRIu64 " is past its %" PRIu64 " bytes", path,
+				  p->offset, image_size);
 	for (uint64_t s = ENV_TRY_MIN; !p->size_set && s <= ENV_TRY_MAX; s *= 2) {
 		int kind = crc_holds(fd, image_size, p->offset, s);
 		/* a redundant one whose first copy is damaged: its second copy tells */

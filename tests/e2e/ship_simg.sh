@@ -16,7 +16,7 @@
 # type, a bad CRC, a cut file, a block size not a multiple of 4) each give one line naming
 # the file and the chunk, exit 1, for inspect and flash alike.
 . "$TOP/tests/e2e/lib/flash.sh"
-need simg2img img2simg cmp sha256sum sfdisk jq fsck.fat mcopy mtype mke2fs e2fsck
+need simg2img img2simg zstd cmp sha256sum sfdisk jq fsck.fat mcopy mtype mke2fs e2fsck
 make_inputs
 write_layout mbr
 "$SDIMG" build -q --bmap -o raw.img card.layout || fail "build raw.img"
@@ -41,6 +41,13 @@ back c.simg
 "$SDIMG" build -q -o d.simg --simg-block-size 64K --simg-crc card.layout || fail "build --simg-block-size 64K"
 back d.simg
 echo "--simg beside b.img, --simg-crc, blocks of 512 and 64K: simg2img gives raw.img"
+# -o X.simg --compress zst: X.zst beside it (the raw image compressed), as -o X --simg does
+"$SDIMG" build -q -o z.simg --compress zst card.layout || fail "build -o z.simg --compress zst"
+back z.simg
+zstd -dq z.zst -o z.raw && cmp -s raw.img z.raw || fail "z.zst is not raw.img compressed"
+rm -f z.raw
+expect_status 2 "$SDIMG" build -q -o sub/.simg card.layout
+grep -q "needs a name before .simg" err.txt || fail "-o sub/.simg: $(cat err.txt)"
 
 # the sizes of the mapped bytes: the sparse file holds little more than what is not a fill
 mapped=$(bmap_mapped raw.img.bmap)
@@ -62,8 +69,19 @@ for f in e.*.simg; do
         fail "$f alone holds bytes raw.img has not"
 done
 echo "--simg-max-size 1M: $n files of at most 1 MiB, together raw.img, each alone agrees with it"
-expect_status 1 "$SDIMG" build -q -o f.simg --simg-max-size 4K card.layout
-expect_stderr "needs at least"
+# a size that holds the whole sparse file gives one piece, a byte less two
+whole=$(stat -c %s a.simg)
+"$SDIMG" build -q -o w.simg --simg-max-size "$whole" card.layout || fail "build --simg-max-size $whole"
+[ "$(ls w.*.simg)" = w.0.simg ] && cmp -s a.simg w.0.simg || fail "--simg-max-size $whole (a.simg's size): $(ls w.*.simg)"
+"$SDIMG" build -q -o w.simg --simg-max-size $((whole - 1)) card.layout || fail "build --simg-max-size $((whole - 1))"
+[ "$(ls w.*.simg | wc -l)" -eq 2 ] || fail "--simg-max-size $((whole - 1)): $(ls w.*.simg)"
+back w.0.simg w.1.simg
+# a rebuild in fewer pieces removes the older ones past its last: the glob is this image
+"$SDIMG" build -q -o e.simg --simg-max-size 64M card.layout || fail "build --simg-max-size 64M"
+[ "$(ls e.*.simg | wc -l)" -lt "$n" ] || fail "after a build in fewer pieces: $(ls e.*.simg)"
+back e.*.simg
+expect_status 2 "$SDIMG" build -q -o f.simg --simg-max-size 4K card.layout
+grep -q "needs at least 4160 bytes" err.txt || fail "--simg-max-size 4K: $(cat err.txt)"
 [ -z "$(ls f.* 2>/dev/null)" ] || fail "a refused split left: $(ls f.*)"
 
 # the GPT card: FAT32 and ext4
@@ -88,7 +106,7 @@ back t.simg
 head -c 2000 spl.bin >small.bin
 printf 'image { size = 8194K table = none seed = "odd" }\nraw tail { offset = 8192K from = "small.bin" }\n' >odd.layout
 expect_status 1 "$SDIMG" build -q -o o.simg odd.layout
-expect_stderr "not a whole number of 4096-byte sparse blocks"
+expect_stderr "o.simg: its 8390656 bytes are not a whole number of 4096-byte sparse blocks"
 [ ! -e o.simg ] || fail "a refused build left o.simg"
 "$SDIMG" build -q -o raw.img odd.layout || fail "build odd raw.img"
 "$SDIMG" build -q -o o.simg --simg-block-size 512 odd.layout || fail "build odd o.simg, blocks of 512"

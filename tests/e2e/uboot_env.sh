@@ -128,9 +128,19 @@ expect_status 0 "$SDIMG" cat env.img --uboot-env 6M,8K,7M
 grep -q "^fdtfile=imx8mm-evk.dtb$" out.txt || fail "cat offset-redund: $(cat out.txt)"
 expect_status 1 "$SDIMG" cat env.img --uboot-env 2M
 expect_stderr "env.img: no U-Boot environment at byte 2097152"
-expect_status 1 "$SDIMG" cat env.img --uboot-env 8M,16K
+expect_status 1 "$SDIMG" cat env.img --uboot-env 8184K,16K
 expect_stderr "ends past its 8388608 bytes"
 expect_status 2 "$SDIMG" cat env.img --uboot-env 4M,x
+# hex as U-Boot's configuration writes it; an empty or overlapping field, or a place past
+# the end, said so
+expect_status 0 "$SDIMG" cat env.img --uboot-env 0x600000,0x2000,0x700000
+grep -q "^fdtfile=imx8mm-evk.dtb$" out.txt || fail "cat in hex: $(cat out.txt)"
+expect_status 2 "$SDIMG" cat env.img --uboot-env 6M,,7M
+grep -q "'6M,,7M' is not OFFSET\[,SIZE\[,OFFSET2\]\]" err.txt || fail "empty SIZE: $(cat err.txt)"
+expect_status 2 "$SDIMG" inspect env.img --uboot-env 4M,16K,4100K
+grep -q "the second copy at byte 4198400 overlaps the first" err.txt || fail "overlap: $(cat err.txt)"
+expect_status 1 "$SDIMG" cat env.img --uboot-env 100G
+expect_stderr "env.img: byte 107374182400 is past its 8388608 bytes"
 differs_only_in ranges.txt env.img p1.img
 # a manifest that does not say what the image holds is refused, by the region's name
 jq '."uboot-envs"[0].vars[0].value = "9"' env.img.cards.json >edited.json
@@ -159,10 +169,33 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null 2>&1 &&
     # the last address a 3-byte counter has, then none: no card gets an address twice
     expect_status 1 "$SDIMG" flash env.img "$a" --allow-fixed -q --first-index 16777216 \
         --card-values 'CARD_SERIAL=x' --card-values 'MAC=02:00:00:{index:mac3}'
-    expect_stderr "card 16777216 does not fit {index:mac3}"
+    expect_stderr "card 16777216 does not fit {index:mac3}: the card would get the value of an earlier one"
+    # a 6-byte counter from a zero first byte: card 0 would get 00:00:00:00:00:00
+    expect_status 1 "$SDIMG" flash env.img "$a" --allow-fixed -q --first-index 0 \
+        --card-values 'CARD_SERIAL=x' --card-values 'MAC={index:mac6}'
+    expect_stderr "card 0 would get 00:00:00:00:00:00"
 else
     echo "uboot_env: no loop device here, flash --card-values not run" >&2
 fi
+
+# --- MAC counters U-Boot would misread, or that give group addresses: usage errors, before
+# any card (string_to_enetaddr() reads six fields of two hex digits; is_valid_ethaddr()
+# refuses bit 0 of the first byte)
+for p in 'MAC=02:00:00:{index:mac4}' 'MAC=02:00:00:{index:hex6}' 'MAC=02:00:{index:mac3}'; do
+    expect_status 2 "$SDIMG" flash env.img /dev/null --card-values "$p"
+    expect_stderr "not a MAC address of six hex pairs"
+done
+expect_status 2 "$SDIMG" flash env.img /dev/null --card-values 'MAC=01:00:00:{index:mac3}'
+expect_stderr "01:00:00:00:00:00, a multicast address"
+expect_status 2 "$SDIMG" flash env.img /dev/null --card-values 'MAC=02:00:00:{index:mac7}'
+expect_stderr "1 to 6 bytes ({index:mac6})"
+# a CSV's MAC addresses: one per card, none a group address (exit 1, its line named)
+printf 'CARD_SERIAL,MAC\nSN1,02:00:00:00:00:01\n\nSN2,02:00:00:00:00:01\n' >dup.csv
+expect_status 1 "$SDIMG" flash env.img /dev/null --card-values dup.csv
+expect_stderr "dup.csv:4: MAC: 02:00:00:00:00:01 is on line 2 too: two cards would get one address"
+printf 'CARD_SERIAL,MAC\nSN1,ff:ff:ff:ff:ff:ff\n' >dup.csv
+expect_status 1 "$SDIMG" flash env.img /dev/null --card-values dup.csv
+expect_stderr "dup.csv:2: MAC: ff:ff:ff:ff:ff:ff is a multicast address"
 
 # --- the example i.MX8M eMMC card: its environment where U-Boot's configuration says,
 # read by fw_printenv with the fw_env.config its comment gives, after personalize
@@ -204,6 +237,22 @@ EOT
 build_refused badfrom "a region holding a uboot-env { } is written by it alone" <<'EOT'
 raw e { offset = 0 from = "env.txt" uboot-env { size = 2K } }
 EOT
+
+# the region's own size: exactly that of its copies is taken, another named
+cat >sz.layout <<'EOT'
+image { size = 8M table = none }
+raw e { offset = 1M size = 8K uboot-env { size = 4K redundant = true var a { value = "1" } } }
+EOT
+expect_status 0 "$SDIMG" build -q -o sz.img sz.layout
+sed 's/size = 8K/size = 12K/' sz.layout >sz2.layout
+expect_status 1 "$SDIMG" build -q -o sz2.img sz2.layout
+expect_stderr "sz2.layout:2: raw 'e': size: 12288 is not the 8192 bytes of the environment's copies"
+[ ! -e sz2.img ] || fail "a refused size left sz2.img"
+
+# per-card values and pieces of a sparse image: refused, nothing written
+expect_status 1 "$SDIMG" build -q -o pc.simg --simg-max-size 1M env.layout
+expect_stderr "env.layout: the layout has per-card values, which pieces of a sparse image cannot take"
+[ -z "$(ls pc.* 2>/dev/null)" ] || fail "a refused split left: $(ls pc.*)"
 
 # the vars file is an input: no output may replace it
 expect_status 2 "$SDIMG" build -q -o env.txt env.layout

@@ -120,6 +120,12 @@ static void test_read_copy(void **state)
 	assert_int_equal(c.used, 60);
 	assert_int_equal(uboot_env_copy_vars(&c, &back, &d), -EINVAL);
 	assert_int_equal(d.n, 1);
+	/* an entry without '=' is named by its byte in the copy and in the data */
+	memcpy(buf + 4, "a=1\0noeq\0b=2\0\0", 15);
+	uboot_env_read_copy(buf, sizeof(buf), false, &c);
+	uboot_env_release(&back);
+	assert_int_equal(uboot_env_copy_vars(&c, &back, &d), -EINVAL);
+	assert_non_null(strstr(d.msgs[1].text, "the entry at byte 8 of the copy (4 of its data)"));
 	/* a copy no larger than its header holds no data */
 	uboot_env_read_copy(buf, 5, true, &c);
 	assert_null(c.data);
