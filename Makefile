@@ -143,6 +143,130 @@ dist:
 	    mv -f "$$tmp" "$$out"; echo "$$out"; \
 	    printf 'sha256  %s  %s\n' "$$(sha256sum <"$$out" | cut -d' ' -f1)" "$$n.tar.gz"
 
+# Debian packages and locales the build and the tests need; a no-op when all are present.
+deps:
+	@DEB_PACKAGES="$(DEB_PACKAGES)" DEB_LOCALES="$(DEB_LOCALES)" tests/install-deps
+
+# What `make check` does about them: installs them only as root with apt-get and without
+# NO_INSTALL=1 (a distribution's package build runs `make check` unprivileged and offline);
+# otherwise it names the missing ones and goes on (the tests that need one skip).
+check-deps:
+	@DEB_PACKAGES="$(DEB_PACKAGES)" DEB_LOCALES="$(DEB_LOCALES)" NO_INSTALL="$(NO_INSTALL)" \
+	    tests/install-deps --if-possible
+
+# The ext4 differential fuzzer (tests/e2e/ext4_fuzz.sh) for FUZZ_SECONDS from seed FUZZ_SEED
+# (1): random trees built as ext4 and compared; failing seeds go to tests/fuzz/corpus/ext4tree/
+FUZZ_SEED ?= 1
+fuzz-ext4: all $(BUILD)/tests/tools/randtree
+	@d=$$(mktemp -d) && cd $$d && SDIMG=$(abspath $(BUILD)/sdimg) BUILD=$(abspath $(BUILD)) \
+	    TOP=$(CURDIR) EXT4_FUZZ_SECONDS=$(FUZZ_SECONDS) EXT4_FUZZ_SEED=$(FUZZ_SEED) \
+	    sh $(CURDIR)/tests/e2e/ext4_fuzz.sh; rc=$$?; rm -rf $$d; exit $$rc
+
+examples: all
+	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg)
+
+demo: deps
+	@$(MAKE) -s all
+	@$(MAKE) -s -C examples SDIMG=$(abspath $(BUILD)/sdimg) demo
+
+unit: $(UNIT_TESTS) $(FUZZ_REPLAYS)
+	@tests/run-unit $(abspath $(UNIT_TESTS))
+	@for n in $(FUZZ_NAMES); do $(BUILD)/tests/replay_$$n tests/fuzz/corpus/$$n/* || exit 1; done
+
+# The unit tests again, under AddressSanitizer and UndefinedBehaviorSanitizer.
+unit-san:
+	@$(MAKE) -s BUILD=build/san SANITIZE=1 unit
+
+e2e: all $(TEST_TOOLS)
+	@tests/run-e2e $(abspath $(BUILD)/sdimg)
+
+# The end-to-end scripts of the image reader, the build and the archives again, against
+# sdimg and the test tools built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (build/san): a hostile image or input that the release build survives by chance fails
+# here (tests/run-e2e --sanitized: any sanitizer report fails its script).
+# The subset fits the time of `make check` (about 6 minutes on 2 cores): left out are the
+# slowest (build_examples, archive_formats, build_repro, build_zeros), those that spend their
+# time waiting for signals and injected delays, and build_outputs, whose runs with /proc
+# hidden get the sanitizer runtime's warnings on stderr.
+E2E_SAN := inspect* read_* fat_reader ext4_tree archive_bad ext4_archive build_failures \
+           build_edges build_input_dirs build_placement build_raw_inputs build_raw_fill \
+           build_tree_filters build_type_words build_disk_full layout_hostile build_tree_links
+e2e-san:
+	@$(MAKE) -s BUILD=build/san SANITIZE=1 e2e-sanitized
+e2e-sanitized: all $(TEST_TOOLS)
+	@tests/run-e2e --sanitized $(abspath $(BUILD)/sdimg) $(foreach p,$(E2E_SAN),'$(p)')
+
+# The program built again from scratch (make -B) under clang's static analyzer (scan-build,
+# Debian: clang-tools): any report fails, and its HTML pages stay in $(BUILD)/analyze. Only
+# the program's sources are analysed (not the tests); the objects are the ones gcc compiles
+# beside the analysis, so `make check` takes this for its build. Without scan-build the
+# program is built unanalysed, with a line saying so, unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
+ANALYZE_JOBS ?= 2
+analyze:
+	@if command -v scan-build >/dev/null 2>&1; then \
+	    scan-build --status-bugs --use-cc=$(CC) -o $(BUILD)/analyze \
+	        $(MAKE) -B -j$(ANALYZE_JOBS) BUILD=$(BUILD) all; \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "analyze: scan-build not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "analyze: scan-build not found (clang-tools): the build is not analysed"; \
+	    $(MAKE) BUILD=$(BUILD) all; \
+	fi
+
+# Each library exports only names with its own prefix.
+exports: $(LIBS)
+	@tests/check-exports $(BUILD)
+
+# Every source file names its licence (an SPDX-License-Identifier line at its top).
+spdx:
+	@tests/check-spdx
+
+# No folder has a loop of more than 3 files calling into each other (loops-v: each
+# folder's largest).
+loops: $(LIBS)
+	@tests/check-loops $(BUILD)
+loops-v: $(LIBS)
+	@tests/check-loops -v $(BUILD)
+
+# The C files against the style of .clang-format: what clang-format would change, named by
+# file and line, fails.
+FORMAT_FILES = $(shell find . \( -path ./.git -o -path './build*' \) -prune -o -name '*.[ch]' -print | sort)
+# Without clang-format it says so and checks nothing, unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
+format-check:
+	@if command -v clang-format >/dev/null 2>&1; then \
+	    clang-format --dry-run --Werror $(FORMAT_FILES); \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "format-check: clang-format not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "format-check: clang-format not found: the layout of the C files is not checked"; \
+	fi
+
+# The program and the unit tests built again with clang (in $(BUILD)/clang) and run: a
+# distribution may build with either compiler. Without clang it says so and builds nothing,
+# unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
+clang:
+	@if command -v clang >/dev/null 2>&1; then \
+	    $(MAKE) -s CC=clang BUILD=$(BUILD)/clang all unit; \
+	elif [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	    echo "clang: clang not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1; \
+	else \
+	    echo "clang: clang not found: the build with clang is not tried"; \
+	fi
+
+# The project's own builds treat warnings as errors (WERROR=0 turns that off).
+check: check-deps
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) analyze
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
+	@$(MAKE) -s format-check
+	@$(MAKE) -s spdx
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) clang
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e-san
+
+# A measurement against mkfs.fat + mcopy and genimage, not a test.
 bench: all $(BUILD)/tests/tools/mktree
 	@DEB_PACKAGES="genimage time dosfstools mtools libarchive-tools bmap-tools zstd xz-utils e2fsprogs" tests/install-deps --check
 	@tests/bench/run $(abspath $(BUILD)/sdimg) $(abspath $(BUILD)/tests/tools/mktree)
