@@ -278,7 +278,8 @@ DOC_FILES := README.md CHANGELOG.md LICENSE docs/LAYOUT.md docs/DISTROS.md
 install: all
 	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(BINDIR)/sdimg
 	@mkdir -p $(DESTDIR)$(MANDIR)/man1
-	sed 's|/usr/local/share/doc/sdimg|$(DOCDIR)|g' docs/sdimg.1 >$(DESTDIR)$(MANDIR)/man1/sdimg.1
+	sed -e 's|/usr/local/share/doc/sdimg|$(DOCDIR)|g' \
+	    -e '/^\.TH /s|"sdimg [^"]*"|"sdimg $(VERSION)"|' docs/sdimg.1 >$(DESTDIR)$(MANDIR)/man1/sdimg.1
 	chmod 0644 $(DESTDIR)$(MANDIR)/man1/sdimg.1
 	install -D -m 0644 completions/sdimg.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg
 	install -D -m 0644 completions/sdimg.zsh $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg

@@ -5,7 +5,7 @@
 # for the test tools too; `make fuzz` and `make bench` never install packages; `make check`
 # as root on a machine whose package archive cannot be reached (apt-get update exits 0 there,
 # the packages cannot be fetched) names what it does not install and goes on, where the tests
-# that need it skip.
+# that need it skip; a new VERSION compiles main.o again.
 . "$TOP/tests/e2e-lib.sh"
 need make cc
 unset MAKEFLAGS MAKELEVEL MFLAGS BUILD
@@ -82,3 +82,11 @@ SH
     grep -q 'missing Debian packages: sdimg-no-such-package' err.txt || { cat err.txt; fail "--check does not name the missing"; }
     [ ! -e apt.log ] || fail "--check called apt-get"
 fi
+
+# a new VERSION (or commit) compiles main.o again: sdimg --version says the one given
+make -s -C "$TOP" BUILD="$PWD/v" VERSION=1.0.0 "$PWD/v/mkimage/main.o" >make.log 2>&1 ||
+    { cat make.log; fail "make main.o"; }
+make -C "$TOP" BUILD="$PWD/v" VERSION=1.0.0 "$PWD/v/mkimage/main.o" >make.log 2>&1 || { cat make.log; fail "make main.o (again)"; }
+! grep -q 'main\.c' make.log || { cat make.log; fail "main.o is compiled again with the same VERSION"; }
+make -C "$TOP" BUILD="$PWD/v" VERSION=9.9.9 "$PWD/v/mkimage/main.o" >make.log 2>&1 || { cat make.log; fail "make main.o VERSION=9.9.9"; }
+grep 'main\.c' make.log | grep -q 'SDIMG_VERSION=\\"9\.9\.9\\"' || { cat make.log; fail "make VERSION=9.9.9 does not compile main.o again"; }

@@ -40,6 +40,9 @@ diff want.txt got.txt || fail "make install put files elsewhere than its variabl
 make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/root" PREFIX=/usr uninstall >make.log 2>&1 ||
     { cat make.log; fail "make uninstall"; }
 [ -z "$(find root -type f)" ] || { find root -type f; fail "make uninstall left files"; }
+for d in usr/share/doc/sdimg usr/share/man/man1 usr/bin; do
+    [ ! -e "root/$d" ] || fail "make uninstall left the empty folder $d it made"
+done
 
 # -Werror only where asked for (WERROR=1; make check asks), and a library pkg-config
 # cannot find stops the build, named (a fresh build folder, so that make shows each command)
@@ -64,6 +67,16 @@ MK
 grep -q "^\.TH SDIMG 1 [0-9]\{4\}-[0-9][0-9]-[0-9][0-9] \"sdimg $version\" " "$TOP/docs/sdimg.1" ||
     { grep '^\.TH' "$TOP/docs/sdimg.1"; fail "the manual page's .TH does not carry a date and 'sdimg $version'"; }
 grep -q '^\.SH SEE ALSO$' "$TOP/docs/sdimg.1" || fail "the manual page has no SEE ALSO"
+# the installed page carries the VERSION the build is given (Buildroot and Yocto pass theirs):
+# install's commands, run here on the page alone
+make -n -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/vroot" PREFIX=/usr VERSION=9.9.9 install >make.log 2>&1 ||
+    { cat make.log; fail "make -n install VERSION=9.9.9"; }
+mkdir -p vroot/usr/share/man/man1
+sed -n "/^sed /,/docs\/sdimg.1 >/p" make.log | sed "s|docs/sdimg.1|$TOP/docs/sdimg.1|" >man-install.sh
+[ -s man-install.sh ] || { cat make.log; fail "make install writes the manual page with no sed"; }
+sh man-install.sh || fail "install's sed of the manual page"
+grep -q '^\.TH SDIMG 1 [0-9-]* "sdimg 9\.9\.9" ' vroot/usr/share/man/man1/sdimg.1 ||
+    { grep '^\.TH' vroot/usr/share/man/man1/sdimg.1; fail "the installed manual page does not carry VERSION=9.9.9"; }
 if command -v mandoc >/dev/null 2>&1; then
     mandoc -T lint -W style "$TOP/docs/sdimg.1" >lint.txt 2>&1 || true
     [ ! -s lint.txt ] || { cat lint.txt; fail "mandoc -T lint finds something in the manual page"; }
@@ -75,6 +88,7 @@ fi
 if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
     MANWIDTH=80 man --warnings -l "$TOP/docs/sdimg.1" >man.txt 2>man.err || fail "man -l docs/sdimg.1"
     [ ! -s man.err ] || { cat man.err; fail "the manual page has warnings"; }
+    awk 'length > 80 { print; bad = 1 } END { exit bad }' man.txt || fail "the manual page has lines over 80 columns"
     tr -s ' ' <man.txt >man1.txt
     for c in build plan flash inspect ls cat; do
         grep -q "sdimg $c" man1.txt || fail "the manual page does not show 'sdimg $c'"
