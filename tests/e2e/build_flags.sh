@@ -5,7 +5,8 @@
 # for the test tools too; `make fuzz` and `make bench` never install packages; `make check`
 # as root on a machine whose package archive cannot be reached (apt-get update exits 0 there,
 # the packages cannot be fetched) names what it does not install and goes on, where the tests
-# that need it skip; a new VERSION compiles main.o again.
+# that need it skip; a new VERSION compiles main.o again; without their locales the
+# reproducibility tests skip.
 . "$TOP/tests/e2e-lib.sh"
 need make cc
 unset MAKEFLAGS MAKELEVEL MFLAGS BUILD
@@ -90,3 +91,16 @@ make -C "$TOP" BUILD="$PWD/v" VERSION=1.0.0 "$PWD/v/mkimage/main.o" >make.log 2>
 ! grep -q 'main\.c' make.log || { cat make.log; fail "main.o is compiled again with the same VERSION"; }
 make -C "$TOP" BUILD="$PWD/v" VERSION=9.9.9 "$PWD/v/mkimage/main.o" >make.log 2>&1 || { cat make.log; fail "make main.o VERSION=9.9.9"; }
 grep 'main\.c' make.log | grep -q 'SDIMG_VERSION=\\"9\.9\.9\\"' || { cat make.log; fail "make VERSION=9.9.9 does not compile main.o again"; }
+
+# a build chroot has only the C locales: the reproducibility tests skip, naming the missing one
+# (they fail with SDIMG_REQUIRE_TOOLS=1, as CI runs them)
+mkdir -p fakelocale
+printf '#!/bin/sh\n[ "$1" = -a ] && { printf "C\\nC.utf8\\nPOSIX\\n"; exit 0; }\nexec %s "$@"\n' "$(command -v locale)" >fakelocale/locale
+chmod +x fakelocale/locale
+env -u E2E_ALLOWED_SKIPS -u SDIMG_REQUIRE_TOOLS PATH="$PWD/fakelocale:$PATH" \
+    "$TOP/tests/run-e2e" "$SDIMG" build_repro ship_repro >repro.log 2>&1 || { cat repro.log; fail "the reproducibility tests fail without their locales"; }
+grep -q 'SKIP build_repro: the locale de_DE.UTF-8 is missing' repro.log &&
+    grep -q 'SKIP ship_repro: the locale de_DE.UTF-8 is missing' repro.log || { cat repro.log; fail "the reproducibility tests do not skip, named, without their locales"; }
+env -u E2E_ALLOWED_SKIPS SDIMG_REQUIRE_TOOLS=1 PATH="$PWD/fakelocale:$PATH" \
+    "$TOP/tests/run-e2e" "$SDIMG" ship_repro >repro.log 2>&1 && { cat repro.log; fail "SDIMG_REQUIRE_TOOLS=1: ship_repro passes without its locale"; }
+grep -q 'FAIL: the locale de_DE.UTF-8 is missing' repro.log || { cat repro.log; fail "SDIMG_REQUIRE_TOOLS=1: ship_repro does not fail on its locale"; }
