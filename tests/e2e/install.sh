@@ -131,7 +131,7 @@ for c in $(cat want.txt); do
 done
 
 # A sysfs and procfs of disks (SDIMG_SYSFS, SDIMG_PROCFS): flash is offered only the disks
-# it would write: not sda (it holds /), sdc (fixed), mmcblk1 (eMMC), sdd (no medium), sde
+# it would write: not sda (it holds /; nor mmcblk0 when / is a btrfs on it), sdc (fixed), mmcblk1 (eMMC), sdd (no medium), sde
 # (read-only), sdf (held by device-mapper), sdg (swap), sdh (mounted), loop0; with
 # --allow-fixed also sdc and mmcblk1. inspect is offered every disk.
 fake=$PWD/fake
@@ -161,7 +161,7 @@ disk pci0/usb1/1-4/block/sdf 8:80 1 1000 0 && part pci0/usb1/1-4/block/sdf sdf1 
 disk pci0/usb1/1-5/block/sdg 8:96 1 1000 0 && part pci0/usb1/1-5/block/sdg sdg2 8:98
 disk pci0/usb1/1-6/block/sdh 8:112 1 1000 0 && part pci0/usb1/1-6/block/sdh sdh1 8:113
 disk pci0/usb1/1-7/block/sdi 8:128 1 1000 0
-disk mmc0/mmc0:0001/block/mmcblk0 179:0 0 1000 0
+disk mmc0/mmc0:0001/block/mmcblk0 179:0 0 1000 0 && part mmc0/mmc0:0001/block/mmcblk0 mmcblk0p2 179:2
 echo SD >"$fake/sys/devices/mmc0/mmc0:0001/type"; ln -s ../.. "$fake/sys/devices/mmc0/mmc0:0001/block/mmcblk0/device"
 disk mmc1/mmc1:0001/block/mmcblk1 179:8 0 1000 0
 echo MMC >"$fake/sys/devices/mmc1/mmc1:0001/type"; ln -s ../.. "$fake/sys/devices/mmc1/mmc1:0001/block/mmcblk1/device"
@@ -179,6 +179,25 @@ SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc offered flash --allow-fixed x.img 
     fail "bash: 'sdimg flash --allow-fixed IMAGE <TAB>' offers other disks"
 SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc offered inspect "" | grep '^/dev/' | diff all-disks.txt - ||
     fail "bash: 'sdimg inspect <TAB>' does not offer every disk"
+# / on btrfs (or ZFS, overlay): mountinfo gives an anonymous 0:N; the disk is found by the
+# mount's source, or by SYS/fs/btrfs/*/devices/ as sdimg flash finds it
+cp "$fake/proc/self/mountinfo" mountinfo.keep
+printf '%s\n' /dev/sdb /dev/sdi >btrfs-disks.txt
+mkdir -p "$fake/sys/fs/btrfs/0123-uuid/devices"
+ln -s ../../../../devices/mmc0/mmc0:0001/block/mmcblk0/mmcblk0p2 "$fake/sys/fs/btrfs/0123-uuid/devices/mmcblk0p2"
+for src in /dev/mmcblk0p2 none; do
+    sed "1s|.*|21 1 0:33 /@ / rw,relatime - btrfs $src rw|" mountinfo.keep >"$fake/proc/self/mountinfo"
+    SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc offered flash x.img "" | diff btrfs-disks.txt - ||
+        fail "bash: 'sdimg flash IMAGE <TAB>' offers the disk of a btrfs / (source $src)"
+    if command -v zsh >/dev/null 2>&1; then
+        SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc zsh -f -c 'source <(sed "\$d" "$1")
+            _describe() { print -l -- ${(@P)4}; }; words=(sdimg flash x.img ""); _sdimg_disks flash' \
+            sh "$TOP/completions/sdimg.zsh" | diff btrfs-disks.txt - ||
+            fail "zsh: 'sdimg flash IMAGE <TAB>' offers the disk of a btrfs / (source $src)"
+    fi
+done
+rm -r "$fake/sys/fs"
+cp mountinfo.keep "$fake/proc/self/mountinfo"
 # this machine's disk of / is never offered to flash
 root_src=$(findmnt -n -o SOURCE / 2>/dev/null || true)
 case $root_src in
