@@ -35,6 +35,15 @@ grep -q 'DOCDIR=' "$RECIPE" || fail "the recipe does not say where the documents
 # README and SECURITY
 grep -qi '^## Maintainers' "$LAYER/README.md" || fail "README.md names no maintainers"
 grep -qi 'patch' "$LAYER/README.md" || fail "README.md does not say where patches go"
+# yocto-check-layer's test_readme also wants an email address (unless the README points to
+# another README): none is published yet, so the line that will hold it must be there,
+# marked, until it does
+if ! grep -qE '[^@ ]+@[^@ ]+\.[a-z]+' "$LAYER/README.md"; then
+    grep -q "^Maintainer's address: NOT YET PUBLISHED" "$LAYER/README.md" ||
+        fail "README.md has no maintainer's email address and no marked line for it"
+fi
+grep -q '^HOMEPAGE = \|^# HOMEPAGE: NOT YET PUBLISHED' "$RECIPE" ||
+    fail "the recipe has no HOMEPAGE and no marked line for it"
 [ -s "$LAYER/SECURITY.md" ] || fail "the layer has no SECURITY.md"
 [ -s "$TOP/SECURITY.md" ] || fail "the project has no SECURITY.md"
 
