@@ -61,13 +61,13 @@ SAN_DEFAULTS := $(if $(filter 1,$(SANITIZE)),$(BUILD)/tests/san/defaults.o)
 $(BUILD)/sdimg: $(call obj,mkimage/main.c) $(LIBS) $(SAN_DEFAULTS)
 	$(CC) $(SDIMG_LDFLAGS) $(LDFLAGS) -o $@ $^ $(SDIMG_LDLIBS) $(LDLIBS)
 
-# `sdimg --version` names the commit (GIT_DESCRIBE, config.mk): main.o is compiled again when
-# it changes, which $(BUILD)/git-describe records.
+# `sdimg --version` names the release and the commit (VERSION, GIT_DESCRIBE, config.mk): main.o
+# is compiled again when either changes, which $(BUILD)/git-describe records.
 $(call obj,mkimage/main.c): SDIMG_CPPFLAGS += -DSDIMG_GIT_DESCRIBE=\"$(GIT_DESCRIBE)\"
 $(call obj,mkimage/main.c): $(BUILD)/git-describe
 $(BUILD)/git-describe: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(GIT_DESCRIBE)' >$@.new && if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+	@echo '$(VERSION) $(GIT_DESCRIBE)' >$@.new && if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 FORCE:
 
 $(BUILD)/libcommon.a:  $(call obj,$(common_SRC))
@@ -119,21 +119,29 @@ fuzz:
 	done
 
 # The release tarball DISTDIR/sdimg-VERSION.tar.gz of the last commit (git archive HEAD), with
-# the version.mk that lets it build without git: the same bytes on every machine (names
-# sorted, owner and group 0, every mtime the commit's, modes 644 and 755, gzip -n).
+# the version.mk that lets it build without git: the same bytes on every machine and whatever
+# the packer's git settings (names sorted, owner and group 0, every mtime the commit's, modes
+# 644 and 755, gzip -n, no end-of-line conversion, a 12-digit commit name). It is written
+# beside its destination and renamed, and nothing is left when make dist is stopped; it prints
+# the path and the sha256 line of a Buildroot .hash file. A checkout with uncommitted changes
+# is warned about: the tarball holds the last commit, not them.
 DISTDIR ?= .
 dist:
 	@command -v git >/dev/null 2>&1 && [ -e .git ] || { echo "dist: needs a git checkout and git" >&2; exit 1; }
-	@set -e; d=$$(mktemp -d); trap 'rm -rf "$$d"' EXIT; \
-	    n=sdimg-$(VERSION); t=$$(git log -1 --format=%ct HEAD); \
-	    mkdir "$$d/$$n" && git archive HEAD | tar -C "$$d/$$n" -xf -; \
+	@[ -z "$$(git status --porcelain --untracked-files=no)" ] || echo "dist: warning: the checkout has" \
+	    "uncommitted changes; the tarball holds the last commit ($$(git rev-parse --short=12 HEAD)), not them" >&2
+	@set -e; n=sdimg-$(VERSION); out="$(DISTDIR)/$$n.tar.gz"; tmp="$$out.tmp$$$$"; d=$$(mktemp -d); \
+	    trap 'rm -rf "$$d" "$$tmp"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; \
+	    t=$$(git log -1 --format=%ct HEAD); \
+	    mkdir "$$d/$$n"; git -c core.autocrlf=false -c core.eol=lf archive HEAD | tar -C "$$d/$$n" -xf -; \
 	    printf '%s\n' '# SPDX-License-Identifier: MIT' \
 	        '# Written by make dist: the release and the commit it was made from.' \
-	        'VERSION ?= $(VERSION)' "GIT_DESCRIBE ?= $$(git describe --tags --always HEAD)" \
+	        'VERSION ?= $(VERSION)' "GIT_DESCRIBE ?= $$(git describe --tags --always --abbrev=12 HEAD)" \
 	        >"$$d/$$n/version.mk"; \
 	    LC_ALL=C tar -C "$$d" --sort=name --format=gnu --owner=0 --group=0 --numeric-owner \
-	        --mtime="@$$t" --mode=u+rw,go=u-w -cf - "$$n" | gzip -9 -n >"$$d/$$n.tar.gz"; \
-	    mv -f "$$d/$$n.tar.gz" "$(DISTDIR)/$$n.tar.gz"; echo "$(DISTDIR)/$$n.tar.gz"
+	        --mtime="@$$t" --mode=u+rw,go=u-w -cf - "$$n" | gzip -9 -n >"$$tmp"; \
+	    mv -f "$$tmp" "$$out"; echo "$$out"; \
+	    printf 'sha256  %s  %s\n' "$$(sha256sum <"$$out" | cut -d' ' -f1)" "$$n.tar.gz"
 
 # Debian packages and locales the build and the tests need; a no-op when all are present.
 deps:
@@ -270,7 +278,8 @@ DOC_FILES := README.md CHANGELOG.md LICENSE docs/LAYOUT.md docs/DISTROS.md
 install: all
 	install -D -m 0755 $(BUILD)/sdimg $(DESTDIR)$(BINDIR)/sdimg
 	@mkdir -p $(DESTDIR)$(MANDIR)/man1
-	sed 's|/usr/local/share/doc/sdimg|$(DOCDIR)|g' docs/sdimg.1 >$(DESTDIR)$(MANDIR)/man1/sdimg.1
+	sed -e 's|/usr/local/share/doc/sdimg|$(DOCDIR)|g' \
+	    -e '/^\.TH /s|"sdimg [^"]*"|"sdimg $(VERSION)"|' docs/sdimg.1 >$(DESTDIR)$(MANDIR)/man1/sdimg.1
 	chmod 0644 $(DESTDIR)$(MANDIR)/man1/sdimg.1
 	install -D -m 0644 completions/sdimg.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg
 	install -D -m 0644 completions/sdimg.zsh $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg
@@ -281,6 +290,10 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sdimg $(DESTDIR)$(MANDIR)/man1/sdimg.1 \
 	      $(DESTDIR)$(BASH_COMPLETION_DIR)/sdimg $(DESTDIR)$(ZSH_COMPLETION_DIR)/_sdimg \
 	      $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
+	@# the folders install made, those that are now empty (their parents are left)
+	@for d in $(DESTDIR)$(DOCDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BINDIR) \
+	        $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR); do \
+	    [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
 
 clean:
 	rm -rf build

@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 -include version.mk
 VERSION ?= 0.1.0
 ifeq ($(origin GIT_DESCRIBE),undefined)
-GIT_DESCRIBE := $(if $(wildcard .git),$(shell git describe --tags --always --dirty 2>/dev/null))
+GIT_DESCRIBE := $(if $(wildcard .git),$(shell git describe --tags --always --abbrev=12 --dirty 2>/dev/null))
 endif
 CC      ?= cc
 PKGS    := fdisk libarchive libcrypto jansson zlib libzstd liblzma ext2fs com_err

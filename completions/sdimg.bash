@@ -4,20 +4,27 @@
 
 # _sdimg_disks [flash [allow-fixed]]: whole disks a card can be (not loop, RAM, zram,
 # device-mapper, md, optical); for flash only those it would write: none in use (the disk
-# of /, one with a mounted or swap partition, one with holders), without a medium or
+# of /, one with a mounted or swap partition, a device of a mounted btrfs, one with holders), without a medium or
 # read-only, and, without --allow-fixed, only removable, USB or SD ones. SDIMG_SYSFS and
 # SDIMG_PROCFS stand for /sys and /proc (for tests).
 _sdimg_disks()
 {
     local sys=${SDIMG_SYSFS:-/sys} proc=${SDIMG_PROCFS:-/proc} d n a b id dev rest busy=" "
     if [[ $1 == flash ]]; then
-        # /proc/self/mountinfo's third field is the MAJ:MIN of what is mounted
+        # /proc/self/mountinfo's third field is the MAJ:MIN of what is mounted, anonymous
+        # (0:N) for btrfs, ZFS or overlay: the source after " - TYPE " names the device too
         while read -r a b id rest; do
             busy+="$(_sdimg_disk_of "$sys" "$id") "
+            rest=${rest#* - }
+            rest=${rest#* }
+            busy+="$(_sdimg_disk_of_dev "$sys" "${rest%% *}") "
         done 2>/dev/null <"$proc/self/mountinfo"
+        # every device of a mounted btrfs, as sdimg flash finds them
+        for dev in "$sys"/fs/btrfs/*/devices/*; do
+            busy+="$(_sdimg_disk_of_dev "$sys" "/dev/${dev##*/}") "
+        done
         while read -r dev rest; do
-            [[ $dev == /dev/* && -r $sys/class/block/${dev##*/}/dev ]] &&
-                busy+="$(_sdimg_disk_of "$sys" "$(<"$sys/class/block/${dev##*/}/dev")") "
+            busy+="$(_sdimg_disk_of_dev "$sys" "$dev") "
         done 2>/dev/null <"$proc/swaps"
     fi
     for d in "$sys"/block/*; do
@@ -43,6 +50,13 @@ _sdimg_disk_of()
     p=$(readlink -f "$1/dev/block/$2" 2>/dev/null) && [[ -d $p ]] || return 0
     [[ -e $p/partition ]] && p=${p%/*}
     printf '%s' "${p##*/}"
+}
+
+# _sdimg_disk_of_dev SYS /dev/NAME: the name of the whole disk that holds block device NAME
+_sdimg_disk_of_dev()
+{
+    [[ $2 == /dev/* && -r $1/class/block/${2##*/}/dev ]] || return 0
+    _sdimg_disk_of "$1" "$(<"$1/class/block/${2##*/}/dev")"
 }
 
 # _sdimg_portable DIR: the disk of /sys/block/NAME DIR has removable media, sits on USB

@@ -3,8 +3,10 @@
 # and LDFLAGS, from the environment or the command line, come after the project's own and
 # keep them (the include folders, the C standard, the defines); PKG_CONFIG is the one asked,
 # for the test tools too; `make fuzz` and `make bench` never install packages; `make check`
-# as root on a machine whose package archive cannot be reached (apt-get update fails) names
-# what it does not install and goes on, where the tests that need it skip.
+# as root on a machine whose package archive cannot be reached (apt-get update exits 0 there,
+# the packages cannot be fetched) names what it does not install and goes on, where the tests
+# that need it skip; a new VERSION compiles main.o again; without their locales the
+# reproducibility tests skip.
 . "$TOP/tests/e2e-lib.sh"
 need make cc
 unset MAKEFLAGS MAKELEVEL MFLAGS BUILD
@@ -49,20 +51,31 @@ make -n -C "$TOP" BUILD="$PWD/b" fuzz bench >make.log 2>&1 || true
 ! grep -E 'apt-get|sudo' make.log || fail "make fuzz or bench would install packages"
 grep 'install-deps' make.log | grep -qv -- '--check' && fail "make fuzz or bench calls install-deps to install"
 
-# offline as root: apt-get update fails; check-deps names the missing and goes on
+# offline as root: apt-get behaves as apt 2.6 does without network (update warns and exits
+# 0 with the old lists, install cannot fetch and exits 100); check-deps names the missing
+# and goes on, without installing anything
 if [ "$(id -u)" -eq 0 ] && [ -z "${FAKEROOTKEY:-}" ]; then
     cat >bin/apt-get <<'SH'
 #!/bin/sh
 echo "apt-get $*" >>"${APT_LOG:?}"
-[ "$1" = update ] && { echo "E: Failed to fetch (offline)" >&2; exit 100; }
-exit 100
+case " $* " in
+*" update "*)
+    echo "W: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary failure resolving 'deb.debian.org'" >&2
+    echo "W: Some index files failed to download. They have been ignored, or old ones used instead." >&2
+    exit 0 ;;
+*" install "*)
+    echo "E: Failed to fetch http://deb.debian.org/debian/pool/main/x.deb  Temporary failure resolving 'deb.debian.org'" >&2
+    echo "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?" >&2
+    exit 100 ;;
+esac
+exit 0
 SH
     chmod +x bin/apt-get
     APT_LOG=$PWD/apt.log PATH="$PWD/bin:$PATH" DEB_PACKAGES="sdimg-no-such-package make" DEB_LOCALES="" \
         expect_status 0 "$TOP/tests/install-deps" --if-possible
-    grep -q 'not installing (apt-get update failed.*sdimg-no-such-package' out.txt ||
+    grep -q 'not installing (.*sdimg-no-such-package' out.txt ||
         { cat out.txt err.txt; fail "offline check-deps does not say what it did not install"; }
-    ! grep -q 'apt-get install' apt.log 2>/dev/null || fail "offline check-deps ran apt-get install"
+    ! grep 'apt-get .*install' apt.log | grep -qv -- --download-only || fail "offline check-deps ran apt-get install"
     # --check (fuzz, bench): names the missing, asks no apt-get
     rm -f apt.log
     APT_LOG=$PWD/apt.log PATH="$PWD/bin:$PATH" DEB_PACKAGES="sdimg-no-such-package" \
@@ -70,3 +83,24 @@ SH
     grep -q 'missing Debian packages: sdimg-no-such-package' err.txt || { cat err.txt; fail "--check does not name the missing"; }
     [ ! -e apt.log ] || fail "--check called apt-get"
 fi
+
+# a new VERSION (or commit) compiles main.o again: sdimg --version says the one given
+make -s -C "$TOP" BUILD="$PWD/v" VERSION=1.0.0 "$PWD/v/mkimage/main.o" >make.log 2>&1 ||
+    { cat make.log; fail "make main.o"; }
+make -C "$TOP" BUILD="$PWD/v" VERSION=1.0.0 "$PWD/v/mkimage/main.o" >make.log 2>&1 || { cat make.log; fail "make main.o (again)"; }
+! grep -q 'main\.c' make.log || { cat make.log; fail "main.o is compiled again with the same VERSION"; }
+make -C "$TOP" BUILD="$PWD/v" VERSION=9.9.9 "$PWD/v/mkimage/main.o" >make.log 2>&1 || { cat make.log; fail "make main.o VERSION=9.9.9"; }
+grep 'main\.c' make.log | grep -q 'SDIMG_VERSION=\\"9\.9\.9\\"' || { cat make.log; fail "make VERSION=9.9.9 does not compile main.o again"; }
+
+# a build chroot has only the C locales: the reproducibility tests skip, naming the missing one
+# (they fail with SDIMG_REQUIRE_TOOLS=1, as CI runs them)
+mkdir -p fakelocale
+printf '#!/bin/sh\n[ "$1" = -a ] && { printf "C\\nC.utf8\\nPOSIX\\n"; exit 0; }\nexec %s "$@"\n' "$(command -v locale)" >fakelocale/locale
+chmod +x fakelocale/locale
+env -u E2E_ALLOWED_SKIPS -u SDIMG_REQUIRE_TOOLS PATH="$PWD/fakelocale:$PATH" \
+    "$TOP/tests/run-e2e" "$SDIMG" build_repro ship_repro >repro.log 2>&1 || { cat repro.log; fail "the reproducibility tests fail without their locales"; }
+grep -q 'SKIP build_repro: the locale de_DE.UTF-8 is missing' repro.log &&
+    grep -q 'SKIP ship_repro: the locale de_DE.UTF-8 is missing' repro.log || { cat repro.log; fail "the reproducibility tests do not skip, named, without their locales"; }
+env -u E2E_ALLOWED_SKIPS SDIMG_REQUIRE_TOOLS=1 PATH="$PWD/fakelocale:$PATH" \
+    "$TOP/tests/run-e2e" "$SDIMG" ship_repro >repro.log 2>&1 && { cat repro.log; fail "SDIMG_REQUIRE_TOOLS=1: ship_repro passes without its locale"; }
+grep -q 'FAIL: the locale de_DE.UTF-8 is missing' repro.log || { cat repro.log; fail "SDIMG_REQUIRE_TOOLS=1: ship_repro does not fail on its locale"; }

@@ -107,6 +107,16 @@ grep -q '^SDIMG_LICENSE = MIT$' "$PKG/sdimg.mk" || fail "sdimg.mk does not say M
 grep -q '^SDIMG_LICENSE_FILES = LICENSE$' "$PKG/sdimg.mk" || fail "sdimg.mk names no LICENSE"
 sum=$(sha256sum "$TOP/LICENSE" | cut -d' ' -f1)
 grep -q "^sha256  $sum  LICENSE\$" "$PKG/sdimg.hash" || fail "sdimg.hash lacks LICENSE's sha256 ($sum)"
+# built from the checkout that holds the tree (Buildroot's local site method): no download,
+# so no tarball hash and no stale cached tarball; the checkout's build folders are not copied
+grep -q '^SDIMG_SITE_METHOD = local$' "$PKG/sdimg.mk" || fail "sdimg.mk does not build from the checkout (SITE_METHOD local)"
+site=$(sed -n 's/^SDIMG_SITE = //p' "$PKG/sdimg.mk" | sed "s|\$(BR2_EXTERNAL_SDIMG_PATH)|$TOP/examples/buildroot|")
+[ -f "$site/Makefile" ] && [ -f "$site/config.mk" ] && [ -f "$site/mkimage/main.c" ] ||
+    fail "SDIMG_SITE ($site) is not the top of the sdimg checkout"
+excl=$(sed -n '/^HOST_SDIMG_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = /,/[^\\]$/p' "$PKG/sdimg.mk")
+for e in "--exclude /build " "--exclude '/build-\*'"; do
+    echo "$excl" | grep -q -- "$e" || fail "host-sdimg copies the checkout's build folders ($e missing)"
+done
 JPKG=$TOP/examples/buildroot/package/sdimg-jansson
 check_mk "$JPKG/sdimg-jansson.mk" sdimg-jansson >out.txt || { cat out.txt; fail "sdimg-jansson.mk breaks a rule"; }
 grep -q '^\$(eval \$(host-autotools-package))$' "$JPKG/sdimg-jansson.mk" || fail "sdimg-jansson.mk is not a host-autotools-package"
@@ -123,9 +133,9 @@ for dep in $(sed -n '/^HOST_SDIMG_DEPENDENCIES/,/^$/p' "$PKG/sdimg.mk" | grep -o
 done
 
 # the checks catch what they are for: broken copies fail
-sed 's/^SDIMG_SOURCE/SDMG_SOURCE/' "$PKG/sdimg.mk" >t.mk
+sed 's/^SDIMG_SITE /SDMG_SITE /' "$PKG/sdimg.mk" >t.mk
 ! check_mk t.mk sdimg >out.txt || fail "a misnamed variable passes"
-grep -q 'SDMG_SOURCE is not named' out.txt || { cat out.txt; fail "the misnamed variable is not named"; }
+grep -q 'SDMG_SITE is not named' out.txt || { cat out.txt; fail "the misnamed variable is not named"; }
 sed 's/^SDIMG_VERSION = .*/& /' "$PKG/sdimg.mk" >t.mk
 ! check_mk t.mk sdimg >/dev/null || fail "trailing white space passes"
 sed '3s/.*/# sdimage/' "$PKG/sdimg.mk" >t.mk

@@ -119,11 +119,14 @@ expect_status 1 post_image "$BR/support/scripts/sdimg.sh" "$brout/images"
 grep -q '^sdimg.sh: no layout (-c LAYOUT)$' err.txt || { cat err.txt; fail "no word about the missing layout"; }
 expect_status 1 post_image "$BR/support/scripts/sdimg.sh" -c vars.layout --bogus "$brout/images"
 grep -q "unknown option '--bogus'" err.txt || fail "no word about the unknown option"
+grep -q '^Usage: sdimg.sh ' err.txt || { cat err.txt; fail "a usage error does not show the usage"; }
 expect_status 1 env -u HOST_DIR PATH=/usr/bin:/bin BINARIES_DIR="$brout/images" BR2_CONFIG="$brout/.config" \
     "$BR/support/scripts/sdimg.sh" -c "$BR/board/raspberrypi4/card.layout"
 grep -q 'HOST_DIR is not set and no sdimg is on PATH' err.txt || { cat err.txt; fail "no word about HOST_DIR"; }
 expect_status 1 post_image env HOST_DIR="$brout/build" "$BR/support/scripts/sdimg.sh" -c vars.layout "$brout/images"
 grep -q 'enable BR2_PACKAGE_HOST_SDIMG' err.txt || fail "no word about a missing host-sdimg"
+# errors that are not the call's: the one line, no usage
+[ "$(wc -l <err.txt)" -eq 1 ] || { cat err.txt; fail "a missing host-sdimg is told with the usage"; }
 [ ! -e "$brout/images/sdcard.img" ] || fail "a failed run left sdcard.img"
 
 # the helper and the board script pass shellcheck where it is installed

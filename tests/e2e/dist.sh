@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # `make dist`: sdimg-VERSION.tar.gz of the last commit is the same bytes whatever the umask,
-# TZ and LANG (names sorted, owner and group 0, every mtime the commit's, gzip -n); unpacked
-# in a folder without git it builds, its sdimg names the version and the commit it was made
-# from, its licence headers check, and its unit tests pass. From a checkout, sdimg --version
-# names the commit as git describe does.
+# TZ, LANG and the packer's git settings (core.autocrlf, core.abbrev) (names sorted, owner and
+# group 0, every mtime the commit's, gzip -n), and make dist prints its sha256 line; stopped,
+# it leaves nothing behind. Unpacked in a folder without git it builds, its sdimg names the
+# version and the commit it was made from, its licence headers check (a file that loses its
+# line is named, wherever it is), its unit tests and a handful of e2e scripts pass. From a
+# checkout, sdimg --version names the commit as git describe does.
 . "$TOP/tests/e2e-lib.sh"
 need git tar gzip make
 [ -e "$TOP/.git" ] || { echo "not a git checkout: make dist has no commit to pack"; exit 77; }
@@ -27,10 +29,27 @@ git -C "$TOP" rev-parse -q --verify "$hash^{commit}" >/dev/null ||
 mkdir a b
 (umask 077 && TZ=Asia/Tokyo LANG=C make -s -C "$TOP" DISTDIR="$PWD/a" dist) >make.log 2>&1 ||
     { cat make.log; fail "make dist"; }
-(umask 022 && TZ=America/Denver LANG=de_DE.UTF-8 make -s -C "$TOP" DISTDIR="$PWD/b" dist) >make.log 2>&1 ||
-    { cat make.log; fail "make dist (again)"; }
+(umask 022 && TZ=America/Denver LANG=de_DE.UTF-8 GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=core.autocrlf \
+    GIT_CONFIG_VALUE_0=true GIT_CONFIG_KEY_1=core.abbrev GIT_CONFIG_VALUE_1=5 \
+    make -s -C "$TOP" DISTDIR="$PWD/b" dist) >make.log 2>&1 || { cat make.log; fail "make dist (again)"; }
+grep -qx "sha256  $(sha256sum <"b/$name.tar.gz" | cut -d' ' -f1)  $name.tar.gz" make.log ||
+    { cat make.log; fail "make dist does not print the tarball's sha256 line"; }
 [ -f "a/$name.tar.gz" ] || fail "make dist wrote no $name.tar.gz"
 cmp -s "a/$name.tar.gz" "b/$name.tar.gz" || fail "two make dist give two tarballs"
+[ "$(ls -A b)" = "$name.tar.gz" ] || fail "make dist left other files beside the tarball"
+
+# stopped (SIGTERM to its process group) at a few points: no work folder, no partial tarball
+mkdir c tmp
+for t in 0.2 0.5 1; do
+    TMPDIR=$PWD/tmp setsid make -s -C "$TOP" DISTDIR="$PWD/c" dist >/dev/null 2>&1 &
+    p=$!
+    sleep "$t"
+    kill -TERM "-$p" 2>/dev/null || true
+    wait "$p" || true
+    [ -z "$(ls -A tmp)" ] || { ls -lA tmp; fail "make dist stopped after $t s left its work folder"; }
+    case $(ls -A c) in "" | "$name.tar.gz") ;; *) ls -A c; fail "make dist stopped after $t s left a partial tarball" ;; esac
+    [ ! -e "c/$name.tar.gz" ] || cmp -s "a/$name.tar.gz" "c/$name.tar.gz" || fail "a stopped make dist wrote a partial $name.tar.gz"
+done
 
 # gzip -n: no name (FLG.FNAME, RFC 1952 section 2.3.1) and MTIME 0
 [ "$(od -An -tu1 -j3 -N1 "a/$name.tar.gz" | tr -d ' ')" = 0 ] || fail "the gzip header has flags (a name?)"
@@ -48,6 +67,10 @@ git -C "$TOP" ls-files | sed "s|^|$name/|" | LC_ALL=C sort >want.txt
 LC_ALL=C tar -tzf "a/$name.tar.gz" | grep -v '/$' | LC_ALL=C sort >got.txt
 printf '%s\n' "$name/version.mk" | LC_ALL=C sort -m - want.txt >want2.txt
 diff want2.txt got.txt || fail "the tarball holds other files than the commit's and version.mk"
+# at its top only what a release has there: no stray files
+LC_ALL=C tar -tzf "a/$name.tar.gz" | sed -n "s|^$name/\([^/][^/]*\)\$|\1|p" |
+    grep -vxE 'CHANGELOG\.md|LICENSE|Makefile|README\.md|SECURITY\.md|config\.mk|version\.mk|\.clang-format|\.gitignore' &&
+    fail "the tarball has unknown files at its top (above)"
 
 # unpacked where no git checkout is: builds, tells its version, checks, passes its unit tests
 mkdir clean && tar -C clean -xzf "a/$name.tar.gz"
@@ -56,10 +79,25 @@ src=$PWD/clean/$name
 env GIT_CEILING_DIRECTORIES="$PWD/clean" make -s -C "$src" -j2 BUILD=build WERROR=1 all >make.log 2>&1 ||
     { tail -20 make.log; fail "the tarball does not build"; }
 "$src/build/sdimg" --version >out.txt
-[ "$(cat out.txt)" = "sdimg $version (git $(git -C "$TOP" describe --tags --always HEAD))" ] ||
+[ "$(cat out.txt)" = "sdimg $version (git $(git -C "$TOP" describe --tags --always --abbrev=12 HEAD))" ] ||
     { cat out.txt; fail "the tarball's sdimg names another version or commit"; }
 make -s -C "$src" spdx >make.log 2>&1 || { cat make.log; fail "make spdx in the tarball"; }
+# a file that loses its line is named, in folders whose names start with "build" too
+for f in mkimage/builder/builder.h examples/buildroot/package/sdimg/sdimg.mk tests/e2e/build_edges.sh; do
+    cp "$src/$f" spdx.keep
+    sed -i '/SPDX-License-Identifier/d' "$src/$f"
+    make -s -C "$src" spdx >make.log 2>&1 && fail "make spdx in the tarball misses $f without its SPDX line"
+    grep -q "$f" make.log || { cat make.log; fail "make spdx does not name $f"; }
+    cp spdx.keep "$src/$f"
+done
 if [ "${SDIMG_DIST_UNIT:-1}" = 1 ]; then
     env GIT_CEILING_DIRECTORIES="$PWD/clean" make -s -C "$src" -j2 BUILD=build WERROR=1 unit >make.log 2>&1 ||
         { tail -30 make.log; fail "the tarball's unit tests"; }
+fi
+# a handful of e2e scripts from the tarball (the whole check is CI's), with its own sdimg
+if [ -n "${SDIMG_DIST_E2E-cli_options build_outputs plan_cli ext4_tree}" ]; then
+    # shellcheck disable=SC2086
+    env GIT_CEILING_DIRECTORIES="$PWD/clean" "$src/tests/run-e2e" "$src/build/sdimg" \
+        ${SDIMG_DIST_E2E-cli_options build_outputs plan_cli ext4_tree} >e2e.log 2>&1 ||
+        { tail -30 e2e.log; fail "the tarball's e2e scripts"; }
 fi

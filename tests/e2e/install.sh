@@ -40,6 +40,9 @@ diff want.txt got.txt || fail "make install put files elsewhere than its variabl
 make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/root" PREFIX=/usr uninstall >make.log 2>&1 ||
     { cat make.log; fail "make uninstall"; }
 [ -z "$(find root -type f)" ] || { find root -type f; fail "make uninstall left files"; }
+for d in usr/share/doc/sdimg usr/share/man/man1 usr/bin; do
+    [ ! -e "root/$d" ] || fail "make uninstall left the empty folder $d it made"
+done
 
 # -Werror only where asked for (WERROR=1; make check asks), and a library pkg-config
 # cannot find stops the build, named (a fresh build folder, so that make shows each command)
@@ -64,6 +67,16 @@ MK
 grep -q "^\.TH SDIMG 1 [0-9]\{4\}-[0-9][0-9]-[0-9][0-9] \"sdimg $version\" " "$TOP/docs/sdimg.1" ||
     { grep '^\.TH' "$TOP/docs/sdimg.1"; fail "the manual page's .TH does not carry a date and 'sdimg $version'"; }
 grep -q '^\.SH SEE ALSO$' "$TOP/docs/sdimg.1" || fail "the manual page has no SEE ALSO"
+# the installed page carries the VERSION the build is given (Buildroot and Yocto pass theirs):
+# install's commands, run here on the page alone
+make -n -C "$TOP" BUILD="$BUILD" DESTDIR="$PWD/vroot" PREFIX=/usr VERSION=9.9.9 install >make.log 2>&1 ||
+    { cat make.log; fail "make -n install VERSION=9.9.9"; }
+mkdir -p vroot/usr/share/man/man1
+sed -n "/^sed /,/docs\/sdimg.1 >/p" make.log | sed "s|docs/sdimg.1|$TOP/docs/sdimg.1|" >man-install.sh
+[ -s man-install.sh ] || { cat make.log; fail "make install writes the manual page with no sed"; }
+sh man-install.sh || fail "install's sed of the manual page"
+grep -q '^\.TH SDIMG 1 [0-9-]* "sdimg 9\.9\.9" ' vroot/usr/share/man/man1/sdimg.1 ||
+    { grep '^\.TH' vroot/usr/share/man/man1/sdimg.1; fail "the installed manual page does not carry VERSION=9.9.9"; }
 if command -v mandoc >/dev/null 2>&1; then
     mandoc -T lint -W style "$TOP/docs/sdimg.1" >lint.txt 2>&1 || true
     [ ! -s lint.txt ] || { cat lint.txt; fail "mandoc -T lint finds something in the manual page"; }
@@ -75,6 +88,7 @@ fi
 if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
     MANWIDTH=80 man --warnings -l "$TOP/docs/sdimg.1" >man.txt 2>man.err || fail "man -l docs/sdimg.1"
     [ ! -s man.err ] || { cat man.err; fail "the manual page has warnings"; }
+    awk 'length > 80 { print; bad = 1 } END { exit bad }' man.txt || fail "the manual page has lines over 80 columns"
     tr -s ' ' <man.txt >man1.txt
     for c in build plan flash inspect ls cat; do
         grep -q "sdimg $c" man1.txt || fail "the manual page does not show 'sdimg $c'"
@@ -117,7 +131,7 @@ for c in $(cat want.txt); do
 done
 
 # A sysfs and procfs of disks (SDIMG_SYSFS, SDIMG_PROCFS): flash is offered only the disks
-# it would write: not sda (it holds /), sdc (fixed), mmcblk1 (eMMC), sdd (no medium), sde
+# it would write: not sda (it holds /; nor mmcblk0 when / is a btrfs on it), sdc (fixed), mmcblk1 (eMMC), sdd (no medium), sde
 # (read-only), sdf (held by device-mapper), sdg (swap), sdh (mounted), loop0; with
 # --allow-fixed also sdc and mmcblk1. inspect is offered every disk.
 fake=$PWD/fake
@@ -147,7 +161,7 @@ disk pci0/usb1/1-4/block/sdf 8:80 1 1000 0 && part pci0/usb1/1-4/block/sdf sdf1 
 disk pci0/usb1/1-5/block/sdg 8:96 1 1000 0 && part pci0/usb1/1-5/block/sdg sdg2 8:98
 disk pci0/usb1/1-6/block/sdh 8:112 1 1000 0 && part pci0/usb1/1-6/block/sdh sdh1 8:113
 disk pci0/usb1/1-7/block/sdi 8:128 1 1000 0
-disk mmc0/mmc0:0001/block/mmcblk0 179:0 0 1000 0
+disk mmc0/mmc0:0001/block/mmcblk0 179:0 0 1000 0 && part mmc0/mmc0:0001/block/mmcblk0 mmcblk0p2 179:2
 echo SD >"$fake/sys/devices/mmc0/mmc0:0001/type"; ln -s ../.. "$fake/sys/devices/mmc0/mmc0:0001/block/mmcblk0/device"
 disk mmc1/mmc1:0001/block/mmcblk1 179:8 0 1000 0
 echo MMC >"$fake/sys/devices/mmc1/mmc1:0001/type"; ln -s ../.. "$fake/sys/devices/mmc1/mmc1:0001/block/mmcblk1/device"
@@ -165,6 +179,25 @@ SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc offered flash --allow-fixed x.img 
     fail "bash: 'sdimg flash --allow-fixed IMAGE <TAB>' offers other disks"
 SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc offered inspect "" | grep '^/dev/' | diff all-disks.txt - ||
     fail "bash: 'sdimg inspect <TAB>' does not offer every disk"
+# / on btrfs (or ZFS, overlay): mountinfo gives an anonymous 0:N; the disk is found by the
+# mount's source, or by SYS/fs/btrfs/*/devices/ as sdimg flash finds it
+cp "$fake/proc/self/mountinfo" mountinfo.keep
+printf '%s\n' /dev/sdb /dev/sdi >btrfs-disks.txt
+mkdir -p "$fake/sys/fs/btrfs/0123-uuid/devices"
+ln -s ../../../../devices/mmc0/mmc0:0001/block/mmcblk0/mmcblk0p2 "$fake/sys/fs/btrfs/0123-uuid/devices/mmcblk0p2"
+for src in /dev/mmcblk0p2 none; do
+    sed "1s|.*|21 1 0:33 /@ / rw,relatime - btrfs $src rw|" mountinfo.keep >"$fake/proc/self/mountinfo"
+    SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc offered flash x.img "" | diff btrfs-disks.txt - ||
+        fail "bash: 'sdimg flash IMAGE <TAB>' offers the disk of a btrfs / (source $src)"
+    if command -v zsh >/dev/null 2>&1; then
+        SDIMG_SYSFS=$fake/sys SDIMG_PROCFS=$fake/proc zsh -f -c 'source <(sed "\$d" "$1")
+            _describe() { print -l -- ${(@P)4}; }; words=(sdimg flash x.img ""); _sdimg_disks flash' \
+            sh "$TOP/completions/sdimg.zsh" | diff btrfs-disks.txt - ||
+            fail "zsh: 'sdimg flash IMAGE <TAB>' offers the disk of a btrfs / (source $src)"
+    fi
+done
+rm -r "$fake/sys/fs"
+cp mountinfo.keep "$fake/proc/self/mountinfo"
 # this machine's disk of / is never offered to flash
 root_src=$(findmnt -n -o SOURCE / 2>/dev/null || true)
 case $root_src in

@@ -7,11 +7,15 @@
 # SPDX-License-Identifier: MIT
 
 SDIMG_VERSION = 0.1.0
-# The release tarball that `make dist` writes into the top of the sdimg checkout that holds
-# this tree (run it there first); to build from a published release, point SDIMG_SITE at
-# its folder and put its sha256 into sdimg.hash.
-SDIMG_SOURCE = sdimg-$(SDIMG_VERSION).tar.gz
-SDIMG_SITE = file://$(BR2_EXTERNAL_SDIMG_PATH)/../..
+# Built from the sdimg checkout that holds this tree, copied afresh (rsync) on every build or
+# rebuild: no download, no hash, no cached tarball. A package in Buildroot's own tree instead
+# downloads the release tarball (SDIMG_SOURCE = sdimg-$(SDIMG_VERSION).tar.gz, SDIMG_SITE =
+# its folder) and lists its sha256 in sdimg.hash.
+SDIMG_SITE = $(BR2_EXTERNAL_SDIMG_PATH)/../..
+SDIMG_SITE_METHOD = local
+# the checkout's build output folders and tarballs are not sources
+HOST_SDIMG_OVERRIDE_SRCDIR_RSYNC_EXCLUSIONS = \
+	--exclude /build --exclude '/build-*' --exclude '/sdimg-*.tar.gz'
 SDIMG_LICENSE = MIT
 SDIMG_LICENSE_FILES = LICENSE
 # libfdisk (host-util-linux; Buildroot builds it for the host only with the whole of host

@@ -16,7 +16,13 @@
 set -eu
 
 usage='-c LAYOUT [-o NAME] [-c LAYOUT [-o NAME]]... [--set VAR=VALUE]... [--no-bmap] [BINARIES_DIR]'
+# die MESSAGE: an error of what the call names (a file, a folder, the build); exit 1
 die() {
+	printf 'sdimg.sh: %s\n' "$*" >&2
+	exit 1
+}
+# die_usage MESSAGE: a call that is wrong in itself, then the usage; exit 1
+die_usage() {
 	printf 'sdimg.sh: %s\n' "$*" >&2
 	printf 'Usage: %s %s\n' "${0##*/}" "$usage" >&2
 	exit 1
@@ -30,11 +36,11 @@ bmap=(--bmap)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-c|-o|--set)
-		[ $# -ge 2 ] || die "option '$1' needs a value"
+		[ $# -ge 2 ] || die_usage "option '$1' needs a value"
 		case "$1" in
 		-c) layouts+=("$2"); names+=("") ;;
 		-o)
-			[ ${#layouts[@]} -gt 0 ] || die "-o $2 before any -c LAYOUT"
+			[ ${#layouts[@]} -gt 0 ] || die_usage "-o $2 before any -c LAYOUT"
 			names[${#names[@]}-1]="$2" ;;
 		--set) sets+=(--set "$2") ;;
 		esac
@@ -48,7 +54,7 @@ while [ $# -gt 0 ]; do
 	--)
 		shift ;;
 	-*)
-		die "unknown option '$1'" ;;
+		die_usage "unknown option '$1'" ;;
 	*)
 		# a post-image script's first argument; the others are its own
 		[ -n "$binaries" ] || binaries="$1"
@@ -56,7 +62,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-[ ${#layouts[@]} -gt 0 ] || die "no layout (-c LAYOUT)"
+[ ${#layouts[@]} -gt 0 ] || die_usage "no layout (-c LAYOUT)"
 for layout in "${layouts[@]}"; do
 	[ -f "$layout" ] || die "no layout file '$layout'"
 done
@@ -91,7 +97,7 @@ for i in "${!layouts[@]}"; do
 	*) output="$BINARIES_DIR/$name" ;;
 	esac
 	for o in ${outputs[@]+"${outputs[@]}"}; do
-		[ "$o" != "$output" ] || die "two layouts write $output (name them with -o)"
+		[ "$o" != "$output" ] || die_usage "two layouts write $output (name them with -o)"
 	done
 	outputs+=("$output")
 done

@@ -23,8 +23,9 @@ SDIMG_LAYOUT_SEARCH_PATH ?= "${THISDIR}:${@':'.join('%s/files/sdimg' % p for p i
 SDIMG_LAYOUT_PATH = "${@sdimg_layout_path(d)}"
 SDIMG_ROOTFS_TYPE ??= "ext4"
 # the link without the date, so that the layout's ids (derived from the values of its
-# variables when it sets no seed) stay the same from build to build
-SDIMG_ROOTFS ??= "${IMAGE_LINK_NAME}.${SDIMG_ROOTFS_TYPE}"
+# variables when it sets no seed) stay the same from build to build; without links, the
+# dated name of this build's rootfs
+SDIMG_ROOTFS ??= "${@sdimg_rootfs_name(d)}.${SDIMG_ROOTFS_TYPE}"
 SDIMG_INPUT_DIRS ??= "${IMGDEPLOYDIR} ${DEPLOY_DIR_IMAGE}"
 SDIMG_SET ??= ""
 SDIMG_ZST_LEVEL ??= "3"
@@ -33,28 +34,50 @@ SDIMG_RAW = "${@bb.utils.contains('IMAGE_FSTYPES', 'sdimg', '1', '', d)}"
 SDIMG_ZST = "${@bb.utils.contains('IMAGE_FSTYPES', 'sdimg.zst', '1', '', d)}"
 
 # kirkstone (4.0) names an image ${IMAGE_NAME}${IMAGE_NAME_SUFFIX}.TYPE, and so do its image
-# links and conversions; from 4.3 on IMAGE_NAME holds the suffix (through IMAGE_LINK_NAME,
-# which then ends with it) and an image is ${IMAGE_NAME}.TYPE
+# links and conversions; from 4.3 on IMAGE_NAME holds the suffix (IMAGE_LINK_NAME, of which it
+# is made, ends with it) and an image is ${IMAGE_NAME}.TYPE. The series is told by whether
+# IMAGE_NAME holds the suffix, which stays so when links are turned off.
 SDIMG_IMAGE_NAME = "${@sdimg_image_name(d)}"
 
 def sdimg_image_name(d):
     name = d.getVar('IMAGE_NAME')
     suffix = d.getVar('IMAGE_NAME_SUFFIX') or ''
-    link = d.getVar('IMAGE_LINK_NAME') or ''
-    if suffix and not link.endswith(suffix):
+    if suffix and suffix not in name:
         return name + suffix
     return name
 
-# the layout and every file it pulls in with include("NAME"), looked up as sdimg does (the
-# including file's folder first, then each input folder's that exists at parse time), each
-# as a "PATH:True" word of the task's file-checksums: a changed include builds a new image.
-# An include whose name holds a ${VAR} is made by the task (BOOT_FILES), not a source.
+# the rootfs by its link name, or by the image's own name where links are turned off
+# (IMAGE_LINK_NAME = "")
+def sdimg_rootfs_name(d):
+    link = d.getVar('IMAGE_LINK_NAME') or ''
+    return link if link else sdimg_image_name(d)
+
+# the layout and every file it pulls in with include("NAME"), wherever the call stands (at the
+# start of a line or inside a section, not in a comment or a string: docs/LAYOUT.md's
+# lexical rules), looked up as sdimg does (the including file's folder first, then each
+# SDIMG_INPUT_DIRS folder, the task's -I folders, that exists at parse time), each as a
+# "PATH:True" word of the task's file-checksums: a changed include builds a new image. An
+# include whose name holds a ${VAR} is made by the task (BOOT_FILES), not a source.
 def sdimg_layout_checksums(d):
     import re
     first = d.getVar('SDIMG_LAYOUT_PATH')
     if not first:
         return ''
-    dirs = [p for p in (d.getVar('SDIMG_LAYOUT_SEARCH_PATH') or '').split(':') if p]
+    dirs = [p for p in (d.getVar('SDIMG_INPUT_DIRS') or '').split() if os.path.isdir(p)]
+    token = re.compile(r"""\s+|#[^\n]*|//[^\n]*|/\*.*?(?:\*/|$)|"((?:[^"\\]|\\.)*)"?|'((?:[^'\\]|\\.)*)'?|((?:[^\s#"'=(){}+,*/]|/(?![/*]))+)|(.)""", re.S)
+    def includes(text):
+        toks = []
+        for m in token.finditer(text):
+            if m.group(1) is not None:
+                toks.append(('s', re.sub(r'\\(.)', r'\1', m.group(1))))
+            elif m.group(2) is not None:
+                toks.append(('s', re.sub(r"\\([\\'])", r'\1', m.group(2))))
+            elif m.group(3) is not None or m.group(4) is not None:
+                toks.append(('w', m.group(3) or m.group(4)))
+        for i in range(len(toks) - 3):
+            if toks[i] == ('w', 'include') and toks[i + 1] == ('w', '(') and toks[i + 2][0] == 's' \
+                    and toks[i + 3] == ('w', ')') and '$' not in toks[i + 2][1]:
+                yield toks[i + 2][1]
     seen, todo = [], [first]
     while todo and len(seen) < 256:
         path = todo.pop(0)
@@ -66,7 +89,7 @@ def sdimg_layout_checksums(d):
                 text = f.read()
         except OSError:
             continue
-        for name in re.findall(r'^\s*include\s*\(\s*"([^"$]+)"\s*\)', text, re.M):
+        for name in includes(text):
             for folder in [os.path.dirname(path)] + dirs:
                 cand = os.path.join(folder, name)
                 if os.path.isfile(cand):

@@ -4,6 +4,7 @@ DESCRIPTION = "sdimg builds the disk image of an SD card from a layout file: \
 partitions, alignment, FAT parameters and file trees in, one byte-exact image out, \
 offline and without root; it also reads images back and writes them onto cards."
 SECTION = "devel"
+# HOMEPAGE: NOT YET PUBLISHED; set HOMEPAGE to the project's published address at release
 LICENSE = "MIT"
 LIC_FILES_CHKSUM = "file://LICENSE;md5=f0fce92aa8335a22df5dcf3c35290b15"
 
