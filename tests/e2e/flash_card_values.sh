@@ -156,7 +156,9 @@ values_refused "--card-values: 'DISK_ID' names an id each card derives" \
     --card-values cards.csv --card-values 'DISK_ID=0'
 values_refused "--card-values: 'VOLUME_ID_boot' names an id each card derives" \
     --card-values cards.csv --card-values 'VOLUME_ID_boot=1234-5678'
-values_refused "a width of at most 20 digits ({index:020})" --card-values 'CARD_SERIAL=SN{index:021}'
+# a counter the option cannot mean: a usage error, as other bad options are
+expect_status 2 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values 'CARD_SERIAL=SN{index:021}'
+expect_stderr "a width of at most 20 digits ({index:020})"
 printf '\357\273\277CARD_SERIAL,HOST\r\nSN-1,one\r\n' >bom.csv
 expect_status 0 "$SDIMG" flash card.img "$a" --allow-fixed --dry-run --card-values bom.csv
 grep -qF 'card 1 (row 1): CARD_SERIAL="SN-1", HOST="one"' out.txt || fail "a CSV with a BOM: $(cat out.txt)"
