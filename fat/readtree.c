@@ -2,114 +2,62 @@
 /*
  * fat/readtree: walking a folder and every folder below it in one pass over their clusters.
  * Each folder is listed from the cluster its entry names, never looked up again by path, and
- * without recursion: the folders still to list sit on a stack of their own. A bit per
- * cluster catches folders that share clusters or loop (a hostile image's tree is finite
- * only that way), and a bound on the depth keeps paths short.
+ * without recursion: the folders still to list sit on a stack of their own (common/dirstack.h,
+ * a folder's handle there is its first cluster). A bit per cluster catches folders that share
+ * clusters or loop (a hostile image's tree is finite only that way), and a bound on the depth
+ * keeps paths short.
  */
 #include "fat/read_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "common/array.h"
-
-/* A folder met in a listing, to be listed later. */
-struct pending {
-	uint32_t cluster;
-	size_t name; /* offset of its name in walk.names */
-};
-
-/* A folder being listed: its subfolders are pending[first..] up to the next frame's first. */
-struct frame {
-	size_t first, next; /* in walk.pending */
-	size_t names;       /* walk.names's length before its subfolders' names */
-	size_t path_len;    /* length of its path in walk.path */
-};
+#include "common/dirstack.h"
 
 struct walk {
 	struct fat_vol *v;
 	const struct fat_walk_fns *fns;
 	void *ctx;
-	struct pending *pending;
-	size_t n_pending, cap_pending;
-	char *names;
-	size_t n_names, cap_names;
-	char *path;
-	size_t cap_path;
-	struct frame *frames;
-	size_t depth, cap_frames;
+	struct dirstack s;
 };
 
 static int collect(void *ctx, const struct fat_dirent *e)
 {
 	struct walk *w = ctx;
-	size_t len = strlen(e->name) + 1;
 	int r = w->fns->entry ? w->fns->entry(w->ctx, e) : 0;
 
 	if (r || !(e->attrs & FAT_ATTR_DIR))
 		return r;
-	if (array_grow((void **)&w->pending, &w->cap_pending, w->n_pending + 1,
-		       sizeof(*w->pending)) < 0 ||
-	    array_grow((void **)&w->names, &w->cap_names, w->n_names + len, 1) < 0)
-		return -ENOMEM;
-	w->pending[w->n_pending++] = (struct pending){ e->first_cluster, w->n_names };
-	memcpy(w->names + w->n_names, e->name, len);
-	w->n_names += len;
-	return 0;
+	return dirstack_push(&w->s, e->name, &e->first_cluster);
 }
 
-/* Lists the folder at @cluster (its path in w->path) and pushes its frame. */
+/* Lists the folder at @cluster (its path in w->s.path) and pushes its frame. */
 static int list(struct walk *w, uint32_t cluster, uint8_t *seen, struct diag *d)
 {
-	if (array_grow((void **)&w->frames, &w->cap_frames, w->depth + 1, sizeof(*w->frames)) < 0)
-		return -ENOMEM;
-	w->frames[w->depth++] = (struct frame){ w->n_pending, w->n_pending, w->n_names,
-						strlen(w->path) };
-	return fat_rd_list(w->v, cluster, seen, w->path, collect, w, d);
-}
+	int r = dirstack_open(&w->s);
 
-/* Sets w->path to the path of @name in the folder whose path is w->path[0..@len]. */
-static int set_path(struct walk *w, size_t len, const char *name)
-{
-	bool slash = !len || w->path[len - 1] != '/';
-	size_t n = strlen(name);
-
-	if (array_grow((void **)&w->path, &w->cap_path, len + slash + n + 1, 1) < 0)
-		return -ENOMEM;
-	if (slash)
-		w->path[len++] = '/';
-	memcpy(w->path + len, name, n + 1);
-	return 0;
+	return r ? r : fat_rd_list(w->v, cluster, seen, w->s.path, collect, w, d);
 }
 
 /* Lists the next pending subfolder of the top frame, or pops the frame when it has none. */
 static int step(struct walk *w, unsigned depth_max, uint8_t *seen, struct diag *d)
 {
-	struct frame *f = &w->frames[w->depth - 1];
-	struct pending p;
-	int r;
+	uint32_t cluster;
+	int r = dirstack_next(&w->s, &cluster);
 
-	if (f->next == w->n_pending) { /* the top frame's subfolders end the stack */
-		w->n_pending = f->first;
-		w->n_names = f->names;
-		w->depth--;
-		return 0;
-	}
-	p = w->pending[f->next++];
-	if ((r = set_path(w, f->path_len, w->names + p.name)) < 0)
+	if (r <= 0)
 		return r;
-	if (w->depth > depth_max)
+	if (w->s.depth > depth_max)
 		return diag_error(d,
 				  "%s: folders nested more than %u deep (list this one by its "
 				  "own path)",
-				  w->path, depth_max);
-	if (!p.cluster)
-		return diag_error(d, "%s: a directory without a cluster", w->path);
-	if (w->fns->folder && (r = w->fns->folder(w->ctx, w->path)))
+				  w->s.path, depth_max);
+	if (!cluster)
+		return diag_error(d, "%s: a directory without a cluster", w->s.path);
+	if (w->fns->folder && (r = w->fns->folder(w->ctx, w->s.path)))
 		return r;
-	return list(w, p.cluster, seen, d);
+	return list(w, cluster, seen, d);
 }
 
 int fat_vol_walk(struct fat_vol *v, const char *path, unsigned depth_max,
@@ -120,20 +68,17 @@ int fat_vol_walk(struct fat_vol *v, const char *path, unsigned depth_max,
 	uint8_t *seen = NULL;
 	int r = fat_rd_lookup_dir(v, path, &top, d);
 
-	if (!r && (!(seen = fat_rd_seen_new(v)) || !(w.path = strdup(path))))
+	if (!r && !(seen = fat_rd_seen_new(v)))
 		r = -ENOMEM;
-	if (!r) {
-		w.cap_path = strlen(path) + 1;
+	if (!r)
+		r = dirstack_init(&w.s, path, sizeof(uint32_t));
+	if (!r)
 		r = list(&w, top.first_cluster, seen, d);
-	}
-	while (!r && w.depth)
+	while (!r && w.s.depth)
 		r = step(&w, depth_max, seen, d);
 	if (r == -ENOMEM)
 		diag_error(d, "%s: out of memory", path);
 	free(seen);
-	free(w.pending);
-	free(w.names);
-	free(w.path);
-	free(w.frames);
+	dirstack_free(&w.s);
 	return r;
 }
