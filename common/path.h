@@ -4,6 +4,7 @@
 #define SDIMG_PATH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The folder of @path: "." when it has none, "/" for a file at the root.
  * Returns a new string (free() it), or NULL when out of memory. */
@@ -37,5 +38,12 @@ int path_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len);
 
 /* path_open_regular() then path_read_fd(): all of the file @path, with the errors of both. */
 int path_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+
+/*
+ * Reads @len bytes at @off of @fd into @buf, through short reads and EINTR. Returns 0,
+ * pread()'s negative errno, or -ENODATA when the file ends first (what was read is then in
+ * @buf).
+ */
+int path_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
 #endif

@@ -15,25 +15,20 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/path.h"
 #include "fat/ondisk.h"
 
 int fat_rd_pread(struct fat_vol *v, void *buf, size_t len, uint64_t off, struct diag *d)
 {
-	uint8_t *p = buf;
+	int r = path_pread_full(v->fd, buf, len, v->off + off);
 
-	while (len) {
-		ssize_t n = pread(v->fd, p, len, (off_t)(v->off + off));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			return diag_errno(d, -e, "reading the FAT volume at byte %" PRIu64 ": %s",
-					  v->off + off, n < 0 ? strerror(e) : "end of file");
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
+	if (r == -ENODATA)
+		return diag_errno(d, -EIO,
+				  "reading the FAT volume at byte %" PRIu64 ": end of file",
+				  v->off + off);
+	if (r < 0)
+		return diag_errno(d, r, "reading the FAT volume at byte %" PRIu64 ": %s",
+				  v->off + off, strerror(-r));
 	return 0;
 }
 
