@@ -29,25 +29,10 @@
 #define BPB_BKBOOTSEC 50
 #define FAT_VOLID_16 39 /* BS_VolID on FAT12/16 (§3.2), on FAT32 (§3.3) */
 #define FAT_VOLID_32 67
-/* FSInfo (§5): FSI_LeadSig "RRaA" at 0, FSI_StrucSig "rrAa" at 484 */
-#define FSI_STRUCSIG 484
 #define DIR_ENTRY 32u
-#define DIR_ATTR_DIR_OR_LABEL 0x18
-
-struct checker {
-	const struct cards_manifest *m;
-	const char *manifest, *image;
-	int fd;
-	struct disk k;
-	struct sha256 *sha;    /* for the ids the manifest's seed derives */
-	uint32_t *fsinfo_used; /* per file: the clusters its FSInfo sector's templates use */
-	struct diag *d;
-};
 
 /* One line naming the manifest and @what (a field, "ids"): the manifest is refused. */
-__attribute__((format(printf, 3, 4))) static void post_refusal(const struct checker *c,
-							       const char *what, const char *fmt,
-							       ...)
+void flash_check_refusal(const struct flash_checker *c, const char *what, const char *fmt, ...)
 {
 	char why[512];
 	va_list ap;
@@ -61,11 +46,7 @@ __attribute__((format(printf, 3, 4))) static void post_refusal(const struct chec
 		   c->manifest, what, why, c->image);
 }
 
-/* refuse(c, what, fmt, ...): post_refusal()'s line, and -EINVAL; a macro, so that a static
- * analyser (which does not follow a variadic call) sees the value returned. */
-#define refuse(c, what, ...) (post_refusal((c), (what), __VA_ARGS__), -EINVAL)
-
-static int read_at(const struct checker *c, void *buf, size_t len, uint64_t at)
+int flash_check_read_at(const struct flash_checker *c, void *buf, size_t len, uint64_t at)
 {
 	ssize_t got = pread(c->fd, buf, len, (off_t)at);
 
@@ -104,7 +85,7 @@ static bool mapped(const struct cards_manifest *m, uint64_t start, uint64_t end)
 	return start >= end;
 }
 
-static int check_image(const struct checker *c, uint64_t size)
+static int check_image(const struct flash_checker *c, uint64_t size)
 {
 	size_t errors = c->d->errors;
 	uint8_t sum[32];
@@ -156,7 +137,7 @@ static int add_span(struct spans *s, uint64_t start, uint64_t len, enum span_kin
 }
 
 /* Where the GPT header at @at keeps its entry array, into *@lo, *@hi; false: no header. */
-static bool gpt_array(const struct checker *c, uint64_t at, uint64_t *lo, uint64_t *hi)
+static bool gpt_array(const struct flash_checker *c, uint64_t at, uint64_t *lo, uint64_t *hi)
 {
 	uint8_t h[512];
 
@@ -169,12 +150,12 @@ static bool gpt_array(const struct checker *c, uint64_t at, uint64_t *lo, uint64
 }
 
 /* The partition table's own bytes: sector 0, and on GPT both headers and their arrays. */
-static size_t table_ranges(const struct checker *c, struct cards_range r[5])
+static size_t table_ranges(const struct flash_checker *c, struct cards_range r[5])
 {
 	uint64_t lo, hi, backup = c->m->image_size - 512;
 	size_t n = 0;
 
-	if (strcmp(c->k.table, "none") == 0) /* a bare volume: sector 0 is its boot sector */
+	if (strcmp(c->k->table, "none") == 0) /* a bare volume: sector 0 is its boot sector */
 		return 0;
 	r[n++] = (struct cards_range){ 0, 512 };
 	if (gpt_array(c, 512, &lo, &hi)) {
@@ -189,53 +170,48 @@ static size_t table_ranges(const struct checker *c, struct cards_range r[5])
 }
 
 /* The partition of the table that starts at @volume, clear of the table's own bytes. */
-static int partition_at(const struct checker *c, const char *what, uint64_t volume,
+static int partition_at(const struct flash_checker *c, const char *what, uint64_t volume,
 			const struct disk_part **ret)
 {
 	struct cards_range t[5];
 	size_t nt = table_ranges(c, t);
 
 	*ret = NULL;
-	for (size_t i = 0; i < c->k.n_parts && !*ret; i++)
-		if (c->k.parts[i].start == volume && c->k.parts[i].size)
-			*ret = &c->k.parts[i];
+	for (size_t i = 0; i < c->k->n_parts && !*ret; i++)
+		if (c->k->parts[i].start == volume && c->k->parts[i].size)
+			*ret = &c->k->parts[i];
 	if (!*ret)
-		return refuse(c, what, "no partition of the image starts at byte %" PRIu64, volume);
+		return flash_refuse(c, what, "no partition of the image starts at byte %" PRIu64,
+				    volume);
 	for (size_t i = 0; i < nt; i++)
 		if ((*ret)->start < t[i].end && t[i].start < (*ret)->start + (*ret)->size)
-			return refuse(c, what,
-				      "its partition at byte %" PRIu64 " overlaps the "
-				      "partition table (bytes %" PRIu64 "-%" PRIu64 ")",
-				      volume, t[i].start, t[i].end - 1);
+			return flash_refuse(c, what,
+					    "its partition at byte %" PRIu64 " overlaps the "
+					    "partition table (bytes %" PRIu64 "-%" PRIu64 ")",
+					    volume, t[i].start, t[i].end - 1);
 	return 0;
 }
 
-/* A FAT volume of the image, opened at @volume (its partition's first byte). */
-struct volume {
-	struct fat_vol *v;
-	const struct fat_info *info;
-	uint64_t start, size;
-	uint64_t fsinfo, bk_boot; /* FAT32: byte offsets in the volume */
-};
-
-static int open_volume(const struct checker *c, const char *what, uint64_t at, struct volume *ret)
+int flash_check_fat_open(const struct flash_checker *c, const char *what, uint64_t at,
+			 struct flash_fat_volume *ret)
 {
 	const struct disk_part *p;
 	uint8_t bs[FAT_SECTOR];
 	struct diag scratch;
 	int rc = partition_at(c, what, at, &p);
 
-	*ret = (struct volume){ .start = at };
+	*ret = (struct flash_fat_volume){ .start = at };
 	if (rc < 0)
 		return rc;
 	ret->size = p->size;
 	diag_init(&scratch);
 	rc = fat_vol_open(c->fd, at, p->size, &ret->v, &scratch);
 	if (rc < 0)
-		rc = refuse(c, what, "the partition at byte %" PRIu64 " holds no FAT volume: %s",
-			    at, scratch.n ? scratch.msgs[0].text : strerror(-rc));
+		rc = flash_refuse(c, what,
+				  "the partition at byte %" PRIu64 " holds no FAT volume: %s", at,
+				  scratch.n ? scratch.msgs[0].text : strerror(-rc));
 	diag_release(&scratch);
-	if (rc < 0 || (rc = read_at(c, bs, sizeof(bs), at)) < 0)
+	if (rc < 0 || (rc = flash_check_read_at(c, bs, sizeof(bs), at)) < 0)
 		return rc;
 	ret->info = fat_vol_info(ret->v);
 	if (ret->info->type == FAT_32) {
@@ -245,329 +221,10 @@ static int open_volume(const struct checker *c, const char *what, uint64_t at, s
 	return 0;
 }
 
-/* "NAME.EXT" of the short directory entry @e, as the reader names it. */
-static void short_name(const uint8_t *e, char out[13])
-{
-	size_t o = 0;
-
-	for (int i = 0; i < 11; i++) {
-		if (i == 8 && e[8] != ' ')
-			out[o++] = '.';
-		if (e[i] != ' ')
-			out[o++] = (char)e[i];
-	}
-	out[o] = '\0';
-}
-
-/* ---------------------------------------------------------------- names */
-
-#define NAMES_DEPTH_MAX 64u /* as deep as the builder nests folders */
-
-/* A per-card file sought among its volume's entries by its path: the keys (fat_path_key())
- * of its folder and of its name, and the first entry of that name in that folder. */
-struct sought {
-	uint64_t volume;
-	char *folder, *name; /* owned */
-	size_t file;         /* its index in the manifest */
-	bool found;
-	struct fat_dirent_id {
-		char short_name[13];
-		uint32_t first_cluster, size;
-	} entry;
-};
-
-/* By volume, folder and name: each folder's files together, found by halving. */
-static int cmp_sought(const void *a, const void *b)
-{
-	const struct sought *x = a, *y = b;
-	int r;
-
-	if (x->volume != y->volume)
-		return x->volume < y->volume ? -1 : 1;
-	if ((r = strcmp(x->folder, y->folder)) != 0 || (r = strcmp(x->name, y->name)) != 0)
-		return r;
-	return (x->file > y->file) - (x->file < y->file);
-}
-
-static int cmp_sought_file(const void *a, const void *b)
-{
-	const struct sought *x = a, *y = b;
-
-	return (x->file > y->file) - (x->file < y->file);
-}
-
-/* One volume's walk: its sought files (v, n, sorted), the key of the folder being listed. */
-struct names_walk {
-	struct sought *v;
-	size_t n;
-	char *folder;
-};
-
-static int walk_folder(void *ctx, const char *path)
-{
-	struct names_walk *w = ctx;
-
-	free(w->folder);
-	w->folder = fat_path_key(path);
-	return w->folder ? 0 : -ENOMEM;
-}
-
-/* The files sought in the folder being listed by the name @key take @e, unless an earlier
- * entry was theirs. */
-static void take_entry(struct names_walk *w, const char *key, const struct fat_dirent *e)
-{
-	size_t lo = 0, hi = w->n;
-
-	while (lo < hi) { /* the first (folder, name) not below the one listed */
-		size_t mid = lo + (hi - lo) / 2;
-		int r = strcmp(w->v[mid].folder, w->folder);
-		if ((r ? r : strcmp(w->v[mid].name, key)) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < w->n && strcmp(w->v[lo].folder, w->folder) == 0 &&
-	       strcmp(w->v[lo].name, key) == 0;
-	     lo++)
-		if (!w->v[lo].found) {
-			struct fat_dirent_id *id = &w->v[lo].entry;
-			snprintf(id->short_name, sizeof(id->short_name), "%s", e->short_name);
-			id->first_cluster = e->first_cluster;
-			id->size = e->size;
-			w->v[lo].found = true;
-		}
-}
-
-/* An entry of the folder being listed, matched by its long and its short name. */
-static int walk_entry(void *ctx, const struct fat_dirent *e)
-{
-	char *a = fat_path_key(e->name), *b = fat_path_key(e->short_name);
-
-	if (a && b) {
-		take_entry(ctx, a, e);
-		take_entry(ctx, b, e);
-	}
-	free(a);
-	free(b);
-	return a && b ? 0 : -ENOMEM;
-}
-
-/* The files of v[0..n) (one volume's) found in one walk over its folders. */
-static int find_in_volume(const struct checker *c, struct sought *v, size_t n)
-{
-	const struct cards_file *f = &c->m->files[v[0].file];
-	static const struct fat_walk_fns fns = { .folder = walk_folder, .entry = walk_entry };
-	struct names_walk w = { .v = v, .n = n, .folder = fat_path_key("/") };
-	struct diag scratch;
-	struct volume vol;
-	char what[160];
-	int rc;
-
-	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
-	if (!w.folder)
-		return -ENOMEM;
-	if ((rc = open_volume(c, what, f->volume, &vol)) == 0) {
-		diag_init(&scratch);
-		/* a folder the walk cannot list leaves its files unfound: refused by the caller */
-		if (fat_vol_walk(vol.v, "/", NAMES_DEPTH_MAX, &fns, &w, &scratch) == -ENOMEM)
-			rc = -ENOMEM;
-		diag_release(&scratch);
-	}
-	fat_vol_close(vol.v);
-	free(w.folder);
-	return rc;
-}
-
-/* The entry at f->entry is the one the volume finds at f->path (@s: what it found there):
- * its short name, first cluster and size. */
-static int check_entry_name(const struct checker *c, const struct cards_file *f,
-			    const struct sought *s)
-{
-	uint8_t e[DIR_ENTRY];
-	char what[160], raw[13];
-	int rc = read_at(c, e, sizeof(e), f->entry);
-
-	if (rc < 0)
-		return rc;
-	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
-	short_name(e, raw);
-	if (!s->found)
-		return refuse(c, what, "the volume has no file at this path");
-	uint64_t first = le(e + 26, 2) |
-			 (f->fat_type == (unsigned)FAT_32 ? le(e + 20, 2) << 16 : 0);
-	if (strcmp(s->entry.short_name, raw) != 0 || s->entry.first_cluster != first ||
-	    s->entry.size != le(e + 28, 4))
-		return refuse(c, what,
-			      "the directory entry at byte %" PRIu64 " (%s) is not the "
-			      "file's (%s)",
-			      f->entry, raw, s->entry.short_name);
-	return 0;
-}
-
-/* Each per-card FAT file's path finds, in its volume, its directory entry (its short name,
- * first cluster and size): one walk over each volume's folders for all of them (an exFAT
- * file's path is checked with its entry set, cards_check_exfat.c). */
-static int check_names(const struct checker *c)
-{
-	const struct cards_manifest *m = c->m;
-	struct sought *v = calloc(m->n_files + 1, sizeof(*v));
-	size_t n = 0;
-	int rc = v ? 0 : -ENOMEM;
-
-	for (size_t i = 0; rc == 0 && i < m->n_files; i++) {
-		const struct cards_file *f = &m->files[i];
-		const char *slash = strrchr(f->path, '/');
-		if (f->kind != CARDS_FAT_FILE)
-			continue;
-		char *folder = slash ? strndup(f->path, (size_t)(slash - f->path)) : NULL;
-		v[n] = (struct sought){ .volume = f->volume,
-					.file = i,
-					.folder = folder ? fat_path_key(*folder ? folder : "/")
-							 : NULL,
-					.name = fat_path_key(slash ? slash + 1 : f->path) };
-		free(folder);
-		if (!slash) {
-			char what[160];
-			snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
-			rc = refuse(c, what, "the path does not start with /");
-		} else if (!v[n].folder || !v[n].name) {
-			rc = -ENOMEM;
-		}
-		n++;
-	}
-	if (rc == 0 && n)
-		qsort(v, n, sizeof(*v), cmp_sought);
-	for (size_t g = 0, e; rc == 0 && g < n; g = e) {
-		for (e = g; e < n && v[e].volume == v[g].volume; e++)
-			;
-		rc = find_in_volume(c, v + g, e - g);
-	}
-	if (rc == 0 && n)
-		qsort(v, n, sizeof(*v), cmp_sought_file);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = check_entry_name(c, &m->files[v[i].file], &v[i]);
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].folder);
-		free(v[i].name);
-	}
-	free(v);
-	return rc;
-}
-
-/* Where the FAT geometry puts the file's FATs, clusters, entry and FSInfo. */
-static int check_geometry(const struct checker *c, const struct volume *v,
-			  const struct cards_file *f, const char *what)
-{
-	const struct fat_info *in = v->info;
-	uint64_t bps = in->bytes_per_sector,
-		 root = v->start + (in->reserved + (uint64_t)in->fats * in->fat_sectors) * bps;
-	uint64_t data = v->start + in->data_offset;
-	uint64_t end = data + (uint64_t)in->clusters * in->cluster_size;
-
-	if (f->fat_type != (unsigned)in->type || f->cluster_size != in->cluster_size ||
-	    f->n_fats != in->fats)
-		return refuse(c, what,
-			      "the volume is FAT%u of %u-byte clusters and %u FATs, not "
-			      "what the manifest says",
-			      (unsigned)in->type, in->cluster_size, in->fats);
-	for (unsigned k = 0; k < f->n_fats; k++)
-		if (f->fats[k] != v->start + (in->reserved + (uint64_t)k * in->fat_sectors) * bps)
-			return refuse(c, what, "FAT %u is not at byte %" PRIu64, k + 1, f->fats[k]);
-	if (f->first_cluster < 2 || (uint64_t)f->first_cluster + f->clusters > in->clusters + 2ull)
-		return refuse(c, what, "clusters %" PRIu32 "-%" PRIu64 " are not all in the volume",
-			      f->first_cluster, (uint64_t)f->first_cluster + f->clusters - 1);
-	if (f->data != data + (uint64_t)(f->first_cluster - 2) * in->cluster_size)
-		return refuse(c, what,
-			      "its data at byte %" PRIu64 " is not where cluster %" PRIu32
-			      " starts",
-			      f->data, f->first_cluster);
-	bool in_root = in->type != FAT_32 && f->entry >= root && f->entry + DIR_ENTRY <= data &&
-		       (f->entry - root) % DIR_ENTRY == 0;
-	bool in_data = f->entry >= data && f->entry + DIR_ENTRY <= end &&
-		       (f->entry - data) % DIR_ENTRY == 0 &&
-		       (f->entry < f->data ||
-			f->entry >= f->data + (uint64_t)f->clusters * f->cluster_size);
-	if (!in_root && !in_data)
-		return refuse(c, what,
-			      "its directory entry at byte %" PRIu64 " is in no directory "
-			      "of the volume",
-			      f->entry);
-	if ((in->type == FAT_32) != (f->n_fsinfo == 2) ||
-	    (f->n_fsinfo && (f->fsinfo[0] != v->start + v->fsinfo ||
-			     f->fsinfo[1] != v->start + v->bk_boot + v->fsinfo)))
-		return refuse(c, what, "its FSInfo sectors are not the volume's");
-	return 0;
-}
-
-/* The image holds what a card with the template as its content would: the template at
- * data, the entry's first cluster and size, the chain in each FAT and the free count. */
-static int check_template(const struct checker *c, const struct cards_file *f, const char *what)
-{
-	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
-					  .cluster_size = f->cluster_size,
-					  .first_cluster = f->first_cluster,
-					  .clusters = f->clusters };
-	size_t tlen = strlen(f->template), flen = (size_t)fat_card_fat_len(&ff);
-	size_t most = (tlen > flen ? tlen : flen) + DIR_ENTRY; /* what buf holds at a time */
-	uint8_t *buf = malloc(most), *want = malloc(most);
-	int rc = buf && want ? read_at(c, buf, tlen, f->data) : -ENOMEM;
-
-	if (rc == 0 && memcmp(buf, f->template, tlen) != 0)
-		rc = refuse(c, what, "the image does not hold its template at byte %" PRIu64,
-			    f->data);
-	if (rc == 0 && (rc = read_at(c, buf, DIR_ENTRY, f->entry)) == 0) {
-		memcpy(want, buf, DIR_ENTRY);
-		fat_card_entry(&ff, tlen, want);
-		if (memcmp(want, buf, DIR_ENTRY) != 0 || buf[0] == 0 || buf[0] == 0xE5 ||
-		    (buf[11] & DIR_ATTR_DIR_OR_LABEL))
-			rc = refuse(c, what,
-				    "the directory entry at byte %" PRIu64 " does not name "
-				    "a file of %zu bytes from cluster %" PRIu32,
-				    f->entry, tlen, tlen ? f->first_cluster : 0);
-	}
-	for (unsigned k = 0; rc == 0 && k < f->n_fats; k++) {
-		uint64_t at = f->fats[k] + fat_card_fat_start(&ff);
-		if ((rc = read_at(c, buf, flen, at)) < 0)
-			break;
-		memcpy(want, buf, flen);
-		fat_card_chain(&ff, tlen, want);
-		if (memcmp(want, buf, flen) != 0)
-			rc = refuse(c, what,
-				    "FAT %u does not chain clusters %" PRIu32 "-%" PRIu32
-				    " as the template's length says",
-				    k + 1, f->first_cluster, f->first_cluster + f->clusters - 1);
-	}
-	free(buf);
-	free(want);
-	return rc;
-}
-
-/* FAT32: each FSInfo sector holds free-base less what the volume's templates use. */
-static int check_fsinfo(const struct checker *c, const struct cards_file *f, const char *what)
-{
-	uint32_t free_count = f->free_base - c->fsinfo_used[f - c->m->files];
-	uint8_t s[FAT_SECTOR], want[FAT_SECTOR];
-	int rc = 0;
-
-	for (unsigned k = 0; rc == 0 && k < f->n_fsinfo; k++) {
-		if ((rc = read_at(c, s, sizeof(s), f->fsinfo[k])) < 0)
-			break;
-		memcpy(want, s, sizeof(s));
-		fat_card_fsinfo(want, free_count);
-		if (memcmp(s, "RRaA", 4) != 0 || memcmp(s + FSI_STRUCSIG, "rrAa", 4) != 0 ||
-		    memcmp(want, s, sizeof(s)) != 0)
-			rc = refuse(c, what,
-				    "the FSInfo sector at byte %" PRIu64 " does not count "
-				    "%" PRIu32 " free clusters",
-				    f->fsinfo[k], free_count);
-	}
-	return rc;
-}
-
 /* An exfat-file (cards_check_exfat.c); its bits of the allocation bitmap are noted as FAT
  * entries are: two files' bits may share a byte, each patch keeping the other's. */
-static int check_exfat_file(const struct checker *c, const struct cards_file *f, struct spans *s,
-			    const char *what)
+static int check_exfat_file(const struct flash_checker *c, const struct cards_file *f,
+			    struct spans *s, const char *what)
 {
 	struct exfat_card_file xf = flash_exfat_file(f);
 	const struct disk_part *p;
@@ -578,7 +235,7 @@ static int check_exfat_file(const struct checker *c, const struct cards_file *f,
 	if (rc == 0)
 		rc = flash_exfat_card_check(c->fd, c->image, f, p->size, why, sizeof(why), c->d);
 	if (rc == -EINVAL && c->d->errors == errors)
-		rc = refuse(c, what, "%s", why);
+		rc = flash_refuse(c, what, "%s", why);
 	if (rc == 0)
 		rc = add_span(s, f->data, f->reserve, SPAN_DATA, what);
 	if (rc == 0)
@@ -589,26 +246,22 @@ static int check_exfat_file(const struct checker *c, const struct cards_file *f,
 	return rc;
 }
 
-static int check_file(struct checker *c, const struct cards_file *f, struct spans *s)
+static int check_file(struct flash_checker *c, const struct cards_file *f, struct spans *s)
 {
 	const struct fat_card_file ff = { .type = (enum fat_type)f->fat_type,
 					  .cluster_size = f->cluster_size,
 					  .first_cluster = f->first_cluster,
 					  .clusters = f->clusters };
 	char what[160];
-	struct volume v;
+	struct flash_fat_volume v;
 	int rc;
 
 	snprintf(what, sizeof(what), "%s:%s", f->partition, f->path);
 	if (f->kind == CARDS_EXFAT_FILE)
 		return check_exfat_file(c, f, s, what);
-	rc = open_volume(c, what, f->volume, &v);
+	rc = flash_check_fat_open(c, what, f->volume, &v);
 	if (rc == 0)
-		rc = check_geometry(c, &v, f, what);
-	if (rc == 0)
-		rc = check_template(c, f, what);
-	if (rc == 0)
-		rc = check_fsinfo(c, f, what);
+		rc = flash_check_fat_file(c, &v, f, what);
 	fat_vol_close(v.v);
 	if (rc == 0)
 		rc = add_span(s, f->data, f->reserve, SPAN_DATA, what);
@@ -626,7 +279,7 @@ static int check_file(struct checker *c, const struct cards_file *f, struct span
  * build wrote it so (mkimage/builder/ids.c), and a card's id comes from the same seed. */
 /* An environment's copies hold what its variables give (the templates as the image has
  * them), each copy within the mapped bytes and apart from the other fields. */
-static int check_env(struct checker *c, const struct cards_env *e, struct spans *s)
+static int check_env(struct flash_checker *c, const struct cards_env *e, struct spans *s)
 {
 	struct uboot_env env = { 0 };
 	uint8_t *want = malloc(e->size), *have = malloc(e->size);
@@ -640,12 +293,12 @@ static int check_env(struct checker *c, const struct cards_env *e, struct spans 
 		rc = uboot_env_encode(&env, want, e->size, e->n_copies == 2,
 				      k ? UBOOT_ENV_FLAG_OBSOLETE : UBOOT_ENV_FLAG_ACTIVE, e->pad);
 		if (rc == -ENOSPC)
-			rc = refuse(c, what, "its variables do not fit its size");
-		if (rc == 0 && (rc = read_at(c, have, e->size, e->copies[k])) == 0 &&
+			rc = flash_refuse(c, what, "its variables do not fit its size");
+		if (rc == 0 && (rc = flash_check_read_at(c, have, e->size, e->copies[k])) == 0 &&
 		    memcmp(want, have, e->size) != 0)
-			rc = refuse(c, what,
-				    "the image's copy at byte %" PRIu64 " holds other bytes",
-				    e->copies[k]);
+			rc = flash_refuse(c, what,
+					  "the image's copy at byte %" PRIu64 " holds other bytes",
+					  e->copies[k]);
 		if (rc == 0)
 			rc = add_span(s, e->copies[k], e->size, SPAN_DATA, what);
 	}
@@ -655,31 +308,31 @@ static int check_env(struct checker *c, const struct cards_env *e, struct spans 
 	return rc;
 }
 
-static int check_volume_seed(const struct checker *c, const struct cards_volume *cv,
+static int check_volume_seed(const struct flash_checker *c, const struct cards_volume *cv,
 			     const char *what)
 {
 	uint8_t id[4];
 	uint32_t want;
-	int rc = read_at(c, id, sizeof(id), cv->volume_id[0]);
+	int rc = flash_check_read_at(c, id, sizeof(id), cv->volume_id[0]);
 
 	if (rc == 0 && (rc = build_id_volume(c->sha, c->m->seed, cv->partition, &want)) == 0 &&
 	    le(id, 4) != want)
-		rc = refuse(c, what,
-			    "its seed is not the image's (the volume id %08" PRIx64 " at "
-			    "byte %" PRIu64 " is not %08" PRIx32 ", which the seed derives "
-			    "for '%s')",
-			    le(id, 4), cv->volume_id[0], want, cv->partition);
+		rc = flash_refuse(c, what,
+				  "its seed is not the image's (the volume id %08" PRIx64 " at "
+				  "byte %" PRIu64 " is not %08" PRIx32 ", which the seed derives "
+				  "for '%s')",
+				  le(id, 4), cv->volume_id[0], want, cv->partition);
 	return rc;
 }
 
-static int check_volume(struct checker *c, const struct cards_volume *cv, struct spans *s)
+static int check_volume(struct flash_checker *c, const struct cards_volume *cv, struct spans *s)
 {
 	char what[160];
-	struct volume v;
+	struct flash_fat_volume v;
 	int rc;
 
 	snprintf(what, sizeof(what), "%s: volume-id", cv->partition);
-	if ((rc = open_volume(c, what, cv->volume, &v)) < 0) {
+	if ((rc = flash_check_fat_open(c, what, cv->volume, &v)) < 0) {
 		fat_vol_close(v.v);
 		return rc;
 	}
@@ -687,10 +340,10 @@ static int check_volume(struct checker *c, const struct cards_volume *cv, struct
 	if (cv->n_volume_id != (fat32 ? 2u : 1u) ||
 	    cv->volume_id[0] != v.start + (fat32 ? FAT_VOLID_32 : FAT_VOLID_16) ||
 	    (fat32 && cv->volume_id[1] != v.start + v.bk_boot + FAT_VOLID_32))
-		rc = refuse(c, what,
-			    "byte %" PRIu64 " is not the BS_VolID of the volume's boot "
-			    "sector",
-			    cv->volume_id[0]);
+		rc = flash_refuse(c, what,
+				  "byte %" PRIu64 " is not the BS_VolID of the volume's boot "
+				  "sector",
+				  cv->volume_id[0]);
 	fat_vol_close(v.v);
 	if (rc == 0)
 		rc = check_volume_seed(c, cv, what);
@@ -703,33 +356,35 @@ static int check_volume(struct checker *c, const struct cards_volume *cv, struct
  * MBR, on a GPT gpt-headers with byte 512 and, when the image ends in a backup header, the
  * last sector's (a card whose backup header kept the image's ids would hold a corrupt
  * GPT), and the partitions only with one of them. */
-static int check_table_kind(const struct checker *c)
+static int check_table_kind(const struct flash_checker *c)
 {
 	const struct cards_manifest *m = c->m;
 	uint64_t lo, hi;
 	unsigned headers = 1 + gpt_array(c, m->image_size - 512, &lo, &hi);
 
-	if (m->mbr_disk_id && strcmp(c->k.table, "mbr") != 0)
-		return refuse(c, "ids", "mbr-disk-id, but the image's table is %s", c->k.table);
-	if (m->n_gpt_headers && strcmp(c->k.table, "gpt") != 0)
-		return refuse(c, "ids", "gpt-headers, but the image's table is %s", c->k.table);
+	if (m->mbr_disk_id && strcmp(c->k->table, "mbr") != 0)
+		return flash_refuse(c, "ids", "mbr-disk-id, but the image's table is %s",
+				    c->k->table);
+	if (m->n_gpt_headers && strcmp(c->k->table, "gpt") != 0)
+		return flash_refuse(c, "ids", "gpt-headers, but the image's table is %s",
+				    c->k->table);
 	if (m->n_gpt_headers && m->n_gpt_headers != headers && headers == 2)
-		return refuse(c, "ids",
-			      "gpt-headers must list both GPT headers, at byte 512 and at "
-			      "byte %" PRIu64 " (the last sector)",
-			      m->image_size - 512);
+		return flash_refuse(c, "ids",
+				    "gpt-headers must list both GPT headers, at byte 512 and at "
+				    "byte %" PRIu64 " (the last sector)",
+				    m->image_size - 512);
 	if (m->n_gpt_headers && m->n_gpt_headers != headers)
-		return refuse(c, "ids",
-			      "gpt-headers must list the one GPT header, at byte 512 (the "
-			      "image has no backup header)");
+		return flash_refuse(c, "ids",
+				    "gpt-headers must list the one GPT header, at byte 512 (the "
+				    "image has no backup header)");
 	if (m->n_parts && !m->mbr_disk_id && !m->n_gpt_headers)
-		return refuse(c, "ids", "partitions without mbr-disk-id or gpt-headers");
+		return flash_refuse(c, "ids", "partitions without mbr-disk-id or gpt-headers");
 	return 0;
 }
 
 /* The image's disk id is the one the manifest's seed derives: the build wrote it so
  * (mkimage/builder/ids.c), and each card's ids come from the same seed. */
-static int check_disk_seed(const struct checker *c)
+static int check_disk_seed(const struct flash_checker *c)
 {
 	const struct cards_manifest *m = c->m;
 	struct layout_guid g;
@@ -741,34 +396,34 @@ static int check_disk_seed(const struct checker *c)
 		snprintf(want, sizeof(want), "0x%08" PRIx32, id);
 	else if (m->n_gpt_headers && (rc = build_id_gpt_disk(c->sha, m->seed, &g)) == 0)
 		layout_guid_text(&g, want);
-	if (rc == 0 && *want && strcasecmp(want, c->k.id) != 0)
-		rc = refuse(c, "seed",
-			    "its seed is not the image's (the disk id %s is not %s, "
-			    "which the seed derives)",
-			    c->k.id, want);
+	if (rc == 0 && *want && strcasecmp(want, c->k->id) != 0)
+		rc = flash_refuse(c, "seed",
+				  "its seed is not the image's (the disk id %s is not %s, "
+				  "which the seed derives)",
+				  c->k->id, want);
 	return rc;
 }
 
 /* The image's partition numbered @number, or NULL. */
-static const struct disk_part *part_numbered(const struct checker *c, unsigned number)
+static const struct disk_part *part_numbered(const struct flash_checker *c, unsigned number)
 {
-	for (size_t k = 0; k < c->k.n_parts; k++)
-		if (c->k.parts[k].number == number)
-			return &c->k.parts[k];
+	for (size_t k = 0; k < c->k->n_parts; k++)
+		if (c->k->parts[k].number == number)
+			return &c->k->parts[k];
 	return NULL;
 }
 
 /* The number of the image's partition that starts at @volume, or 0. */
-static unsigned number_at(const struct checker *c, uint64_t volume)
+static unsigned number_at(const struct flash_checker *c, uint64_t volume)
 {
-	for (size_t k = 0; k < c->k.n_parts; k++)
-		if (c->k.parts[k].start == volume && c->k.parts[k].size)
-			return c->k.parts[k].number;
+	for (size_t k = 0; k < c->k->n_parts; k++)
+		if (c->k->parts[k].start == volume && c->k->parts[k].size)
+			return c->k->parts[k].number;
 	return 0;
 }
 
 /* The volumes and fields that name partition @p say it starts where its number does. */
-static bool volumes_agree(const struct checker *c, const struct cards_part *p)
+static bool volumes_agree(const struct flash_checker *c, const struct cards_part *p)
 {
 	const struct cards_manifest *m = c->m;
 	bool ok = true;
@@ -786,7 +441,7 @@ static bool volumes_agree(const struct checker *c, const struct cards_part *p)
  * one of that number, listed once; on a GPT with per-card GUIDs its entry holds the GUID the
  * seed derives for the name (so a manifest with two numbers swapped cannot point
  * ${PARTUUID_NAME} at the other partition); and the volumes of that name start there. */
-static int check_part(const struct checker *c, size_t i)
+static int check_part(const struct flash_checker *c, size_t i)
 {
 	const struct cards_part *p = &c->m->parts[i];
 	const struct disk_part *dp = part_numbered(c, p->number);
@@ -795,30 +450,32 @@ static int check_part(const struct checker *c, size_t i)
 	int rc;
 
 	if (!dp)
-		return refuse(c, "ids", "the image has no partition %u (%s)", p->number, p->name);
+		return flash_refuse(c, "ids", "the image has no partition %u (%s)", p->number,
+				    p->name);
 	for (size_t k = 0; k < i; k++)
 		if (c->m->parts[k].number == p->number)
-			return refuse(c, "ids", "partition %u is listed twice (%s and %s)",
-				      p->number, c->m->parts[k].name, p->name);
+			return flash_refuse(c, "ids", "partition %u is listed twice (%s and %s)",
+					    p->number, c->m->parts[k].name, p->name);
 	if (c->m->n_gpt_headers && p->per_card_uuid) {
 		if ((rc = build_id_partition_uuid(c->sha, c->m->seed, p->name, &g)) < 0)
 			return rc;
 		layout_guid_text(&g, want);
 		if (strcasecmp(want, dp->uuid) != 0)
-			return refuse(c, "ids",
-				      "partition %u is not '%s' (its GUID %s is not %s, "
-				      "which the seed derives for '%s')",
-				      p->number, p->name, dp->uuid, want, p->name);
+			return flash_refuse(c, "ids",
+					    "partition %u is not '%s' (its GUID %s is not %s, "
+					    "which the seed derives for '%s')",
+					    p->number, p->name, dp->uuid, want, p->name);
 	}
 	if (!volumes_agree(c, p))
-		return refuse(c, "ids", "partition %u is not '%s' (its volumes start elsewhere)",
-			      p->number, p->name);
+		return flash_refuse(c, "ids",
+				    "partition %u is not '%s' (its volumes start elsewhere)",
+				    p->number, p->name);
 	return 0;
 }
 
 /* The ids in the table: of the image's table kind and from its seed, the MBR's signature,
  * both GPT headers where GPT keeps them, every partition of the table once, by its number. */
-static int check_ids(struct checker *c, struct spans *s)
+static int check_ids(struct flash_checker *c, struct spans *s)
 {
 	const struct cards_manifest *m = c->m;
 	uint64_t lo, hi;
@@ -827,22 +484,23 @@ static int check_ids(struct checker *c, struct spans *s)
 
 	if (rc == 0)
 		rc = check_disk_seed(c);
-	if (rc == 0 && m->mbr_disk_id && (rc = read_at(c, sig, 2, MBR_SIGNATURE)) == 0) {
+	if (rc == 0 && m->mbr_disk_id &&
+	    (rc = flash_check_read_at(c, sig, 2, MBR_SIGNATURE)) == 0) {
 		if (sig[0] != 0x55 || sig[1] != 0xAA)
-			return refuse(c, "ids", "sector 0 holds no MBR");
+			return flash_refuse(c, "ids", "sector 0 holds no MBR");
 		rc = add_span(s, CARDS_MBR_DISK_ID, 4, SPAN_TABLE, "ids: mbr-disk-id");
 	}
 	for (unsigned i = 0; rc == 0 && i < m->n_gpt_headers; i++) {
 		uint64_t at = m->gpt_headers[i];
 		if (at != (i ? m->image_size - 512 : 512) || !gpt_array(c, at, &lo, &hi))
-			return refuse(c, "ids", "no GPT header at byte %" PRIu64, at);
+			return flash_refuse(c, "ids", "no GPT header at byte %" PRIu64, at);
 		rc = add_span(s, at, 512, SPAN_TABLE, "ids: gpt-headers");
 		if (rc == 0)
 			rc = add_span(s, lo, hi - lo, SPAN_TABLE, "ids: a GPT entry array");
 	}
-	if (rc == 0 && m->n_gpt_headers && m->n_parts != c->k.n_parts)
-		return refuse(c, "ids", "%zu partitions, but the image has %zu", m->n_parts,
-			      c->k.n_parts);
+	if (rc == 0 && m->n_gpt_headers && m->n_parts != c->k->n_parts)
+		return flash_refuse(c, "ids", "%zu partitions, but the image has %zu", m->n_parts,
+				    c->k->n_parts);
 	for (size_t i = 0; rc == 0 && i < m->n_parts; i++)
 		rc = check_part(c, i);
 	return rc;
@@ -881,7 +539,7 @@ static const struct span *overlapped(const struct span *a, const struct span *co
  * digest covers every byte a card's patches start from. In one pass by start; what is
  * refused is of the span added first among those at fault (of two that overlap, the later
  * one names the earlier), as a check of each span against those before it would find. */
-static int check_spans_apart(const struct checker *c, struct spans *s)
+static int check_spans_apart(const struct flash_checker *c, struct spans *s)
 {
 	const struct span *reach[3] = { NULL, NULL, NULL };
 	const struct span *bad = NULL, *other = NULL; /* other: NULL when bad is not mapped */
@@ -904,13 +562,14 @@ static int check_spans_apart(const struct checker *c, struct spans *s)
 			reach[k] = a;
 	}
 	if (bad && !other)
-		return refuse(c, bad->what,
-			      "bytes %" PRIu64 "-%" PRIu64 " are not in its mapped "
-			      "ranges",
-			      bad->start, bad->end - 1);
+		return flash_refuse(c, bad->what,
+				    "bytes %" PRIu64 "-%" PRIu64 " are not in its mapped "
+				    "ranges",
+				    bad->start, bad->end - 1);
 	if (bad)
-		return refuse(c, bad->what, "bytes %" PRIu64 "-%" PRIu64 " overlap those of %s",
-			      bad->start, bad->end - 1, other->what);
+		return flash_refuse(c, bad->what,
+				    "bytes %" PRIu64 "-%" PRIu64 " overlap those of %s", bad->start,
+				    bad->end - 1, other->what);
 	return 0;
 }
 
@@ -928,7 +587,7 @@ static int cmp_clusters(const void *a, const void *b, void *files)
 }
 
 /* No two files of a volume share a cluster: in one pass by volume and first cluster. */
-static int check_clusters_apart(const struct checker *c)
+static int check_clusters_apart(const struct flash_checker *c)
 {
 	const struct cards_manifest *m = c->m;
 	size_t *order = malloc((m->n_files + 1) * sizeof(*order));
@@ -947,7 +606,8 @@ static int check_clusters_apart(const struct checker *c)
 			far = NULL;
 		if (a->clusters && far &&
 		    a->first_cluster < (uint64_t)far->first_cluster + far->clusters)
-			rc = refuse(c, a->path, "its clusters are also those of %s", far->path);
+			rc = flash_refuse(c, a->path, "its clusters are also those of %s",
+					  far->path);
 		if (!far || a_end > (uint64_t)far->first_cluster + far->clusters)
 			far = a;
 	}
@@ -958,7 +618,13 @@ static int check_clusters_apart(const struct checker *c)
 int flash_cards_check(const struct cards_manifest *m, const char *manifest, int fd,
 		      const char *image, uint64_t size, struct diag *d)
 {
-	struct checker c = { .m = m, .manifest = manifest, .image = image, .fd = fd, .d = d };
+	struct disk k = { 0 };
+	struct flash_checker c = { .m = m,
+				   .manifest = manifest,
+				   .image = image,
+				   .fd = fd,
+				   .k = &k,
+				   .d = d };
 	struct spans s = { 0 };
 	struct diag scratch;
 	int rc = check_image(&c, size);
@@ -970,7 +636,7 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 	 * eMMC boot area or a NOR image may have none */
 	bool on_disk = m->n_files || m->n_parts || m->n_volumes || m->mbr_disk_id ||
 		       m->n_gpt_headers;
-	rc = on_disk ? reader_read_disk_uncounted(&c.k, image, fd, &scratch) : 0;
+	rc = on_disk ? reader_read_disk_uncounted(&k, image, fd, &scratch) : 0;
 	if (rc < 0)
 		rc = diag_error(d, "%s: %s", manifest,
 				scratch.n ? scratch.msgs[0].text : strerror(-rc));
@@ -988,7 +654,7 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 	for (size_t i = 0; rc == 0 && i < m->n_envs; i++)
 		rc = check_env(&c, &m->envs[i], &s);
 	if (rc == 0)
-		rc = check_names(&c);
+		rc = flash_check_fat_names(&c);
 	if (rc == 0)
 		rc = check_spans_apart(&c, &s);
 	if (rc == 0)
@@ -996,6 +662,6 @@ int flash_cards_check(const struct cards_manifest *m, const char *manifest, int 
 	free(c.fsinfo_used);
 	free(s.v);
 	sha256_free(c.sha);
-	reader_release_disk(&c.k);
+	reader_release_disk(&k);
 	return rc;
 }

@@ -199,6 +199,53 @@ int flash_fsinfo_used(const struct cards_manifest *m, const size_t *lens, uint32
 /* The exfat/ view of an exfat-file of the manifest. */
 struct exfat_card_file flash_exfat_file(const struct cards_file *f);
 
+/* ---- cards_check.c, cards_check_fat.c: a per-card manifest against its image ---------- */
+
+struct disk;
+
+/* What flash_cards_check() checks a manifest with. */
+struct flash_checker {
+	const struct cards_manifest *m;
+	const char *manifest, *image;
+	int fd;
+	const struct disk *k;  /* the image's table, as the reader found it */
+	struct sha256 *sha;    /* for the ids the manifest's seed derives */
+	uint32_t *fsinfo_used; /* per file: the clusters its FSInfo sector's templates use */
+	struct diag *d;
+};
+
+/* A FAT volume of the image, opened at @volume (its partition's first byte). */
+struct flash_fat_volume {
+	struct fat_vol *v;
+	const struct fat_info *info;
+	uint64_t start, size;
+	uint64_t fsinfo, bk_boot; /* FAT32: byte offsets in the volume */
+};
+
+/* One line naming the manifest and @what (a field, "ids"): the manifest is refused. */
+__attribute__((format(printf, 3, 4))) void flash_check_refusal(const struct flash_checker *c,
+							       const char *what, const char *fmt,
+							       ...);
+
+/* flash_refuse(c, what, fmt, ...): flash_check_refusal()'s line, and -EINVAL; a macro, so
+ * that a static analyser (which does not follow a variadic call) sees the value returned. */
+#define flash_refuse(c, what, ...) (flash_check_refusal((c), (what), __VA_ARGS__), -EINVAL)
+
+/* @len bytes at @at of the image, or -errno with a message naming it. */
+int flash_check_read_at(const struct flash_checker *c, void *buf, size_t len, uint64_t at);
+
+/* The FAT volume at @at (its partition's first byte); v->v is NULL when it is refused. */
+int flash_check_fat_open(const struct flash_checker *c, const char *what, uint64_t at,
+			 struct flash_fat_volume *ret);
+
+/* A fat-file of the manifest: its FATs, clusters, entry and FSInfo where the volume @v has
+ * them, and the image holding what a card with its template would. */
+int flash_check_fat_file(const struct flash_checker *c, const struct flash_fat_volume *v,
+			 const struct cards_file *f, const char *what);
+
+/* Each fat-file's entry is the one its path names in its volume. */
+int flash_check_fat_names(const struct flash_checker *c);
+
 /* ---- cards_check_exfat.c ---- */
 
 /*
