@@ -272,9 +272,12 @@ check: check-deps
 	@$(MAKE) -s format-check
 	@$(MAKE) -s spdx
 	@$(CHECK_MAKE) unit
-	@$(if $(filter clang,$(notdir $(firstword $(SAN_CC)))),,$(if $(filter 1,$(SDIMG_REQUIRE_TOOLS)), \
-	    echo "check: clang not found, and SDIMG_REQUIRE_TOOLS=1 requires it" >&2; exit 1, \
-	    echo "check: clang not found: the sanitizer build is gcc's, and no build tries clang"))
+	@if [ "$(notdir $(firstword $(SAN_CC)))" != clang ]; then \
+	    if [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	        echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?), and SDIMG_REQUIRE_TOOLS=1 requires clang" >&2; exit 1; \
+	    fi; \
+	    echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?): no build tries clang"; \
+	fi
 	@$(CHECK_MAKE) unit-san
 	@$(CHECK_MAKE) e2e
 	@$(CHECK_MAKE) e2e-san
