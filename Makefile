@@ -173,16 +173,21 @@ unit: $(UNIT_TESTS) $(FUZZ_REPLAYS)
 	@tests/run-unit $(abspath $(UNIT_TESTS))
 	@for n in $(FUZZ_NAMES); do $(BUILD)/tests/replay_$$n tests/fuzz/corpus/$$n/* || exit 1; done
 
-# The unit tests again, under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The unit tests again, under AddressSanitizer and UndefinedBehaviorSanitizer, built by
+# clang where there is one (SAN_CC), in $(SAN_BUILD): that build is then also the check that
+# the program and its tests compile with clang (warnings as errors under WERROR=1) and pass,
+# so `make check` does not build them a third time (make clang: a plain clang build).
+SAN_CC    ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
+SAN_BUILD ?= build/san-$(notdir $(firstword $(SAN_CC)))
 unit-san:
-	@$(MAKE) -s BUILD=build/san SANITIZE=1 unit
+	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) unit
 
 e2e: all $(TEST_TOOLS)
 	@tests/run-e2e $(abspath $(BUILD)/sdimg)
 
 # The end-to-end scripts of the image reader, the build and the archives again, against
 # sdimg and the test tools built with AddressSanitizer and UndefinedBehaviorSanitizer
-# (build/san): a hostile image or input that the release build survives by chance fails
+# ($(SAN_BUILD), as unit-san): a hostile image or input that the release build survives by chance fails
 # here (tests/run-e2e --sanitized: any sanitizer report fails its script).
 # The subset fits the time of `make check` (about 6 minutes on 2 cores): left out are the
 # slowest (build_examples, archive_formats, build_repro, build_zeros), those that spend their
@@ -192,7 +197,7 @@ E2E_SAN := inspect* read_* fat_reader ext4_tree archive_bad ext4_archive build_f
            build_edges build_input_dirs build_placement build_raw_inputs build_raw_fill \
            build_tree_filters build_type_words build_disk_full layout_hostile build_tree_links
 e2e-san:
-	@$(MAKE) -s BUILD=build/san SANITIZE=1 e2e-sanitized
+	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) e2e-sanitized
 e2e-sanitized: all $(TEST_TOOLS)
 	@tests/run-e2e --sanitized $(abspath $(BUILD)/sdimg) $(foreach p,$(E2E_SAN),'$(p)')
 
@@ -253,18 +258,29 @@ clang:
 	    echo "clang: clang not found: the build with clang is not tried"; \
 	fi
 
-# The project's own builds treat warnings as errors (WERROR=0 turns that off).
+# The project's own builds treat warnings as errors (WERROR=0 turns that off). Each step
+# compiles with as many jobs as there are CPUs (JOBS), unless make was given its own -j
+# (analyze: ANALYZE_JOBS).
+# The compiler checks are two builds: gcc's (analyze, the program that e2e tests) and
+# clang's under the sanitizers (unit-san, e2e-san; SAN_CC).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_MAKE = $(MAKE) -s $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) WERROR=$(or $(WERROR),1)
 check: check-deps
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) analyze
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) exports
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) loops
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) analyze
+	@$(CHECK_MAKE) exports
+	@$(CHECK_MAKE) loops
 	@$(MAKE) -s format-check
 	@$(MAKE) -s spdx
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) clang
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) unit-san
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) e2e-san
+	@$(CHECK_MAKE) unit
+	@if [ "$(notdir $(firstword $(SAN_CC)))" != clang ]; then \
+	    if [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
+	        echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?), and SDIMG_REQUIRE_TOOLS=1 requires clang" >&2; exit 1; \
+	    fi; \
+	    echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?): no build tries clang"; \
+	fi
+	@$(CHECK_MAKE) unit-san
+	@$(CHECK_MAKE) e2e
+	@$(CHECK_MAKE) e2e-san
 
 # A measurement against mkfs.fat + mcopy and genimage, not a test.
 bench: all $(BUILD)/tests/tools/mktree

@@ -6,6 +6,7 @@
 # warning, every name (emoji included), size and SHA-256 as written. Then the oracle is shown
 # to see damage: a zeroed sector size, a broken cluster chain, a bad FSInfo signature and
 # a dirty flag.
+# All in one boot of the oracle's guest (kernel-fat-list -l).
 # Skipped where the oracle cannot run (no qemu and no root to install it, no apt, not amd64).
 . "$TOP/tests/e2e/lib/fatcheck.sh"
 need_tools sha256sum awk sort grep jq sfdisk
@@ -27,21 +28,19 @@ done) >want.txt
 printf 'dirs %s files %s\n' "$(cd src && find . -mindepth 1 -type d | wc -l)" \
     "$(cd src && find . -type f | wc -l)" >>want.txt
 
-# oracle WANT_RC [-w] IMAGE OFFSET SIZE: runs it (stdout got.txt, stderr err.txt), skips the
-# test when it cannot run here, fails unless it exits WANT_RC
+# The volumes below go to the oracle in one list, one boot of the guest for all (each boot
+# costs seconds under emulation); each is then checked against what it should give.
+: >oracle.list
+# volume NAME [-w] IMAGE OFFSET SIZE: one more volume for the oracle, its results NAME.{out,err,rc}
+volume() {
+    echo "$*" >>oracle.list
+}
+# oracle NAME WANT_RC: the oracle's output on NAME in got.txt, its messages in err.txt;
+# fails unless it exited WANT_RC on it
 oracle() {
-    want_rc=$1
-    shift
-    set +e
-    "$KFL" "$@" >got.txt 2>err.txt
-    rc=$?
-    set -e
-    if [ $rc -eq 3 ]; then
-        cat err.txt
-        echo "skipped: the kernel oracle $(tail -1 err.txt | sed 's/^kernel-fat-list: //')"
-        exit 77
-    fi
-    [ $rc -eq "$want_rc" ] || fail "kernel-fat-list $*: exit $rc, expected $want_rc: $(cat got.txt err.txt)"
+    cp "$1.out" got.txt && cp "$1.err" err.txt || fail "the oracle left no results for $1"
+    rc=$(cat "$1.rc")
+    [ "$rc" -eq "$2" ] || fail "kernel-fat-list on $1 ($(grep "^$1 " oracle.list)): exit $rc, expected $2: $(cat got.txt err.txt)"
 }
 same_tree() {   # same_tree WHAT: the kernel saw exactly src/
     diff want.txt got.txt >diff.txt || fail "$1: the kernel sees another tree: $(cat diff.txt)"
@@ -52,9 +51,7 @@ off=1048576
 for type in 12 16 32; do
     "$FATWRITE" -s -t $type -c 1024 -o $off -a 65536 -l KERNEL k$type.img auto src >geom.txt ||
         fail "fatwrite FAT$type"
-    oracle 0 k$type.img $off $(($(stat -c %s k$type.img) - off))
-    same_tree "FAT$type"
-    echo "FAT$type: the Linux vfat driver agrees"
+    volume fat$type k$type.img $off $(($(stat -c %s k$type.img) - off))
 done
 
 # a card sdimg builds: its FAT16 and FAT32 partitions, mounted read-write (a snapshot: the
@@ -68,9 +65,7 @@ LAYOUT
 "$SDIMG" build -q -o card.img card.layout || fail "sdimg build card.layout"
 for n in 1 2; do
     start=$(part_json card.img $n start) size=$(part_json card.img $n size)
-    oracle 0 -w card.img $((start * 512)) $((size * 512))
-    same_tree "card partition $n"
-    echo "card partition $n: the Linux vfat driver agrees (read-write mount)"
+    volume card$n -w card.img $((start * 512)) $((size * 512))
 done
 
 # And the oracle sees damage, so that its silence above means something.
@@ -80,40 +75,72 @@ fat_start() {   # fat_start IMG VOLOFF: byte offset of the first FAT
 # a boot sector with 0 bytes per sector: the kernel refuses the volume
 cp k16.img bad.img
 printf '\000\000' | dd of=bad.img bs=1 seek=$((off + 11)) conv=notrunc status=none
-oracle 1 bad.img $off $(($(stat -c %s bad.img) - off))
+volume sector0 bad.img $off $(($(stat -c %s bad.img) - off))
+
+# random.bin's chain cut after its first cluster (its FAT entry marked free)
+for type in 16 32; do
+    cp k$type.img cut$type.img
+    e=$(grep -abo 'RANDOM  BIN' cut$type.img | head -1 | cut -d: -f1)
+    [ -n "$e" ] || fail "FAT$type: no directory entry RANDOM.BIN"
+    cl=$(le cut$type.img $((e + 26)) 2)
+    [ $type -eq 16 ] || cl=$((cl + $(le cut$type.img $((e + 20)) 2) * 65536))
+    w=$((type / 8))
+    head -c $w /dev/zero | dd of=cut$type.img bs=1 seek=$(($(fat_start cut$type.img $off) + cl * w)) conv=notrunc status=none
+    volume cut$type cut$type.img $off $(($(stat -c %s cut$type.img) - off))
+done
+
+# FAT32's FSInfo sector without its lead signature, and the volume marked dirty in its boot
+# sector, mounted read-write
+cp k32.img fsinfo.img
+fsinfo=$(le fsinfo.img $((off + 48)) 2)
+printf 'XXXX' | dd of=fsinfo.img bs=1 seek=$((off + fsinfo * 512)) conv=notrunc status=none
+printf '\001' | dd of=fsinfo.img bs=1 seek=$((off + 65)) conv=notrunc status=none
+cp fsinfo.img fsinfo.before
+volume fsinfo -w fsinfo.img $off $(($(stat -c %s fsinfo.img) - off))
+
+set +e
+"$KFL" -t 900 -l oracle.list >run.out 2>run.err
+rc=$?
+set -e
+if [ $rc -eq 3 ]; then
+    cat run.err
+    echo "skipped: the kernel oracle $(tail -1 run.err | sed 's/^kernel-fat-list: //')"
+    exit 77
+fi
+[ $rc -eq 0 ] || fail "kernel-fat-list -l: exit $rc: $(cat run.out run.err)"
+
+for type in 12 16 32; do
+    oracle fat$type 0
+    same_tree "FAT$type"
+    echo "FAT$type: the Linux vfat driver agrees"
+done
+for n in 1 2; do
+    oracle card$n 0
+    same_tree "card partition $n"
+    echo "card partition $n: the Linux vfat driver agrees (read-write mount)"
+done
+
+oracle sector0 1
 grep -q "bogus logical sector size 0" err.txt || fail "zeroed sector size: $(cat err.txt)"
 echo "a zeroed sector size: refused"
 
-# random.bin's chain cut after its first cluster (its FAT entry marked free): a read error
-# on that file and the kernel's complaint; every other file still reads
+# the cut chain: a read error on that file and the kernel's complaint; every other file
+# still reads
 for type in 16 32; do
-    cp k$type.img bad.img
-    e=$(grep -abo 'RANDOM  BIN' bad.img | head -1 | cut -d: -f1)
-    [ -n "$e" ] || fail "FAT$type: no directory entry RANDOM.BIN"
-    cl=$(le bad.img $((e + 26)) 2)
-    [ $type -eq 16 ] || cl=$((cl + $(le bad.img $((e + 20)) 2) * 65536))
-    w=$((type / 8))
-    head -c $w /dev/zero | dd of=bad.img bs=1 seek=$(($(fat_start bad.img $off) + cl * w)) conv=notrunc status=none
-    oracle 2 bad.img $off $(($(stat -c %s bad.img) - off))
+    oracle cut$type 2
     grep -q "READ-ERROR  200000  /sub/deeper/random.bin" got.txt || fail "FAT$type cut chain: $(cat got.txt)"
     [ "$(grep -c READ-ERROR got.txt)" -eq 1 ] || fail "FAT$type cut chain: other files fail too: $(cat got.txt)"
-    grep -q "^kernel: FAT-fs (vda): error, fat_get_cluster: invalid cluster chain" err.txt ||
+    grep -q "^kernel: FAT-fs (vd[a-z]*): error, fat_get_cluster: invalid cluster chain" err.txt ||
         fail "FAT$type cut chain: no kernel error: $(cat err.txt)"
     grep -v random.bin want.txt >want.rest
     grep -v random.bin got.txt | diff want.rest - >diff.txt || fail "FAT$type cut chain: $(cat diff.txt)"
     echo "FAT$type: a cut cluster chain: a read error and the kernel's word"
 done
 
-# FAT32's FSInfo sector without its lead signature, and the volume marked dirty in its boot
-# sector, mounted read-write: mounted, with the kernel's two warnings
-cp k32.img bad.img
-fsinfo=$(le bad.img $((off + 48)) 2)
-printf 'XXXX' | dd of=bad.img bs=1 seek=$((off + fsinfo * 512)) conv=notrunc status=none
-printf '\001' | dd of=bad.img bs=1 seek=$((off + 65)) conv=notrunc status=none
-cp bad.img bad.before
-oracle 2 -w bad.img $off $(($(stat -c %s bad.img) - off))
+# the broken FSInfo and the dirty flag: mounted, with the kernel's two warnings
+oracle fsinfo 2
 same_tree "FAT32 without FSInfo signature"
-grep -q "^kernel: FAT-fs (vda): Invalid FSINFO signature" err.txt || fail "bad FSInfo: $(cat err.txt)"
-grep -q "^kernel: FAT-fs (vda): Volume was not properly unmounted" err.txt || fail "dirty flag: $(cat err.txt)"
-cmp -s bad.img bad.before || fail "a read-write run of the oracle changed its image"
+grep -q "^kernel: FAT-fs (vd[a-z]*): Invalid FSINFO signature" err.txt || fail "bad FSInfo: $(cat err.txt)"
+grep -q "^kernel: FAT-fs (vd[a-z]*): Volume was not properly unmounted" err.txt || fail "dirty flag: $(cat err.txt)"
+cmp -s fsinfo.img fsinfo.before || fail "a read-write run of the oracle changed its image"
 echo "FAT32: a broken FSInfo signature and the dirty flag: the kernel's warnings"
