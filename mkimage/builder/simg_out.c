@@ -116,6 +116,10 @@ int build_write_simg(struct build *b)
 		rc = create_files(b, n);
 	if (rc == 0)
 		rc = write_files(b, &s, pieces);
+	/* a scratch image that only fed the sparse files is let go now: freeing its pages
+	 * overlaps the writeback the commit's fsync() then waits for, instead of following it */
+	if (rc == 0 && !o->write_raw)
+		build_file_abort(&b->image);
 	if (rc == -ENOMEM)
 		diag_error(b->d, "%s: out of memory", o->simg);
 	free(pieces);
