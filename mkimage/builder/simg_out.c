@@ -5,7 +5,8 @@
  * chunks (FILL where a block is one 32-bit word repeated), the rest DONT_CARE. With
  * --simg-max-size the chunks are spread over several files of at most that size, each a
  * sparse image of the whole device (DONT_CARE around its own chunks), a RAW chunk cut where
- * it does not fit, as img2simg and fastboot split.
+ * it does not fit, as img2simg and fastboot split. One file without a checksum is planned
+ * and written in one pass (simg_plan_write()), each mapped byte of the image read once.
  */
 #include <errno.h>
 #include <stdio.h>
