@@ -142,6 +142,10 @@ int simg_open_expanded(int fd, uint64_t file_size, const char *name, struct simg
 /* Whether @block_size can be written, and why not (NULL when it can). */
 const char *simg_block_size_problem(uint64_t block_size);
 
+/* Whether an image of @image_size bytes can be a sparse image of @block_size-byte blocks:
+ * 0, or -EINVAL with one line naming @name in @d. */
+int simg_size_problem(uint64_t image_size, uint32_t block_size, const char *name, struct diag *d);
+
 /* A byte range of the image that matters. */
 struct simg_range {
 	uint64_t start, end; /* end excluded */
@@ -199,5 +203,17 @@ struct simg_write {
 };
 int simg_write(const struct simg *s, const struct simg_piece *p, const struct simg_write *w,
 	       struct diag *d);
+
+/*
+ * simg_plan() and simg_write() of one file in one pass, each byte of the ranges that
+ * matter read once: the sparse image of the image read from @w->fd (@image_size bytes,
+ * a multiple of @block_size) whose @n @ranges matter, written to @w->out (from its start,
+ * a new empty file) with a CRC32 chunk when @w->crc, the same bytes as those two make.
+ * The chunk headers are set once their chunks are complete, so there is no @w->sink
+ * (-EINVAL): with a digest, or a split, plan first. Returns 0 or a negative errno with a
+ * message in @d.
+ */
+int simg_plan_write(uint64_t image_size, uint32_t block_size, const struct simg_range *ranges,
+		    size_t n, const struct simg_write *w, struct diag *d);
 
 #endif

@@ -126,6 +126,22 @@ static int plan_range(struct planner *pl, int fd, const struct simg_range *r, ui
 	return 0;
 }
 
+int simg_size_problem(uint64_t image_size, uint32_t block_size, const char *name, struct diag *d)
+{
+	if (image_size % block_size)
+		return diag_error(d,
+				  "%s: its %llu bytes are not a whole number of %u-byte sparse "
+				  "blocks: choose a --simg-block-size that divides it (512 always "
+				  "does)",
+				  name, (unsigned long long)image_size, block_size);
+	if (image_size / block_size > UINT32_MAX)
+		return diag_error(d,
+				  "%s: %llu blocks of %u bytes, over the 2^32 - 1 a sparse image "
+				  "counts: choose a larger --simg-block-size",
+				  name, (unsigned long long)(image_size / block_size), block_size);
+	return 0;
+}
+
 int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct simg_range *ranges,
 	      size_t n, const char *name, struct simg *s, struct diag *d)
 {
@@ -136,17 +152,9 @@ int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct sim
 	*s = (struct simg){ .block_size = block_size,
 			    .blocks = image_size / block_size,
 			    .image_size = image_size };
-	if (image_size % block_size)
-		return diag_error(d,
-				  "%s: its %llu bytes are not a whole number of %u-byte sparse "
-				  "blocks: choose a --simg-block-size that divides it (512 always "
-				  "does)",
-				  name, (unsigned long long)image_size, block_size);
-	if (s->blocks > UINT32_MAX)
-		return diag_error(d,
-				  "%s: %llu blocks of %u bytes, over the 2^32 - 1 a sparse image "
-				  "counts: choose a larger --simg-block-size",
-				  name, (unsigned long long)s->blocks, block_size);
+	rc = simg_size_problem(image_size, block_size, name, d);
+	if (rc < 0)
+		return rc;
 	size_t buf_blocks = BUF / block_size ? BUF / block_size : 1;
 	uint8_t *buf = calloc(buf_blocks, block_size); /* zeroed: never read unset */
 	struct planner pl = { .s = s,
@@ -510,5 +518,222 @@ int simg_write(const struct simg *s, const struct simg_piece *p, const struct si
 
 	free(o.buf);
 	free(o.data);
+	return rc;
+}
+
+/* ---- one sparse file planned and written in one pass ---- */
+
+/* The image's bytes are read once: each block is looked at and, when it is RAW, written
+ * on from the same buffer. A chunk's header is written when the chunk opens (a RAW one's
+ * with its size still unknown) and set when the next one opens; the file header's chunk
+ * count at the end. */
+struct once {
+	struct out o;
+	struct planner pl;
+	size_t data_size;   /* of o.data: BUF, or one block where that is more */
+	uint64_t head_at;   /* where the open RAW chunk's header is in the file */
+	const uint8_t *run; /* its blocks in the buffer not yet written, */
+	size_t run_len;     /* their bytes */
+};
+
+/* The bytes @p go to the file at @at, where they were written as placeholders: in the
+ * buffer still, or already in the file. */
+static int patch(struct out *o, uint64_t at, const uint8_t *p, size_t len)
+{
+	if (at < o->written) {
+		size_t k = o->written - at < len ? (size_t)(o->written - at) : len;
+		if (pwrite(o->w->out, p, k, (off_t)at) != (ssize_t)k)
+			return diag_errno(o->d, errno ? -errno : -EIO, "%s: %s", o->w->out_name,
+					  strerror(errno ? errno : EIO));
+		at += k, p += k, len -= k;
+	}
+	if (len)
+		memcpy(o->buf + (at - o->written), p, len);
+	return 0;
+}
+
+/* The RAW blocks of the buffer waiting since the last call, written from the buffer. */
+static int write_run(struct once *x)
+{
+	struct out *o = &x->o;
+	const uint8_t *p = x->run;
+	size_t len = x->run_len;
+	int rc = len ? flush(o) : 0;
+
+	if (o->w->crc && len)
+		o->crc = (uint32_t)crc32(o->crc, p, (uInt)len);
+	while (rc == 0 && len) {
+		ssize_t k = write(o->w->out, p, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			return diag_errno(o->d, -e, "%s: %s", o->w->out_name, strerror(e));
+		}
+		p += k;
+		len -= (size_t)k;
+		write_behind(o, (uint64_t)k);
+	}
+	x->run_len = 0;
+	return rc;
+}
+
+/* Chunk @c, which the chunk after it now closes, given its final form: a RAW one's header
+ * set, a FILL one written whole. */
+static int close_chunk(struct once *x, const struct simg_chunk *c)
+{
+	struct out *o = &x->o;
+	uint8_t h[SIMG_CHUNK_HEADER_SIZE];
+
+	if (c->type == SIMG_CHUNK_FILL)
+		return emit_fill(o, c->fill, c->block, c->block + c->blocks);
+	simg_put_chunk_header(h, &(struct simg_chunk_header){
+					 .chunk_type = SIMG_CHUNK_RAW,
+					 .chunk_sz = (uint32_t)c->blocks,
+					 .total_sz = (uint32_t)(SIMG_CHUNK_HEADER_SIZE +
+								c->blocks * o->s->block_size),
+				 });
+	return patch(o, x->head_at, h, sizeof(h));
+}
+
+/* Block @block, whose bytes are at @p, into the plan and the file. */
+static int once_block(struct once *x, uint64_t block, const uint8_t *p)
+{
+	struct out *o = &x->o;
+	struct simg *s = x->pl.s;
+	uint32_t bs = s->block_size, word;
+	bool fill = one_word(p, bs, &word);
+	size_t before = s->n;
+	int rc = add_block(&x->pl, block, fill, word);
+
+	if (rc == 0 && s->n > before) { /* a chunk opens: the one before it is complete */
+		rc = write_run(x);
+		if (rc == 0 && before)
+			rc = close_chunk(x, &s->chunks[before - 1]);
+		if (rc == 0)
+			rc = emit_gap(o, block);
+		if (rc == 0 && !fill) {
+			static const uint8_t unset[SIMG_CHUNK_HEADER_SIZE];
+			x->head_at = o->written + o->len;
+			rc = emit(o, unset, sizeof(unset));
+		}
+	}
+	o->block = block + 1;
+	if (rc == 0 && !fill) {
+		if (!x->run_len)
+			x->run = p;
+		x->run_len += bs;
+	}
+	return rc;
+}
+
+static int once_range(struct once *x, const struct simg_range *r)
+{
+	struct out *o = &x->o;
+	uint32_t bs = x->pl.s->block_size;
+	size_t buf_blocks = x->data_size / bs;
+
+	for (uint64_t b = r->start; b < r->end;) {
+		size_t n = r->end - b < buf_blocks ? (size_t)(r->end - b) : buf_blocks;
+		size_t len = n * bs, got = 0;
+		while (got < len) {
+			ssize_t k = pread(o->w->fd, o->data + got, len - got,
+					  (off_t)(b * bs + got));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return diag_errno(o->d, k < 0 ? -errno : -EIO, "%s: reading it: %s",
+						  o->w->name,
+						  k < 0 ? strerror(errno) : "it is shorter");
+			got += (size_t)k;
+		}
+		for (size_t i = 0; i < n; i++) {
+			int rc = once_block(x, b + i, o->data + i * bs);
+			if (rc < 0)
+				return rc;
+		}
+		int rc = write_run(x); /* the buffer is read again next */
+		if (rc < 0)
+			return rc;
+		b += n;
+	}
+	return 0;
+}
+
+/* The file header, with the chunks now counted, over the placeholder at the start. */
+static int once_header(struct once *x)
+{
+	const struct simg *s = x->pl.s;
+	struct simg_piece whole = { .empty = s->n == 0 };
+	uint8_t h[SIMG_FILE_HEADER_SIZE];
+
+	if (s->n)
+		whole = (struct simg_piece){ .first = 0,
+					     .last = s->n - 1,
+					     .first_from = s->chunks[0].block,
+					     .last_to = s->chunks[s->n - 1].block +
+							s->chunks[s->n - 1].blocks };
+	simg_put_file_header(h, &(struct simg_file_header){
+					.magic = SIMG_MAGIC,
+					.major_version = SIMG_MAJOR,
+					.minor_version = SIMG_MINOR,
+					.file_hdr_sz = SIMG_FILE_HEADER_SIZE,
+					.chunk_hdr_sz = SIMG_CHUNK_HEADER_SIZE,
+					.blk_sz = s->block_size,
+					.total_blks = (uint32_t)s->blocks,
+					.total_chunks = piece_chunks(s, &whole, x->o.w->crc),
+				});
+	return patch(&x->o, 0, h, sizeof(h));
+}
+
+static int once_write(struct once *x, const struct simg_range *v, size_t m)
+{
+	static const uint8_t unset[SIMG_FILE_HEADER_SIZE];
+	struct out *o = &x->o;
+	int rc = emit(o, unset, sizeof(unset));
+
+	for (size_t i = 0; rc == 0 && i < m; i++)
+		rc = once_range(x, &v[i]);
+	if (rc == 0 && x->pl.s->n)
+		rc = close_chunk(x, &x->pl.s->chunks[x->pl.s->n - 1]);
+	if (rc == 0)
+		rc = emit_gap(o, x->pl.s->blocks);
+	if (rc == 0 && o->w->crc) {
+		uint8_t c[4];
+		put_le32(c, o->crc);
+		rc = emit_chunk_header(o, SIMG_CHUNK_CRC32, 0, 4);
+		if (rc == 0)
+			rc = emit(o, c, sizeof(c));
+	}
+	if (rc == 0)
+		rc = once_header(x);
+	return rc ? rc : flush(o);
+}
+
+int simg_plan_write(uint64_t image_size, uint32_t block_size, const struct simg_range *ranges,
+		    size_t n, const struct simg_write *w, struct diag *d)
+{
+	struct simg s = { .block_size = block_size,
+			  .blocks = image_size / block_size,
+			  .image_size = image_size };
+	size_t data_size = BUF < block_size ? block_size : BUF;
+	struct once x = {
+		.o = { .s = &s, .w = w, .d = d, .buf = malloc(BUF), .data = malloc(data_size) },
+		.pl = { .s = &s, .max_raw = (UINT32_MAX - SIMG_CHUNK_HEADER_SIZE) / block_size },
+		.data_size = data_size
+	};
+	struct simg_range *v = NULL;
+	size_t m = 0;
+	int rc = w->sink ? -EINVAL : simg_size_problem(image_size, block_size, w->name, d);
+
+	if (rc == 0 &&
+	    (!x.o.buf || !x.o.data || block_ranges(ranges, n, block_size, s.blocks, &v, &m) < 0))
+		rc = diag_errno(d, -ENOMEM, "%s: out of memory", w->out_name);
+	if (rc == 0)
+		rc = once_write(&x, v, m);
+	free(v);
+	free(x.o.buf);
+	free(x.o.data);
+	simg_release(&s);
 	return rc;
 }

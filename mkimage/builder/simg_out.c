@@ -5,7 +5,8 @@
  * chunks (FILL where a block is one 32-bit word repeated), the rest DONT_CARE. With
  * --simg-max-size the chunks are spread over several files of at most that size, each a
  * sparse image of the whole device (DONT_CARE around its own chunks), a RAW chunk cut where
- * it does not fit, as img2simg and fastboot split.
+ * it does not fit, as img2simg and fastboot split. One file without a checksum is planned
+ * and written in one pass (simg_plan_write()), each mapped byte of the image read once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,17 +90,37 @@ static int write_files(struct build *b, const struct simg *s, const struct simg_
 	return rc;
 }
 
-int build_write_simg(struct build *b)
+/* One file, no digest of it: planned and written in one pass, each byte read once. */
+static int write_in_one_pass(struct build *b, const struct simg_range *ranges)
 {
 	const struct build_options *o = b->o;
-	struct simg_range *ranges = calloc(b->map.n ? b->map.n : 1, sizeof(*ranges));
+	int rc = simg_size_problem(b->plan->image_size, o->simg_block_size, o->simg, b->d);
+
+	if (rc == 0)
+		rc = create_files(b, 1);
+	if (rc < 0)
+		return rc;
+	build_progress(b, "writing", b->simg[0].path);
+	return simg_plan_write(b->plan->image_size, o->simg_block_size, ranges, b->map.n,
+			       &(struct simg_write){ .fd = b->image.fd,
+						     .name = o->output,
+						     .out = b->simg[0].fd,
+						     .out_name = b->simg[0].path,
+						     .crc = o->simg_crc,
+						     .stop = interrupted,
+						     .stop_ctx = b },
+			       b->d);
+}
+
+/* The plan first, then the files: split, or with their digests. */
+static int write_planned(struct build *b, const struct simg_range *ranges)
+{
+	const struct build_options *o = b->o;
 	struct simg_piece *pieces = NULL;
 	struct simg s = { 0 };
 	size_t n = 0;
-	int rc = ranges ? 0 : -ENOMEM;
+	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < b->map.n; i++)
-		ranges[i] = (struct simg_range){ b->map.v[i].start, b->map.v[i].end };
 	build_progress(b, "mapping", o->simg);
 	if (rc == 0)
 		rc = simg_plan(b->image.fd, b->plan->image_size, o->simg_block_size, ranges,
@@ -116,11 +137,29 @@ int build_write_simg(struct build *b)
 		rc = create_files(b, n);
 	if (rc == 0)
 		rc = write_files(b, &s, pieces);
+	free(pieces);
+	simg_release(&s);
+	return rc;
+}
+
+int build_write_simg(struct build *b)
+{
+	const struct build_options *o = b->o;
+	struct simg_range *ranges = calloc(b->map.n ? b->map.n : 1, sizeof(*ranges));
+	int rc = ranges ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < b->map.n; i++)
+		ranges[i] = (struct simg_range){ b->map.v[i].start, b->map.v[i].end };
+	if (rc == 0)
+		rc = o->sha256 || o->simg_max_size ? write_planned(b, ranges)
+						   : write_in_one_pass(b, ranges);
+	/* a scratch image that only fed the sparse files is let go now: freeing its pages
+	 * overlaps the writeback the commit's fsync() then waits for, instead of following it */
+	if (rc == 0 && !o->write_raw)
+		build_file_abort(&b->image);
 	if (rc == -ENOMEM)
 		diag_error(b->d, "%s: out of memory", o->simg);
-	free(pieces);
 	free(ranges);
-	simg_release(&s);
 	return rc;
 }
 

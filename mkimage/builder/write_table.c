@@ -223,7 +223,9 @@ static int write_table(struct table_ctx *t, int fd, const uint8_t *mbr_types)
 		rc = add_all(t, mbr_types);
 	if (rc == 0 && (rc = fdisk_write_disklabel(t->cxt)) < 0)
 		rc = fdisk_fail(t, rc, "writing");
-	fdisk_deassign_device(t->cxt, 1);
+	/* not fdisk_deassign_device(): it fsync()s the image, which the commit does once at
+	 * the end (and a scratch image that only feeds a sparse one never needs); the
+	 * context lets go of the descriptor it was given without that */
 	return rc;
 }
 

@@ -319,13 +319,94 @@ static void test_simg_refused(void **state)
 	refused(b, 10, "ends inside its header");
 }
 
+/* The file of one pass (simg_plan_write()) is that of simg_plan() + simg_write(), byte
+ * for byte: with and without a CRC32 chunk, blocks of 512 and 4096 bytes (RAW chunks cut
+ * over the read buffer's end: the first range is 1 MiB + 3 blocks of random bytes), no
+ * range at all; and it refuses a digest it could not give. */
+static void same_as_planned(int fd, uint64_t size, uint32_t bs, const struct simg_range *r,
+			    size_t n, bool crc)
+{
+	struct simg_piece *pieces;
+	size_t n_pieces;
+	struct simg s;
+	struct diag d;
+
+	diag_init(&d);
+	assert_int_equal(simg_plan(fd, size, bs, r, n, "img", &s, &d), 0);
+	assert_int_equal(simg_split(&s, 0, crc, &pieces, &n_pieces, &d), 0);
+	int planned = memfile(0), once = memfile(0);
+	struct simg_write w = { .fd = fd,
+				.name = "img",
+				.out = planned,
+				.out_name = "out",
+				.crc = crc };
+	assert_int_equal(simg_write(&s, &pieces[0], &w, &d), 0);
+	w.out = once;
+	assert_int_equal(simg_plan_write(size, bs, r, n, &w, &d), 0);
+	uint64_t len = file_size(planned);
+	assert_int_equal(file_size(once), len);
+	uint8_t *a = malloc(len), *b = malloc(len);
+	assert_int_equal(pread(planned, a, len, 0), (ssize_t)len);
+	assert_int_equal(pread(once, b, len, 0), (ssize_t)len);
+	assert_memory_equal(a, b, len);
+	free(a);
+	free(b);
+	close(planned);
+	close(once);
+	free(pieces);
+	simg_release(&s);
+	diag_release(&d);
+}
+
+static void test_simg_one_pass(void **state)
+{
+	(void)state;
+	uint64_t size = (4u << 20);
+	uint8_t *img = malloc(size);
+	int fd = memfile(size);
+	const struct simg_range r[] = {
+		{ 3u << 20, size },         /* zeros, a fill, random bytes to the end */
+		{ 0, (1u << 20) + 3 * BS }, /* random bytes over the read buffer's end */
+		{ (2u << 20) + 100, (2u << 20) + 200 },
+	};
+
+	memset(img, 0, size);
+	srand(11);
+	for (uint64_t i = 0; i < (1u << 20) + 3 * BS; i++)
+		img[i] = (uint8_t)rand();
+	for (uint64_t i = (2u << 20); i < (2u << 20) + 2 * BS; i += 4)
+		put_le32(img + i, 0x01020304u);
+	for (uint64_t i = (3u << 20) + 8 * BS; i < (3u << 20) + 12 * BS; i += 4)
+		put_le32(img + i, 0xdeadbeefu);
+	for (uint64_t i = (3u << 20) + 40 * BS; i < size; i++)
+		img[i] = (uint8_t)rand();
+	assert_int_equal(pwrite(fd, img, size, 0), (ssize_t)size);
+	for (int crc = 0; crc < 2; crc++) {
+		same_as_planned(fd, size, BS, r, 3, crc);
+		same_as_planned(fd, size, 512, r, 3, crc);
+		same_as_planned(fd, size, BS, r + 2, 1, crc);
+		same_as_planned(fd, size, BS, NULL, 0, crc);
+	}
+	struct diag d;
+	diag_init(&d);
+	struct simg_write w = { .fd = fd,
+				.name = "img",
+				.out = memfile(0),
+				.out_name = "out",
+				.sink = (void (*)(void *, const void *, size_t))abort };
+	assert_int_equal(simg_plan_write(size, BS, r, 3, &w, &d), -EINVAL);
+	close(w.out);
+	diag_release(&d);
+	close(fd);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_simg_one_file),
-		cmocka_unit_test(test_simg_split),
-		cmocka_unit_test(test_simg_sizes),
-		cmocka_unit_test(test_simg_refused),
+		cmocka_unit_test(test_simg_one_file), cmocka_unit_test(test_simg_split),
+		cmocka_unit_test(test_simg_sizes),    cmocka_unit_test(test_simg_refused),
+		cmocka_unit_test(test_simg_one_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
