@@ -4,9 +4,9 @@
  * (builder_priv.h). The pass reads only the image's data extents, from the page cache the
  * writers just filled; its holes are fed from a buffer of zeros, never read. It feeds the
  * compressor and the image's SHA-256; the SHA-256 of each bmap range is taken meanwhile on
- * another thread, which reads the mapped ranges alone (with only a bmap asked for, this
- * thread does it). The image's write-back to its disk is started first, from that thread:
- * the fsync that puts it in place then finds most of it done.
+ * another thread, which reads the mapped ranges back itself (with only a bmap asked for,
+ * the build's thread reads and hashes them). The image's write-back to its disk is started
+ * first, from that other thread: the fsync that puts it in place then finds most of it done.
  */
 #include <errno.h>
 #include <fcntl.h>
