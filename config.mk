@@ -27,8 +27,9 @@ ZSH_COMPLETION_DIR  ?= $(DATADIR)/zsh/site-functions
 # LDLIBS are the user's (environment or command line) and come after them on each command
 # line, so `make CFLAGS=-O0` changes the optimisation and keeps the rest.
 SDIMG_CPPFLAGS = -D_GNU_SOURCE -I. -DSDIMG_VERSION=\"$(VERSION)\"
-SDIMG_CFLAGS   = -std=c11 -Wall -Wextra -MMD -MP
-SDIMG_LDFLAGS  =
+# -pthread: build --bmap hashes the ranges on a thread of its own (mkimage/builder/finish.c)
+SDIMG_CFLAGS   = -std=c11 -Wall -Wextra -MMD -MP -pthread
+SDIMG_LDFLAGS  = -pthread
 SDIMG_LDLIBS   =
 # The program's own objects (not the tests, their tools and fuzzers) are also held to
 # -Wsign-conversion: a size or count that changes sign on the way silently wraps.

@@ -3,10 +3,16 @@
  * finish: what ships beside the image, from one pass over it once it is written
  * (builder_priv.h). The pass reads only the image's data extents, from the page cache the
  * writers just filled; its holes are fed from a buffer of zeros, never read. It feeds the
- * compressor, the image's SHA-256 and the SHA-256 of each bmap range. With only a bmap
- * asked for, it reads the mapped ranges alone.
+ * compressor and the image's SHA-256; the SHA-256 of each bmap range is taken meanwhile on
+ * another thread, which reads the mapped ranges back itself (with only a bmap asked for,
+ * the build's thread reads and hashes them). The image's write-back to its disk is started
+ * first, from that other thread: the fsync that puts it in place then finds most of it done.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,8 @@
 
 struct feed {
 	struct build *b;
+	struct diag *d;             /* where a failure is told */
+	atomic_bool *stop;          /* on the ranges' thread: set when the build stops */
 	uint64_t size;              /* the image's */
 	struct sha256 *image_sha;   /* the image's SHA-256, with a checksum file */
 	struct build_compressor *z; /* with a compressed copy */
@@ -61,9 +69,16 @@ static int feed_ranges(struct feed *f, uint64_t pos, const uint8_t *p, size_t le
 	return 0;
 }
 
+/* Whether the pass is to stop: a signal the build holds, asked on the build's own thread
+ * (which tells it once); on the ranges' thread, the build's word. */
+static bool stopped(struct feed *f)
+{
+	return f->stop ? atomic_load(f->stop) : build_interrupted(f->b);
+}
+
 static int feed(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
 {
-	struct diag *d = f->b->d;
+	struct diag *d = f->d;
 	int rc = 0;
 
 	if (f->image_sha)
@@ -74,7 +89,7 @@ static int feed(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
 		rc = feed_ranges(f, pos, p, len);
 	/* after every chunk: gzip takes ~50 ms a MiB of incompressible data (xz's threaded
 	 * encoder may still keep a signal waiting while a block is finished) */
-	if (rc == 0 && build_interrupted(f->b))
+	if (rc == 0 && stopped(f))
 		rc = -EINTR;
 	return rc;
 }
@@ -102,8 +117,7 @@ static int feed_data(struct feed *f, uint64_t pos, uint64_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return diag_error(f->b->d, "%s: reading the image back: %s",
-					  f->b->o->output,
+			return diag_error(f->d, "%s: reading the image back: %s", f->b->o->output,
 					  n < 0 ? strerror(errno) : "it is shorter than planned");
 		rc = feed(f, pos, f->buf, (size_t)n);
 		pos += (uint64_t)n;
@@ -127,28 +141,136 @@ static int walk(struct feed *f, uint64_t from, uint64_t to)
 		pos = end;
 	}
 	if (rc == 0 && w.err)
-		return diag_errno(f->b->d, w.err, "%s: reading the image back: %s", f->b->o->output,
+		return diag_errno(f->d, w.err, "%s: reading the image back: %s", f->b->o->output,
 				  strerror(-w.err));
 	return rc == 0 ? feed_zeros(f, pos, to - pos) : rc;
 }
 
-static int pass(struct feed *f)
+/* Feeds the bmap's ranges alone. */
+static int walk_ranges(struct feed *f)
 {
-	const struct build_options *o = f->b->o;
 	struct build_map *m = &f->b->map;
 
-	if (f->z || f->image_sha) {
-		build_progress(f->b, o->compress ? "compressing into" : "checking",
-			       o->compress ? o->compressed : o->output);
-		return walk(f, 0, f->size);
-	}
-	build_progress(f->b, "mapping", o->bmap);
 	for (size_t i = 0; i < m->n; i++) {
 		int rc = walk(f, m->v[i].start, min64(m->v[i].end, f->size));
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* The thread beside the build's: it starts the image's write-back, then with @ranges takes
+ * the SHA-256 of each bmap range while the build's thread feeds the compressor and the
+ * image's SHA-256. It blocks every signal, so the build's thread answers them all; it
+ * tells nothing in the build's diag, only in its own, which the build takes once it has
+ * joined it. */
+struct ranges_thread {
+	struct feed f; /* its own buffer and hasher; f.d = &diag, f.stop = &stop */
+	struct diag diag;
+	atomic_bool stop; /* the build's word to stop */
+	bool ranges;      /* it hashes the ranges (else only the write-back) */
+	bool writeback;   /* it starts the image's write-back */
+	bool started;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* signalled with @done */
+	bool done;
+	int rc; /* its result, once @done */
+};
+
+static void *ranges_thread_main(void *arg)
+{
+	struct ranges_thread *t = arg;
+	int rc = 0;
+
+	/* asynchronous: the pages written so far go to the disk while the pass hashes them
+	 * (the fsync of the commit waits for the rest and tells any failure) */
+	if (t->writeback)
+		sync_file_range(t->f.b->image.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	if (t->ranges)
+		rc = walk_ranges(&t->f);
+	pthread_mutex_lock(&t->lock);
+	t->rc = rc;
+	t->done = true;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+static int ranges_thread_init(struct ranges_thread *t)
+{
+	pthread_condattr_t attr;
+	int rc = pthread_condattr_init(&attr);
+
+	if (rc == 0)
+		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_mutex_init(&t->lock, NULL);
+	if (rc == 0 && (rc = pthread_cond_init(&t->cond, &attr)) != 0)
+		pthread_mutex_destroy(&t->lock);
+	pthread_condattr_destroy(&attr);
+	return -rc;
+}
+
+/* Starts the thread with every signal blocked. A thread that cannot be made is no
+ * failure: the build's thread then hashes the ranges after its own pass (started false). */
+static void ranges_thread_start(struct ranges_thread *t)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	t->started = pthread_create(&t->thread, NULL, ranges_thread_main, t) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Waits for the thread and joins it; with @stop_now (the build's pass failed), or when a
+ * signal the build holds arrives meanwhile, it is told to stop first. Returns its result. */
+static int ranges_thread_join(struct build *b, struct ranges_thread *t, bool stop_now)
+{
+	if (stop_now)
+		atomic_store(&t->stop, true);
+	pthread_mutex_lock(&t->lock);
+	while (!t->done) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 20 * 1000 * 1000; /* a signal is seen within 20 ms */
+		if (until.tv_nsec >= 1000 * 1000 * 1000)
+			until.tv_sec++, until.tv_nsec -= 1000 * 1000 * 1000;
+		pthread_cond_timedwait(&t->cond, &t->lock, &until);
+		if (!t->done && !atomic_load(&t->stop) && build_interrupted(b))
+			atomic_store(&t->stop, true);
+	}
+	pthread_mutex_unlock(&t->lock);
+	pthread_join(t->thread, NULL);
+	t->started = false;
+	return t->rc;
+}
+
+/* The pass over the image: the build's thread feeds the compressor and the image's
+ * SHA-256 (@f), the other thread (@t) the ranges' SHA-256 (@t->f); with only a bmap, the
+ * build's thread walks the ranges itself. */
+static int pass(struct feed *f, struct ranges_thread *t)
+{
+	const struct build_options *o = f->b->o;
+	int rc = 0, trc = 0;
+
+	if (t->ranges || t->writeback)
+		ranges_thread_start(t);
+	if (f->z || f->image_sha) {
+		build_progress(f->b, o->compress ? "compressing into" : "checking",
+			       o->compress ? o->compressed : o->output);
+		rc = walk(f, 0, f->size);
+	} else if (f->range_sha) {
+		build_progress(f->b, "mapping", o->bmap);
+		rc = walk_ranges(f);
+	}
+	if (t->started)
+		trc = ranges_thread_join(f->b, t, rc < 0);
+	else if (rc == 0 && t->ranges) /* no thread: its ranges here, after the image */
+		t->f.stop = NULL, trc = walk_ranges(&t->f);
+	diag_take(f->b->d, &t->diag);
+	return rc < 0 ? rc : trc;
 }
 
 static int write_all(struct build_file *out, const char *text, size_t len, struct diag *d)
@@ -278,17 +400,41 @@ static int digest_new(struct sha256 **ret, bool wanted, struct diag *d)
 	return wanted ? sha256_new(ret, d) : 0;
 }
 
+/* The other thread's part, set up in @t: its hasher and buffer when it hashes the ranges
+ * (the build's thread feeds the compressor or the image's SHA-256), and the write-back of
+ * an image that will be put in place. */
+static int ranges_thread_setup(struct build *b, struct feed *f, struct ranges_thread *t)
+{
+	const struct build_options *o = b->o;
+
+	t->f = (struct feed){ .b = b,
+			      .d = &t->diag,
+			      .stop = &t->stop,
+			      .size = f->size,
+			      .zeros = f->zeros };
+	t->ranges = o->bmap && (f->z || f->image_sha);
+	t->writeback = o->write_raw;
+	if (t->ranges && !(t->f.buf = malloc(CHUNK)))
+		return -ENOMEM;
+	return t->ranges ? sha256_new(&t->f.range_sha, &t->diag) : 0;
+}
+
 int build_finish(struct build *b)
 {
 	const struct build_options *o = b->o;
-	struct feed f = { .b = b, .size = b->plan->image_size };
+	struct feed f = { .b = b, .d = b->d, .size = b->plan->image_size };
+	struct ranges_thread t = { .diag = { 0 } };
 	struct sha256 *compressed_sha = NULL;
 	int rc;
 
 	if (!o->compress && !o->bmap && !o->sha256 && !o->simg)
 		return 0;
 	build_map_to_blocks(&b->map, BMAP_BLOCK_SIZE, f.size);
-	rc = create_outputs(b);
+	rc = ranges_thread_init(&t);
+	if (rc < 0)
+		return diag_errno(b->d, rc, "%s: %s", o->output, strerror(-rc));
+	if (rc == 0)
+		rc = create_outputs(b);
 	if (rc == 0) {
 		f.buf = malloc(CHUNK);
 		f.zeros = calloc(1, CHUNK);
@@ -299,12 +445,15 @@ int build_finish(struct build *b)
 	if (rc == 0)
 		rc = digest_new(&compressed_sha, o->sha256 && o->compress, b->d);
 	if (rc == 0)
-		rc = digest_new(&f.range_sha, o->bmap, b->d);
+		rc = digest_new(&f.range_sha, o->bmap && !o->compress && !f.image_sha, b->d);
 	if (rc == 0 && o->compress)
 		rc = build_compressor_new(o->compress, o->level, f.size, b->compressed.fd,
 					  o->compressed, compressed_sha, b->d, &f.z);
+	if (rc == 0)
+		rc = ranges_thread_setup(b, &f, &t);
+	diag_take(b->d, &t.diag);
 	if (rc == 0 && (f.z || f.image_sha || f.range_sha))
-		rc = pass(&f);
+		rc = pass(&f, &t);
 	if (rc == 0 && o->simg)
 		rc = build_write_simg(b);
 	if (rc == 0 && f.z)
@@ -317,7 +466,12 @@ int build_finish(struct build *b)
 	sha256_free(f.image_sha);
 	sha256_free(compressed_sha);
 	sha256_free(f.range_sha);
+	sha256_free(t.f.range_sha);
+	free(t.f.buf);
 	free(f.buf);
 	free(f.zeros);
+	pthread_cond_destroy(&t.cond);
+	pthread_mutex_destroy(&t.lock);
+	diag_release(&t.diag);
 	return rc;
 }
