@@ -83,6 +83,8 @@ struct part_state {
 	uint8_t exfat_guid[16];          /* exFAT: its Volume GUID, which exfat_opts points at */
 	struct exfat_geom exfat_geom;    /* exFAT: the geometry chosen for the planned size */
 	struct exfat_sd_layout exfat_sd; /* exFAT with sd-format */
+	uint64_t ext4_inodes;            /* ext4 size = auto without inodes: the count measured
+					  * for it (0: the default) */
 };
 
 struct uboot_env;
