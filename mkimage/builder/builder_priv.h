@@ -216,6 +216,8 @@ struct ext4_walk {
 	size_t others_owners; /* host entries whose owner or group was made root's though
 				   * it is neither root nor the build's user's */
 	bool host_xattrs;     /* a host entry of the tree had extended attributes */
+	int proc_fds;         /* whether /proc/self/fd names the walk's folders: 0 not
+			       * known yet, 1 it does, -1 it does not (a chroot) */
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
