@@ -401,7 +401,7 @@ static int trial(struct build *b, const struct layout_partition *p,
 	if (rc < 0)
 		return rc;
 	uint64_t most = used[1].used_blocks > used[2].used_blocks ? used[1].used_blocks
-								   : used[2].used_blocks;
+								  : used[2].used_blocks;
 	ret->blocks = most - used[0].used_blocks;
 	ret->inodes = used[2].used_inodes - used[0].used_inodes;
 	ret->reserved_inodes = used[0].used_inodes;
@@ -446,8 +446,7 @@ static int smallest_room(struct build *b, const struct layout_partition *p,
 	uint64_t lo = 0, hi = ((4ull << 20) + unit - 1) / unit * unit;
 	int rc;
 
-	while ((rc = room_at(b, p, params, fd, hi, need)) == -ENOSPC &&
-	       hi < LAYOUT_MAX_BYTES / 2) {
+	while ((rc = room_at(b, p, params, fd, hi, need)) == -ENOSPC && hi < LAYOUT_MAX_BYTES / 2) {
 		lo = hi;
 		hi *= 2;
 	}
