@@ -157,6 +157,14 @@ int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t 
 int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),
 		     void *ctx);
 
+/* What a volume has and what it has used so far: blocks (those before the first data block
+ * counted as used) and inodes (the reserved ones among them). */
+struct ext4_usage {
+	uint64_t blocks, used_blocks;
+	uint64_t inodes, used_inodes;
+};
+void ext4_get_usage(struct ext4_volume *v, struct ext4_usage *ret);
+
 /* The journal (when asked for), the bitmaps, group descriptors and superblocks written, and
  * the volume closed. Frees @v whatever happens. Returns 0 or a negative errno. */
 int ext4_finish(struct ext4_volume *v);

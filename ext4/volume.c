@@ -240,6 +240,25 @@ int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t star
 	return rc;
 }
 
+static int count_range(void *ctx, uint64_t start, uint64_t len)
+{
+	(void)start;
+	*(uint64_t *)ctx += len;
+	return 0;
+}
+
+void ext4_get_usage(struct ext4_volume *v, struct ext4_usage *ret)
+{
+	struct ext2_super_block *s = v->fs->super;
+	uint64_t bytes = 0;
+
+	ext4_used_ranges(v, count_range, &bytes);
+	ret->blocks = ext2fs_blocks_count(s);
+	ret->used_blocks = bytes / v->fs->blocksize;
+	ret->inodes = s->s_inodes_count;
+	ret->used_inodes = s->s_inodes_count - s->s_free_inodes_count;
+}
+
 int ext4_finish(struct ext4_volume *v)
 {
 	errcode_t err = ext2fs_close_free(&v->fs);

@@ -83,6 +83,8 @@ struct part_state {
 	uint8_t exfat_guid[16];          /* exFAT: its Volume GUID, which exfat_opts points at */
 	struct exfat_geom exfat_geom;    /* exFAT: the geometry chosen for the planned size */
 	struct exfat_sd_layout exfat_sd; /* exFAT with sd-format */
+	uint64_t ext4_inodes;            /* ext4 size = auto without inodes: the count measured
+					  * for it (0: the default) */
 };
 
 struct uboot_env;
@@ -214,6 +216,8 @@ struct ext4_walk {
 	size_t others_owners; /* host entries whose owner or group was made root's though
 				   * it is neither root nor the build's user's */
 	bool host_xattrs;     /* a host entry of the tree had extended attributes */
+	int proc_fds;         /* whether /proc/self/fd names the walk's folders: 0 not
+			       * known yet, 1 it does, -1 it does not (a chroot) */
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);

@@ -230,11 +230,18 @@ static bool unchanged(int fd, const struct ext4_pending *p)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, &st);
 }
 
+/* The size up to which a file is read without lseek(SEEK_DATA), holes and all. */
+#define SMALL_FILE (64u << 10)
+
 static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ext4_pending *p)
 {
 	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
 				      .host = p->host,
 				      .d = w->b->d };
+	/* a small file is read whole, its holes as the zeros they read as (which the volume
+	 * leaves out all the same), without asking where they are */
+	if (p->listed.size <= SMALL_FILE)
+		r.hole = p->listed.size;
 	int rc = 0;
 	bool changed;
 
@@ -381,8 +388,11 @@ static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, u
 {
 	char path[64 + 256];
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
-	if (access(path, F_OK) < 0)
+	if (!w->proc_fds) { /* asked once a walk: /proc does not come and go under it */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
+		w->proc_fds = access(path, F_OK) < 0 ? -1 : 1;
+	}
+	if (w->proc_fds < 0)
 		return copy_host_xattrs(w, -1, host, ino, host);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
 	return copy_host_xattrs(w, -1, path, ino, host);
@@ -531,6 +541,7 @@ int build_ext4_folder(struct ext4_walk *w, const char *host, const struct stat *
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	w->others_owners = 0;
 	w->host_xattrs = false;
+	w->proc_fds = 0;
 	w->n_links = 0; /* hard links join the names of one tree entry only (LAYOUT.md) */
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);

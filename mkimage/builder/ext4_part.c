@@ -225,11 +225,24 @@ static int map_range(void *ctx, uint64_t start, uint64_t len)
 	return build_map_add(&m->b->map, m->start + start, len);
 }
 
+static int fill_volume(struct build *b, const struct layout_partition *p,
+		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
+		       struct diag *d, struct ext4_usage *used, struct ext4_volume **ret);
+
 /* The volume of @size bytes at @start of @fd with partition @p's entries: 0 with the volume
  * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. */
 static int build_volume(struct build *b, const struct layout_partition *p,
 			const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
 			struct diag *d, struct ext4_volume **ret)
+{
+	return fill_volume(b, p, params, fd, start, size, d, NULL, ret);
+}
+
+/* build_volume(), with what the volume used (@used non-NULL, 3 of them): when made empty,
+ * when every entry was in and when its folders were indexed. */
+static int fill_volume(struct build *b, const struct layout_partition *p,
+		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
+		       struct diag *d, struct ext4_usage *used, struct ext4_volume **ret)
 {
 	struct ext4_walk w = { .b = b, .p = p };
 	struct diag *keep = b->d;
@@ -240,12 +253,18 @@ static int build_volume(struct build *b, const struct layout_partition *p,
 		b->d = keep;
 		return rc;
 	}
+	if (used)
+		ext4_get_usage(w.v, &used[0]);
 	for (size_t k = 0; rc == 0 && k < p->n_entries; k++) {
 		w.e = &p->entries[k];
 		rc = add_entry(&w);
 	}
+	if (rc == 0 && used)
+		ext4_get_usage(w.v, &used[1]);
 	if (rc == 0)
 		rc = ext4_index_folders(w.v);
+	if (rc == 0 && used)
+		ext4_get_usage(w.v, &used[2]);
 	free(w.links);
 	free(w.data);
 	b->d = keep;
@@ -322,6 +341,8 @@ int build_write_ext4(struct build *b, size_t i)
 
 	if (params_of(b, p, &params) < 0)
 		return -EIO;
+	if (!p->ext4.inodes_set && b->parts[i].ext4_inodes)
+		params.inodes = b->parts[i].ext4_inodes;
 	diag_init(&scratch);
 	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch, &v);
 	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
@@ -344,32 +365,124 @@ int build_write_ext4(struct build *b, size_t i)
 	return ext4_finish(v);
 }
 
-/* One trial at @size in the scratch file @fd: 0 fits, -ENOSPC does not, else an error of
- * the inputs (its messages in b->d). */
-static int trial(struct build *b, const struct layout_partition *p,
-		 const struct ext4_params *params, int fd, uint64_t size)
-{
-	struct ext4_volume *v = NULL;
-	struct diag scratch;
+/* What a partition's entries take beyond an empty volume: blocks and inodes. */
+struct ext4_need {
+	uint64_t blocks, inodes;
+	uint64_t reserved_inodes; /* an empty volume's: the reserved ones, lost+found */
+};
 
+/* A scratch file of @size bytes of zeros (@fd, a memfd). */
+static int scratch_of(struct build *b, const struct layout_partition *p, int fd, uint64_t size)
+{
 	if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)size) < 0)
 		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
-	diag_init(&scratch);
-	int rc = build_volume(b, p, params, fd, 0, size, &scratch, &v);
+	return 0;
+}
+
+/* The one trial: the entries built at @size in the scratch file @fd, taking the blocks the
+ * build takes but writing nothing (ext4_params.measure), what they took in @ret: 0,
+ * -ENOSPC (too small; its message kept in @d), or an error of the inputs (its messages in
+ * b->d, said once, as a build would have said them). The blocks counted are the most the
+ * volume held: after the last entry, or after the folders were indexed. */
+static int trial(struct build *b, const struct layout_partition *p,
+		 const struct ext4_params *params, int fd, uint64_t size, struct diag *d,
+		 struct ext4_need *ret)
+{
+	struct ext4_volume *v = NULL;
+	struct ext4_usage used[3];
+	int rc = scratch_of(b, p, fd, size);
+
+	if (rc < 0)
+		return rc;
+	rc = fill_volume(b, p, params, fd, 0, size, d, used, &v);
 	ext4_discard(v);
-	/* a trial that failed for a reason of its inputs: the build stops there, so its
-	 * messages are said once, as a build would have said them */
+	if (rc < 0 && rc != -ENOSPC)
+		diag_take(b->d, d);
+	if (rc < 0)
+		return rc;
+	uint64_t most = used[1].used_blocks > used[2].used_blocks ? used[1].used_blocks
+								  : used[2].used_blocks;
+	ret->blocks = most - used[0].used_blocks;
+	ret->inodes = used[2].used_inodes - used[0].used_inodes;
+	ret->reserved_inodes = used[0].used_inodes;
+	return 0;
+}
+
+/* Whether the empty volume of @size bytes with @params has @need free: 0 it has, -ENOSPC
+ * it has not (or is too small for its own tables and journal), else an error. An empty
+ * volume is cheap: its tables are placed in memory, its journal is not written. */
+static int room_at(struct build *b, const struct layout_partition *p,
+		   const struct ext4_params *params, int fd, uint64_t size,
+		   const struct ext4_need *need)
+{
+	struct ext4_volume *v = NULL;
+	struct ext4_usage u;
+	struct diag scratch;
+	int rc = scratch_of(b, p, fd, size);
+
+	if (rc < 0)
+		return rc;
+	diag_init(&scratch);
+	rc = ext4_create(fd, 0, size, params, b->o->output, &scratch, &v);
+	if (rc == 0) {
+		ext4_get_usage(v, &u);
+		if (u.blocks - u.used_blocks < need->blocks ||
+		    u.inodes - u.used_inodes < need->inodes)
+			rc = -ENOSPC;
+	}
+	ext4_discard(v);
 	if (rc < 0 && rc != -ENOSPC)
 		diag_take(b->d, &scratch);
 	diag_release(&scratch);
 	return rc;
 }
 
+/* The smallest size in whole @unit whose empty volume has room for @need, sought as trial
+ * builds sought it: doubling from 4 MiB, then halving the gap. */
+static int smallest_room(struct build *b, const struct layout_partition *p,
+			 const struct ext4_params *params, int fd, uint64_t unit,
+			 const struct ext4_need *need, uint64_t *ret)
+{
+	uint64_t lo = 0, hi = ((4ull << 20) + unit - 1) / unit * unit;
+	int rc;
+
+	while ((rc = room_at(b, p, params, fd, hi, need)) == -ENOSPC && hi < LAYOUT_MAX_BYTES / 2) {
+		lo = hi;
+		hi *= 2;
+	}
+	while (rc == 0 && hi - lo > unit) {
+		uint64_t mid = lo + (hi - lo) / unit / 2 * unit;
+		int one = room_at(b, p, params, fd, mid, need);
+		if (one == 0)
+			hi = mid;
+		else if (one == -ENOSPC)
+			lo = mid;
+		else
+			rc = one;
+	}
+	*ret = hi;
+	return rc;
+}
+
+/* The trial's volumes: large enough for most trees at the first, then larger. */
+#define TRIAL_FIRST (16ull << 30)
+#define TRIAL_LAST (4ull << 40)
+
+/* The inodes of a size = auto volume without a set count: those the entries take, a
+ * quarter more, and one per 16 KiB of its `extra` (LAYOUT.md), over the reserved ones. */
+static uint64_t inodes_for(const struct layout_partition *p, uint64_t reserved, uint64_t taken)
+{
+	return reserved + taken + taken / 4 + p->extra / 16384;
+}
+
 int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 {
 	const struct layout_partition *p = &b->l->parts[i];
+	bool own_inodes = p->size_kind == LAYOUT_SIZE_AUTO && !p->ext4.inodes_set;
 	struct ext4_params params;
-	uint64_t bs, unit, lo = 0, hi = 4ull << 20;
+	struct ext4_need need = { 0, 0, 0 };
+	struct diag scratch;
+	uint64_t bs, unit, size = TRIAL_FIRST;
 	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
 
 	if (fd < 0)
@@ -380,26 +493,29 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 	}
 	params.measure = true;
 	bs = params.block_size;
-	/* sizes tried in whole units: the partition's align, from one block up to 1 MiB */
+	/* sizes sought in whole units: the partition's align, from one block up to 1 MiB */
 	unit = p->align < bs           ? bs
 	       : p->align > (1u << 20) ? 1u << 20
 				       : (p->align + bs - 1) / bs * bs;
-	hi = (hi + unit - 1) / unit * unit;
-	while ((rc = trial(b, p, &params, fd, hi)) == -ENOSPC && hi < LAYOUT_MAX_BYTES / 2) {
-		lo = hi;
-		hi *= 2;
+	/* one build of the entries, in a volume larger than they need, counts what they take */
+	diag_init(&scratch);
+	while ((rc = trial(b, p, &params, fd, size, &scratch, &need)) == -ENOSPC &&
+	       size < TRIAL_LAST) {
+		diag_release(&scratch);
+		diag_init(&scratch);
+		size *= 16;
 	}
-	while (rc == 0 && hi - lo > unit) {
-		uint64_t mid = lo + (hi - lo) / unit / 2 * unit;
-		int one = trial(b, p, &params, fd, mid);
-		if (one == 0)
-			hi = mid;
-		else if (one == -ENOSPC)
-			lo = mid;
-		else
-			rc = one;
+	if (rc == -ENOSPC)
+		diag_take(b->d, &scratch);
+	diag_release(&scratch);
+	params.measure = false;
+	if (rc == 0 && own_inodes) {
+		params.inodes = inodes_for(p, need.reserved_inodes, need.inodes);
+		b->parts[i].ext4_inodes = params.inodes;
 	}
+	/* then the smallest empty volume with room for that */
+	if (rc == 0)
+		rc = smallest_room(b, p, &params, fd, unit, &need, ret);
 	close(fd);
-	*ret = hi;
 	return rc;
 }
