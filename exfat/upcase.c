@@ -96,6 +96,9 @@ uint16_t exfat_upcase(uint16_t c)
 {
 	size_t lo = 0, hi = N_RUNS;
 
+	/* ASCII, most names' units: the table maps a-z to A-Z and keeps the rest */
+	if (c < 0x80)
+		return c >= 'a' && c <= 'z' ? (uint16_t)(c - ('a' - 'A')) : c;
 	/* the last run whose first unit is c or below */
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
