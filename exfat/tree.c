@@ -75,7 +75,7 @@ static const char *shown(const char *s, bool high, char *out, size_t cap)
 
 /* Converts and checks the name of @n (§7.7.3: 1..255 units, no forbidden character, not
  * "." or ".."; tree.c of fat/ refuses those already), and no trailing dot. */
-static int prepare_name(struct fat_node *n, struct diag *d)
+static int prepare_name(struct exfat_tree *t, struct fat_node *n, struct diag *d)
 {
 	uint16_t buf[EXFAT_NAME_MAX];
 	char where[4096], text[4 * 4096 + 1];
@@ -102,13 +102,7 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 				  "%s: the name ends with a dot, which exFAT drivers strip "
 				  "(the file could not be opened by its name)",
 				  fat_node_where(n, where, sizeof(where)));
-	free(n->u16);
-	n->u16 = malloc((size_t)len * sizeof(uint16_t));
-	if (!n->u16)
-		return -ENOMEM;
-	memcpy(n->u16, buf, (size_t)len * sizeof(uint16_t));
-	n->n16 = (uint16_t)len;
-	return 0;
+	return fat_node_set_u16(t->ft, n, buf, (size_t)len);
 }
 
 /* Names compared as exFAT compares them: by their up-cased units (§7.2.5). */
@@ -132,7 +126,7 @@ static int prepare_dir(struct exfat_tree *t, struct fat_node *dir, struct diag *
 	int r = 0;
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++) {
-		r = prepare_name(dir->kids[i], d);
+		r = prepare_name(t, dir->kids[i], d);
 		if (!r && dir->kids[i]->n16 > t->max_name)
 			t->max_name = dir->kids[i]->n16;
 	}
