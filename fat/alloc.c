@@ -80,7 +80,7 @@ static int cmp_fat_equal(const void *a, const void *b)
 }
 
 /* Converts and checks the name of @n. */
-static int prepare_name(struct fat_tree *t, struct fat_node *n, struct diag *d)
+static int prepare_name(struct arena *a, struct fat_node *n, struct diag *d)
 {
 	uint16_t buf[FAT_LFN_MAX + 1];
 	char where[4096];
@@ -94,7 +94,7 @@ static int prepare_name(struct fat_tree *t, struct fat_node *n, struct diag *d)
 	if (why)
 		return diag_error(d, "%s: the name %s", fat_node_where(n, where, sizeof(where)),
 				  why);
-	return fat_node_set_u16(t, n, buf, (size_t)len);
+	return fat_node_set_u16(a, n, buf, (size_t)len);
 }
 
 int fat_dir_check_equal(struct fat_node *dir, int (*cmp)(const void *, const void *),
@@ -151,25 +151,39 @@ static int assign_short_names(struct fat_node *dir, struct diag *d)
 	return r;
 }
 
+/* The names of @dir's children checked, sorted and given short names, with their UTF-16
+ * names in @a (forgotten once done: the tree keeps none). */
+static int prepare_names(struct arena *a, struct fat_node *dir, struct diag *d)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < dir->n_kids && !r; i++)
+		r = prepare_name(a, dir->kids[i], d);
+	if (!r && dir->n_kids) {
+		qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
+		r = fat_dir_check_equal(dir, cmp_fat_equal, "FAT", d);
+	}
+	if (!r && dir->n_kids)
+		r = assign_short_names(dir, d);
+	fat_dir_drop_u16(dir);
+	arena_free(a);
+	return r;
+}
+
 static int prepare_dir(struct fat_tree *t, struct fat_node *dir, struct diag *d)
 {
 	char where[4096];
 	uint64_t entries = dir->parent ? 2 : 0;
-	int r = 0;
+	struct arena names = { 0 };
+	int r = prepare_names(&names, dir, d);
 
-	for (size_t i = 0; i < dir->n_kids && !r; i++)
-		r = prepare_name(t, dir->kids[i], d);
 	if (r || !dir->n_kids)
 		goto out;
-	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
-	r = fat_dir_check_equal(dir, cmp_fat_equal, "FAT", d);
-	if (!r)
-		r = assign_short_names(dir, d);
-	for (size_t i = 0; i < dir->n_kids && !r; i++) {
+	for (size_t i = 0; i < dir->n_kids; i++)
 		entries += 1 + dir->kids[i]->n_lfn;
+	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (dir->kids[i]->is_dir)
 			r = prepare_dir(t, dir->kids[i], d);
-	}
 	if (!r && entries + (dir->parent ? 0 : 1) > DIR_ENTRIES_MAX)
 		r = diag_error(d,
 			       "%s: %" PRIu64 " directory entries (long names included); a FAT "

@@ -355,17 +355,20 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 	return 0;
 }
 
-int fat_node_set_u16(struct fat_tree *t, struct fat_node *n, const uint16_t *buf, size_t len)
+int fat_node_set_u16(struct arena *a, struct fat_node *n, const uint16_t *buf, size_t len)
 {
-	/* a name never changes: one made by an earlier prepare serves */
-	if (!n->u16) {
-		n->u16 = arena_alloc(&t->arena, len * sizeof(*buf), _Alignof(uint16_t));
-		if (!n->u16)
-			return -ENOMEM;
-		memcpy(n->u16, buf, len * sizeof(*buf));
-	}
+	n->u16 = arena_alloc(a, len * sizeof(*buf), _Alignof(uint16_t));
+	if (!n->u16)
+		return -ENOMEM;
+	memcpy(n->u16, buf, len * sizeof(*buf));
 	n->n16 = (uint16_t)len;
 	return 0;
+}
+
+void fat_dir_drop_u16(struct fat_node *dir)
+{
+	for (size_t i = 0; i < dir->n_kids; i++)
+		dir->kids[i]->u16 = NULL;
 }
 
 const struct fat_node *fat_tree_find(const struct fat_tree *t, const char *path)

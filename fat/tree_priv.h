@@ -21,7 +21,8 @@ struct fat_node {
 	const char *host_dir;
 	char *host_name;
 	int64_t mtime;
-	uint16_t *u16; /* set by fat_tree_prepare(): UTF-16 long name (the tree's) */
+	uint16_t *u16; /* UTF-16 long name, while fat_tree_prepare() is at its folder (NULL
+			* after: a writer makes it again from @name) */
 	uint32_t n_kids, cap_kids;
 	uint32_t reserve; /* files: clusters for at least this many bytes */
 	uint32_t mtime_ns;
@@ -71,8 +72,11 @@ struct fat_tree {
 	bool root_label;      /* the root's first entry is the volume label */
 };
 
-/* A copy of @n's UTF-16 name @buf (@len units) for @n, made once: 0 or -ENOMEM. */
-int fat_node_set_u16(struct fat_tree *t, struct fat_node *n, const uint16_t *buf, size_t len);
+/* A copy in @a of @n's UTF-16 name @buf (@len units) for @n: 0 or -ENOMEM. */
+int fat_node_set_u16(struct arena *a, struct fat_node *n, const uint16_t *buf, size_t len);
+
+/* Forgets the UTF-16 names of @dir's children, once its folder is prepared. */
+void fat_dir_drop_u16(struct fat_node *dir);
 
 /* fat_tree_add_file() without its limit on @size (for the exFAT writer, which shares the
  * tree). */
