@@ -326,8 +326,16 @@ int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
 		return r;
 	n->size = size;
 	if (src)
-		n->src = *src;
-	n->src.path = NULL;
+		n->listed = src->listed;
+	if (src && (src->read || src->ctx || src->fd >= 0 || src->offset || src->deferred)) {
+		struct fat_source *copy =
+			arena_alloc(&t->arena, sizeof(*copy), _Alignof(struct fat_source));
+		if (!copy)
+			return -ENOMEM;
+		*copy = *src;
+		copy->path = NULL;
+		n->src = copy;
+	}
 	if (src && src->path && (r = set_host_path(t, n, src->path)) < 0)
 		return r;
 	set_meta(t, n, m);

@@ -14,7 +14,12 @@ struct fat_node {
 	struct fat_node *parent; /* NULL for the root */
 	struct fat_node **kids;  /* directories: children, sorted by fat_tree_prepare() (owned) */
 	uint64_t size;
-	struct fat_source src; /* src.path is NULL: a host file is named by the two below */
+	/* a host file: the file its path named when it was listed */
+	struct fileid listed;
+	/* bytes from elsewhere (a read callback, a descriptor, an offset, a deferred copy):
+	 * the source as given, its path NULL (the tree's copy); NULL: a host file (named by
+	 * the two below) or no bytes */
+	const struct fat_source *src;
 	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
 	 * one folder, owned by the tree's folder set) and its name there when not @name (the
 	 * tree's): each host path is stored once, relative to its folder */
