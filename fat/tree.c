@@ -328,8 +328,8 @@ int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
 	if (src)
 		n->listed = src->listed;
 	if (src && (src->read || src->ctx || src->fd >= 0 || src->offset || src->deferred)) {
-		struct fat_source *copy =
-			arena_alloc(&t->arena, sizeof(*copy), _Alignof(struct fat_source));
+		struct fat_source *copy = arena_alloc(&t->arena, sizeof(*copy),
+						      _Alignof(struct fat_source));
 		if (!copy)
 			return -ENOMEM;
 		*copy = *src;
