@@ -75,7 +75,7 @@ static const char *shown(const char *s, bool high, char *out, size_t cap)
 
 /* Converts and checks the name of @n (§7.7.3: 1..255 units, no forbidden character, not
  * "." or ".."; tree.c of fat/ refuses those already), and no trailing dot. */
-static int prepare_name(struct fat_node *n, struct diag *d)
+static int prepare_name(struct arena *a, struct fat_node *n, struct diag *d)
 {
 	uint16_t buf[EXFAT_NAME_MAX];
 	char where[4096], text[4 * 4096 + 1];
@@ -102,13 +102,7 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 				  "%s: the name ends with a dot, which exFAT drivers strip "
 				  "(the file could not be opened by its name)",
 				  fat_node_where(n, where, sizeof(where)));
-	free(n->u16);
-	n->u16 = malloc((size_t)len * sizeof(uint16_t));
-	if (!n->u16)
-		return -ENOMEM;
-	memcpy(n->u16, buf, (size_t)len * sizeof(uint16_t));
-	n->n16 = (uint16_t)len;
-	return 0;
+	return fat_node_set_u16(a, n, buf, (size_t)len);
 }
 
 /* Names compared as exFAT compares them: by their up-cased units (§7.2.5). */
@@ -129,17 +123,22 @@ static int prepare_dir(struct exfat_tree *t, struct fat_node *dir, struct diag *
 {
 	uint64_t entries = 0;
 	char where[4096];
+	struct arena names = { 0 }; /* the UTF-16 names, while they are compared */
 	int r = 0;
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++) {
-		r = prepare_name(dir->kids[i], d);
+		r = prepare_name(&names, dir->kids[i], d);
 		if (!r && dir->kids[i]->n16 > t->max_name)
 			t->max_name = dir->kids[i]->n16;
 	}
+	if (!r && dir->n_kids) {
+		qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
+		r = fat_dir_check_equal(dir, cmp_upcased, "exFAT", d);
+	}
+	fat_dir_drop_u16(dir);
+	arena_free(&names);
 	if (r || !dir->n_kids)
 		goto out;
-	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
-	r = fat_dir_check_equal(dir, cmp_upcased, "exFAT", d);
 	for (size_t i = 0; i < dir->n_kids && !r; i++) {
 		entries += exfat_node_set(dir->kids[i]);
 		if (dir->kids[i]->is_dir)

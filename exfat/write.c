@@ -11,6 +11,7 @@
 
 #include "common/bytes.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "fat/copy_priv.h"
 
 #include <errno.h>
@@ -182,7 +183,7 @@ static void put_time(uint8_t *e, unsigned ts_at, int inc_at, unsigned utc_at, in
 static void put_set(uint8_t *e, const struct fat_node *n, uint32_t cluster_size)
 {
 	unsigned count = exfat_node_set(n);
-	uint16_t up[EXFAT_NAME_MAX];
+	uint16_t up[EXFAT_NAME_MAX], u16[EXFAT_NAME_MAX];
 	uint64_t len = n->is_dir ? (uint64_t)n->n_clusters * cluster_size : n->size;
 	uint8_t *s = e + EXFAT_DENTRY_SIZE;
 
@@ -201,8 +202,10 @@ static void put_set(uint8_t *e, const struct fat_node *n, uint32_t cluster_size)
 	s[EXFAT_SE_FLAGS] = (uint8_t)(EXFAT_SE_ALLOCATIONPOSSIBLE |
 				      (len ? EXFAT_SE_NOFATCHAIN : 0));
 	s[EXFAT_SE_NAMELENGTH] = (uint8_t)n->n16;
+	/* exfat_tree_prepare() checked the name: it converts */
+	utf8_to_utf16(n->name, u16, EXFAT_NAME_MAX);
 	for (unsigned i = 0; i < n->n16; i++)
-		up[i] = exfat_upcase(n->u16[i]);
+		up[i] = exfat_upcase(u16[i]);
 	put_le16(s + EXFAT_SE_NAMEHASH, exfat_name_hash(up, n->n16));
 	put_le64(s + EXFAT_SE_VALIDDATALENGTH, len);
 	put_le32(s + EXFAT_DE_FIRSTCLUSTER, len ? n->cluster : 0);
@@ -211,7 +214,7 @@ static void put_set(uint8_t *e, const struct fat_node *n, uint32_t cluster_size)
 	for (unsigned i = 0; i < n->n16; i++) {
 		uint8_t *f = e + (2 + i / EXFAT_NAME_UNITS_PER_ENTRY) * EXFAT_DENTRY_SIZE;
 		f[EXFAT_DE_ENTRYTYPE] = EXFAT_TYPE_NAME;
-		put_le16(f + EXFAT_FN_FILENAME + (i % EXFAT_NAME_UNITS_PER_ENTRY) * 2, n->u16[i]);
+		put_le16(f + EXFAT_FN_FILENAME + (i % EXFAT_NAME_UNITS_PER_ENTRY) * 2, u16[i]);
 	}
 	put_le16(e + EXFAT_FE_SETCHECKSUM, exfat_set_checksum(e, count));
 }

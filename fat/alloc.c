@@ -80,7 +80,7 @@ static int cmp_fat_equal(const void *a, const void *b)
 }
 
 /* Converts and checks the name of @n. */
-static int prepare_name(struct fat_node *n, struct diag *d)
+static int prepare_name(struct arena *a, struct fat_node *n, struct diag *d)
 {
 	uint16_t buf[FAT_LFN_MAX + 1];
 	char where[4096];
@@ -94,13 +94,7 @@ static int prepare_name(struct fat_node *n, struct diag *d)
 	if (why)
 		return diag_error(d, "%s: the name %s", fat_node_where(n, where, sizeof(where)),
 				  why);
-	free(n->u16);
-	n->u16 = malloc((size_t)len * sizeof(uint16_t));
-	if (!n->u16)
-		return -ENOMEM;
-	memcpy(n->u16, buf, (size_t)len * sizeof(uint16_t));
-	n->n16 = (uint16_t)len;
-	return 0;
+	return fat_node_set_u16(a, n, buf, (size_t)len);
 }
 
 int fat_dir_check_equal(struct fat_node *dir, int (*cmp)(const void *, const void *),
@@ -157,25 +151,39 @@ static int assign_short_names(struct fat_node *dir, struct diag *d)
 	return r;
 }
 
-static int prepare_dir(struct fat_node *dir, struct diag *d)
+/* The names of @dir's children checked, sorted and given short names, with their UTF-16
+ * names in @a (forgotten once done: the tree keeps none). */
+static int prepare_names(struct arena *a, struct fat_node *dir, struct diag *d)
 {
-	char where[4096];
-	uint64_t entries = dir->parent ? 2 : 0;
 	int r = 0;
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
-		r = prepare_name(dir->kids[i], d);
+		r = prepare_name(a, dir->kids[i], d);
+	if (!r && dir->n_kids) {
+		qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
+		r = fat_dir_check_equal(dir, cmp_fat_equal, "FAT", d);
+	}
+	if (!r && dir->n_kids)
+		r = assign_short_names(dir, d);
+	fat_dir_drop_u16(dir);
+	arena_free(a);
+	return r;
+}
+
+static int prepare_dir(struct fat_tree *t, struct fat_node *dir, struct diag *d)
+{
+	char where[4096];
+	uint64_t entries = dir->parent ? 2 : 0;
+	struct arena names = { 0 };
+	int r = prepare_names(&names, dir, d);
+
 	if (r || !dir->n_kids)
 		goto out;
-	qsort(dir->kids, dir->n_kids, sizeof(*dir->kids), fat_node_cmp_order);
-	r = fat_dir_check_equal(dir, cmp_fat_equal, "FAT", d);
-	if (!r)
-		r = assign_short_names(dir, d);
-	for (size_t i = 0; i < dir->n_kids && !r; i++) {
+	for (size_t i = 0; i < dir->n_kids; i++)
 		entries += 1 + dir->kids[i]->n_lfn;
+	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (dir->kids[i]->is_dir)
-			r = prepare_dir(dir->kids[i], d);
-	}
+			r = prepare_dir(t, dir->kids[i], d);
 	if (!r && entries + (dir->parent ? 0 : 1) > DIR_ENTRIES_MAX)
 		r = diag_error(d,
 			       "%s: %" PRIu64 " directory entries (long names included); a FAT "
@@ -213,7 +221,7 @@ int fat_tree_prepare(struct fat_tree *t, struct diag *d)
 
 	if (t->prepared)
 		return 0;
-	r = prepare_dir(&t->root, d);
+	r = prepare_dir(t, &t->root, d);
 	if (r == 0) {
 		memset(t->need, 0, sizeof(t->need));
 		count_need(&t->root, t->need);

@@ -58,7 +58,7 @@ struct fat_tree *fat_tree_new(int64_t timestamp)
 	t->timestamp = timestamp;
 	t->root.is_dir = true;
 	t->root.mtime = timestamp;
-	t->root.name = strdup("");
+	t->root.name = arena_strdup(&t->arena, "");
 	if (!t->root.name || index_grow(&t->index)) {
 		fat_tree_free(t);
 		return NULL;
@@ -66,17 +66,13 @@ struct fat_tree *fat_tree_new(int64_t timestamp)
 	return t;
 }
 
+/* Frees the lists of children below @n (the nodes themselves are the arena's). */
 static void node_free(struct fat_node *n)
 {
-	for (size_t i = 0; i < n->n_kids; i++) {
-		node_free(n->kids[i]);
-		free(n->kids[i]);
-	}
+	for (size_t i = 0; i < n->n_kids; i++)
+		if (n->kids[i]->is_dir)
+			node_free(n->kids[i]);
 	free(n->kids);
-	free(n->name);
-	free(n->origin);
-	free(n->host_name);
-	free(n->u16);
 }
 
 void fat_tree_free(struct fat_tree *t)
@@ -84,6 +80,7 @@ void fat_tree_free(struct fat_tree *t)
 	if (!t)
 		return;
 	node_free(&t->root);
+	arena_free(&t->arena);
 	free(t->index.slots);
 	for (size_t i = 0; i < t->folders.cap; i++)
 		free(t->folders.slots[i]);
@@ -134,7 +131,7 @@ static int set_host_path(struct fat_tree *t, struct fat_node *n, const char *pat
 	n->host_dir = folder_of(&t->folders, path, (size_t)(name - path));
 	if (!n->host_dir)
 		return -ENOMEM;
-	if (strcmp(name, n->name) != 0 && !(n->host_name = strdup(name)))
+	if (strcmp(name, n->name) != 0 && !(n->host_name = arena_strdup(&t->arena, name)))
 		return -ENOMEM;
 	return 0;
 }
@@ -182,7 +179,7 @@ static void set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_me
 				   FAT_ATTR_ARCHIVE)
 		     : 0;
 	n->first = m && m->first;
-	n->reserve = m && !n->is_dir && m->reserve <= UINT32_MAX ? m->reserve : 0;
+	n->reserve = m && !n->is_dir && m->reserve <= UINT32_MAX ? (uint32_t)m->reserve : 0;
 }
 
 /* Creates the child @name (@len bytes) of @parent. */
@@ -194,18 +191,18 @@ static int node_add(struct fat_tree *t, struct fat_node *parent, const char *nam
 	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index))
 		return -ENOMEM;
 	if (parent->n_kids == parent->cap_kids) {
-		size_t cap = parent->cap_kids ? parent->cap_kids * 2 : 8;
+		uint32_t cap = parent->cap_kids ? parent->cap_kids * 2 : 8;
+		if (cap < parent->cap_kids)
+			return -ENOMEM;
 		struct fat_node **kids = realloc(parent->kids, cap * sizeof(*kids));
 		if (!kids)
 			return -ENOMEM;
 		parent->kids = kids;
 		parent->cap_kids = cap;
 	}
-	n = calloc(1, sizeof(*n));
-	if (!n || !(n->name = strndup(name, len))) {
-		free(n);
+	n = arena_alloc(&t->arena, sizeof(*n), _Alignof(struct fat_node));
+	if (!n || !(n->name = arena_strndup(&t->arena, name, len)))
 		return -ENOMEM;
-	}
 	n->parent = parent;
 	parent->kids[parent->n_kids++] = n;
 	*index_slot(&t->index, parent, name, len) = n;
@@ -256,19 +253,18 @@ static int walk(struct fat_tree *t, const char *path, struct fat_node **ret_pare
 	}
 }
 
-static int set_origin(struct fat_node *n, const struct fat_meta *m)
+static int set_origin(struct fat_tree *t, struct fat_node *n, const struct fat_meta *m)
 {
 	size_t dir_len = n->host_dir ? strlen(n->host_dir) : 0;
 
 	if (!m || !m->origin)
 		return 0;
-	free(n->origin);
 	n->origin = NULL;
 	/* a host file is usually named by its own path: that is not stored twice */
 	n->origin_is_host = n->host_dir && !strncmp(m->origin, n->host_dir, dir_len) &&
 			    !strcmp(m->origin + dir_len, n->host_name ? n->host_name : n->name);
 	if (!n->origin_is_host)
-		n->origin = strdup(m->origin);
+		n->origin = arena_strdup(&t->arena, m->origin);
 	return n->origin_is_host || n->origin ? 0 : -ENOMEM;
 }
 
@@ -294,7 +290,7 @@ int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta
 	}
 	set_meta(t, n, m);
 	t->prepared = false;
-	return set_origin(n, m);
+	return set_origin(t, n, m);
 }
 
 int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
@@ -330,12 +326,20 @@ int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
 		return r;
 	n->size = size;
 	if (src)
-		n->src = *src;
-	n->src.path = NULL;
+		n->listed = src->listed;
+	if (src && (src->read || src->ctx || src->fd >= 0 || src->offset || src->deferred)) {
+		struct fat_source *copy = arena_alloc(&t->arena, sizeof(*copy),
+						      _Alignof(struct fat_source));
+		if (!copy)
+			return -ENOMEM;
+		*copy = *src;
+		copy->path = NULL;
+		n->src = copy;
+	}
 	if (src && src->path && (r = set_host_path(t, n, src->path)) < 0)
 		return r;
 	set_meta(t, n, m);
-	return set_origin(n, m);
+	return set_origin(t, n, m);
 }
 
 int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *ret_offset)
@@ -357,6 +361,22 @@ int fat_tree_file_offset(const struct fat_tree *t, const char *path, uint64_t *r
 	*ret_offset = n->cluster ? t->data_offset + (uint64_t)(n->cluster - 2) * t->cluster_size
 				 : 0;
 	return 0;
+}
+
+int fat_node_set_u16(struct arena *a, struct fat_node *n, const uint16_t *buf, size_t len)
+{
+	n->u16 = arena_alloc(a, len * sizeof(*buf), _Alignof(uint16_t));
+	if (!n->u16)
+		return -ENOMEM;
+	memcpy(n->u16, buf, len * sizeof(*buf));
+	n->n16 = (uint16_t)len;
+	return 0;
+}
+
+void fat_dir_drop_u16(struct fat_node *dir)
+{
+	for (size_t i = 0; i < dir->n_kids; i++)
+		dir->kids[i]->u16 = NULL;
 }
 
 const struct fat_node *fat_tree_find(const struct fat_tree *t, const char *path)

@@ -3,40 +3,48 @@
 #ifndef SDIMG_FAT_TREE_PRIV_H
 #define SDIMG_FAT_TREE_PRIV_H
 
+#include "common/arena.h"
 #include "fat/fat.h"
 
-/* Its fields are ordered so that a tree of many files wastes no padding. */
+/* Its fields are ordered so that a tree of many files wastes no padding. A node and its
+ * strings are carved from the tree's arena: none is freed alone. */
 struct fat_node {
-	char *name;              /* UTF-8 long name; "" for the root (owned) */
-	char *origin;            /* source for messages, or NULL (owned) */
+	char *name;              /* UTF-8 long name; "" for the root (the tree's) */
+	char *origin;            /* source for messages, or NULL (the tree's) */
 	struct fat_node *parent; /* NULL for the root */
-	struct fat_node **kids;  /* directories: children, sorted by fat_tree_prepare() */
-	size_t n_kids, cap_kids;
+	struct fat_node **kids;  /* directories: children, sorted by fat_tree_prepare() (owned) */
 	uint64_t size;
-	uint64_t reserve;      /* files: clusters for at least this many bytes */
-	struct fat_source src; /* src.path is NULL: a host file is named by the two below */
+	/* a host file: the file its path named when it was listed */
+	struct fileid listed;
+	/* bytes from elsewhere (a read callback, a descriptor, an offset, a deferred copy):
+	 * the source as given, its path NULL (the tree's copy); NULL: a host file (named by
+	 * the two below) or no bytes */
+	const struct fat_source *src;
 	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
-	 * one folder, owned by the tree's folder set) and its name there when not @name (owned):
-	 * each host path is stored once, relative to its folder */
+	 * one folder, owned by the tree's folder set) and its name there when not @name (the
+	 * tree's): each host path is stored once, relative to its folder */
 	const char *host_dir;
 	char *host_name;
 	int64_t mtime;
+	uint16_t *u16; /* UTF-16 long name, while fat_tree_prepare() is at its folder (NULL
+			* after: a writer makes it again from @name) */
+	uint32_t n_kids, cap_kids;
+	uint32_t reserve; /* files: clusters for at least this many bytes */
 	uint32_t mtime_ns;
-	uint8_t attrs;
-	bool is_dir, first;
-	bool origin_is_host; /* messages name the host file (origin is NULL) */
 
 	/* set by fat_tree_prepare() */
-	uint16_t *u16;      /* UTF-16 long name (owned) */
 	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
+	/* set by fat_tree_alloc() */
+	uint32_t cluster; /* first cluster, 0 for empty files */
+	uint32_t n_clusters;
+	/* set by fat_tree_prepare() */
 	uint16_t n16;
 	uint8_t sfn[11]; /* short name */
 	uint8_t ntres;   /* lower-case flags */
 	uint8_t n_lfn;   /* LFN entries before the short entry (0: none) */
-
-	/* set by fat_tree_alloc() */
-	uint32_t cluster; /* first cluster, 0 for empty files */
-	uint32_t n_clusters;
+	uint8_t attrs;
+	bool is_dir, first;
+	bool origin_is_host; /* messages name the host file (origin is NULL) */
 };
 
 /* The host folders files come from, each stored once (open addressing). */
@@ -53,6 +61,7 @@ struct fat_index {
 
 struct fat_tree {
 	struct fat_node root;
+	struct arena arena; /* every node but the root, and their strings */
 	struct fat_index index;
 	struct fat_folders folders;
 	int64_t timestamp;
@@ -67,6 +76,12 @@ struct fat_tree {
 	uint64_t root_offset; /* FAT12/16: byte offset of the root directory */
 	bool root_label;      /* the root's first entry is the volume label */
 };
+
+/* A copy in @a of @n's UTF-16 name @buf (@len units) for @n: 0 or -ENOMEM. */
+int fat_node_set_u16(struct arena *a, struct fat_node *n, const uint16_t *buf, size_t len);
+
+/* Forgets the UTF-16 names of @dir's children, once its folder is prepared. */
+void fat_dir_drop_u16(struct fat_node *dir);
 
 /* fat_tree_add_file() without its limit on @size (for the exFAT writer, which shares the
  * tree). */

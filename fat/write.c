@@ -9,6 +9,8 @@
 #include "fat/write_priv.h"
 #include "fat/ondisk.h"
 
+#include "common/utf8.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -139,7 +141,10 @@ static void fill_dir(struct wctx *w, const struct fat_node *dir, uint8_t *e)
 	for (size_t i = 0; i < dir->n_kids; i++) {
 		const struct fat_node *n = dir->kids[i];
 		if (n->n_lfn) {
-			fat_put_lfn_entries(e, n->u16, n->n16, n->sfn);
+			/* fat_tree_prepare() checked the name: it converts */
+			uint16_t u16[FAT_LFN_MAX + 1];
+			utf8_to_utf16(n->name, u16, FAT_LFN_MAX + 1);
+			fat_put_lfn_entries(e, u16, n->n16, n->sfn);
 			e += FAT_DIRENT_SIZE * n->n_lfn;
 		}
 		fat_put_sfn_entry(e, n->sfn, (uint8_t)(n->attrs | (n->is_dir ? FAT_ATTR_DIR : 0)),

@@ -513,8 +513,7 @@ static int follow_to_folder(struct lister *ls, size_t i, const struct content_no
 		n->is_dir = true;
 		n->mtime = t->mtime;
 		n->mtime_ns = t->mtime_ns;
-		free(n->link);
-		n->link = NULL;
+		n->link = NULL; /* the model's arena keeps its bytes */
 		rc = copy_below(ls, from, to);
 	}
 	free(to);
@@ -562,7 +561,6 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 			n->size = t->size;
 			n->mtime = t->mtime; /* a followed link is that file, as in folders */
 			n->mtime_ns = t->mtime_ns;
-			free(n->link);
 			n->link = NULL;
 			return 0;
 		}

@@ -48,6 +48,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "common/arena.h"
 #include "common/diag.h"
 #include "common/dynlib.h"
 #include "ext4/ext4.h"
@@ -60,26 +61,28 @@
 #define CONTENT_MAX_DEPTH 64
 #define CONTENT_MAX_PATH 4095
 
-/* Its fields are ordered so that a model of many files wastes no padding. */
+/* Its fields are ordered so that a model of many files wastes no padding. Its strings are
+ * the model's (its arena's): none is freed alone. */
 struct content_node {
-	char *path;            /* FAT path as it will be written: "/a/b" (owned) */
-	char *key;             /* the path folded as FAT compares names (owned) */
-	char *host_path;       /* a file's bytes come from this host file (owned), ... */
+	char *path;            /* FAT path as it will be written: "/a/b" */
+	char *key;             /* the path folded as FAT compares names (@path itself when
+				* folding leaves it as it is) */
+	char *host_path;       /* a file's bytes come from this host file, ... */
 	struct fileid host_id; /* ... the one it was when listed, or ... */
 	const char *text;      /* ... are this text (borrowed from the layout), or ... */
 	uint32_t archive;      /* ... come from archive content.archives[archive - 1] (0: none), */
 	uint32_t mtime_ns;
 	uint64_t entry; /*     from its entry number @entry (counted from 0) */
-	char *link;     /* an archive's symbolic link, until it is resolved (owned) */
+	char *link;     /* an archive's symbolic link, until it is resolved */
 	uint64_t size;
 	int64_t mtime;
-	size_t source; /* index of the layout entry that put it here */
-	char *origin;  /* where it comes from, for messages (owned; a host file's is its
-			  * host_path, the same string) */
-	size_t parent; /* 1 + index of the folder node holding it (0: the partition's root) */
-	size_t kids;   /* 1 + index of its most recently added child (0: none) */
-	size_t next;   /* 1 + index of the child its folder got before it (0: none) */
-	unsigned attrs;
+	char *origin;    /* where it comes from, for messages (a host file's is its host_path,
+			  * the same string) */
+	uint32_t source; /* index of the layout entry that put it here */
+	uint32_t parent; /* 1 + index of the folder node holding it (0: the partition's root) */
+	uint32_t kids;   /* 1 + index of its most recently added child (0: none) */
+	uint32_t next;   /* 1 + index of the child its folder got before it (0: none) */
+	uint8_t attrs;
 	bool is_dir;
 	bool first;
 	bool removed;  /* replaced by a later entry */
@@ -165,12 +168,13 @@ struct content {
 	struct content_node *nodes;
 	size_t n, cap;
 	struct content_slot *index; /* open-addressing hash of the keys */
-	size_t root_kids; /* 1 + index of the root's most recently added child (0: none) */
+	uint32_t root_kids; /* 1 + index of the root's most recently added child (0: none) */
 	size_t index_cap;
 	int64_t implicit_mtime;           /* time of folders created because a path needs them */
 	struct content_archive *archives; /* the archives files come from */
 	size_t n_archives, cap_archives;
 	struct content_last_folder last; /* see content_add() */
+	struct arena arena;              /* the nodes' strings */
 };
 
 /*

@@ -121,45 +121,63 @@ static void link_to_parent(struct content *c, size_t i, size_t parent)
 	*(dir ? &dir->kids : &c->root_kids) = i + 1;
 }
 
+/* Forgets the strings of @n (the model's arena holds them). */
 static void node_release(struct content_node *n)
 {
-	free(n->path);
-	free(n->key);
-	if (n->origin != n->host_path)
-		free(n->origin);
-	free(n->host_path);
-	free(n->link);
 	n->path = n->key = n->origin = n->host_path = n->link = NULL;
 }
 
-/* Appends a copy of @in (path and key already decided) into folder @parent (see
- * link_to_parent) and indexes it. */
+/* A copy of @s (may be NULL) in the model's arena, into *@ret: false when out of memory. */
+static bool intern(struct content *c, const char *s, char **ret)
+{
+	*ret = s ? arena_strdup(&c->arena, s) : NULL;
+	return !s || *ret;
+}
+
+/* The strings of @in, path @path and key @key, copied into the model's arena for @n, key
+ * first: false when out of memory. */
+static bool intern_strings(struct content *c, const struct content_node *in, const char *key,
+			   const char *path, struct content_node *n)
+{
+	if (!intern(c, key, &n->key))
+		return false;
+	/* a key that is the path itself (folding left it as it was) is stored once */
+	if (strcmp(key, path) == 0)
+		n->path = n->key;
+	else if (!intern(c, path, &n->path))
+		return false;
+	if (!intern(c, in->host_path, &n->host_path))
+		return false;
+	/* a host file is named by its path: one copy serves both */
+	if (in->origin == in->host_path && n->host_path)
+		n->origin = n->host_path;
+	else if (!intern(c, in->origin, &n->origin))
+		return false;
+	return intern(c, in->link, &n->link);
+}
+
+/* Appends a copy of @in (path and key already decided; freed here) into folder @parent
+ * (see link_to_parent) and indexes it. Its strings go to the model's arena, its key first:
+ * content_drop_last() gives back the arena from there. */
 static int append(struct content *c, const struct content_node *in, char *key, char *path,
 		  size_t parent)
 {
+	struct content_node n = *in;
+	bool ok = intern_strings(c, in, key, path, &n);
+
+	free(key);
+	free(path);
 	/* a node's number must fit its index slot: beyond, memory would have run out long ago */
-	if (c->n >= UINT32_MAX - 1 ||
-	    array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0) {
-		free(key);
-		free(path);
+	if (!ok || c->n >= UINT32_MAX - 1 ||
+	    array_grow((void **)&c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes)) < 0)
 		return -ENOMEM;
-	}
 	assert(in->origin); /* every entry says where it comes from (its messages name it) */
-	struct content_node *n = &c->nodes[c->n++];
-	*n = *in;
-	n->key = key;
-	n->path = path;
-	n->host_path = in->host_path ? strdup(in->host_path) : NULL;
-	/* a host file is named by its path: one copy serves both */
-	n->origin = in->origin == in->host_path && n->host_path ? n->host_path : strdup(in->origin);
-	n->link = in->link ? strdup(in->link) : NULL;
-	n->kids = 0;
+	c->nodes[c->n++] = n;
+	c->nodes[c->n - 1].kids = 0;
 	link_to_parent(c, c->n - 1, parent);
-	if (!n->origin || (in->host_path && !n->host_path) || (in->link && !n->link))
-		return -ENOMEM;
 	if (c->n * 2 > c->index_cap && index_grow(c) < 0)
 		return -ENOMEM;
-	index_put(c->index, c->index_cap, (uint32_t)c->n, hash(n->key));
+	index_put(c->index, c->index_cap, (uint32_t)c->n, hash(c->nodes[c->n - 1].key));
 	return 0;
 }
 
@@ -394,8 +412,6 @@ void content_shed(struct content *c, size_t i)
 	/* content_write_archive_data() finds a file from an archive by its path */
 	char *path = n->archive && !n->removed ? n->path : NULL;
 
-	if (path)
-		n->path = NULL;
 	node_release(n);
 	n->path = path;
 }
@@ -405,7 +421,10 @@ void content_drop_last(struct content *c)
 	free(c->index); /* the model can no longer be searched */
 	c->index = NULL;
 	c->index_cap = 0;
-	node_release(&c->nodes[--c->n]);
+	struct content_node *n = &c->nodes[--c->n];
+	if (n->key)
+		arena_pop_to(&c->arena, n->key); /* its strings, the newest of the arena */
+	node_release(n);
 	/* the array shrinks as it empties (each MiB), so that what takes its place need not
 	 * come on top of it */
 	if ((c->cap - c->n) * sizeof(*c->nodes) >= (1u << 20)) {
@@ -429,6 +448,7 @@ void content_release(struct content *c)
 	free(c->archives);
 	free(c->nodes);
 	free(c->index);
+	arena_free(&c->arena);
 	forget_last_folder(&c->last);
 	memset(c, 0, sizeof(*c));
 }
