@@ -717,11 +717,14 @@ int simg_plan_write(uint64_t image_size, uint32_t block_size, const struct simg_
 			  .blocks = image_size / block_size,
 			  .image_size = image_size };
 	size_t data_size = BUF < block_size ? block_size : BUF;
-	struct once x = {
-		.o = { .s = &s, .w = w, .d = d, .buf = malloc(BUF), .data = malloc(data_size) },
-		.pl = { .s = &s, .max_raw = (UINT32_MAX - SIMG_CHUNK_HEADER_SIZE) / block_size },
-		.data_size = data_size
-	};
+	struct once x = { .o = { .s = &s,
+				 .w = w,
+				 .d = d,
+				 .buf = malloc(BUF),
+				 .data = calloc(1, data_size) }, /* never read unset */
+			  .pl = { .s = &s,
+				  .max_raw = (UINT32_MAX - SIMG_CHUNK_HEADER_SIZE) / block_size },
+			  .data_size = data_size };
 	struct simg_range *v = NULL;
 	size_t m = 0;
 	int rc = w->sink ? -EINVAL : simg_size_problem(image_size, block_size, w->name, d);
