@@ -223,7 +223,9 @@ static int write_table(struct table_ctx *t, int fd, const uint8_t *mbr_types)
 		rc = add_all(t, mbr_types);
 	if (rc == 0 && (rc = fdisk_write_disklabel(t->cxt)) < 0)
 		rc = fdisk_fail(t, rc, "writing");
-	fdisk_deassign_device(t->cxt, 1);
+	/* not fdisk_deassign_device(): it fsync()s the descriptor it was given, a journal
+	 * commit of the image in the middle of its build that the fsync() before it is named
+	 * makes needless; fdisk_unref_context() lets go of it without that */
 	return rc;
 }
 
