@@ -2,8 +2,10 @@
 /* sparse: host file bytes into an image file, zeros left out (see sparse.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,45 +74,46 @@ static void write_behind(int dst, uint64_t start, uint64_t end)
 }
 
 /*
- * Copies the @len bytes at @from (relative to the copy's start) with copy_file_range(2): the
- * kernel copies page cache to page cache, where a write from a buffer copies from user
- * memory (3.9 GiB: 2.4 s of system time against 6.1 s). Returns the bytes copied; fewer
- * than @len when the kernel cannot (another file system, an old kernel, a source that
- * ends early): the caller writes the rest from its buffer.
+ * Makes [@from, @from + @len) of the destination share the source's blocks (FICLONERANGE,
+ * ioctl_ficlonerange(2)): a file system with reflinks (Btrfs, XFS) copies no byte. Returns
+ * whether it did; *@can is cleared where the file system cannot (ext4, another file system
+ * than the source's), so that the copy asks no more.
  */
-static size_t copy_in_kernel(const struct sparse_copy *c, uint64_t from, size_t len)
+static bool clone_range(const struct sparse_copy *c, uint64_t from, size_t len, bool *can)
 {
-	off64_t in = (off64_t)(c->src_off + from), out = (off64_t)(c->dst_off + from);
-	size_t done = 0;
+	struct file_clone_range r = { .src_fd = c->src,
+				      .src_offset = c->src_off + from,
+				      .src_length = len,
+				      .dest_offset = c->dst_off + from };
 
-	while (done < len) {
-		ssize_t n = copy_file_range(c->src, &in, c->dst, &out, len - done, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	return done;
+	if (ioctl(c->dst, FICLONERANGE, &r) == 0)
+		return true;
+	/* EINVAL: this range is not on the block grid, another one may be */
+	if (errno != EINVAL)
+		*can = false;
+	return false;
 }
 
 /*
  * Writes the blocks of c->buf, @len bytes of the source at @from, that are not all zero:
- * in the kernel while *@in_kernel holds, else (and from then on) from the buffer, which
- * holds the same bytes.
+ * shared with the source where the file system can, else from the buffer. The bytes were
+ * read to find the zeros, and a write from a buffer the cache still holds costs less than
+ * copy_file_range(2) copying them again from the page cache (1 GiB on ext4: 0.37 s of
+ * system time against 0.42 s).
  */
-static int put_data(const struct sparse_copy *c, uint64_t from, size_t len, bool *in_kernel,
+static int put_data(const struct sparse_copy *c, uint64_t from, size_t len, bool *can_clone,
 		    struct sparse_fault *fault)
 {
 	size_t pos = 0;
 
 	while (pos < len) {
 		pos += run_of(c->buf, len, pos, true);
-		size_t data = run_of(c->buf, len, pos, false), done = 0;
-		if (data && *in_kernel && (done = copy_in_kernel(c, from + pos, data)) < data)
-			*in_kernel = false;
-		int rc = write_all(c->dst, c->buf + pos + done, data - done,
-				   c->dst_off + from + pos + done, &fault->at);
+		size_t data = run_of(c->buf, len, pos, false);
+		if (data && *can_clone && clone_range(c, from + pos, data, can_clone)) {
+			pos += data;
+			continue;
+		}
+		int rc = write_all(c->dst, c->buf + pos, data, c->dst_off + from + pos, &fault->at);
 		if (rc < 0) {
 			fault->in_dst = true;
 			return rc;
@@ -122,7 +125,7 @@ static int put_data(const struct sparse_copy *c, uint64_t from, size_t len, bool
 
 /* Copies [@from, @from + @len) (relative to the copy's start), a data extent of the source;
  * stop() is asked after each chunk while the copy has bytes left past @from. */
-static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len, bool *in_kernel,
+static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len, bool *can_clone,
 		     struct sparse_fault *fault)
 {
 	uint64_t start = c->dst_off + from; /* the first byte not handed to write_behind() */
@@ -136,7 +139,7 @@ static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len, b
 			return -errno;
 		if (got == 0)
 			return -ENODATA; /* the file shrank while it was read */
-		int rc = put_data(c, from, (size_t)got, in_kernel, fault);
+		int rc = put_data(c, from, (size_t)got, can_clone, fault);
 		if (rc < 0)
 			return rc;
 		from += (uint64_t)got;
@@ -165,16 +168,16 @@ int sparse_copy(const struct sparse_copy *c, struct sparse_fault *fault)
 {
 	struct extent_walk w;
 	uint64_t start, end;
-	bool in_kernel = true;
+	bool can_clone = true;
 
 	*fault = (struct sparse_fault){ 0 };
 	/* one chunk is read whole, holes and all: the zeros the kernel gives for its holes are
 	 * left out like written ones, and two lseek() calls a file are saved */
 	if (c->len <= SPARSE_CHUNK)
-		return copy_data(c, 0, c->len, &in_kernel, fault);
+		return copy_data(c, 0, c->len, &can_clone, fault);
 	extent_start(&w, c->src, c->src_off, c->src_off + c->len);
 	while (extent_next(&w, &start, &end)) {
-		int rc = copy_data(c, start - c->src_off, end - start, &in_kernel, fault);
+		int rc = copy_data(c, start - c->src_off, end - start, &can_clone, fault);
 		if (rc < 0)
 			return rc;
 		if (end == c->src_off + c->len)

@@ -168,7 +168,7 @@ static int open_host_file(struct fat_copier *w, const struct fat_node *n)
 	return fd < 0 ? -errno : fd;
 }
 
-/* File data straight from its source fd to its clusters where the kernel can. */
+/* File data from its source fd to its clusters (common/sparse.h). */
 int fat_copier_file(struct fat_copier *w, const struct fat_node *n, uint64_t dst)
 {
 	int fd = n->src ? n->src->fd : -1, r;

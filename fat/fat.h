@@ -284,9 +284,9 @@ int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offs
  * @vol_offset: byte offset of the volume in @fd
  * @d:          messages
  *
- * Writes only what is not zero, each byte once, with pwrite; file data goes straight from
- * its source (copy_file_range when the source is an fd, else read/pwrite, leaving all-zero
- * blocks as holes). Directories are sorted by the UTF-8 bytes of their names, `first` nodes
+ * Writes only what is not zero, each byte once, with pwrite; file data goes from its source
+ * through one buffer (shared blocks where the file system can, FICLONERANGE), leaving
+ * all-zero blocks as holes. Directories are sorted by the UTF-8 bytes of their names, `first` nodes
  * first; clusters are given in that order, depth first, so every file is contiguous.
  * Names: a long-name (LFN) entry only when the name is not a plain 8.3 name (all-lower-case
  * base or extension use the NT case flags instead); short names follow Windows NT (basis,

@@ -122,8 +122,8 @@ static bool stop_pending(void *stop_signals)
 }
 
 /* The image's @size bytes from @in into @out (new: it reads as zeros), its holes and zero
- * blocks left out; in the kernel where it can (copy_file_range), through a buffer where not
- * (another file system). A stop signal of @stop ends it with -EINTR. */
+ * blocks left out (common/sparse.h: shared blocks where the file system can, else written
+ * from a buffer). A stop signal of @stop ends it with -EINTR. */
 static int copy_image(int in, int out, uint64_t size, const struct args *a, sigset_t *stop,
 		      struct diag *d)
 {
