@@ -717,11 +717,8 @@ int simg_plan_write(uint64_t image_size, uint32_t block_size, const struct simg_
 			  .blocks = image_size / block_size,
 			  .image_size = image_size };
 	size_t data_size = BUF < block_size ? block_size : BUF;
-	struct once x = { .o = { .s = &s,
-				 .w = w,
-				 .d = d,
-				 .buf = malloc(BUF),
-				 .data = calloc(1, data_size) }, /* never read unset */
+	uint8_t *buf = malloc(BUF), *data = calloc(1, data_size); /* data: never read unset */
+	struct once x = { .o = { .s = &s, .w = w, .d = d, .buf = buf, .data = data },
 			  .pl = { .s = &s,
 				  .max_raw = (UINT32_MAX - SIMG_CHUNK_HEADER_SIZE) / block_size },
 			  .data_size = data_size };
@@ -729,14 +726,13 @@ int simg_plan_write(uint64_t image_size, uint32_t block_size, const struct simg_
 	size_t m = 0;
 	int rc = w->sink ? -EINVAL : simg_size_problem(image_size, block_size, w->name, d);
 
-	if (rc == 0 &&
-	    (!x.o.buf || !x.o.data || block_ranges(ranges, n, block_size, s.blocks, &v, &m) < 0))
+	if (rc == 0 && (!buf || !data || block_ranges(ranges, n, block_size, s.blocks, &v, &m) < 0))
 		rc = diag_errno(d, -ENOMEM, "%s: out of memory", w->out_name);
 	if (rc == 0)
 		rc = once_write(&x, v, m);
 	free(v);
-	free(x.o.buf);
-	free(x.o.data);
+	free(buf);
+	free(data);
 	simg_release(&s);
 	return rc;
 }
