@@ -169,8 +169,9 @@ static int check_entry_name(const struct flash_checker *c, const struct cards_fi
 	short_name(e, raw);
 	if (!s->found)
 		return flash_refuse(c, what, "the volume has no file at this path");
-	uint64_t first = get_le16(e + 26) |
-			 (f->fat_type == (unsigned)FAT_32 ? get_le16(e + 20) << 16 : 0);
+	/* DIR_FstClusLO, and DIR_FstClusHI on FAT32 (fatgen103 §6) */
+	uint32_t first = get_le16(e + 26) |
+			 (f->fat_type == (unsigned)FAT_32 ? (uint32_t)get_le16(e + 20) << 16 : 0u);
 	if (strcmp(s->entry.short_name, raw) != 0 || s->entry.first_cluster != first ||
 	    s->entry.size != get_le32(e + 28))
 		return flash_refuse(c, what,
