@@ -9,6 +9,7 @@
 
 #include "common/array.h"
 #include "common/bytes.h"
+#include "common/path.h"
 #include "common/simg.h"
 #include "common/sparse.h"
 
@@ -59,24 +60,6 @@ void simg_get_chunk_header(const uint8_t in[SIMG_CHUNK_HEADER_SIZE], struct simg
 bool simg_is_sparse(const uint8_t *p, size_t n)
 {
 	return n >= 4 && get_le32(p) == SIMG_MAGIC;
-}
-
-/* Reads exactly @len bytes at @off; -EIO with errno, -ENODATA at the end of the file. */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		ssize_t r = pread(fd, p, len, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ENODATA;
-		p += r, off += (uint64_t)r, len -= (size_t)r;
-	}
-	return 0;
 }
 
 /* ---- the headers checked ---- */
@@ -169,7 +152,7 @@ static int read_chunk(struct walk *w, uint32_t number)
 	if (w->pos + hdr > w->file_size)
 		return diag_error(w->d, "%s: chunk %u of %u: the file ends inside its header",
 				  w->name, number, w->h->total_chunks);
-	rc = read_at(w->fd, raw, sizeof(raw), w->pos);
+	rc = path_pread_full(w->fd, raw, sizeof(raw), w->pos);
 	if (rc < 0)
 		return diag_errno(w->d, rc, "%s: %s", w->name, strerror(-rc));
 	simg_get_chunk_header(raw, &c);
@@ -199,7 +182,7 @@ static int read_chunk(struct walk *w, uint32_t number)
 				  (unsigned long long)(w->block + c.chunk_sz - 1),
 				  w->h->total_blks);
 	if (c.chunk_type == SIMG_CHUNK_FILL || c.chunk_type == SIMG_CHUNK_CRC32) {
-		rc = read_at(w->fd, word, sizeof(word), w->pos + hdr);
+		rc = path_pread_full(w->fd, word, sizeof(word), w->pos + hdr);
 		if (rc < 0)
 			return diag_errno(w->d, rc, "%s: %s", w->name, strerror(-rc));
 	}
@@ -231,7 +214,7 @@ int simg_read(int fd, uint64_t file_size, const char *name, struct simg *s, stru
 	*s = (struct simg){ 0 };
 	if (file_size < SIMG_FILE_HEADER_SIZE)
 		return diag_error(d, "%s: the sparse image ends inside its header", name);
-	rc = read_at(fd, raw, sizeof(raw), 0);
+	rc = path_pread_full(fd, raw, sizeof(raw), 0);
 	if (rc < 0)
 		return diag_errno(d, rc == -ENODATA ? -EINVAL : rc, "%s: %s", name,
 				  rc == -ENODATA ? "the file shrank" : strerror(-rc));
@@ -362,7 +345,7 @@ static int expand_raw(struct expand *e, const struct simg_chunk *c)
 
 	while (len) {
 		size_t n = len < COPY_BUF ? (size_t)len : COPY_BUF;
-		int rc = read_at(e->fd, e->buf, n, off);
+		int rc = path_pread_full(e->fd, e->buf, n, off);
 		if (rc == -ENODATA)
 			return diag_error(e->d, "%s: the file shrank while it was read", e->name);
 		if (rc < 0)

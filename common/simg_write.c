@@ -321,13 +321,10 @@ static void write_behind(struct out *o, uint64_t len)
 	o->behind = o->written;
 }
 
-static int flush(struct out *o)
+/* @len bytes at @p written to the file, through short writes and EINTR, their writeback
+ * started as they go (write_behind()). */
+static int write_out(struct out *o, const uint8_t *p, size_t len)
 {
-	const uint8_t *p = o->buf;
-	size_t len = o->len;
-
-	if (o->w->sink && len)
-		o->w->sink(o->w->sink_ctx, p, len);
 	while (len) {
 		ssize_t k = write(o->w->out, p, len);
 		if (k < 0 && errno == EINTR)
@@ -340,6 +337,17 @@ static int flush(struct out *o)
 		len -= (size_t)k;
 		write_behind(o, (uint64_t)k);
 	}
+	return 0;
+}
+
+static int flush(struct out *o)
+{
+	int rc;
+
+	if (o->w->sink && o->len)
+		o->w->sink(o->w->sink_ctx, o->buf, o->len);
+	if ((rc = write_out(o, o->buf, o->len)) < 0)
+		return rc;
 	o->len = 0;
 	if (o->w->stop && o->w->stop(o->w->stop_ctx))
 		return -EINTR;
@@ -562,18 +570,8 @@ static int write_run(struct once *x)
 
 	if (o->w->crc && len)
 		o->crc = (uint32_t)crc32(o->crc, p, (uInt)len);
-	while (rc == 0 && len) {
-		ssize_t k = write(o->w->out, p, len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			int e = k < 0 ? errno : EIO;
-			return diag_errno(o->d, -e, "%s: %s", o->w->out_name, strerror(e));
-		}
-		p += k;
-		len -= (size_t)k;
-		write_behind(o, (uint64_t)k);
-	}
+	if (rc == 0)
+		rc = write_out(o, p, len);
 	x->run_len = 0;
 	return rc;
 }
