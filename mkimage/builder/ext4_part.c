@@ -509,6 +509,15 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 		diag_take(b->d, &scratch);
 	diag_release(&scratch);
 	params.measure = false;
+	/* a set count is kept: a larger volume would round its inode tables up to hold them,
+	 * a silent fix-up of a size no one asked for */
+	if (rc == 0 && p->ext4.inodes_set && need.reserved_inodes + need.inodes > p->ext4.inodes)
+		rc = diag_error(b->d,
+				"%s:%d: partition '%s': its files take %" PRIu64
+				" inodes, more than inodes = %" PRIu64 " (raise it, or leave it "
+				"out: size = auto then counts them)",
+				p->ext4.loc.file, p->ext4.loc.line, p->name,
+				need.reserved_inodes + need.inodes, p->ext4.inodes);
 	if (rc == 0 && own_inodes) {
 		params.inodes = inodes_for(p, need.reserved_inodes, need.inodes);
 		b->parts[i].ext4_inodes = params.inodes;

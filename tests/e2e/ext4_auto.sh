@@ -80,3 +80,21 @@ done
 mkdir all
 mv small big htree links xattrs all/
 auto_fits all
+
+# A set inode count is kept: files that take more stop the build with the ext4 section's
+# line (a larger volume would round its inode tables up to hold them: no silent growth)
+mkdir few
+i=0
+while [ $i -lt 300 ]; do
+    printf '%d\n' $i >"few/f$i"
+    i=$((i + 1))
+done
+build_refused few "few.layout:3: partition 'p': its files take 311 inodes, more than inodes = 100" <<'LAYOUT'
+image { table = none }
+partition p { type = ext4 size = auto
+    ext4 { inodes = 100 }
+    tree "/" { from = "few" } }
+LAYOUT
+sed -i 's/inodes = 100/inodes = 400/' few.layout
+"$SDIMG" build -q -o few.img few.layout || fail "inodes = 400 for 311 files: refused"
+e2fsck -fn few.img >/dev/null 2>&1 || fail "e2fsck -fn few.img"
