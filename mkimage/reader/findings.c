@@ -237,19 +237,31 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			  p->number, (unsigned long long)p->start, g, (unsigned long long)unit);
 	/* sdimg's default (data-align = the partition's align) keeps the heap on the erase-block
 	 * grid; the larger unit of an SDXC capacity takes exfat { sd-format } or data-align */
-	if (heap % unit)
-		rc |= add(f, "warning", "heap-misaligned", p->number,
-			  "the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
-			  "the %s grid%s: %s",
-			  (unsigned long long)heap, (unsigned long long)(heap % unit), g,
-			  sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "",
-			  heap % eb
-				  ? "every cluster straddles erase blocks; sdimg puts the heap on "
-				    "the erase-block grid by default"
-				  : "exfat { sd-format = true } lays the card out on it, as "
-				    "the SD formatter does (or align and data-align of the "
-				    "unit)");
-	return rc;
+	if (heap % unit == 0)
+		return rc;
+	/* sd-format lays out a card of one partition: with others, the keys of the unit */
+	size_t parts = 0;
+	for (size_t n = 0; n < k->n_parts; n++)
+		parts += k->parts[n].size != 0;
+	char fix[160], key[32];
+	units_layout(unit, key, sizeof(key));
+	if (heap % eb)
+		snprintf(fix, sizeof(fix),
+			 "every cluster straddles erase blocks; sdimg puts the "
+			 "heap on the erase-block grid by default");
+	else if (parts <= 1)
+		snprintf(fix, sizeof(fix),
+			 "exfat { sd-format = true } lays the card out on it, "
+			 "as the SD formatter does (or align and data-align = %s)",
+			 key);
+	else
+		snprintf(fix, sizeof(fix), "align = %s and exfat { data-align = %s } put it there",
+			 key, key);
+	return rc | add(f, "warning", "heap-misaligned", p->number,
+			"the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
+			"the %s grid%s: %s",
+			(unsigned long long)heap, (unsigned long long)(heap % unit), g,
+			sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "", fix);
 }
 
 static int check_exfat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,

@@ -87,3 +87,17 @@ done
 # the space around them is free: before partition 5 and before partition 6
 jq -e '[.free[] | [.start, .size]] | index([[8389120, 2096640]]) and index([[15729152, 1048064]])' \
     out.txt >/dev/null || fail "free ranges: $(jq -c .free out.txt)"
+
+# The exFAT heap's advice on an SDXC card of two partitions names keys that put the heap on
+# the allocation unit (exfat { sd-format } lays out a card of one partition only)
+printf 'image { size = 64G }\npartition a { type = fat32 size = 100M }\npartition x { type = exfat size = grow exfat { data-align = 4M } }\n' >heap.layout
+expect_status 0 "$SDIMG" build -q -o heap.img heap.layout
+advice=$(message heap.img 2 heap-misaligned)
+case $advice in
+    *"align = 16M and exfat { data-align = 16M } put it there"*) ;;
+    *) fail "heap advice on a card of two partitions: $advice" ;;
+esac
+sed 's/data-align = 4M/data-align = 16M/; s/partition x { /partition x { align = 16M /' heap.layout >heap2.layout
+expect_status 0 "$SDIMG" build -q -o heap2.img heap2.layout
+[ -z "$(message heap2.img 2 heap-misaligned)" ] || fail "the heap advice, followed, still draws the finding"
+rm -f heap.img heap2.img
