@@ -76,13 +76,13 @@ expect_stderr "./r.bin: changed while the image was built"
 
 # ext4: a folder's file grown, replaced by other bytes of the same size, or written to while
 # it is read, after the walk listed it (it was cut to its listed size, or its new bytes taken
-# silently). The build is held at its first lseek: the search of a.f's data, after a.f was
-# opened and checked and before it is read; b.f is opened and checked after that.
+# silently). The build is held at its first read of a.f (strace -P), after a.f was opened
+# and checked; b.f is opened and checked after that.
 mkdir -p e && printf AAAA >e/a.f && printf BBBB >e/b.f
 printf 'image { table = none }\npartition p { type = ext4 size = 8M tree "/" { from = "e" } }\n' >ext4.layout
 ext4_held() {
-    (rc=0; strace -f -o /dev/null -e inject=lseek:delay_exit=3000000:when=1 "$REAL" build -q \
-        -o x.img ext4.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
+    (rc=0; strace -f -o /dev/null -P "$PWD/e/a.f" -e inject=pread64:delay_exit=3000000:when=1 \
+        "$REAL" build -q -o x.img ext4.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
     sleep 1.5
     sh -c "$1"
     wait
