@@ -478,12 +478,10 @@ static uint32_t piece_chunks(const struct simg *s, const struct simg_piece *p, b
 	return (uint32_t)(n + (block < s->blocks));
 }
 
-static int write_piece(struct out *o, const struct simg_piece *p)
+/* The file header of the piece @p of @s: a sparse image of the whole device. */
+static void piece_header(uint8_t h[SIMG_FILE_HEADER_SIZE], const struct simg *s,
+			 const struct simg_piece *p, bool crc)
 {
-	const struct simg *s = o->s;
-	uint8_t h[SIMG_FILE_HEADER_SIZE];
-	int rc;
-
 	simg_put_file_header(h, &(struct simg_file_header){
 					.magic = SIMG_MAGIC,
 					.major_version = SIMG_MAJOR,
@@ -492,8 +490,17 @@ static int write_piece(struct out *o, const struct simg_piece *p)
 					.chunk_hdr_sz = SIMG_CHUNK_HEADER_SIZE,
 					.blk_sz = s->block_size,
 					.total_blks = (uint32_t)s->blocks,
-					.total_chunks = piece_chunks(s, p, o->w->crc),
+					.total_chunks = piece_chunks(s, p, crc),
 				});
+}
+
+static int write_piece(struct out *o, const struct simg_piece *p)
+{
+	const struct simg *s = o->s;
+	uint8_t h[SIMG_FILE_HEADER_SIZE];
+	int rc;
+
+	piece_header(h, s, p, o->w->crc);
 	rc = emit(o, h, sizeof(h));
 	for (size_t i = p->first; rc == 0 && !p->empty && i <= p->last; i++) {
 		const struct simg_chunk *c = &s->chunks[i];
@@ -671,16 +678,7 @@ static int once_header(struct once *x)
 					     .first_from = s->chunks[0].block,
 					     .last_to = s->chunks[s->n - 1].block +
 							s->chunks[s->n - 1].blocks };
-	simg_put_file_header(h, &(struct simg_file_header){
-					.magic = SIMG_MAGIC,
-					.major_version = SIMG_MAJOR,
-					.minor_version = SIMG_MINOR,
-					.file_hdr_sz = SIMG_FILE_HEADER_SIZE,
-					.chunk_hdr_sz = SIMG_CHUNK_HEADER_SIZE,
-					.blk_sz = s->block_size,
-					.total_blks = (uint32_t)s->blocks,
-					.total_chunks = piece_chunks(s, &whole, x->o.w->crc),
-				});
+	piece_header(h, s, &whole, x->o.w->crc);
 	return patch(&x->o, 0, h, sizeof(h));
 }
 
