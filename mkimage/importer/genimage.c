@@ -9,7 +9,6 @@
  * image (a NOR flash's: partitions one after the other, the bytes they leave 0xff) becomes
  * raw regions with `fill-byte = 0xff`, byte for byte genimage's file.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,48 +16,10 @@
 #include <sys/stat.h>
 
 #include "common/path.h"
-#include "mkimage/importer/gcfg.h"
-#include "mkimage/importer/importer.h"
+#include "mkimage/importer/genimage.h"
 
-#define SECTOR 512u
-#define GPT_ARRAY_BYTES (128u * 128u)
-#define GPT_BACKUP_BYTES (GPT_ARRAY_BYTES + SECTOR)
-#define MAX_PARTS 128
-
-enum table_kind { TABLE_MBR, TABLE_GPT, TABLE_HYBRID, TABLE_NONE };
-
-/* One partition of the hdimage with genimage's placement of it. */
-struct gpart {
-	const struct gcfg_node *n;
-	const struct gcfg_node *child; /* the config's image it names, or NULL */
-	const char *child_type;        /* that image's type section ("vfat", ...) */
-	const char *image;             /* the `image` key, or NULL */
-	bool in_table;
-	bool fill;       /* `fill`: the image, then zeros to the partition's end */
-	bool sparse;     /* `sparse = false`: the image's zeros are written too */
-	char holes[256]; /* sdimg's `holes` for genimage's, or "" */
-	bool logical;
-	bool fixed_off_grid; /* in the table at the config's `offset`, off the 4 MiB grid */
-	uint64_t offset, size, align;
-};
-
-struct gimport {
-	const char *path;
-	const struct import_options *o;
-	struct diag *d;
-	const struct gcfg_node *root, *hd_image, *hd;
-	enum table_kind table;
-	uint64_t align, image_size, gpt_location;
-	uint64_t data_end; /* the end of the last image written: where genimage's file ends */
-	unsigned extended; /* MBR: the entry of the extended partition, or 0 */
-	bool fill;         /* hdimage's `fill`: the file is as long as the image */
-	unsigned entries;  /* partitions in the table so far */
-	struct gpart parts[MAX_PARTS];
-	size_t n_parts;
-	bool off_grid;
-};
-
-static int at(struct gimport *g, const struct gcfg_node *n, const char *fmt, const char *what)
+int import_genimage_at(struct gimport *g, const struct gcfg_node *n, const char *fmt,
+		       const char *what)
 {
 	char msg[512];
 
@@ -67,7 +28,7 @@ static int at(struct gimport *g, const struct gcfg_node *n, const char *fmt, con
 }
 
 /* The type section of image @img (hdimage, vfat, ext4, ...), or NULL. */
-static const struct gcfg_node *image_type(const struct gcfg_node *img)
+const struct gcfg_node *import_genimage_image_type(const struct gcfg_node *img)
 {
 	for (size_t i = 0; i < img->n_kids; i++)
 		if (img->kids[i].section && strcmp(img->kids[i].name, "partition") &&
@@ -76,7 +37,7 @@ static const struct gcfg_node *image_type(const struct gcfg_node *img)
 	return NULL;
 }
 
-static const struct gcfg_node *find_image(const struct gcfg_node *root, const char *name)
+const struct gcfg_node *import_genimage_find_image(const struct gcfg_node *root, const char *name)
 {
 	for (size_t i = 0; i < root->n_kids; i++) {
 		const struct gcfg_node *k = &root->kids[i];
@@ -96,7 +57,7 @@ static int pick_hdimage(struct gimport *g)
 		const struct gcfg_node *t;
 		if (!k->section || strcmp(k->name, "image") || !k->title)
 			continue;
-		t = image_type(k);
+		t = import_genimage_image_type(k);
 		if (!t || (strcmp(t->name, "hdimage") && strcmp(t->name, "flash")))
 			continue;
 		if (g->o->image && strcmp(g->o->image, k->title))
@@ -115,7 +76,8 @@ static int pick_hdimage(struct gimport *g)
 	return diag_error(g->d, "%s: %zu hdimage images: choose one with --image NAME", g->path, n);
 }
 
-static int key_size(struct gimport *g, const struct gcfg_node *s, const char *key, uint64_t *ret)
+int import_genimage_key_size(struct gimport *g, const struct gcfg_node *s, const char *key,
+			     uint64_t *ret)
 {
 	const struct gcfg_node *k = import_gcfg_key(s, key);
 
@@ -128,8 +90,8 @@ static int key_size(struct gimport *g, const struct gcfg_node *s, const char *ke
 	return 0;
 }
 
-static int key_bool(struct gimport *g, const struct gcfg_node *s, const char *key, bool dflt,
-		    bool *ret)
+int import_genimage_key_bool(struct gimport *g, const struct gcfg_node *s, const char *key,
+			     bool dflt, bool *ret)
 {
 	const struct gcfg_node *k = import_gcfg_key(s, key);
 
@@ -153,12 +115,14 @@ static int read_table_kind(struct gimport *g)
 				g->table = (enum table_kind)i;
 				return 0;
 			}
-		return at(g, import_gcfg_key(g->hd, "partition-table-type"),
-			  "partition-table-type: '%s' is none of mbr, gpt, hybrid, none", t);
+		return import_genimage_at(g, import_gcfg_key(g->hd, "partition-table-type"),
+					  "partition-table-type: '%s' is none of mbr, gpt, hybrid, "
+					  "none",
+					  t);
 	}
 	/* genimage's older spellings */
-	if ((r = key_bool(g, g->hd, "gpt", false, &gpt)) ||
-	    (r = key_bool(g, g->hd, "partition-table", true, &table)))
+	if ((r = import_genimage_key_bool(g, g->hd, "gpt", false, &gpt)) ||
+	    (r = import_genimage_key_bool(g, g->hd, "partition-table", true, &table)))
 		return r;
 	g->table = !table ? TABLE_NONE : gpt ? TABLE_GPT : TABLE_MBR;
 	return 0;
@@ -170,8 +134,8 @@ static int read_table_kind(struct gimport *g)
  * one a genimage does not know is refused all the same. Sections other than @section
  * (NULL: none) are refused too.
  */
-static int only_keys(struct gimport *g, const struct gcfg_node *s, const char *const *known,
-		     const char *section, const char *what)
+int import_genimage_only_keys(struct gimport *g, const struct gcfg_node *s,
+			      const char *const *known, const char *section, const char *what)
 {
 	for (size_t i = 0; i < s->n_kids; i++) {
 		const struct gcfg_node *k = &s->kids[i];
@@ -202,32 +166,38 @@ static int read_hdimage(struct gimport *g)
 	static const char *const image_keys[] = { "size", NULL };
 	int r;
 
-	if ((r = read_table_kind(g)) || (r = key_size(g, g->hd, "align", &g->align)) ||
-	    (r = key_size(g, g->hd, "gpt-location", &g->gpt_location)) ||
-	    (r = key_size(g, g->hd_image, "size", &g->image_size)) ||
-	    (r = key_bool(g, g->hd, "fill", false, &g->fill)))
+	if ((r = read_table_kind(g)) ||
+	    (r = import_genimage_key_size(g, g->hd, "align", &g->align)) ||
+	    (r = import_genimage_key_size(g, g->hd, "gpt-location", &g->gpt_location)) ||
+	    (r = import_genimage_key_size(g, g->hd_image, "size", &g->image_size)) ||
+	    (r = import_genimage_key_bool(g, g->hd, "fill", false, &g->fill)))
 		return r;
-	if ((r = only_keys(g, g->hd, hd_keys, NULL, "hdimage")) ||
-	    (r = only_keys(g, g->hd_image, image_keys, "partition", g->hd_image->title)))
+	if ((r = import_genimage_only_keys(g, g->hd, hd_keys, NULL, "hdimage")) ||
+	    (r = import_genimage_only_keys(g, g->hd_image, image_keys, "partition",
+					   g->hd_image->title)))
 		return r;
 	if (g->table == TABLE_HYBRID)
-		return at(g, g->hd,
-			  "hdimage: partition-table-type = hybrid cannot be imported: genimage's "
-			  "0xEE entry covers only the GPT header and entries, sdimg's reaches the "
-			  "first mirrored partition; by hand, table = hybrid with hybrid-ee = last "
-			  "puts it after the mirrored entries as genimage does%s",
-			  NULL);
+		return import_genimage_at(g, g->hd,
+					  "hdimage: partition-table-type = hybrid cannot be "
+					  "imported: genimage's "
+					  "0xEE entry covers only the GPT header and entries, "
+					  "sdimg's reaches the "
+					  "first mirrored partition; by hand, table = hybrid with "
+					  "hybrid-ee = last "
+					  "puts it after the mirrored entries as genimage does%s",
+					  NULL);
 	if (!g->align)
 		g->align = g->table == TABLE_NONE ? 1 : SECTOR;
 	if (g->table != TABLE_NONE && g->align % SECTOR)
-		return at(g, g->hd, "hdimage: align must be a multiple of 512 bytes%s", NULL);
+		return import_genimage_at(g, g->hd,
+					  "hdimage: align must be a multiple of 512 bytes%s", NULL);
 	if (!g->gpt_location)
 		g->gpt_location = 2 * SECTOR;
 	return 0;
 }
 
 /* The size of input file @name: found in the input folders (else the config's folder). */
-static int input_size(struct gimport *g, const char *name, uint64_t *ret, bool *is_dir)
+int import_genimage_input_size(struct gimport *g, const char *name, uint64_t *ret, bool *is_dir)
 {
 	const char *const *dirs = g->o->input_dirs;
 	size_t n = g->o->n_input_dirs;
@@ -265,7 +235,7 @@ static int input_size(struct gimport *g, const char *name, uint64_t *ret, bool *
 	return found;
 }
 
-static uint64_t round_up(uint64_t v, uint64_t a)
+uint64_t import_genimage_round_up(uint64_t v, uint64_t a)
 {
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
@@ -276,21 +246,24 @@ static int content_size(struct gimport *g, struct gpart *p, uint64_t *ret)
 	int r;
 
 	if (p->child) {
-		if ((r = key_size(g, p->child, "size", ret)))
+		if ((r = import_genimage_key_size(g, p->child, "size", ret)))
 			return r;
 		if (*ret)
 			return 0;
-		return at(g, p->child,
-			  "image '%s': its size is not set, and the import cannot know the "
-			  "size genimage will give it: set `size`",
-			  p->child->title);
+		return import_genimage_at(g, p->child,
+					  "image '%s': its size is not set, and the import cannot "
+					  "know the "
+					  "size genimage will give it: set `size`",
+					  p->child->title);
 	}
-	r = input_size(g, p->image, ret, NULL);
+	r = import_genimage_input_size(g, p->image, ret, NULL);
 	if (r == -ENOENT)
-		return at(g, p->n,
-			  "image '%s' is not there: the import needs its size to place the "
-			  "partitions as genimage does (give its folder with -I DIR)",
-			  p->image);
+		return import_genimage_at(g, p->n,
+					  "image '%s' is not there: the import needs its size to "
+					  "place the "
+					  "partitions as genimage does (give its folder with -I "
+					  "DIR)",
+					  p->image);
 	return r;
 }
 
@@ -308,11 +281,12 @@ static int read_holes(struct gimport *g, const struct gcfg_node *n, struct gpart
 		if (sscanf(k->values[i], " (%31[^;]; %31[^)]%c", a, b, &close) != 3 ||
 		    close != ')' || import_gcfg_size(a, &start) || import_gcfg_size(b, &end) ||
 		    end <= start)
-			return at(g, k, "holes: '%s' is no \"(START; END)\"", k->values[i]);
+			return import_genimage_at(g, k, "holes: '%s' is no \"(START; END)\"",
+						  k->values[i]);
 		w = snprintf(p->holes + used, sizeof(p->holes) - used, "%s%" PRIu64 "-%" PRIu64,
 			     used ? ", " : "", start, end);
 		if (w < 0 || (size_t)w >= sizeof(p->holes) - used)
-			return at(g, k, "holes: too many ranges%s", NULL);
+			return import_genimage_at(g, k, "holes: too many ranges%s", NULL);
 		used += (size_t)w;
 	}
 	return 0;
@@ -334,13 +308,13 @@ static int count_entries(struct gimport *g)
 		int r;
 		if (!s->section || strcmp(s->name, "partition"))
 			continue;
-		if ((r = key_bool(g, s, "in-partition-table", true, &in)))
+		if ((r = import_genimage_key_bool(g, s, "in-partition-table", true, &in)))
 			return r;
 		n += in;
 	}
 	if (k && (k->n_values != 1 || import_gcfg_size(k->values[0], &v) || v > 4))
-		return at(g, k, "extended-partition: '%s' is no entry 0 to 4",
-			  k->n_values ? k->values[0] : "");
+		return import_genimage_at(g, k, "extended-partition: '%s' is no entry 0 to 4",
+					  k->n_values ? k->values[0] : "");
 	if (g->table != TABLE_MBR)
 		return 0;
 	g->extended = v ? (unsigned)v : n > 4 ? 4 : 0;
@@ -361,24 +335,27 @@ static int place_logical(struct gimport *g, const struct gcfg_node *n, struct gp
 	if (!p->in_table)
 		return 0;
 	g->entries++;
-	if ((r = key_bool(g, n, "forced-primary", false, &primary)))
+	if ((r = import_genimage_key_bool(g, n, "forced-primary", false, &primary)))
 		return r;
 	p->logical = g->extended && g->entries >= g->extended && !primary;
 	if (!p->logical)
 		return 0;
 	if (g->align != SECTOR)
-		return at(g, n,
-			  "partition '%s': a logical partition with an align of more than 512: "
-			  "genimage's EBR would not be the sector before it, sdimg's is",
-			  n->title);
+		return import_genimage_at(g, n,
+					  "partition '%s': a logical partition with an align of "
+					  "more than 512: "
+					  "genimage's EBR would not be the sector before it, "
+					  "sdimg's is",
+					  n->title);
 	if (import_gcfg_key(n, "offset"))
-		return at(g, n,
-			  "partition '%s': a logical partition with an offset cannot be "
-			  "imported",
-			  n->title);
+		return import_genimage_at(g, n,
+					  "partition '%s': a logical partition with an offset "
+					  "cannot be "
+					  "imported",
+					  n->title);
 	if (*now == 0)
 		*now = SECTOR;
-	*now = round_up(*now, g->align) + g->align;
+	*now = import_genimage_round_up(*now, g->align) + g->align;
 	return 0;
 }
 
@@ -403,53 +380,60 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 	int r;
 
 	if (g->n_parts == MAX_PARTS)
-		return at(g, n, "more than 128 partitions%s", NULL);
+		return import_genimage_at(g, n, "more than 128 partitions%s", NULL);
 	p = &g->parts[g->n_parts++];
 	memset(p, 0, sizeof(*p));
 	p->n = n;
 	if (!n->title)
-		return at(g, n, "a partition without a name%s", NULL);
-	if ((r = only_keys(g, n, known, NULL, n->title)) ||
-	    (r = key_bool(g, n, "in-partition-table", true, &p->in_table)) ||
-	    (r = key_size(g, n, "offset", &p->offset)) || (r = key_size(g, n, "size", &p->size)) ||
-	    (r = key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)) ||
-	    (r = key_bool(g, n, "fill", false, &p->fill)) ||
-	    (r = key_bool(g, n, "sparse", true, &p->sparse)))
+		return import_genimage_at(g, n, "a partition without a name%s", NULL);
+	if ((r = import_genimage_only_keys(g, n, known, NULL, n->title)) ||
+	    (r = import_genimage_key_bool(g, n, "in-partition-table", true, &p->in_table)) ||
+	    (r = import_genimage_key_size(g, n, "offset", &p->offset)) ||
+	    (r = import_genimage_key_size(g, n, "size", &p->size)) ||
+	    (r = import_genimage_key_size(g, n, "align", &p->align)) || (r = read_holes(g, n, p)) ||
+	    (r = import_genimage_key_bool(g, n, "fill", false, &p->fill)) ||
+	    (r = import_genimage_key_bool(g, n, "sparse", true, &p->sparse)))
 		return r;
 	if (g->table == TABLE_NONE)
 		p->in_table = false;
 	if (!p->align)
 		p->align = p->in_table || g->table == TABLE_NONE ? g->align : 1;
 	if (p->in_table && p->align % g->align)
-		return at(g, n, "partition '%s': align is no multiple of the hdimage's", n->title);
+		return import_genimage_at(g, n,
+					  "partition '%s': align is no multiple of the hdimage's",
+					  n->title);
 	p->image = import_gcfg_str(n, "image");
 	if (p->image) {
-		p->child = find_image(g->root, p->image);
-		const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
+		p->child = import_genimage_find_image(g->root, p->image);
+		const struct gcfg_node *t = p->child ? import_genimage_image_type(p->child) : NULL;
 		p->child_type = t ? t->name : NULL;
 	}
 	if ((r = place_logical(g, n, p, now)))
 		return r;
 	if (!import_gcfg_key(n, "offset") || (p->in_table && !p->offset)) {
 		if (!p->in_table && g->table != TABLE_NONE)
-			return at(g, n,
-				  "partition '%s': outside the table without an offset (genimage "
-				  "puts it at 0, over the partition table)",
-				  n->title);
+			return import_genimage_at(g, n,
+						  "partition '%s': outside the table without an "
+						  "offset (genimage "
+						  "puts it at 0, over the partition table)",
+						  n->title);
 		if (*now == 0 && g->table != TABLE_NONE)
 			*now = g->table == TABLE_MBR ? SECTOR : g->gpt_location + GPT_ARRAY_BYTES;
-		p->offset = round_up(*now, p->align);
+		p->offset = import_genimage_round_up(*now, p->align);
 	} else if (p->in_table && p->offset < *now) {
-		return at(g, n, "partition '%s' overlaps the partition before it", n->title);
+		return import_genimage_at(g, n, "partition '%s' overlaps the partition before it",
+					  n->title);
 	}
 	bool autoresize;
-	if ((r = key_bool(g, n, "autoresize", false, &autoresize)))
+	if ((r = import_genimage_key_bool(g, n, "autoresize", false, &autoresize)))
 		return r;
 	if (autoresize) {
 		uint64_t end = g->image_size - (g->table == TABLE_GPT ? GPT_BACKUP_BYTES : 0);
 		if (!g->image_size || end <= p->offset)
-			return at(g, n, "partition '%s': autoresize needs the image's size",
-				  n->title);
+			return import_genimage_at(g, n,
+						  "partition '%s': autoresize needs the image's "
+						  "size",
+						  n->title);
 		/* genimage rounds the rest down to the partition's alignment */
 		p->size = (end - p->offset) / p->align * p->align;
 	}
@@ -463,13 +447,15 @@ static int read_part(struct gimport *g, const struct gcfg_node *n, uint64_t *now
 		uint64_t c;
 		if ((r = content_size(g, p, &c)))
 			return r;
-		p->size = p->in_table ? round_up(c, p->align) : c;
+		p->size = p->in_table ? import_genimage_round_up(c, p->align) : c;
 	}
 	if (!p->size)
-		return at(g, n, "partition '%s': its size is zero", n->title);
+		return import_genimage_at(g, n, "partition '%s': its size is zero", n->title);
 	if (p->in_table && (p->offset % SECTOR || p->size % SECTOR))
-		return at(g, n, "partition '%s': its start and size must be whole sectors",
-			  n->title);
+		return import_genimage_at(g, n,
+					  "partition '%s': its start and size must be whole "
+					  "sectors",
+					  n->title);
 	/* an offset the config gives off the grid is the board's (a boot ROM reads a loader
 	 * there): acknowledged, it stays; the others follow genimage's placement and can move */
 	if (p->in_table && p->offset % IMPORT_SD_GRID && import_gcfg_key(n, "offset"))
@@ -496,108 +482,16 @@ static int read_parts(struct gimport *g)
 	if (r)
 		return r;
 	if (g->table == TABLE_GPT && !g->image_size)
-		g->image_size = round_up(now + GPT_BACKUP_BYTES, 4096);
+		g->image_size = import_genimage_round_up(now + GPT_BACKUP_BYTES, 4096);
 	/* without a table, genimage's file ends with the last bytes it copied, or with the
 	 * last region when the hdimage has `fill` */
 	if (g->table == TABLE_NONE && !g->image_size)
 		g->image_size = g->fill ? now : g->data_end;
 	if (g->image_size && g->image_size < now && import_gcfg_key(g->hd_image, "size"))
-		return at(g, g->hd_image, "image '%s': the partitions exceed its size",
-			  g->hd_image->title);
+		return import_genimage_at(g, g->hd_image,
+					  "image '%s': the partitions exceed its size",
+					  g->hd_image->title);
 	return 0;
-}
-
-/* ---- writing the layout */
-
-static void put_quoted(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\' || *s == '$')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-/* A section's name: as it is when it is a plain word of letters, digits, '_', '-' and '.',
- * else quoted (genimage takes any string: "boot part"). */
-static void put_name(FILE *out, const char *s)
-{
-	bool plain = *s != '\0';
-
-	for (const char *c = s; *c && plain; c++)
-		plain = isalnum((unsigned char)*c) || strchr("_-.", *c);
-	if (plain)
-		fputs(s, out);
-	else
-		put_quoted(out, s);
-}
-
-/* genimage's partition-type-uuid shortcuts and names as sdimg's GPT type words. */
-static const char *gpt_type_word(const char *v, char *buf, size_t n)
-{
-	static const char *const same[][2] = {
-		{ "L", "linux" },
-		{ "S", "swap" },
-		{ "H", "linux-home" },
-		{ "U", "esp" },
-		{ "V", "lvm" },
-		{ "R", "raid" },
-		{ "F", "msdata" },
-		{ "esp", "esp" },
-		{ "uefi", "esp" },
-		{ "linux", "linux" },
-		{ "swap", "swap" },
-		{ "home", "linux-home" },
-		{ "xbootldr", "xbootldr" },
-		{ "srv", "linux-srv" },
-		{ "var", "linux-var" },
-		{ "tmp", "linux-var-tmp" },
-	};
-	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
-		if (!strcmp(v, same[i][0]))
-			return same[i][1];
-	if (!strncmp(v, "root-", 5) || !strncmp(v, "usr-", 4)) {
-		snprintf(buf, n, "linux-%s", v);
-		return buf;
-	}
-	return v;
-}
-
-static void put_files(FILE *out, struct gimport *g, const struct gcfg_node *vfat)
-{
-	for (size_t i = 0; i < vfat->n_kids; i++) {
-		const struct gcfg_node *k = &vfat->kids[i];
-		if (!k->section && !strcmp(k->name, "files")) {
-			for (size_t j = 0; j < k->n_values; j++) {
-				const char *v = k->values[j], *base = strrchr(v, '/');
-				uint64_t sz;
-				bool dir = false;
-				base = base && base[1] ? base + 1 : v;
-				if (input_size(g, v, &sz, &dir) == 0 && dir) {
-					fprintf(out, "    tree \"/%s\" { from = ", base);
-					char *slash = path_join(v, "");
-					put_quoted(out, slash ? slash : v);
-					free(slash);
-				} else {
-					fprintf(out, "    file \"/%s\" { from = ", base);
-					put_quoted(out, v);
-				}
-				fprintf(out, " }\n");
-			}
-		} else if (k->section && !strcmp(k->name, "file") && k->title) {
-			const char *img = import_gcfg_str(k, "image");
-			uint64_t sz;
-			bool dir = false;
-			if (!img)
-				continue;
-			dir = input_size(g, img, &sz, &dir) == 0 && dir;
-			fprintf(out, "    %s \"/%s\" { from = ", dir ? "tree" : "file", k->title);
-			put_quoted(out, img);
-			fprintf(out, " }\n");
-		}
-	}
 }
 
 /* Checks what a vfat image holds: its `files`, `file NAME { image }` and `label`. */
@@ -608,147 +502,9 @@ static int check_vfat(struct gimport *g, const struct gcfg_node *vfat)
 		if (k->section ? strcmp(k->name, "file") || !import_gcfg_str(k, "image")
 			       : strcmp(k->name, "files") && strcmp(k->name, "label") &&
 					 strcmp(k->name, "extraargs"))
-			return at(g, k, "vfat: '%s' cannot be imported", k->name);
+			return import_genimage_at(g, k, "vfat: '%s' cannot be imported", k->name);
 	}
 	return 0;
-}
-
-/* genimage's `fill` and `sparse = false` of a partition, the same keys of a raw one. */
-static void put_fill(FILE *out, const struct gpart *p)
-{
-	if (p->fill)
-		fprintf(out, "    fill = true   # %s\n",
-			p->image ? "the image, then zeros to the end" : "zeros written");
-	if (p->image && !p->sparse)
-		fprintf(out, "    sparse = false   # the image's zeros written too\n");
-}
-
-static void put_partition(FILE *out, struct gimport *g, const struct gpart *p)
-{
-	const char *mbr_type = import_gcfg_str(p->n, "partition-type");
-	const char *gpt_type = import_gcfg_str(p->n, "partition-type-uuid");
-	const char *uuid = import_gcfg_str(p->n, "partition-uuid");
-	const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
-	bool fat = t && !strcmp(t->name, "vfat");
-	bool ext4 = t && !strcmp(t->name, "ext4");
-	bool bootable = false, primary = false;
-	char buf[64];
-
-	key_bool(g, p->n, "bootable", false, &bootable);
-	key_bool(g, p->n, "forced-primary", false, &primary);
-	fputs("\npartition ", out);
-	put_name(out, p->n->title);
-	fputs(" {\n", out);
-	if (fat)
-		fprintf(out, "    type = fat   # genimage's vfat image '%s'\n", p->child->title);
-	else if (ext4)
-		fprintf(out, "    type = ext4  # genimage's ext4 image '%s', from its root tree\n",
-			p->child->title);
-	fprintf(out, "    start = %" PRIu64 "\n", p->offset);
-	if (p->fixed_off_grid)
-		fprintf(out, "    off-grid = \"genimage's fixed offset\"\n");
-	fprintf(out, "    size = %" PRIu64 "\n", p->size);
-	if (p->image && !fat && !ext4) {
-		fprintf(out, "    from = ");
-		put_quoted(out, p->image);
-		if (p->child)
-			fprintf(out, "   # the %s image genimage makes",
-				p->child_type ? p->child_type : "");
-		fputc('\n', out);
-		if (p->holes[0])
-			fprintf(out, "    holes = \"%s\"\n", p->holes);
-	}
-	if (!fat && !ext4)
-		put_fill(out, p);
-	if (g->table == TABLE_MBR)
-		fprintf(out, "    mbr-type = %s\n", mbr_type);
-	if (g->table == TABLE_GPT) {
-		fprintf(out, "    gpt-type = %s\n",
-			gpt_type ? gpt_type_word(gpt_type, buf, sizeof(buf)) : "linux");
-		if (uuid)
-			fprintf(out, "    uuid = %s\n", uuid);
-	}
-	if (bootable)
-		fprintf(out, "    bootable = true\n");
-	if (primary)
-		fprintf(out, "    primary = true\n");
-	if (fat) {
-		const char *label = import_gcfg_str(t, "label");
-		const char *args = import_gcfg_str(t, "extraargs");
-		if (label) {
-			fprintf(out, "    fat { label = ");
-			put_quoted(out, label);
-			fprintf(out, " }\n");
-		}
-		/* the volume is sdimg's: its FAT type and cluster size are chosen by size */
-		if (args)
-			fprintf(out,
-				"    # genimage's mkdosfs arguments '%s': set `type` and `fat { }` "
-				"keys to match\n",
-				args);
-		put_files(out, g, t);
-	} else if (ext4) {
-		const char *label = import_gcfg_str(t, "label");
-		const char *mp = import_gcfg_str(p->child, "mountpoint");
-		if (label) {
-			fprintf(out, "    ext4 { label = ");
-			put_quoted(out, label);
-			fprintf(out, " }\n");
-		}
-		fprintf(out,
-			"    tree \"/\" { from = \"${ROOTPATH}/%s\" }   # genimage --rootpath\n",
-			mp ? mp : "");
-	}
-	fprintf(out, "}\n");
-}
-
-static void put_raw(FILE *out, const struct gimport *g, const struct gpart *p)
-{
-	uint64_t size = p->size;
-
-	/* without a table, genimage's file ends where its last copied bytes do: a size
-	 * reserved past that end reserves nothing */
-	if (g->table == TABLE_NONE && p->offset + size > g->image_size)
-		size = g->image_size - p->offset;
-	fputs("\nraw ", out);
-	put_name(out, p->n->title);
-	fprintf(out, " {   # outside the table\n    offset = %" PRIu64 "\n", p->offset);
-	if (p->image) {
-		fprintf(out, "    from = ");
-		put_quoted(out, p->image);
-		fputc('\n', out);
-	}
-	fprintf(out, "    size = %" PRIu64 "\n", size);
-	if (p->holes[0])
-		fprintf(out, "    holes = \"%s\"\n", p->holes);
-	put_fill(out, p);
-	fprintf(out, "}\n");
-}
-
-/*
- * sdimg's first usable LBA is past the GPT entries and the raw regions before the first
- * partition; genimage's is the first partition's start. Zeros written over the space
- * between (genimage's image holds zeros there too) make them agree.
- */
-static void put_gpt_gap(FILE *out, struct gimport *g)
-{
-	uint64_t first = UINT64_MAX, end = g->gpt_location + GPT_ARRAY_BYTES;
-
-	for (size_t i = 0; i < g->n_parts; i++)
-		if (g->parts[i].in_table && g->parts[i].offset < first)
-			first = g->parts[i].offset;
-	for (size_t i = 0; i < g->n_parts; i++) {
-		const struct gpart *p = &g->parts[i];
-		if (!p->in_table && p->image && p->offset < first && p->offset + p->size > end)
-			end = p->offset + p->size;
-	}
-	end = round_up(end, SECTOR);
-	if (first == UINT64_MAX || end >= first)
-		return;
-	fprintf(out,
-		"\n# genimage's first usable LBA is the first partition's start: zeros up to it\n"
-		"raw gpt-first-usable { offset = %" PRIu64 " size = %" PRIu64 " fill = true }\n",
-		end, first - end);
 }
 
 static int check_parts(struct gimport *g)
@@ -757,80 +513,49 @@ static int check_parts(struct gimport *g)
 
 	for (size_t i = 0; i < g->n_parts; i++) {
 		const struct gpart *p = &g->parts[i];
-		const struct gcfg_node *t = p->child ? image_type(p->child) : NULL;
+		const struct gcfg_node *t = p->child ? import_genimage_image_type(p->child) : NULL;
 		if (!p->in_table && !p->image)
 			continue;
 		if (!p->in_table && (p->child_type && (!strcmp(p->child_type, "vfat") ||
 						       !strcmp(p->child_type, "ext4"))))
-			return at(g, p->n,
-				  "partition '%s': a file system outside the table cannot "
-				  "be imported",
-				  p->n->title);
+			return import_genimage_at(g, p->n,
+						  "partition '%s': a file system outside the table "
+						  "cannot "
+						  "be imported",
+						  p->n->title);
 		if (t && (!strcmp(t->name, "vfat") || !strcmp(t->name, "ext4")) &&
 		    (p->fill || !p->sparse))
-			return at(g, p->n,
-				  "partition '%s': fill or sparse on a file system sdimg makes "
-				  "cannot be imported",
-				  p->n->title);
+			return import_genimage_at(g, p->n,
+						  "partition '%s': fill or sparse on a file system "
+						  "sdimg makes "
+						  "cannot be imported",
+						  p->n->title);
 		if (t && !strcmp(t->name, "vfat") && (r = check_vfat(g, t)))
 			return r;
 		if (t && !strcmp(t->name, "ext4") && import_gcfg_key(p->n, "size"))
-			return at(g, p->n,
-				  "partition '%s': a size other than its ext4 image's cannot "
-				  "be imported",
-				  p->n->title);
+			return import_genimage_at(g, p->n,
+						  "partition '%s': a size other than its ext4 "
+						  "image's cannot "
+						  "be imported",
+						  p->n->title);
 		if (g->table == TABLE_MBR && p->in_table &&
 		    !import_gcfg_key(p->n, "partition-type"))
-			return at(g, p->n,
-				  "partition '%s': no partition-type: genimage writes type 0 (an "
-				  "empty entry to most tools), which a layout cannot; set the type",
-				  p->n->title);
+			return import_genimage_at(g, p->n,
+						  "partition '%s': no partition-type: genimage "
+						  "writes type 0 (an "
+						  "empty entry to most tools), which a layout "
+						  "cannot; set the type",
+						  p->n->title);
 		if (g->table == TABLE_MBR && import_gcfg_key(p->n, "partition-type-uuid"))
-			return at(g, import_gcfg_key(p->n, "partition-type-uuid"),
-				  "partition-type-uuid on an MBR%s", NULL);
+			return import_genimage_at(g, import_gcfg_key(p->n, "partition-type-uuid"),
+						  "partition-type-uuid on an MBR%s", NULL);
 		if (g->table == TABLE_GPT && import_gcfg_key(p->n, "partition-type"))
-			return at(g, import_gcfg_key(p->n, "partition-type"),
-				  "partition-type on a GPT (genimage refuses it too)%s", NULL);
+			return import_genimage_at(g, import_gcfg_key(p->n, "partition-type"),
+						  "partition-type on a GPT (genimage refuses it "
+						  "too)%s",
+						  NULL);
 	}
 	return 0;
-}
-
-static void put_image(FILE *out, struct gimport *g)
-{
-	static const char *const tables[] = { "mbr", "gpt", "hybrid", "none" };
-	const char *sig = import_gcfg_str(g->hd, "disk-signature");
-	const char *uuid = import_gcfg_str(g->hd, "disk-uuid");
-
-	fprintf(out, "# imported by sdimg import from %s: genimage image '%s'\n", g->path,
-		g->hd_image->title);
-	if (g->table != TABLE_NONE)
-		fprintf(out,
-			"# Every start and size is genimage's, pinned; so is its align of %" PRIu64
-			" bytes (sdimg's default is 4M).\n",
-			g->align);
-	fprintf(out, "image {\n    table = %s\n", tables[g->table]);
-	if (g->table != TABLE_NONE)
-		fprintf(out, "    align = %" PRIu64 "\n", g->align);
-	if (g->image_size)
-		fprintf(out, "    size = %" PRIu64 "\n", g->image_size);
-	if (g->extended)
-		fprintf(out,
-			"    extended-partition = %u   # its EBRs link with type 0x05, "
-			"genimage's with 0x0f\n",
-			g->extended);
-	if (g->table == TABLE_MBR) {
-		if (!sig || !*sig)
-			fprintf(out, "    disk-id = 0x00000000   # genimage's default signature\n");
-		else if (strcmp(sig, "random"))
-			fprintf(out, "    disk-id = %s\n", sig);
-	}
-	if (g->table == TABLE_GPT) {
-		if (uuid)
-			fprintf(out, "    disk-id = %s\n", uuid);
-		if (g->gpt_location != 2 * SECTOR)
-			fprintf(out, "    gpt-entries = %" PRIu64 "\n", g->gpt_location);
-	}
-	fprintf(out, "}\n");
 }
 
 /* A %NAME% of a template (a board's script replaces it before genimage runs) in @s. */
@@ -868,7 +593,8 @@ static int refuse_template(struct gimport *g)
 	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
 		const struct gcfg_node *k = &g->hd_image->kids[i];
 		const char *img = k->section ? import_gcfg_str(k, "image") : NULL;
-		const struct gcfg_node *child = img ? find_image(g->root, img) : NULL;
+		const struct gcfg_node *child = img ? import_genimage_find_image(g->root, img)
+						    : NULL;
 		if (child)
 			r = refuse_placeholders(g, child);
 	}
@@ -877,118 +603,6 @@ static int refuse_template(struct gimport *g)
 
 /* ---- a flash image: partitions one after the other, every byte they leave 0xff */
 
-/* The size of the flash the image names with `flashtype`: pebsize times numpebs. */
-static int flash_size(struct gimport *g, uint64_t *ret)
-{
-	const char *type = import_gcfg_str(g->hd_image, "flashtype");
-	const struct gcfg_node *f = NULL;
-	uint64_t peb, n;
-	int r;
-
-	for (size_t i = 0; type && i < g->root->n_kids && !f; i++) {
-		const struct gcfg_node *k = &g->root->kids[i];
-		if (k->section && !strcmp(k->name, "flash") && k->title && !strcmp(k->title, type))
-			f = k;
-	}
-	if (!f)
-		return at(g, g->hd_image, "image '%s': no flashtype names a flash section",
-			  g->hd_image->title);
-	if ((r = key_size(g, f, "pebsize", &peb)) || (r = key_size(g, f, "numpebs", &n)))
-		return r;
-	if (!peb || !n || peb > UINT64_MAX / n)
-		return at(g, f, "flash '%s': pebsize and numpebs must be set", f->title);
-	*ret = peb * n;
-	return 0;
-}
-
-/* Erased flash between the partitions (and after the last): 0xff that genimage writes. */
-static void put_erased(FILE *out, uint64_t from, uint64_t to, unsigned *n)
-{
-	if (from < to)
-		fprintf(out,
-			"\nraw erased-%u { offset = %" PRIu64 " size = %" PRIu64
-			" fill = true fill-byte = 0xff }\n",
-			++*n, from, to - from);
-}
-
-static void put_flash_part(FILE *out, const struct gcfg_node *n, const char *image, uint64_t offset,
-			   uint64_t size)
-{
-	fputs("\nraw ", out);
-	put_name(out, n->title);
-	fprintf(out, " {\n    offset = %" PRIu64 "\n    size = %" PRIu64 "\n", offset, size);
-	if (image) {
-		fprintf(out, "    from = ");
-		put_quoted(out, image);
-		fputc('\n', out);
-	}
-	fprintf(out, "    fill = true\n    fill-byte = 0xff   # erased flash%s\n}\n",
-		image ? " after the image" : "");
-}
-
-/* One partition of a flash image at or after *@now; the last one without size takes the
- * rest of the flash (genimage refuses that on any other). */
-static int flash_part(struct gimport *g, FILE *out, const struct gcfg_node *n, bool last,
-		      uint64_t end, uint64_t *now, unsigned *erased)
-{
-	static const char *const known[] = { "offset", "size", "image", NULL };
-	uint64_t offset, size;
-	int r;
-
-	if (!n->title)
-		return at(g, n, "a partition without a name%s", NULL);
-	if ((r = only_keys(g, n, known, NULL, n->title)) ||
-	    (r = key_size(g, n, "offset", &offset)) || (r = key_size(g, n, "size", &size)))
-		return r;
-	if (offset && offset < *now)
-		return at(g, n, "partition '%s' overlaps the partition before it", n->title);
-	if (!offset)
-		offset = *now;
-	if (!size && !last)
-		return at(g, n,
-			  "partition '%s': only the last partition may have no size (genimage "
-			  "refuses it too)",
-			  n->title);
-	if (!size && offset < end)
-		size = end - offset;
-	if (!size || offset > end || size > end - offset)
-		return at(g, n, "partition '%s' does not fit in the flash", n->title);
-	put_erased(out, *now, offset, erased);
-	put_flash_part(out, n, import_gcfg_str(n, "image"), offset, size);
-	*now = offset + size;
-	return 0;
-}
-
-/* A flash image: a layout without a table, as long as the flash, its erased bytes 0xff. */
-static int translate_flash(struct gimport *g, FILE *out)
-{
-	static const char *const flash_keys[] = { NULL };
-	static const char *const image_keys[] = { "flashtype", "size", NULL };
-	uint64_t end = 0, now = 0;
-	unsigned erased = 0;
-	size_t last = 0;
-	int r;
-
-	if ((r = only_keys(g, g->hd, flash_keys, NULL, "flash")) ||
-	    (r = only_keys(g, g->hd_image, image_keys, "partition", g->hd_image->title)) ||
-	    (r = flash_size(g, &end)))
-		return r;
-	for (size_t i = 0; i < g->hd_image->n_kids; i++)
-		if (g->hd_image->kids[i].section && !strcmp(g->hd_image->kids[i].name, "partition"))
-			last = i;
-	fprintf(out, "# imported by sdimg import from %s: genimage flash image '%s'\n", g->path,
-		g->hd_image->title);
-	fprintf(out, "image {\n    table = none\n    size = %" PRIu64 "   # the flash's\n}\n", end);
-	for (size_t i = 0; i < g->hd_image->n_kids && !r; i++) {
-		const struct gcfg_node *k = &g->hd_image->kids[i];
-		if (k->section && !strcmp(k->name, "partition"))
-			r = flash_part(g, out, k, i == last, end, &now, &erased);
-	}
-	if (!r)
-		put_erased(out, now, end, &erased);
-	return r;
-}
-
 static int translate(struct gimport *g, FILE *out)
 {
 	int r;
@@ -996,24 +610,10 @@ static int translate(struct gimport *g, FILE *out)
 	if ((r = pick_hdimage(g)) || (r = refuse_template(g)))
 		return r;
 	if (!strcmp(g->hd->name, "flash"))
-		return translate_flash(g, out);
+		return import_genimage_flash(g, out);
 	if ((r = read_hdimage(g)) || (r = read_parts(g)) || (r = check_parts(g)))
 		return r;
-	put_image(out, g);
-	if (g->table == TABLE_GPT)
-		put_gpt_gap(out, g);
-	for (size_t i = 0; i < g->n_parts; i++) {
-		const struct gpart *p = &g->parts[i];
-		if (p->in_table)
-			put_partition(out, g, p);
-		else if (p->image || p->fill)
-			put_raw(out, g, p);
-		else
-			fprintf(out,
-				"\n# partition '%s' (outside the table, no image): nothing "
-				"written at %" PRIu64 "\n",
-				p->n->title, p->offset);
-	}
+	import_genimage_write(g, out);
 	if (g->extended)
 		diag_note(g->d,
 			  "%s: the EBRs of the logical partitions link to the next with type 0x05, "
