@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of layouts/: the layout language, its values and defaults (errors: test_layout_errors.c). */
+/* Unit tests of layouts/: the language, its values and defaults; errors: test_layout_errors.c */
 #include "layout_test_util.h"
 
 #include <stdlib.h>
