@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/sdcard.h"
 #include "common/sha256.h"
 #include "layouts/schema.h"
 #include "layouts/values.h"
@@ -122,6 +123,15 @@ static int read_gpt_backup(struct reader *r, const struct sect *s, struct layout
 	return 0;
 }
 
+/* The default align of an image of @size bytes: the SD allocation unit of an SDXC card of that
+ * size (so that `inspect` finds its FAT and exFAT volumes on it), else 4M. */
+static uint64_t default_align(uint64_t size)
+{
+	uint64_t unit = sdcard_allocation_unit(size);
+
+	return unit > LAYOUT_DEFAULT_ALIGN ? unit : LAYOUT_DEFAULT_ALIGN;
+}
+
 static int read_image_keys(struct reader *r, const struct sect *s, struct layout_image *im)
 {
 	uint64_t v;
@@ -157,7 +167,9 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 					"%s is not a multiple of 512 bytes (only an image "
 					"with table = none may end inside a sector)",
 					layout_key_text(s, "size")) < 0;
-	if (layout_key_u64(s, "align", &im->align) && im->align > LAYOUT_MAX_ALIGN)
+	if (!layout_key_u64(s, "align", &im->align) && im->size_set)
+		im->align = default_align(im->size);
+	else if (im->align > LAYOUT_MAX_ALIGN)
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;
 	bad |= read_gpt_entries(r, s, im) < 0;

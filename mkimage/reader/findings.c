@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "common/array.h"
+#include "common/sdcard.h"
 #include "common/units.h"
 #include "layouts/layouts.h"
 #include "plan/plan.h"
@@ -96,34 +97,45 @@ static struct fat_opts volume_opts(const struct fat_info *i)
 	return o;
 }
 
-static int check_data_area(const struct disk_part *p, uint64_t eb, struct findings *f)
+/* The grid a FAT or exFAT volume on a card of @k's size is judged against: the erase block
+ * @eb, or the SD allocation unit of an SDXC card where that is larger (sdcard.h; the default
+ * align of an image of that size is the same unit, so a default build is on it). */
+static uint64_t card_unit(const struct disk *k, uint64_t eb)
+{
+	uint64_t au = sdcard_allocation_unit(k->size);
+
+	return au > eb ? au : eb;
+}
+
+static int check_data_area(const struct disk *k, const struct disk_part *p, uint64_t eb,
+			   struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	uint64_t data = p->start + i->data_offset;
+	uint64_t data = p->start + i->data_offset, unit = card_unit(k, eb);
 	struct fat_opts o = volume_opts(i);
+	const char *sd = unit > eb ? " (the SD allocation unit of this capacity)" : "";
+	const char *straddle = data % eb ? "every cluster straddles erase blocks"
+					 : "clusters straddle the card's allocation units";
 	char g[32], l[32], why[240];
 
-	if (data % eb == 0)
+	if (data % unit == 0)
 		return 0;
-	grid(eb, g, sizeof(g));
-	units_layout(eb, l, sizeof(l));
-	if (settings_fit(p, o, i->type, eb, NULL, why, sizeof(why)))
+	grid(unit, g, sizeof(g));
+	units_layout(unit, l, sizeof(l));
+	if (settings_fit(p, o, i->type, unit, NULL, why, sizeof(why)))
 		return add(f, "warning", "data-misaligned", p->number,
 			   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the "
-			   "%s "
-			   "grid: every cluster straddles erase blocks; sdimg pads the reserved "
-			   "sectors "
-			   "to put it on the grid with fat { data-align = %s } (the default "
-			   "data-align "
-			   "is the image's align, 4M unless set)",
-			   (unsigned long long)data, (unsigned long long)(data % eb), g, l);
+			   "%s grid%s: %s; sdimg pads the reserved sectors to put it on the grid "
+			   "with fat { data-align = %s } (the default data-align is the image's "
+			   "align: unless set, 4M, or the SD allocation unit of an image above "
+			   "32 GiB)",
+			   (unsigned long long)data, (unsigned long long)(data % unit), g, sd,
+			   straddle, l);
 	return add(f, "warning", "data-misaligned", p->number,
 		   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
-		   "grid: "
-		   "every cluster straddles erase blocks; fat { data-align = %s } does not fit "
-		   "this "
-		   "volume's clusters and FATs%s%s",
-		   (unsigned long long)data, (unsigned long long)(data % eb), g, l,
+		   "grid%s: %s; fat { data-align = %s } does not fit this volume's clusters "
+		   "and FATs%s%s",
+		   (unsigned long long)data, (unsigned long long)(data % unit), g, sd, straddle, l,
 		   why[0] ? ": " : "", why);
 }
 
@@ -131,7 +143,7 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	int rc = check_data_area(p, eb, f);
+	int rc = check_data_area(k, p, eb, f);
 
 	if ((uint64_t)i->hidden_sectors * 512 != p->start)
 		rc |= add(f, "warning", "hidden-sectors", p->number,
@@ -170,30 +182,24 @@ static int check_ext_volume(const struct disk_part *p, struct findings *f)
 		   (unsigned long long)p->ext.size, (unsigned long long)p->size);
 }
 
-/* The SD Association's geometry for an exFAT card of @sectors (SD Part 2 File System
- * Specification, the SDXC rows of its format parameter table): cluster size and boundary
- * unit (the allocation unit the heap starts on). Up to 32 GiB a card is SDHC, formatted FAT32
- * by the specification: the cluster size is then the exFAT specification's default for the
- * size (4 KiB up to 256 MiB, 32 KiB above), the boundary unit 0 (none of its own). Above
- * 2 TiB (SDUC) the table ends: 0 and 0. */
-struct exfat_sd_row {
-	uint32_t cluster;
-	uint64_t boundary;
-};
-
-static struct exfat_sd_row exfat_sd_geometry(uint64_t sectors)
+/* The cluster size the SD Association gives an exFAT card of @sectors (SD Part 2 File System
+ * Specification, the SDXC rows of its format parameter table). Up to 32 GiB a card is SDHC,
+ * formatted FAT32 by the specification: the cluster size is then the exFAT specification's
+ * default for the size (4 KiB up to 256 MiB, 32 KiB above). Above 2 TiB (SDUC) the table
+ * ends: 0. */
+static uint32_t exfat_sd_cluster(uint64_t sectors)
 {
 	if (sectors <= (1ull << 19))
-		return (struct exfat_sd_row){ 4096, 0 };
+		return 4096;
 	if (sectors <= (1ull << 26))
-		return (struct exfat_sd_row){ 32768, 0 };
+		return 32768;
 	if (sectors <= (1ull << 28))
-		return (struct exfat_sd_row){ 128u << 10, 16u << 20 };
+		return 128u << 10;
 	if (sectors <= (1ull << 30))
-		return (struct exfat_sd_row){ 256u << 10, 32u << 20 };
+		return 256u << 10;
 	if (sectors <= (1ull << 32))
-		return (struct exfat_sd_row){ 512u << 10, 64u << 20 };
-	return (struct exfat_sd_row){ 0, 0 };
+		return 512u << 10;
+	return 0;
 }
 
 /* The partition type of an exFAT volume: 0x07 on MBR, Microsoft basic data on GPT. */
@@ -222,8 +228,7 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct exfat_info *i = &p->exfat.info;
-	struct exfat_sd_row sd = exfat_sd_geometry(k->size / 512);
-	uint64_t unit = sd.boundary > eb ? sd.boundary : eb;
+	uint64_t unit = card_unit(k, eb);
 	uint64_t heap = p->start + (uint64_t)i->heap_offset * 512;
 	char g[32];
 	int rc = 0;
@@ -235,8 +240,8 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			  "specification gives a card of this capacity: the SD formatter starts it "
 			  "at byte %llu",
 			  p->number, (unsigned long long)p->start, g, (unsigned long long)unit);
-	/* sdimg's default (data-align = the partition's align) keeps the heap on the erase-block
-	 * grid; the larger unit of an SDXC capacity takes exfat { sd-format } or data-align */
+	/* sdimg's default (data-align = the partition's align, which on an SDXC capacity is its
+	 * allocation unit) keeps the heap on this grid */
 	if (heap % unit == 0)
 		return rc;
 	/* sd-format lays out a card of one partition: with others, the keys of the unit */
@@ -261,14 +266,14 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			"the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
 			"the %s grid%s: %s",
 			(unsigned long long)heap, (unsigned long long)(heap % unit), g,
-			sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "", fix);
+			unit > eb ? " (the SD allocation unit of this capacity)" : "", fix);
 }
 
 static int check_exfat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,
 			      struct findings *f)
 {
 	const struct exfat_info *i = &p->exfat.info;
-	struct exfat_sd_row sd = exfat_sd_geometry(k->size / 512);
+	uint32_t sd_cluster = exfat_sd_cluster(k->size / 512);
 	char have[32], want[32];
 	int rc = check_exfat_type(k, p, f) | check_exfat_heap(k, p, eb, f);
 
@@ -284,12 +289,15 @@ static int check_exfat_volume(const struct disk *k, const struct disk_part *p, u
 			  "cleanly, or its medium failed; fsck.exfat checks it",
 			  i->flags & EXFAT_FLAG_VOLUMEDIRTY ? " VolumeDirty" : "",
 			  i->flags & EXFAT_FLAG_MEDIAFAILURE ? " MediaFailure" : "");
-	if (sd.cluster && i->cluster_size != sd.cluster) {
+	if (sd_cluster && i->cluster_size != sd_cluster) {
 		grid(i->cluster_size, have, sizeof(have));
-		grid(sd.cluster, want, sizeof(want));
+		grid(sd_cluster, want, sizeof(want));
 		rc |= add(f, "info", "cluster-size", p->number,
 			  "clusters of %s; for an exFAT card of this capacity the %s gives %s",
-			  have, sd.boundary ? "SD specification" : "exFAT specification", want);
+			  have,
+			  sdcard_allocation_unit(k->size) ? "SD specification"
+							  : "exFAT specification",
+			  want);
 	}
 	return rc;
 }

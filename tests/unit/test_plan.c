@@ -617,6 +617,50 @@ static void test_gpt_limits_and_speed(void **state)
 	free(text);
 }
 
+/* An image whose size makes it an SDXC card gets the SD allocation unit of that capacity as
+ * its default align (16, 32 or 64 MiB), the grid inspect judges it against; 32 GiB or less,
+ * more than 2 TiB, no size, or an align of its own keep theirs. */
+static void test_sdxc_default_align(void **state)
+{
+	static const struct {
+		const char *image;
+		uint64_t start;
+	} cases[] = {
+		{ "size = 32G", 4 * MiB },
+		{ "size = 33554433K", 16 * MiB },
+		{ "size = 64G", 16 * MiB },
+		{ "size = 128G", 16 * MiB },
+		{ "size = 134217729K", 32 * MiB },
+		{ "size = 512G", 32 * MiB },
+		{ "size = 1T", 64 * MiB },
+		{ "size = 2T", 64 * MiB },
+		{ "size = 3T", 4 * MiB },
+		{ "size = 64G align = 4M", 4 * MiB },
+		{ "size = 64G align = 1M", 1 * MiB },
+		{ "", 4 * MiB },
+	};
+	char text[200];
+	struct diag d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "image { %s }\npartition a { size = 1G }\npartition b { size = 1M }\n",
+			 cases[i].image);
+		struct layout *l = load_ok(text);
+		struct plan *p = plan_ok(l, NULL, &d);
+		const struct plan_region *a = find(p, PLAN_PARTITION, "a");
+		const struct plan_region *b = find(p, PLAN_PARTITION, "b");
+		if (a->start != cases[i].start)
+			fail_msg("image { %s }: partition a at %llu", cases[i].image,
+				 (unsigned long long)a->start);
+		assert_int_equal(b->start, cases[i].start + 1024 * MiB);
+		plan_free(p);
+		diag_release(&d);
+		layout_free(l);
+	}
+}
+
 static void test_off_grid_start_warns(void **state)
 {
 	struct diag d;
@@ -683,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_tables_in_holes),
 		cmocka_unit_test(test_gpt_limits_and_speed),
 		cmocka_unit_test(test_off_grid_start_warns),
+		cmocka_unit_test(test_sdxc_default_align),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
