@@ -28,3 +28,10 @@ uint64_t sdcard_allocation_unit(uint64_t card_bytes)
 			return sdxc_units[i].unit;
 	return 0;
 }
+
+uint64_t sdcard_default_align(uint64_t card_bytes)
+{
+	uint64_t unit = sdcard_allocation_unit(card_bytes);
+
+	return unit > SDCARD_SDHC_UNIT ? unit : SDCARD_SDHC_UNIT;
+}

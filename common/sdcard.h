@@ -15,4 +15,14 @@
  */
 uint64_t sdcard_allocation_unit(uint64_t card_bytes);
 
+/* The boundary unit of an SDHC card, the largest of SD Part 1's AU_SIZE table up to 32 GB. */
+#define SDCARD_SDHC_UNIT (4u << 20)
+
+/*
+ * The grid a default build of a card of @card_bytes puts its partitions, FAT data areas and
+ * exFAT cluster heaps on, and the one `inspect` judges such a card against: its SDXC
+ * allocation unit (sdcard_allocation_unit()), else SDCARD_SDHC_UNIT.
+ */
+uint64_t sdcard_default_align(uint64_t card_bytes);
+
 #endif

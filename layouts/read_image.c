@@ -123,15 +123,6 @@ static int read_gpt_backup(struct reader *r, const struct sect *s, struct layout
 	return 0;
 }
 
-/* The default align of an image of @size bytes: the SD allocation unit of an SDXC card of that
- * size (so that `inspect` finds its FAT and exFAT volumes on it), else 4M. */
-static uint64_t default_align(uint64_t size)
-{
-	uint64_t unit = sdcard_allocation_unit(size);
-
-	return unit > LAYOUT_DEFAULT_ALIGN ? unit : LAYOUT_DEFAULT_ALIGN;
-}
-
 static int read_image_keys(struct reader *r, const struct sect *s, struct layout_image *im)
 {
 	uint64_t v;
@@ -168,7 +159,7 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 					"with table = none may end inside a sector)",
 					layout_key_text(s, "size")) < 0;
 	if (!layout_key_u64(s, "align", &im->align) && im->size_set)
-		im->align = default_align(im->size);
+		im->align = sdcard_default_align(im->size);
 	else if (im->align > LAYOUT_MAX_ALIGN)
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;

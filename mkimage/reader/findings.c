@@ -97,23 +97,48 @@ static struct fat_opts volume_opts(const struct fat_info *i)
 	return o;
 }
 
-/* The grid a FAT or exFAT volume on a card of @k's size is judged against: the erase block
- * @eb, or the SD allocation unit of an SDXC card where that is larger (sdcard.h; the default
- * align of an image of that size is the same unit, so a default build is on it). */
-static uint64_t card_unit(const struct disk *k, uint64_t eb)
+uint64_t reader_card_grid(const struct disk *k, uint64_t eb)
 {
-	uint64_t au = sdcard_allocation_unit(k->size);
+	uint64_t au = sdcard_default_align(k->size);
 
 	return au > eb ? au : eb;
+}
+
+uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t eb)
+{
+	uint64_t card = reader_card_grid(k, eb);
+
+	if (p->content == CONTENT_EXFAT && !p->content_error[0] && card > eb) {
+		struct exfat_opts x = { .cluster_size = p->exfat.info.cluster_size,
+					.heap_align = card,
+					.heap_align_lower = true };
+		uint64_t reached = exfat_reached_heap_align(&x, p->exfat.info.vol_sectors * 512,
+							    p->start);
+		return reached > eb ? reached : eb;
+	}
+	if (p->content != CONTENT_FAT || p->content_error[0] || card <= eb)
+		return eb;
+	/* the builder's rule for a default data-align of the card's grid on this volume */
+	struct fat_opts o = volume_opts(&p->fat.info);
+	o.data_align = card;
+	o.data_align_lower = true;
+	uint64_t reached = fat_reached_data_align(&o, (uint64_t)p->fat.info.total_sectors * 512,
+						  p->start);
+	return reached > eb ? reached : eb;
 }
 
 static int check_data_area(const struct disk *k, const struct disk_part *p, uint64_t eb,
 			   struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	uint64_t data = p->start + i->data_offset, unit = card_unit(k, eb);
+	uint64_t data = p->start + i->data_offset, unit = reader_volume_grid(k, p, eb);
 	struct fat_opts o = volume_opts(i);
-	const char *sd = unit > eb ? " (the SD allocation unit of this capacity)" : "";
+	const char *sd = unit == reader_card_grid(k, eb) && unit > eb
+				 ? " (the SD allocation unit of this capacity)"
+			 : unit > eb
+				 ? " (the largest step of the SD allocation unit of this capacity "
+				   "that this volume's reserved sectors reach)"
+				 : "";
 	const char *straddle = data % eb ? "every cluster straddles erase blocks"
 					 : "clusters straddle the card's allocation units";
 	char g[32], l[32], why[240];
@@ -228,18 +253,22 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct exfat_info *i = &p->exfat.info;
-	uint64_t unit = card_unit(k, eb);
+	uint64_t unit = reader_volume_grid(k, p, eb), card = reader_card_grid(k, eb);
 	uint64_t heap = p->start + (uint64_t)i->heap_offset * 512;
-	char g[32];
+	char g[32], c[32], ck[32];
 	int rc = 0;
 
 	grid(unit, g, sizeof(g));
-	if (p->number && p->start % eb == 0 && p->start % unit)
+	grid(card, c, sizeof(c));
+	units_layout(card, ck, sizeof(ck));
+	if (p->number && p->start % eb == 0 && p->start % card)
 		rc |= add(f, "warning", "start-misaligned", p->number,
 			  "partition %u starts at byte %llu, off the %s allocation unit the SD "
 			  "specification gives a card of this capacity: the SD formatter starts it "
-			  "at byte %llu",
-			  p->number, (unsigned long long)p->start, g, (unsigned long long)unit);
+			  "at byte %llu (in the layout: align = %s, the default of an image of "
+			  "this size)",
+			  p->number, (unsigned long long)p->start, c,
+			  (unsigned long long)((p->start + card - 1) / card * card), ck);
 	/* sdimg's default (data-align = the partition's align, which on an SDXC capacity is its
 	 * allocation unit) keeps the heap on this grid */
 	if (heap % unit == 0)
@@ -254,6 +283,8 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 		snprintf(fix, sizeof(fix),
 			 "every cluster straddles erase blocks; sdimg puts the "
 			 "heap on the erase-block grid by default");
+	else if (unit < card)
+		snprintf(fix, sizeof(fix), "exfat { data-align = %s } puts it there", key);
 	else if (parts <= 1)
 		snprintf(fix, sizeof(fix),
 			 "exfat { sd-format = true } lays the card out on it, "
@@ -266,7 +297,11 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			"the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
 			"the %s grid%s: %s",
 			(unsigned long long)heap, (unsigned long long)(heap % unit), g,
-			unit > eb ? " (the SD allocation unit of this capacity)" : "", fix);
+			unit < card ? " (the largest step of this capacity's SD allocation unit "
+				      "that a volume of this size reaches)"
+			: unit > eb ? " (the SD allocation unit of this capacity)"
+				    : "",
+			fix);
 }
 
 static int check_exfat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,
