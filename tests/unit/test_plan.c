@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the plan: every byte range a layout resolves to. */
 #include "layout_test_util.h"
+#include "common/sdcard.h"
 #include "plan/plan.h"
 
 #include <stdlib.h>
@@ -661,6 +662,36 @@ static void test_sdxc_default_align(void **state)
 	}
 }
 
+/* The grid of a card by its capacity, at each boundary of SD Part 2's SDXC table. */
+static void test_sdcard_grid_boundaries(void **state)
+{
+	static const struct {
+		uint64_t bytes, unit, align;
+	} cases[] = {
+		{ 0, 0, 4 * MiB },
+		{ 32ull << 30, 0, 4 * MiB },
+		{ (32ull << 30) + 512, 16 * MiB, 16 * MiB },
+		{ 64ull << 30, 16 * MiB, 16 * MiB },
+		{ 128ull << 30, 16 * MiB, 16 * MiB },
+		{ (128ull << 30) + 512, 32 * MiB, 32 * MiB },
+		{ 512ull << 30, 32 * MiB, 32 * MiB },
+		{ (512ull << 30) + 512, 64 * MiB, 64 * MiB },
+		{ 2ull << 40, 64 * MiB, 64 * MiB },
+		{ (2ull << 40) + 512, 0, 4 * MiB },
+		{ 8ull << 40, 0, 4 * MiB },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (sdcard_allocation_unit(cases[i].bytes) != cases[i].unit ||
+		    sdcard_default_align(cases[i].bytes) != cases[i].align)
+			fail_msg("%llu bytes: unit %llu, align %llu",
+				 (unsigned long long)cases[i].bytes,
+				 (unsigned long long)sdcard_allocation_unit(cases[i].bytes),
+				 (unsigned long long)sdcard_default_align(cases[i].bytes));
+	}
+}
+
 static void test_off_grid_start_warns(void **state)
 {
 	struct diag d;
@@ -728,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_gpt_limits_and_speed),
 		cmocka_unit_test(test_off_grid_start_warns),
 		cmocka_unit_test(test_sdxc_default_align),
+		cmocka_unit_test(test_sdcard_grid_boundaries),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
