@@ -166,6 +166,15 @@ int exfat_tree_add_file(struct exfat_tree *t, const char *path, uint64_t size,
 			const struct fat_source *src, const struct fat_meta *m, struct diag *d);
 
 /*
+ * exfat_reached_heap_align - the heap alignment a volume of @vol_bytes at @vol_offset gets with
+ * the settings @o and no files: @o->heap_align where exfat_params() accepts it; with
+ * @o->heap_align_lower, else the one exfat_params_for_tree() lowers it to; else 0. What
+ * `inspect` judges a cluster heap against, by the builder's own rule.
+ */
+uint64_t exfat_reached_heap_align(const struct exfat_opts *o, uint64_t vol_bytes,
+				  uint64_t vol_offset);
+
+/*
  * exfat_params_for_tree - exfat_params() for a volume that is to hold @t: checks @t's names
  * (1..255 UTF-16 units, none of the characters §7.7.3 forbids, no two equal after the
  * up-case table) and that its files and folders fit, with an error that gives both numbers

@@ -123,7 +123,7 @@ static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint
 	int r = exfat_params(o, vol_bytes, vol_offset, g, d);
 
 	*small = r != 0;
-	if (r)
+	if (r || !t) /* !t: the settings alone */
 		return r;
 	need = exfat_tree_alloc(t, g);
 	if (need <= g->clusters)
@@ -137,6 +137,46 @@ static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint
 			  need, units_layout(g->cluster_size, cs, sizeof(cs)), g->clusters,
 			  s ? "; the smallest volume that holds them is " : "",
 			  s ? smallest_text : "");
+}
+
+/*
+ * The rule by which a default heap alignment (the partition's align) that leaves too little
+ * room is lowered: halved, down to one sector, until the volume holds @t (NULL: the settings
+ * alone) with clusters no larger than the alignment; that geometry in @ret. 0: none does.
+ */
+static uint64_t lower_heap_align(struct exfat_tree *t, const struct exfat_opts *o,
+				 uint64_t vol_bytes, uint64_t vol_offset, struct exfat_geom *ret)
+{
+	struct exfat_opts lo = *o;
+	bool small;
+
+	for (lo.heap_align = o->heap_align / 2; lo.heap_align >= EXFAT_SECTOR; lo.heap_align /= 2) {
+		struct diag quiet;
+		diag_init(&quiet);
+		int r = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &quiet);
+		diag_release(&quiet);
+		if (r == 0 && ret->cluster_size <= lo.heap_align)
+			return lo.heap_align;
+	}
+	return 0;
+}
+
+uint64_t exfat_reached_heap_align(const struct exfat_opts *o, uint64_t vol_bytes,
+				  uint64_t vol_offset)
+{
+	struct exfat_geom g;
+	struct diag quiet;
+	bool small;
+
+	if (!o->heap_align)
+		return 0;
+	diag_init(&quiet);
+	int r = params_holding(NULL, o, vol_bytes, vol_offset, &g, &small, &quiet);
+	diag_release(&quiet);
+	if (r == 0)
+		return o->heap_align;
+	return small && o->heap_align_lower ? lower_heap_align(NULL, o, vol_bytes, vol_offset, &g)
+					    : 0;
 }
 
 int exfat_params_for_tree(struct exfat_tree *t, const struct exfat_opts *o, uint64_t vol_bytes,
@@ -160,24 +200,16 @@ int exfat_params_for_tree(struct exfat_tree *t, const struct exfat_opts *o, uint
 		diag_release(&first);
 		return r;
 	}
-	/* a default alignment that leaves too little room is lowered, down to the cluster */
 	lo = *o;
-	for (lo.heap_align = o->heap_align / 2; lo.heap_align >= EXFAT_SECTOR; lo.heap_align /= 2) {
-		struct diag quiet;
-		diag_init(&quiet);
-		r = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &quiet);
-		diag_release(&quiet);
-		if (r == 0 && ret->cluster_size <= lo.heap_align)
-			break;
-	}
-	if (r || lo.heap_align < EXFAT_SECTOR) {
+	lo.heap_align = lower_heap_align(t, o, vol_bytes, vol_offset, ret);
+	if (!lo.heap_align) {
 		/* no alignment gives the room: where even none would not, the files are what
 		 * does not fit, and that is what is said */
 		struct diag bare;
 		diag_init(&bare);
 		lo.heap_align = 0;
-		bool files = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &bare) != 0;
-		diag_take(d, files ? &bare : &first);
+		r = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &bare);
+		diag_take(d, r ? &bare : &first);
 		diag_release(&bare);
 		diag_release(&first);
 		return r ? r : -ENOSPC;

@@ -334,7 +334,7 @@ static enum fat_type preferred(const struct fat_opts *o)
 }
 
 static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
-		    uint64_t *ret_sectors, struct diag *d);
+		    uint64_t *ret_sectors, struct diag *d, enum fat_why *ret_why);
 
 /*
  * Whether @t fits @g: the FAT12/16 root directory, then the clusters. With @advise, the error
@@ -369,8 +369,9 @@ static int tree_check(struct fat_tree *t, const struct fat_opts *o, const struct
 	}
 	if (advise) {
 		struct diag quiet;
+		enum fat_why stuck_why;
 		diag_init(&quiet);
-		if (!min_size(t, o, vol_offset, &sectors, &quiet))
+		if (!min_size(t, o, vol_offset, &sectors, &quiet, &stuck_why))
 			snprintf(more, sizeof(more), "; size = %s or more holds them",
 				 units_layout((sectors * FAT_SECTOR + (1u << 20) - 1) >> 20 << 20,
 					      size, sizeof(size)));
@@ -397,9 +398,50 @@ static int params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_
 			   enum fat_why *why)
 {
 	const struct fat_holds h = { .fn = holds_tree, .ctx = t };
-	int r = fat_params_why(o, sectors * FAT_SECTOR, vol_offset, &h, g, d, why);
+	int r = fat_params_why(o, sectors * FAT_SECTOR, vol_offset, t ? &h : NULL, g, d, why);
+
+	if (!t) /* the volume's own settings only */
+		return r;
 
 	return r ? r : tree_check(t, o, g, vol_offset, advise, d, why);
+}
+
+/*
+ * The rule by which a default data-align (the partition's align, not one the layout sets) is
+ * lowered where it does not work: halved, down to one sector, until @works accepts the
+ * alignment. Returns the alignment taken, or 0 when none works. A volume of a fixed size
+ * (lower_data_align()) and size = auto (min_size_lowering()) both go by it.
+ */
+static uint64_t lower_align_until(uint64_t from, bool (*works)(void *ctx, uint64_t align),
+				  void *ctx)
+{
+	for (uint64_t a = from / 2; a >= FAT_SECTOR; a /= 2)
+		if (works(ctx, a))
+			return a;
+	return 0;
+}
+
+/* A volume of a fixed size, for lower_align_until(). */
+struct fixed_try {
+	struct fat_tree *t;
+	const struct fat_opts *o;
+	uint64_t sectors, vol_offset;
+	bool any_size;
+	struct fat_geom *g;
+};
+
+static bool fixed_works(void *ctx, uint64_t align)
+{
+	struct fixed_try *x = ctx;
+	struct fat_opts lo = *x->o;
+	struct diag quiet;
+	enum fat_why why;
+
+	lo.data_align = align;
+	diag_init(&quiet);
+	int r = params_for_tree(x->t, &lo, x->sectors, x->vol_offset, 0, x->g, &quiet, &why);
+	diag_release(&quiet);
+	return r == 0 && (x->any_size || x->g->cluster_size <= align);
 }
 
 /*
@@ -410,18 +452,27 @@ static int params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_
 static uint64_t lower_data_align(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
 				 uint64_t vol_offset, bool any_size, struct fat_geom *g)
 {
-	struct fat_opts lo = *o;
+	struct fixed_try x = { t, o, sectors, vol_offset, any_size, g };
 
-	for (lo.data_align = o->data_align / 2; lo.data_align >= FAT_SECTOR; lo.data_align /= 2) {
-		struct diag quiet;
-		enum fat_why why;
-		diag_init(&quiet);
-		int r = params_for_tree(t, &lo, sectors, vol_offset, 0, g, &quiet, &why);
-		diag_release(&quiet);
-		if (r == 0 && (any_size || g->cluster_size <= lo.data_align))
-			return lo.data_align;
-	}
-	return 0;
+	return lower_align_until(o->data_align, fixed_works, &x);
+}
+
+uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset)
+{
+	struct fat_geom g;
+	struct diag quiet;
+	enum fat_why why;
+
+	if (!o->data_align || vol_bytes % FAT_SECTOR)
+		return 0;
+	diag_init(&quiet);
+	int r = params_for_tree(NULL, o, vol_bytes / FAT_SECTOR, vol_offset, 0, &g, &quiet, &why);
+	diag_release(&quiet);
+	if (r == 0)
+		return o->data_align;
+	return o->data_align_lower
+		       ? lower_data_align(NULL, o, vol_bytes / FAT_SECTOR, vol_offset, false, &g)
+		       : 0;
 }
 
 /* Appends to the error, @d's last message, what @o->data_align's padding takes of @g (a
@@ -549,13 +600,15 @@ static void stuck(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors
 
 /* fat_min_size() on @o already root_sized(), in sectors. */
 static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
-		    uint64_t *ret_sectors, struct diag *d)
+		    uint64_t *ret_sectors, struct diag *d, enum fat_why *ret_why)
 {
 	uint64_t lo = 0, hi = 16; /* size_fits(lo) is false, size_fits(hi) is being searched */
 	enum fat_why why;
 
+	*ret_why = FAT_WHY_OK;
 	while (!size_fits(t, o, hi, vol_offset, &why)) {
 		if (why == FAT_WHY_STUCK || why == FAT_WHY_SETTINGS) {
+			*ret_why = why;
 			stuck(t, o, hi, vol_offset, why, d);
 			return -EINVAL;
 		}
@@ -577,6 +630,48 @@ static int min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_o
 	return 0;
 }
 
+/* size = auto, for lower_align_until(): a volume size exists with this data-align. */
+struct auto_try {
+	struct fat_tree *t;
+	const struct fat_opts *o;
+	uint64_t vol_offset, *sectors;
+};
+
+static bool auto_works(void *ctx, uint64_t align)
+{
+	struct auto_try *x = ctx;
+	struct fat_opts lo = *x->o;
+	struct diag quiet;
+	enum fat_why why;
+
+	lo.data_align = align;
+	diag_init(&quiet);
+	int r = min_size(x->t, &lo, x->vol_offset, x->sectors, &quiet, &why);
+	diag_release(&quiet);
+	return r == 0;
+}
+
+/* min_size(); a default data-align that no volume size can reach (its padding needs more
+ * than the 65535 reserved sectors a FAT boot sector counts) is lowered by the rule of a volume
+ * of a fixed size, which then takes the same alignment at the size found (or a larger one). */
+static int min_size_lowering(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
+			     uint64_t *ret_sectors, struct diag *d)
+{
+	struct auto_try x = { t, o, vol_offset, ret_sectors };
+	struct diag first;
+	enum fat_why why;
+
+	diag_init(&first);
+	int r = min_size(t, o, vol_offset, ret_sectors, &first, &why);
+	if (r && why == FAT_WHY_SETTINGS && o->data_align_lower && o->data_align &&
+	    lower_align_until(o->data_align, auto_works, &x))
+		r = 0;
+	else
+		diag_take(d, &first);
+	diag_release(&first);
+	return r;
+}
+
 int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offset,
 		 uint64_t *ret_bytes, struct diag *d)
 {
@@ -588,7 +683,7 @@ int fat_min_size(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_offs
 	if (r)
 		return r;
 	so = root_sized(t, o ? o : &none);
-	r = min_size(t, &so, vol_offset, &sectors, d);
+	r = min_size_lowering(t, &so, vol_offset, &sectors, d);
 	if (!r)
 		*ret_bytes = sectors * FAT_SECTOR;
 	return r;

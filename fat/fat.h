@@ -248,12 +248,22 @@ int fat_tree_add_file(struct fat_tree *t, const char *path, uint64_t size,
  * alignment below it that works and is at least the volume's cluster size is taken, with a
  * note (so clusters stay aligned to their size; the geometry of every volume that works with
  * @o->data_align stays as it is); when none does, the error names the padding and the
- * data-align that would leave the room, if one does. fat_min_size() never lowers it.
+ * data-align that would leave the room, if one does. fat_min_size() lowers it only where no
+ * volume size can reach it (padding past 65535 reserved sectors), by the same rule.
  *
  * Returns: 0, or -EINVAL with a message in @d.
  */
 int fat_params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t vol_bytes,
 			uint64_t vol_offset, struct fat_geom *ret, struct diag *d);
+
+/*
+ * fat_reached_data_align - the data alignment a volume of @vol_bytes at @vol_offset gets with
+ * the settings @o and no files: @o->data_align where fat_params() accepts it; with
+ * @o->data_align_lower, else the one fat_params_for_tree() lowers it to (the largest half, down
+ * to the volume's cluster size, that works); else 0. What `inspect` judges a volume's data area
+ * against, by the builder's own rule.
+ */
+uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset);
 
 /*
  * fat_min_size - the smallest volume that holds @t with the settings @o.

@@ -26,9 +26,11 @@
 #include <stdint.h>
 
 #include "common/diag.h"
+#include "common/sdcard.h"
 
 #define LAYOUT_SECTOR 512u
-#define LAYOUT_DEFAULT_ALIGN (4u << 20)    /* the SDHC boundary unit */
+#define LAYOUT_DEFAULT_ALIGN \
+	SDCARD_SDHC_UNIT /* the SDHC boundary unit; sdcard_default_align() above 32 GiB */
 #define LAYOUT_DEFAULT_TIMESTAMP 315532800 /* 1980-01-01 00:00:00 UTC */
 #define LAYOUT_GPT_MAX_PARTITIONS 128
 /* MBR: 3 primary entries and 56 logical ones (numbers 5..60) is the most that fdisk and

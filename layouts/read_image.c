@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/bytes.h"
+#include "common/sdcard.h"
 #include "common/sha256.h"
 #include "layouts/schema.h"
 #include "layouts/values.h"
@@ -157,7 +158,9 @@ static int read_image_keys(struct reader *r, const struct sect *s, struct layout
 					"%s is not a multiple of 512 bytes (only an image "
 					"with table = none may end inside a sector)",
 					layout_key_text(s, "size")) < 0;
-	if (layout_key_u64(s, "align", &im->align) && im->align > LAYOUT_MAX_ALIGN)
+	if (!layout_key_u64(s, "align", &im->align) && im->size_set)
+		im->align = sdcard_default_align(im->size);
+	else if (im->align > LAYOUT_MAX_ALIGN)
 		bad |= layout_key_error(r, s, "align", "%llu is larger than 1 TiB",
 					(unsigned long long)im->align) < 0;
 	bad |= read_gpt_entries(r, s, im) < 0;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "common/array.h"
+#include "common/sdcard.h"
 #include "common/units.h"
 #include "layouts/layouts.h"
 #include "plan/plan.h"
@@ -96,34 +97,70 @@ static struct fat_opts volume_opts(const struct fat_info *i)
 	return o;
 }
 
-static int check_data_area(const struct disk_part *p, uint64_t eb, struct findings *f)
+uint64_t reader_card_grid(const struct disk *k, uint64_t eb)
+{
+	uint64_t au = sdcard_default_align(k->size);
+
+	return au > eb ? au : eb;
+}
+
+uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t eb)
+{
+	uint64_t card = reader_card_grid(k, eb);
+
+	if (p->content == CONTENT_EXFAT && !p->content_error[0] && card > eb) {
+		struct exfat_opts x = { .cluster_size = p->exfat.info.cluster_size,
+					.heap_align = card,
+					.heap_align_lower = true };
+		uint64_t reached = exfat_reached_heap_align(&x, p->exfat.info.vol_sectors * 512,
+							    p->start);
+		return reached > eb ? reached : eb;
+	}
+	if (p->content != CONTENT_FAT || p->content_error[0] || card <= eb)
+		return eb;
+	/* the builder's rule for a default data-align of the card's grid on this volume */
+	struct fat_opts o = volume_opts(&p->fat.info);
+	o.data_align = card;
+	o.data_align_lower = true;
+	uint64_t reached = fat_reached_data_align(&o, (uint64_t)p->fat.info.total_sectors * 512,
+						  p->start);
+	return reached > eb ? reached : eb;
+}
+
+static int check_data_area(const struct disk *k, const struct disk_part *p, uint64_t eb,
+			   struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	uint64_t data = p->start + i->data_offset;
+	uint64_t data = p->start + i->data_offset, unit = reader_volume_grid(k, p, eb);
 	struct fat_opts o = volume_opts(i);
+	const char *sd = unit == reader_card_grid(k, eb) && unit > eb
+				 ? " (the SD allocation unit of this capacity)"
+			 : unit > eb
+				 ? " (the largest step of the SD allocation unit of this capacity "
+				   "that this volume's reserved sectors reach)"
+				 : "";
+	const char *straddle = data % eb ? "every cluster straddles erase blocks"
+					 : "clusters straddle the card's allocation units";
 	char g[32], l[32], why[240];
 
-	if (data % eb == 0)
+	if (data % unit == 0)
 		return 0;
-	grid(eb, g, sizeof(g));
-	units_layout(eb, l, sizeof(l));
-	if (settings_fit(p, o, i->type, eb, NULL, why, sizeof(why)))
+	grid(unit, g, sizeof(g));
+	units_layout(unit, l, sizeof(l));
+	if (settings_fit(p, o, i->type, unit, NULL, why, sizeof(why)))
 		return add(f, "warning", "data-misaligned", p->number,
 			   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the "
-			   "%s "
-			   "grid: every cluster straddles erase blocks; sdimg pads the reserved "
-			   "sectors "
-			   "to put it on the grid with fat { data-align = %s } (the default "
-			   "data-align "
-			   "is the image's align, 4M unless set)",
-			   (unsigned long long)data, (unsigned long long)(data % eb), g, l);
+			   "%s grid%s: %s; sdimg pads the reserved sectors to put it on the grid "
+			   "with fat { data-align = %s } (the default data-align is the image's "
+			   "align: unless set, 4M, or the SD allocation unit of an image above "
+			   "32 GiB)",
+			   (unsigned long long)data, (unsigned long long)(data % unit), g, sd,
+			   straddle, l);
 	return add(f, "warning", "data-misaligned", p->number,
 		   "the FAT data area (cluster 2) starts at byte %llu, %llu bytes past the %s "
-		   "grid: "
-		   "every cluster straddles erase blocks; fat { data-align = %s } does not fit "
-		   "this "
-		   "volume's clusters and FATs%s%s",
-		   (unsigned long long)data, (unsigned long long)(data % eb), g, l,
+		   "grid%s: %s; fat { data-align = %s } does not fit this volume's clusters "
+		   "and FATs%s%s",
+		   (unsigned long long)data, (unsigned long long)(data % unit), g, sd, straddle, l,
 		   why[0] ? ": " : "", why);
 }
 
@@ -131,7 +168,7 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	int rc = check_data_area(p, eb, f);
+	int rc = check_data_area(k, p, eb, f);
 
 	if ((uint64_t)i->hidden_sectors * 512 != p->start)
 		rc |= add(f, "warning", "hidden-sectors", p->number,
@@ -170,30 +207,24 @@ static int check_ext_volume(const struct disk_part *p, struct findings *f)
 		   (unsigned long long)p->ext.size, (unsigned long long)p->size);
 }
 
-/* The SD Association's geometry for an exFAT card of @sectors (SD Part 2 File System
- * Specification, the SDXC rows of its format parameter table): cluster size and boundary
- * unit (the allocation unit the heap starts on). Up to 32 GiB a card is SDHC, formatted FAT32
- * by the specification: the cluster size is then the exFAT specification's default for the
- * size (4 KiB up to 256 MiB, 32 KiB above), the boundary unit 0 (none of its own). Above
- * 2 TiB (SDUC) the table ends: 0 and 0. */
-struct exfat_sd_row {
-	uint32_t cluster;
-	uint64_t boundary;
-};
-
-static struct exfat_sd_row exfat_sd_geometry(uint64_t sectors)
+/* The cluster size the SD Association gives an exFAT card of @sectors (SD Part 2 File System
+ * Specification, the SDXC rows of its format parameter table). Up to 32 GiB a card is SDHC,
+ * formatted FAT32 by the specification: the cluster size is then the exFAT specification's
+ * default for the size (4 KiB up to 256 MiB, 32 KiB above). Above 2 TiB (SDUC) the table
+ * ends: 0. */
+static uint32_t exfat_sd_cluster(uint64_t sectors)
 {
 	if (sectors <= (1ull << 19))
-		return (struct exfat_sd_row){ 4096, 0 };
+		return 4096;
 	if (sectors <= (1ull << 26))
-		return (struct exfat_sd_row){ 32768, 0 };
+		return 32768;
 	if (sectors <= (1ull << 28))
-		return (struct exfat_sd_row){ 128u << 10, 16u << 20 };
+		return 128u << 10;
 	if (sectors <= (1ull << 30))
-		return (struct exfat_sd_row){ 256u << 10, 32u << 20 };
+		return 256u << 10;
 	if (sectors <= (1ull << 32))
-		return (struct exfat_sd_row){ 512u << 10, 64u << 20 };
-	return (struct exfat_sd_row){ 0, 0 };
+		return 512u << 10;
+	return 0;
 }
 
 /* The partition type of an exFAT volume: 0x07 on MBR, Microsoft basic data on GPT. */
@@ -222,21 +253,24 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct exfat_info *i = &p->exfat.info;
-	struct exfat_sd_row sd = exfat_sd_geometry(k->size / 512);
-	uint64_t unit = sd.boundary > eb ? sd.boundary : eb;
+	uint64_t unit = reader_volume_grid(k, p, eb), card = reader_card_grid(k, eb);
 	uint64_t heap = p->start + (uint64_t)i->heap_offset * 512;
-	char g[32];
+	char g[32], c[32], ck[32];
 	int rc = 0;
 
 	grid(unit, g, sizeof(g));
-	if (p->number && p->start % eb == 0 && p->start % unit)
+	grid(card, c, sizeof(c));
+	units_layout(card, ck, sizeof(ck));
+	if (p->number && p->start % eb == 0 && p->start % card)
 		rc |= add(f, "warning", "start-misaligned", p->number,
 			  "partition %u starts at byte %llu, off the %s allocation unit the SD "
 			  "specification gives a card of this capacity: the SD formatter starts it "
-			  "at byte %llu",
-			  p->number, (unsigned long long)p->start, g, (unsigned long long)unit);
-	/* sdimg's default (data-align = the partition's align) keeps the heap on the erase-block
-	 * grid; the larger unit of an SDXC capacity takes exfat { sd-format } or data-align */
+			  "at byte %llu (in the layout: align = %s, the default of an image of "
+			  "this size)",
+			  p->number, (unsigned long long)p->start, c,
+			  (unsigned long long)((p->start + card - 1) / card * card), ck);
+	/* sdimg's default (data-align = the partition's align, which on an SDXC capacity is its
+	 * allocation unit) keeps the heap on this grid */
 	if (heap % unit == 0)
 		return rc;
 	/* sd-format lays out a card of one partition: with others, the keys of the unit */
@@ -249,6 +283,8 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 		snprintf(fix, sizeof(fix),
 			 "every cluster straddles erase blocks; sdimg puts the "
 			 "heap on the erase-block grid by default");
+	else if (unit < card)
+		snprintf(fix, sizeof(fix), "exfat { data-align = %s } puts it there", key);
 	else if (parts <= 1)
 		snprintf(fix, sizeof(fix),
 			 "exfat { sd-format = true } lays the card out on it, "
@@ -261,14 +297,18 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 			"the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
 			"the %s grid%s: %s",
 			(unsigned long long)heap, (unsigned long long)(heap % unit), g,
-			sd.boundary > eb ? " (the SD allocation unit of this capacity)" : "", fix);
+			unit < card ? " (the largest step of this capacity's SD allocation unit "
+				      "that a volume of this size reaches)"
+			: unit > eb ? " (the SD allocation unit of this capacity)"
+				    : "",
+			fix);
 }
 
 static int check_exfat_volume(const struct disk *k, const struct disk_part *p, uint64_t eb,
 			      struct findings *f)
 {
 	const struct exfat_info *i = &p->exfat.info;
-	struct exfat_sd_row sd = exfat_sd_geometry(k->size / 512);
+	uint32_t sd_cluster = exfat_sd_cluster(k->size / 512);
 	char have[32], want[32];
 	int rc = check_exfat_type(k, p, f) | check_exfat_heap(k, p, eb, f);
 
@@ -284,12 +324,15 @@ static int check_exfat_volume(const struct disk *k, const struct disk_part *p, u
 			  "cleanly, or its medium failed; fsck.exfat checks it",
 			  i->flags & EXFAT_FLAG_VOLUMEDIRTY ? " VolumeDirty" : "",
 			  i->flags & EXFAT_FLAG_MEDIAFAILURE ? " MediaFailure" : "");
-	if (sd.cluster && i->cluster_size != sd.cluster) {
+	if (sd_cluster && i->cluster_size != sd_cluster) {
 		grid(i->cluster_size, have, sizeof(have));
-		grid(sd.cluster, want, sizeof(want));
+		grid(sd_cluster, want, sizeof(want));
 		rc |= add(f, "info", "cluster-size", p->number,
 			  "clusters of %s; for an exFAT card of this capacity the %s gives %s",
-			  have, sd.boundary ? "SD specification" : "exFAT specification", want);
+			  have,
+			  sdcard_allocation_unit(k->size) ? "SD specification"
+							  : "exFAT specification",
+			  want);
 	}
 	return rc;
 }

@@ -152,6 +152,17 @@ struct findings {
 /* Checks @k against the erase-block grid @erase_block (bytes). Returns 0 or -ENOMEM. */
 int reader_compute_findings(const struct disk *k, uint64_t erase_block, struct findings *f);
 
+/* The grid @k is judged against: the SD allocation unit of its capacity where that is larger
+ * than @erase_block (sdcard_default_align(), the default align of a build of that size),
+ * else @erase_block. */
+uint64_t reader_card_grid(const struct disk *k, uint64_t erase_block);
+
+/* The grid @p's FAT data area or exFAT cluster heap is judged against: what a default build
+ * of that volume on this card reaches, by the builder's own rule (fat_reached_data_align():
+ * the card's grid, lowered where the volume's reserved sectors cannot reach it), at least
+ * @erase_block; @erase_block for other partitions. */
+uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t erase_block);
+
 /* The number of findings that are errors or warnings. */
 size_t reader_count_problems(const struct findings *f);
 

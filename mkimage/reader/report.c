@@ -113,12 +113,32 @@ static void print_content(const struct disk_part *p)
 	}
 }
 
+/* The heading of the findings: the grid the card is judged against, and each FAT or exFAT
+ * volume whose data area or heap is judged against another (what a default build reaches). */
+static void print_grids(const struct disk *k, uint64_t eb)
+{
+	uint64_t card = reader_card_grid(k, eb);
+	char grid[32];
+
+	units_human(card, grid, sizeof(grid));
+	printf("\nSD alignment (%s grid%s", grid,
+	       card > eb ? ", the SD allocation unit of this capacity" : "");
+	for (size_t n = 0; n < k->n_parts; n++) {
+		const struct disk_part *p = &k->parts[n];
+		uint64_t v = reader_volume_grid(k, p, eb);
+		if ((p->content == CONTENT_FAT || p->content == CONTENT_EXFAT) && v != card) {
+			units_human(v, grid, sizeof(grid));
+			printf("; partition %u's data area: %s", p->number, grid);
+		}
+	}
+	printf("): ");
+}
+
 int reader_print_text(const struct disk *k, const struct findings *f, uint64_t eb, struct diag *d)
 {
-	char size[32], grid[32];
+	char size[32];
 
 	units_human(k->size, size, sizeof(size));
-	units_human(eb, grid, sizeof(grid));
 	printf("%s: %s (%llu bytes), table %s", k->path, size, (unsigned long long)k->size,
 	       k->table);
 	if (k->id[0])
@@ -150,7 +170,7 @@ int reader_print_text(const struct disk *k, const struct findings *f, uint64_t e
 		printf("free: bytes %llu-%llu (%s)\n", (unsigned long long)k->gaps[n].start,
 		       (unsigned long long)(k->gaps[n].start + k->gaps[n].size - 1), size);
 	}
-	printf("\nSD alignment (%s grid): ", grid);
+	print_grids(k, eb);
 	printf(reader_count_problems(f) ? "%zu problem(s)\n" : "no problems\n",
 	       reader_count_problems(f));
 	for (size_t n = 0; n < f->n; n++)
@@ -281,6 +301,7 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	json_object_set_new(image, "table", json_string(k->table));
 	json_object_set_new(image, "id", k->id[0] ? json_string(k->id) : json_null());
 	json_object_set_new(image, "erase_block", json_integer((json_int_t)eb));
+	json_object_set_new(image, "grid", json_integer((json_int_t)reader_card_grid(k, eb)));
 	if (!strcmp(k->table, "gpt")) {
 		json_t *g = json_object();
 		json_object_set_new(g, "primary_valid", json_boolean(k->gpt_primary_ok));
@@ -294,8 +315,15 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 		json_object_set_new(g, "mbr", json_string(k->hybrid_mbr ? "hybrid" : "protective"));
 		json_object_set_new(image, "gpt", g);
 	}
-	for (size_t n = 0; n < k->n_parts; n++)
-		json_array_append_new(parts, json_part(&k->parts[n]));
+	for (size_t n = 0; n < k->n_parts; n++) {
+		json_t *part = json_part(&k->parts[n]);
+		if (k->parts[n].content == CONTENT_FAT || k->parts[n].content == CONTENT_EXFAT)
+			json_object_set_new(part, "grid",
+					    json_integer(
+						    (json_int_t)reader_volume_grid(k, &k->parts[n],
+										   eb)));
+		json_array_append_new(parts, part);
+	}
 	for (size_t n = 0; n < k->n_gaps; n++) {
 		json_t *g = json_object();
 		json_object_set_new(g, "start", json_integer((json_int_t)k->gaps[n].start));

@@ -251,11 +251,46 @@ static void test_data_align_lowered(void **state)
 	diag_release(&d);
 }
 
+/* size = auto with a default data-align no size reaches (64M: its padding needs more than
+ * 65535 reserved sectors) is lowered by the rule of a fixed size: the volume gets 32M, the
+ * fixed-size build of the size found agrees, and so does fat_reached_data_align(), what
+ * inspect judges it by. A data-align the layout sets is never lowered. */
+static void test_min_size_lowers_unreachable_align(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { .data_align = 64ull << 20, .data_align_lower = true };
+	const uint64_t offset = 128ull << 20;
+	struct fat_geom g;
+	struct diag d;
+	uint64_t min = 0;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fat_tree_add_file(t, "/a", 1, &src, NULL, &d), 0);
+	assert_int_equal(fat_min_size(t, &o, offset, &min, &d), 0);
+	assert_int_equal(fat_params_for_tree(t, &o, min, offset, &g, &d), 0);
+	assert_int_equal((offset + g.data_offset) % (32ull << 20), 0);
+	assert_int_not_equal((offset + g.data_offset) % (64ull << 20), 0);
+	struct fat_opts bare = { .type = g.type,
+				 .cluster_size = g.cluster_size,
+				 .data_align = 64ull << 20,
+				 .data_align_lower = true };
+	assert_int_equal(fat_reached_data_align(&bare, min, offset), 32ull << 20);
+	bare.data_align_lower = false;
+	assert_int_equal(fat_reached_data_align(&bare, min, offset), 0);
+	o.data_align_lower = false;
+	min_fails(t, &o, offset, "data-align 64M would need");
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_min_size),
 		cmocka_unit_test(test_min_size_stuck),
+		cmocka_unit_test(test_min_size_lowers_unreachable_align),
 		cmocka_unit_test(test_min_size_root_and_type),
 		cmocka_unit_test(test_cluster_holds_files),
 		cmocka_unit_test(test_data_align_lowered),

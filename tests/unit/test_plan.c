@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the plan: every byte range a layout resolves to. */
 #include "layout_test_util.h"
+#include "common/sdcard.h"
 #include "plan/plan.h"
 
 #include <stdlib.h>
@@ -617,6 +618,80 @@ static void test_gpt_limits_and_speed(void **state)
 	free(text);
 }
 
+/* An image whose size makes it an SDXC card gets the SD allocation unit of that capacity as
+ * its default align (16, 32 or 64 MiB), the grid inspect judges it against; 32 GiB or less,
+ * more than 2 TiB, no size, or an align of its own keep theirs. */
+static void test_sdxc_default_align(void **state)
+{
+	static const struct {
+		const char *image;
+		uint64_t start;
+	} cases[] = {
+		{ "size = 32G", 4 * MiB },
+		{ "size = 33554433K", 16 * MiB },
+		{ "size = 64G", 16 * MiB },
+		{ "size = 128G", 16 * MiB },
+		{ "size = 134217729K", 32 * MiB },
+		{ "size = 512G", 32 * MiB },
+		{ "size = 1T", 64 * MiB },
+		{ "size = 2T", 64 * MiB },
+		{ "size = 3T", 4 * MiB },
+		{ "size = 64G align = 4M", 4 * MiB },
+		{ "size = 64G align = 1M", 1 * MiB },
+		{ "", 4 * MiB },
+	};
+	char text[200];
+	struct diag d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "image { %s }\npartition a { size = 1G }\npartition b { size = 1M }\n",
+			 cases[i].image);
+		struct layout *l = load_ok(text);
+		struct plan *p = plan_ok(l, NULL, &d);
+		const struct plan_region *a = find(p, PLAN_PARTITION, "a");
+		const struct plan_region *b = find(p, PLAN_PARTITION, "b");
+		if (a->start != cases[i].start)
+			fail_msg("image { %s }: partition a at %llu", cases[i].image,
+				 (unsigned long long)a->start);
+		assert_int_equal(b->start, cases[i].start + 1024 * MiB);
+		plan_free(p);
+		diag_release(&d);
+		layout_free(l);
+	}
+}
+
+/* The grid of a card by its capacity, at each boundary of SD Part 2's SDXC table. */
+static void test_sdcard_grid_boundaries(void **state)
+{
+	static const struct {
+		uint64_t bytes, unit, align;
+	} cases[] = {
+		{ 0, 0, 4 * MiB },
+		{ 32ull << 30, 0, 4 * MiB },
+		{ (32ull << 30) + 512, 16 * MiB, 16 * MiB },
+		{ 64ull << 30, 16 * MiB, 16 * MiB },
+		{ 128ull << 30, 16 * MiB, 16 * MiB },
+		{ (128ull << 30) + 512, 32 * MiB, 32 * MiB },
+		{ 512ull << 30, 32 * MiB, 32 * MiB },
+		{ (512ull << 30) + 512, 64 * MiB, 64 * MiB },
+		{ 2ull << 40, 64 * MiB, 64 * MiB },
+		{ (2ull << 40) + 512, 0, 4 * MiB },
+		{ 8ull << 40, 0, 4 * MiB },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (sdcard_allocation_unit(cases[i].bytes) != cases[i].unit ||
+		    sdcard_default_align(cases[i].bytes) != cases[i].align)
+			fail_msg("%llu bytes: unit %llu, align %llu",
+				 (unsigned long long)cases[i].bytes,
+				 (unsigned long long)sdcard_allocation_unit(cases[i].bytes),
+				 (unsigned long long)sdcard_default_align(cases[i].bytes));
+	}
+}
+
 static void test_off_grid_start_warns(void **state)
 {
 	struct diag d;
@@ -683,6 +758,8 @@ int main(void)
 		cmocka_unit_test(test_tables_in_holes),
 		cmocka_unit_test(test_gpt_limits_and_speed),
 		cmocka_unit_test(test_off_grid_start_warns),
+		cmocka_unit_test(test_sdxc_default_align),
+		cmocka_unit_test(test_sdcard_grid_boundaries),
 	};
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }
