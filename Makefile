@@ -50,7 +50,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all clang dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all clang dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized test-programs san-test-programs examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -182,8 +182,9 @@ SAN_BUILD ?= build/san-$(notdir $(firstword $(SAN_CC)))
 unit-san:
 	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) unit
 
+# E2E_BESIDE: a command line that run-e2e runs at nice 19 beside the scripts (--beside)
 e2e: all $(TEST_TOOLS)
-	@tests/run-e2e $(abspath $(BUILD)/sdimg)
+	@tests/run-e2e $(if $(E2E_BESIDE),--beside '$(E2E_BESIDE)') $(abspath $(BUILD)/sdimg)
 
 # The end-to-end scripts of the image reader, the build and the archives again, against
 # sdimg and the test tools built with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -200,6 +201,11 @@ e2e-san:
 	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) e2e-sanitized
 e2e-sanitized: all $(TEST_TOOLS)
 	@tests/run-e2e --sanitized $(abspath $(BUILD)/sdimg) $(foreach p,$(E2E_SAN),'$(p)')
+# every program the tests run, built (the program, the test tools, the unit tests and the
+# fuzz replays); san-test-programs: those of unit-san and e2e-san
+test-programs: all $(TEST_TOOLS) $(UNIT_TESTS) $(FUZZ_REPLAYS)
+san-test-programs:
+	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) test-programs
 
 # The program built again from scratch (make -B) under clang's static analyzer (scan-build,
 # Debian: clang-tools): any report fails, and its HTML pages stay in $(BUILD)/analyze. Only
@@ -264,6 +270,11 @@ clang:
 # The compiler checks are two builds: gcc's (analyze, the program that e2e tests) and
 # clang's under the sanitizers (unit-san, e2e-san; SAN_CC).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# The compiles of the unit tests and of the sanitizer build (clang's, of everything unit-san
+# and e2e-san run) use the CPU that the e2e scripts leave idle while they wait (on throttled
+# loop devices, sleeps, signals): they run beside them, at nice 19. They only compile: the
+# unit tests, one of which makes a loop device, run after the e2e scripts.
+CHECK_BESIDE = $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs
 CHECK_MAKE = $(MAKE) -s $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) WERROR=$(or $(WERROR),1)
 check: check-deps
 	@$(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) analyze
@@ -271,15 +282,15 @@ check: check-deps
 	@$(CHECK_MAKE) loops
 	@$(MAKE) -s format-check
 	@$(MAKE) -s spdx
-	@$(CHECK_MAKE) unit
 	@if [ "$(notdir $(firstword $(SAN_CC)))" != clang ]; then \
 	    if [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
 	        echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?), and SDIMG_REQUIRE_TOOLS=1 requires clang" >&2; exit 1; \
 	    fi; \
 	    echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?): no build tries clang"; \
 	fi
+	@$(CHECK_MAKE) E2E_BESIDE='$(CHECK_BESIDE)' e2e
+	@$(CHECK_MAKE) unit
 	@$(CHECK_MAKE) unit-san
-	@$(CHECK_MAKE) e2e
 	@$(CHECK_MAKE) e2e-san
 
 # A measurement against mkfs.fat + mcopy and genimage, not a test.
