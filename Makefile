@@ -210,7 +210,8 @@ san-test-programs:
 # The program built again from scratch (make -B) under clang's static analyzer (scan-build,
 # Debian: clang-tools): any report fails, and its HTML pages stay in $(BUILD)/analyze. Only
 # the program's sources are analysed (not the tests); the objects are the ones gcc compiles
-# beside the analysis, so `make check` takes this for its build. Without scan-build the
+# beside the analysis (`make check` analyses a build of its own, $(BUILD)/analyzed, beside
+# the e2e scripts). Without scan-build the
 # program is built unanalysed, with a line saying so, unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
 ANALYZE_JOBS ?= 2
 analyze:
@@ -267,17 +268,20 @@ clang:
 # The project's own builds treat warnings as errors (WERROR=0 turns that off). Each step
 # compiles with as many jobs as there are CPUs (JOBS), unless make was given its own -j
 # (analyze: ANALYZE_JOBS).
-# The compiler checks are two builds: gcc's (analyze, the program that e2e tests) and
+# The compiler checks are two builds: gcc's (all, the program that e2e tests; analyze) and
 # clang's under the sanitizers (unit-san, e2e-san; SAN_CC).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # The compiles of the unit tests and of the sanitizer build (clang's, of everything unit-san
 # and e2e-san run) use the CPU that the e2e scripts leave idle while they wait (on throttled
 # loop devices, sleeps, signals): they run beside them, at nice 19. They only compile: the
 # unit tests, one of which makes a loop device, run after the e2e scripts.
-CHECK_BESIDE = $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs
+# So does the static analysis (scan-build, make analyze), of a build of its own
+# ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first.
+CHECK_BESIDE = $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs && \
+    $(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) BUILD=$(BUILD)/analyzed analyze
 CHECK_MAKE = $(MAKE) -s $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) WERROR=$(or $(WERROR),1)
 check: check-deps
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) analyze
+	@$(CHECK_MAKE) all
 	@$(CHECK_MAKE) exports
 	@$(CHECK_MAKE) loops
 	@$(MAKE) -s format-check
