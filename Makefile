@@ -276,7 +276,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # loop devices, sleeps, signals): they run beside them, at nice 19. They only compile: the
 # unit tests, one of which makes a loop device, run after the e2e scripts.
 # So does the static analysis (scan-build, make analyze), of a build of its own
-# ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first.
+# ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first. (The e2e step has
+# no -j: the command beside gets its own, not a jobserver it would have to reset.)
 CHECK_BESIDE = $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs && \
     $(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) BUILD=$(BUILD)/analyzed analyze
 CHECK_MAKE = $(MAKE) -s $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) WERROR=$(or $(WERROR),1)
@@ -292,7 +293,7 @@ check: check-deps
 	    fi; \
 	    echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?): no build tries clang"; \
 	fi
-	@$(CHECK_MAKE) E2E_BESIDE='$(CHECK_BESIDE)' e2e
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) E2E_BESIDE='$(CHECK_BESIDE)' e2e
 	@$(CHECK_MAKE) unit
 	@$(CHECK_MAKE) unit-san
 	@$(CHECK_MAKE) e2e-san
