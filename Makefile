@@ -36,6 +36,10 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 # replays their saved corpus (tests/fuzz/corpus/NAME/) through a plain main().
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
+# Their objects are kept (not removed as intermediate files): make check compiles the tests
+# in one make and runs them in another, which must not compile them again.
+.SECONDARY: $(patsubst $(BUILD)/tests/%,$(BUILD)/tests/unit/%.o,$(UNIT_TESTS)) \
+            $(patsubst %,$(BUILD)/tests/fuzz/fuzz_%.o,$(FUZZ_NAMES)) $(BUILD)/tests/fuzz/replay.o
 FUZZ_SECONDS ?= 60
 # Inputs up to 64 KiB: room for deep paths, many archive entries and whole small images.
 FUZZ_MAX_LEN ?= 65536
