@@ -36,6 +36,10 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/t
 # replays their saved corpus (tests/fuzz/corpus/NAME/) through a plain main().
 FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_REPLAYS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
+# Their objects are kept (not removed as intermediate files): make check compiles the tests
+# in one make and runs them in another, which must not compile them again.
+.SECONDARY: $(patsubst $(BUILD)/tests/%,$(BUILD)/tests/unit/%.o,$(UNIT_TESTS)) \
+            $(patsubst %,$(BUILD)/tests/fuzz/fuzz_%.o,$(FUZZ_NAMES)) $(BUILD)/tests/fuzz/replay.o
 FUZZ_SECONDS ?= 60
 # Inputs up to 64 KiB: room for deep paths, many archive entries and whole small images.
 FUZZ_MAX_LEN ?= 65536
@@ -50,7 +54,7 @@ else
 TEST_TOOLS := $(filter-out %/faultycard,$(TEST_TOOLS))
 endif
 
-.PHONY: all clang dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized examples fuzz fuzz-ext4 bench install uninstall clean
+.PHONY: all clang dist spdx analyze deps check-deps demo check exports loops loops-v format-check unit unit-san e2e e2e-san e2e-sanitized test-programs san-test-programs examples fuzz fuzz-ext4 bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/sdimg
@@ -182,8 +186,9 @@ SAN_BUILD ?= build/san-$(notdir $(firstword $(SAN_CC)))
 unit-san:
 	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) unit
 
+# E2E_BESIDE: a command line that run-e2e runs at nice 19 beside the scripts (--beside)
 e2e: all $(TEST_TOOLS)
-	@tests/run-e2e $(abspath $(BUILD)/sdimg)
+	@tests/run-e2e $(if $(E2E_BESIDE),--beside '$(E2E_BESIDE)') $(abspath $(BUILD)/sdimg)
 
 # The end-to-end scripts of the image reader, the build and the archives again, against
 # sdimg and the test tools built with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -200,11 +205,17 @@ e2e-san:
 	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) e2e-sanitized
 e2e-sanitized: all $(TEST_TOOLS)
 	@tests/run-e2e --sanitized $(abspath $(BUILD)/sdimg) $(foreach p,$(E2E_SAN),'$(p)')
+# every program the tests run, built (the program, the test tools, the unit tests and the
+# fuzz replays); san-test-programs: those of unit-san and e2e-san
+test-programs: all $(TEST_TOOLS) $(UNIT_TESTS) $(FUZZ_REPLAYS)
+san-test-programs:
+	@$(MAKE) -s BUILD=$(SAN_BUILD) SANITIZE=1 CC=$(SAN_CC) test-programs
 
 # The program built again from scratch (make -B) under clang's static analyzer (scan-build,
 # Debian: clang-tools): any report fails, and its HTML pages stay in $(BUILD)/analyze. Only
 # the program's sources are analysed (not the tests); the objects are the ones gcc compiles
-# beside the analysis, so `make check` takes this for its build. Without scan-build the
+# beside the analysis (`make check` analyses a build of its own, $(BUILD)/analyzed, beside
+# the e2e scripts). Without scan-build the
 # program is built unanalysed, with a line saying so, unless SDIMG_REQUIRE_TOOLS=1 (.ci/run).
 ANALYZE_JOBS ?= 2
 analyze:
@@ -261,25 +272,34 @@ clang:
 # The project's own builds treat warnings as errors (WERROR=0 turns that off). Each step
 # compiles with as many jobs as there are CPUs (JOBS), unless make was given its own -j
 # (analyze: ANALYZE_JOBS).
-# The compiler checks are two builds: gcc's (analyze, the program that e2e tests) and
+# The compiler checks are two builds: gcc's (all, the program that e2e tests; analyze) and
 # clang's under the sanitizers (unit-san, e2e-san; SAN_CC).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# The compiles of the unit tests and of the sanitizer build (clang's, of everything unit-san
+# and e2e-san run) use the CPU that the e2e scripts leave idle while they wait (on throttled
+# loop devices, sleeps, signals): they run beside them, at nice 19. They only compile: the
+# unit tests, one of which makes a loop device, run after the e2e scripts.
+# So does the static analysis (scan-build, make analyze), of a build of its own
+# ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first. (The e2e step has
+# no -j: the command beside gets its own, not a jobserver it would have to reset.)
+CHECK_BESIDE = $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs && \
+    $(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) BUILD=$(BUILD)/analyzed analyze
 CHECK_MAKE = $(MAKE) -s $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) WERROR=$(or $(WERROR),1)
 check: check-deps
-	@$(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) analyze
+	@$(CHECK_MAKE) all
 	@$(CHECK_MAKE) exports
 	@$(CHECK_MAKE) loops
 	@$(MAKE) -s format-check
 	@$(MAKE) -s spdx
-	@$(CHECK_MAKE) unit
 	@if [ "$(notdir $(firstword $(SAN_CC)))" != clang ]; then \
 	    if [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
 	        echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?), and SDIMG_REQUIRE_TOOLS=1 requires clang" >&2; exit 1; \
 	    fi; \
 	    echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?): no build tries clang"; \
 	fi
+	@$(MAKE) -s WERROR=$(or $(WERROR),1) E2E_BESIDE='$(CHECK_BESIDE)' e2e
+	@$(CHECK_MAKE) unit
 	@$(CHECK_MAKE) unit-san
-	@$(CHECK_MAKE) e2e
 	@$(CHECK_MAKE) e2e-san
 
 # A measurement against mkfs.fat + mcopy and genimage, not a test.

@@ -79,16 +79,29 @@ ext4_fsck() {
 # top folder), sockets (no line for a socket), specials (none for devices, fifos and sockets).
 # Paths must not hold tabs or newlines.
 tree_facts() {
+    tree_scan "$1" facts
+    facts_from facts "${2:-}" "${3:-facts.out}"
+    rm -f facts.find facts.rdev facts.sum facts.xattr
+}
+
+# tree_scan DIR SCAN: what tree_facts reads of DIR, in the files SCAN.{find,rdev,sum,xattr}
+# (facts_from SCAN LEAVE OUT then gives tree_facts DIR LEAVE OUT, for any LEAVE, without
+# reading DIR again)
+tree_scan() {
     (cd "$1" && find . ! -path ./lost+found ! -path './lost+found/*' \
-        -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%n\t%i\t%l\n') >facts.find
-    (cd "$1" && find . \( -type b -o -type c \) -exec stat -c '%n	%t:%T' {} +) >facts.rdev
-    (cd "$1" && find . ! -path './lost+found/*' -type f -exec sha256sum {} +) >facts.sum
-    (cd "$1" && getfattr -R -P -h -d -m - -e hex . 2>/dev/null) >facts.xattr || true
-    LC_ALL=C awk -F '\t' -v leave=" ${2:-} " '
+        -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%n\t%i\t%l\n') >"$2.find"
+    (cd "$1" && find . \( -type b -o -type c \) -exec stat -c '%n	%t:%T' {} +) >"$2.rdev"
+    (cd "$1" && find . ! -path './lost+found/*' -type f -exec sha256sum {} +) >"$2.sum"
+    (cd "$1" && getfattr -R -P -h -d -m - -e hex . 2>/dev/null) >"$2.xattr" || true
+}
+
+# facts_from SCAN LEAVE OUT: the facts (tree_facts) of the folder that tree_scan saw as SCAN
+facts_from() {
+    LC_ALL=C awk -F '\t' -v leave=" ${2:-} " -v scan="$1" '
         function left(what) { return index(leave, " " what " ") > 0 }
-        FILENAME == "facts.rdev" { rdev[$1] = $2; next }
-        FILENAME == "facts.sum" { p = substr($0, 67); sum[p] = substr($0, 1, 64); next }
-        FILENAME == "facts.xattr" {
+        FILENAME == scan ".rdev" { rdev[$1] = $2; next }
+        FILENAME == scan ".sum" { p = substr($0, 67); sum[p] = substr($0, 1, 64); next }
+        FILENAME == scan ".xattr" {
             if ($0 ~ /^# file: /) { cur = substr($0, 9); if (cur != ".") cur = "./" cur; next }
             if ($0 != "" && !left("xattrs")) xa[cur] = xa[cur] " " $0
             next
@@ -115,17 +128,16 @@ tree_facts() {
                 l = f[9] == "" ? "-" : f[9]
                 print f[1] "\t" f[2] "\t" f[3] "\t" own "\t" size "\t" t "\t" nl "\t" r "\t" l "\t" s "\t" x "\t" grp
             }
-        }' facts.rdev facts.sum facts.xattr facts.find | LC_ALL=C sort >"${3:-facts.out}"
-    rm -f facts.find facts.rdev facts.sum facts.xattr
+        }' "$1.rdev" "$1.sum" "$1.xattr" "$1.find" | LC_ALL=C sort >"$3"
 }
 
-# same_facts WANT GOT [LEAVE]: tree_facts of the folders WANT and GOT agree (but for LEAVE);
-# the first differences on stderr, all of them in facts.diff
-same_facts() {
-    tree_facts "$1" "${3:-}" facts.want
-    tree_facts "$2" "${3:-}" facts.got
-    diff facts.want facts.got >facts.diff || {
+# facts_agree FACTS GOT WANT [LEAVE]: the facts of the folder GOT (tree_facts GOT LEAVE) are
+# FACTS, those of the folder WANT (facts_from its scan); the first differences on stderr, all
+# of them in facts.diff
+facts_agree() {
+    tree_facts "$2" "${4:-}" facts.got
+    diff "$1" facts.got >facts.diff || {
         head -40 facts.diff | cut -c1-300 >&2
-        fail "$(grep -c '^>' facts.diff) entries of $2 differ from $1's ($(wc -l <facts.want) entries; < $1, > $2)"
+        fail "$(grep -c '^>' facts.diff) entries of $2 differ from $3's ($(wc -l <"$1") entries; < $3, > $2)"
     }
 }
