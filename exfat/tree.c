@@ -199,7 +199,7 @@ static void alloc_dir(struct fat_node *dir, uint32_t cluster_size, uint64_t *nex
 {
 	for (size_t i = 0; i < dir->n_kids; i++) {
 		struct fat_node *n = dir->kids[i];
-		uint64_t bytes = n->size > n->reserve ? n->size : n->reserve;
+		uint64_t bytes = n->size > fat_node_reserve(n) ? n->size : fat_node_reserve(n);
 		uint64_t c = n->is_dir ? dir_clusters(n, 0, cluster_size)
 				       : clusters_of(bytes, cluster_size);
 		n->n_clusters = c <= UINT32_MAX ? (uint32_t)c : 0;

@@ -51,7 +51,8 @@ static uint32_t upcase_first(const struct exfat_geom *g)
 /* Clusters of @n that its bytes use: all but those a reserve holds beyond its size. */
 static uint32_t used_clusters(const struct fat_node *n, uint32_t cluster_size)
 {
-	return n->is_dir || !n->reserve ? n->n_clusters : clusters_of(n->size, cluster_size);
+	return n->is_dir || !fat_node_reserve(n) ? n->n_clusters
+						 : clusters_of(n->size, cluster_size);
 }
 
 /* The boot sector (§3.1). */

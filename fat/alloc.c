@@ -245,7 +245,7 @@ static void alloc_dir(const struct fat_tree *t, struct fat_node *dir, const stru
 {
 	for (size_t i = 0; i < dir->n_kids; i++) {
 		struct fat_node *n = dir->kids[i];
-		uint64_t bytes = n->size > n->reserve ? n->size : n->reserve;
+		uint64_t bytes = n->size > fat_node_reserve(n) ? n->size : fat_node_reserve(n);
 		uint64_t c = n->is_dir ? dir_clusters(t, n, g)
 				       : (bytes + g->cluster_size - 1) / g->cluster_size;
 		n->n_clusters = (uint32_t)c;

@@ -64,7 +64,7 @@ static int copy_read(struct fat_copier *w, const struct fat_node *n, uint64_t ds
 		size_t len = n->size - done < SPARSE_CHUNK ? (size_t)(n->size - done)
 							   : SPARSE_CHUNK;
 		uint64_t failed_at;
-		int r = n->src->read(n->src->ctx, done, w->buf, len);
+		int r = fat_node_src(n)->read(fat_node_src(n)->ctx, done, w->buf, len);
 		if (r)
 			return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
 					  strerror(-r));
@@ -87,7 +87,7 @@ static bool stop_of(void *copier)
 static int copy_fd(struct fat_copier *w, const struct fat_node *n, int fd, uint64_t dst)
 {
 	struct sparse_copy c = { .src = fd,
-				 .src_off = n->src ? n->src->offset : 0,
+				 .src_off = fat_node_src(n) ? fat_node_src(n)->offset : 0,
 				 .len = n->size,
 				 .dst = w->fd,
 				 .dst_off = w->vol + dst,
@@ -134,7 +134,8 @@ static int gather_small(struct fat_copier *w, const struct fat_node *n, int fd, 
 	uint8_t *p = w->pend + w->pend_len;
 	for (size_t done = 0; done < n->size;) {
 		ssize_t got = pread(fd, p + done, (size_t)n->size - done,
-				    (off_t)((n->src ? n->src->offset : 0) + done));
+				    (off_t)((fat_node_src(n) ? fat_node_src(n)->offset : 0) +
+					    done));
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -164,17 +165,18 @@ static int open_host_file(struct fat_copier *w, const struct fat_node *n)
 			return -errno;
 		w->dir = n->host_dir;
 	}
-	int fd = openat(w->dir_fd, n->host_name ? n->host_name : n->name, O_RDONLY | O_CLOEXEC);
+	int fd = openat(w->dir_fd, fat_node_host_name(n), O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
 /* File data from its source fd to its clusters (common/sparse.h). */
 int fat_copier_file(struct fat_copier *w, const struct fat_node *n, uint64_t dst)
 {
-	int fd = n->src ? n->src->fd : -1, r;
+	const struct fat_source *src = fat_node_src(n);
+	int fd = src ? src->fd : -1, r;
 	char where[4096];
 
-	if (!n->size || (n->src && n->src->deferred))
+	if (!n->size || (src && src->deferred))
 		return 0;
 	if (n->host_dir && (fd = open_host_file(w, n)) < 0)
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
@@ -188,7 +190,7 @@ int fat_copier_file(struct fat_copier *w, const struct fat_node *n, uint64_t dst
 				  "file of %" PRIu64 " bytes that was listed)",
 				  fat_node_where(n, where, sizeof(where)), n->size);
 	}
-	if (n->src && n->src->read)
+	if (src && src->read)
 		r = copy_read(w, n, dst);
 	else if ((uint64_t)n->n_clusters * w->cluster_size <= SPARSE_CHUNK / 4)
 		r = gather_small(w, n, fd, dst);

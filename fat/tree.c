@@ -122,6 +122,14 @@ static const char *folder_of(struct fat_folders *f, const char *dir, size_t len)
 	return *slot;
 }
 
+/* What @n keeps beside it, made on first use: NULL when out of memory. */
+static struct fat_node_more *node_more(struct fat_tree *t, struct fat_node *n)
+{
+	if (!n->more)
+		n->more = arena_alloc(&t->arena, sizeof(*n->more), _Alignof(struct fat_node_more));
+	return n->more;
+}
+
 /* Names @n's host file @path as its folder (shared) and its name there. */
 static int set_host_path(struct fat_tree *t, struct fat_node *n, const char *path)
 {
@@ -131,7 +139,8 @@ static int set_host_path(struct fat_tree *t, struct fat_node *n, const char *pat
 	n->host_dir = folder_of(&t->folders, path, (size_t)(name - path));
 	if (!n->host_dir)
 		return -ENOMEM;
-	if (strcmp(name, n->name) != 0 && !(n->host_name = arena_strdup(&t->arena, name)))
+	if (strcmp(name, n->name) != 0 &&
+	    (!node_more(t, n) || !(n->more->host_name = arena_strdup(&t->arena, name))))
 		return -ENOMEM;
 	return 0;
 }
@@ -139,7 +148,7 @@ static int set_host_path(struct fat_tree *t, struct fat_node *n, const char *pat
 const char *fat_node_host_path(const struct fat_node *n, char *buf, size_t len)
 {
 	int w = snprintf(buf, len, "%s%s", n->host_dir ? n->host_dir : "",
-			 n->host_dir ? n->host_name ? n->host_name : n->name : "");
+			 n->host_dir ? fat_node_host_name(n) : "");
 
 	return w >= 0 && (size_t)w < len ? buf : NULL;
 }
@@ -168,10 +177,11 @@ const char *fat_node_where(const struct fat_node *n, char *buf, size_t len)
 	 * itself may be NULL */
 	if (n->origin_is_host && fat_node_host_path(n, buf, len) == buf)
 		return buf;
-	return n->origin ? n->origin : fat_node_path(n, buf, len);
+	return n->more && n->more->origin ? n->more->origin : fat_node_path(n, buf, len);
 }
 
-static void set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_meta *m)
+/* Returns 0 or -ENOMEM. */
+static int set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_meta *m)
 {
 	n->mtime = m ? m->mtime : t->timestamp;
 	n->mtime_ns = m ? m->mtime_ns : 0;
@@ -179,7 +189,13 @@ static void set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_me
 				   FAT_ATTR_ARCHIVE)
 		     : 0;
 	n->first = m && m->first;
-	n->reserve = m && !n->is_dir && m->reserve <= UINT32_MAX ? (uint32_t)m->reserve : 0;
+	uint32_t reserve = m && !n->is_dir && m->reserve <= UINT32_MAX ? (uint32_t)m->reserve : 0;
+	if (!reserve && !n->more)
+		return 0; /* most nodes: nothing kept beside them */
+	if (!node_more(t, n))
+		return -ENOMEM;
+	n->more->reserve = reserve;
+	return 0;
 }
 
 /* Creates the child @name (@len bytes) of @parent. */
@@ -190,15 +206,16 @@ static int node_add(struct fat_tree *t, struct fat_node *parent, const char *nam
 
 	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index))
 		return -ENOMEM;
-	if (parent->n_kids == parent->cap_kids) {
-		uint32_t cap = parent->cap_kids ? parent->cap_kids * 2 : 8;
-		if (cap < parent->cap_kids)
+	/* full at 0, at 8 and at each power of two above */
+	uint32_t had = parent->n_kids;
+	if (!had || (had >= 8 && !(had & (had - 1)))) {
+		uint32_t cap = had ? had * 2 : 8;
+		if (cap < had)
 			return -ENOMEM;
 		struct fat_node **kids = realloc(parent->kids, cap * sizeof(*kids));
 		if (!kids)
 			return -ENOMEM;
 		parent->kids = kids;
-		parent->cap_kids = cap;
 	}
 	n = arena_alloc(&t->arena, sizeof(*n), _Alignof(struct fat_node));
 	if (!n || !(n->name = arena_strndup(&t->arena, name, len)))
@@ -246,7 +263,8 @@ static int walk(struct fat_tree *t, const char *path, struct fat_node **ret_pare
 			if (r)
 				return r;
 			n->is_dir = true;
-			set_meta(t, n, NULL);
+			if ((r = set_meta(t, n, NULL)) < 0)
+				return r;
 		}
 		dir = n;
 		p += len;
@@ -259,13 +277,15 @@ static int set_origin(struct fat_tree *t, struct fat_node *n, const struct fat_m
 
 	if (!m || !m->origin)
 		return 0;
-	n->origin = NULL;
+	if (n->more)
+		n->more->origin = NULL;
 	/* a host file is usually named by its own path: that is not stored twice */
 	n->origin_is_host = n->host_dir && !strncmp(m->origin, n->host_dir, dir_len) &&
-			    !strcmp(m->origin + dir_len, n->host_name ? n->host_name : n->name);
-	if (!n->origin_is_host)
-		n->origin = arena_strdup(&t->arena, m->origin);
-	return n->origin_is_host || n->origin ? 0 : -ENOMEM;
+			    !strcmp(m->origin + dir_len, fat_node_host_name(n));
+	if (n->origin_is_host)
+		return 0;
+	return node_more(t, n) && (n->more->origin = arena_strdup(&t->arena, m->origin)) ? 0
+											 : -ENOMEM;
 }
 
 int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta *m, struct diag *d)
@@ -288,8 +308,9 @@ int fat_tree_add_dir(struct fat_tree *t, const char *path, const struct fat_meta
 			return r;
 		n->is_dir = true;
 	}
-	set_meta(t, n, m);
 	t->prepared = false;
+	if ((r = set_meta(t, n, m)) < 0)
+		return r;
 	return set_origin(t, n, m);
 }
 
@@ -334,11 +355,14 @@ int fat_tree_add_node(struct fat_tree *t, const char *path, uint64_t size,
 			return -ENOMEM;
 		*copy = *src;
 		copy->path = NULL;
-		n->src = copy;
+		if (!node_more(t, n))
+			return -ENOMEM;
+		n->more->src = copy;
 	}
 	if (src && src->path && (r = set_host_path(t, n, src->path)) < 0)
 		return r;
-	set_meta(t, n, m);
+	if ((r = set_meta(t, n, m)) < 0)
+		return r;
 	return set_origin(t, n, m);
 }
 

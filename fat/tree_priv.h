@@ -6,38 +6,49 @@
 #include "common/arena.h"
 #include "fat/fat.h"
 
+/* What few nodes have, kept beside them (NULL in most: a host file named by its own
+ * path). */
+struct fat_node_more {
+	char *origin; /* source for messages, or NULL (the tree's) */
+	/* bytes from elsewhere (a read callback, a descriptor, an offset, a deferred copy):
+	 * the source as given, its path NULL (the tree's copy); NULL: a host file (named by
+	 * the node's host_dir and name) or no bytes */
+	const struct fat_source *src;
+	char *host_name;  /* a host file's name in its folder when not the node's (the tree's) */
+	uint32_t reserve; /* files: clusters for at least this many bytes */
+};
+
 /* Its fields are ordered so that a tree of many files wastes no padding. A node and its
  * strings are carved from the tree's arena: none is freed alone. */
 struct fat_node {
-	char *name;              /* UTF-8 long name; "" for the root (the tree's) */
-	char *origin;            /* source for messages, or NULL (the tree's) */
-	struct fat_node *parent; /* NULL for the root */
-	struct fat_node **kids;  /* directories: children, sorted by fat_tree_prepare() (owned) */
+	char *name;                 /* UTF-8 long name; "" for the root (the tree's) */
+	struct fat_node_more *more; /* origin, source and host name, or NULL (the tree's) */
+	struct fat_node *parent;    /* NULL for the root */
+	struct fat_node **kids; /* directories: children, sorted by fat_tree_prepare() (owned) */
 	uint64_t size;
 	/* a host file: the file its path named when it was listed */
 	struct fileid listed;
-	/* bytes from elsewhere (a read callback, a descriptor, an offset, a deferred copy):
-	 * the source as given, its path NULL (the tree's copy); NULL: a host file (named by
-	 * the two below) or no bytes */
-	const struct fat_source *src;
 	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
-	 * one folder, owned by the tree's folder set) and its name there when not @name (the
-	 * tree's): each host path is stored once, relative to its folder */
+	 * one folder, owned by the tree's folder set), its name there being @name unless
+	 * more->host_name says otherwise: each host path is stored once, relative to its
+	 * folder */
 	const char *host_dir;
-	char *host_name;
 	int64_t mtime;
-	uint16_t *u16; /* UTF-16 long name, while fat_tree_prepare() is at its folder (NULL
-			* after: a writer makes it again from @name) */
-	uint32_t n_kids, cap_kids;
-	uint32_t reserve; /* files: clusters for at least this many bytes */
+	union {
+		/* UTF-16 long name, while fat_tree_prepare() is at its folder (NULL after: a
+		 * writer makes it again from @name; fat_tree_alloc() comes after) */
+		uint16_t *u16;
+		/* set by fat_tree_alloc() */
+		struct {
+			uint32_t cluster; /* first cluster, 0 for empty files */
+			uint32_t n_clusters;
+		};
+	};
+	uint32_t n_kids; /* @kids has room for 8, then for a power of two */
 	uint32_t mtime_ns;
 
 	/* set by fat_tree_prepare() */
 	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
-	/* set by fat_tree_alloc() */
-	uint32_t cluster; /* first cluster, 0 for empty files */
-	uint32_t n_clusters;
-	/* set by fat_tree_prepare() */
 	uint16_t n16;
 	uint8_t sfn[11]; /* short name */
 	uint8_t ntres;   /* lower-case flags */
@@ -46,6 +57,24 @@ struct fat_node {
 	bool is_dir, first;
 	bool origin_is_host; /* messages name the host file (origin is NULL) */
 };
+
+/* The source of @n's bytes when they are not a host file's (see struct fat_node_more). */
+static inline const struct fat_source *fat_node_src(const struct fat_node *n)
+{
+	return n->more ? n->more->src : NULL;
+}
+
+/* A file's clusters hold at least this many bytes (see struct fat_meta). */
+static inline uint32_t fat_node_reserve(const struct fat_node *n)
+{
+	return n->more ? n->more->reserve : 0;
+}
+
+/* @n's name in its host folder. */
+static inline const char *fat_node_host_name(const struct fat_node *n)
+{
+	return n->more && n->more->host_name ? n->more->host_name : n->name;
+}
 
 /* The host folders files come from, each stored once (open addressing). */
 struct fat_folders {

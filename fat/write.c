@@ -37,8 +37,9 @@ static uint64_t cluster_off(const struct fat_geom *g, uint32_t c)
 /* Clusters of @n that its bytes use: all but those a reserve holds beyond its size. */
 static uint32_t used_clusters(const struct fat_node *n, uint32_t cluster_size)
 {
-	return n->is_dir || !n->reserve ? n->n_clusters
-					: (uint32_t)((n->size + cluster_size - 1) / cluster_size);
+	return n->is_dir || !fat_node_reserve(n)
+		       ? n->n_clusters
+		       : (uint32_t)((n->size + cluster_size - 1) / cluster_size);
 }
 
 /* Clusters given to files under @dir that their reserve holds and their bytes do not use:

@@ -253,8 +253,10 @@ static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 			for (size_t x = 0; nd->text && x < n && t < 0; x++)
 				if (holds_text(nd->text, strlen(nd->text), texts[x]))
 					t = (int)x;
-			if (!nd->text && nd->host_path)
-				t = host_holds(nd->host_path, texts, n, buf);
+			char host[CONTENT_HOST_PATH_MAX];
+			const char *host_path = content_host_path(nd, host, sizeof(host));
+			if (!nd->text && host_path)
+				t = host_holds(host_path, texts, n, buf);
 			if (t < 0)
 				continue;
 			bad = 1;
@@ -262,7 +264,10 @@ static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 				   "%s: %s holds %s, an id that is per-card: the card's own id "
 				   "would differ (make the file per-card and write the id's "
 				   "${VARIABLE})",
-				   nd->origin ? nd->origin : nd->path, nd->path, texts[t]);
+				   host_path && !nd->origin ? host_path
+				   : nd->origin             ? nd->origin
+							    : nd->path,
+				   nd->path, texts[t]);
 		}
 	}
 	free(buf);

@@ -444,13 +444,16 @@ static bool has_per_card(const struct layout *l)
 static int add_to_tree(struct build *b, const struct layout_partition *p, struct part_state *ps,
 		       const struct content_node *n)
 {
-	/* the layout's attrs are FAT's DIR_Attr bits, passed through as they are */
+	char host[CONTENT_HOST_PATH_MAX];
+	const char *host_path = content_host_path(n, host, sizeof(host));
+	/* the layout's attrs are FAT's DIR_Attr bits, passed through as they are; a host
+	 * file's origin is the same string as its path (fat/ stores it once) */
 	struct fat_meta m = { .mtime = n->mtime,
 			      .mtime_ns = n->mtime_ns,
 			      .attrs = (uint8_t)n->attrs,
 			      .first = n->first,
-			      .origin = n->origin };
-	struct fat_source src = { .path = n->host_path,
+			      .origin = n->origin ? n->origin : host_path };
+	struct fat_source src = { .path = host_path,
 				  .listed = n->host_id,
 				  .fd = -1,
 				  .read = n->text ? read_text : NULL,

@@ -313,9 +313,8 @@ static int give_bytes_to_target(struct lister *ls, const struct content_archive_
 		ls->gone[g].entry = ae->number;
 		ls->gone[g].size = (uint64_t)ae->size;
 	}
-	if (rc == 0 && (path = fat_path_of(ls, trel)) && (key = content_key(ls->c, path)))
-		t = content_find(ls->c, key);
-	else if (rc == 0)
+	if (rc == 0 && (!(path = fat_path_of(ls, trel)) || !(key = content_key(ls->c, path)) ||
+			content_find(ls->c, key, &t) < 0))
 		rc = -ENOMEM;
 	if (t && t->source == ls->source && t->archive == ls->id && !t->size && !t->is_dir) {
 		t->entry = ae->number;
@@ -502,13 +501,17 @@ static int copy_below(struct lister *ls, size_t from, const char *to)
 static int follow_to_folder(struct lister *ls, size_t i, const struct content_node *t)
 {
 	struct content_node *n = &ls->c->nodes[i];
-	size_t len = strlen(t->key), from = (size_t)(t - ls->c->nodes);
-	char *to = strdup(n->path);
-	int rc = to ? 0 : -ENOMEM;
+	size_t from = (size_t)(t - ls->c->nodes);
+	char *to = strdup(n->path), *n_key = content_key(ls->c, n->path);
+	char *t_key = content_key(ls->c, t->path);
+	size_t len = t_key ? strlen(t_key) : 0;
+	int rc = to && n_key && t_key ? 0 : -ENOMEM;
 
-	if (rc == 0 && !strncmp(n->key, t->key, len) && (!n->key[len] || n->key[len] == '/'))
+	if (rc == 0 && !strncmp(n_key, t_key, len) && (!n_key[len] || n_key[len] == '/'))
 		rc = diag_error(ls->d, "%s: a symbolic link loop (it leads to %s, which holds it)",
 				n->origin, t->path);
+	free(n_key);
+	free(t_key);
 	if (rc == 0) {
 		n->is_dir = true;
 		n->mtime = t->mtime;
@@ -536,8 +539,8 @@ static int resolve_link(struct lister *ls, size_t i, bool report)
 					  "the tree, which holds it)",
 					  ls->c->nodes[i].origin);
 		char *path = fat_path_of(ls, target), *key = path ? content_key(ls->c, path) : NULL;
-		struct content_node *t = key ? content_find(ls->c, key) : NULL;
-		bool no_memory = !key;
+		struct content_node *t = NULL;
+		bool no_memory = !key || content_find(ls->c, key, &t) < 0;
 		free(path);
 		free(key);
 		if (no_memory)

@@ -64,10 +64,11 @@
 /* Its fields are ordered so that a model of many files wastes no padding. Its strings are
  * the model's (its arena's): none is freed alone. */
 struct content_node {
-	char *path;            /* FAT path as it will be written: "/a/b" */
-	char *key;             /* the path folded as FAT compares names (@path itself when
-				* folding leaves it as it is) */
-	char *host_path;       /* a file's bytes come from this host file, ... */
+	char *path;            /* FAT path as it will be written: "/a/b" (its key, the path
+				* folded as FAT compares names, is made again when needed) */
+	char *host_path;       /* a file's bytes come from this host file (with
+				* @host_in_folder: its folder, the file being named there as
+				* the last name of @path; see content_host_path()), ... */
 	struct fileid host_id; /* ... the one it was when listed, or ... */
 	const char *text;      /* ... are this text (borrowed from the layout), or ... */
 	uint32_t archive;      /* ... come from archive content.archives[archive - 1] (0: none), */
@@ -76,8 +77,8 @@ struct content_node {
 	char *link;     /* an archive's symbolic link, until it is resolved */
 	uint64_t size;
 	int64_t mtime;
-	char *origin;    /* where it comes from, for messages (a host file's is its host_path,
-			  * the same string) */
+	char *origin;    /* where it comes from, for messages (NULL: its host file; see
+			  * content_origin()) */
 	uint32_t source; /* index of the layout entry that put it here */
 	uint32_t parent; /* 1 + index of the folder node holding it (0: the partition's root) */
 	uint32_t kids;   /* 1 + index of its most recently added child (0: none) */
@@ -85,12 +86,24 @@ struct content_node {
 	uint8_t attrs;
 	bool is_dir;
 	bool first;
-	bool removed;  /* replaced by a later entry */
-	bool implicit; /* a folder created because a path needs it */
-	bool judged;   /* a tree's include and exclude judged it as its walk met it, ... */
-	bool left_out; /* ... and left it out by its own name (a folder may stay for what
+	bool removed;        /* replaced by a later entry */
+	bool implicit;       /* a folder created because a path needs it */
+	bool judged;         /* a tree's include and exclude judged it as its walk met it, ... */
+	bool left_out;       /* ... and left it out by its own name (a folder may stay for what
 			  * it holds) */
+	bool host_in_folder; /* @host_path is the folder of the host file, shared by the
+			      * files listed from it */
 };
+
+/* A buffer that holds what content_host_path() and content_origin() make. */
+#define CONTENT_HOST_PATH_MAX 4096
+
+/* The host file the bytes of @n come from (NULL: none), made in @buf (@len bytes) when the
+ * node keeps it as its folder and name; NULL when it does not fit. */
+const char *content_host_path(const struct content_node *n, char *buf, size_t len);
+
+/* Where @n comes from, for messages: its origin, or its host file (made in @buf). */
+const char *content_origin(const struct content_node *n, char *buf, size_t len);
 
 /*
  * What a file system can hold of what a partition's content gives it, stated once for each:
@@ -174,7 +187,10 @@ struct content {
 	struct content_archive *archives; /* the archives files come from */
 	size_t n_archives, cap_archives;
 	struct content_last_folder last; /* see content_add() */
-	struct arena arena;              /* the nodes' strings */
+	const char *host_dir;            /* the host folder the last file came from (in the
+					  * arena), which the next files of that folder share */
+	size_t host_dir_len;
+	struct arena arena; /* the nodes' strings */
 };
 
 /*

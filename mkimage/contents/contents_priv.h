@@ -16,8 +16,9 @@ const struct content_caps *content_caps_of(const struct content *c);
 /* @path folded as that file system compares names (a new string), or NULL. */
 char *content_key(const struct content *c, const char *path);
 
-/* The live node at folded path @key, or NULL. */
-struct content_node *content_find(struct content *c, const char *key);
+/* The live node at folded path @key in *@ret (NULL: none). Returns 0 or -ENOMEM (a node
+ * keeps no key: its path is folded again to compare). */
+int content_find(struct content *c, const char *key, struct content_node **ret);
 
 /* Adds a node (see model.c); returns 0 or a negative errno (message in @d). */
 int content_add(struct content *c, const struct content_node *in, struct diag *d);

@@ -25,18 +25,18 @@ const char *content_relative(const char *path, const char *top)
 /* Marks the folder that holds node @i (found by its key) as kept. */
 static int keep_parent(struct content *s, size_t i, bool *keep)
 {
-	char *key = strdup(s->nodes[i].key), *slash;
+	char *key = content_key(s, s->nodes[i].path), *slash;
+	struct content_node *parent = NULL;
+	int rc = key ? 0 : -ENOMEM;
 
-	if (!key)
-		return -ENOMEM;
-	if ((slash = strrchr(key, '/')) && slash != key) {
+	if (rc == 0 && (slash = strrchr(key, '/')) && slash != key) {
 		*slash = '\0';
-		struct content_node *parent = content_find(s, key);
+		rc = content_find(s, key, &parent);
 		if (parent)
 			keep[parent - s->nodes] = true;
 	}
 	free(key);
-	return 0;
+	return rc;
 }
 
 /*

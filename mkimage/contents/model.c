@@ -62,19 +62,36 @@ static int index_grow(struct content *c)
 	return 0;
 }
 
-struct content_node *content_find(struct content *c, const char *key)
+/* Whether the path of @n folds to @key: 1, 0, or -ENOMEM. A node keeps no key of its own:
+ * it is folded again here, for the few nodes whose key has the same hash. */
+static int key_matches(const struct content *c, const struct content_node *n, const char *key)
+{
+	char *k = n->path ? content_key(c, n->path) : NULL;
+	int same = k ? strcmp(k, key) == 0 : n->path ? -ENOMEM : 0;
+
+	free(k);
+	return same;
+}
+
+int content_find(struct content *c, const char *key, struct content_node **ret)
 {
 	uint32_t h = hash(key);
 
+	*ret = NULL;
 	if (!c->index_cap)
-		return NULL;
+		return 0;
 	for (size_t i = h & (c->index_cap - 1); c->index[i].node;
 	     i = (i + 1) & (c->index_cap - 1)) {
 		struct content_node *n = &c->nodes[c->index[i].node - 1];
-		if (c->index[i].hash == h && !n->removed && strcmp(n->key, key) == 0)
-			return n;
+		int same = c->index[i].hash == h && !n->removed ? key_matches(c, n, key) : 0;
+		if (same < 0)
+			return same;
+		if (same) {
+			*ret = n;
+			return 0;
+		}
 	}
-	return NULL;
+	return 0;
 }
 
 size_t content_next_below(const struct content *c, size_t root, size_t k)
@@ -100,21 +117,27 @@ static void remove_subtree(struct content *c, struct content_node *n)
 /* The folder of a node is not known yet: link_to_parent() looks it up by key. */
 #define PARENT_BY_KEY SIZE_MAX
 
+/* The folder of the node of key @key (1 + its index, 0: the root) into *@parent: 0 or
+ * -ENOMEM. */
+static int parent_by_key(struct content *c, char *key, size_t *parent)
+{
+	char *slash = strrchr(key, '/');
+	struct content_node *dir = NULL;
+	int rc = 0;
+
+	if (slash && slash != key) {
+		*slash = '\0';
+		rc = content_find(c, key, &dir);
+		*slash = '/';
+	}
+	*parent = dir ? (size_t)(dir - c->nodes) + 1 : 0;
+	return rc;
+}
+
 /* Links node @i to the list of children of folder @parent (1 + its index, 0: the root). */
 static void link_to_parent(struct content *c, size_t i, size_t parent)
 {
 	struct content_node *n = &c->nodes[i];
-
-	if (parent == PARENT_BY_KEY) {
-		char *slash = strrchr(n->key, '/');
-		struct content_node *dir = NULL;
-		if (slash && slash != n->key) {
-			*slash = '\0';
-			dir = content_find(c, n->key);
-			*slash = '/';
-		}
-		parent = dir ? (size_t)(dir - c->nodes) + 1 : 0;
-	}
 	struct content_node *dir = parent ? &c->nodes[parent - 1] : NULL;
 	n->parent = parent;
 	n->next = dir ? dir->kids : c->root_kids;
@@ -124,7 +147,7 @@ static void link_to_parent(struct content *c, size_t i, size_t parent)
 /* Forgets the strings of @n (the model's arena holds them). */
 static void node_release(struct content_node *n)
 {
-	n->path = n->key = n->origin = n->host_path = n->link = NULL;
+	n->path = n->origin = n->host_path = n->link = NULL;
 }
 
 /* A copy of @s (may be NULL) in the model's arena, into *@ret: false when out of memory. */
@@ -134,36 +157,66 @@ static bool intern(struct content *c, const char *s, char **ret)
 	return !s || *ret;
 }
 
-/* The strings of @in, path @path and key @key, copied into the model's arena for @n, key
- * first: false when out of memory. */
-static bool intern_strings(struct content *c, const struct content_node *in, const char *key,
-			   const char *path, struct content_node *n)
+const char *content_host_path(const struct content_node *n, char *buf, size_t len)
 {
-	if (!intern(c, key, &n->key))
+	if (!n->host_in_folder || !n->host_path || !n->path)
+		return n->host_path;
+	int w = snprintf(buf, len, "%s/%s", n->host_path, strrchr(n->path, '/') + 1);
+	return w >= 0 && (size_t)w < len ? buf : NULL;
+}
+
+const char *content_origin(const struct content_node *n, char *buf, size_t len)
+{
+	return n->origin ? n->origin : content_host_path(n, buf, len);
+}
+
+/* The host file @host of node @n (at @path, already in the arena): its folder, shared
+ * with the files before it from there, when its name there is the last name of @path;
+ * else the whole path. False when out of memory. */
+static bool intern_host_path(struct content *c, const char *host, struct content_node *n)
+{
+	const char *slash = strrchr(host, '/'), *name = strrchr(n->path, '/');
+	size_t dir_len = slash ? (size_t)(slash - host) : 0;
+
+	n->host_in_folder = slash && name && strcmp(slash + 1, name + 1) == 0 &&
+			    strlen(host) < CONTENT_HOST_PATH_MAX;
+	if (!n->host_in_folder)
+		return intern(c, host, &n->host_path);
+	if (!c->host_dir || c->host_dir_len != dir_len || memcmp(c->host_dir, host, dir_len)) {
+		c->host_dir = arena_strndup(&c->arena, host, dir_len);
+		c->host_dir_len = dir_len;
+	}
+	n->host_path = (char *)c->host_dir;
+	return c->host_dir != NULL;
+}
+
+/* The strings of @in, path @path, copied into the model's arena for @n, path first: false
+ * when out of memory. */
+static bool intern_strings(struct content *c, const struct content_node *in, const char *path,
+			   struct content_node *n)
+{
+	n->host_path = NULL;
+	n->host_in_folder = false;
+	if (!intern(c, path, &n->path) || (in->host_path && !intern_host_path(c, in->host_path, n)))
 		return false;
-	/* a key that is the path itself (folding left it as it was) is stored once */
-	if (strcmp(key, path) == 0)
-		n->path = n->key;
-	else if (!intern(c, path, &n->path))
-		return false;
-	if (!intern(c, in->host_path, &n->host_path))
-		return false;
-	/* a host file is named by its path: one copy serves both */
+	/* a host file is named by its path: its origin is not stored */
 	if (in->origin == in->host_path && n->host_path)
-		n->origin = n->host_path;
+		n->origin = NULL;
 	else if (!intern(c, in->origin, &n->origin))
 		return false;
 	return intern(c, in->link, &n->link);
 }
 
 /* Appends a copy of @in (path and key already decided; freed here) into folder @parent
- * (see link_to_parent) and indexes it. Its strings go to the model's arena, its key first:
- * content_drop_last() gives back the arena from there. */
+ * (see link_to_parent) and indexes it under @key. Its strings go to the model's arena, its
+ * path first: content_drop_last() gives back the arena from there. */
 static int append(struct content *c, const struct content_node *in, char *key, char *path,
 		  size_t parent)
 {
 	struct content_node n = *in;
-	bool ok = intern_strings(c, in, key, path, &n);
+	uint32_t h = hash(key);
+	int rc = parent == PARENT_BY_KEY ? parent_by_key(c, key, &parent) : 0;
+	bool ok = rc == 0 && intern_strings(c, in, path, &n);
 
 	free(key);
 	free(path);
@@ -177,7 +230,7 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 	link_to_parent(c, c->n - 1, parent);
 	if (c->n * 2 > c->index_cap && index_grow(c) < 0)
 		return -ENOMEM;
-	index_put(c->index, c->index_cap, (uint32_t)c->n, hash(c->nodes[c->n - 1].key));
+	index_put(c->index, c->index_cap, (uint32_t)c->n, h);
 	return 0;
 }
 
@@ -189,7 +242,7 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 static int resolve_parents(struct content *c, const struct content_node *in, char **ret_path,
 			   struct diag *d)
 {
-	char *path = strdup(in->path);
+	char *path = strdup(in->path), where[CONTENT_HOST_PATH_MAX];
 	size_t at = 1; /* the folder being resolved is path[0..end of the component at @at) */
 	int rc = path ? 0 : -ENOMEM;
 
@@ -197,19 +250,21 @@ static int resolve_parents(struct content *c, const struct content_node *in, cha
 		char *slash = strchr(path + at, '/');
 		*slash = '\0';
 		char *key = content_key(c, path);
-		struct content_node *dir = key ? content_find(c, key) : NULL;
+		struct content_node *dir = NULL;
 		char *rest = strdup(slash + 1), *joined = NULL;
-		if (!key || !rest) {
+		if (!key || !rest || content_find(c, key, &dir) < 0) {
 			rc = -ENOMEM;
 		} else if (dir && !dir->is_dir) {
 			rc = diag_error(d,
 					"%s: %s needs %s to be a folder, but %s put a file there",
-					in->origin, in->path, dir->path, dir->origin);
+					in->origin, in->path, dir->path,
+					content_origin(dir, where, sizeof(where)));
 		} else if (dir && dir->source == in->source && strcmp(dir->path, path) != 0) {
 			rc = diag_error(d,
 					"%s: %s and %s (of %s): %s sees the two names as equal "
 					"(it ignores case)",
-					in->origin, path, dir->path, dir->origin,
+					in->origin, path, dir->path,
+					content_origin(dir, where, sizeof(where)),
 					content_caps_of(c)->name);
 		} else if (!dir) {
 			struct content_node implicit = { .is_dir = true,
@@ -291,7 +346,11 @@ static int remember_last_folder(struct content *c, const struct content_node *in
 		forget_last_folder(f);
 		return -ENOMEM;
 	}
-	const struct content_node *dir = *f->key ? content_find(c, f->key) : NULL;
+	struct content_node *dir = NULL;
+	if (*f->key && content_find(c, f->key, &dir) < 0) {
+		forget_last_folder(f);
+		return -ENOMEM;
+	}
 	f->node = dir ? (size_t)(dir - c->nodes) + 1 : 0;
 	if (*f->key && (!dir || !dir->is_dir))
 		forget_last_folder(f);
@@ -313,7 +372,7 @@ static bool in_last_folder(const struct content *c, const struct content_node *i
 	if (!f->node)
 		return true;
 	const struct content_node *dir = f->node <= c->n ? &c->nodes[f->node - 1] : NULL;
-	return dir && !dir->removed && dir->is_dir && dir->key && strcmp(dir->key, f->key) == 0;
+	return dir && !dir->removed && dir->is_dir && dir->path && strcmp(dir->path, f->path) == 0;
 }
 
 /* @in's path as the model has it, and its key: from the last folder when it goes there,
@@ -349,7 +408,17 @@ static int place(struct content *c, const struct content_node *in, char **ret_pa
 
 int content_add(struct content *c, const struct content_node *in, struct diag *d)
 {
-	char *path = NULL, *key = NULL;
+	char *path = NULL, *key = NULL, host[CONTENT_HOST_PATH_MAX], where[CONTENT_HOST_PATH_MAX];
+	struct content_node whole;
+
+	/* a node of another model (a tree's, filtered) with its host path and origin whole */
+	if (in->host_in_folder || !in->origin) {
+		whole = *in;
+		whole.host_path = (char *)content_host_path(in, host, sizeof(host));
+		whole.host_in_folder = false;
+		whole.origin = in->origin ? in->origin : whole.host_path;
+		in = &whole;
+	}
 	int rc = check_path_limits(in, d);
 
 	if (rc < 0)
@@ -357,12 +426,16 @@ int content_add(struct content *c, const struct content_node *in, struct diag *d
 	rc = place(c, in, &path, &key, d);
 	if (rc < 0)
 		return rc;
-	struct content_node *old = content_find(c, key);
-	if (old && old->source == in->source && strcmp(old->path, path) != 0) {
+	struct content_node *old = NULL;
+	if (content_find(c, key, &old) < 0) {
+		rc = -ENOMEM;
+	} else if (old && old->source == in->source && strcmp(old->path, path) != 0) {
 		rc = diag_error(d, "%s and %s: %s sees the two names as equal (it ignores case)",
-				old->origin, in->origin, content_caps_of(c)->name);
+				content_origin(old, where, sizeof(where)), in->origin,
+				content_caps_of(c)->name);
 	} else if (old && old->source == in->source && old->is_dir != in->is_dir) {
-		rc = diag_error(d, "%s and %s: a %s and a %s at one path", old->origin, in->origin,
+		rc = diag_error(d, "%s and %s: a %s and a %s at one path",
+				content_origin(old, where, sizeof(where)), in->origin,
 				old->is_dir ? "folder" : "file", in->is_dir ? "folder" : "file");
 	} else if (old && old->is_dir && in->is_dir) {            /* two directories merge */
 		if (old->implicit && old->source == in->source) { /* an archive lists it late */
@@ -422,8 +495,9 @@ void content_drop_last(struct content *c)
 	c->index = NULL;
 	c->index_cap = 0;
 	struct content_node *n = &c->nodes[--c->n];
-	if (n->key)
-		arena_pop_to(&c->arena, n->key); /* its strings, the newest of the arena */
+	if (n->path)
+		arena_pop_to(&c->arena, n->path); /* its strings, the newest of the arena */
+	c->host_dir = NULL;                       /* it may have gone with them */
 	node_release(n);
 	/* the array shrinks as it empties (each MiB), so that what takes its place need not
 	 * come on top of it */

@@ -129,6 +129,18 @@ static void test_gather_overlay(void **state)
 	assert_non_null(live(&c, "/sub/z")); /* ... and keep the case they had first */
 	assert_string_equal(live(&c, "/sub/y")->host_path, "in/cfg");
 	assert_true(live(&c, "/sub/y")->first);
+	/* a host file named as in its folder keeps only the folder, shared with the others */
+	char buf[CONTENT_HOST_PATH_MAX];
+	assert_true(live(&c, "/sub/z")->host_in_folder);
+	assert_ptr_equal(live(&c, "/link")->host_path, live(&c, "/X")->host_path);
+	assert_string_equal(live(&c, "/sub/z")->host_path, "in/b/Sub");
+	assert_string_equal(content_host_path(live(&c, "/sub/z"), buf, sizeof(buf)), "in/b/Sub/z");
+	assert_string_equal(content_origin(live(&c, "/sub/z"), buf, sizeof(buf)), "in/b/Sub/z");
+	assert_string_equal(content_host_path(live(&c, "/X"), buf, sizeof(buf)), "in/b/X");
+	/* one named otherwise (cfg at /sub/y) keeps its whole path */
+	assert_false(live(&c, "/sub/y")->host_in_folder);
+	assert_string_equal(content_origin(live(&c, "/sub/y"), buf, sizeof(buf)), "in/cfg");
+	assert_null(content_host_path(live(&c, "/sub/z"), buf, 5)); /* does not fit */
 	assert_int_equal(live(&c, "/link")->size, 2); /* followed out of its tree: links = follow */
 	assert_string_equal(live(&c, "/n.txt")->text, "hello");
 	assert_int_equal(live(&c, "/n.txt")->attrs, LAYOUT_ATTR_HIDDEN);
@@ -248,6 +260,39 @@ static void test_gather_errors(void **state)
 			    " file \"/A/b\" { content = \"2\" } }",
 			    "t.layout:3: /A/b needs /a to be a folder, but t.layout:2 put a file "
 			    "there");
+	/* a host file in the way is named by its host path, which the model makes again */
+	assert_int_equal(system("mkdir -p in/one && touch in/one/f"), 0);
+	expect_gather_error("partition p { type = fat\n tree \"/\" { from = \"one\" }\n"
+			    " file \"/F/g\" { content = \"1\" } }",
+			    "t.layout:3: /F/g needs /f to be a folder, but in/one/f put a file "
+			    "there");
+}
+
+/* A filtered tree is gathered alone, then what it keeps joins the partition's model: its
+ * host files keep their whole host paths. */
+static void test_gather_filtered_host_paths(void **state)
+{
+	struct content c = { 0 };
+	char buf[CONTENT_HOST_PATH_MAX];
+	struct diag d;
+
+	(void)state;
+	assert_int_equal(system("mkdir -p in/flt/sub && touch in/flt/keep.txt in/flt/drop.bin "
+				"in/flt/sub/deep.txt"),
+			 0);
+	struct layout *l = load_in("partition p { type = fat\n tree \"/t\" { from = \"flt\" "
+				   "include = \"*.txt\" } }\n");
+	diag_init(&d);
+	assert_int_equal(content_gather(l, &l->parts[0], &c, &d), 0);
+	assert_null(live(&c, "/t/drop.bin"));
+	assert_string_equal(content_host_path(live(&c, "/t/keep.txt"), buf, sizeof(buf)),
+			    "in/flt/keep.txt");
+	assert_string_equal(content_origin(live(&c, "/t/sub/deep.txt"), buf, sizeof(buf)),
+			    "in/flt/sub/deep.txt");
+	assert_true(live(&c, "/t/sub/deep.txt")->host_in_folder);
+	content_release(&c);
+	diag_release(&d);
+	layout_free(l);
 }
 
 /* links: what a link of a host folder leads to decides, found name by name (host_links.c) */
@@ -481,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_gather_exfat),
 		cmocka_unit_test(test_gather_case_of_folders),
 		cmocka_unit_test(test_gather_errors),
+		cmocka_unit_test(test_gather_filtered_host_paths),
 		cmocka_unit_test(test_gather_links),
 		cmocka_unit_test(test_gather_archive),
 		cmocka_unit_test(test_gather_archive_errors),
