@@ -49,6 +49,9 @@ int ext4_names_find(struct ext4_volume *v, uint32_t dir, const char *name, uint3
  * not there yet (ext4_names_find()). */
 errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
 			  int type);
+/* The folder block ext4_names_link() holds in memory written to the volume (before the
+ * folders are read or rewritten by another way, and before the volume is closed). */
+errcode_t ext4_names_write(struct ext4_volume *v);
 void ext4_names_free(struct ext4_names *n);
 
 /* meta.c: owner, permissions with the type bits @type (LINUX_S_IFREG, ...), and every time

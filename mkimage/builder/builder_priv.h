@@ -218,6 +218,8 @@ struct ext4_walk {
 	bool host_xattrs;     /* a host entry of the tree had extended attributes */
 	int proc_fds;         /* whether /proc/self/fd names the walk's folders: 0 not
 			       * known yet, 1 it does, -1 it does not (a chroot) */
+	uid_t euid;           /* the build's user and group, asked once a tree */
+	gid_t egid;
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);

@@ -61,9 +61,9 @@ static int next_extent(struct ext4_host_reader *r)
 
 /* Whether a host folder's entries keep their own owners: owners = host, or no owners key
  * and the build runs as root (who can make a tree of many owners). */
-static bool keeps_host_owners(const struct layout_entry *e)
+static bool keeps_host_owners(const struct layout_entry *e, uid_t euid)
 {
-	return e->owners == LAYOUT_OWNERS_HOST || (e->owners == LAYOUT_OWNERS_UNSET && !geteuid());
+	return e->owners == LAYOUT_OWNERS_HOST || (e->owners == LAYOUT_OWNERS_UNSET && !euid);
 }
 
 /* The owner, mode and time of the host entry @st of a tree: the layout's owner and group
@@ -72,7 +72,7 @@ static bool keeps_host_owners(const struct layout_entry *e)
 static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, uint32_t perm)
 {
 	const struct layout_entry *e = w->e;
-	bool keep = keeps_host_owners(e);
+	bool keep = keeps_host_owners(e, w->euid);
 	struct ext4_meta m = { .uid = e->owner_set ? e->owner
 				      : keep       ? st->st_uid
 						   : 0,
@@ -82,8 +82,8 @@ static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, ui
 			       .perm = perm };
 
 	if (!keep && e->owners == LAYOUT_OWNERS_UNSET &&
-	    ((!e->owner_set && st->st_uid && st->st_uid != geteuid()) ||
-	     (!e->group_set && st->st_gid && st->st_gid != getegid())))
+	    ((!e->owner_set && st->st_uid && st->st_uid != w->euid) ||
+	     (!e->group_set && st->st_gid && st->st_gid != w->egid)))
 		w->others_owners++;
 	m.mtime = content_mtime(&w->b->l->image, &st->st_mtim, &m.mtime_ns);
 	return m;
@@ -540,6 +540,8 @@ int build_ext4_folder(struct ext4_walk *w, const char *host, const struct stat *
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	w->others_owners = 0;
+	w->euid = geteuid();
+	w->egid = getegid();
 	w->host_xattrs = false;
 	w->proc_fds = 0;
 	w->n_links = 0; /* hard links join the names of one tree entry only (LAYOUT.md) */
