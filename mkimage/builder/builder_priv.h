@@ -230,6 +230,8 @@ struct ext4_host_reader {
 	const char *host; /* its path, for the messages */
 	struct diag *d;
 	uint64_t pos;        /* the bytes handed out so far */
+	uint64_t listed;     /* the size the walk listed (0: not listed): a file that ends
+			      * before it has changed since */
 	uint64_t data, hole; /* the data extent around or after @pos: [data, hole) */
 };
 /* ext4_read_fn over a struct ext4_host_reader whose @fd is open at its start. */

@@ -167,6 +167,11 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return diag_errno(r->d, -errno, "%s: %s", r->host, strerror(errno));
+		if (n == 0 && r->pos < r->listed)
+			return diag_errno(r->d, -ESTALE,
+					  "%s: changed while the image was built (it is not the "
+					  "file of %" PRIu64 " bytes that was listed)",
+					  r->host, r->listed);
 	}
 	r->pos += (uint64_t)n;
 	return (long)n;
@@ -237,20 +242,19 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 {
 	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
 				      .host = p->host,
-				      .d = w->b->d };
+				      .d = w->b->d,
+				      .listed = p->listed.size };
 	/* a small file is read whole, its holes as the zeros they read as (which the volume
 	 * leaves out all the same), without asking where they are */
 	if (p->listed.size <= SMALL_FILE)
 		r.hole = p->listed.size;
-	int rc = 0;
-	bool changed;
-
 	if (r.fd < 0)
 		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
-	/* a failure to read it (its message posted) is not a change */
-	changed = !unchanged(r.fd, p);
-	if (!changed && (rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host)) == 0)
-		changed = !unchanged(r.fd, p); /* written while it was read */
+	/* read first, then checked once: another file at its name, or one changed before or
+	 * while it was read, fails the build all the same (one that ends sooner than listed
+	 * says so as it is read); a failure to read it (its message posted) is not a change */
+	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host);
+	bool changed = rc == 0 && !unchanged(r.fd, p);
 	close(r.fd);
 	if (changed)
 		return diag_error(w->b->d,
