@@ -13,11 +13,16 @@ struct ext4_volume {
 	const char *image; /* for messages */
 	int64_t timestamp;
 	void *zero_block; /* one block of zeros, to find holes */
+	char *data_buf;   /* DATA_BLOCKS blocks: a file's bytes as they are read (add.c),
+			   * allocated once for all files */
 	bool measure;
 	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
 	int fd;                   /* read.c: the image, and the region of the volume in it, */
 	uint64_t offset, size;    /* which its messages on a cut image name */
 };
+
+/* The blocks of a file's bytes read at a time. */
+#define DATA_BLOCKS 256
 
 /* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
  * resize inode (the volume is built for its partition) and the orphan file. */

@@ -283,5 +283,6 @@ void ext4_discard(struct ext4_volume *v)
 		ext2fs_free(v->fs);
 	ext4_names_free(v->names);
 	free(v->zero_block);
+	free(v->data_buf);
 	free(v);
 }
