@@ -228,13 +228,13 @@ static errcode_t put_block(struct ext4_volume *v, ext2_file_t f, struct taken *t
 static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t size,
 		      ext4_read_fn read, void *ctx, const char *what)
 {
-	size_t bs = v->fs->blocksize, cap = 256 * bs;
-	char *buf = malloc(cap);
+	size_t bs = v->fs->blocksize, cap = DATA_BLOCKS * bs;
 	uint64_t pos = 0;
 	int rc = 0;
 
-	if (!buf)
+	if (!v->data_buf && !(v->data_buf = malloc(cap)))
 		return -ENOMEM;
+	char *buf = v->data_buf;
 	while (rc == 0 && pos < size) {
 		size_t want = size - pos < cap ? (size_t)(size - pos) : cap, got = 0;
 		while (rc == 0 && got < want) {
@@ -257,7 +257,6 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uin
 	errcode_t err = rc == 0 && t ? take_run(v, t) : 0;
 	if (err)
 		rc = fail_at(v, err, what, "adding");
-	free(buf);
 	return rc;
 }
 

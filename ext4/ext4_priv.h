@@ -13,11 +13,16 @@ struct ext4_volume {
 	const char *image; /* for messages */
 	int64_t timestamp;
 	void *zero_block; /* one block of zeros, to find holes */
+	char *data_buf;   /* DATA_BLOCKS blocks: a file's bytes as they are read (add.c),
+			   * allocated once for all files */
 	bool measure;
 	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
 	int fd;                   /* read.c: the image, and the region of the volume in it, */
 	uint64_t offset, size;    /* which its messages on a cut image name */
 };
+
+/* The blocks of a file's bytes read at a time. */
+#define DATA_BLOCKS 256
 
 /* What `mke2fs -t ext4` gives by default (its configuration file's ext4 features), less the
  * resize inode (the volume is built for its partition) and the orphan file. */
@@ -49,6 +54,9 @@ int ext4_names_find(struct ext4_volume *v, uint32_t dir, const char *name, uint3
  * not there yet (ext4_names_find()). */
 errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
 			  int type);
+/* The folder block ext4_names_link() holds in memory written to the volume (before the
+ * folders are read or rewritten by another way, and before the volume is closed). */
+errcode_t ext4_names_write(struct ext4_volume *v);
 void ext4_names_free(struct ext4_names *n);
 
 /* meta.c: owner, permissions with the type bits @type (LINUX_S_IFREG, ...), and every time

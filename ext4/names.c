@@ -7,6 +7,9 @@
  * room left at the end of each of its blocks is known. A name goes where ext2fs_link() would
  * put it, in the first block with room for it (the last entry of that block is cut to its
  * length and the new one takes the rest), so that the bytes are those libext2fs writes.
+ * The block names go into is held in memory while they go on going there, and written
+ * (with its checksum) once when they move on to another block, before the folders are
+ * indexed and when the volume is closed: not read and written again for every name.
  * Once every name is in, a folder of more than one block is rewritten as a hashed tree
  * (dir_index), as the kernel keeps one (its Documentation/filesystems/ext4/directory.rst,
  * "Hash Tree Directories"): a root block with "." and "..", the hash's version and the
@@ -47,6 +50,12 @@ struct ext4_names {
 	size_t table_cap;
 	struct folder *folders; /* open addressing by inode; a power of two of them */
 	size_t n_folders, folder_cap;
+	/* the block names were last added to, kept until names go to another block: it is
+	 * read and written (checksummed) once for all the names it takes in a row */
+	char *block;
+	uint32_t block_dir; /* its folder, 0: none held */
+	blk64_t block_at;
+	bool block_dirty; /* changed since it was read */
 };
 
 static uint32_t hash_name(uint32_t dir, const char *name, size_t len)
@@ -283,6 +292,45 @@ static errcode_t grow_folder(struct ext4_volume *v, struct folder *f)
 	return 0;
 }
 
+/* The block held in memory written to the volume, if it changed. */
+static errcode_t write_held(ext2_filsys fs, struct ext4_names *n)
+{
+	errcode_t err = 0;
+
+	if (n->block_dir && n->block_dirty)
+		err = ext2fs_write_dir_block4(fs, n->block_at, n->block, 0, n->block_dir);
+	n->block_dirty = false;
+	return err;
+}
+
+/* Block @blk of the folder @dir held in memory, read when it is not the one held. */
+static errcode_t hold_block(ext2_filsys fs, struct ext4_names *n, uint32_t dir, blk64_t blk)
+{
+	errcode_t err;
+
+	if (n->block_dir == dir && n->block_at == blk)
+		return 0;
+	if ((err = write_held(fs, n)))
+		return err;
+	n->block_dir = 0;
+	if (!n->block && !(n->block = malloc(fs->blocksize)))
+		return EXT2_ET_NO_MEMORY;
+	if ((err = ext2fs_read_dir_block4(fs, blk, n->block, 0, dir)))
+		return err;
+	n->block_dir = dir;
+	n->block_at = blk;
+	return 0;
+}
+
+errcode_t ext4_names_write(struct ext4_volume *v)
+{
+	if (!v->names)
+		return 0;
+	errcode_t err = write_held(v->fs, v->names);
+	v->names->block_dir = 0;
+	return err;
+}
+
 errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t ino,
 			  int type)
 {
@@ -302,17 +350,11 @@ errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (i == f->n_blocks && (err = grow_folder(v, f)))
 		return err;
 	blk64_t blk;
-	char *buf = malloc(fs->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
-	if (!(err = block_of(fs, dir, i, &blk)) &&
-	    !(err = ext2fs_read_dir_block4(fs, blk, buf, 0, dir))) {
-		put_entry(fs, buf, name, len, ino, type);
-		err = ext2fs_write_dir_block4(fs, blk, buf, 0, dir);
-	}
-	free(buf);
-	if (err)
+	struct ext4_names *n = v->names;
+	if ((err = block_of(fs, dir, i, &blk)) || (err = hold_block(fs, n, dir, blk)))
 		return err;
+	put_entry(fs, n->block, name, len, ino, type);
+	n->block_dirty = true;
 	f = folder_slot(v->names, dir); /* remember() does not move folders, but say so */
 	f->room[i] = (uint16_t)(f->room[i] - need);
 	while (f->first_open < f->n_blocks && f->room[f->first_open] < MIN_REC_LEN)
@@ -603,6 +645,10 @@ int ext4_index_folders(struct ext4_volume *v)
 {
 	struct ext4_names *n = v->names;
 
+	errcode_t err = ext4_names_write(v);
+
+	if (err)
+		return ext4_fail(v, err, "writing the folders");
 	if (!n || !ext2fs_has_feature_dir_index(v->fs->super))
 		return 0;
 	for (size_t i = 0; i < n->folder_cap; i++) {
@@ -624,5 +670,6 @@ void ext4_names_free(struct ext4_names *n)
 	free(n->entries);
 	free(n->table);
 	free(n->folders);
+	free(n->block);
 	free(n);
 }

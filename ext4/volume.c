@@ -261,7 +261,14 @@ void ext4_get_usage(struct ext4_volume *v, struct ext4_usage *ret)
 
 int ext4_finish(struct ext4_volume *v)
 {
-	errcode_t err = ext2fs_close_free(&v->fs);
+	errcode_t err = ext4_names_write(v);
+
+	if (err) {
+		int rc = ext4_fail(v, err, "writing the folders");
+		ext4_discard(v);
+		return rc;
+	}
+	err = ext2fs_close_free(&v->fs);
 	int rc = err ? ext4_fail(v, err, "writing the tables and superblocks") : 0;
 
 	ext4_discard(v);
@@ -276,5 +283,6 @@ void ext4_discard(struct ext4_volume *v)
 		ext2fs_free(v->fs);
 	ext4_names_free(v->names);
 	free(v->zero_block);
+	free(v->data_buf);
 	free(v);
 }

@@ -218,6 +218,8 @@ struct ext4_walk {
 	bool host_xattrs;     /* a host entry of the tree had extended attributes */
 	int proc_fds;         /* whether /proc/self/fd names the walk's folders: 0 not
 			       * known yet, 1 it does, -1 it does not (a chroot) */
+	uid_t euid;           /* the build's user and group, asked once a tree */
+	gid_t egid;
 };
 /* The folder at the absolute @path, made 0:0 0755 where missing. */
 int build_ext4_folder_at(struct ext4_walk *w, const char *path, uint32_t *ret_ino);
@@ -228,6 +230,8 @@ struct ext4_host_reader {
 	const char *host; /* its path, for the messages */
 	struct diag *d;
 	uint64_t pos;        /* the bytes handed out so far */
+	uint64_t listed;     /* the size the walk listed (0: not listed): a file that ends
+			      * before it has changed since */
 	uint64_t data, hole; /* the data extent around or after @pos: [data, hole) */
 };
 /* ext4_read_fn over a struct ext4_host_reader whose @fd is open at its start. */

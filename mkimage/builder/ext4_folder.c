@@ -61,9 +61,9 @@ static int next_extent(struct ext4_host_reader *r)
 
 /* Whether a host folder's entries keep their own owners: owners = host, or no owners key
  * and the build runs as root (who can make a tree of many owners). */
-static bool keeps_host_owners(const struct layout_entry *e)
+static bool keeps_host_owners(const struct layout_entry *e, uid_t euid)
 {
-	return e->owners == LAYOUT_OWNERS_HOST || (e->owners == LAYOUT_OWNERS_UNSET && !geteuid());
+	return e->owners == LAYOUT_OWNERS_HOST || (e->owners == LAYOUT_OWNERS_UNSET && !euid);
 }
 
 /* The owner, mode and time of the host entry @st of a tree: the layout's owner and group
@@ -72,7 +72,7 @@ static bool keeps_host_owners(const struct layout_entry *e)
 static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, uint32_t perm)
 {
 	const struct layout_entry *e = w->e;
-	bool keep = keeps_host_owners(e);
+	bool keep = keeps_host_owners(e, w->euid);
 	struct ext4_meta m = { .uid = e->owner_set ? e->owner
 				      : keep       ? st->st_uid
 						   : 0,
@@ -82,8 +82,8 @@ static struct ext4_meta host_meta(struct ext4_walk *w, const struct stat *st, ui
 			       .perm = perm };
 
 	if (!keep && e->owners == LAYOUT_OWNERS_UNSET &&
-	    ((!e->owner_set && st->st_uid && st->st_uid != geteuid()) ||
-	     (!e->group_set && st->st_gid && st->st_gid != getegid())))
+	    ((!e->owner_set && st->st_uid && st->st_uid != w->euid) ||
+	     (!e->group_set && st->st_gid && st->st_gid != w->egid)))
 		w->others_owners++;
 	m.mtime = content_mtime(&w->b->l->image, &st->st_mtim, &m.mtime_ns);
 	return m;
@@ -167,6 +167,11 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return diag_errno(r->d, -errno, "%s: %s", r->host, strerror(errno));
+		if (n == 0 && r->pos < r->listed)
+			return diag_errno(r->d, -ESTALE,
+					  "%s: changed while the image was built (it is not the "
+					  "file of %" PRIu64 " bytes that was listed)",
+					  r->host, r->listed);
 	}
 	r->pos += (uint64_t)n;
 	return (long)n;
@@ -237,20 +242,19 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 {
 	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
 				      .host = p->host,
-				      .d = w->b->d };
+				      .d = w->b->d,
+				      .listed = p->listed.size };
 	/* a small file is read whole, its holes as the zeros they read as (which the volume
 	 * leaves out all the same), without asking where they are */
 	if (p->listed.size <= SMALL_FILE)
 		r.hole = p->listed.size;
-	int rc = 0;
-	bool changed;
-
 	if (r.fd < 0)
 		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
-	/* a failure to read it (its message posted) is not a change */
-	changed = !unchanged(r.fd, p);
-	if (!changed && (rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host)) == 0)
-		changed = !unchanged(r.fd, p); /* written while it was read */
+	/* read first, then checked once: another file at its name, or one changed before or
+	 * while it was read, fails the build all the same (one that ends sooner than listed
+	 * says so as it is read); a failure to read it (its message posted) is not a change */
+	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host);
+	bool changed = rc == 0 && !unchanged(r.fd, p);
 	close(r.fd);
 	if (changed)
 		return diag_error(w->b->d,
@@ -540,6 +544,8 @@ int build_ext4_folder(struct ext4_walk *w, const char *host, const struct stat *
 	if (fd < 0)
 		return diag_error(w->b->d, "%s: %s", host, strerror(errno));
 	w->others_owners = 0;
+	w->euid = geteuid();
+	w->egid = getegid();
 	w->host_xattrs = false;
 	w->proc_fds = 0;
 	w->n_links = 0; /* hard links join the names of one tree entry only (LAYOUT.md) */

@@ -100,3 +100,10 @@ ext4_held 'printf DDDD >>e/a.f'
 [ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a file written to while it was read: exit $(cat rc.txt)"
 expect_stderr "./e/a.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
 [ ! -e x.img ] || fail "a failed build left x.img"
+# cut shorter after the walk listed it: found as it is read (the build checks a file once, after
+# reading it), with the same message
+printf AAAA >e/a.f
+ext4_held 'printf B >e/b.f'
+[ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a file cut shorter: exit $(cat rc.txt)"
+expect_stderr "./e/b.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
+[ ! -e x.img ] || fail "a failed build left x.img"
