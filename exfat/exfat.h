@@ -167,12 +167,14 @@ int exfat_tree_add_file(struct exfat_tree *t, const char *path, uint64_t size,
 
 /*
  * exfat_reached_heap_align - the heap alignment a volume of @vol_bytes at @vol_offset gets with
- * the settings @o and no files: @o->heap_align where exfat_params() accepts it; with
+ * the settings @o and a tree that takes @need clusters (bitmap, up-case table and root
+ * included): @o->heap_align where exfat_params() accepts it and leaves @need clusters; with
  * @o->heap_align_lower, else the one exfat_params_for_tree() lowers it to; else 0. What
- * `inspect` judges a cluster heap against, by the builder's own rule.
+ * `inspect` judges a cluster heap against, by the builder's own rule, with @need the clusters
+ * the allocation bitmap marks used.
  */
 uint64_t exfat_reached_heap_align(const struct exfat_opts *o, uint64_t vol_bytes,
-				  uint64_t vol_offset);
+				  uint64_t vol_offset, uint64_t need);
 
 /*
  * exfat_params_for_tree - exfat_params() for a volume that is to hold @t: checks @t's names

@@ -96,9 +96,13 @@ static int check_regions(struct exfat_vol *v, const uint8_t *s, uint64_t size, s
 	i->root_cluster = get_le32(s + EXFAT_FIRSTCLUSTEROFROOTDIRECTORY);
 	i->cluster_size = EXFAT_SECTOR << shift;
 	i->fats = s[EXFAT_NUMBEROFFATS];
-	if (i->vol_sectors < (1u << 20) / EXFAT_SECTOR ||
-	    i->vol_sectors > UINT64_MAX / EXFAT_SECTOR)
+	if (i->vol_sectors < (1u << 20) / EXFAT_SECTOR)
 		return diag_error(d, "VolumeLength %" PRIu64 " sectors: at least 2048 (1 MiB)",
+				  i->vol_sectors);
+	if (i->vol_sectors > UINT64_MAX / EXFAT_SECTOR)
+		return diag_error(d,
+				  "VolumeLength %" PRIu64 " sectors: too large, more bytes than "
+				  "64 bits count",
 				  i->vol_sectors);
 	if (size && i->vol_sectors * EXFAT_SECTOR > size)
 		return diag_error(d,

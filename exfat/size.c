@@ -114,15 +114,22 @@ int exfat_min_size(struct exfat_tree *t, const struct exfat_opts *o, uint64_t vo
 	return 0;
 }
 
-/* exfat_params() for @t with @o as it is; *@small says the volume is too small for it. */
+/* exfat_params() for @t with @o as it is (without @t: a volume of at least @least clusters);
+ * *@small says the volume is too small for it. */
 static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint64_t vol_bytes,
-			  uint64_t vol_offset, struct exfat_geom *g, bool *small, struct diag *d)
+			  uint64_t vol_offset, uint64_t least, struct exfat_geom *g, bool *small,
+			  struct diag *d)
 {
 	uint64_t need;
 	char cs[16], size[16];
 	int r = exfat_params(o, vol_bytes, vol_offset, g, d);
 
 	*small = r != 0;
+	if (!r && !t && g->clusters < least) {
+		*small = true;
+		return diag_errno(d, -ENOSPC, "the volume has fewer than %" PRIu64 " clusters",
+				  least);
+	}
 	if (r || !t) /* !t: the settings alone */
 		return r;
 	need = exfat_tree_alloc(t, g);
@@ -141,11 +148,12 @@ static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint
 
 /*
  * The rule by which a default heap alignment (the partition's align) that leaves too little
- * room is lowered: halved, down to one sector, until the volume holds @t (NULL: the settings
- * alone) with clusters no larger than the alignment; that geometry in @ret. 0: none does.
+ * room is lowered: halved, down to one sector, until the volume holds @t (NULL: @least
+ * clusters) with clusters no larger than the alignment; that geometry in @ret. 0: none does.
  */
 static uint64_t lower_heap_align(struct exfat_tree *t, const struct exfat_opts *o,
-				 uint64_t vol_bytes, uint64_t vol_offset, struct exfat_geom *ret)
+				 uint64_t vol_bytes, uint64_t vol_offset, uint64_t least,
+				 struct exfat_geom *ret)
 {
 	struct exfat_opts lo = *o;
 	bool small;
@@ -153,7 +161,7 @@ static uint64_t lower_heap_align(struct exfat_tree *t, const struct exfat_opts *
 	for (lo.heap_align = o->heap_align / 2; lo.heap_align >= EXFAT_SECTOR; lo.heap_align /= 2) {
 		struct diag quiet;
 		diag_init(&quiet);
-		int r = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &quiet);
+		int r = params_holding(t, &lo, vol_bytes, vol_offset, least, ret, &small, &quiet);
 		diag_release(&quiet);
 		if (r == 0 && ret->cluster_size <= lo.heap_align)
 			return lo.heap_align;
@@ -162,7 +170,7 @@ static uint64_t lower_heap_align(struct exfat_tree *t, const struct exfat_opts *
 }
 
 uint64_t exfat_reached_heap_align(const struct exfat_opts *o, uint64_t vol_bytes,
-				  uint64_t vol_offset)
+				  uint64_t vol_offset, uint64_t need)
 {
 	struct exfat_geom g;
 	struct diag quiet;
@@ -171,12 +179,13 @@ uint64_t exfat_reached_heap_align(const struct exfat_opts *o, uint64_t vol_bytes
 	if (!o->heap_align)
 		return 0;
 	diag_init(&quiet);
-	int r = params_holding(NULL, o, vol_bytes, vol_offset, &g, &small, &quiet);
+	int r = params_holding(NULL, o, vol_bytes, vol_offset, need, &g, &small, &quiet);
 	diag_release(&quiet);
 	if (r == 0)
 		return o->heap_align;
-	return small && o->heap_align_lower ? lower_heap_align(NULL, o, vol_bytes, vol_offset, &g)
-					    : 0;
+	return small && o->heap_align_lower
+		       ? lower_heap_align(NULL, o, vol_bytes, vol_offset, need, &g)
+		       : 0;
 }
 
 int exfat_params_for_tree(struct exfat_tree *t, const struct exfat_opts *o, uint64_t vol_bytes,
@@ -194,21 +203,21 @@ int exfat_params_for_tree(struct exfat_tree *t, const struct exfat_opts *o, uint
 	if (r)
 		return r;
 	diag_init(&first);
-	r = params_holding(t, o, vol_bytes, vol_offset, ret, &small, &first);
+	r = params_holding(t, o, vol_bytes, vol_offset, 0, ret, &small, &first);
 	if (r == 0 || !small || !o->heap_align || !o->heap_align_lower) {
 		diag_take(d, &first);
 		diag_release(&first);
 		return r;
 	}
 	lo = *o;
-	lo.heap_align = lower_heap_align(t, o, vol_bytes, vol_offset, ret);
+	lo.heap_align = lower_heap_align(t, o, vol_bytes, vol_offset, 0, ret);
 	if (!lo.heap_align) {
 		/* no alignment gives the room: where even none would not, the files are what
 		 * does not fit, and that is what is said */
 		struct diag bare;
 		diag_init(&bare);
 		lo.heap_align = 0;
-		r = params_holding(t, &lo, vol_bytes, vol_offset, ret, &small, &bare);
+		r = params_holding(t, &lo, vol_bytes, vol_offset, 0, ret, &small, &bare);
 		diag_take(d, r ? &bare : &first);
 		diag_release(&bare);
 		diag_release(&first);

@@ -428,6 +428,7 @@ struct fixed_try {
 	uint64_t sectors, vol_offset;
 	bool any_size;
 	struct fat_geom *g;
+	uint64_t need; /* without @t: the clusters the volume must have */
 };
 
 static bool fixed_works(void *ctx, uint64_t align)
@@ -441,23 +442,26 @@ static bool fixed_works(void *ctx, uint64_t align)
 	diag_init(&quiet);
 	int r = params_for_tree(x->t, &lo, x->sectors, x->vol_offset, 0, x->g, &quiet, &why);
 	diag_release(&quiet);
-	return r == 0 && (x->any_size || x->g->cluster_size <= align);
+	return r == 0 && (x->t || x->g->clusters >= x->need) &&
+	       (x->any_size || x->g->cluster_size <= align);
 }
 
 /*
  * The largest data alignment below @o->data_align with which @sectors hold @t (quietly), in
  * @g: one at least the cluster size it gives, or with @any_size down to one sector; 0 when
- * none does.
+ * none does. Without @t, @need is the clusters the volume must have.
  */
 static uint64_t lower_data_align(struct fat_tree *t, const struct fat_opts *o, uint64_t sectors,
-				 uint64_t vol_offset, bool any_size, struct fat_geom *g)
+				 uint64_t vol_offset, bool any_size, struct fat_geom *g,
+				 uint64_t need)
 {
-	struct fixed_try x = { t, o, sectors, vol_offset, any_size, g };
+	struct fixed_try x = { t, o, sectors, vol_offset, any_size, g, need };
 
 	return lower_align_until(o->data_align, fixed_works, &x);
 }
 
-uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset)
+uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+				uint64_t need)
 {
 	struct fat_geom g;
 	struct diag quiet;
@@ -468,11 +472,11 @@ uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, ui
 	diag_init(&quiet);
 	int r = params_for_tree(NULL, o, vol_bytes / FAT_SECTOR, vol_offset, 0, &g, &quiet, &why);
 	diag_release(&quiet);
-	if (r == 0)
+	if (r == 0 && g.clusters >= need)
 		return o->data_align;
-	return o->data_align_lower
-		       ? lower_data_align(NULL, o, vol_bytes / FAT_SECTOR, vol_offset, false, &g)
-		       : 0;
+	return o->data_align_lower ? lower_data_align(NULL, o, vol_bytes / FAT_SECTOR, vol_offset,
+						      false, &g, need)
+				   : 0;
 }
 
 /* Appends to the error, @d's last message, what @o->data_align's padding takes of @g (a
@@ -513,12 +517,13 @@ static int params_lowering_align(struct fat_tree *t, const struct fat_opts *o, u
 
 	diag_init(&first);
 	r = params_for_tree(t, o, sectors, vol_offset, 1, g, &first, &why);
-	if (r == 0 || !(lower = lower_data_align(t, o, sectors, vol_offset, false, &lg))) {
+	if (r == 0 || !(lower = lower_data_align(t, o, sectors, vol_offset, false, &lg, 0))) {
 		diag_take(d, &first);
 		diag_release(&first);
 		if (r && why == FAT_WHY_SMALL && g->total_sectors == sectors)
 			explain_padding(o, g,
-					lower_data_align(t, o, sectors, vol_offset, true, &lg), d);
+					lower_data_align(t, o, sectors, vol_offset, true, &lg, 0),
+					d);
 		return r;
 	}
 	diag_release(&first);

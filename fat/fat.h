@@ -258,12 +258,14 @@ int fat_params_for_tree(struct fat_tree *t, const struct fat_opts *o, uint64_t v
 
 /*
  * fat_reached_data_align - the data alignment a volume of @vol_bytes at @vol_offset gets with
- * the settings @o and no files: @o->data_align where fat_params() accepts it; with
+ * the settings @o and files that take @need clusters (with the cluster size @o sets):
+ * @o->data_align where fat_params() accepts it and leaves @need clusters; with
  * @o->data_align_lower, else the one fat_params_for_tree() lowers it to (the largest half, down
  * to the volume's cluster size, that works); else 0. What `inspect` judges a volume's data area
- * against, by the builder's own rule.
+ * against, by the builder's own rule, with @need the clusters in use on the image.
  */
-uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset);
+uint64_t fat_reached_data_align(const struct fat_opts *o, uint64_t vol_bytes, uint64_t vol_offset,
+				uint64_t need);
 
 /*
  * fat_min_size - the smallest volume that holds @t with the settings @o.

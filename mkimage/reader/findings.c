@@ -104,27 +104,44 @@ uint64_t reader_card_grid(const struct disk *k, uint64_t eb)
 	return au > eb ? au : eb;
 }
 
-uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t eb)
-{
-	uint64_t card = reader_card_grid(k, eb);
+/* How a finding names the grid of a data area or heap that is not the card's own. */
+#define STEP_REACHED                                                                           \
+	" (the largest step of the card's grid that a default build of this volume, with the " \
+	"clusters it uses, reaches)"
+#define SD_UNIT " (the SD allocation unit of this capacity)"
 
-	if (p->content == CONTENT_EXFAT && !p->content_error[0] && card > eb) {
-		struct exfat_opts x = { .cluster_size = p->exfat.info.cluster_size,
+/* What a default build of @p reaches on the card's grid @card (0: none), with the clusters in
+ * use on the image (FAT: marked in the FAT; exFAT: in the allocation bitmap) as its files. */
+static uint64_t volume_reaches(const struct disk_part *p, uint64_t card)
+{
+	if (p->content == CONTENT_EXFAT) {
+		const struct disk_exfat *e = &p->exfat;
+		struct exfat_opts x = { .cluster_size = e->info.cluster_size,
 					.heap_align = card,
 					.heap_align_lower = true };
-		uint64_t reached = exfat_reached_heap_align(&x, p->exfat.info.vol_sectors * 512,
-							    p->start);
-		return reached > eb ? reached : eb;
+		uint64_t used = e->counted && e->info.clusters > e->free_clusters
+					? e->info.clusters - e->free_clusters
+					: 0;
+		return exfat_reached_heap_align(&x, e->info.vol_sectors * 512, p->start, used);
 	}
-	if (p->content != CONTENT_FAT || p->content_error[0] || card <= eb)
-		return eb;
 	/* the builder's rule for a default data-align of the card's grid on this volume */
-	struct fat_opts o = volume_opts(&p->fat.info);
+	const struct disk_fat *f = &p->fat;
+	struct fat_opts o = volume_opts(&f->info);
+	uint64_t used = f->counted && f->info.clusters > f->free_clusters
+				? f->info.clusters - f->free_clusters
+				: 0;
 	o.data_align = card;
 	o.data_align_lower = true;
-	uint64_t reached = fat_reached_data_align(&o, (uint64_t)p->fat.info.total_sectors * 512,
-						  p->start);
-	return reached > eb ? reached : eb;
+	return fat_reached_data_align(&o, (uint64_t)f->info.total_sectors * 512, p->start, used);
+}
+
+uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t eb)
+{
+	if ((p->content != CONTENT_FAT && p->content != CONTENT_EXFAT) || p->content_error[0])
+		return eb;
+	uint64_t card = reader_card_grid(k, eb), reached = volume_reaches(p, card);
+
+	return reached ? reached : eb;
 }
 
 static int check_data_area(const struct disk *k, const struct disk_part *p, uint64_t eb,
@@ -133,12 +150,8 @@ static int check_data_area(const struct disk *k, const struct disk_part *p, uint
 	const struct fat_info *i = &p->fat.info;
 	uint64_t data = p->start + i->data_offset, unit = reader_volume_grid(k, p, eb);
 	struct fat_opts o = volume_opts(i);
-	const char *sd = unit == reader_card_grid(k, eb) && unit > eb
-				 ? " (the SD allocation unit of this capacity)"
-			 : unit > eb
-				 ? " (the largest step of the SD allocation unit of this capacity "
-				   "that this volume's reserved sectors reach)"
-				 : "";
+	uint64_t card = reader_card_grid(k, eb);
+	const char *sd = unit < card ? STEP_REACHED : unit > eb ? SD_UNIT : "";
 	const char *straddle = data % eb ? "every cluster straddles erase blocks"
 					 : "clusters straddle the card's allocation units";
 	char g[32], l[32], why[240];
@@ -264,9 +277,9 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 	if (p->number && p->start % eb == 0 && p->start % card)
 		rc |= add(f, "warning", "start-misaligned", p->number,
 			  "partition %u starts at byte %llu, off the %s allocation unit the SD "
-			  "specification gives a card of this capacity: the SD formatter starts it "
-			  "at byte %llu (in the layout: align = %s, the default of an image of "
-			  "this size)",
+			  "specification gives a card of this capacity; the next unit boundary is "
+			  "byte %llu (in the layout: align = %s, the default when image { size } "
+			  "gives this capacity)",
 			  p->number, (unsigned long long)p->start, c,
 			  (unsigned long long)((p->start + card - 1) / card * card), ck);
 	/* sdimg's default (data-align = the partition's align, which on an SDXC capacity is its
@@ -277,29 +290,28 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 	size_t parts = 0;
 	for (size_t n = 0; n < k->n_parts; n++)
 		parts += k->parts[n].size != 0;
-	char fix[160], key[32];
+	char fix[256], key[32];
 	units_layout(unit, key, sizeof(key));
-	if (heap % eb)
-		snprintf(fix, sizeof(fix),
-			 "every cluster straddles erase blocks; sdimg puts the "
-			 "heap on the erase-block grid by default");
-	else if (unit < card)
-		snprintf(fix, sizeof(fix), "exfat { data-align = %s } puts it there", key);
-	else if (parts <= 1)
-		snprintf(fix, sizeof(fix),
-			 "exfat { sd-format = true } lays the card out on it, "
-			 "as the SD formatter does (or align and data-align = %s)",
+	const char *straddle = heap % eb ? "every cluster straddles erase blocks; " : "";
+	if (unit < card || !p->number)
+		snprintf(fix, sizeof(fix), "%sexfat { data-align = %s } puts it there", straddle,
 			 key);
+	else if (parts <= 1 && !strcmp(k->table, "mbr"))
+		snprintf(fix, sizeof(fix),
+			 "%sexfat { sd-format = true } (with image { size } and size = grow) lays "
+			 "the card out on it, as the SD formatter does (or align and data-align = "
+			 "%s)",
+			 straddle, key);
 	else
-		snprintf(fix, sizeof(fix), "align = %s and exfat { data-align = %s } put it there",
-			 key, key);
+		snprintf(fix, sizeof(fix),
+			 "%salign = %s and exfat { data-align = %s } put it there", straddle, key,
+			 key);
 	return rc | add(f, "warning", "heap-misaligned", p->number,
 			"the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
 			"the %s grid%s: %s",
 			(unsigned long long)heap, (unsigned long long)(heap % unit), g,
-			unit < card ? " (the largest step of this capacity's SD allocation unit "
-				      "that a volume of this size reaches)"
-			: unit > eb ? " (the SD allocation unit of this capacity)"
+			unit < card ? STEP_REACHED
+			: unit > eb ? SD_UNIT
 				    : "",
 			fix);
 }

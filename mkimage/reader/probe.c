@@ -51,7 +51,8 @@ static void count_fat(struct fat_vol *v, struct disk_fat *f, struct diag *scratc
 {
 	static const struct fat_walk_fns fns = { .entry = count_entry };
 
-	if (fat_vol_free_clusters(v, &f->free_clusters, scratch) == 0)
+	f->counted = fat_vol_free_clusters(v, &f->free_clusters, scratch) == 0;
+	if (f->counted)
 		f->walked = fat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
 }
 

@@ -44,6 +44,7 @@ struct disk_ext {
 struct disk_fat {
 	struct fat_info info;
 	uint32_t free_clusters;
+	bool counted; /* free_clusters was read from the FAT */
 	uint64_t files, dirs;
 	bool walked; /* the tree could be walked (files, dirs are counted) */
 };
@@ -158,9 +159,10 @@ int reader_compute_findings(const struct disk *k, uint64_t erase_block, struct f
 uint64_t reader_card_grid(const struct disk *k, uint64_t erase_block);
 
 /* The grid @p's FAT data area or exFAT cluster heap is judged against: what a default build
- * of that volume on this card reaches, by the builder's own rule (fat_reached_data_align():
- * the card's grid, lowered where the volume's reserved sectors cannot reach it), at least
- * @erase_block; @erase_block for other partitions. */
+ * of that volume with the clusters it uses reaches on this card, by the builder's own rule
+ * (fat_reached_data_align(), exfat_reached_heap_align(): the card's grid, lowered where the
+ * volume cannot hold its clusters or reserved sectors with it; below @erase_block for a
+ * volume too small for that); @erase_block for other partitions. */
 uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t erase_block);
 
 /* The number of findings that are errors or warnings. */

@@ -35,11 +35,15 @@ volumes_clean() {
         grid=$(jq -r "$p.grid" out.txt)
         case $(jq -r "$p.content" out.txt) in
         fat)
-            data=$(jq -r "$p.start + $p.fat.data_offset" out.txt)
+            # data_offset counts from the start of the image
+            data=$(jq -r "$p.fat.data_offset" out.txt)
             extract "$1" "$start" "$size" vol.img
             fsck_clean vol.img ;;
         exfat)
-            data=$(jq -r "$p.start + $p.exfat.heap_offset * 512" out.txt)
+            # heap_offset counts sectors from the volume's start, data_offset image bytes
+            data=$(jq -r "$p.exfat.data_offset" out.txt)
+            [ "$data" -eq "$(jq -r "$p.start + $p.exfat.heap_offset * 512" out.txt)" ] ||
+                fail "$1: partition $((i + 1)): exfat.data_offset $data is not start + heap_offset * 512"
             extract "$1" "$start" "$size" vol.img
             fsck.exfat -n vol.img >fsck.out 2>&1 || fail "$1: fsck.exfat -n partition $((i + 1)): $(cat fsck.out)" ;;
         *) fail "$1: partition $((i + 1)) holds $(jq -r "$p.content" out.txt)" ;;

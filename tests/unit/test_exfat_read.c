@@ -582,6 +582,12 @@ static void d_vollen(int fd, const struct geo *g)
 	(void)g;
 	boot32(fd, EXFAT_VOLUMELENGTH, 9000);
 }
+static void d_vollen_huge(int fd, const struct geo *g)
+{
+	(void)g;
+	patch32(fd, EXFAT_VOLUMELENGTH, 0);
+	boot32(fd, EXFAT_VOLUMELENGTH + 4, 1u << 30); /* 2^62 sectors */
+}
 static void d_revision(int fd, const struct geo *g)
 {
 	(void)g;
@@ -803,6 +809,8 @@ static const struct damage damages[] = {
 	{ "FAT length", d_fatlen, AT_OPEN, NULL, "is too small for 512 clusters" },
 	{ "root cluster", d_root, AT_OPEN, NULL, "root directory cluster 514" },
 	{ "volume length", d_vollen, AT_OPEN, NULL, "but only 4194304 are there" },
+	{ "volume length 2^62", d_vollen_huge, AT_OPEN, NULL,
+	  "VolumeLength 4611686018427387904 sectors: too large" },
 	{ "revision", d_revision, AT_OPEN, NULL, "revision 2.00" },
 	{ "up-case checksum", d_upcase_sum, AT_OPEN, NULL, "the up-case table sums to" },
 	{ "up-case length", d_upcase_len, AT_OPEN, NULL, "up-case table is 1048576 bytes" },

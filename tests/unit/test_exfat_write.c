@@ -19,6 +19,7 @@
 
 #include "common/bytes.h"
 #include "exfat/exfat.h"
+#include "exfat/write_priv.h"
 
 #define OFF (1024 * 1024) /* the volume sits 1 MiB into the file */
 #define T0 1700000000     /* 2023-11-14 22:13:20 UTC */
@@ -197,6 +198,13 @@ static void test_align_lowered(void **state)
 	assert_int_equal(d.n, 1); /* a note */
 	assert_non_null(strstr(d.msgs[0].text, "its cluster heap starts on a multiple of 512K"));
 	assert_int_equal(((uint64_t)g.heap_offset * 512) % g.cluster_size, 0);
+	/* what inspect judges it by: the same rule, given the clusters the tree uses */
+	struct exfat_opts bare = { .cluster_size = g.cluster_size,
+				   .heap_align = 4u << 20,
+				   .heap_align_lower = true };
+	assert_int_equal(exfat_reached_heap_align(&bare, 4u << 20, 0, exfat_tree_alloc(t, &g)),
+			 512u << 10);
+	assert_true(exfat_reached_heap_align(&bare, 4u << 20, 0, 0) > (512u << 10));
 	o.heap_align_lower = false;
 	assert_int_equal(exfat_params_for_tree(t, &o, 4u << 20, 0, &g, &d), -EINVAL);
 	diag_release(&d);

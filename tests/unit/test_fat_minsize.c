@@ -276,11 +276,43 @@ static void test_min_size_lowers_unreachable_align(void **state)
 				 .cluster_size = g.cluster_size,
 				 .data_align = 64ull << 20,
 				 .data_align_lower = true };
-	assert_int_equal(fat_reached_data_align(&bare, min, offset), 32ull << 20);
+	assert_int_equal(fat_reached_data_align(&bare, min, offset, 0), 32ull << 20);
 	bare.data_align_lower = false;
-	assert_int_equal(fat_reached_data_align(&bare, min, offset), 0);
+	assert_int_equal(fat_reached_data_align(&bare, min, offset, 0), 0);
 	o.data_align_lower = false;
 	min_fails(t, &o, offset, "data-align 64M would need");
+	fat_tree_free(t);
+	diag_release(&d);
+}
+
+/* A fixed volume its files fill too much to keep a 16M data-align's padding: the builder
+ * lowers the alignment, and fat_reached_data_align() given the clusters the files use finds
+ * an alignment the build has (without them, the full 16M: what inspect used to judge by). */
+static void test_reached_with_clusters_in_use(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = zeros };
+	struct fat_tree *t = fat_tree_new(0);
+	struct fat_opts o = { .data_align = 16ull << 20, .data_align_lower = true };
+	const uint64_t offset = 16ull << 20, vol = 64ull << 20, files = 55ull << 20;
+	struct fat_geom g;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(fat_tree_add_file(t, "/a", files, &src, NULL, &d), 0);
+	assert_int_equal(fat_params_for_tree(t, &o, vol, offset, &g, &d), 0);
+	uint64_t data = offset + g.data_offset;
+	assert_int_not_equal(data % (16ull << 20), 0);
+	struct fat_opts bare = { .type = g.type,
+				 .cluster_size = g.cluster_size,
+				 .root_entries = g.type == FAT_32 ? 0 : g.root_entries,
+				 .data_align = 16ull << 20,
+				 .data_align_lower = true };
+	uint64_t need = (files + g.cluster_size - 1) / g.cluster_size + (g.type == FAT_32);
+	uint64_t reached = fat_reached_data_align(&bare, vol, offset, need);
+	assert_true(reached >= g.cluster_size && reached < (16ull << 20));
+	assert_int_equal(data % reached, 0);
+	assert_int_equal(fat_reached_data_align(&bare, vol, offset, 0), 16ull << 20);
 	fat_tree_free(t);
 	diag_release(&d);
 }
@@ -294,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_min_size_root_and_type),
 		cmocka_unit_test(test_cluster_holds_files),
 		cmocka_unit_test(test_data_align_lowered),
+		cmocka_unit_test(test_reached_with_clusters_in_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
