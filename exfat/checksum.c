@@ -34,11 +34,10 @@ uint16_t exfat_set_checksum(const uint8_t *set, unsigned count)
 {
 	uint16_t sum = 0;
 
-	for (size_t i = 0; i < (size_t)count * EXFAT_DENTRY_SIZE; i++) {
-		if (i == EXFAT_FE_SETCHECKSUM || i == EXFAT_FE_SETCHECKSUM + 1)
-			continue;
+	for (size_t i = 0; i < EXFAT_FE_SETCHECKSUM; i++)
 		sum = ror16_add(sum, set[i]);
-	}
+	for (size_t i = EXFAT_FE_SETCHECKSUM + 2; i < (size_t)count * EXFAT_DENTRY_SIZE; i++)
+		sum = ror16_add(sum, set[i]);
 	return sum;
 }
 

@@ -112,7 +112,11 @@ static int cmp_upcased(const void *a, const void *b)
 	const struct fat_node *y = *(const struct fat_node *const *)b;
 
 	for (size_t i = 0; i < x->n16 && i < y->n16; i++) {
-		uint16_t cx = exfat_upcase(x->u16[i]), cy = exfat_upcase(y->u16[i]);
+		uint16_t cx = x->u16[i], cy = y->u16[i];
+		if (cx == cy)
+			continue;
+		cx = exfat_upcase(cx);
+		cy = exfat_upcase(cy);
 		if (cx != cy)
 			return cx < cy ? -1 : 1;
 	}
@@ -267,6 +271,12 @@ char *exfat_path_key(const char *path)
 		return NULL;
 	while (*p) {
 		uint32_t cp;
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x80) { /* ASCII, most paths' bytes: a-z up-case to A-Z, the rest stays */
+			key[out++] = (char)(c >= 'a' && c <= 'z' ? c - ('a' - 'A') : c);
+			p++;
+			continue;
+		}
 		if (utf8_decode(&p, &cp)) {
 			key[out++] = *p++; /* not UTF-8: the byte as it is */
 			continue;

@@ -165,18 +165,30 @@ static uint8_t *make_bitmap(struct wctx *w, size_t *ret_len)
 	return bm;
 }
 
-/* A timestamp field (§7.4.8: the DOS date in the high 16 bits, the time in the low) and
- * its 10 ms increment (§7.4.10), for @t + @ns, in UTC. */
-static void put_time(uint8_t *e, unsigned ts_at, int inc_at, unsigned utc_at, int64_t t,
-		     uint32_t ns)
+/* A file's time as its entry's timestamp fields hold it (§7.4.8: the DOS date in the high
+ * 16 bits, the time in the low; §7.4.10: the 10 ms increment), in UTC. */
+struct entry_time {
+	uint32_t stamp;
+	uint8_t inc10ms;
+};
+
+static struct entry_time entry_time(int64_t t, uint32_t ns)
 {
 	uint16_t date, time;
 	uint8_t tenth;
 
 	fat_dos_time(t, ns, &date, &time, &tenth);
-	put_le32(e + ts_at, (uint32_t)date << 16 | time);
+	return (struct entry_time){ (uint32_t)date << 16 | time, tenth };
+}
+
+/* Timestamp field @ts_at, its increment at @inc_at (none when negative) and its UTC offset
+ * at @utc_at, from @et. */
+static void put_time(uint8_t *e, unsigned ts_at, int inc_at, unsigned utc_at,
+		     struct entry_time et)
+{
+	put_le32(e + ts_at, et.stamp);
 	if (inc_at >= 0)
-		e[inc_at] = tenth;
+		e[inc_at] = et.inc10ms;
 	e[utc_at] = EXFAT_UTC_OFFSET_VALID; /* offset 0: UTC */
 }
 
@@ -187,17 +199,17 @@ static void put_set(uint8_t *e, const struct fat_node *n, uint32_t cluster_size)
 	uint16_t up[EXFAT_NAME_MAX], u16[EXFAT_NAME_MAX];
 	uint64_t len = n->is_dir ? (uint64_t)n->n_clusters * cluster_size : n->size;
 	uint8_t *s = e + EXFAT_DENTRY_SIZE;
+	struct entry_time et = entry_time(n->mtime, n->mtime_ns);
 
 	e[EXFAT_DE_ENTRYTYPE] = EXFAT_TYPE_FILE;
 	e[EXFAT_FE_SECONDARYCOUNT] = (uint8_t)(count - 1);
 	put_le16(e + EXFAT_FE_FILEATTRIBUTES,
 		 (uint16_t)(n->attrs | (n->is_dir ? EXFAT_ATTR_DIRECTORY : 0)));
 	put_time(e, EXFAT_FE_CREATETIMESTAMP, EXFAT_FE_CREATE10MSINCREMENT,
-		 EXFAT_FE_CREATEUTCOFFSET, n->mtime, n->mtime_ns);
+		 EXFAT_FE_CREATEUTCOFFSET, et);
 	put_time(e, EXFAT_FE_LASTMODIFIEDTIMESTAMP, EXFAT_FE_LASTMODIFIED10MSINCREMENT,
-		 EXFAT_FE_LASTMODIFIEDUTCOFFSET, n->mtime, n->mtime_ns);
-	put_time(e, EXFAT_FE_LASTACCESSEDTIMESTAMP, -1, EXFAT_FE_LASTACCESSEDUTCOFFSET, n->mtime,
-		 n->mtime_ns);
+		 EXFAT_FE_LASTMODIFIEDUTCOFFSET, et);
+	put_time(e, EXFAT_FE_LASTACCESSEDTIMESTAMP, -1, EXFAT_FE_LASTACCESSEDUTCOFFSET, et);
 
 	s[EXFAT_DE_ENTRYTYPE] = EXFAT_TYPE_STREAM;
 	s[EXFAT_SE_FLAGS] = (uint8_t)(EXFAT_SE_ALLOCATIONPOSSIBLE |

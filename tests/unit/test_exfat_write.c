@@ -131,6 +131,9 @@ static void test_path_key(void **state)
 	k = exfat_path_key("/ƀ"); /* U+0180 -> U+0243 */
 	assert_string_equal(k, "/Ƀ");
 	free(k);
+	k = exfat_path_key("/a\xff~z{"); /* a byte that is not UTF-8 stays; only a-z change */
+	assert_string_equal(k, "/A\xff~Z{");
+	free(k);
 }
 
 /* exfat_min_size() is the smallest: exfat_params_for_tree() takes it and refuses 512 less. */
