@@ -183,8 +183,7 @@ static struct entry_time entry_time(int64_t t, uint32_t ns)
 
 /* Timestamp field @ts_at, its increment at @inc_at (none when negative) and its UTC offset
  * at @utc_at, from @et. */
-static void put_time(uint8_t *e, unsigned ts_at, int inc_at, unsigned utc_at,
-		     struct entry_time et)
+static void put_time(uint8_t *e, unsigned ts_at, int inc_at, unsigned utc_at, struct entry_time et)
 {
 	put_le32(e + ts_at, et.stamp);
 	if (inc_at >= 0)
