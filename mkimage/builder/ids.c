@@ -220,7 +220,7 @@ int build_fill_ids(struct layout *l, struct diag *d)
 	vars = calloc(2 * l->n_parts + 1, sizeof(*vars));
 	if (!vars)
 		return -ENOMEM;
-	rc = sha256_new(&sha, d);
+	rc = sha256_new_builtin(&sha, d);
 	if (rc == 0)
 		rc = image_ids(sha, l, vars, &n);
 	if (rc == 0)

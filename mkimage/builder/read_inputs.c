@@ -31,9 +31,13 @@ int build_state_init(struct build *b)
 	if (!b->parts || !b->part_sizes || !b->part_starts || !b->mbr_types || !b->raw_from ||
 	    !b->raw_sizes || !b->raw_ids || !b->raw_envs)
 		return -ENOMEM;
-	/* every build takes digests (ids, seeds, checksums): a libcrypto that cannot be
-	 * loaded stops it here, before anything is read or written */
-	return sha256_new(&b->sha, b->d);
+	/* every build takes digests of a few bytes (ids, seeds: the program's own SHA-256
+	 * serves them); one that hashes the image (a checksum file, a bmap) loads libcrypto
+	 * here, so that a libcrypto that cannot be loaded stops it before anything is read or
+	 * written */
+	if (b->o->sha256 || b->o->bmap)
+		return sha256_new(&b->sha, b->d);
+	return sha256_new_builtin(&b->sha, b->d);
 }
 
 void build_state_release(struct build *b)
@@ -412,7 +416,7 @@ int build_plan_inputs(const struct layout *l, struct diag *d, uint64_t *raw_size
 	for (size_t i = 0; i < l->n_parts; i++)
 		sd_format |= layout_part_sd_format(&l->parts[i]);
 	if (sd_format)
-		rc = sha256_new(&sha, d);
+		rc = sha256_new_builtin(&sha, d);
 	if (rc == 0)
 		rc = plan_inputs(l, sha, d, raw_sizes, part_sizes, part_starts);
 	sha256_free(sha);

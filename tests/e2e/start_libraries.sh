@@ -99,8 +99,10 @@ for image in r.img r.img.zst r.img.bz2; do
     fi
 done
 echo "libarchive is loaded by a build from a .tar only, which gives the folder's image, and by a flash of a bzip2 image"
-loaded libcrypto build -q -o dir.img dir.layout || fail "a build does not load libcrypto"
-for cmd in "--version" "ls tar.img:/d" "cat tar.img:/f" "inspect tar.img"; do
+loaded libcrypto build -q -o bmap.img --bmap dir.layout || fail "a build with --bmap does not load libcrypto"
+loaded libcrypto build -q -o sum.img --sha256 dir.layout || fail "a build with --sha256 does not load libcrypto"
+rm -f bmap.img* sum.img*
+for cmd in "--version" "build -q -o dir.img dir.layout" "ls tar.img:/d" "cat tar.img:/f" "inspect tar.img"; do
     # shellcheck disable=SC2086 # the words of cmd
     ! loaded libcrypto $cmd || fail "sdimg $cmd loads libcrypto"
 done
@@ -108,7 +110,7 @@ for cmd in ls cat inspect; do # what they say with libcrypto, for the namespace 
     # shellcheck disable=SC2046 # the words of the command
     "$real" $(read_args $cmd) >with.$cmd.out 2>&1 || fail "sdimg $cmd"
 done
-echo "libcrypto is loaded by a build, never by ls, cat or inspect"
+echo "libcrypto is loaded by a build that hashes the image (--bmap, --sha256), never by a build that does not (its ids and seeds take the built-in SHA-256), ls, cat or inspect"
 
 # libarchive that cannot be loaded: an empty file over it, in a mount namespace of its own
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1; then
@@ -155,9 +157,11 @@ done
 echo "without libarchive: $(cat tar.err)"
 echo "libarchive is loaded when an archive is read, and only then"
 
-# libcrypto that cannot be loaded: a build (with its seed, or the layout's digest for one)
-# and a personalize (the card's ids) are one line each, exit 1, nothing left; ls, cat and
-# inspect say what they said with it
+# libcrypto that cannot be loaded: a build with --bmap --sha256 (stopped before it reads
+# anything), a build with per-card files (its manifest holds the digest of the image's
+# bytes) and a personalize (the card's ids) are one line each, exit 1, nothing left; a
+# build that hashes no image gives the same image as with it (its ids and seeds take the
+# built-in SHA-256); ls, cat and inspect say what they said with it
 lib=$(/sbin/ldconfig -p | awk -v n="$crypto" '$1 == n { print $NF; exit }')
 [ -n "$lib" ] && lib=$(readlink -f "$lib") && [ -f "$lib" ] || fail "ldconfig -p finds no $crypto"
 sed 's/ seed = "s"//' dir.layout >noseed.layout
@@ -179,16 +183,30 @@ for l in dir noseed tar; do
     TMPDIR=$PWD/spool "$2" build -q -o out/$l.img --bmap --sha256 $l.layout >$l.out 2>$l.err
     echo $? >$l.status
 done
+TMPDIR=$PWD/spool "$2" build -q -o out/cardb.img cardb.layout >cardb.out 2>cardb.err
+echo $? >cardb.status
+TMPDIR=$PWD/spool "$2" build -q -o out/plain.img dir.layout >plain.out 2>plain.err
+echo $? >plain.status
+TMPDIR=$PWD/spool "$2" build -q -o out/plainnoseed.img noseed.layout >plainnoseed.out 2>plainnoseed.err
+echo $? >plainnoseed.status
 TMPDIR=$PWD/spool "$2" personalize card.img --set SERIAL=1 -o out/card.img >card.out 2>card.err
 echo $? >card.status
 "$2" ls tar.img:/d >without.ls.out 2>&1 || echo ls >>failed
 "$2" cat tar.img:/f >without.cat.out 2>&1 || echo cat >>failed
 "$2" inspect tar.img >without.inspect.out 2>&1 || echo inspect >>failed
 SCRIPT
+cp card.layout cardb.layout
 rm -f failed out/dir.img
 unshare -m --propagation private sh crypto.sh "$lib" "$real" ||
     fail "unshare -m: cannot bind an empty file over $lib (exit $?)"
-for l in dir noseed tar card; do
+[ "$(cat plain.status)" -eq 0 ] || { cat plain.err >&2; fail "a build of dir.layout without libcrypto: exit $(cat plain.status)"; }
+[ "$(sha256sum <out/plain.img)" = "$(sha256sum <dir.img)" ] || fail "without libcrypto, dir.layout gives another image"
+rm -f out/plain.img
+[ "$(cat plainnoseed.status)" -eq 0 ] || { cat plainnoseed.err >&2; fail "a build of noseed.layout without libcrypto: exit $(cat plainnoseed.status)"; }
+"$real" build -q -o noseed.img noseed.layout || fail "sdimg build noseed.layout"
+[ "$(sha256sum <out/plainnoseed.img)" = "$(sha256sum <noseed.img)" ] || fail "without libcrypto, noseed.layout gives another image"
+rm -f out/plainnoseed.img
+for l in dir noseed tar card cardb; do
     [ "$(cat $l.status)" -eq 1 ] || { cat $l.err >&2; fail "$l without libcrypto: exit $(cat $l.status)"; }
     [ "$(wc -l <$l.err)" -eq 1 ] || { cat $l.err >&2; fail "$l without libcrypto: more than one line"; }
     grep -qF "sdimg: SHA-256 digests need $crypto, which cannot be loaded: " $l.err ||
@@ -202,4 +220,4 @@ for cmd in ls cat inspect; do
 done
 ! grep -q "$lib" /proc/self/mountinfo || fail "the bind mount over $lib leaked out of its namespace"
 echo "without libcrypto: $(cat dir.err)"
-echo "libcrypto is loaded when a digest is taken, and ls, cat and inspect need none"
+echo "libcrypto is loaded when an image's bytes are hashed; ids, seeds, ls, cat and inspect need none"

@@ -2,7 +2,8 @@
 /* Unit tests: SHA-256 digests (common/sha256), against the examples NIST publishes for the
  * Secure Hash Standard, FIPS 180-4: "abc" (one block), the 448-bit message (two blocks) and
  * one million 'a' (FIPS 180-2, Appendix B.1, B.2 and B.3, whose digests the FIPS 180-4
- * examples repeat), and the digest of the empty message. */
+ * examples repeat), and the digest of the empty message; each for libcrypto's and for the
+ * program's builtin SHA-256, and the two against each other on every length to 1,000 bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,16 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	if (!f || sha256_new(&f->sha, &f->d) != 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int setup_builtin(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f || sha256_new_builtin(&f->sha, &f->d) != 0)
 		return -1;
 	*state = f;
 	return 0;
@@ -153,6 +164,31 @@ static void test_sha256_two_hashers(void **state)
 	sha256_free(NULL); /* harmless */
 }
 
+/* The program's builtin SHA-256 gives libcrypto's digest for every length to 1,000 bytes of
+ * varied bytes, given in one piece and in pieces of 7. */
+static void test_sha256_builtin_is_libcrypto(void **state)
+{
+	struct fixture *f = *state;
+	struct sha256 *builtin;
+	uint8_t data[1000], want[SHA256_LEN], got[SHA256_LEN];
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 131 + (i >> 3));
+	assert_int_equal(sha256_new_builtin(&builtin, &f->d), 0);
+	for (size_t len = 0; len <= sizeof(data); len++) {
+		sha256_update(f->sha, data, len);
+		assert_int_equal(sha256_final(f->sha, want), 0);
+		sha256_update(builtin, data, len);
+		assert_int_equal(sha256_final(builtin, got), 0);
+		assert_memory_equal(got, want, SHA256_LEN);
+		for (size_t at = 0; at < len; at += 7)
+			sha256_update(builtin, data + at, len - at < 7 ? len - at : 7);
+		assert_int_equal(sha256_final(builtin, got), 0);
+		assert_memory_equal(got, want, SHA256_LEN);
+	}
+	sha256_free(builtin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +197,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sha256_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sha256_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sha256_two_hashers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_vectors, setup_builtin, teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_pieces, setup_builtin, teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_reuse, setup_builtin, teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_strings, setup_builtin, teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_two_hashers, setup_builtin, teardown),
+		cmocka_unit_test_setup_teardown(test_sha256_builtin_is_libcrypto, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
