@@ -167,11 +167,12 @@ int exfat_tree_add_file(struct exfat_tree *t, const char *path, uint64_t size,
 
 /*
  * exfat_reached_heap_align - the heap alignment a volume of @vol_bytes at @vol_offset gets with
- * the settings @o and a tree that takes @need clusters (bitmap, up-case table and root
- * included): @o->heap_align where exfat_params() accepts it and leaves @need clusters; with
+ * the settings @o and a tree that takes @need clusters besides the allocation bitmap and the
+ * up-case table (its root included; 0: no files), sized, as a build sizes them, for each
+ * alignment tried: @o->heap_align where exfat_params() accepts it and leaves that room; with
  * @o->heap_align_lower, else the one exfat_params_for_tree() lowers it to; else 0. What
  * `inspect` judges a cluster heap against, by the builder's own rule, with @need the clusters
- * the allocation bitmap marks used.
+ * the allocation bitmap marks used less the bitmap's and the up-case table's own.
  */
 uint64_t exfat_reached_heap_align(const struct exfat_opts *o, uint64_t vol_bytes,
 				  uint64_t vol_offset, uint64_t need);

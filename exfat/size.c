@@ -114,8 +114,17 @@ int exfat_min_size(struct exfat_tree *t, const struct exfat_opts *o, uint64_t vo
 	return 0;
 }
 
-/* exfat_params() for @t with @o as it is (without @t: a volume of at least @least clusters);
- * *@small says the volume is too small for it. */
+/* Clusters the allocation bitmap and the up-case table take on a volume of @g: what a build
+ * sizes itself for each geometry it tries. */
+static uint64_t metadata_clusters(const struct exfat_geom *g)
+{
+	return bitmap_clusters(g->clusters, g->cluster_size) +
+	       (EXFAT_UPCASE_BYTES + g->cluster_size - 1) / g->cluster_size;
+}
+
+/* exfat_params() for @t with @o as it is (without @t: a volume with room for @least clusters
+ * besides its bitmap and up-case table, when @least is not 0); *@small says the volume is
+ * too small for it. */
 static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint64_t vol_bytes,
 			  uint64_t vol_offset, uint64_t least, struct exfat_geom *g, bool *small,
 			  struct diag *d)
@@ -125,9 +134,11 @@ static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint
 	int r = exfat_params(o, vol_bytes, vol_offset, g, d);
 
 	*small = r != 0;
-	if (!r && !t && g->clusters < least) {
+	if (!r && !t && least && g->clusters < least + metadata_clusters(g)) {
 		*small = true;
-		return diag_errno(d, -ENOSPC, "the volume has fewer than %" PRIu64 " clusters",
+		return diag_errno(d, -ENOSPC,
+				  "the volume has fewer than %" PRIu64 " clusters besides its "
+				  "bitmap and up-case table",
 				  least);
 	}
 	if (r || !t) /* !t: the settings alone */
@@ -148,8 +159,9 @@ static int params_holding(struct exfat_tree *t, const struct exfat_opts *o, uint
 
 /*
  * The rule by which a default heap alignment (the partition's align) that leaves too little
- * room is lowered: halved, down to one sector, until the volume holds @t (NULL: @least
- * clusters) with clusters no larger than the alignment; that geometry in @ret. 0: none does.
+ * room is lowered: halved, down to one sector, until the volume holds @t (NULL: room for
+ * @least clusters besides the bitmap and up-case table it sizes for each alignment) with clusters
+ * no larger than the alignment; that geometry in @ret. 0: none does.
  */
 static uint64_t lower_heap_align(struct exfat_tree *t, const struct exfat_opts *o,
 				 uint64_t vol_bytes, uint64_t vol_offset, uint64_t least,

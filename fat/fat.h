@@ -470,6 +470,20 @@ const struct fat_info *fat_vol_info(const struct fat_vol *v);
  */
 int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d);
 
+/* What fat_vol_count_clusters() counts in the first FAT (cluster entries 2..clusters + 1). */
+struct fat_cluster_count {
+	uint32_t free;    /* entries that are 0 */
+	uint32_t chained; /* links of a chain: a next cluster in range, or end of chain (not a
+			   * bad-cluster mark, a reserved value or one past the last cluster) */
+};
+
+/*
+ * fat_vol_count_clusters - as fat_vol_free_clusters(), counting also the entries that are
+ * links of a chain: the clusters a file or folder may hold, where a damaged FAT has other
+ * values too. Returns: 0, or -EIO/-errno with a message.
+ */
+int fat_vol_count_clusters(struct fat_vol *v, struct fat_cluster_count *ret, struct diag *d);
+
 /*
  * fat_vol_list - calls @fn for each entry of the directory @path ("/" for the root), in
  * on-disk order, skipping ".", "..", deleted entries and the volume label. Long names are

@@ -278,12 +278,20 @@ static bool in_hole(const struct fat_vol *v, uint64_t off, size_t len)
 	return data >= 0 && (uint64_t)data >= v->off + off + len;
 }
 
-int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
+/* Whether the FAT entry value @x is a link of a chain on a volume of @clusters clusters: the
+ * next cluster (2..clusters + 1) or end of chain (Microsoft FAT Specification, section 4:
+ * not free, not a bad-cluster mark, not a reserved or out-of-range value). */
+static bool chain_value(const struct fat_ent_ops *ops, uint32_t x, uint64_t clusters)
+{
+	return (x >= 2 && x < clusters + 2) || x >= ops->eoc_min;
+}
+
+int fat_vol_count_clusters(struct fat_vol *v, struct fat_cluster_count *ret, struct diag *d)
 {
 	/* entries per read; even, so that a FAT12 read starts on a whole byte */
 	uint32_t per_read = (uint32_t)(FAT_COUNT_CHUNK * 8u / v->ops->bits) & ~1u;
 	uint64_t end = (uint64_t)v->info.clusters + 2;
-	uint32_t free_count = 0;
+	struct fat_cluster_count n_of = { 0 };
 	uint8_t *buf = malloc(FAT_COUNT_CHUNK);
 
 	if (!buf)
@@ -294,7 +302,7 @@ int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
 		uint64_t at = v->fat_off + fat_ent_bytes(v->info.type, first);
 		int r;
 		if (first && in_hole(v, at, len)) { /* an image's empty FAT: all free */
-			free_count += n;
+			n_of.free += n;
 			continue;
 		}
 		r = fat_rd_pread(v, buf, len, at, d);
@@ -302,10 +310,23 @@ int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
 			free(buf);
 			return r;
 		}
-		for (uint32_t i = first ? 0 : 2; i < n; i++) /* entries 0 and 1 are no clusters */
-			free_count += v->ops->get(buf, i) == 0;
+		for (uint32_t i = first ? 0 : 2; i < n; i++) { /* entries 0 and 1 are no clusters */
+			uint32_t x = v->ops->get(buf, i);
+			n_of.free += x == 0;
+			n_of.chained += chain_value(v->ops, x, v->info.clusters);
+		}
 	}
 	free(buf);
-	*ret_free = free_count;
+	*ret = n_of;
 	return 0;
+}
+
+int fat_vol_free_clusters(struct fat_vol *v, uint32_t *ret_free, struct diag *d)
+{
+	struct fat_cluster_count n;
+	int r = fat_vol_count_clusters(v, &n, d);
+
+	if (!r)
+		*ret_free = n.free;
+	return r;
 }

@@ -110,29 +110,97 @@ uint64_t reader_card_grid(const struct disk *k, uint64_t eb)
 	"clusters it uses, reaches)"
 #define SD_UNIT " (the SD allocation unit of this capacity)"
 
-/* What a default build of @p reaches on the card's grid @card (0: none), with the clusters in
- * use on the image (FAT: marked in the FAT; exFAT: in the allocation bitmap) as its files. */
+/* The clusters a volume's files and folders use: @marked as the FAT (links of chains) or the
+ * allocation bitmap says, @held the most they take by their sizes (UINT64_MAX: not walked),
+ * both without exFAT's bitmap and up-case table. */
+struct volume_use {
+	uint64_t marked, held;
+};
+
+static uint64_t clusters_of(uint64_t bytes, uint32_t cluster_size)
+{
+	return (bytes + cluster_size - 1) / cluster_size;
+}
+
+static struct volume_use volume_use(const struct disk_part *p)
+{
+	struct volume_use u = { 0, UINT64_MAX };
+
+	if (p->content == CONTENT_EXFAT) {
+		const struct disk_exfat *e = &p->exfat;
+		uint64_t meta = clusters_of(e->info.bitmap_bytes, e->info.cluster_size) +
+				clusters_of(e->info.upcase_bytes, e->info.cluster_size);
+		uint64_t used = e->info.clusters - (uint64_t)e->free_clusters;
+		u.marked = e->counted && used > meta ? used - meta : 0;
+		if (e->counted && e->walked)
+			u.held = e->held;
+	} else {
+		u.marked = p->fat.counted ? p->fat.chained : 0;
+		if (p->fat.counted && p->fat.walked)
+			u.held = p->fat.held;
+	}
+	return u;
+}
+
+/* What a default build of @p reaches on the card's grid @card (0: none), with the clusters its
+ * files and folders use on the image (FAT: chained in the FAT; exFAT: marked in the
+ * allocation bitmap), no more than they take by their sizes, as its files. */
 static uint64_t volume_reaches(const struct disk_part *p, uint64_t card)
 {
+	struct volume_use u = volume_use(p);
+	uint64_t used = u.marked < u.held ? u.marked : u.held;
+
 	if (p->content == CONTENT_EXFAT) {
 		const struct disk_exfat *e = &p->exfat;
 		struct exfat_opts x = { .cluster_size = e->info.cluster_size,
 					.heap_align = card,
 					.heap_align_lower = true };
-		uint64_t used = e->counted && e->info.clusters > e->free_clusters
-					? e->info.clusters - e->free_clusters
-					: 0;
 		return exfat_reached_heap_align(&x, e->info.vol_sectors * 512, p->start, used);
 	}
 	/* the builder's rule for a default data-align of the card's grid on this volume */
 	const struct disk_fat *f = &p->fat;
 	struct fat_opts o = volume_opts(&f->info);
-	uint64_t used = f->counted && f->info.clusters > f->free_clusters
-				? f->info.clusters - f->free_clusters
-				: 0;
 	o.data_align = card;
 	o.data_align_lower = true;
 	return fat_reached_data_align(&o, (uint64_t)f->info.total_sectors * 512, p->start, used);
+}
+
+/* A FAT or allocation bitmap that marks more clusters used than the files and folders take:
+ * said, since the data area or heap is judged by what they take. */
+static int check_clusters_held(const struct disk *k, const struct disk_part *p, uint64_t eb,
+			       struct findings *f)
+{
+	struct volume_use u = volume_use(p);
+	bool exfat = p->content == CONTENT_EXFAT;
+	char g[32];
+
+	if (u.held == UINT64_MAX || u.marked <= u.held)
+		return 0;
+	grid(reader_volume_grid(k, p, eb), g, sizeof(g));
+	return add(f, "info", "clusters-unheld", p->number,
+		   "the %s marks %llu clusters in use, %llu more than its %llu files and %llu "
+		   "folders take by their sizes (a damaged %s, or clusters lost); its %s is "
+		   "judged against the %s grid a build of those files reaches",
+		   exfat ? "allocation bitmap" : "FAT", (unsigned long long)u.marked,
+		   (unsigned long long)(u.marked - u.held),
+		   (unsigned long long)(exfat ? p->exfat.files : p->fat.files),
+		   (unsigned long long)(exfat ? p->exfat.dirs : p->fat.dirs),
+		   exfat ? "bitmap" : "FAT", exfat ? "cluster heap" : "data area", g);
+}
+
+/* What is true of the clusters of a data area or heap at byte @data off the grid @unit. */
+static void straddle_text(uint64_t data, uint32_t cluster_size, uint64_t unit, char *buf, size_t n)
+{
+	char g[32];
+
+	grid(unit, g, sizeof(g));
+	if (data % cluster_size == 0)
+		snprintf(buf, n, "its clusters start off the %s grid", g);
+	else if (cluster_size >= unit)
+		snprintf(buf, n, "every cluster straddles a boundary of the %s grid", g);
+	else
+		snprintf(buf, n, "one cluster in %llu straddles a boundary of the %s grid",
+			 (unsigned long long)(unit / cluster_size), g);
 }
 
 uint64_t reader_volume_grid(const struct disk *k, const struct disk_part *p, uint64_t eb)
@@ -152,12 +220,11 @@ static int check_data_area(const struct disk *k, const struct disk_part *p, uint
 	struct fat_opts o = volume_opts(i);
 	uint64_t card = reader_card_grid(k, eb);
 	const char *sd = unit < card ? STEP_REACHED : unit > eb ? SD_UNIT : "";
-	const char *straddle = data % eb ? "every cluster straddles erase blocks"
-					 : "clusters straddle the card's allocation units";
-	char g[32], l[32], why[240];
+	char g[32], l[32], why[240], straddle[128];
 
 	if (data % unit == 0)
 		return 0;
+	straddle_text(data, i->cluster_size, unit, straddle, sizeof(straddle));
 	grid(unit, g, sizeof(g));
 	units_layout(unit, l, sizeof(l));
 	if (settings_fit(p, o, i->type, unit, NULL, why, sizeof(why)))
@@ -181,7 +248,7 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	int rc = check_data_area(k, p, eb, f);
+	int rc = check_clusters_held(k, p, eb, f) | check_data_area(k, p, eb, f);
 
 	if ((uint64_t)i->hidden_sectors * 512 != p->start)
 		rc |= add(f, "warning", "hidden-sectors", p->number,
@@ -290,21 +357,24 @@ static int check_exfat_heap(const struct disk *k, const struct disk_part *p, uin
 	size_t parts = 0;
 	for (size_t n = 0; n < k->n_parts; n++)
 		parts += k->parts[n].size != 0;
-	char fix[256], key[32];
+	char fix[400], key[32];
 	units_layout(unit, key, sizeof(key));
-	const char *straddle = heap % eb ? "every cluster straddles erase blocks; " : "";
-	if (unit < card || !p->number)
-		snprintf(fix, sizeof(fix), "%sexfat { data-align = %s } puts it there", straddle,
+	char straddle[128];
+	straddle_text(heap, i->cluster_size, unit, straddle, sizeof(straddle));
+	/* data-align counts from the start of the image: align only where the start is off */
+	if (unit < card || !p->number || p->start % unit == 0)
+		snprintf(fix, sizeof(fix), "%s; exfat { data-align = %s } puts it there", straddle,
 			 key);
 	else if (parts <= 1 && !strcmp(k->table, "mbr"))
 		snprintf(fix, sizeof(fix),
-			 "%sexfat { sd-format = true } (with image { size } and size = grow) lays "
+			 "%s; exfat { sd-format = true } (with image { size } and size = grow) "
+			 "lays "
 			 "the card out on it, as the SD formatter does (or align and data-align = "
 			 "%s)",
 			 straddle, key);
 	else
 		snprintf(fix, sizeof(fix),
-			 "%salign = %s and exfat { data-align = %s } put it there", straddle, key,
+			 "%s; align = %s and exfat { data-align = %s } put it there", straddle, key,
 			 key);
 	return rc | add(f, "warning", "heap-misaligned", p->number,
 			"the exFAT cluster heap (cluster 2) starts at byte %llu, %llu bytes past "
@@ -322,7 +392,8 @@ static int check_exfat_volume(const struct disk *k, const struct disk_part *p, u
 	const struct exfat_info *i = &p->exfat.info;
 	uint32_t sd_cluster = exfat_sd_cluster(k->size / 512);
 	char have[32], want[32];
-	int rc = check_exfat_type(k, p, f) | check_exfat_heap(k, p, eb, f);
+	int rc = check_exfat_type(k, p, f) | check_clusters_held(k, p, eb, f) |
+		 check_exfat_heap(k, p, eb, f);
 
 	if (i->part_offset && i->part_offset * 512 != p->start)
 		rc |= add(f, "warning", "partition-offset", p->number,

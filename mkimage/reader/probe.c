@@ -32,6 +32,17 @@ enum ext_super_field {
 #define EXT_INCOMPAT_EXT4 0x2C0u /* extents, 64bit, flex_bg: only ext4 has them */
 #define WALK_MAX_DEPTH 64u /* as deep as the builder nests folders; a deeper tree is not counted */
 #define WALK_MAX_ENTRIES 10000000u
+/* The most directory entries one file or folder takes: FAT, 20 long-name entries and the
+ * short one (a name of 255 characters, 13 a long-name entry); exFAT, a File, a Stream
+ * Extension and 17 File Name entries (15 characters each). Both 32 bytes an entry. */
+#define FAT_SET_MAX 21u
+#define EXFAT_SET_MAX 19u
+#define DENTRY_BYTES 32u
+
+static uint64_t clusters_of(uint64_t bytes, uint32_t cluster_size)
+{
+	return (bytes + cluster_size - 1) / cluster_size;
+}
 
 static int count_entry(void *ctx, const struct fat_dirent *e)
 {
@@ -41,19 +52,30 @@ static int count_entry(void *ctx, const struct fat_dirent *e)
 		return -E2BIG;
 	if (e->attrs & FAT_ATTR_DIR)
 		f->dirs++;
-	else
+	else {
 		f->files++;
+		f->held += clusters_of(e->size, f->info.cluster_size);
+	}
 	return 0;
 }
 
-/* Counts the free clusters, files and folders of the volume @v into @f. */
+/* Counts the free and chained clusters, files and folders of the volume @v into @f, and the
+ * most clusters its files and folders take: each file its size, each folder (FAT32's root
+ * too) one cluster more than the most entries its files and folders could take in it. */
 static void count_fat(struct fat_vol *v, struct disk_fat *f, struct diag *scratch)
 {
 	static const struct fat_walk_fns fns = { .entry = count_entry };
+	struct fat_cluster_count n;
 
-	f->counted = fat_vol_free_clusters(v, &f->free_clusters, scratch) == 0;
-	if (f->counted)
-		f->walked = fat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
+	f->counted = fat_vol_count_clusters(v, &n, scratch) == 0;
+	if (!f->counted)
+		return;
+	f->free_clusters = n.free;
+	f->chained = n.chained;
+	f->walked = fat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
+	uint64_t entries = (f->files + f->dirs) * FAT_SET_MAX + 2 * f->dirs +
+			   1; /* ".", "..", label */
+	f->held += f->dirs + 1 + clusters_of(entries * DENTRY_BYTES, f->info.cluster_size);
 }
 
 static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot, bool count)
@@ -89,17 +111,24 @@ static int count_exfat_entry(void *ctx, const struct exfat_dirent *e)
 		f->dirs++;
 	else
 		f->files++;
+	f->held += clusters_of(e->size, f->info.cluster_size); /* a folder's: its allocation */
 	return 0;
 }
 
-/* Counts the free clusters (the allocation bitmap), files and folders of @v into @f. */
+/* Counts the free clusters (the allocation bitmap), files and folders of @v into @f, and the
+ * most clusters they take: each its DataLength, the root one cluster more than the most
+ * entries the files and folders could take in it, with the label, bitmap, up-case table and
+ * GUID entries (exFAT specification, sections 6.2, 7.1-7.7). */
 static void count_exfat(struct exfat_vol *v, struct disk_exfat *f, struct diag *scratch)
 {
 	static const struct exfat_walk_fns fns = { .entry = count_exfat_entry };
 
 	f->counted = exfat_vol_free_clusters(v, &f->free_clusters, scratch) == 0;
-	if (f->counted)
-		f->walked = exfat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
+	if (!f->counted)
+		return;
+	f->walked = exfat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
+	uint64_t entries = (f->files + f->dirs) * EXFAT_SET_MAX + 4;
+	f->held += 1 + clusters_of(entries * DENTRY_BYTES, f->info.cluster_size);
 }
 
 /* A volume whose boot sector @boot says "EXFAT": read, or reported as damaged. */

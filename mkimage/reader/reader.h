@@ -44,9 +44,11 @@ struct disk_ext {
 struct disk_fat {
 	struct fat_info info;
 	uint32_t free_clusters;
-	bool counted; /* free_clusters was read from the FAT */
+	uint32_t chained; /* FAT entries that are links of a chain (fat_cluster_count) */
+	bool counted;     /* free_clusters and chained were read from the FAT */
 	uint64_t files, dirs;
-	bool walked; /* the tree could be walked (files, dirs are counted) */
+	uint64_t held; /* the most clusters the files and folders walked take by their sizes */
+	bool walked;   /* the tree could be walked (files, dirs, held are counted) */
 };
 
 struct disk_exfat {
@@ -54,7 +56,9 @@ struct disk_exfat {
 	uint32_t free_clusters;
 	bool counted; /* free_clusters was read from the allocation bitmap */
 	uint64_t files, dirs;
-	bool walked; /* the tree could be walked (files, dirs are counted) */
+	uint64_t held; /* the most clusters the files and folders walked, the root included,
+			* take by their sizes (not the bitmap's or the up-case table's) */
+	bool walked;   /* the tree could be walked (files, dirs, held are counted) */
 };
 
 struct disk_part {

@@ -126,9 +126,11 @@ static void print_grids(const struct disk *k, uint64_t eb)
 	for (size_t n = 0; n < k->n_parts; n++) {
 		const struct disk_part *p = &k->parts[n];
 		uint64_t v = reader_volume_grid(k, p, eb);
-		if ((p->content == CONTENT_FAT || p->content == CONTENT_EXFAT) && v != card) {
+		if ((p->content == CONTENT_FAT || p->content == CONTENT_EXFAT) && v != card &&
+		    !p->content_error[0]) {
 			units_human(v, grid, sizeof(grid));
-			printf("; partition %u's data area: %s", p->number, grid);
+			printf("; partition %u's %s: %s", p->number,
+			       p->content == CONTENT_EXFAT ? "cluster heap" : "data area", grid);
 		}
 	}
 	printf("): ");

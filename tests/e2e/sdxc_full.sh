@@ -8,8 +8,9 @@
 # advice is one a build accepts (no sd-format), and names no default for a size not given.
 . "$TOP/tests/e2e-lib.sh"
 need jq
+need python3
 
-mkdir -p f55 f54 f50 small
+mkdir -p f55 f54 f50 small edge
 for i in 1 2 3 4 5; do head -c 11M /dev/zero >f55/f$i; head -c 10M /dev/zero >f50/f$i; done
 for i in 1 2 3 4 5 6; do head -c 9M /dev/zero >f54/f$i; done
 echo small >small/a.txt
@@ -60,6 +61,94 @@ printf 'image { size = 64G }\npartition boot { type = fat size = 64M tree "/" { 
 advised fatm fatm.layout data-misaligned fat
 printf 'image { size = 64G }\npartition e { type = exfat size = 64M tree "/" { from = "f54/" } exfat { data-align = 512 } }\npartition f { type = exfat size = grow }\n' >exm.layout
 advised exm exm.layout heap-misaligned exfat
+
+# exFAT at the edge of its bitmap's first cluster: 144M at 16M has 32,768 clusters of 4K, a
+# bitmap of one cluster, and the file fills all the rest; a default build keeps 16M. The
+# bitmap is sized for the grid tried (not taken as the image has it): a heap on 8M gets a
+# finding, and one made off the grid is advised 16M (64M on a 1 TB card, with 192M)
+truncate -s 134201344 edge/f
+printf 'image { size = 64G }\npartition e { type = exfat size = 144M tree "/" { from = "edge/" } exfat { data-align = 8M } }\npartition f { type = exfat size = grow }\n' >exe.layout
+expect_status 0 "$SDIMG" build -q -o exe.img exe.layout
+expect_status 0 "$SDIMG" inspect --json exe.img
+jq -e '.findings | any(.code == "heap-misaligned" and .partition == 1)' out.txt >/dev/null ||
+    fail "exe: a heap on 8M where a default build reaches 16M has no finding: $(warnings)"
+rm -f exe.img
+sed 's/data-align = 8M/data-align = 512/' exe.layout >exe5.layout
+advised exe5 exe5.layout heap-misaligned exfat
+[ "$v" = 16M ] || fail "exe5: advised data-align = $v, the default build reaches 16M"
+printf 'image { size = 1T }\npartition e { type = exfat size = 192M tree "/" { from = "edge/" } exfat { data-align = 512 } }\npartition f { type = exfat size = grow }\n' >exe1t.layout
+advised exe1t exe1t.layout heap-misaligned exfat
+[ "$v" = 64M ] || fail "exe1t: advised data-align = $v, the default build reaches 64M"
+
+# a FAT or bitmap that marks clusters no file holds: said, and not taken as files. FAT16 of
+# 8K clusters, off the grid by hand, no files: 7,000 bad-cluster marks are no use; random
+# FAT bytes, an all-ones bitmap: an info line, and judged against the card's grid
+printf 'image { size = 64G }\npartition b { type = fat size = 64M fat { data-align = 512 } }\npartition f { type = exfat size = grow }\n' >fd.layout
+printf 'image { size = 64G }\npartition e { type = exfat size = 64M exfat { data-align = 512 } }\npartition f { type = exfat size = grow }\n' >xd.layout
+# damage IMG MODE: the FATs (bad: 7000 marks; garbage) or the bitmap (ones) of partition 1
+damage() {
+    python3 - "$1" "$2" <<'PY'
+import random, struct, sys
+img, mode = sys.argv[1], sys.argv[2]
+P = 16 << 20
+with open(img, 'r+b') as f:
+    f.seek(P); bs = f.read(512)
+    if bs[3:11] == b'EXFAT   ':
+        ho, cc, rc = struct.unpack_from('<III', bs, 88); cs = 512 << bs[109]
+        co = lambda c: P + ho * 512 + (c - 2) * cs
+        f.seek(co(rc)); rd = f.read(cs)
+        i = next(i for i in range(0, cs, 32) if rd[i] == 0x81)
+        bc, bl = struct.unpack_from('<IQ', rd, i + 20)
+        if mode == 'nolength':
+            f.seek(co(rc) + i + 24); f.write(bytes(8))
+        else:
+            f.seek(co(bc)); f.write(b'\xff' * bl)
+        sys.exit(0)
+    bps, spc, res, nf = struct.unpack_from('<HBHB', bs, 11); fsz = struct.unpack_from('<H', bs, 22)[0]
+    fat = bytearray(fsz * bps)
+    f.seek(P + res * bps); f.readinto(fat)
+    if mode == 'bad':
+        for c in range(2, 7002): struct.pack_into('<H', fat, c * 2, 0xFFF7)
+    else:
+        random.seed(1); fat = random.randbytes(len(fat))
+    for n in range(nf):
+        f.seek(P + (res + n * fsz) * bps); f.write(fat)
+PY
+}
+# judged NAME LAYOUT MODE CODE: after the damage, the CODE finding's advice names 16M
+judged() {
+    expect_status 0 "$SDIMG" build -q -o "$1.img" "$2"
+    damage "$1.img" "$3"
+    expect_status 0 "$SDIMG" inspect --json "$1.img"
+    msg=$(jq -r "[.findings[] | select(.code == \"$4\") | .message][0] // \"\"" out.txt)
+    case $msg in *"data-align = 16M"*) ;; *) fail "$1 ($3): $4: ${msg:-none}: $(jq -c .findings out.txt)" ;; esac
+}
+judged fdb fd.layout bad data-misaligned
+jq -e '.findings | any(.code == "clusters-unheld")' out.txt >/dev/null && fail "fdb: bad marks said to be held"
+case $msg in *"one cluster in 2048 straddles a boundary of the 16 MiB grid"*) ;;
+    *) fail "fdb: 512 bytes off with clusters of 8K: $msg" ;; esac
+judged fdg fd.layout garbage data-misaligned
+held=$(jq -r '[.findings[] | select(.code == "clusters-unheld") | .message][0] // ""' out.txt)
+case $held in "the FAT marks "*" clusters in use, "*" more than its 0 files and 0 folders take"*) ;;
+    *) fail "fdg: random FAT bytes, no clusters-unheld line: $(jq -c .findings out.txt)" ;; esac
+judged xdo xd.layout ones heap-misaligned
+held=$(jq -r '[.findings[] | select(.code == "clusters-unheld") | .message][0] // ""' out.txt)
+case $held in "the allocation bitmap marks "*) ;; *) fail "xdo: no clusters-unheld line: $(jq -c .findings out.txt)" ;; esac
+case $msg in *"its clusters start off the 16 MiB grid"*) ;; *) fail "xdo: $msg" ;; esac
+rm -f fdb.img fdg.img xdo.img
+# the heading names a lowered grid as the heap's, and none for a volume it cannot read
+truncate -s 134201345 edge/f
+sed 's/ exfat { data-align = 8M }//' exe.layout >exe8.layout
+expect_status 0 "$SDIMG" build -q -o exe8.img exe8.layout
+"$SDIMG" inspect exe8.img >out.txt
+grep -q "; partition 1's cluster heap: 8 MiB)" out.txt || fail "exe8: heading: $(grep 'SD alignment' out.txt)"
+rm -f edge/f exe8.img
+expect_status 0 "$SDIMG" build -q -o xdn.img xd.layout
+damage xdn.img nolength
+"$SDIMG" inspect xdn.img >out.txt
+grep -q "SD alignment (16 MiB grid, the SD allocation unit of this capacity): " out.txt ||
+    fail "xdn: heading of an unreadable volume: $(grep 'SD alignment' out.txt)"
+rm -f xdn.img
 
 # no table, no size: the heap advice is a data-align (sd-format needs an mbr table)
 printf 'image { table = none }\npartition d { type = exfat size = 40G exfat { data-align = 4M } }\n' >bare.layout

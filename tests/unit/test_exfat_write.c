@@ -185,6 +185,53 @@ static void test_min_size(void **state)
 	exfat_tree_free(t);
 }
 
+/* The clusters @t takes on a volume of @g besides its allocation bitmap and up-case table:
+ * what `inspect` gives exfat_reached_heap_align(). */
+static uint64_t files_clusters(struct exfat_tree *t, const struct exfat_geom *g)
+{
+	uint64_t cs = g->cluster_size;
+
+	return exfat_tree_alloc(t, g) - (exfat_bitmap_bytes(g->clusters) + cs - 1) / cs -
+	       (EXFAT_UPCASE_BYTES + cs - 1) / cs;
+}
+
+/*
+ * At the edge where the full alignment leaves exactly one bitmap cluster's worth of clusters
+ * (144 MiB at 16 MiB, clusters of 4K: 32,768 in the heap, a bitmap of one cluster; a lower
+ * alignment gives more, and a bitmap of two), exfat_reached_heap_align() sizes the bitmap
+ * for each alignment it tries, as the builder does: it reaches what the builder took, on
+ * either side of the edge.
+ */
+static void test_reached_at_bitmap_edge(void **state)
+{
+	struct fat_source src = { .fd = -1, .read = fill };
+	struct exfat_opts o = { .heap_align = 16u << 20, .heap_align_lower = true };
+	struct exfat_opts bare = { .cluster_size = 4096,
+				   .heap_align = 16u << 20,
+				   .heap_align_lower = true };
+	static const uint64_t sizes[] = { 134201344, 134201345 };
+	static const uint64_t took[] = { 16u << 20, 8u << 20 };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		struct exfat_tree *t = exfat_tree_new(T0);
+		struct exfat_geom g;
+		struct diag d;
+		diag_init(&d);
+		assert_int_equal(exfat_tree_add_file(t, "/f", sizes[k], &src, NULL, &d), 0);
+		assert_int_equal(exfat_params_for_tree(t, &o, 144u << 20, 16u << 20, &g, &d), 0);
+		assert_int_equal(d.n, k); /* a note where it is lowered */
+		assert_int_equal(g.cluster_size, 4096);
+		assert_int_equal((16ull << 20) + (uint64_t)g.heap_offset * 512,
+				 (16ull << 20) + took[k]);
+		assert_int_equal(exfat_reached_heap_align(&bare, 144u << 20, 16u << 20,
+							  files_clusters(t, &g)),
+				 took[k]);
+		diag_release(&d);
+		exfat_tree_free(t);
+	}
+}
+
 /* With heap_align_lower, a default alignment that leaves too little room is lowered. */
 static void test_align_lowered(void **state)
 {
@@ -205,7 +252,7 @@ static void test_align_lowered(void **state)
 	struct exfat_opts bare = { .cluster_size = g.cluster_size,
 				   .heap_align = 4u << 20,
 				   .heap_align_lower = true };
-	assert_int_equal(exfat_reached_heap_align(&bare, 4u << 20, 0, exfat_tree_alloc(t, &g)),
+	assert_int_equal(exfat_reached_heap_align(&bare, 4u << 20, 0, files_clusters(t, &g)),
 			 512u << 10);
 	assert_true(exfat_reached_heap_align(&bare, 4u << 20, 0, 0) > (512u << 10));
 	o.heap_align_lower = false;
@@ -476,10 +523,15 @@ static void test_stop(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),       cmocka_unit_test(test_path_key),
-		cmocka_unit_test(test_min_size),    cmocka_unit_test(test_align_lowered),
-		cmocka_unit_test(test_boot_region), cmocka_unit_test(test_entries),
-		cmocka_unit_test(test_card),        cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_path_key),
+		cmocka_unit_test(test_min_size),
+		cmocka_unit_test(test_align_lowered),
+		cmocka_unit_test(test_reached_at_bitmap_edge),
+		cmocka_unit_test(test_boot_region),
+		cmocka_unit_test(test_entries),
+		cmocka_unit_test(test_card),
+		cmocka_unit_test(test_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -726,6 +726,67 @@ static void test_free_clusters(void **state)
 	}
 }
 
+/* Sets the FAT entry of cluster @c to @x in both FATs of the volume @fd of @g. */
+static void write_entry(int fd, const struct fat_geom *g, uint32_t c, uint32_t x)
+{
+	uint32_t bits = (uint32_t)g->type;
+	uint64_t byte = bits == 12 ? c * 3ull / 2 : c * (uint64_t)bits / 8;
+	uint8_t b[4];
+
+	for (uint32_t n = 0; n < g->fats; n++) {
+		off_t at = (off_t)((uint64_t)(g->reserved + n * g->fat_sectors) * 512 + byte);
+		assert_int_equal(pread(fd, b, 4, at), 4);
+		if (bits == 12)
+			put_le16(b, c & 1 ? (uint16_t)((get_le16(b) & 0x000F) | (x & 0x0FFF) << 4)
+					  : (uint16_t)((get_le16(b) & 0xF000) | (x & 0x0FFF)));
+		else if (bits == 16)
+			put_le16(b, (uint16_t)x);
+		else
+			put_le32(b, x);
+		assert_int_equal(pwrite(fd, b, 4, at), 4);
+	}
+}
+
+/* Only links of a chain (a next cluster in range, end of chain) count as chained: not a
+ * bad-cluster mark, a reserved value or a cluster past the last (Microsoft FAT
+ * Specification, section 4); all of them count as not free. */
+static void test_chained_clusters(void **state)
+{
+	static const enum fat_type types[] = { FAT_12, FAT_16, FAT_32 };
+	static const uint64_t sizes[] = { 2 << 20, 32 << 20, 600ull << 20 };
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fat_geom g;
+		struct fat_vol *v;
+		struct diag d;
+		struct fat_cluster_count before, after;
+		int fd = make_volume(types[k], sizes[k], 512, &g);
+		uint32_t top = types[k] == FAT_12   ? 0xFFF
+			       : types[k] == FAT_16 ? 0xFFFF
+						    : 0x0FFFFFFF;
+		uint32_t last = g.clusters + 1;
+
+		diag_init(&d);
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_count_clusters(v, &before, &d), 0);
+		fat_vol_close(v);
+		write_entry(fd, &g, last, top - 8);      /* bad cluster */
+		write_entry(fd, &g, last - 1, top - 15); /* reserved */
+		write_entry(fd, &g, last - 2, last + 1); /* past the last cluster */
+		write_entry(fd, &g, last - 3, top);      /* end of chain */
+		write_entry(fd, &g, last - 4, last - 3); /* a link to it */
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_count_clusters(v, &after, &d), 0);
+		assert_int_equal(after.free, before.free - 5);
+		assert_int_equal(after.chained, before.chained + 2);
+		assert_true(before.chained > 0); /* the root's and the files' clusters */
+		fat_vol_close(v);
+		diag_release(&d);
+		close(fd);
+	}
+}
+
 struct dirents {
 	struct fat_dirent list[4];
 	int n;
@@ -875,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_walk_loops),
 		cmocka_unit_test(test_walk_depth),
 		cmocka_unit_test(test_free_clusters),
+		cmocka_unit_test(test_chained_clusters),
 		cmocka_unit_test(test_lfn_ordinals),
 		cmocka_unit_test(test_random_damage),
 	};
