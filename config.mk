@@ -43,7 +43,7 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 SDIMG_CPPFLAGS += $(PKG_CFLAGS)
 # libarchive and libcrypto are compiled against but not linked: mkimage/contents/archive_lib.c
 # loads libarchive with dlopen when a tree is an archive, common/sha256.c loads libcrypto when
-# a digest is taken, each by the soname of the one compiled against (below).
+# an image's bytes are hashed, each by the soname of the one compiled against (below).
 DLOPEN_PKGS := libarchive libcrypto
 LINKED_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
 SDIMG_LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fileid: which file a path named when it was looked at (device, inode, size, modification
- * time), so that a file replaced or changed before its bytes are copied is found out.
+ * fileid: which file a path named when it was looked at (device, inode, modification time),
+ * so that a file replaced or changed before its bytes are copied is found out, with the
+ * size it had then, which its holder keeps anyway (a model keeps many ids: 24 bytes each).
  */
 #ifndef SDIMG_FILEID_H
 #define SDIMG_FILEID_H
@@ -11,8 +12,8 @@
 #include <sys/stat.h>
 
 struct fileid {
-	uint64_t dev, ino, size; /* ino 0: not known */
-	uint64_t mtime;          /* the modification time in nanoseconds (see fileid_mtime()) */
+	uint64_t dev, ino; /* ino 0: not known */
+	uint64_t mtime;    /* the modification time in nanoseconds (see fileid_mtime()) */
 };
 
 /* The modification time of @st in nanoseconds since the epoch, modulo 2^64: only ever
@@ -27,15 +28,16 @@ static inline struct fileid fileid_of(const struct stat *st)
 {
 	return (struct fileid){ .dev = (uint64_t)st->st_dev,
 				.ino = (uint64_t)st->st_ino,
-				.size = (uint64_t)st->st_size,
 				.mtime = fileid_mtime(st) };
 }
 
-/* Whether @st is the file @id describes (an unknown id matches anything). */
-static inline bool fileid_same(const struct fileid *id, const struct stat *st)
+/* Whether @st is the file @id describes, of @size bytes as it was then (an unknown id
+ * matches any file of that size). */
+static inline bool fileid_same(const struct fileid *id, uint64_t size, const struct stat *st)
 {
-	return !id->ino || (id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino &&
-			    id->size == (uint64_t)st->st_size && id->mtime == fileid_mtime(st));
+	return size == (uint64_t)st->st_size &&
+	       (!id->ino || (id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino &&
+			     id->mtime == fileid_mtime(st)));
 }
 
 #endif

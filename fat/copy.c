@@ -182,8 +182,7 @@ int fat_copier_file(struct fat_copier *w, const struct fat_node *n, uint64_t dst
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
 				  strerror(-fd));
 	struct stat st;
-	if (n->host_dir && (fstat(fd, &st) < 0 || (uint64_t)st.st_size != n->size ||
-			    !fileid_same(&n->listed, &st))) {
+	if (n->host_dir && (fstat(fd, &st) < 0 || !fileid_same(&n->listed, n->size, &st))) {
 		close(fd);
 		return diag_error(w->d,
 				  "%s: changed while the image was built (it is not the "

@@ -308,7 +308,8 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 			   .compressed = BUILD_FILE_INIT,
 			   .bmap = BUILD_FILE_INIT,
 			   .sha256 = BUILD_FILE_INIT,
-			   .cards = BUILD_FILE_INIT };
+			   .cards = BUILD_FILE_INIT,
+			   .per_card = has_per_card_values(l) };
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);

@@ -53,12 +53,18 @@ int build_write_bytes(struct build *b, uint64_t offset, uint64_t len, uint8_t by
 
 /* ---- read_inputs.c: what a raw region or raw partition writes ------------------------------ */
 
+/* The file a raw input's path named when it was measured, and its size then. */
+struct build_listed {
+	struct fileid id;
+	uint64_t size;
+};
+
 /* The from, skip, fill and holes of one raw region or raw partition, as the layout gives
  * them, with the resolved path of `from` (borrowed from the build and the layout). */
 struct build_input {
-	char name[300];       /* "raw 'spl'", "partition 'root'" */
-	const char *path;     /* the resolved `from`, or NULL */
-	struct fileid listed; /* the file @path named when it was measured */
+	char name[300];             /* "raw 'spl'", "partition 'root'" */
+	const char *path;           /* the resolved `from`, or NULL */
+	struct build_listed listed; /* the file @path named when it was measured */
 	uint64_t skip;
 	bool fill;         /* every byte outside the holes written: from's, then fill_byte */
 	uint8_t fill_byte; /* what fill writes after from (or everywhere without from) */
@@ -71,7 +77,7 @@ struct build_input {
 /* What one layout partition needs while it is built. */
 struct part_state {
 	char *from;                      /* raw: the host image file (owned) */
-	struct fileid from_id;           /* raw: which file it was when measured */
+	struct build_listed from_listed; /* raw: which file it was when measured */
 	uint64_t from_size;              /* raw: its bytes after `skip` */
 	struct content content;          /* FAT, exFAT: the files, overlaid */
 	struct fat_tree *tree;           /* FAT: the tree fat/ writes (owned) */
@@ -92,16 +98,16 @@ struct build {
 	const struct layout *l;
 	const struct build_options *o;
 	struct diag *d;
-	struct sha256 *sha;         /* the ids' hasher (owned) */
-	struct part_state *parts;   /* one per layout partition */
-	uint64_t *part_sizes;       /* what the contents need, for size = auto */
-	uint64_t *part_starts;      /* starts sd-format dictates */
-	char **raw_from;            /* host file of each raw region (owned; NULL with fill) */
-	uint64_t *raw_sizes;        /* each raw region's size: its own, or its file's less skip */
-	struct fileid *raw_ids;     /* which file each raw region's was when measured */
-	struct uboot_env *raw_envs; /* each raw region's U-Boot environment as written (owned;
+	struct sha256 *sha;       /* the hasher of ids, the bmap and the manifest (owned) */
+	struct part_state *parts; /* one per layout partition */
+	uint64_t *part_sizes;     /* what the contents need, for size = auto */
+	uint64_t *part_starts;    /* starts sd-format dictates */
+	char **raw_from;          /* host file of each raw region (owned; NULL with fill) */
+	uint64_t *raw_sizes;      /* each raw region's size: its own, or its file's less skip */
+	struct build_listed *raw_listed; /* which file each raw region's was when measured */
+	struct uboot_env *raw_envs;      /* each raw region's U-Boot environment as written (owned;
 				       empty without uboot-env) */
-	uint8_t *mbr_types;         /* resolved MBR type of each partition */
+	uint8_t *mbr_types;              /* resolved MBR type of each partition */
 	struct plan *plan;
 	struct build_file image;                    /* the raw image, written in place */
 	struct build_file compressed, bmap, sha256; /* what build_finish() writes */
@@ -113,6 +119,7 @@ struct build {
 	struct build_map map;
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
+	bool per_card;         /* the layout has per-card values (a manifest reads the image) */
 	bool placed;           /* every output is at its name: the build has succeeded */
 	sigset_t stop_signals; /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
@@ -199,7 +206,8 @@ struct host_link;
 struct ext4_pending {
 	uint32_t ino;
 	char *host;           /* owned */
-	struct fileid listed; /* the file @host named when the walk met it */
+	struct fileid listed; /* the file @host named when the walk met it, ... */
+	uint64_t size;        /* ... of this many bytes */
 };
 struct content_filter;
 struct ext4_walk {

@@ -191,6 +191,7 @@ static int remember_data(struct ext4_walk *w, uint32_t ino, const char *host, co
 	if (!(w->data[w->n_data].host = strdup(host)))
 		return -ENOMEM;
 	w->data[w->n_data].listed = fileid_of(st);
+	w->data[w->n_data].size = (uint64_t)st->st_size;
 	w->data[w->n_data++].ino = ino;
 	return 0;
 }
@@ -232,7 +233,7 @@ static bool unchanged(int fd, const struct ext4_pending *p)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, &st);
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, p->size, &st);
 }
 
 /* The size up to which a file is read without lseek(SEEK_DATA), holes and all. */
@@ -243,11 +244,11 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
 				      .host = p->host,
 				      .d = w->b->d,
-				      .listed = p->listed.size };
+				      .listed = p->size };
 	/* a small file is read whole, its holes as the zeros they read as (which the volume
 	 * leaves out all the same), without asking where they are */
-	if (p->listed.size <= SMALL_FILE)
-		r.hole = p->listed.size;
+	if (p->size <= SMALL_FILE)
+		r.hole = p->size;
 	if (r.fd < 0)
 		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
 	/* read first, then checked once: another file at its name, or one changed before or
@@ -260,7 +261,7 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 		return diag_error(w->b->d,
 				  "%s: changed while the image was built (it is not the "
 				  "file of %" PRIu64 " bytes that was listed)",
-				  p->host, p->listed.size);
+				  p->host, p->size);
 	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
 }
 

@@ -403,9 +403,7 @@ static int bind_image(const struct build *b, struct cards_manifest *m)
 	/* the digest in a local first: given a field of @m, the call would leave all of @m
 	 * unknown to a static analyser, which then takes m->mapped for leaked */
 	uint8_t digest[sizeof(m->mapped_sha256)];
-	/* libcrypto's SHA-256 for the image's bytes (b->sha may be the built-in one, made
-	 * for ids) */
-	rc = cards_digest(b->image.fd, m->mapped, m->n_mapped, NULL, digest, b->d);
+	rc = cards_digest(b->image.fd, m->mapped, m->n_mapped, b->sha, digest, b->d);
 	if (rc == 0)
 		memcpy(m->mapped_sha256, digest, sizeof(digest));
 	if (rc < 0 && rc != -ENOMEM && b->d->errors == errors)

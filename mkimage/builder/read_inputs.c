@@ -26,16 +26,16 @@ int build_state_init(struct build *b)
 	b->mbr_types = calloc(np, sizeof(*b->mbr_types));
 	b->raw_from = calloc(nr, sizeof(*b->raw_from));
 	b->raw_sizes = calloc(nr, sizeof(*b->raw_sizes));
-	b->raw_ids = calloc(nr, sizeof(*b->raw_ids));
+	b->raw_listed = calloc(nr, sizeof(*b->raw_listed));
 	b->raw_envs = calloc(nr, sizeof(*b->raw_envs));
 	if (!b->parts || !b->part_sizes || !b->part_starts || !b->mbr_types || !b->raw_from ||
-	    !b->raw_sizes || !b->raw_ids || !b->raw_envs)
+	    !b->raw_sizes || !b->raw_listed || !b->raw_envs)
 		return -ENOMEM;
-	/* every build takes digests of a few bytes (ids, seeds: the program's own SHA-256
-	 * serves them); one that hashes the image (a checksum file, a bmap) loads libcrypto
-	 * here, so that a libcrypto that cannot be loaded stops it before anything is read or
-	 * written */
-	if (b->o->sha256 || b->o->bmap)
+	/* every build takes digests of a few bytes (ids, seeds: the built-in SHA-256 serves
+	 * them); one that hashes the image (a checksum file, a bmap, the per-card manifest)
+	 * loads libcrypto here, so that a libcrypto that cannot be loaded stops it before
+	 * anything is read or written */
+	if (b->o->sha256 || b->o->bmap || b->per_card)
 		return sha256_new(&b->sha, b->d);
 	return sha256_new_builtin(&b->sha, b->d);
 }
@@ -59,7 +59,7 @@ void build_state_release(struct build *b)
 	free(b->mbr_types);
 	free(b->raw_from);
 	free(b->raw_sizes);
-	free(b->raw_ids);
+	free(b->raw_listed);
 	sha256_free(b->sha);
 	plan_free(b->plan);
 	build_file_abort(&b->image);
@@ -77,7 +77,7 @@ void build_state_release(struct build *b)
  */
 static int stat_input(const struct layout *l, const char *from, const struct layout_loc *loc,
 		      const char *what, bool missing_ok, struct diag *d, char **ret_path,
-		      uint64_t *ret_size, struct fileid *ret_id)
+		      uint64_t *ret_size, struct build_listed *ret_listed)
 {
 	struct stat st;
 	struct diag scratch;
@@ -111,8 +111,8 @@ static int stat_input(const struct layout *l, const char *from, const struct lay
 	if (!S_ISREG(st.st_mode))
 		return diag_error(d, "%s%s is not a regular file", place, path);
 	*ret_size = (uint64_t)st.st_size;
-	if (ret_id)
-		*ret_id = fileid_of(&st);
+	if (ret_listed)
+		*ret_listed = (struct build_listed){ fileid_of(&st), (uint64_t)st.st_size };
 	return 0;
 }
 
@@ -153,13 +153,13 @@ static void input_of_part(const struct layout *l, size_t i, const char *path,
 void build_input_of_raw(const struct build *b, size_t i, struct build_input *ret)
 {
 	input_of_raw(b->l, i, b->raw_from[i], ret);
-	ret->listed = b->raw_ids[i];
+	ret->listed = b->raw_listed[i];
 }
 
 void build_input_of_part(const struct build *b, size_t i, struct build_input *ret)
 {
 	input_of_part(b->l, i, b->parts[i].from, ret);
-	ret->listed = b->parts[i].from_id;
+	ret->listed = b->parts[i].from_listed;
 }
 
 /*
@@ -196,7 +196,7 @@ static int input_bytes(const struct build_input *in, uint64_t file_size, struct 
  * gives it.
  */
 static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
-			    char **ret_path, uint64_t *ret_size, struct fileid *ret_id)
+			    char **ret_path, uint64_t *ret_size, struct build_listed *ret_listed)
 {
 	const struct layout_raw *r = &l->raws[i];
 	struct build_input in;
@@ -206,7 +206,8 @@ static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, s
 	if (!r->from)
 		return 0; /* fill: the layout gives its size */
 	input_of_raw(l, i, NULL, &in);
-	int rc = stat_input(l, r->from, &r->loc, in.name, missing_ok, d, ret_path, &size, ret_id);
+	int rc = stat_input(l, r->from, &r->loc, in.name, missing_ok, d, ret_path, &size,
+			    ret_listed);
 	in.path = *ret_path;
 	if (rc == 0)
 		rc = input_bytes(&in, size, d, &size);
@@ -231,7 +232,7 @@ static int raw_region_input(const struct layout *l, size_t i, bool missing_ok, s
  * @missing_ok as above.
  */
 static int raw_partition_input(const struct layout *l, size_t i, bool missing_ok, struct diag *d,
-			       char **ret_path, uint64_t *ret_size, struct fileid *ret_id)
+			       char **ret_path, uint64_t *ret_size, struct build_listed *ret_listed)
 {
 	const struct layout_partition *p = &l->parts[i];
 	struct build_input in;
@@ -240,7 +241,7 @@ static int raw_partition_input(const struct layout *l, size_t i, bool missing_ok
 	*ret_size = 0;
 	input_of_part(l, i, NULL, &in);
 	int rc = stat_input(l, p->from, &p->loc, in.name, missing_ok, d, ret_path, &file_size,
-			    ret_id);
+			    ret_listed);
 	in.path = *ret_path;
 	if (rc == 0)
 		rc = input_bytes(&in, file_size, d, ret_size);
@@ -257,7 +258,7 @@ static int prepare_raws(struct build *b)
 
 	for (size_t i = 0; i < b->l->n_raws; i++) {
 		int rc = raw_region_input(b->l, i, false, b->d, &b->raw_from[i], &b->raw_sizes[i],
-					  &b->raw_ids[i]);
+					  &b->raw_listed[i]);
 		if (rc == -ENOMEM)
 			return rc;
 		bad |= rc < 0;
@@ -429,20 +430,6 @@ static int read_text(void *ctx, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
-/* Whether the layout has per-card values (the card manifest is made from the model). */
-static bool has_per_card(const struct layout *l)
-{
-	bool any = l->image.disk_id_per_card;
-
-	for (size_t i = 0; !any && i < l->n_parts; i++) {
-		const struct layout_partition *p = &l->parts[i];
-		any = layout_part_is_fat(p) && p->fat.volume_id_per_card;
-		for (size_t k = 0; !any && k < p->n_entries; k++)
-			any = p->entries[k].per_card;
-	}
-	return any;
-}
-
 /* Node @n of the model, gathered for partition @p, into its tree in @ps (fat/'s or
  * exfat/'s, which take the same sources and metadata). */
 static int add_to_tree(struct build *b, const struct layout_partition *p, struct part_state *ps,
@@ -484,7 +471,8 @@ static int add_to_tree(struct build *b, const struct layout_partition *p, struct
 static int fill_tree(struct build *b, const struct layout_partition *p, struct part_state *ps)
 {
 	struct content *c = &ps->content;
-	bool data_pass = c->n_archives != 0, keep = has_per_card(b->l);
+	bool data_pass = c->n_archives != 0,
+	     keep = b->per_card; /* the manifest is made from the model */
 	int bad = 0;
 
 	if (layout_part_is_exfat(p))
@@ -525,7 +513,7 @@ static int prepare_partition(struct build *b, size_t i)
 		if (!p->from)
 			return 0;
 		rc = raw_partition_input(b->l, i, false, b->d, &ps->from, &ps->from_size,
-					 &ps->from_id);
+					 &ps->from_listed);
 		if (rc == 0 && p->size_kind == LAYOUT_SIZE_AUTO)
 			b->part_sizes[i] = ps->from_size;
 		return rc;

@@ -86,7 +86,7 @@ static int write_input(struct build *b, const struct build_input *in, uint64_t o
 		return diag_error(b->d, "%s: %s", in->path, strerror(errno));
 	if (fstat(w.src_fd, &st) < 0)
 		rc = diag_error(b->d, "%s: %s", in->path, strerror(errno));
-	else if (!fileid_same(&in->listed, &st))
+	else if (!fileid_same(&in->listed.id, in->listed.size, &st))
 		rc = diag_error(b->d,
 				"%s: changed while the image was built (it is not the file "
 				"of %llu bytes that was measured)",

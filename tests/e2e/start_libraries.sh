@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: MIT
 # libarchive and libcrypto are not linked: sdimg loads them (dlopen) only when a tree is an
-# archive, and when a digest is taken (a build), and names them for packagers in its
+# archive, and when an image's bytes are hashed (a build with --bmap, --sha256 or per-card
+# values, flash, personalize: ids and seeds take a built-in SHA-256), and names them for packagers in its
 # ".note.dlopen" ELF notes (owner FDO, type 0x407c0c0a, JSON), each with the soname of the
 # system's library. ls, cat, inspect and plan never load libarchive; ls, cat and inspect never
 # load libcrypto; a build from a .tar loads libarchive, and gives the folder's image; flash
 # loads it for a bzip2 (or lz4) image, not for a raw or zstd one. When one
 # cannot be loaded (a mount namespace puts an empty file over it: root and unshare only),
 # a build with an archive tree is one line naming the tree's FILE:LINE and libarchive's
-# soname, a build or a personalize without libcrypto one line naming its soname, exit 1,
-# nothing left; a build from a folder still works without libarchive, ls, cat and inspect
-# without either.
+# soname, such a build or a personalize without libcrypto one line naming its soname, exit 1,
+# nothing left; a build from a folder still works without libarchive, a build that hashes
+# no image without libcrypto, ls, cat and inspect without either.
 . "$TOP/tests/e2e-lib.sh"
 need readelf objcopy bsdtar sha256sum zstd bzip2
 export LC_ALL=C.UTF-8 TZ=UTC
