@@ -13,6 +13,11 @@
  * says (host_links.c judges `inside`), each a copy of what it leads to: a loop is an error,
  * the copies links make are bounded (model.c), and an entry that folder links reach by many
  * paths is told once, with their number.
+ *
+ * Each entry is read once (fstatat, not following it: its kind, size, time and identity), and
+ * a symbolic link the walk follows once more, for what it leads to; the folder is walked once
+ * (what it holds of its own is counted again only when its links copy more than the part of
+ * it walked so far allows, count_held()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,6 +48,7 @@ struct walker {
 	struct content_filter *filter; /* the tree's include and exclude (NULL: none) */
 	struct diag *d;
 	const char *top;         /* the tree's host folder, for messages */
+	int top_fd;              /* ... open, for count_held() */
 	size_t top_len;          /* ... whose host path an entry's path from the top follows */
 	struct stat top_st;      /* ... as it was opened */
 	enum layout_links links; /* which symbolic links the walk follows (ops->follows_links) */
@@ -54,6 +60,8 @@ struct walker {
 	size_t depth;
 	size_t in_links;              /* folders on the chain reached through a symbolic link */
 	struct content_copies copies; /* what the folder holds, what its links copy */
+	bool held_counted;            /* copies.held_* are all the folder holds (count_held()),
+				       * not only what the walk has met of it so far */
 	struct faulty *faulty;        /* owned: the entries refused so far, each told once */
 	size_t n_faulty, faulty_cap;
 };
@@ -81,7 +89,7 @@ static int compare_names(const void *a, const void *b)
 /*
  * The entries of the folder @dirfd (named @host in messages, in @d), sorted by their names'
  * bytes; on an error, those read before it. From its start when @rewind: it may have been
- * read before (count_held()).
+ * read before (count_held() reads the tree's top after the walk did).
  */
 static int list_dir(int dirfd, const char *host, bool rewind, struct listed **ret, size_t *ret_n,
 		    struct diag *d)
@@ -99,7 +107,7 @@ static int list_dir(int dirfd, const char *host, bool rewind, struct listed **re
 		return diag_error(d, "%s: %s", host, strerror(saved));
 	}
 	if (rewind)
-		rewinddir(dir); /* the copy shares @dirfd's position, which count_held() moved */
+		rewinddir(dir); /* the copy shares @dirfd's position, which the walk moved */
 	while ((errno = 0, e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -130,6 +138,21 @@ static void free_listed(struct listed *names, size_t n)
 	free(names);
 }
 
+/*
+ * What the entry @name of @dirfd (@host), read as *@lst, is after following it, in *@st: 1 a
+ * folder, 0 anything else, or an error (content_host_stat()). A link is read once more.
+ */
+static int host_follow(int dirfd, const char *name, const char *host, const struct stat *lst,
+		       struct stat *st, struct diag *d)
+{
+	if (!S_ISLNK(lst->st_mode))
+		*st = *lst;
+	else if (fstatat(dirfd, name, st, 0) < 0)
+		return errno == ENOENT ? diag_error(d, "%s: dangling symbolic link", host)
+				       : diag_error(d, "%s: %s", host, strerror(errno));
+	return S_ISDIR(st->st_mode) ? 1 : 0;
+}
+
 int content_host_stat(int dirfd, const char *name, const char *host, struct stat *st,
 		      struct stat *ret_lst, struct diag *d)
 {
@@ -137,12 +160,7 @@ int content_host_stat(int dirfd, const char *name, const char *host, struct stat
 
 	if (fstatat(dirfd, name, lst, AT_SYMLINK_NOFOLLOW) < 0)
 		return diag_error(d, "%s: %s", host, strerror(errno));
-	if (!S_ISLNK(lst->st_mode))
-		*st = *lst;
-	else if (fstatat(dirfd, name, st, 0) < 0)
-		return errno == ENOENT ? diag_error(d, "%s: dangling symbolic link", host)
-				       : diag_error(d, "%s: %s", host, strerror(errno));
-	return S_ISDIR(st->st_mode) ? 1 : 0;
+	return host_follow(dirfd, name, host, lst, st, d);
 }
 
 int content_open_folder(int dirfd, const char *name, const char *host, const struct stat *st,
@@ -203,24 +221,10 @@ static int check_link(struct walker *wk, int dirfd, const char *name, const char
 }
 
 /*
- * Counts an entry of @size bytes as a copy made by a link (the folder's own were counted
- * before the walk, count_held()): -E2BIG past the bound on copies, which stops the whole
- * walk (it would only fail again).
- */
-static int count_entry(struct walker *wk, uint64_t size)
-{
-	if (wk->in_links)
-		return content_count_copy(&wk->copies, size, wk->top, wk->d) < 0 ? -E2BIG : 0;
-	return 0;
-}
-
-/*
  * Adds what the folder @dirfd holds of its own, @depth folders below the tree's top, to
  * wk->copies: each entry, and the bytes of each file (a link to a file counts its file's,
  * as the walk takes them); folders reached through links are copies, not counted here.
- * Counted in full before the walk, so that the bound on copies is the same whatever names
- * the links have (a link walked before the folder it copies is judged as one walked after
- * it). Says nothing: what cannot be read here is told by the walk.
+ * Says nothing: what cannot be read here is told by the walk.
  */
 static void count_held(struct walker *wk, int dirfd, size_t depth)
 {
@@ -252,6 +256,41 @@ static void count_held(struct walker *wk, int dirfd, size_t depth)
 	free_listed(names, n);
 }
 
+/* Whether one more copy of @size bytes keeps within the bound that the folder's own entries
+ * counted so far in @cc set. */
+static bool copy_within(const struct content_copies *cc, uint64_t size)
+{
+	return cc->nodes < CONTENT_COPIES_FACTOR * cc->held_nodes + CONTENT_COPIES_NODES &&
+	       cc->bytes + size <= CONTENT_COPIES_FACTOR * cc->held_bytes + CONTENT_COPIES_BYTES;
+}
+
+/*
+ * Counts an entry of @size bytes: as the folder's own, or as a copy made by a link, -E2BIG
+ * past the bound on copies, which stops the whole walk (it would only fail again). The bound
+ * is set by all the folder holds of its own, whatever names the links have (a link walked
+ * before the folder it copies is judged as one walked after it). The entries the walk has
+ * met outside links are some of them: a copy within the bound they set is within it; one
+ * past it has the folder counted in full, once, and is judged on that (count_held()).
+ */
+static int count_entry(struct walker *wk, uint64_t size)
+{
+	struct content_copies *cc = &wk->copies;
+
+	if (!wk->in_links) {
+		if (!wk->held_counted) {
+			cc->held_nodes++;
+			cc->held_bytes += size;
+		}
+		return 0;
+	}
+	if (!wk->held_counted && !copy_within(cc, size)) {
+		cc->held_nodes = cc->held_bytes = 0;
+		count_held(wk, wk->top_fd, 1);
+		wk->held_counted = true;
+	}
+	return content_count_copy(cc, size, wk->top, wk->d) < 0 ? -E2BIG : 0;
+}
+
 /*
  * Whether the entry @le of the folder @dirfd (@host), judged @j, may go on: 0 a file, 1 a
  * folder (what it is in *@st, *@lst the entry itself, which the caller read), else an
@@ -265,9 +304,8 @@ static int check_listed(struct walker *wk, int dirfd, const struct listed *le, c
 	int rc;
 
 	if (ops->follows_links) {
-		lst->st_ino = 0;
-		rc = content_host_stat(dirfd, le->name, host, st, lst, wk->d);
-		link = lst->st_ino && S_ISLNK(lst->st_mode);
+		rc = host_follow(dirfd, le->name, host, lst, st, wk->d);
+		link = S_ISLNK(lst->st_mode);
 	} else {
 		*st = *lst;
 		rc = S_ISDIR(st->st_mode) ? 1 : 0;
@@ -420,12 +458,15 @@ static int walk_entry(struct walker *wk, int dirfd, const struct listed *le, con
 	const char *rel = host + wk->top_len + 1;
 	struct stat st, lst = { 0 };
 	bool seen = fstatat(dirfd, le->name, &lst, AT_SYMLINK_NOFOLLOW) == 0;
+	int unseen = errno;
 
 	if (!seen && !wk->ops->follows_links)
-		return diag_error(wk->d, "%s: %s", host, strerror(errno));
+		return diag_error(wk->d, "%s: %s", host, strerror(unseen));
 	enum judgement j = judge_listed(wk, seen ? &lst : NULL, rel);
 	if (j == JUDGE_DROP)
 		return 0;
+	if (!seen) /* what an exclude leaves out by its name may be unreadable */
+		return diag_error(wk->d, "%s: %s", host, strerror(unseen));
 	int rc = check_once(wk, dirfd, le, host, j, &st, &lst);
 	bool link = wk->ops->follows_links && S_ISLNK(lst.st_mode);
 
@@ -462,7 +503,7 @@ static int walk_folder(struct walker *wk, int fd, void *folder, const char *host
 	/* the chain holds the top and CONTENT_MAX_DEPTH folders */
 	if (!wk->ops->keeps_model && wk->depth > CONTENT_MAX_DEPTH)
 		return diag_error(wk->d, "%s: more than %d folders deep", host, CONTENT_MAX_DEPTH);
-	rc = list_dir(fd, host, wk->ops->follows_links, &names, &n, wk->d);
+	rc = list_dir(fd, host, false, &names, &n, wk->d);
 	for (size_t i = 0; goes_on(wk, rc) && i < n; i++) {
 		char *child = path_append(host, names[i].name);
 		int r = child ? walk_entry(wk, fd, &names[i], child, folder) : -ENOMEM;
@@ -486,6 +527,7 @@ int content_walk_host(int fd, const char *host, enum layout_links links, void *t
 			     .filter = filter,
 			     .d = d,
 			     .top = host,
+			     .top_fd = fd,
 			     .top_len = strlen(host),
 			     .links = links };
 	int rc = 0;
@@ -496,8 +538,6 @@ int content_walk_host(int fd, const char *host, enum layout_links links, void *t
 		wk.chain[0].dev = wk.top_st.st_dev;
 		wk.chain[0].ino = wk.top_st.st_ino;
 		wk.depth = 1;
-		if (ops->follows_links)
-			count_held(&wk, fd, 1);
 		rc = walk_folder(&wk, fd, top, host);
 		if (tell_more_paths(&wk) < 0)
 			rc = -ENOMEM;
