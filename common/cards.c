@@ -285,6 +285,16 @@ int cards_render(const char *template, const struct cards_var *vars, size_t n, c
 	return render(template, vars, n, false, where, ret, d);
 }
 
+const char *cards_next_id(const char *template, size_t *len)
+{
+	for (const char *p = template; *p; p++) {
+		const char *name = var_at(p, len);
+		if (name && names_id(name, *len))
+			return name;
+	}
+	return NULL;
+}
+
 int cards_render_ids(const char *template, const struct cards_var *vars, size_t n,
 		     const char *where, char **ret, struct diag *d)
 {

@@ -167,4 +167,8 @@ int cards_render(const char *template, const struct cards_var *vars, size_t n, c
 int cards_render_ids(const char *template, const struct cards_var *vars, size_t n,
 		     const char *where, char **ret, struct diag *d);
 
+/* The name of the first ${NAME} of an id (DISK_ID, PARTUUID_*, VOLUME_ID_*) in @template,
+ * its length in *@len; NULL when there is none. */
+const char *cards_next_id(const char *template, size_t *len);
+
 #endif

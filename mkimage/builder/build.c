@@ -140,10 +140,8 @@ static bool has_per_card_values(const struct layout *l)
 
 	for (size_t i = 0; i < l->n_parts; i++) {
 		const struct layout_partition *p = &l->parts[i];
-		if (!layout_part_is_fat(p))
-			continue;
-		any |= p->fat.volume_id_per_card;
-		for (size_t k = 0; k < p->n_entries; k++)
+		any |= layout_part_is_fat(p) && p->fat.volume_id_per_card;
+		for (size_t k = 0; k < p->n_entries; k++) /* FAT's and exFAT's */
 			any |= p->entries[k].per_card;
 	}
 	return any;

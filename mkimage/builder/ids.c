@@ -207,6 +207,64 @@ static int fill_files(struct layout *l, const struct cards_var *vars, size_t n, 
 	return bad ? -EINVAL : 0;
 }
 
+/* Whether a card gets the id named by the @len bytes at @name anew (what personalize and
+ * flash --card-values set: LAYOUT.md, "Per-card ids"). */
+static bool card_gets_id(const struct layout *l, const char *name, size_t len)
+{
+	bool gpt = l->image.table == LAYOUT_TABLE_GPT;
+	bool table = l->image.disk_id_per_card && l->image.table != LAYOUT_TABLE_NONE;
+
+	if (len == strlen("DISK_ID") && !memcmp(name, "DISK_ID", len))
+		return table;
+	for (size_t i = 0; i < l->n_parts; i++) {
+		const struct layout_partition *p = &l->parts[i];
+		size_t n = strlen(p->name);
+		bool logical;
+		if (len == strlen("PARTUUID_") + n &&
+		    !memcmp(name, "PARTUUID_", strlen("PARTUUID_")) &&
+		    !memcmp(name + strlen("PARTUUID_"), p->name, n))
+			return table && plan_partition_number(l, i, &logical) &&
+			       !(gpt && p->uuid_set);
+		if (len == strlen("VOLUME_ID_") + n &&
+		    !memcmp(name, "VOLUME_ID_", strlen("VOLUME_ID_")) &&
+		    !memcmp(name + strlen("VOLUME_ID_"), p->name, n))
+			return layout_part_is_fat(p) && p->fat.volume_id_per_card;
+	}
+	return false;
+}
+
+/* Each per-card file names only ids a card gets anew: any other would have no value on
+ * every card (personalize would refuse each one). */
+static int check_card_ids(const struct layout *l, struct diag *d)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < l->n_parts; i++)
+		for (size_t k = 0; k < l->parts[i].n_entries; k++) {
+			const struct layout_entry *e = &l->parts[i].entries[k];
+			const char *name, *p = e->content;
+			size_t len;
+			if (!e->per_card || !p)
+				continue;
+			for (; (name = cards_next_id(p, &len)); p = name + len)
+				if (!card_gets_id(l, name, len)) {
+					bad = 1;
+					diag_error(d,
+						   "%s:%d: partition '%s': file '%s': ${%.*s} is "
+						   "no "
+						   "id a card gets anew (DISK_ID and PARTUUID_NAME "
+						   "with image { disk-id = per-card }, "
+						   "VOLUME_ID_NAME "
+						   "of a FAT partition with fat { volume-id = "
+						   "per-card }); ids = true gives the image's own",
+						   e->loc.file, e->loc.line, l->parts[i].name,
+						   e->path, (int)len, name);
+					break;
+				}
+		}
+	return bad ? -EINVAL : 0;
+}
+
 int build_fill_ids(struct layout *l, struct diag *d)
 {
 	struct sha256 *sha = NULL;
@@ -215,7 +273,7 @@ int build_fill_ids(struct layout *l, struct diag *d)
 	int rc;
 
 	if (!has_id_files(l))
-		return 0;
+		return check_card_ids(l, d);
 	/* DISK_ID, a PARTUUID_ for each partition, a VOLUME_ID_ for each */
 	vars = calloc(2 * l->n_parts + 1, sizeof(*vars));
 	if (!vars)
@@ -225,6 +283,8 @@ int build_fill_ids(struct layout *l, struct diag *d)
 		rc = image_ids(sha, l, vars, &n);
 	if (rc == 0)
 		rc = fill_files(l, vars, n, d);
+	if (rc == 0)
+		rc = check_card_ids(l, d);
 	for (size_t i = 0; i < n; i++) {
 		free((char *)vars[i].name);
 		free((char *)vars[i].value);

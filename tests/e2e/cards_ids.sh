@@ -85,4 +85,31 @@ EOT
     expect_stderr "/ext.conf holds"
     rm -f a.img a2.img b.img id.img*
 done
+
+# a per-card file may name only the ids a card gets anew: any other would have no value on
+# every card, so the build refuses it, naming the file's line (and builds what a card gets)
+for case in 'DISK_ID:' 'VOLUME_ID_boot:' 'VOLUME_ID_data:' 'VOLUME_ID_nope:' 'PARTUUID_boot:' \
+    'DISK_ID:disk-id = per-card' 'PARTUUID_boot:disk-id = per-card' \
+    'VOLUME_ID_boot:fat { volume-id = per-card }'; do
+    name=${case%%:*} key=${case#*:}
+    image_key=
+    boot_key=
+    case $key in disk-id*) image_key=$key ;; fat*) boot_key=$key ;; esac
+    printf 'image { table = mbr seed = "d" %s }
+partition boot { type = fat size = 8M %s
+ file "/c.txt" { content = "x=\\${%s} s=\\${SN}" per-card = true reserve = 300 } }
+partition data { type = exfat size = 8M }
+' \
+        "$image_key" "$boot_key" "$name" >pc.layout
+    if [ -z "$key" ]; then
+        expect_status 1 "$SDIMG" build -q pc.layout -o pc.img
+        expect_stderr "pc.layout:3: partition 'boot': file '/c.txt': \${$name} is no id a card gets anew"
+        [ "$(wc -l <err.txt)" -eq 1 ] || fail "per-card \${$name}: $(cat err.txt)"
+        [ ! -e pc.img ] || fail "a refused build left pc.img"
+    else
+        expect_status 0 "$SDIMG" build -q pc.layout -o pc.img
+        expect_status 0 "$SDIMG" personalize pc.img --set SN=7 -o pcp.img
+        rm -f pc.img* pcp.img*
+    fi
+done
 echo "cards_ids: ok"
