@@ -30,6 +30,10 @@ partition data {
 }
 EOT
 "$SDIMG" build -q --bmap -o card.img card.layout || fail "build"
+# pieces of a sparse image cannot take per-card values: refused, as on FAT
+expect_status 1 "$SDIMG" build -q --simg-max-size 8M -o pieces.simg card.layout
+expect_stderr "card.layout: the layout has per-card values, which pieces of a sparse image cannot take"
+[ -z "$(ls pieces* 2>/dev/null)" ] || fail "a refused build left $(ls pieces*)"
 size=$(stat -c %s card.img)
 vol=$(part_start card.img 1)
 [ "$(jq -r '[.fields[].kind] | unique | join(",")' card.img.cards.json)" = exfat-file ] ||
