@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # inspect judges a FAT data area or exFAT cluster heap by the clusters its tree holds, counted
 # from the chains and extents: a per-card file's reserve (from IMAGE.cards.json) counts, so a
-# default build whose reserve made the builder lower the grid inspects clean; a FAT or bitmap
+# default build whose reserve made the builder lower the grid inspects clean (the FAT builder
+# lowers its data-align for a reserve as for a file that size); a FAT or bitmap
 # that marks fewer clusters than the files hold gets the clusters-unmarked warning and is
 # judged by the files, not by the damage; folders whose entries were deleted are no lost
 # clusters; lost clusters are counted exactly, and the line's counts read right.
@@ -30,7 +31,10 @@ clean r16 r16.layout 1048576
 mkdir r40 && truncate -s 40M r40/big
 printf 'image { size = 64G }\npartition b { type = exfat size = 64M tree "/" { from = "r40/" }\n %s reserve = 10M } }\npartition f { type = exfat size = grow }\n' "$serial" >r10.layout
 clean r10 r10.layout 8388608
-rm -f r60.img r16.img r10.img
+# FAT: the builder lowers its data-align for a reserve as for a file of that size
+printf 'image { size = 64G }\npartition b { type = fat size = 64M\n %s reserve = 50M } }\npartition f { type = exfat size = grow }\n' "$serial" >f50.layout
+clean f50 f50.layout 8388608
+rm -f r60.img r16.img r10.img f50.img
 
 # damage PART_IMG MODE: exFAT "zero" clears the allocation bitmap; FAT "zero" sets entries
 # 2..7001 free, "lost N" marks N clusters past the files' end of chain (all FATs)
