@@ -340,6 +340,15 @@ struct exfat_walk_fns {
 int exfat_vol_walk(struct exfat_vol *v, const char *path, unsigned depth_max,
 		   const struct exfat_walk_fns *fns, void *ctx, struct diag *d);
 
+/* exfat_vol_walk_held - exfat_vol_walk() of the root, calling @fns, and counts into *@ret_held
+ * the clusters the tree holds: each file's and folder's DataLength (the clusters the walk
+ * claims, §7.6.6) and the root's chain, not the bitmap's or the up-case table's; into
+ * *@ret_kept the clusters of the runs @keep (as fat_vol_walk_held(): a per-card file's
+ * reserve) that no file or folder holds. Returns: as exfat_vol_walk(). */
+int exfat_vol_walk_held(struct exfat_vol *v, unsigned depth_max, const struct exfat_walk_fns *fns,
+			void *ctx, const struct fat_run *keep, size_t n_keep, uint64_t *ret_held,
+			uint64_t *ret_kept, struct diag *d);
+
 /* exfat_vol_read - calls @fn with the bytes of the file @path, in order, in pieces of at most
  * a cluster (bytes past ValidDataLength read as zero); names matched through the volume's
  * up-case table. As fat_vol_read(); first every file and folder of the volume is walked as

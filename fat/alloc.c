@@ -200,12 +200,14 @@ uint32_t fat_dir_entries(const struct fat_tree *t, const struct fat_node *n,
 	return n->n_entries + (n == &t->root && g->has_label ? 1 : 0);
 }
 
-/* Adds the clusters the children of @dir (and all below) need at each cluster size. */
+/* Adds the clusters the children of @dir (and all below) need at each cluster size: a file's
+ * size or its per-card reserve, whichever is larger, as alloc_dir() allocates them. */
 static void count_need(const struct fat_node *dir, uint64_t need[8])
 {
 	for (size_t i = 0; i < dir->n_kids; i++) {
 		const struct fat_node *n = dir->kids[i];
-		uint64_t bytes = n->is_dir ? (uint64_t)n->n_entries * FAT_DIRENT_SIZE : n->size;
+		uint64_t file = n->size > fat_node_reserve(n) ? n->size : fat_node_reserve(n);
+		uint64_t bytes = n->is_dir ? (uint64_t)n->n_entries * FAT_DIRENT_SIZE : file;
 		for (unsigned k = 0; k < 8; k++) {
 			uint64_t c = (bytes + (512u << k) - 1) >> (9 + k);
 			need[k] += n->is_dir && !c ? 1 : c; /* a folder has at least one */

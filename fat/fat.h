@@ -520,6 +520,27 @@ struct fat_walk_fns {
 int fat_vol_walk(struct fat_vol *v, const char *path, unsigned depth_max,
 		 const struct fat_walk_fns *fns, void *ctx, struct diag *d);
 
+/* A run of clusters a volume keeps for a file beyond its chain: a per-card file's reserve,
+ * which the build allocates whole and chains only as far as the content goes. */
+struct fat_run {
+	uint32_t first, clusters;
+};
+
+/*
+ * fat_vol_walk_held - fat_vol_walk() of the root, calling @fns, and counts into *@ret_held
+ * the clusters the tree holds: each file's and folder's chain (FAT32's root's too) to its
+ * end-of-chain mark; into *@ret_kept the clusters of the runs @keep (@n_keep of them) that
+ * no chain holds. Each cluster counts once: a chain
+ * that loops, or runs into clusters already counted, ends there. A file whose chain breaks
+ * (a free, bad or out-of-range entry before its end) holds as many clusters as its size
+ * needs. Costs a read of each FAT entry of the chains and a bit per cluster.
+ *
+ * Returns: as fat_vol_walk().
+ */
+int fat_vol_walk_held(struct fat_vol *v, unsigned depth_max, const struct fat_walk_fns *fns,
+		      void *ctx, const struct fat_run *keep, size_t n_keep, uint64_t *ret_held,
+		      uint64_t *ret_kept, struct diag *d);
+
 /*
  * fat_vol_read - calls @fn with the bytes of the file @path, in order, in pieces of at most a
  * cluster. Path components are matched case-insensitively against long and short names.

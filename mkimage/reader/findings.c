@@ -111,10 +111,11 @@ uint64_t reader_card_grid(const struct disk *k, uint64_t eb)
 #define SD_UNIT " (the SD allocation unit of this capacity)"
 
 /* The clusters a volume's files and folders use: @marked as the FAT (links of chains) or the
- * allocation bitmap says, @held the most they take by their sizes (UINT64_MAX: not walked),
- * both without exFAT's bitmap and up-case table. */
+ * allocation bitmap says, @held as the tree references them (UINT64_MAX: not walked), both
+ * without exFAT's bitmap and up-case table. */
 struct volume_use {
 	uint64_t marked, held;
+	uint64_t kept; /* the clusters per-card files keep beyond their data (their reserve) */
 };
 
 static uint64_t clusters_of(uint64_t bytes, uint32_t cluster_size)
@@ -124,7 +125,7 @@ static uint64_t clusters_of(uint64_t bytes, uint32_t cluster_size)
 
 static struct volume_use volume_use(const struct disk_part *p)
 {
-	struct volume_use u = { 0, UINT64_MAX };
+	struct volume_use u = { 0, UINT64_MAX, 0 };
 
 	if (p->content == CONTENT_EXFAT) {
 		const struct disk_exfat *e = &p->exfat;
@@ -132,23 +133,27 @@ static struct volume_use volume_use(const struct disk_part *p)
 				clusters_of(e->info.upcase_bytes, e->info.cluster_size);
 		uint64_t used = e->info.clusters - (uint64_t)e->free_clusters;
 		u.marked = e->counted && used > meta ? used - meta : 0;
-		if (e->counted && e->walked)
+		if (e->counted && e->walked) {
 			u.held = e->held;
+			u.kept = e->kept;
+		}
 	} else {
 		u.marked = p->fat.counted ? p->fat.chained : 0;
-		if (p->fat.counted && p->fat.walked)
+		if (p->fat.counted && p->fat.walked) {
 			u.held = p->fat.held;
+			u.kept = p->fat.kept;
+		}
 	}
 	return u;
 }
 
 /* What a default build of @p reaches on the card's grid @card (0: none), with the clusters its
- * files and folders use on the image (FAT: chained in the FAT; exFAT: marked in the
- * allocation bitmap), no more than they take by their sizes, as its files. */
+ * files and folders hold, and its per-card files keep, as its files (as the FAT or the
+ * allocation bitmap marks them when the tree could not be walked). */
 static uint64_t volume_reaches(const struct disk_part *p, uint64_t card)
 {
 	struct volume_use u = volume_use(p);
-	uint64_t used = u.marked < u.held ? u.marked : u.held;
+	uint64_t used = u.held != UINT64_MAX ? u.held + u.kept : u.marked;
 
 	if (p->content == CONTENT_EXFAT) {
 		const struct disk_exfat *e = &p->exfat;
@@ -165,27 +170,40 @@ static uint64_t volume_reaches(const struct disk_part *p, uint64_t card)
 	return fat_reached_data_align(&o, (uint64_t)f->info.total_sectors * 512, p->start, used);
 }
 
-/* A FAT or allocation bitmap that marks more clusters used than the files and folders take:
- * said, since the data area or heap is judged by what they take. */
-static int check_clusters_held(const struct disk *k, const struct disk_part *p, uint64_t eb,
-			       struct findings *f)
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* A FAT or allocation bitmap that marks other clusters in use than the files and folders hold:
+ * more (clusters lost: info) or fewer (a damaged FAT or bitmap, whose next write may take a
+ * file's clusters: warning). Either is said, since the data area or heap is judged by what
+ * they hold. */
+static int check_clusters_held(const struct disk_part *p, struct findings *f)
 {
 	struct volume_use u = volume_use(p);
-	bool exfat = p->content == CONTENT_EXFAT;
-	char g[32];
+	bool exfat = p->content == CONTENT_EXFAT, more = u.marked > u.held;
+	uint64_t files = exfat ? p->exfat.files : p->fat.files;
+	uint64_t dirs = exfat ? p->exfat.dirs : p->fat.dirs;
+	const char *what = exfat ? "allocation bitmap" : "FAT";
 
-	if (u.held == UINT64_MAX || u.marked <= u.held)
+	if (u.held == UINT64_MAX || u.marked == u.held)
 		return 0;
-	grid(reader_volume_grid(k, p, eb), g, sizeof(g));
-	return add(f, "info", "clusters-unheld", p->number,
-		   "the %s marks %llu clusters in use, %llu more than its %llu files and %llu "
-		   "folders take by their sizes (a damaged %s, or clusters lost); its %s is "
-		   "judged against the %s grid a build of those files reaches",
-		   exfat ? "allocation bitmap" : "FAT", (unsigned long long)u.marked,
-		   (unsigned long long)(u.marked - u.held),
-		   (unsigned long long)(exfat ? p->exfat.files : p->fat.files),
-		   (unsigned long long)(exfat ? p->exfat.dirs : p->fat.dirs),
-		   exfat ? "bitmap" : "FAT", exfat ? "cluster heap" : "data area", g);
+	return add(f, more ? "info" : "warning", more ? "clusters-unheld" : "clusters-unmarked",
+		   p->number,
+		   "the %s marks %llu cluster%s in use%s, %llu %s than the %llu cluster%s its "
+		   "%llu file%s and %llu folder%s hold (%s); its %s is judged by the clusters "
+		   "they hold",
+		   what, (unsigned long long)u.marked, plural(u.marked),
+		   exfat ? " besides its own and the up-case table's" : "",
+		   (unsigned long long)(more ? u.marked - u.held : u.held - u.marked),
+		   more ? "more" : "fewer", (unsigned long long)u.held, plural(u.held),
+		   (unsigned long long)files, plural(files), (unsigned long long)dirs, plural(dirs),
+		   more ? (exfat ? "clusters lost, or a damaged bitmap"
+				 : "clusters lost, or a damaged FAT")
+			: (exfat ? "a damaged bitmap: a write may reuse a file's clusters"
+				 : "a damaged FAT: a write may reuse a file's clusters"),
+		   exfat ? "cluster heap" : "data area");
 }
 
 /* What is true of the clusters of a data area or heap at byte @data off the grid @unit. */
@@ -248,7 +266,7 @@ static int check_fat_volume(const struct disk *k, const struct disk_part *p, uin
 			    struct findings *f)
 {
 	const struct fat_info *i = &p->fat.info;
-	int rc = check_clusters_held(k, p, eb, f) | check_data_area(k, p, eb, f);
+	int rc = check_clusters_held(p, f) | check_data_area(k, p, eb, f);
 
 	if ((uint64_t)i->hidden_sectors * 512 != p->start)
 		rc |= add(f, "warning", "hidden-sectors", p->number,
@@ -392,7 +410,7 @@ static int check_exfat_volume(const struct disk *k, const struct disk_part *p, u
 	const struct exfat_info *i = &p->exfat.info;
 	uint32_t sd_cluster = exfat_sd_cluster(k->size / 512);
 	char have[32], want[32];
-	int rc = check_exfat_type(k, p, f) | check_clusters_held(k, p, eb, f) |
+	int rc = check_exfat_type(k, p, f) | check_clusters_held(p, f) |
 		 check_exfat_heap(k, p, eb, f);
 
 	if (i->part_offset && i->part_offset * 512 != p->start)

@@ -3,11 +3,13 @@
  * (superblock), unknown. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/array.h"
 #include "common/bytes.h"
+#include "common/cards.h"
 #include "mkimage/reader/reader_priv.h"
 
 /*
@@ -32,17 +34,6 @@ enum ext_super_field {
 #define EXT_INCOMPAT_EXT4 0x2C0u /* extents, 64bit, flex_bg: only ext4 has them */
 #define WALK_MAX_DEPTH 64u /* as deep as the builder nests folders; a deeper tree is not counted */
 #define WALK_MAX_ENTRIES 10000000u
-/* The most directory entries one file or folder takes: FAT, 20 long-name entries and the
- * short one (a name of 255 characters, 13 a long-name entry); exFAT, a File, a Stream
- * Extension and 17 File Name entries (15 characters each). Both 32 bytes an entry. */
-#define FAT_SET_MAX 21u
-#define EXFAT_SET_MAX 19u
-#define DENTRY_BYTES 32u
-
-static uint64_t clusters_of(uint64_t bytes, uint32_t cluster_size)
-{
-	return (bytes + cluster_size - 1) / cluster_size;
-}
 
 static int count_entry(void *ctx, const struct fat_dirent *e)
 {
@@ -52,17 +43,15 @@ static int count_entry(void *ctx, const struct fat_dirent *e)
 		return -E2BIG;
 	if (e->attrs & FAT_ATTR_DIR)
 		f->dirs++;
-	else {
+	else
 		f->files++;
-		f->held += clusters_of(e->size, f->info.cluster_size);
-	}
 	return 0;
 }
 
 /* Counts the free and chained clusters, files and folders of the volume @v into @f, and the
- * most clusters its files and folders take: each file its size, each folder (FAT32's root
- * too) one cluster more than the most entries its files and folders could take in it. */
-static void count_fat(struct fat_vol *v, struct disk_fat *f, struct diag *scratch)
+ * clusters its tree holds (fat_vol_walk_held(), with the runs @keep). */
+static void count_fat(struct fat_vol *v, struct disk_fat *f, const struct fat_run *keep,
+		      size_t n_keep, struct diag *scratch)
 {
 	static const struct fat_walk_fns fns = { .entry = count_entry };
 	struct fat_cluster_count n;
@@ -72,13 +61,27 @@ static void count_fat(struct fat_vol *v, struct disk_fat *f, struct diag *scratc
 		return;
 	f->free_clusters = n.free;
 	f->chained = n.chained;
-	f->walked = fat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
-	uint64_t entries = (f->files + f->dirs) * FAT_SET_MAX + 2 * f->dirs +
-			   1; /* ".", "..", label */
-	f->held += f->dirs + 1 + clusters_of(entries * DENTRY_BYTES, f->info.cluster_size);
+	f->walked = fat_vol_walk_held(v, WALK_MAX_DEPTH, &fns, f, keep, n_keep, &f->held, &f->kept,
+				      scratch) == 0;
 }
 
-static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot, bool count)
+/* The per-card files' runs of the volume at @p: each file's clusters as the build allocated
+ * them, its reserve (the manifest @m, or NULL), into *@ret (free() it); how many. */
+static size_t keep_runs(const struct cards_manifest *m, const struct disk_part *p,
+			uint32_t cluster_size, struct fat_run **ret)
+{
+	size_t n = 0;
+
+	*ret = m && m->n_files ? calloc(m->n_files, sizeof(**ret)) : NULL;
+	for (size_t i = 0; *ret && i < m->n_files; i++)
+		if (m->files[i].volume == p->start && m->files[i].cluster_size == cluster_size)
+			(*ret)[n++] = (struct fat_run){ m->files[i].first_cluster,
+							m->files[i].clusters };
+	return n;
+}
+
+static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot,
+		      const struct cards_manifest *m)
 {
 	struct fat_vol *v = NULL;
 	struct diag scratch;
@@ -89,8 +92,12 @@ static void probe_fat(struct disk *k, struct disk_part *p, const uint8_t *boot, 
 	if (fat_vol_open(k->fd, p->start, room, &v, &scratch) == 0) {
 		p->content = CONTENT_FAT;
 		p->fat.info = *fat_vol_info(v);
-		if (count)
-			count_fat(v, &p->fat, &scratch);
+		if (m) {
+			struct fat_run *keep;
+			size_t n = keep_runs(m, p, p->fat.info.cluster_size, &keep);
+			count_fat(v, &p->fat, keep, n, &scratch);
+			free(keep);
+		}
 	} else if (fat_boot_sector_claimed(boot) || (!p->number && fat_boot_sector_valid(boot))) {
 		/* (without a table, the valid BPB is what made the disk a bare volume) */
 		p->content = CONTENT_FAT;
@@ -111,28 +118,25 @@ static int count_exfat_entry(void *ctx, const struct exfat_dirent *e)
 		f->dirs++;
 	else
 		f->files++;
-	f->held += clusters_of(e->size, f->info.cluster_size); /* a folder's: its allocation */
 	return 0;
 }
 
 /* Counts the free clusters (the allocation bitmap), files and folders of @v into @f, and the
- * most clusters they take: each its DataLength, the root one cluster more than the most
- * entries the files and folders could take in it, with the label, bitmap, up-case table and
- * GUID entries (exFAT specification, sections 6.2, 7.1-7.7). */
-static void count_exfat(struct exfat_vol *v, struct disk_exfat *f, struct diag *scratch)
+ * clusters its tree holds (exfat_vol_walk_held(), with the runs @keep). */
+static void count_exfat(struct exfat_vol *v, struct disk_exfat *f, const struct fat_run *keep,
+			size_t n_keep, struct diag *scratch)
 {
 	static const struct exfat_walk_fns fns = { .entry = count_exfat_entry };
 
 	f->counted = exfat_vol_free_clusters(v, &f->free_clusters, scratch) == 0;
 	if (!f->counted)
 		return;
-	f->walked = exfat_vol_walk(v, "/", WALK_MAX_DEPTH, &fns, f, scratch) == 0;
-	uint64_t entries = (f->files + f->dirs) * EXFAT_SET_MAX + 4;
-	f->held += 1 + clusters_of(entries * DENTRY_BYTES, f->info.cluster_size);
+	f->walked = exfat_vol_walk_held(v, WALK_MAX_DEPTH, &fns, f, keep, n_keep, &f->held,
+					&f->kept, scratch) == 0;
 }
 
 /* A volume whose boot sector @boot says "EXFAT": read, or reported as damaged. */
-static void probe_exfat(struct disk *k, struct disk_part *p, bool count)
+static void probe_exfat(struct disk *k, struct disk_part *p, const struct cards_manifest *m)
 {
 	struct exfat_vol *v = NULL;
 	struct diag scratch;
@@ -143,8 +147,12 @@ static void probe_exfat(struct disk *k, struct disk_part *p, bool count)
 	p->content = CONTENT_EXFAT;
 	if (exfat_vol_open(k->fd, p->start, room, &v, &scratch) == 0) {
 		p->exfat.info = *exfat_vol_info(v);
-		if (count)
-			count_exfat(v, &p->exfat, &scratch);
+		if (m) {
+			struct fat_run *keep;
+			size_t n = keep_runs(m, p, p->exfat.info.cluster_size, &keep);
+			count_exfat(v, &p->exfat, keep, n, &scratch);
+			free(keep);
+		}
 	} else {
 		snprintf(p->content_error, sizeof(p->content_error), "%s",
 			 scratch.n ? scratch.msgs[0].text : "unreadable exFAT volume");
@@ -180,7 +188,8 @@ static void probe_ext(struct disk_part *p, const uint8_t *sb)
 		 u[15]);
 }
 
-static void probe(struct disk *k, struct disk_part *p, bool count)
+/* Probes @p; counts its clusters when @m is not NULL (the per-card manifest, maybe empty). */
+static void probe(struct disk *k, struct disk_part *p, const struct cards_manifest *m)
 {
 	uint8_t boot[512] = { 0 }, sb[1024] = { 0 };
 
@@ -189,16 +198,33 @@ static void probe(struct disk *k, struct disk_part *p, bool count)
 	if (pread(k->fd, boot, sizeof(boot), (off_t)p->start) != (ssize_t)sizeof(boot))
 		return;
 	if (exfat_boot_sector_claimed(boot)) {
-		probe_exfat(k, p, count);
+		probe_exfat(k, p, m);
 		return;
 	}
-	probe_fat(k, p, boot, count);
+	probe_fat(k, p, boot, m);
 	if (p->content == CONTENT_UNKNOWN && p->size >= EXT_SUPER + sizeof(sb) &&
 	    pread(k->fd, sb, sizeof(sb), (off_t)(p->start + EXT_SUPER)) == (ssize_t)sizeof(sb))
 		probe_ext(p, sb);
 }
 
-int reader_probe_all(struct disk *k, bool count, struct diag *d)
+/* The per-card manifest beside the image (IMAGE.cards.json, where a build writes it) into @m
+ * (zeroed); left empty when there is none or it does not read. */
+static void read_manifest(const char *image, struct cards_manifest *m)
+{
+	struct diag scratch;
+	char *name = NULL;
+
+	diag_init(&scratch);
+	if (asprintf(&name, "%s.cards.json", image) >= 0 && access(name, F_OK) == 0 &&
+	    cards_manifest_read(name, m, &scratch) != 0) {
+		cards_manifest_release(m);
+		memset(m, 0, sizeof(*m));
+	}
+	free(name);
+	diag_release(&scratch);
+}
+
+static int probe_parts(struct disk *k, const struct cards_manifest *m, struct diag *d)
 {
 	if (k->table_unreadable)
 		return 0; /* the findings say why nothing is listed */
@@ -206,7 +232,7 @@ int reader_probe_all(struct disk *k, bool count, struct diag *d)
 		/* no table: the whole disk may be one file system */
 		struct disk_part whole = { .number = 0, .start = 0, .size = k->size };
 		size_t cap = 0;
-		probe(k, &whole, count);
+		probe(k, &whole, m);
 		if (whole.content == CONTENT_UNKNOWN)
 			return diag_error(d,
 					  "%s: not a disk image: no partition table and no file "
@@ -218,6 +244,18 @@ int reader_probe_all(struct disk *k, bool count, struct diag *d)
 		return 0;
 	}
 	for (size_t i = 0; i < k->n_parts; i++)
-		probe(k, &k->parts[i], count);
+		probe(k, &k->parts[i], m);
 	return 0;
+}
+
+int reader_probe_all(struct disk *k, bool count, struct diag *d)
+{
+	struct cards_manifest m = { 0 };
+	int r;
+
+	if (count)
+		read_manifest(k->path, &m);
+	r = probe_parts(k, count ? &m : NULL, d);
+	cards_manifest_release(&m);
+	return r;
 }

@@ -47,8 +47,9 @@ struct disk_fat {
 	uint32_t chained; /* FAT entries that are links of a chain (fat_cluster_count) */
 	bool counted;     /* free_clusters and chained were read from the FAT */
 	uint64_t files, dirs;
-	uint64_t held; /* the most clusters the files and folders walked take by their sizes */
-	bool walked;   /* the tree could be walked (files, dirs, held are counted) */
+	uint64_t held; /* the clusters the tree's chains hold (fat_vol_walk_held()) */
+	uint64_t kept; /* the clusters per-card files keep beyond their chains (the manifest) */
+	bool walked;   /* the tree could be walked (files, dirs, held, kept are counted) */
 };
 
 struct disk_exfat {
@@ -56,9 +57,9 @@ struct disk_exfat {
 	uint32_t free_clusters;
 	bool counted; /* free_clusters was read from the allocation bitmap */
 	uint64_t files, dirs;
-	uint64_t held; /* the most clusters the files and folders walked, the root included,
-			* take by their sizes (not the bitmap's or the up-case table's) */
-	bool walked;   /* the tree could be walked (files, dirs, held are counted) */
+	uint64_t held; /* the clusters the tree holds, the root included (exfat_vol_walk_held()) */
+	uint64_t kept; /* the clusters per-card files keep beyond their data (the manifest) */
+	bool walked;   /* the tree could be walked (files, dirs, held, kept are counted) */
 };
 
 struct disk_part {

@@ -36,6 +36,13 @@ static void guid_text(const uint8_t g[16], char out[37])
 		 g[13], g[14], g[15]);
 }
 
+/* ", N files in M folders", in the singular where a count is 1. */
+static void print_tree_counts(uint64_t files, uint64_t dirs)
+{
+	printf(", %llu file%s in %llu folder%s", (unsigned long long)files, files == 1 ? "" : "s",
+	       (unsigned long long)dirs, dirs == 1 ? "" : "s");
+}
+
 static void print_exfat(const struct disk_part *p)
 {
 	const struct exfat_info *i = &p->exfat.info;
@@ -72,8 +79,7 @@ static void print_exfat(const struct disk_part *p)
 	units_human((uint64_t)p->exfat.free_clusters * i->cluster_size, avail, sizeof(avail));
 	printf("      %s used, %s free", used, avail);
 	if (p->exfat.walked)
-		printf(", %llu files in %llu folders", (unsigned long long)p->exfat.files,
-		       (unsigned long long)p->exfat.dirs);
+		print_tree_counts(p->exfat.files, p->exfat.dirs);
 	printf("\n");
 }
 
@@ -100,8 +106,7 @@ static void print_content(const struct disk_part *p)
 		       (unsigned long long)(p->start + i->data_offset), i->hidden_sectors,
 		       i->total_sectors, used);
 		if (p->fat.walked)
-			printf(", %llu files in %llu folders", (unsigned long long)p->fat.files,
-			       (unsigned long long)p->fat.dirs);
+			print_tree_counts(p->fat.files, p->fat.dirs);
 		printf("\n");
 	} else if (p->content == CONTENT_EXFAT) {
 		print_exfat(p);

@@ -166,3 +166,10 @@ expect_stderr "fifo.img: neither an image file nor a block device"
 expect_status 1 timeout 10 "$SDIMG" ls fifo.img
 expect_stderr "fifo.img: neither an image file nor a block device"
 
+
+# README's list of finding codes names every code inspect gives (a factory script gates on them)
+codes=$(grep -ohE '"[a-z0-9]+(-[a-z0-9]+)+"' "$TOP/mkimage/reader/findings.c" | tr -d '"' | sort -u)
+[ "$(echo "$codes" | wc -l)" -ge 20 ] || fail "finding codes not found in findings.c: $codes"
+for code in $codes; do
+    grep -q "\`$code\`" "$TOP/README.md" || fail "README.md's finding codes miss $code"
+done

@@ -37,7 +37,7 @@ cmp -s want.txt out.txt || fail "ls -R: $(cat out.txt)"
 echo "ls -R: $n reads"
 [ "$n" -le 64 ] || fail "ls -R of a 2 TiB card with one folder: $n reads"
 reads "$SDIMG" inspect huge.img
-grep -q "1 files in 1 folders" out.txt || fail "inspect: $(cat out.txt)"
+grep -q "1 file in 1 folder$" out.txt || fail "inspect: $(cat out.txt)"
 echo "inspect: $n reads"
 [ "$n" -le 300 ] || fail "inspect of a 2 TiB card: $n reads for a FAT of $fat_mib MiB"
 

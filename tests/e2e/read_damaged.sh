@@ -67,7 +67,7 @@ expect_status 1 "$SDIMG" ls -R t.img
 expect_stderr "sdimg: t.img:/a/b: its cluster 2 is also another folder's, or its own"
 [ "$(wc -l <out.txt)" -le 8 ] || fail "ls -R of a looping tree printed $(wc -l <out.txt) lines"
 "$SDIMG" inspect t.img >t.txt || fail "inspect of a looping tree: $(cat t.txt)"
-! grep -q "files in" t.txt || fail "inspect counts a looping tree: $(grep "files in" t.txt)"
+! grep -qE "files? in" t.txt || fail "inspect counts a looping tree: $(grep -E "files? in" t.txt)"
 
 # a folder of two clusters whose first links to a free cluster: ls and cat name the folder
 # (and the file looked up), not "IMAGE:: a directory's ..."

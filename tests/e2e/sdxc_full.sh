@@ -129,7 +129,7 @@ case $msg in *"one cluster in 2048 straddles a boundary of the 16 MiB grid"*) ;;
     *) fail "fdb: 512 bytes off with clusters of 8K: $msg" ;; esac
 judged fdg fd.layout garbage data-misaligned
 held=$(jq -r '[.findings[] | select(.code == "clusters-unheld") | .message][0] // ""' out.txt)
-case $held in "the FAT marks "*" clusters in use, "*" more than its 0 files and 0 folders take"*) ;;
+case $held in "the FAT marks "*" clusters in use, "*" more than the 0 clusters its 0 files and 0 folders hold"*) ;;
     *) fail "fdg: random FAT bytes, no clusters-unheld line: $(jq -c .findings out.txt)" ;; esac
 judged xdo xd.layout ones heap-misaligned
 held=$(jq -r '[.findings[] | select(.code == "clusters-unheld") | .message][0] // ""' out.txt)

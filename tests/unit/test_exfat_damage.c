@@ -570,10 +570,51 @@ static void test_damage(void **state)
 	}
 }
 
+/* The clusters the tree holds (exfat_vol_walk_held()): on the healthy volume, those its bitmap
+ * marks besides its own and the up-case table's (files, folders, the root); a root grown by a
+ * cluster past its end-of-directory entry counts it; a run kept beside the tree counts the
+ * clusters no file holds, inside the heap only. */
+static void test_walk_held(void **state)
+{
+	static const struct exfat_walk_fns fns = { .entry = no_entry };
+	struct geo g;
+	int fd = make_volume(&g);
+	struct exfat_vol *v = NULL;
+	struct diag d;
+	uint32_t free_clusters;
+	uint64_t held = 0, kept = 99, used;
+	struct fat_run keep[] = { { C_README, 3 }, { g.clusters - 2, 50 } };
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(exfat_vol_open(fd, 0, VOL_BYTES, &v, &d), 0);
+	const struct exfat_info *i = exfat_vol_info(v);
+	assert_int_equal(exfat_vol_free_clusters(v, &free_clusters, &d), 0);
+	used = i->clusters - free_clusters - (i->bitmap_bytes + CS - 1) / CS -
+	       (i->upcase_bytes + CS - 1) / CS;
+	assert_int_equal(exfat_vol_walk_held(v, 8, &fns, NULL, NULL, 0, &held, &kept, &d), 0);
+	assert_int_equal(held, used);
+	assert_int_equal(kept, 0);
+	/* README's 1 cluster is held: 2 of the run; the heap ends at cluster clusters + 1: 4 */
+	assert_int_equal(exfat_vol_walk_held(v, 8, &fns, NULL, keep, 2, &held, &kept, &d), 0);
+	assert_int_equal(held, used);
+	assert_int_equal(kept, 2 + 4);
+	exfat_vol_close(v);
+	set_fat(fd, &g, g.root, 200); /* the root's chain: one cluster more, of zeros */
+	set_fat(fd, &g, 200, 0xFFFFFFFF);
+	assert_int_equal(exfat_vol_open(fd, 0, VOL_BYTES, &v, &d), 0);
+	assert_int_equal(exfat_vol_walk_held(v, 8, &fns, NULL, NULL, 0, &held, &kept, &d), 0);
+	assert_int_equal(held, used + 1);
+	exfat_vol_close(v);
+	diag_release(&d);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_walk_held),
 	};
 
 	if (!have_tool("mkfs.exfat") || !have_tool("tune.exfat")) {

@@ -154,11 +154,82 @@ static void test_chained_clusters(void **state)
 	}
 }
 
+static int find_big(void *ctx, const struct fat_dirent *e)
+{
+	if (!strcmp(e->name, "big.bin"))
+		*(uint32_t *)ctx = e->first_cluster;
+	return 0;
+}
+
+/* The clusters @fd's tree holds (fat_vol_walk_held()), with the runs @keep; *@kept gets theirs. */
+static uint64_t held_of(int fd, uint64_t size, const struct fat_run *keep, size_t n, uint64_t *kept)
+{
+	static const struct fat_walk_fns none = { 0 };
+	struct fat_vol *v;
+	struct diag d;
+	uint64_t held = 0;
+
+	diag_init(&d);
+	assert_int_equal(fat_vol_open(fd, 0, size, &v, &d), 0);
+	assert_int_equal(fat_vol_walk_held(v, 8, &none, NULL, keep, n, &held, kept, &d), 0);
+	fat_vol_close(v);
+	diag_release(&d);
+	return held;
+}
+
+/* The clusters the tree holds are its chains' (FAT32's root's too), each once: as many as the
+ * FAT chains on a healthy volume; a chain that loops back ends there (its tail no longer
+ * held); one that breaks on a free entry holds what the file's size needs; a run kept beside
+ * the chains counts its clusters inside the volume that no chain holds. */
+static void test_walk_held(void **state)
+{
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fat_geom g;
+		struct fat_vol *v;
+		struct diag d;
+		struct fat_cluster_count n;
+		static const struct fat_walk_fns find = { .entry = find_big };
+		uint32_t big = 0, top = types[k] == FAT_12   ? 0xFFF
+					: types[k] == FAT_16 ? 0xFFFF
+							     : 0x0FFFFFFF;
+		uint64_t kept = 99, chained;
+		int fd = make_volume(types[k], sizes[k], 512, &g);
+		struct fat_run keep[] = { { g.clusters - 8, 100 }, { big, 1 } };
+
+		diag_init(&d);
+		assert_int_equal(fat_vol_open(fd, 0, sizes[k], &v, &d), 0);
+		assert_int_equal(fat_vol_count_clusters(v, &n, &d), 0);
+		assert_int_equal(fat_vol_walk(v, "/", 8, &find, &big, &d), 0);
+		fat_vol_close(v);
+		chained = n.chained;
+		assert_true(big >= 2);
+		keep[1].first = big;
+		/* root (FAT32), readme, long name, dir, empty: 1 each; big.bin 10 */
+		assert_int_equal(chained, (types[k] == FAT_32) + 4 + (BIG + 511) / 512);
+		assert_int_equal(held_of(fd, sizes[k], NULL, 0, &kept), chained);
+		assert_int_equal(kept, 0);
+		/* the last 10 clusters (the run goes past the volume) and big.bin's first (held) */
+		assert_int_equal(held_of(fd, sizes[k], keep, 2, &kept), chained);
+		assert_int_equal(kept, 10);
+		write_entry(fd, &g, big + 2, big); /* a loop after 3 clusters */
+		assert_int_equal(held_of(fd, sizes[k], NULL, 0, &kept), chained - 7);
+		write_entry(fd, &g, big + 2, 0); /* broken on a free entry */
+		assert_int_equal(held_of(fd, sizes[k], NULL, 0, &kept), chained);
+		write_entry(fd, &g, big + 2, top - 8); /* broken on a bad-cluster mark */
+		assert_int_equal(held_of(fd, sizes[k], NULL, 0, &kept), chained);
+		diag_release(&d);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_free_clusters),
 		cmocka_unit_test(test_chained_clusters),
+		cmocka_unit_test(test_walk_held),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
