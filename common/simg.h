@@ -146,20 +146,39 @@ const char *simg_block_size_problem(uint64_t block_size);
  * 0, or -EINVAL with one line naming @name in @d. */
 int simg_size_problem(uint64_t image_size, uint32_t block_size, const char *name, struct diag *d);
 
+/* Where a stretch of the image's bytes is read: @len bytes of @fd from its byte @off, @name
+ * in messages. */
+struct simg_source {
+	int fd;
+	uint64_t off, len;
+	const char *name;
+};
+
+/* The image a sparse file is made from: its bytes are those of @fd at their own offsets,
+ * except where @locate (may be NULL) says otherwise: given a stretch [@at, @at + @len), it
+ * sets *@src to where its first bytes are (at least one, at most @len) — a build whose
+ * input files' bytes were never copied into @fd. */
+struct simg_image {
+	int fd;
+	const char *name;
+	void (*locate)(void *ctx, uint64_t at, uint64_t len, struct simg_source *src);
+	void *locate_ctx;
+};
+
 /* A byte range of the image that matters. */
 struct simg_range {
 	uint64_t start, end; /* end excluded */
 };
 
 /*
- * The chunks of the image in @fd (@image_size bytes, a multiple of @block_size) whose
+ * The chunks of the image @im (@image_size bytes, a multiple of @block_size) whose
  * @n @ranges matter (in any order, overlapping or not): each range widened to whole
  * blocks; blocks that hold one 32-bit word repeated become FILL chunks, the others RAW;
  * runs of like blocks one chunk (at most 2^32 - 1 blocks). Into @s (simg_release() it).
- * Returns 0, -ENOMEM, or -EIO with errno's line naming @name in @d.
+ * Returns 0, -ENOMEM, or -EIO with errno's line naming the file read in @d.
  */
-int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct simg_range *ranges,
-	      size_t n, const char *name, struct simg *s, struct diag *d);
+int simg_plan(const struct simg_image *im, uint64_t image_size, uint32_t block_size,
+	      const struct simg_range *ranges, size_t n, struct simg *s, struct diag *d);
 
 /* One sparse file of a split: chunks [@first, @last] of the plan, the first starting at
  * block @first_from and the last ending at block @last_to (a RAW chunk may be cut). */
@@ -183,16 +202,15 @@ uint64_t simg_least_piece(uint32_t block_size, bool crc);
 uint64_t simg_piece_size(const struct simg *s, const struct simg_piece *p, bool crc);
 
 /*
- * Writes piece @p of @s, the image read from @fd, as one sparse image of the whole image
+ * Writes piece @p of @s, the image read from @image, as one sparse image of the whole image
  * (DONT_CARE around its chunks) to @out at its current position, with a CRC32 chunk at
  * its end when @crc. Each byte written also
  * goes to @sink(@sink_ctx) when @sink is not NULL (a digest). @stop (may be NULL) is
  * asked between pieces of data: true gives -EINTR. Returns 0 or a negative errno with a
- * message naming @name (the image read) or @out_name in @d.
+ * message naming the file read or @out_name in @d.
  */
 struct simg_write {
-	int fd;
-	const char *name;
+	struct simg_image image;
 	int out;
 	const char *out_name;
 	bool crc;
@@ -206,7 +224,7 @@ int simg_write(const struct simg *s, const struct simg_piece *p, const struct si
 
 /*
  * simg_plan() and simg_write() of one file in one pass, each byte of the ranges that
- * matter read once: the sparse image of the image read from @w->fd (@image_size bytes,
+ * matter read once: the sparse image of @w->image (@image_size bytes,
  * a multiple of @block_size) whose @n @ranges matter, written to @w->out (from its start,
  * a new empty file) with a CRC32 chunk when @w->crc, the same bytes as those two make.
  * The chunk headers are set once their chunks are complete, so there is no @w->sink

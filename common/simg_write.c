@@ -71,6 +71,39 @@ static bool one_word(const uint8_t *p, size_t len, uint32_t *word)
 	return memcmp(p, p + 4, len - 4) == 0;
 }
 
+/* Where the stretch [@at, @at + @len) of @im begins (see struct simg_image). */
+static void locate(const struct simg_image *im, uint64_t at, uint64_t len, struct simg_source *src)
+{
+	*src = (struct simg_source){ .fd = im->fd, .off = at, .len = len, .name = im->name };
+	if (im->locate)
+		im->locate(im->locate_ctx, at, len, src);
+}
+
+/* All @len bytes of @im from its byte @at into @buf, through short reads and EINTR. */
+static int read_image(const struct simg_image *im, uint8_t *buf, size_t len, uint64_t at,
+		      struct diag *d)
+{
+	while (len) {
+		struct simg_source src;
+		locate(im, at, len, &src);
+		ssize_t k = pread(src.fd, buf, (size_t)src.len, (off_t)src.off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return diag_errno(d, -errno, "%s: reading it: %s", src.name,
+					  strerror(errno));
+		if (k == 0)
+			return diag_errno(d, -EIO,
+					  "%s: reading it: it ends before its byte %llu (it "
+					  "changed while the image was built)",
+					  src.name, (unsigned long long)src.off);
+		buf += k;
+		at += (uint64_t)k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
 struct planner {
 	struct simg *s;
 	uint64_t max_raw; /* blocks of one RAW chunk: its total_sz is 32 bits */
@@ -97,30 +130,21 @@ static int add_block(struct planner *pl, uint64_t block, bool fill, uint32_t wor
 	return 0;
 }
 
-static int plan_range(struct planner *pl, int fd, const struct simg_range *r, uint8_t *buf,
-		      size_t buf_blocks, const char *name, struct diag *d)
+static int plan_range(struct planner *pl, const struct simg_image *im, const struct simg_range *r,
+		      uint8_t *buf, size_t buf_blocks, struct diag *d)
 {
 	uint32_t bs = pl->s->block_size;
 
 	for (uint64_t b = r->start; b < r->end;) {
 		size_t n = r->end - b < buf_blocks ? (size_t)(r->end - b) : buf_blocks;
-		size_t len = n * bs, got = 0;
-		while (got < len) {
-			ssize_t k = pread(fd, buf + got, len - got, (off_t)(b * bs + got));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				return diag_errno(d, k < 0 ? -errno : -EIO, "%s: reading it: %s",
-						  name, k < 0 ? strerror(errno) : "it is shorter");
-			got += (size_t)k;
-		}
-		for (size_t i = 0; i < n; i++) {
+		int rc = read_image(im, buf, n * bs, b * bs, d);
+		for (size_t i = 0; rc == 0 && i < n; i++) {
 			uint32_t word;
 			bool fill = one_word(buf + i * bs, bs, &word);
-			int rc = add_block(pl, b + i, fill, word);
-			if (rc < 0)
-				return rc;
+			rc = add_block(pl, b + i, fill, word);
 		}
+		if (rc < 0)
+			return rc;
 		b += n;
 	}
 	return 0;
@@ -142,8 +166,8 @@ int simg_size_problem(uint64_t image_size, uint32_t block_size, const char *name
 	return 0;
 }
 
-int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct simg_range *ranges,
-	      size_t n, const char *name, struct simg *s, struct diag *d)
+int simg_plan(const struct simg_image *im, uint64_t image_size, uint32_t block_size,
+	      const struct simg_range *ranges, size_t n, struct simg *s, struct diag *d)
 {
 	struct simg_range *v = NULL;
 	size_t m = 0;
@@ -152,7 +176,7 @@ int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct sim
 	*s = (struct simg){ .block_size = block_size,
 			    .blocks = image_size / block_size,
 			    .image_size = image_size };
-	rc = simg_size_problem(image_size, block_size, name, d);
+	rc = simg_size_problem(image_size, block_size, im->name, d);
 	if (rc < 0)
 		return rc;
 	size_t buf_blocks = BUF / block_size ? BUF / block_size : 1;
@@ -162,11 +186,11 @@ int simg_plan(int fd, uint64_t image_size, uint32_t block_size, const struct sim
 
 	rc = buf ? block_ranges(ranges, n, block_size, s->blocks, &v, &m) : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < m; i++)
-		rc = plan_range(&pl, fd, &v[i], buf, buf_blocks, name, d);
+		rc = plan_range(&pl, im, &v[i], buf, buf_blocks, d);
 	free(v);
 	free(buf);
 	if (rc == -ENOMEM)
-		diag_error(d, "%s: out of memory", name);
+		diag_error(d, "%s: out of memory", im->name);
 	if (rc < 0)
 		simg_release(s);
 	return rc;
@@ -404,12 +428,14 @@ static int copy_in_kernel(struct out *o, uint64_t *off, uint64_t *len)
 		return 0;
 	int rc = flush(o);
 	while (rc == 0 && *len) {
-		loff_t in = (loff_t)*off;
-		size_t n = *len < 8 * BUF ? (size_t)*len : 8 * BUF;
-		ssize_t k = copy_file_range(o->w->fd, &in, o->w->out, NULL, n, 0);
+		struct simg_source src;
+		locate(&o->w->image, *off, *len < 8 * BUF ? *len : 8 * BUF, &src);
+		loff_t in = (loff_t)src.off;
+		ssize_t k = copy_file_range(src.fd, &in, o->w->out, NULL, (size_t)src.len, 0);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0) /* no such call, other file systems, ...: through memory */
+		if (k <= 0) /* no such call, other file systems, a source cut short, ...:
+			     * through memory, which names the fault */
 			return 0;
 		*off += (uint64_t)k;
 		*len -= (uint64_t)k;
@@ -430,17 +456,13 @@ static int emit_raw(struct out *o, uint64_t from, uint64_t to)
 		rc = copy_in_kernel(o, &off, &len);
 	while (rc == 0 && len) {
 		size_t n = len < BUF ? (size_t)len : BUF;
-		ssize_t k = pread(o->w->fd, o->data, n, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return diag_errno(o->d, k < 0 ? -errno : -EIO, "%s: reading it: %s",
-					  o->w->name, k < 0 ? strerror(errno) : "it is shorter");
-		if (o->w->crc)
-			o->crc = (uint32_t)crc32(o->crc, o->data, (uInt)k);
-		rc = emit(o, o->data, (size_t)k);
-		off += (uint64_t)k;
-		len -= (uint64_t)k;
+		rc = read_image(&o->w->image, o->data, n, off, o->d);
+		if (rc == 0 && o->w->crc)
+			o->crc = (uint32_t)crc32(o->crc, o->data, (uInt)n);
+		if (rc == 0)
+			rc = emit(o, o->data, n);
+		off += n;
+		len -= n;
 	}
 	return rc;
 }
@@ -640,24 +662,11 @@ static int once_range(struct once *x, const struct simg_range *r)
 
 	for (uint64_t b = r->start; b < r->end;) {
 		size_t n = r->end - b < buf_blocks ? (size_t)(r->end - b) : buf_blocks;
-		size_t len = n * bs, got = 0;
-		while (got < len) {
-			ssize_t k = pread(o->w->fd, o->data + got, len - got,
-					  (off_t)(b * bs + got));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				return diag_errno(o->d, k < 0 ? -errno : -EIO, "%s: reading it: %s",
-						  o->w->name,
-						  k < 0 ? strerror(errno) : "it is shorter");
-			got += (size_t)k;
-		}
-		for (size_t i = 0; i < n; i++) {
-			int rc = once_block(x, b + i, o->data + i * bs);
-			if (rc < 0)
-				return rc;
-		}
-		int rc = write_run(x); /* the buffer is read again next */
+		int rc = read_image(&o->w->image, o->data, n * bs, b * bs, o->d);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = once_block(x, b + i, o->data + i * bs);
+		if (rc == 0)
+			rc = write_run(x); /* the buffer is read again next */
 		if (rc < 0)
 			return rc;
 		b += n;
@@ -720,7 +729,7 @@ int simg_plan_write(uint64_t image_size, uint32_t block_size, const struct simg_
 			  .data_size = data_size };
 	struct simg_range *v = NULL;
 	size_t m = 0;
-	int rc = w->sink ? -EINVAL : simg_size_problem(image_size, block_size, w->name, d);
+	int rc = w->sink ? -EINVAL : simg_size_problem(image_size, block_size, w->image.name, d);
 
 	if (rc == 0 && (!buf || !data || block_ranges(ranges, n, block_size, s.blocks, &v, &m) < 0))
 		rc = diag_errno(d, -ENOMEM, "%s: out of memory", w->out_name);

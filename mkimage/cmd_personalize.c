@@ -224,7 +224,8 @@ static int write_sparse_copy(const struct args *a, int img, const struct simg *i
 	for (size_t i = 0; r && i < p->n; i++)
 		r[n++] = (struct simg_range){ p->v[i].offset, p->v[i].offset + p->v[i].len };
 	if (rc == 0)
-		rc = simg_plan(img, in->image_size, in->block_size, r, n, a->image, &plan, d);
+		rc = simg_plan(&(struct simg_image){ .fd = img, .name = a->image }, in->image_size,
+			       in->block_size, r, n, &plan, d);
 	if (rc == 0)
 		rc = simg_split(&plan, 0, in->n_crcs > 0, &pieces, &n_pieces, d);
 	sigprocmask(SIG_BLOCK, stop, NULL);
@@ -232,8 +233,7 @@ static int write_sparse_copy(const struct args *a, int img, const struct simg *i
 		rc = build_file_create(&f, a->output, "the card's image", 0, d);
 	else
 		f = (struct build_file)BUILD_FILE_INIT;
-	struct simg_write w = { .fd = img,
-				.name = a->image,
+	struct simg_write w = { .image = { .fd = img, .name = a->image },
 				.out = f.fd,
 				.out_name = a->output,
 				.crc = in->n_crcs > 0,

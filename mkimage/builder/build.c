@@ -310,6 +310,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 			   .per_card = has_per_card_values(l) };
 	int rc;
 
+	b.direct.on = build_direct_wanted(o, b.per_card);
 	clock_gettime(CLOCK_MONOTONIC, &b.t0);
 	build_stop_signals(&b.stop_signals);
 	b.tty = isatty(STDERR_FILENO) && o->verbosity != BUILD_QUIET;
@@ -335,6 +336,7 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	 * pending one dies with the process); on failure a pending one ends the process now,
 	 * every file of the build removed and the older ones untouched */
 	build_simg_release(&b);
+	build_direct_release(&b);
 	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
 	if (rc == -ENOMEM)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -50,6 +51,41 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
  */
 int build_write_bytes(struct build *b, uint64_t offset, uint64_t len, uint8_t byte,
 		      const char *what);
+
+/* ---- direct.c: input files the sparse writer reads itself ----------------------------- */
+
+/* Bytes [@at, @at + @len) of the image are those of the file @fd from @src_off on. */
+struct build_direct {
+	uint64_t at, len, src_off;
+	int fd;         /* (owned) */
+	char *path;     /* its name in messages (owned) */
+	struct stat st; /* as it was when copied: it must be so when read */
+};
+
+struct build_directs {
+	bool on; /* build_direct_wanted(): build_copy_file() records instead of copying */
+	struct build_direct *v;
+	size_t n, cap;
+};
+
+/* Whether a build of @o leaves its input files' bytes out of the scratch image: when the
+ * sparse files are the only thing that reads it back. */
+bool build_direct_wanted(const struct build_options *o, bool per_card);
+
+/* Records that bytes [@from, @to) of @src_fd (named @path) are the image's from @at on, the
+ * file held open (a descriptor of its own). Returns 0 or a negative errno: -EMFILE or
+ * -ENFILE when no descriptor is left, and the caller copies the bytes instead. */
+int build_direct_add(struct build *b, int src_fd, uint64_t from, uint64_t to, uint64_t at,
+		     const char *path);
+
+/* The image as the sparse writer reads it: the scratch file, and the files recorded. */
+struct simg_image;
+void build_direct_image(struct build *b, struct simg_image *ret);
+
+/* Whether every file recorded is still as it was (its size and modification time): 0, or
+ * -EINVAL with a message naming it. */
+int build_direct_check(struct build *b);
+void build_direct_release(struct build *b);
 
 /* ---- read_inputs.c: what a raw region or raw partition writes ------------------------------ */
 
@@ -117,6 +153,7 @@ struct build {
 	struct build_file cards; /* IMAGE.cards.json, when the layout has per-card values */
 	char *cards_path;        /* its name (owned) */
 	struct build_map map;
+	struct build_directs direct; /* input files left out of the scratch image (owned) */
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
 	bool per_card;         /* the layout has per-card values (a manifest reads the image) */

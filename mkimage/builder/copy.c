@@ -112,6 +112,11 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 		return diag_error(b->d, "%s: out of memory", what);
 	if (rc < 0)
 		return diag_errno(b->d, rc, "%s: %s", what, strerror(-rc));
+	if (b->direct.on) {
+		rc = build_direct_add(b, src_fd, from, to, dst_offset, what);
+		if (rc != -EMFILE && rc != -ENFILE) /* out of descriptors: copied after all */
+			return rc < 0 ? diag_errno(b->d, rc, "%s: %s", what, strerror(-rc)) : 0;
+	}
 	struct sparse_copy c = { .src = src_fd,
 				 .src_off = from,
 				 .len = to - from,

@@ -6,7 +6,9 @@
  * --simg-max-size the chunks are spread over several files of at most that size, each a
  * sparse image of the whole device (DONT_CARE around its own chunks), a RAW chunk cut where
  * it does not fit, as img2simg and fastboot split. One file without a checksum is planned
- * and written in one pass (simg_plan_write()), each mapped byte of the image read once.
+ * and written in one pass (simg_plan_write()), each mapped byte of the image read once;
+ * the bytes of input files copied verbatim are read from the files themselves where nothing
+ * else reads the image (direct.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,15 +66,15 @@ static int create_files(struct build *b, size_t n)
 	return rc;
 }
 
-static int write_files(struct build *b, const struct simg *s, const struct simg_piece *pieces)
+static int write_files(struct build *b, const struct simg_image *im, const struct simg *s,
+		       const struct simg_piece *pieces)
 {
 	struct sha256 *sha = NULL;
 	int rc = b->o->sha256 ? sha256_new(&sha, b->d) : 0;
 
 	for (size_t i = 0; rc == 0 && i < b->n_simg; i++) {
 		struct simg_write w = {
-			.fd = b->image.fd,
-			.name = b->o->output,
+			.image = *im,
 			.out = b->simg[i].fd,
 			.out_name = b->simg[i].path,
 			.crc = b->o->simg_crc,
@@ -91,7 +93,8 @@ static int write_files(struct build *b, const struct simg *s, const struct simg_
 }
 
 /* One file, no digest of it: planned and written in one pass, each byte read once. */
-static int write_in_one_pass(struct build *b, const struct simg_range *ranges)
+static int write_in_one_pass(struct build *b, const struct simg_image *im,
+			     const struct simg_range *ranges)
 {
 	const struct build_options *o = b->o;
 	int rc = simg_size_problem(b->plan->image_size, o->simg_block_size, o->simg, b->d);
@@ -102,8 +105,7 @@ static int write_in_one_pass(struct build *b, const struct simg_range *ranges)
 		return rc;
 	build_progress(b, "writing", b->simg[0].path);
 	return simg_plan_write(b->plan->image_size, o->simg_block_size, ranges, b->map.n,
-			       &(struct simg_write){ .fd = b->image.fd,
-						     .name = o->output,
+			       &(struct simg_write){ .image = *im,
 						     .out = b->simg[0].fd,
 						     .out_name = b->simg[0].path,
 						     .crc = o->simg_crc,
@@ -113,18 +115,19 @@ static int write_in_one_pass(struct build *b, const struct simg_range *ranges)
 }
 
 /* The plan first, then the files: split, or with their digests. */
-static int write_planned(struct build *b, const struct simg_range *ranges)
+static int write_planned(struct build *b, const struct simg_image *im,
+			 const struct simg_range *ranges)
 {
 	const struct build_options *o = b->o;
 	struct simg_piece *pieces = NULL;
 	struct simg s = { 0 };
 	size_t n = 0;
-	int rc = 0;
+	int rc = simg_size_problem(b->plan->image_size, o->simg_block_size, o->simg, b->d);
 
 	build_progress(b, "mapping", o->simg);
 	if (rc == 0)
-		rc = simg_plan(b->image.fd, b->plan->image_size, o->simg_block_size, ranges,
-			       b->map.n, o->simg, &s, b->d);
+		rc = simg_plan(im, b->plan->image_size, o->simg_block_size, ranges, b->map.n, &s,
+			       b->d);
 	if (rc == 0)
 		rc = simg_split(&s, o->simg_max_size, o->simg_crc, &pieces, &n, b->d);
 	if (rc == 0 && n > BUILD_MAX_SIMG_FILES)
@@ -136,7 +139,7 @@ static int write_planned(struct build *b, const struct simg_range *ranges)
 	if (rc == 0)
 		rc = create_files(b, n);
 	if (rc == 0)
-		rc = write_files(b, &s, pieces);
+		rc = write_files(b, im, &s, pieces);
 	free(pieces);
 	simg_release(&s);
 	return rc;
@@ -146,13 +149,17 @@ int build_write_simg(struct build *b)
 {
 	const struct build_options *o = b->o;
 	struct simg_range *ranges = calloc(b->map.n ? b->map.n : 1, sizeof(*ranges));
+	struct simg_image im;
 	int rc = ranges ? 0 : -ENOMEM;
 
+	build_direct_image(b, &im);
 	for (size_t i = 0; rc == 0 && i < b->map.n; i++)
 		ranges[i] = (struct simg_range){ b->map.v[i].start, b->map.v[i].end };
 	if (rc == 0)
-		rc = o->sha256 || o->simg_max_size ? write_planned(b, ranges)
-						   : write_in_one_pass(b, ranges);
+		rc = o->sha256 || o->simg_max_size ? write_planned(b, &im, ranges)
+						   : write_in_one_pass(b, &im, ranges);
+	if (rc == 0)
+		rc = build_direct_check(b);
 	/* a scratch image that only fed the sparse files is let go now: freeing its pages
 	 * overlaps the writeback the commit's fsync() then waits for, instead of following it */
 	if (rc == 0 && !o->write_raw)

@@ -38,7 +38,8 @@ static int write_piece(struct build *b, const struct region_write *w, uint64_t s
 
 	if (mapped_end > start)
 		rc = build_map_add(&b->map, w->offset + start, mapped_end - start);
-	if (rc == 0 && in->dense && file_end > start)
+	/* (zeros the sparse writer would not read: it reads the file there) */
+	if (rc == 0 && in->dense && file_end > start && !b->direct.on)
 		rc = build_write_bytes(b, w->offset + start, file_end - start, 0, in->name);
 	if (rc == 0 && file_end > start)
 		rc = build_copy_file(b, w->src_fd, in->skip + start, in->skip + file_end,

@@ -58,7 +58,8 @@ static void round_trip(int img, const struct simg *s, struct diag *d)
 	size_t n = 0;
 	uint64_t max = 64ull * s->block_size + 100;
 
-	if (simg_plan(img, s->image_size, s->block_size, &all, 1, "img", &plan, d) < 0)
+	if (simg_plan(&(struct simg_image){ .fd = img, .name = "img" }, s->image_size,
+		      s->block_size, &all, 1, &plan, d) < 0)
 		abort(); /* a readable image is always planned */
 	if (simg_split(&plan, max, true, &pieces, &n, d) < 0)
 		abort();
@@ -68,8 +69,7 @@ static void round_trip(int img, const struct simg *s, struct diag *d)
 		abort();
 	for (size_t i = 0; i < n; i++) {
 		int out = memfile(NULL, 0, 0);
-		struct simg_write w = { .fd = img,
-					.name = "img",
+		struct simg_write w = { .image = { .fd = img, .name = "img" },
 					.out = out,
 					.out_name = "out",
 					.crc = true };

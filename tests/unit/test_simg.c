@@ -71,8 +71,7 @@ static int write_piece(const struct simg *s, const struct simg_piece *p, int img
 {
 	int out = memfile(0);
 	struct diag d;
-	struct simg_write w = { .fd = img_fd,
-				.name = "img",
+	struct simg_write w = { .image = { .fd = img_fd, .name = "img" },
 				.out = out,
 				.out_name = "out",
 				.crc = crc };
@@ -113,7 +112,9 @@ static void test_simg_one_file(void **state)
 	struct diag d;
 
 	diag_init(&d);
-	assert_int_equal(simg_plan(fd, SIZE, BS, ranges, 3, "img", &s, &d), 0);
+	assert_int_equal(simg_plan(&(struct simg_image){ .fd = fd, .name = "img" }, SIZE, BS,
+				   ranges, 3, &s, &d),
+			 0);
 	/* RAW 0-3, FILL 4-7 (0xdeadbeef), FILL 8-9 (0), RAW 10, FILL 11 (0), RAW 20-29,
 	 * FILL 63 (0) */
 	assert_int_equal(s.n, 7);
@@ -167,7 +168,9 @@ static void test_simg_split(void **state)
 	const uint64_t max = 3 * BS + 200; /* three blocks of RAW data and the headers */
 
 	diag_init(&d);
-	assert_int_equal(simg_plan(fd, SIZE, BS, ranges, 3, "img", &s, &d), 0);
+	assert_int_equal(simg_plan(&(struct simg_image){ .fd = fd, .name = "img" }, SIZE, BS,
+				   ranges, 3, &s, &d),
+			 0);
 	assert_int_equal(simg_split(&s, 100, false, &pieces, &n, &d), -EINVAL);
 	assert_true(diag_has(&d, "needs at least"));
 	assert_int_equal(simg_split(&s, max, true, &pieces, &n, &d), 0);
@@ -198,7 +201,9 @@ static void test_simg_split(void **state)
 	simg_release(&s);
 
 	/* an image of no range: one file, one DONT_CARE chunk */
-	assert_int_equal(simg_plan(fd, SIZE, BS, NULL, 0, "img", &s, &d), 0);
+	assert_int_equal(simg_plan(&(struct simg_image){ .fd = fd, .name = "img" }, SIZE, BS, NULL,
+				   0, &s, &d),
+			 0);
 	assert_int_equal(simg_split(&s, 0, false, &pieces, &n, &d), 0);
 	assert_int_equal(n, 1);
 	int out = write_piece(&s, &pieces[0], fd, false);
@@ -222,9 +227,13 @@ static void test_simg_sizes(void **state)
 	int fd = memfile(SIZE + 512);
 
 	diag_init(&d);
-	assert_int_equal(simg_plan(fd, SIZE + 512, BS, NULL, 0, "odd.img", &s, &d), -EINVAL);
+	assert_int_equal(simg_plan(&(struct simg_image){ .fd = fd, .name = "odd.img" }, SIZE + 512,
+				   BS, NULL, 0, &s, &d),
+			 -EINVAL);
 	assert_true(diag_has(&d, "odd.img: its 262656 bytes are not a whole number of 4096-byte"));
-	assert_int_equal(simg_plan(fd, SIZE + 512, 512, NULL, 0, "odd.img", &s, &d), 0);
+	assert_int_equal(simg_plan(&(struct simg_image){ .fd = fd, .name = "odd.img" }, SIZE + 512,
+				   512, NULL, 0, &s, &d),
+			 0);
 	assert_int_equal(s.blocks, BLOCKS * 8 + 1);
 	simg_release(&s);
 	assert_null(simg_block_size_problem(512));
@@ -332,11 +341,12 @@ static void same_as_planned(int fd, uint64_t size, uint32_t bs, const struct sim
 	struct diag d;
 
 	diag_init(&d);
-	assert_int_equal(simg_plan(fd, size, bs, r, n, "img", &s, &d), 0);
+	assert_int_equal(simg_plan(&(struct simg_image){ .fd = fd, .name = "img" }, size, bs, r, n,
+				   &s, &d),
+			 0);
 	assert_int_equal(simg_split(&s, 0, crc, &pieces, &n_pieces, &d), 0);
 	int planned = memfile(0), once = memfile(0);
-	struct simg_write w = { .fd = fd,
-				.name = "img",
+	struct simg_write w = { .image = { .fd = fd, .name = "img" },
 				.out = planned,
 				.out_name = "out",
 				.crc = crc };
@@ -389,8 +399,7 @@ static void test_simg_one_pass(void **state)
 	}
 	struct diag d;
 	diag_init(&d);
-	struct simg_write w = { .fd = fd,
-				.name = "img",
+	struct simg_write w = { .image = { .fd = fd, .name = "img" },
 				.out = memfile(0),
 				.out_name = "out",
 				.sink = (void (*)(void *, const void *, size_t))abort };
@@ -401,12 +410,116 @@ static void test_simg_one_pass(void **state)
 	free(img);
 }
 
+/* simg_image.locate: bytes [LENT_AT, LENT_AT + LENT_LEN) of the image are in another file,
+ * at LENT_OFF, and zeros in the image file itself. */
+#define LENT_AT ((1u << 20) + 1000)
+#define LENT_LEN ((1u << 20) + 5000)
+#define LENT_OFF 777u
+struct lent {
+	int fd;
+};
+static void locate_lent(void *ctx, uint64_t at, uint64_t len, struct simg_source *src)
+{
+	const struct lent *l = ctx;
+
+	if (at >= LENT_AT + LENT_LEN)
+		return;
+	if (at < LENT_AT) {
+		src->len = LENT_AT - at < len ? LENT_AT - at : len;
+		return;
+	}
+	uint64_t left = LENT_AT + LENT_LEN - at;
+	*src = (struct simg_source){ .fd = l->fd,
+				     .off = LENT_OFF + (at - LENT_AT),
+				     .len = left < len ? left : len,
+				     .name = "lent" };
+}
+
+/* The sparse file of @im, planned then written (@planned) or in one pass. */
+static uint8_t *sparse_of(const struct simg_image *im, uint64_t size, uint32_t bs,
+			  const struct simg_range *r, size_t n, bool planned, uint64_t *len)
+{
+	int out = memfile(0);
+	struct diag d;
+	struct simg_write w = { .image = *im, .out = out, .out_name = "out", .crc = true };
+
+	diag_init(&d);
+	if (planned) {
+		struct simg s;
+		struct simg_piece *pieces;
+		size_t n_pieces;
+		assert_int_equal(simg_plan(im, size, bs, r, n, &s, &d), 0);
+		assert_int_equal(simg_split(&s, 0, true, &pieces, &n_pieces, &d), 0);
+		assert_int_equal(simg_write(&s, &pieces[0], &w, &d), 0);
+		free(pieces);
+		simg_release(&s);
+	} else {
+		assert_int_equal(simg_plan_write(size, bs, r, n, &w, &d), 0);
+	}
+	*len = file_size(out);
+	uint8_t *p = malloc(*len);
+	assert_int_equal(pread(out, p, *len, 0), (ssize_t)*len);
+	close(out);
+	diag_release(&d);
+	return p;
+}
+
+/* An image read partly from another file gives the same sparse file as the whole image, for
+ * blocks that fall across the border of the two, planned or in one pass; a file that ends
+ * too soon is an error naming it. */
+static void test_simg_located(void **state)
+{
+	(void)state;
+	uint64_t size = 4u << 20;
+	uint8_t *img = malloc(size);
+	int whole = memfile(size), part = memfile(size), other = memfile(0);
+	const struct simg_range r[] = { { 0, size } };
+
+	srand(5);
+	for (uint64_t i = 0; i < size; i++)
+		img[i] = i >= (3u << 20) ? 0 : (uint8_t)rand();
+	assert_int_equal(pwrite(whole, img, size, 0), (ssize_t)size);
+	assert_int_equal(pwrite(part, img, LENT_AT, 0), (ssize_t)LENT_AT);
+	assert_int_equal(pwrite(part, img + LENT_AT + LENT_LEN, size - LENT_AT - LENT_LEN,
+				LENT_AT + LENT_LEN),
+			 (ssize_t)(size - LENT_AT - LENT_LEN));
+	assert_int_equal(pwrite(other, img + LENT_AT, LENT_LEN, LENT_OFF), (ssize_t)LENT_LEN);
+	struct lent l = { other };
+	struct simg_image a = { .fd = whole, .name = "whole" };
+	struct simg_image b = { .fd = part,
+				.name = "part",
+				.locate = locate_lent,
+				.locate_ctx = &l };
+	for (int planned = 0; planned < 2; planned++) {
+		for (uint32_t bs = 512; bs <= 65536; bs *= 128) {
+			uint64_t la, lb;
+			uint8_t *x = sparse_of(&a, size, bs, r, 1, planned, &la);
+			uint8_t *y = sparse_of(&b, size, bs, r, 1, planned, &lb);
+			assert_int_equal(la, lb);
+			assert_memory_equal(x, y, la);
+			free(x);
+			free(y);
+		}
+	}
+	assert_int_equal(ftruncate(other, LENT_OFF + 100), 0);
+	struct diag d;
+	diag_init(&d);
+	struct simg s;
+	assert_int_equal(simg_plan(&b, size, BS, r, 1, &s, &d), -EIO);
+	assert_non_null(strstr(d.msgs[0].text, "lent: reading it: it ends before its byte 877"));
+	diag_release(&d);
+	close(whole);
+	close(part);
+	close(other);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simg_one_file), cmocka_unit_test(test_simg_split),
 		cmocka_unit_test(test_simg_sizes),    cmocka_unit_test(test_simg_refused),
-		cmocka_unit_test(test_simg_one_pass),
+		cmocka_unit_test(test_simg_one_pass), cmocka_unit_test(test_simg_located),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
