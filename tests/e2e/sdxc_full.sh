@@ -85,36 +85,8 @@ advised exe1t exe1t.layout heap-misaligned exfat
 # FAT bytes, an all-ones bitmap: an info line, and judged against the card's grid
 printf 'image { size = 64G }\npartition b { type = fat size = 64M fat { data-align = 512 } }\npartition f { type = exfat size = grow }\n' >fd.layout
 printf 'image { size = 64G }\npartition e { type = exfat size = 64M exfat { data-align = 512 } }\npartition f { type = exfat size = grow }\n' >xd.layout
-# damage IMG MODE: the FATs (bad: 7000 marks; garbage) or the bitmap (ones) of partition 1
-damage() {
-    python3 - "$1" "$2" <<'PY'
-import random, struct, sys
-img, mode = sys.argv[1], sys.argv[2]
-P = 16 << 20
-with open(img, 'r+b') as f:
-    f.seek(P); bs = f.read(512)
-    if bs[3:11] == b'EXFAT   ':
-        ho, cc, rc = struct.unpack_from('<III', bs, 88); cs = 512 << bs[109]
-        co = lambda c: P + ho * 512 + (c - 2) * cs
-        f.seek(co(rc)); rd = f.read(cs)
-        i = next(i for i in range(0, cs, 32) if rd[i] == 0x81)
-        bc, bl = struct.unpack_from('<IQ', rd, i + 20)
-        if mode == 'nolength':
-            f.seek(co(rc) + i + 24); f.write(bytes(8))
-        else:
-            f.seek(co(bc)); f.write(b'\xff' * bl)
-        sys.exit(0)
-    bps, spc, res, nf = struct.unpack_from('<HBHB', bs, 11); fsz = struct.unpack_from('<H', bs, 22)[0]
-    fat = bytearray(fsz * bps)
-    f.seek(P + res * bps); f.readinto(fat)
-    if mode == 'bad':
-        for c in range(2, 7002): struct.pack_into('<H', fat, c * 2, 0xFFF7)
-    else:
-        random.seed(1); fat = random.randbytes(len(fat))
-    for n in range(nf):
-        f.seek(P + (res + n * fsz) * bps); f.write(fat)
-PY
-}
+# damage IMG MODE [N]: tests/e2e/lib/damage_volume.py on the volume at 16 MiB of IMG
+damage() { python3 "$TOP/tests/e2e/lib/damage_volume.py" "$@"; }
 # judged NAME LAYOUT MODE CODE: after the damage, the CODE finding's advice names 16M
 judged() {
     expect_status 0 "$SDIMG" build -q -o "$1.img" "$2"

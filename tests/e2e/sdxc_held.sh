@@ -36,35 +36,8 @@ printf 'image { size = 64G }\npartition b { type = fat size = 64M\n %s reserve =
 clean f50 f50.layout 8388608
 rm -f r60.img r16.img r10.img f50.img
 
-# damage PART_IMG MODE: exFAT "zero" clears the allocation bitmap; FAT "zero" sets entries
-# 2..7001 free, "lost N" marks N clusters past the files' end of chain (all FATs)
-damage() {
-    python3 - "$@" <<'PY'
-import struct, sys
-img, mode = sys.argv[1], sys.argv[2]; P = 16777216
-with open(img, 'r+b') as f:
-    f.seek(P); bs = f.read(512)
-    if bs[3:11] == b'EXFAT   ':
-        ho, cc, rc = struct.unpack_from('<III', bs, 88); cs = 512 << bs[109]
-        co = lambda c: P + ho * 512 + (c - 2) * cs
-        f.seek(co(rc)); rd = f.read(cs)
-        i = next(i for i in range(0, cs, 32) if rd[i] == 0x81)
-        bc, bl = struct.unpack_from('<IQ', rd, i + 20)
-        f.seek(co(bc)); f.write(bytes(bl))
-        sys.exit(0)
-    bps, spc, res, nf = struct.unpack_from('<HBHB', bs, 11)
-    fsz = struct.unpack_from('<H', bs, 22)[0] or struct.unpack_from('<I', bs, 36)[0]
-    width = 4 if struct.unpack_from('<H', bs, 22)[0] == 0 else 2
-    fat = bytearray(fsz * bps); f.seek(P + res * bps); f.readinto(fat)
-    if mode == 'zero':
-        for c in range(2, 7002): struct.pack_into('<H', fat, c * 2, 0)
-    else:
-        for c in range(1000, 1000 + int(sys.argv[3])):
-            struct.pack_into('<I' if width == 4 else '<H', fat, c * width, 0x0FFFFFFF if width == 4 else 0xFFFF)
-    for n in range(nf):
-        f.seek(P + (res + n * fsz) * bps); f.write(fat)
-PY
-}
+# damage IMG MODE [N]: tests/e2e/lib/damage_volume.py on the volume at 16 MiB of IMG
+damage() { python3 "$TOP/tests/e2e/lib/damage_volume.py" "$@"; }
 
 # a bitmap / FAT that marks fewer clusters than the files hold: said, and judged by the files
 mkdir zx zf && truncate -s 134201345 zx/f && truncate -s 50331649 zf/f
