@@ -62,6 +62,9 @@ struct build_direct {
 	struct stat st; /* as it was when copied: it must be so when read */
 };
 
+/* The most files held open for the sparse writer; past it, bytes are copied as before. */
+#define BUILD_DIRECT_MAX 32
+
 struct build_directs {
 	bool on; /* build_direct_wanted(): build_copy_file() records instead of copying */
 	struct build_direct *v;

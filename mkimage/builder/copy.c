@@ -112,7 +112,8 @@ int build_copy_file(struct build *b, int src_fd, uint64_t from, uint64_t to, uin
 		return diag_error(b->d, "%s: out of memory", what);
 	if (rc < 0)
 		return diag_errno(b->d, rc, "%s: %s", what, strerror(-rc));
-	if (b->direct.on) {
+	/* a few descriptors at most: a layout of many holes copies the rest */
+	if (b->direct.on && b->direct.n < BUILD_DIRECT_MAX) {
 		rc = build_direct_add(b, src_fd, from, to, dst_offset, what);
 		if (rc != -EMFILE && rc != -ENFILE) /* out of descriptors: copied after all */
 			return rc < 0 ? diag_errno(b->d, rc, "%s: %s", what, strerror(-rc)) : 0;
