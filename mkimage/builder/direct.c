@@ -89,12 +89,10 @@ void build_direct_image(struct build *b, struct simg_image *ret)
 
 	if (ds->n > 1)
 		qsort(ds->v, ds->n, sizeof(*ds->v), by_at);
-	*ret = (struct simg_image){ .fd = b->image.fd, .name = b->o->output };
-	if (ds->n)
-		*ret = (struct simg_image){ .fd = b->image.fd,
-					    .name = b->o->output,
-					    .locate = locate,
-					    .locate_ctx = ds };
+	*ret = (struct simg_image){ .fd = b->image.fd,
+				    .name = b->o->output,
+				    .locate = ds->n ? locate : NULL,
+				    .locate_ctx = ds };
 }
 
 int build_direct_check(struct build *b)
