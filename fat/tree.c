@@ -198,6 +198,17 @@ static int set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_met
 	return 0;
 }
 
+/* How many children the list of a directory with @n of them has room for: none for none, 8
+ * for up to 8, then half as many again each time it is full. */
+static uint64_t kids_room(uint32_t n)
+{
+	uint64_t room = n ? 8 : 0;
+
+	while (room < n)
+		room += room / 2;
+	return room;
+}
+
 /* Creates the child @name (@len bytes) of @parent. */
 static int node_add(struct fat_tree *t, struct fat_node *parent, const char *name, size_t len,
 		    struct fat_node **ret)
@@ -206,13 +217,14 @@ static int node_add(struct fat_tree *t, struct fat_node *parent, const char *nam
 
 	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index))
 		return -ENOMEM;
-	/* full at 0, at 8 and at each power of two above */
 	uint32_t had = parent->n_kids;
-	if (!had || (had >= 8 && !(had & (had - 1)))) {
-		uint32_t cap = had ? had * 2 : 8;
-		if (cap < had)
+	if (had == kids_room(had)) {
+		/* growing by half, not by twice: a folder's list wastes a sixth of itself on
+		 * average, not a third (a tree of many files in a few folders is mostly lists) */
+		uint64_t cap = had ? (uint64_t)had + had / 2 : 8;
+		if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(struct fat_node *))
 			return -ENOMEM;
-		struct fat_node **kids = realloc(parent->kids, cap * sizeof(*kids));
+		struct fat_node **kids = realloc(parent->kids, (size_t)cap * sizeof(*kids));
 		if (!kids)
 			return -ENOMEM;
 		parent->kids = kids;
