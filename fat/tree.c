@@ -18,12 +18,24 @@ static uint64_t index_hash(const struct fat_node *parent, const char *name, size
 	return h;
 }
 
+/* The slot a name of hash @h is first looked for in an index of @cap slots (any number: the
+ * hash's high half scaled to it), and the slot after @i. */
+static size_t slot_first(uint64_t h, size_t cap)
+{
+	return (size_t)(((h >> 32) * cap) >> 32);
+}
+
+static size_t slot_next(size_t i, size_t cap)
+{
+	return i + 1 < cap ? i + 1 : 0;
+}
+
 static struct fat_node **index_slot(struct fat_index *x, const struct fat_node *parent,
 				    const char *name, size_t len)
 {
-	size_t i = index_hash(parent, name, len) & (x->cap - 1);
+	size_t i = slot_first(index_hash(parent, name, len), x->cap);
 
-	for (;; i = (i + 1) & (x->cap - 1)) {
+	for (;; i = slot_next(i, x->cap)) {
 		struct fat_node *n = x->slots[i];
 		if (!n ||
 		    (n->parent == parent && strlen(n->name) == len && !memcmp(n->name, name, len)))
@@ -31,9 +43,10 @@ static struct fat_node **index_slot(struct fat_index *x, const struct fat_node *
 	}
 }
 
-static int index_grow(struct fat_index *x)
+/* The index with @cap slots (more than it holds). */
+static int index_grow(struct fat_index *x, size_t cap)
 {
-	struct fat_index bigger = { .cap = x->cap ? x->cap * 2 : 64 };
+	struct fat_index bigger = { .cap = cap };
 
 	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
 	if (!bigger.slots)
@@ -49,6 +62,14 @@ static int index_grow(struct fat_index *x)
 	return 0;
 }
 
+int fat_tree_expect(struct fat_tree *t, size_t nodes)
+{
+	/* kept at most half full, as node_add() keeps it */
+	if (nodes > (SIZE_MAX / sizeof(struct fat_node *) - 1) / 2)
+		return -ENOMEM;
+	return nodes * 2 + 1 > t->index.cap ? index_grow(&t->index, nodes * 2 + 1) : 0;
+}
+
 struct fat_tree *fat_tree_new(int64_t timestamp)
 {
 	struct fat_tree *t = calloc(1, sizeof(*t));
@@ -59,7 +80,7 @@ struct fat_tree *fat_tree_new(int64_t timestamp)
 	t->root.is_dir = true;
 	t->root.mtime = timestamp;
 	t->root.name = arena_strdup(&t->arena, "");
-	if (!t->root.name || index_grow(&t->index)) {
+	if (!t->root.name || index_grow(&t->index, 64)) {
 		fat_tree_free(t);
 		return NULL;
 	}
@@ -215,7 +236,7 @@ static int node_add(struct fat_tree *t, struct fat_node *parent, const char *nam
 {
 	struct fat_node *n;
 
-	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index))
+	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index, t->index.cap * 2))
 		return -ENOMEM;
 	uint32_t had = parent->n_kids;
 	if (had == kids_room(had)) {

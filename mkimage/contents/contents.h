@@ -572,6 +572,10 @@ void content_release(struct content *c);
  */
 void content_shed(struct content *c, size_t i);
 
+/* Frees the index of @c's paths: @c can then no longer be added to or searched. For a
+ * caller done with the model, before it holds anything else. */
+void content_drop_index(struct content *c);
+
 /*
  * Frees the last node of @c, and memory the node array no longer needs. For a caller done
  * with the model that takes it apart from the end (a model without archives: the data
