@@ -447,8 +447,8 @@ static int add_to_tree(struct build *b, const struct layout_partition *p, struct
 	struct fat_source src = { .path = host_path,
 				  .listed = n->host_id,
 				  .fd = -1,
-				  .read = n->text ? read_text : NULL,
-				  .ctx = (void *)n->text,
+				  .read = content_text(n) ? read_text : NULL,
+				  .ctx = (void *)content_text(n),
 				  .deferred = n->archive != 0 };
 
 	if (!n->is_dir && p->entries[n->source].per_card)
