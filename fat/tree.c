@@ -18,11 +18,13 @@ static uint64_t index_hash(const struct fat_node *parent, const char *name, size
 	return h;
 }
 
-/* The slot a name of hash @h is first looked for in an index of @cap slots (any number: the
- * hash's high half scaled to it), and the slot after @i. */
+/* The slot a name of hash @h is first looked for in an index of @cap slots (any number),
+ * and the slot after @i. The last bytes of a name reach only some bits of its hash: a
+ * multiplication by 2^64 over the golden ratio (Knuth's multiplicative hashing) carries
+ * them to the high half, which is then scaled to @cap. */
 static size_t slot_first(uint64_t h, size_t cap)
 {
-	return (size_t)(((h >> 32) * cap) >> 32);
+	return (size_t)((((h * 0x9E3779B97F4A7C15ull) >> 32) * cap) >> 32);
 }
 
 static size_t slot_next(size_t i, size_t cap)

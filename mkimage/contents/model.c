@@ -34,11 +34,13 @@ static uint32_t hash(const char *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* The slot a key of hash @h is first looked for in an index of @cap slots (any number: the
- * hash scaled to it, all of its bits counting), and the slot after @i. */
+/* The slot a key of hash @h is first looked for in an index of @cap slots (any number),
+ * and the slot after @i. The last bytes of a key reach only some bits of its hash: a
+ * multiplication by 2^64 over the golden ratio (Knuth's multiplicative hashing) carries
+ * them to the high half, which is then scaled to @cap. */
 static size_t slot_first(uint32_t h, size_t cap)
 {
-	return (size_t)(((uint64_t)h * cap) >> 32);
+	return (size_t)((((h * 0x9E3779B97F4A7C15ull) >> 32) * cap) >> 32);
 }
 
 static size_t slot_next(size_t i, size_t cap)
