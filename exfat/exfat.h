@@ -148,6 +148,9 @@ struct exfat_tree;
  * Returns: the tree, or NULL when out of memory. Free with exfat_tree_free(). */
 struct exfat_tree *exfat_tree_new(int64_t timestamp);
 
+/* exfat_tree_expect - as fat_tree_expect(). Returns: 0 or -ENOMEM. */
+int exfat_tree_expect(struct exfat_tree *t, size_t nodes);
+
 /* exfat_tree_free - frees @t and every node. Accepts NULL. */
 void exfat_tree_free(struct exfat_tree *t);
 

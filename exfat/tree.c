@@ -26,6 +26,11 @@ struct exfat_tree *exfat_tree_new(int64_t timestamp)
 	return t;
 }
 
+int exfat_tree_expect(struct exfat_tree *t, size_t nodes)
+{
+	return fat_tree_expect(t->ft, nodes);
+}
+
 void exfat_tree_free(struct exfat_tree *t)
 {
 	if (!t)

@@ -203,6 +203,15 @@ struct fat_meta {
  */
 struct fat_tree *fat_tree_new(int64_t timestamp);
 
+/*
+ * fat_tree_expect - makes room in @t's index for @nodes files and directories at once, so
+ * that a caller who knows how many it will add does not have the index grown (held twice)
+ * as they come. The adds that go beyond still work.
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+int fat_tree_expect(struct fat_tree *t, size_t nodes);
+
 /* fat_tree_free - frees @t and every node. Accepts NULL. */
 void fat_tree_free(struct fat_tree *t);
 

@@ -18,12 +18,26 @@ static uint64_t index_hash(const struct fat_node *parent, const char *name, size
 	return h;
 }
 
+/* The slot a name of hash @h is first looked for in an index of @cap slots (any number),
+ * and the slot after @i. The last bytes of a name reach only some bits of its hash: a
+ * multiplication by 2^64 over the golden ratio (Knuth's multiplicative hashing) carries
+ * them to the high half, which is then scaled to @cap. */
+static size_t slot_first(uint64_t h, size_t cap)
+{
+	return (size_t)((((h * 0x9E3779B97F4A7C15ull) >> 32) * cap) >> 32);
+}
+
+static size_t slot_next(size_t i, size_t cap)
+{
+	return i + 1 < cap ? i + 1 : 0;
+}
+
 static struct fat_node **index_slot(struct fat_index *x, const struct fat_node *parent,
 				    const char *name, size_t len)
 {
-	size_t i = index_hash(parent, name, len) & (x->cap - 1);
+	size_t i = slot_first(index_hash(parent, name, len), x->cap);
 
-	for (;; i = (i + 1) & (x->cap - 1)) {
+	for (;; i = slot_next(i, x->cap)) {
 		struct fat_node *n = x->slots[i];
 		if (!n ||
 		    (n->parent == parent && strlen(n->name) == len && !memcmp(n->name, name, len)))
@@ -31,9 +45,10 @@ static struct fat_node **index_slot(struct fat_index *x, const struct fat_node *
 	}
 }
 
-static int index_grow(struct fat_index *x)
+/* The index with @cap slots (more than it holds). */
+static int index_grow(struct fat_index *x, size_t cap)
 {
-	struct fat_index bigger = { .cap = x->cap ? x->cap * 2 : 64 };
+	struct fat_index bigger = { .cap = cap };
 
 	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
 	if (!bigger.slots)
@@ -49,6 +64,14 @@ static int index_grow(struct fat_index *x)
 	return 0;
 }
 
+int fat_tree_expect(struct fat_tree *t, size_t nodes)
+{
+	/* kept at most half full, as node_add() keeps it */
+	if (nodes > (SIZE_MAX / sizeof(struct fat_node *) - 1) / 2)
+		return -ENOMEM;
+	return nodes * 2 + 1 > t->index.cap ? index_grow(&t->index, nodes * 2 + 1) : 0;
+}
+
 struct fat_tree *fat_tree_new(int64_t timestamp)
 {
 	struct fat_tree *t = calloc(1, sizeof(*t));
@@ -59,7 +82,7 @@ struct fat_tree *fat_tree_new(int64_t timestamp)
 	t->root.is_dir = true;
 	t->root.mtime = timestamp;
 	t->root.name = arena_strdup(&t->arena, "");
-	if (!t->root.name || index_grow(&t->index)) {
+	if (!t->root.name || index_grow(&t->index, 64)) {
 		fat_tree_free(t);
 		return NULL;
 	}
@@ -198,21 +221,33 @@ static int set_meta(struct fat_tree *t, struct fat_node *n, const struct fat_met
 	return 0;
 }
 
+/* How many children the list of a directory with @n of them has room for: none for none, 8
+ * for up to 8, then half as many again each time it is full. */
+static uint64_t kids_room(uint32_t n)
+{
+	uint64_t room = n ? 8 : 0;
+
+	while (room < n)
+		room += room / 2;
+	return room;
+}
+
 /* Creates the child @name (@len bytes) of @parent. */
 static int node_add(struct fat_tree *t, struct fat_node *parent, const char *name, size_t len,
 		    struct fat_node **ret)
 {
 	struct fat_node *n;
 
-	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index))
+	if (t->index.used * 2 >= t->index.cap && index_grow(&t->index, t->index.cap * 2))
 		return -ENOMEM;
-	/* full at 0, at 8 and at each power of two above */
 	uint32_t had = parent->n_kids;
-	if (!had || (had >= 8 && !(had & (had - 1)))) {
-		uint32_t cap = had ? had * 2 : 8;
-		if (cap < had)
+	if (had == kids_room(had)) {
+		/* growing by half, not by twice: a folder's list wastes a sixth of itself on
+		 * average, not a third (a tree of many files in a few folders is mostly lists) */
+		uint64_t cap = had ? (uint64_t)had + had / 2 : 8;
+		if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(struct fat_node *))
 			return -ENOMEM;
-		struct fat_node **kids = realloc(parent->kids, cap * sizeof(*kids));
+		struct fat_node **kids = realloc(parent->kids, (size_t)cap * sizeof(*kids));
 		if (!kids)
 			return -ENOMEM;
 		parent->kids = kids;

@@ -24,10 +24,20 @@ struct fat_node {
 	char *name;                 /* UTF-8 long name; "" for the root (the tree's) */
 	struct fat_node_more *more; /* origin, source and host name, or NULL (the tree's) */
 	struct fat_node *parent;    /* NULL for the root */
-	struct fat_node **kids; /* directories: children, sorted by fat_tree_prepare() (owned) */
+	/* what only a file has, or only a directory (@is_dir says which): a tree of many
+	 * files pays for one of them */
+	union {
+		/* a host file: the file its path named when it was listed */
+		struct fileid listed;
+		struct {
+			/* children, sorted by fat_tree_prepare() (owned) */
+			struct fat_node **kids;
+			uint32_t n_kids; /* see kids_room() in tree.c */
+			/* set by fat_tree_prepare(): 32-byte entries without a volume label */
+			uint32_t n_entries;
+		};
+	};
 	uint64_t size;
-	/* a host file: the file its path named when it was listed */
-	struct fileid listed;
 	/* a host file's folder ("dir/", "/" or "" for the working folder; shared by the files of
 	 * one folder, owned by the tree's folder set), its name there being @name unless
 	 * more->host_name says otherwise: each host path is stored once, relative to its
@@ -44,11 +54,9 @@ struct fat_node {
 			uint32_t n_clusters;
 		};
 	};
-	uint32_t n_kids; /* @kids has room for 8, then for a power of two */
 	uint32_t mtime_ns;
 
 	/* set by fat_tree_prepare() */
-	uint32_t n_entries; /* directories: 32-byte entries without a volume label */
 	uint16_t n16;
 	uint8_t sfn[11]; /* short name */
 	uint8_t ntres;   /* lower-case flags */

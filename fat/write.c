@@ -2,15 +2,17 @@
 /*
  * fat/write: writes a laid-out tree as a FAT volume. Only non-zero bytes are written (the
  * output is a zero, sparse file), each once: the holes and all-zero blocks of file data too
- * (common/sparse.h); memory holds the used part of one FAT and one directory at a time,
- * plus a bounded copy buffer.
+ * (common/sparse.h); memory holds one directory at a time and a bounded copy buffer, which
+ * also holds the FAT a window at a time.
  */
 #include "fat/copy_priv.h"
 #include "fat/write_priv.h"
 #include "fat/ondisk.h"
 
+#include "common/sparse.h"
 #include "common/utf8.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -77,43 +79,80 @@ static int write_boot(struct wctx *w)
 	return r;
 }
 
-static void chain(uint8_t *fat, const struct fat_ent_ops *ops, uint32_t first, uint32_t n)
+/*
+ * The used part of the FAT, made a window at a time in the copier's buffer (its files are
+ * not copied yet) and written to every FAT copy as each window is done: a volume of many
+ * files need not hold its whole FAT. The walk meets clusters in the order fat_tree_alloc()
+ * gave them, so that a window is done once an entry beyond it is set.
+ */
+struct fat_window {
+	struct wctx *w;
+	const struct fat_ent_ops *ops;
+	uint64_t len;   /* bytes of the used part of one FAT */
+	uint32_t first; /* the window's first entry (even: a FAT12 pair starts a byte) */
+	int r;
+};
+
+/* Entries in a window: an even count, its bytes (and the 4 a 32-bit set may touch beyond
+ * the last entry) well within SPARSE_CHUNK for every entry width. */
+#define FAT_WINDOW_ENTRIES (SPARSE_CHUNK / 8u)
+
+/* Writes the window to every FAT copy and starts the next one at entry @first. */
+static void window_flush(struct fat_window *x, uint32_t first)
 {
-	for (uint32_t i = 0; i < n; i++)
-		ops->set(fat, first + i, i + 1 < n ? first + i + 1 : ops->eoc);
+	const struct fat_geom *g = x->w->g;
+	uint64_t from = fat_ent_bytes(g->type, x->first),
+		 to = fat_ent_bytes(g->type, (uint64_t)x->first + FAT_WINDOW_ENTRIES);
+
+	if (to > x->len)
+		to = x->len;
+	for (uint32_t i = 0; i < g->fats && !x->r && from < to; i++)
+		x->r = put(x->w, x->w->c.buf, (size_t)(to - from),
+			   ((uint64_t)g->reserved + (uint64_t)i * g->fat_sectors) * FAT_SECTOR +
+				   from);
+	memset(x->w->c.buf, 0, fat_ent_bytes(g->type, FAT_WINDOW_ENTRIES) + 4);
+	x->first = first;
 }
 
-static void chain_dir(uint8_t *fat, const struct fat_ent_ops *ops, const struct fat_node *dir,
-		      uint32_t cluster_size)
+static void window_set(struct fat_window *x, uint32_t c, uint32_t v)
 {
-	for (size_t i = 0; i < dir->n_kids; i++) {
-		const struct fat_node *n = dir->kids[i];
-		chain(fat, ops, n->cluster, used_clusters(n, cluster_size));
-		if (n->is_dir)
-			chain_dir(fat, ops, n, cluster_size);
-	}
+	assert(c >= x->first);
+	while (c - x->first >= FAT_WINDOW_ENTRIES) /* windows of free entries are written too */
+		window_flush(x, x->first + FAT_WINDOW_ENTRIES);
+	x->ops->set(x->w->c.buf, c - x->first, v);
+}
+
+static void chain(struct fat_window *x, uint32_t first, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		window_set(x, first + i, i + 1 < n ? first + i + 1 : x->ops->eoc);
+}
+
+/* In the order alloc_dir() gives clusters: @dir's children, then their folders. */
+static void chain_dir(struct fat_window *x, const struct fat_node *dir, uint32_t cluster_size)
+{
+	for (size_t i = 0; i < dir->n_kids; i++)
+		chain(x, dir->kids[i]->cluster, used_clusters(dir->kids[i], cluster_size));
+	for (size_t i = 0; i < dir->n_kids; i++)
+		if (dir->kids[i]->is_dir)
+			chain_dir(x, dir->kids[i], cluster_size);
 }
 
 /* The used part of the FAT (entries 0..next-1), written to every FAT copy. */
 static int write_fats(struct wctx *w)
 {
-	const struct fat_ent_ops *ops = fat_ent_ops(w->g->type);
-	uint64_t len = fat_ent_bytes(w->g->type, w->next);
-	uint8_t *fat = calloc(1, len + 4);
-	int r = 0;
+	struct fat_window x = { .w = w,
+				.ops = fat_ent_ops(w->g->type),
+				.len = fat_ent_bytes(w->g->type, w->next) };
 
-	if (!fat)
-		return -ENOMEM;
+	memset(w->c.buf, 0, fat_ent_bytes(w->g->type, FAT_WINDOW_ENTRIES) + 4);
 	/* FAT[0]: the media byte with all other bits set; FAT[1]: end of chain, clean */
-	ops->set(fat, 0, (ops->eoc & ~0xFFu) | FAT_MEDIA);
-	ops->set(fat, 1, ops->eoc);
-	chain(fat, ops, w->t->root.cluster, w->t->root.n_clusters);
-	chain_dir(fat, ops, &w->t->root, w->g->cluster_size);
-	for (uint32_t i = 0; i < w->g->fats && !r; i++)
-		r = put(w, fat, len,
-			((uint64_t)w->g->reserved + (uint64_t)i * w->g->fat_sectors) * FAT_SECTOR);
-	free(fat);
-	return r;
+	window_set(&x, 0, (x.ops->eoc & ~0xFFu) | FAT_MEDIA);
+	window_set(&x, 1, x.ops->eoc);
+	chain(&x, w->t->root.cluster, w->t->root.n_clusters);
+	chain_dir(&x, &w->t->root, w->g->cluster_size);
+	window_flush(&x, 0);
+	return x.r;
 }
 
 static void put_dot(uint8_t *e, const char *name, const struct fat_node *dir, uint32_t cluster)

@@ -31,7 +31,7 @@ static int card_file(const struct build *b, size_t i, const struct content_node 
 		.partition = strdup(p->name),
 		.volume = vol,
 		.path = strdup(n->path),
-		.template = strdup(n->text),
+		.template = strdup(content_text(n)),
 		.reserve = p->entries[n->source].reserve,
 		.fat_type = (unsigned)g->type,
 		.cluster_size = g->cluster_size,
@@ -70,7 +70,7 @@ static int exfat_card_file(const struct build *b, size_t i, const struct content
 		.partition = strdup(p->name),
 		.volume = vol,
 		.path = strdup(n->path),
-		.template = strdup(n->text),
+		.template = strdup(content_text(n)),
 		.reserve = p->entries[n->source].reserve,
 		.cluster_size = g->cluster_size,
 		.first_cluster = (uint32_t)((at.data - heap) / g->cluster_size +
@@ -250,12 +250,13 @@ static int check_verbatim(const struct build *b, const struct cards_manifest *m)
 			if (nd->removed || nd->is_dir ||
 			    b->l->parts[i].entries[nd->source].per_card)
 				continue;
-			for (size_t x = 0; nd->text && x < n && t < 0; x++)
-				if (holds_text(nd->text, strlen(nd->text), texts[x]))
+			const char *text = content_text(nd);
+			for (size_t x = 0; text && x < n && t < 0; x++)
+				if (holds_text(text, strlen(text), texts[x]))
 					t = (int)x;
 			char host[CONTENT_HOST_PATH_MAX];
 			const char *host_path = content_host_path(nd, host, sizeof(host));
-			if (!nd->text && host_path)
+			if (!text && host_path)
 				t = host_holds(host_path, texts, n, buf);
 			if (t < 0)
 				continue;

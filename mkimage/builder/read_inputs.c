@@ -447,8 +447,8 @@ static int add_to_tree(struct build *b, const struct layout_partition *p, struct
 	struct fat_source src = { .path = host_path,
 				  .listed = n->host_id,
 				  .fd = -1,
-				  .read = n->text ? read_text : NULL,
-				  .ctx = (void *)n->text,
+				  .read = content_text(n) ? read_text : NULL,
+				  .ctx = (void *)content_text(n),
 				  .deferred = n->archive != 0 };
 
 	if (!n->is_dir && p->entries[n->source].per_card)
@@ -475,11 +475,19 @@ static int fill_tree(struct build *b, const struct layout_partition *p, struct p
 	     keep = b->per_card; /* the manifest is made from the model */
 	int bad = 0;
 
+	/* the model is no longer searched; its index gives its room to the tree's, which is
+	 * made as large as the model's nodes need at once (not grown, held twice, as they
+	 * come) */
+	if (!data_pass && !keep)
+		content_drop_index(c);
 	if (layout_part_is_exfat(p))
 		ps->exfat_tree = exfat_tree_new(b->l->image.timestamp);
 	else
 		ps->tree = fat_tree_new(b->l->image.timestamp);
 	if (!ps->tree && !ps->exfat_tree)
+		return -ENOMEM;
+	if ((ps->tree ? fat_tree_expect(ps->tree, c->n) : exfat_tree_expect(ps->exfat_tree, c->n)) <
+	    0)
 		return -ENOMEM;
 	for (size_t i = c->n; i-- > 0;) {
 		int rc = c->nodes[i].removed ? 0 : add_to_tree(b, p, ps, &c->nodes[i]);

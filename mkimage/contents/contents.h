@@ -70,11 +70,17 @@ struct content_node {
 				* @host_in_folder: its folder, the file being named there as
 				* the last name of @path; see content_host_path()), ... */
 	struct fileid host_id; /* ... the one it was when listed, or ... */
-	const char *text;      /* ... are this text (borrowed from the layout), or ... */
-	uint32_t archive;      /* ... come from archive content.archives[archive - 1] (0: none), */
+	union {
+		/* ... are this text (borrowed from the layout; read it through
+		 * content_text(): a node from an archive holds @entry here), or ... */
+		const char *text;
+		/* ... come from archive content.archives[archive - 1], from its entry
+		 * number @entry (counted from 0) */
+		uint64_t entry;
+	};
+	uint32_t archive; /* 0: the node is not from an archive */
 	uint32_t mtime_ns;
-	uint64_t entry; /*     from its entry number @entry (counted from 0) */
-	char *link;     /* an archive's symbolic link, until it is resolved */
+	char *link; /* an archive's symbolic link, until it is resolved */
 	uint64_t size;
 	int64_t mtime;
 	char *origin;    /* where it comes from, for messages (NULL: its host file; see
@@ -94,6 +100,12 @@ struct content_node {
 	bool host_in_folder; /* @host_path is the folder of the host file, shared by the
 			      * files listed from it */
 };
+
+/* The text that gives @n its bytes, or NULL. */
+static inline const char *content_text(const struct content_node *n)
+{
+	return n->archive ? NULL : n->text;
+}
 
 /* A buffer that holds what content_host_path() and content_origin() make. */
 #define CONTENT_HOST_PATH_MAX 4096
@@ -571,6 +583,10 @@ void content_release(struct content *c);
  * node is shed, @c can no longer be added to or searched; content_release() still frees it.
  */
 void content_shed(struct content *c, size_t i);
+
+/* Frees the index of @c's paths: @c can then no longer be added to or searched. For a
+ * caller done with the model, before it holds anything else. */
+void content_drop_index(struct content *c);
 
 /*
  * Frees the last node of @c, and memory the node array no longer needs. For a caller done

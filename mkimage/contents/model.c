@@ -34,21 +34,38 @@ static uint32_t hash(const char *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Puts node @node + 1 of key hash @h into @index (@cap slots, a power of two, with room). */
+/* The slot a key of hash @h is first looked for in an index of @cap slots (any number),
+ * and the slot after @i. The last bytes of a key reach only some bits of its hash: a
+ * multiplication by 2^64 over the golden ratio (Knuth's multiplicative hashing) carries
+ * them to the high half, which is then scaled to @cap. */
+static size_t slot_first(uint32_t h, size_t cap)
+{
+	return (size_t)((((h * 0x9E3779B97F4A7C15ull) >> 32) * cap) >> 32);
+}
+
+static size_t slot_next(size_t i, size_t cap)
+{
+	return i + 1 < cap ? i + 1 : 0;
+}
+
+/* Puts node @node + 1 of key hash @h into @index (@cap slots, with room). */
 static void index_put(struct content_slot *index, size_t cap, uint32_t node, uint32_t h)
 {
-	size_t i = h & (cap - 1);
+	size_t i = slot_first(h, cap);
 
 	while (index[i].node)
-		i = (i + 1) & (cap - 1);
+		i = slot_next(i, cap);
 	index[i].node = node;
 	index[i].hash = h;
 }
 
-/* A twice larger index, from the hashes the slots keep (no key is read again). */
+/* An index half as large again, from the hashes the slots keep (no key is read again). It
+ * is filled up to three quarters: a probe that meets another key compares its hash, kept in
+ * the slot, and reads no node, so that a full index costs little time and many files less
+ * memory than one kept half empty. */
 static int index_grow(struct content *c)
 {
-	size_t cap = c->index_cap ? c->index_cap * 2 : 1024;
+	size_t cap = c->index_cap ? c->index_cap + c->index_cap / 2 : 1024;
 	struct content_slot *index = calloc(cap, sizeof(*index));
 
 	if (!index)
@@ -80,8 +97,8 @@ int content_find(struct content *c, const char *key, struct content_node **ret)
 	*ret = NULL;
 	if (!c->index_cap)
 		return 0;
-	for (size_t i = h & (c->index_cap - 1); c->index[i].node;
-	     i = (i + 1) & (c->index_cap - 1)) {
+	for (size_t i = slot_first(h, c->index_cap); c->index[i].node;
+	     i = slot_next(i, c->index_cap)) {
 		struct content_node *n = &c->nodes[c->index[i].node - 1];
 		int same = c->index[i].hash == h && !n->removed ? key_matches(c, n, key) : 0;
 		if (same < 0)
@@ -228,7 +245,7 @@ static int append(struct content *c, const struct content_node *in, char *key, c
 	c->nodes[c->n++] = n;
 	c->nodes[c->n - 1].kids = 0;
 	link_to_parent(c, c->n - 1, parent);
-	if (c->n * 2 > c->index_cap && index_grow(c) < 0)
+	if (c->n * 4 > c->index_cap * 3 && index_grow(c) < 0)
 		return -ENOMEM;
 	index_put(c->index, c->index_cap, (uint32_t)c->n, h);
 	return 0;
@@ -489,11 +506,16 @@ void content_shed(struct content *c, size_t i)
 	n->path = path;
 }
 
-void content_drop_last(struct content *c)
+void content_drop_index(struct content *c)
 {
-	free(c->index); /* the model can no longer be searched */
+	free(c->index);
 	c->index = NULL;
 	c->index_cap = 0;
+}
+
+void content_drop_last(struct content *c)
+{
+	content_drop_index(c); /* the model can no longer be searched */
 	struct content_node *n = &c->nodes[--c->n];
 	if (n->path)
 		arena_pop_to(&c->arena, n->path); /* its strings, the newest of the arena */
