@@ -189,15 +189,64 @@ struct taken {
 	uint32_t ino;
 	struct ext2_inode_large inode;
 	blk64_t start, len;
+	unsigned runs;    /* the runs taken so far */
+	bool last;        /* the run now taken is the file's last */
+	bool inode_dirty; /* the inode changed (its extents): to be written */
 };
+
+/* The most extents an inode holds in itself, without a block of the extent tree. */
+#define INODE_EXTENTS 4
+
+/*
+ * The file's one and only run taken as ext2fs_fallocate() takes it in an inode without
+ * extents (e2fsprogs' lib/ext2fs/fallocate.c: the goal of the inode's group, then the free
+ * ranges from there, at most EXT_UNINIT_MAX_LEN blocks each), the same blocks, but without
+ * building the extents: where they are INODE_EXTENTS or fewer, the inode holds them and
+ * they take no block, which is all a trial counts. More of them (a volume that is full
+ * around the goal) are given back, for ext2fs_fallocate() to take with its extent tree.
+ * Returns whether it took them (a failure to, ext2fs_fallocate() meets and says as well).
+ */
+static bool take_only_run(struct ext4_volume *v, struct taken *t)
+{
+	ext2_filsys fs = v->fs;
+	blk64_t max = ext2fs_blocks_count(fs->super), goal, left = t->len;
+	blk64_t at[INODE_EXTENTS], len[INODE_EXTENTS];
+	unsigned n = 0;
+	errcode_t err = 0;
+
+	if (EXT2FS_CLUSTER_RATIO(fs) != 1)
+		return false;
+	goal = ext2fs_find_inode_goal(fs, t->ino, (struct ext2_inode *)&t->inode, t->start);
+	ext2fs_find_first_zero_block_bitmap2(fs->block_map, goal, max - 1, &goal);
+	goal += t->start;
+	while (err == 0 && left && n < INODE_EXTENTS) {
+		blk64_t want = left < EXT_UNINIT_MAX_LEN ? left : EXT_UNINIT_MAX_LEN;
+		if ((err = ext2fs_new_range(fs, 0, goal, want, NULL, &at[n], &len[n])))
+			break;
+		ext2fs_block_alloc_stats_range(fs, at[n], len[n], +1);
+		left -= len[n];
+		goal = at[n] + len[n];
+		if (goal >= max)
+			goal = fs->super->s_first_data_block;
+		n++;
+	}
+	if (err == 0 && !left)
+		return true;
+	while (n--) /* given back as they were taken: the bitmap and counts as before */
+		ext2fs_block_alloc_stats_range(fs, at[n], len[n], -1);
+	return false;
+}
 
 static errcode_t take_run(struct ext4_volume *v, struct taken *t)
 {
 	errcode_t err = 0;
 
-	if (t->len)
+	if (t->len && !(!t->runs && t->last && take_only_run(v, t))) {
 		err = ext2fs_fallocate(v->fs, EXT2_FALLOCATE_FORCE_UNINIT, t->ino,
 				       (struct ext2_inode *)&t->inode, ~0ULL, t->start, t->len);
+		t->runs++;
+		t->inode_dirty = true;
+	}
 	t->len = 0;
 	return err;
 }
@@ -254,6 +303,8 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uin
 		}
 		pos += got;
 	}
+	if (t)
+		t->last = true;
 	errcode_t err = rc == 0 && t ? take_run(v, t) : 0;
 	if (err)
 		rc = fail_at(v, err, what, "adding");
@@ -270,20 +321,20 @@ static int take_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, voi
 
 	if (rc == 0)
 		rc = write_data(v, NULL, &t, EXT2_I_SIZE(&t.inode), read, ctx, what);
-	if (rc == 0 && (err = write_large(v, ino, &t.inode)))
+	if (rc == 0 && t.inode_dirty && (err = write_large(v, ino, &t.inode)))
 		rc = fail_at(v, err, what, "adding");
 	return rc;
 }
 
 int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what)
 {
-	struct taken t = { .ino = ino };
+	struct taken t = { .ino = ino, .last = true };
 	errcode_t err = read_large(v, ino, &t.inode);
 
 	t.len = (EXT2_I_SIZE(&t.inode) + v->fs->blocksize - 1) / v->fs->blocksize;
 	if (err == 0 && v->measure)
 		err = take_run(v, &t);
-	if (err == 0 && v->measure)
+	if (err == 0 && v->measure && t.inode_dirty)
 		err = write_large(v, ino, &t.inode);
 	return err ? fail_at(v, err, what, "adding") : 0;
 }

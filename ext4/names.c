@@ -53,7 +53,8 @@ struct ext4_names {
 	/* the block names were last added to, kept until names go to another block: it is
 	 * read and written (checksummed) once for all the names it takes in a row */
 	char *block;
-	uint32_t block_dir; /* its folder, 0: none held */
+	uint32_t block_dir;   /* its folder, 0: none held */
+	uint32_t block_index; /* which block of its folder it is */
 	blk64_t block_at;
 	bool block_dirty; /* changed since it was read */
 };
@@ -351,8 +352,12 @@ errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name,
 		return err;
 	blk64_t blk;
 	struct ext4_names *n = v->names;
-	if ((err = block_of(fs, dir, i, &blk)) || (err = hold_block(fs, n, dir, blk)))
+	/* the block held is where it was: a folder's blocks stay in place until indexed,
+	 * and indexing lets go of it (ext4_names_write()) */
+	bool held = n->block_dir == dir && n->block_index == i;
+	if (!held && ((err = block_of(fs, dir, i, &blk)) || (err = hold_block(fs, n, dir, blk))))
 		return err;
+	n->block_index = i;
 	put_entry(fs, n->block, name, len, ino, type);
 	n->block_dirty = true;
 	f = folder_slot(v->names, dir); /* remember() does not move folders, but say so */
