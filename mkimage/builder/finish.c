@@ -97,16 +97,7 @@ static int ranges_thread_join(struct build *b, struct ranges_thread *t, bool sto
 	if (stop_now)
 		atomic_store(&t->stop, true);
 	pthread_mutex_lock(&t->lock);
-	while (!t->done) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += 20 * 1000 * 1000; /* a signal is seen within 20 ms */
-		if (until.tv_nsec >= 1000 * 1000 * 1000)
-			until.tv_sec++, until.tv_nsec -= 1000 * 1000 * 1000;
-		pthread_cond_timedwait(&t->cond, &t->lock, &until);
-		if (!t->done && !atomic_load(&t->stop) && build_interrupted(b))
-			atomic_store(&t->stop, true);
-	}
+	build_wait_thread(b, &t->lock, &t->cond, &t->done, &t->stop);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
 	t->started = false;

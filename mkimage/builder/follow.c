@@ -21,11 +21,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/array.h"
 #include "common/bmap.h"
 #include "common/sha256.h"
 #include "mkimage/builder/builder_priv.h"
+
+#define FOLLOW_STACK (256u << 10)
 
 struct build_follow {
 	struct build_feed f;     /* its own hashers and buffers; f.map = &ranges, f.stop = &stop */
@@ -39,7 +42,8 @@ struct build_follow {
 	uint64_t below;                   /* what is written below this is final */
 	struct build_map known;           /* the map's records the build handed over */
 	bool lost;                        /* a step's ranges do not continue the last: no digests */
-	int rc;                           /* the thread's result, once it has ended */
+	bool done;                        /* the thread has ended */
+	int rc;                           /* its result, once it has */
 	uint8_t image_digest[SHA256_LEN]; /* with f.image_sha, once the thread is done */
 	/* the build's thread's own: */
 	size_t handed;      /* map records handed over */
@@ -133,6 +137,8 @@ static void *follow_main(void *arg)
 	pthread_mutex_lock(&t->lock);
 	t->lost = t->lost || lost;
 	t->rc = rc;
+	t->done = true;
+	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 	return NULL;
 }
@@ -175,32 +181,58 @@ static struct build_follow *follow_new(struct build *b, bool image, bool ranges)
 	return t;
 }
 
+/* The lock, and the condition the two threads wait on, timed by the monotonic clock. */
+static int follow_sync_init(struct build_follow *t)
+{
+	pthread_condattr_t attr;
+	int rc = pthread_condattr_init(&attr);
+
+	if (rc == 0)
+		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_mutex_init(&t->lock, NULL);
+	if (rc == 0 && (rc = pthread_cond_init(&t->cond, &attr)) != 0)
+		pthread_mutex_destroy(&t->lock);
+	pthread_condattr_destroy(&attr);
+	return rc;
+}
+
+/* Starts the thread with every signal blocked (the build's thread answers them all), on a
+ * small stack: it only reads and hashes, and a build that is short of address space (ulimit
+ * -v) is not to fail for it. */
+static int follow_thread_start(struct build_follow *t)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int rc = pthread_attr_init(&attr);
+
+	if (rc == 0)
+		rc = pthread_attr_setstacksize(&attr, FOLLOW_STACK);
+	if (rc == 0) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		rc = pthread_create(&t->thread, &attr, follow_main, t);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
 void build_follow_start(struct build *b)
 {
 	const struct build_options *o = b->o;
 	bool image = o->sha256 && o->write_raw, ranges = o->bmap;
-	sigset_t all, old;
 
 	if ((!image && !ranges) || b->direct.on)
 		return;
 	struct build_follow *t = follow_new(b, image, ranges);
 	if (!t)
 		return;
-	if (pthread_mutex_init(&t->lock, NULL) != 0) {
+	if (follow_sync_init(t) != 0) {
 		follow_free(t);
 		return;
 	}
-	if (pthread_cond_init(&t->cond, NULL) != 0) {
-		pthread_mutex_destroy(&t->lock);
-		follow_free(t);
-		return;
-	}
-	/* every signal blocked: the build's thread answers them all */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&t->thread, NULL, follow_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
+	if (follow_thread_start(t) != 0) {
 		pthread_cond_destroy(&t->cond);
 		pthread_mutex_destroy(&t->lock);
 		follow_free(t);
@@ -251,18 +283,19 @@ void build_follow_advance(struct build *b, size_t part, uint64_t written)
 	advance_to(b, below);
 }
 
-/* Tells the thread to end (with @stop, at once; else once all is hashed), waits for it and
- * frees it. Returns its result. */
+/* Waits for the thread to end: at once with @stop, else once all is hashed, or a signal the
+ * build holds arrives (it is told to stop then: the build stops within moments, not once the
+ * rest of the image is hashed). Returns its result. */
 static int follow_end(struct build *b, bool stop)
 {
 	struct build_follow *t = b->follow;
 
-	if (stop) {
+	if (stop)
 		atomic_store(&t->stop, true);
-		pthread_mutex_lock(&t->lock);
-		pthread_cond_signal(&t->cond);
-		pthread_mutex_unlock(&t->lock);
-	}
+	pthread_mutex_lock(&t->lock);
+	pthread_cond_broadcast(&t->cond);
+	build_wait_thread(b, &t->lock, &t->cond, &t->done, &t->stop);
+	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
