@@ -31,6 +31,11 @@ bool fat_copier_stopped(const struct fat_copier *w)
 	return w->stop && w->stop(w->stop_ctx);
 }
 
+uint64_t fat_copier_written_below(const struct fat_copier *w, uint64_t next)
+{
+	return w->pend_len && w->pend_off < next ? w->pend_off : next;
+}
+
 int fat_copier_failed(struct fat_copier *w, uint64_t off, int e)
 {
 	return diag_errno(w->d, -e, "%s%swriting the %s volume at byte %" PRIu64 ": %s",

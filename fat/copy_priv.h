@@ -35,6 +35,10 @@ int fat_copier_start(struct fat_copier *c);
 /* Writes what is gathered (when @r is 0) and frees the buffers. Returns @r or the error. */
 int fat_copier_finish(struct fat_copier *c, int r);
 
+/* Where the bytes written so far end, for a caller about to write at volume byte @next, the
+ * files so far all below it: @next, or where the clusters gathered and not written start. */
+uint64_t fat_copier_written_below(const struct fat_copier *c, uint64_t next);
+
 /* Whether the caller's stop function says to stop. */
 bool fat_copier_stopped(const struct fat_copier *c);
 

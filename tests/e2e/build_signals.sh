@@ -10,8 +10,8 @@
 #    bmap's too, also when that build writes none), and never one of a live build;
 #  - SIGINT as the image's hidden name is made leaves nothing;
 #  - under nohup, SIGHUP does not stop the build;
-#  - SIGINT in the middle of a large FAT partition ends the build within a second, with
-#    nothing left behind.
+#  - SIGINT in the middle of a large FAT partition, or while the checksums of a large card
+#    are taken, ends the build within a second, with nothing left behind.
 . "$TOP/tests/e2e-lib.sh"
 need sha256sum
 . "$TOP/tests/e2e/lib/signals.sh"
@@ -194,3 +194,23 @@ t=$(($(now_ms) - t0))
 (cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT: an older file changed"
 only_outputs "SIGINT"
 echo "SIGINT in the middle of a 3 GiB FAT partition: stopped in $t ms (exit $rc), nothing left"
+
+# 5. SIGINT while the checksums of a 16 GiB card are still being taken, behind the written
+# image (held signals: the wait for the thread that takes them looks for one), ends the
+# build at once, not once the rest of the image is hashed (seconds of zeros here)
+cat >huge.layout <<'LAYOUT'
+image { size = 16G table = gpt seed = "huge" }
+partition boot { type = fat32 size = 100M tree "/" { from = "tree" } }
+LAYOUT
+start_on_olds named fsync:delay_exit=1 "" -q -o out/card.img --bmap --sha256 huge.layout
+sleep 1
+kill -0 $tracer 2>/dev/null || fail "the 16 GiB build ended before it was interrupted: $(cat bg.log)"
+t0=$(now_ms)
+kill -INT $pid
+finish
+t=$(($(now_ms) - t0))
+[ $rc -ne 0 ] || fail "SIGINT: the 16 GiB build succeeded"
+[ $t -le 1500 ] || fail "SIGINT: the 16 GiB build took $t ms to stop"
+(cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT: an older file changed"
+only_outputs "SIGINT"
+echo "SIGINT while a 16 GiB card's checksums are taken: stopped in $t ms (exit $rc), nothing left"
