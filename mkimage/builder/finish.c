@@ -63,21 +63,6 @@ static void *ranges_thread_main(void *arg)
 	return NULL;
 }
 
-static int ranges_thread_init(struct ranges_thread *t)
-{
-	pthread_condattr_t attr;
-	int rc = pthread_condattr_init(&attr);
-
-	if (rc == 0)
-		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_mutex_init(&t->lock, NULL);
-	if (rc == 0 && (rc = pthread_cond_init(&t->cond, &attr)) != 0)
-		pthread_mutex_destroy(&t->lock);
-	pthread_condattr_destroy(&attr);
-	return -rc;
-}
-
 /* Starts the thread with every signal blocked. A thread that cannot be made is no
  * failure: the build's thread then hashes the ranges after its own pass (started false). */
 static void ranges_thread_start(struct ranges_thread *t)
@@ -295,7 +280,7 @@ int build_finish(struct build *b)
 		return 0;
 	build_map_to_blocks(&b->map, BMAP_BLOCK_SIZE, f.size);
 	build_follow_take(b, followed, &image_taken, &ranges_taken);
-	rc = ranges_thread_init(&t);
+	rc = build_thread_sync_init(&t.lock, &t.cond);
 	if (rc < 0)
 		return diag_errno(b->d, rc, "%s: %s", o->output, strerror(-rc));
 	if (rc == 0)

@@ -181,22 +181,6 @@ static struct build_follow *follow_new(struct build *b, bool image, bool ranges)
 	return t;
 }
 
-/* The lock, and the condition the two threads wait on, timed by the monotonic clock. */
-static int follow_sync_init(struct build_follow *t)
-{
-	pthread_condattr_t attr;
-	int rc = pthread_condattr_init(&attr);
-
-	if (rc == 0)
-		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_mutex_init(&t->lock, NULL);
-	if (rc == 0 && (rc = pthread_cond_init(&t->cond, &attr)) != 0)
-		pthread_mutex_destroy(&t->lock);
-	pthread_condattr_destroy(&attr);
-	return rc;
-}
-
 /* Starts the thread with every signal blocked (the build's thread answers them all), on a
  * small stack: it only reads and hashes, and a build that is short of address space (ulimit
  * -v) is not to fail for it. */
@@ -228,7 +212,7 @@ void build_follow_start(struct build *b)
 	struct build_follow *t = follow_new(b, image, ranges);
 	if (!t)
 		return;
-	if (follow_sync_init(t) != 0) {
+	if (build_thread_sync_init(&t->lock, &t->cond) < 0) {
 		follow_free(t);
 		return;
 	}

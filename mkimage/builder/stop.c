@@ -95,3 +95,18 @@ void build_wait_thread(struct build *b, pthread_mutex_t *lock, pthread_cond_t *c
 		}
 	}
 }
+
+int build_thread_sync_init(pthread_mutex_t *lock, pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int rc = pthread_condattr_init(&attr);
+
+	if (rc == 0)
+		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_mutex_init(lock, NULL);
+	if (rc == 0 && (rc = pthread_cond_init(cond, &attr)) != 0)
+		pthread_mutex_destroy(lock);
+	pthread_condattr_destroy(&attr);
+	return -rc;
+}

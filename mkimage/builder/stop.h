@@ -27,6 +27,10 @@ bool build_interrupted(struct build *b);
 void build_hold_signals(struct build *b);
 void build_release_signals(struct build *b);
 
+/* Makes @lock and @cond, the condition timed by the monotonic clock (build_wait_thread()).
+ * Returns 0 or a negative errno (neither is made then). */
+int build_thread_sync_init(pthread_mutex_t *lock, pthread_cond_t *cond);
+
 /* Waits, @lock held, until *@done (which a thread of the build's sets under @lock, and then
  * signals @cond), asking build_interrupted() every 20 ms: a signal sets *@stop, the thread's
  * word to end at once, and broadcasts @cond (where the thread may wait), so that a build
