@@ -304,7 +304,9 @@ void build_follow_take(struct build *b, uint8_t image_digest[SHA256_LEN], bool *
 	*image = *ranges = false;
 	if (!t)
 		return;
-	advance_to(b, t->f.size); /* all is written */
+	/* all is written; every map record was handed over with the last partition (b->map is
+	 * in blocks now, and shorter: nothing of it is handed over here) */
+	advance_to(b, t->f.size);
 	if (follow_end(b, false) == 0) {
 		*image = t->f.image_sha != NULL;
 		if (*image)
