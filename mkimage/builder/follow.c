@@ -67,7 +67,8 @@ static int next_ranges(struct build_follow *t, const struct build_map *known, bo
 
 	if (known->n && array_grow((void **)&m.v, &m.cap, known->n, sizeof(*m.v)) < 0)
 		return -ENOMEM;
-	memcpy(m.v, known->v, known->n * sizeof(*m.v));
+	if (known->n)
+		memcpy(m.v, known->v, known->n * sizeof(*m.v));
 	m.n = known->n;
 	build_map_to_blocks(&m, BMAP_BLOCK_SIZE, t->f.size);
 	for (size_t i = 0; i < t->f.range && !*lost; i++) {
