@@ -333,7 +333,8 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d);
 
 /*
- * fat_tree_written_below - during fat_write_or_stop(), as its @stop is asked before a file:
+ * fat_tree_written_below - during fat_write_or_stop(), as its @stop is asked (before each
+ * file, and after each chunk of a file's bytes):
  * the volume's bytes below this offset are written and will not be written again (the boot
  * sectors, the FATs and every folder are written first, then the files in the order of
  * their clusters); once it has returned 0, the volume's size. Deferred files (archive

@@ -237,9 +237,9 @@ static int write_files(struct wctx *w, const struct fat_node *dir)
 		if (n->is_dir)
 			continue;
 		uint64_t at = cluster_off(w->g, n->cluster);
-		if (n->cluster)
-			w->t->written_below = fat_copier_written_below(&w->c, at);
-		r = fat_copier_stopped(&w->c) ? -EINTR : fat_copier_file(&w->c, n, at);
+		bool stopped = n->cluster ? fat_copier_stopped_at(&w->c, at)
+					  : fat_copier_stopped(&w->c);
+		r = stopped ? -EINTR : fat_copier_file(&w->c, n, at);
 	}
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (dir->kids[i]->is_dir)
@@ -263,6 +263,7 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 				 .cluster_size = g->cluster_size,
 				 .stop = stop,
 				 .stop_ctx = stop_ctx,
+				 .written_below = &t->written_below,
 				 .d = d },
 			  .t = t,
 			  .g = g };

@@ -219,6 +219,10 @@ void build_follow_start(struct build *b);
  * so far go with it: every record that starts below the point must be made by then. */
 void build_follow_advance(struct build *b, size_t part, uint64_t written);
 
+/* Every byte is written: the thread may hash to the end (before build_follow_take(), for a
+ * caller with something to do meanwhile). */
+void build_follow_written(struct build *b);
+
 /* Once every byte is written and b->map is in blocks: waits for the thread and ends it. The
  * image's digest into @image_digest (*@image true), the map's ranges' into b->map (*@ranges
  * true), for each that the thread took completely and right; the rest is build_finish()'s. */

@@ -266,6 +266,54 @@ static int ranges_thread_setup(struct build *b, struct build_feed *f, struct ran
 	return t->ranges ? sha256_new(&t->f.range_sha, &t->diag) : 0;
 }
 
+/* While the digests' thread hashes what the writers left it, the image's bytes go to its
+ * disk (they would with the commit's fsync, which then finds them there): the wait for its
+ * last bytes is not added to the wait for the disk. The error is told here, as the commit
+ * would; a second fsync would not tell it again. */
+static int sync_followed_image(struct build *b)
+{
+	if (!b->follow || !b->o->write_raw || fdatasync(b->image.fd) == 0)
+		return 0;
+	int e = errno;
+	return diag_errno(b->d, -e, "%s: cannot write it: %s", b->o->output, strerror(e));
+}
+
+/* The thread's digests (build_follow_take()), its last bytes hashed while the image's go to
+ * its disk. */
+static int take_followed(struct build *b, uint8_t digest[SHA256_LEN], bool *image, bool *ranges)
+{
+	int rc = sync_followed_image(b);
+
+	if (rc == 0)
+		build_follow_take(b, digest, image, ranges);
+	return rc;
+}
+
+/* After a pass that only compressed: the ranges' digests the thread took, or where it took
+ * none (a step of the map it could not follow), those of the pass's buffers @f read now. */
+static int take_followed_late(struct build *b, struct build_feed *f)
+{
+	uint8_t unused[SHA256_LEN];
+	bool image, ranges;
+	int rc = take_followed(b, unused, &image, &ranges);
+
+	if (rc < 0 || ranges || !b->o->bmap)
+		return rc;
+	struct build_feed r = { .b = b,
+				.d = b->d,
+				.size = f->size,
+				.map = f->map,
+				.buf = f->buf,
+				.zeros = f->zeros };
+	rc = sha256_new(&r.range_sha, b->d);
+	if (rc == 0) {
+		build_progress(b, "mapping", b->o->bmap);
+		rc = build_feed_walk_ranges(&r);
+	}
+	sha256_free(r.range_sha);
+	return rc;
+}
+
 int build_finish(struct build *b)
 {
 	const struct build_options *o = b->o;
@@ -278,8 +326,16 @@ int build_finish(struct build *b)
 
 	if (!o->compress && !o->bmap && !o->sha256 && !o->simg)
 		return 0;
+	build_follow_written(b);
 	build_map_to_blocks(&b->map, BMAP_BLOCK_SIZE, f.size);
-	build_follow_take(b, followed, &image_taken, &ranges_taken);
+	/* a compressed copy, and no digest of the raw image: the pass only compresses, while the
+	 * thread hashes what the writers left it (the ranges are taken after it, assumed meanwhile) */
+	bool take_late = b->follow && o->compress && !(o->sha256 && o->write_raw);
+	image_taken = false;
+	ranges_taken = take_late;
+	rc = take_late ? 0 : take_followed(b, followed, &image_taken, &ranges_taken);
+	if (rc < 0)
+		return rc;
 	rc = build_thread_sync_init(&t.lock, &t.cond);
 	if (rc < 0)
 		return diag_errno(b->d, rc, "%s: %s", o->output, strerror(-rc));
@@ -305,6 +361,8 @@ int build_finish(struct build *b)
 	diag_take(b->d, &t.diag);
 	if (rc == 0 && (f.z || f.image_sha || f.range_sha))
 		rc = pass(&f, &t);
+	if (rc == 0 && take_late)
+		rc = take_followed_late(b, &f);
 	if (rc == 0 && o->simg)
 		rc = build_write_simg(b);
 	if (rc == 0 && f.z)

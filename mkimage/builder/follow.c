@@ -298,6 +298,12 @@ static bool same_ranges(const struct build_map *a, const struct build_map *b)
 	return true;
 }
 
+void build_follow_written(struct build *b)
+{
+	if (b->follow)
+		advance_to(b, b->follow->f.size);
+}
+
 void build_follow_take(struct build *b, uint8_t image_digest[SHA256_LEN], bool *image, bool *ranges)
 {
 	struct build_follow *t = b->follow;

@@ -10,7 +10,8 @@
 # it is); a GPT card with a boot region at 0 and its table's bytes as holes, a raw
 # partition, FAT16, ext4 and exFAT partitions out of layout order; a FAT tree from an
 # unsorted tar (whose data is written after the volume: the thread waits for the partition);
-# an image of raw regions alone. With a compressed copy the checksums are also right.
+# an image of raw regions alone; one large file, which the thread follows as it is copied.
+# With a compressed copy the checksums are also right.
 . "$TOP/tests/e2e-lib.sh"
 need strace bmaptool sha256sum cmp zstd tar truncate
 REAL=${SDIMG_REAL:-$SDIMG}
@@ -96,6 +97,33 @@ for layout in fat.layout mixed.layout tar.layout raw.layout; do
 done
 check fat.layout out/card.img.zst --bmap --sha256
 check mixed.layout out/card.img.zst --bmap
+
+# a large file is followed as it is copied, not once it is whole: the thread reads bytes of
+# it before the writer's last write (the writer copies it a chunk of 256 KiB at a time, each
+# one pwrite of random data; the file's first is the lowest such write)
+mkdir -p in/big
+head -c 48000000 /dev/urandom >in/big/kernel.img
+cat >big.layout <<'EOF'
+image { size = 80M seed = "follow" }
+partition files { type = fat32 size = 72M tree "/" { from = "in/big" } }
+EOF
+rm -rf out && mkdir out
+strace -f -y -s 0 -e trace=pread64,pwrite64 -o st.txt "$REAL" build -q -o out/card.img --bmap big.layout ||
+    fail "big.layout: build failed"
+early=$(awk 'NR == 1 { main = $1 }
+    { pid[NR] = $1; line[NR] = $0 }
+    $1 == main && /pwrite64\([0-9]+<[^>]*\/out\// {
+        last = NR
+        if ($0 ~ /, 262144, [0-9]+\) = 262144$/) {
+            split($0, a, ", "); if (start == "" || a[4] + 0 < start) start = a[4] + 0 } }
+    END {
+        for (i = 1; i < last; i++)
+            if (pid[i] != main && line[i] ~ /pread64\([0-9]+<[^>]*\/out\//) {
+                split(line[i], a, ", "); split(line[i], r, "= ")
+                if (start != "" && a[4] + 0 >= start && r[2] ~ /^[0-9]+$/) sum += r[2] }
+        print sum + 0 }' st.txt)
+[ "$early" -gt 0 ] || fail "big.layout: the thread read none of the large file while it was copied"
+check big.layout out/card.img --bmap --sha256
 
 # the checksums are those a build without the thread's help would give: the same bytes as
 # a build that takes them after (a compressed copy's pass takes the image's SHA-256 itself)
