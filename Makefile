@@ -277,7 +277,8 @@ clang:
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # The compiles of the unit tests and of the sanitizer build (clang's, of everything unit-san
 # and e2e-san run) use the CPU that the e2e scripts leave idle while they wait (on throttled
-# loop devices, sleeps, signals): they run beside them, at nice 19. They only compile: the
+# loop devices, sleeps, signals): they run beside them, at nice 19 (at nice 0 once the scripts
+# have ended, as root: run-e2e --beside). They only compile: the
 # unit tests, one of which makes a loop device, run after the e2e scripts.
 # So does the static analysis (scan-build, make analyze), of a build of its own
 # ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first. So do the checks

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # tests/run-e2e --beside COMMAND (what make check runs its compiles and its static analysis
-# with): COMMAND runs at nice 19, the run waits for it, prints its output after the scripts'
-# results, and fails when it fails, whatever the scripts did.
+# with): COMMAND runs at nice 19 while the scripts run and at nice 0 after them (as root),
+# the run waits for it, prints its output after the scripts' results, and fails when it
+# fails, whatever the scripts did.
 . "$TOP/tests/e2e-lib.sh"
 need nice
 
@@ -19,6 +20,15 @@ expect_status 1 "$TOP/tests/run-e2e" --beside 'echo half done; exit 3' "$SDIMG_R
 grep -qx 'half done' out.txt || { cat out.txt; fail "the failing command's output is not printed"; }
 grep -q 'the command beside the scripts failed (exit 3)' out.txt ||
     { cat out.txt; fail "the run does not say the command beside failed"; }
+
+# once the scripts have ended, what is left of the command runs at nice 0 (root only: only
+# root may lower a niceness), so that on a shared machine it does not wait behind every
+# other program
+if [ "$(id -u)" -eq 0 ] && command -v pgrep >/dev/null 2>&1; then
+    expect_status 0 "$TOP/tests/run-e2e" --beside 'sleep 2; echo "beside at nice $(nice)"' \
+        "$SDIMG_REAL" no-such-script
+    grep -qx 'beside at nice 0' out.txt || { cat out.txt; fail "the command beside was not back at nice 0 after the scripts"; }
+fi
 
 # the run ends only once the command has ended
 expect_status 0 "$TOP/tests/run-e2e" --beside 'sleep 1; touch done.mark' "$SDIMG_REAL" no-such-script
