@@ -277,20 +277,20 @@ clang:
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # The compiles of the unit tests and of the sanitizer build (clang's, of everything unit-san
 # and e2e-san run) use the CPU that the e2e scripts leave idle while they wait (on throttled
-# loop devices, sleeps, signals): they run beside them, at nice 19. They only compile: the
+# loop devices, sleeps, signals): they run beside them, at nice 19 (at nice 0 once the scripts
+# have ended, as root: run-e2e --beside). They only compile: the
 # unit tests, one of which makes a loop device, run after the e2e scripts.
 # So does the static analysis (scan-build, make analyze), of a build of its own
-# ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first. (The e2e step has
+# ($(BUILD)/analyzed): the e2e scripts test gcc's plain build, made first. So do the checks
+# of the sources and libraries (exports, loops, format-check, spdx), which need nothing but
+# that build and would otherwise hold the scripts back by half a minute. (The e2e step has
 # no -j: the command beside gets its own, not a jobserver it would have to reset.)
-CHECK_BESIDE = $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs && \
+CHECK_BESIDE = $(MAKE) -s exports loops format-check spdx && \
+    $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs && \
     $(MAKE) -s WERROR=$(or $(WERROR),1) ANALYZE_JOBS=$(JOBS) BUILD=$(BUILD)/analyzed analyze
 CHECK_MAKE = $(MAKE) -s $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) WERROR=$(or $(WERROR),1)
 check: check-deps
 	@$(CHECK_MAKE) all
-	@$(CHECK_MAKE) exports
-	@$(CHECK_MAKE) loops
-	@$(MAKE) -s format-check
-	@$(MAKE) -s spdx
 	@if [ "$(notdir $(firstword $(SAN_CC)))" != clang ]; then \
 	    if [ "$$SDIMG_REQUIRE_TOOLS" = 1 ]; then \
 	        echo "check: the sanitizer build's compiler is $(SAN_CC), not clang (SAN_CC; clang not found?), and SDIMG_REQUIRE_TOOLS=1 requires clang" >&2; exit 1; \

@@ -13,12 +13,24 @@ strace -f -o /dev/null true 2>/dev/null || { echo "strace cannot trace here (ptr
 # the program itself: the timing must not include the plan check of tests/e2e-lib.sh
 REAL=${SDIMG_REAL:-$SDIMG}
 
+# hold INJECT [STRACE OPTIONS] COMMAND...: COMMAND in the background under strace, held by
+# the fault injection INJECT (SYSCALL:delay_exit=2000000[:when=N]), its stderr to err.txt and
+# its status to rc.txt; back as soon as the call is held (strace writes the call's line,
+# marked DELAYED, as the delay begins): the change is made in the 2 s the call is held,
+# whatever the load of the machine
+hold() {
+    inject=$1
+    shift
+    rm -f trace.txt
+    (rc=0; strace -f -o trace.txt -e trace="${inject%%:*}" -e inject="$inject" "$@" 2>err.txt || rc=$?
+        echo $rc >rc.txt) &
+    wait_for 30 grep -q DELAYED trace.txt || fail "'$*' was not held at ${inject%%:*} in 30 s: $(cat err.txt)"
+}
+
 # held CHANGE LAYOUT: builds LAYOUT into x.img, running the shell command CHANGE while the
 # build waits after listing; the build's stderr goes to err.txt, its status to rc.txt
 held() {
-    (rc=0; strace -f -o /dev/null -e inject=ftruncate:delay_exit=3000000 "$REAL" build -q -o x.img \
-        "$2" 2>err.txt || rc=$?; echo $rc >rc.txt) &
-    sleep 1.5
+    hold ftruncate:delay_exit=2000000 "$REAL" build -q -o x.img "$2"
     sh -c "$1"
     wait
 }
@@ -37,9 +49,7 @@ rm t/a && mv t/a.old t/a
 # held at the third getdents64 (two a folder): the listing of t/a, after the walk's listing of
 # t (the one walk reads each folder once).
 mkdir -p t/b && echo BBBB >t/b/f && echo OOOO >other/f
-(rc=0; strace -f -o /dev/null -e inject=getdents64:delay_exit=3000000:when=3 "$REAL" build -q \
-    -o x.img tree.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
-sleep 1.5
+hold getdents64:delay_exit=2000000:when=3 "$REAL" build -q -o x.img tree.layout
 mv t/b t/b.old && ln -s ../other t/b
 wait
 [ "$(cat rc.txt)" -eq 1 ] || fail "a folder swapped mid-walk: exit $(cat rc.txt)"
@@ -52,9 +62,7 @@ rm t/b && mv t/b.old t/b
 # is held at the first readlinkat, where the walk reads the link's target)
 mkdir -p t3 && echo LLLL >t3/f && echo SSSS >secret && ln -s f t3/l
 printf 'image { table = none }\npartition p { type = fat size = 8M tree "/" { from = "t3" } }\n' >link.layout
-(rc=0; strace -f -o /dev/null -e inject=readlinkat:delay_exit=3000000:when=1 "$REAL" build -q \
-    -o x.img link.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
-sleep 1.5
+hold readlinkat:delay_exit=2000000:when=1 "$REAL" build -q -o x.img link.layout
 ln -sfn ../secret t3/l
 wait
 [ "$(cat rc.txt)" -eq 1 ] || fail "a link re-pointed while it was followed: exit $(cat rc.txt)"
@@ -81,9 +89,7 @@ expect_stderr "./r.bin: changed while the image was built"
 mkdir -p e && printf AAAA >e/a.f && printf BBBB >e/b.f
 printf 'image { table = none }\npartition p { type = ext4 size = 8M tree "/" { from = "e" } }\n' >ext4.layout
 ext4_held() {
-    (rc=0; strace -f -o /dev/null -P "$PWD/e/a.f" -e inject=pread64:delay_exit=3000000:when=1 \
-        "$REAL" build -q -o x.img ext4.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
-    sleep 1.5
+    hold pread64:delay_exit=2000000:when=1 -P "$PWD/e/a.f" "$REAL" build -q -o x.img ext4.layout
     sh -c "$1"
     wait
 }

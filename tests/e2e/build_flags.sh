@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# e2e-long: runs make on the project many times
 # What a distribution's package build asks of the Makefile: the packager's CPPFLAGS, CFLAGS
 # and LDFLAGS, from the environment or the command line, come after the project's own and
 # keep them (the include folders, the C standard, the defines); PKG_CONFIG is the one asked,

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# e2e-long: builds slowed by strace, stopped at many moments
 # Signals and kills against a build, with hidden temporary names (/proc hidden from sdimg in
 # a mount namespace of its own: it cannot name an unnamed file) and with unnamed files;
 # strace's fault injection slows the system calls where a signal must land:

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# e2e-long: many exFAT volumes built and read back by fsck.exfat, exfat-fuse and dump.exfat
 # exFAT partitions (type = exfat) built from a host tree with include/exclude, an archive (a tar
 # in no sorted order), file and dir entries, an overlay and `first`, read back by other people's
 # exFAT code: fsck.exfat -n clean, exfat-fuse (through a read-only loop device) gives back

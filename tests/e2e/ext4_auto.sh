@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# e2e-long: each tree built at its measured size and one MiB less, each volume checked by e2fsck
 # ext4 size = auto over trees of every shape its size depends on: many small files, a file
 # larger than one extent (128 MiB) and one block group, folders whose names need hashed
 # trees (long names, many names), symbolic links kept in the inode and in a block, hard

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# e2e-long: three random trees of up to 5,758 entries, each built from a folder and a tar, checked and mounted
 # The ext4 differential fuzzer: random trees (tests/tools/randtree: folders of 0 to 5,000
 # names, symbolic links of 1 to 4,095 bytes, hard-link groups, devices, fifos, user xattrs,
 # sparse files, any mode, owner and time in ns) built as ext4 by sdimg from the folder and from

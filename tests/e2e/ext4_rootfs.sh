@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# e2e-long: a Debian root file system built from five sources and walked each time
 # A real root file system as ext4: about 50 Debian packages fetched at test time (apt-get
 # download, kept in $BUILD/deb-cache for the next run) and unpacked with dpkg-deb -x (some 8,000
 # entries: setgid-shadow binaries, man pages and terminfo names that are symbolic links, hard

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# e2e-long: a station's cards put in, written and taken out one after the other
 # sdimg flash --watch: a station whose three slots are three loop devices (--match names
 # them; --allow-fixed, since loop devices are not cards), each card a file attached to a
 # slot while the station runs and detached when the test takes it out:

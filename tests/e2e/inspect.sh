@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# e2e-long: sdimg inspect, ls and cat over many images, built here or by other tools
 # sdimg inspect, ls and cat on images sdimg built, on images other tools made, and on
 # hostile ones: findings as text and JSON, files byte for byte, no crash on bad input.
 . "$TOP/tests/e2e-lib.sh"

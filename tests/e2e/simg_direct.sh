@@ -66,9 +66,11 @@ echo "48 MiB raw partition into a sparse file of $simg bytes: $written bytes wri
 # big.bin (its descriptor kept: the third fcntl); status in rc.txt, stderr in err.txt
 held() {
     rm -f big.simg
-    (rc=0; strace -f -o /dev/null -e inject=fcntl:delay_exit=2000000:when=3 "$REAL" build -q \
+    rm -f trace.txt
+    (rc=0; strace -f -o trace.txt -e trace=fcntl -e inject=fcntl:delay_exit=2000000:when=3 "$REAL" build -q \
         -o big.simg big.layout 2>err.txt || rc=$?; echo $rc >rc.txt) &
-    sleep 1
+    # strace writes the held call's line, marked DELAYED, as its delay begins
+    wait_for 30 grep -q DELAYED trace.txt || fail "$2: the build was not held at its third fcntl in 30 s: $(cat err.txt)"
     sh -c "$1"
     wait
     [ "$(cat rc.txt)" -eq 1 ] || fail "$2: exit $(cat rc.txt) ($(cat err.txt))"

@@ -1,15 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The real Linux vfat driver (a Debian kernel in qemu, through tests/oracle/kernel-fat-list)
-# reads our FAT12, FAT16 and FAT32 volumes, placed at an offset in a larger file, and the
-# FAT partitions of a card sdimg builds, mounted read-write on a throw-away snapshot: no
-# warning, every name (emoji included), size and SHA-256 as written. Then the oracle is shown
-# to see damage: a zeroed sector size, a broken cluster chain, a bad FSInfo signature and
-# a dirty flag.
-# All in one boot of the oracle's guest (kernel-fat-list -l).
+# The real Linux vfat and exfat drivers (a Debian kernel in qemu, through
+# tests/oracle/kernel-fat-list), all in one boot of the oracle's guest (kernel-fat-list -l:
+# each boot costs seconds under emulation):
+#  - vfat reads our FAT12, FAT16 and FAT32 volumes, placed at an offset in a larger file,
+#    and the FAT partitions of a card sdimg builds, mounted read-write on a throw-away
+#    snapshot: no warning, every name (emoji included), size and SHA-256 as written. Then
+#    the oracle is shown to see damage: a zeroed sector size, a broken cluster chain, a bad
+#    FSInfo signature and a dirty flag.
+#  - exfat reads one rich exFAT volume the writer made, placed 1 MiB into a file with its
+#    cluster heap aligned from the file's start: no word from the kernel, and every name (of
+#    every Unicode plane, of 255 UTF-16 units), size (0, 1, cluster - 1, cluster, cluster + 1,
+#    4 GiB + 1) and SHA-256 as written, in 10,000 files of one folder and 40 nested folders.
+#    The sparse file of 4 GiB + 1 is read from a seek to its last MiB (-b: all of it takes
+#    minutes under emulation): its size and its end past 4 GiB.
 # Skipped where the oracle cannot run (no qemu and no root to install it, no apt, not amd64).
 . "$TOP/tests/e2e/lib/fatcheck.sh"
+. "$TOP/tests/e2e/lib/exfat_oracles.sh"
 need_tools sha256sum awk sort grep jq sfdisk
+need_exfat_tools seq truncate dd paste xargs
 KFL=$TOP/tests/oracle/kernel-fat-list
 
 mkdir -p src/names "src/emoji/🎉" src/sub/deeper
@@ -98,6 +107,28 @@ printf '\001' | dd of=fsinfo.img bs=1 seek=$((off + 65)) conv=notrunc status=non
 cp fsinfo.img fsinfo.before
 volume fsinfo -w fsinfo.img $off $(($(stat -c %s fsinfo.img) - off))
 
+# the exFAT volume, and what the oracle prints of its tree xsrc/: files over BIG by the hash
+# of their end (as -b reads it); the others hashed by one sha256sum (no name of the tree
+# holds a newline or a tab)
+BIG=1048576
+rich_tree xsrc
+(cd xsrc && find . -type f -size -$((BIG + 1))c) >small.txt
+(cd xsrc && tr '\n' '\0' <../small.txt | xargs -0 stat -c '%s') >sizes.txt
+(cd xsrc && tr '\n' '\0' <../small.txt | xargs -0 sha256sum | cut -d' ' -f1) >sums.txt
+paste -d'\t' sums.txt sizes.txt small.txt | awk -F'\t' '{ sub(/^\./, "", $3); print $3 "\t" $1 "  " $2 "  " $3 }' >lines.txt
+(cd xsrc && find . -type f -size +${BIG}c) | while IFS= read -r f; do
+    s=$(stat -c %s "xsrc/$f")
+    at=$(((s - BIG) / 4096 * 4096))
+    h=$(dd if="xsrc/$f" bs=4096 skip=$((at / 4096)) 2>/dev/null | sha256sum | cut -d' ' -f1)
+    printf '%s\ttail@%s:%s  %s  %s\n' "${f#.}" $at "$h" "$s" "${f#.}"
+done >>lines.txt
+LC_ALL=C sort -t "$(printf '\t')" -k1,1 lines.txt | cut -f2- >xwant.txt   # by path, as the oracle
+printf 'dirs %s files %s\n' "$(cd xsrc && find . -mindepth 1 -type d | wc -l)" \
+    "$(cd xsrc && find . -type f | wc -l)" >>xwant.txt
+"$EXFATWRITE" -s -c 4096 -o $off -a 4194304 -l KERNEL -T 1700000000 x.img auto xsrc >xgeom.txt ||
+    fail "exfatwrite"
+volume exfat -f exfat -b $BIG x.img $off $(($(stat -c %s x.img) - off))
+
 set +e
 "$KFL" -t 900 -l oracle.list >run.out 2>run.err
 rc=$?
@@ -144,3 +175,8 @@ grep -q "^kernel: FAT-fs (vd[a-z]*): Invalid FSINFO signature" err.txt || fail "
 grep -q "^kernel: FAT-fs (vd[a-z]*): Volume was not properly unmounted" err.txt || fail "dirty flag: $(cat err.txt)"
 cmp -s fsinfo.img fsinfo.before || fail "a read-write run of the oracle changed its image"
 echo "FAT32: a broken FSInfo signature and the dirty flag: the kernel's warnings"
+
+# the exFAT volume: every file as written, and no word from the kernel
+oracle exfat 0
+diff xwant.txt got.txt >diff.txt || fail "exFAT: the kernel sees another tree: $(head -20 diff.txt)"
+echo "exFAT: the Linux exfat driver reads every file as written, and says nothing"
