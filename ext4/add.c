@@ -23,7 +23,7 @@ static int file_type(uint16_t mode)
 
 /* What went wrong in @doing @what; a volume that is full says whether inodes or blocks ran
  * out, and how many it has. */
-static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
+int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
 {
 	struct ext2_super_block *s = v->fs->super;
 
@@ -145,7 +145,7 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFDIR, m, what);
 	if (err)
-		return fail_at(v, err, what, "making the folder");
+		return ext4_fail_at(v, err, what, "making the folder");
 	if (ret_ino)
 		*ret_ino = ino;
 	return 0;
@@ -173,7 +173,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 		err = ext4_names_link(v, dir, name, ino, file_type(type));
 	}
 	if (err)
-		return fail_at(v, err, what, "adding");
+		return ext4_fail_at(v, err, what, "adding");
 	*ret_ino = ino;
 	return 0;
 }
@@ -251,31 +251,21 @@ static errcode_t take_run(struct ext4_volume *v, struct taken *t)
 	return err;
 }
 
-/* One block of @n bytes at @pos: written to @f or, in a trial, taken in @t; one of zeros
- * is a hole either way. */
-static errcode_t put_block(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t pos,
-			   const char *buf, size_t n)
+/* One block of @n bytes at @pos of a trial's file taken in @t; one of zeros is a hole. */
+static errcode_t put_block(struct ext4_volume *v, struct taken *t, uint64_t pos, const char *buf,
+			   size_t n)
 {
-	bool zeros = all_zeros(v, buf, n);
-	unsigned int written;
-
-	if (t && zeros)
+	if (all_zeros(v, buf, n))
 		return take_run(v, t);
-	if (t) {
-		if (!t->len)
-			t->start = pos / v->fs->blocksize;
-		t->len++;
-		return 0;
-	}
-	if (zeros)
-		return ext2fs_file_llseek(f, pos + n, EXT2_SEEK_SET, NULL);
-	return ext2fs_file_write(f, buf, (unsigned int)n, &written);
+	if (!t->len)
+		t->start = pos / v->fs->blocksize;
+	t->len++;
+	return 0;
 }
 
-/* The file's bytes, a block at a time, into @f (or @t in a trial); zero blocks are skipped
- * (holes). */
-static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t size,
-		      ext4_read_fn read, void *ctx, const char *what)
+/* A trial's file's bytes, a block at a time, taken in @t; zero blocks are skipped (holes). */
+static int write_data(struct ext4_volume *v, struct taken *t, uint64_t size, ext4_read_fn read,
+		      void *ctx, const char *what)
 {
 	size_t bs = v->fs->blocksize, cap = DATA_BLOCKS * bs;
 	uint64_t pos = 0;
@@ -285,29 +275,22 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uin
 		return -ENOMEM;
 	char *buf = v->data_buf;
 	while (rc == 0 && pos < size) {
-		size_t want = size - pos < cap ? (size_t)(size - pos) : cap, got = 0;
-		while (rc == 0 && got < want) {
-			long n = read(ctx, buf + got, want - got);
-			if (n < 0)
-				rc = (int)n;
-			else if (n == 0)
-				rc = diag_error(v->d, "%s: shrank while the image was built", what);
-			else
-				got += (size_t)n;
-		}
-		for (size_t off = 0; rc == 0 && off < got; off += bs) {
-			size_t n = got - off < bs ? got - off : bs;
-			errcode_t err = put_block(v, f, t, pos + off, buf + off, n);
+		size_t want = size - pos < cap ? (size_t)(size - pos) : cap;
+		long got = ext4_read_chunk(v, read, ctx, buf, want, what);
+		if (got < 0)
+			rc = (int)got;
+		for (size_t off = 0; rc == 0 && off < want; off += bs) {
+			size_t n = want - off < bs ? want - off : bs;
+			errcode_t err = put_block(v, t, pos + off, buf + off, n);
 			if (err)
-				rc = fail_at(v, err, what, "writing");
+				rc = ext4_fail_at(v, err, what, "writing");
 		}
-		pos += got;
+		pos += want;
 	}
-	if (t)
-		t->last = true;
-	errcode_t err = rc == 0 && t ? take_run(v, t) : 0;
+	t->last = true;
+	errcode_t err = rc == 0 ? take_run(v, t) : 0;
 	if (err)
-		rc = fail_at(v, err, what, "adding");
+		rc = ext4_fail_at(v, err, what, "adding");
 	return rc;
 }
 
@@ -317,12 +300,12 @@ static int take_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, voi
 {
 	struct taken t = { .ino = ino };
 	errcode_t err = read_large(v, ino, &t.inode);
-	int rc = err ? fail_at(v, err, what, "adding") : 0;
+	int rc = err ? ext4_fail_at(v, err, what, "adding") : 0;
 
 	if (rc == 0)
-		rc = write_data(v, NULL, &t, EXT2_I_SIZE(&t.inode), read, ctx, what);
+		rc = write_data(v, &t, EXT2_I_SIZE(&t.inode), read, ctx, what);
 	if (rc == 0 && t.inode_dirty && (err = write_large(v, ino, &t.inode)))
-		rc = fail_at(v, err, what, "adding");
+		rc = ext4_fail_at(v, err, what, "adding");
 	return rc;
 }
 
@@ -336,7 +319,7 @@ int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what)
 		err = take_run(v, &t);
 	if (err == 0 && v->measure && t.inode_dirty)
 		err = write_large(v, ino, &t.inode);
-	return err ? fail_at(v, err, what, "adding") : 0;
+	return err ? ext4_fail_at(v, err, what, "adding") : 0;
 }
 
 int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
@@ -350,12 +333,12 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const s
 	inode.i_flags = EXT4_EXTENTS_FL;
 	errcode_t err = ext2fs_extent_open2(v->fs, 0, (struct ext2_inode *)&inode, &h);
 	if (err)
-		return fail_at(v, err, what, "adding");
+		return ext4_fail_at(v, err, what, "adding");
 	ext2fs_extent_free(h);
 	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
 	inode.i_mode = LINUX_S_IFREG;
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, (ext2_off64_t)size)))
-		return fail_at(v, err, what, "adding");
+		return ext4_fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
 	if (rc == 0 && size && read)
 		rc = ext4_write_data(v, ino, read, ctx, what);
@@ -367,24 +350,8 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const s
 int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
 		    const char *what)
 {
-	ext2_file_t f;
-	__u64 size;
-
-	if (v->measure)
-		return take_data(v, ino, read, ctx, what);
-	errcode_t err = ext2fs_file_open(v->fs, ino, EXT2_FILE_WRITE, &f);
-
-	if (err)
-		return fail_at(v, err, what, "writing");
-	if ((err = ext2fs_file_get_lsize(f, &size))) { /* all 64 bits of it */
-		ext2fs_file_close(f);
-		return fail_at(v, err, what, "writing");
-	}
-	int rc = write_data(v, f, NULL, size, read, ctx, what);
-	err = ext2fs_file_close(f);
-	if (rc == 0 && err)
-		rc = fail_at(v, err, what, "writing");
-	return rc;
+	return v->measure ? take_data(v, ino, read, ctx, what)
+			  : ext4_data_write(v, ino, read, ctx, what);
 }
 
 int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
@@ -407,7 +374,7 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFLNK, m, what);
 	if (err)
-		return fail_at(v, err, what, "adding the link");
+		return ext4_fail_at(v, err, what, "adding the link");
 	if (ret_ino)
 		*ret_ino = ino;
 	return 0;
@@ -465,7 +432,7 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 		inode.i_links_count++;
 		err = write_large(v, ino, &inode);
 	}
-	return err ? fail_at(v, err, what, "adding the hard link") : 0;
+	return err ? ext4_fail_at(v, err, what, "adding the hard link") : 0;
 }
 
 /*
@@ -527,7 +494,7 @@ static int xattr_check(struct ext4_volume *v, uint32_t ino, const char *name, co
 				  what, name);
 	errcode_t err = read_large(v, ino, &inode);
 	if (err)
-		return fail_at(v, err, what, "setting the attributes of");
+		return ext4_fail_at(v, err, what, "setting the attributes of");
 	if ((wrong = xattr_type_wrong(name, inode.i_mode)))
 		return diag_error(v->d, "%s: attribute %s: %s", what, name, wrong);
 	if (!strncmp(name, "system.posix_acl_", 17) &&
@@ -548,7 +515,7 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 	errcode_t err = ext2fs_xattrs_open(v->fs, ino, &h);
 
 	if (err)
-		return fail_at(v, err, what, "setting the attributes of");
+		return ext4_fail_at(v, err, what, "setting the attributes of");
 	if (!(err = ext2fs_xattrs_read(h)))
 		err = ext2fs_xattr_set(h, name, value, len);
 	errcode_t err2 = ext2fs_xattrs_close(&h);
@@ -558,5 +525,5 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 				  "%s: extended attribute '%s' (%zu bytes): the inode's "
 				  "attributes do not fit in it and one block",
 				  what, name, len);
-	return err ? fail_at(v, err, what, "setting the attributes of") : 0;
+	return err ? ext4_fail_at(v, err, what, "setting the attributes of") : 0;
 }

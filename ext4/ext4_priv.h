@@ -45,6 +45,19 @@ void ext4_io_name(int fd, uint64_t offset, uint64_t size, char *buf, size_t n);
 int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what);
 int ext4_errno(errcode_t err);
 
+/* add.c: what went wrong in @doing @what (a message in v->d): a volume that is full says
+ * whether inodes or blocks ran out, and how many it has. */
+int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing);
+
+/* data.c: @want bytes of a file read from @read into @buf: @want, or a negative errno (with a
+ * message: a file that ends sooner shrank). */
+long ext4_read_chunk(struct ext4_volume *v, ext4_read_fn read, void *ctx, char *buf, size_t want,
+		     const char *what);
+/* data.c: the bytes of the new file @ino, all its size of them, written in a build, in the
+ * blocks libext2fs's ext2fs_file_write() gives them (zero blocks are holes). */
+int ext4_data_write(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		    const char *what);
+
 /* names.c: @name in the folder @dir, found in memory (the folder read from the volume the
  * first time): 0 with its inode, or -ENOENT (also when the folder cannot be read: linking
  * a name then says why). */
