@@ -79,6 +79,24 @@ static errcode_t write_large(struct ext4_volume *v, uint32_t ino, struct ext2_in
 	return ext2fs_write_inode_full(v->fs, ino, (struct ext2_inode *)inode, sizeof(*inode));
 }
 
+/* The new inode @ino written whole: the bytes past @inode's are zeros, as they are on the
+ * volume for an inode never used (its table starts as zeros, and a build frees no inode), so
+ * that libext2fs need not read them first (and check their checksum) to fill them in. */
+static errcode_t write_new(struct ext4_volume *v, uint32_t ino,
+			   const struct ext2_inode_large *inode)
+{
+	union {
+		struct ext2_inode_large inode;
+		char bytes[INODE_MAX];
+	} whole;
+	unsigned size = EXT2_INODE_SIZE(v->fs->super);
+
+	memset(&whole, 0, sizeof(whole));
+	whole.inode = *inode;
+	return ext2fs_write_inode2(v->fs, ino, (struct ext2_inode *)&whole,
+				   (int)(size < INODE_MAX ? size : INODE_MAX), 0);
+}
+
 /* Owner, mode and times of the inode @ino. */
 static errcode_t set_meta(struct ext4_volume *v, uint32_t ino, uint16_t type,
 			  const struct ext4_meta *m, const char *what)
@@ -166,7 +184,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 		ext4_meta_check_time(v, m, what);
 		ext4_meta_apply(v, inode, type, m);
 		inode->i_links_count = 1;
-		err = write_large(v, ino, inode);
+		err = write_new(v, ino, inode);
 	}
 	if (err == 0) {
 		ext2fs_inode_alloc_stats2(v->fs, ino, +1, 0);
@@ -326,17 +344,18 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const s
 		  uint64_t size, ext4_read_fn read, void *ctx, const char *what, uint32_t *ret_ino)
 {
 	struct ext2_inode_large inode;
-	ext2_extent_handle_t h;
+	struct ext3_extent_header *h = (struct ext3_extent_header *)inode.i_block;
 	uint32_t ino;
 
+	/* an empty extent tree in the inode, as ext2fs_extent_open2() starts one */
 	memset(&inode, 0, sizeof(inode));
 	inode.i_flags = EXT4_EXTENTS_FL;
-	errcode_t err = ext2fs_extent_open2(v->fs, 0, (struct ext2_inode *)&inode, &h);
-	if (err)
-		return ext4_fail_at(v, err, what, "adding");
-	ext2fs_extent_free(h);
+	h->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	h->eh_max = ext2fs_cpu_to_le16((sizeof(inode.i_block) - sizeof(*h)) /
+				       sizeof(struct ext3_extent));
 	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
 	inode.i_mode = LINUX_S_IFREG;
+	errcode_t err;
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, (ext2_off64_t)size)))
 		return ext4_fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);

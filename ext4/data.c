@@ -33,9 +33,6 @@ struct span {
 	blk64_t lblk, pblk, len;
 };
 
-/* The largest inode a layout gives (inode-size). */
-#define INODE_MAX 1024
-
 /* A file being written. */
 struct placing {
 	struct ext4_volume *v;

@@ -21,6 +21,9 @@ struct ext4_volume {
 	uint64_t offset, size;    /* which its messages on a cut image name */
 };
 
+/* The largest inode a layout gives (inode-size): what a buffer for a whole one holds. */
+#define INODE_MAX 1024
+
 /* The blocks of a file's bytes read at a time. */
 #define DATA_BLOCKS 256
 
