@@ -384,6 +384,32 @@ static int add_host_special(struct ext4_walk *w, const char *name, const struct 
 				host, ino);
 }
 
+/* listxattrat(2) (Linux 6.13), which glibc does not name yet: its number is the same on the
+ * architectures the kernel's scripts/syscall.tbl gives it to ("465 common listxattrat") */
+#if !defined(SYS_listxattrat) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_listxattrat 465
+#endif
+
+/* Whether the entry @name of the host folder open at @dirfd has no extended attributes, asked
+ * by the folder's descriptor and the name in it, without a path to build and look up (most
+ * entries have none); false when it has some, or when that cannot be asked (the attributes
+ * are then read by a path). */
+static bool surely_no_xattrs(struct ext4_walk *w, int dirfd, const char *name)
+{
+#ifdef SYS_listxattrat
+	if (w->xattrs_at >= 0) {
+		long n = syscall(SYS_listxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, NULL, 0);
+		/* an older kernel, or a sandbox that refuses calls it does not know */
+		bool missing = n < 0 && (errno == ENOSYS || errno == EPERM);
+		w->xattrs_at = missing && !w->xattrs_at ? -1 : 1;
+		return n == 0;
+	}
+#else
+	(void)w, (void)dirfd, (void)name;
+#endif
+	return false;
+}
+
 /* The extended attributes of the entry @name of the host folder open at @dirfd, by the
  * folder's descriptor (the kernel's name of it in /proc), not by the entry's host path
  * (which a folder renamed meanwhile would lead elsewhere); by that path where there is no
@@ -393,6 +419,8 @@ static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, u
 {
 	char path[64 + 256];
 
+	if (surely_no_xattrs(w, dirfd, name))
+		return 0;
 	if (!w->proc_fds) { /* asked once a walk: /proc does not come and go under it */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
 		w->proc_fds = access(path, F_OK) < 0 ? -1 : 1;
@@ -549,6 +577,7 @@ int build_ext4_folder(struct ext4_walk *w, const char *host, const struct stat *
 	w->egid = getegid();
 	w->host_xattrs = false;
 	w->proc_fds = 0;
+	w->xattrs_at = 0;
 	w->n_links = 0; /* hard links join the names of one tree entry only (LAYOUT.md) */
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);
