@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* add: the entries of the file system, one name at a time, in the order they are given. */
-#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,27 +18,6 @@ static int file_type(uint16_t mode)
 		[LINUX_S_IFIFO >> 12] = EXT2_FT_FIFO,     [LINUX_S_IFSOCK >> 12] = EXT2_FT_SOCK,
 	};
 	return file_types[(mode & LINUX_S_IFMT) >> 12];
-}
-
-/* What went wrong in @doing @what; a volume that is full says whether inodes or blocks ran
- * out, and how many it has. */
-int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
-{
-	struct ext2_super_block *s = v->fs->super;
-
-	if (err == EXT2_ET_INODE_ALLOC_FAIL)
-		diag_error(v->d, "%s: ext4: %s %s: all %u inodes are used (ext4 { inodes })",
-			   v->image, doing, what, s->s_inodes_count);
-	else if (ext4_errno(err) == -ENOSPC)
-		diag_error(v->d, "%s: ext4: %s %s: all %llu blocks of %u bytes are used", v->image,
-			   doing, what, (unsigned long long)ext2fs_blocks_count(s),
-			   v->fs->blocksize);
-	else
-		diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
-	int code = ext4_errno(err);
-	assert(code <
-	       0); /* err is not 0; for a static analyser, which does not see into volume.c */
-	return code;
 }
 
 int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino,
@@ -93,8 +71,7 @@ static errcode_t write_new(struct ext4_volume *v, uint32_t ino,
 
 	memset(&whole, 0, sizeof(whole));
 	whole.inode = *inode;
-	return ext2fs_write_inode2(v->fs, ino, (struct ext2_inode *)&whole,
-				   (int)(size < INODE_MAX ? size : INODE_MAX), 0);
+	return ext4_write_whole_inode(v, ino, &whole.inode, size < INODE_MAX ? size : INODE_MAX);
 }
 
 /* Owner, mode and times of the inode @ino. */

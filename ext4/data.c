@@ -145,9 +145,7 @@ static errcode_t put_extents(struct placing *p)
 	h->eh_entries = ext2fs_cpu_to_le16((uint16_t)p->n);
 	errcode_t err = ext2fs_iblk_add_blocks(p->v->fs, (struct ext2_inode *)&p->inode, p->taken);
 	p->n = 0;
-	return err ? err
-		   : ext2fs_write_inode2(p->v->fs, p->ino, (struct ext2_inode *)&p->inode,
-					 (int)p->inode_size, 0);
+	return err ? err : ext4_write_whole_inode(p->v, p->ino, &p->inode, p->inode_size);
 }
 
 /* From the byte @pos on, libext2fs writes the file (the inode has what was placed before). */
@@ -219,8 +217,7 @@ static bool placeable(const struct placing *p)
 {
 	const struct ext3_extent_header *h = (const struct ext3_extent_header *)p->inode.i_block;
 
-	return (p->inode.i_flags & EXT4_EXTENTS_FL) &&
-	       !(p->inode.i_flags & EXT4_INLINE_DATA_FL) &&
+	return (p->inode.i_flags & EXT4_EXTENTS_FL) && !(p->inode.i_flags & EXT4_INLINE_DATA_FL) &&
 	       ext2fs_le16_to_cpu(h->eh_magic) == EXT3_EXT_MAGIC && !h->eh_entries &&
 	       !h->eh_depth && EXT2FS_CLUSTER_RATIO(p->v->fs) == 1;
 }

@@ -43,12 +43,12 @@ struct ext4_volume {
 io_manager ext4_io_manager(void);
 void ext4_io_name(int fd, uint64_t offset, uint64_t size, char *buf, size_t n);
 
-/* libext2fs's error code as a negative errno (-ENOSPC for a volume too small) with a
+/* fail.c: libext2fs's error code as a negative errno (-ENOSPC for a volume too small) with a
  * message naming @what in v->d. */
 int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what);
 int ext4_errno(errcode_t err);
 
-/* add.c: what went wrong in @doing @what (a message in v->d): a volume that is full says
+/* fail.c: what went wrong in @doing @what (a message in v->d): a volume that is full says
  * whether inodes or blocks ran out, and how many it has. */
 int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing);
 
@@ -60,6 +60,14 @@ long ext4_read_chunk(struct ext4_volume *v, ext4_read_fn read, void *ctx, char *
  * blocks libext2fs's ext2fs_file_write() gives them (zero blocks are holes). */
 int ext4_data_write(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
 		    const char *what);
+
+/* csum.c: CRC32C of @n bytes at @p from @crc, as libext2fs's ext2fs_crc32c_le() gives it
+ * (with the CPU's instruction where there is one). */
+uint32_t ext4_crc32c(uint32_t crc, const void *p, size_t n);
+/* csum.c: the inode @ino written whole (@inode: all its EXT2_INODE_SIZE() bytes, @size) with
+ * its checksum. */
+errcode_t ext4_write_whole_inode(struct ext4_volume *v, uint32_t ino,
+				 struct ext2_inode_large *inode, size_t size);
 
 /* names.c: @name in the folder @dir, found in memory (the folder read from the volume the
  * first time): 0 with its inode, or -ENOENT (also when the folder cannot be read: linking
