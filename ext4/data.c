@@ -230,9 +230,8 @@ int ext4_data_write(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 			     .ino = ino,
 			     .inode_size = inode_size < INODE_MAX ? inode_size : INODE_MAX };
 	size_t cap = DATA_BLOCKS * (size_t)v->fs->blocksize;
-	/* without checking its checksum: the inode was just written (ext4_add_file()) */
 	errcode_t err = ext2fs_read_inode2(v->fs, ino, (struct ext2_inode *)&p.inode,
-					   (int)p.inode_size, READ_INODE_NOCSUM);
+					   (int)p.inode_size, 0);
 	uint64_t size = EXT2_I_SIZE(&p.inode), pos = 0;
 	int rc = 0;
 
