@@ -228,6 +228,52 @@ static int open_in_folder(struct host_folder *f, const char *host)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Files read, closed together: each close() is a system call, and close_range(2) (Linux 5.9)
+ * closes a run of consecutive descriptors, which files opened one after another get. */
+#define CLOSE_BATCH 32
+
+struct closing {
+	int fd[CLOSE_BATCH];
+	size_t n;
+};
+
+static int compare_fds(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/* close_range(2) of [@first, @last], by its number (glibc names it from 2.34 on): 0, or -1
+ * where there is none (it closed nothing then). */
+static long close_run(int first, int last)
+{
+#ifdef SYS_close_range
+	return syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0u);
+#else
+	(void)first, (void)last;
+	return -1;
+#endif
+}
+
+static void close_all(struct closing *c)
+{
+	qsort(c->fd, c->n, sizeof(c->fd[0]), compare_fds);
+	for (size_t i = 0, j; i < c->n; i = j) {
+		for (j = i + 1; j < c->n && c->fd[j] == c->fd[j - 1] + 1; j++)
+			;
+		if (j - i == 1 || close_run(c->fd[i], c->fd[j - 1]) < 0)
+			for (size_t k = i; k < j; k++)
+				close(c->fd[k]);
+	}
+	c->n = 0;
+}
+
+static void close_later(struct closing *c, int fd)
+{
+	if (c->n == CLOSE_BATCH)
+		close_all(c);
+	c->fd[c->n++] = fd;
+}
+
 /* Whether the file open at @fd is still the one the walk listed. */
 static bool unchanged(int fd, const struct ext4_pending *p)
 {
@@ -239,7 +285,8 @@ static bool unchanged(int fd, const struct ext4_pending *p)
 /* The size up to which a file is read without lseek(SEEK_DATA), holes and all. */
 #define SMALL_FILE (64u << 10)
 
-static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ext4_pending *p)
+static int write_one(struct ext4_walk *w, struct host_folder *f, struct closing *c,
+		     const struct ext4_pending *p)
 {
 	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
 				      .host = p->host,
@@ -256,7 +303,7 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 	 * says so as it is read); a failure to read it (its message posted) is not a change */
 	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host);
 	bool changed = rc == 0 && !unchanged(r.fd, p);
-	close(r.fd);
+	close_later(c, r.fd);
 	if (changed)
 		return diag_error(w->b->d,
 				  "%s: changed while the image was built (it is not the "
@@ -270,13 +317,15 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 static int write_pending(struct ext4_walk *w, bool walked)
 {
 	struct host_folder f = { -1, NULL };
+	struct closing c = { .n = 0 };
 	int rc = walked ? 0 : -ECANCELED;
 
 	for (size_t i = 0; i < w->n_data; i++) {
 		if (rc == 0 && w->data[i].ino)
-			rc = write_one(w, &f, &w->data[i]);
+			rc = write_one(w, &f, &c, &w->data[i]);
 		free(w->data[i].host);
 	}
+	close_all(&c);
 	if (f.path)
 		close(f.fd);
 	free(f.path);
