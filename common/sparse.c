@@ -148,7 +148,7 @@ static int copy_data(const struct sparse_copy *c, uint64_t from, uint64_t len, b
 			write_behind(c->dst, start, c->dst_off + from);
 			start = c->dst_off + from;
 		}
-		if (from < c->len && c->stop && c->stop(c->stop_ctx))
+		if (from < c->len && c->stop && c->stop(c->stop_ctx, from))
 			return -EINTR;
 	}
 	return 0;

@@ -27,8 +27,10 @@ struct sparse_copy {
 	uint64_t len;
 	int dst;
 	uint64_t dst_off;
-	uint8_t *buf;            /* SPARSE_CHUNK bytes, the caller's */
-	bool (*stop)(void *ctx); /* asked after each chunk when more is left (may be NULL) */
+	uint8_t *buf; /* SPARSE_CHUNK bytes, the caller's */
+	/* asked after each chunk when more is left (may be NULL); @done: the copy's first bytes
+	 * that are in @dst by then (the zeros left out read as zeros already) */
+	bool (*stop)(void *ctx, uint64_t done);
 	void *stop_ctx;
 	bool scratch; /* @dst is never kept (a build that writes only a compressed or sparse
 		       * copy): its writeback is not started as it is written */

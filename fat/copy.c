@@ -31,6 +31,18 @@ bool fat_copier_stopped(const struct fat_copier *w)
 	return w->stop && w->stop(w->stop_ctx);
 }
 
+uint64_t fat_copier_written_below(const struct fat_copier *w, uint64_t next)
+{
+	return w->pend_len && w->pend_off < next ? w->pend_off : next;
+}
+
+bool fat_copier_stopped_at(const struct fat_copier *w, uint64_t next)
+{
+	if (w->written_below)
+		*w->written_below = fat_copier_written_below(w, next);
+	return fat_copier_stopped(w);
+}
+
 int fat_copier_failed(struct fat_copier *w, uint64_t off, int e)
 {
 	return diag_errno(w->d, -e, "%s%swriting the %s volume at byte %" PRIu64 ": %s",
@@ -72,15 +84,17 @@ static int copy_read(struct fat_copier *w, const struct fat_node *n, uint64_t ds
 		if (r)
 			return fat_copier_failed(w, failed_at - w->vol, -r);
 		done += (uint64_t)len;
-		if (done < n->size && fat_copier_stopped(w))
+		if (done < n->size && fat_copier_stopped_at(w, dst + done))
 			return -EINTR;
 	}
 	return 0;
 }
 
-static bool stop_of(void *copier)
+static bool stop_of(void *copier, uint64_t done)
 {
-	return fat_copier_stopped(copier);
+	const struct fat_copier *w = copier;
+
+	return fat_copier_stopped_at(w, w->file_at + done);
 }
 
 /* Copies from the source's @fd; its holes and blocks of zeros stay holes. */
@@ -178,6 +192,7 @@ int fat_copier_file(struct fat_copier *w, const struct fat_node *n, uint64_t dst
 
 	if (!n->size || (src && src->deferred))
 		return 0;
+	w->file_at = dst;
 	if (n->host_dir && (fd = open_host_file(w, n)) < 0)
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
 				  strerror(-fd));

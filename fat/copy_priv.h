@@ -19,6 +19,8 @@ struct fat_copier {
 	uint32_t cluster_size;
 	fat_stop_fn stop; /* asked before each file and after each SPARSE_CHUNK (may be NULL) */
 	void *stop_ctx;
+	uint64_t *written_below; /* kept up to date before each stop() (may be NULL): the volume
+				  * is written below it, for a reader that follows the writer */
 	struct diag *d;
 	/* set by fat_copier_start() */
 	uint8_t *buf;    /* SPARSE_CHUNK bytes for copies */
@@ -27,6 +29,7 @@ struct fat_copier {
 	uint64_t pend_off;
 	const char *dir; /* the host folder open as dir_fd (NULL: none) */
 	int dir_fd;
+	uint64_t file_at; /* volume byte of the first cluster of the file being copied */
 };
 
 /* Takes the copy buffers. Returns 0 or -ENOMEM. */
@@ -35,8 +38,16 @@ int fat_copier_start(struct fat_copier *c);
 /* Writes what is gathered (when @r is 0) and frees the buffers. Returns @r or the error. */
 int fat_copier_finish(struct fat_copier *c, int r);
 
+/* Where the bytes written so far end, for a caller about to write at volume byte @next, the
+ * files so far all below it: @next, or where the clusters gathered and not written start. */
+uint64_t fat_copier_written_below(const struct fat_copier *c, uint64_t next);
+
 /* Whether the caller's stop function says to stop. */
 bool fat_copier_stopped(const struct fat_copier *c);
+
+/* Keeps @c->written_below, the files so far all written below volume byte @next, then asks
+ * whether to stop (fat_copier_stopped()). */
+bool fat_copier_stopped_at(const struct fat_copier *c, uint64_t next);
 
 /* pwrite()s all of @buf at volume byte @off. Returns 0 or a negative errno with a message. */
 int fat_copier_put(struct fat_copier *c, const void *buf, size_t len, uint64_t off);

@@ -333,6 +333,16 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 		      const char *image, fat_stop_fn stop, void *stop_ctx, struct diag *d);
 
 /*
+ * fat_tree_written_below - during fat_write_or_stop(), as its @stop is asked (before each
+ * file, and after each chunk of a file's bytes):
+ * the volume's bytes below this offset are written and will not be written again (the boot
+ * sectors, the FATs and every folder are written first, then the files in the order of
+ * their clusters); once it has returned 0, the volume's size. Deferred files (archive
+ * entries written later by their own pass) are not counted: their clusters are passed over.
+ */
+uint64_t fat_tree_written_below(const struct fat_tree *t);
+
+/*
  * fat_tree_file_offset - where the bytes of file @path go (after fat_write()).
  * @t:          the tree, written by fat_write()
  * @path:       the file's FAT path exactly as it was added

@@ -109,9 +109,10 @@ struct fat_tree {
 	/* set by fat_write(): where cluster 2 is and how large clusters are (0: not written) */
 	uint64_t data_offset;
 	uint32_t cluster_size;
-	uint32_t next_free;   /* the first cluster no file or folder uses */
-	uint64_t root_offset; /* FAT12/16: byte offset of the root directory */
-	bool root_label;      /* the root's first entry is the volume label */
+	uint32_t next_free;     /* the first cluster no file or folder uses */
+	uint64_t root_offset;   /* FAT12/16: byte offset of the root directory */
+	bool root_label;        /* the root's first entry is the volume label */
+	uint64_t written_below; /* fat_tree_written_below() */
 };
 
 /* A copy in @a of @n's UTF-16 name @buf (@len units) for @n: 0 or -ENOMEM. */

@@ -215,19 +215,35 @@ static int write_dir_entries(struct wctx *w, const struct fat_node *dir)
 	return r;
 }
 
-static int write_dir(struct wctx *w, const struct fat_node *dir)
+/* Every folder's entries, @dir's first, then those of its folders in turn. */
+static int write_dirs(struct wctx *w, const struct fat_node *dir)
 {
 	int r = write_dir_entries(w, dir);
 
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
-		if (!dir->kids[i]->is_dir)
-			r = fat_copier_stopped(&w->c)
-				    ? -EINTR
-				    : fat_copier_file(&w->c, dir->kids[i],
-						      cluster_off(w->g, dir->kids[i]->cluster));
+		if (dir->kids[i]->is_dir)
+			r = write_dirs(w, dir->kids[i]);
+	return r;
+}
+
+/* The bytes of @dir's files, then those of its folders' in turn: the order alloc_dir() gave
+ * their clusters, so that all before a file's first cluster is written when it comes. */
+static int write_files(struct wctx *w, const struct fat_node *dir)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < dir->n_kids && !r; i++) {
+		const struct fat_node *n = dir->kids[i];
+		if (n->is_dir)
+			continue;
+		uint64_t at = cluster_off(w->g, n->cluster);
+		bool stopped = n->cluster ? fat_copier_stopped_at(&w->c, at)
+					  : fat_copier_stopped(&w->c);
+		r = stopped ? -EINTR : fat_copier_file(&w->c, n, at);
+	}
 	for (size_t i = 0; i < dir->n_kids && !r; i++)
 		if (dir->kids[i]->is_dir)
-			r = write_dir(w, dir->kids[i]);
+			r = write_files(w, dir->kids[i]);
 	return r;
 }
 
@@ -247,6 +263,7 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 				 .cluster_size = g->cluster_size,
 				 .stop = stop,
 				 .stop_ctx = stop_ctx,
+				 .written_below = &t->written_below,
 				 .d = d },
 			  .t = t,
 			  .g = g };
@@ -264,14 +281,25 @@ int fat_write_or_stop(struct fat_tree *t, const struct fat_geom *g, int fd, uint
 	t->next_free = w.next;
 	t->root_offset = ((uint64_t)g->reserved + (uint64_t)g->fats * g->fat_sectors) * FAT_SECTOR;
 	t->root_label = g->has_label;
+	t->written_below = 0;
 	if (fat_copier_start(&w.c))
 		return -ENOMEM;
 	r = write_boot(&w);
 	if (!r)
 		r = write_fats(&w);
 	if (!r)
-		r = write_dir(&w, &t->root);
-	return fat_copier_finish(&w.c, r);
+		r = write_dirs(&w, &t->root);
+	if (!r)
+		r = write_files(&w, &t->root);
+	r = fat_copier_finish(&w.c, r);
+	if (!r)
+		t->written_below = (uint64_t)g->total_sectors * FAT_SECTOR;
+	return r;
+}
+
+uint64_t fat_tree_written_below(const struct fat_tree *t)
+{
+	return t->written_below;
 }
 
 uint64_t fat_tree_used_bytes(const struct fat_tree *t)

@@ -121,6 +121,12 @@ static bool stop_pending(void *stop_signals)
 	return build_stop_pending(stop_signals);
 }
 
+static bool stop_copy(void *stop_signals, uint64_t done)
+{
+	(void)done;
+	return build_stop_pending(stop_signals);
+}
+
 /* The image's @size bytes from @in into @out (new: it reads as zeros), its holes and zero
  * blocks left out (common/sparse.h: shared blocks where the file system can, else written
  * from a buffer). A stop signal of @stop ends it with -EINTR. */
@@ -131,7 +137,7 @@ static int copy_image(int in, int out, uint64_t size, const struct args *a, sigs
 				 .len = size,
 				 .dst = out,
 				 .buf = malloc(SPARSE_CHUNK),
-				 .stop = stop_pending,
+				 .stop = stop_copy,
 				 .stop_ctx = stop };
 	struct sparse_fault fault;
 	int rc = c.buf ? sparse_copy(&c, &fault) : -ENOMEM;

@@ -198,12 +198,15 @@ static int write_everything(struct build *b)
 		build_release_signals(b);
 	if (rc < 0)
 		return rc;
+	build_follow_start(b);
 	rc = build_write_table(b->l, b->plan, b->mbr_types, b->image.fd, b->o->output, b->sha,
 			       b->d);
 	if (rc == 0)
 		rc = build_map_add_tables(&b->map, b->plan);
 	if (rc == 0)
 		rc = build_write_raw_regions(b);
+	if (rc == 0)
+		build_follow_advance(b, b->l->n_parts, 0);
 	if (rc == 0)
 		rc = build_write_partitions(b);
 	if (rc == 0)
@@ -212,6 +215,7 @@ static int write_everything(struct build *b)
 		rc = -EINTR;
 	if (rc == 0)
 		rc = build_finish(b);
+	build_follow_stop(b); /* (taken by build_finish() when it got that far) */
 	if (rc == 0)
 		rc = commit(b);
 	return rc;

@@ -8,6 +8,7 @@
 #define SDIMG_MKIMAGE_BUILDER_PRIV_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -133,6 +134,7 @@ struct part_state {
 };
 
 struct uboot_env;
+struct build_follow;
 struct build {
 	const struct layout *l;
 	const struct build_options *o;
@@ -157,6 +159,7 @@ struct build {
 	char *cards_path;        /* its name (owned) */
 	struct build_map map;
 	struct build_directs direct; /* input files left out of the scratch image (owned) */
+	struct build_follow *follow; /* the digests taken while writing (owned; may be NULL) */
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
 	bool per_card;         /* the layout has per-card values (a manifest reads the image) */
@@ -171,6 +174,62 @@ void build_input_of_part(const struct build *b, size_t i, struct build_input *re
 int build_state_init(struct build *b);
 void build_state_release(struct build *b);
 int build_read_inputs(struct build *b);
+
+/* ---- feed.c: the written image into its hashers and compressor ----------------------- */
+
+#define BUILD_FEED_CHUNK (1u << 20)
+
+struct sha256;
+struct build_compressor;
+struct build_feed {
+	struct build *b;
+	struct diag *d;             /* where a failure is told */
+	atomic_bool *stop;          /* on a thread of its own: set when the build stops (else
+				       build_interrupted() is asked) */
+	uint64_t size;              /* the image's */
+	struct sha256 *image_sha;   /* the image's SHA-256, with a checksum file */
+	struct build_compressor *z; /* with a compressed copy */
+	struct sha256 *range_sha;   /* with a bmap: the range being hashed */
+	struct build_map *map;      /* the ranges, in whole blocks, sorted (build_map_to_blocks) */
+	size_t range;               /* the first of them not hashed yet */
+	uint8_t *buf;               /* BUILD_FEED_CHUNK bytes read */
+	uint8_t *zeros;             /* BUILD_FEED_CHUNK zero bytes */
+};
+
+/* Feeds [@from, @to) of the image to @f's hashers and compressor: its data extents read, its
+ * holes as zeros; the parts inside @f->map's ranges into their digests, each range's digest
+ * taken when its last byte is fed. Returns 0, -EINTR (stopped), or another negative errno
+ * with a message in @f->d. */
+int build_feed_walk(struct build_feed *f, uint64_t from, uint64_t to);
+
+/* build_feed_walk() of each of @f->map's ranges alone. */
+int build_feed_walk_ranges(struct build_feed *f);
+
+/* ---- follow.c: the digests taken while the image is written -------------------------- */
+
+/* With --sha256 (the raw image) or --bmap, and a thread to be had: starts the thread that
+ * hashes the image behind the writers, in b->follow (owned). Without, b->follow stays NULL
+ * and build_finish() does it all after the writers, as it would. */
+void build_follow_start(struct build *b);
+
+/* The build's word that every byte below a point is written for good: that of the lowest
+ * partition not written yet (none below the first partition until this is first called),
+ * with @part being written and its bytes below @written (from its start) final, or with
+ * @written UINT64_MAX, @part written whole (@part b->l->n_parts: none). The map records made
+ * so far go with it: every record that starts below the point must be made by then. */
+void build_follow_advance(struct build *b, size_t part, uint64_t written);
+
+/* Every byte is written: the thread may hash to the end (before build_follow_take(), for a
+ * caller with something to do meanwhile). */
+void build_follow_written(struct build *b);
+
+/* Once every byte is written and b->map is in blocks: waits for the thread and ends it. The
+ * image's digest into @image_digest (*@image true), the map's ranges' into b->map (*@ranges
+ * true), for each that the thread took completely and right; the rest is build_finish()'s. */
+void build_follow_take(struct build *b, uint8_t image_digest[32], bool *image, bool *ranges);
+
+/* Stops the thread, if any, and frees it (a build that failed). */
+void build_follow_stop(struct build *b);
 
 /* finish.c: one pass over the written image for the compressed copy, the bmap's range
  * checksums and the image's SHA-256; then the bmap and the checksum file. */

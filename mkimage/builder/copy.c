@@ -96,8 +96,9 @@ static int map_data(int fd, uint64_t from, uint64_t to, uint64_t dst_offset, str
 	return w.err;
 }
 
-static bool stop_requested(void *build)
+static bool stop_requested(void *build, uint64_t done)
 {
+	(void)done;
 	return build_interrupted(build);
 }
 

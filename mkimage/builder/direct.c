@@ -102,7 +102,10 @@ int build_direct_check(struct build *b)
 		struct stat st;
 		if (fstat(d->fd, &st) < 0)
 			return diag_error(b->d, "%s: %s", d->path, strerror(errno));
-		if (st.st_size != d->st.st_size || fileid_mtime(&st) != fileid_mtime(&d->st))
+		/* the change time too: a tool may set the modification time back */
+		if (st.st_size != d->st.st_size || fileid_mtime(&st) != fileid_mtime(&d->st) ||
+		    st.st_ctim.tv_sec != d->st.st_ctim.tv_sec ||
+		    st.st_ctim.tv_nsec != d->st.st_ctim.tv_nsec)
 			return diag_error(b->d, "%s: changed while the image was built", d->path);
 	}
 	return 0;

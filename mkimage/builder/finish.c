@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * finish: what ships beside the image, from one pass over it once it is written
- * (builder_priv.h). The pass reads only the image's data extents, from the page cache the
- * writers just filled; its holes are fed from a buffer of zeros, never read. It feeds the
- * compressor and the image's SHA-256; the SHA-256 of each bmap range is taken meanwhile on
- * another thread, which reads the mapped ranges back itself (with only a bmap asked for,
- * the build's thread reads and hashes them). The image's write-back to its disk is started
- * first, from that other thread: the fsync that puts it in place then finds most of it done.
+ * finish: what ships beside the image, once it is written (builder_priv.h). The image's
+ * SHA-256 and the bmap ranges' are mostly taken already, while it was written (follow.c);
+ * what is left, and the compressed copy, come from one pass over the image (feed.c) that
+ * feeds the compressor and the image's SHA-256, while the SHA-256 of each bmap range is taken
+ * meanwhile on another thread, which reads the mapped ranges back itself (with only a bmap
+ * asked for, the build's thread reads and hashes them). The image's write-back to its disk is
+ * started first, from that other thread: the fsync that puts it in place then finds most of
+ * it done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,148 +25,13 @@
 #include "common/strbuf.h"
 #include "mkimage/builder/builder_priv.h"
 
-#define CHUNK (1u << 20)
-
-struct feed {
-	struct build *b;
-	struct diag *d;             /* where a failure is told */
-	atomic_bool *stop;          /* on the ranges' thread: set when the build stops */
-	uint64_t size;              /* the image's */
-	struct sha256 *image_sha;   /* the image's SHA-256, with a checksum file */
-	struct build_compressor *z; /* with a compressed copy */
-	struct sha256 *range_sha;   /* with a bmap: the range being hashed */
-	size_t range;
-	uint8_t *buf;   /* CHUNK bytes read */
-	uint8_t *zeros; /* CHUNK zero bytes */
-};
-
-static uint64_t min64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-/* The part of [@pos, @pos + @len) that falls into bmap ranges goes into their hashes. */
-static int feed_ranges(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
-{
-	struct build_map *m = &f->b->map;
-
-	while (len && f->range < m->n) {
-		struct build_range *r = &m->v[f->range];
-		uint64_t end = min64(r->end, f->size);
-		if (pos < r->start) {
-			size_t skip = (size_t)min64(len, r->start - pos);
-			pos += skip, p += skip, len -= skip;
-			continue;
-		}
-		size_t take = (size_t)min64(len, end - pos);
-		sha256_update(f->range_sha, p, take);
-		pos += take, p += take, len -= take;
-		if (pos == end) {
-			if (sha256_final(f->range_sha, r->sha256) < 0)
-				return -EIO;
-			f->range++;
-		}
-	}
-	return 0;
-}
-
-/* Whether the pass is to stop: a signal the build holds, asked on the build's own thread
- * (which tells it once); on the ranges' thread, the build's word. */
-static bool stopped(struct feed *f)
-{
-	return f->stop ? atomic_load(f->stop) : build_interrupted(f->b);
-}
-
-static int feed(struct feed *f, uint64_t pos, const uint8_t *p, size_t len)
-{
-	struct diag *d = f->d;
-	int rc = 0;
-
-	if (f->image_sha)
-		sha256_update(f->image_sha, p, len);
-	if (f->z)
-		rc = build_compressor_write(f->z, p, len, d);
-	if (rc == 0 && f->range_sha)
-		rc = feed_ranges(f, pos, p, len);
-	/* after every chunk: gzip takes ~50 ms a MiB of incompressible data (xz's threaded
-	 * encoder may still keep a signal waiting while a block is finished) */
-	if (rc == 0 && stopped(f))
-		rc = -EINTR;
-	return rc;
-}
-
-static int feed_zeros(struct feed *f, uint64_t pos, uint64_t len)
-{
-	int rc = 0;
-
-	while (rc == 0 && len) {
-		size_t n = (size_t)min64(len, CHUNK);
-		rc = feed(f, pos, f->zeros, n);
-		pos += n;
-		len -= n;
-	}
-	return rc;
-}
-
-static int feed_data(struct feed *f, uint64_t pos, uint64_t len)
-{
-	int fd = f->b->image.fd;
-	int rc = 0;
-
-	while (rc == 0 && len) {
-		ssize_t n = pread(fd, f->buf, (size_t)min64(len, CHUNK), (off_t)pos);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return diag_error(f->d, "%s: reading the image back: %s", f->b->o->output,
-					  n < 0 ? strerror(errno) : "it is shorter than planned");
-		rc = feed(f, pos, f->buf, (size_t)n);
-		pos += (uint64_t)n;
-		len -= (uint64_t)n;
-	}
-	return rc;
-}
-
-/* Feeds [@from, @to) of the image: its data extents read, its holes as zeros. */
-static int walk(struct feed *f, uint64_t from, uint64_t to)
-{
-	struct extent_walk w;
-	uint64_t pos = from, start, end;
-	int rc = 0;
-
-	extent_start(&w, f->b->image.fd, from, to);
-	while (rc == 0 && extent_next(&w, &start, &end)) {
-		rc = feed_zeros(f, pos, start - pos);
-		if (rc == 0)
-			rc = feed_data(f, start, end - start);
-		pos = end;
-	}
-	if (rc == 0 && w.err)
-		return diag_errno(f->d, w.err, "%s: reading the image back: %s", f->b->o->output,
-				  strerror(-w.err));
-	return rc == 0 ? feed_zeros(f, pos, to - pos) : rc;
-}
-
-/* Feeds the bmap's ranges alone. */
-static int walk_ranges(struct feed *f)
-{
-	struct build_map *m = &f->b->map;
-
-	for (size_t i = 0; i < m->n; i++) {
-		int rc = walk(f, m->v[i].start, min64(m->v[i].end, f->size));
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
 /* The thread beside the build's: it starts the image's write-back, then with @ranges takes
  * the SHA-256 of each bmap range while the build's thread feeds the compressor and the
  * image's SHA-256. It blocks every signal, so the build's thread answers them all; it
  * tells nothing in the build's diag, only in its own, which the build takes once it has
  * joined it. */
 struct ranges_thread {
-	struct feed f; /* its own buffer and hasher; f.d = &diag, f.stop = &stop */
+	struct build_feed f; /* its own buffer and hasher; f.d = &diag, f.stop = &stop */
 	struct diag diag;
 	atomic_bool stop; /* the build's word to stop */
 	bool ranges;      /* it hashes the ranges (else only the write-back) */
@@ -188,28 +54,13 @@ static void *ranges_thread_main(void *arg)
 	if (t->writeback)
 		sync_file_range(t->f.b->image.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	if (t->ranges)
-		rc = walk_ranges(&t->f);
+		rc = build_feed_walk_ranges(&t->f);
 	pthread_mutex_lock(&t->lock);
 	t->rc = rc;
 	t->done = true;
 	pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 	return NULL;
-}
-
-static int ranges_thread_init(struct ranges_thread *t)
-{
-	pthread_condattr_t attr;
-	int rc = pthread_condattr_init(&attr);
-
-	if (rc == 0)
-		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_mutex_init(&t->lock, NULL);
-	if (rc == 0 && (rc = pthread_cond_init(&t->cond, &attr)) != 0)
-		pthread_mutex_destroy(&t->lock);
-	pthread_condattr_destroy(&attr);
-	return -rc;
 }
 
 /* Starts the thread with every signal blocked. A thread that cannot be made is no
@@ -231,16 +82,7 @@ static int ranges_thread_join(struct build *b, struct ranges_thread *t, bool sto
 	if (stop_now)
 		atomic_store(&t->stop, true);
 	pthread_mutex_lock(&t->lock);
-	while (!t->done) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += 20 * 1000 * 1000; /* a signal is seen within 20 ms */
-		if (until.tv_nsec >= 1000 * 1000 * 1000)
-			until.tv_sec++, until.tv_nsec -= 1000 * 1000 * 1000;
-		pthread_cond_timedwait(&t->cond, &t->lock, &until);
-		if (!t->done && !atomic_load(&t->stop) && build_interrupted(b))
-			atomic_store(&t->stop, true);
-	}
+	build_wait_thread(b, &t->lock, &t->cond, &t->done, &t->stop);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
 	t->started = false;
@@ -250,7 +92,7 @@ static int ranges_thread_join(struct build *b, struct ranges_thread *t, bool sto
 /* The pass over the image: the build's thread feeds the compressor and the image's
  * SHA-256 (@f), the other thread (@t) the ranges' SHA-256 (@t->f); with only a bmap, the
  * build's thread walks the ranges itself. */
-static int pass(struct feed *f, struct ranges_thread *t)
+static int pass(struct build_feed *f, struct ranges_thread *t)
 {
 	const struct build_options *o = f->b->o;
 	int rc = 0, trc = 0;
@@ -260,15 +102,15 @@ static int pass(struct feed *f, struct ranges_thread *t)
 	if (f->z || f->image_sha) {
 		build_progress(f->b, o->compress ? "compressing into" : "checking",
 			       o->compress ? o->compressed : o->output);
-		rc = walk(f, 0, f->size);
+		rc = build_feed_walk(f, 0, f->size);
 	} else if (f->range_sha) {
 		build_progress(f->b, "mapping", o->bmap);
-		rc = walk_ranges(f);
+		rc = build_feed_walk_ranges(f);
 	}
 	if (t->started)
 		trc = ranges_thread_join(f->b, t, rc < 0);
 	else if (rc == 0 && t->ranges) /* no thread: its ranges here, after the image */
-		t->f.stop = NULL, trc = walk_ranges(&t->f);
+		t->f.stop = NULL, trc = build_feed_walk_ranges(&t->f);
 	diag_take(f->b->d, &t->diag);
 	return rc < 0 ? rc : trc;
 }
@@ -350,13 +192,16 @@ static int write_bmap(struct build *b)
 	return rc;
 }
 
-static int write_checksums(struct build *b, struct sha256 *image_sha, struct sha256 *compressed_sha)
+/* The checksum file; the image's digest is @image_digest, or that @image_sha has taken. */
+static int write_checksums(struct build *b, const uint8_t *image_digest, struct sha256 *image_sha,
+			   struct sha256 *compressed_sha)
 {
 	struct strbuf s = { 0 };
 	int rc = 0;
 
 	if (b->o->write_raw)
-		rc = checksum_line(&s, image_sha, b->o->output);
+		rc = image_digest ? digest_line(&s, image_digest, b->o->output)
+				  : checksum_line(&s, image_sha, b->o->output);
 	if (rc == 0 && b->o->compress)
 		rc = checksum_line(&s, compressed_sha, b->o->compressed);
 	for (size_t i = 0; rc == 0 && i < b->n_simg; i++)
@@ -403,57 +248,121 @@ static int digest_new(struct sha256 **ret, bool wanted, struct diag *d)
 /* The other thread's part, set up in @t: its hasher and buffer when it hashes the ranges
  * (the build's thread feeds the compressor or the image's SHA-256), and the write-back of
  * an image that will be put in place. */
-static int ranges_thread_setup(struct build *b, struct feed *f, struct ranges_thread *t)
+static int ranges_thread_setup(struct build *b, struct build_feed *f, struct ranges_thread *t,
+			       bool ranges_taken)
 {
 	const struct build_options *o = b->o;
 
-	t->f = (struct feed){ .b = b,
-			      .d = &t->diag,
-			      .stop = &t->stop,
-			      .size = f->size,
-			      .zeros = f->zeros };
-	t->ranges = o->bmap && (f->z || f->image_sha);
+	t->f = (struct build_feed){ .b = b,
+				    .d = &t->diag,
+				    .stop = &t->stop,
+				    .size = f->size,
+				    .map = f->map,
+				    .zeros = f->zeros };
+	t->ranges = o->bmap && !ranges_taken && (f->z || f->image_sha);
 	t->writeback = o->write_raw;
-	if (t->ranges && !(t->f.buf = malloc(CHUNK)))
+	if (t->ranges && !(t->f.buf = malloc(BUILD_FEED_CHUNK)))
 		return -ENOMEM;
 	return t->ranges ? sha256_new(&t->f.range_sha, &t->diag) : 0;
+}
+
+/* While the digests' thread hashes what the writers left it, the image's bytes go to its
+ * disk (they would with the commit's fsync, which then finds them there): the wait for its
+ * last bytes is not added to the wait for the disk. The error is told here, as the commit
+ * would; a second fsync would not tell it again. */
+static int sync_followed_image(struct build *b)
+{
+	if (!b->follow || !b->o->write_raw || fdatasync(b->image.fd) == 0)
+		return 0;
+	int e = errno;
+	return diag_errno(b->d, -e, "%s: cannot write it: %s", b->o->output, strerror(e));
+}
+
+/* The thread's digests (build_follow_take()), its last bytes hashed while the image's go to
+ * its disk. */
+static int take_followed(struct build *b, uint8_t digest[SHA256_LEN], bool *image, bool *ranges)
+{
+	int rc = sync_followed_image(b);
+
+	if (rc == 0)
+		build_follow_take(b, digest, image, ranges);
+	return rc;
+}
+
+/* After a pass that only compressed: the ranges' digests the thread took, or where it took
+ * none (a step of the map it could not follow), those of the pass's buffers @f read now. */
+static int take_followed_late(struct build *b, struct build_feed *f)
+{
+	uint8_t unused[SHA256_LEN];
+	bool image, ranges;
+	int rc = take_followed(b, unused, &image, &ranges);
+
+	if (rc < 0 || ranges || !b->o->bmap)
+		return rc;
+	struct build_feed r = { .b = b,
+				.d = b->d,
+				.size = f->size,
+				.map = f->map,
+				.buf = f->buf,
+				.zeros = f->zeros };
+	rc = sha256_new(&r.range_sha, b->d);
+	if (rc == 0) {
+		build_progress(b, "mapping", b->o->bmap);
+		rc = build_feed_walk_ranges(&r);
+	}
+	sha256_free(r.range_sha);
+	return rc;
 }
 
 int build_finish(struct build *b)
 {
 	const struct build_options *o = b->o;
-	struct feed f = { .b = b, .d = b->d, .size = b->plan->image_size };
+	struct build_feed f = { .b = b, .d = b->d, .size = b->plan->image_size, .map = &b->map };
 	struct ranges_thread t = { .diag = { 0 } };
 	struct sha256 *compressed_sha = NULL;
+	uint8_t followed[SHA256_LEN];
+	bool image_taken, ranges_taken;
 	int rc;
 
 	if (!o->compress && !o->bmap && !o->sha256 && !o->simg)
 		return 0;
+	build_follow_written(b);
 	build_map_to_blocks(&b->map, BMAP_BLOCK_SIZE, f.size);
-	rc = ranges_thread_init(&t);
+	/* a compressed copy, and no digest of the raw image: the pass only compresses, while the
+	 * thread hashes what the writers left it (the ranges are taken after it, assumed meanwhile) */
+	bool take_late = b->follow && o->compress && !(o->sha256 && o->write_raw);
+	image_taken = false;
+	ranges_taken = take_late;
+	rc = take_late ? 0 : take_followed(b, followed, &image_taken, &ranges_taken);
+	if (rc < 0)
+		return rc;
+	rc = build_thread_sync_init(&t.lock, &t.cond);
 	if (rc < 0)
 		return diag_errno(b->d, rc, "%s: %s", o->output, strerror(-rc));
 	if (rc == 0)
 		rc = create_outputs(b);
 	if (rc == 0) {
-		f.buf = malloc(CHUNK);
-		f.zeros = calloc(1, CHUNK);
+		f.buf = malloc(BUILD_FEED_CHUNK);
+		f.zeros = calloc(1, BUILD_FEED_CHUNK);
 		rc = f.buf && f.zeros ? 0 : -ENOMEM;
 	}
 	if (rc == 0)
-		rc = digest_new(&f.image_sha, o->sha256 && o->write_raw, b->d);
+		rc = digest_new(&f.image_sha, o->sha256 && o->write_raw && !image_taken, b->d);
 	if (rc == 0)
 		rc = digest_new(&compressed_sha, o->sha256 && o->compress, b->d);
 	if (rc == 0)
-		rc = digest_new(&f.range_sha, o->bmap && !o->compress && !f.image_sha, b->d);
+		rc = digest_new(&f.range_sha,
+				o->bmap && !ranges_taken && !o->compress && !f.image_sha, b->d);
 	if (rc == 0 && o->compress)
 		rc = build_compressor_new(o->compress, o->level, f.size, b->compressed.fd,
 					  o->compressed, compressed_sha, b->d, &f.z);
 	if (rc == 0)
-		rc = ranges_thread_setup(b, &f, &t);
+		rc = ranges_thread_setup(b, &f, &t, ranges_taken);
 	diag_take(b->d, &t.diag);
 	if (rc == 0 && (f.z || f.image_sha || f.range_sha))
 		rc = pass(&f, &t);
+	if (rc == 0 && take_late)
+		rc = take_followed_late(b, &f);
 	if (rc == 0 && o->simg)
 		rc = build_write_simg(b);
 	if (rc == 0 && f.z)
@@ -461,7 +370,7 @@ int build_finish(struct build *b)
 	if (rc == 0 && o->bmap)
 		rc = write_bmap(b);
 	if (rc == 0 && o->sha256)
-		rc = write_checksums(b, f.image_sha, compressed_sha);
+		rc = write_checksums(b, image_taken ? followed : NULL, f.image_sha, compressed_sha);
 	build_compressor_free(f.z);
 	sha256_free(f.image_sha);
 	sha256_free(compressed_sha);

@@ -78,3 +78,35 @@ bool build_interrupted(struct build *b)
 	diag_error(b->d, "%s: interrupted", b->o->output);
 	return true;
 }
+
+void build_wait_thread(struct build *b, pthread_mutex_t *lock, pthread_cond_t *cond,
+		       const bool *done, atomic_bool *stop)
+{
+	while (!*done) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 20 * 1000 * 1000;
+		if (until.tv_nsec >= 1000 * 1000 * 1000)
+			until.tv_sec++, until.tv_nsec -= 1000 * 1000 * 1000;
+		pthread_cond_timedwait(cond, lock, &until);
+		if (!*done && !atomic_load(stop) && build_interrupted(b)) {
+			atomic_store(stop, true);
+			pthread_cond_broadcast(cond);
+		}
+	}
+}
+
+int build_thread_sync_init(pthread_mutex_t *lock, pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int rc = pthread_condattr_init(&attr);
+
+	if (rc == 0)
+		rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_mutex_init(lock, NULL);
+	if (rc == 0 && (rc = pthread_cond_init(cond, &attr)) != 0)
+		pthread_mutex_destroy(lock);
+	pthread_condattr_destroy(&attr);
+	return -rc;
+}

@@ -6,6 +6,8 @@
 #ifndef SDIMG_MKIMAGE_BUILDER_STOP_H
 #define SDIMG_MKIMAGE_BUILDER_STOP_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 struct build;
@@ -24,6 +26,17 @@ bool build_interrupted(struct build *b);
  * file of a FAT volume), so that a build stops within a fraction of a second. */
 void build_hold_signals(struct build *b);
 void build_release_signals(struct build *b);
+
+/* Makes @lock and @cond, the condition timed by the monotonic clock (build_wait_thread()).
+ * Returns 0 or a negative errno (neither is made then). */
+int build_thread_sync_init(pthread_mutex_t *lock, pthread_cond_t *cond);
+
+/* Waits, @lock held, until *@done (which a thread of the build's sets under @lock, and then
+ * signals @cond), asking build_interrupted() every 20 ms: a signal sets *@stop, the thread's
+ * word to end at once, and broadcasts @cond (where the thread may wait), so that a build
+ * stops within moments whatever its thread is doing. */
+void build_wait_thread(struct build *b, pthread_mutex_t *lock, pthread_cond_t *cond,
+		       const bool *done, atomic_bool *stop);
 
 /* The seconds since the build began. */
 double build_seconds(const struct build *b);

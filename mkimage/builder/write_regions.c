@@ -136,6 +136,32 @@ static bool stop_requested(void *build)
 	return build_interrupted(build);
 }
 
+/* The stop callback of fat/ for a FAT partition whose files are all written by fat/ (no
+ * archive's): it also tells the digests' thread how far the volume is written, the map's
+ * record of the volume made first (fat/ has placed every cluster by then). */
+struct fat_following {
+	struct build *b;
+	size_t part;
+	bool mapped;
+	int rc; /* the record's failure (-ENOMEM) */
+};
+
+static bool fat_stop_following(void *ctx)
+{
+	struct fat_following *x = ctx;
+	struct build *b = x->b;
+	const struct fat_tree *t = b->parts[x->part].tree;
+
+	if (!x->mapped && x->rc == 0) {
+		x->rc = build_map_add(&b->map, build_region_of(b, x->part)->start,
+				      fat_tree_used_bytes(t));
+		x->mapped = x->rc == 0;
+	}
+	if (x->mapped)
+		build_follow_advance(b, x->part, fat_tree_written_below(t));
+	return x->rc < 0 || build_interrupted(b);
+}
+
 /* Where fat/ put a file's bytes (a content_place_fn). */
 static int fat_file_data(const void *vol, const char *path, uint64_t *ret)
 {
@@ -150,9 +176,14 @@ static int write_partition(struct build *b, size_t i)
 
 	build_progress(b, "writing partition", p->name);
 	if (layout_part_is_fat(p)) {
+		struct fat_following x = { .b = b, .part = i };
+		bool follow = b->follow && ps->content.n_archives == 0;
 		int rc = fat_write_or_stop(ps->tree, &ps->geom, b->image.fd, r->start, b->o->output,
-					   stop_requested, b, b->d);
-		if (rc == 0)
+					   follow ? fat_stop_following : stop_requested,
+					   follow ? (void *)&x : (void *)b, b->d);
+		if (x.rc < 0)
+			rc = x.rc; /* -ENOMEM: the build tells it */
+		if (rc == 0 && !x.mapped)
 			rc = build_map_add(&b->map, r->start, fat_tree_used_bytes(ps->tree));
 		return rc < 0 ? rc
 			      : content_write_archive_data(&ps->content, fat_file_data, ps->tree,
@@ -176,6 +207,7 @@ int build_write_partitions(struct build *b)
 			rc = -EINTR;
 		if (rc < 0)
 			return rc;
+		build_follow_advance(b, i, UINT64_MAX);
 	}
 	return 0;
 }

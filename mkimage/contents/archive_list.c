@@ -292,6 +292,11 @@ static int add_hardlink(struct lister *ls, const char *rel, const struct content
 	if (rc)
 		return diag_error(ls->d, "%s: %s: a hard link to %s, which is outside the tree",
 				  ls->host, ae->name, target);
+	if (strcmp(trel, rel) == 0) { /* as the ext4 build says it (ext4_archive.c) */
+		free(trel);
+		return diag_error(ls->d, "%s: '%s' is a hard link to itself (the same path twice)",
+				  ls->host, ae->name);
+	}
 	struct content_node n = { .link = trel };
 	rc = add_node(ls, &n, rel, ae);
 	free(trel);

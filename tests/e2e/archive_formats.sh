@@ -115,4 +115,13 @@ build tdir src source /t
 build ttar times.tar source /t
 cmp -s tdir.img ttar.img || fail "mtime = source: the tar's image differs from the folder's"
 mdir -i ttar.img ::/t/a.txt | grep -q 2017-07-14 || fail "a.txt lost its time: $(mdir -i ttar.img ::/t)"
+
+# a name given twice to GNU tar: the second entry is a hard link to itself, refused as the
+# ext4 build refuses it (it was told as a loop of symbolic links)
+mkdir -p twice/d && echo hello >twice/d/f && echo other >twice/d/g
+(cd twice && tar -cf ../twice.tar d/f d/g d/f)
+build_refused twice "'d/f' is a hard link to itself" <<'EOF'
+image { size = 40M }
+partition p { type = fat size = 32M tree "/" { from = "twice.tar" } }
+EOF
 echo "every format and filter: the folder's image, byte for byte"

@@ -10,8 +10,8 @@
 #    bmap's too, also when that build writes none), and never one of a live build;
 #  - SIGINT as the image's hidden name is made leaves nothing;
 #  - under nohup, SIGHUP does not stop the build;
-#  - SIGINT in the middle of a large FAT partition ends the build within a second, with
-#    nothing left behind.
+#  - SIGINT in the middle of a large FAT partition, or while the checksums of a large card
+#    are taken, ends the build within a second, with nothing left behind.
 . "$TOP/tests/e2e-lib.sh"
 need sha256sum
 . "$TOP/tests/e2e/lib/signals.sh"
@@ -173,6 +173,25 @@ finish
 [ "$(sha256sum <out/card.img)" = "$new_img" ] || fail "nohup sdimg build: out/card.img is not the new image"
 echo "nohup sdimg build: SIGHUP changes nothing"
 
+# stopped_soon INJECT WAIT WHAT ARGS...: a build of ARGS (held signals, strace's INJECT),
+# SIGINT after WAIT seconds: it ends within 1.5 s, nothing of it left, the older files kept;
+# the milliseconds it took in $t
+stopped_soon() {
+    inject=$1 pause=$2 what=$3
+    shift 3
+    start_on_olds named "$inject" "" -q -o out/card.img "$@"
+    sleep "$pause"
+    kill -0 $tracer 2>/dev/null || fail "the $what build ended before it was interrupted: $(cat bg.log)"
+    t0=$(now_ms)
+    kill -INT $pid
+    finish
+    t=$(($(now_ms) - t0))
+    [ $rc -ne 0 ] || fail "SIGINT: the $what build succeeded"
+    [ $t -le 1500 ] || fail "SIGINT: the $what build took $t ms to stop"
+    (cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT: an older file changed"
+    only_outputs "SIGINT"
+}
+
 # 4. SIGINT in the middle of a 3 GiB FAT partition (each write slowed to 50 ms: seconds of
 # work left) ends the build at once
 mkdir -p big
@@ -182,15 +201,15 @@ cat >big.layout <<'LAYOUT'
 image { size = 3G seed = "big" }
 partition boot { type = fat size = 3000M tree "/" { from = "big" } }
 LAYOUT
-start_on_olds named copy_file_range,pwrite64:delay_exit=50000 "" -q -o out/card.img big.layout
-sleep 0.5
-kill -0 $tracer 2>/dev/null || fail "the big build ended before it was interrupted: $(cat bg.log)"
-t0=$(now_ms)
-kill -INT $pid
-finish
-t=$(($(now_ms) - t0))
-[ $rc -ne 0 ] || fail "SIGINT: the big build succeeded"
-[ $t -le 1500 ] || fail "SIGINT: the big build took $t ms to stop"
-(cd out && sha256sum --quiet -c ../old.sums) >sums.log 2>&1 || fail "SIGINT: an older file changed"
-only_outputs "SIGINT"
+stopped_soon copy_file_range,pwrite64:delay_exit=50000 0.5 "3 GiB" big.layout
 echo "SIGINT in the middle of a 3 GiB FAT partition: stopped in $t ms (exit $rc), nothing left"
+
+# 5. SIGINT while the checksums of a 16 GiB card are still being taken, behind the written
+# image (held signals: the wait for the thread that takes them looks for one), ends the
+# build at once, not once the rest of the image is hashed (seconds of zeros here)
+cat >huge.layout <<'LAYOUT'
+image { size = 16G table = gpt seed = "huge" }
+partition boot { type = fat32 size = 100M tree "/" { from = "tree" } }
+LAYOUT
+stopped_soon fsync:delay_exit=1 1 "16 GiB" --bmap --sha256 huge.layout
+echo "SIGINT while a 16 GiB card's checksums are taken: stopped in $t ms (exit $rc), nothing left"

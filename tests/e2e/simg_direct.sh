@@ -9,7 +9,8 @@
 # partition beside them; blocks of 4K, 64K (a block that holds bytes of a file and of the
 # scratch image) and 512, with --simg-crc, split by --simg-max-size, and with --sha256 (the
 # planned pass). A file changed after it was measured and before the sparse file is written
-# (the build held there by strace) is an error naming it, exit 1, no sparse file left.
+# (the build held there by strace) is an error naming it, exit 1, no sparse file left, also
+# when the modification time is set back after the change (the change time tells).
 . "$TOP/tests/e2e-lib.sh"
 need strace simg2img cmp truncate fallocate
 REAL=${SDIMG_REAL:-$SDIMG}
@@ -79,5 +80,8 @@ held() {
 held 'truncate -s 10M big.bin' "big.bin cut short"
 head -c $((48 * 1048576)) /dev/urandom >big.bin
 held 'printf x | dd of=big.bin bs=1 seek=5 conv=notrunc status=none' "a byte of big.bin rewritten"
+head -c $((48 * 1048576)) /dev/urandom >big.bin
+held 'm=$(stat -c %y big.bin); printf x | dd of=big.bin bs=1 seek=5 conv=notrunc status=none; touch -d "$m" big.bin' \
+    "a byte of big.bin rewritten, its modification time set back"
 ls -a | grep -v -e '^\.\.*$' | grep '^\.' && fail "a hidden file was left"
 echo "a file changed while the build held it: one line naming it, exit 1, nothing left"
