@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* add: the entries of the file system, one name at a time, in the order they are given. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,6 +333,12 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const s
 				       sizeof(struct ext3_extent));
 	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
 	inode.i_mode = LINUX_S_IFREG;
+	uint64_t largest = (EXT4_LAST_FILE_BLOCK + 1) * v->fs->blocksize;
+	if (size > largest)
+		return diag_error(v->d,
+				  "%s: %" PRIu64 " bytes, more than a file of an ext4 volume with "
+				  "%u-byte blocks can hold (%" PRIu64 ")",
+				  what, size, v->fs->blocksize, largest);
 	errcode_t err;
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, (ext2_off64_t)size)))
 		return ext4_fail_at(v, err, what, "adding");

@@ -52,6 +52,11 @@ int ext4_errno(errcode_t err);
  * whether inodes or blocks ran out, and how many it has. */
 int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing);
 
+/* The last block of a file its extents can map: an extent's first block is 32 bits
+ * (ee_block, ext4 disk layout, "Extent Tree"), and libext2fs maps up to 2^32 - 2 as the
+ * kernel does (ext2fs_bmap2() refuses 2^32 - 1 and past); e2fsck finds a larger size bad. */
+#define EXT4_LAST_FILE_BLOCK ((uint64_t)UINT32_MAX - 1)
+
 /* data.c: @want bytes of a file read from @read into @buf: @want, or a negative errno (with a
  * message: a file that ends sooner shrank). */
 long ext4_read_chunk(struct ext4_volume *v, ext4_read_fn read, void *ctx, char *buf, size_t want,

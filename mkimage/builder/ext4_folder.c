@@ -288,10 +288,12 @@ static bool unchanged(int fd, const struct ext4_pending *p)
 static int write_one(struct ext4_walk *w, struct host_folder *f, struct closing *c,
 		     const struct ext4_pending *p)
 {
-	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
-				      .host = p->host,
-				      .d = w->b->d,
-				      .listed = p->size };
+	int fd = open_in_folder(f, p->host);
+	if ((fd == -EMFILE || fd == -ENFILE) && c->n) { /* the files held for closing give way */
+		close_all(c);
+		fd = open_in_folder(f, p->host);
+	}
+	struct ext4_host_reader r = { .fd = fd, .host = p->host, .d = w->b->d, .listed = p->size };
 	/* a small file is read whole, its holes as the zeros they read as (which the volume
 	 * leaves out all the same), without asking where they are */
 	if (p->size <= SMALL_FILE)
