@@ -54,7 +54,8 @@ int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const c
 
 /* The last block of a file its extents can map: an extent's first block is 32 bits
  * (ee_block, ext4 disk layout, "Extent Tree"), and libext2fs maps up to 2^32 - 2 as the
- * kernel does (ext2fs_bmap2() refuses 2^32 - 1 and past); e2fsck finds a larger size bad. */
+ * kernel does (ext2fs_bmap2() refuses 2^32 - 1 and past); the kernel's largest file is the
+ * size of the blocks up to it (Linux fs/ext4/super.c, ext4_max_size()). */
 #define EXT4_LAST_FILE_BLOCK ((uint64_t)UINT32_MAX - 1)
 
 /* data.c: @want bytes of a file read from @read into @buf: @want, or a negative errno (with a
