@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* add: the entries of the file system, one name at a time, in the order they are given. */
-#include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,27 +19,6 @@ static int file_type(uint16_t mode)
 		[LINUX_S_IFIFO >> 12] = EXT2_FT_FIFO,     [LINUX_S_IFSOCK >> 12] = EXT2_FT_SOCK,
 	};
 	return file_types[(mode & LINUX_S_IFMT) >> 12];
-}
-
-/* What went wrong in @doing @what; a volume that is full says whether inodes or blocks ran
- * out, and how many it has. */
-static int fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing)
-{
-	struct ext2_super_block *s = v->fs->super;
-
-	if (err == EXT2_ET_INODE_ALLOC_FAIL)
-		diag_error(v->d, "%s: ext4: %s %s: all %u inodes are used (ext4 { inodes })",
-			   v->image, doing, what, s->s_inodes_count);
-	else if (ext4_errno(err) == -ENOSPC)
-		diag_error(v->d, "%s: ext4: %s %s: all %llu blocks of %u bytes are used", v->image,
-			   doing, what, (unsigned long long)ext2fs_blocks_count(s),
-			   v->fs->blocksize);
-	else
-		diag_error(v->d, "%s: ext4: %s %s: %s", v->image, doing, what, error_message(err));
-	int code = ext4_errno(err);
-	assert(code <
-	       0); /* err is not 0; for a static analyser, which does not see into volume.c */
-	return code;
 }
 
 int ext4_lookup(struct ext4_volume *v, uint32_t dir, const char *name, uint32_t *ret_ino,
@@ -77,6 +56,23 @@ static errcode_t read_large(struct ext4_volume *v, uint32_t ino, struct ext2_ino
 static errcode_t write_large(struct ext4_volume *v, uint32_t ino, struct ext2_inode_large *inode)
 {
 	return ext2fs_write_inode_full(v->fs, ino, (struct ext2_inode *)inode, sizeof(*inode));
+}
+
+/* The new inode @ino written whole: the bytes past @inode's are zeros, as they are on the
+ * volume for an inode never used (its table starts as zeros, and a build frees no inode), so
+ * that libext2fs need not read them first (and check their checksum) to fill them in. */
+static errcode_t write_new(struct ext4_volume *v, uint32_t ino,
+			   const struct ext2_inode_large *inode)
+{
+	union {
+		struct ext2_inode_large inode;
+		char bytes[INODE_MAX];
+	} whole;
+	unsigned size = EXT2_INODE_SIZE(v->fs->super);
+
+	memset(&whole, 0, sizeof(whole));
+	whole.inode = *inode;
+	return ext4_write_whole_inode(v, ino, &whole.inode, size < INODE_MAX ? size : INODE_MAX);
 }
 
 /* Owner, mode and times of the inode @ino. */
@@ -145,7 +141,7 @@ int ext4_add_dir(struct ext4_volume *v, uint32_t dir, const char *name, const st
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFDIR, m, what);
 	if (err)
-		return fail_at(v, err, what, "making the folder");
+		return ext4_fail_at(v, err, what, "making the folder");
 	if (ret_ino)
 		*ret_ino = ino;
 	return 0;
@@ -166,14 +162,14 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 		ext4_meta_check_time(v, m, what);
 		ext4_meta_apply(v, inode, type, m);
 		inode->i_links_count = 1;
-		err = write_large(v, ino, inode);
+		err = write_new(v, ino, inode);
 	}
 	if (err == 0) {
 		ext2fs_inode_alloc_stats2(v->fs, ino, +1, 0);
 		err = ext4_names_link(v, dir, name, ino, file_type(type));
 	}
 	if (err)
-		return fail_at(v, err, what, "adding");
+		return ext4_fail_at(v, err, what, "adding");
 	*ret_ino = ino;
 	return 0;
 }
@@ -251,31 +247,21 @@ static errcode_t take_run(struct ext4_volume *v, struct taken *t)
 	return err;
 }
 
-/* One block of @n bytes at @pos: written to @f or, in a trial, taken in @t; one of zeros
- * is a hole either way. */
-static errcode_t put_block(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t pos,
-			   const char *buf, size_t n)
+/* One block of @n bytes at @pos of a trial's file taken in @t; one of zeros is a hole. */
+static errcode_t put_block(struct ext4_volume *v, struct taken *t, uint64_t pos, const char *buf,
+			   size_t n)
 {
-	bool zeros = all_zeros(v, buf, n);
-	unsigned int written;
-
-	if (t && zeros)
+	if (all_zeros(v, buf, n))
 		return take_run(v, t);
-	if (t) {
-		if (!t->len)
-			t->start = pos / v->fs->blocksize;
-		t->len++;
-		return 0;
-	}
-	if (zeros)
-		return ext2fs_file_llseek(f, pos + n, EXT2_SEEK_SET, NULL);
-	return ext2fs_file_write(f, buf, (unsigned int)n, &written);
+	if (!t->len)
+		t->start = pos / v->fs->blocksize;
+	t->len++;
+	return 0;
 }
 
-/* The file's bytes, a block at a time, into @f (or @t in a trial); zero blocks are skipped
- * (holes). */
-static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uint64_t size,
-		      ext4_read_fn read, void *ctx, const char *what)
+/* A trial's file's bytes, a block at a time, taken in @t; zero blocks are skipped (holes). */
+static int write_data(struct ext4_volume *v, struct taken *t, uint64_t size, ext4_read_fn read,
+		      void *ctx, const char *what)
 {
 	size_t bs = v->fs->blocksize, cap = DATA_BLOCKS * bs;
 	uint64_t pos = 0;
@@ -285,29 +271,22 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uin
 		return -ENOMEM;
 	char *buf = v->data_buf;
 	while (rc == 0 && pos < size) {
-		size_t want = size - pos < cap ? (size_t)(size - pos) : cap, got = 0;
-		while (rc == 0 && got < want) {
-			long n = read(ctx, buf + got, want - got);
-			if (n < 0)
-				rc = (int)n;
-			else if (n == 0)
-				rc = diag_error(v->d, "%s: shrank while the image was built", what);
-			else
-				got += (size_t)n;
-		}
-		for (size_t off = 0; rc == 0 && off < got; off += bs) {
-			size_t n = got - off < bs ? got - off : bs;
-			errcode_t err = put_block(v, f, t, pos + off, buf + off, n);
+		size_t want = size - pos < cap ? (size_t)(size - pos) : cap;
+		long got = ext4_read_chunk(v, read, ctx, buf, want, what);
+		if (got < 0)
+			rc = (int)got;
+		for (size_t off = 0; rc == 0 && off < want; off += bs) {
+			size_t n = want - off < bs ? want - off : bs;
+			errcode_t err = put_block(v, t, pos + off, buf + off, n);
 			if (err)
-				rc = fail_at(v, err, what, "writing");
+				rc = ext4_fail_at(v, err, what, "writing");
 		}
-		pos += got;
+		pos += want;
 	}
-	if (t)
-		t->last = true;
-	errcode_t err = rc == 0 && t ? take_run(v, t) : 0;
+	t->last = true;
+	errcode_t err = rc == 0 ? take_run(v, t) : 0;
 	if (err)
-		rc = fail_at(v, err, what, "adding");
+		rc = ext4_fail_at(v, err, what, "adding");
 	return rc;
 }
 
@@ -317,12 +296,12 @@ static int take_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, voi
 {
 	struct taken t = { .ino = ino };
 	errcode_t err = read_large(v, ino, &t.inode);
-	int rc = err ? fail_at(v, err, what, "adding") : 0;
+	int rc = err ? ext4_fail_at(v, err, what, "adding") : 0;
 
 	if (rc == 0)
-		rc = write_data(v, NULL, &t, EXT2_I_SIZE(&t.inode), read, ctx, what);
+		rc = write_data(v, &t, EXT2_I_SIZE(&t.inode), read, ctx, what);
 	if (rc == 0 && t.inode_dirty && (err = write_large(v, ino, &t.inode)))
-		rc = fail_at(v, err, what, "adding");
+		rc = ext4_fail_at(v, err, what, "adding");
 	return rc;
 }
 
@@ -336,26 +315,33 @@ int ext4_take_blocks(struct ext4_volume *v, uint32_t ino, const char *what)
 		err = take_run(v, &t);
 	if (err == 0 && v->measure && t.inode_dirty)
 		err = write_large(v, ino, &t.inode);
-	return err ? fail_at(v, err, what, "adding") : 0;
+	return err ? ext4_fail_at(v, err, what, "adding") : 0;
 }
 
 int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const struct ext4_meta *m,
 		  uint64_t size, ext4_read_fn read, void *ctx, const char *what, uint32_t *ret_ino)
 {
 	struct ext2_inode_large inode;
-	ext2_extent_handle_t h;
+	struct ext3_extent_header *h = (struct ext3_extent_header *)inode.i_block;
 	uint32_t ino;
 
+	/* an empty extent tree in the inode, as ext2fs_extent_open2() starts one */
 	memset(&inode, 0, sizeof(inode));
 	inode.i_flags = EXT4_EXTENTS_FL;
-	errcode_t err = ext2fs_extent_open2(v->fs, 0, (struct ext2_inode *)&inode, &h);
-	if (err)
-		return fail_at(v, err, what, "adding");
-	ext2fs_extent_free(h);
+	h->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	h->eh_max = ext2fs_cpu_to_le16((sizeof(inode.i_block) - sizeof(*h)) /
+				       sizeof(struct ext3_extent));
 	/* a regular file's size: libext2fs takes 2 GiB and more only for one */
 	inode.i_mode = LINUX_S_IFREG;
+	uint64_t largest = (EXT4_LAST_FILE_BLOCK + 1) * v->fs->blocksize;
+	if (size > largest)
+		return diag_error(v->d,
+				  "%s: %" PRIu64 " bytes, more than a file of an ext4 volume with "
+				  "%u-byte blocks can hold (%" PRIu64 ")",
+				  what, size, v->fs->blocksize, largest);
+	errcode_t err;
 	if ((err = ext2fs_inode_size_set(v->fs, (struct ext2_inode *)&inode, (ext2_off64_t)size)))
-		return fail_at(v, err, what, "adding");
+		return ext4_fail_at(v, err, what, "adding");
 	int rc = new_inode(v, dir, name, LINUX_S_IFREG, m, &inode, what, &ino);
 	if (rc == 0 && size && read)
 		rc = ext4_write_data(v, ino, read, ctx, what);
@@ -367,24 +353,8 @@ int ext4_add_file(struct ext4_volume *v, uint32_t dir, const char *name, const s
 int ext4_write_data(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
 		    const char *what)
 {
-	ext2_file_t f;
-	__u64 size;
-
-	if (v->measure)
-		return take_data(v, ino, read, ctx, what);
-	errcode_t err = ext2fs_file_open(v->fs, ino, EXT2_FILE_WRITE, &f);
-
-	if (err)
-		return fail_at(v, err, what, "writing");
-	if ((err = ext2fs_file_get_lsize(f, &size))) { /* all 64 bits of it */
-		ext2fs_file_close(f);
-		return fail_at(v, err, what, "writing");
-	}
-	int rc = write_data(v, f, NULL, size, read, ctx, what);
-	err = ext2fs_file_close(f);
-	if (rc == 0 && err)
-		rc = fail_at(v, err, what, "writing");
-	return rc;
+	return v->measure ? take_data(v, ino, read, ctx, what)
+			  : ext4_data_write(v, ino, read, ctx, what);
 }
 
 int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
@@ -407,7 +377,7 @@ int ext4_add_symlink(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (err == 0)
 		err = set_meta(v, ino, LINUX_S_IFLNK, m, what);
 	if (err)
-		return fail_at(v, err, what, "adding the link");
+		return ext4_fail_at(v, err, what, "adding the link");
 	if (ret_ino)
 		*ret_ino = ino;
 	return 0;
@@ -465,7 +435,7 @@ int ext4_add_hard_link(struct ext4_volume *v, uint32_t dir, const char *name, ui
 		inode.i_links_count++;
 		err = write_large(v, ino, &inode);
 	}
-	return err ? fail_at(v, err, what, "adding the hard link") : 0;
+	return err ? ext4_fail_at(v, err, what, "adding the hard link") : 0;
 }
 
 /*
@@ -527,7 +497,7 @@ static int xattr_check(struct ext4_volume *v, uint32_t ino, const char *name, co
 				  what, name);
 	errcode_t err = read_large(v, ino, &inode);
 	if (err)
-		return fail_at(v, err, what, "setting the attributes of");
+		return ext4_fail_at(v, err, what, "setting the attributes of");
 	if ((wrong = xattr_type_wrong(name, inode.i_mode)))
 		return diag_error(v->d, "%s: attribute %s: %s", what, name, wrong);
 	if (!strncmp(name, "system.posix_acl_", 17) &&
@@ -548,7 +518,7 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 	errcode_t err = ext2fs_xattrs_open(v->fs, ino, &h);
 
 	if (err)
-		return fail_at(v, err, what, "setting the attributes of");
+		return ext4_fail_at(v, err, what, "setting the attributes of");
 	if (!(err = ext2fs_xattrs_read(h)))
 		err = ext2fs_xattr_set(h, name, value, len);
 	errcode_t err2 = ext2fs_xattrs_close(&h);
@@ -558,5 +528,5 @@ int ext4_set_xattr(struct ext4_volume *v, uint32_t ino, const char *name, const 
 				  "%s: extended attribute '%s' (%zu bytes): the inode's "
 				  "attributes do not fit in it and one block",
 				  what, name, len);
-	return err ? fail_at(v, err, what, "setting the attributes of") : 0;
+	return err ? ext4_fail_at(v, err, what, "setting the attributes of") : 0;
 }

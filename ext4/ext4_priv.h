@@ -21,6 +21,9 @@ struct ext4_volume {
 	uint64_t offset, size;    /* which its messages on a cut image name */
 };
 
+/* The largest inode a layout gives (inode-size): what a buffer for a whole one holds. */
+#define INODE_MAX 1024
+
 /* The blocks of a file's bytes read at a time. */
 #define DATA_BLOCKS 256
 
@@ -40,10 +43,37 @@ struct ext4_volume {
 io_manager ext4_io_manager(void);
 void ext4_io_name(int fd, uint64_t offset, uint64_t size, char *buf, size_t n);
 
-/* libext2fs's error code as a negative errno (-ENOSPC for a volume too small) with a
+/* fail.c: libext2fs's error code as a negative errno (-ENOSPC for a volume too small) with a
  * message naming @what in v->d. */
 int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what);
 int ext4_errno(errcode_t err);
+
+/* fail.c: what went wrong in @doing @what (a message in v->d): a volume that is full says
+ * whether inodes or blocks ran out, and how many it has. */
+int ext4_fail_at(struct ext4_volume *v, errcode_t err, const char *what, const char *doing);
+
+/* The last block of a file its extents can map: an extent's first block is 32 bits
+ * (ee_block, ext4 disk layout, "Extent Tree"), and libext2fs maps up to 2^32 - 2 as the
+ * kernel does (ext2fs_bmap2() refuses 2^32 - 1 and past); the kernel's largest file is the
+ * size of the blocks up to it (Linux fs/ext4/super.c, ext4_max_size()). */
+#define EXT4_LAST_FILE_BLOCK ((uint64_t)UINT32_MAX - 1)
+
+/* data.c: @want bytes of a file read from @read into @buf: @want, or a negative errno (with a
+ * message: a file that ends sooner shrank). */
+long ext4_read_chunk(struct ext4_volume *v, ext4_read_fn read, void *ctx, char *buf, size_t want,
+		     const char *what);
+/* data.c: the bytes of the new file @ino, all its size of them, written in a build, in the
+ * blocks libext2fs's ext2fs_file_write() gives them (zero blocks are holes). */
+int ext4_data_write(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void *ctx,
+		    const char *what);
+
+/* csum.c: CRC32C of @n bytes at @p from @crc, as libext2fs's ext2fs_crc32c_le() gives it
+ * (with the CPU's instruction where there is one). */
+uint32_t ext4_crc32c(uint32_t crc, const void *p, size_t n);
+/* csum.c: the inode @ino written whole (@inode: all its EXT2_INODE_SIZE() bytes, @size) with
+ * its checksum. */
+errcode_t ext4_write_whole_inode(struct ext4_volume *v, uint32_t ino,
+				 struct ext2_inode_large *inode, size_t size);
 
 /* names.c: @name in the folder @dir, found in memory (the folder read from the volume the
  * first time): 0 with its inode, or -ENOENT (also when the folder cannot be read: linking

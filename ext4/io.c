@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* io: libext2fs's block I/O onto a region of an open image file. libext2fs writes a file one
- * block at a time, between writes of its inode and of bitmaps: writes are kept in RUNS runs
- * of consecutive bytes (up to RUN_BYTES each), a write that continues a run or falls inside
- * it joins it, a read inside one is answered from it, and the run written least recently is
- * passed on in one pwrite when a new one needs its place (all of them on flush and close).
+/* io: libext2fs's block I/O onto a region of an open image file. libext2fs writes a block at
+ * a time (inodes, folders, bitmaps, small files): writes are kept in RUNS runs of consecutive
+ * bytes (up to RUN_BYTES each), a write that continues a run or falls inside it joins it, a
+ * read inside one is answered from it, and the run written least recently is passed on in one
+ * pwrite when a new one needs its place (all of them on flush and close). A write of
+ * DIRECT_BYTES or more (a file's run of blocks, data.c) goes to the image at once.
  * No two runs hold the same byte: a write or read that meets a run it does not fall inside
  * passes that run on first, so the image and the runs together always hold the newest bytes.
  * A channel opened for writing reads the bytes past the end of its (sparse, still short) image
@@ -20,6 +21,8 @@
 
 #define RUN_BYTES (1u << 20)
 #define RUNS 8
+/* A write of this many bytes or more goes to the image at once. */
+#define DIRECT_BYTES (RUN_BYTES / 4)
 
 /* Bytes written but not yet passed on: [pos, pos + len) of the region. */
 struct run {
@@ -145,6 +148,8 @@ static errcode_t region_pwrite(io_channel ch, uint64_t pos, size_t len, const vo
 	for (int i = 0; i < RUNS; i++)
 		if (overlaps(&r->runs[i], pos, len) && (err = flush_run(r, &r->runs[i])))
 			return err;
+	if (len >= DIRECT_BYTES) /* a file's run of blocks: not copied into a run first */
+		return pwrite_all(r, pos, len, buf);
 	for (int i = 0; i < RUNS; i++) {
 		struct run *u = &r->runs[i];
 		if (u->len && pos == u->pos + u->len && u->len + len <= RUN_BYTES) {
@@ -157,8 +162,6 @@ static errcode_t region_pwrite(io_channel ch, uint64_t pos, size_t len, const vo
 	for (int i = 1; i < RUNS && oldest->len; i++) /* an empty one, else the oldest */
 		if (!r->runs[i].len || r->runs[i].used < oldest->used)
 			oldest = &r->runs[i];
-	if (len > RUN_BYTES)
-		return pwrite_all(r, pos, len, buf);
 	if ((err = flush_run(r, oldest)))
 		return err;
 	memcpy(oldest->buf, buf, len);

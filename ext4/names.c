@@ -56,7 +56,8 @@ struct ext4_names {
 	uint32_t block_dir;   /* its folder, 0: none held */
 	uint32_t block_index; /* which block of its folder it is */
 	blk64_t block_at;
-	bool block_dirty; /* changed since it was read */
+	size_t block_last; /* the offset of the entry that ends it */
+	bool block_dirty;  /* changed since it was read */
 };
 
 static uint32_t hash_name(uint32_t dir, const char *name, size_t len)
@@ -251,24 +252,33 @@ int ext4_names_find(struct ext4_volume *v, uint32_t dir, const char *name, uint3
 	return 0;
 }
 
-/* The entry @name -> @ino written over the entry that ends block @buf of @f, or after it. */
-static void put_entry(ext2_filsys fs, char *buf, const char *name, size_t len, uint32_t ino,
-		      int type)
+/* The offset of the entry that ends the folder block @buf (read_names() checked them). */
+static size_t last_entry(ext2_filsys fs, char *buf)
 {
 	size_t end = fs->blocksize - csum_size(fs), off = 0;
 	unsigned rec_len;
-	struct ext2_dir_entry *d;
 
-	for (;; off += rec_len) { /* the last entry before the end (read_names() checked them) */
-		d = (struct ext2_dir_entry *)(buf + off);
-		ext2fs_get_rec_len(fs, d, &rec_len);
+	for (;; off += rec_len) {
+		ext2fs_get_rec_len(fs, (struct ext2_dir_entry *)(buf + off), &rec_len);
 		if (off + rec_len >= end)
-			break;
+			return off;
 	}
+}
+
+/* The entry @name -> @ino written over the entry at *@last that ends block @buf, or after it:
+ * *@last is then the new entry's offset. */
+static void put_entry(ext2_filsys fs, char *buf, size_t *last, const char *name, size_t len,
+		      uint32_t ino, int type)
+{
+	struct ext2_dir_entry *d = (struct ext2_dir_entry *)(buf + *last);
+	unsigned rec_len;
+
+	ext2fs_get_rec_len(fs, d, &rec_len);
 	if (d->inode) { /* cut to its length; the new entry takes the rest */
 		unsigned used = EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(d));
 		ext2fs_set_rec_len(fs, used, d);
-		d = (struct ext2_dir_entry *)(buf + off + used);
+		*last += used;
+		d = (struct ext2_dir_entry *)(buf + *last);
 		rec_len -= used;
 		ext2fs_set_rec_len(fs, rec_len, d);
 	}
@@ -320,6 +330,7 @@ static errcode_t hold_block(ext2_filsys fs, struct ext4_names *n, uint32_t dir, 
 		return err;
 	n->block_dir = dir;
 	n->block_at = blk;
+	n->block_last = last_entry(fs, n->block);
 	return 0;
 }
 
@@ -358,7 +369,7 @@ errcode_t ext4_names_link(struct ext4_volume *v, uint32_t dir, const char *name,
 	if (!held && ((err = block_of(fs, dir, i, &blk)) || (err = hold_block(fs, n, dir, blk))))
 		return err;
 	n->block_index = i;
-	put_entry(fs, n->block, name, len, ino, type);
+	put_entry(fs, n->block, &n->block_last, name, len, ino, type);
 	n->block_dirty = true;
 	f = folder_slot(v->names, dir); /* remember() does not move folders, but say so */
 	f->room[i] = (uint16_t)(f->room[i] - need);

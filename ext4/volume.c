@@ -6,22 +6,6 @@
 
 #include "ext4/ext4_priv.h"
 
-int ext4_errno(errcode_t err)
-{
-	if (err == EXT2_ET_BLOCK_ALLOC_FAIL || err == EXT2_ET_INODE_ALLOC_FAIL ||
-	    err == EXT2_ET_DIR_NO_SPACE || err == EXT2_ET_TOOSMALL ||
-	    err == EXT2_ET_JOURNAL_TOO_SMALL || err == EXT2_ET_DIR_NO_SPACE_FOR_CSUM ||
-	    err == EXT2_ET_RES_GDT_BLOCKS || err == EXT2_ET_TOO_MANY_INODES || err == ENOSPC)
-		return -ENOSPC;
-	return err > 0 && err < 4096 ? -(int)err : -EIO;
-}
-
-int ext4_fail(struct ext4_volume *v, errcode_t err, const char *what)
-{
-	diag_error(v->d, "%s: ext4: %s: %s", v->image, what, error_message(err));
-	return ext4_errno(err);
-}
-
 bool ext4_measuring(const struct ext4_volume *v)
 {
 	return v->measure;

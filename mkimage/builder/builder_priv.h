@@ -325,6 +325,8 @@ struct ext4_walk {
 	bool host_xattrs;     /* a host entry of the tree had extended attributes */
 	int proc_fds;         /* whether /proc/self/fd names the walk's folders: 0 not
 			       * known yet, 1 it does, -1 it does not (a chroot) */
+	int xattrs_at;        /* whether listxattrat() answers: 0 not known yet, 1 it
+			       * does, -1 it does not (Linux before 6.13) */
 	uid_t euid;           /* the build's user and group, asked once a tree */
 	gid_t egid;
 };

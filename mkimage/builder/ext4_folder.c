@@ -228,6 +228,52 @@ static int open_in_folder(struct host_folder *f, const char *host)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Files read, closed together: each close() is a system call, and close_range(2) (Linux 5.9)
+ * closes a run of consecutive descriptors, which files opened one after another get. */
+#define CLOSE_BATCH 32
+
+struct closing {
+	int fd[CLOSE_BATCH];
+	size_t n;
+};
+
+static int compare_fds(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/* close_range(2) of [@first, @last], by its number (glibc names it from 2.34 on): 0, or -1
+ * where there is none (it closed nothing then). */
+static long close_run(int first, int last)
+{
+#ifdef SYS_close_range
+	return syscall(SYS_close_range, (unsigned)first, (unsigned)last, 0u);
+#else
+	(void)first, (void)last;
+	return -1;
+#endif
+}
+
+static void close_all(struct closing *c)
+{
+	qsort(c->fd, c->n, sizeof(c->fd[0]), compare_fds);
+	for (size_t i = 0, j; i < c->n; i = j) {
+		for (j = i + 1; j < c->n && c->fd[j] == c->fd[j - 1] + 1; j++)
+			;
+		if (j - i == 1 || close_run(c->fd[i], c->fd[j - 1]) < 0)
+			for (size_t k = i; k < j; k++)
+				close(c->fd[k]);
+	}
+	c->n = 0;
+}
+
+static void close_later(struct closing *c, int fd)
+{
+	if (c->n == CLOSE_BATCH)
+		close_all(c);
+	c->fd[c->n++] = fd;
+}
+
 /* Whether the file open at @fd is still the one the walk listed. */
 static bool unchanged(int fd, const struct ext4_pending *p)
 {
@@ -239,12 +285,15 @@ static bool unchanged(int fd, const struct ext4_pending *p)
 /* The size up to which a file is read without lseek(SEEK_DATA), holes and all. */
 #define SMALL_FILE (64u << 10)
 
-static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ext4_pending *p)
+static int write_one(struct ext4_walk *w, struct host_folder *f, struct closing *c,
+		     const struct ext4_pending *p)
 {
-	struct ext4_host_reader r = { .fd = open_in_folder(f, p->host),
-				      .host = p->host,
-				      .d = w->b->d,
-				      .listed = p->size };
+	int fd = open_in_folder(f, p->host);
+	if ((fd == -EMFILE || fd == -ENFILE) && c->n) { /* the files held for closing give way */
+		close_all(c);
+		fd = open_in_folder(f, p->host);
+	}
+	struct ext4_host_reader r = { .fd = fd, .host = p->host, .d = w->b->d, .listed = p->size };
 	/* a small file is read whole, its holes as the zeros they read as (which the volume
 	 * leaves out all the same), without asking where they are */
 	if (p->size <= SMALL_FILE)
@@ -256,7 +305,7 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 	 * says so as it is read); a failure to read it (its message posted) is not a change */
 	int rc = ext4_write_data(w->v, p->ino, build_ext4_read_fd, &r, p->host);
 	bool changed = rc == 0 && !unchanged(r.fd, p);
-	close(r.fd);
+	close_later(c, r.fd);
 	if (changed)
 		return diag_error(w->b->d,
 				  "%s: changed while the image was built (it is not the "
@@ -270,13 +319,15 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, const struct ex
 static int write_pending(struct ext4_walk *w, bool walked)
 {
 	struct host_folder f = { -1, NULL };
+	struct closing c = { .n = 0 };
 	int rc = walked ? 0 : -ECANCELED;
 
 	for (size_t i = 0; i < w->n_data; i++) {
 		if (rc == 0 && w->data[i].ino)
-			rc = write_one(w, &f, &w->data[i]);
+			rc = write_one(w, &f, &c, &w->data[i]);
 		free(w->data[i].host);
 	}
+	close_all(&c);
 	if (f.path)
 		close(f.fd);
 	free(f.path);
@@ -384,6 +435,32 @@ static int add_host_special(struct ext4_walk *w, const char *name, const struct 
 				host, ino);
 }
 
+/* listxattrat(2) (Linux 6.13), which glibc does not name yet: its number is the same on the
+ * architectures the kernel's scripts/syscall.tbl gives it to ("465 common listxattrat") */
+#if !defined(SYS_listxattrat) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_listxattrat 465
+#endif
+
+/* Whether the entry @name of the host folder open at @dirfd has no extended attributes, asked
+ * by the folder's descriptor and the name in it, without a path to build and look up (most
+ * entries have none); false when it has some, or when that cannot be asked (the attributes
+ * are then read by a path). */
+static bool surely_no_xattrs(struct ext4_walk *w, int dirfd, const char *name)
+{
+#ifdef SYS_listxattrat
+	if (w->xattrs_at >= 0) {
+		long n = syscall(SYS_listxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, NULL, 0);
+		/* an older kernel, or a sandbox that refuses calls it does not know */
+		bool missing = n < 0 && (errno == ENOSYS || errno == EPERM);
+		w->xattrs_at = missing && !w->xattrs_at ? -1 : 1;
+		return n == 0;
+	}
+#else
+	(void)w, (void)dirfd, (void)name;
+#endif
+	return false;
+}
+
 /* The extended attributes of the entry @name of the host folder open at @dirfd, by the
  * folder's descriptor (the kernel's name of it in /proc), not by the entry's host path
  * (which a folder renamed meanwhile would lead elsewhere); by that path where there is no
@@ -393,6 +470,8 @@ static int copy_entry_xattrs(struct ext4_walk *w, int dirfd, const char *name, u
 {
 	char path[64 + 256];
 
+	if (surely_no_xattrs(w, dirfd, name))
+		return 0;
 	if (!w->proc_fds) { /* asked once a walk: /proc does not come and go under it */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
 		w->proc_fds = access(path, F_OK) < 0 ? -1 : 1;
@@ -549,6 +628,7 @@ int build_ext4_folder(struct ext4_walk *w, const char *host, const struct stat *
 	w->egid = getegid();
 	w->host_xattrs = false;
 	w->proc_fds = 0;
+	w->xattrs_at = 0;
 	w->n_links = 0; /* hard links join the names of one tree entry only (LAYOUT.md) */
 	int rc = build_ext4_folder_at(w, e->path, &top.ino);
 	struct ext4_meta m = host_meta(w, st, st->st_mode & 07777);

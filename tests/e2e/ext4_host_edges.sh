@@ -3,7 +3,8 @@
 # (it hung in open()), hard links join the names of one tree entry only (the same folder in
 # two trees gave one inode of four names), and as another user than root the warnings say
 # what happens: which part of the owners is made root's, and that trusted.* attributes
-# cannot be read.
+# cannot be read. A file too large for an ext4 file is refused at once; a low limit of open
+# files builds the same volume.
 . "$TOP/tests/e2e/lib/ext4.sh"
 need e2fsck debugfs sfdisk jq mkfifo setpriv setfattr timeout
 
@@ -61,3 +62,31 @@ grep -qF "own.layout:2: tree '/': ./own has extended attributes, and its trusted
 [ "$(wc -l <err.txt)" -eq 2 ] || { cat err.txt >&2; fail "not two warnings"; }
 expect_status 0 "$SDIMG" build own.layout -o own3.img
 [ ! -s err.txt ] || { cat err.txt >&2; fail "as root, a warning"; }
+
+# a file larger than an ext4 file of 1 KiB blocks can be (2^32 - 1 blocks: an extent's first
+# block is 32 bits): refused at once, naming it, not read for minutes and then cut (where
+# the host's file system holds so large a sparse file)
+mkdir -p huge
+if truncate -s $(((1 << 32) * 1024 - 1024 + 1)) huge/big 2>/dev/null; then
+    build_refused huge "huge.layout:2: ./huge/big: 4398046510081 bytes, more than a file of an ext4 volume with 1024-byte blocks can hold (4398046510080)" <<'LAYOUT'
+image { table = gpt }
+partition r { type = ext4 size = 16M ext4 { block-size = 1024 } tree "/" { from = "huge" } }
+LAYOUT
+fi
+rm -rf huge
+
+# a low limit of open files (ulimit -n 20): the files read and not yet closed give way to
+# the next, and the build is the one without the limit
+mkdir -p many
+i=0
+while [ $i -lt 600 ]; do
+    printf '%s\n' "$i" >many/f$i
+    i=$((i + 1))
+done
+cat >many.layout <<'LAYOUT'
+image { table = gpt seed = "ext4" timestamp = 1700000000 }
+partition r { type = ext4 size = 16M tree "/" { from = "many" } }
+LAYOUT
+(ulimit -n 20 && exec "$SDIMG" build -q -o few.img many.layout) || fail "ulimit -n 20: the build failed"
+"$SDIMG" build -q -o all.img many.layout || fail "many.layout: build failed"
+cmp -s few.img all.img || fail "ulimit -n 20: another image"
