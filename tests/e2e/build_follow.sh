@@ -100,7 +100,8 @@ check mixed.layout out/card.img.zst --bmap
 
 # a large file is followed as it is copied, not once it is whole: the thread reads bytes of
 # it before the writer's last write (the writer copies it a chunk of 256 KiB at a time, each
-# one pwrite of random data; the file's first is the lowest such write)
+# one pwrite of random data; the file's first is the lowest such write). Each write of the
+# build is held 10 ms, so that the thread has its turns on a loaded machine too.
 mkdir -p in/big
 head -c 48000000 /dev/urandom >in/big/kernel.img
 cat >big.layout <<'EOF'
@@ -108,20 +109,22 @@ image { size = 80M seed = "follow" }
 partition files { type = fat32 size = 72M tree "/" { from = "in/big" } }
 EOF
 rm -rf out && mkdir out
-strace -f -y -s 0 -e trace=pread64,pwrite64 -o st.txt "$REAL" build -q -o out/card.img --bmap big.layout ||
-    fail "big.layout: build failed"
-early=$(awk 'NR == 1 { main = $1 }
-    { pid[NR] = $1; line[NR] = $0 }
-    $1 == main && /pwrite64\([0-9]+<[^>]*\/out\// {
-        last = NR
-        if ($0 ~ /, 262144, [0-9]+\) = 262144$/) {
+# one trace file a thread (-ff: no call cut in two by another's), each call with its time
+strace -ff -ttt -y -s 0 -e trace=pread64,pwrite64 -e inject=pwrite64:delay_exit=10000 \
+    -o big.trace "$REAL" build -q -o out/card.img --bmap big.layout || fail "big.layout: build failed"
+early=$(awk '
+    /pwrite64\([0-9]+<[^>]*\/out\// {
+        writer = FILENAME; last = $1
+        if ($0 ~ /, 262144, [0-9]+\) = 262144( \(DELAYED\))?$/) {
             split($0, a, ", "); if (start == "" || a[4] + 0 < start) start = a[4] + 0 } }
+    /pread64\([0-9]+<[^>]*\/out\// { n++; t[n] = $1; f[n] = FILENAME; line[n] = $0 }
     END {
-        for (i = 1; i < last; i++)
-            if (pid[i] != main && line[i] ~ /pread64\([0-9]+<[^>]*\/out\//) {
+        for (i = 1; i <= n; i++)
+            if (f[i] != writer && t[i] < last) {
                 split(line[i], a, ", "); split(line[i], r, "= ")
                 if (start != "" && a[4] + 0 >= start && r[2] ~ /^[0-9]+$/) sum += r[2] }
-        print sum + 0 }' st.txt)
+        print sum + 0 }' big.trace.*)
+rm -f big.trace.*
 [ "$early" -gt 0 ] || fail "big.layout: the thread read none of the large file while it was copied"
 check big.layout out/card.img --bmap --sha256
 
