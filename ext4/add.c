@@ -155,6 +155,7 @@ static int new_inode(struct ext4_volume *v, uint32_t dir, const char *name, uint
 	ext2_ino_t ino;
 	int rc = check_new_name(v, dir, name, what);
 
+	*ret_ino = 0; /* (none, with an error) */
 	if (rc < 0)
 		return rc;
 	errcode_t err = ext2fs_new_inode(v->fs, dir, type | 0644, NULL, &ino);

@@ -294,7 +294,7 @@ static int take_followed(struct build *b, uint8_t digest[SHA256_LEN], bool *imag
 static int take_followed_late(struct build *b, struct build_feed *f)
 {
 	uint8_t unused[SHA256_LEN];
-	bool image, ranges;
+	bool image = false, ranges = false;
 	int rc = take_followed(b, unused, &image, &ranges);
 
 	if (rc < 0 || ranges || !b->o->bmap)

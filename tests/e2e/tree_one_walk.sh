@@ -24,12 +24,14 @@ entries=$(find t -mindepth 1 | wc -l) # 620
 folders=$(find t -type d | wc -l)     # 21
 
 # calls SYSCALLS LAYOUT: how many of SYSCALLS (a strace class or list) building LAYOUT makes
+# (a strace older than the kernel names a call it does not know syscall_0xNNN, and lets it
+# through a class: listxattrat(2) of Linux 6.13 is no stat call)
 calls() {
     rm -f x.img
     strace -f -qq -o calls.txt -e trace="$1" "$REAL" build -q -o x.img "$2" ||
         fail "$2: the traced build failed"
     [ -s x.img ] || fail "$2: no image"
-    grep -c . calls.txt
+    grep -v ' syscall_0x' calls.txt | grep -c .
 }
 
 for type in fat exfat ext4; do
