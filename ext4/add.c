@@ -267,8 +267,10 @@ static errcode_t put_block(struct ext4_volume *v, ext2_file_t f, struct taken *t
 		t->len++;
 		return 0;
 	}
-	if (zeros)
+	if (zeros) {
+		v->zero_blocks++;
 		return ext2fs_file_llseek(f, pos + n, EXT2_SEEK_SET, NULL);
+	}
 	return ext2fs_file_write(f, buf, (unsigned int)n, &written);
 }
 
@@ -283,6 +285,8 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uin
 
 	if (!v->data_buf && !(v->data_buf = malloc(cap)))
 		return -ENOMEM;
+	if ((size + bs - 1) / bs > v->most_file_blocks)
+		v->most_file_blocks = (size + bs - 1) / bs;
 	char *buf = v->data_buf;
 	while (rc == 0 && pos < size) {
 		size_t want = size - pos < cap ? (size_t)(size - pos) : cap, got = 0;

@@ -16,6 +16,11 @@ struct ext4_volume {
 	char *data_buf;   /* DATA_BLOCKS blocks: a file's bytes as they are read (add.c),
 			   * allocated once for all files */
 	bool measure;
+	/* what ext4_usage_holds() asks: blocks given back (before the folders were indexed),
+	 * blocks of zeros left out of files, the most blocks of one file and of one folder */
+	uint64_t freed, freed_unindexed, zero_blocks, most_file_blocks;
+	uint32_t most_folder_blocks;
+	bool indexed;
 	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
 	int fd;                   /* read.c: the image, and the region of the volume in it, */
 	uint64_t offset, size;    /* which its messages on a cut image name */

@@ -165,6 +165,21 @@ static int add_journal(struct ext4_volume *v)
 	return err ? ext4_fail(v, err, "writing the journal inode") : 0;
 }
 
+/* Blocks given back, counted for ext4_usage_holds() (fs->priv_data is the volume). */
+static void count_freed(ext2_filsys fs, blk64_t blk, int inuse)
+{
+	(void)blk;
+	if (inuse < 0)
+		((struct ext4_volume *)fs->priv_data)->freed++;
+}
+
+static void count_freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
+{
+	(void)blk;
+	if (inuse < 0)
+		((struct ext4_volume *)fs->priv_data)->freed += num;
+}
+
 int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params *p,
 		const char *image, struct diag *d, struct ext4_volume **ret)
 {
@@ -213,8 +228,36 @@ int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params
 		ext4_discard(v);
 		return rc;
 	}
+	v->fs->priv_data = v;
+	ext2fs_set_block_alloc_stats_callback(v->fs, count_freed, NULL);
+	ext2fs_set_block_alloc_stats_range_callback(v->fs, count_freed_range, NULL);
 	*ret = v;
 	return 0;
+}
+
+uint64_t ext4_free_stretch(const struct ext4_volume *v)
+{
+	ext2_filsys fs = v->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1, blk = fs->super->s_first_data_block;
+	uint64_t fewest = EXT_UNINIT_MAX_LEN;
+
+	while (blk <= end) {
+		blk64_t free_at, used_at;
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, end, &free_at))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, free_at, end, &used_at))
+			break; /* the last stretch: nothing after it to cross */
+		if (used_at - free_at < fewest)
+			fewest = used_at - free_at;
+		blk = used_at;
+	}
+	return fewest;
+}
+
+bool ext4_usage_holds(const struct ext4_volume *v, uint64_t longest)
+{
+	return (v->indexed ? v->freed_unindexed : v->freed) == 0 && v->zero_blocks == 0 &&
+	       v->most_file_blocks <= longest && v->most_folder_blocks <= 4;
 }
 
 int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),

@@ -297,9 +297,14 @@ static void report(struct build *b, double secs)
 				: "");
 }
 
-int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
+/* One build of the image; an ext4 partition whose size was counted, and whose build took
+ * other than the count said, sets *@redo (its messages are then to be dropped) and
+ * @exact[i], for the build again to size it by a trial. */
+static int build_once(const struct layout *l, const struct build_options *o, struct diag *d,
+		      bool *exact, bool *redo)
 {
 	struct build b = { .l = l,
+			   .ext4_exact = exact,
 			   .o = o,
 			   .d = d,
 			   .image = BUILD_FILE_INIT,
@@ -339,7 +344,29 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	build_direct_release(&b);
 	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
+	*redo = rc == -EAGAIN && b.redo;
+	if (*redo)
+		return rc;
 	if (rc == -ENOMEM)
 		return diag_errno(d, rc, "%s: out of memory", o->output);
 	return rc < 0 ? rc : d->errors ? -EINVAL : 0;
+}
+
+int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
+{
+	bool *exact = calloc(l->n_parts ? l->n_parts : 1, sizeof(*exact)), redo = false;
+	struct diag first;
+
+	if (!exact)
+		return diag_errno(d, -ENOMEM, "%s: out of memory", o->output);
+	diag_init(&first);
+	int rc = build_once(l, o, &first, exact, &redo);
+	if (redo) {
+		diag_release(&first);
+		rc = build_once(l, o, d, exact, &redo);
+	} else {
+		diag_take(d, &first);
+	}
+	free(exact);
+	return rc;
 }

@@ -225,24 +225,15 @@ static int map_range(void *ctx, uint64_t start, uint64_t len)
 	return build_map_add(&m->b->map, m->start + start, len);
 }
 
-static int fill_volume(struct build *b, const struct layout_partition *p,
-		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
-		       struct diag *d, struct ext4_usage *used, struct ext4_volume **ret);
-
 /* The volume of @size bytes at @start of @fd with partition @p's entries: 0 with the volume
- * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. */
-static int build_volume(struct build *b, const struct layout_partition *p,
-			const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
-			struct diag *d, struct ext4_volume **ret)
-{
-	return fill_volume(b, p, params, fd, start, size, d, NULL, ret);
-}
-
-/* build_volume(), with what the volume used (@used non-NULL, 3 of them): when made empty,
- * when every entry was in and when its folders were indexed. */
+ * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. With what the
+ * volume used (@used non-NULL, 3 of them): when made empty,
+ * when every entry was in and when its folders were indexed; and with @stretch non-NULL,
+ * the empty volume's ext4_free_stretch(). */
 static int fill_volume(struct build *b, const struct layout_partition *p,
 		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
-		       struct diag *d, struct ext4_usage *used, struct ext4_volume **ret)
+		       struct diag *d, struct ext4_usage *used, uint64_t *stretch,
+		       struct ext4_volume **ret)
 {
 	struct ext4_walk w = { .b = b, .p = p };
 	struct diag *keep = b->d;
@@ -255,6 +246,8 @@ static int fill_volume(struct build *b, const struct layout_partition *p,
 	}
 	if (used)
 		ext4_get_usage(w.v, &used[0]);
+	if (stretch)
+		*stretch = ext4_free_stretch(w.v);
 	for (size_t k = 0; rc == 0 && k < p->n_entries; k++) {
 		w.e = &p->entries[k];
 		rc = add_entry(&w);
@@ -331,6 +324,40 @@ static void too_small(struct build *b, size_t i, struct diag *d)
 	diag_release(d);
 }
 
+/* What a partition's entries take beyond an empty volume: blocks and inodes. */
+struct ext4_need {
+	uint64_t blocks, inodes;
+	uint64_t reserved_inodes; /* an empty volume's: the reserved ones, lost+found */
+};
+
+/* What a volume's entries took, from its usage when empty, with every entry in and with
+ * its folders indexed: the most blocks it held past the empty volume's. */
+static void need_of(const struct ext4_usage used[3], struct ext4_need *ret)
+{
+	uint64_t most = used[1].used_blocks > used[2].used_blocks ? used[1].used_blocks
+								  : used[2].used_blocks;
+	ret->blocks = most - used[0].used_blocks;
+	ret->inodes = used[2].used_inodes - used[0].used_inodes;
+	ret->reserved_inodes = used[0].used_inodes;
+}
+
+/* Whether the volume @v of partition @i, whose size was counted (ext4_count.c), took what
+ * the count said, and would in a trial's volume too (ext4_usage_holds(): its empty form's
+ * fewest free blocks between used ranges @stretch, the trial's kept when counted): the
+ * size is then the one a trial finds. */
+static bool count_held(const struct build *b, size_t i, const struct ext4_volume *v,
+		       const struct ext4_usage used[3], uint64_t stretch)
+{
+	const struct part_state *ps = &b->parts[i];
+	struct ext4_need need;
+
+	need_of(used, &need);
+	if (ps->ext4_trial_stretch < stretch)
+		stretch = ps->ext4_trial_stretch;
+	return ext4_usage_holds(v, stretch) && need.blocks == ps->ext4_count_blocks &&
+	       need.reserved_inodes + need.inodes == ps->ext4_count_inodes;
+}
+
 int build_write_ext4(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
@@ -344,7 +371,22 @@ int build_write_ext4(struct build *b, size_t i)
 	if (!p->ext4.inodes_set && b->parts[i].ext4_inodes)
 		params.inodes = b->parts[i].ext4_inodes;
 	diag_init(&scratch);
-	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch, &v);
+	bool counted = b->parts[i].ext4_counted;
+	struct ext4_usage used[3];
+	uint64_t stretch = 0;
+	int rc = fill_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch,
+			     counted ? used : NULL, counted ? &stretch : NULL, &v);
+	if (counted && (rc == 0 || rc == -ENOSPC) &&
+	    (rc < 0 || !count_held(b, i, v, used, stretch))) {
+		/* the count was not what the build took: the image is built again, this
+		 * partition sized by a trial, which says nothing of this one */
+		if (rc == 0)
+			ext4_discard(v);
+		diag_release(&scratch);
+		b->ext4_exact[i] = true;
+		b->redo = true;
+		return -EAGAIN;
+	}
 	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
 		too_small(b, i, &scratch);
 	else
@@ -365,11 +407,6 @@ int build_write_ext4(struct build *b, size_t i)
 	return ext4_finish(v);
 }
 
-/* What a partition's entries take beyond an empty volume: blocks and inodes. */
-struct ext4_need {
-	uint64_t blocks, inodes;
-	uint64_t reserved_inodes; /* an empty volume's: the reserved ones, lost+found */
-};
 
 /* A scratch file of @size bytes of zeros (@fd, a memfd). */
 static int scratch_of(struct build *b, const struct layout_partition *p, int fd, uint64_t size)
@@ -394,17 +431,13 @@ static int trial(struct build *b, const struct layout_partition *p,
 
 	if (rc < 0)
 		return rc;
-	rc = fill_volume(b, p, params, fd, 0, size, d, used, &v);
+	rc = fill_volume(b, p, params, fd, 0, size, d, used, NULL, &v);
 	ext4_discard(v);
 	if (rc < 0 && rc != -ENOSPC)
 		diag_take(b->d, d);
 	if (rc < 0)
 		return rc;
-	uint64_t most = used[1].used_blocks > used[2].used_blocks ? used[1].used_blocks
-								  : used[2].used_blocks;
-	ret->blocks = most - used[0].used_blocks;
-	ret->inodes = used[2].used_inodes - used[0].used_inodes;
-	ret->reserved_inodes = used[0].used_inodes;
+	need_of(used, ret);
 	return 0;
 }
 
@@ -468,6 +501,44 @@ static int smallest_room(struct build *b, const struct layout_partition *p,
 #define TRIAL_FIRST (16ull << 30)
 #define TRIAL_LAST (4ull << 40)
 
+/* Partition @i's need counted from its tree's walk (ext4_count.c) for the trial's volume of
+ * @params in @fd: 0, 1 when the count does not serve it (a trial then finds the need), or
+ * -EINTR, -ENOMEM. The empty trial volume gives the reserved inodes, the room the count
+ * must fit (else the trial would take a larger volume) and its fewest free blocks between
+ * used ranges, which bounds the files the count is sure of. */
+static int count_need(struct build *b, size_t i, const struct ext4_params *params, int fd,
+		      struct ext4_need *ret)
+{
+	struct part_state *ps = &b->parts[i];
+	struct ext4_volume *v = NULL;
+	struct ext4_count_sum sum;
+	struct ext4_usage u;
+	struct diag scratch;
+	int rc;
+
+	diag_init(&scratch);
+	rc = ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)TRIAL_FIRST) < 0
+		     ? -errno
+		     : ext4_create(fd, 0, TRIAL_FIRST, params, b->o->output, &scratch, &v);
+	diag_release(&scratch);
+	if (rc < 0)
+		return 1;
+	ext4_get_usage(v, &u);
+	uint64_t stretch = ext4_free_stretch(v);
+	ext4_discard(v);
+	if ((rc = build_count_ext4(b, i, params, stretch, &sum)) != 0)
+		return rc;
+	/* room to spare: what a trial holds for a moment while it indexes folders */
+	if (sum.most_folder_blocks > 4 || u.blocks - u.used_blocks < sum.blocks + 1024 ||
+	    u.inodes - u.used_inodes < sum.inodes)
+		return 1;
+	*ret = (struct ext4_need){ sum.blocks, sum.inodes, u.used_inodes };
+	ps->ext4_trial_stretch = stretch;
+	ps->ext4_count_blocks = sum.blocks;
+	ps->ext4_count_inodes = u.used_inodes + sum.inodes;
+	return 0;
+}
+
 /* The inodes of a size = auto volume without a set count: those the entries take, a
  * quarter more, and one per 16 KiB of its `extra` (LAYOUT.md), over the reserved ones. */
 static uint64_t inodes_for(const struct layout_partition *p, uint64_t reserved, uint64_t taken)
@@ -497,13 +568,19 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 	unit = p->align < bs           ? bs
 	       : p->align > (1u << 20) ? 1u << 20
 				       : (p->align + bs - 1) / bs * bs;
-	/* one build of the entries, in a volume larger than they need, counts what they take */
+	/* counted from the tree's walk where the count serves it, the build checking it;
+	 * else one build of the entries, in a volume larger than they need, counts what they
+	 * take */
+	rc = own_inodes && b->ext4_exact && !b->ext4_exact[i] ? count_need(b, i, &params, fd, &need)
+							       : 1;
+	b->parts[i].ext4_counted = rc == 0;
 	diag_init(&scratch);
-	while ((rc = trial(b, p, &params, fd, size, &scratch, &need)) == -ENOSPC &&
+	while (rc == 1 && (rc = trial(b, p, &params, fd, size, &scratch, &need)) == -ENOSPC &&
 	       size < TRIAL_LAST) {
 		diag_release(&scratch);
 		diag_init(&scratch);
 		size *= 16;
+		rc = 1;
 	}
 	if (rc == -ENOSPC)
 		diag_take(b->d, &scratch);
