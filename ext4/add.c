@@ -268,9 +268,11 @@ static errcode_t put_block(struct ext4_volume *v, ext2_file_t f, struct taken *t
 		return 0;
 	}
 	if (zeros) {
-		v->zero_blocks++;
+		v->file_zeros = true;
 		return ext2fs_file_llseek(f, pos + n, EXT2_SEEK_SET, NULL);
 	}
+	v->zeros_before_data += v->file_zeros;
+	v->file_zeros = false;
 	return ext2fs_file_write(f, buf, (unsigned int)n, &written);
 }
 
@@ -285,6 +287,7 @@ static int write_data(struct ext4_volume *v, ext2_file_t f, struct taken *t, uin
 
 	if (!v->data_buf && !(v->data_buf = malloc(cap)))
 		return -ENOMEM;
+	v->file_zeros = false;
 	if ((size + bs - 1) / bs > v->most_file_blocks)
 		v->most_file_blocks = (size + bs - 1) / bs;
 	char *buf = v->data_buf;

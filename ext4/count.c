@@ -16,6 +16,9 @@
 
 #include "ext4/ext4_priv.h"
 
+/* The extents an inode holds in itself; a fifth takes a block of an extent tree. */
+#define INODE_EXTENTS 4
+
 /* One name of a counted folder, kept until the folder is indexed. */
 struct cname {
 	uint32_t off;  /* in the names' bytes */
@@ -27,6 +30,10 @@ struct cfolder {
 	uint32_t first, last; /* its names: 1 + index, 0 none */
 	uint32_t n_names;
 	uint16_t *room; /* per block: the bytes a new entry can take at its end */
+	/* its runs of blocks taken one after the other (extents, but for the used ranges
+	 * of a volume's layout a run may cross), and the block that would go on its last */
+	uint32_t runs;
+	uint64_t next_at;
 };
 
 struct ext4_count {
@@ -41,6 +48,9 @@ struct ext4_count {
 	char *bytes; /* every name, each ending in a NUL */
 	size_t n_bytes, cap_bytes;
 	uint64_t blocks, inodes;
+	/* the blocks the walk has taken so far, in the order a build takes them: each folder's
+	 * first and each new one, each long link's target, each extent tree's block */
+	uint64_t taken;
 };
 
 /* The room of a new folder's one block: "." and ".." (12 bytes each) in it. */
@@ -60,7 +70,11 @@ static int add_folder(struct ext4_count *c, uint16_t room, uint32_t *ret)
 		c->cap_folders = cap;
 	}
 	struct cfolder *f = &c->folders[c->n_folders];
-	*f = (struct cfolder){ .n_blocks = 1 };
+	/* a new folder's block is the next one taken; the root's lies before lost+found's,
+	 * never next to what the walk takes */
+	*f = (struct cfolder){ .n_blocks = 1, .runs = 1, .next_at = UINT64_MAX };
+	if (c->n_folders)
+		f->next_at = ++c->taken;
 	if (!(f->room = malloc(sizeof(*f->room))))
 		return -ENOMEM;
 	f->room[0] = room;
@@ -128,6 +142,11 @@ static int place(struct ext4_count *c, struct cfolder *f, unsigned need)
 			return -ENOMEM;
 		f->room = room;
 		f->room[f->n_blocks++] = (uint16_t)(c->block_size - c->tail);
+		/* the block after the folder's last when nothing was taken since (libext2fs's
+		 * goal), else a new run; its fifth needs an extent tree block, taken next */
+		f->runs += f->next_at != c->taken;
+		f->next_at = ++c->taken;
+		c->taken += f->runs == INODE_EXTENTS + 1;
 	}
 	f->room[i] = (uint16_t)(f->room[i] - need);
 	while (f->first_open < f->n_blocks && f->room[f->first_open] < EXT2_DIR_REC_LEN(1))
@@ -210,7 +229,9 @@ int ext4_count_symlink(struct ext4_count *c, uint32_t dir, const char *name, siz
 	if (rc == 0) {
 		c->inodes++;
 		/* a target shorter than the inode's block map is kept in it (a fast link) */
-		c->blocks += target_len >= sizeof(((struct ext2_inode *)0)->i_block);
+		bool slow = target_len >= sizeof(((struct ext2_inode *)0)->i_block);
+		c->blocks += slow;
+		c->taken += slow;
 	}
 	return rc;
 }
@@ -276,24 +297,90 @@ static int indexed_blocks(const struct ext4_count *c, const struct cfolder *f, u
 	return 0;
 }
 
+/* The extent tree blocks a folder may have in a volume of any layout, after the walk
+ * (1) and once indexed (2): lo to hi. */
+struct tree_range {
+	uint64_t lo1, hi1, lo2, hi2;
+};
+
+/*
+ * The range of the extent tree blocks of the folder @f (@blocks once indexed) in any volume,
+ * whatever its layout, into @r. Its runs are extents, but for a used range of the layout
+ * that a run crosses (one at most: a folder's run is far shorter than the free blocks
+ * between two of them, ext4_free_stretch()), which splits it in two: after the walk it has
+ * runs to twice as many extents. Indexing adds one more where it adds blocks and the block
+ * after the folder's last is taken (two, a used range crossed), and more where a folder
+ * gave blocks back before (holes a new run may be cut by: @shrinks); a folder given blocks
+ * back may hold fewer. A fifth extent takes a tree block, one while it holds them all
+ * (more, and the count is not sure: @r's hi past any count).
+ */
+static void folder_trees(const struct ext4_count *c, const struct cfolder *f, uint32_t blocks,
+			 bool shrinks, struct tree_range *r)
+{
+	uint32_t most = f->n_blocks > blocks ? f->n_blocks : blocks;
+	uint32_t leaf = (c->block_size - (uint32_t)sizeof(struct ext3_extent_header)) /
+			(uint32_t)sizeof(struct ext3_extent);
+	bool grows = blocks > f->n_blocks, gives_back = blocks < f->n_blocks;
+	uint64_t lo = f->runs + (grows && f->next_at != c->taken), hi = 2ull * f->runs;
+
+	*r = (struct tree_range){ 0, 0, 0, 0 };
+	if (most <= INODE_EXTENTS)
+		return;
+	if (most > leaf) {
+		r->hi1 = r->hi2 = UINT32_MAX;
+		return;
+	}
+	hi += grows ? (shrinks ? most : 2) : 0;
+	r->lo1 = f->runs > INODE_EXTENTS;
+	r->hi1 = hi - (grows ? (shrinks ? most : 2) : 0) > INODE_EXTENTS;
+	r->lo2 = !gives_back && lo > INODE_EXTENTS;
+	r->hi2 = hi > INODE_EXTENTS;
+}
+
 int ext4_count_total(struct ext4_count *c, struct ext4_count_sum *ret)
 {
+	uint32_t *blocks = malloc((c->n_folders + 1) * sizeof(*blocks));
 	uint64_t linear = 0, indexed = 0;
-	uint32_t most = 0;
+	struct tree_range t = { 0, 0, 0, 0 };
+	bool shrinks = false;
 
+	if (!blocks)
+		return -ENOMEM;
 	for (size_t i = 0; i < c->n_folders; i++) {
 		const struct cfolder *f = &c->folders[i];
-		uint32_t blocks = f->n_blocks;
-		int rc = c->indexes && f->n_blocks > 1 ? indexed_blocks(c, f, &blocks) : 0;
-		if (rc < 0)
+		int rc = 0;
+		blocks[i] = f->n_blocks;
+		if (c->indexes && f->n_blocks > 1)
+			rc = indexed_blocks(c, f, &blocks[i]);
+		if (rc < 0) {
+			free(blocks);
 			return rc;
+		}
 		linear += f->n_blocks - 1; /* the first blocks are counted with their folders */
-		indexed += blocks - 1;
-		most = f->n_blocks > most ? f->n_blocks : most;
-		most = blocks > most ? blocks : most;
+		indexed += blocks[i] - 1;
+		shrinks |= blocks[i] < f->n_blocks;
 	}
-	ret->blocks = c->blocks + (linear > indexed ? linear : indexed);
+	for (size_t i = 0; i < c->n_folders; i++) {
+		struct tree_range r;
+		folder_trees(c, &c->folders[i], blocks[i], shrinks, &r);
+		t.lo1 += r.lo1;
+		t.hi1 += r.hi1;
+		t.lo2 += r.lo2;
+		t.hi2 += r.hi2;
+	}
+	free(blocks);
+	/* the most blocks the volume holds, after the walk or once indexed: sure where one of
+	 * the two is known and at least the other's most */
+	bool walk_most = linear + t.lo1 > indexed + t.lo2;
+	ret->sure = true;
+	if (t.lo2 == t.hi2 && indexed + t.lo2 >= linear + t.hi1)
+		walk_most = false;
+	else if (t.lo1 == t.hi1 && linear + t.lo1 >= indexed + t.hi2)
+		walk_most = true;
+	else
+		ret->sure = false;
+	ret->tree_blocks = walk_most ? t.lo1 : t.lo2;
+	ret->blocks = c->blocks + ret->tree_blocks + (walk_most ? linear : indexed);
 	ret->inodes = c->inodes;
-	ret->most_folder_blocks = most;
 	return 0;
 }

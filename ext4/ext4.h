@@ -177,10 +177,14 @@ void ext4_discard(struct ext4_volume *v);
 
 /* The blocks and inodes entries take beyond an empty volume's, counted as a build of the
  * same parameters takes them (the most blocks it holds: after the last entry, or after its
- * folders are indexed), and the most blocks one folder has on the way. */
+ * folders are indexed), the blocks of folders' extent trees among them, and whether those
+ * are the same in a volume of any size (true unless a folder's runs of blocks are so many
+ * that a volume's layout may split them into a fifth extent, or into more than a tree
+ * block holds). */
 struct ext4_count_sum {
 	uint64_t blocks, inodes;
-	uint32_t most_folder_blocks;
+	uint64_t tree_blocks;
+	bool sure;
 };
 struct ext4_count;
 /* A count for a volume of @p (the root and lost+found as ext4_create() makes them): 0,
@@ -202,17 +206,22 @@ int ext4_count_link(struct ext4_count *c, uint32_t dir, const char *name);
 int ext4_count_total(struct ext4_count *c, struct ext4_count_sum *ret);
 
 /* Whether the blocks the entries of @v took (ext4_get_usage()) are what they take in any
- * volume of its parameters, whatever its size: true when no block was given back before
- * the folders were indexed, no file had a block of zeros (each is one run of blocks from
- * its start), no file took more than @longest blocks (the fewest ext4_free_stretch() gives
- * of this volume and of the others compared: a run that long crosses one used range at
- * most, so it lies in one or two extents, held in the inode) and no folder had more than 4
- * blocks (as many extents at most). The blocks of extent trees, which only a volume's
- * layout decides, are then none here and none in the others. */
+ * volume of its parameters, whatever its size, where a count (ext4_count_total(), sure) says
+ * the same: true when no block was given back before the folders were indexed, no file had
+ * a block of zeros before more of its bytes (each is one run of blocks from its start, the
+ * zeros at its end left out), no file took more than
+ * @longest blocks (the fewest ext4_free_stretch() gives of this volume and of the others
+ * compared: a run that long crosses one used range at most, so it lies in one or two
+ * extents, held in the inode), no folder had more blocks than one extent tree block holds
+ * extents, and every inode is in the first flex group (the blocks the walk takes then
+ * follow each other, from one place). */
 bool ext4_usage_holds(const struct ext4_volume *v, uint64_t longest);
 /* The fewest free blocks between two used ranges of @v, made empty just now (at most 32767,
  * the longest extent ext2fs_fallocate() makes), for ext4_usage_holds(). */
 uint64_t ext4_free_stretch(const struct ext4_volume *v);
+/* The inodes of @v's first flex group (of its first group without flex_bg): a volume whose
+ * inodes are all there takes the blocks of its walk from one place. */
+uint64_t ext4_flex_inodes(const struct ext4_volume *v);
 
 /* ---- read.c: the read side (sdimg ls, cat) ---- */
 

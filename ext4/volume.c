@@ -254,10 +254,23 @@ uint64_t ext4_free_stretch(const struct ext4_volume *v)
 	return fewest;
 }
 
+uint64_t ext4_flex_inodes(const struct ext4_volume *v)
+{
+	struct ext2_super_block *s = v->fs->super;
+
+	return (uint64_t)s->s_inodes_per_group
+	       << (ext2fs_has_feature_flex_bg(s) ? s->s_log_groups_per_flex : 0);
+}
+
 bool ext4_usage_holds(const struct ext4_volume *v, uint64_t longest)
 {
-	return (v->indexed ? v->freed_unindexed : v->freed) == 0 && v->zero_blocks == 0 &&
-	       v->most_file_blocks <= longest && v->most_folder_blocks <= 4;
+	const struct ext2_super_block *s = v->fs->super;
+	uint32_t leaf = (v->fs->blocksize - (uint32_t)sizeof(struct ext3_extent_header)) /
+			(uint32_t)sizeof(struct ext3_extent);
+
+	return (v->indexed ? v->freed_unindexed : v->freed) == 0 && v->zeros_before_data == 0 &&
+	       v->most_file_blocks <= longest && v->most_folder_blocks <= leaf &&
+	       s->s_inodes_count - s->s_free_inodes_count <= ext4_flex_inodes(v);
 }
 
 int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),

@@ -299,12 +299,12 @@ static void report(struct build *b, double secs)
 
 /* One build of the image; an ext4 partition whose size was counted, and whose build took
  * other than the count said, sets *@redo (its messages are then to be dropped) and
- * @exact[i], for the build again to size it by a trial. */
+ * @ext4[i], how the build again sizes it. */
 static int build_once(const struct layout *l, const struct build_options *o, struct diag *d,
-		      bool *exact, bool *redo)
+		      struct build_ext4_redo *ext4, bool *redo)
 {
 	struct build b = { .l = l,
-			   .ext4_exact = exact,
+			   .ext4_redo = ext4,
 			   .o = o,
 			   .d = d,
 			   .image = BUILD_FILE_INIT,
@@ -354,19 +354,20 @@ static int build_once(const struct layout *l, const struct build_options *o, str
 
 int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
 {
-	bool *exact = calloc(l->n_parts ? l->n_parts : 1, sizeof(*exact)), redo = false;
+	struct build_ext4_redo *ext4 = calloc(l->n_parts ? l->n_parts : 1, sizeof(*ext4));
+	bool redo = false;
 	struct diag first;
 
-	if (!exact)
+	if (!ext4)
 		return diag_errno(d, -ENOMEM, "%s: out of memory", o->output);
 	diag_init(&first);
-	int rc = build_once(l, o, &first, exact, &redo);
+	int rc = build_once(l, o, &first, ext4, &redo);
 	if (redo) {
 		diag_release(&first);
-		rc = build_once(l, o, d, exact, &redo);
+		rc = build_once(l, o, d, ext4, &redo);
 	} else {
 		diag_take(d, &first);
 	}
-	free(exact);
+	free(ext4);
 	return rc;
 }

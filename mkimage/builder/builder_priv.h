@@ -137,6 +137,15 @@ struct part_state {
 	uint64_t ext4_count_blocks, ext4_count_inodes, ext4_trial_stretch;
 };
 
+/* How a build again (build_image_file()) sizes an ext4 size = auto partition whose count
+ * the build before found other than what it took (ext4_count.c): by a trial, or, where
+ * that build could say what a trial would count, by that (@known: the blocks and inodes
+ * past an empty volume's, and the empty volume's inodes). */
+struct build_ext4_redo {
+	bool trial, known;
+	uint64_t blocks, inodes, reserved_inodes;
+};
+
 struct uboot_env;
 struct build {
 	const struct layout *l;
@@ -166,10 +175,8 @@ struct build {
 	bool tty, progress_shown, signals_blocked;
 	bool per_card;         /* the layout has per-card values (a manifest reads the image) */
 	bool placed;           /* every output is at its name: the build has succeeded */
-	/* per partition: ext4 size = auto found by a trial, not counted (a build again after
-	 * a count its build found wrong, build_write_ext4()); @redo: such a build is wanted */
-	bool *ext4_exact;
-	bool redo;
+	struct build_ext4_redo *ext4_redo; /* per partition (build_write_ext4()) */
+	bool redo; /* a build again is wanted: an ext4 count was wrong */
 	sigset_t stop_signals; /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
 };

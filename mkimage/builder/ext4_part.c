@@ -226,10 +226,10 @@ static int map_range(void *ctx, uint64_t start, uint64_t len)
 }
 
 /* The volume of @size bytes at @start of @fd with partition @p's entries: 0 with the volume
- * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. With what the
- * volume used (@used non-NULL, 3 of them): when made empty,
- * when every entry was in and when its folders were indexed; and with @stretch non-NULL,
- * the empty volume's ext4_free_stretch(). */
+ * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. With @used
+ * non-NULL (3 of them), what the volume used when made empty, when every entry was in and
+ * when its folders were indexed; with @stretch non-NULL, the empty volume's
+ * ext4_free_stretch(). */
 static int fill_volume(struct build *b, const struct layout_partition *p,
 		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
 		       struct diag *d, struct ext4_usage *used, uint64_t *stretch,
@@ -341,21 +341,43 @@ static void need_of(const struct ext4_usage used[3], struct ext4_need *ret)
 	ret->reserved_inodes = used[0].used_inodes;
 }
 
-/* Whether the volume @v of partition @i, whose size was counted (ext4_count.c), took what
- * the count said, and would in a trial's volume too (ext4_usage_holds(): its empty form's
- * fewest free blocks between used ranges @stretch, the trial's kept when counted): the
- * size is then the one a trial finds. */
-static bool count_held(const struct build *b, size_t i, const struct ext4_volume *v,
-		       const struct ext4_usage used[3], uint64_t stretch)
+static int size_for(struct build *b, size_t i, const struct ext4_need *need, uint64_t *ret,
+		    uint64_t *ret_inodes);
+
+/* Whether the volume @v of partition @i, whose size was counted (ext4_count.c), has the
+ * size a trial finds: it took what a trial's volume takes (ext4_usage_holds(): @stretch, its
+ * empty form's fewest free blocks between used ranges, and the trial's, kept when counted),
+ * which is what the count said, or other blocks that need the same size and inodes. 1 it
+ * has; 0 it has not, with how a build again sizes it in b->ext4_redo[i]; or an error. */
+static int count_held(struct build *b, size_t i, const struct ext4_volume *v,
+		      const struct ext4_usage used[3], uint64_t stretch)
 {
 	const struct part_state *ps = &b->parts[i];
+	struct build_ext4_redo *redo = &b->ext4_redo[i];
 	struct ext4_need need;
+	uint64_t size, inodes;
 
 	need_of(used, &need);
 	if (ps->ext4_trial_stretch < stretch)
 		stretch = ps->ext4_trial_stretch;
-	return ext4_usage_holds(v, stretch) && need.blocks == ps->ext4_count_blocks &&
-	       need.reserved_inodes + need.inodes == ps->ext4_count_inodes;
+	if (!ext4_usage_holds(v, stretch)) {
+		redo->trial = true;
+		return 0;
+	}
+	if (need.blocks == ps->ext4_count_blocks &&
+	    need.reserved_inodes + need.inodes == ps->ext4_count_inodes)
+		return 1;
+	/* zeros at the ends of files, which the count took as bytes */
+	int rc = size_for(b, i, &need, &size, &inodes);
+	if (rc < 0)
+		return rc;
+	if (size == b->part_sizes[i] && inodes == ps->ext4_inodes)
+		return 1;
+	*redo = (struct build_ext4_redo){ .known = true,
+					  .blocks = need.blocks,
+					  .inodes = need.inodes,
+					  .reserved_inodes = need.reserved_inodes };
+	return 0;
 }
 
 int build_write_ext4(struct build *b, size_t i)
@@ -376,16 +398,18 @@ int build_write_ext4(struct build *b, size_t i)
 	uint64_t stretch = 0;
 	int rc = fill_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch,
 			     counted ? used : NULL, counted ? &stretch : NULL, &v);
-	if (counted && (rc == 0 || rc == -ENOSPC) &&
-	    (rc < 0 || !count_held(b, i, v, used, stretch))) {
+	int held = counted && rc == -ENOSPC ? 0 : counted && rc == 0 ? count_held(b, i, v, used, stretch) : 1;
+	if (held <= 0) {
 		/* the count was not what the build took: the image is built again, this
-		 * partition sized by a trial, which says nothing of this one */
+		 * partition sized by a trial (which says nothing of this one), or by what it
+		 * took */
 		if (rc == 0)
 			ext4_discard(v);
 		diag_release(&scratch);
-		b->ext4_exact[i] = true;
-		b->redo = true;
-		return -EAGAIN;
+		if (held == 0 && rc == -ENOSPC)
+			b->ext4_redo[i].trial = true;
+		b->redo = held == 0;
+		return held < 0 ? held : -EAGAIN;
 	}
 	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
 		too_small(b, i, &scratch);
@@ -406,7 +430,6 @@ int build_write_ext4(struct build *b, size_t i)
 	}
 	return ext4_finish(v);
 }
-
 
 /* A scratch file of @size bytes of zeros (@fd, a memfd). */
 static int scratch_of(struct build *b, const struct layout_partition *p, int fd, uint64_t size)
@@ -525,13 +548,18 @@ static int count_need(struct build *b, size_t i, const struct ext4_params *param
 		return 1;
 	ext4_get_usage(v, &u);
 	uint64_t stretch = ext4_free_stretch(v);
-	ext4_discard(v);
-	if ((rc = build_count_ext4(b, i, params, stretch, &sum)) != 0)
+	if ((rc = build_count_ext4(b, i, params, stretch, &sum)) != 0) {
+		ext4_discard(v);
 		return rc;
-	/* room to spare: what a trial holds for a moment while it indexes folders */
-	if (sum.most_folder_blocks > 4 || u.blocks - u.used_blocks < sum.blocks + 1024 ||
-	    u.inodes - u.used_inodes < sum.inodes)
-		return 1;
+	}
+	/* room to spare: what a trial holds for a moment while it indexes folders; and every
+	 * inode in the trial volume's first flex group, as ext4_usage_holds() asks */
+	if (!sum.sure || u.blocks - u.used_blocks < sum.blocks + 1024 ||
+	    u.used_inodes + sum.inodes > ext4_flex_inodes(v))
+		rc = 1;
+	ext4_discard(v);
+	if (rc)
+		return rc;
 	*ret = (struct ext4_need){ sum.blocks, sum.inodes, u.used_inodes };
 	ps->ext4_trial_stretch = stretch;
 	ps->ext4_count_blocks = sum.blocks;
@@ -553,7 +581,7 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 	struct ext4_params params;
 	struct ext4_need need = { 0, 0, 0 };
 	struct diag scratch;
-	uint64_t bs, unit, size = TRIAL_FIRST;
+	uint64_t size = TRIAL_FIRST;
 	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
 
 	if (fd < 0)
@@ -563,17 +591,17 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 		return -EIO;
 	}
 	params.measure = true;
-	bs = params.block_size;
-	/* sizes sought in whole units: the partition's align, from one block up to 1 MiB */
-	unit = p->align < bs           ? bs
-	       : p->align > (1u << 20) ? 1u << 20
-				       : (p->align + bs - 1) / bs * bs;
-	/* counted from the tree's walk where the count serves it, the build checking it;
-	 * else one build of the entries, in a volume larger than they need, counts what they
-	 * take */
-	rc = own_inodes && b->ext4_exact && !b->ext4_exact[i] ? count_need(b, i, &params, fd, &need)
-							       : 1;
-	b->parts[i].ext4_counted = rc == 0;
+	/* what a build before took, where it could say it; else counted from the tree's walk
+	 * where the count serves it, the build checking it; else one build of the entries, in
+	 * a volume larger than they need, counts what they take */
+	const struct build_ext4_redo *redo = b->ext4_redo ? &b->ext4_redo[i] : NULL;
+	if (redo && redo->known) {
+		need = (struct ext4_need){ redo->blocks, redo->inodes, redo->reserved_inodes };
+		rc = 0;
+	} else {
+		rc = own_inodes && redo && !redo->trial ? count_need(b, i, &params, fd, &need) : 1;
+		b->parts[i].ext4_counted = rc == 0;
+	}
 	diag_init(&scratch);
 	while (rc == 1 && (rc = trial(b, p, &params, fd, size, &scratch, &need)) == -ENOSPC &&
 	       size < TRIAL_LAST) {
@@ -595,13 +623,36 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 				"out: size = auto then counts them)",
 				p->ext4.loc.file, p->ext4.loc.line, p->name,
 				need.reserved_inodes + need.inodes, p->ext4.inodes);
-	if (rc == 0 && own_inodes) {
-		params.inodes = inodes_for(p, need.reserved_inodes, need.inodes);
-		b->parts[i].ext4_inodes = params.inodes;
+	close(fd);
+	return rc == 0 ? size_for(b, i, &need, ret, &b->parts[i].ext4_inodes) : rc;
+}
+
+/* The size partition @i has for its entries' @need (in units of its align, at most 1 MiB),
+ * and its inode count (0: the layout's, or the default). */
+static int size_for(struct build *b, size_t i, const struct ext4_need *need, uint64_t *ret,
+		    uint64_t *ret_inodes)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	struct ext4_params params;
+	uint64_t bs, unit;
+	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
+	if (params_of(b, p, &params) < 0) {
+		close(fd);
+		return -EIO;
 	}
-	/* then the smallest empty volume with room for that */
-	if (rc == 0)
-		rc = smallest_room(b, p, &params, fd, unit, &need, ret);
+	bs = params.block_size;
+	/* sizes sought in whole units: the partition's align, from one block up to 1 MiB */
+	unit = p->align < bs           ? bs
+	       : p->align > (1u << 20) ? 1u << 20
+				       : (p->align + bs - 1) / bs * bs;
+	*ret_inodes = 0;
+	if (p->size_kind == LAYOUT_SIZE_AUTO && !p->ext4.inodes_set)
+		*ret_inodes = params.inodes = inodes_for(p, need->reserved_inodes, need->inodes);
+	/* the smallest empty volume with room for that */
+	rc = smallest_room(b, p, &params, fd, unit, need, ret);
 	close(fd);
 	return rc;
 }
