@@ -263,7 +263,8 @@ static int compare_chashed(const void *a, const void *b)
  * one leaf or need more than one level of index blocks. */
 static int indexed_blocks(const struct ext4_count *c, const struct cfolder *f, uint32_t *ret)
 {
-	size_t dx_tail = c->tail ? sizeof(struct ext2_dx_tail) : 0, usable = c->block_size - c->tail;
+	size_t dx_tail = c->tail ? sizeof(struct ext2_dx_tail) : 0,
+	       usable = c->block_size - c->tail;
 	uint32_t root_limit = (uint32_t)((c->block_size - 32 - dx_tail) / 8);
 	uint32_t node_limit = (uint32_t)((c->block_size - 8 - dx_tail) / 8);
 	struct chashed *h = malloc((f->n_names + 1) * sizeof(*h));

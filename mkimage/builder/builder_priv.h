@@ -173,10 +173,10 @@ struct build {
 	struct build_directs direct; /* input files left out of the scratch image (owned) */
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
-	bool per_card;         /* the layout has per-card values (a manifest reads the image) */
-	bool placed;           /* every output is at its name: the build has succeeded */
+	bool per_card; /* the layout has per-card values (a manifest reads the image) */
+	bool placed;   /* every output is at its name: the build has succeeded */
 	struct build_ext4_redo *ext4_redo; /* per partition (build_write_ext4()) */
-	bool redo; /* a build again is wanted: an ext4 count was wrong */
+	bool redo;                         /* a build again is wanted: an ext4 count was wrong */
 	sigset_t stop_signals; /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
 };
@@ -255,13 +255,14 @@ int build_check_ext4(struct build *b, size_t i);
  * whose volume holds partition @i's entries, found by trials in a scratch file. */
 int build_measure_ext4(struct build *b, size_t i, uint64_t *ret);
 /* ext4_count.c: what partition @i's entries take, counted from its tree's walk with
- * @params (the build's, inodes aside), into @ret: 0; 1 when the count does not serve the
- * partition (not one tree from a host folder, features set, a sparse file, one longer than
- * @longest blocks, a walk that failed: a trial then says it); -EINTR or -ENOMEM. */
+ * @params (the build's, inodes aside) and ext4's @caps (build_ext4_caps), into @ret: 0; 1
+ * when the count does not serve the partition (not one tree from a host folder, features
+ * set, a sparse file, one longer than @longest blocks, a walk that failed: a trial then says
+ * it); -EINTR or -ENOMEM. */
 struct ext4_params;
 struct ext4_count_sum;
 int build_count_ext4(struct build *b, size_t i, const struct ext4_params *params,
-		     uint64_t longest, struct ext4_count_sum *ret);
+		     const struct content_caps *caps, uint64_t longest, struct ext4_count_sum *ret);
 
 /* The walk of one layout entry into an ext4 volume (ext4_part.c, ext4_archive.c). */
 struct ext4_volume;

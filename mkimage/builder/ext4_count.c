@@ -28,9 +28,9 @@ struct count_link {
 struct count_walk {
 	struct build *b;
 	struct ext4_count *c;
-	uint64_t longest;   /* the most bytes a file may have for the count to be sure */
+	uint64_t longest; /* the most bytes a file may have for the count to be sure */
 	uint32_t block_size;
-	bool unsure;        /* a file the count cannot be sure of: sparse, or too long */
+	bool unsure; /* a file the count cannot be sure of: sparse, or too long */
 	struct count_link *links;
 	size_t n_links, cap_links;
 };
@@ -151,15 +151,6 @@ static bool stops(void *ctx)
 	return build_interrupted(((struct count_walk *)ctx)->b);
 }
 
-static const struct content_walk_ops count_ops = {
-	.folder = folder_in,
-	.folder_done = folder_done,
-	.entry = entry,
-	.stop = stops,
-	.caps = &build_ext4_caps,
-	.sees_left_out = true,
-};
-
 /* The folders of the tree's place @path ("/a/b"), all new in an empty volume but the root;
  * -EINVAL for lost+found, which is there already. */
 static int count_place(struct ext4_count *c, const char *path, uint32_t *ret)
@@ -191,13 +182,22 @@ static bool countable(const struct layout_partition *p, const char *host)
 	const struct layout_entry *e = &p->entries[0];
 	struct stat st;
 
-	return p->n_entries == 1 && e->kind == LAYOUT_ENTRY_TREE && !e->strip && !p->ext4.features &&
-	       stat(host, &st) == 0 && S_ISDIR(st.st_mode);
+	return p->n_entries == 1 && e->kind == LAYOUT_ENTRY_TREE && !e->strip &&
+	       !p->ext4.features && stat(host, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The tree's walk as ext4_folder.c's, whose caps are @caps (build_ext4_caps). */
 static int walk(struct count_walk *w, const struct layout_entry *e, const char *host,
-		struct diag *d)
+		const struct content_caps *caps, struct diag *d)
 {
+	const struct content_walk_ops ops = {
+		.folder = folder_in,
+		.folder_done = folder_done,
+		.entry = entry,
+		.stop = stops,
+		.caps = caps,
+		.sees_left_out = true,
+	};
 	struct content_filter filter;
 	struct count_folder top = { .counted = true };
 	bool filtered = e->n_include || e->n_exclude;
@@ -209,15 +209,15 @@ static int walk(struct count_walk *w, const struct layout_entry *e, const char *
 		return rc;
 	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	rc = fd < 0 ? -errno
-		    : content_walk_host(fd, host, e->links, &top, filtered ? &filter : NULL,
-					&count_ops, w, d);
+		    : content_walk_host(fd, host, e->links, &top, filtered ? &filter : NULL, &ops,
+					w, d);
 	if (filtered)
 		content_filter_release(&filter);
 	return rc;
 }
 
 int build_count_ext4(struct build *b, size_t i, const struct ext4_params *params,
-		     uint64_t longest, struct ext4_count_sum *ret)
+		     const struct content_caps *caps, uint64_t longest, struct ext4_count_sum *ret)
 {
 	const struct layout_partition *p = &b->l->parts[i];
 	struct count_walk w = { .b = b, .longest = longest, .block_size = params->block_size };
@@ -236,7 +236,7 @@ int build_count_ext4(struct build *b, size_t i, const struct ext4_params *params
 	}
 	rc = ext4_count_new(params, &w.c);
 	if (rc == 0)
-		rc = walk(&w, &p->entries[0], host, &scratch);
+		rc = walk(&w, &p->entries[0], host, caps, &scratch);
 	if (rc == 0)
 		rc = ext4_count_total(w.c, ret);
 	/* what went wrong, the trial meets again and says as the build does */

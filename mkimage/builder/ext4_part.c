@@ -398,7 +398,9 @@ int build_write_ext4(struct build *b, size_t i)
 	uint64_t stretch = 0;
 	int rc = fill_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch,
 			     counted ? used : NULL, counted ? &stretch : NULL, &v);
-	int held = counted && rc == -ENOSPC ? 0 : counted && rc == 0 ? count_held(b, i, v, used, stretch) : 1;
+	int held = counted && rc == -ENOSPC ? 0
+		   : counted && rc == 0     ? count_held(b, i, v, used, stretch)
+					    : 1;
 	if (held <= 0) {
 		/* the count was not what the build took: the image is built again, this
 		 * partition sized by a trial (which says nothing of this one), or by what it
@@ -548,7 +550,7 @@ static int count_need(struct build *b, size_t i, const struct ext4_params *param
 		return 1;
 	ext4_get_usage(v, &u);
 	uint64_t stretch = ext4_free_stretch(v);
-	if ((rc = build_count_ext4(b, i, params, stretch, &sum)) != 0) {
+	if ((rc = build_count_ext4(b, i, params, &build_ext4_caps, stretch, &sum)) != 0) {
 		ext4_discard(v);
 		return rc;
 	}

@@ -161,7 +161,8 @@ static uint64_t tree_blocks(const struct ext4_volume *v)
 			continue;
 		assert_int_equal(ext2fs_read_inode(fs, ino, &inode), 0);
 		uint64_t held = ext2fs_get_stat_i_blocks(fs, &inode) * 512 / fs->blocksize;
-		uint64_t size = EXT2_I_SIZE(&inode), data = (size + fs->blocksize - 1) / fs->blocksize;
+		uint64_t size = EXT2_I_SIZE(&inode),
+			 data = (size + fs->blocksize - 1) / fs->blocksize;
 		if (LINUX_S_ISLNK(inode.i_mode))
 			data = held ? 1 : 0;
 		n += held - data;
@@ -189,8 +190,9 @@ static void expect_same(struct both *t)
 	indexed.used_blocks -= trees_indexed;
 	uint64_t got = sum.blocks - sum.tree_blocks + t->empty.used_blocks;
 	assert_true(got == in.used_blocks || got == indexed.used_blocks);
-	assert_true(!sum.sure || got >= (in.used_blocks < indexed.used_blocks ? in.used_blocks
-									      : indexed.used_blocks));
+	assert_true(!sum.sure ||
+		    got >= (in.used_blocks < indexed.used_blocks ? in.used_blocks
+								 : indexed.used_blocks));
 	assert_int_equal(sum.inodes, indexed.used_inodes - t->empty.used_inodes);
 }
 
@@ -201,7 +203,8 @@ static void test_random_trees(void **state)
 	(void)state;
 	for (uint64_t seed = 1; seed <= 24; seed++) {
 		struct both t;
-		uint64_t s = seed * 0x9E3779B97F4A7C15ull, n = 1 + next(&s) % (seed % 4 ? 400 : 3000);
+		uint64_t s = seed * 0x9E3779B97F4A7C15ull,
+			 n = 1 + next(&s) % (seed % 4 ? 400 : 3000);
 		both_start(&t, seed % 3 ? 4096 : 1024, 256ull << 20);
 		for (uint64_t k = 0; k < n; k++)
 			add_random(&t, &s, k);
@@ -230,7 +233,8 @@ static void test_big_folders(void **state)
 			assert_int_equal(ext4_add_special(t.v, root ? EXT4_ROOT : ino, name, &m,
 							  EXT4_FIFO, 0, 0, name, NULL),
 					 0);
-			assert_int_equal(ext4_count_inode(t.c, root ? EXT4_COUNT_ROOT : dir, name, 0),
+			assert_int_equal(ext4_count_inode(t.c, root ? EXT4_COUNT_ROOT : dir, name,
+							  0),
 					 0);
 		}
 		expect_same(&t);
