@@ -179,7 +179,7 @@ static int open_host_file(struct fat_copier *w, const struct fat_node *n)
 			return -errno;
 		w->dir = n->host_dir;
 	}
-	int fd = openat(w->dir_fd, fat_node_host_name(n), O_RDONLY | O_CLOEXEC);
+	int fd = openat(w->dir_fd, fat_node_host_name(n), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -208,8 +208,9 @@ struct build_feed {
 	struct sha256 *range_sha;   /* with a bmap: the range being hashed */
 	struct build_map *map;      /* the ranges, in whole blocks, sorted (build_map_to_blocks) */
 	size_t range;               /* the first of them not hashed yet */
-	uint8_t *buf;               /* BUILD_FEED_CHUNK bytes read */
-	uint8_t *zeros;             /* BUILD_FEED_CHUNK zero bytes */
+	uint8_t *buf;               /* @chunk bytes read */
+	uint8_t *zeros;             /* @chunk zero bytes */
+	size_t chunk;               /* BUILD_FEED_CHUNK, or less on a thread that follows */
 };
 
 /* Feeds [@from, @to) of the image to @f's hashers and compressor: its data extents read, its

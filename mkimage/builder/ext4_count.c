@@ -165,7 +165,7 @@ static int read_blocks(struct count_walk *w, const struct content_walk_entry *e,
 	if ((!w->buf && !(w->buf = malloc(COUNT_CHUNK))) ||
 	    (!w->zeros && !(w->zeros = calloc(1, w->block_size))))
 		return -ENOMEM;
-	int fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return 1;
 	while (pos < size && !build_interrupted(w->b)) {

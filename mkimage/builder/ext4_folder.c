@@ -224,7 +224,8 @@ static int open_in_folder(struct host_folder *f, const char *host)
 			return rc;
 		}
 	}
-	int fd = openat(f->fd, slash ? slash + 1 : host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = openat(f->fd, slash ? slash + 1 : host,
+			O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	return fd < 0 ? -errno : fd;
 }
 
