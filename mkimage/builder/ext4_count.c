@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "ext4/ext4.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
@@ -165,7 +166,7 @@ static int read_blocks(struct count_walk *w, const struct content_walk_entry *e,
 	if ((!w->buf && !(w->buf = malloc(COUNT_CHUNK))) ||
 	    (!w->zeros && !(w->zeros = calloc(1, w->block_size))))
 		return -ENOMEM;
-	int fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = path_open_at(e->dirfd, e->name, O_NOFOLLOW);
 	if (fd < 0)
 		return 1;
 	while (pos < size && !build_interrupted(w->b)) {
