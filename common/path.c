@@ -42,6 +42,19 @@ char *path_append(const char *dir, const char *name)
 	return p;
 }
 
+int path_open_at(int dirfd, const char *name, int flags)
+{
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that may never
+	 * come (POSIX open(), "O_NONBLOCK"); a regular file ignores it, but for a lease held
+	 * by another process, whose open then fails with EWOULDBLOCK instead of waiting for
+	 * the lease to be broken (fcntl(2), "Leases"): opened again, waiting as open(2) does */
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+
+	if (fd < 0 && errno == EWOULDBLOCK)
+		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | flags);
+	return fd < 0 ? -errno : fd;
+}
+
 int path_open_regular(const char *path)
 {
 	struct stat st;
@@ -51,12 +64,11 @@ int path_open_regular(const char *path)
 	 * raises its modem lines, a tape's rewinds) */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		return S_ISDIR(st.st_mode) ? -EISDIR : -ESPIPE;
-	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that may never
-	 * come (POSIX open(), "O_NONBLOCK"): a FIFO put at the name after the stat(); a
-	 * regular file ignores it, and it is cleared below for the reads */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* a FIFO put at the name after the stat() does not hold the open; O_NONBLOCK is
+	 * cleared below for the reads */
+	fd = path_open_at(AT_FDCWD, path, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		rc = -errno;
 	else if (S_ISDIR(st.st_mode))

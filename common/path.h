@@ -28,6 +28,16 @@ char *path_append(const char *dir, const char *name);
 int path_open_regular(const char *path);
 
 /*
+ * Opens @name in the folder @dirfd (AT_FDCWD: the working one) to read, with open(2)'s
+ * @flags added (O_NOFOLLOW...), without waiting for a FIFO's writer (a FIFO put at the name
+ * after it was listed opens at once, and reads as empty); a file under a lease that another
+ * process holds (a file server's) is waited for, as any open waits. Returns the descriptor
+ * (close-on-exec; O_NONBLOCK but after a lease, which a regular file's reads ignore) or a
+ * negative errno.
+ */
+int path_open_at(int dirfd, const char *name, int flags);
+
+/*
  * Reads all of @fd, a regular file of at most @max bytes (SIZE_MAX: as much as memory holds),
  * from where it stands into a new buffer *@ret_buf (free() it), with a NUL after its
  * *@ret_len bytes. Returns 0, or a negative errno: -EFBIG for a file over @max (refused by

@@ -193,11 +193,14 @@ static errcode_t put_chunk(struct placing *p, uint64_t pos, char *buf, size_t go
 	for (size_t off = 0; err == 0 && off < got;) {
 		size_t n = got - off < bs ? got - off : bs;
 		if (all_zeros(p->v, buf + off, n)) { /* a hole */
+			p->v->file_zeros = true;
 			if (p->f)
 				err = ext2fs_file_llseek(p->f, pos + off + n, EXT2_SEEK_SET, NULL);
 			off += n;
 			continue;
 		}
+		p->v->zeros_before_data += p->v->file_zeros;
+		p->v->file_zeros = false;
 		if (p->f) {
 			err = ext2fs_file_write(p->f, buf + off, (unsigned int)n, &written);
 			off += n;
@@ -239,6 +242,10 @@ int ext4_data_write(struct ext4_volume *v, uint32_t ino, ext4_read_fn read, void
 	uint64_t size = EXT2_I_SIZE(&p.inode), pos = 0;
 	int rc = 0;
 
+	uint64_t blocks = (size + v->fs->blocksize - 1) / v->fs->blocksize;
+	v->file_zeros = false;
+	if (blocks > v->most_file_blocks)
+		v->most_file_blocks = blocks;
 	if (err == 0 && !placeable(&p))
 		err = hand_over(&p, 0);
 	if (err)

@@ -173,6 +173,65 @@ int ext4_finish(struct ext4_volume *v);
  * NULL is a no-op. */
 void ext4_discard(struct ext4_volume *v);
 
+/* ---- count.c: what entries take, counted without a volume (size = auto) ---- */
+
+/* The blocks and inodes entries take beyond an empty volume's, counted as a build of the
+ * same parameters takes them (the most blocks it holds: after the last entry, or after its
+ * folders are indexed), the blocks of folders' extent trees among them, and whether those
+ * are the same in a volume of any size (true unless a folder's runs of blocks are so many
+ * that a volume's layout may split them into a fifth extent, or into more than a tree
+ * block holds). */
+struct ext4_count_sum {
+	uint64_t blocks, inodes;
+	uint64_t tree_blocks;
+	bool sure;
+	uint64_t most; /* the most blocks a volume of any layout takes (@blocks when @sure) */
+};
+struct ext4_count;
+/* A count for a volume of @p (the root and lost+found as ext4_create() makes them): 0,
+ * -EINVAL (features @p cannot have: ext4_features_check() says why) or -ENOMEM. */
+int ext4_count_new(const struct ext4_params *p, struct ext4_count **ret);
+void ext4_count_free(struct ext4_count *c);
+/* Each names an entry @name in the counted folder @dir (EXT4_COUNT_ROOT, or what
+ * ext4_count_dir() returned), in the order a build adds them: a new folder (its number in
+ * *@ret), a regular file of @bytes bytes (all of its blocks counted), a symbolic link whose
+ * target has @target_len bytes, a device node, fifo or socket (a file of 0 bytes), or another
+ * name of an inode counted before (a hard link). 0, -EINVAL (a name ext4 cannot have) or
+ * -ENOMEM. */
+#define EXT4_COUNT_ROOT 0u
+int ext4_count_dir(struct ext4_count *c, uint32_t dir, const char *name, uint32_t *ret);
+int ext4_count_inode(struct ext4_count *c, uint32_t dir, const char *name, uint64_t bytes);
+int ext4_count_symlink(struct ext4_count *c, uint32_t dir, const char *name, size_t target_len);
+int ext4_count_link(struct ext4_count *c, uint32_t dir, const char *name);
+/* The most extent tree blocks outside the inode that @extents extents take: an inode holds
+ * four, a tree block (ext4 disk layout, "Extent Tree") as many 12-byte entries as follow
+ * its 12-byte header, and the blocks that hold those are counted again as one level up. */
+uint64_t ext4_tree_blocks_for(uint64_t extents, uint32_t block_size);
+/* What the entries counted so far take, their folders indexed. */
+int ext4_count_total(struct ext4_count *c, struct ext4_count_sum *ret);
+
+/* Whether the blocks the entries of @v took (ext4_get_usage()) are what they take in any
+ * volume of its parameters, whatever its size, where a count (ext4_count_total(), sure) says
+ * the same: true when no block was given back before the folders were indexed, no file had
+ * a block of zeros before more of its bytes (each is one run of blocks from its start, the
+ * zeros at its end left out), no file took more than
+ * @longest blocks (the fewest ext4_free_stretch() gives of this volume and of the others
+ * compared: a run that long crosses one used range at most, so it lies in one or two
+ * extents, held in the inode), no folder had more blocks than one extent tree block holds
+ * extents, and every inode is in the first flex group (the blocks the walk takes then
+ * follow each other, from one place). */
+bool ext4_usage_holds(const struct ext4_volume *v, uint64_t longest);
+/* The blocks of @v's extent trees outside their inodes, in *@ret: those of what @v took
+ * that depend on where its layout put the files (a volume of another size may take more or
+ * fewer), the rest being the same in any. 0 or a negative errno with a message. */
+int ext4_tree_blocks(struct ext4_volume *v, uint64_t *ret);
+/* The fewest free blocks between two used ranges of @v, made empty just now (at most 32767,
+ * the longest extent ext2fs_fallocate() makes), for ext4_usage_holds(). */
+uint64_t ext4_free_stretch(const struct ext4_volume *v);
+/* The inodes of @v's first flex group (of its first group without flex_bg): a volume whose
+ * inodes are all there takes the blocks of its walk from one place. */
+uint64_t ext4_flex_inodes(const struct ext4_volume *v);
+
 /* ---- read.c: the read side (sdimg ls, cat) ---- */
 
 /* Opens the ext2/3/4 file system of @size bytes at @offset of @fd to read. Its messages (and

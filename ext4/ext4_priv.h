@@ -16,6 +16,12 @@ struct ext4_volume {
 	char *data_buf;   /* DATA_BLOCKS blocks: a file's bytes as they are read (add.c),
 			   * allocated once for all files */
 	bool measure;
+	/* what ext4_usage_holds() asks: blocks given back (before the folders were indexed),
+	 * runs of zero blocks left out of files before more of their bytes (file_zeros: the
+	 * file being written has one so far), the most blocks of one file and of one folder */
+	uint64_t freed, freed_unindexed, zeros_before_data, most_file_blocks;
+	uint32_t most_folder_blocks;
+	bool indexed, file_zeros;
 	struct ext4_names *names; /* names.c: the folders touched, NULL until then */
 	int fd;                   /* read.c: the image, and the region of the volume in it, */
 	uint64_t offset, size;    /* which its messages on a cut image name */

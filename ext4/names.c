@@ -300,6 +300,8 @@ static errcode_t grow_folder(struct ext4_volume *v, struct folder *f)
 	if ((err = ext2fs_expand_dir(v->fs, f->ino)))
 		return err;
 	f->room[f->n_blocks++] = (uint16_t)(v->fs->blocksize - csum_size(v->fs));
+	if (f->n_blocks > v->most_folder_blocks)
+		v->most_folder_blocks = f->n_blocks;
 	return 0;
 }
 
@@ -663,6 +665,8 @@ int ext4_index_folders(struct ext4_volume *v)
 
 	errcode_t err = ext4_names_write(v);
 
+	v->indexed = true;
+	v->freed_unindexed = v->freed;
 	if (err)
 		return ext4_fail(v, err, "writing the folders");
 	if (!n || !ext2fs_has_feature_dir_index(v->fs->super))

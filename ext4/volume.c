@@ -149,6 +149,21 @@ static int add_journal(struct ext4_volume *v)
 	return err ? ext4_fail(v, err, "writing the journal inode") : 0;
 }
 
+/* Blocks given back, counted for ext4_usage_holds() (fs->priv_data is the volume). */
+static void count_freed(ext2_filsys fs, blk64_t blk, int inuse)
+{
+	(void)blk;
+	if (inuse < 0)
+		((struct ext4_volume *)fs->priv_data)->freed++;
+}
+
+static void count_freed_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
+{
+	(void)blk;
+	if (inuse < 0)
+		((struct ext4_volume *)fs->priv_data)->freed += num;
+}
+
 int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params *p,
 		const char *image, struct diag *d, struct ext4_volume **ret)
 {
@@ -197,8 +212,49 @@ int ext4_create(int fd, uint64_t offset, uint64_t size, const struct ext4_params
 		ext4_discard(v);
 		return rc;
 	}
+	v->fs->priv_data = v;
+	ext2fs_set_block_alloc_stats_callback(v->fs, count_freed, NULL);
+	ext2fs_set_block_alloc_stats_range_callback(v->fs, count_freed_range, NULL);
 	*ret = v;
 	return 0;
+}
+
+uint64_t ext4_free_stretch(const struct ext4_volume *v)
+{
+	ext2_filsys fs = v->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1, blk = fs->super->s_first_data_block;
+	uint64_t fewest = EXT_UNINIT_MAX_LEN;
+
+	while (blk <= end) {
+		blk64_t free_at, used_at;
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk, end, &free_at))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, free_at, end, &used_at))
+			break; /* the last stretch: nothing after it to cross */
+		if (used_at - free_at < fewest)
+			fewest = used_at - free_at;
+		blk = used_at;
+	}
+	return fewest;
+}
+
+uint64_t ext4_flex_inodes(const struct ext4_volume *v)
+{
+	struct ext2_super_block *s = v->fs->super;
+
+	return (uint64_t)s->s_inodes_per_group
+	       << (ext2fs_has_feature_flex_bg(s) ? s->s_log_groups_per_flex : 0);
+}
+
+bool ext4_usage_holds(const struct ext4_volume *v, uint64_t longest)
+{
+	const struct ext2_super_block *s = v->fs->super;
+	uint32_t leaf = (v->fs->blocksize - (uint32_t)sizeof(struct ext3_extent_header)) /
+			(uint32_t)sizeof(struct ext3_extent);
+
+	return (v->indexed ? v->freed_unindexed : v->freed) == 0 && v->zeros_before_data == 0 &&
+	       v->most_file_blocks <= longest && v->most_folder_blocks <= leaf &&
+	       s->s_inodes_count - s->s_free_inodes_count <= ext4_flex_inodes(v);
 }
 
 int ext4_used_ranges(struct ext4_volume *v, int (*each)(void *ctx, uint64_t start, uint64_t len),
@@ -269,4 +325,47 @@ void ext4_discard(struct ext4_volume *v)
 	free(v->zero_block);
 	free(v->data_buf);
 	free(v);
+}
+
+/* The blocks of inode @ino's extent tree outside the inode, added to *@n: one per index
+ * entry (each names a block of the tree below it; ext4 disk layout, "Extent Tree"). */
+static errcode_t add_tree_blocks(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+				 uint64_t *n)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	errcode_t err = ext2fs_extent_open2(fs, ino, inode, &h);
+	int op = EXT2_EXTENT_ROOT;
+
+	while (err == 0 && (err = ext2fs_extent_get(h, op, &e)) == 0) {
+		op = EXT2_EXTENT_NEXT;
+		if (!(e.e_flags & (EXT2_EXTENT_FLAGS_LEAF | EXT2_EXTENT_FLAGS_SECOND_VISIT)))
+			(*n)++;
+	}
+	if (err == EXT2_ET_EXTENT_NO_NEXT || err == EXT2_ET_EXTENT_NO_DOWN)
+		err = 0;
+	ext2fs_extent_free(h);
+	return err;
+}
+
+int ext4_tree_blocks(struct ext4_volume *v, uint64_t *ret)
+{
+	ext2_inode_scan scan;
+	ext2_ino_t ino = 0;
+	struct ext2_inode inode;
+	errcode_t err = ext2fs_open_inode_scan(v->fs, 0, &scan);
+
+	*ret = 0;
+	if (err)
+		return ext4_fail(v, err, "counting the extent tree blocks");
+	while ((err = ext2fs_get_next_inode(scan, &ino, &inode)) == 0 && ino) {
+		const struct ext3_extent_header *h = (const struct ext3_extent_header *)
+							     inode.i_block;
+		if (inode.i_links_count && (inode.i_flags & EXT4_EXTENTS_FL) &&
+		    ext2fs_le16_to_cpu(h->eh_magic) == EXT3_EXT_MAGIC && h->eh_depth &&
+		    (err = add_tree_blocks(v->fs, ino, &inode, ret)))
+			break;
+	}
+	ext2fs_close_inode_scan(scan);
+	return err ? ext4_fail(v, err, "counting the extent tree blocks") : 0;
 }

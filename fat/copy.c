@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fat/copy: the bytes of a tree's files into their clusters (see copy_priv.h). */
 #include "fat/copy_priv.h"
+#include "common/path.h"
 #include "common/sparse.h"
 
 #include <errno.h>
@@ -179,8 +180,7 @@ static int open_host_file(struct fat_copier *w, const struct fat_node *n)
 			return -errno;
 		w->dir = n->host_dir;
 	}
-	int fd = openat(w->dir_fd, fat_node_host_name(n), O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return path_open_at(w->dir_fd, fat_node_host_name(n), 0);
 }
 
 /* File data from its source fd to its clusters (common/sparse.h). */

@@ -133,6 +133,11 @@ static uint64_t known_size(const struct planner *pl, size_t i, bool *ret_pending
 		*ret_pending = true;
 		return 0;
 	}
+	return plan_auto_size(p, measured);
+}
+
+uint64_t plan_auto_size(const struct layout_partition *p, uint64_t measured)
+{
 	if (takes_file_size(p))
 		return plan_align_up(measured + p->extra, LAYOUT_SECTOR);
 	return plan_align_up(measured + p->extra, p->align);

@@ -95,6 +95,11 @@ const char *plan_kind_name(enum plan_kind k);
  */
 unsigned plan_partition_number(const struct layout *l, size_t i, bool *ret_logical);
 
+/* The size of `size = auto` partition @p whose contents measured @measured bytes: with its
+ * `extra`, rounded up to its `align` (to a sector for a raw partition that takes its file's
+ * size: see plan/parts.c). */
+uint64_t plan_auto_size(const struct layout_partition *p, uint64_t measured);
+
 /* The largest power of two (up to 1 TiB) that divides @offset; 0 divides by anything. */
 uint64_t plan_alignment_of(uint64_t offset);
 

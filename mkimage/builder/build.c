@@ -301,9 +301,14 @@ static void report(struct build *b, double secs)
 				: "");
 }
 
-int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
+/* One build of the image; an ext4 partition whose size was counted, and whose build took
+ * other than the count said, sets *@redo (its messages are then to be dropped) and
+ * @ext4[i], how the build again sizes it. */
+static int build_once(const struct layout *l, const struct build_options *o, struct diag *d,
+		      struct build_ext4_redo *ext4, bool *redo)
 {
 	struct build b = { .l = l,
+			   .ext4_redo = ext4,
 			   .o = o,
 			   .d = d,
 			   .image = BUILD_FILE_INIT,
@@ -343,7 +348,30 @@ int build_image_file(const struct layout *l, const struct build_options *o, stru
 	build_direct_release(&b);
 	if (b.signals_blocked && !b.placed)
 		build_release_signals(&b);
+	*redo = rc == -EAGAIN && b.redo;
+	if (*redo)
+		return rc;
 	if (rc == -ENOMEM)
 		return diag_errno(d, rc, "%s: out of memory", o->output);
 	return rc < 0 ? rc : d->errors ? -EINVAL : 0;
+}
+
+int build_image_file(const struct layout *l, const struct build_options *o, struct diag *d)
+{
+	struct build_ext4_redo *ext4 = calloc(l->n_parts ? l->n_parts : 1, sizeof(*ext4));
+	bool redo = false;
+	struct diag first;
+
+	if (!ext4)
+		return diag_errno(d, -ENOMEM, "%s: out of memory", o->output);
+	diag_init(&first);
+	int rc = build_once(l, o, &first, ext4, &redo);
+	if (redo) {
+		diag_release(&first);
+		rc = build_once(l, o, d, ext4, &redo);
+	} else {
+		diag_take(d, &first);
+	}
+	free(ext4);
+	return rc;
 }

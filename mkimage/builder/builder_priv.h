@@ -131,6 +131,20 @@ struct part_state {
 	struct exfat_sd_layout exfat_sd; /* exFAT with sd-format */
 	uint64_t ext4_inodes;            /* ext4 size = auto without inodes: the count measured
 					  * for it (0: the default) */
+	/* ext4 size = auto counted from its tree's walk (ext4_count.c), not by a trial: what
+	 * the count found, for the build to check, and the trial volume's fewest free blocks
+	 * between used ranges (ext4_free_stretch()) */
+	bool ext4_counted;
+	uint64_t ext4_count_blocks, ext4_count_inodes, ext4_trial_stretch;
+};
+
+/* How a build again (build_image_file()) sizes an ext4 size = auto partition whose count
+ * the build before found other than what it took (ext4_count.c): by a trial, or, where
+ * that build could say what a trial would count, by that (@known: the blocks and inodes
+ * past an empty volume's, and the empty volume's inodes). */
+struct build_ext4_redo {
+	bool trial, known;
+	uint64_t blocks, inodes, reserved_inodes;
 };
 
 struct uboot_env;
@@ -162,8 +176,10 @@ struct build {
 	struct build_follow *follow; /* the digests taken while writing (owned; may be NULL) */
 	struct timespec t0;
 	bool tty, progress_shown, signals_blocked;
-	bool per_card;         /* the layout has per-card values (a manifest reads the image) */
-	bool placed;           /* every output is at its name: the build has succeeded */
+	bool per_card; /* the layout has per-card values (a manifest reads the image) */
+	bool placed;   /* every output is at its name: the build has succeeded */
+	struct build_ext4_redo *ext4_redo; /* per partition (build_write_ext4()) */
+	bool redo;                         /* a build again is wanted: an ext4 count was wrong */
 	sigset_t stop_signals; /* SIGINT, SIGTERM, SIGHUP less those ignored at the start */
 	sigset_t old_mask;
 };
@@ -192,8 +208,9 @@ struct build_feed {
 	struct sha256 *range_sha;   /* with a bmap: the range being hashed */
 	struct build_map *map;      /* the ranges, in whole blocks, sorted (build_map_to_blocks) */
 	size_t range;               /* the first of them not hashed yet */
-	uint8_t *buf;               /* BUILD_FEED_CHUNK bytes read */
-	uint8_t *zeros;             /* BUILD_FEED_CHUNK zero bytes */
+	uint8_t *buf;               /* @chunk bytes read */
+	uint8_t *zeros;             /* @chunk zero bytes */
+	size_t chunk;               /* BUILD_FEED_CHUNK, or less on a thread that follows */
 };
 
 /* Feeds [@from, @to) of the image to @f's hashers and compressor: its data extents read, its
@@ -297,6 +314,16 @@ int build_check_ext4(struct build *b, size_t i);
 /* size = auto: the smallest size (in whole units of the partition's align, at most 1 MiB)
  * whose volume holds partition @i's entries, found by trials in a scratch file. */
 int build_measure_ext4(struct build *b, size_t i, uint64_t *ret);
+/* ext4_count.c: what partition @i's entries take, counted from its tree's walk with
+ * @params (the build's, inodes aside) and ext4's @caps (build_ext4_caps), into @ret (a file
+ * longer than @longest blocks, which runs of free blocks that short may cut, counted with
+ * the most extent tree blocks it can take): 0; 1 when the count does not serve the
+ * partition (not one tree from a host folder, features set, a sparse file, a walk that
+ * failed: a trial then says it); -EINTR or -ENOMEM. */
+struct ext4_params;
+struct ext4_count_sum;
+int build_count_ext4(struct build *b, size_t i, const struct ext4_params *params,
+		     const struct content_caps *caps, uint64_t longest, struct ext4_count_sum *ret);
 
 /* The walk of one layout entry into an ext4 volume (ext4_part.c, ext4_archive.c). */
 struct ext4_volume;

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 
 #include "common/extent.h"
+#include "common/path.h"
 #include "ext4/ext4.h"
 #include "mkimage/builder/builder_priv.h"
 #include "mkimage/contents/contents.h"
@@ -224,8 +225,7 @@ static int open_in_folder(struct host_folder *f, const char *host)
 			return rc;
 		}
 	}
-	int fd = openat(f->fd, slash ? slash + 1 : host, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	return fd < 0 ? -errno : fd;
+	return path_open_at(f->fd, slash ? slash + 1 : host, O_NOFOLLOW);
 }
 
 /* Files read, closed together: each close() is a system call, and close_range(2) (Linux 5.9)

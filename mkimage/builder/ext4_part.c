@@ -225,24 +225,15 @@ static int map_range(void *ctx, uint64_t start, uint64_t len)
 	return build_map_add(&m->b->map, m->start + start, len);
 }
 
-static int fill_volume(struct build *b, const struct layout_partition *p,
-		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
-		       struct diag *d, struct ext4_usage *used, struct ext4_volume **ret);
-
 /* The volume of @size bytes at @start of @fd with partition @p's entries: 0 with the volume
- * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. */
-static int build_volume(struct build *b, const struct layout_partition *p,
-			const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
-			struct diag *d, struct ext4_volume **ret)
-{
-	return fill_volume(b, p, params, fd, start, size, d, NULL, ret);
-}
-
-/* build_volume(), with what the volume used (@used non-NULL, 3 of them): when made empty,
- * when every entry was in and when its folders were indexed. */
+ * in *@ret, or a negative errno (-ENOSPC: too small) with the messages in @d. With @used
+ * non-NULL (3 of them), what the volume used when made empty, when every entry was in and
+ * when its folders were indexed; with @stretch non-NULL, the empty volume's
+ * ext4_free_stretch(). */
 static int fill_volume(struct build *b, const struct layout_partition *p,
 		       const struct ext4_params *params, int fd, uint64_t start, uint64_t size,
-		       struct diag *d, struct ext4_usage *used, struct ext4_volume **ret)
+		       struct diag *d, struct ext4_usage *used, uint64_t *stretch,
+		       struct ext4_volume **ret)
 {
 	struct ext4_walk w = { .b = b, .p = p };
 	struct diag *keep = b->d;
@@ -255,6 +246,8 @@ static int fill_volume(struct build *b, const struct layout_partition *p,
 	}
 	if (used)
 		ext4_get_usage(w.v, &used[0]);
+	if (stretch)
+		*stretch = ext4_free_stretch(w.v);
 	for (size_t k = 0; rc == 0 && k < p->n_entries; k++) {
 		w.e = &p->entries[k];
 		rc = add_entry(&w);
@@ -331,6 +324,93 @@ static void too_small(struct build *b, size_t i, struct diag *d)
 	diag_release(d);
 }
 
+/* What a partition's entries take beyond an empty volume: blocks and inodes. */
+struct ext4_need {
+	uint64_t blocks, inodes;
+	uint64_t reserved_inodes; /* an empty volume's: the reserved ones, lost+found */
+};
+
+/* What a volume's entries took, from its usage when empty, with every entry in and with
+ * its folders indexed: the most blocks it held past the empty volume's. */
+static void need_of(const struct ext4_usage used[3], struct ext4_need *ret)
+{
+	uint64_t most = used[1].used_blocks > used[2].used_blocks ? used[1].used_blocks
+								  : used[2].used_blocks;
+	ret->blocks = most - used[0].used_blocks;
+	ret->inodes = used[2].used_inodes - used[0].used_inodes;
+	ret->reserved_inodes = used[0].used_inodes;
+}
+
+static int size_for(struct build *b, size_t i, const struct ext4_need *need, uint64_t *ret,
+		    uint64_t *ret_inodes);
+
+/* Whether measured sizes @a and @b of partition @i give it the same size in the plan. */
+static bool same_partition(const struct build *b, size_t i, uint64_t a, uint64_t c)
+{
+	return plan_auto_size(&b->l->parts[i], a) == plan_auto_size(&b->l->parts[i], c);
+}
+
+/* Whether the volume @v of partition @i, which took @need, is as small as a volume with its
+ * entries can be: what it took but for its extent tree blocks (the part a volume's layout
+ * decides: a file's blocks after a run of zeros go elsewhere, and may lie in more runs), which
+ * every volume takes, already needs a partition of its size. 1 it is, 0 it is not, or an
+ * error. */
+static int smallest_already(struct build *b, size_t i, struct ext4_volume *v,
+			    const struct ext4_need *need)
+{
+	struct ext4_need least = *need;
+	uint64_t tree_blocks, size, inodes;
+	int rc = ext4_tree_blocks(v, &tree_blocks);
+
+	if (rc < 0)
+		return rc;
+	least.blocks -= tree_blocks < least.blocks ? tree_blocks : least.blocks;
+	rc = size_for(b, i, &least, &size, &inodes);
+	if (rc < 0)
+		return rc;
+	return same_partition(b, i, size, b->part_sizes[i]) && inodes == b->parts[i].ext4_inodes;
+}
+
+/* Whether the volume @v of partition @i, whose size was counted (ext4_count.c), has the
+ * size it needs: it took what a trial's volume takes (ext4_usage_holds(): @stretch, its
+ * empty form's fewest free blocks between used ranges, and the trial's, kept when counted),
+ * which is what the count said, or other blocks that need the same partition and inodes;
+ * or, where it may not have (a file's zeros before more of its bytes), no smaller partition
+ * could hold what it took (smallest_already()). 1 it has; 0 it has not, with how a build
+ * again sizes it in b->ext4_redo[i]; or an error. */
+static int count_held(struct build *b, size_t i, struct ext4_volume *v,
+		      const struct ext4_usage used[3], uint64_t stretch)
+{
+	const struct part_state *ps = &b->parts[i];
+	struct build_ext4_redo *redo = &b->ext4_redo[i];
+	struct ext4_need need;
+	uint64_t size, inodes;
+	int rc;
+
+	need_of(used, &need);
+	if (ps->ext4_trial_stretch < stretch)
+		stretch = ps->ext4_trial_stretch;
+	if (!ext4_usage_holds(v, stretch)) {
+		rc = smallest_already(b, i, v, &need);
+		redo->trial = rc == 0;
+		return rc;
+	}
+	if (need.blocks == ps->ext4_count_blocks &&
+	    need.reserved_inodes + need.inodes == ps->ext4_count_inodes)
+		return 1;
+	/* zeros at the ends of files, which the count took as bytes */
+	rc = size_for(b, i, &need, &size, &inodes);
+	if (rc < 0)
+		return rc;
+	if (same_partition(b, i, size, b->part_sizes[i]) && inodes == ps->ext4_inodes)
+		return 1;
+	*redo = (struct build_ext4_redo){ .known = true,
+					  .blocks = need.blocks,
+					  .inodes = need.inodes,
+					  .reserved_inodes = need.reserved_inodes };
+	return 0;
+}
+
 int build_write_ext4(struct build *b, size_t i)
 {
 	const struct layout_partition *p = &b->l->parts[i];
@@ -344,7 +424,26 @@ int build_write_ext4(struct build *b, size_t i)
 	if (!p->ext4.inodes_set && b->parts[i].ext4_inodes)
 		params.inodes = b->parts[i].ext4_inodes;
 	diag_init(&scratch);
-	int rc = build_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch, &v);
+	bool counted = b->parts[i].ext4_counted;
+	struct ext4_usage used[3];
+	uint64_t stretch = 0;
+	int rc = fill_volume(b, p, &params, b->image.fd, r->start, r->size, &scratch,
+			     counted ? used : NULL, counted ? &stretch : NULL, &v);
+	int held = counted && rc == -ENOSPC ? 0
+		   : counted && rc == 0     ? count_held(b, i, v, used, stretch)
+					    : 1;
+	if (held <= 0) {
+		/* the count was not what the build took: the image is built again, this
+		 * partition sized by a trial (which says nothing of this one), or by what it
+		 * took */
+		if (rc == 0)
+			ext4_discard(v);
+		diag_release(&scratch);
+		if (held == 0 && rc == -ENOSPC)
+			b->ext4_redo[i].trial = true;
+		b->redo = held == 0;
+		return held < 0 ? held : -EAGAIN;
+	}
 	if (rc == -ENOSPC && p->size_kind != LAYOUT_SIZE_AUTO)
 		too_small(b, i, &scratch);
 	else
@@ -364,12 +463,6 @@ int build_write_ext4(struct build *b, size_t i)
 	}
 	return ext4_finish(v);
 }
-
-/* What a partition's entries take beyond an empty volume: blocks and inodes. */
-struct ext4_need {
-	uint64_t blocks, inodes;
-	uint64_t reserved_inodes; /* an empty volume's: the reserved ones, lost+found */
-};
 
 /* A scratch file of @size bytes of zeros (@fd, a memfd). */
 static int scratch_of(struct build *b, const struct layout_partition *p, int fd, uint64_t size)
@@ -394,17 +487,13 @@ static int trial(struct build *b, const struct layout_partition *p,
 
 	if (rc < 0)
 		return rc;
-	rc = fill_volume(b, p, params, fd, 0, size, d, used, &v);
+	rc = fill_volume(b, p, params, fd, 0, size, d, used, NULL, &v);
 	ext4_discard(v);
 	if (rc < 0 && rc != -ENOSPC)
 		diag_take(b->d, d);
 	if (rc < 0)
 		return rc;
-	uint64_t most = used[1].used_blocks > used[2].used_blocks ? used[1].used_blocks
-								  : used[2].used_blocks;
-	ret->blocks = most - used[0].used_blocks;
-	ret->inodes = used[2].used_inodes - used[0].used_inodes;
-	ret->reserved_inodes = used[0].used_inodes;
+	need_of(used, ret);
 	return 0;
 }
 
@@ -468,6 +557,52 @@ static int smallest_room(struct build *b, const struct layout_partition *p,
 #define TRIAL_FIRST (16ull << 30)
 #define TRIAL_LAST (4ull << 40)
 
+/* Partition @i's need counted from its tree's walk (ext4_count.c) for the trial's volume of
+ * @params in @fd: 0, 1 when the count does not serve it (a trial then finds the need), or
+ * -EINTR, -ENOMEM. The empty trial volume gives the reserved inodes, the room the count
+ * must fit (else the trial would take a larger volume) and its fewest free blocks between
+ * used ranges, which bounds the files the count is sure of. */
+static int count_need(struct build *b, size_t i, const struct ext4_params *params, int fd,
+		      struct ext4_need *ret)
+{
+	struct part_state *ps = &b->parts[i];
+	struct ext4_volume *v = NULL;
+	struct ext4_count_sum sum;
+	struct ext4_usage u;
+	struct diag scratch;
+	int rc;
+
+	diag_init(&scratch);
+	rc = ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)TRIAL_FIRST) < 0
+		     ? -errno
+		     : ext4_create(fd, 0, TRIAL_FIRST, params, b->o->output, &scratch, &v);
+	diag_release(&scratch);
+	if (rc < 0)
+		return 1;
+	ext4_get_usage(v, &u);
+	uint64_t stretch = ext4_free_stretch(v);
+	if ((rc = build_count_ext4(b, i, params, &build_ext4_caps, stretch, &sum)) != 0) {
+		ext4_discard(v);
+		return rc;
+	}
+	/* where the count is not sure of every extent tree block, the most a volume takes
+	 * (the build then checks that no smaller partition holds what it took) */
+	uint64_t blocks = sum.sure ? sum.blocks : sum.most;
+	/* room to spare: what a trial holds for a moment while it indexes folders; and every
+	 * inode in the trial volume's first flex group, as ext4_usage_holds() asks */
+	if (u.blocks - u.used_blocks < blocks + 1024 ||
+	    u.used_inodes + sum.inodes > ext4_flex_inodes(v))
+		rc = 1;
+	ext4_discard(v);
+	if (rc)
+		return rc;
+	*ret = (struct ext4_need){ blocks, sum.inodes, u.used_inodes };
+	ps->ext4_trial_stretch = stretch;
+	ps->ext4_count_blocks = blocks;
+	ps->ext4_count_inodes = u.used_inodes + sum.inodes;
+	return 0;
+}
+
 /* The inodes of a size = auto volume without a set count: those the entries take, a
  * quarter more, and one per 16 KiB of its `extra` (LAYOUT.md), over the reserved ones. */
 static uint64_t inodes_for(const struct layout_partition *p, uint64_t reserved, uint64_t taken)
@@ -482,7 +617,7 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 	struct ext4_params params;
 	struct ext4_need need = { 0, 0, 0 };
 	struct diag scratch;
-	uint64_t bs, unit, size = TRIAL_FIRST;
+	uint64_t size = TRIAL_FIRST;
 	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
 
 	if (fd < 0)
@@ -492,18 +627,24 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 		return -EIO;
 	}
 	params.measure = true;
-	bs = params.block_size;
-	/* sizes sought in whole units: the partition's align, from one block up to 1 MiB */
-	unit = p->align < bs           ? bs
-	       : p->align > (1u << 20) ? 1u << 20
-				       : (p->align + bs - 1) / bs * bs;
-	/* one build of the entries, in a volume larger than they need, counts what they take */
+	/* what a build before took, where it could say it; else counted from the tree's walk
+	 * where the count serves it, the build checking it; else one build of the entries, in
+	 * a volume larger than they need, counts what they take */
+	const struct build_ext4_redo *redo = b->ext4_redo ? &b->ext4_redo[i] : NULL;
+	if (redo && redo->known) {
+		need = (struct ext4_need){ redo->blocks, redo->inodes, redo->reserved_inodes };
+		rc = 0;
+	} else {
+		rc = own_inodes && redo && !redo->trial ? count_need(b, i, &params, fd, &need) : 1;
+		b->parts[i].ext4_counted = rc == 0;
+	}
 	diag_init(&scratch);
-	while ((rc = trial(b, p, &params, fd, size, &scratch, &need)) == -ENOSPC &&
+	while (rc == 1 && (rc = trial(b, p, &params, fd, size, &scratch, &need)) == -ENOSPC &&
 	       size < TRIAL_LAST) {
 		diag_release(&scratch);
 		diag_init(&scratch);
 		size *= 16;
+		rc = 1;
 	}
 	if (rc == -ENOSPC)
 		diag_take(b->d, &scratch);
@@ -518,13 +659,36 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 				"out: size = auto then counts them)",
 				p->ext4.loc.file, p->ext4.loc.line, p->name,
 				need.reserved_inodes + need.inodes, p->ext4.inodes);
-	if (rc == 0 && own_inodes) {
-		params.inodes = inodes_for(p, need.reserved_inodes, need.inodes);
-		b->parts[i].ext4_inodes = params.inodes;
+	close(fd);
+	return rc == 0 ? size_for(b, i, &need, ret, &b->parts[i].ext4_inodes) : rc;
+}
+
+/* The size partition @i has for its entries' @need (in units of its align, at most 1 MiB),
+ * and its inode count (0: the layout's, or the default). */
+static int size_for(struct build *b, size_t i, const struct ext4_need *need, uint64_t *ret,
+		    uint64_t *ret_inodes)
+{
+	const struct layout_partition *p = &b->l->parts[i];
+	struct ext4_params params;
+	uint64_t bs, unit;
+	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
+	if (params_of(b, p, &params) < 0) {
+		close(fd);
+		return -EIO;
 	}
-	/* then the smallest empty volume with room for that */
-	if (rc == 0)
-		rc = smallest_room(b, p, &params, fd, unit, &need, ret);
+	bs = params.block_size;
+	/* sizes sought in whole units: the partition's align, from one block up to 1 MiB */
+	unit = p->align < bs           ? bs
+	       : p->align > (1u << 20) ? 1u << 20
+				       : (p->align + bs - 1) / bs * bs;
+	*ret_inodes = 0;
+	if (p->size_kind == LAYOUT_SIZE_AUTO && !p->ext4.inodes_set)
+		*ret_inodes = params.inodes = inodes_for(p, need->reserved_inodes, need->inodes);
+	/* the smallest empty volume with room for that */
+	rc = smallest_room(b, p, &params, fd, unit, need, ret);
 	close(fd);
 	return rc;
 }

@@ -73,7 +73,7 @@ static int feed_zeros(struct build_feed *f, uint64_t pos, uint64_t len)
 	int rc = 0;
 
 	while (rc == 0 && len) {
-		size_t n = (size_t)min64(len, BUILD_FEED_CHUNK);
+		size_t n = (size_t)min64(len, f->chunk);
 		rc = feed(f, pos, f->zeros, n);
 		pos += n;
 		len -= n;
@@ -87,7 +87,7 @@ static int feed_data(struct build_feed *f, uint64_t pos, uint64_t len)
 	int rc = 0;
 
 	while (rc == 0 && len) {
-		ssize_t n = pread(fd, f->buf, (size_t)min64(len, BUILD_FEED_CHUNK), (off_t)pos);
+		ssize_t n = pread(fd, f->buf, (size_t)min64(len, f->chunk), (off_t)pos);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

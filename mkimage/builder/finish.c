@@ -258,7 +258,8 @@ static int ranges_thread_setup(struct build *b, struct build_feed *f, struct ran
 				    .stop = &t->stop,
 				    .size = f->size,
 				    .map = f->map,
-				    .zeros = f->zeros };
+				    .zeros = f->zeros,
+				    .chunk = f->chunk };
 	t->ranges = o->bmap && !ranges_taken && (f->z || f->image_sha);
 	t->writeback = o->write_raw;
 	if (t->ranges && !(t->f.buf = malloc(BUILD_FEED_CHUNK)))
@@ -304,7 +305,8 @@ static int take_followed_late(struct build *b, struct build_feed *f)
 				.size = f->size,
 				.map = f->map,
 				.buf = f->buf,
-				.zeros = f->zeros };
+				.zeros = f->zeros,
+				.chunk = f->chunk };
 	rc = sha256_new(&r.range_sha, b->d);
 	if (rc == 0) {
 		build_progress(b, "mapping", b->o->bmap);
@@ -317,7 +319,11 @@ static int take_followed_late(struct build *b, struct build_feed *f)
 int build_finish(struct build *b)
 {
 	const struct build_options *o = b->o;
-	struct build_feed f = { .b = b, .d = b->d, .size = b->plan->image_size, .map = &b->map };
+	struct build_feed f = { .b = b,
+				.d = b->d,
+				.size = b->plan->image_size,
+				.map = &b->map,
+				.chunk = BUILD_FEED_CHUNK };
 	struct ranges_thread t = { .diag = { 0 } };
 	struct sha256 *compressed_sha = NULL;
 	uint8_t followed[SHA256_LEN];

@@ -30,6 +30,9 @@
 #include "mkimage/builder/builder_priv.h"
 
 #define FOLLOW_STACK (256u << 10)
+/* Each worker's reads: a FAT writer's step (a smaller buffer than the build's pass, as each
+ * worker has its own, and the build its own beside them) */
+#define FOLLOW_CHUNK (256u << 10)
 
 struct build_follow;
 
@@ -50,7 +53,7 @@ struct build_follow {
 	struct follow_worker ranges; /* with --bmap (f.range_sha; f.map = &map) */
 	struct build_map map;        /* made of @known at each step, the digests of those done */
 	uint64_t size;               /* the image's */
-	uint8_t *zeros;              /* BUILD_FEED_CHUNK zero bytes, the workers' both */
+	uint8_t *zeros;              /* FOLLOW_CHUNK zero bytes, the workers' both */
 	atomic_bool stop;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -200,7 +203,8 @@ static int worker_init(struct build_follow *t, struct follow_worker *w, struct b
 				    .stop = &t->stop,
 				    .size = t->size,
 				    .map = image ? NULL : &t->map,
-				    .buf = malloc(BUILD_FEED_CHUNK),
+				    .buf = malloc(FOLLOW_CHUNK),
+				    .chunk = FOLLOW_CHUNK,
 				    .zeros = t->zeros };
 	if (!w->f.buf)
 		return -ENOMEM;
@@ -216,7 +220,7 @@ static struct build_follow *follow_new(struct build *b, bool image, bool ranges)
 	if (!t)
 		return NULL;
 	t->size = b->plan->image_size;
-	t->zeros = calloc(1, BUILD_FEED_CHUNK);
+	t->zeros = calloc(1, FOLLOW_CHUNK);
 	t->part_written = calloc(b->l->n_parts + 1, sizeof(*t->part_written));
 	if (!t->zeros || !t->part_written || (image && worker_init(t, &t->image, b, true) < 0) ||
 	    (ranges && worker_init(t, &t->ranges, b, false) < 0)) {
