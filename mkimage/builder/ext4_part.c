@@ -610,6 +610,22 @@ static uint64_t inodes_for(const struct layout_partition *p, uint64_t reserved, 
 	return reserved + taken + taken / 4 + p->extra / 16384;
 }
 
+/* The scratch file a measure of partition @p works in (a memfd), and its volumes' @params:
+ * the descriptor, or a negative errno (told). */
+static int measure_start(struct build *b, const struct layout_partition *p,
+			 struct ext4_params *params)
+{
+	int fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
+	if (params_of(b, p, params) < 0) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
 int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 {
 	const struct layout_partition *p = &b->l->parts[i];
@@ -618,14 +634,10 @@ int build_measure_ext4(struct build *b, size_t i, uint64_t *ret)
 	struct ext4_need need = { 0, 0, 0 };
 	struct diag scratch;
 	uint64_t size = TRIAL_FIRST;
-	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
+	int rc, fd = measure_start(b, p, &params);
 
 	if (fd < 0)
-		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
-	if (params_of(b, p, &params) < 0) {
-		close(fd);
-		return -EIO;
-	}
+		return fd;
 	params.measure = true;
 	/* what a build before took, where it could say it; else counted from the tree's walk
 	 * where the count serves it, the build checking it; else one build of the entries, in
@@ -671,14 +683,10 @@ static int size_for(struct build *b, size_t i, const struct ext4_need *need, uin
 	const struct layout_partition *p = &b->l->parts[i];
 	struct ext4_params params;
 	uint64_t bs, unit;
-	int rc, fd = memfd_create("sdimg-ext4-measure", MFD_CLOEXEC);
+	int rc, fd = measure_start(b, p, &params);
 
 	if (fd < 0)
-		return diag_error(b->d, "measuring partition '%s': %s", p->name, strerror(errno));
-	if (params_of(b, p, &params) < 0) {
-		close(fd);
-		return -EIO;
-	}
+		return fd;
 	bs = params.block_size;
 	/* sizes sought in whole units: the partition's align, from one block up to 1 MiB */
 	unit = p->align < bs           ? bs
