@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "ext4/ext4_priv.h"
 
 /* The extents an inode holds in itself; a fifth takes a block of an extent tree. */
@@ -61,14 +62,9 @@ static uint16_t new_folder_room(const struct ext4_count *c)
 
 static int add_folder(struct ext4_count *c, uint16_t room, uint32_t *ret)
 {
-	if (c->n_folders == c->cap_folders) {
-		size_t cap = c->cap_folders ? c->cap_folders * 2 : 64;
-		struct cfolder *f = realloc(c->folders, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		c->folders = f;
-		c->cap_folders = cap;
-	}
+	if (array_grow((void **)&c->folders, &c->cap_folders, c->n_folders + 1,
+		       sizeof(*c->folders)) < 0)
+		return -ENOMEM;
 	struct cfolder *f = &c->folders[c->n_folders];
 	/* a new folder's block is the next one taken; the root's lies before lost+found's,
 	 * never next to what the walk takes */
@@ -161,24 +157,9 @@ static int add_name(struct ext4_count *c, uint32_t dir, const char *name)
 
 	if (!len || len > EXT2_NAME_LEN || dir >= c->n_folders)
 		return -EINVAL;
-	if (c->n_bytes + len + 1 > c->cap_bytes) {
-		size_t cap = c->cap_bytes ? c->cap_bytes * 2 : 65536;
-		while (cap < c->n_bytes + len + 1)
-			cap *= 2;
-		char *b = realloc(c->bytes, cap);
-		if (!b)
-			return -ENOMEM;
-		c->bytes = b;
-		c->cap_bytes = cap;
-	}
-	if (c->n_names == c->cap_names) {
-		size_t cap = c->cap_names ? c->cap_names * 2 : 1024;
-		struct cname *n = realloc(c->names, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->names = n;
-		c->cap_names = cap;
-	}
+	if (array_grow((void **)&c->bytes, &c->cap_bytes, c->n_bytes + len + 1, 1) < 0 ||
+	    array_grow((void **)&c->names, &c->cap_names, c->n_names + 1, sizeof(*c->names)) < 0)
+		return -ENOMEM;
 	if (c->n_bytes + len + 1 > UINT32_MAX || c->n_names + 1 > UINT32_MAX)
 		return -E2BIG;
 	struct cfolder *f = &c->folders[dir];

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/path.h"
 #include "ext4/ext4.h"
 #include "mkimage/builder/builder_priv.h"
@@ -96,14 +97,8 @@ static struct count_link *find_link(struct count_walk *w, const struct stat *st)
 
 static int remember_link(struct count_walk *w, const struct stat *st, bool counted)
 {
-	if (w->n_links == w->cap_links) {
-		size_t cap = w->cap_links ? w->cap_links * 2 : 16;
-		struct count_link *l = realloc(w->links, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		w->links = l;
-		w->cap_links = cap;
-	}
+	if (array_grow((void **)&w->links, &w->cap_links, w->n_links + 1, sizeof(*w->links)) < 0)
+		return -ENOMEM;
 	w->links[w->n_links++] = (struct count_link){ st->st_dev, st->st_ino, counted };
 	return 0;
 }
