@@ -98,7 +98,7 @@ DEB_PACKAGES := gcc make pkg-config libfdisk-dev libarchive-dev libssl-dev \
                 p7zip-full libarchive-tools e2fsprogs jq time zstd xz-utils bzip2 lz4 xxd qemu-system-x86 fuse3 libfuse3-dev strace \
                 zsh genimage attr libcap2-bin acl cpio zip valgrind python3 locales clang clang-tools clang-format \
                 exfatprogs android-sdk-libsparse-utils libubootenv-tool u-boot-tools \
-                exfat-fuse mandoc
+                exfat-fuse mandoc xxhash
 # The locales the reproducibility tests build in (tests/e2e/build_repro.sh, ship_repro.sh):
 # `make deps` makes them with locale-gen; a test whose locale is missing fails.
 DEB_LOCALES := de_DE.UTF-8 fr_FR.UTF-8

@@ -12,7 +12,7 @@
 # each failing case to the corpus, and fails if any did. EXT4_FUZZ_FROM ("folder tar") picks
 # the sources tried.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need e2fsck debugfs sfdisk jq tar shuf getfattr sha256sum
+need e2fsck debugfs sfdisk jq tar shuf getfattr xxh128sum
 RANDTREE=$BUILD/tests/tools/randtree
 [ -x "$RANDTREE" ] || { echo "missing $RANDTREE (make build/tests/tools/randtree)"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "the devices and owners of the trees and the mount need root: skipped"; exit 77; }

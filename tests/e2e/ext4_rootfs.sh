@@ -9,10 +9,10 @@
 # unsorted order, --xattrs, --acls, --numeric-owner), from a bsdtar pax archive, from cpio newc
 # (names as find gives them) and from a zip; each volume passes e2fsck -fn and its read-only
 # mount agrees with the folder, entry by entry (tree_facts: type, mode, owner, size, mtime,
-# links, rdev, link target, sha256, xattrs, hard-link groups), but for what its format cannot
+# links, rdev, link target, digest, xattrs, hard-link groups), but for what its format cannot
 # carry (said below, per format). Needs root (device nodes, owners) and apt-get's packages.
 . "$TOP/tests/e2e/lib/ext4.sh"
-need apt-get dpkg-deb e2fsck debugfs sfdisk jq sha256sum getfattr setfattr setfacl setcap \
+need apt-get dpkg-deb e2fsck debugfs sfdisk jq xxh128sum getfattr setfattr setfacl setcap \
     mknod perl tar bsdtar cpio zip
 [ "$(id -u)" -eq 0 ] || { echo "device nodes and owners of the tree need root: skipped"; exit 77; }
 unset SOURCE_DATE_EPOCH

@@ -5,10 +5,10 @@
 . "$TOP/tests/e2e-lib.sh"
 
 # ext4_clean IMG N VOL: partition N of IMG (where sfdisk places it) read out into VOL, which
-# e2fsck -fn finds clean
+# e2fsck -fn finds clean (extract: only the stretches IMG holds as data are copied, so an
+# 8 GiB volume of a few files takes no time)
 ext4_clean() {
-    dd if="$1" of="$3" bs=1M iflag=skip_bytes,count_bytes skip="$(part_start "$1" "$2")" \
-        count="$(part_size "$1" "$2")" status=none
+    extract "$1" "$(part_start "$1" "$2")" "$(part_size "$1" "$2")" "$3"
     e2fsck -fn "$3" >e2fsck.out 2>&1 || fail "e2fsck -fn of partition $2 of $1 (exit $?): $(cat e2fsck.out)"
 }
 
@@ -70,9 +70,11 @@ ext4_fsck() {
 
 # tree_facts DIR [LEAVE]: one line per entry of DIR (lost+found at its top left out), sorted
 # by path, for a diff of a source tree with the kernel's mount of what was built from it:
-#   path type mode owner:group size mtime nlink rdev link-target sha256 xattrs link-group
+#   path type mode owner:group size mtime nlink rdev link-target digest xattrs link-group
 # A folder's size and link count are the file system's own and show as '-'; mtime is in
-# nanoseconds; xattrs are every name=hex value getfattr lists (so ACLs and capabilities);
+# nanoseconds; digest is a file's XXH128 (xxh128sum, package xxhash: a sum of every byte, at
+# memory speed, where sha256sum took most of a tree's check); xattrs are every name=hex value
+# getfattr lists (so ACLs and capabilities);
 # link-group is the first path of a file's hard-link group ('-' for a file with one name).
 # LEAVE names facts a source format cannot carry, and those show as '-': any of owner,
 # xattrs, links (nlink and link-group), ns (mtime in whole seconds), root (no line for the
@@ -91,7 +93,9 @@ tree_scan() {
     (cd "$1" && find . ! -path ./lost+found ! -path './lost+found/*' \
         -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%n\t%i\t%l\n') >"$2.find"
     (cd "$1" && find . \( -type b -o -type c \) -exec stat -c '%n	%t:%T' {} +) >"$2.rdev"
-    (cd "$1" && find . ! -path './lost+found/*' -type f -exec sha256sum {} +) >"$2.sum"
+    command -v xxh128sum >/dev/null || { echo "xxh128sum is not installed (package xxhash)"; exit 77; }
+    (cd "$1" && find . ! -path './lost+found/*' -type f -exec xxh128sum {} +) >"$2.sum" ||
+        fail "xxh128sum could not read every file of $1"
     (cd "$1" && getfattr -R -P -h -d -m - -e hex . 2>/dev/null) >"$2.xattr" || true
 }
 
@@ -100,7 +104,7 @@ facts_from() {
     LC_ALL=C awk -F '\t' -v leave=" ${2:-} " -v scan="$1" '
         function left(what) { return index(leave, " " what " ") > 0 }
         FILENAME == scan ".rdev" { rdev[$1] = $2; next }
-        FILENAME == scan ".sum" { p = substr($0, 67); sum[p] = substr($0, 1, 64); next }
+        FILENAME == scan ".sum" { i = index($0, "  "); sum[substr($0, i + 2)] = substr($0, 1, i - 1); next }
         FILENAME == scan ".xattr" {
             if ($0 ~ /^# file: /) { cur = substr($0, 9); if (cur != ".") cur = "./" cur; next }
             if ($0 != "" && !left("xattrs")) xa[cur] = xa[cur] " " $0
