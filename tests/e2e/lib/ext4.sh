@@ -99,12 +99,28 @@ tree_scan() {
     (cd "$1" && getfattr -R -P -h -d -m - -e hex . 2>/dev/null) >"$2.xattr" || true
 }
 
-# facts_from SCAN LEAVE OUT: the facts (tree_facts) of the folder that tree_scan saw as SCAN
+# facts_from SCAN LEAVE OUT: the facts (tree_facts) of the folder that tree_scan saw as SCAN;
+# a file without a digest fails the test
 facts_from() {
-    LC_ALL=C awk -F '\t' -v leave=" ${2:-} " -v scan="$1" '
+    LC_ALL=C awk -F '\t' -v leave=" ${2:-} " -v scan="$1" -v nodigest="$3.nodigest" '
         function left(what) { return index(leave, " " what " ") > 0 }
+        # a name as sums print it after a line that starts with a backslash: \\ and \n undone
+        function unescaped(s,   out, c, k) {
+            for (k = 1; k <= length(s); k++) {
+                c = substr(s, k, 1)
+                if (c == "\\" && k < length(s)) { k++; c = substr(s, k, 1); if (c == "n") c = "\n" }
+                out = out c
+            }
+            return out
+        }
         FILENAME == scan ".rdev" { rdev[$1] = $2; next }
-        FILENAME == scan ".sum" { i = index($0, "  "); sum[substr($0, i + 2)] = substr($0, 1, i - 1); next }
+        FILENAME == scan ".sum" {
+            s = $0; esc = substr(s, 1, 1) == "\\"
+            if (esc) s = substr(s, 2)
+            i = index(s, "  "); p = substr(s, i + 2)
+            sum[esc ? unescaped(p) : p] = substr(s, 1, i - 1)
+            next
+        }
         FILENAME == scan ".xattr" {
             if ($0 ~ /^# file: /) { cur = substr($0, 9); if (cur != ".") cur = "./" cur; next }
             if ($0 != "" && !left("xattrs")) xa[cur] = xa[cur] " " $0
@@ -129,10 +145,13 @@ facts_from() {
                 x = (f[1] in xa) ? substr(xa[f[1]], 2) : "-"
                 r = (f[1] in rdev) ? rdev[f[1]] : "-"
                 s = (f[1] in sum) ? sum[f[1]] : "-"
+                if (f[2] == "f" && s == "-") print f[1] >nodigest
                 l = f[9] == "" ? "-" : f[9]
                 print f[1] "\t" f[2] "\t" f[3] "\t" own "\t" size "\t" t "\t" nl "\t" r "\t" l "\t" s "\t" x "\t" grp
             }
         }' "$1.rdev" "$1.sum" "$1.xattr" "$1.find" | LC_ALL=C sort >"$3"
+    [ ! -s "$3.nodigest" ] || fail "no digest for $(wc -l <"$3.nodigest") file(s) of $1, as $(head -1 "$3.nodigest")"
+    rm -f "$3.nodigest"
 }
 
 # facts_agree FACTS GOT WANT [LEAVE]: the facts of the folder GOT (tree_facts GOT LEAVE) are

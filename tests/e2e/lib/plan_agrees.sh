@@ -18,9 +18,10 @@ set -u
 real=${SDIMG_REAL:?the real sdimg}
 [ "${1:-}" = build ] && command -v jq >/dev/null 2>&1 || exec "$real" "$@"
 
-# disagreement build ARGS...: prints why the plan and the build of ARGS disagree (nothing
-# where they agree); returns 2 where ARGS are not a build this can check (an option it does
-# not know, no layout or two), which then goes to the real sdimg unchecked. ARGS are kept
+# disagreement build ARGS...: prints why the plan and the build of ARGS disagree, as
+# "LAYOUT: WHY" on one line (nothing where they agree); returns 2 where ARGS are not a build
+# this can check (an option it does not know, no layout or two), which then goes to the
+# real sdimg unchecked, and 3 where the check cannot run (no scratch folder: mktemp said why). ARGS are kept
 # in place but for -o/--output/--compress and their values and the output options: the
 # layout, -I and --set, in their order.
 disagreement() {
@@ -47,22 +48,27 @@ disagreement() {
     done
     [ -n "$layout" ] || return 2
     # its own scratch folder in /tmp, whatever TMPDIR a test gives the build
-    dir=$(TMPDIR=/tmp mktemp -d) || return 1
+    dir=$(TMPDIR=/tmp mktemp -d) || return 3
     "$real" build -v -o "$dir/no-such-folder/card.img" "$@" >"$dir/build.out" 2>/dev/null
     plan_rc=0
     "$real" plan --json "$@" >"$dir/plan.json" 2>"$dir/plan.err" || plan_rc=1
     # the partitions build -v places ("  NAME  start N, size N (...") against the plan's
-    # (its start and size where it knows them), in name order; the first difference
+    # (its start and size where it knows them), in the order of their lines; the first
+    # difference. A plan that is no JSON plan is one (a jq error would be a line of its own).
+    rc=0
     jq -rn --rawfile build "$dir/build.out" --rawfile plan "$dir/plan.json" \
         --rawfile err "$dir/plan.err" --argjson failed "$plan_rc" --arg layout "$layout" '
         [$build | splits("\n") |
          capture("^  (?<name>.*[^ ]) *start (?<start>[0-9]*), size (?<size>[0-9]*) \\(")] |
-        sort_by(.name, .start, .size) as $built |
+        sort_by("\(.name)|\(.start)|\(.size)") as $built |
+        (try ($plan | fromjson) catch null) as $json |
         if ($built | length) == 0 then empty
         elif $failed == 1 then
-            "\($layout): plan fails where build places every partition: \($err | split("\n")[0])"
+            "\($layout): plan fails where build places every partition: \($err | split("\n")[0] // "")"
+        elif ($json | type) != "object" or ($json.regions | type) != "array" then
+            "\($layout): plan --json gives no plan (.regions): \($plan | split("\n")[0] // "")"
         else
-            [$plan | fromjson | .regions[] | select(.kind == "partition")] as $planned |
+            [$json.regions[] | select(.kind == "partition")] as $planned |
             first($built[] as $b |
                   ([$planned[] | select(.name == $b.name)] | .[0]) as $p |
                   if $p == null then "\($layout): partition '\''\($b.name)'\'' is not in the plan"
@@ -71,8 +77,7 @@ disagreement() {
                   elif $p.size != null and ($p.size | tostring) != $b.size then
                       "\($layout): partition '\''\($b.name)'\'': plan --json says size \($p.size), build -v \($b.size)"
                   else empty end)
-        end' 2>&1
-    rc=$?
+        end' 2>&1 || rc=1
     rm -rf "$dir"
     return $rc
 }
@@ -81,7 +86,8 @@ why=$(disagreement "$@")
 case $? in
     0) ;;
     2) exec "$real" "$@" ;;
-    *) why="a build the check could not read: ${why:-no word why}" ;;
+    3) exit 1 ;;
+    *) why="$(printf '%s' "$why" | head -1) (the check failed: jq)" ;;
 esac
 if [ -n "$why" ]; then
     echo "FAIL: plan and build disagree on $why" >&2
