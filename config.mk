@@ -39,14 +39,17 @@ SDIMG_PRODUCT_CFLAGS = -Wsign-conversion
 ifeq ($(WERROR),1)
 SDIMG_CFLAGS   += -Werror
 endif
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# (each outside question asked once, as the makefiles are read (:=), not again on every
+# command line that uses its answer)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 SDIMG_CPPFLAGS += $(PKG_CFLAGS)
 # libarchive and libcrypto are compiled against but not linked: mkimage/contents/archive_lib.c
 # loads libarchive with dlopen when a tree is an archive, common/sha256.c loads libcrypto when
 # an image's bytes are hashed, each by the soname of the one compiled against (below).
 DLOPEN_PKGS := libarchive libcrypto
 LINKED_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
-SDIMG_LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LINKED_PKGS) 2>/dev/null)
+SDIMG_LDLIBS   += $(PKG_LIBS)
 # floor() (mkimage/importer/wks_place.c): gcc inlines it at -O2, clang and -O0 call libm
 SDIMG_LDLIBS   += -lm
 
@@ -77,8 +80,9 @@ endif
 SDIMG_CPPFLAGS += -DSDIMG_LIBARCHIVE_SONAME=\"$(LIBARCHIVE_SONAME)\" \
                   -DSDIMG_LIBCRYPTO_SONAME=\"$(LIBCRYPTO_SONAME)\"
 # dlopen is in glibc's libc since 2.34; before, in libdl.
-SDIMG_LDLIBS   += $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
-                          $(CC) $(LDFLAGS) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+DL_LIBS := $(shell printf '\043include <dlfcn.h>\nint main(void) { return !dlopen; }\n' | \
+                     $(CC) $(LDFLAGS) -x c -o /dev/null - 2>/dev/null || echo -ldl)
+SDIMG_LDLIBS   += $(DL_LIBS)
 endif
 TEST_LDLIBS := -lcmocka
 
