@@ -12,8 +12,8 @@
 # otherwise the real sdimg replaces this script (exec: same process, same signals), with the
 # arguments as given. Other commands go straight to the real sdimg.
 # Every build of the e2e scripts passes here (over a thousand of them): the check starts
-# four programs (mktemp, the two sdimg runs, one jq for the comparison) and the shell's own
-# work, no process per argument or partition.
+# five programs (mktemp, the two sdimg runs, one jq for the comparison, rm) and the shell's
+# own work, no process per argument or partition.
 set -u
 real=${SDIMG_REAL:?the real sdimg}
 [ "${1:-}" = build ] && command -v jq >/dev/null 2>&1 || exec "$real" "$@"
@@ -21,9 +21,9 @@ real=${SDIMG_REAL:?the real sdimg}
 # disagreement build ARGS...: prints why the plan and the build of ARGS disagree, as
 # "LAYOUT: WHY" on one line (nothing where they agree); returns 2 where ARGS are not a build
 # this can check (an option it does not know, no layout or two), which then goes to the
-# real sdimg unchecked, and 3 where the check cannot run (no scratch folder: mktemp said why). ARGS are kept
-# in place but for -o/--output/--compress and their values and the output options: the
-# layout, -I and --set, in their order.
+# real sdimg unchecked, and 3 where the check cannot run (no scratch folder: mktemp said
+# why). ARGS are kept in place but for -o/--output/--compress and their values and the
+# output options: the layout, -I and --set, in their order.
 disagreement() {
     shift
     layout= want= n=$#
@@ -53,8 +53,9 @@ disagreement() {
     plan_rc=0
     "$real" plan --json "$@" >"$dir/plan.json" 2>"$dir/plan.err" || plan_rc=1
     # the partitions build -v places ("  NAME  start N, size N (...") against the plan's
-    # (its start and size where it knows them), in the order of their lines; the first
-    # difference. A plan that is no JSON plan is one (a jq error would be a line of its own).
+    # (its start and size where it knows them), in the order of their "NAME|START|SIZE"; the
+    # first difference. A plan that is no JSON plan is one (a jq error would be a line of its
+    # own).
     rc=0
     jq -rn --rawfile build "$dir/build.out" --rawfile plan "$dir/plan.json" \
         --rawfile err "$dir/plan.err" --argjson failed "$plan_rc" --arg layout "$layout" '
