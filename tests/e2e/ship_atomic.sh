@@ -79,7 +79,7 @@ else
 fi
 
 # interrupt SIGNAL ARGS...: a 4 GiB image compressed with xz (half a minute of work for both
-# cores, where the build takes 2 s before it opens its outputs; 24 GiB took 14 s) gets SIGNAL
+# cores, after the 2 s the build takes to open its outputs) gets SIGNAL
 # once its 4 outputs are open (in out/, or fm/ for a bmap and sums there: the compression
 # pass has begun) and a moment later
 interrupt() {

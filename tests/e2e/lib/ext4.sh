@@ -72,9 +72,9 @@ ext4_fsck() {
 # by path, for a diff of a source tree with the kernel's mount of what was built from it:
 #   path type mode owner:group size mtime nlink rdev link-target digest xattrs link-group
 # A folder's size and link count are the file system's own and show as '-'; mtime is in
-# nanoseconds; digest is a file's XXH128 (xxh128sum, package xxhash: a sum of every byte, at
-# memory speed, where sha256sum took most of a tree's check); xattrs are every name=hex value
-# getfattr lists (so ACLs and capabilities);
+# nanoseconds; digest is a file's XXH128 (xxh128sum, package xxhash: a sum of every byte at
+# memory speed, for trees of large sparse files); xattrs are every name=hex value getfattr
+# lists (so ACLs and capabilities);
 # link-group is the first path of a file's hard-link group ('-' for a file with one name).
 # LEAVE names facts a source format cannot carry, and those show as '-': any of owner,
 # xattrs, links (nlink and link-group), ns (mtime in whole seconds), root (no line for the
