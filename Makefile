@@ -126,17 +126,18 @@ fuzz:
 # the version.mk that lets it build without git: the same bytes on every machine and whatever
 # the packer's git settings (names sorted, owner and group 0, every mtime the commit's, modes
 # 644 and 755, gzip -n, no end-of-line conversion, a 12-digit commit name). It is written
-# beside its destination and renamed, and nothing is left when make dist is stopped; it prints
-# the path and the sha256 line of a Buildroot .hash file. A checkout with uncommitted changes
+# beside its destination and renamed, from a work folder beside it too whose name is known
+# before it is made (so a stop at any moment removes it), and nothing is left when make dist
+# is stopped; it prints the path and the sha256 line of a Buildroot .hash file. A checkout with uncommitted changes
 # is warned about: the tarball holds the last commit, not them.
 DISTDIR ?= .
 dist:
 	@command -v git >/dev/null 2>&1 && [ -e .git ] || { echo "dist: needs a git checkout and git" >&2; exit 1; }
 	@[ -z "$$(git status --porcelain --untracked-files=no)" ] || echo "dist: warning: the checkout has" \
 	    "uncommitted changes; the tarball holds the last commit ($$(git rev-parse --short=12 HEAD)), not them" >&2
-	@set -e; n=sdimg-$(VERSION); out="$(DISTDIR)/$$n.tar.gz"; tmp="$$out.tmp$$$$"; d=$$(mktemp -d); \
+	@set -e; n=sdimg-$(VERSION); out="$(DISTDIR)/$$n.tar.gz"; tmp="$$out.tmp$$$$"; d="$$out.d$$$$"; \
 	    trap 'rm -rf "$$d" "$$tmp"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; \
-	    t=$$(git log -1 --format=%ct HEAD); \
+	    mkdir -m 700 "$$d"; t=$$(git log -1 --format=%ct HEAD); \
 	    mkdir "$$d/$$n"; git -c core.autocrlf=false -c core.eol=lf archive HEAD | tar -C "$$d/$$n" -xf -; \
 	    printf '%s\n' '# SPDX-License-Identifier: MIT' \
 	        '# Written by make dist: the release and the commit it was made from.' \

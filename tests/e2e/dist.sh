@@ -48,7 +48,7 @@ for t in 0.2 0.5 1; do
     kill -TERM "-$p" 2>/dev/null || true
     wait "$p" || true
     [ -z "$(ls -A tmp)" ] || { ls -lA tmp; fail "make dist stopped after $t s left its work folder"; }
-    case $(ls -A c) in "" | "$name.tar.gz") ;; *) ls -A c; fail "make dist stopped after $t s left a partial tarball" ;; esac
+    case $(ls -A c) in "" | "$name.tar.gz") ;; *) ls -A c; fail "make dist stopped after $t s left its work folder or a partial tarball" ;; esac
     [ ! -e "c/$name.tar.gz" ] || cmp -s "a/$name.tar.gz" "c/$name.tar.gz" || fail "a stopped make dist wrote a partial $name.tar.gz"
 done
 
