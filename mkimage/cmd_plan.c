@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/units.h"
+#include "common/utf8.h"
 #include "mkimage/builder/builder.h"
 #include "mkimage/cli.h"
 #include "plan/plan.h"
@@ -106,7 +107,7 @@ static json_t *json_region(const struct plan_region *r)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "name", json_string(r->name));
+	json_object_set_new(o, "name", utf8_json_string(r->name));
 	json_object_set_new(o, "kind", json_string(plan_kind_name(r->kind)));
 	if (r->kind == PLAN_PARTITION || r->kind == PLAN_EBR)
 		json_object_set_new(o, "number", r->number ? json_integer(r->number) : json_null());

@@ -51,6 +51,13 @@ jq -e '.regions[] | select(.kind == "gpt-backup") | .start + .size == 67108864' 
 [ "$(jq -r '.regions[4] | keys_unsorted | join(",")' out.txt)" = \
   "name,kind,number,start,size,alignment,type,logical,bootable" ] || fail "region key order"
 
+# a name that is not UTF-8 (an MBR partition's is the layout's only) keeps its key: each
+# byte that is no UTF-8 becomes U+FFFD, the rest is as written
+printf 'partition "b\377x" { size = 8M }\npartition "\303\251t\303\251" { size = 1M }\n' >bytes.layout
+expect_status 0 "$SDIMG" plan --json bytes.layout
+jq -e '[.regions[] | select(.kind == "partition") | .name] == ["b\ufffdx", "\u00e9t\u00e9"]' out.txt >/dev/null ||
+    fail "names not UTF-8: $(jq -c '[.regions[] | select(.kind == "partition") | .name]' out.txt)"
+
 # pending sizes: null, with "pending": "auto"
 cat >auto.layout <<'LAYOUT'
 partition boot { type = fat }
