@@ -46,6 +46,25 @@ struct walk_folder {
 
 /* Finds the data extent at or after @r->pos: [data, hole), or data = hole = UINT64_MAX when
  * only a hole is left (the file's size, not its extents, ends what is read). */
+/* The build's failure for the host file @host, listed at @size bytes, that is another file now. */
+static int changed_since_listed(struct diag *d, const char *host, uint64_t size)
+{
+	return diag_errno(d, -ESTALE,
+			  "%s: changed while the image was built (it is not the file of %" PRIu64
+			  " bytes that was listed)",
+			  host, size);
+}
+
+/* The build's failure for @err (negative errno) in reading @r's file. A file the walk listed
+ * as regular cannot seek (ESPIPE) only when another kind (a FIFO, a socket) was put at its
+ * name since: that is a change, not a fault of the read. */
+static int read_failed(const struct ext4_host_reader *r, int err)
+{
+	if (err == -ESPIPE && r->listed)
+		return changed_since_listed(r->d, r->host, r->listed);
+	return diag_errno(r->d, err, "%s: %s", r->host, strerror(-err));
+}
+
 static int next_extent(struct ext4_host_reader *r)
 {
 	struct extent_walk w;
@@ -55,7 +74,7 @@ static int next_extent(struct ext4_host_reader *r)
 	if (extent_next(&w, &r->data, &r->hole))
 		return 0;
 	if (w.err)
-		return diag_errno(r->d, w.err, "%s: %s", r->host, strerror(-w.err));
+		return read_failed(r, w.err);
 	r->data = r->hole = UINT64_MAX;
 	return 0;
 }
@@ -167,12 +186,9 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 			n = pread(r->fd, buf, left < len ? (size_t)left : len, (off_t)r->pos);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
-			return diag_errno(r->d, -errno, "%s: %s", r->host, strerror(errno));
+			return read_failed(r, -errno);
 		if (n == 0 && r->pos < r->listed)
-			return diag_errno(r->d, -ESTALE,
-					  "%s: changed while the image was built (it is not the "
-					  "file of %" PRIu64 " bytes that was listed)",
-					  r->host, r->listed);
+			return changed_since_listed(r->d, r->host, r->listed);
 	}
 	r->pos += (uint64_t)n;
 	return (long)n;
@@ -307,10 +323,7 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, struct closing 
 	bool changed = rc == 0 && !unchanged(r.fd, p);
 	close_later(c, r.fd);
 	if (changed)
-		return diag_error(w->b->d,
-				  "%s: changed while the image was built (it is not the "
-				  "file of %" PRIu64 " bytes that was listed)",
-				  p->host, p->size);
+		return changed_since_listed(w->b->d, p->host, p->size);
 	return rc == 0 && build_interrupted(w->b) ? -EINTR : rc;
 }
 

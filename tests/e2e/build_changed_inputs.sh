@@ -113,3 +113,13 @@ ext4_held 'printf B >e/b.f'
 [ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a file cut shorter: exit $(cat rc.txt)"
 expect_stderr "./e/b.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
 [ ! -e x.img ] || fail "a failed build left x.img"
+# another kind of file put at its name (a FIFO, which cannot seek), small (read whole) or
+# large (its data found with lseek(SEEK_DATA)): a change, with the same message
+for size in 4 100000; do
+    head -c $size /dev/zero | tr '\0' B >e/b.f
+    ext4_held 'rm e/b.f && mkfifo e/b.f'
+    [ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a FIFO in place of a file of $size bytes: exit $(cat rc.txt)"
+    expect_stderr "./e/b.f: changed while the image was built (it is not the file of $size bytes that was listed)"
+    [ ! -e x.img ] || fail "a failed build left x.img"
+    rm e/b.f
+done
