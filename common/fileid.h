@@ -8,6 +8,7 @@
 #define SDIMG_FILEID_H
 
 #include <stdbool.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -38,6 +39,18 @@ static inline bool fileid_same(const struct fileid *id, uint64_t size, const str
 	return size == (uint64_t)st->st_size &&
 	       (!id->ino || (id->dev == (uint64_t)st->st_dev && id->ino == (uint64_t)st->st_ino &&
 			     id->mtime == fileid_mtime(st)));
+}
+
+/* Whether the entry @name of the folder open at @dirfd is another file than the regular
+ * file @id of @size bytes (a folder, a symbolic link, a socket put at its name since): false
+ * where there is no entry, or it cannot be looked at. For a file that cannot be opened. */
+static inline bool fileid_replaced_at(int dirfd, const char *name, const struct fileid *id,
+				      uint64_t size)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       !(S_ISREG(st.st_mode) && fileid_same(id, size, &st));
 }
 
 #endif

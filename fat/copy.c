@@ -193,12 +193,15 @@ int fat_copier_file(struct fat_copier *w, const struct fat_node *n, uint64_t dst
 	if (!n->size || (src && src->deferred))
 		return 0;
 	w->file_at = dst;
-	if (n->host_dir && (fd = open_host_file(w, n)) < 0)
+	if (n->host_dir && (fd = open_host_file(w, n)) < 0 &&
+	    !(w->dir && fileid_replaced_at(w->dir_fd, fat_node_host_name(n), &n->listed, n->size)))
 		return diag_error(w->d, "%s: %s", fat_node_where(n, where, sizeof(where)),
 				  strerror(-fd));
 	struct stat st;
-	if (n->host_dir && (fstat(fd, &st) < 0 || !fileid_same(&n->listed, n->size, &st))) {
-		close(fd);
+	if (n->host_dir &&
+	    (fd < 0 || fstat(fd, &st) < 0 || !fileid_same(&n->listed, n->size, &st))) {
+		if (fd >= 0)
+			close(fd);
 		return diag_error(w->d,
 				  "%s: changed while the image was built (it is not the "
 				  "file of %" PRIu64 " bytes that was listed)",

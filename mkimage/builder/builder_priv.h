@@ -365,10 +365,11 @@ struct ext4_host_reader {
 	int fd;
 	const char *host; /* its path, for the messages */
 	struct diag *d;
-	uint64_t pos;        /* the bytes handed out so far */
-	uint64_t listed;     /* the size the walk listed (0: not listed): a file that ends
-			      * before it has changed since */
-	uint64_t data, hole; /* the data extent around or after @pos: [data, hole) */
+	uint64_t pos;                      /* the bytes handed out so far */
+	const struct ext4_pending *listed; /* the file the walk listed (NULL: not listed): one
+					    * that ends before its size, or cannot be read
+					    * being another, has changed since */
+	uint64_t data, hole;               /* the data extent around or after @pos: [data, hole) */
 };
 /* ext4_read_fn over a struct ext4_host_reader whose @fd is open at its start. */
 long build_ext4_read_fd(void *ctx, void *buf, size_t len);

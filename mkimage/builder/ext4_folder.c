@@ -44,8 +44,6 @@ struct walk_folder {
 	int fd;       /* open while the walk is below it (its attributes) */
 };
 
-/* Finds the data extent at or after @r->pos: [data, hole), or data = hole = UINT64_MAX when
- * only a hole is left (the file's size, not its extents, ends what is read). */
 /* The build's failure for the host file @host, listed at @size bytes, that is another file now. */
 static int changed_since_listed(struct diag *d, const char *host, uint64_t size)
 {
@@ -55,16 +53,26 @@ static int changed_since_listed(struct diag *d, const char *host, uint64_t size)
 			  host, size);
 }
 
-/* The build's failure for @err (negative errno) in reading @r's file. A file the walk listed
- * as regular cannot seek (ESPIPE) only when another kind (a FIFO, a socket) was put at its
- * name since: that is a change, not a fault of the read. */
+/* Whether the file open at @fd is still the one the walk listed as @p. */
+static bool unchanged(int fd, const struct ext4_pending *p)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, p->size, &st);
+}
+
+/* The build's failure for @err (negative errno) in reading @r's file. Where the walk listed
+ * it and another file is open now (a folder, a FIFO, a device put at its name since, which
+ * read(2) or lseek(2) refuse), that change is the failure, not the read's error. */
 static int read_failed(const struct ext4_host_reader *r, int err)
 {
-	if (err == -ESPIPE && r->listed)
-		return changed_since_listed(r->d, r->host, r->listed);
+	if (r->listed && !unchanged(r->fd, r->listed))
+		return changed_since_listed(r->d, r->host, r->listed->size);
 	return diag_errno(r->d, err, "%s: %s", r->host, strerror(-err));
 }
 
+/* Finds the data extent at or after @r->pos: [data, hole), or data = hole = UINT64_MAX when
+ * only a hole is left (the file's size, not its extents, ends what is read). */
 static int next_extent(struct ext4_host_reader *r)
 {
 	struct extent_walk w;
@@ -187,8 +195,8 @@ long build_ext4_read_fd(void *ctx, void *buf, size_t len)
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return read_failed(r, -errno);
-		if (n == 0 && r->pos < r->listed)
-			return changed_since_listed(r->d, r->host, r->listed);
+		if (n == 0 && r->listed && r->pos < r->listed->size)
+			return changed_since_listed(r->d, r->host, r->listed->size);
 	}
 	r->pos += (uint64_t)n;
 	return (long)n;
@@ -290,16 +298,20 @@ static void close_later(struct closing *c, int fd)
 	c->fd[c->n++] = fd;
 }
 
-/* Whether the file open at @fd is still the one the walk listed. */
-static bool unchanged(int fd, const struct ext4_pending *p)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fileid_same(&p->listed, p->size, &st);
-}
-
 /* The size up to which a file is read without lseek(SEEK_DATA), holes and all. */
 #define SMALL_FILE (64u << 10)
+
+/* The build's failure for @err (negative errno) in opening @p's file in @f: where another
+ * file is at its name now (a socket, a symbolic link, which open(2) refuses), that change. */
+static int open_failed(struct ext4_walk *w, const struct host_folder *f,
+		       const struct ext4_pending *p, int err)
+{
+	const char *slash = strrchr(p->host, '/');
+
+	if (f->path && fileid_replaced_at(f->fd, slash ? slash + 1 : p->host, &p->listed, p->size))
+		return changed_since_listed(w->b->d, p->host, p->size);
+	return diag_errno(w->b->d, err, "%s: %s", p->host, strerror(-err));
+}
 
 static int write_one(struct ext4_walk *w, struct host_folder *f, struct closing *c,
 		     const struct ext4_pending *p)
@@ -309,13 +321,13 @@ static int write_one(struct ext4_walk *w, struct host_folder *f, struct closing 
 		close_all(c);
 		fd = open_in_folder(f, p->host);
 	}
-	struct ext4_host_reader r = { .fd = fd, .host = p->host, .d = w->b->d, .listed = p->size };
+	struct ext4_host_reader r = { .fd = fd, .host = p->host, .d = w->b->d, .listed = p };
 	/* a small file is read whole, its holes as the zeros they read as (which the volume
 	 * leaves out all the same), without asking where they are */
 	if (p->size <= SMALL_FILE)
 		r.hole = p->size;
 	if (r.fd < 0)
-		return diag_error(w->b->d, "%s: %s", p->host, strerror(-r.fd));
+		return open_failed(w, f, p, r.fd);
 	/* read first, then checked once: another file at its name, or one changed before or
 	 * while it was read, fails the build all the same (one that ends sooner than listed
 	 * says so as it is read); a failure to read it (its message posted) is not a change */

@@ -113,13 +113,29 @@ ext4_held 'printf B >e/b.f'
 [ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a file cut shorter: exit $(cat rc.txt)"
 expect_stderr "./e/b.f: changed while the image was built (it is not the file of 4 bytes that was listed)"
 [ ! -e x.img ] || fail "a failed build left x.img"
-# another kind of file put at its name (a FIFO, which cannot seek), small (read whole) or
-# large (its data found with lseek(SEEK_DATA)): a change, with the same message
-for size in 4 100000; do
-    head -c $size /dev/zero | tr '\0' B >e/b.f
-    ext4_held 'rm e/b.f && mkfifo e/b.f'
-    [ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a FIFO in place of a file of $size bytes: exit $(cat rc.txt)"
-    expect_stderr "./e/b.f: changed while the image was built (it is not the file of $size bytes that was listed)"
+# another kind of file put at its name, which open(2), read(2) or lseek(2) refuse (a FIFO,
+# a folder, a socket, a symbolic link: O_NOFOLLOW), the file small (read whole) or large (its
+# data found with lseek(SEEK_DATA)): a change, with the same message, where ext4 said what the
+# call said ("Illegal seek", "Is a directory", "Too many levels of symbolic links")
+need python3
+bind="python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])'"
+for kind in "fifo 4" "fifo 100000" "folder 4" "socket 100000" "link 4"; do
+    set -- $kind
+    case $1 in
+        fifo) put='mkfifo e/b.f' ;;
+        folder) put='mkdir e/b.f' ;;
+        socket) put="$bind e/b.f" ;;
+        link) put='ln -s a.f e/b.f' ;;
+    esac
+    head -c "$2" /dev/zero | tr '\0' B >e/b.f
+    ext4_held "rm e/b.f && $put"
+    [ "$(cat rc.txt)" -eq 1 ] || fail "ext4: a $1 in place of a file of $2 bytes: exit $(cat rc.txt)"
+    expect_stderr "./e/b.f: changed while the image was built (it is not the file of $2 bytes that was listed)"
     [ ! -e x.img ] || fail "a failed build left x.img"
-    rm e/b.f
+    rm -rf e/b.f
 done
+# FAT: a socket, which open(2) refuses (ENXIO), said so as well
+held "rm t/a/f && $bind t/a/f" tree.layout
+[ "$(cat rc.txt)" -eq 1 ] || fail "FAT: a socket in place of a file: exit $(cat rc.txt)"
+expect_stderr "./t/a/f: changed while the image was built (it is not the file of 5 bytes that was listed)"
+[ ! -e x.img ] || fail "a failed build left x.img"
