@@ -94,8 +94,8 @@ struct cli_command {
  */
 int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *ctx, int *ret_first);
 
-/* After --help or --version: EXIT_OK when the standard output took all that was printed
- * on it, else EXIT_FAILED with one line on stderr. */
+/* After --help, --version or a command that ended well: EXIT_OK when the standard output
+ * took all that was printed on it (flushed), else EXIT_FAILED with one line on stderr. */
 int cli_stdout_written(void);
 
 /* Prints "sdimg: MSG" and the --help hint on stderr, MSG on one line (a control character

@@ -154,7 +154,13 @@ static int print_json(const struct plan *p)
 	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(root);
-	return rc == 0 ? EXIT_OK : EXIT_FAILED;
+	if (rc == 0)
+		return EXIT_OK; /* main() tells whether the standard output took it */
+	/* jansson fails where a write failed, or where memory ran out */
+	if (cli_stdout_written() != EXIT_OK)
+		return EXIT_FAILED;
+	fprintf(stderr, "%s: the plan as JSON: out of memory\n", SDIMG_PROG);
+	return EXIT_FAILED;
 }
 
 /* The plan of @l with what it takes from the host; NULL on failure (said in @d). */

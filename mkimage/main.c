@@ -96,7 +96,13 @@ int main(int argc, char **argv)
 	if (first == argc)
 		return cli_usage_error(NULL, "no command given");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[first], commands[i].name) == 0)
-			return commands[i].run(argc - first, argv + first);
+		if (strcmp(argv[first], commands[i].name) == 0) {
+			/* what a command printed is flushed at exit: a standard output that
+			 * cannot take it (a full disk, /dev/full) fails the command, with the
+			 * errno of the write that failed where nothing failed after it */
+			errno = 0;
+			status = commands[i].run(argc - first, argv + first);
+			return status == EXIT_OK ? cli_stdout_written() : status;
+		}
 	return cli_usage_error(NULL, "unknown command '%s'", argv[first]);
 }

@@ -184,6 +184,22 @@ for args in "--help" "--version" "build --help" "flash -h"; do
 done
 echo "--help and --version onto a full or closed stdout: pass"
 
+# so is a command's own output: a plan, as a table or JSON (one of 20 kB, written while it is
+# made), a report of inspect
+{ printf 'partition "'; head -c 20000 /dev/zero | tr '\0' x; printf '" { size = 1M }\n'; } >full.layout
+"$SDIMG" build -q -o full.img full.layout || fail "build full.layout"
+if [ -w /dev/full ]; then
+    for args in "plan full.layout" "plan --json full.layout" "inspect full.img" "inspect --json full.img"; do
+        rc=0
+        # shellcheck disable=SC2086 # the words of $args are meant apart
+        "$SDIMG" $args >/dev/full 2>err.txt || rc=$?
+        [ $rc -eq 1 ] || fail "sdimg $args >/dev/full: exit $rc"
+        [ "$(cat err.txt)" = "sdimg: cannot write the standard output: No space left on device" ] ||
+            fail "sdimg $args >/dev/full: $(cat err.txt)"
+    done
+    echo "plan and inspect onto a full stdout: pass"
+fi
+
 # the manual page names every option each command's --help names, long and short
 sed 's/\\-/-/g; s/\\f[BIRP]//g' "$TOP/docs/sdimg.1" >man.txt
 for c in "" $(cat commands.txt); do
