@@ -286,9 +286,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # of the sources and libraries (exports, loops, format-check, spdx), which need nothing but
 # that build and would otherwise hold the scripts back by half a minute. The analysed build
 # compiles at -O0 (about 35 CPU seconds less): its objects are never run, the warnings of the
-# optimised build are the first step's, and the analyser follows every path at any level
-# (-O0 only leaves out __OPTIMIZE__, which the C library's headers test for inline variants
-# under _FORTIFY_SOURCE, which no build here sets). (The e2e step has
+# optimised build are the first step's, and the analyser follows every path of the
+# program's own code at any level (without __OPTIMIZE__, the C library's headers leave out
+# the inline bodies they give a few of their functions, such as putchar() and atoi(): the
+# analyser sees calls to them there). (The e2e step has
 # no -j: the command beside gets its own, not a jobserver it would have to reset.)
 CHECK_BESIDE = $(MAKE) -s exports loops format-check spdx && \
     $(MAKE) -s -j$(JOBS) WERROR=$(or $(WERROR),1) test-programs san-test-programs && \

@@ -8,6 +8,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -427,6 +429,19 @@ static void use_utc(void)
 	tzset();
 }
 
+/* The outputs are in place once the build ends well, and a failure leaves none: a report
+ * that the standard output did not take is a warning, and not told again at exit. */
+static void report_lost(const char *path, struct diag *d)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return;
+	diag_warning(d, "%s: built, but the standard output did not take its report: %s", path,
+		     strerror(errno ? errno : EIO));
+	__fpurge(stdout);
+	clearerr(stdout);
+}
+
 static int run_build(const struct cli_layout_args *args, const char *path,
 		     const struct build_request *r)
 {
@@ -451,6 +466,8 @@ static int run_build(const struct cli_layout_args *args, const char *path,
 		if (rc < 0 && !d.errors)
 			diag_error(&d, "%s: the build failed: %s", path, strerror(-rc));
 	}
+	if (status == EXIT_OK)
+		report_lost(path, &d);
 	if (r->verbosity == BUILD_QUIET)
 		diag_drop_notes(&d);
 	diag_print(&d, stderr, SDIMG_PROG);

@@ -178,7 +178,7 @@ static int run_import(const struct import_request *r, const char *path)
 	} else if (!rc && r->output) {
 		rc = write_layout(r->output, text, len, &d);
 	} else if (!rc && (fwrite(text, 1, len, stdout) != len || fflush(stdout))) {
-		rc = diag_errno(&d, -EIO, "the standard output: %s", strerror(errno));
+		rc = diag_errno(&d, -EIO, "cannot write the standard output: %s", strerror(errno));
 	}
 	free(text);
 	import_inputs_release(&inputs);

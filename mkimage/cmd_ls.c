@@ -92,10 +92,10 @@ int cli_ls_run(const char *arg, bool cat, bool longer, bool recursive, FILE *out
 	else if ((rc = reader_volume_open(&k, fd, a.image, a.part, &d, &v)) == 0)
 		rc = cat ? reader_volume_read(v, a.path, to_out, out, &d)
 			 : reader_volume_list(v, a.path, &how, &d);
-	if (rc == -EIO && cat && ferror(out))
-		diag_error(&d, "writing to the standard output failed");
-	if (fflush(out) != 0 && !d.errors)
-		diag_error(&d, "writing to the standard output failed");
+	errno = 0;
+	if ((rc == -EIO && cat && ferror(out)) || (fflush(out) != 0 && !d.errors))
+		diag_error(&d, "cannot write the standard output: %s",
+			   strerror(errno ? errno : EIO));
 	diag_print(&d, err, SDIMG_PROG);
 	int status = d.errors || rc ? EXIT_FAILED : EXIT_OK;
 	reader_volume_close(v);
@@ -213,7 +213,8 @@ static int cat_env(const char *path, const struct reader_env_place *place)
 	if (rc == 0)
 		rc = reader_env_print_vars(&e, path, stdout, &d);
 	if (rc == 0 && fflush(stdout) != 0)
-		rc = diag_errno(&d, -errno, "standard output: %s", strerror(errno));
+		rc = diag_errno(&d, -errno, "cannot write the standard output: %s",
+				strerror(errno));
 	diag_print(&d, stderr, SDIMG_PROG);
 	diag_release(&d);
 	reader_env_release(&e);

@@ -11,12 +11,15 @@
 #include "common/units.h"
 #include "common/utf8.h"
 
-/* 0 when everything printed reached stdout's buffer, else -EIO with a message. */
+/* 0 when the standard output took everything printed on it (flushed), else -EIO with a
+ * message. */
 static int stdout_status(struct diag *d)
 {
-	if (!ferror(stdout))
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
 		return 0;
-	return diag_errno(d, -EIO, "standard output: write error");
+	return diag_errno(d, -EIO, "cannot write the standard output: %s",
+			  strerror(errno ? errno : EIO));
 }
 
 static const char *const backup_names[] = { "valid", "missing", "INVALID" };
@@ -352,6 +355,9 @@ int reader_print_json(const struct disk *k, const struct findings *f, uint64_t e
 	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(root);
-	return rc == 0 ? stdout_status(d)
-		       : diag_error(d, "standard output: the report could not be written");
+	if (rc == 0)
+		return stdout_status(d);
+	/* jansson fails where a write failed, or where memory ran out */
+	rc = stdout_status(d);
+	return rc < 0 ? rc : diag_errno(d, -ENOMEM, "the report as JSON: out of memory");
 }
